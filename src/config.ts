@@ -1,0 +1,95 @@
+import { resolve } from "node:path";
+
+export type Role = "api" | "worker" | "all";
+
+/** The one typed configuration object, read from the environment and validated at start. */
+export interface Config {
+  port: number;
+  host: string;
+  role: Role;
+  nodeEnv: string;
+  /** Unset: an embedded PostgreSQL with its data in `${dataDir}/pg`. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  /** Unset: the dev outbox, one .eml file per message under `${dataDir}/mail`. */
+  smtpUrl: string | undefined;
+  seedDemo: boolean;
+  tls: { certFile: string; keyFile: string } | undefined;
+  logLevel: string;
+  /** Largest JSON request body accepted on REST and Connect paths. */
+  maxBodyBytes: number;
+  /** How long shutdown waits for in-flight requests and jobs. */
+  shutdownGraceMs: number;
+  webhookAllowPrivateTargets: boolean;
+  webhookExtraCaFile: string | undefined;
+}
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === "") return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+      return fallback;
+    }
+    return n;
+  };
+  const flag = (name: string): boolean => {
+    const raw = env[name];
+    if (raw === undefined || raw === "" || raw === "0" || raw === "false") return false;
+    if (raw === "1" || raw === "true") return true;
+    problems.push(`${name} must be 1/true or 0/false, got "${raw}"`);
+    return false;
+  };
+  const text = (name: string): string | undefined => (env[name] === "" ? undefined : env[name]);
+
+  const role = env.ROLE ?? "all";
+  if (role !== "api" && role !== "worker" && role !== "all") problems.push(`ROLE must be api, worker or all, got "${role}"`);
+
+  const databaseUrl = text("DATABASE_URL");
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push("DATABASE_URL must be a postgres:// or postgresql:// URL");
+  }
+  const smtpUrl = text("SMTP_URL");
+  if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl)) problems.push("SMTP_URL must be an smtp:// or smtps:// URL");
+
+  const certFile = text("TLS_CERT_FILE");
+  const keyFile = text("TLS_KEY_FILE");
+  if ((certFile === undefined) !== (keyFile === undefined)) problems.push("TLS_CERT_FILE and TLS_KEY_FILE must be set together");
+
+  const nodeEnv = env.NODE_ENV ?? "development";
+  const webhookAllowPrivateTargets = flag("WEBHOOK_ALLOW_PRIVATE_TARGETS");
+  if (webhookAllowPrivateTargets && nodeEnv === "production") {
+    problems.push("WEBHOOK_ALLOW_PRIVATE_TARGETS is a test-only setting and is refused when NODE_ENV=production");
+  }
+
+  const config: Config = {
+    port: int("PORT", 8080, 0, 65535),
+    host: env.HOST ?? "0.0.0.0",
+    role: role as Role,
+    nodeEnv,
+    databaseUrl,
+    dataDir: resolve(env.DATA_DIR ?? ".data"),
+    smtpUrl,
+    seedDemo: flag("SEED_DEMO"),
+    tls: certFile !== undefined && keyFile !== undefined ? { certFile, keyFile } : undefined,
+    logLevel: env.LOG_LEVEL ?? "info",
+    maxBodyBytes: int("MAX_BODY_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
+    shutdownGraceMs: int("SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
+    webhookAllowPrivateTargets,
+    webhookExtraCaFile: text("WEBHOOK_EXTRA_CA_FILE"),
+  };
+  if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(config.logLevel)) {
+    problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent`);
+  }
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  - ${problems.join("\n  - ")}`);
+  return config;
+}

@@ -1,0 +1,93 @@
+import { Code } from "@connectrpc/connect";
+
+/** One table: every error code the service produces, with its HTTP status and gRPC/Connect code. */
+export const errorCodes = {
+  invalid_argument: { http: 400, rpc: Code.InvalidArgument },
+  validation_failed: { http: 422, rpc: Code.InvalidArgument },
+  unauthorized: { http: 401, rpc: Code.Unauthenticated },
+  forbidden: { http: 403, rpc: Code.PermissionDenied },
+  partner_not_approved: { http: 403, rpc: Code.PermissionDenied },
+  not_found: { http: 404, rpc: Code.NotFound },
+  method_not_allowed: { http: 405, rpc: Code.Unimplemented },
+  conflict: { http: 409, rpc: Code.FailedPrecondition },
+  idempotency_conflict: { http: 409, rpc: Code.FailedPrecondition },
+  request_in_progress: { http: 409, rpc: Code.Aborted },
+  no_availability: { http: 409, rpc: Code.FailedPrecondition },
+  invalid_transition: { http: 409, rpc: Code.FailedPrecondition },
+  business_date_moved: { http: 409, rpc: Code.FailedPrecondition },
+  payload_too_large: { http: 413, rpc: Code.ResourceExhausted },
+  unsupported_media_type: { http: 415, rpc: Code.InvalidArgument },
+  rate_limited: { http: 429, rpc: Code.ResourceExhausted },
+  unavailable: { http: 503, rpc: Code.Unavailable },
+  internal: { http: 500, rpc: Code.Internal },
+} as const satisfies Record<string, { http: number; rpc: Code }>;
+
+export type ErrorCode = keyof typeof errorCodes;
+
+export interface FieldViolation {
+  field: string;
+  reason: string;
+}
+
+export interface AppErrorOptions {
+  details?: FieldViolation[];
+  /** Seconds after which a retry may succeed (429, 503). */
+  retryAfterSeconds?: number;
+  /** Extra response headers the transport should send with the error (e.g. WWW-Authenticate). */
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+/** The one error type of the service. Domain code throws it; transports map `code` once, through `errorCodes`. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details: FieldViolation[];
+  readonly retryAfterSeconds: number | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "AppError";
+    this.code = code;
+    this.details = options.details ?? [];
+    this.retryAfterSeconds = options.retryAfterSeconds;
+    this.headers = options.headers ?? {};
+  }
+
+  get httpStatus(): number {
+    return errorCodes[this.code].http;
+  }
+}
+
+/** Shorthand for the most common case: one invalid field. */
+export function invalidField(field: string, reason: string, code: ErrorCode = "invalid_argument"): AppError {
+  return new AppError(code, `${field}: ${reason}`, { details: [{ field, reason }] });
+}
+
+/** PostgreSQL error codes that are a caller's conflict rather than our bug. */
+const pgConflicts: Record<string, ErrorCode> = {
+  "23505": "conflict", // unique_violation
+  "23P01": "conflict", // exclusion_violation
+  "40001": "conflict", // serialization_failure
+  "40P01": "conflict", // deadlock_detected
+};
+
+/** Turns anything thrown into an AppError; unknown errors become `internal` with no internals exposed. */
+export function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const pgCode = findPgCode(err);
+  if (pgCode !== undefined) {
+    const code = pgConflicts[pgCode];
+    if (code !== undefined) return new AppError(code, "The operation conflicts with a concurrent change; retry it.", { cause: err });
+  }
+  return new AppError("internal", "Internal error.", { cause: err });
+}
+
+function findPgCode(err: unknown): string | undefined {
+  for (let e: unknown = err, depth = 0; e !== null && typeof e === "object" && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}

@@ -1,0 +1,22 @@
+import { randomBytes, randomUUID } from "node:crypto";
+
+/** Ids are UUIDv7-like: time-ordered, so primary keys stay index friendly. One helper for every id. */
+export function newId(now: number = Date.now()): string {
+  const bytes = randomBytes(16);
+  bytes.writeUIntBE(now, 0, 6);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+export function isUuid(value: string): boolean {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
+}
+
+/** A random token with a prefix, e.g. secrets (`whsec_...`) and opaque refresh tokens. */
+export function newToken(prefix = "", bytes = 32): string {
+  return prefix + randomBytes(bytes).toString("base64url");
+}
+
+export { randomUUID };

@@ -1,0 +1,38 @@
+import type { ServerResponse } from "node:http";
+import type { Http2ServerResponse } from "node:http2";
+import type { AppError } from "../errors.ts";
+
+export type NodeResponse = ServerResponse | Http2ServerResponse;
+
+/** Our REST error body (CONTRACT.md): {"error":{"code","message","requestId","details"?}}. */
+export function errorBody(err: AppError, requestId: string): object {
+  const error: Record<string, unknown> = { code: err.code, message: err.message, requestId };
+  if (err.details.length > 0) error.details = err.details;
+  return { error };
+}
+
+/** RFC 6749 section 5.2 error body, used by the OAuth token endpoint. */
+export function oauthErrorBody(err: AppError): object {
+  const oauthCode = err.headers["x-oauth-error"] ?? (err.code === "unauthorized" ? "invalid_client" : "invalid_request");
+  return { error: oauthCode, error_description: err.message };
+}
+
+/** Writes an AppError as an HTTP JSON response with the headers the error asks for. */
+export function writeError(res: NodeResponse, err: AppError, requestId: string, style: "" | "oauth2" = ""): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  const body = JSON.stringify(style === "oauth2" ? oauthErrorBody(err) : errorBody(err, requestId));
+  const headers: Record<string, string | number> = {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(body),
+    "cache-control": "no-store",
+    "x-request-id": requestId,
+  };
+  for (const [name, value] of Object.entries(err.headers)) if (!name.startsWith("x-oauth-")) headers[name] = value;
+  if (err.retryAfterSeconds !== undefined) headers["retry-after"] = Math.max(1, Math.ceil(err.retryAfterSeconds));
+  if (err.code === "unauthorized" && headers["www-authenticate"] === undefined) headers["www-authenticate"] = "Bearer";
+  res.writeHead(err.httpStatus, headers);
+  res.end(body);
+}
