@@ -33,6 +33,13 @@ export function writeError(res: NodeResponse, err: AppError, requestId: string, 
   for (const [name, value] of Object.entries(err.headers)) if (!name.startsWith("x-oauth-")) headers[name] = value;
   if (err.retryAfterSeconds !== undefined) headers["retry-after"] = Math.max(1, Math.ceil(err.retryAfterSeconds));
   if (err.code === "unauthorized" && headers["www-authenticate"] === undefined) headers["www-authenticate"] = "Bearer";
-  res.writeHead(err.httpStatus, headers);
-  res.end(body);
+  send(res, err.httpStatus, headers, body);
+}
+
+/** Writes a complete response; works for http/1.1 and http2 compat responses alike. */
+export function send(res: NodeResponse, status: number, headers: Record<string, string | number>, body?: string | Uint8Array): void {
+  res.statusCode = status;
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  if (body === undefined) res.end();
+  else res.end(body);
 }

@@ -1,0 +1,68 @@
+// npm run check: buf lint, generated code identical to a fresh `buf generate`, tsc --noEmit, eslint.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+
+const root = new URL("..", import.meta.url).pathname;
+const failures: string[] = [];
+
+function step(name: string, cmd: string, args: string[]): void {
+  process.stdout.write(`check: ${name} ... `);
+  try {
+    execFileSync(cmd, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    console.log("ok");
+  } catch (err) {
+    const e = err as { stdout?: Buffer; stderr?: Buffer };
+    console.log("FAILED");
+    console.log(`${e.stdout?.toString() ?? ""}${e.stderr?.toString() ?? ""}`);
+    failures.push(name);
+  }
+}
+
+function files(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (d: string): void => {
+    for (const name of readdirSync(d)) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else out.set(relative(dir, p), readFileSync(p, "utf8"));
+    }
+  };
+  try {
+    walk(dir);
+  } catch {
+    // a missing directory compares as empty
+  }
+  return out;
+}
+
+function generatedUpToDate(template: string | undefined, committed: string): void {
+  process.stdout.write(`check: ${committed} matches buf generate ... `);
+  const tmp = mkdtempSync(join(tmpdir(), "hotelops-gen-"));
+  try {
+    execFileSync("buf", ["generate", ...(template ? ["--template", template] : []), "-o", tmp], { cwd: root, stdio: "pipe" });
+    const fresh = files(join(tmp, committed));
+    const current = files(join(root, committed));
+    const diff = [...new Set([...fresh.keys(), ...current.keys()])].filter((k) => fresh.get(k) !== current.get(k));
+    if (diff.length === 0) console.log("ok");
+    else {
+      console.log(`FAILED: run npm run generate (differs: ${diff.slice(0, 10).join(", ")})`);
+      failures.push(`${committed} up to date`);
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+step("buf lint", "buf", ["lint"]);
+generatedUpToDate(undefined, "gen");
+generatedUpToDate("test/buf.gen.yaml", "test/gen");
+step("tsc --noEmit", "tsc", ["-p", "."]);
+step("eslint", "eslint", [".", "--max-warnings=0"]);
+
+if (failures.length > 0) {
+  console.error(`check failed: ${failures.join(", ")}`);
+  process.exit(1);
+}
+console.log("check: all ok");

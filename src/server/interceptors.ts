@@ -1,0 +1,67 @@
+import { Code, ConnectError, type ContextValues, type Interceptor } from "@connectrpc/connect";
+import { create } from "@bufbuild/protobuf";
+import { ErrorInfoSchema } from "../../gen/hotelops/api/v1/rest_pb.js";
+import { AppError, errorCodes, toAppError, type ErrorCode } from "../errors.ts";
+import type { Logger } from "../lib/logger.ts";
+import { callInfoKey, requestIdFrom, type CallInfo } from "./context.ts";
+
+/** The call info of a request; calls that arrive without one (in-memory tests) get one made here. */
+export function callInfoOf(values: ContextValues, header: Headers): CallInfo {
+  let info = values.get(callInfoKey);
+  if (info === undefined) {
+    info = { requestId: requestIdFrom(header.get("x-request-id")), remoteAddress: "", transport: "connect" };
+    values.set(callInfoKey, info);
+  }
+  return info;
+}
+
+/**
+ * Outermost interceptor: request id out, one access-log line per call, and the single place where any error
+ * becomes the wire error (AppError code -> Connect/gRPC code, with an ErrorInfo detail carrying our code).
+ */
+export function createCallInterceptor(logger: Logger): Interceptor {
+  return (next) => async (req) => {
+    const info = callInfoOf(req.contextValues, req.header);
+    const started = performance.now();
+    const rpc = `${req.service.typeName}/${req.method.name}`;
+    try {
+      const res = await next(req);
+      res.header.set("x-request-id", info.requestId);
+      logger.info({ requestId: info.requestId, rpc, transport: info.transport, ms: elapsed(started), code: "ok" }, "call");
+      return res;
+    } catch (thrown) {
+      const err = thrown instanceof ConnectError ? fromConnectError(thrown) : toAppError(thrown);
+      info.error = err;
+      const ms = elapsed(started);
+      if (err.code === "internal") logger.error({ requestId: info.requestId, rpc, transport: info.transport, ms, err: thrown }, "call failed");
+      else logger.info({ requestId: info.requestId, rpc, transport: info.transport, ms, code: err.code }, "call");
+      throw toConnectError(err, info.requestId);
+    }
+  };
+}
+
+function elapsed(started: number): number {
+  return Math.round((performance.now() - started) * 10) / 10;
+}
+
+export function toConnectError(err: AppError, requestId: string): ConnectError {
+  const metadata = new Headers({ "x-request-id": requestId, "x-error-code": err.code, ...err.headers });
+  if (err.retryAfterSeconds !== undefined) metadata.set("retry-after", String(Math.max(1, Math.ceil(err.retryAfterSeconds))));
+  const detail = create(ErrorInfoSchema, { code: err.code, requestId, details: err.details });
+  return new ConnectError(err.message, errorCodes[err.code].rpc, metadata, [{ desc: ErrorInfoSchema, value: detail }]);
+}
+
+/** Errors raised by Connect itself (bad protocol input, size limits) keep their meaning in our table. */
+function fromConnectError(e: ConnectError): AppError {
+  const byCode: Partial<Record<Code, ErrorCode>> = {
+    [Code.InvalidArgument]: "invalid_argument",
+    [Code.ResourceExhausted]: "payload_too_large",
+    [Code.Unauthenticated]: "unauthorized",
+    [Code.PermissionDenied]: "forbidden",
+    [Code.NotFound]: "not_found",
+    [Code.Unimplemented]: "method_not_allowed",
+    [Code.Unavailable]: "unavailable",
+  };
+  const code = byCode[e.code];
+  return code === undefined ? toAppError(e) : new AppError(code, e.rawMessage, { cause: e });
+}
