@@ -1,0 +1,47 @@
+import { createContextKey } from "@connectrpc/connect";
+
+export const permissions = [
+  "dashboard.view",
+  "reservations.view",
+  "reservations.create",
+  "reservations.update",
+  "reservations.cancel",
+  "reservations.override_price",
+  "frontdesk.check_in",
+  "frontdesk.check_out",
+  "folio.view",
+  "folio.post",
+  "invoices.issue",
+  "reports.read",
+  "night_audit.run",
+  "integrations.manage",
+] as const;
+export type Permission = (typeof permissions)[number];
+
+export const scopes = ["availability.read", "reservations.read", "mappings.read", "reservations.write"] as const;
+export type Scope = (typeof scopes)[number];
+
+/**
+ * The authenticated caller of one request, resolved once by the auth interceptor.
+ * `propertyIds` is the whole reach of the caller: staff sessions reach only their active property,
+ * clients the properties granted to them. Repositories take a property id that must come from here.
+ */
+export type Principal =
+  | {
+      kind: "staff";
+      userId: string;
+      sessionId: string;
+      activePropertyId: string;
+      propertyIds: readonly string[];
+      permissions: ReadonlySet<string>;
+    }
+  | {
+      kind: "partner" | "internal";
+      clientId: string;
+      provider: string;
+      environment: "test" | "live";
+      propertyIds: readonly string[];
+      scopes: ReadonlySet<string>;
+    };
+
+export const principalKey = createContextKey<Principal | undefined>(undefined, { description: "hotelops principal" });
