@@ -1,0 +1,4 @@
+import { Migration0001Platform } from "./0001-platform.ts";
+
+/** Every migration, in order. Listed explicitly so nothing depends on file globbing at run time. */
+export const migrations = [Migration0001Platform];
