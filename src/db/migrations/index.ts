@@ -1,4 +1,5 @@
 import { Migration0001Platform } from "./0001-platform.ts";
+import { Migration0002CoreIdentity } from "./0002-core-identity.ts";
 
 /** Every migration, in order. Listed explicitly so nothing depends on file globbing at run time. */
-export const migrations = [Migration0001Platform];
+export const migrations = [Migration0001Platform, Migration0002CoreIdentity];
