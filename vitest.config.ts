@@ -5,7 +5,7 @@ export default defineConfig({
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     globalSetup: ["test/global-setup.ts"],
     pool: "forks",
-    testTimeout: 30_000,
+    testTimeout: 15_000,
     hookTimeout: 60_000,
     reporters: process.env.CI === "true" ? ["default", ["json", { outputFile: ".vitest-results.json" }]] : ["default"],
   },

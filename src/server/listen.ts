@@ -59,6 +59,7 @@ export async function listen(handler: NodeHandler, opts: { port: number; host: s
         } else {
           socket.unshift(head);
           h1.emit("connection", socket);
+          socket.resume();
         }
       });
     });

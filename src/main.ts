@@ -1,0 +1,45 @@
+import { ConfigError, loadConfig } from "./config.ts";
+import { createApp } from "./app.ts";
+import { createLogger } from "./lib/logger.ts";
+
+let config;
+try {
+  config = loadConfig();
+} catch (err) {
+  if (err instanceof ConfigError) {
+    console.error(err.message);
+    process.exit(2);
+  }
+  throw err;
+}
+
+const logger = createLogger(config.logLevel);
+const app = await createApp(config, { logger });
+
+const base = `http://localhost:${app.port ?? config.port}`;
+if (app.port !== undefined) {
+  console.log(`\nHotel Operations Service is up (ROLE=${config.role}, ${config.databaseUrl ? "DATABASE_URL" : `embedded PostgreSQL in ${config.dataDir}/pg`})`);
+  console.log(`  REST, Connect, gRPC-Web and gRPC on one port: ${base}`);
+  console.log(`  Status:       ${base}/api/v1/status`);
+  console.log(`  Mobile API:   ${base}/api/mobile/v1`);
+  console.log(`  Partner API:  ${base}/api/v1`);
+  console.log(`  Health:       ${base}/healthz  ${base}/readyz\n`);
+} else {
+  console.log(`Worker started (ROLE=worker)`);
+}
+
+let stopping = false;
+const stop = (signal: string): void => {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, "shutting down");
+  app.close().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      logger.error({ err }, "shutdown failed");
+      process.exit(1);
+    },
+  );
+};
+process.on("SIGINT", () => stop("SIGINT"));
+process.on("SIGTERM", () => stop("SIGTERM"));
