@@ -1,0 +1,200 @@
+import { fromBinary, toBinary, type DescMessage, type JsonValue } from "@bufbuild/protobuf";
+import type { ContextValues } from "@connectrpc/connect";
+import { createAsyncIterable, readAllBytes, type UniversalHandler } from "@connectrpc/connect/protocol";
+import { AppError, type ErrorCode, type FieldViolation } from "../errors.ts";
+import type { CallInfo } from "../server/context.ts";
+import { send, writeError, type NodeResponse } from "../server/http-errors.ts";
+import { readBody, readMultipart, type NodeRequest, type UploadedFile } from "./body.ts";
+import { parse, render } from "./codec.ts";
+import { assignParam, fieldAt, throwIfInvalid } from "./params.ts";
+import { matchRoute, routesOf, type Route } from "./routes.ts";
+
+export type { Route } from "./routes.ts";
+export { routesOf } from "./routes.ts";
+
+export interface GatewayOptions {
+  handlers: readonly UniversalHandler[];
+  maxBodyBytes: number;
+  /** Per file on multipart routes (default 6 MiB, the identity photo limit). */
+  maxFileBytes?: number;
+  maxFiles?: number;
+}
+
+export interface Gateway {
+  routes: readonly Route[];
+  handle(req: NodeRequest, res: NodeResponse, info: CallInfo, values: ContextValues): Promise<void>;
+}
+
+/** Incoming headers an RPC may read; everything else stays at the HTTP edge. */
+const FORWARDED = ["authorization", "idempotency-key", "user-agent", "x-forwarded-for", "accept-language"];
+/** Connect/gRPC protocol headers that must not leak into REST responses. */
+const PROTOCOL_HEADER = /^(content-type|content-length|content-encoding|accept-encoding|connect-|grpc-|trailer-)/;
+
+/**
+ * The REST face: google.api.http bindings read from the descriptors, each served by calling the RPC's Connect
+ * handler in memory (binary protobuf, same interceptors as gRPC and Connect), rendered by the one JSON codec.
+ */
+export function createGateway(opts: GatewayOptions): Gateway {
+  const routes = routesOf(opts.handlers.map((handler) => ({ method: handler.method, handler })));
+  const limits = { maxFileBytes: opts.maxFileBytes ?? 6 * 1024 * 1024, maxFiles: opts.maxFiles ?? 4, maxFieldBytes: 64 * 1024 };
+
+  return {
+    routes,
+    async handle(req, res, info, values) {
+      const url = new URL(req.url ?? "/", "http://gateway");
+      const match = matchRoute(routes, req.method ?? "GET", url.pathname);
+      if (match === undefined) {
+        writeError(res, new AppError("not_found", `No endpoint ${req.method} ${url.pathname}.`), info.requestId);
+        return;
+      }
+      if ("allow" in match) {
+        const err = new AppError("method_not_allowed", `${req.method} is not allowed on ${url.pathname}; use ${match.allow.join(", ")}.`, { headers: { allow: match.allow.join(", ") } });
+        writeError(res, err, info.requestId);
+        return;
+      }
+      const { route, vars } = match;
+      const style = route.rest.errorStyle === "oauth2" ? "oauth2" : "";
+      let input: Uint8Array;
+      try {
+        const message = parse(route.method.input, await requestJson(route, vars, url.searchParams, req, opts.maxBodyBytes, limits));
+        input = toBinary(route.method.input, message);
+      } catch (err) {
+        if (err instanceof AppError) info.error = err;
+        writeError(res, err instanceof AppError ? err : new AppError("invalid_argument", "Invalid request."), info.requestId, style);
+        return;
+      }
+      await invoke(route, input, req, res, info, values, style, opts.maxBodyBytes);
+    },
+  };
+}
+
+async function requestJson(route: Route, vars: Map<string, string>, query: URLSearchParams, req: NodeRequest, maxBodyBytes: number, limits: { maxFileBytes: number; maxFiles: number; maxFieldBytes: number }): Promise<Record<string, unknown>> {
+  const desc = route.method.input;
+  const violations: FieldViolation[] = [];
+  let json: Record<string, unknown> = {};
+  if (route.body !== "") {
+    const target = route.body === "*" ? desc : fieldAt(desc, route.body)?.message;
+    if (target === undefined) throw new AppError("internal", `body field ${route.body} is not a message`);
+    const body = await bodyJson(route, target, req, maxBodyBytes, limits, violations);
+    json = route.body === "*" ? body : { [fieldAt(desc, route.body)!.jsonName]: body };
+  }
+  for (const key of new Set(query.keys())) assignParam(desc, json, key, query.getAll(key), violations);
+  for (const [field, value] of vars) assignParam(desc, json, field, [value], violations);
+  throwIfInvalid(violations);
+  return json;
+}
+
+async function bodyJson(route: Route, target: DescMessage, req: NodeRequest, maxBodyBytes: number, limits: { maxFileBytes: number; maxFiles: number; maxFieldBytes: number }, violations: FieldViolation[]): Promise<Record<string, unknown>> {
+  const contentType = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+  const accepted = route.rest.requestContentTypes.length > 0 ? route.rest.requestContentTypes : ["application/json"];
+  if (contentType === "" && (req.headers["content-length"] === undefined || req.headers["content-length"] === "0") && req.headers["transfer-encoding"] === undefined) {
+    return {};
+  }
+  if (!accepted.includes(contentType)) {
+    throw new AppError("unsupported_media_type", `Content-Type must be ${accepted.join(" or ")}.`);
+  }
+  if (contentType === "multipart/form-data") {
+    const { fields, files } = await readMultipart(req, limits);
+    const out: Record<string, unknown> = {};
+    for (const [name, value] of fields) assignParam(target, out, name, [value], violations);
+    for (const file of files) assignFile(target, out, file, violations);
+    return out;
+  }
+  const raw = await readBody(req, maxBodyBytes);
+  if (contentType === "application/x-www-form-urlencoded") {
+    const form = new URLSearchParams(raw.toString("utf8"));
+    const out: Record<string, unknown> = {};
+    for (const key of new Set(form.keys())) assignParam(target, out, key, form.getAll(key), violations);
+    return out;
+  }
+  if (raw.length === 0) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw.toString("utf8"));
+  } catch (err) {
+    throw new AppError("invalid_argument", `Malformed JSON: ${(err as Error).message}`, { details: [{ field: "", reason: "malformed JSON" }] });
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    throw new AppError("invalid_argument", "The JSON body must be an object.", { details: [{ field: "", reason: "must be an object" }] });
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/**
+ * A file part fills the field named like the part: a `bytes` field (or repeated bytes), or a (repeated)
+ * message with `content` (bytes), `content_type` and `filename`.
+ */
+function assignFile(target: DescMessage, out: Record<string, unknown>, file: UploadedFile, violations: FieldViolation[]): void {
+  const field = fieldAt(target, file.field);
+  const asMessage = { content: file.content.toString("base64"), contentType: file.contentType, filename: file.filename };
+  if (field === undefined) {
+    violations.push({ field: file.field, reason: "is not a known file part" });
+  } else if (field.fieldKind === "scalar" && field.scalar === 12) {
+    out[field.jsonName] = asMessage.content;
+  } else if (field.fieldKind === "list" && (field.listKind === "message" || field.scalar === 12)) {
+    const list = (out[field.jsonName] ??= []) as unknown[];
+    list.push(field.listKind === "message" ? asMessage : asMessage.content);
+  } else if (field.fieldKind === "message") {
+    out[field.jsonName] = asMessage;
+  } else {
+    violations.push({ field: file.field, reason: "does not take a file" });
+  }
+}
+
+async function invoke(route: Route, input: Uint8Array, req: NodeRequest, res: NodeResponse, info: CallInfo, values: ContextValues, style: "" | "oauth2", maxBytes: number): Promise<void> {
+  const header = new Headers({ "content-type": "application/proto", "connect-protocol-version": "1", "x-request-id": info.requestId });
+  for (const name of FORWARDED) {
+    const v = req.headers[name];
+    if (typeof v === "string") header.set(name, v);
+  }
+  const abort = new AbortController();
+  res.once("close", () => abort.abort());
+  const uRes = await route.handler!({
+    httpVersion: req.httpVersion,
+    url: `http://gateway${route.handler!.requestPath}`,
+    method: "POST",
+    header,
+    body: createAsyncIterable([input]),
+    signal: abort.signal,
+    contextValues: values,
+  });
+  const bytes = uRes.body === undefined ? new Uint8Array(0) : await readAllBytes(uRes.body, 64 * 1024 * 1024 + maxBytes);
+  const headers: Record<string, string> = {};
+  uRes.header?.forEach((value, name) => {
+    if (!PROTOCOL_HEADER.test(name)) headers[name] = value;
+  });
+  if (uRes.status !== 200) {
+    const err = info.error ?? connectErrorToApp(bytes);
+    for (const [name, value] of Object.entries(headers)) if (!res.headersSent) res.setHeader(name, value);
+    writeError(res, err, info.requestId, style);
+    return;
+  }
+  const status = route.rest.successStatus || 200;
+  headers["cache-control"] ??= "no-store";
+  headers["x-request-id"] = info.requestId;
+  if (status === 204) {
+    send(res, 204, headers);
+    return;
+  }
+  const output = fromBinary(route.method.output, bytes);
+  let json: JsonValue = render(route.method.output, output);
+  if (route.responseBody !== "") {
+    const field = fieldAt(route.method.output, route.responseBody);
+    json = (json as Record<string, JsonValue>)[field?.jsonName ?? route.responseBody] ?? null;
+  }
+  const body = JSON.stringify(json);
+  headers["content-type"] = "application/json; charset=utf-8";
+  headers["content-length"] = String(Buffer.byteLength(body));
+  send(res, status, headers, req.method === "HEAD" ? undefined : body);
+}
+
+/** Only when the error interceptor did not run (a protocol error inside Connect). */
+function connectErrorToApp(bytes: Uint8Array): AppError {
+  try {
+    const e = JSON.parse(Buffer.from(bytes).toString("utf8")) as { code?: string; message?: string };
+    const map: Record<string, ErrorCode> = { invalid_argument: "invalid_argument", not_found: "not_found", unauthenticated: "unauthorized", permission_denied: "forbidden", resource_exhausted: "payload_too_large", unavailable: "unavailable" };
+    return new AppError(map[e.code ?? ""] ?? "internal", e.message ?? "Internal error.");
+  } catch {
+    return new AppError("internal", "Internal error.");
+  }
+}

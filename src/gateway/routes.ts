@@ -1,0 +1,64 @@
+import { getOption, type DescMethod } from "@bufbuild/protobuf";
+import type { UniversalHandler } from "@connectrpc/connect/protocol";
+import { http } from "../../gen/google/api/annotations_pb.js";
+import type { HttpRule } from "../../gen/google/api/http_pb.js";
+import { rest, type RestOptions } from "../../gen/hotelops/api/v1/rest_pb.js";
+import { matchTemplate, parseTemplate, type PathTemplate } from "./template.ts";
+
+/** One REST binding of an RPC. The OpenAPI generator reads the same table. */
+export interface Route {
+  httpMethod: string;
+  template: PathTemplate;
+  /** "" (no body), "*" or a top-level field name. */
+  body: string;
+  responseBody: string;
+  rest: RestOptions;
+  method: DescMethod;
+  handler: UniversalHandler | undefined;
+}
+
+/** Builds the route table from the google.api.http options of the methods (and their additional bindings). */
+export function routesOf(methods: readonly { method: DescMethod; handler?: UniversalHandler }[]): Route[] {
+  const routes: Route[] = [];
+  for (const { method, handler } of methods) {
+    if (method.methodKind !== "unary") continue;
+    const rule = getOption(method, http);
+    const restOptions = getOption(method, rest);
+    for (const r of [rule, ...rule.additionalBindings]) {
+      const bound = bindingOf(r);
+      if (bound === undefined) continue;
+      routes.push({ httpMethod: bound.method, template: parseTemplate(bound.path), body: r.body, responseBody: r.responseBody, rest: restOptions, method, handler });
+    }
+  }
+  return routes;
+}
+
+function bindingOf(rule: HttpRule): { method: string; path: string } | undefined {
+  const p = rule.pattern;
+  switch (p.case) {
+    case "get":
+    case "put":
+    case "post":
+    case "delete":
+    case "patch":
+      return { method: p.case.toUpperCase(), path: p.value };
+    case "custom":
+      return { method: p.value.kind.toUpperCase(), path: p.value.path };
+    default:
+      return undefined;
+  }
+}
+
+export type Match = { route: Route; vars: Map<string, string> } | { allow: string[] } | undefined;
+
+/** The route for a method and path; `allow` when the path exists with other methods (405). */
+export function matchRoute(routes: readonly Route[], httpMethod: string, path: string): Match {
+  const allow = new Set<string>();
+  for (const route of routes) {
+    const vars = matchTemplate(route.template, path);
+    if (vars === undefined) continue;
+    if (route.httpMethod === httpMethod || (httpMethod === "HEAD" && route.httpMethod === "GET")) return { route, vars };
+    allow.add(route.httpMethod);
+  }
+  return allow.size > 0 ? { allow: [...allow].sort() } : undefined;
+}

@@ -1,0 +1,114 @@
+/**
+ * google.api.http path templates: `/v1/{name=shelves/*}/books/{book.id}:publish`.
+ * Template = "/" Segments [ Verb ]; Segment = "*" | "**" | LITERAL | Variable; Variable = "{" FieldPath [ "=" Segments ] "}".
+ */
+export type Segment =
+  | { kind: "literal"; value: string }
+  | { kind: "wild" } // *
+  | { kind: "deep" } // **
+  | { kind: "var"; field: string; segments: Segment[] };
+
+export interface PathTemplate {
+  source: string;
+  segments: Segment[];
+  verb: string | undefined;
+  /** Field paths bound by the path, e.g. ["reservation.id"]. */
+  fields: string[];
+}
+
+export function parseTemplate(source: string): PathTemplate {
+  if (!source.startsWith("/")) throw new Error(`path template must start with "/": ${source}`);
+  let body = source.slice(1);
+  let verb: string | undefined;
+  const lastSlash = body.lastIndexOf("/");
+  const colon = body.indexOf(":", Math.max(lastSlash, body.lastIndexOf("}")));
+  if (colon !== -1) {
+    verb = body.slice(colon + 1);
+    body = body.slice(0, colon);
+  }
+  const fields: string[] = [];
+  const segments: Segment[] = [];
+  for (const raw of splitTop(body)) {
+    if (raw.startsWith("{")) {
+      if (!raw.endsWith("}")) throw new Error(`bad variable in ${source}`);
+      const inner = raw.slice(1, -1);
+      const eq = inner.indexOf("=");
+      const field = eq === -1 ? inner : inner.slice(0, eq);
+      const pattern = eq === -1 ? "*" : inner.slice(eq + 1);
+      fields.push(field);
+      segments.push({ kind: "var", field, segments: pattern.split("/").map(plain) });
+    } else segments.push(plain(raw));
+  }
+  return { source, segments, verb, fields };
+}
+
+function plain(raw: string): Segment {
+  if (raw === "*") return { kind: "wild" };
+  if (raw === "**") return { kind: "deep" };
+  return { kind: "literal", value: raw };
+}
+
+/** Splits on "/" outside braces (a variable's own pattern may contain "/"). */
+function splitTop(s: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < s.length; i++) {
+    if (s[i] === "{") depth++;
+    else if (s[i] === "}") depth--;
+    else if (s[i] === "/" && depth === 0) {
+      out.push(s.slice(start, i));
+      start = i + 1;
+    }
+  }
+  out.push(s.slice(start));
+  return out;
+}
+
+/** Matches a request path; returns the variables (percent-decoded) or undefined. */
+export function matchTemplate(t: PathTemplate, path: string): Map<string, string> | undefined {
+  let rest = path.startsWith("/") ? path.slice(1) : path;
+  if (t.verb !== undefined) {
+    if (!rest.endsWith(`:${t.verb}`)) return undefined;
+    rest = rest.slice(0, -(t.verb.length + 1));
+  }
+  const parts = rest === "" ? [] : rest.split("/");
+  const flat: { seg: Segment; owner?: string }[] = [];
+  for (const seg of t.segments) {
+    if (seg.kind === "var") for (const inner of seg.segments) flat.push({ seg: inner, owner: seg.field });
+    else flat.push({ seg });
+  }
+  const captured = new Map<string, string[]>();
+  const ok = walk(flat, 0, parts, 0, captured);
+  if (!ok) return undefined;
+  const vars = new Map<string, string>();
+  for (const [field, values] of captured) {
+    try {
+      vars.set(field, values.map((v) => decodeURIComponent(v)).join("/"));
+    } catch {
+      return undefined;
+    }
+  }
+  return vars;
+}
+
+function walk(flat: { seg: Segment; owner?: string }[], i: number, parts: string[], j: number, captured: Map<string, string[]>): boolean {
+  if (i === flat.length) return j === parts.length;
+  const { seg, owner } = flat[i]!;
+  const take = (n: number): void => {
+    if (owner === undefined) return;
+    const list = captured.get(owner) ?? [];
+    list.push(...parts.slice(j, j + n));
+    captured.set(owner, list);
+  };
+  if (seg.kind === "deep") {
+    // ** must be last (besides the verb); it takes everything that is left, possibly nothing
+    if (owner !== undefined) captured.set(owner, [...(captured.get(owner) ?? []), ...parts.slice(j)]);
+    return i === flat.length - 1;
+  }
+  if (j >= parts.length) return false;
+  const part = parts[j]!;
+  if (seg.kind === "literal" ? part !== seg.value : part === "") return false;
+  take(1);
+  return walk(flat, i + 1, parts, j + 1, captured);
+}
