@@ -1,18 +1,18 @@
 import { createConnectRouter } from "@connectrpc/connect";
-import type { DescService } from "@bufbuild/protobuf";
 import type { Config } from "./config.ts";
 import { systemClock, type Clock } from "./lib/clock.ts";
 import { createLogger, type Logger } from "./lib/logger.ts";
 import { openDatabase, type Database } from "./db/index.ts";
+import { createTransact } from "./db/transaction.ts";
 import { startBoss, type Boss } from "./jobs/boss.ts";
-import { createGateway } from "./gateway/index.ts";
+import { createGateway, type Gateway } from "./gateway/index.ts";
 import { createDispatcher } from "./server/dispatch.ts";
 import { createCallInterceptor } from "./server/interceptors.ts";
 import { listen, type Listener } from "./server/listen.ts";
 import { registerHealth } from "./server/health.ts";
 import { registerReflection } from "./server/reflection.ts";
-import { createPlatformSettings } from "./db/platform-settings.ts";
-import { createStatusService, registerStatusRpc, statusRpcServices } from "./modules/status/index.ts";
+import type { Deps, Module } from "./modules/module.ts";
+import { createStatusModule } from "./modules/status/index.ts";
 
 export interface AppOptions {
   clock?: Clock;
@@ -21,8 +21,11 @@ export interface AppOptions {
 
 export interface App {
   config: Config;
+  deps: Deps;
   db: Database;
   boss: Boss;
+  /** The REST route table (undefined for ROLE=worker). */
+  gateway: Gateway | undefined;
   /** The port the API listens on (undefined for ROLE=worker). */
   port: number | undefined;
   clock: Clock;
@@ -30,31 +33,41 @@ export interface App {
   close(): Promise<void>;
 }
 
+/** The modules of the service, in interceptor order. Add a module here and nowhere else. */
+function createModules(deps: Deps): Module[] {
+  return [createStatusModule(deps)];
+}
+
 /** The composition root: builds every object by hand, in dependency order, and nothing else. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
   const db = await openDatabase(config, logger);
-  const boss = await startBoss({ url: db.url, role: config.role, logger });
-
-  const status = createStatusService(createPlatformSettings(db));
+  const boss = await startBoss({ url: db.url, role: config.role, logger, graceMs: config.shutdownGraceMs });
+  const deps: Deps = { config, db, boss, transact: createTransact(db.orm, boss.pgboss), clock, logger };
+  const modules = createModules(deps);
+  for (const m of modules) await m.startWorkers?.();
 
   let listener: Listener | undefined;
+  let gateway: Gateway | undefined;
   if (config.role !== "worker") {
-    const router = createConnectRouter({ interceptors: [createCallInterceptor(logger)], readMaxBytes: config.maxBodyBytes });
-    registerStatusRpc(router, status);
-    const served: DescService[] = [...statusRpcServices];
+    const interceptors = [createCallInterceptor(logger), ...modules.flatMap((m) => m.interceptors ?? [])];
+    const router = createConnectRouter({ interceptors, readMaxBytes: config.maxBodyBytes });
+    for (const m of modules) m.registerRpc?.(router);
+    const served = modules.flatMap((m) => m.services ?? []);
     registerReflection(router, served);
     registerHealth(router, served, db.readiness);
-    const gateway = createGateway({ handlers: router.handlers, maxBodyBytes: config.maxBodyBytes });
+    gateway = createGateway({ handlers: router.handlers, maxBodyBytes: config.maxBodyBytes });
     const dispatcher = createDispatcher({ handlers: router.handlers, gateway, ready: db.readiness, logger });
     listener = await listen(dispatcher, { port: config.port, host: config.host, tls: config.tls });
   }
 
   return {
     config,
+    deps,
     db,
     boss,
+    gateway,
     port: listener?.port,
     clock,
     logger,

@@ -1,2 +1,11 @@
+import type { Deps, Module } from "../module.ts";
+import { createPlatformSettings } from "../../db/platform-settings.ts";
+import { createStatusService } from "./status.service.ts";
+import { registerStatusRpc, statusRpcServices } from "./status.rpc.ts";
+
 export { createStatusService, type StatusService, type PlatformStatus, type PlatformSettingsReader } from "./status.service.ts";
-export { registerStatusRpc, statusRpcServices } from "./status.rpc.ts";
+
+export function createStatusModule(deps: Deps): Module {
+  const service = createStatusService(createPlatformSettings(deps.db));
+  return { name: "status", services: statusRpcServices, registerRpc: (router) => registerStatusRpc(router, service) };
+}

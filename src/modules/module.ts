@@ -1,0 +1,29 @@
+import type { DescService } from "@bufbuild/protobuf";
+import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
+import type { Config } from "../config.ts";
+import type { Database } from "../db/index.ts";
+import type { Transact } from "../db/transaction.ts";
+import type { Boss } from "../jobs/boss.ts";
+import type { Clock } from "../lib/clock.ts";
+import type { Logger } from "../lib/logger.ts";
+
+/** What every module is built from (wired by hand in app.ts). */
+export interface Deps {
+  config: Config;
+  db: Database;
+  boss: Boss;
+  transact: Transact;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** The shape app.ts composes: RPC services, interceptors (in order, after the call interceptor) and workers. */
+export interface Module {
+  name: string;
+  /** RPC services this module serves (for reflection and health). */
+  services?: DescService[];
+  registerRpc?(router: ConnectRouter): void;
+  interceptors?: Interceptor[];
+  /** Registers pg-boss workers and schedules; called once the boss is up (ROLE=worker|all run them). */
+  startWorkers?(): Promise<void>;
+}
