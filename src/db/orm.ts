@@ -12,7 +12,7 @@ export async function createOrm(url: string, poolMax = 10): Promise<MikroORM> {
     pool: { min: 0, max: poolMax },
     debug: false,
     allowGlobalContext: false,
-    migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, snapshot: false },
+    migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, snapshot: false, silent: true },
   });
 }
 

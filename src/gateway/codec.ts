@@ -36,12 +36,17 @@ function isJsonWkt(m: DescMessage): boolean {
   return m.typeName === "google.protobuf.Struct" || m.typeName === "google.protobuf.Value" || m.typeName === "google.protobuf.ListValue";
 }
 
-/** Enum value name without the UPPER_SNAKE type prefix. */
+/** The UPPER_SNAKE prefix buf lint requires on enum values: ReservationStatus -> "RESERVATION_STATUS_". */
+export function enumPrefix(e: DescEnum): string {
+  return `${e.name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toUpperCase()}_`;
+}
+
+/** Enum value name without the UPPER_SNAKE type prefix; the zero (unspecified) value is null. */
 export function shortEnumName(e: DescEnum, number: number): string | null {
   const v = e.values.find((x) => x.number === number);
   if (v === undefined || number === 0) return null;
-  const prefix = e.sharedPrefix;
-  return prefix !== undefined && v.name.startsWith(prefix) ? v.name.slice(prefix.length) : v.name;
+  const prefix = enumPrefix(e);
+  return v.name.startsWith(prefix) ? v.name.slice(prefix.length) : v.name;
 }
 
 // ---------- rendering ----------
@@ -111,8 +116,7 @@ function timestamp3(s: string): string {
 // ---------- parsing ----------
 
 /** Parses our JSON into a message; every problem is reported with its field path. */
-export function parse<D extends DescMessage>(desc: D, json: unknown): Message {
-  const violations: FieldViolation[] = [];
+export function parse<D extends DescMessage>(desc: D, json: unknown, violations: FieldViolation[] = []): Message {
   const proto = toProtoJson(desc, json, "", violations);
   if (violations.length > 0) throw new AppError("invalid_argument", `Invalid request: ${violations.map((v) => `${v.field || "body"} ${v.reason}`).join("; ")}`, { details: violations });
   try {
@@ -200,7 +204,7 @@ function fieldIn(field: DescField, v: unknown, path: string, out: FieldViolation
 
 function enumIn(e: DescEnum, v: unknown, path: string, out: FieldViolation[]): JsonValue | undefined {
   if (typeof v === "string") {
-    const prefix = e.sharedPrefix ?? "";
+    const prefix = enumPrefix(e);
     const hit = e.values.find((x) => x.name === v || x.name === prefix + v);
     if (hit !== undefined && hit.number !== 0) return hit.number;
   }

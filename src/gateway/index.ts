@@ -6,7 +6,7 @@ import type { CallInfo } from "../server/context.ts";
 import { send, writeError, type NodeResponse } from "../server/http-errors.ts";
 import { readBody, readMultipart, type NodeRequest, type UploadedFile } from "./body.ts";
 import { parse, render } from "./codec.ts";
-import { assignParam, fieldAt, throwIfInvalid } from "./params.ts";
+import { assignParam, fieldAt } from "./params.ts";
 import { matchRoute, routesOf, type Route } from "./routes.ts";
 
 export type { Route } from "./routes.ts";
@@ -56,7 +56,9 @@ export function createGateway(opts: GatewayOptions): Gateway {
       const style = route.rest.errorStyle === "oauth2" ? "oauth2" : "";
       let input: Uint8Array;
       try {
-        const message = parse(route.method.input, await requestJson(route, vars, url.searchParams, req, opts.maxBodyBytes, limits));
+        const violations: FieldViolation[] = [];
+        const json = await requestJson(route, vars, url.searchParams, req, opts.maxBodyBytes, limits, violations);
+        const message = parse(route.method.input, json, violations);
         input = toBinary(route.method.input, message);
       } catch (err) {
         if (err instanceof AppError) info.error = err;
@@ -68,9 +70,9 @@ export function createGateway(opts: GatewayOptions): Gateway {
   };
 }
 
-async function requestJson(route: Route, vars: Map<string, string>, query: URLSearchParams, req: NodeRequest, maxBodyBytes: number, limits: { maxFileBytes: number; maxFiles: number; maxFieldBytes: number }): Promise<Record<string, unknown>> {
+/** The request as our JSON: body, then query parameters, then path variables; problems go to `violations`. */
+async function requestJson(route: Route, vars: Map<string, string>, query: URLSearchParams, req: NodeRequest, maxBodyBytes: number, limits: { maxFileBytes: number; maxFiles: number; maxFieldBytes: number }, violations: FieldViolation[]): Promise<Record<string, unknown>> {
   const desc = route.method.input;
-  const violations: FieldViolation[] = [];
   let json: Record<string, unknown> = {};
   if (route.body !== "") {
     const target = route.body === "*" ? desc : fieldAt(desc, route.body)?.message;
@@ -80,7 +82,6 @@ async function requestJson(route: Route, vars: Map<string, string>, query: URLSe
   }
   for (const key of new Set(query.keys())) assignParam(desc, json, key, query.getAll(key), violations);
   for (const [field, value] of vars) assignParam(desc, json, field, [value], violations);
-  throwIfInvalid(violations);
   return json;
 }
 

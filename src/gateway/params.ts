@@ -1,5 +1,5 @@
 import type { DescField, DescMessage } from "@bufbuild/protobuf";
-import { AppError, type FieldViolation } from "../errors.ts";
+import type { FieldViolation } from "../errors.ts";
 
 /**
  * Path variables, query parameters and form fields arrive as strings keyed by a field path (`a.b`, by JSON or
@@ -71,12 +71,6 @@ function coerce(field: DescField, raw: string): unknown {
       const n = Number(raw);
       return raw.trim() === "" || Number.isNaN(n) ? raw : n;
     }
-  }
-}
-
-export function throwIfInvalid(violations: FieldViolation[]): void {
-  if (violations.length > 0) {
-    throw new AppError("invalid_argument", `Invalid request: ${violations.map((v) => `${v.field} ${v.reason}`).join("; ")}`, { details: violations });
   }
 }
 
