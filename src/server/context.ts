@@ -15,7 +15,7 @@ export interface CallInfo {
 
 export const callInfoKey = createContextKey<CallInfo | undefined>(undefined, { description: "hotelops call info" });
 
-const validRequestId = /^[A-Za-z0-9._:\-]{1,128}$/;
+const validRequestId = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Echo a well-formed incoming X-Request-Id, otherwise make one. */
 export function requestIdFrom(incoming: string | string[] | undefined | null): string {
