@@ -11,6 +11,8 @@ export interface Config {
   /** Unset: an embedded PostgreSQL with its data in `${dataDir}/pg`. */
   databaseUrl: string | undefined;
   dataDir: string;
+  /** Port of the embedded PostgreSQL (only used without DATABASE_URL). */
+  embeddedPgPort: number;
   /** Unset: the dev outbox, one .eml file per message under `${dataDir}/mail`. */
   smtpUrl: string | undefined;
   seedDemo: boolean;
@@ -78,6 +80,7 @@ export function loadConfig(env: Env = process.env): Config {
     nodeEnv,
     databaseUrl,
     dataDir: resolve(env.DATA_DIR ?? ".data"),
+    embeddedPgPort: int("EMBEDDED_PG_PORT", 5433, 1024, 65535),
     smtpUrl,
     seedDemo: flag("SEED_DEMO"),
     tls: certFile !== undefined && keyFile !== undefined ? { certFile, keyFile } : undefined,

