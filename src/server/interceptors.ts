@@ -45,7 +45,8 @@ function elapsed(started: number): number {
 }
 
 export function toConnectError(err: AppError, requestId: string): ConnectError {
-  const metadata = new Headers({ "x-request-id": requestId, "x-error-code": err.code, ...err.headers });
+  // x-request-id is already a response header (set by the dispatcher for every call).
+  const metadata = new Headers({ "x-error-code": err.code, ...err.headers });
   if (err.retryAfterSeconds !== undefined) metadata.set("retry-after", String(Math.max(1, Math.ceil(err.retryAfterSeconds))));
   const detail = create(ErrorInfoSchema, { code: err.code, requestId, details: err.details });
   return new ConnectError(err.message, errorCodes[err.code].rpc, metadata, [{ desc: ErrorInfoSchema, value: detail }]);

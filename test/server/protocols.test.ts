@@ -103,3 +103,23 @@ describe("health", () => {
     expect(await ready.json()).toEqual({ status: "ok" });
   });
 });
+
+describe("errors over gRPC", () => {
+  it("carry our code in an ErrorInfo detail and the request id in metadata", async () => {
+    const { ConnectError, Code } = await import("@connectrpc/connect");
+    const { ErrorInfoSchema } = await import("../../gen/hotelops/api/v1/rest_pb.js");
+    const { Health } = await import("../../gen/grpc/health/v1/health_pb.js");
+    const client = createClient(Health, createGrpcTransport({ baseUrl: app.baseUrl }));
+    try {
+      await client.check({ service: "no.such.Service" }, { headers: { "x-request-id": "err-1" } });
+      expect.unreachable();
+    } catch (err) {
+      const e = ConnectError.from(err);
+      expect(e.code).toBe(Code.NotFound);
+      expect(e.metadata.get("x-request-id")).toBe("err-1");
+      const [info] = e.findDetails(ErrorInfoSchema);
+      expect(info?.code).toBe("not_found");
+      expect(info?.requestId).toBe("err-1");
+    }
+  });
+});
