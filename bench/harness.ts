@@ -33,6 +33,8 @@ export async function load(name: string, opts: { url: string; method?: "GET" | "
     url: opts.url,
     method: opts.method ?? "GET",
     connections: opts.connections ?? 50,
+    // The load generator runs in its own thread so it does not share the server's event loop.
+    workers: 1,
     duration: opts.seconds ?? Number(process.env.BENCH_SECONDS ?? 8),
     ...(opts.body !== undefined ? { body: opts.body } : {}),
     headers: opts.headers ?? {},

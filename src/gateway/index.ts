@@ -149,7 +149,10 @@ async function invoke(route: Route, input: Uint8Array, req: NodeRequest, res: No
     if (typeof v === "string") header.set(name, v);
   }
   const abort = new AbortController();
-  res.once("close", () => abort.abort());
+  // Only a client that goes away mid-call aborts it (abort() with no reason builds a costly DOMException).
+  res.once("close", () => {
+    if (!res.writableFinished) abort.abort();
+  });
   const uRes = await route.handler!({
     httpVersion: req.httpVersion,
     url: `http://gateway${route.handler!.requestPath}`,
