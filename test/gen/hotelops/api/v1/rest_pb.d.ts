@@ -45,6 +45,15 @@ export declare type RestOptions = Message<"hotelops.api.v1.RestOptions"> & {
    * @generated from field: string error_style = 4;
    */
   errorStyle: string;
+
+  /**
+   * Rate-limit class (README "Rate limits"): "" for the caller's usual bucket (client, staff session or client
+   * IP), "auth" for login-like RPCs (a strict per-IP and per-account bucket), "none" for health/status RPCs
+   * that are never limited.
+   *
+   * @generated from field: string rate_limit_class = 5;
+   */
+  rateLimitClass: string;
 };
 
 /**
