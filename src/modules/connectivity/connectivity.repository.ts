@@ -1,0 +1,52 @@
+import type pg from "pg";
+import type { Kysely } from "kysely";
+import { sql } from "kysely";
+import { AppError } from "../../errors.ts";
+import type { Principal } from "../auth/principal.ts";
+import type { InboundReservationEvent } from "./adapters.ts";
+
+export interface PropertyRef {
+  id: string;
+  code: string;
+  name: string;
+  sandbox: boolean;
+}
+
+/**
+ * The property named by code, if the caller's grants include it. A property outside the grants answers exactly
+ * like one that does not exist (404), so codes of other properties cannot be probed.
+ */
+export async function propertyInReach(pool: pg.Pool, principal: Principal, code: string): Promise<PropertyRef> {
+  const { rows } = await pool.query<PropertyRef>("select id, code, name, sandbox from properties where code = $1 and id = any($2::uuid[]) and active", [code, principal.propertyIds]);
+  const row = rows[0];
+  if (row === undefined) throw new AppError("not_found", `Property ${code} was not found.`);
+  return row;
+}
+
+export async function propertiesInReach(pool: pg.Pool, principal: Principal): Promise<PropertyRef[]> {
+  const { rows } = await pool.query<PropertyRef>("select id, code, name, sandbox from properties where id = any($1::uuid[]) and active order by code", [principal.propertyIds]);
+  return rows;
+}
+
+export interface StoredEvent {
+  id: string;
+  status: "QUEUED" | "PROCESSED" | "REJECTED";
+  reservationId: string | null;
+  reservationCode: string | null;
+  error: string | null;
+}
+
+export async function insertEvent(db: Kysely<unknown>, e: { id: string; propertyId: string; clientId: string; provider: string; event: InboundReservationEvent; now: Date }): Promise<void> {
+  await sql`insert into reservation_events (id, property_id, client_id, provider, event_type, external_reference, payload, created_at)
+            values (${e.id}, ${e.propertyId}, ${e.clientId}, ${e.provider}, ${e.event.eventType}, ${e.event.externalReference}, ${JSON.stringify(e.event)}::jsonb, ${e.now})`.execute(db);
+}
+
+/** One event of this client at this property (another client's or property's event is 404). */
+export async function findEvent(pool: pg.Pool, propertyId: string, clientId: string, eventId: string): Promise<StoredEvent | undefined> {
+  const { rows } = await pool.query<{ id: string; status: StoredEvent["status"]; reservation_id: string | null; reservation_code: string | null; error: string | null }>(
+    "select id, status, reservation_id, reservation_code, error from reservation_events where id = $1 and property_id = $2 and client_id = $3",
+    [eventId, propertyId, clientId],
+  );
+  const r = rows[0];
+  return r && { id: r.id, status: r.status, reservationId: r.reservation_id, reservationCode: r.reservation_code, error: r.error };
+}
