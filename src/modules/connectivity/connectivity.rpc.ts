@@ -1,4 +1,5 @@
 import type { ConnectRouter } from "@connectrpc/connect";
+import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { ConnectivityService as ConnectivityRpc } from "../../../gen/hotelops/connectivity/v1/connectivity_pb.js";
 import { principalKey } from "../auth/principal.ts";
 import type { ConnectivityService } from "./connectivity.service.ts";
@@ -6,7 +7,29 @@ import type { ConnectivityService } from "./connectivity.service.ts";
 export const connectivityRpcServices = [ConnectivityRpc];
 
 export function registerConnectivityRpc(router: ConnectRouter, service: ConnectivityService): void {
+  const ts = (d: Date | null) => (d === null ? undefined : timestampFromDate(d));
+  const opt = <T>(v: T | undefined | null) => (v === undefined || v === null ? undefined : v);
   router.service(ConnectivityRpc, {
+    getCapabilities: (_req, ctx) => service.capabilities(ctx.values.get(principalKey)),
+    async getAvailability(req, ctx) {
+      const a = await service.availability(ctx.values.get(principalKey), req.propertyCode, req.from, req.to, req.roomTypes);
+      return { ...a, roomTypes: a.roomTypes.map((rt) => ({ code: rt.code, days: rt.days, ...(rt.externalCode !== undefined ? { externalCode: rt.externalCode } : {}) })) };
+    },
+    async listReservations(req, ctx) {
+      const page = await service.reservationsFeed(ctx.values.get(principalKey), req.propertyCode, { cursor: req.cursor, updatedSince: req.updatedSince ? timestampDate(req.updatedSince) : undefined, limit: req.limit });
+      return {
+        ...page,
+        data: page.data.map((r) => ({ ...r, channel: opt(r.channel), cancelledAt: ts(r.cancelledAt), createdAt: ts(r.createdAt), updatedAt: ts(r.updatedAt) })),
+      };
+    },
+    async getMappings(req, ctx) {
+      const m = await service.mappings(ctx.values.get(principalKey), req.propertyCode);
+      return {
+        property: { code: m.property.code, externalCode: opt(m.property.externalCode) },
+        roomTypes: m.roomTypes.map((x) => ({ ...x, externalCode: opt(x.externalCode) })),
+        ratePlans: m.ratePlans.map((x) => ({ ...x, externalCode: opt(x.externalCode) })),
+      };
+    },
     async createReservationEvent(req, ctx) {
       const { propertyCode, holder, rooms, ...rest } = req;
       const payload = { ...rest, holder: { name: holder?.name ?? "" }, rooms: rooms.map((r) => ({ ...r, amountMinor: Number(r.amountMinor) })), totalMinor: Number(req.totalMinor) };

@@ -1,11 +1,12 @@
 import type pg from "pg";
-import { AppError } from "../../errors.ts";
+import { AppError, invalidField } from "../../errors.ts";
 import type { Transact } from "../../db/transaction.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { isUuid, newId } from "../../lib/ids.ts";
 import type { Principal } from "../auth/principal.ts";
-import { adapterFor } from "./adapters.ts";
-import { findEvent, insertEvent, propertyInReach, type StoredEvent } from "./connectivity.repository.ts";
+import { adapterFor, isDate } from "./adapters.ts";
+import { findEvent, insertEvent, propertiesInReach, propertyInReach, type StoredEvent } from "./connectivity.repository.ts";
+import { availabilityOf, feedPage, mappingsOf, ratePlansOf, roomTypesOf, type FeedRow } from "./reads.repository.ts";
 
 export const RESERVATION_EVENTS_QUEUE = "connectivity.reservation-events";
 
@@ -22,8 +23,95 @@ function client(principal: Principal | undefined): ClientPrincipal {
   return principal;
 }
 
+const DAY_MS = 86_400_000;
+const CAPABILITIES: Record<string, string> = {
+  "availability.read": "availability",
+  "reservations.read": "reservations.feed",
+  "mappings.read": "mappings",
+  "reservations.write": "reservation-events",
+};
+
+/** The feed cursor is opaque to clients: a versioned, base64url change sequence. */
+export function encodeCursor(seq: bigint): string {
+  return Buffer.from(`v1:${seq}`).toString("base64url");
+}
+
+export function decodeCursor(cursor: string): bigint {
+  const m = /^v1:(\d{1,19})$/.exec(Buffer.from(cursor, "base64url").toString("utf8"));
+  if (m === null) throw invalidField("cursor", "is not a cursor returned by this API");
+  return BigInt(m[1]!);
+}
+
 export function createConnectivityService(deps: ConnectivityDeps) {
   return {
+    async capabilities(principal: Principal | undefined) {
+      const caller = client(principal);
+      const properties = await propertiesInReach(deps.pool, caller);
+      const capabilities = [...caller.scopes].map((s) => CAPABILITIES[s]).filter((c): c is string => c !== undefined).sort();
+      return {
+        clientId: caller.clientId,
+        provider: caller.provider,
+        environment: caller.environment,
+        scopes: [...caller.scopes].sort(),
+        properties: properties.map((p) => ({
+          code: p.code,
+          name: p.name,
+          capabilities: caller.environment === "live" || p.sandbox ? capabilities : capabilities.filter((c) => c !== "reservation-events"),
+        })),
+      };
+    },
+
+    /** Availability over [from, to) in our room type codes with the caller's provider codes beside them. */
+    async availability(principal: Principal | undefined, propertyCode: string, from: string, to: string, roomTypeFilter: string[]) {
+      const caller = client(principal);
+      const property = await propertyInReach(deps.pool, caller, propertyCode);
+      if (!isDate(from)) throw invalidField("from", "must be a date YYYY-MM-DD");
+      if (!isDate(to)) throw invalidField("to", "must be a date YYYY-MM-DD");
+      const days = (Date.parse(to) - Date.parse(from)) / DAY_MS;
+      if (days < 1) throw invalidField("to", "must be after from (to is exclusive)");
+      if (days > 366) throw invalidField("to", "the range is at most 366 days");
+      const [roomTypes, mapped] = await Promise.all([roomTypesOf(deps.pool, property.id), mappingsOf(deps.pool, property.id, caller.provider)]);
+      const wanted = new Set(roomTypeFilter);
+      const selected = wanted.size === 0 ? roomTypes : roomTypes.filter((rt) => wanted.has(rt.code) || wanted.has(mapped.get(rt.id) ?? ""));
+      const rows = await availabilityOf(deps.pool, property.id, selected.map((rt) => rt.id), from, to);
+      return {
+        propertyCode: property.code,
+        from,
+        to,
+        toExclusive: true,
+        roomTypes: selected.map((rt) => ({
+          code: rt.code,
+          externalCode: mapped.get(rt.id),
+          days: rows
+            .filter((r) => r.room_type_id === rt.id)
+            .map((r) => ({ date: r.date, total: r.total, sold: r.sold, blocked: r.blocked, outOfOrder: r.out_of_order, available: Math.max(0, r.total - r.sold - r.blocked - r.out_of_order) })),
+        })),
+      };
+    },
+
+    async reservationsFeed(principal: Principal | undefined, propertyCode: string, opts: { cursor: string; updatedSince: Date | undefined; limit: number }) {
+      const caller = client(principal);
+      const property = await propertyInReach(deps.pool, caller, propertyCode);
+      const limit = opts.limit === 0 ? 100 : opts.limit;
+      if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw invalidField("limit", "must be from 1 to 500");
+      const after = opts.cursor === "" ? 0n : decodeCursor(opts.cursor);
+      const rows = await feedPage(deps.pool, property.id, after, opts.cursor === "" ? opts.updatedSince : undefined, limit + 1);
+      const page = rows.slice(0, limit);
+      const last = page.at(-1);
+      return { data: page.map(toPartnerReservation), nextCursor: encodeCursor(last === undefined ? after : BigInt(last.change_seq)), hasMore: rows.length > limit };
+    },
+
+    async mappings(principal: Principal | undefined, propertyCode: string) {
+      const caller = client(principal);
+      const property = await propertyInReach(deps.pool, caller, propertyCode);
+      const [mapped, roomTypes, ratePlans] = await Promise.all([mappingsOf(deps.pool, property.id, caller.provider), roomTypesOf(deps.pool, property.id), ratePlansOf(deps.pool, property.id)]);
+      return {
+        property: { code: property.code, externalCode: mapped.get(property.id) },
+        roomTypes: roomTypes.map((rt) => ({ code: rt.code, name: rt.name, externalCode: mapped.get(rt.id) })),
+        ratePlans: ratePlans.map((rp) => ({ code: rp.code, name: rp.name, externalCode: mapped.get(rp.id), roomTypeCodes: rp.room_type_codes })),
+      };
+    },
+
     /**
      * Validates the event with the provider's adapter and stores it in the common queue with its processing job,
      * in one transaction. Clients not yet approved for live (environment "test") may write to sandbox properties only.
@@ -54,3 +142,22 @@ export function createConnectivityService(deps: ConnectivityDeps) {
 }
 
 export type ConnectivityService = ReturnType<typeof createConnectivityService>;
+
+export function toPartnerReservation(r: FeedRow) {
+  return {
+    id: r.id,
+    code: r.code,
+    status: r.status,
+    source: r.source,
+    externalReference: r.external_reference ?? "",
+    channel: r.channel,
+    arrivalDate: r.arrival_date,
+    departureDate: r.departure_date,
+    adults: r.adults,
+    children: r.children,
+    roomTypes: r.room_types,
+    cancelledAt: r.cancelled_at,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}

@@ -1,0 +1,115 @@
+import type pg from "pg";
+
+export type MappingKind = "property" | "room_type" | "rate_plan";
+
+/** internal id -> provider code, for one provider at one property. */
+export async function mappingsOf(pool: pg.Pool, propertyId: string, provider: string): Promise<Map<string, string>> {
+  const { rows } = await pool.query<{ internal_id: string; external_code: string }>("select internal_id, external_code from provider_mappings where property_id = $1 and provider = $2", [propertyId, provider]);
+  return new Map(rows.map((r) => [r.internal_id, r.external_code]));
+}
+
+/** Provider code -> internal id for one kind (used to translate inbound events). */
+export async function internalIdOf(db: { query: pg.Pool["query"] }, propertyId: string, provider: string, kind: MappingKind, externalCode: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ internal_id: string }>("select internal_id from provider_mappings where property_id = $1 and provider = $2 and kind = $3 and external_code = $4", [propertyId, provider, kind, externalCode]);
+  return rows[0]?.internal_id;
+}
+
+export async function setMapping(pool: pg.Pool, m: { propertyId: string; provider: string; kind: MappingKind; internalId: string; externalCode: string }): Promise<void> {
+  await pool.query(
+    `insert into provider_mappings (property_id, provider, kind, internal_id, external_code) values ($1, $2, $3, $4, $5)
+     on conflict (property_id, provider, kind, internal_id) do update set external_code = excluded.external_code, updated_at = now()`,
+    [m.propertyId, m.provider, m.kind, m.internalId, m.externalCode],
+  );
+}
+
+export interface RoomTypeRow {
+  id: string;
+  code: string;
+  name: string;
+}
+
+export async function roomTypesOf(pool: pg.Pool, propertyId: string): Promise<RoomTypeRow[]> {
+  return (await pool.query<RoomTypeRow>("select id, code, name from room_types where property_id = $1 order by code", [propertyId])).rows;
+}
+
+export async function ratePlansOf(pool: pg.Pool, propertyId: string): Promise<(RoomTypeRow & { room_type_codes: string[] })[]> {
+  const { rows } = await pool.query<RoomTypeRow & { room_type_codes: string[] | null }>(
+    `select rp.id, rp.code, rp.name, array_agg(rt.code order by rt.code) filter (where rt.code is not null) as room_type_codes
+       from rate_plans rp
+       left join rate_plan_room_types x on x.property_id = rp.property_id and x.rate_plan_id = rp.id
+       left join room_types rt on rt.property_id = x.property_id and rt.id = x.room_type_id
+      where rp.property_id = $1
+      group by rp.id, rp.code, rp.name
+      order by rp.code`,
+    [propertyId],
+  );
+  return rows.map((r) => ({ ...r, room_type_codes: r.room_type_codes ?? [] }));
+}
+
+export interface DayRow {
+  room_type_id: string;
+  date: string;
+  total: number;
+  sold: number;
+  blocked: number;
+  out_of_order: number;
+}
+
+/**
+ * Availability per room type per day over [from, to): one range query. Days without an inventory row have had
+ * no booking, block or out-of-order yet: their total is the room type's room count.
+ */
+export async function availabilityOf(pool: pg.Pool, propertyId: string, roomTypeIds: string[], from: string, to: string): Promise<DayRow[]> {
+  const { rows } = await pool.query<DayRow>(
+    `select rt.id as room_type_id, to_char(d.day, 'YYYY-MM-DD') as date,
+            coalesce(x.total, rt.room_count) as total, coalesce(x.sold, 0) as sold,
+            coalesce(x.blocked, 0) as blocked, coalesce(x.out_of_order, 0) as out_of_order
+       from room_types rt
+       cross join generate_series($3::date, $4::date - 1, interval '1 day') as d(day)
+       left join room_type_days x on x.property_id = rt.property_id and x.room_type_id = rt.id and x.date = d.day::date
+      where rt.property_id = $1 and rt.id = any($2::uuid[])
+      order by rt.code, d.day`,
+    [propertyId, roomTypeIds, from, to],
+  );
+  return rows;
+}
+
+export interface FeedRow {
+  id: string;
+  code: string;
+  status: string;
+  source: string;
+  external_reference: string | null;
+  channel: string | null;
+  arrival_date: string;
+  departure_date: string;
+  adults: number;
+  children: number;
+  room_types: string[];
+  cancelled_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  change_seq: string;
+}
+
+/**
+ * One page of the change feed in change_seq order. change_seq is assigned at the end of every writing transaction
+ * from a per-property counter row held until commit, so sequence order is commit order: a reader that resumes
+ * after the last seq it saw never skips a change committed later.
+ */
+export async function feedPage(pool: pg.Pool, propertyId: string, after: bigint, updatedSince: Date | undefined, limit: number): Promise<FeedRow[]> {
+  const { rows } = await pool.query<FeedRow>(
+    `select r.id, r.code, r.status, r.source, r.external_reference, r.channel,
+            to_char(r.arrival_date, 'YYYY-MM-DD') as arrival_date, to_char(r.departure_date, 'YYYY-MM-DD') as departure_date,
+            r.adults, r.children, r.cancelled_at, r.created_at, r.updated_at, r.change_seq::text as change_seq,
+            coalesce((select array_agg(distinct rt.code order by rt.code) from reservation_rooms rr
+                        join room_types rt on rt.property_id = rr.property_id and rt.id = rr.room_type_id
+                       where rr.property_id = r.property_id and rr.reservation_id = r.id), '{}') as room_types
+       from reservations r
+      where r.property_id = $1 and r.change_seq > $2 and ($3::timestamptz is null or r.updated_at >= $3)
+      order by r.change_seq
+      limit $4`,
+    [propertyId, after.toString(), updatedSince ?? null, limit],
+  );
+  return rows;
+}
