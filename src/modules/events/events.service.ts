@@ -1,0 +1,88 @@
+import type { Tx } from "../../db/transaction.ts";
+import { queues } from "../../jobs/queues.ts";
+import { newId } from "../../lib/ids.ts";
+
+/** Event types of the spec's event table that the event log carries (webhook.test is sent, never logged). */
+export const eventTypes = [
+  "reservation.created",
+  "reservation.updated",
+  "reservation.cancelled",
+  "guest.checked_in",
+  "guest.checked_out",
+  "folio.payment_posted",
+  "invoice.issued",
+  "availability.changed",
+] as const;
+export type EventType = (typeof eventTypes)[number];
+
+/** The spec's "Reservation data" (same fields as the connectivity reservation list). No personal data. */
+export interface ReservationEventData {
+  id: string;
+  code: string;
+  status: string;
+  source: string;
+  externalReference: string;
+  channel: string | null;
+  arrivalDate: string;
+  departureDate: string;
+  adults: number;
+  children: number;
+  roomTypes: string[];
+  cancelledAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The spec's "Room-line data" (guest.checked_in, guest.checked_out). No guest name. */
+export interface RoomLineEventData {
+  reservationId: string;
+  reservationCode: string;
+  externalReference: string;
+  reservationRoomId: string;
+  roomNumber: string;
+  roomTypeCode: string;
+  arrivalDate: string;
+  departureDate: string;
+  adults: number;
+  children: number;
+  checkedInAt: string;
+  checkedOutAt: string | null;
+}
+
+/** The spec's "Availability hint data": a hint only, the current numbers come from the availability read. */
+export interface AvailabilityEventData {
+  from: string;
+  to: string;
+  toExclusive: true;
+  roomTypes: string[];
+  reason: "reservation" | "room_block" | "out_of_order" | "inventory";
+}
+
+export interface NewEvent {
+  propertyId: string;
+  type: EventType;
+  occurredAt: Date;
+  data: object;
+}
+
+export interface EventFanoutJob {
+  eventId: string;
+}
+
+/**
+ * Appends one event to the log and enqueues its fan-out job, both on the caller's transaction: the event
+ * exists if and only if the change it describes committed. Returns the event id (the webhook envelope id).
+ */
+export async function recordEvent(tx: Tx, event: NewEvent): Promise<string> {
+  const id = newId(event.occurredAt.getTime());
+  await tx.query("insert into events (id, property_id, type, occurred_at, data) values ($1, $2, $3, $4, $5)", [
+    id,
+    event.propertyId,
+    event.type,
+    event.occurredAt,
+    JSON.stringify(event.data),
+  ]);
+  const job: EventFanoutJob = { eventId: id };
+  await tx.enqueue(queues.eventsFanout, job);
+  return id;
+}

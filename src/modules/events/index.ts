@@ -1,0 +1,10 @@
+export {
+  recordEvent,
+  eventTypes,
+  type EventType,
+  type NewEvent,
+  type EventFanoutJob,
+  type ReservationEventData,
+  type RoomLineEventData,
+  type AvailabilityEventData,
+} from "./events.service.ts";
