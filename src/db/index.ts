@@ -5,7 +5,7 @@ import pg from "pg";
 import type { Config } from "../config.ts";
 import type { Logger } from "../lib/logger.ts";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "./embedded.ts";
-import { createOrm, migrate, pendingMigrations } from "./orm.ts";
+import { createOrm, migrate } from "./orm.ts";
 
 export interface Database {
   orm: MikroORM;
@@ -15,7 +15,7 @@ export interface Database {
    * measured at several times the throughput of a query through the ORM's Kysely bridge.
    */
   pool: pg.Pool;
-  /** True when the database answers and no migration is pending. */
+  /** True when the database answers within 2 s (migrations were applied before openDatabase returned). */
   readiness(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -25,6 +25,10 @@ export const EMBEDDED_PORT = 5433;
 /**
  * Opens the database: DATABASE_URL when set, else an embedded PostgreSQL with data in `${dataDir}/pg`;
  * then applies pending migrations under an advisory lock so concurrent starts do not race.
+ *
+ * Lifecycle (composed in app.ts): openDatabase -> startBoss({ url: db.url }) -> createTransact(db.orm,
+ * boss.pgboss) -> modules register workers -> servers listen. Shutdown runs backwards: servers drain ->
+ * boss.stop() (waits for running jobs) -> db.close() (pool, ORM, then the embedded PostgreSQL last).
  */
 export async function openDatabase(config: Pick<Config, "databaseUrl" | "dataDir"> & Partial<Pick<Config, "embeddedPgPort">>, logger: Logger): Promise<Database> {
   let embedded: EmbeddedDatabase | undefined;
@@ -33,37 +37,50 @@ export async function openDatabase(config: Pick<Config, "databaseUrl" | "dataDir
     embedded = await startEmbeddedPostgres({ dir: join(config.dataDir, "pg"), port: config.embeddedPgPort ?? EMBEDDED_PORT, logger });
     url = embedded.url;
   }
-  const orm = await createOrm(url);
+  const orm = await createOrm(url).catch(async (err: unknown) => {
+    await embedded?.stop();
+    throw err;
+  });
   try {
-    const conn = orm.em.getKysely() as unknown as Kysely<unknown>;
-    await withMigrationLock(conn, () => migrate(orm));
+    await withMigrationLock(orm.em.getKysely<unknown>(), () => migrate(orm));
   } catch (err) {
     await orm.close(true);
     await embedded?.stop();
     throw err;
   }
-  let migrated = true;
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // connectionTimeoutMillis: a lost database answers 503 within seconds instead of hanging requests.
+  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5_000 });
   pool.on("error", (err) => logger.warn({ err }, "idle database connection failed"));
   return {
     orm,
     url,
     pool,
+    // Migrations ran before openDatabase returned (it throws otherwise), so answering is all that is left.
     async readiness() {
       try {
-        if (!migrated) migrated = (await pendingMigrations(orm)) === 0;
-        await pool.query("select 1");
-        return migrated;
+        await withTimeout(pool.query("select 1"), 2_000);
+        return true;
       } catch {
         return false;
       }
     },
     async close() {
-      await pool.end();
-      await orm.close(true);
-      await embedded?.stop();
+      try {
+        await pool.end();
+        await orm.close(true);
+      } finally {
+        await embedded?.stop();
+      }
     },
   };
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
 async function withMigrationLock(db: Kysely<unknown>, run: () => Promise<void>): Promise<void> {

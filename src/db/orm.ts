@@ -3,7 +3,12 @@ import { Migrator } from "@mikro-orm/migrations";
 import { entities } from "./entities.ts";
 import { migrations } from "./migrations/index.ts";
 
-/** MikroORM on one connection URL; entities come from defineEntity (no decorators, no TS metadata). */
+/**
+ * MikroORM on one connection URL. Entities come from defineEntity, so the default metadata provider needs
+ * no decorators, reflect-metadata or ts-morph, and nothing is discovered from files.
+ * Pool: 10 connections is plenty for 2 cores (PostgreSQL work, not connection count, is the limit); the
+ * plain pg pool in index.ts and pg-boss hold their own, well under max_connections.
+ */
 export async function createOrm(url: string, poolMax = 10): Promise<MikroORM> {
   return MikroORM.init({
     clientUrl: url,
@@ -12,11 +17,12 @@ export async function createOrm(url: string, poolMax = 10): Promise<MikroORM> {
     pool: { min: 0, max: poolMax },
     debug: false,
     allowGlobalContext: false,
+    // Migrations are classes listed in migrations/index.ts: no globbing, no TypeScript loader, no snapshot file.
     migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, snapshot: false, silent: true },
   });
 }
 
-/** Applies pending migrations; safe to call from several processes (the migrator takes a lock). */
+/** Applies pending migrations in one transaction. Callers serialize concurrent starts (see openDatabase). */
 export async function migrate(orm: MikroORM): Promise<void> {
   await orm.migrator.up();
 }

@@ -1,32 +1,50 @@
+import type { IsolationLevel } from "@mikro-orm/core";
 import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
 import { fromKysely, type PgBoss, type SendOptions } from "pg-boss";
-import type { Kysely } from "kysely";
+import { CompiledQuery, type Kysely } from "kysely";
 
-/** What a module gets inside one database transaction. */
+/** What a module gets inside one database transaction. Everything on it commits or rolls back together. */
 export interface Tx {
-  /** The ORM, bound to the transaction. */
+  /** The ORM, bound to the transaction: `tx.em.persist(entity)` is flushed at commit. */
   em: EntityManager;
-  /** Kysely bound to the same transaction, for hot paths: `sql\`...\`.execute(tx.db)`. */
+  /** Kysely bound to the same transaction: `` await sql`select ... where id = ${id}`.execute(tx.db) ``. */
   db: Kysely<unknown>;
+  /**
+   * Raw SQL with PostgreSQL's own `$1, $2` placeholders on the transaction's connection, for hot paths
+   * (availability, counters). Rows come back as node-postgres returns them (snake_case columns).
+   * Note: `tx.em.execute()` also runs on the transaction but takes `?` placeholders.
+   */
+  query<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<R[]>;
   /** Enqueues a pg-boss job in the same transaction: a rollback removes the job with the rows. */
-  enqueue(queue: string, data: object, options?: SendOptions): Promise<string | null>;
+  enqueue(queue: string, data: object, options?: Omit<SendOptions, "db">): Promise<string | null>;
 }
 
-export type Transact = <T>(work: (tx: Tx) => Promise<T>) => Promise<T>;
+export interface TransactOptions {
+  /** Default: read committed. Serializable work must be ready to retry on 40001 (toAppError maps it to conflict). */
+  isolationLevel?: IsolationLevel | `${IsolationLevel}`;
+  readOnly?: boolean;
+}
+
+export type Transact = <T>(work: (tx: Tx) => Promise<T>, options?: TransactOptions) => Promise<T>;
 
 /**
  * The one way to change state: entities, event rows and jobs commit or roll back together
- * (never "write, then hope to enqueue").
+ * (never "write, then hope to enqueue"). Pending `tx.em` changes are flushed before commit.
  */
 export function createTransact(orm: MikroORM, boss: PgBoss): Transact {
-  return (work) =>
+  return (work, options = {}) =>
     orm.em.fork().transactional(async (em) => {
-      const db = em.getKysely() as unknown as Kysely<unknown>;
-      const boundBoss = fromKysely(em.getKysely());
+      // Inside transactional(), getKysely() returns the Kysely transaction that holds the connection.
+      const db = em.getKysely<unknown>();
+      const bossDb = fromKysely(em.getKysely());
       return work({
         em,
         db,
-        enqueue: (queue, data, options) => boss.send(queue, data, { ...options, db: boundBoss }),
+        async query<R>(text: string, params: readonly unknown[] = []) {
+          const result = await db.executeQuery<R>(CompiledQuery.raw(text, [...params]));
+          return result.rows as R[];
+        },
+        enqueue: (queue, data, sendOptions) => boss.send(queue, data, { ...sendOptions, db: bossDb }),
       });
-    });
+    }, options);
 }

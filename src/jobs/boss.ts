@@ -3,34 +3,68 @@ import type { Role } from "../config.ts";
 import type { Logger } from "../lib/logger.ts";
 import { queues } from "./queues.ts";
 
+/**
+ * Options of one worker. The pg-boss flags that change the handler's shape (transactional, perJobResults,
+ * includeMetadata) are left out so every handler has the same signature; `queue` sets the queue's policy,
+ * retries and expiry when this call creates it.
+ */
+export type WorkerOptions = Omit<WorkOptions, "transactional" | "transactionTimeoutSeconds" | "perJobResults" | "includeMetadata"> & {
+  queue?: Omit<Queue, "name">;
+};
+
+/** Handles one job. Throwing fails the job (retried per the queue's retryLimit); `job.signal` aborts at shutdown. */
+export type JobHandler<T> = (job: Job<T>) => Promise<unknown>;
+
 export interface Boss {
   pgboss: PgBoss;
-  /** Registers a worker when this process runs jobs (ROLE=worker|all); a no-op for ROLE=api. */
-  registerWorker<T extends object>(queue: string, handler: (job: Job<T>) => Promise<unknown>, options?: WorkOptions & { queue?: Omit<Queue, "name"> }): Promise<void>;
+  /** Creates the queue (notify on) and, when this process runs jobs (ROLE=worker|all), starts a worker. */
+  registerWorker<T extends object>(queue: string, handler: JobHandler<T>, options?: WorkerOptions): Promise<void>;
+  /** Stops fetching, waits up to graceMs for running handlers, fails what is still running, closes the pool. */
   stop(): Promise<void>;
 }
 
+export interface BossOptions {
+  url: string;
+  role: Role;
+  logger: Logger;
+  /** How long stop() waits for in-flight jobs. Default 10 s (pg-boss enforces at least 1 s). */
+  graceMs?: number;
+}
+
 /**
- * pg-boss on the service database in its own schema. LISTEN/NOTIFY is on and queues are created with
- * `notify: true`, so a job sent in a committed transaction starts within milliseconds, not at the next poll.
+ * pg-boss on the service database in its own schema `pgboss` (created or upgraded on start, under pg-boss's
+ * own advisory lock). LISTEN/NOTIFY is on and queues are created with `notify: true`, so a job sent in a
+ * committed transaction starts within milliseconds instead of at the next poll.
  */
-export async function startBoss(opts: { url: string; role: Role; logger: Logger; graceMs?: number }): Promise<Boss> {
-  const pgboss = new PgBoss({ connectionString: opts.url, schema: "pgboss", useListenNotify: true, max: 4 });
-  pgboss.on("error", (err) => opts.logger.error({ err }, "pg-boss error"));
-  await pgboss.start();
+export async function startBoss(opts: BossOptions): Promise<Boss> {
   const runsJobs = opts.role !== "api";
+  const pgboss = new PgBoss({
+    connectionString: opts.url,
+    schema: "pgboss",
+    useListenNotify: true,
+    // Small: workers hold a connection only while fetching or completing; one more is the LISTEN session.
+    max: 4,
+    // Cron and maintenance belong to processes that run jobs; API-only processes only send.
+    schedule: runsJobs,
+    supervise: runsJobs,
+  });
+  pgboss.on("error", (err) => opts.logger.error({ err }, "pg-boss error"));
+  pgboss.on("warning", (warning) => opts.logger.warn({ warning }, "pg-boss warning"));
+  await pgboss.start();
   const ensureQueue = async (name: string, options: Omit<Queue, "name"> = {}): Promise<void> => {
+    // A no-op when the queue exists (options of an existing queue are not changed here).
     await pgboss.createQueue(name, { notify: true, ...options });
   };
   for (const name of Object.values(queues)) await ensureQueue(name);
   return {
     pgboss,
-    async registerWorker(queue, handler, options = {}) {
+    async registerWorker<T extends object>(queue: string, handler: JobHandler<T>, options: WorkerOptions = {}) {
       const { queue: queueOptions, ...work } = options;
       await ensureQueue(queue, queueOptions);
       if (!runsJobs) return;
-      await pgboss.work(queue, { batchSize: 1, ...work }, async (jobs: Job<never>[]) => {
-        for (const job of jobs) await handler(job as Job<never>);
+      // batchSize 1 by default, so a failing job fails alone; with a larger batch one throw fails the batch.
+      await pgboss.work<T>(queue, { batchSize: 1, ...work }, async (jobs) => {
+        for (const job of jobs) await handler(job);
       });
     },
     async stop() {

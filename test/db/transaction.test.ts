@@ -1,73 +1,128 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sql, type Kysely } from "kysely";
-import { pino } from "pino";
-import { openDatabase, type Database } from "../../src/db/index.ts";
-import { createTransact, type Transact } from "../../src/db/transaction.ts";
-import { startBoss, type Boss } from "../../src/jobs/boss.ts";
-import { freshDatabaseUrl } from "../helpers/db.ts";
+import { sql } from "kysely";
+import { getPlatformSettings, PlatformSettings, setPartnerApi } from "../../src/db/platform-settings.ts";
+import { migrations } from "../../src/db/migrations/index.ts";
+import { openTestDatabase, type TestDatabase } from "../helpers/db.ts";
 
-const logger = pino({ level: "silent" });
-let db: Database;
-let boss: Boss;
-let transact: Transact;
+let t: TestDatabase;
 
 beforeAll(async () => {
-  db = await openDatabase({ databaseUrl: await freshDatabaseUrl(), dataDir: "/nonexistent" }, logger);
-  boss = await startBoss({ url: db.url, role: "all", logger });
-  transact = createTransact(db.orm, boss.pgboss);
-  await boss.pgboss.createQueue("tx-probe");
-  await sql`create table probe (id text primary key)`.execute(db.orm.em.getKysely() as unknown as Kysely<unknown>);
+  t = await openTestDatabase();
+  await t.boss.pgboss.createQueue("tx-probe");
+  await t.db.pool.query("create table probe (id text primary key, n integer)");
 });
 afterAll(async () => {
-  await boss?.stop();
-  await db?.close();
+  await t?.close();
 });
 
-async function count(query: ReturnType<typeof sql<{ n: string }>>): Promise<number> {
-  const r = await query.execute(db.orm.em.getKysely() as unknown as Kysely<unknown>);
-  return Number(r.rows[0]?.n);
+async function count(text: string, params: unknown[] = []): Promise<number> {
+  const { rows } = await t.db.pool.query<{ n: string }>(text, params);
+  return Number(rows[0]?.n);
 }
 
 describe("transaction helper", () => {
   it("commits the row and the job together", async () => {
-    await transact(async (tx) => {
-      await sql`insert into probe (id) values ('committed')`.execute(tx.db);
+    await t.transact(async (tx) => {
+      await sql`insert into probe (id) values (${"committed"})`.execute(tx.db);
       await tx.enqueue("tx-probe", { id: "committed" });
     });
-    expect(await count(sql<{ n: string }>`select count(*) as n from probe where id = 'committed'`)).toBe(1);
-    expect(await count(sql<{ n: string }>`select count(*) as n from pgboss.job where name = 'tx-probe' and data->>'id' = 'committed'`)).toBe(1);
+    expect(await count("select count(*) as n from probe where id = 'committed'")).toBe(1);
+    expect(await count("select count(*) as n from pgboss.job where name = 'tx-probe' and data->>'id' = 'committed'")).toBe(1);
   });
 
   it("rolls back both the row and the job", async () => {
     await expect(
-      transact(async (tx) => {
-        await sql`insert into probe (id) values ('rolled-back')`.execute(tx.db);
+      t.transact(async (tx) => {
+        await tx.query("insert into probe (id) values ($1)", ["rolled-back"]);
         await tx.enqueue("tx-probe", { id: "rolled-back" });
         throw new Error("boom");
       }),
     ).rejects.toThrow("boom");
-    expect(await count(sql<{ n: string }>`select count(*) as n from probe where id = 'rolled-back'`)).toBe(0);
-    expect(await count(sql<{ n: string }>`select count(*) as n from pgboss.job where data->>'id' = 'rolled-back'`)).toBe(0);
+    expect(await count("select count(*) as n from probe where id = 'rolled-back'")).toBe(0);
+    expect(await count("select count(*) as n from pgboss.job where data->>'id' = 'rolled-back'")).toBe(0);
+  });
+
+  it("flushes ORM changes, raw $n SQL and the job in one transaction, seeing its own writes", async () => {
+    const seen = await t.transact(async (tx) => {
+      const settings = await tx.em.findOneOrFail(PlatformSettings, { id: 1 });
+      settings.status = "degraded";
+      await tx.query("insert into probe (id, n) values ($1, $2), ($3, $4)", ["a", 1, "b", 2]);
+      await tx.enqueue("tx-probe", { id: "orm" });
+      // em.execute runs on the same transaction but takes `?` placeholders.
+      const viaEm = await tx.em.execute<{ n: number }[]>("select sum(n)::int as n from probe where id in (?, ?)", ["a", "b"]);
+      const viaTx = await tx.query<{ n: number }>("select sum(n)::int as n from probe where id = any($1)", [["a", "b"]]);
+      return [viaEm[0]?.n, viaTx[0]?.n];
+    });
+    expect(seen).toEqual([3, 3]);
+    expect((await getPlatformSettings(t.db.orm.em.fork())).status).toBe("degraded");
+    await t.transact(async (tx) => {
+      await tx.query("update platform_settings set status = 'operational'");
+    });
   });
 
   it("delivers a job sent in a committed transaction within milliseconds (LISTEN/NOTIFY)", async () => {
     let sentAt = 0;
     const received = new Promise<number>((resolve) => {
-      void boss.registerWorker<{ n: number }>("latency-probe", async () => {
+      void t.boss.registerWorker<{ n: number }>("latency-probe", async () => {
         resolve(performance.now() - sentAt);
       });
     });
-    await new Promise((r) => setTimeout(r, 300)); // let the worker's first empty poll pass
+    await new Promise((r) => setTimeout(r, 300)); // let the worker's first empty fetch pass
     sentAt = performance.now();
-    await transact((tx) => tx.enqueue("latency-probe", { n: 1 }));
-    const latency = await received;
-    expect(latency).toBeLessThan(500);
+    await t.transact((tx) => tx.enqueue("latency-probe", { n: 1 }));
+    expect(await received).toBeLessThan(500);
   });
 });
 
-describe("migrations", () => {
-  it("are applied and the platform row exists", async () => {
-    expect(await db.readiness()).toBe(true);
-    expect(await count(sql<{ n: string }>`select count(*) as n from platform_settings`)).toBe(1);
+describe("boss", () => {
+  it("stop() waits for a running job to finish", async () => {
+    const other = await openTestDatabase({ url: t.url });
+    let started!: () => void;
+    const running = new Promise<void>((r) => (started = r));
+    let finished = false;
+    await other.boss.registerWorker("slow-probe", async () => {
+      started();
+      await new Promise((r) => setTimeout(r, 400));
+      finished = true;
+    });
+    const id = await other.transact((tx) => tx.enqueue("slow-probe", {}));
+    await running;
+    await other.close();
+    expect(finished).toBe(true);
+    const { rows } = await t.db.pool.query<{ state: string }>("select state from pgboss.job where id = $1", [id]);
+    expect(rows[0]?.state).toBe("completed");
+  });
+
+  it("registers no worker when ROLE=api, but creates the queue so the API can send", async () => {
+    const api = await openTestDatabase({ url: t.url, role: "api" });
+    try {
+      let ran = false;
+      await api.boss.registerWorker("api-only-probe", async () => {
+        ran = true;
+      });
+      expect(await api.transact((tx) => tx.enqueue("api-only-probe", {}))).toBeTypeOf("string");
+      await new Promise((r) => setTimeout(r, 200));
+      expect(ran).toBe(false);
+    } finally {
+      await api.close();
+    }
+  });
+});
+
+describe("migrations and platform settings", () => {
+  it("are applied, recorded, and the single platform row exists", async () => {
+    expect(await t.db.readiness()).toBe(true);
+    expect(await count("select count(*) as n from mikro_orm_migrations")).toBe(migrations.length);
+    expect(await count("select count(*) as n from platform_settings")).toBe(1);
+    await expect(t.db.pool.query("insert into platform_settings (id) values (2)")).rejects.toThrow(/check/);
+  });
+
+  it("switches the partner API and records when", async () => {
+    const at = new Date("2026-11-22T10:00:00.000Z");
+    await t.transact((tx) => setPartnerApi(tx.em, false, at));
+    expect(await getPlatformSettings(t.db.orm.em.fork())).toEqual({ status: "operational", partnerApiEnabled: false });
+    const { rows } = await t.db.pool.query<{ updated_at: Date }>("select updated_at from platform_settings");
+    expect(rows[0]?.updated_at.toISOString()).toBe(at.toISOString());
+    await setPartnerApi(t.db.orm.em.fork(), true, new Date());
   });
 });

@@ -1,8 +1,13 @@
 import { inject } from "vitest";
 import pg from "pg";
+import { pino } from "pino";
+import type { Role } from "../../src/config.ts";
+import { openDatabase, type Database } from "../../src/db/index.ts";
+import { createTransact, type Transact } from "../../src/db/transaction.ts";
+import { startBoss, type Boss } from "../../src/jobs/boss.ts";
 import { newId } from "../../src/lib/ids.ts";
 
-/** A database of its own for one test file, cloned from the migrated template (fast: a file copy). */
+/** A database of its own for one test file, cloned from the migrated template (a file copy, tens of ms). */
 export async function freshDatabaseUrl(): Promise<string> {
   const admin = inject("DATABASE_URL_ADMIN");
   const name = `t_${newId().replaceAll("-", "").slice(-16)}`;
@@ -14,7 +19,8 @@ export async function freshDatabaseUrl(): Promise<string> {
         await client.query(`create database ${name} template hotelops_template`);
         break;
       } catch (err) {
-        // Two files cloning at the same instant: PostgreSQL refuses a template that is being accessed.
+        // PostgreSQL refuses a template another session is using; nobody may connect to ours, but retry
+        // rather than fail a file if a clone ever overlaps with something that does.
         if (attempt > 50 || !String(err).includes("being accessed")) throw err;
         await new Promise((r) => setTimeout(r, 50 + Math.random() * 100));
       }
@@ -23,4 +29,39 @@ export async function freshDatabaseUrl(): Promise<string> {
     await client.end();
   }
   return admin.replace(/\/postgres$/, `/${name}`);
+}
+
+export interface TestDatabase {
+  url: string;
+  db: Database;
+  boss: Boss;
+  transact: Transact;
+  close(): Promise<void>;
+}
+
+/**
+ * The database layer as app.ts wires it, on a fresh database: call in beforeAll, `close()` in afterAll.
+ * ROLE decides whether `boss.registerWorker` starts workers (default `all`: it does).
+ */
+export async function openTestDatabase(options: { role?: Role; url?: string } = {}): Promise<TestDatabase> {
+  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
+  const url = options.url ?? (await freshDatabaseUrl());
+  const db = await openDatabase({ databaseUrl: url, dataDir: "/nonexistent" }, logger);
+  const boss = await startBoss({ url, role: options.role ?? "all", logger, graceMs: 2_000 }).catch(async (err: unknown) => {
+    await db.close();
+    throw err;
+  });
+  return {
+    url,
+    db,
+    boss,
+    transact: createTransact(db.orm, boss.pgboss),
+    async close() {
+      try {
+        await boss.stop();
+      } finally {
+        await db.close();
+      }
+    },
+  };
 }
