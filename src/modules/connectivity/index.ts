@@ -20,3 +20,4 @@ export function createConnectivityModule(deps: Deps): Module {
     startWorkers: () => deps.boss.pgboss.createQueue(RESERVATION_EVENTS_QUEUE, { notify: true }),
   };
 }
+export { setProviderMapping } from "./mappings.admin.ts";
