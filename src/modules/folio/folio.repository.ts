@@ -1,0 +1,236 @@
+import type { Tx } from "../../db/transaction.ts";
+import { formatFolioNumber } from "../invoices/numbering.ts";
+
+/**
+ * Persistence of folios, charges and payments. Every query takes the property id and filters by it.
+ * Money comes back as bigint (selected as text: node-postgres would otherwise hand int8 over as a string
+ * anyway, and never as a float); dates as YYYY-MM-DD text.
+ */
+
+export interface PropertyRow {
+  id: string;
+  code: string;
+  currency: string;
+  amountScale: number;
+  vatRateBp: number;
+  accommodationTaxRateBp: number;
+  businessDate: string;
+}
+
+export interface FolioRow {
+  id: string;
+  propertyId: string;
+  reservationId: string;
+  reservationCode: string;
+  number: string;
+  currency: string;
+  amountScale: number;
+  createdAt: Date;
+}
+
+export interface ChargeRow {
+  id: string;
+  folioId: string;
+  kind: "ROOM" | "EXTRA";
+  code: string;
+  description: string;
+  amountMinor: bigint;
+  businessDate: string;
+  reservationRoomId: string | null;
+  invoiceId: string | null;
+  postedAt: Date;
+  postedBy: string;
+}
+
+export interface PaymentRow {
+  id: string;
+  folioId: string;
+  amountMinor: bigint;
+  methodCode: string;
+  methodKind: string;
+  reference: string;
+  reversedPaymentId: string | null;
+  reversedByPaymentId: string | null;
+  businessDate: string;
+  postedAt: Date;
+  postedBy: string;
+}
+
+type Raw = Record<string, unknown>;
+
+export async function loadProperty(tx: Tx, propertyId: string, lock = false): Promise<PropertyRow | undefined> {
+  const [r] = await tx.query<Raw>(
+    `select id, code, currency, amount_scale, vat_rate_bp, accommodation_tax_rate_bp, business_date::text as business_date
+       from properties where id = $1 ${lock ? "for update" : ""}`,
+    [propertyId],
+  );
+  if (r === undefined) return undefined;
+  return {
+    id: r.id as string,
+    code: r.code as string,
+    currency: r.currency as string,
+    amountScale: r.amount_scale as number,
+    vatRateBp: r.vat_rate_bp as number,
+    accommodationTaxRateBp: r.accommodation_tax_rate_bp as number,
+    businessDate: r.business_date as string,
+  };
+}
+
+const folioColumns = `id, property_id, reservation_id, reservation_code, number, currency, amount_scale, created_at`;
+
+function toFolio(r: Raw): FolioRow {
+  return {
+    id: r.id as string,
+    propertyId: r.property_id as string,
+    reservationId: r.reservation_id as string,
+    reservationCode: r.reservation_code as string,
+    number: r.number as string,
+    currency: r.currency as string,
+    amountScale: r.amount_scale as number,
+    createdAt: new Date(r.created_at as string | Date),
+  };
+}
+
+export async function findFolio(tx: Tx, propertyId: string, folioId: string, lock = false): Promise<FolioRow | undefined> {
+  const [r] = await tx.query<Raw>(`select ${folioColumns} from folios where property_id = $1 and id = $2 ${lock ? "for update" : ""}`, [propertyId, folioId]);
+  return r === undefined ? undefined : toFolio(r);
+}
+
+export async function findFolioByReservation(tx: Tx, propertyId: string, reservationId: string): Promise<FolioRow | undefined> {
+  const [r] = await tx.query<Raw>(`select ${folioColumns} from folios where property_id = $1 and reservation_id = $2`, [propertyId, reservationId]);
+  return r === undefined ? undefined : toFolio(r);
+}
+
+/** Inserts the folio unless the reservation has one already (concurrent opens); returns the one that exists. */
+export async function insertFolio(tx: Tx, row: Omit<FolioRow, "number">): Promise<FolioRow> {
+  const [counter] = await tx.query<{ n: string }>(
+    `insert into folio_counters (property_id, last_number) values ($1, 1)
+     on conflict (property_id) do update set last_number = folio_counters.last_number + 1
+     returning last_number::text as n`,
+    [row.propertyId],
+  );
+  const number = formatFolioNumber(BigInt(counter!.n));
+  const inserted = await tx.query<Raw>(
+    `insert into folios (${folioColumns}) values ($1, $2, $3, $4, $5, $6, $7, $8)
+     on conflict (property_id, reservation_id) do nothing returning ${folioColumns}`,
+    [row.id, row.propertyId, row.reservationId, row.reservationCode, number, row.currency, row.amountScale, row.createdAt],
+  );
+  if (inserted[0] !== undefined) return toFolio(inserted[0]);
+  const existing = await findFolioByReservation(tx, row.propertyId, row.reservationId);
+  if (existing === undefined) throw new Error("folio vanished after a conflicting insert");
+  return existing;
+}
+
+const chargeColumns = `id, folio_id, kind, code, description, amount_minor::text as amount_minor, business_date::text as business_date,
+  reservation_room_id, invoice_id, posted_at, posted_by`;
+
+function toCharge(r: Raw): ChargeRow {
+  return {
+    id: r.id as string,
+    folioId: r.folio_id as string,
+    kind: r.kind as ChargeRow["kind"],
+    code: r.code as string,
+    description: r.description as string,
+    amountMinor: BigInt(r.amount_minor as string),
+    businessDate: r.business_date as string,
+    reservationRoomId: (r.reservation_room_id as string | null) ?? null,
+    invoiceId: (r.invoice_id as string | null) ?? null,
+    postedAt: new Date(r.posted_at as string | Date),
+    postedBy: r.posted_by as string,
+  };
+}
+
+export async function listCharges(tx: Tx, propertyId: string, folioId: string): Promise<ChargeRow[]> {
+  const rows = await tx.query<Raw>(`select ${chargeColumns} from folio_charges where property_id = $1 and folio_id = $2 order by posted_at, id`, [propertyId, folioId]);
+  return rows.map(toCharge);
+}
+
+/** Inserts a charge; a room charge for a night already charged is skipped and `undefined` returned. */
+export async function insertCharge(tx: Tx, propertyId: string, c: Omit<ChargeRow, "invoiceId">): Promise<ChargeRow | undefined> {
+  const rows = await tx.query<Raw>(
+    `insert into folio_charges (id, property_id, folio_id, kind, code, description, amount_minor, business_date, reservation_room_id, posted_at, posted_by)
+     values ($1, $2, $3, $4, $5, $6, $7::bigint, $8::date, $9, $10, $11)
+     on conflict (property_id, reservation_room_id, business_date) where kind = 'ROOM' do nothing
+     returning ${chargeColumns}`,
+    [c.id, propertyId, c.folioId, c.kind, c.code, c.description, c.amountMinor.toString(), c.businessDate, c.reservationRoomId, c.postedAt, c.postedBy],
+  );
+  return rows[0] === undefined ? undefined : toCharge(rows[0]);
+}
+
+const paymentColumns = `p.id, p.folio_id, p.amount_minor::text as amount_minor, p.method_code, p.method_kind, p.reference, p.reversed_payment_id,
+  (select r.id from folio_payments r where r.property_id = p.property_id and r.reversed_payment_id = p.id) as reversed_by_payment_id,
+  p.business_date::text as business_date, p.posted_at, p.posted_by`;
+
+function toPayment(r: Raw): PaymentRow {
+  return {
+    id: r.id as string,
+    folioId: r.folio_id as string,
+    amountMinor: BigInt(r.amount_minor as string),
+    methodCode: r.method_code as string,
+    methodKind: r.method_kind as string,
+    reference: r.reference as string,
+    reversedPaymentId: (r.reversed_payment_id as string | null) ?? null,
+    reversedByPaymentId: (r.reversed_by_payment_id as string | null) ?? null,
+    businessDate: r.business_date as string,
+    postedAt: new Date(r.posted_at as string | Date),
+    postedBy: r.posted_by as string,
+  };
+}
+
+export async function listPayments(tx: Tx, propertyId: string, folioId: string): Promise<PaymentRow[]> {
+  const rows = await tx.query<Raw>(`select ${paymentColumns} from folio_payments p where p.property_id = $1 and p.folio_id = $2 order by p.posted_at, p.id`, [propertyId, folioId]);
+  return rows.map(toPayment);
+}
+
+export async function findPayment(tx: Tx, propertyId: string, paymentId: string): Promise<PaymentRow | undefined> {
+  const [r] = await tx.query<Raw>(`select ${paymentColumns} from folio_payments p where p.property_id = $1 and p.id = $2`, [propertyId, paymentId]);
+  return r === undefined ? undefined : toPayment(r);
+}
+
+export async function insertPayment(tx: Tx, propertyId: string, p: Omit<PaymentRow, "reversedByPaymentId">): Promise<PaymentRow> {
+  await tx.query(
+    `insert into folio_payments (id, property_id, folio_id, amount_minor, method_code, method_kind, reference, reversed_payment_id, business_date, posted_at, posted_by)
+     values ($1, $2, $3, $4::bigint, $5, $6, $7, $8, $9::date, $10, $11)`,
+    [p.id, propertyId, p.folioId, p.amountMinor.toString(), p.methodCode, p.methodKind, p.reference, p.reversedPaymentId, p.businessDate, p.postedAt, p.postedBy],
+  );
+  return { ...p, reversedByPaymentId: null };
+}
+
+/** Sums of the ledger of several folios at once (for balances in lists and night-audit checks). */
+export async function folioTotals(tx: Tx, propertyId: string, folioIds: readonly string[]): Promise<Map<string, { chargesMinor: bigint; paymentsMinor: bigint }>> {
+  const rows = await tx.query<{ folio_id: string; charges: string; payments: string }>(
+    `select f.id as folio_id,
+            coalesce((select sum(amount_minor) from folio_charges c where c.property_id = f.property_id and c.folio_id = f.id), 0)::text as charges,
+            coalesce((select sum(amount_minor) from folio_payments p where p.property_id = f.property_id and p.folio_id = f.id), 0)::text as payments
+       from folios f where f.property_id = $1 and f.id = any($2::uuid[])`,
+    [propertyId, folioIds],
+  );
+  return new Map(rows.map((r) => [r.folio_id, { chargesMinor: BigInt(r.charges), paymentsMinor: BigInt(r.payments) }]));
+}
+
+/** Charges of a folio that are on no issued invoice yet, oldest first. */
+export async function uninvoicedCharges(tx: Tx, propertyId: string, folioId: string): Promise<ChargeRow[]> {
+  const rows = await tx.query<Raw>(
+    `select ${chargeColumns} from folio_charges where property_id = $1 and folio_id = $2 and invoice_id is null order by posted_at, id`,
+    [propertyId, folioId],
+  );
+  return rows.map(toCharge);
+}
+
+/** Marks charges as invoiced; returns how many were still free (fewer than asked: someone invoiced them first). */
+export async function markChargesInvoiced(tx: Tx, propertyId: string, chargeIds: readonly string[], invoiceId: string): Promise<number> {
+  const rows = await tx.query(
+    `update folio_charges set invoice_id = $3 where property_id = $1 and id = any($2::uuid[]) and invoice_id is null returning id`,
+    [propertyId, chargeIds, invoiceId],
+  );
+  return rows.length;
+}
+
+/**
+ * The reservation a folio belongs to (id and code only). Read-only look-up of the reservations table: the
+ * folio copies the code when it opens and never changes reservations.
+ */
+export async function findReservationRef(tx: Tx, propertyId: string, reservationId: string): Promise<{ id: string; code: string } | undefined> {
+  const [r] = await tx.query<{ id: string; code: string }>(`select id, code from reservations where property_id = $1 and id = $2`, [propertyId, reservationId]);
+  return r;
+}

@@ -1,0 +1,271 @@
+import { AppError, invalidField } from "../../errors.ts";
+import type { Transact, Tx } from "../../db/transaction.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { isUuid, newId } from "../../lib/ids.ts";
+import { recordEvent } from "../events/index.ts";
+import { paymentMethodKind } from "./payment-methods.ts";
+import * as repo from "./folio.repository.ts";
+import type { ChargeRow, FolioRow, PaymentRow, PropertyRow } from "./folio.repository.ts";
+
+export interface FolioDeps {
+  transact: Transact;
+  clock: Clock;
+}
+
+export interface Folio extends FolioRow {
+  chargesMinor: bigint;
+  paymentsMinor: bigint;
+  /** charges - payments: positive means the guest owes the hotel. */
+  balanceMinor: bigint;
+  charges: ChargeRow[];
+  payments: PaymentRow[];
+}
+
+export type FolioKey = { folioId: string } | { reservationId: string };
+
+export interface PostChargeInput {
+  folioId: string;
+  /** Charge code, e.g. MINIBAR, LAUNDRY (A-Z, 0-9, _; at most 32). ROOM is reserved for the night audit. */
+  code: string;
+  description: string;
+  amountMinor: bigint;
+}
+
+export interface PostPaymentInput {
+  folioId: string;
+  amountMinor: bigint;
+  methodCode: string;
+  reference?: string;
+}
+
+export interface ReversePaymentInput {
+  paymentId: string;
+  reference?: string;
+}
+
+/** Largest amount accepted in one posting: keeps every sum a safe JSON integer in events and REST bodies. */
+export const MAX_AMOUNT_MINOR = 10n ** 13n;
+
+export interface FolioService {
+  getFolio(propertyId: string, key: FolioKey): Promise<Folio>;
+  postCharge(propertyId: string, actor: string, input: PostChargeInput): Promise<ChargeRow>;
+  postPayment(propertyId: string, actor: string, input: PostPaymentInput): Promise<PaymentRow>;
+  reversePayment(propertyId: string, actor: string, input: ReversePaymentInput): Promise<PaymentRow>;
+  /** Inside a caller's transaction: the reservation's folio, opened on first use. */
+  openFolio(tx: Tx, propertyId: string, reservationId: string): Promise<FolioRow>;
+  /** Inside a caller's transaction (night audit): the room charge of one night, once; undefined when already posted. */
+  postRoomCharge(tx: Tx, propertyId: string, input: RoomChargeInput): Promise<ChargeRow | undefined>;
+  /** Inside a caller's transaction: the folio with its ledger and balance. */
+  readFolio(tx: Tx, propertyId: string, folio: FolioRow): Promise<Folio>;
+}
+
+export interface RoomChargeInput {
+  reservationId: string;
+  reservationRoomId: string;
+  businessDate: string;
+  amountMinor: bigint;
+  description: string;
+  actor: string;
+}
+
+export function createFolioService(deps: FolioDeps): FolioService {
+  const { transact, clock } = deps;
+
+  async function property(tx: Tx, propertyId: string): Promise<PropertyRow> {
+    const p = await repo.loadProperty(tx, propertyId);
+    if (p === undefined) throw new AppError("not_found", "Property not found.");
+    return p;
+  }
+
+  async function openFolio(tx: Tx, propertyId: string, reservationId: string): Promise<FolioRow> {
+    const existing = await repo.findFolioByReservation(tx, propertyId, reservationId);
+    if (existing !== undefined) return existing;
+    const reservation = await repo.findReservationRef(tx, propertyId, reservationId);
+    if (reservation === undefined) throw new AppError("not_found", "Reservation not found.");
+    const p = await property(tx, propertyId);
+    const now = clock.now();
+    return repo.insertFolio(tx, {
+      id: newId(now.getTime()),
+      propertyId,
+      reservationId,
+      reservationCode: reservation.code,
+      currency: p.currency,
+      amountScale: p.amountScale,
+      createdAt: now,
+    });
+  }
+
+  async function lockedFolio(tx: Tx, propertyId: string, folioId: string): Promise<FolioRow> {
+    if (!isUuid(folioId)) throw invalidField("folioId", "must be a UUID");
+    const folio = await repo.findFolio(tx, propertyId, folioId, true);
+    if (folio === undefined) throw new AppError("not_found", "Folio not found.");
+    return folio;
+  }
+
+  async function readFolio(tx: Tx, propertyId: string, folio: FolioRow): Promise<Folio> {
+    const [charges, payments] = [await repo.listCharges(tx, propertyId, folio.id), await repo.listPayments(tx, propertyId, folio.id)];
+    const chargesMinor = charges.reduce((s, c) => s + c.amountMinor, 0n);
+    const paymentsMinor = payments.reduce((s, p) => s + p.amountMinor, 0n);
+    return { ...folio, chargesMinor, paymentsMinor, balanceMinor: chargesMinor - paymentsMinor, charges, payments };
+  }
+
+  async function writePayment(tx: Tx, propertyId: string, folio: FolioRow, payment: Omit<PaymentRow, "reversedByPaymentId">): Promise<PaymentRow> {
+    const row = await repo.insertPayment(tx, propertyId, payment);
+    await recordEvent(tx, {
+      propertyId,
+      type: "folio.payment_posted",
+      occurredAt: row.postedAt,
+      data: paymentEventData(folio, row),
+    });
+    return row;
+  }
+
+  return {
+    openFolio,
+    readFolio,
+
+    async getFolio(propertyId, key) {
+      return transact(async (tx) => {
+        let folio: FolioRow | undefined;
+        if ("folioId" in key) {
+          if (!isUuid(key.folioId)) throw invalidField("folioId", "must be a UUID");
+          folio = await repo.findFolio(tx, propertyId, key.folioId);
+          if (folio === undefined) throw new AppError("not_found", "Folio not found.");
+        } else {
+          if (!isUuid(key.reservationId)) throw invalidField("reservationId", "must be a UUID");
+          folio = await openFolio(tx, propertyId, key.reservationId);
+        }
+        return readFolio(tx, propertyId, folio);
+      });
+    },
+
+    async postCharge(propertyId, actor, input) {
+      const code = input.code.trim().toUpperCase();
+      if (!/^[A-Z0-9_]{1,32}$/.test(code)) throw invalidField("code", "must be 1-32 characters A-Z, 0-9 or _");
+      if (code === "ROOM") throw invalidField("code", "ROOM charges are posted by the night audit");
+      const description = input.description.trim();
+      if (description.length === 0 || description.length > 200) throw invalidField("description", "must be 1-200 characters");
+      checkAmount("amountMinor", input.amountMinor);
+      return transact(async (tx) => {
+        const folio = await lockedFolio(tx, propertyId, input.folioId);
+        const p = await property(tx, propertyId);
+        const now = clock.now();
+        const row = await repo.insertCharge(tx, propertyId, {
+          id: newId(now.getTime()),
+          folioId: folio.id,
+          kind: "EXTRA",
+          code,
+          description,
+          amountMinor: input.amountMinor,
+          businessDate: p.businessDate,
+          reservationRoomId: null,
+          postedAt: now,
+          postedBy: actor,
+        });
+        return row!;
+      });
+    },
+
+    async postPayment(propertyId, actor, input) {
+      const methodCode = input.methodCode.trim().toUpperCase();
+      const methodKind = paymentMethodKind(methodCode);
+      if (methodKind === undefined) throw invalidField("methodCode", "is not a known payment method");
+      checkAmount("amountMinor", input.amountMinor);
+      const reference = checkReference(input.reference);
+      return transact(async (tx) => {
+        const folio = await lockedFolio(tx, propertyId, input.folioId);
+        const p = await property(tx, propertyId);
+        const now = clock.now();
+        return writePayment(tx, propertyId, folio, {
+          id: newId(now.getTime()),
+          folioId: folio.id,
+          amountMinor: input.amountMinor,
+          methodCode,
+          methodKind,
+          reference,
+          reversedPaymentId: null,
+          businessDate: p.businessDate,
+          postedAt: now,
+          postedBy: actor,
+        });
+      });
+    },
+
+    async reversePayment(propertyId, actor, input) {
+      if (!isUuid(input.paymentId)) throw invalidField("paymentId", "must be a UUID");
+      const reference = checkReference(input.reference);
+      return transact(async (tx) => {
+        const original = await repo.findPayment(tx, propertyId, input.paymentId);
+        if (original === undefined) throw new AppError("not_found", "Payment not found.");
+        // The folio lock serializes reversals of one payment; the unique index is the last line of defence.
+        const folio = await lockedFolio(tx, propertyId, original.folioId);
+        if (original.reversedPaymentId !== null) throw new AppError("invalid_transition", "A reversal cannot be reversed; post a new payment instead.");
+        const current = await repo.findPayment(tx, propertyId, original.id);
+        if (current?.reversedByPaymentId != null) throw new AppError("invalid_transition", "The payment is already reversed.");
+        const p = await property(tx, propertyId);
+        const now = clock.now();
+        return writePayment(tx, propertyId, folio, {
+          id: newId(now.getTime()),
+          folioId: folio.id,
+          amountMinor: -original.amountMinor,
+          methodCode: original.methodCode,
+          methodKind: original.methodKind,
+          reference,
+          reversedPaymentId: original.id,
+          businessDate: p.businessDate,
+          postedAt: now,
+          postedBy: actor,
+        });
+      });
+    },
+
+    async postRoomCharge(tx, propertyId, input) {
+      const folio = await openFolio(tx, propertyId, input.reservationId);
+      checkAmount("amountMinor", input.amountMinor, true);
+      if (input.amountMinor === 0n) return undefined; // a complimentary night posts nothing
+      const now = clock.now();
+      return repo.insertCharge(tx, propertyId, {
+        id: newId(now.getTime()),
+        folioId: folio.id,
+        kind: "ROOM",
+        code: "ROOM",
+        description: input.description,
+        amountMinor: input.amountMinor,
+        businessDate: input.businessDate,
+        reservationRoomId: input.reservationRoomId,
+        postedAt: now,
+        postedBy: input.actor,
+      });
+    },
+  };
+}
+
+/** Exactly the spec's "Payment data" fields; no personal data. */
+export function paymentEventData(folio: FolioRow, p: PaymentRow | Omit<PaymentRow, "reversedByPaymentId">): Record<string, unknown> {
+  return {
+    paymentId: p.id,
+    folioId: folio.id,
+    folioNumber: folio.number,
+    reservationId: folio.reservationId,
+    reservationCode: folio.reservationCode,
+    amountMinor: Number(p.amountMinor),
+    amountScale: folio.amountScale,
+    currency: folio.currency,
+    methodCode: p.methodCode,
+    methodKind: p.methodKind,
+    isReversal: p.reversedPaymentId !== null,
+    reversedPaymentId: p.reversedPaymentId,
+    postedAt: p.postedAt.toISOString(),
+  };
+}
+
+function checkAmount(field: string, amount: bigint, allowZero = false): void {
+  if (amount < 0n || (!allowZero && amount === 0n)) throw invalidField(field, allowZero ? "must not be negative" : "must be positive");
+  if (amount > MAX_AMOUNT_MINOR) throw invalidField(field, `must be at most ${MAX_AMOUNT_MINOR}`);
+}
+
+function checkReference(reference: string | undefined): string {
+  const r = (reference ?? "").trim();
+  if (r.length > 100) throw invalidField("reference", "must be at most 100 characters");
+  return r;
+}

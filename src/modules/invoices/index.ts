@@ -1,0 +1,3 @@
+export { createInvoiceService, invoiceEventData, type Invoice, type InvoiceDeps, type InvoiceService } from "./invoice.service.ts";
+export { splitGross, divideRoundHalfAway, type TaxRates, type TaxSplit } from "./tax-split.ts";
+export { defaultSeries, formatInvoiceNumber } from "./numbering.ts";

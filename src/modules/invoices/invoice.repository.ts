@@ -1,0 +1,101 @@
+import type { Tx } from "../../db/transaction.ts";
+
+/** Persistence of invoices, their lines and the gapless counters. Every query filters by property id. */
+
+export interface InvoiceRow {
+  id: string;
+  propertyId: string;
+  folioId: string;
+  status: "DRAFT" | "ISSUED";
+  type: "E_ARSIV";
+  series: string | null;
+  number: string | null;
+  issueDate: string | null;
+  netMinor: bigint;
+  taxMinor: bigint;
+  accommodationTaxMinor: bigint;
+  totalMinor: bigint;
+  vatRateBp: number;
+  accommodationTaxRateBp: number;
+  currency: string;
+  amountScale: number;
+  createdAt: Date;
+  issuedAt: Date | null;
+  chargeIds: string[];
+}
+
+type Raw = Record<string, unknown>;
+
+const columns = `i.id, i.property_id, i.folio_id, i.status, i.type, i.series, i.number, i.issue_date::text as issue_date,
+  i.net_minor::text as net_minor, i.tax_minor::text as tax_minor, i.accommodation_tax_minor::text as accommodation_tax_minor,
+  i.total_minor::text as total_minor, i.vat_rate_bp, i.accommodation_tax_rate_bp, i.currency, i.amount_scale, i.created_at, i.issued_at,
+  array(select l.charge_id::text from invoice_lines l where l.property_id = i.property_id and l.invoice_id = i.id order by l.charge_id) as charge_ids`;
+
+function toInvoice(r: Raw): InvoiceRow {
+  return {
+    id: r.id as string,
+    propertyId: r.property_id as string,
+    folioId: r.folio_id as string,
+    status: r.status as InvoiceRow["status"],
+    type: r.type as InvoiceRow["type"],
+    series: (r.series as string | null) ?? null,
+    number: (r.number as string | null) ?? null,
+    issueDate: (r.issue_date as string | null) ?? null,
+    netMinor: BigInt(r.net_minor as string),
+    taxMinor: BigInt(r.tax_minor as string),
+    accommodationTaxMinor: BigInt(r.accommodation_tax_minor as string),
+    totalMinor: BigInt(r.total_minor as string),
+    vatRateBp: r.vat_rate_bp as number,
+    accommodationTaxRateBp: r.accommodation_tax_rate_bp as number,
+    currency: r.currency as string,
+    amountScale: r.amount_scale as number,
+    createdAt: new Date(r.created_at as string | Date),
+    issuedAt: r.issued_at === null || r.issued_at === undefined ? null : new Date(r.issued_at as string | Date),
+    chargeIds: (r.charge_ids as string[] | null) ?? [],
+  };
+}
+
+export async function findInvoice(tx: Tx, propertyId: string, invoiceId: string, lock = false): Promise<InvoiceRow | undefined> {
+  const [r] = await tx.query<Raw>(`select ${columns} from invoices i where i.property_id = $1 and i.id = $2 ${lock ? "for update of i" : ""}`, [propertyId, invoiceId]);
+  return r === undefined ? undefined : toInvoice(r);
+}
+
+export async function insertDraft(tx: Tx, row: Omit<InvoiceRow, "status" | "series" | "number" | "issueDate" | "issuedAt">, createdBy: string): Promise<void> {
+  await tx.query(
+    `insert into invoices (id, property_id, folio_id, status, type, net_minor, tax_minor, accommodation_tax_minor, total_minor,
+       vat_rate_bp, accommodation_tax_rate_bp, currency, amount_scale, created_at, created_by)
+     values ($1, $2, $3, 'DRAFT', $4, $5::bigint, $6::bigint, $7::bigint, $8::bigint, $9, $10, $11, $12, $13, $14)`,
+    [row.id, row.propertyId, row.folioId, row.type, row.netMinor.toString(), row.taxMinor.toString(), row.accommodationTaxMinor.toString(),
+      row.totalMinor.toString(), row.vatRateBp, row.accommodationTaxRateBp, row.currency, row.amountScale, row.createdAt, createdBy],
+  );
+  await tx.query(
+    `insert into invoice_lines (invoice_id, charge_id, property_id) select $1, unnest($2::uuid[]), $3`,
+    [row.id, row.chargeIds, row.propertyId],
+  );
+}
+
+/**
+ * The next invoice number of a property and year. The counter row is locked FOR UPDATE until the finalizing
+ * transaction ends, so concurrent finalizations queue on it, and a rollback returns the number: no gaps.
+ */
+export async function takeInvoiceNumber(tx: Tx, propertyId: string, year: number, defaultSeries: string): Promise<{ series: string; sequence: bigint }> {
+  await tx.query(
+    `insert into invoice_counters (property_id, year, series, last_number) values ($1, $2, $3, 0) on conflict (property_id, year) do nothing`,
+    [propertyId, year, defaultSeries],
+  );
+  const [row] = await tx.query<{ series: string; last_number: string }>(
+    `select series, last_number::text as last_number from invoice_counters where property_id = $1 and year = $2 for update`,
+    [propertyId, year],
+  );
+  const sequence = BigInt(row!.last_number) + 1n;
+  await tx.query(`update invoice_counters set last_number = $3::bigint where property_id = $1 and year = $2`, [propertyId, year, sequence.toString()]);
+  return { series: row!.series, sequence };
+}
+
+export async function markIssued(tx: Tx, propertyId: string, invoiceId: string, f: { series: string; number: string; issueDate: string; issuedAt: Date; issuedBy: string }): Promise<void> {
+  await tx.query(
+    `update invoices set status = 'ISSUED', series = $3, number = $4, issue_date = $5::date, issued_at = $6, issued_by = $7
+      where property_id = $1 and id = $2 and status = 'DRAFT'`,
+    [propertyId, invoiceId, f.series, f.number, f.issueDate, f.issuedAt, f.issuedBy],
+  );
+}
