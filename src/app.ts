@@ -13,6 +13,8 @@ import { registerHealth } from "./server/health.ts";
 import { registerReflection } from "./server/reflection.ts";
 import type { Deps, Module } from "./modules/module.ts";
 import { createStatusModule } from "./modules/status/index.ts";
+import { createAuthModule } from "./modules/auth/index.ts";
+import { createAdminModule } from "./modules/admin/index.ts";
 
 export interface AppOptions {
   clock?: Clock;
@@ -35,7 +37,12 @@ export interface App {
 
 /** The modules of the service, in interceptor order. Add a module here and nowhere else. */
 function createModules(deps: Deps): Module[] {
-  return [createStatusModule(deps)];
+  return [
+    createStatusModule(deps),
+    // authentication and authorization of every call; later interceptors read its principal
+    createAuthModule(deps),
+    createAdminModule(deps),
+  ];
 }
 
 /** The composition root: builds every object by hand, in dependency order, and nothing else. */

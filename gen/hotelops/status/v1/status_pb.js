@@ -4,12 +4,14 @@
 
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_google_api_annotations } from "../../../google/api/annotations_pb.js";
+import { file_hotelops_api_v1_rest } from "../../api/v1/rest_pb.js";
+import { file_hotelops_auth_v1_rule } from "../../auth/v1/rule_pb.js";
 
 /**
  * Describes the file hotelops/status/v1/status.proto.
  */
 export const file_hotelops_status_v1_status = /*@__PURE__*/
-  fileDesc("Ch9ob3RlbG9wcy9zdGF0dXMvdjEvc3RhdHVzLnByb3RvEhJob3RlbG9wcy5zdGF0dXMudjEiEgoQR2V0U3RhdHVzUmVxdWVzdCJNChFHZXRTdGF0dXNSZXNwb25zZRIOCgZzdGF0dXMYASABKAkSEwoLYXBpX3ZlcnNpb24YAiABKAkSEwoLcGFydG5lcl9hcGkYAyABKAkygQEKDVN0YXR1c1NlcnZpY2UScAoJR2V0U3RhdHVzEiQuaG90ZWxvcHMuc3RhdHVzLnYxLkdldFN0YXR1c1JlcXVlc3QaJS5ob3RlbG9wcy5zdGF0dXMudjEuR2V0U3RhdHVzUmVzcG9uc2UiFoLT5JMCEBIOL2FwaS92MS9zdGF0dXNiBnByb3RvMw", [file_google_api_annotations]);
+  fileDesc("Ch9ob3RlbG9wcy9zdGF0dXMvdjEvc3RhdHVzLnByb3RvEhJob3RlbG9wcy5zdGF0dXMudjEiEgoQR2V0U3RhdHVzUmVxdWVzdCJNChFHZXRTdGF0dXNSZXNwb25zZRIOCgZzdGF0dXMYASABKAkSEwoLYXBpX3ZlcnNpb24YAiABKAkSEwoLcGFydG5lcl9hcGkYAyABKAkykgEKDVN0YXR1c1NlcnZpY2USgAEKCUdldFN0YXR1cxIkLmhvdGVsb3BzLnN0YXR1cy52MS5HZXRTdGF0dXNSZXF1ZXN0GiUuaG90ZWxvcHMuc3RhdHVzLnYxLkdldFN0YXR1c1Jlc3BvbnNlIiaiuxgGKgRub25lwsEYAggBgtPkkwIQEg4vYXBpL3YxL3N0YXR1c2IGcHJvdG8z", [file_google_api_annotations, file_hotelops_api_v1_rest, file_hotelops_auth_v1_rule]);
 
 /**
  * Describes the message hotelops.status.v1.GetStatusRequest.

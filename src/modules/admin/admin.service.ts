@@ -1,0 +1,166 @@
+import { randomBytes } from "node:crypto";
+import type { Kysely } from "kysely";
+import { AppError, invalidField } from "../../errors.ts";
+import type { Database } from "../../db/index.ts";
+import { createPlatformSettings } from "../../db/platform-settings.ts";
+import type { Transact } from "../../db/transaction.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { newId, newToken } from "../../lib/ids.ts";
+import { approveClient, findClient, grantProperties, hashSecret, insertClient, listClients, scopes as partnerScopes, type ApiClient, type ClientKind } from "../auth/index.ts";
+import { ensureGroup, findPropertiesByCodes, findPropertyByCode, findRole, findUserByEmail, insertProperty, insertUser, upsertMembership, type Property, type User } from "../properties/index.ts";
+
+/** The scope of internal clients that may call hotelops.admin.v1.AdminService. */
+export const ADMIN_SCOPE = "admin";
+
+export interface CreatePropertyInput {
+  groupCode: string;
+  groupName?: string;
+  code: string;
+  name: string;
+  timeZone: string;
+  currency: string;
+  amountScale?: number;
+  businessDate?: string;
+  emailVerification?: boolean;
+  sandbox?: boolean;
+}
+
+export interface CreateClientInput {
+  kind: ClientKind;
+  provider: string;
+  name?: string;
+  propertyCodes: readonly string[];
+  scopes: readonly string[];
+}
+
+export interface MembershipResult {
+  id: string;
+  userId: string;
+  propertyId: string;
+  propertyCode: string;
+  role: string;
+}
+
+export interface AdminService {
+  createProperty(input: CreatePropertyInput): Promise<Property>;
+  createUser(input: { email: string; name?: string; password: string }): Promise<User>;
+  createMembership(input: { email: string; propertyCode: string; role: string }): Promise<MembershipResult>;
+  /** The secret is returned here only; the database keeps its argon2id hash. */
+  createClient(input: CreateClientInput): Promise<{ client: ApiClient; clientSecret: string }>;
+  approveClient(clientId: string): Promise<ApiClient>;
+  setPartnerApi(enabled: boolean): Promise<boolean>;
+  listClients(): Promise<ApiClient[]>;
+}
+
+const CODE = /^[A-Z0-9][A-Z0-9_-]{1,31}$/;
+const PROVIDER = /^[a-z0-9][a-z0-9_.-]{1,31}$/;
+const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+export function createAdminService(deps: { db: Database; transact: Transact; clock: Clock }): AdminService {
+  const { transact, clock } = deps;
+  const kysely = (): Kysely<unknown> => deps.db.orm.em.getKysely() as unknown as Kysely<unknown>;
+
+  return {
+    async createProperty(input) {
+      const groupCode = input.groupCode.trim().toUpperCase();
+      const code = input.code.trim().toUpperCase();
+      if (!CODE.test(groupCode)) throw invalidField("groupCode", "must be 2-32 characters of A-Z, 0-9, _ and -");
+      if (!CODE.test(code)) throw invalidField("code", "must be 2-32 characters of A-Z, 0-9, _ and -");
+      if (input.name.trim() === "") throw invalidField("name", "is required");
+      if (!validTimeZone(input.timeZone)) throw invalidField("timeZone", "must be an IANA time zone such as Europe/Istanbul");
+      const currency = input.currency.trim().toUpperCase();
+      if (!/^[A-Z]{3}$/.test(currency)) throw invalidField("currency", "must be an ISO 4217 code such as TRY");
+      const amountScale = input.amountScale ?? 100;
+      if (![1, 10, 100, 1000].includes(amountScale)) throw invalidField("amountScale", "must be 1, 10, 100 or 1000");
+      const now = clock.now();
+      const businessDate = input.businessDate ?? dateIn(input.timeZone, now);
+      if (!DATE.test(businessDate) || Number.isNaN(Date.parse(`${businessDate}T00:00:00Z`))) throw invalidField("businessDate", "must be a date YYYY-MM-DD");
+      return transact(async (tx) => {
+        if ((await findPropertyByCode(tx.db, code)) !== undefined) throw new AppError("conflict", `Property ${code} already exists.`);
+        const group = await ensureGroup(tx.db, groupCode, input.groupName?.trim() || groupCode);
+        const id = newId(now.getTime());
+        await insertProperty(tx.db, { id, groupId: group.id, code, name: input.name.trim(), timeZone: input.timeZone, currency, amountScale, businessDate, emailVerification: input.emailVerification ?? false, sandbox: input.sandbox ?? false, now });
+        return (await findPropertyByCode(tx.db, code))!;
+      });
+    },
+
+    async createUser(input) {
+      const email = input.email.trim();
+      if (!EMAIL.test(email)) throw invalidField("email", "must be an e-mail address");
+      if (input.password.length < 8) throw invalidField("password", "must be at least 8 characters");
+      if (input.password.length > 1024) throw invalidField("password", "must be at most 1024 characters");
+      const passwordHash = await hashSecret(input.password);
+      const id = newId(clock.now().getTime());
+      return transact(async (tx) => {
+        if ((await findUserByEmail(tx.db, email)) !== undefined) throw new AppError("conflict", `A user with e-mail ${email} already exists.`);
+        await insertUser(tx.db, { id, email, name: input.name?.trim() ?? "", passwordHash, now: clock.now() });
+        return { id, email, name: input.name?.trim() ?? "", active: true };
+      });
+    },
+
+    async createMembership(input) {
+      return transact(async (tx) => {
+        const user = await findUserByEmail(tx.db, input.email.trim());
+        if (user === undefined) throw new AppError("not_found", `No user with e-mail ${input.email}.`);
+        const property = await findPropertyByCode(tx.db, input.propertyCode.trim().toUpperCase());
+        if (property === undefined) throw new AppError("not_found", `No property ${input.propertyCode}.`);
+        if ((await findRole(tx.db, input.role)) === undefined) throw invalidField("role", "is not a known role (manager, front_desk, accountant, viewer)");
+        const id = await upsertMembership(tx.db, { userId: user.id, propertyId: property.id, role: input.role, now: clock.now() });
+        return { id, userId: user.id, propertyId: property.id, propertyCode: property.code, role: input.role };
+      });
+    },
+
+    async createClient(input) {
+      if (input.kind !== "partner" && input.kind !== "internal") throw invalidField("kind", "must be partner or internal");
+      const provider = input.provider.trim().toLowerCase();
+      if (!PROVIDER.test(provider)) throw invalidField("provider", "must be 2-32 characters of a-z, 0-9, ., _ and -");
+      const allowed: readonly string[] = input.kind === "internal" ? [...partnerScopes, ADMIN_SCOPE] : partnerScopes;
+      const scopes = [...new Set(input.scopes.map((s) => s.trim()).filter((s) => s !== ""))];
+      const unknown = scopes.filter((s) => !allowed.includes(s));
+      if (unknown.length > 0) throw invalidField("scopes", `not allowed for ${input.kind} clients: ${unknown.join(", ")} (allowed: ${allowed.join(", ")})`);
+      const codes = [...new Set(input.propertyCodes.map((c) => c.trim().toUpperCase()).filter((c) => c !== ""))];
+      if (input.kind === "partner" && codes.length === 0) throw invalidField("propertyCodes", "a partner client needs at least one property");
+      const clientId = `cli_${randomBytes(12).toString("hex")}`;
+      const clientSecret = newToken("cs_", 32);
+      const secretHash = await hashSecret(clientSecret);
+      const client = await transact(async (tx) => {
+        const properties = await findPropertiesByCodes(tx.db, codes);
+        const missing = codes.filter((c) => !properties.some((p) => p.code === c));
+        if (missing.length > 0) throw invalidField("propertyCodes", `unknown property: ${missing.join(", ")}`);
+        await insertClient(tx.db, { id: clientId, kind: input.kind, provider, name: input.name?.trim() ?? "", secretHash, scopes, now: clock.now() });
+        await grantProperties(tx.db, clientId, properties.map((p) => p.id));
+        return (await findClient(tx.db, clientId))!;
+      });
+      return { client, clientSecret };
+    },
+
+    async approveClient(clientId) {
+      return transact(async (tx) => {
+        if (!(await approveClient(tx.db, clientId, clock.now()))) throw new AppError("not_found", `No client ${clientId}.`);
+        return (await findClient(tx.db, clientId))!;
+      });
+    },
+
+    async setPartnerApi(enabled) {
+      await createPlatformSettings(deps.db).setPartnerApi(enabled);
+      return enabled;
+    },
+
+    listClients: () => listClients(kysely()),
+  };
+}
+
+function validTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: tz });
+    return tz.includes("/") || tz === "UTC";
+  } catch {
+    return false;
+  }
+}
+
+/** The calendar date at `now` in a time zone, YYYY-MM-DD. */
+export function dateIn(timeZone: string, now: Date): string {
+  return new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(now);
+}

@@ -1,0 +1,96 @@
+import { getOption, type DescMethod } from "@bufbuild/protobuf";
+import type { Interceptor } from "@connectrpc/connect";
+import type pg from "pg";
+import { PrincipalKind, rule as ruleOption } from "../../../gen/hotelops/auth/v1/rule_pb.js";
+import { AppError } from "../../errors.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { isUuid } from "../../lib/ids.ts";
+import { clientCredentialsSql, type ClientCredentials } from "./clients.repository.ts";
+import { principalKey, type Principal } from "./principal.ts";
+import type { TokenIssuer } from "./tokens.ts";
+
+interface Rule {
+  public: boolean;
+  permission: string;
+  scope: string;
+  staff: boolean;
+  partner: boolean;
+  internal: boolean;
+}
+
+const PUBLIC: Rule = { public: true, permission: "", scope: "", staff: false, partner: false, internal: false };
+
+/**
+ * The hotelops.auth.v1.rule of a method. Services outside `hotelops.*` (gRPC health and reflection) are
+ * infrastructure and stay public; a hotelops method without a rule needs a staff session or internal client.
+ */
+function ruleOf(method: DescMethod): Rule {
+  if (!method.parent.typeName.startsWith("hotelops.")) return PUBLIC;
+  const r = getOption(method, ruleOption);
+  if (r.public) return PUBLIC;
+  const kinds = new Set(r.principals.length > 0 ? r.principals : [PrincipalKind.STAFF, PrincipalKind.INTERNAL]);
+  return { public: false, permission: r.permission, scope: r.scope, staff: kinds.has(PrincipalKind.STAFF), partner: kinds.has(PrincipalKind.PARTNER), internal: kinds.has(PrincipalKind.INTERNAL) };
+}
+
+const STAFF_SQL = `select s.user_id as "userId", s.property_id as "propertyId", r.permissions
+  from staff_sessions s
+  join users u on u.id = s.user_id and u.active
+  join memberships m on m.user_id = s.user_id and m.property_id = s.property_id and m.active
+  join properties p on p.id = s.property_id and p.active
+  join roles r on r.code = m.role_code
+  where s.id = $1 and s.revoked_at is null and s.expires_at > $2`;
+
+function unauthorized(message: string, invalidToken: boolean): AppError {
+  return new AppError("unauthorized", message, { headers: { "www-authenticate": invalidToken ? 'Bearer error="invalid_token"' : "Bearer" } });
+}
+
+/**
+ * The one authentication and authorization step for REST, Connect, gRPC-Web and gRPC: reads the method's
+ * AuthRule, verifies the Bearer JWT, then loads the caller with one indexed query per request (staff: the
+ * session with its membership and role, so revocation, a disabled user or a changed role act at once;
+ * clients: the client and its active properties), enforces the rule and puts the Principal in the context.
+ */
+export function createAuthInterceptor(deps: { pool: pg.Pool; tokens: TokenIssuer; clock: Clock }): Interceptor {
+  const rules = new WeakMap<DescMethod, Rule>();
+
+  async function principalOf(authorization: string | null): Promise<Principal> {
+    if (authorization === null || authorization === "") throw unauthorized("Authentication required: send Authorization: Bearer <access token>.", false);
+    const match = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i.exec(authorization);
+    if (match === null) throw unauthorized("Authorization must be a Bearer access token.", false);
+    const claims = await deps.tokens.verify(match[1]!);
+    if (claims === undefined) throw unauthorized("The access token is invalid or expired.", true);
+
+    if (claims.kind === "staff") {
+      if (!isUuid(claims.sid)) throw unauthorized("The access token is invalid or expired.", true);
+      const { rows } = await deps.pool.query<{ userId: string; propertyId: string; permissions: string[] }>(STAFF_SQL, [claims.sid, deps.clock.now()]);
+      const s = rows[0];
+      if (s === undefined || s.userId !== claims.sub || s.propertyId !== claims.pid) throw unauthorized("The session has ended; sign in again.", true);
+      return { kind: "staff", userId: s.userId, sessionId: claims.sid, activePropertyId: s.propertyId, propertyIds: [s.propertyId], permissions: new Set(s.permissions) };
+    }
+    const { rows } = await deps.pool.query<ClientCredentials>(clientCredentialsSql, [claims.sub]);
+    const c = rows[0];
+    if (c === undefined || !c.active || c.kind !== claims.kind) throw unauthorized("The client is disabled.", true);
+    // The token's scope, narrowed to what the client still holds: removing a scope acts at once.
+    const scopes = new Set(claims.scope.split(" ").filter((s) => s !== "" && c.scopes.includes(s)));
+    return { kind: c.kind, clientId: c.id, provider: c.provider, environment: c.environment, propertyIds: c.propertyIds, scopes };
+  }
+
+  return (next) => async (req) => {
+    let rule = rules.get(req.method);
+    if (rule === undefined) rules.set(req.method, (rule = ruleOf(req.method)));
+    if (rule.public) return next(req);
+
+    const principal = await principalOf(req.header.get("authorization"));
+    const allowed = principal.kind === "staff" ? rule.staff : principal.kind === "partner" ? rule.partner : rule.internal;
+    if (!allowed) throw new AppError("forbidden", `This operation is not available to ${principal.kind === "staff" ? "staff sessions" : `${principal.kind} clients`}.`);
+    if (principal.kind === "staff") {
+      if (rule.permission !== "" && !principal.permissions.has(rule.permission)) {
+        throw new AppError("forbidden", `Missing permission ${rule.permission} in the active property.`);
+      }
+    } else if (rule.scope !== "" && !principal.scopes.has(rule.scope)) {
+      throw new AppError("forbidden", `The access token lacks the scope ${rule.scope}.`, { headers: { "www-authenticate": `Bearer error="insufficient_scope", scope="${rule.scope}"` } });
+    }
+    req.contextValues.set(principalKey, principal);
+    return next(req);
+  };
+}

@@ -1,0 +1,71 @@
+import type { ContextValues } from "@connectrpc/connect";
+import type pg from "pg";
+import { AppError } from "../../errors.ts";
+import { isUuid } from "../../lib/ids.ts";
+import { principalKey, type Principal } from "./principal.ts";
+
+/** The stable facts of a property most calls need (no business date: it moves every night). */
+export interface PropertyRef {
+  id: string;
+  code: string;
+  name: string;
+  timeZone: string;
+  currency: string;
+  amountScale: number;
+  sandbox: boolean;
+}
+
+/** The caller of the current RPC (set by the auth interceptor); `unauthorized` when there is none. */
+export function requirePrincipal(values: ContextValues): Principal {
+  const principal = values.get(principalKey);
+  if (principal === undefined) throw new AppError("unauthorized", "Authentication required.");
+  return principal;
+}
+
+/** Every property the caller may reach: the active property of a staff session, the grants of a client. */
+export function propertyIdsOf(principal: Principal): readonly string[] {
+  return principal.propertyIds;
+}
+
+/** Staff permission check inside a service (the interceptor already checked the RPC's own rule). */
+export function requirePermission(principal: Principal, permission: string): void {
+  if (principal.kind === "staff" && !principal.permissions.has(permission)) throw new AppError("forbidden", `Missing permission ${permission} in the active property.`);
+}
+
+/** Client scope check inside a service; staff pass (they are governed by permissions). */
+export function requireScope(principal: Principal, scope: string): void {
+  if (principal.kind !== "staff" && !principal.scopes.has(scope)) throw new AppError("forbidden", `The access token lacks the scope ${scope}.`);
+}
+
+const TTL_MS = 60_000;
+const caches = new WeakMap<pg.Pool, Map<string, { ref: PropertyRef; at: number }>>();
+
+/**
+ * Resolves a property by id or code that the caller may reach, else `not_found`: a property of someone else
+ * looks exactly like one that does not exist (no existence leak, never 403). Repositories then filter every
+ * query by the returned id. Cached per process for a minute (these fields practically never change).
+ */
+export async function requireProperty(db: { pool: pg.Pool }, principal: Principal, propertyIdOrCode: string): Promise<PropertyRef> {
+  let cache = caches.get(db.pool);
+  if (cache === undefined) caches.set(db.pool, (cache = new Map()));
+  const key = isUuid(propertyIdOrCode) ? propertyIdOrCode.toLowerCase() : propertyIdOrCode;
+  let hit = cache.get(key);
+  if (hit === undefined || performance.now() - hit.at > TTL_MS) {
+    const column = isUuid(key) ? "id" : "code";
+    const { rows } = key === "" || key.length > 64 ? { rows: [] } : await db.pool.query<PropertyRef>(
+      `select id, code, name, time_zone as "timeZone", currency, amount_scale as "amountScale", sandbox from properties where ${column} = $1`,
+      [key],
+    );
+    const ref = rows[0];
+    if (ref !== undefined) {
+      hit = { ref, at: performance.now() };
+      if (cache.size > 10_000) cache.clear();
+      cache.set(ref.id, hit);
+      cache.set(ref.code, hit);
+    } else {
+      hit = undefined;
+    }
+  }
+  if (hit === undefined || !principal.propertyIds.includes(hit.ref.id)) throw new AppError("not_found", "No such property.");
+  return hit.ref;
+}

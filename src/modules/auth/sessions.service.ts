@@ -1,0 +1,103 @@
+import { createHash } from "node:crypto";
+import { sql } from "kysely";
+import { AppError } from "../../errors.ts";
+import type { Transact } from "../../db/transaction.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { newId, newToken } from "../../lib/ids.ts";
+import { findActiveMembership } from "../properties/index.ts";
+import type { TokenIssuer } from "./tokens.ts";
+
+/** A staff session lasts 30 days at most; refreshing never extends it (spec: 30 days absolute). */
+export const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
+
+export interface StaffTokens {
+  accessToken: string;
+  refreshToken: string;
+  /** Seconds: 900. */
+  expiresIn: number;
+  sessionId: string;
+  sessionExpiresAt: Date;
+}
+
+export interface OpenSessionInput {
+  userId: string;
+  propertyId: string;
+  deviceId?: string;
+  deviceName?: string;
+}
+
+export interface SessionService {
+  /** Opens a session for an active membership of an active user (else `unauthorized`); returns its first tokens. */
+  openStaffSession(input: OpenSessionInput): Promise<StaffTokens>;
+  /**
+   * Rotates a refresh token: the presented token is spent and a new one issued with a new access token.
+   * A token presented a second time is reuse (a stolen copy or a racing client): the whole session is revoked.
+   */
+  refreshStaffSession(refreshToken: string): Promise<StaffTokens>;
+  /** Revokes a session at once: its access tokens fail on their next request. Idempotent. */
+  revokeSession(sessionId: string, reason?: string): Promise<void>;
+}
+
+export function hashRefreshToken(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
+
+const invalidRefresh = (): AppError => new AppError("unauthorized", "The refresh token is invalid, expired or revoked; sign in again.");
+
+export function createSessionService(deps: { transact: Transact; clock: Clock; tokens: TokenIssuer }): SessionService {
+  const { transact, clock, tokens } = deps;
+
+  return {
+    async openStaffSession(input) {
+      const now = clock.now();
+      const sessionId = newId(now.getTime());
+      const refreshToken = newToken("rt_");
+      const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
+      await transact(async (tx) => {
+        const { rows: users } = await sql<{ active: boolean }>`select active from users where id = ${input.userId}`.execute(tx.db);
+        if (users[0]?.active !== true || (await findActiveMembership(tx.db, input.userId, input.propertyId)) === undefined) {
+          throw new AppError("unauthorized", "The user has no active membership in this property.");
+        }
+        await sql`insert into staff_sessions (id, user_id, property_id, device_id, device_name, created_at, expires_at)
+          values (${sessionId}, ${input.userId}, ${input.propertyId}, ${input.deviceId ?? ""}, ${input.deviceName ?? ""}, ${now}, ${expiresAt})`.execute(tx.db);
+        await sql`insert into refresh_tokens (id, session_id, token_hash, created_at, expires_at) values (${newId()}, ${sessionId}, ${hashRefreshToken(refreshToken)}, ${now}, ${expiresAt})`.execute(tx.db);
+      });
+      const access = await tokens.sign({ kind: "staff", sub: input.userId, sid: sessionId, pid: input.propertyId });
+      return { accessToken: access.token, refreshToken, expiresIn: access.expiresIn, sessionId, sessionExpiresAt: expiresAt };
+    },
+
+    async refreshStaffSession(presented) {
+      const now = clock.now();
+      const next = newToken("rt_");
+      const outcome = await transact(async (tx) => {
+        // The row lock serialises two refreshes of one token: the second sees used_at and counts as reuse.
+        // Time comparisons happen in SQL: the ORM's connection returns timestamptz as text.
+        const { rows } = await sql<{ id: string; sessionId: string; used: boolean; live: boolean; userId: string; propertyId: string; sessionExpiresAt: string }>`
+          select t.id, t.session_id as "sessionId", t.used_at is not null as used, s.user_id as "userId", s.property_id as "propertyId",
+            (s.revoked_at is null and s.expires_at > ${now} and t.expires_at > ${now}) as live, s.expires_at as "sessionExpiresAt"
+          from refresh_tokens t join staff_sessions s on s.id = t.session_id where t.token_hash = ${hashRefreshToken(presented)} for update of t, s`.execute(tx.db);
+        const row = rows[0];
+        if (row === undefined || !row.live) return { ok: false as const };
+        if (row.used) {
+          await sql`update staff_sessions set revoked_at = ${now}, revoked_reason = 'refresh_token_reuse' where id = ${row.sessionId} and revoked_at is null`.execute(tx.db);
+          return { ok: false as const };
+        }
+        await sql`update refresh_tokens set used_at = ${now} where id = ${row.id}`.execute(tx.db);
+        await sql`insert into refresh_tokens (id, session_id, token_hash, parent_id, created_at, expires_at) values (${newId()}, ${row.sessionId}, ${hashRefreshToken(next)}, ${row.id}, ${now}, ${row.sessionExpiresAt})`.execute(tx.db);
+        await sql`update staff_sessions set last_used_at = ${now} where id = ${row.sessionId}`.execute(tx.db);
+        return { ok: true as const, row };
+      });
+      // Thrown after commit, so a detected reuse stays revoked.
+      if (!outcome.ok) throw invalidRefresh();
+      const { row } = outcome;
+      const access = await tokens.sign({ kind: "staff", sub: row.userId, sid: row.sessionId, pid: row.propertyId });
+      return { accessToken: access.token, refreshToken: next, expiresIn: access.expiresIn, sessionId: row.sessionId, sessionExpiresAt: new Date(row.sessionExpiresAt) };
+    },
+
+    async revokeSession(sessionId, reason = "logout") {
+      await transact(async (tx) => {
+        await sql`update staff_sessions set revoked_at = ${clock.now()}, revoked_reason = ${reason} where id = ${sessionId} and revoked_at is null`.execute(tx.db);
+      });
+    },
+  };
+}

@@ -1,0 +1,75 @@
+import { decodeProtectedHeader, errors, jwtVerify, SignJWT } from "jose";
+import type { Clock } from "../../lib/clock.ts";
+import { newId } from "../../lib/ids.ts";
+import { SIGNING_ALG, type KeyStore } from "./keys.ts";
+
+/** Access tokens of both APIs live 15 minutes (spec: `expiresIn` 900). */
+export const ACCESS_TOKEN_TTL_SECONDS = 900;
+const ISSUER = "hotelops";
+const AUDIENCE = "hotelops-api";
+
+/**
+ * What an access token carries; nothing secret. Staff: `sub` user id, `sid` session id, `pid` active property.
+ * Clients: `sub` client id and the granted `scope` (space-separated). Permissions are not in the token: they
+ * are read with the session on each request, so a role change acts at once.
+ */
+export type AccessClaims =
+  | { kind: "staff"; sub: string; sid: string; pid: string }
+  | { kind: "partner" | "internal"; sub: string; scope: string };
+
+export interface TokenIssuer {
+  sign(claims: AccessClaims): Promise<{ token: string; expiresIn: number }>;
+  /** The claims of a valid token, or undefined (bad signature, unknown or retired key, expired, malformed). */
+  verify(token: string): Promise<AccessClaims | undefined>;
+}
+
+export function createTokenIssuer(keys: KeyStore, clock: Clock): TokenIssuer {
+  return {
+    async sign(claims) {
+      const { kid, key } = await keys.signingKey();
+      const now = Math.floor(clock.now().getTime() / 1000);
+      const token = await new SignJWT({ ...claims })
+        .setProtectedHeader({ alg: SIGNING_ALG, kid, typ: "at+jwt" })
+        .setIssuer(ISSUER)
+        .setAudience(AUDIENCE)
+        .setIssuedAt(now)
+        .setExpirationTime(now + ACCESS_TOKEN_TTL_SECONDS)
+        .setJti(newId())
+        .sign(key);
+      return { token, expiresIn: ACCESS_TOKEN_TTL_SECONDS };
+    },
+    async verify(token) {
+      let kid: string | undefined;
+      try {
+        kid = decodeProtectedHeader(token).kid;
+      } catch {
+        return undefined;
+      }
+      if (kid === undefined) return undefined;
+      const key = await keys.verificationKey(kid);
+      if (key === undefined) return undefined;
+      try {
+        const { payload } = await jwtVerify(token, key, {
+          algorithms: [SIGNING_ALG],
+          issuer: ISSUER,
+          audience: AUDIENCE,
+          typ: "at+jwt",
+          currentDate: clock.now(),
+          requiredClaims: ["exp", "iat", "sub"],
+        });
+        return claimsOf(payload);
+      } catch (err) {
+        if (err instanceof errors.JOSEError) return undefined;
+        throw err;
+      }
+    },
+  };
+}
+
+function claimsOf(p: Record<string, unknown>): AccessClaims | undefined {
+  const str = (v: unknown): v is string => typeof v === "string" && v !== "";
+  if (!str(p.sub)) return undefined;
+  if (p.kind === "staff" && str(p.sid) && str(p.pid)) return { kind: "staff", sub: p.sub, sid: p.sid, pid: p.pid };
+  if ((p.kind === "partner" || p.kind === "internal") && typeof p.scope === "string") return { kind: p.kind, sub: p.sub, scope: p.scope };
+  return undefined;
+}
