@@ -15,6 +15,7 @@ import type { Deps, Module } from "./modules/module.ts";
 import { createStatusModule } from "./modules/status/index.ts";
 import { createAuthModule } from "./modules/auth/index.ts";
 import { createAdminModule } from "./modules/admin/index.ts";
+import { createPlatformModule } from "./modules/platform/index.ts";
 
 export interface AppOptions {
   clock?: Clock;
@@ -42,6 +43,8 @@ function createModules(deps: Deps): Module[] {
     // authentication and authorization of every call; later interceptors read its principal
     createAuthModule(deps),
     createAdminModule(deps),
+    // after auth: the platform interceptors read the principal the auth module resolves
+    createPlatformModule(deps),
   ];
 }
 

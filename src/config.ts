@@ -24,6 +24,12 @@ export interface Config {
   shutdownGraceMs: number;
   webhookAllowPrivateTargets: boolean;
   webhookExtraCaFile: string | undefined;
+  /** Requests per minute of one staff session (clients use api_clients.rate_limit_per_minute). */
+  rateLimitStaffPerMinute: number;
+  /** Requests per minute of one client IP without authentication. */
+  rateLimitAnonPerMinute: number;
+  /** Requests per minute of login-like RPCs (rate_limit_class "auth"), per client IP and per account. */
+  rateLimitAuthPerMinute: number;
 }
 
 export class ConfigError extends Error {
@@ -89,6 +95,9 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownGraceMs: int("SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
     webhookAllowPrivateTargets,
     webhookExtraCaFile: text("WEBHOOK_EXTRA_CA_FILE"),
+    rateLimitStaffPerMinute: int("RATE_LIMIT_STAFF_PER_MINUTE", 300, 1, 1_000_000_000),
+    rateLimitAnonPerMinute: int("RATE_LIMIT_ANON_PER_MINUTE", 300, 1, 1_000_000_000),
+    rateLimitAuthPerMinute: int("RATE_LIMIT_AUTH_PER_MINUTE", 10, 1, 1_000_000_000),
   };
   if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent`);

@@ -1,6 +1,7 @@
 import { Migration0001Platform } from "./0001-platform.ts";
 import { Migration0002CoreIdentity } from "./0002-core-identity.ts";
 import { Migration0003Auth } from "./0003-auth.ts";
+import { Migration0006Platform } from "./0006-platform.ts";
 
 /** Every migration, in order. Listed explicitly so nothing depends on file globbing at run time. */
-export const migrations = [Migration0001Platform, Migration0002CoreIdentity, Migration0003Auth];
+export const migrations = [Migration0001Platform, Migration0002CoreIdentity, Migration0003Auth, Migration0006Platform];

@@ -109,6 +109,7 @@ export declare const AuthService: GenService<{
    * property left); 401 with `WWW-Authenticate: Basic` for `invalid_client` (unknown client, wrong secret,
    * disabled client, no credentials). gRPC/Connect callers pass Basic credentials as `authorization` metadata
    * or in the request fields; errors carry the RFC code in the `x-oauth-error` trailer.
+   * Rate limit class "auth": per client IP and per client_id (README "Rate limits").
    *
    * @generated from rpc hotelops.auth.v1.AuthService.CreateToken
    */

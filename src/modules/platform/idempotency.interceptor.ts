@@ -1,0 +1,169 @@
+import { createHash } from "node:crypto";
+import { fromBinary, toBinary } from "@bufbuild/protobuf";
+import type { ContextValues, Interceptor, UnaryRequest, UnaryResponse } from "@connectrpc/connect";
+import { AppError, errorCodes, type ErrorCode } from "../../errors.ts";
+import type { Clock } from "../../lib/clock.ts";
+import type { Logger } from "../../lib/logger.ts";
+import { callInfoKey } from "../../server/context.ts";
+import { principalKey, type Principal } from "../auth/principal.ts";
+import type { IdempotencyRepository, StoredError } from "./idempotency.repository.ts";
+import { policyOf } from "./policy.rpc.ts";
+
+export interface IdempotencyOptions {
+  repository: IdempotencyRepository;
+  clock: Clock;
+  logger: Logger;
+  /** How long a key is kept (default 24 h, the contract's minimum). */
+  ttlMs?: number;
+  /** How long a request waits for a concurrent one with the same key before 409 request_in_progress (default 5 s). */
+  waitMs?: number;
+  /** After this long an in-progress claim whose process died may be taken over (default 2 min). */
+  leaseMs?: number;
+}
+
+const VALID_KEY = /^[\x21-\x7e]{1,255}$/;
+/** Headers that belong to one delivery or one protocol, not to the stored outcome. */
+const NOT_STORED = /^(x-request-id$|ratelimit-|retry-after$|idempotency-replayed$|content-|accept-encoding$|connect-|grpc-|trailer-)/;
+/** Outcomes a retry may change: never stored, the key is released instead. */
+const TRANSIENT_CODES = new Set<ErrorCode>(["rate_limited", "request_in_progress", "idempotency_conflict", "unauthorized"]);
+const TRANSIENT_PG = new Set(["40001", "40P01", "55P03", "57014"]);
+
+/**
+ * Idempotency-Key on every unary write (CONTRACT.md "Idempotency"): the first outcome of (caller, key) is stored
+ * and replayed for the same request; a different request under the key is 409 idempotency_conflict; a concurrent
+ * duplicate waits for the first or gets 409 request_in_progress. The key is claimed in its own statement before
+ * the RPC runs, so two requests never both execute.
+ */
+export function createIdempotencyInterceptor(opts: IdempotencyOptions): Interceptor {
+  const ttlMs = opts.ttlMs ?? 24 * 60 * 60 * 1000;
+  const waitMs = opts.waitMs ?? 5000;
+  const leaseMs = opts.leaseMs ?? 2 * 60 * 1000;
+  const repo = opts.repository;
+
+  return (next) => async (req) => {
+    if (req.stream) return next(req);
+    const policy = policyOf(req.method);
+    if (!policy.write) return next(req);
+    const key = req.header.get("idempotency-key");
+    if (key === null) {
+      if (policy.idempotencyKeyRequired) throw keyError("is required", "This request requires an Idempotency-Key header.");
+      return next(req);
+    }
+    if (!VALID_KEY.test(key)) throw keyError("must be 1-255 visible ASCII characters", "Idempotency-Key must be 1-255 visible ASCII characters.");
+    const principal = req.contextValues.get(principalKey);
+    const caller = callerOf(principal, req.contextValues, policy.idempotencyKeyRequired);
+    if (caller === undefined) return next(req);
+
+    const requestHash = hashRequest(policy.rpc, principal, toBinary(req.method.input, req.message));
+    const deadline = performance.now() + waitMs;
+    for (let delay = 20; ; delay = Math.min(delay * 2, 200)) {
+      const now = opts.clock.now();
+      const claim = { caller, key, rpc: policy.rpc, requestHash, now, expiresAt: new Date(now.getTime() + ttlMs), lockedUntil: new Date(now.getTime() + leaseMs) };
+      if (await repo.claim(claim)) break;
+      const found = await repo.find(caller, key);
+      if (found === undefined) continue; // released (5xx) or purged between the two statements: claim again
+      if (found.requestHash !== requestHash) {
+        throw new AppError("idempotency_conflict", "This Idempotency-Key was already used with a different request.", { details: [{ field: "Idempotency-Key", reason: "was used with a different request" }] });
+      }
+      if (found.state === "done") return replay(req, found.response, found.responseHeaders, found.error);
+      if (performance.now() + delay > deadline) {
+        throw new AppError("request_in_progress", "A request with this Idempotency-Key is still in progress; retry later.", { retryAfterSeconds: 1 });
+      }
+      await new Promise((r) => setTimeout(r, delay));
+    }
+
+    // This request holds the key: run it and store its outcome (or give the key back).
+    let res: UnaryResponse;
+    try {
+      res = (await next(req)) as UnaryResponse;
+    } catch (err) {
+      const stored = storable(err);
+      await bookkeep(() => (stored === undefined ? repo.release(caller, key) : repo.complete(caller, key, stored)), "release");
+      throw err;
+    }
+    const headers: [string, string][] = [];
+    res.header.forEach((value, name) => {
+      if (!NOT_STORED.test(name)) headers.push([name, value]);
+    });
+    await bookkeep(() => repo.complete(caller, key, { response: toBinary(req.method.output, res.message), headers }), "complete");
+    return res;
+  };
+
+  /** The outcome is already decided; a failed bookkeeping write is logged, never turned into the caller's error. */
+  async function bookkeep(write: () => Promise<void>, what: string): Promise<void> {
+    try {
+      await write();
+    } catch (err) {
+      opts.logger.error({ err }, `idempotency ${what} failed`);
+    }
+  }
+}
+
+function keyError(reason: string, message: string): AppError {
+  return new AppError("invalid_argument", message, { details: [{ field: "Idempotency-Key", reason }] });
+}
+
+/**
+ * Whose key space a key lives in: the principal's subject. Anonymous callers are skipped unless the RPC
+ * requires a key, then their client address is the best subject there is.
+ */
+function callerOf(principal: Principal | undefined, values: ContextValues, required: boolean): string | undefined {
+  if (principal !== undefined) return principal.kind === "staff" ? `user:${principal.userId}` : `client:${principal.clientId}`;
+  if (!required) return undefined;
+  return `ip:${values.get(callInfoKey)?.remoteAddress ?? ""}`;
+}
+
+/** The RPC, the staff member's active property (it scopes requests without a property in the body) and the request bytes. */
+function hashRequest(rpc: string, principal: Principal | undefined, body: Uint8Array): string {
+  const scope = principal?.kind === "staff" ? principal.activePropertyId : "";
+  return createHash("sha256").update(rpc).update("\0").update(scope).update("\0").update(body).digest("base64url");
+}
+
+function replay(req: UnaryRequest, response: Uint8Array | null, headers: [string, string][] | null, error: StoredError | null): UnaryResponse {
+  if (error !== null) {
+    const code: ErrorCode = error.code in errorCodes ? (error.code as ErrorCode) : "internal";
+    throw new AppError(code, error.message, {
+      details: error.details,
+      headers: { ...error.headers, "idempotency-replayed": "true" },
+      ...(error.retryAfterSeconds !== undefined ? { retryAfterSeconds: error.retryAfterSeconds } : {}),
+    });
+  }
+  const { header, trailer } = protocolHeadersOf(req);
+  for (const [name, value] of headers ?? []) header.set(name, value);
+  header.set("idempotency-replayed", "true");
+  return { stream: false, service: req.service, method: req.method, header, trailer, message: fromBinary(req.method.output, response ?? new Uint8Array(0)) };
+}
+
+/**
+ * The handler copies a returned response's headers over the ones its protocol prepared, and a replay never
+ * reaches the handler, so it brings the protocol's own: the content type answering the request's, and gRPC's
+ * OK status trailer. (The router negotiates no compression, so there is no encoding header to repeat.)
+ */
+function protocolHeadersOf(req: UnaryRequest): { header: Headers; trailer: Headers } {
+  const requested = (req.header.get("content-type") ?? "").toLowerCase();
+  const json = requested.includes("json") || (req.requestMethod === "GET" && new URL(req.url, "http://x").searchParams.get("encoding") === "json");
+  for (const grpc of ["application/grpc-web", "application/grpc"]) {
+    if (requested.startsWith(grpc)) return { header: new Headers({ "content-type": `${grpc}+${json ? "json" : "proto"}` }), trailer: new Headers({ "grpc-status": "0" }) };
+  }
+  return { header: new Headers({ "content-type": json ? "application/json" : "application/proto" }), trailer: new Headers() };
+}
+
+/** A 4xx AppError is the answer to this request and is stored; anything else releases the key for a retry. */
+function storable(err: unknown): { error: StoredError; status: number } | undefined {
+  if (!(err instanceof AppError) || err.httpStatus < 400 || err.httpStatus >= 500 || TRANSIENT_CODES.has(err.code) || hasTransientCause(err)) return undefined;
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(err.headers)) if (!NOT_STORED.test(name.toLowerCase())) headers[name] = value;
+  const error: StoredError = { code: err.code, message: err.message, details: err.details, headers };
+  if (err.retryAfterSeconds !== undefined) error.retryAfterSeconds = err.retryAfterSeconds;
+  return { error, status: err.httpStatus };
+}
+
+/** A conflict mapped from a serialization failure or deadlock is worth a retry, not a stored answer. */
+function hasTransientCause(err: AppError): boolean {
+  for (let e: unknown = err.cause, depth = 0; e !== null && typeof e === "object" && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && TRANSIENT_PG.has(code)) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
