@@ -28,13 +28,29 @@ export async function benchDatabase(): Promise<EmbeddedDatabase & { dir: string 
   };
 }
 
-export async function load(name: string, opts: { url: string; method?: "GET" | "POST"; body?: string; headers?: Record<string, string>; connections?: number; seconds?: number }): Promise<Result> {
+export interface LoadOptions {
+  url: string;
+  method?: "GET" | "POST";
+  body?: string;
+  headers?: Record<string, string>;
+  connections?: number;
+  seconds?: number;
+  /** Per-request headers (e.g. unique Idempotency-Keys); runs the load generator in this thread. */
+  uniqueHeader?: string;
+}
+
+export async function load(name: string, opts: LoadOptions): Promise<Result> {
+  let n = 0;
+  const perRequest = opts.uniqueHeader;
   const run = await autocannon({
     url: opts.url,
     method: opts.method ?? "GET",
     connections: opts.connections ?? 50,
-    // The load generator runs in its own thread so it does not share the server's event loop.
-    workers: 1,
+    // The load generator runs in its own thread so it does not share the server's event loop, except when it
+    // must compute per-request headers (functions cannot cross into autocannon's worker threads).
+    ...(perRequest === undefined
+      ? { workers: 1 }
+      : { requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, headers: { ...req.headers, [perRequest]: `k-${process.pid}-${n++}` } }) }] }),
     duration: opts.seconds ?? Number(process.env.BENCH_SECONDS ?? 8),
     ...(opts.body !== undefined ? { body: opts.body } : {}),
     headers: opts.headers ?? {},

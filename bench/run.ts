@@ -1,9 +1,10 @@
 // npm run bench: every benchmark, each printing ratios against a baseline measured in the same run.
 // BENCH_SECONDS sets the duration of each load phase (default 8).
 import { benchStatus } from "./status.bench.ts";
+import { benchConnectivity } from "./connectivity.bench.ts";
 
 const only = process.argv[2];
-const benches: Record<string, () => Promise<void>> = { status: benchStatus };
+const benches: Record<string, () => Promise<void>> = { status: benchStatus, connectivity: benchConnectivity };
 for (const [name, run] of Object.entries(benches)) {
   if (only !== undefined && only !== name) continue;
   console.log(`\n=== ${name} ===`);

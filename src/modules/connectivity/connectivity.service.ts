@@ -6,7 +6,7 @@ import { isUuid, newId } from "../../lib/ids.ts";
 import type { Principal } from "../auth/principal.ts";
 import { adapterFor, isDate } from "./adapters.ts";
 import { findEvent, insertEvent, propertiesInReach, propertyInReach, type StoredEvent } from "./connectivity.repository.ts";
-import { availabilityOf, feedPage, mappingsOf, ratePlansOf, roomTypesOf, type FeedRow } from "./reads.repository.ts";
+import { inventoryRowsOf, feedPage, mappingsOf, ratePlansOf, roomTypesOf, type FeedRow } from "./reads.repository.ts";
 
 export const RESERVATION_EVENTS_QUEUE = "connectivity.reservation-events";
 
@@ -30,6 +30,11 @@ const CAPABILITIES: Record<string, string> = {
   "mappings.read": "mappings",
   "reservations.write": "reservation-events",
 };
+
+function datesBetween(from: string, days: number): string[] {
+  const start = Date.parse(`${from}T00:00:00Z`);
+  return Array.from({ length: days }, (_, i) => new Date(start + i * DAY_MS).toISOString().slice(0, 10));
+}
 
 /** The feed cursor is opaque to clients: a versioned, base64url change sequence. */
 export function encodeCursor(seq: bigint): string {
@@ -73,7 +78,9 @@ export function createConnectivityService(deps: ConnectivityDeps) {
       const [roomTypes, mapped] = await Promise.all([roomTypesOf(deps.pool, property.id), mappingsOf(deps.pool, property.id, caller.provider)]);
       const wanted = new Set(roomTypeFilter);
       const selected = wanted.size === 0 ? roomTypes : roomTypes.filter((rt) => wanted.has(rt.code) || wanted.has(mapped.get(rt.id) ?? ""));
-      const rows = await availabilityOf(deps.pool, property.id, selected.map((rt) => rt.id), from, to);
+      const rows = await inventoryRowsOf(deps.pool, property.id, selected.map((rt) => rt.id), from, to);
+      const known = new Map(rows.map((r) => [`${r.room_type_id}|${r.date}`, r]));
+      const dates = datesBetween(from, days);
       return {
         propertyCode: property.code,
         from,
@@ -82,9 +89,10 @@ export function createConnectivityService(deps: ConnectivityDeps) {
         roomTypes: selected.map((rt) => ({
           code: rt.code,
           externalCode: mapped.get(rt.id),
-          days: rows
-            .filter((r) => r.room_type_id === rt.id)
-            .map((r) => ({ date: r.date, total: r.total, sold: r.sold, blocked: r.blocked, outOfOrder: r.out_of_order, available: Math.max(0, r.total - r.sold - r.blocked - r.out_of_order) })),
+          days: dates.map((date) => {
+            const r = known.get(`${rt.id}|${date}`) ?? { total: rt.room_count, sold: 0, blocked: 0, out_of_order: 0 };
+            return { date, total: r.total, sold: r.sold, blocked: r.blocked, outOfOrder: r.out_of_order, available: Math.max(0, r.total - r.sold - r.blocked - r.out_of_order) };
+          }),
         })),
       };
     },

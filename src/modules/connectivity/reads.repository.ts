@@ -26,14 +26,15 @@ export interface RoomTypeRow {
   id: string;
   code: string;
   name: string;
+  room_count: number;
 }
 
 export async function roomTypesOf(pool: pg.Pool, propertyId: string): Promise<RoomTypeRow[]> {
-  return (await pool.query<RoomTypeRow>("select id, code, name from room_types where property_id = $1 order by code", [propertyId])).rows;
+  return (await pool.query<RoomTypeRow>("select id, code, name, room_count from room_types where property_id = $1 order by code", [propertyId])).rows;
 }
 
-export async function ratePlansOf(pool: pg.Pool, propertyId: string): Promise<(RoomTypeRow & { room_type_codes: string[] })[]> {
-  const { rows } = await pool.query<RoomTypeRow & { room_type_codes: string[] | null }>(
+export async function ratePlansOf(pool: pg.Pool, propertyId: string): Promise<{ id: string; code: string; name: string; room_type_codes: string[] }[]> {
+  const { rows } = await pool.query<{ id: string; code: string; name: string; room_type_codes: string[] | null }>(
     `select rp.id, rp.code, rp.name, array_agg(rt.code order by rt.code) filter (where rt.code is not null) as room_type_codes
        from rate_plans rp
        left join rate_plan_room_types x on x.property_id = rp.property_id and x.rate_plan_id = rp.id
@@ -56,19 +57,15 @@ export interface DayRow {
 }
 
 /**
- * Availability per room type per day over [from, to): one range query. Days without an inventory row have had
- * no booking, block or out-of-order yet: their total is the room type's room count.
+ * Inventory rows per room type per day over [from, to): one index range scan returning only the days that
+ * have a row. Days without one have had no booking, block or out-of-order yet (the caller fills them in with
+ * the room type's room count), which keeps a 50 x 366 request to a few hundred rows on a quiet calendar.
  */
-export async function availabilityOf(pool: pg.Pool, propertyId: string, roomTypeIds: string[], from: string, to: string): Promise<DayRow[]> {
+export async function inventoryRowsOf(pool: pg.Pool, propertyId: string, roomTypeIds: string[], from: string, to: string): Promise<DayRow[]> {
   const { rows } = await pool.query<DayRow>(
-    `select rt.id as room_type_id, to_char(d.day, 'YYYY-MM-DD') as date,
-            coalesce(x.total, rt.room_count) as total, coalesce(x.sold, 0) as sold,
-            coalesce(x.blocked, 0) as blocked, coalesce(x.out_of_order, 0) as out_of_order
-       from room_types rt
-       cross join generate_series($3::date, $4::date - 1, interval '1 day') as d(day)
-       left join room_type_days x on x.property_id = rt.property_id and x.room_type_id = rt.id and x.date = d.day::date
-      where rt.property_id = $1 and rt.id = any($2::uuid[])
-      order by rt.code, d.day`,
+    `select room_type_id, to_char(date, 'YYYY-MM-DD') as date, total, sold, blocked, out_of_order
+       from room_type_days
+      where property_id = $1 and room_type_id = any($2::uuid[]) and date >= $3::date and date < $4::date`,
     [propertyId, roomTypeIds, from, to],
   );
   return rows;

@@ -1,0 +1,75 @@
+// Connectivity API: a feed page of 500 and 366-day availability (p50/p99), and reservation events accepted per
+// second, each against a bare node:http + pg handler running the same SQL in the same run.
+import http from "node:http";
+import pg from "pg";
+import { pino } from "pino";
+import { loadConfig } from "../src/config.ts";
+import { createApp } from "../src/app.ts";
+import { newId } from "../src/lib/ids.ts";
+import { createTestClient, createTestProperty } from "../test/helpers/auth.ts";
+import { benchDatabase, load, rssMiB, table } from "./harness.ts";
+
+export async function benchConnectivity(): Promise<void> {
+  const database = await benchDatabase();
+  const app = await createApp(loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: database.url, LOG_LEVEL: "silent" }), { logger: pino({ level: "silent" }) });
+  const pool = new pg.Pool({ connectionString: database.url, max: 10 });
+  try {
+    const property = await createTestProperty(app, { code: "BENCH-1", sandbox: true });
+    const client = await createTestClient(app, { kind: "partner", provider: "bench", propertyCodes: [property.code], scopes: ["availability.read", "reservations.read", "reservations.write"] });
+    const auth = { authorization: `Bearer ${client.accessToken}` };
+    // measure the API, not the per-client rate limit
+    await pool.query("update api_clients set rate_limit_per_minute = 100000000 where id = $1", [client.clientId]);
+    // 50 room types, 600 reservations with change sequence numbers
+    for (let i = 0; i < 50; i++) {
+      await pool.query("insert into room_types (id, property_id, code, name, max_occupancy, room_count, created_at) values ($1, $2, $3, $3, 2, 20, now())", [newId(), property.id, `RT${i}`]);
+    }
+    for (let i = 1; i <= 600; i++) {
+      await pool.query(
+        `insert into reservations (id, property_id, code, status, source, channel, external_reference, holder_name, arrival_date, departure_date, adults, children, total_minor, currency, created_at, updated_at, change_seq)
+         values ($1, $2, $3, 'GUARANTEED', 'CHANNEL', 'bench', $3, 'x', '2027-01-01', '2027-01-03', 2, 0, 1000, 'TRY', now(), now(), $4)`,
+        [newId(), property.id, `B${i}`, i],
+      );
+    }
+    const feedSql = "select id, code, status, source, external_reference, channel, arrival_date, departure_date, adults, children, cancelled_at, created_at, updated_at from reservations where property_id = $1 and change_seq > 0 order by change_seq limit 501";
+    const bare = http.createServer((_req, res) => {
+      pool.query(feedSql, [property.id]).then((r) => {
+        const body = JSON.stringify({ data: r.rows.slice(0, 500), hasMore: r.rows.length > 500 });
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(body);
+      });
+    });
+    await new Promise<void>((r) => bare.listen(0, "127.0.0.1", r));
+    const barePort = (bare.address() as { port: number }).port;
+    const base = `http://127.0.0.1:${app.port}/api/v1/properties/${property.code}`;
+    const feedBase = await load("bare pg: feed page of 500 (baseline)", { url: `http://127.0.0.1:${barePort}/`, connections: 10 });
+    const feed = await load("GET reservations?limit=500", { url: `${base}/reservations?limit=500`, headers: auth, connections: 10 });
+    table([feedBase, feed], feedBase);
+    const avail = await load("GET availability 50 types x 366 days", { url: `${base}/availability?from=2027-01-01&to=2028-01-02`, headers: auth, connections: 10 });
+    console.log(`availability 50x366: ${avail.rps} req/s, p50 ${avail.p50} ms, p99 ${avail.p99} ms`);
+    const event = JSON.stringify({ eventType: "CANCELLED", externalReference: "X-1" });
+    const accepted = await load("POST reservation-events (accepted)", {
+      url: `${base}/reservation-events`,
+      method: "POST",
+      body: event,
+      headers: { ...auth, "content-type": "application/json" },
+      connections: 20,
+      uniqueHeader: "idempotency-key",
+    });
+    const bareInsert = http.createServer((_req, res) => {
+      pool.query("insert into reservation_events (id, property_id, client_id, provider, event_type, external_reference, payload) values ($1, $2, 'bench', 'bench', 'CANCELLED', 'X-1', '{}')", [newId(), property.id]).then(() => {
+        res.writeHead(202);
+        res.end("{}");
+      });
+    });
+    await new Promise<void>((r) => bareInsert.listen(0, "127.0.0.1", r));
+    const insertBase = await load("bare pg insert (baseline)", { url: `http://127.0.0.1:${(bareInsert.address() as { port: number }).port}/`, method: "POST", connections: 20 });
+    table([insertBase, accepted], insertBase);
+    console.log(`events accepted ${accepted.rps}/s (target >= 500/s); RSS ${rssMiB()} MiB`);
+    bare.close();
+    bareInsert.close();
+  } finally {
+    await pool.end();
+    await app.close();
+    await database.stop();
+  }
+}
