@@ -13,6 +13,7 @@ import { registerHealth } from "./server/health.ts";
 import { registerReflection } from "./server/reflection.ts";
 import type { Deps, Module } from "./modules/module.ts";
 import { createStatusModule } from "./modules/status/index.ts";
+import { createConnectivityModule } from "./modules/connectivity/index.ts";
 import { createAuthModule } from "./modules/auth/index.ts";
 import { createAdminModule } from "./modules/admin/index.ts";
 import { createPlatformModule } from "./modules/platform/index.ts";
@@ -40,6 +41,8 @@ export interface App {
 function createModules(deps: Deps): Module[] {
   return [
     createStatusModule(deps),
+    // before auth: the platform-wide partner API switch answers 503 without authentication work
+    createConnectivityModule(deps),
     // authentication and authorization of every call; later interceptors read its principal
     createAuthModule(deps),
     createAdminModule(deps),
