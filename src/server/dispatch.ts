@@ -4,7 +4,7 @@ import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from
 import type { Logger } from "../lib/logger.ts";
 import { callInfoKey, requestIdFrom, type CallInfo, type Transport } from "./context.ts";
 import { send } from "./http-errors.ts";
-import type { NodeHandler } from "./listen.ts";
+import { remoteAddressOf, type NodeHandler } from "./listen.ts";
 
 export interface RestGateway {
   handle(req: Parameters<NodeHandler>[0], res: Parameters<NodeHandler>[1], info: CallInfo, values: ReturnType<typeof createContextValues>): Promise<void>;
@@ -30,7 +30,7 @@ export function createDispatcher(opts: DispatchOptions): NodeHandler {
     const path = q === -1 ? url : url.slice(0, q);
     const info: CallInfo = {
       requestId: requestIdFrom(req.headers["x-request-id"]),
-      remoteAddress: req.socket?.remoteAddress ?? "",
+      remoteAddress: remoteAddressOf(req),
       transport: transportOf(req.headers["content-type"]),
     };
     res.setHeader("x-request-id", info.requestId);

@@ -88,6 +88,15 @@ export async function listen(handler: NodeHandler, opts: { port: number; host: s
   };
 }
 
+/**
+ * The peer address of a request. On h2c the http2 session wraps our ReplaySocket (not a net.Socket) in a
+ * stream adapter that does not forward remoteAddress; the adapter keeps the wrapped stream as `stream`.
+ */
+export function remoteAddressOf(req: IncomingMessage | Http2ServerRequest): string {
+  const socket = req.socket as (net.Socket & { stream?: { remoteAddress?: string } }) | undefined;
+  return socket?.remoteAddress ?? socket?.stream?.remoteAddress ?? "";
+}
+
 /** Reads until the bytes seen either are or cannot be the HTTP/2 connection preface. */
 function sniff(socket: net.Socket, decide: (isH2: boolean, head: Buffer) => void): void {
   let head: Buffer = Buffer.alloc(0);
