@@ -1,0 +1,13 @@
+export {
+  createNightAuditService,
+  isValidDate,
+  type CheckId,
+  type CheckStatus,
+  type MarkNoShow,
+  type NightAuditCheck,
+  type NightAuditChecks,
+  type NightAuditDeps,
+  type NightAuditResult,
+  type NightAuditService,
+  type NightAuditSummary,
+} from "./night-audit.service.ts";
