@@ -17,10 +17,13 @@ import { createConnectivityModule } from "./modules/connectivity/index.ts";
 import { createAuthModule } from "./modules/auth/index.ts";
 import { createAdminModule } from "./modules/admin/index.ts";
 import { createPlatformModule } from "./modules/platform/index.ts";
+import { createWebhooksModule, type WebhookOptions } from "./modules/webhooks/index.ts";
 
 export interface AppOptions {
   clock?: Clock;
   logger?: Logger;
+  /** Test seams of the webhook engine (DNS resolver, request timeout, jitter, mailer). */
+  webhooks?: WebhookOptions;
 }
 
 export interface App {
@@ -38,7 +41,7 @@ export interface App {
 }
 
 /** The modules of the service, in interceptor order. Add a module here and nowhere else. */
-function createModules(deps: Deps): Module[] {
+function createModules(deps: Deps, options: AppOptions = {}): Module[] {
   return [
     createStatusModule(deps),
     // before auth: the platform-wide partner API switch answers 503 without authentication work
@@ -48,6 +51,7 @@ function createModules(deps: Deps): Module[] {
     createAdminModule(deps),
     // after auth: the platform interceptors read the principal the auth module resolves
     createPlatformModule(deps),
+    createWebhooksModule(deps, options.webhooks),
   ];
 }
 
@@ -58,7 +62,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const db = await openDatabase(config, logger);
   const boss = await startBoss({ url: db.url, role: config.role, logger, graceMs: config.shutdownGraceMs });
   const deps: Deps = { config, db, boss, transact: createTransact(db.orm, boss.pgboss), clock, logger };
-  const modules = createModules(deps);
+  const modules = createModules(deps, options);
   for (const m of modules) await m.startWorkers?.();
 
   let listener: Listener | undefined;

@@ -24,6 +24,8 @@ export interface Config {
   shutdownGraceMs: number;
   webhookAllowPrivateTargets: boolean;
   webhookExtraCaFile: string | undefined;
+  /** 32-byte key (hex or base64) sealing webhook signing secrets at rest; unset: `${dataDir}/webhook-secret.key`. */
+  webhookSecretKey: string | undefined;
   /** Requests per minute of one staff session (clients use api_clients.rate_limit_per_minute). */
   rateLimitStaffPerMinute: number;
   /** Requests per minute of one client IP without authentication. */
@@ -95,12 +97,17 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownGraceMs: int("SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
     webhookAllowPrivateTargets,
     webhookExtraCaFile: text("WEBHOOK_EXTRA_CA_FILE"),
+    webhookSecretKey: text("WEBHOOK_SECRET_KEY"),
     rateLimitStaffPerMinute: int("RATE_LIMIT_STAFF_PER_MINUTE", 300, 1, 1_000_000_000),
     rateLimitAnonPerMinute: int("RATE_LIMIT_ANON_PER_MINUTE", 300, 1, 1_000_000_000),
     rateLimitAuthPerMinute: int("RATE_LIMIT_AUTH_PER_MINUTE", 10, 1, 1_000_000_000),
   };
   if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent`);
+  }
+  const secretKey = config.webhookSecretKey?.trim();
+  if (secretKey !== undefined && !/^[0-9a-f]{64}$/i.test(secretKey) && Buffer.from(secretKey, "base64").length !== 32) {
+    problems.push("WEBHOOK_SECRET_KEY must be 32 bytes: 64 hex characters or base64");
   }
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  - ${problems.join("\n  - ")}`);
   return config;

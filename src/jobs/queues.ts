@@ -6,6 +6,14 @@ export const queues = {
   eventsFanout: "events.fanout",
   /** Scheduled every 5 minutes: deletes expired idempotency keys and old rate-limit windows. */
   platformPurge: "platform.purge",
+  /** One attempt of one webhook delivery (data: `{ deliveryId }`); retries are sent with startAfter. */
+  webhooksDeliver: "webhooks.deliver",
+  /** Every minute: queues due webhook retries and takes over attempts of crashed workers. */
+  webhooksSweep: "webhooks.sweep",
+  /** Daily: deletes webhook delivery history older than 30 days. */
+  webhooksPurge: "webhooks.purge",
+  /** E-mails the creator of a webhook address that was closed automatically (data: `{ endpointId }`). */
+  webhooksEndpointClosed: "webhooks.endpoint-closed",
 } as const;
 
 export type QueueName = (typeof queues)[keyof typeof queues];

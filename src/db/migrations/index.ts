@@ -2,9 +2,10 @@ import { Migration0001Platform } from "./0001-platform.ts";
 import { Migration0002CoreIdentity } from "./0002-core-identity.ts";
 import { Migration0003Auth } from "./0003-auth.ts";
 import { Migration0004InventoryReservations } from "./0004-inventory-reservations.ts";
+import { Migration0005Webhooks } from "./0005-webhooks.ts";
 import { Migration0006Platform } from "./0006-platform.ts";
 import { Migration0007Folio } from "./0007-folio.ts";
 import { Migration0008Connectivity } from "./0008-connectivity.ts";
 
 /** Every migration, in order. Listed explicitly so nothing depends on file globbing at run time. */
-export const migrations = [Migration0001Platform, Migration0002CoreIdentity, Migration0003Auth, Migration0004InventoryReservations, Migration0006Platform, Migration0007Folio, Migration0008Connectivity];
+export const migrations = [Migration0001Platform, Migration0002CoreIdentity, Migration0003Auth, Migration0004InventoryReservations, Migration0005Webhooks, Migration0006Platform, Migration0007Folio, Migration0008Connectivity];

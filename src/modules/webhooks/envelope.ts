@@ -1,0 +1,51 @@
+import { signatureHeader } from "./secrets.ts";
+
+/** Largest request body sent; an event that would exceed it is recorded failed, never truncated. */
+export const maxBodyBytes = 256 * 1024;
+export const userAgent = "Service-Webhooks/1.0";
+
+export interface EnvelopeInput {
+  id: string;
+  type: string;
+  createdAt: Date;
+  occurredAt: Date;
+  propertyCode: string;
+  data: unknown;
+}
+
+/** The spec's event envelope; timestamps ISO 8601 UTC with milliseconds. */
+export function envelopeBody(e: EnvelopeInput): Buffer {
+  return Buffer.from(
+    JSON.stringify({
+      id: e.id,
+      type: e.type,
+      apiVersion: "v1",
+      createdAt: e.createdAt.toISOString(),
+      occurredAt: e.occurredAt.toISOString(),
+      property: { code: e.propertyCode },
+      data: e.data,
+    }),
+    "utf8",
+  );
+}
+
+/** The delivery request headers of the spec, exactly. */
+export function deliveryHeaders(input: {
+  body: Buffer;
+  secrets: readonly string[];
+  unixSeconds: number;
+  eventId: string;
+  eventType: string;
+  deliveryId: string;
+  attempt: number;
+}): Record<string, string> {
+  return {
+    "content-type": "application/json",
+    "user-agent": userAgent,
+    "service-signature": signatureHeader(input.secrets, input.unixSeconds, input.body),
+    "service-event-id": input.eventId,
+    "service-event-type": input.eventType,
+    "service-delivery-id": input.deliveryId,
+    "service-delivery-attempt": String(input.attempt),
+  };
+}

@@ -1,0 +1,86 @@
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:crypto";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+
+/** A signing secret: `whsec_` + 32 random bytes, base64url (43 characters). */
+export function newSigningSecret(): string {
+  return `whsec_${randomBytes(32).toString("base64url")}`;
+}
+
+/** Decodes a 32-byte key given as 64 hex characters or base64/base64url. Undefined when it is not one. */
+export function decodeKey(text: string): Buffer | undefined {
+  const trimmed = text.trim();
+  const key = /^[0-9a-f]{64}$/i.test(trimmed) ? Buffer.from(trimmed, "hex") : Buffer.from(trimmed, "base64");
+  return key.length === 32 ? key : undefined;
+}
+
+/**
+ * The key that encrypts signing secrets at rest: WEBHOOK_SECRET_KEY, else (development) a key generated
+ * once into `${dataDir}/webhook-secret.key` (mode 0600). Several processes on one data directory share it.
+ */
+export function loadSecretKey(configured: string | undefined, dataDir: string): Buffer {
+  if (configured !== undefined) {
+    const key = decodeKey(configured);
+    if (key === undefined) throw new Error("WEBHOOK_SECRET_KEY must be 32 bytes (64 hex characters or base64)");
+    return key;
+  }
+  const file = join(dataDir, "webhook-secret.key");
+  try {
+    const key = decodeKey(readFileSync(file, "utf8"));
+    if (key === undefined) throw new Error(`${file} does not hold a 32-byte key`);
+    return key;
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== "ENOENT") throw err;
+  }
+  mkdirSync(dirname(file), { recursive: true });
+  try {
+    // "wx": when two processes race, the second one fails here and reads the first one's key.
+    writeFileSync(file, randomBytes(32).toString("hex") + "\n", { flag: "wx", mode: 0o600 });
+    chmodSync(file, 0o600);
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== "EEXIST") throw err;
+  }
+  return decodeKey(readFileSync(file, "utf8"))!;
+}
+
+/** AES-256-GCM box for secrets at rest; the row id is the additional data, so a ciphertext cannot move rows. */
+export interface SecretBox {
+  seal(plain: string, rowId: string): string;
+  open(sealed: string, rowId: string): string;
+}
+
+export function createSecretBox(key: Buffer): SecretBox {
+  return {
+    seal(plain, rowId) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv("aes-256-gcm", key, iv);
+      cipher.setAAD(Buffer.from(rowId));
+      const ct = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
+      return `v1.${iv.toString("base64url")}.${cipher.getAuthTag().toString("base64url")}.${ct.toString("base64url")}`;
+    },
+    open(sealed, rowId) {
+      const [version, iv, tag, ct] = sealed.split(".");
+      if (version !== "v1" || iv === undefined || tag === undefined || ct === undefined) throw new Error("unknown sealed secret format");
+      const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
+      decipher.setAAD(Buffer.from(rowId));
+      decipher.setAuthTag(Buffer.from(tag, "base64url"));
+      return Buffer.concat([decipher.update(Buffer.from(ct, "base64url")), decipher.final()]).toString("utf8");
+    },
+  };
+}
+
+/**
+ * The `Service-Signature` header: `t=<unix seconds>,v1=<hex>` with one `v1` per secret (the current one first,
+ * then the pre-rotation one during its 24 h overlap). Each value is the lowercase hex HMAC-SHA256 of
+ * `<t>.<raw body>`, keyed with the UTF-8 bytes of the whole secret string (including `whsec_`).
+ */
+export function signatureHeader(secrets: readonly string[], unixSeconds: number, body: string | Buffer): string {
+  const parts = [`t=${unixSeconds}`];
+  for (const secret of secrets) {
+    const mac = createHmac("sha256", Buffer.from(secret, "utf8"));
+    mac.update(`${unixSeconds}.`);
+    mac.update(body);
+    parts.push(`v1=${mac.digest("hex")}`);
+  }
+  return parts.join(",");
+}

@@ -1,0 +1,47 @@
+import type pg from "pg";
+import type { Boss } from "../../jobs/boss.ts";
+import { queues } from "../../jobs/queues.ts";
+import type { Logger } from "../../lib/logger.ts";
+import type { Mailer } from "../../lib/mail.ts";
+import type { WebhookEngine } from "./engine.ts";
+
+/**
+ * Workers: fan-out per event, one attempt per delivery job, the every-minute sweeper (due retries and
+ * claims of crashed workers), the daily history purge and the closed-address e-mail.
+ * A delivery job's lock (expireInSeconds) outlives the 10 s request timeout; a job lost with its worker is
+ * retried by pg-boss and, failing that, picked up by the sweeper once the claim's lease lapses.
+ */
+export async function registerWebhookWorkers(deps: { boss: Boss; pool: pg.Pool; engine: WebhookEngine; mailer: Mailer; logger: Logger }): Promise<void> {
+  const { boss, engine } = deps;
+  await boss.registerWorker<{ eventId: string }>(queues.eventsFanout, async (job) => engine.fanOut(job.data.eventId), {
+    localConcurrency: 2,
+    queue: { retryLimit: 10, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 },
+  });
+  await boss.registerWorker<{ deliveryId: string }>(queues.webhooksDeliver, async (job) => void (await engine.attempt(job.data.deliveryId)), {
+    localConcurrency: 32,
+    queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 },
+  });
+  await boss.registerWorker(queues.webhooksSweep, async () => engine.sweepDue(), { queue: { expireInSeconds: 60, retryLimit: 0 } });
+  await boss.registerWorker(queues.webhooksPurge, async () => engine.purge(), { queue: { expireInSeconds: 600, retryLimit: 2 } });
+  await boss.registerWorker<{ endpointId: string }>(
+    queues.webhooksEndpointClosed,
+    async (job) => {
+      const { rows } = await deps.pool.query<{ email: string; url: string; reason: string | null; code: string }>(
+        `select u.email, ep.url, ep.closed_reason as reason, p.code from webhook_endpoints ep
+         join users u on u.id = ep.created_by join properties p on p.id = ep.property_id where ep.id = $1`,
+        [job.data.endpointId],
+      );
+      const row = rows[0];
+      if (row === undefined) return;
+      await deps.mailer.send({
+        to: row.email,
+        subject: `Webhook address closed (${row.code})`,
+        text: `The webhook address ${row.url} of property ${row.code} was closed automatically.\n${row.reason ?? ""}\n\nNo events are sent to it while it is closed. Re-enable it in the panel: Integrations > API access > Webhook addresses.`,
+      });
+    },
+    { queue: { retryLimit: 10, retryDelay: 30, retryBackoff: true } },
+  );
+  await boss.pgboss.schedule(queues.webhooksSweep, "* * * * *");
+  await boss.pgboss.schedule(queues.webhooksPurge, "17 3 * * *");
+  deps.logger.debug("webhook workers registered");
+}

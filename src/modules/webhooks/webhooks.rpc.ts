@@ -1,0 +1,111 @@
+import type { ConnectRouter, ContextValues } from "@connectrpc/connect";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { WebhookEndpointStatus, WebhookService as WebhookRpc } from "../../../gen/hotelops/webhook/v1/webhook_pb.js";
+import { AppError } from "../../errors.ts";
+import { principalKey } from "../auth/principal.ts";
+import type { Notification, NotificationsService } from "../notifications/index.ts";
+import type { Endpoint } from "./endpoints.repository.ts";
+import type { Actor, WebhooksService } from "./webhooks.service.ts";
+
+export const webhookRpcServices = [WebhookRpc];
+
+/** The staff caller and the session's active property; the auth interceptor already enforced the rule. */
+function actorOf(values: ContextValues, permission: string | undefined): Actor {
+  const p = values.get(principalKey);
+  if (p === undefined) throw new AppError("unauthorized", "Authentication required.");
+  if (p.kind !== "staff") throw new AppError("forbidden", "Webhook addresses are managed by hotel staff in the panel.");
+  if (permission !== undefined && !p.permissions.has(permission)) throw new AppError("forbidden", `Missing permission ${permission} in the active property.`);
+  return { propertyId: p.activePropertyId, userId: p.userId };
+}
+
+const manage = (values: ContextValues) => actorOf(values, "integrations.manage");
+const ts = (d: Date | null) => (d === null ? undefined : timestampFromDate(d));
+const opt = <T>(v: T | null) => (v === null ? undefined : v);
+const statusOf = { open: WebhookEndpointStatus.OPEN, closed: WebhookEndpointStatus.CLOSED, disabled: WebhookEndpointStatus.DISABLED } as const;
+
+function endpointOut(e: Endpoint) {
+  return {
+    id: e.id,
+    url: e.url,
+    eventTypes: e.eventTypes,
+    description: e.description,
+    status: statusOf[e.status],
+    createdBy: opt(e.createdBy),
+    createdAt: ts(e.createdAt),
+    closedAt: ts(e.closedAt),
+    closedReason: opt(e.closedReason),
+    previousSecretExpiresAt: ts(e.previousSecretExpiresAt),
+  };
+}
+
+function notificationOut(n: Notification) {
+  const data: Record<string, string> = {};
+  for (const [k, v] of Object.entries(n.data)) data[k] = typeof v === "string" ? v : JSON.stringify(v);
+  return { id: n.id, kind: n.kind, title: n.title, body: n.body, data, createdAt: ts(n.createdAt), readAt: ts(n.readAt) };
+}
+
+export function registerWebhookRpc(router: ConnectRouter, service: WebhooksService, notifications: NotificationsService): void {
+  router.service(WebhookRpc, {
+    async createWebhookEndpoint(req, ctx) {
+      const r = await service.create(manage(ctx.values), { url: req.url, eventTypes: req.eventTypes, description: req.description });
+      return { endpoint: endpointOut(r.endpoint), secret: r.secret };
+    },
+    async listWebhookEndpoints(_req, ctx) {
+      return { endpoints: (await service.list(manage(ctx.values))).map(endpointOut) };
+    },
+    async getWebhookEndpoint(req, ctx) {
+      return { endpoint: endpointOut(await service.get(manage(ctx.values), req.endpointId)) };
+    },
+    async updateWebhookEndpoint(req, ctx) {
+      const patch = { eventTypes: req.eventTypes, ...(req.url !== undefined ? { url: req.url } : {}), ...(req.description !== undefined ? { description: req.description } : {}) };
+      return { endpoint: endpointOut(await service.patch(manage(ctx.values), req.endpointId, patch)) };
+    },
+    async deleteWebhookEndpoint(req, ctx) {
+      await service.remove(manage(ctx.values), req.endpointId);
+      return {};
+    },
+    async rotateWebhookEndpointSecret(req, ctx) {
+      const r = await service.rotateSecret(manage(ctx.values), req.endpointId);
+      return { endpoint: endpointOut(r.endpoint), secret: r.secret };
+    },
+    async disableWebhookEndpoint(req, ctx) {
+      return { endpoint: endpointOut(await service.disable(manage(ctx.values), req.endpointId)) };
+    },
+    async enableWebhookEndpoint(req, ctx) {
+      return { endpoint: endpointOut(await service.enable(manage(ctx.values), req.endpointId)) };
+    },
+    async testWebhookEndpoint(req, ctx) {
+      const r = await service.sendTest(manage(ctx.values), req.endpointId);
+      return { deliveryId: r.deliveryId, httpStatus: opt(r.httpStatus), durationMs: r.durationMs, error: opt(r.error) };
+    },
+    async listWebhookDeliveries(req, ctx) {
+      const page = await service.history(manage(ctx.values), req.endpointId, { cursor: req.cursor, ...(req.limit > 0 ? { limit: req.limit } : {}) });
+      return {
+        deliveries: page.deliveries.map((a) => ({
+          deliveryId: a.deliveryId,
+          eventId: a.eventId,
+          eventType: a.eventType,
+          attempt: a.attempt,
+          httpStatus: opt(a.httpStatus),
+          durationMs: a.durationMs,
+          errorClass: opt(a.errorClass),
+          errorMessage: opt(a.errorMessage),
+          startedAt: ts(a.startedAt),
+          finishedAt: ts(a.finishedAt),
+          deliveryStatus: a.deliveryStatus.toUpperCase(),
+        })),
+        nextCursor: opt(page.nextCursor),
+      };
+    },
+    async resendWebhookDelivery(req, ctx) {
+      return service.resend(manage(ctx.values), req.endpointId, req.deliveryId);
+    },
+    async listNotifications(req, ctx) {
+      const list = await notifications.list(actorOf(ctx.values, undefined), req.limit > 0 ? req.limit : 50);
+      return { notifications: list.map(notificationOut) };
+    },
+    async markNotificationRead(req, ctx) {
+      return { notification: notificationOut(await notifications.markRead(actorOf(ctx.values, undefined), req.notificationId)) };
+    },
+  });
+}

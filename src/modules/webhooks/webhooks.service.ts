@@ -1,0 +1,228 @@
+import type pg from "pg";
+import type { Transact } from "../../db/transaction.ts";
+import { AppError, invalidField } from "../../errors.ts";
+import { queues } from "../../jobs/queues.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { isUuid, newId } from "../../lib/ids.ts";
+import { AddressRejected, verifyTarget, type AddressPolicy, type Resolver } from "./address.ts";
+import type { WebhookEngine } from "./engine.ts";
+import { createEndpointsRepository, endpointColumns, toEndpoint, type Endpoint, type EndpointRow, type HistoryEntry } from "./endpoints.repository.ts";
+import { isSubscribable, subscribableEventTypes, testEventType } from "./event-types.ts";
+import { newSigningSecret, type SecretBox } from "./secrets.ts";
+
+export const maxEndpointsPerProperty = 10;
+export const secretOverlapMs = 24 * 60 * 60 * 1000;
+export const historyDays = 30;
+const maxDescription = 500;
+
+/** Who acts: the staff user and the session's active property. */
+export interface Actor {
+  propertyId: string;
+  userId: string;
+}
+
+export interface EndpointInput {
+  url: string;
+  eventTypes: readonly string[];
+  description?: string;
+}
+
+export interface EndpointPatch {
+  url?: string;
+  /** Empty or absent: unchanged (an address always has at least one type). */
+  eventTypes?: readonly string[];
+  description?: string;
+}
+
+export interface TestResult {
+  deliveryId: string;
+  httpStatus: number | null;
+  durationMs: number;
+  error: string | null;
+}
+
+export interface WebhooksServiceDeps {
+  pool: pg.Pool;
+  transact: Transact;
+  clock: Clock;
+  box: SecretBox;
+  resolver: Resolver;
+  policy: AddressPolicy;
+  engine: WebhookEngine;
+}
+
+export type WebhooksService = ReturnType<typeof createWebhooksService>;
+
+/** The panel's webhook addresses of one property (Integrations > API access > Webhook addresses). */
+export function createWebhooksService(d: WebhooksServiceDeps) {
+  const repo = createEndpointsRepository(d.pool);
+
+  async function checkUrl(url: string): Promise<string> {
+    try {
+      await verifyTarget(url, d.policy, d.resolver);
+    } catch (err) {
+      if (err instanceof AddressRejected) throw invalidField("url", err.message, "validation_failed");
+      throw err;
+    }
+    return new URL(url).toString();
+  }
+
+  function checkTypes(types: readonly string[]): string[] {
+    const wanted = [...new Set(types.filter((t) => t !== testEventType))];
+    if (wanted.length === 0) throw invalidField("eventTypes", `choose at least one of ${subscribableEventTypes.join(", ")}`, "validation_failed");
+    for (const t of wanted) if (!isSubscribable(t)) throw invalidField("eventTypes", `unknown event type "${t}"`, "validation_failed");
+    return wanted;
+  }
+
+  function checkDescription(text: string | undefined): string {
+    const value = (text ?? "").trim();
+    if (value.length > maxDescription) throw invalidField("description", `at most ${maxDescription} characters`, "validation_failed");
+    return value;
+  }
+
+  async function mustGet(actor: Actor, id: string): Promise<Endpoint> {
+    const found = isUuid(id) ? await repo.get(actor.propertyId, id) : undefined;
+    if (found === undefined) throw new AppError("not_found", "Webhook address not found.");
+    return found;
+  }
+
+  /** Updates one address of the actor's property and returns it; not found when it is another property's. */
+  async function update(actor: Actor, id: string, setSql: string, params: unknown[]): Promise<Endpoint> {
+    if (!isUuid(id)) throw new AppError("not_found", "Webhook address not found.");
+    const { rows } = await d.pool.query<EndpointRow>(`update webhook_endpoints set ${setSql} where property_id = $1 and id = $2 returning ${endpointColumns}`, [actor.propertyId, id, ...params]);
+    if (rows[0] === undefined) throw new AppError("not_found", "Webhook address not found.");
+    return toEndpoint(rows[0]);
+  }
+
+  return {
+    list: (actor: Actor) => repo.list(actor.propertyId),
+    get: mustGet,
+
+    /** Creates an address; the secret is returned here only (stored sealed). At most 10 per property. */
+    async create(actor: Actor, input: EndpointInput): Promise<{ endpoint: Endpoint; secret: string }> {
+      const eventTypes = checkTypes(input.eventTypes);
+      const description = checkDescription(input.description);
+      const url = await checkUrl(input.url);
+      const secret = newSigningSecret();
+      const now = d.clock.now();
+      const id = newId(now.getTime());
+      const row = await d.transact(async (tx) => {
+        // Serializes creates of one property so two concurrent requests cannot make an eleventh address.
+        await tx.query("select pg_advisory_xact_lock(hashtext('webhook_endpoints'), hashtext($1))", [actor.propertyId]);
+        const [count] = await tx.query<{ n: number }>("select count(*)::int as n from webhook_endpoints where property_id = $1", [actor.propertyId]);
+        if ((count?.n ?? 0) >= maxEndpointsPerProperty) throw new AppError("conflict", `A property can have at most ${maxEndpointsPerProperty} webhook addresses.`);
+        const [inserted] = await tx.query<EndpointRow>(
+          `insert into webhook_endpoints (id, property_id, url, description, event_types, status, secret_sealed, created_by, created_at, updated_at)
+           values ($1, $2, $3, $4, $5, 'open', $6, $7, $8, $8) returning ${endpointColumns}`,
+          [id, actor.propertyId, url, description, eventTypes, d.box.seal(secret, id), actor.userId, now],
+        );
+        return inserted!;
+      });
+      return { endpoint: toEndpoint(row), secret };
+    },
+
+    /** Changes url (checked again), event types and description. */
+    async patch(actor: Actor, id: string, patch: EndpointPatch): Promise<Endpoint> {
+      const current = await mustGet(actor, id);
+      const url = patch.url === undefined ? current.url : await checkUrl(patch.url);
+      const eventTypes = patch.eventTypes === undefined || patch.eventTypes.length === 0 ? current.eventTypes : checkTypes(patch.eventTypes);
+      const description = patch.description === undefined ? current.description : checkDescription(patch.description);
+      return update(actor, id, "url = $3, event_types = $4, description = $5, updated_at = $6", [url, eventTypes, description, d.clock.now()]);
+    },
+
+    /** Deletes the address with its deliveries and history. */
+    async remove(actor: Actor, id: string): Promise<void> {
+      if (!isUuid(id)) throw new AppError("not_found", "Webhook address not found.");
+      const { rowCount } = await d.pool.query("delete from webhook_endpoints where property_id = $1 and id = $2", [actor.propertyId, id]);
+      if (rowCount === 0) throw new AppError("not_found", "Webhook address not found.");
+    },
+
+    /** New secret (returned once); the old one keeps signing a second v1 value for 24 hours. */
+    async rotateSecret(actor: Actor, id: string): Promise<{ endpoint: Endpoint; secret: string }> {
+      await mustGet(actor, id);
+      const secret = newSigningSecret();
+      const now = d.clock.now();
+      const endpoint = await update(actor, id, "previous_secret_sealed = secret_sealed, previous_secret_expires_at = $4, secret_sealed = $3, updated_at = $5", [
+        d.box.seal(secret, id),
+        new Date(now.getTime() + secretOverlapMs),
+        now,
+      ]);
+      return { endpoint, secret };
+    },
+
+    /** Stops the address; its pending deliveries stop too (nothing accumulates while it is off). */
+    async disable(actor: Actor, id: string): Promise<Endpoint> {
+      return d.transact(async (tx) => {
+        const [row] = await tx.query<EndpointRow>(`update webhook_endpoints set status = 'disabled', updated_at = $3 where property_id = $1 and id = $2 returning ${endpointColumns}`, [
+          actor.propertyId,
+          isUuid(id) ? id : null,
+          d.clock.now(),
+        ]);
+        if (row === undefined) throw new AppError("not_found", "Webhook address not found.");
+        await tx.query("update webhook_deliveries set status = 'cancelled', next_attempt_at = null, last_error_class = 'endpoint_closed' where endpoint_id = $1 and status = 'pending'", [id]);
+        return toEndpoint(row);
+      });
+    },
+
+    /** Re-opens a closed or disabled address with a clean failure count. */
+    async enable(actor: Actor, id: string): Promise<Endpoint> {
+      return update(actor, id, "status = 'open', closed_at = null, closed_reason = null, failing_since = null, failures_since_success = 0, updated_at = $3", [d.clock.now()]);
+    },
+
+    /** Sends webhook.test at once (signed like any event) and answers with the outcome of that one attempt. */
+    async sendTest(actor: Actor, id: string): Promise<TestResult> {
+      await mustGet(actor, id);
+      const { rows } = await d.pool.query<{ partner_api_enabled: boolean }>("select partner_api_enabled from platform_settings where id = 1");
+      if (rows[0]?.partner_api_enabled !== true) throw new AppError("conflict", "Webhooks are switched off platform-wide while the partner API is disabled.");
+      const now = d.clock.now();
+      const deliveryId = newId(now.getTime());
+      await d.pool.query(
+        `insert into webhook_deliveries (id, property_id, endpoint_id, event_id, event_type, is_test, status, next_attempt_at, created_at)
+         values ($1, $2, $3, $4, $5, true, 'pending', $6, $6)`,
+        [deliveryId, actor.propertyId, id, newId(now.getTime()), testEventType, now],
+      );
+      const outcome = await d.engine.attempt(deliveryId);
+      if (outcome === undefined) throw new AppError("conflict", "The test event could not be sent.");
+      return { deliveryId, httpStatus: outcome.httpStatus, durationMs: outcome.durationMs, error: outcome.errorMessage };
+    },
+
+    /** Attempts of the last 30 days, newest first; `cursor` is the opaque value of the previous page. */
+    async history(actor: Actor, id: string, page: { cursor?: string; limit?: number }): Promise<{ deliveries: HistoryEntry[]; nextCursor: string | null }> {
+      await mustGet(actor, id);
+      const limit = Math.min(Math.max(page.limit ?? 50, 1), 200);
+      const after = page.cursor ? decodeCursor(page.cursor) : undefined;
+      const since = new Date(d.clock.now().getTime() - historyDays * 24 * 60 * 60 * 1000);
+      const rows = await repo.history(actor.propertyId, id, since, limit + 1, after);
+      const more = rows.length > limit;
+      const deliveries = rows.slice(0, limit);
+      const last = deliveries.at(-1);
+      return { deliveries, nextCursor: more && last ? Buffer.from(`${last.startedAt.toISOString()}|${last.id}`).toString("base64url") : null };
+    },
+
+    /** Sends the same event (same id) again at once, as a new delivery with a fresh delivery id. */
+    async resend(actor: Actor, endpointId: string, deliveryId: string): Promise<{ deliveryId: string }> {
+      const endpoint = await mustGet(actor, endpointId);
+      if (endpoint.status !== "open") throw new AppError("conflict", "The webhook address is not open; enable it first.");
+      const now = d.clock.now();
+      const id = newId(now.getTime());
+      return d.transact(async (tx) => {
+        const [created] = await tx.query<{ id: string }>(
+          `insert into webhook_deliveries (id, property_id, endpoint_id, event_id, event_type, is_test, resend_of, status, next_attempt_at, created_at)
+           select $1, property_id, endpoint_id, event_id, event_type, is_test, id, 'pending', $5, $5 from webhook_deliveries
+           where property_id = $2 and endpoint_id = $3 and id = $4 returning id`,
+          [id, actor.propertyId, endpointId, isUuid(deliveryId) ? deliveryId : null, now],
+        );
+        if (created === undefined) throw new AppError("not_found", "Delivery not found.");
+        await tx.enqueue(queues.webhooksDeliver, { deliveryId: id });
+        return { deliveryId: id };
+      });
+    },
+  };
+}
+
+function decodeCursor(cursor: string): { startedAt: Date; id: string } {
+  const [at, id] = Buffer.from(cursor, "base64url").toString("utf8").split("|");
+  const startedAt = new Date(at ?? "");
+  if (id === undefined || !isUuid(id) || Number.isNaN(startedAt.getTime())) throw invalidField("cursor", "not a cursor of this list");
+  return { startedAt, id };
+}
