@@ -37,6 +37,8 @@ export interface LoadOptions {
   seconds?: number;
   /** Per-request headers (e.g. unique Idempotency-Keys); runs the load generator in this thread. */
   uniqueHeader?: string;
+  /** autocannon replaces `[<id>]` anywhere in the request (url, headers, body) with a unique id; keeps the worker thread. */
+  idReplacement?: boolean;
 }
 
 export async function load(name: string, opts: LoadOptions): Promise<Result> {
@@ -54,6 +56,7 @@ export async function load(name: string, opts: LoadOptions): Promise<Result> {
     duration: opts.seconds ?? Number(process.env.BENCH_SECONDS ?? 8),
     ...(opts.body !== undefined ? { body: opts.body } : {}),
     headers: opts.headers ?? {},
+    ...(opts.idReplacement ? { idReplacement: true } : {}),
   });
   const errors = run.errors + run.non2xx + run.timeouts;
   return { name, rps: Math.round(run.requests.average), p50: run.latency.p50, p99: run.latency.p99, errors };

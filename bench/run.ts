@@ -2,9 +2,10 @@
 // BENCH_SECONDS sets the duration of each load phase (default 8).
 import { benchStatus } from "./status.bench.ts";
 import { benchConnectivity } from "./connectivity.bench.ts";
+import { benchRateLimit } from "./ratelimit.bench.ts";
 
 const only = process.argv[2];
-const benches: Record<string, () => Promise<void>> = { status: benchStatus, connectivity: benchConnectivity };
+const benches: Record<string, () => Promise<void>> = { status: benchStatus, connectivity: benchConnectivity, ratelimit: benchRateLimit };
 for (const [name, run] of Object.entries(benches)) {
   if (only !== undefined && only !== name) continue;
   console.log(`\n=== ${name} ===`);
