@@ -117,6 +117,8 @@ create table room_type_days (
   check (sold + blocked + out_of_order <= total),
   foreign key (property_id, room_type_id) references room_types (property_id, id)
 );
+-- Availability reads one property's days over a date range for all room types: one index range scan.
+create index room_type_days_by_date on room_type_days (property_id, date);
 
 create table property_counters (
   property_id uuid primary key references properties(id),

@@ -1,0 +1,76 @@
+import type { ConnectRouter } from "@connectrpc/connect";
+import type pg from "pg";
+import { BoardType as BoardTypeEnum, InventoryService as InventoryRpc, RoomStatus as RoomStatusEnum } from "../../../gen/hotelops/inventory/v1/inventory_pb.js";
+import { invalidField } from "../../errors.ts";
+import type { InventoryService } from "./inventory.service.ts";
+import type { BoardType, RatePlan, Room, RoomStatus } from "./inventory.repository.ts";
+import { scopedProperty } from "./scope.ts";
+
+export const inventoryRpcServices = [InventoryRpc];
+
+function roomStatusIn(value: RoomStatusEnum): RoomStatus {
+  if (value === RoomStatusEnum.UNSPECIFIED || RoomStatusEnum[value] === undefined) throw invalidField("status", "required");
+  return RoomStatusEnum[value] as RoomStatus;
+}
+
+function boardTypeIn(value: BoardTypeEnum): BoardType {
+  if (value === BoardTypeEnum.UNSPECIFIED || BoardTypeEnum[value] === undefined) throw invalidField("boardType", "required");
+  return BoardTypeEnum[value] as BoardType;
+}
+
+const roomOut = (r: Room) => ({ id: r.id, number: r.number, roomTypeId: r.roomTypeId, status: RoomStatusEnum[r.status] });
+const ratePlanOut = (p: RatePlan) => ({ id: p.id, code: p.code, name: p.name, boardType: BoardTypeEnum[p.boardType], roomTypeIds: p.roomTypeIds });
+
+export function registerInventoryRpc(router: ConnectRouter, service: InventoryService, pool: pg.Pool): void {
+  const scope = async (ctx: Parameters<typeof scopedProperty>[1], code: string) => (await scopedProperty(pool, ctx, code)).property.id;
+  router.service(InventoryRpc, {
+    async createRoomType(req, ctx) {
+      const roomType = await service.createRoomType(await scope(ctx, req.propertyCode), { code: req.code, name: req.name, maxOccupancy: req.maxOccupancy });
+      return { roomType };
+    },
+    async listRoomTypes(req, ctx) {
+      return { roomTypes: await service.listRoomTypes(await scope(ctx, req.propertyCode)) };
+    },
+    async createRoom(req, ctx) {
+      const room = await service.createRoom(await scope(ctx, req.propertyCode), { number: req.number, roomTypeId: req.roomTypeId });
+      return { room: roomOut(room) };
+    },
+    async listRooms(req, ctx) {
+      return { rooms: (await service.listRooms(await scope(ctx, req.propertyCode))).map(roomOut) };
+    },
+    async setRoomStatus(req, ctx) {
+      const propertyId = await scope(ctx, req.propertyCode);
+      const room = await service.setRoomStatus(propertyId, {
+        roomId: req.roomId,
+        status: roomStatusIn(req.status),
+        outOfOrderFrom: req.outOfOrderFrom,
+        outOfOrderTo: req.outOfOrderTo,
+        reason: req.reason,
+      });
+      return { room: roomOut(room) };
+    },
+    async createRatePlan(req, ctx) {
+      const propertyId = await scope(ctx, req.propertyCode);
+      const ratePlan = await service.createRatePlan(propertyId, { code: req.code, name: req.name, boardType: boardTypeIn(req.boardType), roomTypeIds: req.roomTypeIds });
+      return { ratePlan: ratePlanOut(ratePlan) };
+    },
+    async listRatePlans(req, ctx) {
+      return { ratePlans: (await service.listRatePlans(await scope(ctx, req.propertyCode))).map(ratePlanOut) };
+    },
+    async setPrices(req, ctx) {
+      const propertyId = await scope(ctx, req.propertyCode);
+      const days = await service.setPrices(propertyId, { ratePlanId: req.ratePlanId, roomTypeId: req.roomTypeId, from: req.from, to: req.to, amountMinor: req.amountMinor });
+      return { days };
+    },
+    async createRoomBlock(req, ctx) {
+      const propertyId = await scope(ctx, req.propertyCode);
+      const roomBlockId = await service.createRoomBlock(propertyId, { roomTypeId: req.roomTypeId, from: req.from, to: req.to, count: req.count, name: req.name });
+      return { roomBlockId };
+    },
+    async getAvailability(req, ctx) {
+      const propertyId = await scope(ctx, req.propertyCode);
+      const roomTypes = await service.getAvailability(propertyId, { from: req.from, to: req.to, roomTypeCodes: req.roomTypeCodes });
+      return { from: req.from, to: req.to, roomTypes };
+    },
+  });
+}

@@ -1,0 +1,197 @@
+import type pg from "pg";
+import type { Transact, Tx } from "../../db/transaction.ts";
+import { AppError, invalidField } from "../../errors.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { newId } from "../../lib/ids.ts";
+import { recordEvent, type AvailabilityEventData } from "../events/index.ts";
+import { maxDate, parseRange } from "./dates.ts";
+import { changeRoomCount, readAvailability, releaseRooms, takeRooms, type RoomTypeAvailability } from "./inventory-days.ts";
+import * as repo from "./inventory.repository.ts";
+import { boardTypes, roomStatuses, type BoardType, type RatePlan, type Room, type RoomStatus, type RoomType } from "./inventory.repository.ts";
+import { conflictOnDuplicate, poolQueryable, propertyById, requireId, type Queryable } from "./queryable.ts";
+
+const codePattern = /^[A-Z0-9][A-Z0-9_-]{0,31}$/;
+/** Longest price range one SetPrices call writes. */
+export const maxPriceDays = 731;
+/** Longest availability read. */
+export const maxAvailabilityDays = 366;
+
+export interface InventoryDeps {
+  transact: Transact;
+  pool: pg.Pool;
+  clock: Clock;
+}
+
+export interface SetRoomStatusInput {
+  roomId: string;
+  status: RoomStatus;
+  outOfOrderFrom?: string;
+  outOfOrderTo?: string;
+  reason?: string;
+}
+
+export interface InventoryService {
+  createRoomType(propertyId: string, input: { code: string; name: string; maxOccupancy: number }): Promise<RoomType>;
+  listRoomTypes(propertyId: string): Promise<RoomType[]>;
+  createRoom(propertyId: string, input: { number: string; roomTypeId: string }): Promise<Room>;
+  listRooms(propertyId: string): Promise<Room[]>;
+  setRoomStatus(propertyId: string, input: SetRoomStatusInput): Promise<Room>;
+  createRatePlan(propertyId: string, input: { code: string; name: string; boardType: BoardType; roomTypeIds: string[] }): Promise<RatePlan>;
+  listRatePlans(propertyId: string): Promise<RatePlan[]>;
+  setPrices(propertyId: string, input: { ratePlanId: string; roomTypeId: string; from: string; to: string; amountMinor: bigint }): Promise<number>;
+  createRoomBlock(propertyId: string, input: { roomTypeId: string; from: string; to: string; count: number; name?: string }): Promise<string>;
+  getAvailability(propertyId: string, input: { from: string; to: string; roomTypeCodes?: readonly string[] }): Promise<RoomTypeAvailability[]>;
+}
+
+function checkCode(field: string, code: string): string {
+  if (!codePattern.test(code)) throw invalidField(field, "1-32 characters A-Z, 0-9, _ and -, starting with a letter or digit");
+  return code;
+}
+
+function checkName(field: string, name: string, max = 100): string {
+  const trimmed = name.trim();
+  if (trimmed.length === 0 || trimmed.length > max) throw invalidField(field, `1-${max} characters`);
+  return trimmed;
+}
+
+export async function requireRoomType(q: Queryable, propertyId: string, id: string): Promise<RoomType> {
+  const rt = await repo.findRoomType(q, propertyId, requireId(id, "Room type"));
+  if (rt === undefined) throw new AppError("not_found", "Room type not found.");
+  return rt;
+}
+
+async function availabilityChanged(tx: Tx, propertyId: string, now: Date, data: AvailabilityEventData): Promise<void> {
+  await recordEvent(tx, { propertyId, type: "availability.changed", occurredAt: now, data });
+}
+
+export function createInventoryService(deps: InventoryDeps): InventoryService {
+  const { transact, clock } = deps;
+  const reads = poolQueryable(deps.pool);
+
+  return {
+    async createRoomType(propertyId, input) {
+      checkCode("code", input.code);
+      const name = checkName("name", input.name);
+      if (!Number.isInteger(input.maxOccupancy) || input.maxOccupancy < 1 || input.maxOccupancy > 20) throw invalidField("maxOccupancy", "1 to 20");
+      const work = transact((tx) => repo.insertRoomType(tx, propertyId, { id: newId(), code: input.code, name, maxOccupancy: input.maxOccupancy }, clock.now()));
+      return conflictOnDuplicate(work, `Room type ${input.code} exists.`);
+    },
+
+    listRoomTypes: (propertyId) => repo.listRoomTypes(reads, propertyId),
+
+    async createRoom(propertyId, input) {
+      const number = checkName("number", input.number, 16);
+      const work = transact(async (tx) => {
+        const property = await propertyById(tx, propertyId);
+        const rt = await requireRoomType(tx, propertyId, input.roomTypeId);
+        const room = await repo.insertRoom(tx, propertyId, { id: newId(), number, roomTypeId: rt.id, status: "CLEAN" }, clock.now());
+        await changeRoomCount(tx, propertyId, rt.id, 1, property.businessDate);
+        return room;
+      });
+      return conflictOnDuplicate(work, `Room ${number} exists.`);
+    },
+
+    listRooms: (propertyId) => repo.listRooms(reads, propertyId),
+
+    async setRoomStatus(propertyId, input) {
+      if (!roomStatuses.includes(input.status)) throw invalidField("status", "CLEAN, DIRTY, INSPECTED or OUT_OF_ORDER");
+      const roomId = requireId(input.roomId, "Room");
+      return transact(async (tx) => {
+        const now = clock.now();
+        const property = await propertyById(tx, propertyId);
+        const room = await repo.findRoom(tx, propertyId, roomId, true);
+        if (room === undefined) throw new AppError("not_found", "Room not found.");
+        const rt = (await repo.findRoomType(tx, propertyId, room.roomTypeId))!;
+        if (input.status === "OUT_OF_ORDER") {
+          const from = input.outOfOrderFrom ?? "";
+          const to = input.outOfOrderTo ?? "";
+          parseRange(from, to, maxPriceDays, ["outOfOrderFrom", "outOfOrderTo"]);
+          if (from < property.businessDate) throw invalidField("outOfOrderFrom", "must not be before the business date", "validation_failed");
+          const overlapping = (await repo.outOfOrderRanges(tx, propertyId, roomId, from)).some((r) => r.fromDate < to);
+          if (overlapping) throw new AppError("conflict", "The room is already out of order on some of these dates.");
+          await takeRooms(tx, propertyId, rt.id, "out_of_order", from, to);
+          await tx.query("insert into room_out_of_order (id, property_id, room_id, from_date, to_date, reason, created_at) values ($1, $2, $3, $4, $5, $6, $7)", [
+            newId(),
+            propertyId,
+            roomId,
+            from,
+            to,
+            (input.reason ?? "").slice(0, 500),
+            now,
+          ]);
+          await availabilityChanged(tx, propertyId, now, { from, to, toExclusive: true, roomTypes: [rt.code], reason: "out_of_order" });
+        } else {
+          // Back in service: every out-of-order day from the business date on returns to inventory.
+          for (const range of await repo.outOfOrderRanges(tx, propertyId, roomId, property.businessDate)) {
+            const releaseFrom = maxDate(range.fromDate, property.businessDate);
+            await releaseRooms(tx, propertyId, rt.id, "out_of_order", releaseFrom, range.toDate);
+            if (range.fromDate >= property.businessDate) await tx.query("delete from room_out_of_order where property_id = $1 and id = $2", [propertyId, range.id]);
+            else await tx.query("update room_out_of_order set to_date = $3 where property_id = $1 and id = $2", [propertyId, range.id, property.businessDate]);
+            await availabilityChanged(tx, propertyId, now, { from: releaseFrom, to: range.toDate, toExclusive: true, roomTypes: [rt.code], reason: "out_of_order" });
+          }
+        }
+        return repo.updateRoomStatus(tx, propertyId, roomId, input.status, now);
+      });
+    },
+
+    async createRatePlan(propertyId, input) {
+      checkCode("code", input.code);
+      const name = checkName("name", input.name);
+      if (!boardTypes.includes(input.boardType)) throw invalidField("boardType", `one of ${boardTypes.join(", ")}`);
+      if (input.roomTypeIds.length === 0) throw invalidField("roomTypeIds", "at least one room type");
+      const work = transact(async (tx) => {
+        const ids = [...new Set(input.roomTypeIds)];
+        for (const id of ids) await requireRoomType(tx, propertyId, id);
+        const rp: RatePlan = { id: newId(), code: input.code, name, boardType: input.boardType, roomTypeIds: ids };
+        await repo.insertRatePlan(tx, propertyId, rp, clock.now());
+        return (await repo.findRatePlan(tx, propertyId, rp.id))!;
+      });
+      return conflictOnDuplicate(work, `Rate plan ${input.code} exists.`);
+    },
+
+    listRatePlans: (propertyId) => repo.listRatePlans(reads, propertyId),
+
+    async setPrices(propertyId, input) {
+      parseRange(input.from, input.to, maxPriceDays);
+      if (input.amountMinor < 0n || input.amountMinor > 1_000_000_000_000n) throw invalidField("amountMinor", "0 or more (minor units)");
+      return transact(async (tx) => {
+        const rp = await repo.findRatePlan(tx, propertyId, requireId(input.ratePlanId, "Rate plan"));
+        if (rp === undefined) throw new AppError("not_found", "Rate plan not found.");
+        const rt = await requireRoomType(tx, propertyId, input.roomTypeId);
+        if (!rp.roomTypeIds.includes(rt.id)) throw invalidField("roomTypeId", "the rate plan does not cover this room type", "validation_failed");
+        return repo.upsertPrices(tx, propertyId, rp.id, rt.id, input.from, input.to, input.amountMinor);
+      });
+    },
+
+    async createRoomBlock(propertyId, input) {
+      parseRange(input.from, input.to, maxPriceDays);
+      if (!Number.isInteger(input.count) || input.count < 1 || input.count > 10_000) throw invalidField("count", "1 or more");
+      return transact(async (tx) => {
+        const now = clock.now();
+        const property = await propertyById(tx, propertyId);
+        if (input.from < property.businessDate) throw invalidField("from", "must not be before the business date", "validation_failed");
+        const rt = await requireRoomType(tx, propertyId, input.roomTypeId);
+        await takeRooms(tx, propertyId, rt.id, "blocked", input.from, input.to, input.count);
+        const id = newId();
+        await tx.query("insert into room_blocks (id, property_id, room_type_id, name, from_date, to_date, count, created_at) values ($1, $2, $3, $4, $5, $6, $7, $8)", [
+          id,
+          propertyId,
+          rt.id,
+          (input.name ?? "").slice(0, 200),
+          input.from,
+          input.to,
+          input.count,
+          now,
+        ]);
+        await availabilityChanged(tx, propertyId, now, { from: input.from, to: input.to, toExclusive: true, roomTypes: [rt.code], reason: "room_block" });
+        return id;
+      });
+    },
+
+    async getAvailability(propertyId, input) {
+      parseRange(input.from, input.to, maxAvailabilityDays);
+      return readAvailability(reads, propertyId, input.from, input.to, input.roomTypeCodes ?? []);
+    },
+  };
+}
+

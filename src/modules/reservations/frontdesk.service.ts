@@ -1,0 +1,125 @@
+import type { Transact, Tx } from "../../db/transaction.ts";
+import { AppError, invalidField } from "../../errors.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { findRoom, outOfOrderRanges, propertyById, releaseRooms, requireId, updateRoomStatus } from "../inventory/index.ts";
+import * as repo from "./reservation.repository.ts";
+import type { Reservation } from "./reservation.repository.ts";
+import { availabilityEvent, reservationEvent, roomLineEvent } from "./reservation.events.ts";
+import { assertTransition, holdsInventory } from "./transitions.ts";
+import { finishChange, requireReservation, type Actor } from "./common.ts";
+
+export interface FrontDesk {
+  /** Assigns a room to a room line (inside a caller's transaction; used by create and check-in). */
+  assignInTx(tx: Tx, propertyId: string, reservationId: string, lineId: string, roomId: string): Promise<void>;
+  assignRoom(actor: Actor, reservationId: string, lineId: string, roomId: string): Promise<Reservation>;
+  checkIn(actor: Actor, reservationId: string, lineId: string, roomId?: string): Promise<Reservation>;
+  checkOut(actor: Actor, reservationId: string, lineId: string): Promise<Reservation>;
+  /** Night audit: an arrival that did not come. Releases its rooms. */
+  markNoShow(actor: Actor, reservationId: string): Promise<Reservation>;
+}
+
+function lineOf(r: Reservation, lineId: string) {
+  const line = r.rooms.find((l) => l.id === lineId);
+  if (line === undefined) throw new AppError("not_found", "Room line not found.");
+  return line;
+}
+
+export function createFrontDesk(deps: { transact: Transact; clock: Clock }): FrontDesk {
+  const { transact, clock } = deps;
+
+  async function assignInTx(tx: Tx, propertyId: string, reservationId: string, lineId: string, roomId: string): Promise<void> {
+    const r = await requireReservation(tx, propertyId, reservationId, false);
+    const line = lineOf(r, lineId);
+    if (line.checkedInAt !== null && line.roomId !== roomId) throw new AppError("conflict", "The room line is checked in; its room cannot change.");
+    // The room row lock serialises every assignment and check-in of this room.
+    const room = await findRoom(tx, propertyId, requireId(roomId, "Room"), true);
+    if (room === undefined) throw new AppError("not_found", "Room not found.");
+    if (room.roomTypeId !== line.roomTypeId) throw invalidField("roomId", "the room is not of the room line's room type", "validation_failed");
+    if (room.status === "OUT_OF_ORDER") throw new AppError("conflict", "The room is out of order.");
+    const ooo = await outOfOrderRanges(tx, propertyId, room.id, r.arrivalDate);
+    if (ooo.some((range) => range.fromDate < r.departureDate)) throw new AppError("conflict", "The room is out of order during the stay.");
+    if (await repo.roomTakenBetween(tx, propertyId, room.id, line.id, r.arrivalDate, r.departureDate)) {
+      throw new AppError("conflict", "The room is assigned to another reservation on overlapping dates.");
+    }
+    await tx.query("update reservation_rooms set room_id = $3 where property_id = $1 and id = $2", [propertyId, line.id, room.id]);
+  }
+
+  async function writable(tx: Tx, actor: Actor, reservationId: string): Promise<Reservation> {
+    const r = await requireReservation(tx, actor.propertyId, reservationId, true);
+    if (!holdsInventory.has(r.status)) throw new AppError("invalid_transition", `A ${r.status} reservation cannot be changed.`);
+    return r;
+  }
+
+  async function touch(tx: Tx, actor: Actor, id: string, now: Date, status?: string): Promise<Reservation> {
+    if (status === undefined) await tx.query("update reservations set updated_at = $3 where property_id = $1 and id = $2", [actor.propertyId, id, now]);
+    else await tx.query("update reservations set status = $4, updated_at = $3 where property_id = $1 and id = $2", [actor.propertyId, id, now, status]);
+    return requireReservation(tx, actor.propertyId, id, false);
+  }
+
+  return {
+    assignInTx,
+
+    assignRoom: (actor, reservationId, lineId, roomId) =>
+      transact(async (tx) => {
+        const now = clock.now();
+        const before = await writable(tx, actor, reservationId);
+        await assignInTx(tx, actor.propertyId, before.id, lineId, roomId);
+        const r = await touch(tx, actor, before.id, now);
+        await reservationEvent(tx, "reservation.updated", r, now);
+        return finishChange(tx, r);
+      }),
+
+    checkIn: (actor, reservationId, lineId, roomId) =>
+      transact(async (tx) => {
+        const now = clock.now();
+        const property = await propertyById(tx, actor.propertyId);
+        const before = await writable(tx, actor, reservationId);
+        const line = lineOf(before, lineId);
+        if (line.checkedInAt !== null) throw new AppError("conflict", "The room line is already checked in.");
+        if (property.businessDate < before.arrivalDate) throw new AppError("conflict", `Check-in opens on the arrival date ${before.arrivalDate} (business date ${property.businessDate}).`);
+        if (property.businessDate >= before.departureDate) throw new AppError("conflict", "The stay has ended; check-in is closed.");
+        const targetRoom = roomId ?? line.roomId;
+        if (targetRoom === null) throw invalidField("roomId", "assign a room before check-in", "validation_failed");
+        await assignInTx(tx, actor.propertyId, before.id, line.id, targetRoom);
+        const room = (await findRoom(tx, actor.propertyId, targetRoom, true))!;
+        if (room.status !== "CLEAN" && room.status !== "INSPECTED") throw new AppError("conflict", `The room is ${room.status}; it must be CLEAN or INSPECTED.`);
+        if (await repo.roomOccupied(tx, actor.propertyId, room.id, line.id)) throw new AppError("conflict", "Another guest is in this room.");
+        if (before.status !== "IN_HOUSE") assertTransition(before.status, "IN_HOUSE");
+        await tx.query("update reservation_rooms set checked_in_at = $3 where property_id = $1 and id = $2", [actor.propertyId, line.id, now]);
+        const r = await touch(tx, actor, before.id, now, "IN_HOUSE");
+        await roomLineEvent(tx, "guest.checked_in", r, lineOf(r, line.id), now);
+        await reservationEvent(tx, "reservation.updated", r, now);
+        return finishChange(tx, r);
+      }),
+
+    checkOut: (actor, reservationId, lineId) =>
+      transact(async (tx) => {
+        const now = clock.now();
+        const before = await requireReservation(tx, actor.propertyId, reservationId, true);
+        const line = lineOf(before, lineId);
+        if (before.status !== "IN_HOUSE" || line.checkedInAt === null) throw new AppError("invalid_transition", "The room line is not checked in.");
+        if (line.checkedOutAt !== null) throw new AppError("invalid_transition", "The room line is already checked out.");
+        await tx.query("update reservation_rooms set checked_out_at = $3 where property_id = $1 and id = $2", [actor.propertyId, line.id, now]);
+        if (line.roomId !== null) await updateRoomStatus(tx, actor.propertyId, line.roomId, "DIRTY", now);
+        const stillIn = before.rooms.some((l) => l.id !== line.id && l.checkedInAt !== null && l.checkedOutAt === null);
+        const r = await touch(tx, actor, before.id, now, stillIn ? undefined : "CHECKED_OUT");
+        await roomLineEvent(tx, "guest.checked_out", r, lineOf(r, line.id), now);
+        await reservationEvent(tx, "reservation.updated", r, now);
+        return finishChange(tx, r);
+      }),
+
+    markNoShow: (actor, reservationId) =>
+      transact(async (tx) => {
+        const now = clock.now();
+        const before = await requireReservation(tx, actor.propertyId, reservationId, true);
+        assertTransition(before.status, "NO_SHOW");
+        for (const l of [...before.rooms].sort((a, b) => (a.roomTypeId < b.roomTypeId ? -1 : 1))) {
+          await releaseRooms(tx, actor.propertyId, l.roomTypeId, "sold", before.arrivalDate, before.departureDate);
+        }
+        const r = await touch(tx, actor, before.id, now, "NO_SHOW");
+        await reservationEvent(tx, "reservation.updated", r, now);
+        await availabilityEvent(tx, actor.propertyId, r.arrivalDate, r.departureDate, r.rooms.map((l) => l.roomTypeCode), now);
+        return finishChange(tx, r);
+      }),
+  };
+}

@@ -1,0 +1,28 @@
+import type { Deps, Module } from "../module.ts";
+import { createReservationService } from "./reservation.service.ts";
+import { registerReservationRpc, reservationRpcServices } from "./reservation.rpc.ts";
+
+/**
+ * Reservations as plain service functions for other modules (mobile, connectivity worker): every call takes
+ * an Actor (the acting property id, resolved from the caller's reach, and whether it may override prices)
+ * and creates take an explicit `source` and `channel`.
+ */
+export {
+  createReservationService,
+  maxNights,
+  type ReservationService,
+  type ReservationDeps,
+  type CreateReservationInput,
+  type UpdateReservationInput,
+  type ListReservationsInput,
+  type RoomLineInput,
+  type Actor,
+} from "./reservation.service.ts";
+export type { Reservation, RoomLine } from "./reservation.repository.ts";
+export { transitions, canTransition, holdsInventory, reservationStatuses, reservationSources, type ReservationStatus, type ReservationSource } from "./transitions.ts";
+export { reservationData, roomLineData } from "./reservation.events.ts";
+
+export function createReservationsModule(deps: Deps): Module {
+  const service = createReservationService({ transact: deps.transact, pool: deps.db.pool, clock: deps.clock });
+  return { name: "reservations", services: reservationRpcServices, registerRpc: (router) => registerReservationRpc(router, service, deps.db.pool) };
+}

@@ -1,0 +1,37 @@
+import { AppError, invalidField } from "../../errors.ts";
+import { daysBetween, nightlyPrices, type Queryable } from "../inventory/index.ts";
+
+/**
+ * The nightly prices of a stay from the daily price table. Every night must have a price: a gap means the
+ * rate is not sold on that date (422).
+ */
+export async function stayPrices(q: Queryable, propertyId: string, ratePlanId: string, roomTypeId: string, arrival: string, departure: string, field: string): Promise<bigint[]> {
+  const prices = await nightlyPrices(q, propertyId, ratePlanId, roomTypeId, arrival, departure);
+  if (prices.length !== daysBetween(arrival, departure)) throw invalidField(field, "the rate plan has no price for every night of the stay", "validation_failed");
+  return prices.map((p) => p.amountMinor);
+}
+
+export function sum(values: readonly bigint[]): bigint {
+  return values.reduce((a, b) => a + b, 0n);
+}
+
+/**
+ * The nightly prices charged for an agreed stay amount: the listed prices when the amount matches them;
+ * otherwise (a price override) the amount spread evenly, the remainder on the first nights.
+ */
+export function chargedNights(listed: readonly bigint[], amount: bigint | undefined, canOverride: boolean, field: string): bigint[] {
+  const total = sum(listed);
+  if (amount === undefined || amount === total) return [...listed];
+  if (amount < 0n) throw invalidField(field, "must not be negative");
+  if (!canOverride) {
+    throw new AppError("validation_failed", `${field}: ${amount} does not match the price of the stay (${total}).`, { details: [{ field, reason: `expected ${total}` }] });
+  }
+  const n = BigInt(listed.length);
+  const base = amount / n;
+  let remainder = amount - base * n;
+  return listed.map(() => {
+    const extra = remainder > 0n ? 1n : 0n;
+    remainder -= extra;
+    return base + extra;
+  });
+}

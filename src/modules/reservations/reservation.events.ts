@@ -1,0 +1,61 @@
+import type { Tx } from "../../db/transaction.ts";
+import { recordEvent, type ReservationEventData, type RoomLineEventData } from "../events/index.ts";
+import type { Reservation, RoomLine } from "./reservation.repository.ts";
+
+/** The spec's reservation data: the connectivity list shape, no holder name or notes. */
+export function reservationData(r: Reservation): ReservationEventData {
+  return {
+    id: r.id,
+    code: r.code,
+    status: r.status,
+    source: r.source,
+    externalReference: r.externalReference ?? "",
+    channel: r.channel,
+    arrivalDate: r.arrivalDate,
+    departureDate: r.departureDate,
+    adults: r.adults,
+    children: r.children,
+    roomTypes: roomTypeCodes(r),
+    cancelledAt: r.cancelledAt?.toISOString() ?? null,
+    createdAt: r.createdAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
+  };
+}
+
+/** Distinct room type codes in code order (as the connectivity reservation list shows them). */
+export function roomTypeCodes(r: Reservation): string[] {
+  return [...new Set(r.rooms.map((l) => l.roomTypeCode))].sort();
+}
+
+export function roomLineData(r: Reservation, line: RoomLine): RoomLineEventData {
+  return {
+    reservationId: r.id,
+    reservationCode: r.code,
+    externalReference: r.externalReference ?? "",
+    reservationRoomId: line.id,
+    roomNumber: line.roomNumber ?? "",
+    roomTypeCode: line.roomTypeCode,
+    arrivalDate: r.arrivalDate,
+    departureDate: r.departureDate,
+    adults: line.adults,
+    children: line.children,
+    checkedInAt: line.checkedInAt?.toISOString() ?? "",
+    checkedOutAt: line.checkedOutAt?.toISOString() ?? null,
+  };
+}
+
+type ReservationEventType = "reservation.created" | "reservation.updated" | "reservation.cancelled";
+
+export async function reservationEvent(tx: Tx, type: ReservationEventType, r: Reservation, at: Date): Promise<void> {
+  await recordEvent(tx, { propertyId: r.propertyId, type, occurredAt: at, data: reservationData(r) });
+}
+
+export async function roomLineEvent(tx: Tx, type: "guest.checked_in" | "guest.checked_out", r: Reservation, line: RoomLine, at: Date): Promise<void> {
+  await recordEvent(tx, { propertyId: r.propertyId, type, occurredAt: at, data: roomLineData(r, line) });
+}
+
+/** Hint that availability moved for these dates and room types (read the numbers from availability). */
+export async function availabilityEvent(tx: Tx, propertyId: string, from: string, to: string, roomTypes: string[], at: Date): Promise<void> {
+  if (roomTypes.length === 0 || from >= to) return;
+  await recordEvent(tx, { propertyId, type: "availability.changed", occurredAt: at, data: { from, to, toExclusive: true, roomTypes: [...new Set(roomTypes)].sort(), reason: "reservation" } });
+}

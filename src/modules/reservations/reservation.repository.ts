@@ -1,0 +1,169 @@
+import type { Queryable } from "../inventory/index.ts";
+import type { ReservationSource, ReservationStatus } from "./transitions.ts";
+
+export interface RoomLine {
+  id: string;
+  position: number;
+  roomTypeId: string;
+  roomTypeCode: string;
+  ratePlanId: string;
+  ratePlanCode: string;
+  roomId: string | null;
+  roomNumber: string | null;
+  adults: number;
+  children: number;
+  nightlyMinor: bigint[];
+  totalMinor: bigint;
+  checkedInAt: Date | null;
+  checkedOutAt: Date | null;
+}
+
+export interface Reservation {
+  id: string;
+  propertyId: string;
+  code: string;
+  status: ReservationStatus;
+  source: ReservationSource;
+  channel: string | null;
+  externalReference: string | null;
+  holderName: string;
+  arrivalDate: string;
+  departureDate: string;
+  adults: number;
+  children: number;
+  notes: string;
+  totalMinor: bigint;
+  currency: string;
+  amountScale: number;
+  cancelledAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+  changeSeq: bigint;
+  rooms: RoomLine[];
+}
+
+type Row = Omit<Reservation, "totalMinor" | "changeSeq" | "rooms"> & { totalMinor: string; changeSeq: string | null };
+type LineRow = Omit<RoomLine, "nightlyMinor" | "totalMinor"> & { reservationId: string; nightlyMinor: string[]; totalMinor: string };
+
+const reservationCols = `r.id, r.property_id as "propertyId", r.code, r.status, r.source, r.channel, r.external_reference as "externalReference",
+  r.holder_name as "holderName", to_char(r.arrival_date, 'YYYY-MM-DD') as "arrivalDate", to_char(r.departure_date, 'YYYY-MM-DD') as "departureDate",
+  r.adults, r.children, r.notes, r.total_minor::text as "totalMinor", r.currency, p.amount_scale as "amountScale",
+  r.cancelled_at as "cancelledAt", r.created_at as "createdAt", r.updated_at as "updatedAt", r.change_seq::text as "changeSeq"`;
+
+/** Timestamps come back as Date from the pg pool and as text through the ORM's connection. */
+function toDate(value: Date | string | null): Date | null {
+  return value === null ? null : value instanceof Date ? value : new Date(value);
+}
+
+async function withLines(q: Queryable, propertyId: string, rows: Row[]): Promise<Reservation[]> {
+  if (rows.length === 0) return [];
+  const lines = await q.query<LineRow>(
+    `select rr.id, rr.reservation_id as "reservationId", rr.position, rr.room_type_id as "roomTypeId", rt.code as "roomTypeCode",
+            rr.rate_plan_id as "ratePlanId", rp.code as "ratePlanCode", rr.room_id as "roomId", rm.number as "roomNumber",
+            rr.adults, rr.children, rr.nightly_minor::text[] as "nightlyMinor", rr.total_minor::text as "totalMinor",
+            rr.checked_in_at as "checkedInAt", rr.checked_out_at as "checkedOutAt"
+       from reservation_rooms rr
+       join room_types rt on rt.property_id = rr.property_id and rt.id = rr.room_type_id
+       join rate_plans rp on rp.property_id = rr.property_id and rp.id = rr.rate_plan_id
+       left join rooms rm on rm.property_id = rr.property_id and rm.id = rr.room_id
+      where rr.property_id = $1 and rr.reservation_id = any($2::uuid[])
+      order by rr.position`,
+    [propertyId, rows.map((r) => r.id)],
+  );
+  const byReservation = new Map<string, RoomLine[]>();
+  for (const { reservationId, nightlyMinor, totalMinor, ...line } of lines) {
+    const list = byReservation.get(reservationId) ?? [];
+    list.push({
+      ...line,
+      nightlyMinor: nightlyMinor.map(BigInt),
+      totalMinor: BigInt(totalMinor),
+      checkedInAt: toDate(line.checkedInAt),
+      checkedOutAt: toDate(line.checkedOutAt),
+    });
+    byReservation.set(reservationId, list);
+  }
+  return rows.map((r) => ({
+    ...r,
+    totalMinor: BigInt(r.totalMinor),
+    changeSeq: BigInt(r.changeSeq ?? 0),
+    cancelledAt: toDate(r.cancelledAt),
+    createdAt: toDate(r.createdAt)!,
+    updatedAt: toDate(r.updatedAt)!,
+    rooms: byReservation.get(r.id) ?? [],
+  }));
+}
+
+/** One reservation of the property with its lines; `lock` takes the row lock that serialises its writers. */
+export async function findReservation(q: Queryable, propertyId: string, id: string, lock = false): Promise<Reservation | undefined> {
+  const rows = await q.query<Row>(
+    `select ${reservationCols} from reservations r join properties p on p.id = r.property_id
+      where r.property_id = $1 and r.id = $2${lock ? " for update of r" : ""}`,
+    [propertyId, id],
+  );
+  return (await withLines(q, propertyId, rows))[0];
+}
+
+export async function findByExternalReference(q: Queryable, propertyId: string, channel: string | null, externalReference: string): Promise<string | undefined> {
+  const [row] = await q.query<{ id: string }>(
+    "select id from reservations where property_id = $1 and coalesce(channel, '') = $2 and external_reference = $3",
+    [propertyId, channel ?? "", externalReference],
+  );
+  return row?.id;
+}
+
+export interface ListFilter {
+  statuses: readonly ReservationStatus[];
+  arrivalFrom: string | undefined;
+  arrivalTo: string | undefined;
+  updatedSince: Date | undefined;
+  afterSeq: bigint;
+  limit: number;
+}
+
+/** A page in change-sequence order (the feed order: a changed reservation moves to the end). */
+export async function listReservations(q: Queryable, propertyId: string, f: ListFilter): Promise<Reservation[]> {
+  const rows = await q.query<Row>(
+    `select ${reservationCols} from reservations r join properties p on p.id = r.property_id
+      where r.property_id = $1 and r.change_seq > $2
+        and (cardinality($3::text[]) = 0 or r.status = any($3::text[]))
+        and ($4::date is null or r.arrival_date >= $4::date) and ($5::date is null or r.arrival_date < $5::date)
+        and ($6::timestamptz is null or r.updated_at >= $6)
+      order by r.change_seq limit $7`,
+    [propertyId, f.afterSeq.toString(), f.statuses, f.arrivalFrom ?? null, f.arrivalTo ?? null, f.updatedSince ?? null, f.limit],
+  );
+  return withLines(q, propertyId, rows);
+}
+
+/**
+ * Gives the reservation the property's next change sequence. Must be the LAST statement of the transaction:
+ * the counter row stays locked until commit, so sequences become visible in commit order.
+ */
+export async function bumpChangeSeq(q: Queryable, propertyId: string, reservationId: string): Promise<bigint> {
+  const [row] = await q.query<{ seq: string }>(
+    `with c as (insert into property_counters (property_id, change_seq) values ($1, 1)
+                on conflict (property_id) do update set change_seq = property_counters.change_seq + 1 returning change_seq)
+     update reservations r set change_seq = c.change_seq from c where r.property_id = $1 and r.id = $2 returning r.change_seq::text as seq`,
+    [propertyId, reservationId],
+  );
+  return BigInt(row!.seq);
+}
+
+/** Another active line holding this room on overlapping dates (an assignment conflict), if any. */
+export async function roomTakenBetween(q: Queryable, propertyId: string, roomId: string, exceptLineId: string, arrival: string, departure: string): Promise<boolean> {
+  const rows = await q.query(
+    `select 1 from reservation_rooms rr join reservations r on r.property_id = rr.property_id and r.id = rr.reservation_id
+      where rr.property_id = $1 and rr.room_id = $2 and rr.id <> $3 and rr.checked_out_at is null
+        and r.status in ('TENTATIVE', 'GUARANTEED', 'IN_HOUSE') and r.arrival_date < $5 and r.departure_date > $4 limit 1`,
+    [propertyId, roomId, exceptLineId, arrival, departure],
+  );
+  return rows.length > 0;
+}
+
+/** Someone is in the room right now (checked in, not out). */
+export async function roomOccupied(q: Queryable, propertyId: string, roomId: string, exceptLineId: string): Promise<boolean> {
+  const rows = await q.query(
+    "select 1 from reservation_rooms where property_id = $1 and room_id = $2 and id <> $3 and checked_in_at is not null and checked_out_at is null limit 1",
+    [propertyId, roomId, exceptLineId],
+  );
+  return rows.length > 0;
+}

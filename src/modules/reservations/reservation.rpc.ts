@@ -1,0 +1,142 @@
+import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
+import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
+import type pg from "pg";
+import {
+  ReservationService as ReservationRpc,
+  ReservationSource as SourceEnum,
+  ReservationStatus as StatusEnum,
+  type RoomLineInput as RoomLineInputMsg,
+} from "../../../gen/hotelops/reservation/v1/reservation_pb.js";
+import { invalidField } from "../../errors.ts";
+import { holds, scopedProperty } from "../inventory/scope.ts";
+import type { Actor, ReservationService, RoomLineInput } from "./reservation.service.ts";
+import type { Reservation } from "./reservation.repository.ts";
+import type { ReservationSource, ReservationStatus } from "./transitions.ts";
+
+export const reservationRpcServices = [ReservationRpc];
+
+function statusIn(value: StatusEnum): ReservationStatus | undefined {
+  if (value === StatusEnum.UNSPECIFIED) return undefined;
+  const name = StatusEnum[value] as ReservationStatus | undefined;
+  if (name === undefined) throw invalidField("status", "unknown status");
+  return name;
+}
+
+function bookableStatus(value: StatusEnum): "TENTATIVE" | "GUARANTEED" | undefined {
+  const s = statusIn(value);
+  if (s !== undefined && s !== "TENTATIVE" && s !== "GUARANTEED") throw invalidField("status", "TENTATIVE or GUARANTEED");
+  return s;
+}
+
+function sourceIn(value: SourceEnum): ReservationSource {
+  if (value === SourceEnum.UNSPECIFIED) return "DIRECT";
+  const name = SourceEnum[value] as ReservationSource | undefined;
+  if (name === undefined) throw invalidField("source", "unknown source");
+  return name;
+}
+
+const lineIn = (l: RoomLineInputMsg): RoomLineInput => ({ roomTypeId: l.roomTypeId, ratePlanId: l.ratePlanId, roomId: l.roomId, adults: l.adults, children: l.children, amountMinor: l.amountMinor });
+
+export function reservationOut(r: Reservation) {
+  return {
+    id: r.id,
+    code: r.code,
+    status: StatusEnum[r.status],
+    source: SourceEnum[r.source],
+    ...(r.channel !== null ? { channel: r.channel } : {}),
+    ...(r.externalReference !== null ? { externalReference: r.externalReference } : {}),
+    holderName: r.holderName,
+    arrivalDate: r.arrivalDate,
+    departureDate: r.departureDate,
+    adults: r.adults,
+    children: r.children,
+    notes: r.notes,
+    totalMinor: r.totalMinor,
+    amountScale: r.amountScale,
+    currency: r.currency,
+    ...(r.cancelledAt !== null ? { cancelledAt: timestampFromDate(r.cancelledAt) } : {}),
+    createdAt: timestampFromDate(r.createdAt),
+    updatedAt: timestampFromDate(r.updatedAt),
+    changeSeq: r.changeSeq,
+    rooms: r.rooms.map((l) => ({
+      id: l.id,
+      roomTypeId: l.roomTypeId,
+      roomTypeCode: l.roomTypeCode,
+      ratePlanId: l.ratePlanId,
+      ratePlanCode: l.ratePlanCode,
+      ...(l.roomId !== null ? { roomId: l.roomId, roomNumber: l.roomNumber ?? "" } : {}),
+      adults: l.adults,
+      children: l.children,
+      nightlyMinor: l.nightlyMinor,
+      totalMinor: l.totalMinor,
+      ...(l.checkedInAt !== null ? { checkedInAt: timestampFromDate(l.checkedInAt) } : {}),
+      ...(l.checkedOutAt !== null ? { checkedOutAt: timestampFromDate(l.checkedOutAt) } : {}),
+    })),
+  };
+}
+
+export function registerReservationRpc(router: ConnectRouter, service: ReservationService, pool: pg.Pool): void {
+  const actorOf = async (ctx: HandlerContext, propertyCode: string): Promise<Actor> => {
+    const { principal, property } = await scopedProperty(pool, ctx, propertyCode);
+    return { propertyId: property.id, canOverridePrice: holds(principal, "reservations.override_price") };
+  };
+  router.service(ReservationRpc, {
+    async createReservation(req, ctx) {
+      const actor = await actorOf(ctx, req.propertyCode);
+      const { reservation, created } = await service.create(actor, {
+        source: sourceIn(req.source),
+        channel: req.channel ?? null,
+        externalReference: req.externalReference ?? null,
+        holderName: req.holderName,
+        arrivalDate: req.arrivalDate,
+        departureDate: req.departureDate,
+        rooms: req.rooms.map(lineIn),
+        status: bookableStatus(req.status),
+        notes: req.notes,
+        totalMinor: req.totalMinor,
+        currency: req.currency,
+      });
+      return { reservation: reservationOut(reservation), created };
+    },
+    async updateReservation(req, ctx) {
+      const actor = await actorOf(ctx, req.propertyCode);
+      const r = await service.update(actor, req.reservationId, {
+        arrivalDate: req.arrivalDate,
+        departureDate: req.departureDate,
+        holderName: req.holderName,
+        notes: req.notes,
+        status: bookableStatus(req.status),
+        rooms: req.rooms.map((c) => ({ reservationRoomId: c.reservationRoomId, roomTypeId: c.roomTypeId, ratePlanId: c.ratePlanId, adults: c.adults, children: c.children })),
+      });
+      return { reservation: reservationOut(r) };
+    },
+    async cancelReservation(req, ctx) {
+      return { reservation: reservationOut(await service.cancel(await actorOf(ctx, req.propertyCode), req.reservationId)) };
+    },
+    async assignRoom(req, ctx) {
+      return { reservation: reservationOut(await service.assignRoom(await actorOf(ctx, req.propertyCode), req.reservationId, req.reservationRoomId, req.roomId)) };
+    },
+    async checkInRoomLine(req, ctx) {
+      return { reservation: reservationOut(await service.checkIn(await actorOf(ctx, req.propertyCode), req.reservationId, req.reservationRoomId, req.roomId)) };
+    },
+    async checkOutRoomLine(req, ctx) {
+      return { reservation: reservationOut(await service.checkOut(await actorOf(ctx, req.propertyCode), req.reservationId, req.reservationRoomId)) };
+    },
+    async getReservation(req, ctx) {
+      return { reservation: reservationOut(await service.get(await actorOf(ctx, req.propertyCode), req.reservationId)) };
+    },
+    async listReservations(req, ctx) {
+      const actor = await actorOf(ctx, req.propertyCode);
+      const statuses = req.statuses.map((s) => statusIn(s)).filter((s): s is ReservationStatus => s !== undefined);
+      const page = await service.list(actor, {
+        statuses,
+        arrivalFrom: req.arrivalFrom === "" ? undefined : req.arrivalFrom,
+        arrivalTo: req.arrivalTo === "" ? undefined : req.arrivalTo,
+        updatedSince: req.updatedSince === undefined ? undefined : timestampDate(req.updatedSince),
+        cursor: req.cursor,
+        limit: req.limit === 0 ? 100 : req.limit,
+      });
+      return { reservations: page.reservations.map(reservationOut), nextCursor: page.nextCursor, hasMore: page.hasMore };
+    },
+  });
+}

@@ -1,0 +1,335 @@
+import type pg from "pg";
+import type { Transact, Tx } from "../../db/transaction.ts";
+import { AppError, invalidField } from "../../errors.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { newId } from "../../lib/ids.ts";
+import {
+  findRatePlan,
+  parseDate,
+  parseRange,
+  poolQueryable,
+  propertyById,
+  releaseRooms,
+  requireId,
+  requireRoomType,
+  takeRooms,
+  type PropertyRow,
+} from "../inventory/index.ts";
+import { chargedNights, stayPrices, sum } from "./pricing.ts";
+import * as repo from "./reservation.repository.ts";
+import type { Reservation } from "./reservation.repository.ts";
+import { availabilityEvent, reservationEvent } from "./reservation.events.ts";
+import { assertTransition, holdsInventory, reservationSources, reservationStatuses, type ReservationSource, type ReservationStatus } from "./transitions.ts";
+import { createFrontDesk, type FrontDesk } from "./frontdesk.service.ts";
+import { finishChange, requireReservation, type Actor } from "./common.ts";
+
+export type { Actor };
+
+export const maxNights = 60;
+export const maxRoomLines = 20;
+
+export interface RoomLineInput {
+  roomTypeId: string;
+  ratePlanId: string;
+  roomId?: string | undefined;
+  adults: number;
+  children?: number | undefined;
+  /** Price of the line's whole stay; default: the sum of the daily prices. */
+  amountMinor?: bigint | undefined;
+}
+
+export interface CreateReservationInput {
+  source: ReservationSource;
+  channel: string | null;
+  externalReference: string | null;
+  holderName: string;
+  arrivalDate: string;
+  departureDate: string;
+  rooms: RoomLineInput[];
+  status?: "TENTATIVE" | "GUARANTEED" | undefined;
+  notes?: string | undefined;
+  totalMinor?: bigint | undefined;
+  currency?: string | undefined;
+}
+
+export interface UpdateReservationInput {
+  arrivalDate?: string | undefined;
+  departureDate?: string | undefined;
+  holderName?: string | undefined;
+  notes?: string | undefined;
+  status?: "TENTATIVE" | "GUARANTEED" | undefined;
+  rooms?: { reservationRoomId: string; roomTypeId?: string | undefined; ratePlanId?: string | undefined; adults?: number | undefined; children?: number | undefined }[];
+}
+
+export interface ListReservationsInput {
+  statuses?: readonly ReservationStatus[];
+  arrivalFrom?: string | undefined;
+  arrivalTo?: string | undefined;
+  updatedSince?: Date | undefined;
+  cursor?: string | undefined;
+  limit?: number | undefined;
+}
+
+export interface ReservationService extends FrontDesk {
+  create(actor: Actor, input: CreateReservationInput): Promise<{ reservation: Reservation; created: boolean }>;
+  update(actor: Actor, reservationId: string, input: UpdateReservationInput): Promise<Reservation>;
+  cancel(actor: Actor, reservationId: string): Promise<Reservation>;
+  get(actor: Actor, reservationId: string): Promise<Reservation>;
+  list(actor: Actor, input: ListReservationsInput): Promise<{ reservations: Reservation[]; nextCursor: string; hasMore: boolean }>;
+}
+
+export interface ReservationDeps {
+  transact: Transact;
+  pool: pg.Pool;
+  clock: Clock;
+}
+
+/** Thrown inside a create transaction that met an existing channel reference: roll back, return that one. */
+class DuplicateReference extends Error {
+  readonly existingId: string;
+  constructor(existingId: string) {
+    super("duplicate external reference");
+    this.existingId = existingId;
+  }
+}
+
+function text(field: string, value: string, max: number, required: boolean): string {
+  const t = value.trim();
+  if ((required && t.length === 0) || t.length > max) throw invalidField(field, required ? `1-${max} characters` : `at most ${max} characters`);
+  return t;
+}
+
+function guests(field: string, adults: number, children: number, maxOccupancy: number): void {
+  if (!Number.isInteger(adults) || adults < 1) throw invalidField(`${field}.adults`, "at least 1");
+  if (!Number.isInteger(children) || children < 0) throw invalidField(`${field}.children`, "0 or more");
+  if (adults + children > maxOccupancy) throw invalidField(`${field}.adults`, `adults + children exceed the room type's max occupancy (${maxOccupancy})`, "validation_failed");
+}
+
+function checkStay(property: PropertyRow, arrival: string, departure: string): void {
+  parseRange(arrival, departure, maxNights, ["arrivalDate", "departureDate"]);
+  if (arrival < property.businessDate) throw invalidField("arrivalDate", `must not be before the business date ${property.businessDate}`, "validation_failed");
+}
+
+function encodeCursor(seq: bigint): string {
+  return Buffer.from(`s${seq}`).toString("base64url");
+}
+
+function decodeCursor(cursor: string): bigint {
+  const raw = Buffer.from(cursor, "base64url").toString();
+  if (!/^s\d{1,18}$/.test(raw)) throw invalidField("cursor", "not a cursor of this list");
+  return BigInt(raw.slice(1));
+}
+
+export function createReservationService(deps: ReservationDeps): ReservationService {
+  const { transact, clock } = deps;
+  const reads = poolQueryable(deps.pool);
+  const frontDesk = createFrontDesk(deps);
+
+  /** Sorted by room type so concurrent writers lock day rows in one order. */
+  async function moveInventory(tx: Tx, propertyId: string, lines: { roomTypeId: string; from: string; to: string }[], take: boolean): Promise<void> {
+    const sorted = [...lines].sort((a, b) => (a.roomTypeId < b.roomTypeId ? -1 : a.roomTypeId > b.roomTypeId ? 1 : a.from < b.from ? -1 : 1));
+    for (const l of sorted) {
+      if (take) await takeRooms(tx, propertyId, l.roomTypeId, "sold", l.from, l.to);
+      else await releaseRooms(tx, propertyId, l.roomTypeId, "sold", l.from, l.to);
+    }
+  }
+
+  async function create(actor: Actor, input: CreateReservationInput): Promise<{ reservation: Reservation; created: boolean }> {
+    if (!reservationSources.includes(input.source)) throw invalidField("source", reservationSources.join(", "));
+    const status = input.status ?? "GUARANTEED";
+    if (status !== "TENTATIVE" && status !== "GUARANTEED") throw invalidField("status", "TENTATIVE or GUARANTEED");
+    const holderName = text("holderName", input.holderName, 200, true);
+    const notes = text("notes", input.notes ?? "", 2000, false);
+    const channel = input.channel === null ? null : text("channel", input.channel, 64, true);
+    const externalReference = input.externalReference === null ? null : text("externalReference", input.externalReference, 128, true);
+    if (input.rooms.length === 0 || input.rooms.length > maxRoomLines) throw invalidField("rooms", `1 to ${maxRoomLines} room lines`);
+    parseDate("arrivalDate", input.arrivalDate);
+    parseDate("departureDate", input.departureDate);
+    const { arrivalDate: arrival, departureDate: departure } = input;
+    try {
+      return await transact(async (tx) => {
+        const now = clock.now();
+        const property = await propertyById(tx, actor.propertyId);
+        checkStay(property, arrival, departure);
+        if (input.currency !== undefined && input.currency !== property.currency) throw invalidField("currency", `must be ${property.currency}`, "validation_failed");
+        if (externalReference !== null) {
+          const existing = await repo.findByExternalReference(tx, actor.propertyId, channel, externalReference);
+          if (existing !== undefined) throw new DuplicateReference(existing);
+        }
+        const lines = [];
+        for (const [i, line] of input.rooms.entries()) {
+          const field = `rooms[${i}]`;
+          const rt = await requireRoomType(tx, actor.propertyId, line.roomTypeId);
+          const rp = await findRatePlan(tx, actor.propertyId, requireId(line.ratePlanId, "Rate plan"));
+          if (rp === undefined) throw new AppError("not_found", "Rate plan not found.");
+          if (!rp.roomTypeIds.includes(rt.id)) throw invalidField(`${field}.ratePlanId`, "the rate plan does not cover the room type", "validation_failed");
+          const children = line.children ?? 0;
+          guests(field, line.adults, children, rt.maxOccupancy);
+          const listed = await stayPrices(tx, actor.propertyId, rp.id, rt.id, arrival, departure, `${field}.ratePlanId`);
+          // A single-line request may carry its price as the total (the mobile create request does).
+          const amount = line.amountMinor ?? (input.rooms.length === 1 ? input.totalMinor : undefined);
+          const nightly = chargedNights(listed, amount, actor.canOverridePrice, line.amountMinor !== undefined ? `${field}.amountMinor` : "totalMinor");
+          lines.push({ id: newId(), roomTypeId: rt.id, ratePlanId: rp.id, roomId: line.roomId, adults: line.adults, children, nightly, total: sum(nightly) });
+        }
+        const total = sum(lines.map((l) => l.total));
+        if (input.totalMinor !== undefined && input.totalMinor !== total) throw invalidField("totalMinor", `must equal the sum of the room lines (${total})`, "validation_failed");
+
+        const id = newId(now.getTime());
+        const inserted = await tx.query(
+          `insert into reservations (id, property_id, code, status, source, channel, external_reference, holder_name, arrival_date, departure_date,
+                                     adults, children, notes, total_minor, currency, created_at, updated_at)
+           values ($1, $2, 'R' || nextval('reservation_code_seq'), $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)
+           on conflict (property_id, (coalesce(channel, '')), external_reference) where external_reference is not null do nothing
+           returning id`,
+          [id, actor.propertyId, status, input.source, channel, externalReference, holderName, arrival, departure,
+            sum(lines.map((l) => BigInt(l.adults))).toString(), sum(lines.map((l) => BigInt(l.children))).toString(), notes, total.toString(), property.currency, now],
+        );
+        if (inserted.length === 0) {
+          // A concurrent create with the same reference committed first (ON CONFLICT waited for it).
+          throw new DuplicateReference((await repo.findByExternalReference(tx, actor.propertyId, channel, externalReference!))!);
+        }
+        for (const [position, l] of lines.entries()) {
+          await tx.query(
+            `insert into reservation_rooms (id, property_id, reservation_id, position, room_type_id, rate_plan_id, adults, children, nightly_minor, total_minor)
+             values ($1, $2, $3, $4, $5, $6, $7, $8, $9::bigint[], $10)`,
+            [l.id, actor.propertyId, id, position, l.roomTypeId, l.ratePlanId, l.adults, l.children, l.nightly.map(String), l.total.toString()],
+          );
+        }
+        await moveInventory(tx, actor.propertyId, lines.map((l) => ({ roomTypeId: l.roomTypeId, from: arrival, to: departure })), true);
+        for (const l of lines) if (l.roomId !== undefined) await frontDesk.assignInTx(tx, actor.propertyId, id, l.id, l.roomId);
+        const r = await requireReservation(tx, actor.propertyId, id, false);
+        await reservationEvent(tx, "reservation.created", r, now);
+        await availabilityEvent(tx, actor.propertyId, arrival, departure, r.rooms.map((l) => l.roomTypeCode), now);
+        return { reservation: await finishChange(tx, r), created: true };
+      });
+    } catch (err) {
+      if (!(err instanceof DuplicateReference)) throw err;
+      return { reservation: (await repo.findReservation(reads, actor.propertyId, err.existingId))!, created: false };
+    }
+  }
+
+  async function update(actor: Actor, reservationId: string, input: UpdateReservationInput): Promise<Reservation> {
+    return transact(async (tx) => {
+      const now = clock.now();
+      const property = await propertyById(tx, actor.propertyId);
+      const before = await requireReservation(tx, actor.propertyId, reservationId, true);
+      if (!holdsInventory.has(before.status)) throw new AppError("invalid_transition", `A ${before.status} reservation cannot be changed.`);
+      const inHouse = before.status === "IN_HOUSE";
+      const arrival = input.arrivalDate ?? before.arrivalDate;
+      const departure = input.departureDate ?? before.departureDate;
+      const datesChanged = arrival !== before.arrivalDate || departure !== before.departureDate;
+      if (datesChanged) {
+        if (inHouse && arrival !== before.arrivalDate) throw new AppError("conflict", "The arrival date of an in-house reservation cannot change.");
+        parseRange(arrival, departure, maxNights, ["arrivalDate", "departureDate"]);
+        if (arrival !== before.arrivalDate) checkStay(property, arrival, departure);
+        if (departure <= property.businessDate && departure !== before.departureDate) throw invalidField("departureDate", "must be after the business date", "validation_failed");
+      }
+      let status = before.status;
+      if (input.status !== undefined && input.status !== before.status) {
+        assertTransition(before.status, input.status);
+        status = input.status;
+      }
+      const holderName = input.holderName === undefined ? before.holderName : text("holderName", input.holderName, 200, true);
+      const notes = input.notes === undefined ? before.notes : text("notes", input.notes, 2000, false);
+
+      const changes = new Map((input.rooms ?? []).map((c) => [c.reservationRoomId, c]));
+      for (const key of changes.keys()) if (!before.rooms.some((l) => l.id === key)) throw new AppError("not_found", "Room line not found.");
+      const moved: { old: { roomTypeId: string; from: string; to: string }; next: { roomTypeId: string; from: string; to: string } }[] = [];
+      const lineUpdates = [];
+      for (const [i, line] of before.rooms.entries()) {
+        const c = changes.get(line.id);
+        const field = `rooms[${i}]`;
+        const roomTypeId = c?.roomTypeId ?? line.roomTypeId;
+        const ratePlanId = c?.ratePlanId ?? line.ratePlanId;
+        const rt = await requireRoomType(tx, actor.propertyId, roomTypeId);
+        if (roomTypeId !== line.roomTypeId && line.checkedInAt !== null) throw new AppError("conflict", "The room type of a checked-in room line cannot change.");
+        const rp = await findRatePlan(tx, actor.propertyId, requireId(ratePlanId, "Rate plan"));
+        if (rp === undefined) throw new AppError("not_found", "Rate plan not found.");
+        if (!rp.roomTypeIds.includes(rt.id)) throw invalidField(`${field}.ratePlanId`, "the rate plan does not cover the room type", "validation_failed");
+        const adults = c?.adults ?? line.adults;
+        const children = c?.children ?? line.children;
+        guests(field, adults, children, rt.maxOccupancy);
+        const repriced = datesChanged || roomTypeId !== line.roomTypeId || ratePlanId !== line.ratePlanId;
+        const nightly = repriced ? await stayPrices(tx, actor.propertyId, rp.id, rt.id, arrival, departure, `${field}.ratePlanId`) : line.nightlyMinor;
+        if (datesChanged || roomTypeId !== line.roomTypeId) {
+          moved.push({ old: { roomTypeId: line.roomTypeId, from: before.arrivalDate, to: before.departureDate }, next: { roomTypeId, from: arrival, to: departure } });
+        }
+        // A room of another type no longer fits the line; a kept room must still be free on the new dates.
+        const roomId = roomTypeId !== line.roomTypeId ? null : line.roomId;
+        lineUpdates.push({ id: line.id, roomTypeId, ratePlanId, adults, children, nightly, total: sum(nightly), roomId, recheckRoom: datesChanged && roomId !== null });
+      }
+      await moveInventory(tx, actor.propertyId, moved.map((m) => m.old), false);
+      await moveInventory(tx, actor.propertyId, moved.map((m) => m.next), true);
+      for (const l of lineUpdates) {
+        await tx.query(
+          `update reservation_rooms set room_type_id = $3, rate_plan_id = $4, adults = $5, children = $6, nightly_minor = $7::bigint[], total_minor = $8, room_id = $9
+            where property_id = $1 and id = $2`,
+          [actor.propertyId, l.id, l.roomTypeId, l.ratePlanId, l.adults, l.children, l.nightly.map(String), l.total.toString(), l.roomId],
+        );
+        if (l.recheckRoom && (await repo.roomTakenBetween(tx, actor.propertyId, l.roomId!, l.id, arrival, departure))) {
+          throw new AppError("conflict", "The assigned room is taken on the new dates; assign another room first.");
+        }
+      }
+      await tx.query(
+        `update reservations set arrival_date = $3, departure_date = $4, status = $5, holder_name = $6, notes = $7, adults = $8, children = $9, total_minor = $10, updated_at = $11
+          where property_id = $1 and id = $2`,
+        [actor.propertyId, before.id, arrival, departure, status, holderName, notes,
+          lineUpdates.reduce((a, l) => a + l.adults, 0), lineUpdates.reduce((a, l) => a + l.children, 0), sum(lineUpdates.map((l) => l.total)).toString(), now],
+      );
+      const r = await requireReservation(tx, actor.propertyId, before.id, false);
+      await reservationEvent(tx, "reservation.updated", r, now);
+      if (moved.length > 0) {
+        const codes = [...before.rooms.map((l) => l.roomTypeCode), ...r.rooms.map((l) => l.roomTypeCode)];
+        await availabilityEvent(tx, actor.propertyId, arrival < before.arrivalDate ? arrival : before.arrivalDate, departure > before.departureDate ? departure : before.departureDate, codes, now);
+      }
+      return finishChange(tx, r);
+    });
+  }
+
+  async function cancel(actor: Actor, reservationId: string): Promise<Reservation> {
+    return transact(async (tx) => {
+      const now = clock.now();
+      const before = await requireReservation(tx, actor.propertyId, reservationId, true);
+      assertTransition(before.status, "CANCELLED");
+      if (holdsInventory.has(before.status)) {
+        await moveInventory(tx, actor.propertyId, before.rooms.map((l) => ({ roomTypeId: l.roomTypeId, from: before.arrivalDate, to: before.departureDate })), false);
+      }
+      await tx.query("update reservations set status = 'CANCELLED', cancelled_at = $3, updated_at = $3 where property_id = $1 and id = $2", [actor.propertyId, before.id, now]);
+      const r = await requireReservation(tx, actor.propertyId, before.id, false);
+      await reservationEvent(tx, "reservation.cancelled", r, now);
+      if (holdsInventory.has(before.status)) await availabilityEvent(tx, actor.propertyId, r.arrivalDate, r.departureDate, r.rooms.map((l) => l.roomTypeCode), now);
+      return finishChange(tx, r);
+    });
+  }
+
+  return {
+    ...frontDesk,
+    create,
+    update,
+    cancel,
+    async get(actor, reservationId) {
+      const r = await repo.findReservation(reads, actor.propertyId, requireId(reservationId, "Reservation"));
+      if (r === undefined) throw new AppError("not_found", "Reservation not found.");
+      return r;
+    },
+    async list(actor, input) {
+      const limit = input.limit ?? 100;
+      if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw invalidField("limit", "1 to 500");
+      for (const s of input.statuses ?? []) if (!reservationStatuses.includes(s)) throw invalidField("statuses", reservationStatuses.join(", "));
+      if (input.arrivalFrom !== undefined) parseDate("arrivalFrom", input.arrivalFrom);
+      if (input.arrivalTo !== undefined) parseDate("arrivalTo", input.arrivalTo);
+      const afterSeq = input.cursor === undefined || input.cursor === "" ? 0n : decodeCursor(input.cursor);
+      const rows = await repo.listReservations(reads, actor.propertyId, {
+        statuses: input.statuses ?? [],
+        arrivalFrom: input.arrivalFrom,
+        arrivalTo: input.arrivalTo,
+        updatedSince: input.updatedSince,
+        afterSeq,
+        limit: limit + 1,
+      });
+      const page = rows.slice(0, limit);
+      const last = page.at(-1);
+      return { reservations: page, nextCursor: encodeCursor(last === undefined ? afterSeq : last.changeSeq), hasMore: rows.length > limit };
+    },
+  };
+}

@@ -1,0 +1,31 @@
+import { AppError } from "../../errors.ts";
+
+export const reservationStatuses = ["TENTATIVE", "GUARANTEED", "IN_HOUSE", "CHECKED_OUT", "NO_SHOW", "CANCELLED"] as const;
+export type ReservationStatus = (typeof reservationStatuses)[number];
+
+export const reservationSources = ["DIRECT", "MOBILE", "PANEL", "CHANNEL", "API"] as const;
+export type ReservationSource = (typeof reservationSources)[number];
+
+/**
+ * Every allowed status change (the same table is in reservation.proto). The spec fixes only "-> CANCELLED sets
+ * cancelledAt"; a guest in house or gone cannot be cancelled (check out, or undo the stay, instead).
+ */
+export const transitions: Readonly<Record<ReservationStatus, readonly ReservationStatus[]>> = {
+  TENTATIVE: ["GUARANTEED", "IN_HOUSE", "NO_SHOW", "CANCELLED"],
+  GUARANTEED: ["TENTATIVE", "IN_HOUSE", "NO_SHOW", "CANCELLED"],
+  IN_HOUSE: ["CHECKED_OUT"],
+  CHECKED_OUT: [],
+  NO_SHOW: ["CANCELLED"],
+  CANCELLED: [],
+};
+
+/** Statuses in which a reservation holds its rooms in inventory. */
+export const holdsInventory: ReadonlySet<ReservationStatus> = new Set(["TENTATIVE", "GUARANTEED", "IN_HOUSE"]);
+
+export function canTransition(from: ReservationStatus, to: ReservationStatus): boolean {
+  return transitions[from].includes(to);
+}
+
+export function assertTransition(from: ReservationStatus, to: ReservationStatus): void {
+  if (!canTransition(from, to)) throw new AppError("invalid_transition", `A ${from} reservation cannot become ${to}.`);
+}
