@@ -1,0 +1,164 @@
+import { AppError, invalidField } from "../errors.ts";
+import { createAdminService, dateIn } from "../modules/admin/index.ts";
+import type { ApiClient } from "../modules/auth/index.ts";
+import type { Deps } from "../modules/module.ts";
+import { describeSeed, seedDemo } from "./seed.ts";
+
+export interface CommandInput {
+  positionals: string[];
+  values: Record<string, string | boolean | undefined>;
+}
+
+export interface Command {
+  summary: string;
+  usage: string;
+  options?: Record<string, { type: "string" | "boolean"; help: string }>;
+  /** `json` is printed with --json, `text` otherwise. */
+  run(deps: Deps, input: CommandInput): Promise<{ json: object; text: string }>;
+}
+
+function str(input: CommandInput, name: string, fallback?: string): string {
+  const v = input.values[name];
+  if (typeof v === "string" && v !== "") return v;
+  if (fallback !== undefined) return fallback;
+  throw invalidField(name, `--${name} is required`);
+}
+
+function list(input: CommandInput, name: string): string[] {
+  return str(input, name, "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+}
+
+function positional(input: CommandInput, index: number, what: string): string {
+  const v = input.positionals[index];
+  if (v === undefined || v === "") throw invalidField(what, "is required");
+  return v;
+}
+
+function clientJson(c: ApiClient): object {
+  return { clientId: c.id, kind: c.kind, provider: c.provider, name: c.name, scopes: c.scopes, properties: c.propertyCodes, environment: c.environment, active: c.active, createdAt: c.createdAt.toISOString(), approvedAt: c.approvedAt?.toISOString() ?? null };
+}
+
+/** Every operator command; other modules add theirs here (e.g. mapping:set). */
+export const commands: Record<string, Command> = {
+  "property:create": {
+    summary: "Create a property (and its hotel group if new).",
+    usage: "--group <CODE> --code <CODE> --name <name> [--time-zone Europe/Istanbul] [--currency TRY] [--amount-scale 100] [--business-date YYYY-MM-DD] [--email-verification] [--sandbox]",
+    options: {
+      group: { type: "string", help: "hotel group code (created when new)" },
+      "group-name": { type: "string", help: "name of a new group (default: its code)" },
+      code: { type: "string", help: "property code, e.g. DEMO-IST" },
+      name: { type: "string", help: "property name" },
+      "time-zone": { type: "string", help: "IANA time zone (default Europe/Istanbul)" },
+      currency: { type: "string", help: "ISO 4217 currency (default TRY)" },
+      "amount-scale": { type: "string", help: "minor units per unit: 1, 10, 100 (default) or 1000" },
+      "business-date": { type: "string", help: "YYYY-MM-DD (default: today in the time zone)" },
+      "email-verification": { type: "boolean", help: "mobile login sends an e-mail code" },
+      sandbox: { type: "boolean", help: "a sandbox property for test-environment clients" },
+    },
+    async run(deps, input) {
+      const scale = Number(str(input, "amount-scale", "100"));
+      const timeZone = str(input, "time-zone", "Europe/Istanbul");
+      const p = await createAdminService(deps).createProperty({
+        groupCode: str(input, "group"),
+        ...(typeof input.values["group-name"] === "string" ? { groupName: input.values["group-name"] } : {}),
+        code: str(input, "code"),
+        name: str(input, "name"),
+        timeZone,
+        currency: str(input, "currency", "TRY"),
+        amountScale: scale,
+        businessDate: str(input, "business-date", dateIn(timeZone, deps.clock.now())),
+        emailVerification: input.values["email-verification"] === true,
+        sandbox: input.values.sandbox === true,
+      });
+      return { json: p, text: `Created property ${p.code} (${p.id}) in group ${p.groupCode}, business date ${p.businessDate}.` };
+    },
+  },
+
+  "user:create": {
+    summary: "Create a hotel user (password stored as an argon2id hash).",
+    usage: "--email <e-mail> --password <password> [--name <name>]",
+    options: {
+      email: { type: "string", help: "login e-mail" },
+      password: { type: "string", help: "at least 8 characters" },
+      name: { type: "string", help: "display name" },
+    },
+    async run(deps, input) {
+      const u = await createAdminService(deps).createUser({ email: str(input, "email"), password: str(input, "password"), name: str(input, "name", "") });
+      return { json: u, text: `Created user ${u.email} (${u.id}).` };
+    },
+  },
+
+  "membership:create": {
+    summary: "Give a user a role in a property (changes the role of an existing membership).",
+    usage: "--email <e-mail> --property <CODE> --role manager|front_desk|accountant|viewer",
+    options: {
+      email: { type: "string", help: "the user's e-mail" },
+      property: { type: "string", help: "property code" },
+      role: { type: "string", help: "role code" },
+    },
+    async run(deps, input) {
+      const m = await createAdminService(deps).createMembership({ email: str(input, "email"), propertyCode: str(input, "property"), role: str(input, "role") });
+      return { json: m, text: `${str(input, "email")} is ${m.role} in ${m.propertyCode}.` };
+    },
+  },
+
+  "client:create": {
+    summary: "Create an OAuth client; prints client_id and client_secret (shown once).",
+    usage: "--provider <code> --properties <CODE,...> --scopes <a,b> [--kind partner|internal] [--name <name>]",
+    options: {
+      provider: { type: "string", help: "provider code, e.g. channex" },
+      properties: { type: "string", help: "comma-separated property codes" },
+      scopes: { type: "string", help: "comma-separated: availability.read, reservations.read, mappings.read, reservations.write (internal: also admin)" },
+      kind: { type: "string", help: "partner (default) or internal" },
+      name: { type: "string", help: "label" },
+    },
+    async run(deps, input) {
+      const kind = str(input, "kind", "partner");
+      if (kind !== "partner" && kind !== "internal") throw invalidField("kind", "must be partner or internal");
+      const { client, clientSecret } = await createAdminService(deps).createClient({ kind, provider: str(input, "provider"), name: str(input, "name", ""), propertyCodes: list(input, "properties"), scopes: list(input, "scopes") });
+      return {
+        json: { clientId: client.id, clientSecret, kind: client.kind, provider: client.provider, scopes: client.scopes, properties: client.propertyCodes, environment: client.environment },
+        text: `client_id:     ${client.id}\nclient_secret: ${clientSecret}\n(The secret is shown only now. Environment: ${client.environment}; approve for live with client:approve.)`,
+      };
+    },
+  },
+
+  "client:approve": {
+    summary: "Approve a client for live writes.",
+    usage: "<clientId>",
+    async run(deps, input) {
+      const c = await createAdminService(deps).approveClient(positional(input, 0, "clientId"));
+      return { json: clientJson(c), text: `Client ${c.id} approved: environment ${c.environment}.` };
+    },
+  },
+
+  "client:list": {
+    summary: "List clients (never their secrets).",
+    usage: "",
+    async run(deps) {
+      const clients = await createAdminService(deps).listClients();
+      const text = clients.length === 0 ? "No clients." : clients.map((c) => `${c.id}  ${c.kind.padEnd(8)}  ${c.provider.padEnd(12)}  ${c.environment}  ${c.active ? "active" : "disabled"}  [${c.propertyCodes.join(",")}]  ${c.scopes.join(" ")}`).join("\n");
+      return { json: { clients: clients.map(clientJson) }, text };
+    },
+  },
+
+  "platform:partner-api": {
+    summary: "Switch the partner API on or off platform-wide.",
+    usage: "on|off",
+    async run(deps, input) {
+      const arg = positional(input, 0, "state");
+      if (arg !== "on" && arg !== "off") throw new AppError("invalid_argument", 'Say "on" or "off".');
+      const enabled = await createAdminService(deps).setPartnerApi(arg === "on");
+      return { json: { partnerApi: enabled ? "enabled" : "disabled" }, text: `Partner API ${enabled ? "enabled" : "disabled"}.` };
+    },
+  },
+
+  "seed:demo": {
+    summary: "Write the demo data (group DEMO) unless it is there already.",
+    usage: "",
+    async run(deps) {
+      const seed = await seedDemo(deps);
+      return { json: seed, text: describeSeed(seed) };
+    },
+  },
+};
