@@ -18,6 +18,8 @@ import { createAuthModule } from "./modules/auth/index.ts";
 import { createAdminModule } from "./modules/admin/index.ts";
 import { createPlatformModule } from "./modules/platform/index.ts";
 import { createWebhooksModule, type WebhookOptions } from "./modules/webhooks/index.ts";
+import { createFolioModule, createFolioServices } from "./modules/folio/module.ts";
+import { markNoShowUnavailable } from "./modules/night-audit/index.ts";
 
 export interface AppOptions {
   clock?: Clock;
@@ -52,6 +54,8 @@ function createModules(deps: Deps, options: AppOptions = {}): Module[] {
     // after auth: the platform interceptors read the principal the auth module resolves
     createPlatformModule(deps),
     createWebhooksModule(deps, options.webhooks),
+    // TODO(integrator): markNoShow -> the reservations module's in-transaction no-show once it exists
+    createFolioModule(deps, createFolioServices(deps, { markNoShow: markNoShowUnavailable })),
   ];
 }
 

@@ -28,6 +28,12 @@ export async function seedProperty(
      values ($1, $2, $3, 'Hotel', 'Europe/Istanbul', $4, $5, $6, $7, $8)`,
     [id, groupId, code, opts.currency ?? "TRY", opts.amountScale ?? 100, opts.vatRateBp ?? 1000, opts.accommodationTaxRateBp ?? 200, opts.businessDate ?? "2026-11-22"],
   );
+  return seedRoomTypeAndRatePlan(pool, { id, code });
+}
+
+/** A room type DBL and a rate plan BAR for an existing property (e.g. one made by createTestProperty). */
+export async function seedRoomTypeAndRatePlan(pool: pg.Pool, property: { id: string; code: string }): Promise<SeededProperty> {
+  const { id, code } = property;
   const roomTypeId = newId();
   const ratePlanId = newId();
   await pool.query(`insert into room_types (id, property_id, code, name, max_occupancy, room_count, created_at) values ($1, $2, 'DBL', 'Double', 2, 10, now())`, [roomTypeId, id]);

@@ -1,6 +1,7 @@
 export {
   createNightAuditService,
   isValidDate,
+  markNoShowUnavailable,
   type CheckId,
   type CheckStatus,
   type MarkNoShow,

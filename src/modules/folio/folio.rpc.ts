@@ -1,0 +1,150 @@
+import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import type pg from "pg";
+import { ChargeKind, FolioService as FolioRpc, InvoiceStatus } from "../../../gen/hotelops/folio/v1/folio_pb.js";
+import { invalidField } from "../../errors.ts";
+import { requirePrincipal, requireProperty } from "../auth/index.ts";
+import type { Invoice, InvoiceService } from "../invoices/index.ts";
+import type { NightAuditCheck, NightAuditService } from "../night-audit/index.ts";
+import type { Folio, FolioService } from "./folio.service.ts";
+import type { ChargeRow, PaymentRow } from "./folio.repository.ts";
+
+export const folioRpcServices = [FolioRpc];
+
+export interface FolioRpcServices {
+  folios: FolioService;
+  invoices: InvoiceService;
+  nightAudit: NightAuditService;
+}
+
+/**
+ * The property and the acting caller of one call. An empty property code means the caller's only property
+ * (a staff session's active property, or an internal client's single grant); any property out of reach is 404.
+ */
+async function scope(pool: pg.Pool, ctx: HandlerContext, propertyCode: string): Promise<{ propertyId: string; actor: string }> {
+  const principal = requirePrincipal(ctx.values);
+  const actor = principal.kind === "staff" ? `user:${principal.userId}` : `client:${principal.clientId}`;
+  if (propertyCode === "") {
+    if (principal.kind === "staff") return { propertyId: principal.activePropertyId, actor };
+    const [only, ...more] = principal.propertyIds;
+    if (only === undefined || more.length > 0) throw invalidField("propertyCode", "required for clients with several properties");
+    return { propertyId: only, actor };
+  }
+  return { propertyId: (await requireProperty({ pool }, principal, propertyCode)).id, actor };
+}
+
+const ts = (d: Date) => timestampFromDate(d);
+
+const chargeOut = (c: ChargeRow) => ({
+  id: c.id,
+  kind: c.kind === "ROOM" ? ChargeKind.ROOM : ChargeKind.EXTRA,
+  code: c.code,
+  description: c.description,
+  amountMinor: c.amountMinor,
+  businessDate: c.businessDate,
+  ...(c.reservationRoomId !== null ? { reservationRoomId: c.reservationRoomId } : {}),
+  ...(c.invoiceId !== null ? { invoiceId: c.invoiceId } : {}),
+  postedAt: ts(c.postedAt),
+});
+
+const paymentOut = (p: PaymentRow) => ({
+  id: p.id,
+  amountMinor: p.amountMinor,
+  methodCode: p.methodCode,
+  methodKind: p.methodKind,
+  reference: p.reference,
+  ...(p.reversedPaymentId !== null ? { reversedPaymentId: p.reversedPaymentId } : {}),
+  ...(p.reversedByPaymentId !== null ? { reversedByPaymentId: p.reversedByPaymentId } : {}),
+  businessDate: p.businessDate,
+  postedAt: ts(p.postedAt),
+});
+
+const folioOut = (f: Folio) => ({
+  id: f.id,
+  number: f.number,
+  reservationId: f.reservationId,
+  reservationCode: f.reservationCode,
+  currency: f.currency,
+  amountScale: f.amountScale,
+  chargesMinor: f.chargesMinor,
+  paymentsMinor: f.paymentsMinor,
+  balanceMinor: f.balanceMinor,
+  charges: f.charges.map(chargeOut),
+  payments: f.payments.map(paymentOut),
+  createdAt: ts(f.createdAt),
+});
+
+const invoiceOut = (i: Invoice) => ({
+  id: i.id,
+  folioId: i.folioId,
+  status: i.status === "ISSUED" ? InvoiceStatus.ISSUED : InvoiceStatus.DRAFT,
+  type: i.type,
+  ...(i.series !== null ? { series: i.series } : {}),
+  ...(i.number !== null ? { number: i.number } : {}),
+  ...(i.issueDate !== null ? { issueDate: i.issueDate } : {}),
+  netMinor: i.netMinor,
+  taxMinor: i.taxMinor,
+  accommodationTaxMinor: i.accommodationTaxMinor,
+  totalMinor: i.totalMinor,
+  vatRateBp: i.vatRateBp,
+  accommodationTaxRateBp: i.accommodationTaxRateBp,
+  currency: i.currency,
+  amountScale: i.amountScale,
+  chargeIds: i.chargeIds,
+  createdAt: ts(i.createdAt),
+  ...(i.issuedAt !== null ? { issuedAt: ts(i.issuedAt) } : {}),
+});
+
+const checkOut = (c: NightAuditCheck) => ({ id: c.id, status: c.status, message: c.message, count: c.count });
+
+export function registerFolioRpc(router: ConnectRouter, s: FolioRpcServices, pool: pg.Pool): void {
+  router.service(FolioRpc, {
+    async getFolio(req, ctx) {
+      const { propertyId } = await scope(pool, ctx, req.propertyCode);
+      if ((req.folioId === "") === (req.reservationId === "")) throw invalidField("folioId", "give exactly one of folioId and reservationId");
+      const folio = await s.folios.getFolio(propertyId, req.folioId !== "" ? { folioId: req.folioId } : { reservationId: req.reservationId });
+      return { folio: folioOut(folio) };
+    },
+    async postCharge(req, ctx) {
+      const { propertyId, actor } = await scope(pool, ctx, req.propertyCode);
+      const charge = await s.folios.postCharge(propertyId, actor, { folioId: req.folioId, code: req.code, description: req.description, amountMinor: req.amountMinor });
+      return { charge: chargeOut(charge) };
+    },
+    async postPayment(req, ctx) {
+      const { propertyId, actor } = await scope(pool, ctx, req.propertyCode);
+      const payment = await s.folios.postPayment(propertyId, actor, { folioId: req.folioId, amountMinor: req.amountMinor, methodCode: req.methodCode, reference: req.reference });
+      return { payment: paymentOut(payment) };
+    },
+    async reversePayment(req, ctx) {
+      const { propertyId, actor } = await scope(pool, ctx, req.propertyCode);
+      const reversal = await s.folios.reversePayment(propertyId, actor, { paymentId: req.paymentId, reference: req.reference });
+      return { reversal: paymentOut(reversal) };
+    },
+    async createInvoiceDraft(req, ctx) {
+      const { propertyId, actor } = await scope(pool, ctx, req.propertyCode);
+      return { invoice: invoiceOut(await s.invoices.createDraft(propertyId, actor, { folioId: req.folioId })) };
+    },
+    async finalizeInvoice(req, ctx) {
+      const { propertyId, actor } = await scope(pool, ctx, req.propertyCode);
+      return { invoice: invoiceOut(await s.invoices.finalize(propertyId, actor, { invoiceId: req.invoiceId })) };
+    },
+    async getInvoice(req, ctx) {
+      const { propertyId } = await scope(pool, ctx, req.propertyCode);
+      return { invoice: invoiceOut(await s.invoices.getInvoice(propertyId, req.invoiceId)) };
+    },
+    async getNightAuditChecks(req, ctx) {
+      const { propertyId } = await scope(pool, ctx, req.propertyCode);
+      const res = await s.nightAudit.getChecks(propertyId);
+      return { businessDate: res.businessDate, checks: res.checks.map(checkOut), canRun: res.canRun };
+    },
+    async runNightAudit(req, ctx) {
+      const { propertyId, actor } = await scope(pool, ctx, req.propertyCode);
+      const res = await s.nightAudit.run(propertyId, actor, { expectedBusinessDate: req.expectedBusinessDate });
+      return {
+        previousBusinessDate: res.previousBusinessDate,
+        businessDate: res.businessDate,
+        summary: { ...res.summary, checks: res.summary.checks.map(checkOut) },
+      };
+    },
+  });
+}
