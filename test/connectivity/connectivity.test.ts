@@ -58,6 +58,9 @@ describe("property isolation", () => {
       expect(foreign.body.error.code).toBe(missing.body.error.code);
     }
     expect((await post(partner.accessToken, `/api/v1/properties/${p2.code}/reservation-events`, { eventType: "CANCELLED", externalReference: "X" })).status).toBe(404);
+    // and the other way round: the second provider's client reaches its own property only
+    expect((await get(other.accessToken, `/api/v1/properties/${p1.code}/mappings`)).status).toBe(404);
+    expect((await get(other.accessToken, `/api/v1/properties/${p2.code}/mappings`)).status).toBe(200);
   });
 
   it("lists only the client's own properties in its capabilities", async () => {

@@ -1,6 +1,8 @@
 import type { Deps, Module } from "../module.ts";
 import { createPlatformSettings } from "../../db/platform-settings.ts";
 import { createConnectivityService, RESERVATION_EVENTS_QUEUE } from "./connectivity.service.ts";
+import { createReservationService } from "../reservations/index.ts";
+import { processReservationEvents } from "./event-processor.ts";
 import { connectivityRpcServices, registerConnectivityRpc } from "./connectivity.rpc.ts";
 import { createPartnerSwitchInterceptor } from "./partner-switch.interceptor.ts";
 
@@ -10,14 +12,19 @@ export { RESERVATION_EVENTS_QUEUE } from "./connectivity.service.ts";
 /** The partner face. Its interceptor (the platform switch) must run before authentication. */
 export function createConnectivityModule(deps: Deps): Module {
   const service = createConnectivityService({ pool: deps.db.pool, transact: deps.transact, clock: deps.clock });
+  const reservations = createReservationService({ transact: deps.transact, pool: deps.db.pool, clock: deps.clock });
   return {
     name: "connectivity",
     services: connectivityRpcServices,
     interceptors: [createPartnerSwitchInterceptor(createPlatformSettings(deps.db))],
     registerRpc: (router) => registerConnectivityRpc(router, service),
-    // The queue must exist before the first event is sent. Jobs wait in it until the worker that applies events
-    // through the reservations core is registered; nothing is consumed (or lost) before that.
-    startWorkers: () => deps.boss.pgboss.createQueue(RESERVATION_EVENTS_QUEUE, { notify: true }),
+    // Jobs carry the (property, external reference) key; the processor drains that key in arrival order.
+    startWorkers: () =>
+      deps.boss.registerWorker<{ propertyId: string; externalReference: string }>(
+        RESERVATION_EVENTS_QUEUE,
+        (job) => processReservationEvents({ pool: deps.db.pool, reservations, clock: deps.clock, logger: deps.logger }, job.data.propertyId, job.data.externalReference),
+        { queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true } },
+      ),
   };
 }
 export { setProviderMapping } from "./mappings.admin.ts";

@@ -1,0 +1,114 @@
+import type pg from "pg";
+import { AppError } from "../../errors.ts";
+import type { Clock } from "../../lib/clock.ts";
+import type { Logger } from "../../lib/logger.ts";
+import type { ReservationService, RoomLineInput } from "../reservations/index.ts";
+import type { InboundReservationEvent } from "./adapters.ts";
+import { internalIdOf } from "./reads.repository.ts";
+
+export interface ProcessorDeps {
+  pool: pg.Pool;
+  reservations: ReservationService;
+  clock: Clock;
+  logger: Logger;
+}
+
+type Outcome = { status: "PROCESSED"; reservationId: string; reservationCode: string } | { status: "REJECTED"; error: string };
+
+interface QueuedRow {
+  id: string;
+  property_id: string;
+  provider: string;
+  payload: InboundReservationEvent;
+}
+
+/**
+ * Applies the queued events of one (property, external reference) in arrival order, under an advisory lock so two
+ * workers never interleave the same booking. Whatever job arrives first drains the key, so job order does not
+ * matter. Each event goes through the reservations core (its own transaction, same availability and validation
+ * rules, source CHANNEL, the client's provider as channel); the outcome is written afterwards. A crash between the
+ * two re-runs the event, which is safe: NEW finds the reservation by its channel reference, MODIFIED sets the
+ * same values again and CANCELLED of a cancelled reservation is a no-op. Business failures end as REJECTED with
+ * the reason; anything else is thrown so pg-boss retries the job.
+ */
+export async function processReservationEvents(deps: ProcessorDeps, propertyId: string, externalReference: string): Promise<void> {
+  const client = await deps.pool.connect();
+  try {
+    await client.query("select pg_advisory_lock(hashtext('reservation-events'), hashtext($1 || ':' || $2))", [propertyId, externalReference]);
+    try {
+      const { rows } = await client.query<QueuedRow>(
+        "select id, property_id, provider, payload from reservation_events where property_id = $1 and external_reference = $2 and status = 'QUEUED' order by seq",
+        [propertyId, externalReference],
+      );
+      for (const row of rows) {
+        const outcome = await apply(deps, row).catch((err: unknown) => {
+          if (err instanceof AppError && err.code !== "internal" && err.code !== "unavailable") return { status: "REJECTED", error: err.message } as const;
+          throw err;
+        });
+        await client.query(
+          `update reservation_events set status = $2, reservation_id = $3, reservation_code = $4, error = $5, processed_at = $6, attempts = attempts + 1 where id = $1`,
+          outcome.status === "PROCESSED" ? [row.id, outcome.status, outcome.reservationId, outcome.reservationCode, null, deps.clock.now()] : [row.id, outcome.status, null, null, outcome.error, deps.clock.now()],
+        );
+        deps.logger.info({ eventId: row.id, status: outcome.status }, "reservation event applied");
+      }
+    } finally {
+      await client.query("select pg_advisory_unlock(hashtext('reservation-events'), hashtext($1 || ':' || $2))", [propertyId, externalReference]);
+    }
+  } finally {
+    client.release();
+  }
+}
+
+async function apply(deps: ProcessorDeps, row: QueuedRow): Promise<Outcome> {
+  const e = row.payload;
+  const actor = { propertyId: row.property_id, canOverridePrice: true };
+  const existing = await deps.pool.query<{ id: string; status: string }>(
+    "select id, status from reservations where property_id = $1 and channel = $2 and external_reference = $3",
+    [row.property_id, row.provider, e.externalReference],
+  );
+  const found = existing.rows[0];
+  if (e.eventType === "CANCELLED") {
+    if (found === undefined) return { status: "REJECTED", error: `No reservation with external reference ${e.externalReference}.` };
+    const r = found.status === "CANCELLED" ? await deps.reservations.get(actor, found.id) : await deps.reservations.cancel(actor, found.id);
+    return { status: "PROCESSED", reservationId: r.id, reservationCode: r.code };
+  }
+  const rooms: RoomLineInput[] = [];
+  for (const [i, room] of e.rooms.entries()) {
+    const roomTypeId = await internalIdOf(deps.pool, row.property_id, row.provider, "room_type", room.roomTypeCode);
+    if (roomTypeId === undefined) return { status: "REJECTED", error: `rooms[${i}].roomTypeCode ${room.roomTypeCode} is not mapped for provider ${row.provider}.` };
+    const ratePlanId = await internalIdOf(deps.pool, row.property_id, row.provider, "rate_plan", room.ratePlanCode);
+    if (ratePlanId === undefined) return { status: "REJECTED", error: `rooms[${i}].ratePlanCode ${room.ratePlanCode} is not mapped for provider ${row.provider}.` };
+    rooms.push({ roomTypeId, ratePlanId, adults: room.adults, children: room.children, amountMinor: BigInt(room.amountMinor) });
+  }
+  if (e.eventType === "NEW" || found === undefined) {
+    if (e.eventType === "MODIFIED") return { status: "REJECTED", error: `No reservation with external reference ${e.externalReference}.` };
+    // A NEW for a known reference returns the first reservation (created: false): never a second booking.
+    const { reservation } = await deps.reservations.create(actor, {
+      source: "CHANNEL",
+      channel: row.provider,
+      externalReference: e.externalReference,
+      holderName: e.holderName,
+      arrivalDate: e.arrivalDate,
+      departureDate: e.departureDate,
+      rooms,
+      status: "GUARANTEED",
+      notes: e.notes,
+      totalMinor: BigInt(e.totalMinor),
+      currency: e.currency,
+    });
+    return { status: "PROCESSED", reservationId: reservation.id, reservationCode: reservation.code };
+  }
+  const current = await deps.reservations.get(actor, found.id);
+  if (current.rooms.length !== rooms.length) {
+    return { status: "REJECTED", error: "A modification cannot add or remove rooms; cancel and send a NEW reservation." };
+  }
+  const updated = await deps.reservations.update(actor, found.id, {
+    arrivalDate: e.arrivalDate,
+    departureDate: e.departureDate,
+    ...(e.holderName !== "" ? { holderName: e.holderName } : {}),
+    notes: e.notes,
+    // Line prices of a modification are not re-priced here; dates, guests, room types and rate plans are.
+    rooms: current.rooms.map((line, i) => ({ reservationRoomId: line.id, roomTypeId: rooms[i]!.roomTypeId, ratePlanId: rooms[i]!.ratePlanId, adults: rooms[i]!.adults, children: rooms[i]!.children ?? 0 })),
+  });
+  return { status: "PROCESSED", reservationId: updated.id, reservationCode: updated.code };
+}
