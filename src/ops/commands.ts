@@ -3,6 +3,7 @@ import { createAdminService, dateIn } from "../modules/admin/index.ts";
 import type { ApiClient } from "../modules/auth/index.ts";
 import type { Deps } from "../modules/module.ts";
 import { describeSeed, seedDemo } from "./seed.ts";
+import { setProviderMapping } from "../modules/connectivity/index.ts";
 
 export interface CommandInput {
   positionals: string[];
@@ -150,6 +151,26 @@ export const commands: Record<string, Command> = {
       if (arg !== "on" && arg !== "off") throw new AppError("invalid_argument", 'Say "on" or "off".');
       const enabled = await createAdminService(deps).setPartnerApi(arg === "on");
       return { json: { partnerApi: enabled ? "enabled" : "disabled" }, text: `Partner API ${enabled ? "enabled" : "disabled"}.` };
+    },
+  },
+
+  "mapping:set": {
+    summary: "Map one of our codes to a provider's code (connectivity API).",
+    usage: "--property <CODE> --provider <provider> --kind property|room_type|rate_plan [--code <our code>] --external <provider code>",
+    options: {
+      property: { type: "string", help: "property code" },
+      provider: { type: "string", help: "provider code of the partner clients, e.g. acme" },
+      kind: { type: "string", help: "property, room_type or rate_plan" },
+      code: { type: "string", help: "our room type or rate plan code (not for kind property)" },
+      external: { type: "string", help: "the provider's code" },
+    },
+    async run(deps, input) {
+      const kind = str(input, "kind");
+      if (kind !== "property" && kind !== "room_type" && kind !== "rate_plan") throw invalidField("kind", "must be property, room_type or rate_plan");
+      const code = input.values.code;
+      const m = { propertyCode: str(input, "property"), provider: str(input, "provider"), kind, externalCode: str(input, "external"), ...(typeof code === "string" && code !== "" ? { code } : {}) } as const;
+      await setProviderMapping(deps.db.pool, m);
+      return { json: m, text: `${m.propertyCode} ${kind} ${m.code ?? ""} -> ${m.provider}:${m.externalCode}`.replace("  ", " ") };
     },
   },
 
