@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApp, type TestApp } from "../helpers/app.ts";
+import { createTestClient, createTestProperty } from "../helpers/auth.ts";
+import { createInventoryService } from "../../src/modules/inventory/index.ts";
+import { createReservationService } from "../../src/modules/reservations/index.ts";
+
+let app: TestApp;
+
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+describe("change feed under concurrent writes", () => {
+  it("a page walk running while reservations are written misses none and repeats none", async () => {
+    const property = await createTestProperty(app, { code: "FEED-C", businessDate: "2027-01-01" });
+    const inventory = createInventoryService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock });
+    const rt = await inventory.createRoomType(property.id, { code: "DBL", name: "Double", maxOccupancy: 2 });
+    for (let i = 0; i < 60; i++) await inventory.createRoom(property.id, { number: String(100 + i), roomTypeId: rt.id });
+    const rp = await inventory.createRatePlan(property.id, { code: "BAR", name: "BAR", boardType: "ROOM_ONLY", roomTypeIds: [rt.id] });
+    await inventory.setPrices(property.id, { ratePlanId: rp.id, roomTypeId: rt.id, from: "2027-01-01", to: "2027-03-01", amountMinor: 10000n });
+    const reservations = createReservationService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock });
+    const client = await createTestClient(app, { kind: "partner", provider: "acme", propertyCodes: [property.code], scopes: ["reservations.read"] });
+    await app.db.pool.query("update api_clients set rate_limit_per_minute = 100000 where id = $1", [client.clientId]);
+
+    const actor = { propertyId: property.id, canOverridePrice: false };
+    let writing = true;
+    const writers = (async () => {
+      const all = [];
+      for (let batch = 0; batch < 8; batch++) {
+        all.push(
+          ...(await Promise.all(
+            Array.from({ length: 5 }, (_, i) =>
+              reservations.create(actor, { source: "API", channel: null, externalReference: `W-${batch}-${i}`, holderName: "Guest", arrivalDate: "2027-02-01", departureDate: "2027-02-02", rooms: [{ roomTypeId: rt.id, ratePlanId: rp.id, adults: 1 }] }),
+            ),
+          )),
+        );
+      }
+      writing = false;
+      return all.map((r) => r.reservation.id);
+    })();
+
+    const seen: string[] = [];
+    let cursor = "";
+    for (;;) {
+      const stillWriting = writing;
+      const res = await fetch(`${app.baseUrl}/api/v1/properties/${property.code}/reservations?limit=7${cursor ? `&cursor=${cursor}` : ""}`, { headers: { authorization: `Bearer ${client.accessToken}` } });
+      expect(res.status).toBe(200);
+      const page = (await res.json()) as { data: { id: string }[]; nextCursor: string; hasMore: boolean };
+      seen.push(...page.data.map((r) => r.id));
+      cursor = page.nextCursor;
+      if (!page.hasMore && !stillWriting) break;
+    }
+    const written = await writers;
+    expect(new Set(seen).size).toBe(seen.length);
+    expect([...seen].sort()).toEqual([...written].sort());
+  });
+});
