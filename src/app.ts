@@ -19,7 +19,8 @@ import { createAdminModule } from "./modules/admin/index.ts";
 import { createPlatformModule } from "./modules/platform/index.ts";
 import { createWebhooksModule, type WebhookOptions } from "./modules/webhooks/index.ts";
 import { createFolioModule, createFolioServices } from "./modules/folio/module.ts";
-import { markNoShowUnavailable } from "./modules/night-audit/index.ts";
+import { createInventoryModule } from "./modules/inventory/index.ts";
+import { createReservationService, createReservationsModule } from "./modules/reservations/index.ts";
 
 export interface AppOptions {
   clock?: Clock;
@@ -54,8 +55,10 @@ function createModules(deps: Deps, options: AppOptions = {}): Module[] {
     // after auth: the platform interceptors read the principal the auth module resolves
     createPlatformModule(deps),
     createWebhooksModule(deps, options.webhooks),
-    // TODO(integrator): markNoShow -> the reservations module's in-transaction no-show once it exists
-    createFolioModule(deps, createFolioServices(deps, { markNoShow: markNoShowUnavailable })),
+    createInventoryModule(deps),
+    createReservationsModule(deps),
+    // the night audit marks no-shows through the reservations service, inside the audit's transaction
+    createFolioModule(deps, createFolioServices(deps, { markNoShow: createReservationService({ transact: deps.transact, pool: deps.db.pool, clock: deps.clock }).markNoShowInTx })),
   ];
 }
 

@@ -11,9 +11,13 @@ export function principalOf(ctx: HandlerContext): Principal {
   return principal;
 }
 
-/** Whether the caller holds a staff permission (staff) or the same name as a scope (machine clients). */
+/**
+ * Whether the caller holds a staff permission. Machine clients hold it through the same name as a scope, and
+ * internal clients with the operator scope `admin` hold every permission.
+ */
 export function holds(principal: Principal, permission: string): boolean {
-  return principal.kind === "staff" ? principal.permissions.has(permission) : principal.scopes.has(permission);
+  if (principal.kind === "staff") return principal.permissions.has(permission);
+  return principal.scopes.has(permission) || (principal.kind === "internal" && principal.scopes.has("admin"));
 }
 
 /**

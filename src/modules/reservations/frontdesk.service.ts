@@ -16,6 +16,11 @@ export interface FrontDesk {
   checkOut(actor: Actor, reservationId: string, lineId: string): Promise<Reservation>;
   /** Night audit: an arrival that did not come. Releases its rooms. */
   markNoShow(actor: Actor, reservationId: string): Promise<Reservation>;
+  /**
+   * The same inside the night audit's transaction (its `MarkNoShow`). Takes the property's change-sequence
+   * lock until that transaction commits.
+   */
+  markNoShowInTx(tx: Tx, propertyId: string, reservationId: string): Promise<void>;
 }
 
 function lineOf(r: Reservation, lineId: string) {
@@ -42,6 +47,20 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
       throw new AppError("conflict", "The room is assigned to another reservation on overlapping dates.");
     }
     await tx.query("update reservation_rooms set room_id = $3 where property_id = $1 and id = $2", [propertyId, line.id, room.id]);
+  }
+
+  async function markNoShowInTx(tx: Tx, propertyId: string, reservationId: string): Promise<void> {
+    const now = clock.now();
+    const before = await requireReservation(tx, propertyId, reservationId, true);
+    assertTransition(before.status, "NO_SHOW");
+    for (const l of [...before.rooms].sort((a, b) => (a.roomTypeId < b.roomTypeId ? -1 : 1))) {
+      await releaseRooms(tx, propertyId, l.roomTypeId, "sold", before.arrivalDate, before.departureDate);
+    }
+    await tx.query("update reservations set status = 'NO_SHOW', updated_at = $3 where property_id = $1 and id = $2", [propertyId, before.id, now]);
+    const r = await requireReservation(tx, propertyId, before.id, false);
+    await reservationEvent(tx, "reservation.updated", r, now);
+    await availabilityEvent(tx, propertyId, r.arrivalDate, r.departureDate, r.rooms.map((l) => l.roomTypeCode), now);
+    await finishChange(tx, r);
   }
 
   async function writable(tx: Tx, actor: Actor, reservationId: string): Promise<Reservation> {
@@ -108,18 +127,11 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
         return finishChange(tx, r);
       }),
 
+    markNoShowInTx,
     markNoShow: (actor, reservationId) =>
       transact(async (tx) => {
-        const now = clock.now();
-        const before = await requireReservation(tx, actor.propertyId, reservationId, true);
-        assertTransition(before.status, "NO_SHOW");
-        for (const l of [...before.rooms].sort((a, b) => (a.roomTypeId < b.roomTypeId ? -1 : 1))) {
-          await releaseRooms(tx, actor.propertyId, l.roomTypeId, "sold", before.arrivalDate, before.departureDate);
-        }
-        const r = await touch(tx, actor, before.id, now, "NO_SHOW");
-        await reservationEvent(tx, "reservation.updated", r, now);
-        await availabilityEvent(tx, actor.propertyId, r.arrivalDate, r.departureDate, r.rooms.map((l) => l.roomTypeCode), now);
-        return finishChange(tx, r);
+        await markNoShowInTx(tx, actor.propertyId, reservationId);
+        return requireReservation(tx, actor.propertyId, reservationId, false);
       }),
   };
 }

@@ -770,7 +770,7 @@ export declare const BoardTypeSchema: GenEnum<BoardType>;
  * per-day row changed in the same transaction as the booking, block or out-of-order range that changes it.
  *
  * Reads need the staff permission `reservations.view` or the client scope `availability.read`; writes are
- * for internal clients with the scope `inventory.write`.
+ * for internal clients with the scope `admin` (the operator scope).
  *
  * @generated from service hotelops.inventory.v1.InventoryService
  */
