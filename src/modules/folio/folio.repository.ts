@@ -61,7 +61,7 @@ type Raw = Record<string, unknown>;
 export async function loadProperty(tx: Tx, propertyId: string, lock = false): Promise<PropertyRow | undefined> {
   const [r] = await tx.query<Raw>(
     `select id, code, currency, amount_scale, vat_rate_bp, accommodation_tax_rate_bp, business_date::text as business_date
-       from properties where id = $1 ${lock ? "for update" : ""}`,
+       from properties where id = $1 ${lock ? "for no key update" : ""}`,
     [propertyId],
   );
   if (r === undefined) return undefined;
@@ -92,7 +92,7 @@ function toFolio(r: Raw): FolioRow {
 }
 
 export async function findFolio(tx: Tx, propertyId: string, folioId: string, lock = false): Promise<FolioRow | undefined> {
-  const [r] = await tx.query<Raw>(`select ${folioColumns} from folios where property_id = $1 and id = $2 ${lock ? "for update" : ""}`, [propertyId, folioId]);
+  const [r] = await tx.query<Raw>(`select ${folioColumns} from folios where property_id = $1 and id = $2 ${lock ? "for no key update" : ""}`, [propertyId, folioId]);
   return r === undefined ? undefined : toFolio(r);
 }
 

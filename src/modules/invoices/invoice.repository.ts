@@ -56,7 +56,7 @@ function toInvoice(r: Raw): InvoiceRow {
 }
 
 export async function findInvoice(tx: Tx, propertyId: string, invoiceId: string, lock = false): Promise<InvoiceRow | undefined> {
-  const [r] = await tx.query<Raw>(`select ${columns} from invoices i where i.property_id = $1 and i.id = $2 ${lock ? "for update of i" : ""}`, [propertyId, invoiceId]);
+  const [r] = await tx.query<Raw>(`select ${columns} from invoices i where i.property_id = $1 and i.id = $2 ${lock ? "for no key update of i" : ""}`, [propertyId, invoiceId]);
   return r === undefined ? undefined : toInvoice(r);
 }
 

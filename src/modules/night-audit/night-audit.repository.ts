@@ -76,10 +76,15 @@ export async function inHouseNights(tx: Tx, propertyId: string, businessDate: st
   return rows.map((r) => ({ reservationId: r.reservation_id, reservationRoomId: r.id, roomNumber: r.number, amountMinor: r.amount === null ? null : BigInt(r.amount) }));
 }
 
-/** Locks the property row (serializes night audits of one property) and reads its business date. */
+/**
+ * Locks the property row (serializes night audits of one property) and reads its business date. NO KEY
+ * UPDATE, not UPDATE: it still excludes a second audit, but lets other transactions insert rows that
+ * reference the property (their foreign-key KEY SHARE lock) instead of queueing behind the audit or
+ * deadlocking with it.
+ */
 export async function lockBusinessDate(tx: Tx, propertyId: string): Promise<{ businessDate: string; currency: string; amountScale: number } | undefined> {
   const [r] = await tx.query<{ business_date: string; currency: string; amount_scale: number }>(
-    `select business_date::text as business_date, currency, amount_scale from properties where id = $1 for update`,
+    `select business_date::text as business_date, currency, amount_scale from properties where id = $1 for no key update`,
     [propertyId],
   );
   return r === undefined ? undefined : { businessDate: r.business_date, currency: r.currency, amountScale: r.amount_scale };

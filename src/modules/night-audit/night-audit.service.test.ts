@@ -133,6 +133,20 @@ describe("night audit", () => {
     expect((await snapshot(p.id)).date).toEqual([{ business_date: "2026-11-23" }]);
   });
 
+  it("lets payments on in-house folios proceed while an audit runs (no deadlock, nothing lost)", async () => {
+    const { p, departing, inHouse } = await hotelOnD();
+    await checkOut(p, departing.id);
+    const f = await folios.getFolio(p.id, { reservationId: inHouse.id });
+    const work = [
+      audit.run(p.id, "user:u1", { expectedBusinessDate: D }),
+      ...Array.from({ length: 8 }, () => folios.postPayment(p.id, "user:u2", { folioId: f.id, amountMinor: 1_00n, methodCode: "CASH" })),
+    ];
+    const results = await Promise.allSettled(work);
+    expect(results.filter((r) => r.status === "rejected")).toEqual([]);
+    const after = await folios.getFolio(p.id, { folioId: f.id });
+    expect([after.chargesMinor, after.paymentsMinor]).toEqual([110_00n, 8_00n]);
+  });
+
   it("never touches another property", async () => {
     const a = await hotelOnD();
     const b = await hotelOnD();
