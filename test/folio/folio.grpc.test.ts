@@ -120,13 +120,16 @@ describe("FolioService over gRPC", () => {
     const audit = client((await createStaffSession(app, { propertyCode: p.code, role: "manager" })).accessToken);
     const room = await seedRoom(app.db.pool, h, "201");
     const guest = await seedReservation(app.db.pool, h, { arrival: "2026-11-22", departure: "2026-11-23", nightly: [75_00n], status: "IN_HOUSE", roomId: room, checkedInAt: new Date() });
+    const noShow = await seedReservation(app.db.pool, h, { arrival: "2026-11-22", departure: "2026-11-23", nightly: [75_00n] });
     const checks = await audit.getNightAuditChecks({});
     expect(checks).toMatchObject({ businessDate: "2026-11-22", canRun: true });
+    expect(checks.checks.map((c) => [c.id, c.status, c.count])).toContainEqual(["arrivals_not_checked_in", "warning", 1]);
     expect(checks.checks.map((c) => [c.id, c.status])).toContainEqual(["departures_not_checked_out", "ok"]);
 
     const res = await audit.runNightAudit({ expectedBusinessDate: "2026-11-22" });
     expect(res).toMatchObject({ previousBusinessDate: "2026-11-22", businessDate: "2026-11-23" });
-    expect(res.summary).toMatchObject({ roomChargesPosted: 1, roomChargesMinor: 75_00n, noShowsMarked: 0, currency: "TRY", amountScale: 100 });
+    expect(res.summary).toMatchObject({ roomChargesPosted: 1, roomChargesMinor: 75_00n, noShowsMarked: 1, currency: "TRY", amountScale: 100 });
+    expect((await app.db.pool.query(`select status from reservations where id = $1`, [noShow.id])).rows[0].status).toBe("NO_SHOW");
     const moved = await failure(audit.runNightAudit({ expectedBusinessDate: "2026-11-22" }));
     expect([moved.grpc, moved.code]).toEqual([Code.FailedPrecondition, "business_date_moved"]);
     expect((await audit.getFolio({ reservationId: guest.id })).folio!.charges.map((c) => [c.kind, c.amountMinor])).toEqual([[ChargeKind.ROOM, 75_00n]]);

@@ -71,8 +71,15 @@ export async function seedReservation(
   const total = opts.nightly.reduce((s, n) => s + n, 0n);
   await pool.query(
     `insert into reservations (id, property_id, code, status, source, holder_name, arrival_date, departure_date, adults, children, total_minor, currency, created_at, updated_at, change_seq)
-     values ($1, $2, $3, $4, 'DIRECT', 'Ayşe Yılmaz', $5, $6, 2, 0, $7, 'TRY', now(), now(), (select coalesce(max(change_seq), 0) + 1 from reservations where property_id = $2))`,
+     values ($1, $2, $3, $4, 'DIRECT', 'Ayşe Yılmaz', $5, $6, 2, 0, $7, 'TRY', now(), now(), null)`,
     [id, p.id, code, opts.status ?? "GUARANTEED", opts.arrival, opts.departure, total.toString()],
+  );
+  // The change sequence the way the reservations module hands it out (property_counters).
+  await pool.query(
+    `with c as (insert into property_counters (property_id, change_seq) values ($1, 1)
+                on conflict (property_id) do update set change_seq = property_counters.change_seq + 1 returning change_seq)
+     update reservations r set change_seq = c.change_seq from c where r.property_id = $1 and r.id = $2`,
+    [p.id, id],
   );
   const roomLineId = newId();
   await pool.query(

@@ -1,7 +1,6 @@
 export {
   createNightAuditService,
   isValidDate,
-  markNoShowUnavailable,
   type CheckId,
   type CheckStatus,
   type MarkNoShow,

@@ -1,27 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppError } from "../../errors.ts";
-import type { Tx } from "../../db/transaction.ts";
 import { ManualClock } from "../../lib/clock.ts";
 import { openTestDatabase, type TestDatabase } from "../../../test/helpers/db.ts";
 import { seedProperty, seedReservation, seedRoom, type SeededProperty } from "../../../test/helpers/hotel-fixtures.ts";
 import { createFolioService, type FolioService } from "../folio/index.ts";
+import { createReservationService, type ReservationService } from "../reservations/index.ts";
 import { createNightAuditService, type NightAuditService } from "./index.ts";
 
 let t: TestDatabase;
 let folios: FolioService;
 let audit: NightAuditService;
+let reservations: ReservationService;
 const clock = new ManualClock("2026-11-22T21:00:00.000Z");
-const noShowCalls: string[] = [];
 
 beforeAll(async () => {
   t = await openTestDatabase({ role: "api" });
   folios = createFolioService({ transact: t.transact, clock });
-  // Stand-in for the reservations service's in-transaction no-show (status change on the audit's transaction).
-  const markNoShow = async (tx: Tx, propertyId: string, reservationId: string) => {
-    noShowCalls.push(reservationId);
-    await tx.query(`update reservations set status = 'NO_SHOW' where property_id = $1 and id = $2`, [propertyId, reservationId]);
-  };
-  audit = createNightAuditService({ transact: t.transact, clock, folios, markNoShow });
+  reservations = createReservationService({ transact: t.transact, pool: t.db.pool, clock });
+  audit = createNightAuditService({ transact: t.transact, clock, folios, markNoShow: reservations.markNoShowInTx });
 });
 afterAll(async () => {
   await t?.close();
@@ -54,7 +50,13 @@ async function hotelOnD() {
   const room1 = await seedRoom(t.db.pool, p, "101");
   const room2 = await seedRoom(t.db.pool, p, "102");
   const checkedIn = new Date("2026-11-21T12:00:00.000Z");
-  const arrival = await seedReservation(t.db.pool, p, { arrival: D, departure: "2026-11-24", nightly: [90_00n, 90_00n] });
+  for (const date of [D, "2026-11-23"]) {
+    await t.db.pool.query(`insert into daily_prices (property_id, rate_plan_id, room_type_id, date, amount_minor) values ($1, $2, $3, $4, 9000)`, [p.id, p.ratePlanId, p.roomTypeId, date]);
+  }
+  const { reservation: arrival } = await reservations.create(
+    { propertyId: p.id, canOverridePrice: false },
+    { source: "DIRECT", channel: null, externalReference: null, holderName: "Ayşe Yılmaz", arrivalDate: D, departureDate: "2026-11-24", rooms: [{ roomTypeId: p.roomTypeId, ratePlanId: p.ratePlanId, adults: 2 }], status: "GUARANTEED" },
+  );
   const inHouse = await seedReservation(t.db.pool, p, { arrival: "2026-11-21", departure: "2026-11-24", nightly: [100_00n, 110_00n, 120_00n], status: "IN_HOUSE", roomId: room1, checkedInAt: checkedIn });
   const departing = await seedReservation(t.db.pool, p, { arrival: "2026-11-20", departure: D, nightly: [80_00n, 80_00n], status: "IN_HOUSE", roomId: room2, checkedInAt: checkedIn });
   return { p, arrival, inHouse, departing };
@@ -101,11 +103,17 @@ describe("night audit", () => {
     expect(warned.checks.find((c) => c.id === "unbalanced_departed_folios")).toMatchObject({ status: "warning", count: 1 });
     expect(warned.canRun).toBe(true);
 
-    noShowCalls.length = 0;
+    const sold = `select coalesce(sum(sold), 0)::int as n from room_type_days where property_id = $1`;
+    expect((await t.db.pool.query(sold, [p.id])).rows[0].n).toBe(2);
     const res = await audit.run(p.id, "night_audit:user:u1", { expectedBusinessDate: D });
     expect(res).toMatchObject({ previousBusinessDate: D, businessDate: "2026-11-23" });
     expect(res.summary).toMatchObject({ roomChargesPosted: 1, roomChargesMinor: 110_00n, noShowsMarked: 1, currency: "TRY", amountScale: 100 });
-    expect(noShowCalls).toEqual([arrival.id]);
+    // The no-show went through the reservations service in the audit's transaction: status, inventory, events.
+    expect((await t.db.pool.query(`select status from reservations where id = $1`, [arrival.id])).rows[0].status).toBe("NO_SHOW");
+    expect((await t.db.pool.query(sold, [p.id])).rows[0].n).toBe(0);
+    const { rows: evs } = await t.db.pool.query<{ type: string; data: Record<string, unknown> }>(`select type, data from events where property_id = $1 order by created_at, id`, [p.id]);
+    expect(evs.filter((e) => e.type === "reservation.updated" && e.data.id === arrival.id).map((e) => e.data.status)).toEqual(["NO_SHOW"]);
+    expect(JSON.stringify(evs)).not.toMatch(/Ayşe|Yılmaz/);
     const f = await folios.getFolio(p.id, { reservationId: inHouse.id });
     expect(f.charges.map((c) => [c.kind, c.amountMinor, c.businessDate, c.reservationRoomId, c.description])).toEqual([
       ["ROOM", 110_00n, D, inHouse.roomLineId, `Room 101, night of ${D}`],

@@ -147,10 +147,3 @@ export function createNightAuditService(deps: NightAuditDeps): NightAuditService
   };
 }
 
-/**
- * Placeholder until the reservations module offers a no-show inside a caller's transaction: the audit then
- * refuses to run while arrivals are pending (503), instead of marking no-shows outside its transaction.
- */
-export const markNoShowUnavailable: MarkNoShow = () => {
-  throw new AppError("unavailable", "No-show marking is not available yet; check in or cancel the pending arrivals first.");
-};
