@@ -1,5 +1,5 @@
 import type pg from "pg";
-import type { Transact } from "../../db/transaction.ts";
+import type { Transact, Tx } from "../../db/transaction.ts";
 import { queues } from "../../jobs/queues.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId } from "../../lib/ids.ts";
@@ -7,6 +7,7 @@ import type { Logger } from "../../lib/logger.ts";
 import { insertNotification } from "../notifications/index.ts";
 import { AddressRejected, verifyTarget, type AddressPolicy, type Resolver } from "./address.ts";
 import { deliveryHeaders, envelopeBody, maxBodyBytes } from "./envelope.ts";
+import { asDate } from "./endpoints.repository.ts";
 import { testEventType } from "./event-types.ts";
 import { nextAttemptAt, type Random } from "./schedule.ts";
 import type { SecretBox } from "./secrets.ts";
@@ -36,7 +37,7 @@ export interface AttemptOutcome extends SendResult {
   deliveryId: string;
   attempt: number;
   /** The delivery's state after this attempt. */
-  status: "pending" | "succeeded" | "failed";
+  status: "pending" | "succeeded" | "failed" | "cancelled";
   nextAttemptAt: Date | undefined;
 }
 
@@ -189,7 +190,7 @@ export function createWebhookEngine(d: EngineDeps) {
       attempt: c.attempts,
     });
     const spent = performance.now() - started;
-    const result = await d.sender.send({ target, headers, body, timeoutMs: Math.max(1, d.timeoutMs - spent) });
+    const result = await d.sender.send({ target, headers, body, timeoutMs: Math.max(1, Math.round(d.timeoutMs - spent)) });
     return { ...result, durationMs: result.durationMs + Math.round(spent) };
   }
 
@@ -207,55 +208,62 @@ export function createWebhookEngine(d: EngineDeps) {
     const permanent = r.errorClass === "payload_too_large" || c.is_test;
     const next = ok || permanent ? undefined : nextAttemptAt({ attemptsMade: c.attempts, firstAttemptAt: c.first_attempt_at, now, random: d.random });
     const status = ok ? "succeeded" : next === undefined ? "failed" : "pending";
-    await d.transact(async (tx) => {
+    const finalStatus = await d.transact(async (tx) => {
+      // Real-time id: history is ordered by (started_at, id) and the test clock may stand still.
       await tx.query(
         `insert into webhook_attempts (id, property_id, endpoint_id, delivery_id, event_id, event_type, attempt, http_status, duration_ms, error_class, error_message, started_at, finished_at)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-        [newId(now.getTime()), c.property_id, c.endpoint_id, c.id, c.event_id, c.is_test ? testEventType : c.event_type, c.attempts, r.httpStatus, r.durationMs, r.errorClass, r.errorMessage, startedAt, now],
+        [newId(), c.property_id, c.endpoint_id, c.id, c.event_id, c.is_test ? testEventType : c.event_type, c.attempts, r.httpStatus, r.durationMs, r.errorClass, r.errorMessage, startedAt, now],
       );
+      // The address row first (it serializes concurrent attempts of one address), then the delivery.
+      const open = c.is_test ? true : await updateHealth(tx, c, ok, startedAt, now);
+      const settled = status === "pending" && !open ? "cancelled" : status;
       // Only the holder of this attempt may settle it (a lease taken over after a crash moves `attempts` on).
       await tx.query(
         `update webhook_deliveries set status = $2, next_attempt_at = $3, lease_until = null, last_http_status = $4, last_error_class = $5
          where id = $1 and attempts = $6 and status = 'pending'`,
-        [c.id, status, next ?? null, r.httpStatus, r.errorClass, c.attempts],
+        [c.id, settled, settled === "pending" ? next : null, r.httpStatus, r.errorClass, c.attempts],
       );
-      if (next !== undefined) {
+      if (settled === "pending" && next !== undefined) {
         await tx.enqueue(queues.webhooksDeliver, { deliveryId: c.id }, { startAfter: Math.max(1, Math.ceil((next.getTime() - now.getTime()) / 1000)) });
       }
-      if (c.is_test) return;
-      if (ok) {
-        await tx.query("update webhook_endpoints set last_success_at = $2, failing_since = null, failures_since_success = 0 where id = $1", [c.endpoint_id, now]);
-        return;
-      }
-      const [health] = await tx.query<{ failing_since: Date; failures_since_success: number; status: string }>(
-        `update webhook_endpoints set failing_since = coalesce(failing_since, $2), failures_since_success = failures_since_success + 1
-         where id = $1 returning failing_since, failures_since_success, status`,
-        [c.endpoint_id, startedAt],
-      );
-      if (health === undefined || health.status !== "open") return;
-      if (health.failures_since_success >= closeAfterFailures && now.getTime() - health.failing_since.getTime() >= closeAfterMs) {
-        const reason = `No successful response for 24 hours (${health.failures_since_success} failed attempts).`;
-        const [closed] = await tx.query<{ created_by: string | null; url: string }>(
-          "update webhook_endpoints set status = 'closed', closed_at = $2, closed_reason = $3, updated_at = $2 where id = $1 and status = 'open' returning created_by, url",
-          [c.endpoint_id, now, reason],
-        );
-        await tx.query(
-          "update webhook_deliveries set status = 'cancelled', next_attempt_at = null, last_error_class = 'endpoint_closed' where endpoint_id = $1 and status = 'pending' and id <> $2",
-          [c.endpoint_id, c.id],
-        );
-        if (next !== undefined) await tx.query("update webhook_deliveries set status = 'cancelled', next_attempt_at = null where id = $1 and status = 'pending'", [c.id]);
-        if (closed?.created_by != null) {
-          await insertNotification(
-            tx,
-            { propertyId: c.property_id, userId: closed.created_by, kind: "webhook.endpoint_closed", title: "Webhook address closed", body: `${closed.url}: ${reason} Re-enable it in Integrations > API access > Webhook addresses.`, data: { endpointId: c.endpoint_id } },
-            now,
-          );
-          await tx.enqueue(queues.webhooksEndpointClosed, { endpointId: c.endpoint_id });
-        }
-        d.logger.warn({ endpointId: c.endpoint_id, propertyId: c.property_id }, "webhook address closed automatically");
-      }
+      return settled;
     });
-    return { ...r, deliveryId: c.id, attempt: c.attempts, status, nextAttemptAt: next };
+    return { ...r, deliveryId: c.id, attempt: c.attempts, status: finalStatus, nextAttemptAt: finalStatus === "pending" ? next : undefined };
+  }
+
+  /** Success resets the address's failure count; a failure may close it (24 h, >= 5 failures). Returns whether it is open. */
+  async function updateHealth(tx: Tx, c: Claimed, ok: boolean, startedAt: Date, now: Date): Promise<boolean> {
+    if (ok) {
+      const [row] = await tx.query<{ status: string }>(
+        "update webhook_endpoints set last_success_at = $2, failing_since = null, failures_since_success = 0 where id = $1 returning status",
+        [c.endpoint_id, now],
+      );
+      return row?.status === "open";
+    }
+    const [health] = await tx.query<{ failing_since: Date | string; failures_since_success: number; status: string }>(
+      `update webhook_endpoints set failing_since = coalesce(failing_since, $2), failures_since_success = failures_since_success + 1
+       where id = $1 returning failing_since, failures_since_success, status`,
+      [c.endpoint_id, startedAt],
+    );
+    if (health === undefined || health.status !== "open") return false;
+    if (health.failures_since_success < closeAfterFailures || now.getTime() - asDate(health.failing_since).getTime() < closeAfterMs) return true;
+    const reason = `No successful response for 24 hours (${health.failures_since_success} failed attempts).`;
+    const [closed] = await tx.query<{ created_by: string | null; url: string }>(
+      "update webhook_endpoints set status = 'closed', closed_at = $2, closed_reason = $3, updated_at = $2 where id = $1 and status = 'open' returning created_by, url",
+      [c.endpoint_id, now, reason],
+    );
+    await tx.query("update webhook_deliveries set status = 'cancelled', next_attempt_at = null, last_error_class = 'endpoint_closed' where endpoint_id = $1 and status = 'pending' and id <> $2", [
+      c.endpoint_id,
+      c.id,
+    ]);
+    if (closed?.created_by != null) {
+      const body = `${closed.url}: ${reason} Re-enable it in Integrations > API access > Webhook addresses.`;
+      await insertNotification(tx, { propertyId: c.property_id, userId: closed.created_by, kind: "webhook.endpoint_closed", title: "Webhook address closed", body, data: { endpointId: c.endpoint_id } }, now);
+      await tx.enqueue(queues.webhooksEndpointClosed, { endpointId: c.endpoint_id });
+    }
+    d.logger.warn({ endpointId: c.endpoint_id, propertyId: c.property_id }, "webhook address closed automatically");
+    return false;
   }
 
   /** Deliveries that are due now (and not held by a live worker), oldest first. */

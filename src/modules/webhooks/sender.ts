@@ -150,7 +150,8 @@ function classify(err: unknown, signal: AbortSignal): { errorClass: ErrorClass; 
   }
   if (code !== undefined && tlsCodes.test(code)) return { errorClass: "tls", errorMessage: `TLS verification failed (${code})` };
   if (err instanceof Error && /certificate|TLS|SSL/i.test(err.message)) return { errorClass: "tls", errorMessage: `TLS failed: ${err.message.slice(0, 200)}` };
-  return { errorClass: "connection", errorMessage: `connection failed${code !== undefined ? ` (${code})` : ""}` };
+  const detail = err instanceof Error && err.message !== "" ? `: ${err.message.slice(0, 200)}` : "";
+  return { errorClass: "connection", errorMessage: `connection failed${code !== undefined ? ` (${code})` : ""}${detail}` };
 }
 
 function findCode(err: unknown): string | undefined {
