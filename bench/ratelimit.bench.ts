@@ -32,6 +32,7 @@ async function serve(db: Database, limited: boolean): Promise<Listener> {
     repository: createRateLimitRepository(db.pool),
     clock: systemClock,
     limits: { staffPerMinute: 1e9, anonPerMinute: 1e9, authPerMinute: 1e9 },
+    logger,
     classOf: () => "",
   });
   const router = createConnectRouter({ interceptors: [createCallInterceptor(logger), benchPrincipal, ...(limited ? [limiter] : [])] });

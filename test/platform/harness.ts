@@ -59,7 +59,7 @@ export async function startPlatformServer(opts: { databaseUrl: string; clock?: C
     interceptors: [
       createCallInterceptor(logger),
       testPrincipal,
-      createRateLimitInterceptor({ repository: createRateLimitRepository(db.pool), clock, limits }),
+      createRateLimitInterceptor({ repository: createRateLimitRepository(db.pool), clock, limits, logger }),
       createIdempotencyInterceptor({ repository: createIdempotencyRepository(db.pool), clock, logger, ...opts.idempotency }),
     ],
   });

@@ -175,9 +175,30 @@ describe("the service: two app instances on one database", () => {
     expect(Number(over.headers.get("ratelimit-reset"))).toBeLessThanOrEqual(60);
   });
 
+  it("schedules the purge job", async () => {
+    const rows = await one.db.pool.query<{ cron: string }>("select cron from pgboss.schedule where name = 'platform.purge'");
+    expect(rows.rows.map((r) => r.cron)).toEqual(["*/5 * * * *"]);
+  });
+
   it("leaves the status endpoint unlimited (class none)", async () => {
     const res = await fetch(`${one.baseUrl}/api/v1/status`);
     expect(res.status).toBe(200);
     expect(res.headers.get("ratelimit-limit")).toBeNull();
+  });
+});
+
+describe("failure of the counter", () => {
+  it("fails open: a call goes through without limit headers when the counter cannot be written", async () => {
+    const server = await startPlatformServer({ databaseUrl: await freshDatabaseUrl(), limits });
+    try {
+      await server.db.pool.query("alter table rate_limits rename to rate_limits_gone");
+      const res = await get(server);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("ratelimit-limit")).toBeNull();
+      await server.db.pool.query("alter table rate_limits_gone rename to rate_limits");
+      expect((await get(server)).headers.get("ratelimit-limit")).toBe("5");
+    } finally {
+      await server.close();
+    }
   });
 });

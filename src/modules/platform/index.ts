@@ -27,7 +27,7 @@ export function createPlatformModule(deps: Deps): Module {
   return {
     name: "platform",
     interceptors: [
-      createRateLimitInterceptor({ repository: rateLimits, clock: deps.clock, limits }),
+      createRateLimitInterceptor({ repository: rateLimits, clock: deps.clock, limits, logger: deps.logger }),
       createIdempotencyInterceptor({ repository: idempotency, clock: deps.clock, logger: deps.logger }),
     ],
     startWorkers: () => startPlatformJobs(deps.boss, { idempotency, rateLimits, clock: deps.clock, logger: deps.logger }),

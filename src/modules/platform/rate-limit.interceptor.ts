@@ -3,6 +3,7 @@ import type { DescMethod } from "@bufbuild/protobuf";
 import { ConnectError, type Interceptor, type UnaryRequest, type StreamRequest } from "@connectrpc/connect";
 import { AppError, toAppError } from "../../errors.ts";
 import type { Clock } from "../../lib/clock.ts";
+import type { Logger } from "../../lib/logger.ts";
 import { callInfoKey } from "../../server/context.ts";
 import { principalKey } from "../auth/principal.ts";
 import type { RateLimitRepository } from "./rate-limit.repository.ts";
@@ -23,6 +24,7 @@ export interface RateLimitOptions {
   repository: RateLimitRepository;
   clock: Clock;
   limits: RateLimits;
+  logger: Logger;
   /** Overrides the class read from the RPC's RestOptions (benchmarks). */
   classOf?: (method: DescMethod) => RateLimitClass;
 }
@@ -51,7 +53,14 @@ export function createRateLimitInterceptor(opts: RateLimitOptions): Interceptor 
     const plan = planOf(cls, req, opts.limits);
     const nowMs = opts.clock.now().getTime();
     const windowStartMs = nowMs - (nowMs % WINDOW_MS);
-    const hit = await opts.repository.hit(plan.buckets, new Date(windowStartMs), plan.clientId);
+    let hit;
+    try {
+      hit = await opts.repository.hit(plan.buckets, new Date(windowStartMs), plan.clientId);
+    } catch (err) {
+      // Fail open: a counter that cannot be written must not take the API down with it.
+      opts.logger.warn({ err, rpc: `${req.service.typeName}/${req.method.name}` }, "rate limit not counted");
+      return next(req);
+    }
     const limit = plan.clientId !== undefined ? (hit.clientLimit ?? clientDefault) : plan.limit;
     let remaining = limit;
     for (const count of hit.counts.values()) remaining = Math.min(remaining, limit - count);
