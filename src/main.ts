@@ -17,16 +17,6 @@ try {
 const logger = createLogger(config.logLevel);
 const app = await createApp(config, { logger });
 
-// Demo data only into a fresh embedded database, or anywhere with SEED_DEMO=1 (CONTRACT.md); never twice.
-let seedText: string | undefined;
-if (config.role !== "worker" && (config.seedDemo || (config.databaseUrl === undefined && (await isEmptyDatabase(app.deps))))) {
-  try {
-    seedText = describeSeed(await seedDemo(app.deps));
-  } catch (err) {
-    logger.error({ err }, "demo seed failed");
-  }
-}
-
 const base = `http://localhost:${app.port ?? config.port}`;
 if (app.port !== undefined) {
   console.log(`\nHotel Operations Service is up (ROLE=${config.role}, ${config.databaseUrl ? "DATABASE_URL" : `embedded PostgreSQL in ${config.dataDir}/pg`})`);
@@ -35,7 +25,6 @@ if (app.port !== undefined) {
   console.log(`  Mobile API:   ${base}/api/mobile/v1`);
   console.log(`  Partner API:  ${base}/api/v1`);
   console.log(`  Health:       ${base}/healthz  ${base}/readyz\n`);
-  if (seedText !== undefined) console.log(`${seedText}\n`);
 } else {
   console.log(`Worker started (ROLE=worker)`);
 }
@@ -59,3 +48,13 @@ process.removeAllListeners("SIGINT");
 process.removeAllListeners("SIGTERM");
 process.on("SIGINT", () => stop("SIGINT"));
 process.on("SIGTERM", () => stop("SIGTERM"));
+
+// Demo data only into a fresh embedded database, or anywhere with SEED_DEMO=1 (CONTRACT.md); never twice.
+// After the signal handlers: a SIGTERM during the seed still shuts down cleanly.
+if (config.role !== "worker" && (config.seedDemo || (config.databaseUrl === undefined && (await isEmptyDatabase(app.deps))))) {
+  try {
+    console.log(`${describeSeed(await seedDemo(app.deps))}\n`);
+  } catch (err) {
+    if (!stopping) logger.error({ err }, "demo seed failed");
+  }
+}
