@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pino } from "pino";
+import { loadConfig } from "../../src/config.ts";
+import { openDatabase, type Database } from "../../src/db/index.ts";
+import { createTransact } from "../../src/db/transaction.ts";
+import { startBoss, type Boss } from "../../src/jobs/boss.ts";
+import { ManualClock } from "../../src/lib/clock.ts";
+import { recordEvent } from "../../src/modules/events/index.ts";
+import type { Deps } from "../../src/modules/module.ts";
+import { createWebhookParts } from "../../src/modules/webhooks/index.ts";
+import { createStaffSession, createTestProperty } from "../helpers/auth.ts";
+import { freshDatabaseUrl } from "../helpers/db.ts";
+import { createTestCa, startReceiver, testResolver, testSecretKey, type Receiver } from "../helpers/webhooks.ts";
+
+// A worker process is killed (SIGKILL) while its attempt waits on the receiver; another process takes the
+// delivery over once the claim's lease lapses, and the event arrives.
+let db: Database;
+let boss: Boss;
+let receiver: Receiver;
+let child: ChildProcess | undefined;
+const logger = pino({ level: "silent" });
+
+beforeAll(async () => {
+  const ca = createTestCa();
+  receiver = await startReceiver(ca);
+  const env = {
+    DATABASE_URL: await freshDatabaseUrl(),
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: "1",
+    WEBHOOK_EXTRA_CA_FILE: ca.caFile,
+    WEBHOOK_SECRET_KEY: testSecretKey,
+    DATA_DIR: mkdtempSync(join(tmpdir(), "webhook-crash-")),
+    LOG_LEVEL: "silent",
+  };
+  Object.assign(globalThis, { crashEnv: env });
+  db = await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR }, logger);
+  // This process only sends jobs (ROLE=api): the worker child is the one that takes them.
+  boss = await startBoss({ url: db.url, role: "api", logger });
+});
+afterAll(async () => {
+  child?.kill("SIGKILL");
+  await boss?.stop();
+  await db?.close();
+  await receiver?.close();
+});
+
+describe("worker killed mid-attempt", () => {
+  it("the delivery completes through another worker", async () => {
+    const env = (globalThis as unknown as { crashEnv: Record<string, string> }).crashEnv;
+    const clock = new ManualClock(new Date());
+    const config = loadConfig({ ...env, PORT: "0" });
+    const deps: Deps = { config, db, boss, transact: createTransact(db.orm, boss.pgboss), clock, logger };
+    const parts = createWebhookParts(deps, { resolver: testResolver(new Map([["localhost", ["127.0.0.1"]]])) });
+    const property = await createTestProperty({ deps });
+    const user = await createStaffSession({ deps }, { propertyCode: property.code, role: "manager" });
+    const { endpoint } = await parts.service.create({ propertyId: property.id, userId: user.userId }, { url: receiver.url("/hook", "localhost"), eventTypes: ["reservation.created"] });
+
+    // The first request is held open forever: the worker is inside its attempt when it dies.
+    receiver.behave((_req, res) => {
+      if (receiver.received.length === 1) return;
+      res.writeHead(204);
+      res.end();
+    });
+    child = spawn(process.execPath, ["src/main.ts"], { cwd: join(import.meta.dirname, "../.."), env: { ...process.env, ...env, ROLE: "worker" }, stdio: "ignore" });
+    const eventId = await deps.transact((tx) => recordEvent(tx, { propertyId: property.id, type: "reservation.created", occurredAt: clock.now(), data: { id: "r" } }));
+    const [first] = await receiver.waitFor(1, 20_000);
+    expect(first!.headers["service-event-id"]).toBe(eventId);
+    expect(first!.headers["service-delivery-attempt"]).toBe("1");
+    child.kill("SIGKILL");
+    await new Promise((r) => child!.once("exit", r));
+
+    // Still claimed: nobody may take it over before the lease lapses.
+    expect(await parts.engine.runDue()).toEqual([]);
+    clock.advance(2 * 60_000);
+    const [outcome] = await parts.engine.runDue();
+    expect(outcome).toMatchObject({ attempt: 2, httpStatus: 204, status: "succeeded" });
+    const second = receiver.received[1]!;
+    expect(second.headers["service-event-id"]).toBe(eventId);
+    expect(second.headers["service-delivery-id"]).toBe(first!.headers["service-delivery-id"]);
+    const history = await parts.service.history({ propertyId: property.id, userId: user.userId }, endpoint.id, {});
+    expect(history.deliveries.map((h) => [h.attempt, h.errorClass])).toEqual([
+      [2, null],
+      [1, "interrupted"],
+    ]);
+    await parts.sender.close();
+  }, 60_000);
+});
