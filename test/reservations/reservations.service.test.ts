@@ -96,6 +96,15 @@ describe("create validation", () => {
     expect(overridden.reservation.totalMinor).toBe(150_001n);
   });
 
+  it("assigns a room given at creation", async () => {
+    const h = await createHotel(app, svc.inventory);
+    const input = booking(h);
+    const { reservation } = await svc.reservations.create(h.actor, { ...input, rooms: [{ ...input.rooms[0]!, roomId: h.roomIds[1]! }] });
+    expect(reservation.rooms[0]).toMatchObject({ roomId: h.roomIds[1], roomNumber: "102" });
+    expect(await codeOf(svc.reservations.create(h.actor, { ...input, rooms: [{ ...input.rooms[0]!, roomId: h.roomIds[1]! }] }))).toBe("conflict");
+    expect(await sold(h.propertyId, "2026-11-25")).toBe(1);
+  });
+
   it("a second create with the same channel reference returns the first reservation", async () => {
     const h = await createHotel(app, svc.inventory);
     const input = { ...booking(h, { externalReference: "BK-1", channel: "booking.com" }), source: "CHANNEL" as const };

@@ -6,16 +6,11 @@ import type { Queryable } from "./queryable.ts";
 export type DayCounter = "sold" | "blocked" | "out_of_order";
 
 /**
- * Makes sure `room_type_days` has a row for every date of [from, to). New rows take the room type's current
- * room_count as total; the FOR SHARE on the room type waits for a concurrent room creation (which raises
- * room_count and the totals of existing rows) so a new row never misses that room.
+ * Creates the missing `room_type_days` rows of [from, to). New rows take the room type's current room_count as
+ * total; the FOR SHARE on the room type waits for a concurrent room creation (which raises room_count and the
+ * totals of existing rows) so a new row never misses that room.
  */
 async function ensureDays(tx: Queryable, propertyId: string, roomTypeId: string, from: string, to: string): Promise<void> {
-  const [have] = await tx.query<{ n: number }>(
-    "select count(*)::int as n from room_type_days where property_id = $1 and room_type_id = $2 and date >= $3 and date < $4",
-    [propertyId, roomTypeId, from, to],
-  );
-  if (have !== undefined && have.n === daysBetween(from, to)) return;
   await tx.query(
     `insert into room_type_days (property_id, room_type_id, date, total)
      select rt.property_id, rt.id, d.day::date, rt.room_count
@@ -26,21 +21,33 @@ async function ensureDays(tx: Queryable, propertyId: string, roomTypeId: string,
   );
 }
 
+/** The guarded UPDATE: adds `count` on the dates of [from, to) not in `skip` that still have room. */
+async function guardedTake(tx: Queryable, propertyId: string, roomTypeId: string, counter: DayCounter, from: string, to: string, count: number, skip: string[]): Promise<string[]> {
+  const rows = await tx.query<{ date: string }>(
+    `update room_type_days set ${counter} = ${counter} + $5
+      where property_id = $1 and room_type_id = $2 and date >= $3 and date < $4 and sold + blocked + out_of_order + $5 <= total
+        and not (to_char(date, 'YYYY-MM-DD') = any($6::text[]))
+      returning to_char(date, 'YYYY-MM-DD') as date`,
+    [propertyId, roomTypeId, from, to, count, skip],
+  );
+  return rows.map((r) => r.date);
+}
+
 /**
  * Takes `count` rooms of a type on every date of [from, to) for `counter`, or throws no_availability.
  * The guarded UPDATE locks the day rows in date order; a concurrent taker of the last room waits for the
- * row lock, re-reads the committed row and no longer matches. On a throw some days may already have been
- * taken: the caller's transaction rolls back (it must not catch and continue).
+ * row lock, re-reads the committed row and no longer matches. Only when some dates have no row yet are the
+ * rows created and the remaining dates taken. On a throw some days may already have been taken: the
+ * caller's transaction rolls back (it must not catch and continue).
  */
 export async function takeRooms(tx: Queryable, propertyId: string, roomTypeId: string, counter: DayCounter, from: string, to: string, count = 1): Promise<void> {
-  await ensureDays(tx, propertyId, roomTypeId, from, to);
-  const rows = await tx.query(
-    `update room_type_days set ${counter} = ${counter} + $5
-      where property_id = $1 and room_type_id = $2 and date >= $3 and date < $4 and sold + blocked + out_of_order + $5 <= total
-      returning 1`,
-    [propertyId, roomTypeId, from, to, count],
-  );
-  if (rows.length !== daysBetween(from, to)) throw new AppError("no_availability", "No room of this type is available on every date of the stay.");
+  const nights = daysBetween(from, to);
+  let taken = await guardedTake(tx, propertyId, roomTypeId, counter, from, to, count, []);
+  if (taken.length < nights) {
+    await ensureDays(tx, propertyId, roomTypeId, from, to);
+    taken = taken.concat(await guardedTake(tx, propertyId, roomTypeId, counter, from, to, count, taken));
+  }
+  if (taken.length !== nights) throw new AppError("no_availability", "No room of this type is available on every date of the stay.");
 }
 
 /** Gives back rooms taken by `takeRooms` (same counter, dates and count). */

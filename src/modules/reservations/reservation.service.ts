@@ -169,20 +169,21 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
           // A single-line request may carry its price as the total (the mobile create request does).
           const amount = line.amountMinor ?? (input.rooms.length === 1 ? input.totalMinor : undefined);
           const nightly = chargedNights(listed, amount, actor.canOverridePrice, line.amountMinor !== undefined ? `${field}.amountMinor` : "totalMinor");
-          lines.push({ id: newId(), roomTypeId: rt.id, ratePlanId: rp.id, roomId: line.roomId, adults: line.adults, children, nightly, total: sum(nightly) });
+          lines.push({ id: newId(), roomTypeId: rt.id, roomTypeCode: rt.code, ratePlanId: rp.id, ratePlanCode: rp.code, roomId: line.roomId, adults: line.adults, children, nightly, total: sum(nightly) });
         }
         const total = sum(lines.map((l) => l.total));
         if (input.totalMinor !== undefined && input.totalMinor !== total) throw invalidField("totalMinor", `must equal the sum of the room lines (${total})`, "validation_failed");
 
         const id = newId(now.getTime());
-        const inserted = await tx.query(
+        const adults = lines.reduce((a, l) => a + l.adults, 0);
+        const children = lines.reduce((a, l) => a + l.children, 0);
+        const inserted = await tx.query<{ code: string }>(
           `insert into reservations (id, property_id, code, status, source, channel, external_reference, holder_name, arrival_date, departure_date,
                                      adults, children, notes, total_minor, currency, created_at, updated_at)
            values ($1, $2, 'R' || nextval('reservation_code_seq'), $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)
            on conflict (property_id, (coalesce(channel, '')), external_reference) where external_reference is not null do nothing
-           returning id`,
-          [id, actor.propertyId, status, input.source, channel, externalReference, holderName, arrival, departure,
-            sum(lines.map((l) => BigInt(l.adults))).toString(), sum(lines.map((l) => BigInt(l.children))).toString(), notes, total.toString(), property.currency, now],
+           returning code`,
+          [id, actor.propertyId, status, input.source, channel, externalReference, holderName, arrival, departure, adults, children, notes, total.toString(), property.currency, now],
         );
         if (inserted.length === 0) {
           // A concurrent create with the same reference committed first (ON CONFLICT waited for it).
@@ -196,8 +197,19 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
           );
         }
         await moveInventory(tx, actor.propertyId, lines.map((l) => ({ roomTypeId: l.roomTypeId, from: arrival, to: departure })), true);
-        for (const l of lines) if (l.roomId !== undefined) await frontDesk.assignInTx(tx, actor.propertyId, id, l.id, l.roomId);
-        const r = await requireReservation(tx, actor.propertyId, id, false);
+        let r: Reservation = {
+          id, propertyId: actor.propertyId, code: inserted[0]!.code, status, source: input.source, channel, externalReference, holderName,
+          arrivalDate: arrival, departureDate: departure, adults, children, notes, totalMinor: total, currency: property.currency,
+          amountScale: property.amountScale, cancelledAt: null, createdAt: now, updatedAt: now, changeSeq: 0n,
+          rooms: lines.map((l, position) => ({
+            id: l.id, position, roomTypeId: l.roomTypeId, roomTypeCode: l.roomTypeCode, ratePlanId: l.ratePlanId, ratePlanCode: l.ratePlanCode,
+            roomId: null, roomNumber: null, adults: l.adults, children: l.children, nightlyMinor: l.nightly, totalMinor: l.total, checkedInAt: null, checkedOutAt: null,
+          })),
+        };
+        if (lines.some((l) => l.roomId !== undefined)) {
+          for (const l of lines) if (l.roomId !== undefined) await frontDesk.assignInTx(tx, actor.propertyId, id, l.id, l.roomId);
+          r = await requireReservation(tx, actor.propertyId, id, false);
+        }
         await reservationEvent(tx, "reservation.created", r, now);
         await availabilityEvent(tx, actor.propertyId, arrival, departure, r.rooms.map((l) => l.roomTypeCode), now);
         return { reservation: await finishChange(tx, r), created: true };
