@@ -132,6 +132,22 @@ describe("authentication", () => {
     await expect(sessions.refreshStaffSession("rt_unknown")).rejects.toMatchObject({ code: "unauthorized" });
   });
 
+  it("staff tokens carry sub, kind, sid, pid and the role's permissions, nothing secret", async () => {
+    const s = await createStaffSession(app, { propertyCode: propA.code, role: "viewer" });
+    const payload = JSON.parse(Buffer.from(s.accessToken.split(".")[1]!, "base64url").toString()) as Json;
+    expect(payload).toMatchObject({ sub: s.userId, kind: "staff", sid: s.sessionId, pid: propA.id, perms: ["dashboard.view", "reservations.view", "folio.view"] });
+    expect(payload.exp - payload.iat).toBe(900);
+    expect(JSON.stringify(payload)).not.toMatch(/password|rt_/);
+  });
+
+  it("refreshes no more once the membership is gone", async () => {
+    const s = await createStaffSession(app, { propertyCode: propA.code, role: "viewer" });
+    await app.db.pool.query("update memberships set active = false where user_id = $1", [s.userId]);
+    expect((await get("/t/auth/default", s.accessToken)).status).toBe(401);
+    await expect(authServicesOf(app.deps).sessions.refreshStaffSession(s.refreshToken)).rejects.toMatchObject({ code: "unauthorized" });
+    await authServicesOf(app.deps).sessions.revokeSession("not-a-uuid");
+  });
+
   it("refuses to open a session without an active membership", async () => {
     const s = await createStaffSession(app, { propertyCode: propA.code, role: "viewer" });
     await expect(authServicesOf(app.deps).sessions.openStaffSession({ userId: s.userId, propertyId: propB.id })).rejects.toMatchObject({ code: "unauthorized" });

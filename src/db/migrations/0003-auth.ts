@@ -39,6 +39,9 @@ create table refresh_tokens (
 );
 create index refresh_tokens_session on refresh_tokens (session_id);
 
+-- Signing order of JWT keys: the newest key signs, whatever the clock said when it was made.
+alter table signing_keys add column seq bigint generated always as identity;
+
 -- Role permission sets are data. manager holds every permission of src/modules/auth/principal.ts.
 insert into roles (code, name, permissions) values
   ('manager', 'Manager', array['dashboard.view','reservations.view','reservations.create','reservations.update','reservations.cancel','reservations.override_price','frontdesk.check_in','frontdesk.check_out','folio.view','folio.post','invoices.issue','reports.read','night_audit.run','integrations.manage']),

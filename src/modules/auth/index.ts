@@ -1,4 +1,7 @@
+import type { Kysely } from "kysely";
 import type { Deps, Module } from "../module.ts";
+import { createMailer } from "../../lib/mail.ts";
+import { createLoginService } from "./login.service.ts";
 import { createAuthInterceptor } from "./auth.interceptor.ts";
 import { registerAuthRpc, authRpcServices } from "./auth.rpc.ts";
 import { createClientTokenService, type ClientTokenService } from "./client-token.service.ts";
@@ -14,6 +17,7 @@ export { SESSION_TTL_MS, hashRefreshToken, type OpenSessionInput, type SessionSe
 export { oauthError, type ClientTokenService, type TokenRequest, type TokenResponse } from "./client-token.service.ts";
 export { approveClient, findClient, grantProperties, insertClient, listClients, type ApiClient, type ClientKind } from "./clients.repository.ts";
 export type { KeyStore } from "./keys.ts";
+export { maskEmail, type LoginService, type Profile } from "./login.service.ts";
 
 export interface AuthServices {
   keys: KeyStore;
@@ -47,10 +51,18 @@ export function authServicesOf(deps: Pick<Deps, "db" | "transact" | "clock"> & o
 /** Authentication for every protocol (the interceptor) and the OAuth token endpoint. */
 export function createAuthModule(deps: Deps): Module {
   const auth = authServicesOf(deps);
+  const login = createLoginService({
+    db: deps.db.orm.em.getKysely() as unknown as Kysely<unknown>,
+    pool: deps.db.pool,
+    transact: deps.transact,
+    clock: deps.clock,
+    sessions: auth.sessions,
+    mailer: createMailer(deps.config),
+  });
   return {
     name: "auth",
     services: authRpcServices,
-    registerRpc: (router) => registerAuthRpc(router, auth.clientTokens),
+    registerRpc: (router) => registerAuthRpc(router, auth.clientTokens, login),
     interceptors: [createAuthInterceptor({ pool: deps.db.pool, tokens: auth.tokens, clock: deps.clock })],
   };
 }

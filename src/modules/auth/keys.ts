@@ -41,7 +41,7 @@ export function createKeyStore(pool: pg.Pool, clock: Clock, refreshMs = 5 * 60_0
   let verifying = new Map<string, CryptoKey>();
 
   async function load(): Promise<void> {
-    const { rows } = await pool.query<Row>("select kid, private_jwk, public_jwk, created_at from signing_keys where retired_at is null order by created_at desc, kid desc");
+    const { rows } = await pool.query<Row>("select kid, private_jwk, public_jwk, created_at from signing_keys where retired_at is null order by seq desc");
     const next = new Map<string, CryptoKey>();
     for (const row of rows) next.set(row.kid, (await importJWK(row.public_jwk, SIGNING_ALG)) as CryptoKey);
     const newest = rows[0];

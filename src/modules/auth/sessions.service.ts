@@ -3,7 +3,7 @@ import { sql } from "kysely";
 import { AppError } from "../../errors.ts";
 import type { Transact } from "../../db/transaction.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { newId, newToken } from "../../lib/ids.ts";
+import { isUuid, newId, newToken } from "../../lib/ids.ts";
 import { findActiveMembership } from "../properties/index.ts";
 import type { TokenIssuer } from "./tokens.ts";
 
@@ -53,16 +53,17 @@ export function createSessionService(deps: { transact: Transact; clock: Clock; t
       const sessionId = newId(now.getTime());
       const refreshToken = newToken("rt_");
       const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
+      let perms: string[] = [];
       await transact(async (tx) => {
         const { rows: users } = await sql<{ active: boolean }>`select active from users where id = ${input.userId}`.execute(tx.db);
-        if (users[0]?.active !== true || (await findActiveMembership(tx.db, input.userId, input.propertyId)) === undefined) {
-          throw new AppError("unauthorized", "The user has no active membership in this property.");
-        }
+        const membership = users[0]?.active === true ? await findActiveMembership(tx.db, input.userId, input.propertyId) : undefined;
+        if (membership === undefined) throw new AppError("unauthorized", "The user has no active membership in this property.");
+        perms = membership.permissions;
         await sql`insert into staff_sessions (id, user_id, property_id, device_id, device_name, created_at, expires_at)
           values (${sessionId}, ${input.userId}, ${input.propertyId}, ${input.deviceId ?? ""}, ${input.deviceName ?? ""}, ${now}, ${expiresAt})`.execute(tx.db);
         await sql`insert into refresh_tokens (id, session_id, token_hash, created_at, expires_at) values (${newId()}, ${sessionId}, ${hashRefreshToken(refreshToken)}, ${now}, ${expiresAt})`.execute(tx.db);
       });
-      const access = await tokens.sign({ kind: "staff", sub: input.userId, sid: sessionId, pid: input.propertyId });
+      const access = await tokens.sign({ kind: "staff", sub: input.userId, sid: sessionId, pid: input.propertyId, perms });
       return { accessToken: access.token, refreshToken, expiresIn: access.expiresIn, sessionId, sessionExpiresAt: expiresAt };
     },
 
@@ -72,12 +73,16 @@ export function createSessionService(deps: { transact: Transact; clock: Clock; t
       const outcome = await transact(async (tx) => {
         // The row lock serialises two refreshes of one token: the second sees used_at and counts as reuse.
         // Time comparisons happen in SQL: the ORM's connection returns timestamptz as text.
-        const { rows } = await sql<{ id: string; sessionId: string; used: boolean; live: boolean; userId: string; propertyId: string; sessionExpiresAt: string }>`
+        // perms is null when the membership, the user or the property is no longer active: no new tokens then.
+        const { rows } = await sql<{ id: string; sessionId: string; used: boolean; live: boolean; userId: string; propertyId: string; sessionExpiresAt: string; perms: string[] | null }>`
           select t.id, t.session_id as "sessionId", t.used_at is not null as used, s.user_id as "userId", s.property_id as "propertyId",
-            (s.revoked_at is null and s.expires_at > ${now} and t.expires_at > ${now}) as live, s.expires_at as "sessionExpiresAt"
+            (s.revoked_at is null and s.expires_at > ${now} and t.expires_at > ${now}) as live, s.expires_at as "sessionExpiresAt",
+            (select r.permissions from memberships m join roles r on r.code = m.role_code join users u on u.id = m.user_id and u.active
+              join properties p on p.id = m.property_id and p.active
+              where m.user_id = s.user_id and m.property_id = s.property_id and m.active) as perms
           from refresh_tokens t join staff_sessions s on s.id = t.session_id where t.token_hash = ${hashRefreshToken(presented)} for update of t, s`.execute(tx.db);
         const row = rows[0];
-        if (row === undefined || !row.live) return { ok: false as const };
+        if (row === undefined || !row.live || row.perms === null) return { ok: false as const };
         if (row.used) {
           await sql`update staff_sessions set revoked_at = ${now}, revoked_reason = 'refresh_token_reuse' where id = ${row.sessionId} and revoked_at is null`.execute(tx.db);
           return { ok: false as const };
@@ -90,11 +95,12 @@ export function createSessionService(deps: { transact: Transact; clock: Clock; t
       // Thrown after commit, so a detected reuse stays revoked.
       if (!outcome.ok) throw invalidRefresh();
       const { row } = outcome;
-      const access = await tokens.sign({ kind: "staff", sub: row.userId, sid: row.sessionId, pid: row.propertyId });
+      const access = await tokens.sign({ kind: "staff", sub: row.userId, sid: row.sessionId, pid: row.propertyId, perms: row.perms ?? [] });
       return { accessToken: access.token, refreshToken: next, expiresIn: access.expiresIn, sessionId: row.sessionId, sessionExpiresAt: new Date(row.sessionExpiresAt) };
     },
 
     async revokeSession(sessionId, reason = "logout") {
+      if (!isUuid(sessionId)) return;
       await transact(async (tx) => {
         await sql`update staff_sessions set revoked_at = ${clock.now()}, revoked_reason = ${reason} where id = ${sessionId} and revoked_at is null`.execute(tx.db);
       });

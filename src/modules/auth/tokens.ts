@@ -9,12 +9,13 @@ const ISSUER = "hotelops";
 const AUDIENCE = "hotelops-api";
 
 /**
- * What an access token carries; nothing secret. Staff: `sub` user id, `sid` session id, `pid` active property.
- * Clients: `sub` client id and the granted `scope` (space-separated). Permissions are not in the token: they
- * are read with the session on each request, so a role change acts at once.
+ * What an access token carries; nothing secret. Staff: `sub` user id, `sid` session id, `pid` active property
+ * and `perms`, the role's permissions at issue time (CONTRACT.md; informative for clients: the server decides
+ * with the permissions it reads with the session on every request, so a role change acts at once).
+ * Clients: `sub` client id and the granted `scope` (space-separated).
  */
 export type AccessClaims =
-  | { kind: "staff"; sub: string; sid: string; pid: string }
+  | { kind: "staff"; sub: string; sid: string; pid: string; perms?: string[] }
   | { kind: "partner" | "internal"; sub: string; scope: string };
 
 export interface TokenIssuer {
