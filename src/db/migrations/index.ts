@@ -6,6 +6,7 @@ import { Migration0005Webhooks } from "./0005-webhooks.ts";
 import { Migration0006Platform } from "./0006-platform.ts";
 import { Migration0007Folio } from "./0007-folio.ts";
 import { Migration0008Connectivity } from "./0008-connectivity.ts";
+import { Migration0009LoginChallenges } from "./0009-login-challenges.ts";
 
 /** Every migration, in order. Listed explicitly so nothing depends on file globbing at run time. */
-export const migrations = [Migration0001Platform, Migration0002CoreIdentity, Migration0003Auth, Migration0004InventoryReservations, Migration0005Webhooks, Migration0006Platform, Migration0007Folio, Migration0008Connectivity];
+export const migrations = [Migration0001Platform, Migration0002CoreIdentity, Migration0003Auth, Migration0004InventoryReservations, Migration0005Webhooks, Migration0006Platform, Migration0007Folio, Migration0008Connectivity, Migration0009LoginChallenges];

@@ -4,6 +4,7 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
 
 /**
  * Describes the file hotelops/auth/v1/auth.proto.
@@ -89,6 +90,283 @@ export declare type CreateTokenResponse = Message<"hotelops.auth.v1.CreateTokenR
 export declare const CreateTokenResponseSchema: GenMessage<CreateTokenResponse>;
 
 /**
+ * @generated from message hotelops.auth.v1.LoginRequest
+ */
+export declare type LoginRequest = Message<"hotelops.auth.v1.LoginRequest"> & {
+  /**
+   * Group code or property code of the hotel.
+   *
+   * @generated from field: string hotel_code = 1;
+   */
+  hotelCode: string;
+
+  /**
+   * @generated from field: string email = 2;
+   */
+  email: string;
+
+  /**
+   * @generated from field: string password = 3;
+   */
+  password: string;
+
+  /**
+   * Device UUID and label, recorded on the session.
+   *
+   * @generated from field: string device_id = 4;
+   */
+  deviceId: string;
+
+  /**
+   * @generated from field: string device_name = 5;
+   */
+  deviceName: string;
+};
+
+/**
+ * Describes the message hotelops.auth.v1.LoginRequest.
+ * Use `create(LoginRequestSchema)` to create a new message.
+ */
+export declare const LoginRequestSchema: GenMessage<LoginRequest>;
+
+/**
+ * Either a challenge (e-mail verification on) or a session result; the other half is null.
+ *
+ * @generated from message hotelops.auth.v1.LoginResponse
+ */
+export declare type LoginResponse = Message<"hotelops.auth.v1.LoginResponse"> & {
+  /**
+   * @generated from field: optional string challenge_id = 1;
+   */
+  challengeId?: string | undefined;
+
+  /**
+   * e.g. "m*****r@demo.test".
+   *
+   * @generated from field: optional string masked_email = 2;
+   */
+  maskedEmail?: string | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp expires_at = 3;
+   */
+  expiresAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: hotelops.auth.v1.SessionTokens tokens = 4;
+   */
+  tokens?: SessionTokens | undefined;
+
+  /**
+   * @generated from field: hotelops.auth.v1.Profile profile = 5;
+   */
+  profile?: Profile | undefined;
+};
+
+/**
+ * Describes the message hotelops.auth.v1.LoginResponse.
+ * Use `create(LoginResponseSchema)` to create a new message.
+ */
+export declare const LoginResponseSchema: GenMessage<LoginResponse>;
+
+/**
+ * @generated from message hotelops.auth.v1.SessionTokens
+ */
+export declare type SessionTokens = Message<"hotelops.auth.v1.SessionTokens"> & {
+  /**
+   * @generated from field: string access_token = 1;
+   */
+  accessToken: string;
+
+  /**
+   * Opaque; rotate atomically on the client, never refresh concurrently.
+   *
+   * @generated from field: string refresh_token = 2;
+   */
+  refreshToken: string;
+
+  /**
+   * Seconds the access token lives: 900.
+   *
+   * @generated from field: int32 expires_in = 3;
+   */
+  expiresIn: number;
+};
+
+/**
+ * Describes the message hotelops.auth.v1.SessionTokens.
+ * Use `create(SessionTokensSchema)` to create a new message.
+ */
+export declare const SessionTokensSchema: GenMessage<SessionTokens>;
+
+/**
+ * @generated from message hotelops.auth.v1.Profile
+ */
+export declare type Profile = Message<"hotelops.auth.v1.Profile"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string active_property_id = 2;
+   */
+  activePropertyId: string;
+
+  /**
+   * Every property the user may enter, with the role permissions there.
+   *
+   * @generated from field: repeated hotelops.auth.v1.ProfileProperty properties = 3;
+   */
+  properties: ProfileProperty[];
+};
+
+/**
+ * Describes the message hotelops.auth.v1.Profile.
+ * Use `create(ProfileSchema)` to create a new message.
+ */
+export declare const ProfileSchema: GenMessage<Profile>;
+
+/**
+ * @generated from message hotelops.auth.v1.ProfileProperty
+ */
+export declare type ProfileProperty = Message<"hotelops.auth.v1.ProfileProperty"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string code = 2;
+   */
+  code: string;
+
+  /**
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * @generated from field: repeated string permissions = 4;
+   */
+  permissions: string[];
+};
+
+/**
+ * Describes the message hotelops.auth.v1.ProfileProperty.
+ * Use `create(ProfilePropertySchema)` to create a new message.
+ */
+export declare const ProfilePropertySchema: GenMessage<ProfileProperty>;
+
+/**
+ * @generated from message hotelops.auth.v1.VerifyLoginRequest
+ */
+export declare type VerifyLoginRequest = Message<"hotelops.auth.v1.VerifyLoginRequest"> & {
+  /**
+   * @generated from field: string challenge_id = 1;
+   */
+  challengeId: string;
+
+  /**
+   * @generated from field: string code = 2;
+   */
+  code: string;
+
+  /**
+   * @generated from field: string device_id = 3;
+   */
+  deviceId: string;
+
+  /**
+   * @generated from field: string device_name = 4;
+   */
+  deviceName: string;
+};
+
+/**
+ * Describes the message hotelops.auth.v1.VerifyLoginRequest.
+ * Use `create(VerifyLoginRequestSchema)` to create a new message.
+ */
+export declare const VerifyLoginRequestSchema: GenMessage<VerifyLoginRequest>;
+
+/**
+ * @generated from message hotelops.auth.v1.VerifyLoginResponse
+ */
+export declare type VerifyLoginResponse = Message<"hotelops.auth.v1.VerifyLoginResponse"> & {
+  /**
+   * @generated from field: hotelops.auth.v1.SessionTokens tokens = 1;
+   */
+  tokens?: SessionTokens | undefined;
+
+  /**
+   * @generated from field: hotelops.auth.v1.Profile profile = 2;
+   */
+  profile?: Profile | undefined;
+};
+
+/**
+ * Describes the message hotelops.auth.v1.VerifyLoginResponse.
+ * Use `create(VerifyLoginResponseSchema)` to create a new message.
+ */
+export declare const VerifyLoginResponseSchema: GenMessage<VerifyLoginResponse>;
+
+/**
+ * @generated from message hotelops.auth.v1.RefreshSessionRequest
+ */
+export declare type RefreshSessionRequest = Message<"hotelops.auth.v1.RefreshSessionRequest"> & {
+  /**
+   * @generated from field: string refresh_token = 1;
+   */
+  refreshToken: string;
+};
+
+/**
+ * Describes the message hotelops.auth.v1.RefreshSessionRequest.
+ * Use `create(RefreshSessionRequestSchema)` to create a new message.
+ */
+export declare const RefreshSessionRequestSchema: GenMessage<RefreshSessionRequest>;
+
+/**
+ * @generated from message hotelops.auth.v1.RefreshSessionResponse
+ */
+export declare type RefreshSessionResponse = Message<"hotelops.auth.v1.RefreshSessionResponse"> & {
+  /**
+   * @generated from field: hotelops.auth.v1.SessionTokens tokens = 1;
+   */
+  tokens?: SessionTokens | undefined;
+};
+
+/**
+ * Describes the message hotelops.auth.v1.RefreshSessionResponse.
+ * Use `create(RefreshSessionResponseSchema)` to create a new message.
+ */
+export declare const RefreshSessionResponseSchema: GenMessage<RefreshSessionResponse>;
+
+/**
+ * @generated from message hotelops.auth.v1.LogoutRequest
+ */
+export declare type LogoutRequest = Message<"hotelops.auth.v1.LogoutRequest"> & {
+};
+
+/**
+ * Describes the message hotelops.auth.v1.LogoutRequest.
+ * Use `create(LogoutRequestSchema)` to create a new message.
+ */
+export declare const LogoutRequestSchema: GenMessage<LogoutRequest>;
+
+/**
+ * @generated from message hotelops.auth.v1.LogoutResponse
+ */
+export declare type LogoutResponse = Message<"hotelops.auth.v1.LogoutResponse"> & {
+};
+
+/**
+ * Describes the message hotelops.auth.v1.LogoutResponse.
+ * Use `create(LogoutResponseSchema)` to create a new message.
+ */
+export declare const LogoutResponseSchema: GenMessage<LogoutResponse>;
+
+/**
  * Machine-client authentication of the connectivity API (and of internal gRPC clients).
  *
  * @generated from service hotelops.auth.v1.AuthService
@@ -117,6 +395,51 @@ export declare const AuthService: GenService<{
     methodKind: "unary";
     input: typeof CreateTokenRequestSchema;
     output: typeof CreateTokenResponseSchema;
+  },
+  /**
+   * Staff login of the mobile app: hotel code (group or property code), e-mail and password. Wrong hotel,
+   * e-mail or password all give the same 401 in the same time. When the property asks for e-mail verification
+   * the answer is a challenge ({challengeId, maskedEmail, expiresAt}; tokens and profile null) and a 6-digit
+   * code is e-mailed; otherwise it is the session result ({tokens, profile}; challenge fields null).
+   *
+   * @generated from rpc hotelops.auth.v1.AuthService.Login
+   */
+  login: {
+    methodKind: "unary";
+    input: typeof LoginRequestSchema;
+    output: typeof LoginResponseSchema;
+  },
+  /**
+   * Completes an e-mail verification: codes live 10 minutes, are single use, and a challenge dies after 5
+   * wrong codes.
+   *
+   * @generated from rpc hotelops.auth.v1.AuthService.VerifyLogin
+   */
+  verifyLogin: {
+    methodKind: "unary";
+    input: typeof VerifyLoginRequestSchema;
+    output: typeof VerifyLoginResponseSchema;
+  },
+  /**
+   * Rotates the refresh token (a new one every time) and issues a new access token. Presenting a spent
+   * refresh token again revokes the whole session. Sessions end 30 days after login whatever the refreshes.
+   *
+   * @generated from rpc hotelops.auth.v1.AuthService.RefreshSession
+   */
+  refreshSession: {
+    methodKind: "unary";
+    input: typeof RefreshSessionRequestSchema;
+    output: typeof RefreshSessionResponseSchema;
+  },
+  /**
+   * Revokes the current Bearer session; its access tokens stop working at once.
+   *
+   * @generated from rpc hotelops.auth.v1.AuthService.Logout
+   */
+  logout: {
+    methodKind: "unary";
+    input: typeof LogoutRequestSchema;
+    output: typeof LogoutResponseSchema;
   },
 }>;
 

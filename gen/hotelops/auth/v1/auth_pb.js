@@ -4,6 +4,7 @@
 
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_google_api_annotations } from "../../../google/api/annotations_pb.js";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import { file_hotelops_api_v1_rest } from "../../api/v1/rest_pb.js";
 import { file_hotelops_auth_v1_rule } from "./rule_pb.js";
 
@@ -11,7 +12,7 @@ import { file_hotelops_auth_v1_rule } from "./rule_pb.js";
  * Describes the file hotelops/auth/v1/auth.proto.
  */
 export const file_hotelops_auth_v1_auth = /*@__PURE__*/
-  fileDesc("Chtob3RlbG9wcy9hdXRoL3YxL2F1dGgucHJvdG8SEGhvdGVsb3BzLmF1dGgudjEihwEKEkNyZWF0ZVRva2VuUmVxdWVzdBIeCgpncmFudF90eXBlGAEgASgJUgpncmFudF90eXBlEg0KBXNjb3BlGAIgASgJEhwKCWNsaWVudF9pZBgDIAEoCVIJY2xpZW50X2lkEiQKDWNsaWVudF9zZWNyZXQYBCABKAlSDWNsaWVudF9zZWNyZXQiiAEKE0NyZWF0ZVRva2VuUmVzcG9uc2USIgoMYWNjZXNzX3Rva2VuGAEgASgJUgxhY2Nlc3NfdG9rZW4SHgoKdG9rZW5fdHlwZRgCIAEoCVIKdG9rZW5fdHlwZRIeCgpleHBpcmVzX2luGAMgASgFUgpleHBpcmVzX2luEg0KBXNjb3BlGAQgASgJMsUBCgtBdXRoU2VydmljZRK1AQoLQ3JlYXRlVG9rZW4SJC5ob3RlbG9wcy5hdXRoLnYxLkNyZWF0ZVRva2VuUmVxdWVzdBolLmhvdGVsb3BzLmF1dGgudjEuQ3JlYXRlVG9rZW5SZXNwb25zZSJZorsYMRohYXBwbGljYXRpb24veC13d3ctZm9ybS11cmxlbmNvZGVkIgZvYXV0aDIqBGF1dGjCwRgCCAGC0+STAhg6ASoiEy9hcGkvdjEvb2F1dGgvdG9rZW5iBnByb3RvMw", [file_google_api_annotations, file_hotelops_api_v1_rest, file_hotelops_auth_v1_rule]);
+  fileDesc("Chtob3RlbG9wcy9hdXRoL3YxL2F1dGgucHJvdG8SEGhvdGVsb3BzLmF1dGgudjEihwEKEkNyZWF0ZVRva2VuUmVxdWVzdBIeCgpncmFudF90eXBlGAEgASgJUgpncmFudF90eXBlEg0KBXNjb3BlGAIgASgJEhwKCWNsaWVudF9pZBgDIAEoCVIJY2xpZW50X2lkEiQKDWNsaWVudF9zZWNyZXQYBCABKAlSDWNsaWVudF9zZWNyZXQiiAEKE0NyZWF0ZVRva2VuUmVzcG9uc2USIgoMYWNjZXNzX3Rva2VuGAEgASgJUgxhY2Nlc3NfdG9rZW4SHgoKdG9rZW5fdHlwZRgCIAEoCVIKdG9rZW5fdHlwZRIeCgpleHBpcmVzX2luGAMgASgFUgpleHBpcmVzX2luEg0KBXNjb3BlGAQgASgJImsKDExvZ2luUmVxdWVzdBISCgpob3RlbF9jb2RlGAEgASgJEg0KBWVtYWlsGAIgASgJEhAKCHBhc3N3b3JkGAMgASgJEhEKCWRldmljZV9pZBgEIAEoCRITCgtkZXZpY2VfbmFtZRgFIAEoCSL0AQoNTG9naW5SZXNwb25zZRIZCgxjaGFsbGVuZ2VfaWQYASABKAlIAIgBARIZCgxtYXNrZWRfZW1haWwYAiABKAlIAYgBARIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgZ0b2tlbnMYBCABKAsyHy5ob3RlbG9wcy5hdXRoLnYxLlNlc3Npb25Ub2tlbnMSKgoHcHJvZmlsZRgFIAEoCzIZLmhvdGVsb3BzLmF1dGgudjEuUHJvZmlsZUIPCg1fY2hhbGxlbmdlX2lkQg8KDV9tYXNrZWRfZW1haWwiUAoNU2Vzc2lvblRva2VucxIUCgxhY2Nlc3NfdG9rZW4YASABKAkSFQoNcmVmcmVzaF90b2tlbhgCIAEoCRISCgpleHBpcmVzX2luGAMgASgFIm0KB1Byb2ZpbGUSDwoHdXNlcl9pZBgBIAEoCRIaChJhY3RpdmVfcHJvcGVydHlfaWQYAiABKAkSNQoKcHJvcGVydGllcxgDIAMoCzIhLmhvdGVsb3BzLmF1dGgudjEuUHJvZmlsZVByb3BlcnR5Ik4KD1Byb2ZpbGVQcm9wZXJ0eRIKCgJpZBgBIAEoCRIMCgRjb2RlGAIgASgJEgwKBG5hbWUYAyABKAkSEwoLcGVybWlzc2lvbnMYBCADKAkiYAoSVmVyaWZ5TG9naW5SZXF1ZXN0EhQKDGNoYWxsZW5nZV9pZBgBIAEoCRIMCgRjb2RlGAIgASgJEhEKCWRldmljZV9pZBgDIAEoCRITCgtkZXZpY2VfbmFtZRgEIAEoCSJyChNWZXJpZnlMb2dpblJlc3BvbnNlEi8KBnRva2VucxgBIAEoCzIfLmhvdGVsb3BzLmF1dGgudjEuU2Vzc2lvblRva2VucxIqCgdwcm9maWxlGAIgASgLMhkuaG90ZWxvcHMuYXV0aC52MS5Qcm9maWxlIi4KFVJlZnJlc2hTZXNzaW9uUmVxdWVzdBIVCg1yZWZyZXNoX3Rva2VuGAEgASgJIkkKFlJlZnJlc2hTZXNzaW9uUmVzcG9uc2USLwoGdG9rZW5zGAEgASgLMh8uaG90ZWxvcHMuYXV0aC52MS5TZXNzaW9uVG9rZW5zIg8KDUxvZ291dFJlcXVlc3QiEAoOTG9nb3V0UmVzcG9uc2Uy9gUKC0F1dGhTZXJ2aWNlErUBCgtDcmVhdGVUb2tlbhIkLmhvdGVsb3BzLmF1dGgudjEuQ3JlYXRlVG9rZW5SZXF1ZXN0GiUuaG90ZWxvcHMuYXV0aC52MS5DcmVhdGVUb2tlblJlc3BvbnNlIlmiuxgxGiFhcHBsaWNhdGlvbi94LXd3dy1mb3JtLXVybGVuY29kZWQiBm9hdXRoMioEYXV0aMLBGAIIAYLT5JMCGDoBKiITL2FwaS92MS9vYXV0aC90b2tlbhJ+CgVMb2dpbhIeLmhvdGVsb3BzLmF1dGgudjEuTG9naW5SZXF1ZXN0Gh8uaG90ZWxvcHMuYXV0aC52MS5Mb2dpblJlc3BvbnNlIjSiuxgGKgRhdXRowsEYAggBgtPkkwIeOgEqIhkvYXBpL21vYmlsZS92MS9hdXRoL2xvZ2luEpEBCgtWZXJpZnlMb2dpbhIkLmhvdGVsb3BzLmF1dGgudjEuVmVyaWZ5TG9naW5SZXF1ZXN0GiUuaG90ZWxvcHMuYXV0aC52MS5WZXJpZnlMb2dpblJlc3BvbnNlIjWiuxgGKgRhdXRowsEYAggBgtPkkwIfOgEqIhovYXBpL21vYmlsZS92MS9hdXRoL3ZlcmlmeRKbAQoOUmVmcmVzaFNlc3Npb24SJy5ob3RlbG9wcy5hdXRoLnYxLlJlZnJlc2hTZXNzaW9uUmVxdWVzdBooLmhvdGVsb3BzLmF1dGgudjEuUmVmcmVzaFNlc3Npb25SZXNwb25zZSI2orsYBioEYXV0aMLBGAIIAYLT5JMCIDoBKiIbL2FwaS9tb2JpbGUvdjEvYXV0aC9yZWZyZXNoEn0KBkxvZ291dBIfLmhvdGVsb3BzLmF1dGgudjEuTG9nb3V0UmVxdWVzdBogLmhvdGVsb3BzLmF1dGgudjEuTG9nb3V0UmVzcG9uc2UiMKK7GAMIzAHCwRgDIgEBgtPkkwIcIhovYXBpL21vYmlsZS92MS9hdXRoL2xvZ291dGIGcHJvdG8z", [file_google_api_annotations, file_google_protobuf_timestamp, file_hotelops_api_v1_rest, file_hotelops_auth_v1_rule]);
 
 /**
  * Describes the message hotelops.auth.v1.CreateTokenRequest.
@@ -26,6 +27,83 @@ export const CreateTokenRequestSchema = /*@__PURE__*/
  */
 export const CreateTokenResponseSchema = /*@__PURE__*/
   messageDesc(file_hotelops_auth_v1_auth, 1);
+
+/**
+ * Describes the message hotelops.auth.v1.LoginRequest.
+ * Use `create(LoginRequestSchema)` to create a new message.
+ */
+export const LoginRequestSchema = /*@__PURE__*/
+  messageDesc(file_hotelops_auth_v1_auth, 2);
+
+/**
+ * Describes the message hotelops.auth.v1.LoginResponse.
+ * Use `create(LoginResponseSchema)` to create a new message.
+ */
+export const LoginResponseSchema = /*@__PURE__*/
+  messageDesc(file_hotelops_auth_v1_auth, 3);
+
+/**
+ * Describes the message hotelops.auth.v1.SessionTokens.
+ * Use `create(SessionTokensSchema)` to create a new message.
+ */
+export const SessionTokensSchema = /*@__PURE__*/
+  messageDesc(file_hotelops_auth_v1_auth, 4);
+
+/**
+ * Describes the message hotelops.auth.v1.Profile.
+ * Use `create(ProfileSchema)` to create a new message.
+ */
+export const ProfileSchema = /*@__PURE__*/
+  messageDesc(file_hotelops_auth_v1_auth, 5);
+
+/**
+ * Describes the message hotelops.auth.v1.ProfileProperty.
+ * Use `create(ProfilePropertySchema)` to create a new message.
+ */
+export const ProfilePropertySchema = /*@__PURE__*/
+  messageDesc(file_hotelops_auth_v1_auth, 6);
+
+/**
+ * Describes the message hotelops.auth.v1.VerifyLoginRequest.
+ * Use `create(VerifyLoginRequestSchema)` to create a new message.
+ */
+export const VerifyLoginRequestSchema = /*@__PURE__*/
+  messageDesc(file_hotelops_auth_v1_auth, 7);
+
+/**
+ * Describes the message hotelops.auth.v1.VerifyLoginResponse.
+ * Use `create(VerifyLoginResponseSchema)` to create a new message.
+ */
+export const VerifyLoginResponseSchema = /*@__PURE__*/
+  messageDesc(file_hotelops_auth_v1_auth, 8);
+
+/**
+ * Describes the message hotelops.auth.v1.RefreshSessionRequest.
+ * Use `create(RefreshSessionRequestSchema)` to create a new message.
+ */
+export const RefreshSessionRequestSchema = /*@__PURE__*/
+  messageDesc(file_hotelops_auth_v1_auth, 9);
+
+/**
+ * Describes the message hotelops.auth.v1.RefreshSessionResponse.
+ * Use `create(RefreshSessionResponseSchema)` to create a new message.
+ */
+export const RefreshSessionResponseSchema = /*@__PURE__*/
+  messageDesc(file_hotelops_auth_v1_auth, 10);
+
+/**
+ * Describes the message hotelops.auth.v1.LogoutRequest.
+ * Use `create(LogoutRequestSchema)` to create a new message.
+ */
+export const LogoutRequestSchema = /*@__PURE__*/
+  messageDesc(file_hotelops_auth_v1_auth, 11);
+
+/**
+ * Describes the message hotelops.auth.v1.LogoutResponse.
+ * Use `create(LogoutResponseSchema)` to create a new message.
+ */
+export const LogoutResponseSchema = /*@__PURE__*/
+  messageDesc(file_hotelops_auth_v1_auth, 12);
 
 /**
  * Machine-client authentication of the connectivity API (and of internal gRPC clients).

@@ -1,0 +1,151 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApp, type TestApp } from "../helpers/app.ts";
+import { createStaffSession, createTestProperty } from "../helpers/auth.ts";
+import { ManualClock } from "../../src/lib/clock.ts";
+import { readOutbox } from "../../src/lib/mail.ts";
+import { maskEmail } from "../../src/modules/auth/index.ts";
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
+type Json = any;
+
+let app: TestApp;
+let dataDir: string;
+const clock = new ManualClock("2027-01-10T08:00:00.000Z");
+const PASSWORD = "right-pass-2027";
+
+async function call(path: string, body?: unknown, token?: string): Promise<{ status: number; body: Json; headers: Headers }> {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (token !== undefined) headers.authorization = `Bearer ${token}`;
+  const res = await fetch(`${app.baseUrl}/api/mobile/v1${path}`, { method: "POST", headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  const text = await res.text();
+  return { status: res.status, body: text === "" ? undefined : JSON.parse(text), headers: res.headers };
+}
+
+const device = { deviceId: "2f1c4f5e-0000-4000-8000-000000000001", deviceName: "Test phone" };
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), "hotelops-login-"));
+  app = await startTestApp({ clock, env: { DATA_DIR: dataDir } });
+  await createTestProperty(app, { code: "LOG-A", groupCode: "LOGGRP" });
+  await createTestProperty(app, { code: "LOG-B", groupCode: "LOGGRP", emailVerification: true });
+  await createStaffSession(app, { propertyCode: "LOG-A", role: "manager", email: "manager@login.test", password: PASSWORD });
+  await createStaffSession(app, { propertyCode: "LOG-B", role: "viewer", email: "manager@login.test" });
+  await createStaffSession(app, { propertyCode: "LOG-B", role: "front_desk", email: "desk@login.test", password: PASSWORD });
+});
+afterAll(async () => {
+  await app?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("login without e-mail verification", () => {
+  it("returns tokens and the profile with every property and its permissions", async () => {
+    const res = await call("/auth/login", { hotelCode: "LOG-A", email: "Manager@Login.test", password: PASSWORD, ...device });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    expect(res.body.challengeId).toBeNull();
+    expect(res.body.tokens).toMatchObject({ accessToken: expect.any(String), refreshToken: expect.any(String), expiresIn: 900 });
+    expect(res.body.profile.properties.map((p: Json) => p.code)).toEqual(["LOG-A", "LOG-B"]);
+    const a = res.body.profile.properties.find((p: Json) => p.code === "LOG-A");
+    expect(res.body.profile.activePropertyId).toBe(a.id);
+    expect(a.permissions).toContain("night_audit.run");
+    expect(res.body.profile.properties.find((p: Json) => p.code === "LOG-B").permissions).not.toContain("reservations.create");
+  });
+
+  it("accepts the group code and picks a property the user belongs to", async () => {
+    const res = await call("/auth/login", { hotelCode: "LOGGRP", email: "manager@login.test", password: PASSWORD, ...device });
+    expect(res.status).toBe(200);
+    expect(res.body.tokens).not.toBeNull();
+  });
+
+  it("answers a wrong hotel, e-mail or password with the same 401", async () => {
+    const bodies = [];
+    for (const wrong of [{ hotelCode: "NOPE-X" }, { email: "nobody@login.test" }, { password: "wrong" }, { hotelCode: "LOG-A", email: "desk@login.test" }]) {
+      const res = await call("/auth/login", { hotelCode: "LOG-A", email: "manager@login.test", password: PASSWORD, ...device, ...wrong });
+      expect(res.status).toBe(401);
+      expect(res.headers.get("www-authenticate")).toBe("Bearer");
+      bodies.push({ code: res.body.error.code, message: res.body.error.message });
+    }
+    expect(new Set(bodies.map((b) => JSON.stringify(b))).size).toBe(1);
+  });
+});
+
+describe("login with e-mail verification", () => {
+  it("sends a code by e-mail and verifies it once", async () => {
+    const res = await call("/auth/login", { hotelCode: "LOG-B", email: "desk@login.test", password: PASSWORD, ...device });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ challengeId: expect.any(String), maskedEmail: "d**k@login.test", tokens: null, profile: null });
+    expect(Date.parse(res.body.expiresAt) - clock.now().getTime()).toBe(10 * 60 * 1000);
+    const mail = (await readOutbox(dataDir)).filter((m) => m.to === "desk@login.test").at(-1);
+    const code = /\b(\d{6})\b/.exec(mail?.text ?? "")?.[1];
+    expect(code).toBeDefined();
+    const ok = await call("/auth/verify", { challengeId: res.body.challengeId, code, ...device });
+    expect(ok.status).toBe(200);
+    expect(ok.body.tokens.expiresIn).toBe(900);
+    expect(ok.body.profile.properties.map((p: Json) => p.code)).toEqual(["LOG-B"]);
+    expect((await call("/auth/verify", { challengeId: res.body.challengeId, code, ...device })).status).toBe(401);
+  });
+
+  it("kills a challenge after 5 wrong codes and when it expires", async () => {
+    const res = await call("/auth/login", { hotelCode: "LOG-B", email: "desk@login.test", password: PASSWORD, ...device });
+    const code = /\b(\d{6})\b/.exec((await readOutbox(dataDir)).filter((m) => m.to === "desk@login.test").at(-1)?.text ?? "")?.[1];
+    const wrong = code === "000000" ? "111111" : "000000";
+    for (let i = 0; i < 5; i++) expect((await call("/auth/verify", { challengeId: res.body.challengeId, code: wrong, ...device })).status).toBe(401);
+    expect((await call("/auth/verify", { challengeId: res.body.challengeId, code, ...device })).status).toBe(401);
+
+    const late = await call("/auth/login", { hotelCode: "LOG-B", email: "desk@login.test", password: PASSWORD, ...device });
+    const lateCode = /\b(\d{6})\b/.exec((await readOutbox(dataDir)).filter((m) => m.to === "desk@login.test").at(-1)?.text ?? "")?.[1];
+    clock.advance(11 * 60 * 1000);
+    expect((await call("/auth/verify", { challengeId: late.body.challengeId, code: lateCode, ...device })).status).toBe(401);
+  });
+
+  it("masks e-mail addresses", () => {
+    expect(maskEmail("manager@demo.test")).toBe("m*****r@demo.test");
+    expect(maskEmail("ab@x.test")).toBe("a*@x.test");
+  });
+});
+
+describe("refresh, reuse detection, the 30-day cap and logout", () => {
+  it("rotates the refresh token every time and revokes the session when a spent one comes back", async () => {
+    const login = await call("/auth/login", { hotelCode: "LOG-A", email: "manager@login.test", password: PASSWORD, ...device });
+    const first = login.body.tokens.refreshToken;
+    const r1 = await call("/auth/refresh", { refreshToken: first });
+    expect(r1.status).toBe(200);
+    expect(r1.body.tokens.refreshToken).not.toBe(first);
+    const reuse = await call("/auth/refresh", { refreshToken: first });
+    expect(reuse.status).toBe(401);
+    // the whole session is gone: the newest refresh token and the access token fail too
+    expect((await call("/auth/refresh", { refreshToken: r1.body.tokens.refreshToken })).status).toBe(401);
+    expect((await call("/auth/logout", undefined, r1.body.tokens.accessToken)).status).toBe(401);
+  });
+
+  it("ends a session 30 days after login however often it is refreshed", async () => {
+    const login = await call("/auth/login", { hotelCode: "LOG-A", email: "manager@login.test", password: PASSWORD, ...device });
+    let refresh = login.body.tokens.refreshToken;
+    for (let day = 0; day < 3; day++) {
+      clock.advance(10 * 24 * 3600 * 1000 + 60_000);
+      const r = await call("/auth/refresh", { refreshToken: refresh });
+      if (day < 2) {
+        expect(r.status).toBe(200);
+        refresh = r.body.tokens.refreshToken;
+      } else expect(r.status).toBe(401);
+    }
+  });
+
+  it("logout revokes the session at once", async () => {
+    const login = await call("/auth/login", { hotelCode: "LOG-A", email: "manager@login.test", password: PASSWORD, ...device });
+    const token = login.body.tokens.accessToken;
+    const out = await call("/auth/logout", undefined, token);
+    expect(out.status).toBe(204);
+    expect(out.body).toBeUndefined();
+    expect((await call("/auth/logout", undefined, token)).status).toBe(401);
+    expect((await call("/auth/refresh", { refreshToken: login.body.tokens.refreshToken })).status).toBe(401);
+  });
+
+  it("rejects bad input with 400", async () => {
+    expect((await call("/auth/login", { hotelCode: 5 })).status).toBe(400);
+    expect((await call("/auth/refresh", { refreshToken: ["x"] })).status).toBe(400);
+  });
+});
