@@ -103,9 +103,17 @@ async function bodyJson(route: Route, target: DescMessage, req: NodeRequest, max
   }
   const raw = await readBody(req, maxBodyBytes);
   if (contentType === "application/x-www-form-urlencoded") {
+    // Form posts (OAuth token requests among them, RFC 6749 3.2) ignore parameters the RPC does not know and
+    // refuse a known single-valued parameter sent twice.
     const form = new URLSearchParams(raw.toString("utf8"));
     const out: Record<string, unknown> = {};
-    for (const key of new Set(form.keys())) assignParam(target, out, key, form.getAll(key), violations);
+    for (const key of new Set(form.keys())) {
+      const field = fieldAt(target, key);
+      if (field === undefined) continue;
+      const values = form.getAll(key);
+      if (values.length > 1 && field.fieldKind !== "list") violations.push({ field: key, reason: "must not be repeated" });
+      else assignParam(target, out, key, values, violations);
+    }
     return out;
   }
   if (raw.length === 0) return {};

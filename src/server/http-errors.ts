@@ -33,7 +33,13 @@ export function writeError(res: NodeResponse, err: AppError, requestId: string, 
   for (const [name, value] of Object.entries(err.headers)) if (!name.startsWith("x-oauth-")) headers[name] = value;
   if (err.retryAfterSeconds !== undefined) headers["retry-after"] = Math.max(1, Math.ceil(err.retryAfterSeconds));
   if (err.code === "unauthorized" && headers["www-authenticate"] === undefined) headers["www-authenticate"] = "Bearer";
-  send(res, err.httpStatus, headers, body);
+  send(res, style === "oauth2" ? oauthStatus(err) : err.httpStatus, headers, body);
+}
+
+/** RFC 6749 5.2: OAuth errors are 400, or 401 for a failed client authentication; 429 and 5xx keep theirs. */
+function oauthStatus(err: AppError): number {
+  const status = err.httpStatus;
+  return status === 401 || status === 429 || status >= 500 ? status : 400;
 }
 
 /** Writes a complete response; works for http/1.1 and http2 compat responses alike. */

@@ -120,7 +120,7 @@ describe("RFC 6749 section 5.2 errors", () => {
     expectOAuthError(both, 400, "invalid_request");
     expectOAuthError(await post("scope=mappings.read", { authorization: basic(partner.clientId, partner.clientSecret) }), 400, "invalid_request");
     const json = await fetch(tokenUrl, { method: "POST", headers: { "content-type": "application/json", authorization: basic(partner.clientId, partner.clientSecret) }, body: JSON.stringify({ grant_type: "client_credentials" }) });
-    expect(json.status).toBe(415);
+    expect(json.status).toBe(400);
     expect(((await json.json()) as Json).error).toBe("invalid_request");
   });
 

@@ -190,8 +190,18 @@ describe("form and multipart adapters", () => {
     const bad = await fetch(`${base}/t/v1/form`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "grant_type=password" });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toEqual({ error: "unsupported_grant_type", error_description: "grant_type must be client_credentials" });
-    const json415 = await fetch(`${base}/t/v1/form`, json({ grant_type: "client_credentials" }));
-    expect(json415.status).toBe(415);
+    // RFC 6749: every OAuth error is 400 (or 401), also for a JSON body
+    const jsonBody = await fetch(`${base}/t/v1/form`, json({ grant_type: "client_credentials" }));
+    expect(jsonBody.status).toBe(400);
+    expect(((await jsonBody.json()) as Json).error).toBe("invalid_request");
+  });
+
+  it("ignores unknown form parameters and refuses a repeated one", async () => {
+    const extra = await fetch(`${base}/t/v1/form`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "grant_type=client_credentials&unknown=1&scope=a" });
+    expect(extra.status).toBe(200);
+    const twice = await fetch(`${base}/t/v1/form`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "grant_type=client_credentials&scope=a&scope=b" });
+    expect(twice.status).toBe(400);
+    expect(((await twice.json()) as Json).error).toBe("invalid_request");
   });
 
   it("maps multipart text parts and files", async () => {
