@@ -4,9 +4,10 @@ import { benchStatus } from "./status.bench.ts";
 import { benchConnectivity } from "./connectivity.bench.ts";
 import { benchRateLimit } from "./ratelimit.bench.ts";
 import { benchReservations } from "./reservations.bench.ts";
+import { benchWebhooks } from "./webhooks.bench.ts";
 
 const only = process.argv[2];
-const benches: Record<string, () => Promise<void>> = { status: benchStatus, connectivity: benchConnectivity, ratelimit: benchRateLimit, reservations: benchReservations };
+const benches: Record<string, () => Promise<void>> = { status: benchStatus, connectivity: benchConnectivity, ratelimit: benchRateLimit, reservations: benchReservations, webhooks: benchWebhooks };
 for (const [name, run] of Object.entries(benches)) {
   if (only !== undefined && only !== name) continue;
   console.log(`\n=== ${name} ===`);

@@ -88,7 +88,8 @@ export function createWebhookEngine(d: EngineDeps) {
          on conflict (endpoint_id, event_id) where resend_of is null and not is_test do nothing returning id`,
         [event.property_id, eventId, event.type, now, ids, endpoints.map((e) => e.id)],
       );
-      for (const row of created) await tx.enqueue(queues.webhooksDeliver, { deliveryId: row.id });
+      // No job per delivery: the fan-out worker makes attempt 1 right after this commit (fanOutAndSend), and
+      // the every-minute sweeper picks up any delivery whose worker died before or during it.
       return created.map((r) => r.id);
     });
   }
@@ -205,6 +206,7 @@ export function createWebhookEngine(d: EngineDeps) {
   async function record(c: Claimed, startedAt: Date, r: SendResult): Promise<AttemptOutcome> {
     const now = d.clock.now();
     const ok = r.errorClass === null;
+    if (ok && !c.is_test) return recordSuccess(c, startedAt, now, r);
     const permanent = r.errorClass === "payload_too_large" || c.is_test;
     const next = ok || permanent ? undefined : nextAttemptAt({ attemptsMade: c.attempts, firstAttemptAt: c.first_attempt_at, now, random: d.random });
     const status = ok ? "succeeded" : next === undefined ? "failed" : "pending";
@@ -230,6 +232,27 @@ export function createWebhookEngine(d: EngineDeps) {
       return settled;
     });
     return { ...r, deliveryId: c.id, attempt: c.attempts, status: finalStatus, nextAttemptAt: finalStatus === "pending" ? next : undefined };
+  }
+
+  /**
+   * The hot path in one statement: the attempt row, the delivery settled, and the address's failure count
+   * reset (written only when there is something to reset or last_success_at is a minute old, so concurrent
+   * deliveries to one address do not queue on its row).
+   */
+  async function recordSuccess(c: Claimed, startedAt: Date, now: Date, r: SendResult): Promise<AttemptOutcome> {
+    await d.pool.query(
+      `with a as (
+         insert into webhook_attempts (id, property_id, endpoint_id, delivery_id, event_id, event_type, attempt, http_status, duration_ms, error_class, error_message, started_at, finished_at)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, null, null, $10, $11)
+       ), e as (
+         update webhook_endpoints set last_success_at = $11, failing_since = null, failures_since_success = 0
+         where id = $3 and (failing_since is not null or failures_since_success <> 0 or last_success_at is null or last_success_at < $11::timestamptz - interval '1 minute')
+       )
+       update webhook_deliveries set status = 'succeeded', next_attempt_at = null, lease_until = null, last_http_status = $8, last_error_class = null
+       where id = $4 and attempts = $7 and status = 'pending'`,
+      [newId(), c.property_id, c.endpoint_id, c.id, c.event_id, c.event_type, c.attempts, r.httpStatus, r.durationMs, startedAt, now],
+    );
+    return { ...r, deliveryId: c.id, attempt: c.attempts, status: "succeeded", nextAttemptAt: undefined };
   }
 
   /** Success resets the address's failure count; a failure may close it (24 h, >= 5 failures). Returns whether it is open. */
@@ -277,6 +300,11 @@ export function createWebhookEngine(d: EngineDeps) {
 
   return {
     fanOut,
+    /** Fan-out, then attempt 1 of every new delivery at once (what the events.fanout worker runs). */
+    async fanOutAndSend(eventId: string): Promise<void> {
+      const ids = await fanOut(eventId);
+      await Promise.all(ids.map((id) => attempt(id)));
+    },
     attempt,
     dueDeliveryIds,
     /** Queues an attempt job for every due delivery (the every-minute sweeper; also takes over crashed workers' claims). */

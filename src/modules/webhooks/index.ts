@@ -69,6 +69,6 @@ export function createWebhooksModule(deps: Deps, options: WebhookOptions = {}): 
     sender,
     services: webhookRpcServices,
     registerRpc: (router) => registerWebhookRpc(router, service, notifications),
-    startWorkers: () => registerWebhookWorkers({ boss: deps.boss, pool: deps.db.pool, engine, mailer, logger: deps.logger }),
+    startWorkers: () => registerWebhookWorkers({ boss: deps.boss, pool: deps.db.pool, engine, mailer, logger: deps.logger, runsJobs: deps.config.role !== "api" }),
   };
 }

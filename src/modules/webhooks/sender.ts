@@ -60,7 +60,7 @@ export function createSender(options: { extraCa?: string | undefined; maxPools?:
     const pinned = t.ip;
     const family = t.family;
     pool = new Pool(`https://${t.literalIp !== undefined && family === 6 ? `[${t.host}]` : t.host}:${t.port}`, {
-      connections: options.connectionsPerPool ?? 16,
+      connections: options.connectionsPerPool ?? 64,
       pipelining: 1,
       keepAliveTimeout: 4_000,
       keepAliveMaxTimeout: 30_000,

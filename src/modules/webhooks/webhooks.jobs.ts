@@ -11,16 +11,26 @@ import type { WebhookEngine } from "./engine.ts";
  * A delivery job's lock (expireInSeconds) outlives the 10 s request timeout; a job lost with its worker is
  * retried by pg-boss and, failing that, picked up by the sweeper once the claim's lease lapses.
  */
-export async function registerWebhookWorkers(deps: { boss: Boss; pool: pg.Pool; engine: WebhookEngine; mailer: Mailer; logger: Logger }): Promise<void> {
+export async function registerWebhookWorkers(deps: { boss: Boss; pool: pg.Pool; engine: WebhookEngine; mailer: Mailer; logger: Logger; runsJobs: boolean }): Promise<void> {
   const { boss, engine } = deps;
-  await boss.registerWorker<{ eventId: string }>(queues.eventsFanout, async (job) => engine.fanOut(job.data.eventId), {
-    localConcurrency: 2,
-    queue: { retryLimit: 10, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 },
-  });
-  await boss.registerWorker<{ deliveryId: string }>(queues.webhooksDeliver, async (job) => void (await engine.attempt(job.data.deliveryId)), {
-    localConcurrency: 32,
-    queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 },
-  });
+  /**
+   * Fan-out and attempts run in batches handled concurrently, fetching again at once while batches come
+   * back full: one job at a time per worker waits for the next NOTIFY or poll after every job.
+   * A throw fails the whole batch; that is safe because fan-out is idempotent and attempts are claimed.
+   */
+  async function workConcurrently<T extends object>(queue: string, handler: (data: T) => Promise<unknown>, batchSize: number, localConcurrency: number): Promise<void> {
+    await boss.pgboss.createQueue(queue, { notify: true });
+    // The queue may exist already (queues.ts are created at start): set the policy either way.
+    await boss.pgboss.updateQueue(queue, { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 });
+    if (!deps.runsJobs) return;
+    await boss.pgboss.work<T>(queue, { batchSize, localConcurrency, burstWhenBatchFull: true }, async (jobs) => {
+      const results = await Promise.allSettled(jobs.map((job) => handler(job.data)));
+      const failed = results.find((r) => r.status === "rejected");
+      if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
+    });
+  }
+  await workConcurrently<{ eventId: string }>(queues.eventsFanout, (data) => engine.fanOutAndSend(data.eventId), 20, 4);
+  await workConcurrently<{ deliveryId: string }>(queues.webhooksDeliver, (data) => engine.attempt(data.deliveryId), 16, 4);
   await boss.registerWorker(queues.webhooksSweep, async () => engine.sweepDue(), { queue: { expireInSeconds: 60, retryLimit: 0 } });
   await boss.registerWorker(queues.webhooksPurge, async () => engine.purge(), { queue: { expireInSeconds: 600, retryLimit: 2 } });
   await boss.registerWorker<{ endpointId: string }>(
