@@ -1,15 +1,8 @@
-/** The event types of the spec an address can subscribe to. `webhook.test` is always allowed (never listed). */
-export const subscribableEventTypes = [
-  "reservation.created",
-  "reservation.updated",
-  "reservation.cancelled",
-  "guest.checked_in",
-  "guest.checked_out",
-  "folio.payment_posted",
-  "invoice.issued",
-  "availability.changed",
-] as const;
-export type SubscribableEventType = (typeof subscribableEventTypes)[number];
+import { eventTypes, type EventType } from "../events/index.ts";
+
+/** The event types of the spec an address can subscribe to: every type the event log carries. `webhook.test` is always allowed (never listed). */
+export const subscribableEventTypes = eventTypes;
+export type SubscribableEventType = EventType;
 
 export const testEventType = "webhook.test";
 
