@@ -9,7 +9,10 @@ import { loadConfig, ConfigError } from "../../src/config.ts";
 import { freePort } from "../global-setup.ts";
 
 const dirs: string[] = [];
+const children: ChildProcess[] = [];
 afterAll(() => {
+  // a failed assertion must not leave a service (and its PostgreSQL) running
+  for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
@@ -18,6 +21,7 @@ function startMain(env: Record<string, string>): { child: ChildProcess; output: 
   const child = spawn(process.execPath, ["src/main.ts"], { cwd: join(import.meta.dirname, "../.."), env: { ...process.env, LOG_LEVEL: "warn", ...env }, stdio: ["ignore", "pipe", "pipe"] });
   child.stdout!.on("data", (c: Buffer) => (out += c.toString()));
   child.stderr!.on("data", (c: Buffer) => (out += c.toString()));
+  children.push(child);
   return { child, output: () => out };
 }
 
