@@ -2,10 +2,11 @@
 // without the limiter, with it on one hot bucket (every request from one IP: all upserts contend for one row),
 // and with a new bucket per request (an insert each time). Status is rate_limit_class "none" in the service;
 // here the limiter is forced to count it so the difference is the limiter alone.
-import { createConnectRouter, type Interceptor } from "@connectrpc/connect";
+import { type Interceptor } from "@connectrpc/connect";
 import { pino } from "pino";
 import { openDatabase, type Database } from "../src/db/index.ts";
 import { createGateway } from "../src/gateway/index.ts";
+import { createRecordingRouter } from "../src/server/calls.ts";
 import { systemClock } from "../src/lib/clock.ts";
 import { principalKey } from "../src/modules/auth/principal.ts";
 import { createRateLimitInterceptor, createRateLimitRepository } from "../src/modules/platform/index.ts";
@@ -35,9 +36,9 @@ async function serve(db: Database, limited: boolean): Promise<Listener> {
     logger,
     classOf: () => "",
   });
-  const router = createConnectRouter({ interceptors: [createCallInterceptor(logger), benchPrincipal, ...(limited ? [limiter] : [])] });
+  const router = createRecordingRouter({ interceptors: [createCallInterceptor(logger), benchPrincipal, ...(limited ? [limiter] : [])] });
   createStatusModule({ db } as Deps).registerRpc?.(router);
-  const gateway = createGateway({ handlers: router.handlers, maxBodyBytes: 1024 * 1024 });
+  const gateway = createGateway({ ...router.direct, maxBodyBytes: 1024 * 1024 });
   return listen(createDispatcher({ handlers: router.handlers, gateway, ready: async () => true, logger }), { port: 0, host: "127.0.0.1" });
 }
 

@@ -1,4 +1,3 @@
-import { createConnectRouter } from "@connectrpc/connect";
 import type { Config } from "./config.ts";
 import { systemClock, type Clock } from "./lib/clock.ts";
 import { createLogger, type Logger } from "./lib/logger.ts";
@@ -8,6 +7,7 @@ import { startBoss, type Boss } from "./jobs/boss.ts";
 import { createGateway, type Gateway } from "./gateway/index.ts";
 import { createDispatcher } from "./server/dispatch.ts";
 import { createCallInterceptor } from "./server/interceptors.ts";
+import { createRecordingRouter } from "./server/calls.ts";
 import { listen, type Listener } from "./server/listen.ts";
 import { registerHealth } from "./server/health.ts";
 import { registerReflection } from "./server/reflection.ts";
@@ -76,12 +76,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   let gateway: Gateway | undefined;
   if (config.role !== "worker") {
     const interceptors = [createCallInterceptor(logger), ...modules.flatMap((m) => m.interceptors ?? [])];
-    const router = createConnectRouter({ interceptors, readMaxBytes: config.maxBodyBytes });
+    const router = createRecordingRouter({ interceptors, readMaxBytes: config.maxBodyBytes });
     for (const m of modules) m.registerRpc?.(router);
     const served = modules.flatMap((m) => m.services ?? []);
     registerReflection(router, served);
     registerHealth(router, served, db.readiness);
-    gateway = createGateway({ handlers: router.handlers, maxBodyBytes: config.maxBodyBytes });
+    gateway = createGateway({ ...router.direct, maxBodyBytes: config.maxBodyBytes });
     const dispatcher = createDispatcher({ handlers: router.handlers, gateway, ready: db.readiness, logger });
     listener = await listen(dispatcher, { port: config.port, host: config.host, tls: config.tls });
   }

@@ -1,7 +1,7 @@
-import { fromBinary, toBinary, type DescMessage, type JsonValue } from "@bufbuild/protobuf";
-import type { ContextValues } from "@connectrpc/connect";
-import { createAsyncIterable, readAllBytes, type UniversalHandler } from "@connectrpc/connect/protocol";
-import { AppError, type ErrorCode, type FieldViolation } from "../errors.ts";
+import { create, isMessage, type DescMessage, type DescMethod, type DescMethodUnary, type JsonValue, type Message, type MessageInitShape } from "@bufbuild/protobuf";
+import { ConnectError, createHandlerContext, type ContextValues, type Interceptor, type UnaryRequest, type UnaryResponse } from "@connectrpc/connect";
+import { AppError, toAppError, type FieldViolation } from "../errors.ts";
+import { chain, type UnaryCall } from "../server/calls.ts";
 import type { CallInfo } from "../server/context.ts";
 import { send, writeError, type NodeResponse } from "../server/http-errors.ts";
 import { readBody, readMultipart, type NodeRequest, type UploadedFile } from "./body.ts";
@@ -12,8 +12,15 @@ import { matchRoute, routesOf, type Route } from "./routes.ts";
 export type { Route } from "./routes.ts";
 export { routesOf } from "./routes.ts";
 
+interface DirectCalls {
+  calls: ReadonlyMap<DescMethod, UnaryCall>;
+  interceptors: readonly Interceptor[];
+}
+
 export interface GatewayOptions {
-  handlers: readonly UniversalHandler[];
+  /** The RPC implementations by method (see recordCalls) and the router's interceptors, in router order. */
+  calls: ReadonlyMap<DescMethod, UnaryCall>;
+  interceptors: readonly Interceptor[];
   maxBodyBytes: number;
   /** Per file on multipart routes (default 6 MiB, the identity photo limit). */
   maxFileBytes?: number;
@@ -31,11 +38,13 @@ const FORWARDED = ["authorization", "idempotency-key", "user-agent", "x-forwarde
 const PROTOCOL_HEADER = /^(content-type|content-length|content-encoding|accept-encoding|connect-|grpc-|trailer-)/;
 
 /**
- * The REST face: google.api.http bindings read from the descriptors, each served by calling the RPC's Connect
- * handler in memory (binary protobuf, same interceptors as gRPC and Connect), rendered by the one JSON codec.
+ * The REST face: google.api.http bindings read from the descriptors, each served by calling the RPC's
+ * implementation in memory through the same interceptor chain as gRPC and Connect (authentication, limits and
+ * error mapping exist once), rendered by the one JSON codec.
  */
 export function createGateway(opts: GatewayOptions): Gateway {
-  const routes = routesOf(opts.handlers.map((handler) => ({ method: handler.method, handler })));
+  const routes = routesOf([...opts.calls.keys()].map((method) => ({ method })));
+  const direct: DirectCalls = { calls: opts.calls, interceptors: opts.interceptors };
   const limits = { maxFileBytes: opts.maxFileBytes ?? 6 * 1024 * 1024, maxFiles: opts.maxFiles ?? 4, maxFieldBytes: 64 * 1024 };
 
   return {
@@ -54,18 +63,18 @@ export function createGateway(opts: GatewayOptions): Gateway {
       }
       const { route, vars } = match;
       const style = route.rest.errorStyle === "oauth2" ? "oauth2" : "";
-      let input: Uint8Array;
+      let input: Message;
       try {
         const violations: FieldViolation[] = [];
         const json = await requestJson(route, vars, url.searchParams, req, opts.maxBodyBytes, limits, violations);
         const message = parse(route.method.input, json, violations);
-        input = toBinary(route.method.input, message);
+        input = message;
       } catch (err) {
         if (err instanceof AppError) info.error = err;
         writeError(res, err instanceof AppError ? err : new AppError("invalid_argument", "Invalid request."), info.requestId, style);
         return;
       }
-      await invoke(route, input, req, res, info, values, style, opts.maxBodyBytes);
+      await invoke(route, input, req, res, info, values, style, direct);
     },
   };
 }
@@ -150,8 +159,8 @@ function assignFile(target: DescMessage, out: Record<string, unknown>, file: Upl
   }
 }
 
-async function invoke(route: Route, input: Uint8Array, req: NodeRequest, res: NodeResponse, info: CallInfo, values: ContextValues, style: "" | "oauth2", maxBytes: number): Promise<void> {
-  const header = new Headers({ "content-type": "application/proto", "connect-protocol-version": "1", "x-request-id": info.requestId });
+async function invoke(route: Route, input: Message, req: NodeRequest, res: NodeResponse, info: CallInfo, values: ContextValues, style: "" | "oauth2", direct: DirectCalls): Promise<void> {
+  const header = new Headers({ "x-request-id": info.requestId });
   for (const name of FORWARDED) {
     const v = req.headers[name];
     if (typeof v === "string") header.set(name, v);
@@ -161,26 +170,31 @@ async function invoke(route: Route, input: Uint8Array, req: NodeRequest, res: No
   res.once("close", () => {
     if (!res.writableFinished) abort.abort();
   });
-  const uRes = await route.handler!({
-    httpVersion: req.httpVersion,
-    url: `http://gateway${route.handler!.requestPath}`,
-    method: "POST",
-    header,
-    body: createAsyncIterable([input]),
-    signal: abort.signal,
-    contextValues: values,
-  });
-  const bytes = uRes.body === undefined ? new Uint8Array(0) : await readAllBytes(uRes.body, 64 * 1024 * 1024 + maxBytes);
-  const headers: Record<string, string> = {};
-  uRes.header?.forEach((value, name) => {
-    if (!PROTOCOL_HEADER.test(name)) headers[name] = value;
-  });
-  if (uRes.status !== 200) {
-    const err = info.error ?? connectErrorToApp(bytes);
-    for (const [name, value] of Object.entries(headers)) if (!res.headersSent) res.setHeader(name, value);
-    writeError(res, err, info.requestId, style);
+  const method = route.method as DescMethodUnary;
+  const impl = direct.calls.get(route.method);
+  const context = createHandlerContext({ service: method.parent, method, protocolName: "rest", requestMethod: "POST", url: `http://gateway/${method.parent.typeName}/${method.name}`, requestHeader: header, contextValues: values, requestSignal: abort.signal });
+  const last = async (r: UnaryRequest): Promise<UnaryResponse> => {
+    if (impl === undefined) throw new AppError("method_not_allowed", `${method.parent.typeName}/${method.name} is not implemented.`);
+    const out = await impl(r.message, context);
+    const message = isMessage(out, method.output) ? out : create(method.output, out as MessageInitShape<DescMessage>);
+    return { stream: false, service: method.parent, method, header: context.responseHeader, trailer: context.responseTrailer, message };
+  };
+  let result: UnaryResponse;
+  try {
+    result = await chain(direct.interceptors, last as (r: UnaryRequest) => Promise<UnaryResponse>)({ stream: false, service: method.parent, method, requestMethod: "POST", url: context.url, signal: context.signal, header: context.requestHeader, contextValues: values, message: input });
+  } catch (err) {
+    const headers = new Headers(context.responseHeader);
+    if (err instanceof ConnectError) err.metadata.forEach((value, name) => headers.set(name, value));
+    headers.forEach((value, name) => {
+      if (!PROTOCOL_HEADER.test(name) && !name.startsWith("x-error-") && !res.headersSent) res.setHeader(name, value);
+    });
+    writeError(res, info.error ?? toAppError(err), info.requestId, style);
     return;
   }
+  const headers: Record<string, string> = {};
+  result.header.forEach((value, name) => {
+    if (!PROTOCOL_HEADER.test(name)) headers[name] = value;
+  });
   const status = route.rest.successStatus || 200;
   headers["cache-control"] ??= "no-store";
   headers["x-request-id"] = info.requestId;
@@ -188,8 +202,7 @@ async function invoke(route: Route, input: Uint8Array, req: NodeRequest, res: No
     send(res, 204, headers);
     return;
   }
-  const output = fromBinary(route.method.output, bytes);
-  let json: JsonValue = render(route.method.output, output);
+  let json: JsonValue = render(route.method.output, result.message);
   if (route.responseBody !== "") {
     const field = fieldAt(route.method.output, route.responseBody);
     json = (json as Record<string, JsonValue>)[field?.jsonName ?? route.responseBody] ?? null;
@@ -198,15 +211,4 @@ async function invoke(route: Route, input: Uint8Array, req: NodeRequest, res: No
   headers["content-type"] = "application/json; charset=utf-8";
   headers["content-length"] = String(Buffer.byteLength(body));
   send(res, status, headers, req.method === "HEAD" ? undefined : body);
-}
-
-/** Only when the error interceptor did not run (a protocol error inside Connect). */
-function connectErrorToApp(bytes: Uint8Array): AppError {
-  try {
-    const e = JSON.parse(Buffer.from(bytes).toString("utf8")) as { code?: string; message?: string };
-    const map: Record<string, ErrorCode> = { invalid_argument: "invalid_argument", not_found: "not_found", unauthenticated: "unauthorized", permission_denied: "forbidden", resource_exhausted: "payload_too_large", unavailable: "unavailable" };
-    return new AppError(map[e.code ?? ""] ?? "internal", e.message ?? "Internal error.");
-  } catch {
-    return new AppError("internal", "Internal error.");
-  }
 }

@@ -1,5 +1,4 @@
 import { getOption, type DescMethod } from "@bufbuild/protobuf";
-import type { UniversalHandler } from "@connectrpc/connect/protocol";
 import { http } from "../../gen/google/api/annotations_pb.js";
 import type { HttpRule } from "../../gen/google/api/http_pb.js";
 import { rest, type RestOptions } from "../../gen/hotelops/api/v1/rest_pb.js";
@@ -14,20 +13,19 @@ export interface Route {
   responseBody: string;
   rest: RestOptions;
   method: DescMethod;
-  handler: UniversalHandler | undefined;
 }
 
 /** Builds the route table from the google.api.http options of the methods (and their additional bindings). */
-export function routesOf(methods: readonly { method: DescMethod; handler?: UniversalHandler }[]): Route[] {
+export function routesOf(methods: readonly { method: DescMethod }[]): Route[] {
   const routes: Route[] = [];
-  for (const { method, handler } of methods) {
+  for (const { method } of methods) {
     if (method.methodKind !== "unary") continue;
     const rule = getOption(method, http);
     const restOptions = getOption(method, rest);
     for (const r of [rule, ...rule.additionalBindings]) {
       const bound = bindingOf(r);
       if (bound === undefined) continue;
-      routes.push({ httpMethod: bound.method, template: parseTemplate(bound.path), body: r.body, responseBody: r.responseBody, rest: restOptions, method, handler });
+      routes.push({ httpMethod: bound.method, template: parseTemplate(bound.path), body: r.body, responseBody: r.responseBody, rest: restOptions, method });
     }
   }
   return routes;

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Code, ConnectError, createClient, createConnectRouter } from "@connectrpc/connect";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { pino } from "pino";
 import { SignJWT, generateKeyPair } from "jose";
 import { AuthTestService } from "../gen/hotelops/authtest/v1/auth_test_pb.js";
 import { createGateway } from "../../src/gateway/index.ts";
+import { createRecordingRouter } from "../../src/server/calls.ts";
 import { createDispatcher } from "../../src/server/dispatch.ts";
 import { createCallInterceptor } from "../../src/server/interceptors.ts";
 import { listen, type Listener } from "../../src/server/listen.ts";
@@ -27,7 +28,7 @@ beforeAll(async () => {
   app = await startTestApp({ clock });
   const logger = pino({ level: "silent" });
   const auth = authServicesOf(app.deps);
-  const router = createConnectRouter({ interceptors: [createCallInterceptor(logger), createAuthInterceptor({ pool: app.db.pool, tokens: auth.tokens, clock })] });
+  const router = createRecordingRouter({ interceptors: [createCallInterceptor(logger), createAuthInterceptor({ pool: app.db.pool, tokens: auth.tokens, clock })] });
   const echo = async (req: { propertyCode: string }, ctx: { values: import("@connectrpc/connect").ContextValues }) => {
     const p = requirePrincipal(ctx.values);
     const property = req.propertyCode === "" ? undefined : await requireProperty(app.db, p, req.propertyCode);
@@ -40,7 +41,7 @@ beforeAll(async () => {
     partnerAvailability: echo,
     anyProperty: echo,
   });
-  const gateway = createGateway({ handlers: router.handlers, maxBodyBytes: 4096 });
+  const gateway = createGateway({ ...router.direct, maxBodyBytes: 4096 });
   listener = await listen(createDispatcher({ handlers: router.handlers, gateway, ready: async () => true, logger }), { port: 0, host: "127.0.0.1" });
   base = `http://127.0.0.1:${listener.port}`;
   propA = await createTestProperty(app, { code: "AUTH-A" });

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createConnectRouter } from "@connectrpc/connect";
 import { pino } from "pino";
 import { timestampFromDate, timestampDate } from "@bufbuild/protobuf/wkt";
 import { GatewayTestService, Color, type Thing } from "../gen/hotelops/gatewaytest/v1/gateway_test_pb.js";
 import { createGateway } from "../../src/gateway/index.ts";
+import { createRecordingRouter } from "../../src/server/calls.ts";
 import { createDispatcher } from "../../src/server/dispatch.ts";
 import { createCallInterceptor } from "../../src/server/interceptors.ts";
 import { listen, type Listener } from "../../src/server/listen.ts";
@@ -16,7 +16,7 @@ const created = new Date("2026-11-22T09:30:00.123Z");
 
 beforeAll(async () => {
   const logger = pino({ level: "silent" });
-  const router = createConnectRouter({ interceptors: [createCallInterceptor(logger)] });
+  const router = createRecordingRouter({ interceptors: [createCallInterceptor(logger)] });
   router.service(GatewayTestService, {
     getThing: (req) => ({ id: req.thing?.id ?? "", name: `${req.propertyCode}|${req.verbose}`, createdAt: timestampFromDate(created), amountMinor: 9007199254740991n }),
     createThing: (req) => ({ ...(req.thing as Thing), name: `${req.propertyCode}:${req.thing?.name}:${req.dryRun}` }),
@@ -37,7 +37,7 @@ beforeAll(async () => {
       throw new AppError(req.code as ErrorCode, `failed with ${req.code}`, { retryAfterSeconds: 7 });
     },
   });
-  const gateway = createGateway({ handlers: router.handlers, maxBodyBytes: 1024, maxFileBytes: 2048 });
+  const gateway = createGateway({ ...router.direct, maxBodyBytes: 1024, maxFileBytes: 2048 });
   listener = await listen(createDispatcher({ handlers: router.handlers, gateway, ready: async () => true, logger }), { port: 0, host: "127.0.0.1" });
   base = `http://127.0.0.1:${listener.port}`;
 });

@@ -1,9 +1,10 @@
-import { createConnectRouter, type Interceptor } from "@connectrpc/connect";
+import { type Interceptor } from "@connectrpc/connect";
 import { pino } from "pino";
 import { PlatformTestService } from "../gen/hotelops/platformtest/v1/platform_test_pb.js";
 import { openDatabase, type Database } from "../../src/db/index.ts";
 import { AppError, type ErrorCode } from "../../src/errors.ts";
 import { createGateway } from "../../src/gateway/index.ts";
+import { createRecordingRouter } from "../../src/server/calls.ts";
 import { systemClock, type Clock } from "../../src/lib/clock.ts";
 import { newId } from "../../src/lib/ids.ts";
 import { principalKey, type Principal } from "../../src/modules/auth/principal.ts";
@@ -55,7 +56,7 @@ export async function startPlatformServer(opts: { databaseUrl: string; clock?: C
   const clock = opts.clock ?? systemClock;
   const db = await openDatabase({ databaseUrl: opts.databaseUrl, dataDir: "/nonexistent" }, logger);
   const limits: RateLimits = { staffPerMinute: 100_000, anonPerMinute: 100_000, authPerMinute: 100_000, ...opts.limits };
-  const router = createConnectRouter({
+  const router = createRecordingRouter({
     interceptors: [
       createCallInterceptor(logger),
       testPrincipal,
@@ -79,7 +80,7 @@ export async function startPlatformServer(opts: { databaseUrl: string; clock?: C
     login: () => ({ ok: true }),
     ping: () => ({}),
   });
-  const gateway = createGateway({ handlers: router.handlers, maxBodyBytes: 64 * 1024 });
+  const gateway = createGateway({ ...router.direct, maxBodyBytes: 64 * 1024 });
   const listener = await listen(createDispatcher({ handlers: router.handlers, gateway, ready: async () => true, logger }), { port: 0, host: "127.0.0.1" });
   return {
     base: `http://127.0.0.1:${listener.port}`,

@@ -1,0 +1,44 @@
+import type { DescMethod, DescService } from "@bufbuild/protobuf";
+import { createConnectRouter, type ConnectRouter, type ConnectRouterOptions, type HandlerContext, type Interceptor } from "@connectrpc/connect";
+
+/** A unary RPC implementation as registered on the router. */
+export type UnaryCall = (request: unknown, context: HandlerContext) => unknown;
+
+/**
+ * Wraps a Connect router so that every unary implementation registered on it is also kept by method. The REST
+ * gateway calls those implementations in memory through the same interceptor chain as the router, without the
+ * Connect protocol layer (no binary encode/decode, no stream plumbing) in between.
+ */
+export function recordCalls(router: ConnectRouter): { router: ConnectRouter; calls: Map<DescMethod, UnaryCall> } {
+  const calls = new Map<DescMethod, UnaryCall>();
+  const recording: ConnectRouter = {
+    get handlers() {
+      return router.handlers;
+    },
+    service(service: DescService, impl: object, options?: object) {
+      for (const method of service.methods) {
+        const fn = (impl as Record<string, unknown>)[method.localName];
+        if (method.methodKind === "unary" && typeof fn === "function") calls.set(method, fn.bind(impl) as UnaryCall);
+      }
+      router.service(service as never, impl as never, options as never);
+      return recording;
+    },
+    rpc(method: DescMethod, impl: unknown, options?: object) {
+      if (method.methodKind === "unary" && typeof impl === "function") calls.set(method, impl as UnaryCall);
+      router.rpc(method as never, impl as never, options as never);
+      return recording;
+    },
+  } as ConnectRouter;
+  return { router: recording, calls };
+}
+
+/** Applies interceptors in router order (the first is the outermost). */
+export function chain<T>(interceptors: readonly Interceptor[], last: T): T {
+  return interceptors.reduceRight((next, interceptor) => interceptor(next as never) as T, last);
+}
+
+/** A Connect router that also hands the REST gateway its implementations and interceptors (`router.direct`). */
+export function createRecordingRouter(options: ConnectRouterOptions & { interceptors: Interceptor[] }): ConnectRouter & { direct: { calls: Map<DescMethod, UnaryCall>; interceptors: Interceptor[] } } {
+  const { router, calls } = recordCalls(createConnectRouter(options));
+  return Object.assign(router, { direct: { calls, interceptors: options.interceptors } });
+}
