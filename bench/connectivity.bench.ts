@@ -11,7 +11,9 @@ import { benchDatabase, load, rssMiB, table } from "./harness.ts";
 
 export async function benchConnectivity(): Promise<void> {
   const database = await benchDatabase();
-  const app = await createApp(loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: database.url, LOG_LEVEL: "silent" }), { logger: pino({ level: "silent" }) });
+  // The API process alone (ROLE=api), as deployed next to separate workers: acceptance is measured without the
+  // event processing competing for the same event loop; processing is measured afterwards by a ROLE=worker app.
+  const app = await createApp(loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: database.url, LOG_LEVEL: "silent", ROLE: "api" }), { logger: pino({ level: "silent" }) });
   const pool = new pg.Pool({ connectionString: database.url, max: 10 });
   try {
     const property = await createTestProperty(app, { code: "BENCH-1", sandbox: true });
@@ -65,6 +67,17 @@ export async function benchConnectivity(): Promise<void> {
     const insertBase = await load("bare pg insert (baseline)", { url: `http://127.0.0.1:${(bareInsert.address() as { port: number }).port}/`, method: "POST", connections: 20 });
     table([insertBase, accepted], insertBase);
     console.log(`events accepted ${accepted.rps}/s (target >= 500/s); RSS ${rssMiB()} MiB`);
+    const queued = Number((await pool.query("select count(*) from reservation_events where status = 'QUEUED'")).rows[0].count);
+    const worker = await createApp(loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: "silent", ROLE: "worker" }), { logger: pino({ level: "silent" }) });
+    const started = performance.now();
+    let left = queued;
+    while (left > 0 && performance.now() - started < 20_000) {
+      await new Promise((r) => setTimeout(r, 200));
+      left = Number((await pool.query("select count(*) from reservation_events where status = 'QUEUED'")).rows[0].count);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    console.log(`events processed by one ROLE=worker process: ${queued - left} in ${seconds.toFixed(1)} s = ${Math.round((queued - left) / seconds)}/s (all CANCELLED of one booking, so serialized per reference)`);
+    await worker.close();
     bare.close();
     bareInsert.close();
   } finally {
