@@ -53,9 +53,9 @@ export async function benchConnectivity(): Promise<void> {
       url: `${base}/reservation-events`,
       method: "POST",
       body: event,
-      headers: { ...auth, "content-type": "application/json" },
+      headers: { ...auth, "content-type": "application/json", "idempotency-key": "bench-[<id>]" },
       connections: 20,
-      uniqueHeader: "idempotency-key",
+      idReplacement: true,
     });
     const bareInsert = http.createServer((_req, res) => {
       pool.query("insert into reservation_events (id, property_id, client_id, provider, event_type, external_reference, payload) values ($1, $2, 'bench', 'bench', 'CANCELLED', 'X-1', '{}')", [newId(), property.id]).then(() => {

@@ -35,24 +35,17 @@ export interface LoadOptions {
   headers?: Record<string, string>;
   connections?: number;
   seconds?: number;
-  /** Per-request headers (e.g. unique Idempotency-Keys); runs the load generator in this thread. */
-  uniqueHeader?: string;
   /** autocannon replaces `[<id>]` anywhere in the request (url, headers, body) with a unique id; keeps the worker thread. */
   idReplacement?: boolean;
 }
 
 export async function load(name: string, opts: LoadOptions): Promise<Result> {
-  let n = 0;
-  const perRequest = opts.uniqueHeader;
   const run = await autocannon({
     url: opts.url,
     method: opts.method ?? "GET",
     connections: opts.connections ?? 50,
-    // The load generator runs in its own thread so it does not share the server's event loop, except when it
-    // must compute per-request headers (functions cannot cross into autocannon's worker threads).
-    ...(perRequest === undefined
-      ? { workers: 1 }
-      : { requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, headers: { ...req.headers, [perRequest]: `k-${process.pid}-${n++}` } }) }] }),
+    // The load generator runs in its own thread so it does not share the server's event loop.
+    workers: 1,
     duration: opts.seconds ?? Number(process.env.BENCH_SECONDS ?? 8),
     ...(opts.body !== undefined ? { body: opts.body } : {}),
     headers: opts.headers ?? {},
