@@ -3,6 +3,7 @@ import type { UniversalHandler } from "@connectrpc/connect/protocol";
 import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
 import type { Logger } from "../lib/logger.ts";
 import { callInfoKey, requestIdFrom, type CallInfo, type Transport } from "./context.ts";
+import { serveDocs } from "./docs.ts";
 import { send } from "./http-errors.ts";
 import { remoteAddressOf, type NodeHandler } from "./listen.ts";
 
@@ -19,7 +20,8 @@ export interface DispatchOptions {
 }
 
 /**
- * Every HTTP request enters here: health probes, then Connect/gRPC/gRPC-Web by exact RPC path, then the REST
+ * Every HTTP request enters here: health probes, then Connect/gRPC/gRPC-Web by exact RPC path, the API docs
+ * (`/docs`, `/openapi.json`), then the REST
  * gateway. Each call gets its CallInfo (request id, peer, transport) once, shared by all interceptors.
  */
 export function createDispatcher(opts: DispatchOptions): NodeHandler {
@@ -41,6 +43,7 @@ export function createDispatcher(opts: DispatchOptions): NodeHandler {
       return;
     }
     const handler = byPath.get(path);
+    if (handler === undefined && serveDocs(req, res, path)) return;
     if (handler === undefined) {
       info.transport = "rest";
       opts.gateway.handle(req, res, info, values).catch((err: unknown) => {
