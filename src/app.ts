@@ -21,6 +21,7 @@ import { createWebhooksModule, type WebhookOptions } from "./modules/webhooks/in
 import { createFolioModule, createFolioServices } from "./modules/folio/module.ts";
 import { createInventoryModule } from "./modules/inventory/index.ts";
 import { createReservationService, createReservationsModule } from "./modules/reservations/index.ts";
+import { createIdentityModule, MAX_IMAGE_BYTES } from "./modules/identity/index.ts";
 
 export interface AppOptions {
   clock?: Clock;
@@ -59,6 +60,8 @@ function createModules(deps: Deps, options: AppOptions = {}): Module[] {
     createReservationsModule(deps),
     // the night audit marks no-shows through the reservations service, inside the audit's transaction
     createFolioModule(deps, createFolioServices(deps, { markNoShow: createReservationService({ transact: deps.transact, pool: deps.db.pool, clock: deps.clock }).markNoShowInTx })),
+    // mobile identity-document scan (OCR worker thread, started on first use)
+    createIdentityModule(deps),
   ];
 }
 
@@ -81,7 +84,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const served = modules.flatMap((m) => m.services ?? []);
     registerReflection(router, served);
     registerHealth(router, served, db.readiness);
-    gateway = createGateway({ ...router.direct, maxBodyBytes: config.maxBodyBytes });
+    gateway = createGateway({ ...router.direct, maxBodyBytes: config.maxBodyBytes, maxFileBytes: MAX_IMAGE_BYTES });
     const dispatcher = createDispatcher({ handlers: router.handlers, gateway, ready: db.readiness, logger });
     listener = await listen(dispatcher, { port: config.port, host: config.host, tls: config.tls });
   }
@@ -97,6 +100,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     logger,
     async close() {
       await listener?.close(config.shutdownGraceMs);
+      for (const m of modules) await m.stop?.();
       await boss.stop();
       await db.close();
     },

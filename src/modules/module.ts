@@ -26,4 +26,6 @@ export interface Module {
   interceptors?: Interceptor[];
   /** Registers pg-boss workers and schedules; called once the boss is up (ROLE=worker|all run them). */
   startWorkers?(): Promise<void>;
+  /** Releases what the module holds outside the database (worker threads, timers); called once at shutdown. */
+  stop?(): Promise<void>;
 }
