@@ -6,7 +6,7 @@ import type { ReadField } from "./mrz.ts";
 
 export const identityRpcServices = [MobileService];
 
-const scanned = (f: ReadField): MessageInitShape<typeof ScannedFieldSchema> => (f.value === null ? { valid: f.valid } : { value: f.value, valid: f.valid });
+const scanned = (f: ReadField): MessageInitShape<typeof ScannedFieldSchema> => ({ ...(f.value === null ? {} : { value: f.value }), valid: f.valid, corrected: f.corrected === true });
 
 /**
  * This module's part of MobileService. Other mobile RPCs live in other modules: whoever registers

@@ -13,6 +13,8 @@ export interface ReadField {
   /** What was read, also when it failed its checks; null when nothing usable was read. */
   value: string | null;
   valid: boolean;
+  /** A lookalike character (0/O, 8/B, ...) was changed to satisfy the check digit: compare with the document. */
+  corrected?: boolean;
 }
 
 export interface ScanProblem {
@@ -85,10 +87,12 @@ export interface ReadOptions {
 /** Parses MRZ lines (from findMrzLines, or typed) into checked fields. */
 export function readMrz(input: string[], opts: ReadOptions): MrzReading {
   const lines = digitsWhereNumeric(input);
-  let result = parse(lines, { autocorrect: true });
-  const corrected = correctDocumentNumber(lines, result);
-  if (corrected !== undefined) result = corrected;
-  return toReading(result, withAutocorrections(lines, result), opts);
+  const parsed = parse(lines, { autocorrect: true });
+  const corrected = correctDocumentNumber(lines, parsed);
+  const result = corrected ?? parsed;
+  const reading = toReading(result, withAutocorrections(lines, result), opts);
+  if (corrected !== undefined) reading.documentNumber.corrected = true;
+  return reading;
 }
 
 /** The lines with the parser's autocorrections (O to 0 in numeric fields, 0 to O in alphabetic ones) applied. */
@@ -114,38 +118,23 @@ function digitsWhereNumeric(lines: string[]): string[] {
 
 /**
  * The document number is alphanumeric, so the parser's autocorrect cannot tell O from 0 there. When its check
- * digit fails, lookalike substitutions (at most two) are tried; one is taken only when it is the single
- * smallest change that satisfies both the document number's check digit and the composite check digit.
+ * digit fails, each single lookalike substitution is tried, and one is taken only when it is the only one that
+ * satisfies the check digit. Check digits catch most misreads but cannot prove a guess right (a misread check
+ * digit can make a wrong guess pass), so the field is marked `corrected` for the front desk to compare.
  */
 function correctDocumentNumber(lines: string[], result: ParseResult): ParseResult | undefined {
   const check = result.details.find((d) => d.field === "documentNumberCheckDigit");
   const data = check?.ranges[1];
   if (check === undefined || check.valid || data === undefined) return undefined;
-  const positions: number[] = [];
-  for (let i = data.start; i < data.end; i++) if (LOOKALIKES[lines[data.line]![i]!] !== undefined) positions.push(i);
-  for (let changes = 1; changes <= 2; changes++) {
-    const found: ParseResult[] = [];
-    for (const variant of substitutions(lines[data.line]!, positions, changes)) {
-      const candidate = lines.map((l, n) => (n === data.line ? variant : l));
-      const r = parse(candidate, { autocorrect: true });
-      const ok = (f: FieldName): boolean => r.details.find((d) => d.field === f)?.valid !== false;
-      if (ok("documentNumberCheckDigit") && ok("compositeCheckDigit")) found.push(r);
+  const line = lines[data.line]!;
+  const found: ParseResult[] = [];
+  for (let i = data.start; i < data.end; i++) {
+    for (const c of LOOKALIKES[line[i]!] ?? []) {
+      const r = parse(lines.map((l, n) => (n === data.line ? line.slice(0, i) + c + line.slice(i + 1) : l)), { autocorrect: true });
+      if (r.details.find((d) => d.field === "documentNumberCheckDigit")?.valid === true) found.push(r);
     }
-    if (found.length === 1) return found[0];
-    if (found.length > 1) return undefined;
   }
-  return undefined;
-}
-
-function* substitutions(line: string, positions: number[], changes: number, from = 0): Generator<string> {
-  if (changes === 0) {
-    yield line;
-    return;
-  }
-  for (let p = from; p < positions.length; p++) {
-    const i = positions[p]!;
-    for (const c of LOOKALIKES[line[i]!]!) yield* substitutions(line.slice(0, i) + c + line.slice(i + 1), positions, changes - 1, p + 1);
-  }
+  return found.length === 1 ? found[0] : undefined;
 }
 
 /** Our field names for the parser's, for `problems`. */

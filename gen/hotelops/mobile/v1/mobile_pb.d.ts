@@ -4,6 +4,8 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
+import type { Reservation } from "../../reservation/v1/reservation_pb.js";
+import type { NightAuditCheck, NightAuditSummary } from "../../folio/v1/folio_pb.js";
 
 /**
  * Describes the file hotelops/mobile/v1/mobile.proto.
@@ -168,7 +170,8 @@ export declare type ScanIdentityDocumentResponse = Message<"hotelops.mobile.v1.S
 
   /**
    * Every check that failed, e.g. {field: "documentNumber", reason: "check digit does not match"}; empty when
-   * `valid`. `field` names a field of this response, or "composite" for the MRZ's overall check digit.
+   * `valid`. `field` names a field of this response, or "composite" (the MRZ's overall check digit),
+   * "documentCode" (not a passport/identity-card code) or "personalNumber" (a passport's personal number).
    *
    * @generated from field: repeated hotelops.mobile.v1.ScanProblem problems = 14;
    */
@@ -194,6 +197,15 @@ export declare type ScannedField = Message<"hotelops.mobile.v1.ScannedField"> & 
    * @generated from field: bool valid = 2;
    */
   valid: boolean;
+
+  /**
+   * Only the document number: OCR confuses 0/O, 8/B, 2/Z, 5/S, 1/I in alphanumeric fields, so when its check
+   * digit failed and exactly one such swap makes it hold, the swap is taken and this is true. A check digit
+   * cannot prove the guess right: compare the value with the document.
+   *
+   * @generated from field: bool corrected = 3;
+   */
+  corrected: boolean;
 };
 
 /**
@@ -222,6 +234,726 @@ export declare type ScanProblem = Message<"hotelops.mobile.v1.ScanProblem"> & {
  * Use `create(ScanProblemSchema)` to create a new message.
  */
 export declare const ScanProblemSchema: GenMessage<ScanProblem>;
+
+/**
+ * @generated from message hotelops.mobile.v1.GetReservationOptionsRequest
+ */
+export declare type GetReservationOptionsRequest = Message<"hotelops.mobile.v1.GetReservationOptionsRequest"> & {
+  /**
+   * Both or neither: the stay to quote (YYYY-MM-DD, departure exclusive).
+   *
+   * @generated from field: optional string arrival_date = 1;
+   */
+  arrivalDate?: string | undefined;
+
+  /**
+   * @generated from field: optional string departure_date = 2;
+   */
+  departureDate?: string | undefined;
+
+  /**
+   * Guests for the quotes' occupancy check (default 1 adult, 0 children).
+   *
+   * @generated from field: optional int32 adults = 3;
+   */
+  adults?: number | undefined;
+
+  /**
+   * @generated from field: optional int32 children = 4;
+   */
+  children?: number | undefined;
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.GetReservationOptionsRequest.
+ * Use `create(GetReservationOptionsRequestSchema)` to create a new message.
+ */
+export declare const GetReservationOptionsRequestSchema: GenMessage<GetReservationOptionsRequest>;
+
+/**
+ * @generated from message hotelops.mobile.v1.OptionRoomType
+ */
+export declare type OptionRoomType = Message<"hotelops.mobile.v1.OptionRoomType"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string code = 2;
+   */
+  code: string;
+
+  /**
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * @generated from field: int32 max_occupancy = 4;
+   */
+  maxOccupancy: number;
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.OptionRoomType.
+ * Use `create(OptionRoomTypeSchema)` to create a new message.
+ */
+export declare const OptionRoomTypeSchema: GenMessage<OptionRoomType>;
+
+/**
+ * @generated from message hotelops.mobile.v1.OptionRatePlan
+ */
+export declare type OptionRatePlan = Message<"hotelops.mobile.v1.OptionRatePlan"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string code = 2;
+   */
+  code: string;
+
+  /**
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * ROOM_ONLY, BED_AND_BREAKFAST, HALF_BOARD, FULL_BOARD or ALL_INCLUSIVE.
+   *
+   * @generated from field: string board_type = 4;
+   */
+  boardType: string;
+
+  /**
+   * @generated from field: repeated string room_type_ids = 5;
+   */
+  roomTypeIds: string[];
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.OptionRatePlan.
+ * Use `create(OptionRatePlanSchema)` to create a new message.
+ */
+export declare const OptionRatePlanSchema: GenMessage<OptionRatePlan>;
+
+/**
+ * @generated from message hotelops.mobile.v1.OptionRoom
+ */
+export declare type OptionRoom = Message<"hotelops.mobile.v1.OptionRoom"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string number = 2;
+   */
+  number: string;
+
+  /**
+   * @generated from field: string room_type_id = 3;
+   */
+  roomTypeId: string;
+
+  /**
+   * CLEAN, DIRTY, INSPECTED or OUT_OF_ORDER.
+   *
+   * @generated from field: string status = 4;
+   */
+  status: string;
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.OptionRoom.
+ * Use `create(OptionRoomSchema)` to create a new message.
+ */
+export declare const OptionRoomSchema: GenMessage<OptionRoom>;
+
+/**
+ * @generated from message hotelops.mobile.v1.RateQuote
+ */
+export declare type RateQuote = Message<"hotelops.mobile.v1.RateQuote"> & {
+  /**
+   * @generated from field: string room_type_id = 1;
+   */
+  roomTypeId: string;
+
+  /**
+   * @generated from field: string rate_plan_id = 2;
+   */
+  ratePlanId: string;
+
+  /**
+   * Sum of the daily prices of the stay, minor units.
+   *
+   * @generated from field: int64 total_minor = 3;
+   */
+  totalMinor: bigint;
+
+  /**
+   * @generated from field: bool available = 4;
+   */
+  available: boolean;
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.RateQuote.
+ * Use `create(RateQuoteSchema)` to create a new message.
+ */
+export declare const RateQuoteSchema: GenMessage<RateQuote>;
+
+/**
+ * @generated from message hotelops.mobile.v1.GetReservationOptionsResponse
+ */
+export declare type GetReservationOptionsResponse = Message<"hotelops.mobile.v1.GetReservationOptionsResponse"> & {
+  /**
+   * @generated from field: string currency = 1;
+   */
+  currency: string;
+
+  /**
+   * @generated from field: int32 amount_scale = 2;
+   */
+  amountScale: number;
+
+  /**
+   * @generated from field: repeated hotelops.mobile.v1.OptionRoomType room_types = 3;
+   */
+  roomTypes: OptionRoomType[];
+
+  /**
+   * @generated from field: repeated hotelops.mobile.v1.OptionRatePlan rate_plans = 4;
+   */
+  ratePlans: OptionRatePlan[];
+
+  /**
+   * @generated from field: repeated hotelops.mobile.v1.OptionRoom rooms = 5;
+   */
+  rooms: OptionRoom[];
+
+  /**
+   * @generated from field: repeated string board_types = 6;
+   */
+  boardTypes: string[];
+
+  /**
+   * @generated from field: repeated string sources = 7;
+   */
+  sources: string[];
+
+  /**
+   * Only when dates were given; rate plan x room type pairs without a price for every night are left out.
+   *
+   * @generated from field: repeated hotelops.mobile.v1.RateQuote quotes = 8;
+   */
+  quotes: RateQuote[];
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.GetReservationOptionsResponse.
+ * Use `create(GetReservationOptionsResponseSchema)` to create a new message.
+ */
+export declare const GetReservationOptionsResponseSchema: GenMessage<GetReservationOptionsResponse>;
+
+/**
+ * @generated from message hotelops.mobile.v1.CreateMobileReservationRequest
+ */
+export declare type CreateMobileReservationRequest = Message<"hotelops.mobile.v1.CreateMobileReservationRequest"> & {
+  /**
+   * @generated from field: string holder_name = 1;
+   */
+  holderName: string;
+
+  /**
+   * @generated from field: string arrival_date = 2;
+   */
+  arrivalDate: string;
+
+  /**
+   * @generated from field: string departure_date = 3;
+   */
+  departureDate: string;
+
+  /**
+   * @generated from field: string room_type_id = 4;
+   */
+  roomTypeId: string;
+
+  /**
+   * @generated from field: string rate_plan_id = 5;
+   */
+  ratePlanId: string;
+
+  /**
+   * @generated from field: int32 adults = 6;
+   */
+  adults: number;
+
+  /**
+   * Required: the price of the whole stay in minor units.
+   *
+   * @generated from field: optional int64 total_minor = 7;
+   */
+  totalMinor?: bigint | undefined;
+
+  /**
+   * Required: the property's currency (ISO 4217).
+   *
+   * @generated from field: string currency = 8;
+   */
+  currency: string;
+
+  /**
+   * @generated from field: optional int32 children = 9;
+   */
+  children?: number | undefined;
+
+  /**
+   * @generated from field: optional string room_id = 10;
+   */
+  roomId?: string | undefined;
+
+  /**
+   * @generated from field: optional string board_type = 11;
+   */
+  boardType?: string | undefined;
+
+  /**
+   * @generated from field: optional string source = 12;
+   */
+  source?: string | undefined;
+
+  /**
+   * TENTATIVE or GUARANTEED (default).
+   *
+   * @generated from field: optional string status = 13;
+   */
+  status?: string | undefined;
+
+  /**
+   * @generated from field: optional string notes = 14;
+   */
+  notes?: string | undefined;
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.CreateMobileReservationRequest.
+ * Use `create(CreateMobileReservationRequestSchema)` to create a new message.
+ */
+export declare const CreateMobileReservationRequestSchema: GenMessage<CreateMobileReservationRequest>;
+
+/**
+ * @generated from message hotelops.mobile.v1.CreateMobileReservationResponse
+ */
+export declare type CreateMobileReservationResponse = Message<"hotelops.mobile.v1.CreateMobileReservationResponse"> & {
+  /**
+   * @generated from field: hotelops.reservation.v1.Reservation reservation = 1;
+   */
+  reservation?: Reservation | undefined;
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.CreateMobileReservationResponse.
+ * Use `create(CreateMobileReservationResponseSchema)` to create a new message.
+ */
+export declare const CreateMobileReservationResponseSchema: GenMessage<CreateMobileReservationResponse>;
+
+/**
+ * @generated from message hotelops.mobile.v1.ListMobileReservationsRequest
+ */
+export declare type ListMobileReservationsRequest = Message<"hotelops.mobile.v1.ListMobileReservationsRequest"> & {
+  /**
+   * @generated from field: string from = 1;
+   */
+  from: string;
+
+  /**
+   * @generated from field: string to = 2;
+   */
+  to: string;
+
+  /**
+   * @generated from field: string status = 3;
+   */
+  status: string;
+
+  /**
+   * @generated from field: string cursor = 4;
+   */
+  cursor: string;
+
+  /**
+   * @generated from field: int32 limit = 5;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.ListMobileReservationsRequest.
+ * Use `create(ListMobileReservationsRequestSchema)` to create a new message.
+ */
+export declare const ListMobileReservationsRequestSchema: GenMessage<ListMobileReservationsRequest>;
+
+/**
+ * @generated from message hotelops.mobile.v1.ListMobileReservationsResponse
+ */
+export declare type ListMobileReservationsResponse = Message<"hotelops.mobile.v1.ListMobileReservationsResponse"> & {
+  /**
+   * @generated from field: repeated hotelops.reservation.v1.Reservation reservations = 1;
+   */
+  reservations: Reservation[];
+
+  /**
+   * @generated from field: string next_cursor = 2;
+   */
+  nextCursor: string;
+
+  /**
+   * @generated from field: bool has_more = 3;
+   */
+  hasMore: boolean;
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.ListMobileReservationsResponse.
+ * Use `create(ListMobileReservationsResponseSchema)` to create a new message.
+ */
+export declare const ListMobileReservationsResponseSchema: GenMessage<ListMobileReservationsResponse>;
+
+/**
+ * @generated from message hotelops.mobile.v1.GetMobileReservationRequest
+ */
+export declare type GetMobileReservationRequest = Message<"hotelops.mobile.v1.GetMobileReservationRequest"> & {
+  /**
+   * @generated from field: string reservation_id = 1;
+   */
+  reservationId: string;
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.GetMobileReservationRequest.
+ * Use `create(GetMobileReservationRequestSchema)` to create a new message.
+ */
+export declare const GetMobileReservationRequestSchema: GenMessage<GetMobileReservationRequest>;
+
+/**
+ * @generated from message hotelops.mobile.v1.GetMobileReservationResponse
+ */
+export declare type GetMobileReservationResponse = Message<"hotelops.mobile.v1.GetMobileReservationResponse"> & {
+  /**
+   * @generated from field: hotelops.reservation.v1.Reservation reservation = 1;
+   */
+  reservation?: Reservation | undefined;
+
+  /**
+   * Charges minus payments of the reservation's folio in minor units; null when no folio is open.
+   *
+   * @generated from field: optional int64 folio_balance_minor = 2;
+   */
+  folioBalanceMinor?: bigint | undefined;
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.GetMobileReservationResponse.
+ * Use `create(GetMobileReservationResponseSchema)` to create a new message.
+ */
+export declare const GetMobileReservationResponseSchema: GenMessage<GetMobileReservationResponse>;
+
+/**
+ * @generated from message hotelops.mobile.v1.GetDashboardRequest
+ */
+export declare type GetDashboardRequest = Message<"hotelops.mobile.v1.GetDashboardRequest"> & {
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.GetDashboardRequest.
+ * Use `create(GetDashboardRequestSchema)` to create a new message.
+ */
+export declare const GetDashboardRequestSchema: GenMessage<GetDashboardRequest>;
+
+/**
+ * @generated from message hotelops.mobile.v1.GetDashboardResponse
+ */
+export declare type GetDashboardResponse = Message<"hotelops.mobile.v1.GetDashboardResponse"> & {
+  /**
+   * @generated from field: string business_date = 1;
+   */
+  businessDate: string;
+
+  /**
+   * Reservations arriving on the business date (TENTATIVE, GUARANTEED or already IN_HOUSE).
+   *
+   * @generated from field: int32 arrivals = 2;
+   */
+  arrivals: number;
+
+  /**
+   * Reservations departing on the business date (IN_HOUSE or already CHECKED_OUT).
+   *
+   * @generated from field: int32 departures = 3;
+   */
+  departures: number;
+
+  /**
+   * Reservations IN_HOUSE now.
+   *
+   * @generated from field: int32 in_house = 4;
+   */
+  inHouse: number;
+
+  /**
+   * Rooms of the property (all room types) on the business date.
+   *
+   * @generated from field: int32 rooms_total = 5;
+   */
+  roomsTotal: number;
+
+  /**
+   * Rooms still free to sell tonight (total - sold - blocked - out of order).
+   *
+   * @generated from field: int32 rooms_available = 6;
+   */
+  roomsAvailable: number;
+
+  /**
+   * @generated from field: int32 rooms_out_of_order = 7;
+   */
+  roomsOutOfOrder: number;
+
+  /**
+   * @generated from field: int32 rooms_sold = 8;
+   */
+  roomsSold: number;
+
+  /**
+   * Occupancy tonight in basis points (10000 = 100 %): sold * 10000 / (total - out of order), integer
+   * division; 0 when no room can be sold.
+   *
+   * @generated from field: int32 occupancy_bp = 9;
+   */
+  occupancyBp: number;
+
+  /**
+   * Charges posted to folios with the business date (room nights are posted by the night audit), minor units.
+   *
+   * @generated from field: int64 revenue_minor = 10;
+   */
+  revenueMinor: bigint;
+
+  /**
+   * @generated from field: string currency = 11;
+   */
+  currency: string;
+
+  /**
+   * @generated from field: int32 amount_scale = 12;
+   */
+  amountScale: number;
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.GetDashboardResponse.
+ * Use `create(GetDashboardResponseSchema)` to create a new message.
+ */
+export declare const GetDashboardResponseSchema: GenMessage<GetDashboardResponse>;
+
+/**
+ * @generated from message hotelops.mobile.v1.GetForecastRequest
+ */
+export declare type GetForecastRequest = Message<"hotelops.mobile.v1.GetForecastRequest"> & {
+  /**
+   * @generated from field: int32 year = 1;
+   */
+  year: number;
+
+  /**
+   * @generated from field: int32 month = 2;
+   */
+  month: number;
+
+  /**
+   * @generated from field: bool include_options = 3;
+   */
+  includeOptions: boolean;
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.GetForecastRequest.
+ * Use `create(GetForecastRequestSchema)` to create a new message.
+ */
+export declare const GetForecastRequestSchema: GenMessage<GetForecastRequest>;
+
+/**
+ * @generated from message hotelops.mobile.v1.ForecastDay
+ */
+export declare type ForecastDay = Message<"hotelops.mobile.v1.ForecastDay"> & {
+  /**
+   * @generated from field: string date = 1;
+   */
+  date: string;
+
+  /**
+   * Sellable rooms: rooms of all types minus rooms out of order that night.
+   *
+   * @generated from field: int32 rooms_available = 2;
+   */
+  roomsAvailable: number;
+
+  /**
+   * Room nights on the books that night.
+   *
+   * @generated from field: int32 rooms_sold = 3;
+   */
+  roomsSold: number;
+
+  /**
+   * rooms_sold * 10000 / rooms_available in basis points (integer division), 0 when nothing is sellable.
+   *
+   * @generated from field: int32 occupancy_bp = 4;
+   */
+  occupancyBp: number;
+
+  /**
+   * Average daily rate: revenue_minor / rooms_sold, integer division (rounded down), 0 when nothing is sold.
+   *
+   * @generated from field: int64 adr_minor = 5;
+   */
+  adrMinor: bigint;
+
+  /**
+   * The nightly prices of the room nights sold, minor units.
+   *
+   * @generated from field: int64 revenue_minor = 6;
+   */
+  revenueMinor: bigint;
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.ForecastDay.
+ * Use `create(ForecastDaySchema)` to create a new message.
+ */
+export declare const ForecastDaySchema: GenMessage<ForecastDay>;
+
+/**
+ * @generated from message hotelops.mobile.v1.GetForecastResponse
+ */
+export declare type GetForecastResponse = Message<"hotelops.mobile.v1.GetForecastResponse"> & {
+  /**
+   * @generated from field: int32 year = 1;
+   */
+  year: number;
+
+  /**
+   * @generated from field: int32 month = 2;
+   */
+  month: number;
+
+  /**
+   * @generated from field: string currency = 3;
+   */
+  currency: string;
+
+  /**
+   * @generated from field: int32 amount_scale = 4;
+   */
+  amountScale: number;
+
+  /**
+   * @generated from field: repeated hotelops.mobile.v1.ForecastDay days = 5;
+   */
+  days: ForecastDay[];
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.GetForecastResponse.
+ * Use `create(GetForecastResponseSchema)` to create a new message.
+ */
+export declare const GetForecastResponseSchema: GenMessage<GetForecastResponse>;
+
+/**
+ * @generated from message hotelops.mobile.v1.GetMobileNightAuditRequest
+ */
+export declare type GetMobileNightAuditRequest = Message<"hotelops.mobile.v1.GetMobileNightAuditRequest"> & {
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.GetMobileNightAuditRequest.
+ * Use `create(GetMobileNightAuditRequestSchema)` to create a new message.
+ */
+export declare const GetMobileNightAuditRequestSchema: GenMessage<GetMobileNightAuditRequest>;
+
+/**
+ * @generated from message hotelops.mobile.v1.GetMobileNightAuditResponse
+ */
+export declare type GetMobileNightAuditResponse = Message<"hotelops.mobile.v1.GetMobileNightAuditResponse"> & {
+  /**
+   * @generated from field: string business_date = 1;
+   */
+  businessDate: string;
+
+  /**
+   * @generated from field: repeated hotelops.folio.v1.NightAuditCheck checks = 2;
+   */
+  checks: NightAuditCheck[];
+
+  /**
+   * @generated from field: bool can_run = 3;
+   */
+  canRun: boolean;
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.GetMobileNightAuditResponse.
+ * Use `create(GetMobileNightAuditResponseSchema)` to create a new message.
+ */
+export declare const GetMobileNightAuditResponseSchema: GenMessage<GetMobileNightAuditResponse>;
+
+/**
+ * @generated from message hotelops.mobile.v1.RunMobileNightAuditRequest
+ */
+export declare type RunMobileNightAuditRequest = Message<"hotelops.mobile.v1.RunMobileNightAuditRequest"> & {
+  /**
+   * The business date the user saw and agreed to close (YYYY-MM-DD).
+   *
+   * @generated from field: string expected_business_date = 1;
+   */
+  expectedBusinessDate: string;
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.RunMobileNightAuditRequest.
+ * Use `create(RunMobileNightAuditRequestSchema)` to create a new message.
+ */
+export declare const RunMobileNightAuditRequestSchema: GenMessage<RunMobileNightAuditRequest>;
+
+/**
+ * @generated from message hotelops.mobile.v1.RunMobileNightAuditResponse
+ */
+export declare type RunMobileNightAuditResponse = Message<"hotelops.mobile.v1.RunMobileNightAuditResponse"> & {
+  /**
+   * @generated from field: string previous_business_date = 1;
+   */
+  previousBusinessDate: string;
+
+  /**
+   * @generated from field: string business_date = 2;
+   */
+  businessDate: string;
+
+  /**
+   * @generated from field: hotelops.folio.v1.NightAuditSummary summary = 3;
+   */
+  summary?: NightAuditSummary | undefined;
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.RunMobileNightAuditResponse.
+ * Use `create(RunMobileNightAuditResponseSchema)` to create a new message.
+ */
+export declare const RunMobileNightAuditResponseSchema: GenMessage<RunMobileNightAuditResponse>;
 
 /**
  * The hotel staff mobile app's API under `/api/mobile/v1` (CONTRACT.md "Mobile API"). Every RPC here is called
@@ -258,6 +990,110 @@ export declare const MobileService: GenService<{
     methodKind: "unary";
     input: typeof ScanIdentityDocumentRequestSchema;
     output: typeof ScanIdentityDocumentResponseSchema;
+  },
+  /**
+   * What a new reservation can be made of, for the session's active property: currency and amount scale, the
+   * real room types, rate plans (board type and the room types they cover), rooms with their housekeeping
+   * status, board types and sources. With `arrival_date` and `departure_date` (YYYY-MM-DD, at most 60 nights)
+   * the response also quotes every rate plan x room type with a daily price for every night: `total_minor` is
+   * the sum of the daily prices (what POST /reservations expects as totalMinor) and `available` is true when a
+   * room of the type is free every night and `adults` + `children` (default 1 + 0) fit its max occupancy.
+   * Needs reservations.view or reservations.create. 400 for a bad date or range.
+   *
+   * @generated from rpc hotelops.mobile.v1.MobileService.GetReservationOptions
+   */
+  getReservationOptions: {
+    methodKind: "unary";
+    input: typeof GetReservationOptionsRequestSchema;
+    output: typeof GetReservationOptionsResponseSchema;
+  },
+  /**
+   * Creates a one-room reservation in the session's active property (spec "Create-reservation request"), 201
+   * with the reservation itself as the body. `Idempotency-Key` is required; a replay returns the first answer.
+   * The server checks: dates (YYYY-MM-DD, arrival not before the business date, 1-60 nights), room type and
+   * rate plan of this property (404 otherwise) with the rate plan covering the room type, adults + children
+   * within the max occupancy, `currency` = the property's currency, `board_type` (when given) = the rate plan's,
+   * a price for every night, `total_minor` = the sum of the daily prices unless the staff holds
+   * reservations.override_price (then the amount is spread over the nights), a free room every night (409
+   * sold_out otherwise), and `room_id` (when given) of that room type, not out of order and free. `source`
+   * defaults to MOBILE (DIRECT, MOBILE, PANEL, CHANNEL or API), `status` to GUARANTEED (or TENTATIVE).
+   * Errors: 400 invalid_argument for malformed or missing fields, 422 validation_failed for rule failures.
+   *
+   * @generated from rpc hotelops.mobile.v1.MobileService.CreateMobileReservation
+   */
+  createMobileReservation: {
+    methodKind: "unary";
+    input: typeof CreateMobileReservationRequestSchema;
+    output: typeof CreateMobileReservationResponseSchema;
+  },
+  /**
+   * The active property's reservations, oldest change first, paged by an opaque cursor (the change
+   * sequence). `from` / `to` (YYYY-MM-DD, inclusive) filter on the arrival date; `status` is a comma list of
+   * statuses (e.g. "GUARANTEED,IN_HOUSE"); `limit` 1-500 (default 50).
+   *
+   * @generated from rpc hotelops.mobile.v1.MobileService.ListMobileReservations
+   */
+  listMobileReservations: {
+    methodKind: "unary";
+    input: typeof ListMobileReservationsRequestSchema;
+    output: typeof ListMobileReservationsResponseSchema;
+  },
+  /**
+   * One reservation of the active property with its room lines and, when a folio is open for it, the folio
+   * balance (charges minus payments, minor units). Any other property's id is 404.
+   *
+   * @generated from rpc hotelops.mobile.v1.MobileService.GetMobileReservation
+   */
+  getMobileReservation: {
+    methodKind: "unary";
+    input: typeof GetMobileReservationRequestSchema;
+    output: typeof GetMobileReservationResponseSchema;
+  },
+  /**
+   * Today (the property's business date) at the active property, from two SQL statements.
+   *
+   * @generated from rpc hotelops.mobile.v1.MobileService.GetDashboard
+   */
+  getDashboard: {
+    methodKind: "unary";
+    input: typeof GetDashboardRequestSchema;
+    output: typeof GetDashboardResponseSchema;
+  },
+  /**
+   * Per day of one month: rooms available, sold, occupancy, ADR and room revenue from the reservations on
+   * the books (GUARANTEED, IN_HOUSE and CHECKED_OUT; `include_options` adds TENTATIVE). 400 for a year outside
+   * 2000-2100 or a month outside 1-12.
+   *
+   * @generated from rpc hotelops.mobile.v1.MobileService.GetForecast
+   */
+  getForecast: {
+    methodKind: "unary";
+    input: typeof GetForecastRequestSchema;
+    output: typeof GetForecastResponseSchema;
+  },
+  /**
+   * The business date and the night audit's pre-checks (`can_run` is false when a check blocks or the staff
+   * lacks night_audit.run). Needs night_audit.run or dashboard.view.
+   *
+   * @generated from rpc hotelops.mobile.v1.MobileService.GetMobileNightAudit
+   */
+  getMobileNightAudit: {
+    methodKind: "unary";
+    input: typeof GetMobileNightAuditRequestSchema;
+    output: typeof GetMobileNightAuditResponseSchema;
+  },
+  /**
+   * Runs the night audit of the active property (hotelops.folio.v1.FolioService.RunNightAudit): posts the
+   * nights, marks no-shows, moves the business date one day on. 409 business_date_moved when the business date
+   * is not `expected_business_date` any more, 409 conflict with the blocking checks in the details, 400 for a
+   * malformed date.
+   *
+   * @generated from rpc hotelops.mobile.v1.MobileService.RunMobileNightAudit
+   */
+  runMobileNightAudit: {
+    methodKind: "unary";
+    input: typeof RunMobileNightAuditRequestSchema;
+    output: typeof RunMobileNightAuditResponseSchema;
   },
 }>;
 

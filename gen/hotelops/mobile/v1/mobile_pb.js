@@ -6,12 +6,14 @@ import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2
 import { file_google_api_annotations } from "../../../google/api/annotations_pb.js";
 import { file_hotelops_api_v1_rest } from "../../api/v1/rest_pb.js";
 import { file_hotelops_auth_v1_rule } from "../../auth/v1/rule_pb.js";
+import { file_hotelops_folio_v1_folio } from "../../folio/v1/folio_pb.js";
+import { file_hotelops_reservation_v1_reservation } from "../../reservation/v1/reservation_pb.js";
 
 /**
  * Describes the file hotelops/mobile/v1/mobile.proto.
  */
 export const file_hotelops_mobile_v1_mobile = /*@__PURE__*/
-  fileDesc("Ch9ob3RlbG9wcy9tb2JpbGUvdjEvbW9iaWxlLnByb3RvEhJob3RlbG9wcy5tb2JpbGUudjEiZwobU2NhbklkZW50aXR5RG9jdW1lbnRSZXF1ZXN0EhUKDWRvY3VtZW50X3R5cGUYASABKAkSMQoGaW1hZ2VzGAIgAygLMiEuaG90ZWxvcHMubW9iaWxlLnYxLklkZW50aXR5SW1hZ2UiSAoNSWRlbnRpdHlJbWFnZRIPCgdjb250ZW50GAEgASgMEhQKDGNvbnRlbnRfdHlwZRgCIAEoCRIQCghmaWxlbmFtZRgDIAEoCSKLBQocU2NhbklkZW50aXR5RG9jdW1lbnRSZXNwb25zZRIVCg1kb2N1bWVudF90eXBlGAEgASgJEhIKCm1yel9mb3JtYXQYAiABKAkSDQoFdmFsaWQYAyABKAgSOQoPZG9jdW1lbnRfbnVtYmVyGAQgASgLMiAuaG90ZWxvcHMubW9iaWxlLnYxLlNjYW5uZWRGaWVsZBIxCgdzdXJuYW1lGAUgASgLMiAuaG90ZWxvcHMubW9iaWxlLnYxLlNjYW5uZWRGaWVsZBI1CgtnaXZlbl9uYW1lcxgGIAEoCzIgLmhvdGVsb3BzLm1vYmlsZS52MS5TY2FubmVkRmllbGQSNQoLbmF0aW9uYWxpdHkYByABKAsyIC5ob3RlbG9wcy5tb2JpbGUudjEuU2Nhbm5lZEZpZWxkEjcKDWlzc3Vpbmdfc3RhdGUYCCABKAsyIC5ob3RlbG9wcy5tb2JpbGUudjEuU2Nhbm5lZEZpZWxkEjQKCmJpcnRoX2RhdGUYCSABKAsyIC5ob3RlbG9wcy5tb2JpbGUudjEuU2Nhbm5lZEZpZWxkEi0KA3NleBgKIAEoCzIgLmhvdGVsb3BzLm1vYmlsZS52MS5TY2FubmVkRmllbGQSNQoLZXhwaXJ5X2RhdGUYCyABKAsyIC5ob3RlbG9wcy5tb2JpbGUudjEuU2Nhbm5lZEZpZWxkEjwKEnRjX2lkZW50aXR5X251bWJlchgMIAEoCzIgLmhvdGVsb3BzLm1vYmlsZS52MS5TY2FubmVkRmllbGQSDwoHZXhwaXJlZBgNIAEoCBIxCghwcm9ibGVtcxgOIAMoCzIfLmhvdGVsb3BzLm1vYmlsZS52MS5TY2FuUHJvYmxlbSI7CgxTY2FubmVkRmllbGQSEgoFdmFsdWUYASABKAlIAIgBARINCgV2YWxpZBgCIAEoCEIICgZfdmFsdWUiLAoLU2NhblByb2JsZW0SDQoFZmllbGQYASABKAkSDgoGcmVhc29uGAIgASgJMugBCg1Nb2JpbGVTZXJ2aWNlEtYBChRTY2FuSWRlbnRpdHlEb2N1bWVudBIvLmhvdGVsb3BzLm1vYmlsZS52MS5TY2FuSWRlbnRpdHlEb2N1bWVudFJlcXVlc3QaMC5ob3RlbG9wcy5tb2JpbGUudjEuU2NhbklkZW50aXR5RG9jdW1lbnRSZXNwb25zZSJborsYFRoTbXVsdGlwYXJ0L2Zvcm0tZGF0YcLBGBcSEmZyb250ZGVzay5jaGVja19pbiIBAYLT5JMCIToBKiIcL2FwaS9tb2JpbGUvdjEvaWRlbnRpdHktc2NhbmIGcHJvdG8z", [file_google_api_annotations, file_hotelops_api_v1_rest, file_hotelops_auth_v1_rule]);
+  fileDesc("Ch9ob3RlbG9wcy9tb2JpbGUvdjEvbW9iaWxlLnByb3RvEhJob3RlbG9wcy5tb2JpbGUudjEiZwobU2NhbklkZW50aXR5RG9jdW1lbnRSZXF1ZXN0EhUKDWRvY3VtZW50X3R5cGUYASABKAkSMQoGaW1hZ2VzGAIgAygLMiEuaG90ZWxvcHMubW9iaWxlLnYxLklkZW50aXR5SW1hZ2UiSAoNSWRlbnRpdHlJbWFnZRIPCgdjb250ZW50GAEgASgMEhQKDGNvbnRlbnRfdHlwZRgCIAEoCRIQCghmaWxlbmFtZRgDIAEoCSKLBQocU2NhbklkZW50aXR5RG9jdW1lbnRSZXNwb25zZRIVCg1kb2N1bWVudF90eXBlGAEgASgJEhIKCm1yel9mb3JtYXQYAiABKAkSDQoFdmFsaWQYAyABKAgSOQoPZG9jdW1lbnRfbnVtYmVyGAQgASgLMiAuaG90ZWxvcHMubW9iaWxlLnYxLlNjYW5uZWRGaWVsZBIxCgdzdXJuYW1lGAUgASgLMiAuaG90ZWxvcHMubW9iaWxlLnYxLlNjYW5uZWRGaWVsZBI1CgtnaXZlbl9uYW1lcxgGIAEoCzIgLmhvdGVsb3BzLm1vYmlsZS52MS5TY2FubmVkRmllbGQSNQoLbmF0aW9uYWxpdHkYByABKAsyIC5ob3RlbG9wcy5tb2JpbGUudjEuU2Nhbm5lZEZpZWxkEjcKDWlzc3Vpbmdfc3RhdGUYCCABKAsyIC5ob3RlbG9wcy5tb2JpbGUudjEuU2Nhbm5lZEZpZWxkEjQKCmJpcnRoX2RhdGUYCSABKAsyIC5ob3RlbG9wcy5tb2JpbGUudjEuU2Nhbm5lZEZpZWxkEi0KA3NleBgKIAEoCzIgLmhvdGVsb3BzLm1vYmlsZS52MS5TY2FubmVkRmllbGQSNQoLZXhwaXJ5X2RhdGUYCyABKAsyIC5ob3RlbG9wcy5tb2JpbGUudjEuU2Nhbm5lZEZpZWxkEjwKEnRjX2lkZW50aXR5X251bWJlchgMIAEoCzIgLmhvdGVsb3BzLm1vYmlsZS52MS5TY2FubmVkRmllbGQSDwoHZXhwaXJlZBgNIAEoCBIxCghwcm9ibGVtcxgOIAMoCzIfLmhvdGVsb3BzLm1vYmlsZS52MS5TY2FuUHJvYmxlbSJOCgxTY2FubmVkRmllbGQSEgoFdmFsdWUYASABKAlIAIgBARINCgV2YWxpZBgCIAEoCBIRCgljb3JyZWN0ZWQYAyABKAhCCAoGX3ZhbHVlIiwKC1NjYW5Qcm9ibGVtEg0KBWZpZWxkGAEgASgJEg4KBnJlYXNvbhgCIAEoCSK+AQocR2V0UmVzZXJ2YXRpb25PcHRpb25zUmVxdWVzdBIZCgxhcnJpdmFsX2RhdGUYASABKAlIAIgBARIbCg5kZXBhcnR1cmVfZGF0ZRgCIAEoCUgBiAEBEhMKBmFkdWx0cxgDIAEoBUgCiAEBEhUKCGNoaWxkcmVuGAQgASgFSAOIAQFCDwoNX2Fycml2YWxfZGF0ZUIRCg9fZGVwYXJ0dXJlX2RhdGVCCQoHX2FkdWx0c0ILCglfY2hpbGRyZW4iTwoOT3B0aW9uUm9vbVR5cGUSCgoCaWQYASABKAkSDAoEY29kZRgCIAEoCRIMCgRuYW1lGAMgASgJEhUKDW1heF9vY2N1cGFuY3kYBCABKAUiYwoOT3B0aW9uUmF0ZVBsYW4SCgoCaWQYASABKAkSDAoEY29kZRgCIAEoCRIMCgRuYW1lGAMgASgJEhIKCmJvYXJkX3R5cGUYBCABKAkSFQoNcm9vbV90eXBlX2lkcxgFIAMoCSJOCgpPcHRpb25Sb29tEgoKAmlkGAEgASgJEg4KBm51bWJlchgCIAEoCRIUCgxyb29tX3R5cGVfaWQYAyABKAkSDgoGc3RhdHVzGAQgASgJIl8KCVJhdGVRdW90ZRIUCgxyb29tX3R5cGVfaWQYASABKAkSFAoMcmF0ZV9wbGFuX2lkGAIgASgJEhMKC3RvdGFsX21pbm9yGAMgASgDEhEKCWF2YWlsYWJsZRgEIAEoCCK7AgodR2V0UmVzZXJ2YXRpb25PcHRpb25zUmVzcG9uc2USEAoIY3VycmVuY3kYASABKAkSFAoMYW1vdW50X3NjYWxlGAIgASgFEjYKCnJvb21fdHlwZXMYAyADKAsyIi5ob3RlbG9wcy5tb2JpbGUudjEuT3B0aW9uUm9vbVR5cGUSNgoKcmF0ZV9wbGFucxgEIAMoCzIiLmhvdGVsb3BzLm1vYmlsZS52MS5PcHRpb25SYXRlUGxhbhItCgVyb29tcxgFIAMoCzIeLmhvdGVsb3BzLm1vYmlsZS52MS5PcHRpb25Sb29tEhMKC2JvYXJkX3R5cGVzGAYgAygJEg8KB3NvdXJjZXMYByADKAkSLQoGcXVvdGVzGAggAygLMh0uaG90ZWxvcHMubW9iaWxlLnYxLlJhdGVRdW90ZSKnAwoeQ3JlYXRlTW9iaWxlUmVzZXJ2YXRpb25SZXF1ZXN0EhMKC2hvbGRlcl9uYW1lGAEgASgJEhQKDGFycml2YWxfZGF0ZRgCIAEoCRIWCg5kZXBhcnR1cmVfZGF0ZRgDIAEoCRIUCgxyb29tX3R5cGVfaWQYBCABKAkSFAoMcmF0ZV9wbGFuX2lkGAUgASgJEg4KBmFkdWx0cxgGIAEoBRIYCgt0b3RhbF9taW5vchgHIAEoA0gAiAEBEhAKCGN1cnJlbmN5GAggASgJEhUKCGNoaWxkcmVuGAkgASgFSAGIAQESFAoHcm9vbV9pZBgKIAEoCUgCiAEBEhcKCmJvYXJkX3R5cGUYCyABKAlIA4gBARITCgZzb3VyY2UYDCABKAlIBIgBARITCgZzdGF0dXMYDSABKAlIBYgBARISCgVub3RlcxgOIAEoCUgGiAEBQg4KDF90b3RhbF9taW5vckILCglfY2hpbGRyZW5CCgoIX3Jvb21faWRCDQoLX2JvYXJkX3R5cGVCCQoHX3NvdXJjZUIJCgdfc3RhdHVzQggKBl9ub3RlcyJcCh9DcmVhdGVNb2JpbGVSZXNlcnZhdGlvblJlc3BvbnNlEjkKC3Jlc2VydmF0aW9uGAEgASgLMiQuaG90ZWxvcHMucmVzZXJ2YXRpb24udjEuUmVzZXJ2YXRpb24iaAodTGlzdE1vYmlsZVJlc2VydmF0aW9uc1JlcXVlc3QSDAoEZnJvbRgBIAEoCRIKCgJ0bxgCIAEoCRIOCgZzdGF0dXMYAyABKAkSDgoGY3Vyc29yGAQgASgJEg0KBWxpbWl0GAUgASgFIoMBCh5MaXN0TW9iaWxlUmVzZXJ2YXRpb25zUmVzcG9uc2USOgoMcmVzZXJ2YXRpb25zGAEgAygLMiQuaG90ZWxvcHMucmVzZXJ2YXRpb24udjEuUmVzZXJ2YXRpb24SEwoLbmV4dF9jdXJzb3IYAiABKAkSEAoIaGFzX21vcmUYAyABKAgiNQobR2V0TW9iaWxlUmVzZXJ2YXRpb25SZXF1ZXN0EhYKDnJlc2VydmF0aW9uX2lkGAEgASgJIpMBChxHZXRNb2JpbGVSZXNlcnZhdGlvblJlc3BvbnNlEjkKC3Jlc2VydmF0aW9uGAEgASgLMiQuaG90ZWxvcHMucmVzZXJ2YXRpb24udjEuUmVzZXJ2YXRpb24SIAoTZm9saW9fYmFsYW5jZV9taW5vchgCIAEoA0gAiAEBQhYKFF9mb2xpb19iYWxhbmNlX21pbm9yIhUKE0dldERhc2hib2FyZFJlcXVlc3QimAIKFEdldERhc2hib2FyZFJlc3BvbnNlEhUKDWJ1c2luZXNzX2RhdGUYASABKAkSEAoIYXJyaXZhbHMYAiABKAUSEgoKZGVwYXJ0dXJlcxgDIAEoBRIQCghpbl9ob3VzZRgEIAEoBRITCgtyb29tc190b3RhbBgFIAEoBRIXCg9yb29tc19hdmFpbGFibGUYBiABKAUSGgoScm9vbXNfb3V0X29mX29yZGVyGAcgASgFEhIKCnJvb21zX3NvbGQYCCABKAUSFAoMb2NjdXBhbmN5X2JwGAkgASgFEhUKDXJldmVudWVfbWlub3IYCiABKAMSEAoIY3VycmVuY3kYCyABKAkSFAoMYW1vdW50X3NjYWxlGAwgASgFIkoKEkdldEZvcmVjYXN0UmVxdWVzdBIMCgR5ZWFyGAEgASgFEg0KBW1vbnRoGAIgASgFEhcKD2luY2x1ZGVfb3B0aW9ucxgDIAEoCCKIAQoLRm9yZWNhc3REYXkSDAoEZGF0ZRgBIAEoCRIXCg9yb29tc19hdmFpbGFibGUYAiABKAUSEgoKcm9vbXNfc29sZBgDIAEoBRIUCgxvY2N1cGFuY3lfYnAYBCABKAUSEQoJYWRyX21pbm9yGAUgASgDEhUKDXJldmVudWVfbWlub3IYBiABKAMiiQEKE0dldEZvcmVjYXN0UmVzcG9uc2USDAoEeWVhchgBIAEoBRINCgVtb250aBgCIAEoBRIQCghjdXJyZW5jeRgDIAEoCRIUCgxhbW91bnRfc2NhbGUYBCABKAUSLQoEZGF5cxgFIAMoCzIfLmhvdGVsb3BzLm1vYmlsZS52MS5Gb3JlY2FzdERheSIcChpHZXRNb2JpbGVOaWdodEF1ZGl0UmVxdWVzdCJ5ChtHZXRNb2JpbGVOaWdodEF1ZGl0UmVzcG9uc2USFQoNYnVzaW5lc3NfZGF0ZRgBIAEoCRIyCgZjaGVja3MYAiADKAsyIi5ob3RlbG9wcy5mb2xpby52MS5OaWdodEF1ZGl0Q2hlY2sSDwoHY2FuX3J1bhgDIAEoCCI8ChpSdW5Nb2JpbGVOaWdodEF1ZGl0UmVxdWVzdBIeChZleHBlY3RlZF9idXNpbmVzc19kYXRlGAEgASgJIosBChtSdW5Nb2JpbGVOaWdodEF1ZGl0UmVzcG9uc2USHgoWcHJldmlvdXNfYnVzaW5lc3NfZGF0ZRgBIAEoCRIVCg1idXNpbmVzc19kYXRlGAIgASgJEjUKB3N1bW1hcnkYAyABKAsyJC5ob3RlbG9wcy5mb2xpby52MS5OaWdodEF1ZGl0U3VtbWFyeTKXDQoNTW9iaWxlU2VydmljZRLWAQoUU2NhbklkZW50aXR5RG9jdW1lbnQSLy5ob3RlbG9wcy5tb2JpbGUudjEuU2NhbklkZW50aXR5RG9jdW1lbnRSZXF1ZXN0GjAuaG90ZWxvcHMubW9iaWxlLnYxLlNjYW5JZGVudGl0eURvY3VtZW50UmVzcG9uc2UiW6K7GBUaE211bHRpcGFydC9mb3JtLWRhdGHCwRgXEhJmcm9udGRlc2suY2hlY2tfaW4iAQGC0+STAiE6ASoiHC9hcGkvbW9iaWxlL3YxL2lkZW50aXR5LXNjYW4SsAEKFUdldFJlc2VydmF0aW9uT3B0aW9ucxIwLmhvdGVsb3BzLm1vYmlsZS52MS5HZXRSZXNlcnZhdGlvbk9wdGlvbnNSZXF1ZXN0GjEuaG90ZWxvcHMubW9iaWxlLnYxLkdldFJlc2VydmF0aW9uT3B0aW9uc1Jlc3BvbnNlIjLCwRgDIgEBgtPkkwIlEiMvYXBpL21vYmlsZS92MS9yZXNlcnZhdGlvbnMvb3B0aW9ucxLcAQoXQ3JlYXRlTW9iaWxlUmVzZXJ2YXRpb24SMi5ob3RlbG9wcy5tb2JpbGUudjEuQ3JlYXRlTW9iaWxlUmVzZXJ2YXRpb25SZXF1ZXN0GjMuaG90ZWxvcHMubW9iaWxlLnYxLkNyZWF0ZU1vYmlsZVJlc2VydmF0aW9uUmVzcG9uc2UiWKK7GAUIyQEQAcLBGBgSE3Jlc2VydmF0aW9ucy5jcmVhdGUiAQGC0+STAi06ASpiC3Jlc2VydmF0aW9uIhsvYXBpL21vYmlsZS92MS9yZXNlcnZhdGlvbnMSvgEKFkxpc3RNb2JpbGVSZXNlcnZhdGlvbnMSMS5ob3RlbG9wcy5tb2JpbGUudjEuTGlzdE1vYmlsZVJlc2VydmF0aW9uc1JlcXVlc3QaMi5ob3RlbG9wcy5tb2JpbGUudjEuTGlzdE1vYmlsZVJlc2VydmF0aW9uc1Jlc3BvbnNlIj3CwRgWEhFyZXNlcnZhdGlvbnMudmlldyIBAYLT5JMCHRIbL2FwaS9tb2JpbGUvdjEvcmVzZXJ2YXRpb25zEskBChRHZXRNb2JpbGVSZXNlcnZhdGlvbhIvLmhvdGVsb3BzLm1vYmlsZS52MS5HZXRNb2JpbGVSZXNlcnZhdGlvblJlcXVlc3QaMC5ob3RlbG9wcy5tb2JpbGUudjEuR2V0TW9iaWxlUmVzZXJ2YXRpb25SZXNwb25zZSJOwsEYFhIRcmVzZXJ2YXRpb25zLnZpZXciAQGC0+STAi4SLC9hcGkvbW9iaWxlL3YxL3Jlc2VydmF0aW9ucy97cmVzZXJ2YXRpb25faWR9EpoBCgxHZXREYXNoYm9hcmQSJy5ob3RlbG9wcy5tb2JpbGUudjEuR2V0RGFzaGJvYXJkUmVxdWVzdBooLmhvdGVsb3BzLm1vYmlsZS52MS5HZXREYXNoYm9hcmRSZXNwb25zZSI3wsEYExIOZGFzaGJvYXJkLnZpZXciAQGC0+STAhoSGC9hcGkvbW9iaWxlL3YxL2Rhc2hib2FyZBKUAQoLR2V0Rm9yZWNhc3QSJi5ob3RlbG9wcy5tb2JpbGUudjEuR2V0Rm9yZWNhc3RSZXF1ZXN0GicuaG90ZWxvcHMubW9iaWxlLnYxLkdldEZvcmVjYXN0UmVzcG9uc2UiNMLBGBESDHJlcG9ydHMucmVhZCIBAYLT5JMCGRIXL2FwaS9tb2JpbGUvdjEvZm9yZWNhc3QSoQEKE0dldE1vYmlsZU5pZ2h0QXVkaXQSLi5ob3RlbG9wcy5tb2JpbGUudjEuR2V0TW9iaWxlTmlnaHRBdWRpdFJlcXVlc3QaLy5ob3RlbG9wcy5tb2JpbGUudjEuR2V0TW9iaWxlTmlnaHRBdWRpdFJlc3BvbnNlIinCwRgDIgEBgtPkkwIcEhovYXBpL21vYmlsZS92MS9uaWdodC1hdWRpdBK1AQoTUnVuTW9iaWxlTmlnaHRBdWRpdBIuLmhvdGVsb3BzLm1vYmlsZS52MS5SdW5Nb2JpbGVOaWdodEF1ZGl0UmVxdWVzdBovLmhvdGVsb3BzLm1vYmlsZS52MS5SdW5Nb2JpbGVOaWdodEF1ZGl0UmVzcG9uc2UiPcLBGBQSD25pZ2h0X2F1ZGl0LnJ1biIBAYLT5JMCHzoBKiIaL2FwaS9tb2JpbGUvdjEvbmlnaHQtYXVkaXRiBnByb3RvMw", [file_google_api_annotations, file_hotelops_api_v1_rest, file_hotelops_auth_v1_rule, file_hotelops_folio_v1_folio, file_hotelops_reservation_v1_reservation]);
 
 /**
  * Describes the message hotelops.mobile.v1.ScanIdentityDocumentRequest.
@@ -47,6 +49,153 @@ export const ScannedFieldSchema = /*@__PURE__*/
  */
 export const ScanProblemSchema = /*@__PURE__*/
   messageDesc(file_hotelops_mobile_v1_mobile, 4);
+
+/**
+ * Describes the message hotelops.mobile.v1.GetReservationOptionsRequest.
+ * Use `create(GetReservationOptionsRequestSchema)` to create a new message.
+ */
+export const GetReservationOptionsRequestSchema = /*@__PURE__*/
+  messageDesc(file_hotelops_mobile_v1_mobile, 5);
+
+/**
+ * Describes the message hotelops.mobile.v1.OptionRoomType.
+ * Use `create(OptionRoomTypeSchema)` to create a new message.
+ */
+export const OptionRoomTypeSchema = /*@__PURE__*/
+  messageDesc(file_hotelops_mobile_v1_mobile, 6);
+
+/**
+ * Describes the message hotelops.mobile.v1.OptionRatePlan.
+ * Use `create(OptionRatePlanSchema)` to create a new message.
+ */
+export const OptionRatePlanSchema = /*@__PURE__*/
+  messageDesc(file_hotelops_mobile_v1_mobile, 7);
+
+/**
+ * Describes the message hotelops.mobile.v1.OptionRoom.
+ * Use `create(OptionRoomSchema)` to create a new message.
+ */
+export const OptionRoomSchema = /*@__PURE__*/
+  messageDesc(file_hotelops_mobile_v1_mobile, 8);
+
+/**
+ * Describes the message hotelops.mobile.v1.RateQuote.
+ * Use `create(RateQuoteSchema)` to create a new message.
+ */
+export const RateQuoteSchema = /*@__PURE__*/
+  messageDesc(file_hotelops_mobile_v1_mobile, 9);
+
+/**
+ * Describes the message hotelops.mobile.v1.GetReservationOptionsResponse.
+ * Use `create(GetReservationOptionsResponseSchema)` to create a new message.
+ */
+export const GetReservationOptionsResponseSchema = /*@__PURE__*/
+  messageDesc(file_hotelops_mobile_v1_mobile, 10);
+
+/**
+ * Describes the message hotelops.mobile.v1.CreateMobileReservationRequest.
+ * Use `create(CreateMobileReservationRequestSchema)` to create a new message.
+ */
+export const CreateMobileReservationRequestSchema = /*@__PURE__*/
+  messageDesc(file_hotelops_mobile_v1_mobile, 11);
+
+/**
+ * Describes the message hotelops.mobile.v1.CreateMobileReservationResponse.
+ * Use `create(CreateMobileReservationResponseSchema)` to create a new message.
+ */
+export const CreateMobileReservationResponseSchema = /*@__PURE__*/
+  messageDesc(file_hotelops_mobile_v1_mobile, 12);
+
+/**
+ * Describes the message hotelops.mobile.v1.ListMobileReservationsRequest.
+ * Use `create(ListMobileReservationsRequestSchema)` to create a new message.
+ */
+export const ListMobileReservationsRequestSchema = /*@__PURE__*/
+  messageDesc(file_hotelops_mobile_v1_mobile, 13);
+
+/**
+ * Describes the message hotelops.mobile.v1.ListMobileReservationsResponse.
+ * Use `create(ListMobileReservationsResponseSchema)` to create a new message.
+ */
+export const ListMobileReservationsResponseSchema = /*@__PURE__*/
+  messageDesc(file_hotelops_mobile_v1_mobile, 14);
+
+/**
+ * Describes the message hotelops.mobile.v1.GetMobileReservationRequest.
+ * Use `create(GetMobileReservationRequestSchema)` to create a new message.
+ */
+export const GetMobileReservationRequestSchema = /*@__PURE__*/
+  messageDesc(file_hotelops_mobile_v1_mobile, 15);
+
+/**
+ * Describes the message hotelops.mobile.v1.GetMobileReservationResponse.
+ * Use `create(GetMobileReservationResponseSchema)` to create a new message.
+ */
+export const GetMobileReservationResponseSchema = /*@__PURE__*/
+  messageDesc(file_hotelops_mobile_v1_mobile, 16);
+
+/**
+ * Describes the message hotelops.mobile.v1.GetDashboardRequest.
+ * Use `create(GetDashboardRequestSchema)` to create a new message.
+ */
+export const GetDashboardRequestSchema = /*@__PURE__*/
+  messageDesc(file_hotelops_mobile_v1_mobile, 17);
+
+/**
+ * Describes the message hotelops.mobile.v1.GetDashboardResponse.
+ * Use `create(GetDashboardResponseSchema)` to create a new message.
+ */
+export const GetDashboardResponseSchema = /*@__PURE__*/
+  messageDesc(file_hotelops_mobile_v1_mobile, 18);
+
+/**
+ * Describes the message hotelops.mobile.v1.GetForecastRequest.
+ * Use `create(GetForecastRequestSchema)` to create a new message.
+ */
+export const GetForecastRequestSchema = /*@__PURE__*/
+  messageDesc(file_hotelops_mobile_v1_mobile, 19);
+
+/**
+ * Describes the message hotelops.mobile.v1.ForecastDay.
+ * Use `create(ForecastDaySchema)` to create a new message.
+ */
+export const ForecastDaySchema = /*@__PURE__*/
+  messageDesc(file_hotelops_mobile_v1_mobile, 20);
+
+/**
+ * Describes the message hotelops.mobile.v1.GetForecastResponse.
+ * Use `create(GetForecastResponseSchema)` to create a new message.
+ */
+export const GetForecastResponseSchema = /*@__PURE__*/
+  messageDesc(file_hotelops_mobile_v1_mobile, 21);
+
+/**
+ * Describes the message hotelops.mobile.v1.GetMobileNightAuditRequest.
+ * Use `create(GetMobileNightAuditRequestSchema)` to create a new message.
+ */
+export const GetMobileNightAuditRequestSchema = /*@__PURE__*/
+  messageDesc(file_hotelops_mobile_v1_mobile, 22);
+
+/**
+ * Describes the message hotelops.mobile.v1.GetMobileNightAuditResponse.
+ * Use `create(GetMobileNightAuditResponseSchema)` to create a new message.
+ */
+export const GetMobileNightAuditResponseSchema = /*@__PURE__*/
+  messageDesc(file_hotelops_mobile_v1_mobile, 23);
+
+/**
+ * Describes the message hotelops.mobile.v1.RunMobileNightAuditRequest.
+ * Use `create(RunMobileNightAuditRequestSchema)` to create a new message.
+ */
+export const RunMobileNightAuditRequestSchema = /*@__PURE__*/
+  messageDesc(file_hotelops_mobile_v1_mobile, 24);
+
+/**
+ * Describes the message hotelops.mobile.v1.RunMobileNightAuditResponse.
+ * Use `create(RunMobileNightAuditResponseSchema)` to create a new message.
+ */
+export const RunMobileNightAuditResponseSchema = /*@__PURE__*/
+  messageDesc(file_hotelops_mobile_v1_mobile, 25);
 
 /**
  * The hotel staff mobile app's API under `/api/mobile/v1` (CONTRACT.md "Mobile API"). Every RPC here is called
