@@ -1,0 +1,119 @@
+import type { TokenProvider } from "./auth.ts";
+import { HotelOpsError, errorFromResponse } from "./errors.ts";
+
+/** The token pair of a staff session, as login, verify and refresh return it. */
+export interface SessionTokens {
+  accessToken: string;
+  refreshToken: string;
+  /** Seconds the access token lives (900). */
+  expiresIn: number;
+}
+
+/** The pair as the session keeps it: replaced as one object, never field by field. */
+export interface StoredTokens {
+  readonly accessToken: string;
+  readonly refreshToken: string;
+  /** Epoch milliseconds after which the access token is refreshed before use. */
+  readonly refreshAt: number;
+}
+
+export interface MobileSessionOptions {
+  baseUrl: string;
+  tokens: SessionTokens | StoredTokens;
+  /** Called with every new pair before any caller uses it (persist it here, e.g. in the keychain). */
+  onTokens?: (tokens: StoredTokens) => void | Promise<void>;
+  /** Called once when the server ends the session (refresh refused): log the user out. */
+  onSessionEnded?: () => void;
+  /** Refresh this many seconds before expiry (default 60). */
+  refreshBeforeSeconds?: number;
+  fetch?: typeof globalThis.fetch;
+  now?: () => number;
+}
+
+export interface MobileSession extends TokenProvider {
+  /** Replaces a refused token (once for all callers that present the same one). */
+  refresh(staleAccessToken: string): Promise<string>;
+  /** The current pair (undefined once the session ended). */
+  tokens(): StoredTokens | undefined;
+  /** Forget the pair locally (call after `POST /api/mobile/v1/auth/logout`). */
+  clear(): void;
+}
+
+/** The refresh endpoint refused the refresh token: the session is over (expired, revoked or reused). */
+export class SessionEndedError extends HotelOpsError {}
+
+/**
+ * A staff session that refreshes the way the API asks of clients: the refresh token rotates on every refresh
+ * and presenting a spent one revokes the whole session, so at most one refresh is in flight; concurrent
+ * callers wait for that same refresh; the new pair replaces the old one in one step; a caller whose token was
+ * refused after someone else already refreshed simply takes the new token instead of refreshing again.
+ */
+export function createMobileSession(opts: MobileSessionOptions): MobileSession {
+  const doFetch = opts.fetch ?? globalThis.fetch;
+  const now = opts.now ?? Date.now;
+  const skewMs = (opts.refreshBeforeSeconds ?? 60) * 1000;
+  const stored = (t: SessionTokens | StoredTokens): StoredTokens =>
+    "refreshAt" in t ? t : { accessToken: t.accessToken, refreshToken: t.refreshToken, refreshAt: now() + Math.max(0, t.expiresIn * 1000 - skewMs) };
+  let current: StoredTokens | undefined = stored(opts.tokens);
+  let inflight: Promise<StoredTokens> | undefined;
+
+  const ended = (): SessionEndedError => new SessionEndedError({ status: 401, code: "unauthorized", message: "The session has ended; log in again." });
+
+  async function exchange(from: StoredTokens): Promise<StoredTokens> {
+    const res = await doFetch(new URL("/api/mobile/v1/auth/refresh", opts.baseUrl), {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify({ refreshToken: from.refreshToken }),
+    });
+    if (res.status === 401 || res.status === 400 || res.status === 403) {
+      // the pair is dead for everyone; a network error or 5xx instead keeps it for a later retry
+      if (current === from) {
+        current = undefined;
+        opts.onSessionEnded?.();
+      }
+      const err = await errorFromResponse(res);
+      throw new SessionEndedError({ status: err.status, code: err.code, message: err.message, requestId: err.requestId });
+    }
+    if (!res.ok) throw await errorFromResponse(res);
+    const body = (await res.json()) as { tokens?: Partial<SessionTokens> | null };
+    const t = body.tokens;
+    if (t == null || typeof t.accessToken !== "string" || typeof t.refreshToken !== "string" || typeof t.expiresIn !== "number") {
+      throw new HotelOpsError({ status: res.status, code: "invalid_response", message: "The refresh answer carries no token pair." });
+    }
+    const next = stored({ accessToken: t.accessToken, refreshToken: t.refreshToken, expiresIn: t.expiresIn });
+    // the old refresh token is spent now: keep the new pair even if persisting it fails
+    current = next;
+    await opts.onTokens?.(next);
+    return next;
+  }
+
+  function refreshOnce(): Promise<StoredTokens> {
+    if (inflight !== undefined) return inflight;
+    const from = current;
+    if (from === undefined) return Promise.reject(ended());
+    inflight = exchange(from).finally(() => {
+      inflight = undefined;
+    });
+    return inflight;
+  }
+
+  return {
+    async accessToken() {
+      if (inflight !== undefined) return (await inflight).accessToken;
+      if (current === undefined) throw ended();
+      if (now() < current.refreshAt) return current.accessToken;
+      return (await refreshOnce()).accessToken;
+    },
+    async refresh(stale) {
+      if (inflight !== undefined) return (await inflight).accessToken;
+      if (current === undefined) throw ended();
+      // someone already replaced the refused token: use theirs
+      if (current.accessToken !== stale) return current.accessToken;
+      return (await refreshOnce()).accessToken;
+    },
+    tokens: () => current,
+    clear() {
+      current = undefined;
+    },
+  };
+}

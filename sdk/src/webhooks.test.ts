@@ -1,0 +1,53 @@
+import { createHmac } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { verifyWebhook } from "./webhooks.ts";
+
+// README "Webhooks" test vectors (also checked against the server's signer in src/modules/webhooks)
+const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw2Aqxyhz1sgA";
+const oldSecret = "whsec_oldSecretOldSecretOldSecretOldSecret0000";
+const t = 1767225600;
+const body = '{"id":"0195f3a0-5b2e-7c41-9d7a-3c5b8e2f1a90","type":"webhook.test","apiVersion":"v1","createdAt":"2026-01-01T00:00:00.000Z","occurredAt":"2026-01-01T00:00:00.000Z","property":{"code":"DEMO-IST"},"data":{"message":"hello"}}';
+const header = `t=${t},v1=22d94433e69ebfb137b1c6bc40db902e3584eb043ce28a80c6e46a4f8874022b`;
+const overlap = `${header},v1=641817600e36e217285e690469b5227e7da755b0d98838bd7a4c1d6de3ef9a83`;
+const now = new Date(t * 1000);
+
+describe("verifyWebhook", () => {
+  it("accepts the README vectors, as a string or as raw bytes", () => {
+    expect(verifyWebhook(body, header, secret, { now })).toBe(true);
+    expect(verifyWebhook(new TextEncoder().encode(body), header, secret, { now })).toBe(true);
+  });
+
+  it("accepts any matching v1 during a rotation, with either secret", () => {
+    expect(verifyWebhook(body, overlap, secret, { now })).toBe(true);
+    expect(verifyWebhook(body, overlap, oldSecret, { now })).toBe(true);
+    expect(verifyWebhook(body, header, oldSecret, { now })).toBe(false);
+  });
+
+  it("keys the HMAC with the whole secret including whsec_", () => {
+    expect(verifyWebhook(body, header, secret.slice("whsec_".length), { now })).toBe(false);
+  });
+
+  it("rejects a changed body, a changed timestamp and malformed headers", () => {
+    expect(verifyWebhook(`${body} `, header, secret, { now })).toBe(false);
+    expect(verifyWebhook(body.replace("hello", "hellO"), header, secret, { now })).toBe(false);
+    expect(verifyWebhook(body, header.replace(`t=${t}`, `t=${t + 1}`), secret, { now })).toBe(false);
+    for (const bad of ["", "v1=22d94433e69ebfb137b1c6bc40db902e3584eb043ce28a80c6e46a4f8874022b", `t=${t}`, `t=${t},v1=`, `t=${t},v1=zz`, `t=abc,${header.split(",")[1]}`, `t=${t},t=${t},${header.split(",")[1]}`, header.toUpperCase()]) {
+      expect(verifyWebhook(body, bad, secret, { now }), bad).toBe(false);
+    }
+    expect(verifyWebhook(body, undefined, secret, { now })).toBe(false);
+    expect(verifyWebhook(body, header, "", { now })).toBe(false);
+  });
+
+  it("rejects timestamps more than the tolerance away, in both directions", () => {
+    expect(verifyWebhook(body, header, secret, { now: (t + 300) * 1000 })).toBe(true);
+    expect(verifyWebhook(body, header, secret, { now: (t - 300) * 1000 })).toBe(true);
+    expect(verifyWebhook(body, header, secret, { now: (t + 301) * 1000 })).toBe(false);
+    expect(verifyWebhook(body, header, secret, { now: (t - 301) * 1000 })).toBe(false);
+    expect(verifyWebhook(body, header, secret, { now: (t + 1000) * 1000, toleranceSeconds: 1000 })).toBe(true);
+    // default now is the clock: a fresh signature passes, the 2026 vector does not
+    const fresh = Math.floor(Date.now() / 1000);
+    const sig = createHmac("sha256", secret).update(`${fresh}.${body}`).digest("hex");
+    expect(verifyWebhook(body, `t=${fresh},v1=${sig}`, secret)).toBe(true);
+    expect(verifyWebhook(body, header, secret)).toBe(Math.abs(Date.now() / 1000 - t) <= 300);
+  });
+});

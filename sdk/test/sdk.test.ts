@@ -1,0 +1,92 @@
+// The SDK against the real service (startTestApp): every transport, partner tokens, staff sessions, REST.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClient } from "@connectrpc/connect";
+import { startTestApp, type TestApp } from "../../test/helpers/app.ts";
+import { createStaffSession, createTestClient, createTestProperty } from "../../test/helpers/auth.ts";
+import * as browserSdk from "../src/browser.ts";
+import { Code, ConnectivityService, StatusService, WebhookService, AuthService, createClientCredentials, createHotelOpsClient, createHotelOpsTransport, createMobileSession, createRestClient, services, HotelOpsError } from "../src/index.ts";
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+const expected = { status: "operational", apiVersion: "v1", partnerApi: "enabled" };
+
+describe("SDK against the running service", () => {
+  it("reads the status over Connect (binary, JSON, HTTP/1.1 and 2), gRPC and gRPC-Web", async () => {
+    const variants = [{ transport: "connect" }, { transport: "connect", useJson: true }, { transport: "connect", httpVersion: "2" }, { transport: "grpc" }, { transport: "grpc-web" }, { transport: "grpc-web", httpVersion: "2" }] as const;
+    for (const v of variants) {
+      const client = createHotelOpsClient(StatusService, { baseUrl: app.baseUrl, ...v });
+      const res = await client.getStatus({});
+      expect({ status: res.status, apiVersion: res.apiVersion, partnerApi: res.partnerApi }, JSON.stringify(v)).toEqual(expected);
+    }
+  });
+
+  it("reads the status from the browser entry (fetch-based Connect and gRPC-Web) and over REST", async () => {
+    for (const transport of ["connect", "grpc-web"] as const) {
+      const res = await browserSdk.createHotelOpsClient(browserSdk.StatusService, { baseUrl: app.baseUrl, transport }).getStatus({});
+      expect(res.status).toBe("operational");
+    }
+    expect(() => browserSdk.createHotelOpsClient(StatusService, { baseUrl: app.baseUrl, transport: "grpc" })).toThrow(/grpc-web/);
+    expect(await createRestClient({ baseUrl: app.baseUrl }).get("/api/v1/status")).toEqual(expected);
+  });
+
+  it("lists every service of the contract, with typed methods from the descriptors", () => {
+    expect(Object.keys(services)).toEqual(expect.arrayContaining(["hotelops.status.v1.StatusService", "hotelops.connectivity.v1.ConnectivityService", "hotelops.auth.v1.AuthService"]));
+    const transport = createHotelOpsTransport({ baseUrl: app.baseUrl });
+    for (const service of Object.values(services)) {
+      const client = createClient(service, transport) as Record<string, unknown>;
+      for (const method of service.methods) expect(typeof client[method.localName], `${service.typeName}/${method.name}`).toBe("function");
+    }
+  });
+
+  it("partner: client-credentials tokens from the real token endpoint, used over gRPC, Connect and REST", async () => {
+    const property = await createTestProperty(app);
+    const { clientId, clientSecret } = await createTestClient(app, { propertyCodes: [property.code], scopes: ["availability.read", "mappings.read"] });
+    const creds = createClientCredentials({ baseUrl: app.baseUrl, clientId, clientSecret });
+    for (const transport of ["grpc", "connect"] as const) {
+      const caps = await createHotelOpsClient(ConnectivityService, { baseUrl: app.baseUrl, transport, auth: creds }).getCapabilities({});
+      expect(caps.clientId).toBe(clientId);
+      expect(caps.properties.map((p) => p.code)).toEqual([property.code]);
+    }
+    const rest = createRestClient({ baseUrl: app.baseUrl, auth: creds });
+    const caps = await rest.get<{ clientId: string; scopes: string[] }>("/api/v1/capabilities");
+    expect(caps.clientId).toBe(clientId);
+    expect(caps.scopes.sort()).toEqual(["availability.read", "mappings.read"]);
+
+    // bad input and refusals come back as typed errors
+    const wrong = createClientCredentials({ baseUrl: app.baseUrl, clientId, clientSecret: `${clientSecret}x` });
+    await expect(wrong.accessToken()).rejects.toMatchObject({ status: 401, code: "invalid_client" });
+    const anonymous = createHotelOpsClient(ConnectivityService, { baseUrl: app.baseUrl, transport: "grpc" });
+    await expect(anonymous.getCapabilities({})).rejects.toMatchObject({ code: Code.Unauthenticated });
+    const other = await createTestProperty(app);
+    const err = await rest.get(`/api/v1/properties/${other.code}/mappings`).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(HotelOpsError);
+    expect((err as HotelOpsError).status).toBeGreaterThanOrEqual(403);
+    expect((err as HotelOpsError).requestId).toBeTruthy();
+  });
+
+  it("staff: a mobile session refreshes through the real endpoint once for concurrent callers (a second refresh would revoke it)", async () => {
+    const property = await createTestProperty(app);
+    const staff = await createStaffSession(app, { propertyCode: property.code, role: "manager" });
+    const session = createMobileSession({ baseUrl: app.baseUrl, tokens: { accessToken: staff.accessToken, refreshToken: staff.refreshToken, expiresIn: 0 } });
+    const panel = createHotelOpsClient(WebhookService, { baseUrl: app.baseUrl, auth: session });
+    const lists = await Promise.all(Array.from({ length: 8 }, () => panel.listWebhookEndpoints({})));
+    expect(lists.every((l) => l.endpoints.length === 0)).toBe(true);
+    const pair = session.tokens()!;
+    expect(pair.refreshToken).not.toBe(staff.refreshToken);
+    // the rotated pair still works (reuse detection would have revoked the session after a double refresh)
+    const rest = createRestClient({ baseUrl: app.baseUrl, auth: session });
+    expect(await rest.get("/api/panel/v1/webhook-endpoints")).toMatchObject({ endpoints: [] });
+    expect(session.tokens()).toBe(pair);
+
+    // logout over gRPC ends the session; the next refresh is refused and reported as the end of the session
+    await createHotelOpsClient(AuthService, { baseUrl: app.baseUrl, transport: "grpc", auth: session }).logout({});
+    await expect(session.refresh(pair.accessToken)).rejects.toMatchObject({ name: "SessionEndedError" });
+    expect(session.tokens()).toBeUndefined();
+  });
+});
