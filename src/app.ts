@@ -22,6 +22,7 @@ import { createFolioModule, createFolioServices } from "./modules/folio/module.t
 import { createInventoryModule } from "./modules/inventory/index.ts";
 import { createReservationService, createReservationsModule } from "./modules/reservations/index.ts";
 import { createIdentityModule, MAX_IMAGE_BYTES } from "./modules/identity/index.ts";
+import { createMobileModule } from "./modules/mobile/index.ts";
 
 export interface AppOptions {
   clock?: Clock;
@@ -46,6 +47,9 @@ export interface App {
 
 /** The modules of the service, in interceptor order. Add a module here and nowhere else. */
 function createModules(deps: Deps, options: AppOptions = {}): Module[] {
+  // the night audit marks no-shows through the reservations service, inside the audit's transaction
+  const folio = createFolioServices(deps, { markNoShow: createReservationService({ transact: deps.transact, pool: deps.db.pool, clock: deps.clock }).markNoShowInTx });
+  const identity = createIdentityModule(deps);
   return [
     createStatusModule(deps),
     // before auth: the platform-wide partner API switch answers 503 without authentication work
@@ -58,10 +62,11 @@ function createModules(deps: Deps, options: AppOptions = {}): Module[] {
     createWebhooksModule(deps, options.webhooks),
     createInventoryModule(deps),
     createReservationsModule(deps),
-    // the night audit marks no-shows through the reservations service, inside the audit's transaction
-    createFolioModule(deps, createFolioServices(deps, { markNoShow: createReservationService({ transact: deps.transact, pool: deps.db.pool, clock: deps.clock }).markNoShowInTx })),
+    createFolioModule(deps, folio),
     // mobile identity-document scan (OCR worker thread, started on first use)
-    createIdentityModule(deps),
+    identity,
+    // MobileService (one registration: the identity scan part spread in)
+    createMobileModule(deps, { nightAudit: folio.nightAudit, parts: identity.mobileRpc }),
   ];
 }
 

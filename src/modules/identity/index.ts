@@ -1,6 +1,6 @@
 import type { Deps, Module } from "../module.ts";
 import { createIdentityScanService } from "./identity.service.ts";
-import { identityRpcServices, registerIdentityRpc } from "./identity.rpc.ts";
+import { identityMobileRpc } from "./identity.rpc.ts";
 import { createOcrEngine, type OcrOptions } from "./ocr.ts";
 
 export { createIdentityScanService, documentTypes, MAX_IMAGE_BYTES, type DocumentType, type IdentityScanInput, type IdentityScanResult, type IdentityScanService, type UploadedImage } from "./identity.service.ts";
@@ -12,13 +12,13 @@ export { isValidTcIdentityNumber } from "./tc-number.ts";
  * Identity-document scan at check-in (MobileService.ScanIdentityDocument). The OCR worker thread starts on the
  * first scan and stops with the app.
  */
-export function createIdentityModule(deps: Pick<Deps, "clock" | "logger">, options: Omit<OcrOptions, "logger"> = {}): Module {
+export function createIdentityModule(deps: Pick<Deps, "clock" | "logger">, options: Omit<OcrOptions, "logger"> = {}): Module & { mobileRpc: ReturnType<typeof identityMobileRpc> } {
   const ocr = createOcrEngine({ ...options, logger: deps.logger });
   const service = createIdentityScanService({ ocr, clock: deps.clock, logger: deps.logger });
   return {
     name: "identity",
-    services: identityRpcServices,
-    registerRpc: (router) => registerIdentityRpc(router, service),
+    // MobileService is registered once, by the mobile module, with this part spread in (app.ts)
+    mobileRpc: identityMobileRpc(service),
     stop: () => ocr.close(),
   };
 }

@@ -2,6 +2,9 @@ import type { Deps, Module } from "../module.ts";
 import { createReservationService } from "./reservation.service.ts";
 import { registerReservationRpc, reservationRpcServices } from "./reservation.rpc.ts";
 
+/** The reservation as hotelops.reservation.v1.Reservation (the mobile face returns the same message). */
+export { reservationOut } from "./reservation.rpc.ts";
+
 /**
  * Reservations as plain service functions for other modules (mobile, connectivity worker): every call takes
  * an Actor (the acting property id, resolved from the caller's reach, and whether it may override prices)

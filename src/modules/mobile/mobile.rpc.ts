@@ -1,0 +1,98 @@
+import type { ContextValues, ServiceImpl } from "@connectrpc/connect";
+import { MobileService } from "../../../gen/hotelops/mobile/v1/mobile_pb.js";
+import { AppError } from "../../errors.ts";
+import { requirePrincipal, type Principal } from "../auth/index.ts";
+import type { NightAuditCheck, NightAuditService } from "../night-audit/index.ts";
+import { reservationOut, type Actor } from "../reservations/index.ts";
+import type { MobileReservations } from "./reservations.service.ts";
+import type { MobileStats } from "./stats.service.ts";
+
+/** The RPCs of MobileService this module implements (the identity module implements ScanIdentityDocument). */
+export type MobileRpc = Omit<ServiceImpl<typeof MobileService>, "scanIdentityDocument">;
+
+export interface MobileRpcServices {
+  reservations: MobileReservations;
+  stats: MobileStats;
+  nightAudit: NightAuditService;
+}
+
+/** Staff only (the AuthRule says so too): the property is always the session's active property. */
+function staff(values: ContextValues): Extract<Principal, { kind: "staff" }> {
+  const principal = requirePrincipal(values);
+  if (principal.kind !== "staff") throw new AppError("forbidden", "Staff sessions only.");
+  return principal;
+}
+
+function requireAny(principal: Extract<Principal, { kind: "staff" }>, ...permissions: string[]): void {
+  if (!permissions.some((p) => principal.permissions.has(p))) throw new AppError("forbidden", `Missing permission ${permissions.join(" or ")} in the active property.`);
+}
+
+const actorOf = (p: Extract<Principal, { kind: "staff" }>): Actor => ({ propertyId: p.activePropertyId, canOverridePrice: p.permissions.has("reservations.override_price") });
+const checkOut = (c: NightAuditCheck) => ({ id: c.id, status: c.status, message: c.message, count: c.count });
+
+export function mobileRpc(s: MobileRpcServices): MobileRpc {
+  return {
+    async getReservationOptions(req, ctx) {
+      const p = staff(ctx.values);
+      requireAny(p, "reservations.view", "reservations.create");
+      const o = await s.reservations.options(p.activePropertyId, { arrivalDate: req.arrivalDate, departureDate: req.departureDate, adults: req.adults, children: req.children });
+      return {
+        currency: o.currency,
+        amountScale: o.amountScale,
+        roomTypes: o.roomTypes.map((rt) => ({ id: rt.id, code: rt.code, name: rt.name, maxOccupancy: rt.maxOccupancy })),
+        ratePlans: o.ratePlans.map((rp) => ({ id: rp.id, code: rp.code, name: rp.name, boardType: rp.boardType, roomTypeIds: rp.roomTypeIds })),
+        rooms: o.rooms.map((r) => ({ id: r.id, number: r.number, roomTypeId: r.roomTypeId, status: r.status })),
+        boardTypes: [...o.boardTypes],
+        sources: [...o.sources],
+        quotes: o.quotes,
+      };
+    },
+    async createMobileReservation(req, ctx) {
+      const p = staff(ctx.values);
+      const r = await s.reservations.create(actorOf(p), {
+        holderName: req.holderName,
+        arrivalDate: req.arrivalDate,
+        departureDate: req.departureDate,
+        roomTypeId: req.roomTypeId,
+        ratePlanId: req.ratePlanId,
+        adults: req.adults,
+        totalMinor: req.totalMinor,
+        currency: req.currency,
+        children: req.children,
+        roomId: req.roomId,
+        boardType: req.boardType,
+        source: req.source,
+        status: req.status,
+        notes: req.notes,
+      });
+      return { reservation: reservationOut(r) };
+    },
+    async listMobileReservations(req, ctx) {
+      const p = staff(ctx.values);
+      const page = await s.reservations.list(actorOf(p), { from: req.from, to: req.to, status: req.status, cursor: req.cursor, limit: req.limit });
+      return { reservations: page.reservations.map(reservationOut), nextCursor: page.nextCursor, hasMore: page.hasMore };
+    },
+    async getMobileReservation(req, ctx) {
+      const p = staff(ctx.values);
+      const { reservation, folioBalanceMinor } = await s.reservations.get(actorOf(p), req.reservationId);
+      return { reservation: reservationOut(reservation), ...(folioBalanceMinor === null ? {} : { folioBalanceMinor }) };
+    },
+    async getDashboard(_req, ctx) {
+      return s.stats.dashboard(staff(ctx.values).activePropertyId);
+    },
+    async getForecast(req, ctx) {
+      return s.stats.forecast(staff(ctx.values).activePropertyId, { year: req.year, month: req.month, includeOptions: req.includeOptions });
+    },
+    async getMobileNightAudit(_req, ctx) {
+      const p = staff(ctx.values);
+      requireAny(p, "night_audit.run", "dashboard.view");
+      const res = await s.nightAudit.getChecks(p.activePropertyId);
+      return { businessDate: res.businessDate, checks: res.checks.map(checkOut), canRun: res.canRun && p.permissions.has("night_audit.run") };
+    },
+    async runMobileNightAudit(req, ctx) {
+      const p = staff(ctx.values);
+      const res = await s.nightAudit.run(p.activePropertyId, `user:${p.userId}`, { expectedBusinessDate: req.expectedBusinessDate });
+      return { previousBusinessDate: res.previousBusinessDate, businessDate: res.businessDate, summary: { ...res.summary, checks: res.summary.checks.map(checkOut) } };
+    },
+  };
+}

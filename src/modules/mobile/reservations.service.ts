@@ -1,0 +1,217 @@
+import type pg from "pg";
+import { AppError, invalidField } from "../../errors.ts";
+import {
+  addDays,
+  boardTypes,
+  findRatePlan,
+  findRoom,
+  parseDate,
+  parseRange,
+  poolQueryable,
+  propertyById,
+  readAvailability,
+  requireId,
+  type InventoryService,
+  type RatePlan,
+  type Room,
+  type RoomType,
+} from "../inventory/index.ts";
+import { maxNights, reservationSources, reservationStatuses, type Actor, type Reservation, type ReservationService, type ReservationSource, type ReservationStatus } from "../reservations/index.ts";
+
+export interface OptionsQuery {
+  arrivalDate?: string | undefined;
+  departureDate?: string | undefined;
+  adults?: number | undefined;
+  children?: number | undefined;
+}
+
+export interface RateQuote {
+  roomTypeId: string;
+  ratePlanId: string;
+  totalMinor: bigint;
+  available: boolean;
+}
+
+export interface ReservationOptions {
+  currency: string;
+  amountScale: number;
+  roomTypes: RoomType[];
+  ratePlans: RatePlan[];
+  rooms: Room[];
+  boardTypes: readonly string[];
+  sources: readonly string[];
+  quotes: RateQuote[];
+}
+
+/** The spec's mobile create-reservation request (one room). */
+export interface MobileCreateInput {
+  holderName: string;
+  arrivalDate: string;
+  departureDate: string;
+  roomTypeId: string;
+  ratePlanId: string;
+  adults: number;
+  totalMinor: bigint | undefined;
+  currency: string;
+  children?: number | undefined;
+  roomId?: string | undefined;
+  boardType?: string | undefined;
+  source?: string | undefined;
+  status?: string | undefined;
+  notes?: string | undefined;
+}
+
+export interface MobileListInput {
+  from?: string | undefined;
+  to?: string | undefined;
+  status?: string | undefined;
+  cursor?: string | undefined;
+  limit?: number | undefined;
+}
+
+export interface MobileReservations {
+  options(propertyId: string, query: OptionsQuery): Promise<ReservationOptions>;
+  create(actor: Actor, input: MobileCreateInput): Promise<Reservation>;
+  list(actor: Actor, input: MobileListInput): Promise<{ reservations: Reservation[]; nextCursor: string; hasMore: boolean }>;
+  get(actor: Actor, reservationId: string): Promise<{ reservation: Reservation; folioBalanceMinor: bigint | null }>;
+}
+
+function required(field: string, value: string): string {
+  if (value.trim() === "") throw invalidField(field, "required");
+  return value;
+}
+
+function count(field: string, value: number | undefined, fallback: number, min: number): number {
+  const n = value ?? fallback;
+  if (!Number.isInteger(n) || n < min || n > 20) throw invalidField(field, `${min} to 20`);
+  return n;
+}
+
+/**
+ * The mobile app's reservation face: options for the create form (with quotes from the daily prices) and the
+ * spec's one-room create request on top of the reservations service, which checks prices and availability.
+ */
+export function createMobileReservations(deps: { pool: pg.Pool; inventory: InventoryService; reservations: ReservationService }): MobileReservations {
+  const reads = poolQueryable(deps.pool);
+  const { inventory, reservations } = deps;
+
+  async function quotes(propertyId: string, roomTypes: RoomType[], ratePlans: RatePlan[], q: OptionsQuery): Promise<RateQuote[]> {
+    if (q.arrivalDate === undefined && q.departureDate === undefined) return [];
+    if (q.arrivalDate === undefined) throw invalidField("arrivalDate", "required with departureDate");
+    if (q.departureDate === undefined) throw invalidField("departureDate", "required with arrivalDate");
+    const { from, to, days } = parseRange(q.arrivalDate, q.departureDate, maxNights, ["arrivalDate", "departureDate"]);
+    const guests = count("adults", q.adults, 1, 1) + count("children", q.children, 0, 0);
+    const [availability, prices] = await Promise.all([
+      readAvailability(reads, propertyId, from, to),
+      reads.query<{ ratePlanId: string; roomTypeId: string; nights: number; total: string }>(
+        `select rate_plan_id as "ratePlanId", room_type_id as "roomTypeId", count(*)::int as nights, sum(amount_minor)::text as total
+           from daily_prices where property_id = $1 and date >= $2::date and date < $3::date group by rate_plan_id, room_type_id`,
+        [propertyId, from, to],
+      ),
+    ]);
+    const free = new Map(availability.map((a) => [a.roomTypeId, a.days.every((d) => d.available > 0)]));
+    const occupancy = new Map(roomTypes.map((rt) => [rt.id, rt.maxOccupancy]));
+    const priced = new Map(prices.filter((p) => p.nights === days).map((p) => [`${p.ratePlanId}/${p.roomTypeId}`, BigInt(p.total)]));
+    const out: RateQuote[] = [];
+    for (const rp of ratePlans) {
+      for (const roomTypeId of rp.roomTypeIds) {
+        const total = priced.get(`${rp.id}/${roomTypeId}`);
+        if (total === undefined) continue;
+        out.push({ roomTypeId, ratePlanId: rp.id, totalMinor: total, available: (free.get(roomTypeId) ?? false) && guests <= (occupancy.get(roomTypeId) ?? 0) });
+      }
+    }
+    return out;
+  }
+
+  return {
+    async options(propertyId, query) {
+      const [property, roomTypes, ratePlans, rooms] = await Promise.all([
+        propertyById(reads, propertyId),
+        inventory.listRoomTypes(propertyId),
+        inventory.listRatePlans(propertyId),
+        inventory.listRooms(propertyId),
+      ]);
+      return {
+        currency: property.currency,
+        amountScale: property.amountScale,
+        roomTypes,
+        ratePlans,
+        rooms,
+        boardTypes,
+        sources: reservationSources,
+        quotes: await quotes(propertyId, roomTypes, ratePlans, query),
+      };
+    },
+
+    async create(actor, input) {
+      required("holderName", input.holderName);
+      parseDate("arrivalDate", input.arrivalDate);
+      parseDate("departureDate", input.departureDate);
+      required("roomTypeId", input.roomTypeId);
+      required("ratePlanId", input.ratePlanId);
+      required("currency", input.currency);
+      if (input.totalMinor === undefined) throw invalidField("totalMinor", "required");
+      if (input.totalMinor < 0n) throw invalidField("totalMinor", "must not be negative");
+      const adults = count("adults", input.adults, 1, 1);
+      const children = count("children", input.children, 0, 0);
+      const source = (input.source ?? "MOBILE") as ReservationSource;
+      if (!reservationSources.includes(source)) throw invalidField("source", reservationSources.join(", "));
+      const status = input.status;
+      if (status !== undefined && status !== "TENTATIVE" && status !== "GUARANTEED") throw invalidField("status", "TENTATIVE or GUARANTEED");
+      if (input.boardType !== undefined) {
+        if (!(boardTypes as readonly string[]).includes(input.boardType)) throw invalidField("boardType", boardTypes.join(", "));
+        const rp = await findRatePlan(reads, actor.propertyId, requireId(input.ratePlanId, "Rate plan"));
+        if (rp === undefined) throw new AppError("not_found", "Rate plan not found.");
+        if (rp.boardType !== input.boardType) throw invalidField("boardType", `the rate plan's board type is ${rp.boardType}`, "validation_failed");
+      }
+      if (input.roomId !== undefined) {
+        // Checked again under lock by the assignment; here for a clear answer before anything is written.
+        const room = await findRoom(reads, actor.propertyId, requireId(input.roomId, "Room"));
+        if (room === undefined) throw new AppError("not_found", "Room not found.");
+        if (room.roomTypeId !== input.roomTypeId) throw invalidField("roomId", "the room is not of the room type", "validation_failed");
+        if (room.status === "OUT_OF_ORDER") throw invalidField("roomId", "the room is out of order", "validation_failed");
+      }
+      const { reservation } = await reservations.create(actor, {
+        source,
+        channel: null,
+        externalReference: null,
+        holderName: input.holderName,
+        arrivalDate: input.arrivalDate,
+        departureDate: input.departureDate,
+        rooms: [{ roomTypeId: input.roomTypeId, ratePlanId: input.ratePlanId, roomId: input.roomId, adults, children }],
+        status,
+        notes: input.notes,
+        totalMinor: input.totalMinor,
+        currency: input.currency,
+      });
+      return reservation;
+    },
+
+    async list(actor, input) {
+      const statuses = (input.status ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+      for (const s of statuses) if (!(reservationStatuses as readonly string[]).includes(s)) throw invalidField("status", reservationStatuses.join(", "));
+      const from = input.from === undefined || input.from === "" ? undefined : parseDate("from", input.from);
+      const to = input.to === undefined || input.to === "" ? undefined : parseDate("to", input.to);
+      if (from !== undefined && to !== undefined && to < from) throw invalidField("to", "must not be before from");
+      return reservations.list(actor, {
+        statuses: statuses as ReservationStatus[],
+        arrivalFrom: from,
+        // inclusive here, exclusive in the service
+        arrivalTo: to === undefined ? undefined : addDays(to, 1),
+        cursor: input.cursor,
+        limit: input.limit === undefined || input.limit === 0 ? 50 : input.limit,
+      });
+    },
+
+    async get(actor, reservationId) {
+      const reservation = await reservations.get(actor, reservationId);
+      const [folio] = await reads.query<{ balance: string }>(
+        `select ((select coalesce(sum(c.amount_minor), 0) from folio_charges c where c.property_id = f.property_id and c.folio_id = f.id)
+               - (select coalesce(sum(p.amount_minor), 0) from folio_payments p where p.property_id = f.property_id and p.folio_id = f.id))::text as balance
+           from folios f where f.property_id = $1 and f.reservation_id = $2`,
+        [actor.propertyId, reservation.id],
+      );
+      return { reservation, folioBalanceMinor: folio === undefined ? null : BigInt(folio.balance) };
+    },
+  };
+}
