@@ -1,5 +1,5 @@
-// npm run check: buf lint, generated code identical to a fresh `buf generate`, OpenAPI document up to date,
-// tsc --noEmit, eslint.
+// npm run check: buf lint, generated code identical to a fresh `buf generate`, buf breaking against the released
+// contract, OpenAPI document up to date, tsc --noEmit, eslint.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -59,6 +59,8 @@ function generatedUpToDate(template: string | undefined, committed: string): voi
 step("buf lint", "buf", ["lint"]);
 generatedUpToDate(undefined, "gen");
 generatedUpToDate("test/buf.gen.yaml", "test/gen");
+// no breaking change against the released contract (npm run release:proto records a release)
+step("buf breaking against proto-release/hotelops.v1.json", "buf", ["breaking", "proto", "--against", "proto-release/hotelops.v1.json"]);
 step("openapi/ and sdk/src/services.ts match proto/ (npm run openapi)", "node", ["scripts/openapi.ts", "--check"]);
 step("tsc --noEmit", "tsc", ["-p", "."]);
 step("eslint", "eslint", [".", "--max-warnings=0"]);
