@@ -5,9 +5,10 @@ import { benchConnectivity } from "./connectivity.bench.ts";
 import { benchRateLimit } from "./ratelimit.bench.ts";
 import { benchReservations } from "./reservations.bench.ts";
 import { benchWebhooks } from "./webhooks.bench.ts";
+import { benchCodec } from "./codec.bench.ts";
 
 const only = process.argv[2];
-const benches: Record<string, () => Promise<void>> = { status: benchStatus, connectivity: benchConnectivity, ratelimit: benchRateLimit, reservations: benchReservations, webhooks: benchWebhooks };
+const benches: Record<string, () => Promise<void>> = { status: benchStatus, connectivity: benchConnectivity, ratelimit: benchRateLimit, reservations: benchReservations, webhooks: benchWebhooks, codec: benchCodec };
 for (const [name, run] of Object.entries(benches)) {
   if (only !== undefined && only !== name) continue;
   console.log(`\n=== ${name} ===`);

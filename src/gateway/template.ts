@@ -39,7 +39,29 @@ export function parseTemplate(source: string): PathTemplate {
       segments.push({ kind: "var", field, segments: pattern.split("/").map(plain) });
     } else segments.push(plain(raw));
   }
-  return { source, segments, verb, fields };
+  const t: PathTemplate = { source, segments, verb, fields };
+  const flat = flatten(t);
+  const deep = flat.findIndex((f) => f.seg.kind === "deep");
+  if (deep !== -1 && deep !== flat.length - 1) {
+    // the grammar allows "**" only as the last segment; anywhere else the route could never match
+    throw new Error(`"**" must be the last segment: ${source}`);
+  }
+  flats.set(t, flat);
+  return t;
+}
+
+type Flat = { seg: Segment; owner?: string }[];
+
+/** Variables' own segments inlined, each tagged with its variable; computed once per template. */
+const flats = new WeakMap<PathTemplate, Flat>();
+
+function flatten(t: PathTemplate): Flat {
+  const flat: Flat = [];
+  for (const seg of t.segments) {
+    if (seg.kind === "var") for (const inner of seg.segments) flat.push({ seg: inner, owner: seg.field });
+    else flat.push({ seg });
+  }
+  return flat;
 }
 
 function plain(raw: string): Segment {
@@ -73,11 +95,8 @@ export function matchTemplate(t: PathTemplate, path: string): Map<string, string
     rest = rest.slice(0, -(t.verb.length + 1));
   }
   const parts = rest === "" ? [] : rest.split("/");
-  const flat: { seg: Segment; owner?: string }[] = [];
-  for (const seg of t.segments) {
-    if (seg.kind === "var") for (const inner of seg.segments) flat.push({ seg: inner, owner: seg.field });
-    else flat.push({ seg });
-  }
+  let flat = flats.get(t);
+  if (flat === undefined) flats.set(t, (flat = flatten(t))); // a template built by hand, not by parseTemplate
   const captured = new Map<string, string[]>();
   const ok = walk(flat, 0, parts, 0, captured);
   if (!ok) return undefined;
@@ -92,7 +111,7 @@ export function matchTemplate(t: PathTemplate, path: string): Map<string, string
   return vars;
 }
 
-function walk(flat: { seg: Segment; owner?: string }[], i: number, parts: string[], j: number, captured: Map<string, string[]>): boolean {
+function walk(flat: Flat, i: number, parts: string[], j: number, captured: Map<string, string[]>): boolean {
   if (i === flat.length) return j === parts.length;
   const { seg, owner } = flat[i]!;
   const take = (n: number): void => {

@@ -3,8 +3,8 @@
 /* eslint-disable */
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import type { Message } from "@bufbuild/protobuf";
-import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import type { JsonObject, Message } from "@bufbuild/protobuf";
+import type { Duration, ListValue, StringValue, Timestamp, Value } from "@bufbuild/protobuf/wkt";
 
 /**
  * Describes the file hotelops/gatewaytest/v1/gateway_test.proto.
@@ -490,6 +490,183 @@ export declare type FailResponse = Message<"hotelops.gatewaytest.v1.FailResponse
  * Use `create(FailResponseSchema)` to create a new message.
  */
 export declare const FailResponseSchema: GenMessage<FailResponse>;
+
+/**
+ * Not served by an RPC: the codec unit tests (src/gateway/codec.test.ts) use it for the types no RPC above has.
+ *
+ * @generated from message hotelops.gatewaytest.v1.CodecSample
+ */
+export declare type CodecSample = Message<"hotelops.gatewaytest.v1.CodecSample"> & {
+  /**
+   * @generated from field: uint32 big_unsigned = 1;
+   */
+  bigUnsigned: number;
+
+  /**
+   * @generated from field: int32 small = 2;
+   */
+  small: number;
+
+  /**
+   * @generated from field: double ratio = 3;
+   */
+  ratio: number;
+
+  /**
+   * @generated from field: float weight = 4;
+   */
+  weight: number;
+
+  /**
+   * @generated from field: bytes blob = 5;
+   */
+  blob: Uint8Array;
+
+  /**
+   * @generated from field: uint64 total = 6;
+   */
+  total: bigint;
+
+  /**
+   * @generated from field: google.protobuf.Struct attributes = 7;
+   */
+  attributes?: JsonObject | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Value anything = 8;
+   */
+  anything?: Value | undefined;
+
+  /**
+   * @generated from field: google.protobuf.ListValue list = 9;
+   */
+  list?: ListValue | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Int64Value maybe_amount = 10;
+   */
+  maybeAmount?: bigint | undefined;
+
+  /**
+   * @generated from field: google.protobuf.BytesValue maybe_blob = 11;
+   */
+  maybeBlob?: Uint8Array | undefined;
+
+  /**
+   * @generated from field: google.protobuf.BoolValue maybe_flag = 12;
+   */
+  maybeFlag?: boolean | undefined;
+
+  /**
+   * @generated from field: google.protobuf.UInt32Value maybe_count = 13;
+   */
+  maybeCount?: number | undefined;
+
+  /**
+   * @generated from field: repeated google.protobuf.StringValue labels = 14;
+   */
+  labels: StringValue[];
+
+  /**
+   * @generated from field: repeated google.protobuf.Timestamp times = 15;
+   */
+  times: Timestamp[];
+
+  /**
+   * @generated from field: map<int32, string> by_number = 16;
+   */
+  byNumber: { [key: number]: string };
+
+  /**
+   * @generated from field: map<string, hotelops.gatewaytest.v1.Thing> things = 17;
+   */
+  things: { [key: string]: Thing };
+
+  /**
+   * @generated from field: map<bool, hotelops.gatewaytest.v1.Color> colors = 18;
+   */
+  colors: { [key: string]: Color };
+
+  /**
+   * @generated from oneof hotelops.gatewaytest.v1.CodecSample.target
+   */
+  target: {
+    /**
+     * @generated from field: string room_number = 19;
+     */
+    value: string;
+    case: "roomNumber";
+  } | {
+    /**
+     * @generated from field: hotelops.gatewaytest.v1.ThingRef room_ref = 20;
+     */
+    value: ThingRef;
+    case: "roomRef";
+  } | { case: undefined; value?: undefined };
+
+  /**
+   * @generated from field: hotelops.gatewaytest.v1.CodecSample.Mode mode = 21;
+   */
+  mode: CodecSample_Mode;
+
+  /**
+   * @generated from field: optional int64 optional_amount = 22;
+   */
+  optionalAmount?: bigint | undefined;
+
+  /**
+   * @generated from field: optional hotelops.gatewaytest.v1.Color optional_color = 23;
+   */
+  optionalColor?: Color | undefined;
+
+  /**
+   * @generated from field: repeated int64 amounts = 24;
+   */
+  amounts: bigint[];
+
+  /**
+   * @generated from field: repeated bytes chunks = 25;
+   */
+  chunks: Uint8Array[];
+
+  /**
+   * @generated from field: string display_name = 26 [json_name = "label"];
+   */
+  displayName: string;
+
+  /**
+   * @generated from field: google.protobuf.Duration elapsed = 27;
+   */
+  elapsed?: Duration | undefined;
+};
+
+/**
+ * Describes the message hotelops.gatewaytest.v1.CodecSample.
+ * Use `create(CodecSampleSchema)` to create a new message.
+ */
+export declare const CodecSampleSchema: GenMessage<CodecSample>;
+
+/**
+ * Nested enum: the prefix comes from the enum's own name (MODE_), not from the message.
+ *
+ * @generated from enum hotelops.gatewaytest.v1.CodecSample.Mode
+ */
+export enum CodecSample_Mode {
+  /**
+   * @generated from enum value: MODE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: MODE_FAST = 1;
+   */
+  FAST = 1,
+}
+
+/**
+ * Describes the enum hotelops.gatewaytest.v1.CodecSample.Mode.
+ */
+export declare const CodecSample_ModeSchema: GenEnum<CodecSample_Mode>;
 
 /**
  * @generated from enum hotelops.gatewaytest.v1.Color
