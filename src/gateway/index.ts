@@ -171,10 +171,10 @@ async function invoke(route: Route, input: Message, req: NodeRequest, res: NodeR
     if (!res.writableFinished) abort.abort();
   });
   const method = route.method as DescMethodUnary;
-  const impl = direct.calls.get(route.method);
+  // Routes are built from the recorded implementations, so every route has one.
+  const impl = direct.calls.get(route.method)!;
   const context = createHandlerContext({ service: method.parent, method, protocolName: "rest", requestMethod: "POST", url: `http://gateway/${method.parent.typeName}/${method.name}`, requestHeader: header, contextValues: values, requestSignal: abort.signal });
   const last = async (r: UnaryRequest): Promise<UnaryResponse> => {
-    if (impl === undefined) throw new AppError("method_not_allowed", `${method.parent.typeName}/${method.name} is not implemented.`);
     const out = await impl(r.message, context);
     const message = isMessage(out, method.output) ? out : create(method.output, out as MessageInitShape<DescMessage>);
     return { stream: false, service: method.parent, method, header: context.responseHeader, trailer: context.responseTrailer, message };
