@@ -1,7 +1,6 @@
 import type pg from "pg";
 import type { Kysely } from "kysely";
 import { sql } from "kysely";
-import { AppError } from "../../errors.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { InboundReservationEvent } from "./adapters.ts";
 
@@ -10,17 +9,6 @@ export interface PropertyRef {
   code: string;
   name: string;
   sandbox: boolean;
-}
-
-/**
- * The property named by code, if the caller's grants include it. A property outside the grants answers exactly
- * like one that does not exist (404), so codes of other properties cannot be probed.
- */
-export async function propertyInReach(pool: pg.Pool, principal: Principal, code: string): Promise<PropertyRef> {
-  const { rows } = await pool.query<PropertyRef>("select id, code, name, sandbox from properties where code = $1 and id = any($2::uuid[]) and active", [code, principal.propertyIds]);
-  const row = rows[0];
-  if (row === undefined) throw new AppError("not_found", `Property ${code} was not found.`);
-  return row;
 }
 
 export async function propertiesInReach(pool: pg.Pool, principal: Principal): Promise<PropertyRef[]> {

@@ -5,7 +5,8 @@ import type { Clock } from "../../lib/clock.ts";
 import { isUuid, newId } from "../../lib/ids.ts";
 import type { Principal } from "../auth/principal.ts";
 import { adapterFor, isDate } from "./adapters.ts";
-import { findEvent, insertEvent, propertiesInReach, propertyInReach, type StoredEvent } from "./connectivity.repository.ts";
+import { findEvent, insertEvent, propertiesInReach, type StoredEvent } from "./connectivity.repository.ts";
+import { requireProperty } from "../auth/index.ts";
 import { inventoryRowsOf, feedPage, mappingsOf, ratePlansOf, roomTypesOf, type FeedRow } from "./reads.repository.ts";
 
 export const RESERVATION_EVENTS_QUEUE = "connectivity.reservation-events";
@@ -69,7 +70,7 @@ export function createConnectivityService(deps: ConnectivityDeps) {
     /** Availability over [from, to) in our room type codes with the caller's provider codes beside them. */
     async availability(principal: Principal | undefined, propertyCode: string, from: string, to: string, roomTypeFilter: string[]) {
       const caller = client(principal);
-      const property = await propertyInReach(deps.pool, caller, propertyCode);
+      const property = await requireProperty(deps, caller, propertyCode);
       if (!isDate(from)) throw invalidField("from", "must be a date YYYY-MM-DD");
       if (!isDate(to)) throw invalidField("to", "must be a date YYYY-MM-DD");
       const days = (Date.parse(to) - Date.parse(from)) / DAY_MS;
@@ -99,7 +100,7 @@ export function createConnectivityService(deps: ConnectivityDeps) {
 
     async reservationsFeed(principal: Principal | undefined, propertyCode: string, opts: { cursor: string; updatedSince: Date | undefined; limit: number }) {
       const caller = client(principal);
-      const property = await propertyInReach(deps.pool, caller, propertyCode);
+      const property = await requireProperty(deps, caller, propertyCode);
       const limit = opts.limit === 0 ? 100 : opts.limit;
       if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw invalidField("limit", "must be from 1 to 500");
       const after = opts.cursor === "" ? 0n : decodeCursor(opts.cursor);
@@ -111,7 +112,7 @@ export function createConnectivityService(deps: ConnectivityDeps) {
 
     async mappings(principal: Principal | undefined, propertyCode: string) {
       const caller = client(principal);
-      const property = await propertyInReach(deps.pool, caller, propertyCode);
+      const property = await requireProperty(deps, caller, propertyCode);
       const [mapped, roomTypes, ratePlans] = await Promise.all([mappingsOf(deps.pool, property.id, caller.provider), roomTypesOf(deps.pool, property.id), ratePlansOf(deps.pool, property.id)]);
       return {
         property: { code: property.code, externalCode: mapped.get(property.id) },
@@ -126,7 +127,7 @@ export function createConnectivityService(deps: ConnectivityDeps) {
      */
     async queueReservationEvent(principal: Principal | undefined, propertyCode: string, payload: Record<string, unknown>): Promise<{ eventId: string; status: "QUEUED" }> {
       const caller = client(principal);
-      const property = await propertyInReach(deps.pool, caller, propertyCode);
+      const property = await requireProperty(deps, caller, propertyCode);
       if (caller.environment !== "live" && !property.sandbox) {
         throw new AppError("partner_not_approved", "Live writes need partner approval; until then reservation events are accepted for the sandbox property only.");
       }
@@ -141,7 +142,7 @@ export function createConnectivityService(deps: ConnectivityDeps) {
 
     async getReservationEvent(principal: Principal | undefined, propertyCode: string, eventId: string): Promise<StoredEvent> {
       const caller = client(principal);
-      const property = await propertyInReach(deps.pool, caller, propertyCode);
+      const property = await requireProperty(deps, caller, propertyCode);
       const found = isUuid(eventId) ? await findEvent(deps.pool, property.id, caller.clientId, eventId) : undefined;
       if (found === undefined) throw new AppError("not_found", `Reservation event ${eventId} was not found.`);
       return found;
