@@ -12,13 +12,13 @@ let viewerToken: string;
 
 const photo = (name: string, type = "image/jpeg"): Blob => new Blob([readFileSync(new URL(`../fixtures/identity/${name}`, import.meta.url))], { type });
 
-async function scan(parts: [string, string | Blob, string?][], token: string | null = deskToken): Promise<{ status: number; body: Json; headers: Headers }> {
+async function scan(parts: [string, string | Blob, string?][], token: string | null = deskToken, extra: Record<string, string> = {}): Promise<{ status: number; body: Json; headers: Headers }> {
   const form = new FormData();
   for (const [name, value, filename] of parts) {
     if (typeof value === "string") form.append(name, value);
     else form.append(name, value, filename ?? "photo.jpg");
   }
-  const res = await fetch(`${app.baseUrl}/api/mobile/v1/identity-scan`, { method: "POST", body: form, headers: token === null ? {} : { authorization: `Bearer ${token}` } });
+  const res = await fetch(`${app.baseUrl}/api/mobile/v1/identity-scan`, { method: "POST", body: form, headers: { ...extra, ...(token === null ? {} : { authorization: `Bearer ${token}` }) } });
   const text = await res.text();
   return { status: res.status, body: text === "" ? undefined : JSON.parse(text), headers: res.headers };
 }
@@ -35,9 +35,12 @@ afterAll(async () => {
 
 describe("POST /api/mobile/v1/identity-scan", () => {
   it("reads a passport photo and answers the fields with validity flags, no-store", { timeout: 60_000 }, async () => {
-    const res = await scan([["documentType", "PASSPORT"], ["images", photo("passport-td3.jpg"), "passport.jpg"]]);
+    // an Idempotency-Key is accepted, but the extracted personal data is never kept for a replay
+    const key = "scan-key-1";
+    const res = await scan([["documentType", "PASSPORT"], ["images", photo("passport-td3.jpg"), "passport.jpg"]], deskToken, { "idempotency-key": key });
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("no-store");
+    expect((await app.db.pool.query("select count(*)::int as n from idempotency_keys where key = $1", [key])).rows[0].n).toBe(0);
     expect(res.body).toEqual({
       documentType: "PASSPORT",
       mrzFormat: "TD3",

@@ -149,3 +149,64 @@ describe("refresh, reuse detection, the 30-day cap and logout", () => {
     expect((await call("/auth/refresh", { refreshToken: ["x"] })).status).toBe(400);
   });
 });
+
+describe("POST /session/active-property", () => {
+  const get = async (path: string, token: string) => (await fetch(`${app.baseUrl}/api/mobile/v1${path}`, { headers: { authorization: `Bearer ${token}` } })).status;
+  const claims = (jwt: string): Json => JSON.parse(Buffer.from(jwt.split(".")[1]!, "base64url").toString());
+
+  it("re-issues the session's tokens for another property of the user; the old ones stop working", async () => {
+    const login = await call("/auth/login", { hotelCode: "LOG-A", email: "manager@login.test", password: PASSWORD, ...device });
+    const b = login.body.profile.properties.find((p: Json) => p.code === "LOG-B");
+    const res = await call("/session/active-property", { propertyId: b.id }, login.body.tokens.accessToken);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    expect(res.body.tokens).toMatchObject({ accessToken: expect.any(String), refreshToken: expect.any(String), expiresIn: 900 });
+    expect(res.body.profile.activePropertyId).toBe(b.id);
+    expect(res.body.profile.properties.map((p: Json) => p.code)).toEqual(["LOG-A", "LOG-B"]);
+    expect(claims(res.body.tokens.accessToken)).toMatchObject({ pid: b.id, sid: claims(login.body.tokens.accessToken).sid });
+    // LOG-B's viewer role: the dashboard yes, the forecast (reports.read) no
+    expect(await get("/dashboard", res.body.tokens.accessToken)).toBe(200);
+    expect(await get("/forecast?year=2027&month=1", res.body.tokens.accessToken)).toBe(403);
+    expect(await get("/dashboard", login.body.tokens.accessToken)).toBe(401);
+    // the new refresh token stays in LOG-B
+    const refreshed = await call("/auth/refresh", { refreshToken: res.body.tokens.refreshToken });
+    expect(refreshed.status).toBe(200);
+    expect(claims(refreshed.body.tokens.accessToken).pid).toBe(b.id);
+    // the refresh token from before the switch is spent: presenting it is reuse, and ends the session
+    expect((await call("/auth/refresh", { refreshToken: login.body.tokens.refreshToken })).status).toBe(401);
+    expect(await get("/dashboard", refreshed.body.tokens.accessToken)).toBe(401);
+  });
+
+  it("404 for a property without an active membership, an unknown or malformed id; 401 without a session", async () => {
+    const other = await createTestProperty(app, { code: "LOG-C", groupCode: "LOGGRP" });
+    const login = await call("/auth/login", { hotelCode: "LOG-A", email: "manager@login.test", password: PASSWORD, ...device });
+    const token = login.body.tokens.accessToken;
+    for (const propertyId of [other.id, "00000000-0000-4000-8000-000000000000", "LOG-B"]) {
+      const res = await call("/session/active-property", { propertyId }, token);
+      expect(res.status, propertyId).toBe(404);
+      expect(res.body.error.code).toBe("not_found");
+    }
+    expect((await call("/session/active-property", { propertyId: 5 }, token)).status).toBe(400);
+    expect((await call("/session/active-property", { propertyId: other.id })).status).toBe(401);
+    // nothing changed: the session is still in LOG-A
+    expect(await get("/dashboard", token)).toBe(200);
+  });
+
+  it("keeps the 30-day end of the session and stores no tokens for an Idempotency-Key", async () => {
+    const login = await call("/auth/login", { hotelCode: "LOG-A", email: "manager@login.test", password: PASSWORD, ...device });
+    const b = login.body.profile.properties.find((p: Json) => p.code === "LOG-B");
+    clock.advance(29 * 24 * 3600 * 1000);
+    const fresh = await call("/auth/refresh", { refreshToken: login.body.tokens.refreshToken });
+    const key = "switch-key-1";
+    const res = await fetch(`${app.baseUrl}/api/mobile/v1/session/active-property`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${fresh.body.tokens.accessToken}`, "idempotency-key": key },
+      body: JSON.stringify({ propertyId: b.id }),
+    });
+    expect(res.status).toBe(200);
+    const switched = (await res.json()) as Json;
+    expect((await app.db.pool.query("select count(*)::int as n from idempotency_keys where key = $1", [key])).rows[0].n).toBe(0);
+    clock.advance(2 * 24 * 3600 * 1000);
+    expect((await call("/auth/refresh", { refreshToken: switched.tokens.refreshToken })).status).toBe(401);
+  });
+});

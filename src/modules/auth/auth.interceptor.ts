@@ -64,7 +64,8 @@ export function createAuthInterceptor(deps: { pool: pg.Pool; tokens: TokenIssuer
       if (!isUuid(claims.sid)) throw unauthorized("The access token is invalid or expired.", true);
       const { rows } = await deps.pool.query<{ userId: string; propertyId: string; permissions: string[] }>(STAFF_SQL, [claims.sid, deps.clock.now()]);
       const s = rows[0];
-      if (s === undefined || s.userId !== claims.sub || s.propertyId !== claims.pid) throw unauthorized("The session has ended; sign in again.", true);
+      if (s === undefined || s.userId !== claims.sub) throw unauthorized("The session has ended; sign in again.", true);
+      if (s.propertyId !== claims.pid) throw unauthorized("The session's active property has changed; use the access token issued with the switch.", true);
       return { kind: "staff", userId: s.userId, sessionId: claims.sid, activePropertyId: s.propertyId, propertyIds: [s.propertyId], permissions: new Set(s.permissions) };
     }
     const { rows } = await deps.pool.query<ClientCredentials>(clientCredentialsSql, [claims.sub]);

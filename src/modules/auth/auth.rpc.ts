@@ -1,4 +1,4 @@
-import type { ConnectRouter } from "@connectrpc/connect";
+import type { ConnectRouter, ContextValues } from "@connectrpc/connect";
 import { AuthService as AuthRpc } from "../../../gen/hotelops/auth/v1/auth_pb.js";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { AppError } from "../../errors.ts";
@@ -10,6 +10,12 @@ import { principalKey } from "./principal.ts";
 export const authRpcServices = [AuthRpc];
 
 const tokensOf = (t: StaffTokens) => ({ accessToken: t.accessToken, refreshToken: t.refreshToken, expiresIn: t.expiresIn });
+
+function staffOf(values: ContextValues): { sessionId: string; userId: string } {
+  const principal = values.get(principalKey);
+  if (principal?.kind !== "staff") throw new AppError("unauthorized", "Sign in first.");
+  return principal;
+}
 
 export function registerAuthRpc(router: ConnectRouter, service: ClientTokenService, login: LoginService): void {
   router.service(AuthRpc, {
@@ -26,10 +32,12 @@ export function registerAuthRpc(router: ConnectRouter, service: ClientTokenServi
     async refreshSession(req) {
       return { tokens: tokensOf(await login.refresh(req.refreshToken)) };
     },
+    async switchActiveProperty(req, ctx) {
+      const r = await login.switchProperty(staffOf(ctx.values), req.propertyId);
+      return { tokens: tokensOf(r.tokens), profile: r.profile };
+    },
     async logout(_req, ctx) {
-      const principal = ctx.values.get(principalKey);
-      if (principal?.kind !== "staff") throw new AppError("unauthorized", "Sign in first.");
-      await login.logout(principal.sessionId);
+      await login.logout(staffOf(ctx.values).sessionId);
       return {};
     },
     // The REST gateway forwards the Authorization header; gRPC/Connect callers send it as metadata.

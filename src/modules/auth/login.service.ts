@@ -115,6 +115,12 @@ export function createLoginService(deps: { db: Kysely<unknown>; pool: pg.Pool; t
       return sessions.refreshStaffSession(refreshToken);
     },
 
+    /** The session result for another property of the user (CONTRACT.md `POST /session/active-property`). */
+    async switchProperty(session: { sessionId: string; userId: string }, propertyId: string): Promise<{ tokens: StaffTokens; profile: Profile }> {
+      const tokens = await sessions.switchStaffProperty(session.sessionId, propertyId);
+      return { tokens, profile: await profileOf(session.userId, propertyId) };
+    },
+
     async logout(sessionId: string): Promise<void> {
       await sessions.revokeSession(sessionId, "logout");
     },

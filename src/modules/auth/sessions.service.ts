@@ -34,6 +34,11 @@ export interface SessionService {
    * A token presented a second time is reuse (a stolen copy or a racing client): the whole session is revoked.
    */
   refreshStaffSession(refreshToken: string): Promise<StaffTokens>;
+  /**
+   * Moves a live session to another property where the user holds an active membership (else `not_found`) and
+   * issues new tokens: the refresh token rotates as on a refresh, the session's 30-day end stays.
+   */
+  switchStaffProperty(sessionId: string, propertyId: string): Promise<StaffTokens>;
   /** Revokes a session at once: its access tokens fail on their next request. Idempotent. */
   revokeSession(sessionId: string, reason?: string): Promise<void>;
 }
@@ -97,6 +102,28 @@ export function createSessionService(deps: { transact: Transact; clock: Clock; t
       const { row } = outcome;
       const access = await tokens.sign({ kind: "staff", sub: row.userId, sid: row.sessionId, pid: row.propertyId, perms: row.perms ?? [] });
       return { accessToken: access.token, refreshToken: next, expiresIn: access.expiresIn, sessionId: row.sessionId, sessionExpiresAt: new Date(row.sessionExpiresAt) };
+    },
+
+    async switchStaffProperty(sessionId, propertyId) {
+      if (!isUuid(propertyId)) throw new AppError("not_found", "Property not found.");
+      const now = clock.now();
+      const next = newToken("rt_");
+      const session = await transact(async (tx) => {
+        const { rows } = await sql<{ userId: string; expiresAt: string; active: boolean }>`
+          select s.user_id as "userId", s.expires_at as "expiresAt", u.active from staff_sessions s join users u on u.id = s.user_id
+          where s.id = ${sessionId} and s.revoked_at is null and s.expires_at > ${now} for update of s`.execute(tx.db);
+        const row = rows[0];
+        if (row === undefined || !row.active) throw new AppError("unauthorized", "The session has ended; sign in again.");
+        const membership = await findActiveMembership(tx.db, row.userId, propertyId);
+        if (membership === undefined) throw new AppError("not_found", "Property not found.");
+        await sql`update staff_sessions set property_id = ${propertyId}, last_used_at = ${now} where id = ${sessionId}`.execute(tx.db);
+        // the tokens held so far are spent, as on a refresh: presenting one again is reuse
+        await sql`update refresh_tokens set used_at = ${now} where session_id = ${sessionId} and used_at is null`.execute(tx.db);
+        await sql`insert into refresh_tokens (id, session_id, token_hash, created_at, expires_at) values (${newId()}, ${sessionId}, ${hashRefreshToken(next)}, ${now}, ${row.expiresAt})`.execute(tx.db);
+        return { ...row, perms: membership.permissions };
+      });
+      const access = await tokens.sign({ kind: "staff", sub: session.userId, sid: sessionId, pid: propertyId, perms: session.perms });
+      return { accessToken: access.token, refreshToken: next, expiresIn: access.expiresIn, sessionId, sessionExpiresAt: new Date(session.expiresAt) };
     },
 
     async revokeSession(sessionId, reason = "logout") {

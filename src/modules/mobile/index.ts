@@ -6,17 +6,16 @@ import type { NightAuditService } from "../night-audit/index.ts";
 import { createReservationService } from "../reservations/index.ts";
 import { mobileRpc } from "./mobile.rpc.ts";
 import { createMobileReservations } from "./reservations.service.ts";
-import { createMobileStats } from "./stats.service.ts";
+import { createReportsService, createStatsService } from "../reports/index.ts";
 
 export { createMobileReservations, type MobileReservations, type MobileCreateInput, type ReservationOptions, type RateQuote } from "./reservations.service.ts";
-export { createMobileStats, type MobileStats, type Dashboard, type Forecast, type ForecastDay } from "./stats.service.ts";
 export { mobileRpc, type MobileRpc } from "./mobile.rpc.ts";
 
 /** The parts of MobileService other modules implement (merged into this module's one registration). */
 export type MobileRpcParts = Pick<ServiceImpl<typeof MobileService>, "scanIdentityDocument">;
 
 /**
- * hotelops.mobile.v1.MobileService: reservations, dashboard, forecast and night audit of the staff session's
+ * hotelops.mobile.v1.MobileService: reservations, dashboard, forecast, reports and night audit of the staff session's
  * active property. MobileService is registered once, here, with the identity module's ScanIdentityDocument
  * spread in (`parts`).
  */
@@ -25,7 +24,8 @@ export function createMobileModule(deps: Deps, options: { nightAudit: NightAudit
   const reservations = createReservationService({ transact: deps.transact, pool: deps.db.pool, clock: deps.clock });
   const impl = mobileRpc({
     reservations: createMobileReservations({ pool: deps.db.pool, inventory, reservations }),
-    stats: createMobileStats({ pool: deps.db.pool }),
+    stats: createStatsService({ pool: deps.db.pool }),
+    reports: createReportsService({ pool: deps.db.pool, clock: deps.clock }),
     nightAudit: options.nightAudit,
   });
   return {

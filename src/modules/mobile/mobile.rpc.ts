@@ -1,3 +1,5 @@
+import { fromJson } from "@bufbuild/protobuf";
+import { ListValueSchema } from "@bufbuild/protobuf/wkt";
 import type { ContextValues, ServiceImpl } from "@connectrpc/connect";
 import { MobileService } from "../../../gen/hotelops/mobile/v1/mobile_pb.js";
 import { AppError } from "../../errors.ts";
@@ -5,14 +7,15 @@ import { requirePrincipal, type Principal } from "../auth/index.ts";
 import type { NightAuditCheck, NightAuditService } from "../night-audit/index.ts";
 import { reservationOut, type Actor } from "../reservations/index.ts";
 import type { MobileReservations } from "./reservations.service.ts";
-import type { MobileStats } from "./stats.service.ts";
+import type { ReportColumn, ReportsService, StatsService } from "../reports/index.ts";
 
 /** The RPCs of MobileService this module implements (the identity module implements ScanIdentityDocument). */
 export type MobileRpc = Omit<ServiceImpl<typeof MobileService>, "scanIdentityDocument">;
 
 export interface MobileRpcServices {
   reservations: MobileReservations;
-  stats: MobileStats;
+  stats: StatsService;
+  reports: ReportsService;
   nightAudit: NightAuditService;
 }
 
@@ -28,6 +31,7 @@ function requireAny(principal: Extract<Principal, { kind: "staff" }>, ...permiss
 }
 
 const actorOf = (p: Extract<Principal, { kind: "staff" }>): Actor => ({ propertyId: p.activePropertyId, canOverridePrice: p.permissions.has("reservations.override_price") });
+const columnOut = (c: ReportColumn & { currency?: string; amountScale?: number }) => ({ key: c.key, label: c.label, type: c.type, currency: c.currency, amountScale: c.amountScale });
 const checkOut = (c: NightAuditCheck) => ({ id: c.id, status: c.status, message: c.message, count: c.count });
 
 export function mobileRpc(s: MobileRpcServices): MobileRpc {
@@ -82,6 +86,14 @@ export function mobileRpc(s: MobileRpcServices): MobileRpc {
     },
     async getForecast(req, ctx) {
       return s.stats.forecast(staff(ctx.values).activePropertyId, { year: req.year, month: req.month, includeOptions: req.includeOptions });
+    },
+    async listReports() {
+      return { reports: s.reports.catalogue().map((r) => ({ reportId: r.id, name: r.name, description: r.description, columns: r.columns.map(columnOut) })) };
+    },
+    async runReport(req, ctx) {
+      const p = staff(ctx.values);
+      const run = await s.reports.run(p.activePropertyId, { userId: p.userId, sessionId: p.sessionId }, { reportId: req.reportId, start: req.start, end: req.end });
+      return { ok: true, runId: run.runId, name: run.name, rowCount: run.rowCount, columns: run.columns.map(columnOut), rows: run.rows.map((row) => fromJson(ListValueSchema, row)), truncated: run.truncated };
     },
     async getMobileNightAudit(_req, ctx) {
       const p = staff(ctx.values);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { StatusService } from "../../../gen/hotelops/status/v1/status_pb.js";
 import { AuthService } from "../../../gen/hotelops/auth/v1/auth_pb.js";
+import { MobileService } from "../../../gen/hotelops/mobile/v1/mobile_pb.js";
 import { Health } from "../../../gen/grpc/health/v1/health_pb.js";
 import { PlatformTestService } from "../../../test/gen/hotelops/platformtest/v1/platform_test_pb.js";
 import { policyOf } from "./policy.rpc.ts";
@@ -16,7 +17,12 @@ describe("policyOf", () => {
 
   it("classifies the service's own RPCs: status unlimited, the token endpoint strict, health never limited", () => {
     expect(policyOf(StatusService.method.getStatus)).toMatchObject({ write: false, rateLimitClass: "none" });
-    expect(policyOf(AuthService.method.createToken)).toMatchObject({ write: true, rateLimitClass: "auth" });
+    // token, session and personal-data answers are never kept by the idempotency store
+    expect(policyOf(AuthService.method.createToken)).toMatchObject({ write: false, rateLimitClass: "auth" });
+    expect(policyOf(AuthService.method.switchActiveProperty)).toMatchObject({ write: false, rateLimitClass: "" });
+    expect(policyOf(MobileService.method.scanIdentityDocument)).toMatchObject({ write: false });
+    expect(policyOf(MobileService.method.runReport)).toMatchObject({ write: false });
+    expect(policyOf(MobileService.method.createMobileReservation)).toMatchObject({ write: true, idempotencyKeyRequired: true });
     expect(policyOf(Health.method.check)).toMatchObject({ write: false, rateLimitClass: "none" });
   });
 });

@@ -8,7 +8,10 @@ export type RateLimitClass = "" | "auth" | "none";
 export interface MethodPolicy {
   /** "hotelops.x.v1.Service/Method": names the RPC in idempotency rows and hashes. */
   rpc: string;
-  /** A write: its google.api.http binding is not GET, or it requires an Idempotency-Key. */
+  /**
+   * A write whose outcome the idempotency store keeps: its google.api.http binding is not GET, or it requires an
+   * Idempotency-Key; never an RPC marked sensitive_response (its answer holds secrets or personal data).
+   */
   write: boolean;
   idempotencyKeyRequired: boolean;
   rateLimitClass: RateLimitClass;
@@ -31,7 +34,7 @@ export function policyOf(method: DescMethod): MethodPolicy {
     if (declared !== "" && declared !== "auth" && declared !== "none") throw new Error(`${method.parent.typeName}/${method.name}: unknown rate_limit_class "${declared}"`);
     policy = {
       rpc: `${method.parent.typeName}/${method.name}`,
-      write: method.methodKind === "unary" && (boundWrite || options.idempotencyKeyRequired),
+      write: method.methodKind === "unary" && !options.sensitiveResponse && (boundWrite || options.idempotencyKeyRequired),
       idempotencyKeyRequired: options.idempotencyKeyRequired,
       rateLimitClass: unlimitedServices.has(method.parent.typeName) ? "none" : declared,
     };

@@ -343,6 +343,43 @@ export declare type RefreshSessionResponse = Message<"hotelops.auth.v1.RefreshSe
 export declare const RefreshSessionResponseSchema: GenMessage<RefreshSessionResponse>;
 
 /**
+ * @generated from message hotelops.auth.v1.SwitchActivePropertyRequest
+ */
+export declare type SwitchActivePropertyRequest = Message<"hotelops.auth.v1.SwitchActivePropertyRequest"> & {
+  /**
+   * @generated from field: string property_id = 1;
+   */
+  propertyId: string;
+};
+
+/**
+ * Describes the message hotelops.auth.v1.SwitchActivePropertyRequest.
+ * Use `create(SwitchActivePropertyRequestSchema)` to create a new message.
+ */
+export declare const SwitchActivePropertyRequestSchema: GenMessage<SwitchActivePropertyRequest>;
+
+/**
+ * @generated from message hotelops.auth.v1.SwitchActivePropertyResponse
+ */
+export declare type SwitchActivePropertyResponse = Message<"hotelops.auth.v1.SwitchActivePropertyResponse"> & {
+  /**
+   * @generated from field: hotelops.auth.v1.SessionTokens tokens = 1;
+   */
+  tokens?: SessionTokens | undefined;
+
+  /**
+   * @generated from field: hotelops.auth.v1.Profile profile = 2;
+   */
+  profile?: Profile | undefined;
+};
+
+/**
+ * Describes the message hotelops.auth.v1.SwitchActivePropertyResponse.
+ * Use `create(SwitchActivePropertyResponseSchema)` to create a new message.
+ */
+export declare const SwitchActivePropertyResponseSchema: GenMessage<SwitchActivePropertyResponse>;
+
+/**
  * @generated from message hotelops.auth.v1.LogoutRequest
  */
 export declare type LogoutRequest = Message<"hotelops.auth.v1.LogoutRequest"> & {
@@ -430,6 +467,21 @@ export declare const AuthService: GenService<{
     methodKind: "unary";
     input: typeof RefreshSessionRequestSchema;
     output: typeof RefreshSessionResponseSchema;
+  },
+  /**
+   * Makes another property the session's active property and re-issues the session's tokens for it:
+   * `POST /api/mobile/v1/session/active-property {propertyId}` answers the session result ({tokens, profile}).
+   * Only a property where the user holds an active membership (active property, active user) can be entered;
+   * any other id is 404 not_found, the same as an id that does not exist. The refresh token rotates as on a
+   * refresh (the previous one is spent: presenting it again revokes the session), the previous access token
+   * stops working at once, and the session still ends 30 days after login.
+   *
+   * @generated from rpc hotelops.auth.v1.AuthService.SwitchActiveProperty
+   */
+  switchActiveProperty: {
+    methodKind: "unary";
+    input: typeof SwitchActivePropertyRequestSchema;
+    output: typeof SwitchActivePropertyResponseSchema;
   },
   /**
    * Revokes the current Bearer session; its access tokens stop working at once.

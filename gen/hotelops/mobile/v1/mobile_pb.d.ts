@@ -5,6 +5,7 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
 import type { Reservation } from "../../reservation/v1/reservation_pb.js";
+import type { ListValue } from "@bufbuild/protobuf/wkt";
 import type { NightAuditCheck, NightAuditSummary } from "../../folio/v1/folio_pb.js";
 
 /**
@@ -874,6 +875,189 @@ export declare type GetForecastResponse = Message<"hotelops.mobile.v1.GetForecas
 export declare const GetForecastResponseSchema: GenMessage<GetForecastResponse>;
 
 /**
+ * @generated from message hotelops.mobile.v1.ListReportsRequest
+ */
+export declare type ListReportsRequest = Message<"hotelops.mobile.v1.ListReportsRequest"> & {
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.ListReportsRequest.
+ * Use `create(ListReportsRequestSchema)` to create a new message.
+ */
+export declare const ListReportsRequestSchema: GenMessage<ListReportsRequest>;
+
+/**
+ * @generated from message hotelops.mobile.v1.ListReportsResponse
+ */
+export declare type ListReportsResponse = Message<"hotelops.mobile.v1.ListReportsResponse"> & {
+  /**
+   * @generated from field: repeated hotelops.mobile.v1.ReportDefinition reports = 1;
+   */
+  reports: ReportDefinition[];
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.ListReportsResponse.
+ * Use `create(ListReportsResponseSchema)` to create a new message.
+ */
+export declare const ListReportsResponseSchema: GenMessage<ListReportsResponse>;
+
+/**
+ * @generated from message hotelops.mobile.v1.ReportDefinition
+ */
+export declare type ReportDefinition = Message<"hotelops.mobile.v1.ReportDefinition"> & {
+  /**
+   * e.g. "arrivals"; what RunReportRequest.report_id names.
+   *
+   * @generated from field: string report_id = 1;
+   */
+  reportId: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string description = 3;
+   */
+  description: string;
+
+  /**
+   * @generated from field: repeated hotelops.mobile.v1.ReportColumn columns = 4;
+   */
+  columns: ReportColumn[];
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.ReportDefinition.
+ * Use `create(ReportDefinitionSchema)` to create a new message.
+ */
+export declare const ReportDefinitionSchema: GenMessage<ReportDefinition>;
+
+/**
+ * @generated from message hotelops.mobile.v1.ReportColumn
+ */
+export declare type ReportColumn = Message<"hotelops.mobile.v1.ReportColumn"> & {
+  /**
+   * The column's key, e.g. "arrivalDate".
+   *
+   * @generated from field: string key = 1;
+   */
+  key: string;
+
+  /**
+   * @generated from field: string label = 2;
+   */
+  label: string;
+
+  /**
+   * date, text, integer, money or basis_points.
+   *
+   * @generated from field: string type = 3;
+   */
+  type: string;
+
+  /**
+   * Money columns of a report run: the property's currency and amount scale (null in the catalogue).
+   *
+   * @generated from field: optional string currency = 4;
+   */
+  currency?: string | undefined;
+
+  /**
+   * @generated from field: optional int32 amount_scale = 5;
+   */
+  amountScale?: number | undefined;
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.ReportColumn.
+ * Use `create(ReportColumnSchema)` to create a new message.
+ */
+export declare const ReportColumnSchema: GenMessage<ReportColumn>;
+
+/**
+ * @generated from message hotelops.mobile.v1.RunReportRequest
+ */
+export declare type RunReportRequest = Message<"hotelops.mobile.v1.RunReportRequest"> & {
+  /**
+   * @generated from field: string report_id = 1;
+   */
+  reportId: string;
+
+  /**
+   * First day, YYYY-MM-DD.
+   *
+   * @generated from field: string start = 2;
+   */
+  start: string;
+
+  /**
+   * Last day, YYYY-MM-DD, included.
+   *
+   * @generated from field: string end = 3;
+   */
+  end: string;
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.RunReportRequest.
+ * Use `create(RunReportRequestSchema)` to create a new message.
+ */
+export declare const RunReportRequestSchema: GenMessage<RunReportRequest>;
+
+/**
+ * @generated from message hotelops.mobile.v1.RunReportResponse
+ */
+export declare type RunReportResponse = Message<"hotelops.mobile.v1.RunReportResponse"> & {
+  /**
+   * Always true on success (errors answer with the error body).
+   *
+   * @generated from field: bool ok = 1;
+   */
+  ok: boolean;
+
+  /**
+   * @generated from field: string run_id = 2;
+   */
+  runId: string;
+
+  /**
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * @generated from field: int32 row_count = 4;
+   */
+  rowCount: number;
+
+  /**
+   * @generated from field: repeated hotelops.mobile.v1.ReportColumn columns = 5;
+   */
+  columns: ReportColumn[];
+
+  /**
+   * At most 60 rows, each an array of the row's values in `columns` order (money as integer minor units).
+   *
+   * @generated from field: repeated google.protobuf.ListValue rows = 6;
+   */
+  rows: ListValue[];
+
+  /**
+   * @generated from field: bool truncated = 7;
+   */
+  truncated: boolean;
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.RunReportResponse.
+ * Use `create(RunReportResponseSchema)` to create a new message.
+ */
+export declare const RunReportResponseSchema: GenMessage<RunReportResponse>;
+
+/**
  * @generated from message hotelops.mobile.v1.GetMobileNightAuditRequest
  */
 export declare type GetMobileNightAuditRequest = Message<"hotelops.mobile.v1.GetMobileNightAuditRequest"> & {
@@ -1070,6 +1254,32 @@ export declare const MobileService: GenService<{
     methodKind: "unary";
     input: typeof GetForecastRequestSchema;
     output: typeof GetForecastResponseSchema;
+  },
+  /**
+   * The report catalogue: every report POST /reports runs, with its columns (key, label, type). Column types:
+   * `date` (YYYY-MM-DD), `text`, `integer`, `money` (integer minor units of the property's currency; a report
+   * run gives the column its `currency` and `amount_scale`), `basis_points` (10000 = 100 %). Needs reports.read.
+   *
+   * @generated from rpc hotelops.mobile.v1.MobileService.ListReports
+   */
+  listReports: {
+    methodKind: "unary";
+    input: typeof ListReportsRequestSchema;
+    output: typeof ListReportsResponseSchema;
+  },
+  /**
+   * Runs one report of the catalogue over `start`..`end` (YYYY-MM-DD, both days included, at most 366 days) at
+   * the session's active property: `rows` previews at most 60 rows (each an array in `columns` order),
+   * `row_count` counts them all and `truncated` says rows were left out. No PDF. Every run is recorded under
+   * `run_id` with the staff member who ran it. Needs reports.read. 400 for an unknown report id, a malformed
+   * date, end before start or a range over 366 days.
+   *
+   * @generated from rpc hotelops.mobile.v1.MobileService.RunReport
+   */
+  runReport: {
+    methodKind: "unary";
+    input: typeof RunReportRequestSchema;
+    output: typeof RunReportResponseSchema;
   },
   /**
    * The business date and the night audit's pre-checks (`can_run` is false when a check blocks or the staff

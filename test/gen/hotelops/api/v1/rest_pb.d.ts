@@ -54,6 +54,15 @@ export declare type RestOptions = Message<"hotelops.api.v1.RestOptions"> & {
    * @generated from field: string rate_limit_class = 5;
    */
   rateLimitClass: string;
+
+  /**
+   * The response holds secrets or personal data (session tokens, a scanned identity document, guest names in a
+   * report). An Idempotency-Key on such a call is accepted but no outcome is stored, so nothing of the response
+   * outlives the request; these calls are safe to repeat by design.
+   *
+   * @generated from field: bool sensitive_response = 6;
+   */
+  sensitiveResponse: boolean;
 };
 
 /**

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { AppError, invalidField } from "../../errors.ts";
-import { poolQueryable, propertyById } from "../inventory/index.ts";
+import { poolQueryable, propertyById, type Queryable } from "../inventory/index.ts";
 
 export interface Dashboard {
   businessDate: string;
@@ -36,7 +36,7 @@ export interface Forecast {
   days: ForecastDay[];
 }
 
-export interface MobileStats {
+export interface StatsService {
   dashboard(propertyId: string): Promise<Dashboard>;
   forecast(propertyId: string, input: { year: number; month: number; includeOptions: boolean }): Promise<Forecast>;
 }
@@ -82,8 +82,28 @@ select to_char(days.date, 'YYYY-MM-DD') as date, coalesce(cap.sellable, 0) as se
   from days left join cap using (date) left join sold using (date)
  order by days.date`;
 
+/**
+ * Per night of [from, to): sellable rooms, room nights on the books (GUARANTEED, IN_HOUSE and CHECKED_OUT;
+ * `includeOptions` adds TENTATIVE), occupancy, ADR and revenue. The forecast and the occupancy report.
+ */
+export async function occupancyDays(q: Queryable, propertyId: string, from: string, to: string, includeOptions: boolean): Promise<ForecastDay[]> {
+  const statuses = ["GUARANTEED", "IN_HOUSE", "CHECKED_OUT", ...(includeOptions ? ["TENTATIVE"] : [])];
+  const rows = await q.query<{ date: string; sellable: number; sold: number; revenue: string }>(forecastSql, [propertyId, from, to, statuses]);
+  return rows.map((r) => {
+    const revenue = BigInt(r.revenue);
+    return {
+      date: r.date,
+      roomsAvailable: r.sellable,
+      roomsSold: r.sold,
+      occupancyBp: occupancy(r.sold, r.sellable),
+      adrMinor: r.sold === 0 ? 0n : revenue / BigInt(r.sold),
+      revenueMinor: revenue,
+    };
+  });
+}
+
 /** Dashboard and monthly forecast of one property (the session's active property, resolved by the caller). */
-export function createMobileStats(deps: { pool: pg.Pool }): MobileStats {
+export function createStatsService(deps: { pool: pg.Pool }): StatsService {
   const reads = poolQueryable(deps.pool);
   return {
     async dashboard(propertyId) {
@@ -113,28 +133,8 @@ export function createMobileStats(deps: { pool: pg.Pool }): MobileStats {
       if (!Number.isInteger(input.month) || input.month < 1 || input.month > 12) throw invalidField("month", "1 to 12");
       const from = `${input.year}-${String(input.month).padStart(2, "0")}-01`;
       const to = input.month === 12 ? `${input.year + 1}-01-01` : `${input.year}-${String(input.month + 1).padStart(2, "0")}-01`;
-      const statuses = ["GUARANTEED", "IN_HOUSE", "CHECKED_OUT", ...(input.includeOptions ? ["TENTATIVE"] : [])];
-      const [property, rows] = await Promise.all([
-        propertyById(reads, propertyId),
-        reads.query<{ date: string; sellable: number; sold: number; revenue: string }>(forecastSql, [propertyId, from, to, statuses]),
-      ]);
-      return {
-        year: input.year,
-        month: input.month,
-        currency: property.currency,
-        amountScale: property.amountScale,
-        days: rows.map((r) => {
-          const revenue = BigInt(r.revenue);
-          return {
-            date: r.date,
-            roomsAvailable: r.sellable,
-            roomsSold: r.sold,
-            occupancyBp: occupancy(r.sold, r.sellable),
-            adrMinor: r.sold === 0 ? 0n : revenue / BigInt(r.sold),
-            revenueMinor: revenue,
-          };
-        }),
-      };
+      const [property, days] = await Promise.all([propertyById(reads, propertyId), occupancyDays(reads, propertyId, from, to, input.includeOptions)]);
+      return { year: input.year, month: input.month, currency: property.currency, amountScale: property.amountScale, days };
     },
   };
 }

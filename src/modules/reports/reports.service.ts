@@ -1,0 +1,90 @@
+import type pg from "pg";
+import { AppError, invalidField } from "../../errors.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { newId } from "../../lib/ids.ts";
+import { addDays, daysBetween, parseDate, poolQueryable, propertyById } from "../inventory/index.ts";
+import { reports, type ReportColumn, type ReportDefinition } from "./catalogue.ts";
+import { occupancyDays } from "./stats.service.ts";
+
+/** Spec limits: at most 366 days per run, at most 60 preview rows. */
+export const MAX_REPORT_DAYS = 366;
+export const PREVIEW_ROWS = 60;
+
+export type ReportValue = string | number;
+
+export interface ReportRun {
+  runId: string;
+  name: string;
+  rowCount: number;
+  columns: (ReportColumn & { currency?: string; amountScale?: number })[];
+  rows: ReportValue[][];
+  truncated: boolean;
+}
+
+export interface RunReportInput {
+  reportId: string;
+  start: string;
+  end: string;
+}
+
+export interface ReportsService {
+  catalogue(): readonly ReportDefinition[];
+  /** Runs a report at the property for `start..end` (both included) and records the run under the staff member. */
+  run(propertyId: string, ranBy: { userId: string; sessionId: string }, input: RunReportInput): Promise<ReportRun>;
+}
+
+/** Money leaves as a JSON number: exact up to 2^53 - 1 minor units, beyond that the report refuses to round. */
+function cell(column: ReportColumn, value: unknown): ReportValue {
+  if (column.type === "date" || column.type === "text") return String(value ?? "");
+  const n = Number(value);
+  if (!Number.isSafeInteger(n)) throw new AppError("internal", `Report value of ${column.key} is out of the exact number range.`);
+  return n;
+}
+
+function parseInput(input: RunReportInput): ReportDefinition & { start: string; end: string } {
+  const report = reports.find((r) => r.id === input.reportId);
+  if (report === undefined) throw invalidField("reportId", `unknown report; one of ${reports.map((r) => r.id).join(", ")}`);
+  const start = parseDate("start", input.start);
+  const end = parseDate("end", input.end);
+  if (end < start) throw invalidField("end", "must not be before start");
+  if (daysBetween(start, end) + 1 > MAX_REPORT_DAYS) throw invalidField("end", `at most ${MAX_REPORT_DAYS} days from start, both included`);
+  return { ...report, start, end };
+}
+
+export function createReportsService(deps: { pool: pg.Pool; clock: Clock }): ReportsService {
+  const reads = poolQueryable(deps.pool);
+
+  /** The preview rows (key -> value) and the count of all rows. */
+  async function select(report: ReportDefinition, propertyId: string, start: string, end: string): Promise<{ rows: Record<string, unknown>[]; total: number }> {
+    if (report.sql === "occupancy") {
+      const days = await occupancyDays(reads, propertyId, start, addDays(end, 1), false);
+      return { rows: days.slice(0, PREVIEW_ROWS) as unknown as Record<string, unknown>[], total: days.length };
+    }
+    const rows = await reads.query<Record<string, unknown> & { total: string }>(report.sql, [propertyId, start, end, PREVIEW_ROWS]);
+    return { rows, total: rows.length === 0 ? 0 : Number(rows[0]!.total) };
+  }
+
+  return {
+    catalogue: () => reports,
+
+    async run(propertyId, ranBy, input) {
+      const report = parseInput(input);
+      const [property, { rows, total }] = await Promise.all([propertyById(reads, propertyId), select(report, propertyId, report.start, report.end)]);
+      const runId = newId();
+      const truncated = total > rows.length;
+      await reads.query(
+        `insert into report_runs (id, property_id, report_id, start_date, end_date, user_id, session_id, row_count, truncated, created_at)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        [runId, propertyId, report.id, report.start, report.end, ranBy.userId, ranBy.sessionId, total, truncated, deps.clock.now()],
+      );
+      return {
+        runId,
+        name: report.name,
+        rowCount: total,
+        columns: report.columns.map((c) => (c.type === "money" ? { ...c, currency: property.currency, amountScale: property.amountScale } : { ...c })),
+        rows: rows.map((row) => report.columns.map((c) => cell(c, row[c.key]))),
+        truncated,
+      };
+    },
+  };
+}
