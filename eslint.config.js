@@ -11,4 +11,10 @@ export default tseslint.config(
       "no-restricted-syntax": ["error", { selector: "CallExpression[callee.property.name=/^(only|skip|todo)$/][callee.object.name=/^(it|test|describe)$/]", message: "no focused or skipped tests" }],
     },
   },
+  // CommonJS files loaded with require() by tools (autocannon's worker threads)
+  {
+    files: ["**/*.cjs"],
+    languageOptions: { sourceType: "commonjs", globals: { require: "readonly", module: "writable", process: "readonly" } },
+    rules: { "@typescript-eslint/no-require-imports": "off" },
+  },
 );

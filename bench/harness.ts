@@ -37,6 +37,8 @@ export interface LoadOptions {
   seconds?: number;
   /** autocannon replaces `[<id>]` anywhere in the request (url, headers, body) with a unique id; keeps the worker thread. */
   idReplacement?: boolean;
+  /** Absolute path of a CommonJS module whose default export customises each connection (autocannon setupClient). */
+  setupClient?: string;
 }
 
 export async function load(name: string, opts: LoadOptions): Promise<Result> {
@@ -50,6 +52,8 @@ export async function load(name: string, opts: LoadOptions): Promise<Result> {
     ...(opts.body !== undefined ? { body: opts.body } : {}),
     headers: opts.headers ?? {},
     ...(opts.idReplacement ? { idReplacement: true } : {}),
+    // in workers mode autocannon takes a file path where its types say function
+    ...(opts.setupClient !== undefined ? { setupClient: opts.setupClient as unknown as (client: autocannon.Client) => void } : {}),
   });
   const errors = run.errors + run.non2xx + run.timeouts;
   return { name, rps: Math.round(run.requests.average), p50: run.latency.p50, p99: run.latency.p99, errors };

@@ -6,9 +6,10 @@ import { benchRateLimit } from "./ratelimit.bench.ts";
 import { benchReservations } from "./reservations.bench.ts";
 import { benchWebhooks } from "./webhooks.bench.ts";
 import { benchCodec } from "./codec.bench.ts";
+import { benchMobile } from "./mobile.bench.ts";
 
 const only = process.argv[2];
-const benches: Record<string, () => Promise<void>> = { status: benchStatus, connectivity: benchConnectivity, ratelimit: benchRateLimit, reservations: benchReservations, webhooks: benchWebhooks, codec: benchCodec };
+const benches: Record<string, () => Promise<void>> = { status: benchStatus, connectivity: benchConnectivity, ratelimit: benchRateLimit, reservations: benchReservations, webhooks: benchWebhooks, codec: benchCodec, mobile: benchMobile };
 for (const [name, run] of Object.entries(benches)) {
   if (only !== undefined && only !== name) continue;
   console.log(`\n=== ${name} ===`);

@@ -44,7 +44,7 @@ export interface StatsService {
 const occupancy = (sold: number, sellable: number): number => (sellable <= 0 ? 0 : Math.floor((sold * 10000) / sellable));
 
 // One statement: the property's business date, today's movements, tonight's room counters and the day's charges.
-const dashboardSql = `
+export const dashboardSql = `
 select to_char(p.business_date, 'YYYY-MM-DD') as "businessDate", p.currency, p.amount_scale as "amountScale",
   (select count(*) from reservations r where r.property_id = p.id and r.arrival_date = p.business_date
       and r.status in ('TENTATIVE', 'GUARANTEED', 'IN_HOUSE'))::int as arrivals,
@@ -63,7 +63,7 @@ cross join lateral (
 where p.id = $1`;
 
 // Per night of [$2, $3): sellable rooms (room counters) and the room nights on the books with their nightly prices.
-const forecastSql = `
+export const forecastSql = `
 with days as (select d::date as date from generate_series($2::date, $3::date - 1, interval '1 day') d),
 cap as (
   select days.date, sum(coalesce(x.total, rt.room_count) - coalesce(x.out_of_order, 0))::int as sellable
