@@ -35,6 +35,12 @@ export interface MobileSession extends TokenProvider {
   refresh(staleAccessToken: string): Promise<string>;
   /** The current pair (undefined once the session ended). */
   tokens(): StoredTokens | undefined;
+  /**
+   * Makes another property the session's active one (`POST /api/mobile/v1/session/active-property`) and keeps the
+   * re-issued pair; answers the new profile. Runs as the one exchange in flight, like a refresh: both spend the
+   * refresh token. A refusal (404 for a property the user cannot enter) leaves the current pair in place.
+   */
+  switchProperty(propertyId: string): Promise<unknown>;
   /** Forget the pair locally (call after `POST /api/mobile/v1/auth/logout`). */
   clear(): void;
 }
@@ -59,6 +65,19 @@ export function createMobileSession(opts: MobileSessionOptions): MobileSession {
 
   const ended = (): SessionEndedError => new SessionEndedError({ status: 401, code: "unauthorized", message: "The session has ended; log in again." });
 
+  /** Keeps a pair the server just issued (the previous refresh token is spent now, even if persisting fails). */
+  async function keep(res: Response): Promise<{ next: StoredTokens; profile: unknown }> {
+    const body = (await res.json()) as { tokens?: Partial<SessionTokens> | null; profile?: unknown };
+    const t = body.tokens;
+    if (t == null || typeof t.accessToken !== "string" || typeof t.refreshToken !== "string" || typeof t.expiresIn !== "number") {
+      throw new HotelOpsError({ status: res.status, code: "invalid_response", message: "The answer carries no token pair." });
+    }
+    const next = stored({ accessToken: t.accessToken, refreshToken: t.refreshToken, expiresIn: t.expiresIn });
+    current = next;
+    await opts.onTokens?.(next);
+    return { next, profile: body.profile };
+  }
+
   async function exchange(from: StoredTokens): Promise<StoredTokens> {
     const res = await doFetch(new URL("/api/mobile/v1/auth/refresh", opts.baseUrl), {
       method: "POST",
@@ -75,16 +94,7 @@ export function createMobileSession(opts: MobileSessionOptions): MobileSession {
       throw new SessionEndedError({ status: err.status, code: err.code, message: err.message, requestId: err.requestId });
     }
     if (!res.ok) throw await errorFromResponse(res);
-    const body = (await res.json()) as { tokens?: Partial<SessionTokens> | null };
-    const t = body.tokens;
-    if (t == null || typeof t.accessToken !== "string" || typeof t.refreshToken !== "string" || typeof t.expiresIn !== "number") {
-      throw new HotelOpsError({ status: res.status, code: "invalid_response", message: "The refresh answer carries no token pair." });
-    }
-    const next = stored({ accessToken: t.accessToken, refreshToken: t.refreshToken, expiresIn: t.expiresIn });
-    // the old refresh token is spent now: keep the new pair even if persisting it fails
-    current = next;
-    await opts.onTokens?.(next);
-    return next;
+    return (await keep(res)).next;
   }
 
   function refreshOnce(): Promise<StoredTokens> {
@@ -110,6 +120,28 @@ export function createMobileSession(opts: MobileSessionOptions): MobileSession {
       // someone already replaced the refused token: use theirs
       if (current.accessToken !== stale) return current.accessToken;
       return (await refreshOnce()).accessToken;
+    },
+    async switchProperty(propertyId) {
+      while (inflight !== undefined) await inflight.catch(() => undefined);
+      if (current === undefined) throw ended();
+      let from = current;
+      if (now() >= from.refreshAt) from = await refreshOnce();
+      const task = (async () => {
+        const res = await doFetch(new URL("/api/mobile/v1/session/active-property", opts.baseUrl), {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json", authorization: `Bearer ${from.accessToken}` },
+          body: JSON.stringify({ propertyId }),
+        });
+        if (!res.ok) throw await errorFromResponse(res);
+        return keep(res);
+      })();
+      inflight = task.then(
+        (r) => r.next,
+        () => from,
+      ).finally(() => {
+        inflight = undefined;
+      });
+      return (await task).profile;
     },
     tokens: () => current,
     clear() {

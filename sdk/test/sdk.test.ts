@@ -84,9 +84,21 @@ describe("SDK against the running service", () => {
     expect(await rest.get("/api/panel/v1/webhook-endpoints")).toMatchObject({ endpoints: [] });
     expect(session.tokens()).toBe(pair);
 
+    // switching property re-issues the pair; the new one works, a property out of reach leaves it in place
+    const second = await createTestProperty(app);
+    await createStaffSession(app, { propertyCode: second.code, role: "viewer", email: staff.email });
+    const profile = (await session.switchProperty(second.id)) as { activePropertyId: string };
+    expect(profile.activePropertyId).toBe(second.id);
+    const switched = session.tokens()!;
+    expect(switched.refreshToken).not.toBe(pair.refreshToken);
+    expect(await rest.get("/api/mobile/v1/dashboard")).toMatchObject({ currency: "TRY" });
+    await expect(session.switchProperty((await createTestProperty(app)).id)).rejects.toMatchObject({ status: 404, code: "not_found" });
+    expect(session.tokens()).toBe(switched);
+    const current = switched;
+
     // logout over gRPC ends the session; the next refresh is refused and reported as the end of the session
     await createHotelOpsClient(AuthService, { baseUrl: app.baseUrl, transport: "grpc", auth: session }).logout({});
-    await expect(session.refresh(pair.accessToken)).rejects.toMatchObject({ name: "SessionEndedError" });
+    await expect(session.refresh(current.accessToken)).rejects.toMatchObject({ name: "SessionEndedError" });
     expect(session.tokens()).toBeUndefined();
   });
 });
