@@ -6,7 +6,7 @@ export { createInventoryService, requireRoomType, maxAvailabilityDays, type Inve
 export { takeRooms, releaseRooms, readAvailability, type DayCounter, type AvailabilityDay, type RoomTypeAvailability } from "./inventory-days.ts";
 export { findRoom, findRatePlan, findRoomType, nightlyPrices, updateRoomStatus, outOfOrderRanges, roomStatuses, boardTypes } from "./inventory.repository.ts";
 export type { RoomType, Room, RatePlan, RoomStatus, BoardType } from "./inventory.repository.ts";
-export { poolQueryable, propertyById, propertyInReach, requireId, type Queryable, type PropertyRow } from "./queryable.ts";
+export { poolQueryable, propertyById, requireId, type Queryable, type PropertyRow } from "./queryable.ts";
 export { parseDate, parseRange, addDays, daysBetween } from "./dates.ts";
 export { seedInventory } from "./seed.ts";
 

@@ -1,10 +1,10 @@
-import type { ConnectRouter } from "@connectrpc/connect";
+import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import type pg from "pg";
 import { BoardType as BoardTypeEnum, InventoryService as InventoryRpc, RoomStatus as RoomStatusEnum } from "../../../gen/hotelops/inventory/v1/inventory_pb.js";
 import { invalidField } from "../../errors.ts";
 import type { InventoryService } from "./inventory.service.ts";
 import type { BoardType, RatePlan, Room, RoomStatus } from "./inventory.repository.ts";
-import { scopedProperty } from "./scope.ts";
+import { requirePrincipal, requireProperty } from "../auth/index.ts";
 
 export const inventoryRpcServices = [InventoryRpc];
 
@@ -22,7 +22,7 @@ const roomOut = (r: Room) => ({ id: r.id, number: r.number, roomTypeId: r.roomTy
 const ratePlanOut = (p: RatePlan) => ({ id: p.id, code: p.code, name: p.name, boardType: BoardTypeEnum[p.boardType], roomTypeIds: p.roomTypeIds });
 
 export function registerInventoryRpc(router: ConnectRouter, service: InventoryService, pool: pg.Pool): void {
-  const scope = async (ctx: Parameters<typeof scopedProperty>[1], code: string) => (await scopedProperty(pool, ctx, code)).property.id;
+  const scope = async (ctx: HandlerContext, code: string) => (await requireProperty({ pool }, requirePrincipal(ctx.values), code)).id;
   router.service(InventoryRpc, {
     async createRoomType(req, ctx) {
       const roomType = await service.createRoomType(await scope(ctx, req.propertyCode), { code: req.code, name: req.name, maxOccupancy: req.maxOccupancy });

@@ -38,13 +38,6 @@ export async function propertyById(q: Queryable, propertyId: string): Promise<Pr
   return row;
 }
 
-/** Resolves a property code within a caller's reach; outside it the property does not exist (404, no leak). */
-export async function propertyInReach(q: Queryable, code: string, reach: readonly string[]): Promise<PropertyRow> {
-  const [row] = await q.query<PropertyRow>(`${propertySql} and code = $1`, [code]);
-  if (row === undefined || !reach.includes(row.id)) throw new AppError("not_found", "Property not found.");
-  return row;
-}
-
 /** A unique violation (a taken code or number) as the caller's conflict, with a message that says which. */
 export async function conflictOnDuplicate<T>(work: Promise<T>, message: string): Promise<T> {
   try {

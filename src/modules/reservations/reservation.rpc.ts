@@ -8,7 +8,7 @@ import {
   type RoomLineInput as RoomLineInputMsg,
 } from "../../../gen/hotelops/reservation/v1/reservation_pb.js";
 import { invalidField } from "../../errors.ts";
-import { holds, scopedProperty } from "../inventory/scope.ts";
+import { holds, requirePrincipal, requireProperty } from "../auth/index.ts";
 import type { Actor, ReservationService, RoomLineInput } from "./reservation.service.ts";
 import type { Reservation } from "./reservation.repository.ts";
 import type { ReservationSource, ReservationStatus } from "./transitions.ts";
@@ -77,7 +77,8 @@ export function reservationOut(r: Reservation) {
 
 export function registerReservationRpc(router: ConnectRouter, service: ReservationService, pool: pg.Pool): void {
   const actorOf = async (ctx: HandlerContext, propertyCode: string): Promise<Actor> => {
-    const { principal, property } = await scopedProperty(pool, ctx, propertyCode);
+    const principal = requirePrincipal(ctx.values);
+    const property = await requireProperty({ pool }, principal, propertyCode);
     return { propertyId: property.id, canOverridePrice: holds(principal, "reservations.override_price") };
   };
   router.service(ReservationRpc, {
