@@ -105,8 +105,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     logger,
     async close() {
       await listener?.close(config.shutdownGraceMs);
-      for (const m of modules) await m.stop?.();
+      // Jobs drain first: a module's resources (the webhook sender's connections) may be in use by a running job.
       await boss.stop();
+      for (const m of modules) await m.stop?.();
       await db.close();
     },
   };

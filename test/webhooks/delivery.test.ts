@@ -141,8 +141,8 @@ describe("delivery", () => {
     await emit("reservation.created");
     const eventId = await emit("guest.checked_in", { reservationId: "x" });
     await receiver.waitFor(before + 1);
-    // The fan-out job may run again (at-least-once): it creates no second delivery.
-    await app.parts.engine.fanOut(eventId);
+    // The fan-out job may run again (at-least-once): it creates no second delivery and sends nothing.
+    expect(await app.parts.engine.fanOut([eventId])).toEqual([]);
     await new Promise((r) => setTimeout(r, 300));
     const got = receiver.received.slice(before);
     expect(got.map((g) => [g.path, g.headers["service-event-type"]])).toEqual([["/hook", "guest.checked_in"]]);
@@ -215,6 +215,61 @@ describe("delivery", () => {
     expect(outcome!.status).toBe("failed");
     expect(clock.now().getTime() - firstAt).toBeLessThan(24 * 3600_000);
     await rest("DELETE", `/webhook-endpoints/${ep.id}`);
+  });
+});
+
+describe("batches", () => {
+  it("settles each delivery of a batch on its own: successes and failures side by side, then a batch of retries", async () => {
+    const good = await createEndpoint(["reservation.created"], "/good");
+    const bad = await createEndpoint(["reservation.created"], "/bad");
+    receiver.behave((req, res) => {
+      res.writeHead(req.url === "/bad" ? 500 : 204);
+      res.end();
+    });
+    const before = receiver.received.length;
+    // Three events in one transaction: their fan-out jobs are fetched, claimed and recorded together.
+    const eventIds = await app.deps.transact(async (tx) => {
+      const ids: string[] = [];
+      for (const code of ["R-1", "R-2", "R-3"]) ids.push(await recordEvent(tx, { propertyId: property.id, type: "reservation.created", occurredAt: clock.now(), data: { code } }));
+      return ids;
+    });
+    const got = (await receiver.waitFor(before + 6)).slice(before);
+    const sent = (path: string) => got.filter((g) => g.path === path).map((g) => [g.headers["service-event-id"], g.headers["service-delivery-attempt"]]);
+    expect(sent("/good").sort()).toEqual(eventIds.map((id) => [id, "1"]).sort());
+    expect(sent("/bad").sort()).toEqual(eventIds.map((id) => [id, "1"]).sort());
+    const settled = async (ep: { id: string }) => {
+      const ds = await deliveriesOf(ep.id);
+      return ds.length === 3 && ds.every((x) => x.last_error_class !== null || x.status === "succeeded") ? ds : undefined;
+    };
+    expect((await until(() => settled(good))).map((x) => [x.status, x.attempts])).toEqual(Array(3).fill(["succeeded", 1]));
+    const failing = await until(() => settled(bad));
+    expect(failing.map((x) => [x.status, x.attempts, x.last_error_class])).toEqual(Array(3).fill(["pending", 1, "http_status"]));
+    const attempts = await sql<{ endpoint_id: string; attempt: number; http_status: number }>(
+      "select endpoint_id, attempt, http_status from webhook_attempts where delivery_id = any($1::uuid[]) order by http_status",
+      [[...(await deliveriesOf(good.id)), ...failing].map((x) => x.id)],
+    );
+    expect(attempts.map((a) => [a.endpoint_id, a.attempt, a.http_status])).toEqual([...Array(3).fill([good.id, 1, 204]), ...Array(3).fill([bad.id, 1, 500])]);
+    const health = async (ep: { id: string }) =>
+      (await sql<{ failures_since_success: number; failing_since: Date | null }>("select failures_since_success, failing_since from webhook_endpoints where id = $1", [ep.id]))[0];
+    expect(await health(bad)).toMatchObject({ failures_since_success: 3, failing_since: expect.any(Date) });
+    expect(await health(good)).toMatchObject({ failures_since_success: 0, failing_since: null });
+
+    // The retries come due together and are claimed, sent and recorded as one batch; success resets the count.
+    receiver.behave((_req, res) => {
+      res.writeHead(204);
+      res.end();
+    });
+    clock.set(new Date(Math.max(...failing.map((x) => x.next_attempt_at!.getTime()))));
+    const outcomes = await app.parts.engine.runDue();
+    expect(outcomes.map((o) => [o.attempt, o.httpStatus, o.status])).toEqual(Array(3).fill([2, 204, "succeeded"]));
+    expect(new Set(outcomes.map((o) => o.deliveryId))).toEqual(new Set(failing.map((x) => x.id)));
+    expect((await deliveriesOf(bad.id)).map((x) => [x.status, x.attempts])).toEqual(Array(3).fill(["succeeded", 2]));
+    expect(await health(bad)).toMatchObject({ failures_since_success: 0, failing_since: null });
+    // Nothing is due any more, and nothing is sent twice.
+    expect(await app.parts.engine.runDue()).toEqual([]);
+    expect(receiver.received.length - before).toBe(9);
+    await rest("DELETE", `/webhook-endpoints/${good.id}`);
+    await rest("DELETE", `/webhook-endpoints/${bad.id}`);
   });
 });
 

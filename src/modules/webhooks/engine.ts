@@ -5,7 +5,7 @@ import type { Clock } from "../../lib/clock.ts";
 import { newId } from "../../lib/ids.ts";
 import type { Logger } from "../../lib/logger.ts";
 import { insertNotification } from "../notifications/index.ts";
-import { AddressRejected, verifyTarget, type AddressPolicy, type Resolver } from "./address.ts";
+import { AddressRejected, verifyTarget, type AddressPolicy, type Resolver, type VerifiedTarget } from "./address.ts";
 import { deliveryHeaders, envelopeBody, maxBodyBytes } from "./envelope.ts";
 import { asDate } from "./endpoints.repository.ts";
 import { testEventType } from "./event-types.ts";
@@ -64,70 +64,103 @@ interface Claimed {
 
 export type WebhookEngine = ReturnType<typeof createWebhookEngine>;
 
-/** Fan-out, one attempt at a time, retries and auto-close. Every decision reads time from the injected clock. */
+/** The columns a claim returns: the delivery after its claim, its address, property code and event. */
+const claimedColumns = `c.id, c.property_id, c.endpoint_id, c.event_id, c.event_type, c.is_test, c.attempts, c.first_attempt_at, c.lapsed_lease, c.created_at,
+  ep.url, ep.secret_sealed, ep.previous_secret_sealed, ep.previous_secret_expires_at, p.code as property_code,
+  e.created_at as ev_created_at, e.occurred_at as ev_occurred_at, e.data as ev_data`;
+const claimedJoins = `join webhook_endpoints ep on ep.id = c.endpoint_id join properties p on p.id = c.property_id
+  left join events e on e.id = c.event_id and e.property_id = c.property_id`;
+
+/** What attempts of one batch share: one body per event, one key set per address, one address check per URL. */
+interface BatchMemo {
+  bodies: Map<string, Buffer | undefined>;
+  secrets: Map<string, string[]>;
+  targets: Map<string, Promise<VerifiedTarget>>;
+}
+
+interface Finished {
+  c: Claimed;
+  result: SendResult;
+  finishedAt: Date;
+}
+
+/**
+ * Fan-out, attempts, retries and auto-close, in batches: a batch of deliveries is claimed in one statement,
+ * sent concurrently, and its successes are recorded in one statement (a failure settles in its own
+ * transaction: it may close the address). Every decision reads time from the injected clock.
+ */
 export function createWebhookEngine(d: EngineDeps) {
-  /** One delivery per OPEN address of the event's property subscribed to its type; attempt 1 queued at once. */
-  async function fanOut(eventId: string): Promise<string[]> {
-    return d.transact(async (tx) => {
-      const [event] = await tx.query<{ property_id: string; type: string; enabled: boolean }>(
-        "select e.property_id, e.type, ps.partner_api_enabled as enabled from events e cross join platform_settings ps where e.id = $1 and ps.id = 1",
-        [eventId],
-      );
-      // While the partner API is off platform-wide nothing is sent, and nothing piles up to be sent later.
-      if (event === undefined || !event.enabled) return [];
-      const endpoints = await tx.query<{ id: string }>("select id from webhook_endpoints where property_id = $1 and status = 'open' and $2 = any(event_types)", [
-        event.property_id,
-        event.type,
-      ]);
-      if (endpoints.length === 0) return [];
-      const now = d.clock.now();
-      const ids = endpoints.map(() => newId(now.getTime()));
-      const created = await tx.query<{ id: string }>(
-        `insert into webhook_deliveries (id, property_id, endpoint_id, event_id, event_type, status, next_attempt_at, created_at)
-         select u.id, $1, u.endpoint_id, $2, $3, 'pending', $4, $4 from unnest($5::uuid[], $6::uuid[]) as u(id, endpoint_id)
-         on conflict (endpoint_id, event_id) where resend_of is null and not is_test do nothing returning id`,
-        [event.property_id, eventId, event.type, now, ids, endpoints.map((e) => e.id)],
-      );
-      // No job per delivery: the fan-out worker makes attempt 1 right after this commit (fanOutAndSend), and
-      // the every-minute sweeper picks up any delivery whose worker died before or during it.
-      return created.map((r) => r.id);
-    });
+  /**
+   * One delivery per OPEN address of each event's property subscribed to its type, created with attempt 1
+   * already claimed, which is then made at once. An event fanned out before creates nothing (unique index).
+   */
+  async function fanOut(eventIds: readonly string[]): Promise<AttemptOutcome[]> {
+    const { rows: pairs } = await d.pool.query<{ event_id: string; property_id: string; type: string; endpoint_id: string }>(
+      `select e.id as event_id, e.property_id, e.type, ep.id as endpoint_id from events e
+       join webhook_endpoints ep on ep.property_id = e.property_id and ep.status = 'open' and e.type = any(ep.event_types)
+       cross join platform_settings ps
+       where e.id = any($1::uuid[]) and ps.id = 1 and ps.partner_api_enabled`,
+      [eventIds],
+    );
+    // While the partner API is off platform-wide nothing is sent, and nothing piles up to be sent later.
+    if (pairs.length === 0) return [];
+    const now = d.clock.now();
+    // The address and the platform switch are checked again by the insert, which is the claim.
+    const { rows } = await d.pool.query<Claimed>(
+      `with c as (
+         insert into webhook_deliveries (id, property_id, endpoint_id, event_id, event_type, status, attempts, first_attempt_at, last_attempt_at, next_attempt_at, lease_until, created_at)
+         select u.id, u.property_id, u.endpoint_id, u.event_id, u.event_type, 'pending', 1, $1, $1, $1, $2, $1
+         from unnest($3::uuid[], $4::uuid[], $5::uuid[], $6::uuid[], $7::text[]) as u(id, property_id, endpoint_id, event_id, event_type)
+         join webhook_endpoints ep on ep.id = u.endpoint_id and ep.status = 'open' cross join platform_settings ps
+         where ps.id = 1 and ps.partner_api_enabled
+         on conflict (endpoint_id, event_id) where resend_of is null and not is_test do nothing
+         returning *, null::timestamptz as lapsed_lease
+       )
+       select ${claimedColumns} from c ${claimedJoins}`,
+      [
+        now,
+        new Date(now.getTime() + d.leaseMs),
+        pairs.map(() => newId(now.getTime())),
+        pairs.map((r) => r.property_id),
+        pairs.map((r) => r.endpoint_id),
+        pairs.map((r) => r.event_id),
+        pairs.map((r) => r.type),
+      ],
+    );
+    return run(rows, now);
   }
 
-  /** Takes the attempt if the delivery is due and nobody holds it; cancels it if its address or the platform switch is off. */
-  async function claim(deliveryId: string, now: Date): Promise<Claimed | undefined> {
+  /** Takes the attempts that are due and held by nobody; cancels those whose address or the platform switch is off. */
+  async function claim(deliveryIds: readonly string[], now: Date): Promise<Claimed[]> {
     const { rows } = await d.pool.query<Claimed>(
       `with prev as (
          select dl.id, dl.lease_until from webhook_deliveries dl
          join webhook_endpoints ep on ep.id = dl.endpoint_id and ep.property_id = dl.property_id
          cross join platform_settings ps
-         where dl.id = $1 and dl.status = 'pending' and dl.next_attempt_at <= $2 and (dl.lease_until is null or dl.lease_until <= $2)
+         where dl.id = any($1::uuid[]) and dl.status = 'pending' and dl.next_attempt_at <= $2 and (dl.lease_until is null or dl.lease_until <= $2)
            and (ep.status = 'open' or dl.is_test) and ps.id = 1 and ps.partner_api_enabled
          for update of dl skip locked
-       ), upd as (
+       ), c as (
          update webhook_deliveries dl set attempts = dl.attempts + 1, lease_until = $3, first_attempt_at = coalesce(dl.first_attempt_at, $2), last_attempt_at = $2
          from prev where dl.id = prev.id
          returning dl.*, prev.lease_until as lapsed_lease
        )
-       select upd.id, upd.property_id, upd.endpoint_id, upd.event_id, upd.event_type, upd.is_test, upd.attempts, upd.first_attempt_at, upd.lapsed_lease, upd.created_at,
-              ep.url, ep.secret_sealed, ep.previous_secret_sealed, ep.previous_secret_expires_at, p.code as property_code,
-              e.created_at as ev_created_at, e.occurred_at as ev_occurred_at, e.data as ev_data
-       from upd join webhook_endpoints ep on ep.id = upd.endpoint_id join properties p on p.id = upd.property_id
-       left join events e on e.id = upd.event_id and e.property_id = upd.property_id`,
-      [deliveryId, now, new Date(now.getTime() + d.leaseMs)],
+       select ${claimedColumns} from c ${claimedJoins}`,
+      [deliveryIds, now, new Date(now.getTime() + d.leaseMs)],
     );
-    if (rows[0] !== undefined) return rows[0];
-    // Not claimable: stop it for good when its address is no longer open or webhooks are off platform-wide.
+    if (rows.length === deliveryIds.length) return rows;
+    // Not claimable: stop for good those whose address is no longer open or while webhooks are off platform-wide.
+    const claimed = new Set(rows.map((r) => r.id));
     await d.pool.query(
       `update webhook_deliveries dl set status = 'cancelled', next_attempt_at = null, lease_until = null,
          last_error_class = case when not ps.partner_api_enabled then 'partner_api_disabled' else 'endpoint_closed' end
        from webhook_endpoints ep, platform_settings ps
-       where dl.id = $1 and dl.status = 'pending' and ep.id = dl.endpoint_id and ps.id = 1
+       where dl.id = any($1::uuid[]) and dl.status = 'pending' and ep.id = dl.endpoint_id and ps.id = 1
          and (not ps.partner_api_enabled or (ep.status <> 'open' and not dl.is_test))
          and (dl.lease_until is null or dl.lease_until <= $2)`,
-      [deliveryId, now],
+      [deliveryIds.filter((id) => !claimed.has(id)), now],
     );
-    return undefined;
+    return rows;
   }
 
   function bodyOf(c: Claimed): Buffer | undefined {
@@ -153,21 +186,35 @@ export function createWebhookEngine(d: EngineDeps) {
     return secrets;
   }
 
-  /** One attempt of one delivery, if it is due; undefined when there was nothing to do. */
-  async function attempt(deliveryId: string): Promise<AttemptOutcome | undefined> {
-    const now = d.clock.now();
-    const c = await claim(deliveryId, now);
-    if (c === undefined) return undefined;
-    if (c.lapsed_lease !== null) {
-      // The previous holder died mid-attempt: the receiver may or may not have seen that attempt.
-      await recordInterrupted(c);
-    }
-    const result = await perform(c, now);
-    return record(c, now, result);
+  /** Makes the claimed attempts concurrently and records them; outcomes in the order of `claimed`. */
+  async function run(claimed: Claimed[], now: Date): Promise<AttemptOutcome[]> {
+    if (claimed.length === 0) return [];
+    // A lapsed lease means the previous holder died mid-attempt: the receiver may or may not have seen it.
+    const interrupted = claimed.filter((c) => c.lapsed_lease !== null);
+    if (interrupted.length > 0) await recordInterrupted(interrupted);
+    // Rows of one claim statement: one snapshot, so one body per event and one key set per address.
+    const memo: BatchMemo = { bodies: new Map(), secrets: new Map(), targets: new Map() };
+    const finished = await Promise.all(
+      claimed.map(async (c): Promise<Finished> => {
+        const result = await perform(c, now, memo);
+        return { c, result, finishedAt: d.clock.now() };
+      }),
+    );
+    const successes = finished.filter((f) => f.result.errorClass === null && !f.c.is_test);
+    if (successes.length > 0) await recordSuccesses(successes, now);
+    return Promise.all(
+      finished.map((f) => (f.result.errorClass === null && !f.c.is_test ? outcome(f, "succeeded", undefined) : recordOne(f, now))),
+    );
   }
 
-  async function perform(c: Claimed, now: Date): Promise<SendResult> {
-    const body = bodyOf(c);
+  function outcome(f: Finished, status: AttemptOutcome["status"], next: Date | undefined): AttemptOutcome {
+    return { ...f.result, deliveryId: f.c.id, attempt: f.c.attempts, status, nextAttemptAt: status === "pending" ? next : undefined };
+  }
+
+  async function perform(c: Claimed, now: Date, memo: BatchMemo): Promise<SendResult> {
+    const bodyKey = c.is_test ? c.id : c.event_id;
+    if (!memo.bodies.has(bodyKey)) memo.bodies.set(bodyKey, bodyOf(c));
+    const body = memo.bodies.get(bodyKey);
     if (body === undefined) return { httpStatus: null, durationMs: 0, errorClass: "connection", errorMessage: "the event no longer exists" };
     if (body.length > maxBodyBytes) {
       return { httpStatus: null, durationMs: 0, errorClass: "payload_too_large", errorMessage: `the event body is ${body.length} bytes; the limit is ${maxBodyBytes}` };
@@ -175,15 +222,20 @@ export function createWebhookEngine(d: EngineDeps) {
     const started = performance.now();
     let target;
     try {
-      // The address rules hold at every delivery, not only at creation (DNS answers change).
-      target = await verifyTarget(c.url, d.policy, d.resolver);
+      // The address rules hold at every attempt, not only at creation (DNS answers change): checked once per
+      // URL and batch, whose attempts all start now.
+      let check = memo.targets.get(c.url);
+      if (check === undefined) memo.targets.set(c.url, (check = verifyTarget(c.url, d.policy, d.resolver)));
+      target = await check;
     } catch (err) {
       if (!(err instanceof AddressRejected)) throw err;
       return { httpStatus: null, durationMs: Math.round(performance.now() - started), errorClass: "address_rejected", errorMessage: err.message };
     }
+    let secrets = memo.secrets.get(c.endpoint_id);
+    if (secrets === undefined) memo.secrets.set(c.endpoint_id, (secrets = secretsOf(c, now)));
     const headers = deliveryHeaders({
       body,
-      secrets: secretsOf(c, now),
+      secrets,
       unixSeconds: Math.floor(now.getTime() / 1000),
       eventId: c.event_id,
       eventType: c.is_test ? testEventType : c.event_type,
@@ -195,18 +247,31 @@ export function createWebhookEngine(d: EngineDeps) {
     return { ...result, durationMs: result.durationMs + Math.round(spent) };
   }
 
-  async function recordInterrupted(c: Claimed): Promise<void> {
+  async function recordInterrupted(claimed: Claimed[]): Promise<void> {
     await d.pool.query(
       `insert into webhook_attempts (id, property_id, endpoint_id, delivery_id, event_id, event_type, attempt, http_status, duration_ms, error_class, error_message, started_at, finished_at)
-       values ($1, $2, $3, $4, $5, $6, $7, null, 0, 'interrupted', 'the worker stopped during the attempt; retried', $8, $8) on conflict (delivery_id, attempt) do nothing`,
-      [newId(), c.property_id, c.endpoint_id, c.id, c.event_id, c.is_test ? testEventType : c.event_type, c.attempts - 1, c.lapsed_lease],
+       select u.id, u.property_id, u.endpoint_id, u.delivery_id, u.event_id, u.event_type, u.attempt, null, 0, 'interrupted', 'the worker stopped during the attempt; retried', u.at, u.at
+       from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::uuid[], $6::text[], $7::int[], $8::timestamptz[])
+         as u(id, property_id, endpoint_id, delivery_id, event_id, event_type, attempt, at)
+       on conflict (delivery_id, attempt) do nothing`,
+      [
+        claimed.map(() => newId()),
+        claimed.map((c) => c.property_id),
+        claimed.map((c) => c.endpoint_id),
+        claimed.map((c) => c.id),
+        claimed.map((c) => c.event_id),
+        claimed.map((c) => (c.is_test ? testEventType : c.event_type)),
+        claimed.map((c) => c.attempts - 1),
+        claimed.map((c) => c.lapsed_lease!.toISOString()),
+      ],
     );
   }
 
-  async function record(c: Claimed, startedAt: Date, r: SendResult): Promise<AttemptOutcome> {
-    const now = d.clock.now();
+  /** A failed attempt or a test delivery: the attempt row, the address's health, the delivery settled, the retry queued. */
+  async function recordOne(f: Finished, startedAt: Date): Promise<AttemptOutcome> {
+    const { c, result: r, finishedAt: now } = f;
+    // Only a test delivery gets here with a success; it leaves the address's health alone.
     const ok = r.errorClass === null;
-    if (ok && !c.is_test) return recordSuccess(c, startedAt, now, r);
     const permanent = r.errorClass === "payload_too_large" || c.is_test;
     const next = ok || permanent ? undefined : nextAttemptAt({ attemptsMade: c.attempts, firstAttemptAt: c.first_attempt_at, now, random: d.random });
     const status = ok ? "succeeded" : next === undefined ? "failed" : "pending";
@@ -218,7 +283,7 @@ export function createWebhookEngine(d: EngineDeps) {
         [newId(), c.property_id, c.endpoint_id, c.id, c.event_id, c.is_test ? testEventType : c.event_type, c.attempts, r.httpStatus, r.durationMs, r.errorClass, r.errorMessage, startedAt, now],
       );
       // The address row first (it serializes concurrent attempts of one address), then the delivery.
-      const open = c.is_test ? true : await updateHealth(tx, c, ok, startedAt, now);
+      const open = c.is_test ? true : await updateHealth(tx, c, startedAt, now);
       const settled = status === "pending" && !open ? "cancelled" : status;
       // Only the holder of this attempt may settle it (a lease taken over after a crash moves `attempts` on).
       await tx.query(
@@ -231,39 +296,54 @@ export function createWebhookEngine(d: EngineDeps) {
       }
       return settled;
     });
-    return { ...r, deliveryId: c.id, attempt: c.attempts, status: finalStatus, nextAttemptAt: finalStatus === "pending" ? next : undefined };
+    return outcome(f, finalStatus, next);
   }
 
   /**
-   * The hot path in one statement: the attempt row, the delivery settled, and the address's failure count
-   * reset (written only when there is something to reset or last_success_at is a minute old, so concurrent
-   * deliveries to one address do not queue on its row).
+   * Successes of a batch in one statement: the attempt rows, the deliveries settled, and the addresses'
+   * failure counts reset (written only when there is something to reset or last_success_at is a minute
+   * old, so concurrent batches do not queue on address rows). Address rows are locked first and in id
+   * order, as the failure path locks the address before its deliveries: no deadlock between the two.
    */
-  async function recordSuccess(c: Claimed, startedAt: Date, now: Date, r: SendResult): Promise<AttemptOutcome> {
+  async function recordSuccesses(done: Finished[], startedAt: Date): Promise<void> {
+    const last = new Date(Math.max(...done.map((f) => f.finishedAt.getTime())));
     await d.pool.query(
-      `with a as (
+      `with e as (
+         update webhook_endpoints set last_success_at = $1, failing_since = null, failures_since_success = 0
+         where id in (
+           select id from webhook_endpoints
+           where id = any($2::uuid[]) and (failing_since is not null or failures_since_success <> 0 or last_success_at is null or last_success_at < $1::timestamptz - interval '1 minute')
+           order by id for update)
+         returning id
+       ), a as (
          insert into webhook_attempts (id, property_id, endpoint_id, delivery_id, event_id, event_type, attempt, http_status, duration_ms, error_class, error_message, started_at, finished_at)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, null, null, $10, $11)
-       ), e as (
-         update webhook_endpoints set last_success_at = $11, failing_since = null, failures_since_success = 0
-         where id = $3 and (failing_since is not null or failures_since_success <> 0 or last_success_at is null or last_success_at < $11::timestamptz - interval '1 minute')
+         select u.id, u.property_id, u.endpoint_id, u.delivery_id, u.event_id, u.event_type, u.attempt, u.http_status, u.duration_ms, null, null, $3, u.finished_at
+         from unnest($4::uuid[], $5::uuid[], $6::uuid[], $7::uuid[], $8::uuid[], $9::text[], $10::int[], $11::int[], $12::int[], $13::timestamptz[])
+           as u(id, property_id, endpoint_id, delivery_id, event_id, event_type, attempt, http_status, duration_ms, finished_at)
        )
-       update webhook_deliveries set status = 'succeeded', next_attempt_at = null, lease_until = null, last_http_status = $8, last_error_class = null
-       where id = $4 and attempts = $7 and status = 'pending'`,
-      [newId(), c.property_id, c.endpoint_id, c.id, c.event_id, c.event_type, c.attempts, r.httpStatus, r.durationMs, startedAt, now],
+       update webhook_deliveries dl set status = 'succeeded', next_attempt_at = null, lease_until = null, last_http_status = u.http_status, last_error_class = null
+       from unnest($7::uuid[], $10::int[], $11::int[]) as u(delivery_id, attempt, http_status)
+       where dl.id = u.delivery_id and dl.attempts = u.attempt and dl.status = 'pending' and (select count(*) from e) >= 0`,
+      [
+        last,
+        [...new Set(done.map((f) => f.c.endpoint_id))],
+        startedAt,
+        done.map(() => newId()),
+        done.map((f) => f.c.property_id),
+        done.map((f) => f.c.endpoint_id),
+        done.map((f) => f.c.id),
+        done.map((f) => f.c.event_id),
+        done.map((f) => f.c.event_type),
+        done.map((f) => f.c.attempts),
+        done.map((f) => f.result.httpStatus),
+        done.map((f) => f.result.durationMs),
+        done.map((f) => f.finishedAt.toISOString()),
+      ],
     );
-    return { ...r, deliveryId: c.id, attempt: c.attempts, status: "succeeded", nextAttemptAt: undefined };
   }
 
-  /** Success resets the address's failure count; a failure may close it (24 h, >= 5 failures). Returns whether it is open. */
-  async function updateHealth(tx: Tx, c: Claimed, ok: boolean, startedAt: Date, now: Date): Promise<boolean> {
-    if (ok) {
-      const [row] = await tx.query<{ status: string }>(
-        "update webhook_endpoints set last_success_at = $2, failing_since = null, failures_since_success = 0 where id = $1 returning status",
-        [c.endpoint_id, now],
-      );
-      return row?.status === "open";
-    }
+  /** A failure may close the address (24 h without success, >= 5 failures). Returns whether it is still open. */
+  async function updateHealth(tx: Tx, c: Claimed, startedAt: Date, now: Date): Promise<boolean> {
     const [health] = await tx.query<{ failing_since: Date | string; failures_since_success: number; status: string }>(
       `update webhook_endpoints set failing_since = coalesce(failing_since, $2), failures_since_success = failures_since_success + 1
        where id = $1 returning failing_since, failures_since_success, status`,
@@ -298,13 +378,16 @@ export function createWebhookEngine(d: EngineDeps) {
     return rows.map((r) => r.id);
   }
 
+  /** One attempt of each given delivery that is due and held by nobody (what a webhooks.deliver batch runs). */
+  async function attempt(deliveryIds: readonly string[]): Promise<AttemptOutcome[]> {
+    if (deliveryIds.length === 0) return [];
+    const now = d.clock.now();
+    return run(await claim(deliveryIds, now), now);
+  }
+
   return {
+    /** What an events.fanout batch runs: the deliveries of each event, attempt 1 of each at once. */
     fanOut,
-    /** Fan-out, then attempt 1 of every new delivery at once (what the events.fanout worker runs). */
-    async fanOutAndSend(eventId: string): Promise<void> {
-      const ids = await fanOut(eventId);
-      await Promise.all(ids.map((id) => attempt(id)));
-    },
     attempt,
     dueDeliveryIds,
     /** Queues an attempt job for every due delivery (the every-minute sweeper; also takes over crashed workers' claims). */
@@ -315,12 +398,7 @@ export function createWebhookEngine(d: EngineDeps) {
     },
     /** Runs every due attempt right here (tests move the clock, then call this instead of waiting for jobs). */
     async runDue(): Promise<AttemptOutcome[]> {
-      const out: AttemptOutcome[] = [];
-      for (const id of await dueDeliveryIds()) {
-        const o = await attempt(id);
-        if (o !== undefined) out.push(o);
-      }
-      return out;
+      return attempt(await dueDeliveryIds());
     },
     /** Deletes history older than 30 days (attempt rows and finished deliveries). */
     async purge(): Promise<{ attempts: number; deliveries: number }> {

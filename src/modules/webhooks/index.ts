@@ -70,5 +70,7 @@ export function createWebhooksModule(deps: Deps, options: WebhookOptions = {}): 
     services: webhookRpcServices,
     registerRpc: (router) => registerWebhookRpc(router, service, notifications),
     startWorkers: () => registerWebhookWorkers({ boss: deps.boss, pool: deps.db.pool, engine, mailer, logger: deps.logger, runsJobs: deps.config.role !== "api" }),
+    // The kept-alive connections to receivers (app.close() stops modules after pg-boss drained the jobs).
+    stop: () => sender.close(),
   };
 }

@@ -1,4 +1,4 @@
-import { rootCertificates } from "node:tls";
+import { createSecureContext, rootCertificates } from "node:tls";
 import { Pool } from "undici";
 import type { VerifiedTarget } from "./address.ts";
 
@@ -44,7 +44,8 @@ export interface Sender {
  * (SNI servername), follows no redirects and consumes at most 64 KiB of the answer.
  */
 export function createSender(options: { extraCa?: string | undefined; maxPools?: number; connectionsPerPool?: number } = {}): Sender {
-  const ca = options.extraCa === undefined ? undefined : [...rootCertificates, options.extraCa];
+  // One context for every connection: passing `ca` instead would parse every root certificate per handshake.
+  const secureContext = options.extraCa === undefined ? undefined : createSecureContext({ ca: [...rootCertificates, options.extraCa] });
   const pools = new Map<string, Pool>();
   const maxPools = options.maxPools ?? 256;
 
@@ -68,7 +69,7 @@ export function createSender(options: { extraCa?: string | undefined; maxPools?:
       bodyTimeout: timeoutMs,
       connect: {
         ...(t.literalIp === undefined ? { servername: t.host } : {}),
-        ...(ca !== undefined ? { ca } : {}),
+        ...(secureContext !== undefined ? { secureContext } : {}),
         allowH2: false,
         rejectUnauthorized: true,
         timeout: timeoutMs,

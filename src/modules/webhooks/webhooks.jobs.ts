@@ -6,31 +6,27 @@ import type { Mailer } from "../../lib/mail.ts";
 import type { WebhookEngine } from "./engine.ts";
 
 /**
- * Workers: fan-out per event, one attempt per delivery job, the every-minute sweeper (due retries and
- * claims of crashed workers), the daily history purge and the closed-address e-mail.
+ * Workers: fan-out of events and attempts of deliveries, both a batch of jobs at a time, the every-minute
+ * sweeper (due retries and claims of crashed workers), the daily history purge and the closed-address e-mail.
  * A delivery job's lock (expireInSeconds) outlives the 10 s request timeout; a job lost with its worker is
  * retried by pg-boss and, failing that, picked up by the sweeper once the claim's lease lapses.
  */
 export async function registerWebhookWorkers(deps: { boss: Boss; pool: pg.Pool; engine: WebhookEngine; mailer: Mailer; logger: Logger; runsJobs: boolean }): Promise<void> {
   const { boss, engine } = deps;
   /**
-   * Fan-out and attempts run in batches handled concurrently, fetching again at once while batches come
-   * back full: one job at a time per worker waits for the next NOTIFY or poll after every job.
+   * Fan-out and attempts take a batch of jobs into one claim statement and one statement for the batch's
+   * successes, with several batches in flight, fetching again at once while batches come back full.
    * A throw fails the whole batch; that is safe because fan-out is idempotent and attempts are claimed.
    */
-  async function workConcurrently<T extends object>(queue: string, handler: (data: T) => Promise<unknown>, batchSize: number, localConcurrency: number): Promise<void> {
+  async function workInBatches<T extends object>(queue: string, handler: (data: T[]) => Promise<unknown>, batchSize: number, localConcurrency: number): Promise<void> {
     await boss.pgboss.createQueue(queue, { notify: true });
     // The queue may exist already (queues.ts are created at start): set the policy either way.
     await boss.pgboss.updateQueue(queue, { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 });
     if (!deps.runsJobs) return;
-    await boss.pgboss.work<T>(queue, { batchSize, localConcurrency, burstWhenBatchFull: true }, async (jobs) => {
-      const results = await Promise.allSettled(jobs.map((job) => handler(job.data)));
-      const failed = results.find((r) => r.status === "rejected");
-      if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
-    });
+    await boss.pgboss.work<T>(queue, { batchSize, localConcurrency, burstWhenBatchFull: true }, async (jobs) => handler(jobs.map((job) => job.data)));
   }
-  await workConcurrently<{ eventId: string }>(queues.eventsFanout, (data) => engine.fanOutAndSend(data.eventId), 20, 4);
-  await workConcurrently<{ deliveryId: string }>(queues.webhooksDeliver, (data) => engine.attempt(data.deliveryId), 16, 4);
+  await workInBatches<{ eventId: string }>(queues.eventsFanout, (jobs) => engine.fanOut(jobs.map((j) => j.eventId)), 20, 4);
+  await workInBatches<{ deliveryId: string }>(queues.webhooksDeliver, (jobs) => engine.attempt(jobs.map((j) => j.deliveryId)), 16, 4);
   await boss.registerWorker(queues.webhooksSweep, async () => engine.sweepDue(), { queue: { expireInSeconds: 60, retryLimit: 0 } });
   await boss.registerWorker(queues.webhooksPurge, async () => engine.purge(), { queue: { expireInSeconds: 600, retryLimit: 2 } });
   await boss.registerWorker<{ endpointId: string }>(

@@ -181,7 +181,7 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
          values ($1, $2, $3, $4, $5, true, 'pending', $6, $6)`,
         [deliveryId, actor.propertyId, id, newId(now.getTime()), testEventType, now],
       );
-      const outcome = await d.engine.attempt(deliveryId);
+      const [outcome] = await d.engine.attempt([deliveryId]);
       if (outcome === undefined) throw new AppError("conflict", "The test event could not be sent.");
       return { deliveryId, httpStatus: outcome.httpStatus, durationMs: outcome.durationMs, error: outcome.errorMessage };
     },
