@@ -12,6 +12,8 @@ import { testEventType } from "./event-types.ts";
 import { nextAttemptAt, type Random } from "./schedule.ts";
 import type { SecretBox } from "./secrets.ts";
 import type { SendResult, Sender } from "./sender.ts";
+import * as repo from "./deliveries.repository.ts";
+import type { Claimed, Finished } from "./deliveries.repository.ts";
 
 /** Auto-close rule: no success for this long and at least `closeAfterFailures` failed attempts. */
 export const closeAfterMs = 24 * 60 * 60 * 1000;
@@ -41,47 +43,13 @@ export interface AttemptOutcome extends SendResult {
   nextAttemptAt: Date | undefined;
 }
 
-interface Claimed {
-  id: string;
-  property_id: string;
-  endpoint_id: string;
-  event_id: string;
-  event_type: string;
-  is_test: boolean;
-  attempts: number;
-  first_attempt_at: Date;
-  lapsed_lease: Date | null;
-  created_at: Date;
-  url: string;
-  secret_sealed: string;
-  previous_secret_sealed: string | null;
-  previous_secret_expires_at: Date | null;
-  property_code: string;
-  ev_created_at: Date | null;
-  ev_occurred_at: Date | null;
-  ev_data: unknown;
-}
-
 export type WebhookEngine = ReturnType<typeof createWebhookEngine>;
-
-/** The columns a claim returns: the delivery after its claim, its address, property code and event. */
-const claimedColumns = `c.id, c.property_id, c.endpoint_id, c.event_id, c.event_type, c.is_test, c.attempts, c.first_attempt_at, c.lapsed_lease, c.created_at,
-  ep.url, ep.secret_sealed, ep.previous_secret_sealed, ep.previous_secret_expires_at, p.code as property_code,
-  e.created_at as ev_created_at, e.occurred_at as ev_occurred_at, e.data as ev_data`;
-const claimedJoins = `join webhook_endpoints ep on ep.id = c.endpoint_id join properties p on p.id = c.property_id
-  left join events e on e.id = c.event_id and e.property_id = c.property_id`;
 
 /** What attempts of one batch share: one body per event, one key set per address, one address check per URL. */
 interface BatchMemo {
   bodies: Map<string, Buffer | undefined>;
   secrets: Map<string, string[]>;
   targets: Map<string, Promise<VerifiedTarget>>;
-}
-
-interface Finished {
-  c: Claimed;
-  result: SendResult;
-  finishedAt: Date;
 }
 
 /**
@@ -95,72 +63,13 @@ export function createWebhookEngine(d: EngineDeps) {
    * already claimed, which is then made at once. An event fanned out before creates nothing (unique index).
    */
   async function fanOut(eventIds: readonly string[]): Promise<AttemptOutcome[]> {
-    const { rows: pairs } = await d.pool.query<{ event_id: string; property_id: string; type: string; endpoint_id: string }>(
-      `select e.id as event_id, e.property_id, e.type, ep.id as endpoint_id from events e
-       join webhook_endpoints ep on ep.property_id = e.property_id and ep.status = 'open' and e.type = any(ep.event_types)
-       cross join platform_settings ps
-       where e.id = any($1::uuid[]) and ps.id = 1 and ps.partner_api_enabled`,
-      [eventIds],
-    );
+    const pairs = await repo.subscribedPairs(d.pool, eventIds);
     // While the partner API is off platform-wide nothing is sent, and nothing piles up to be sent later.
     if (pairs.length === 0) return [];
     const now = d.clock.now();
     // The address and the platform switch are checked again by the insert, which is the claim.
-    const { rows } = await d.pool.query<Claimed>(
-      `with c as (
-         insert into webhook_deliveries (id, property_id, endpoint_id, event_id, event_type, status, attempts, first_attempt_at, last_attempt_at, next_attempt_at, lease_until, created_at)
-         select u.id, u.property_id, u.endpoint_id, u.event_id, u.event_type, 'pending', 1, $1, $1, $1, $2, $1
-         from unnest($3::uuid[], $4::uuid[], $5::uuid[], $6::uuid[], $7::text[]) as u(id, property_id, endpoint_id, event_id, event_type)
-         join webhook_endpoints ep on ep.id = u.endpoint_id and ep.status = 'open' cross join platform_settings ps
-         where ps.id = 1 and ps.partner_api_enabled
-         on conflict (endpoint_id, event_id) where resend_of is null and not is_test do nothing
-         returning *, null::timestamptz as lapsed_lease
-       )
-       select ${claimedColumns} from c ${claimedJoins}`,
-      [
-        now,
-        new Date(now.getTime() + d.leaseMs),
-        pairs.map(() => newId(now.getTime())),
-        pairs.map((r) => r.property_id),
-        pairs.map((r) => r.endpoint_id),
-        pairs.map((r) => r.event_id),
-        pairs.map((r) => r.type),
-      ],
-    );
+    const rows = await repo.insertClaimed(d.pool, pairs, now, new Date(now.getTime() + d.leaseMs));
     return run(rows, now);
-  }
-
-  /** Takes the attempts that are due and held by nobody; cancels those whose address or the platform switch is off. */
-  async function claim(deliveryIds: readonly string[], now: Date): Promise<Claimed[]> {
-    const { rows } = await d.pool.query<Claimed>(
-      `with prev as (
-         select dl.id, dl.lease_until from webhook_deliveries dl
-         join webhook_endpoints ep on ep.id = dl.endpoint_id and ep.property_id = dl.property_id
-         cross join platform_settings ps
-         where dl.id = any($1::uuid[]) and dl.status = 'pending' and dl.next_attempt_at <= $2 and (dl.lease_until is null or dl.lease_until <= $2)
-           and (ep.status = 'open' or dl.is_test) and ps.id = 1 and ps.partner_api_enabled
-         for update of dl skip locked
-       ), c as (
-         update webhook_deliveries dl set attempts = dl.attempts + 1, lease_until = $3, first_attempt_at = coalesce(dl.first_attempt_at, $2), last_attempt_at = $2
-         from prev where dl.id = prev.id
-         returning dl.*, prev.lease_until as lapsed_lease
-       )
-       select ${claimedColumns} from c ${claimedJoins}`,
-      [deliveryIds, now, new Date(now.getTime() + d.leaseMs)],
-    );
-    if (rows.length === deliveryIds.length) return rows;
-    // Not claimable: stop for good those whose address is no longer open or while webhooks are off platform-wide.
-    const claimed = new Set(rows.map((r) => r.id));
-    await d.pool.query(
-      `update webhook_deliveries dl set status = 'cancelled', next_attempt_at = null, lease_until = null,
-         last_error_class = case when not ps.partner_api_enabled then 'partner_api_disabled' else 'endpoint_closed' end
-       from webhook_endpoints ep, platform_settings ps
-       where dl.id = any($1::uuid[]) and dl.status = 'pending' and ep.id = dl.endpoint_id and ps.id = 1
-         and (not ps.partner_api_enabled or (ep.status <> 'open' and not dl.is_test))
-         and (dl.lease_until is null or dl.lease_until <= $2)`,
-      [deliveryIds.filter((id) => !claimed.has(id)), now],
-    );
-    return rows;
   }
 
   function bodyOf(c: Claimed): Buffer | undefined {
@@ -191,7 +100,7 @@ export function createWebhookEngine(d: EngineDeps) {
     if (claimed.length === 0) return [];
     // A lapsed lease means the previous holder died mid-attempt: the receiver may or may not have seen it.
     const interrupted = claimed.filter((c) => c.lapsed_lease !== null);
-    if (interrupted.length > 0) await recordInterrupted(interrupted);
+    if (interrupted.length > 0) await repo.insertInterruptedAttempts(d.pool, interrupted);
     // Rows of one claim statement: one snapshot, so one body per event and one key set per address.
     const memo: BatchMemo = { bodies: new Map(), secrets: new Map(), targets: new Map() };
     const finished = await Promise.all(
@@ -201,7 +110,7 @@ export function createWebhookEngine(d: EngineDeps) {
       }),
     );
     const successes = finished.filter((f) => f.result.errorClass === null && !f.c.is_test);
-    if (successes.length > 0) await recordSuccesses(successes, now);
+    if (successes.length > 0) await repo.recordSuccesses(d.pool, successes, now);
     return Promise.all(
       finished.map((f) => (f.result.errorClass === null && !f.c.is_test ? outcome(f, "succeeded", undefined) : recordOne(f, now))),
     );
@@ -247,26 +156,6 @@ export function createWebhookEngine(d: EngineDeps) {
     return { ...result, durationMs: result.durationMs + Math.round(spent) };
   }
 
-  async function recordInterrupted(claimed: Claimed[]): Promise<void> {
-    await d.pool.query(
-      `insert into webhook_attempts (id, property_id, endpoint_id, delivery_id, event_id, event_type, attempt, http_status, duration_ms, error_class, error_message, started_at, finished_at)
-       select u.id, u.property_id, u.endpoint_id, u.delivery_id, u.event_id, u.event_type, u.attempt, null, 0, 'interrupted', 'the worker stopped during the attempt; retried', u.at, u.at
-       from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::uuid[], $6::text[], $7::int[], $8::timestamptz[])
-         as u(id, property_id, endpoint_id, delivery_id, event_id, event_type, attempt, at)
-       on conflict (delivery_id, attempt) do nothing`,
-      [
-        claimed.map(() => newId()),
-        claimed.map((c) => c.property_id),
-        claimed.map((c) => c.endpoint_id),
-        claimed.map((c) => c.id),
-        claimed.map((c) => c.event_id),
-        claimed.map((c) => (c.is_test ? testEventType : c.event_type)),
-        claimed.map((c) => c.attempts - 1),
-        claimed.map((c) => c.lapsed_lease!.toISOString()),
-      ],
-    );
-  }
-
   /** A failed attempt or a test delivery: the attempt row, the address's health, the delivery settled, the retry queued. */
   async function recordOne(f: Finished, startedAt: Date): Promise<AttemptOutcome> {
     const { c, result: r, finishedAt: now } = f;
@@ -299,49 +188,6 @@ export function createWebhookEngine(d: EngineDeps) {
     return outcome(f, finalStatus, next);
   }
 
-  /**
-   * Successes of a batch in one statement: the attempt rows, the deliveries settled, and the addresses'
-   * failure counts reset (written only when there is something to reset or last_success_at is a minute
-   * old, so concurrent batches do not queue on address rows). Address rows are locked first and in id
-   * order, as the failure path locks the address before its deliveries: no deadlock between the two.
-   */
-  async function recordSuccesses(done: Finished[], startedAt: Date): Promise<void> {
-    const last = new Date(Math.max(...done.map((f) => f.finishedAt.getTime())));
-    await d.pool.query(
-      `with e as (
-         update webhook_endpoints set last_success_at = $1, failing_since = null, failures_since_success = 0
-         where id in (
-           select id from webhook_endpoints
-           where id = any($2::uuid[]) and (failing_since is not null or failures_since_success <> 0 or last_success_at is null or last_success_at < $1::timestamptz - interval '1 minute')
-           order by id for update)
-         returning id
-       ), a as (
-         insert into webhook_attempts (id, property_id, endpoint_id, delivery_id, event_id, event_type, attempt, http_status, duration_ms, error_class, error_message, started_at, finished_at)
-         select u.id, u.property_id, u.endpoint_id, u.delivery_id, u.event_id, u.event_type, u.attempt, u.http_status, u.duration_ms, null, null, $3, u.finished_at
-         from unnest($4::uuid[], $5::uuid[], $6::uuid[], $7::uuid[], $8::uuid[], $9::text[], $10::int[], $11::int[], $12::int[], $13::timestamptz[])
-           as u(id, property_id, endpoint_id, delivery_id, event_id, event_type, attempt, http_status, duration_ms, finished_at)
-       )
-       update webhook_deliveries dl set status = 'succeeded', next_attempt_at = null, lease_until = null, last_http_status = u.http_status, last_error_class = null
-       from unnest($7::uuid[], $10::int[], $11::int[]) as u(delivery_id, attempt, http_status)
-       where dl.id = u.delivery_id and dl.attempts = u.attempt and dl.status = 'pending' and (select count(*) from e) >= 0`,
-      [
-        last,
-        [...new Set(done.map((f) => f.c.endpoint_id))],
-        startedAt,
-        done.map(() => newId()),
-        done.map((f) => f.c.property_id),
-        done.map((f) => f.c.endpoint_id),
-        done.map((f) => f.c.id),
-        done.map((f) => f.c.event_id),
-        done.map((f) => f.c.event_type),
-        done.map((f) => f.c.attempts),
-        done.map((f) => f.result.httpStatus),
-        done.map((f) => f.result.durationMs),
-        done.map((f) => f.finishedAt.toISOString()),
-      ],
-    );
-  }
-
   /** A failure may close the address (24 h without success, >= 5 failures). Returns whether it is still open. */
   async function updateHealth(tx: Tx, c: Claimed, startedAt: Date, now: Date): Promise<boolean> {
     const [health] = await tx.query<{ failing_since: Date | string; failures_since_success: number; status: string }>(
@@ -369,43 +215,31 @@ export function createWebhookEngine(d: EngineDeps) {
     return false;
   }
 
-  /** Deliveries that are due now (and not held by a live worker), oldest first. */
-  async function dueDeliveryIds(limit = 1000): Promise<string[]> {
-    const { rows } = await d.pool.query<{ id: string }>(
-      "select id from webhook_deliveries where status = 'pending' and next_attempt_at <= $1 and (lease_until is null or lease_until <= $1) order by next_attempt_at limit $2",
-      [d.clock.now(), limit],
-    );
-    return rows.map((r) => r.id);
-  }
-
   /** One attempt of each given delivery that is due and held by nobody (what a webhooks.deliver batch runs). */
   async function attempt(deliveryIds: readonly string[]): Promise<AttemptOutcome[]> {
     if (deliveryIds.length === 0) return [];
     const now = d.clock.now();
-    return run(await claim(deliveryIds, now), now);
+    return run(await repo.claim(d.pool, deliveryIds, now, new Date(now.getTime() + d.leaseMs)), now);
   }
 
   return {
     /** What an events.fanout batch runs: the deliveries of each event, attempt 1 of each at once. */
     fanOut,
     attempt,
-    dueDeliveryIds,
     /** Queues an attempt job for every due delivery (the every-minute sweeper; also takes over crashed workers' claims). */
     async sweepDue(): Promise<number> {
-      const ids = await dueDeliveryIds();
+      const ids = await repo.dueDeliveryIds(d.pool, d.clock.now());
       if (ids.length > 0) await d.transact(async (tx) => void (await Promise.all(ids.map((id) => tx.enqueue(queues.webhooksDeliver, { deliveryId: id })))));
       return ids.length;
     },
     /** Runs every due attempt right here (tests move the clock, then call this instead of waiting for jobs). */
     async runDue(): Promise<AttemptOutcome[]> {
-      return attempt(await dueDeliveryIds());
+      return attempt(await repo.dueDeliveryIds(d.pool, d.clock.now()));
     },
     /** Deletes history older than 30 days (attempt rows and finished deliveries). */
     async purge(): Promise<{ attempts: number; deliveries: number }> {
       const cutoff = new Date(d.clock.now().getTime() - 30 * 24 * 60 * 60 * 1000);
-      const a = await d.pool.query("delete from webhook_attempts where started_at < $1", [cutoff]);
-      const dl = await d.pool.query("delete from webhook_deliveries where status <> 'pending' and coalesce(last_attempt_at, created_at) < $1", [cutoff]);
-      return { attempts: a.rowCount ?? 0, deliveries: dl.rowCount ?? 0 };
+      return repo.purgeBefore(d.pool, cutoff);
     },
   };
 }
