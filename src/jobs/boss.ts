@@ -1,4 +1,5 @@
-import { PgBoss, type Job, type Queue, type WorkOptions } from "pg-boss";
+import type pg from "pg";
+import { PgBoss, type Job, type Queue, type SendOptions, type WorkOptions } from "pg-boss";
 import type { Role } from "../config.ts";
 import type { Logger } from "../lib/logger.ts";
 import { queues } from "./queues.ts";
@@ -71,4 +72,47 @@ export async function startBoss(opts: BossOptions): Promise<Boss> {
       await pgboss.stop({ graceful: true, timeout: opts.graceMs ?? 10_000 });
     },
   };
+}
+
+/** One SQL statement with `$1..$n` placeholders. */
+export interface Statement {
+  text: string;
+  values: readonly unknown[];
+}
+
+const composedNames = new Map<string, string>();
+
+/**
+ * One data-modifying statement and one job in a single SQL statement: `statement` runs as a CTE in front of
+ * pg-boss's own job insert (the SQL that send() would run, taken with a capturing db adapter), so the row and
+ * the job commit together or not at all, in one round trip and without a transaction. For a hot path that
+ * writes one row; anything more goes through transact() and tx.enqueue(). Returns the job id.
+ */
+export async function insertWithJob(pool: pg.Pool, pgboss: PgBoss, statement: Statement, queue: string, data: object, options: Omit<SendOptions, "db"> = {}): Promise<string | null> {
+  let job: Statement | undefined;
+  const capture = {
+    executeSql: async (text: string, values: unknown[] = []) => {
+      job = { text, values };
+      return { rows: [{ id: "" }] };
+    },
+  };
+  await pgboss.send(queue, data, { ...options, db: capture });
+  if (job === undefined) throw new Error(`pg-boss sent no insert for queue ${queue}`);
+  const jobValues = job.values;
+  const text = composedText(statement, job.text);
+  let name = composedNames.get(text);
+  if (name === undefined) {
+    // Named, so each pooled connection parses and plans the composed statement once.
+    name = `with_job_${composedNames.size}`;
+    composedNames.set(text, name);
+  }
+  const { rows } = await pool.query<{ id: string }>({ name, text, values: [...statement.values, ...jobValues] });
+  return rows[0]?.id ?? null;
+}
+
+/** `WITH written AS (statement)` joined to pg-boss's insert, whose placeholders move up past the statement's. */
+function composedText(statement: Statement, jobText: string): string {
+  const shifted = jobText.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + statement.values.length}`);
+  const leadingWith = /^\s*with\s/i.exec(shifted);
+  return leadingWith === null ? `WITH written AS (${statement.text}) ${shifted}` : `WITH written AS (${statement.text}), ${shifted.slice(leadingWith[0].length)}`;
 }

@@ -1,6 +1,5 @@
 import type pg from "pg";
-import type { Kysely } from "kysely";
-import { sql } from "kysely";
+import type { Statement } from "../../jobs/boss.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { InboundReservationEvent } from "./adapters.ts";
 
@@ -24,9 +23,13 @@ export interface StoredEvent {
   error: string | null;
 }
 
-export async function insertEvent(db: Kysely<unknown>, e: { id: string; propertyId: string; clientId: string; provider: string; event: InboundReservationEvent; now: Date }): Promise<void> {
-  await sql`insert into reservation_events (id, property_id, client_id, provider, event_type, external_reference, payload, created_at)
-            values (${e.id}, ${e.propertyId}, ${e.clientId}, ${e.provider}, ${e.event.eventType}, ${e.event.externalReference}, ${JSON.stringify(e.event)}::jsonb, ${e.now})`.execute(db);
+/** The insert of one queued event, as a statement to run together with its processing job (insertWithJob). */
+export function insertEventStatement(e: { id: string; propertyId: string; clientId: string; provider: string; event: InboundReservationEvent; now: Date }): Statement {
+  return {
+    text: `insert into reservation_events (id, property_id, client_id, provider, event_type, external_reference, payload, created_at)
+           values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8)`,
+    values: [e.id, e.propertyId, e.clientId, e.provider, e.event.eventType, e.event.externalReference, JSON.stringify(e.event), e.now],
+  };
 }
 
 /** One event of this client at this property (another client's or property's event is 404). */

@@ -1,5 +1,6 @@
 import type { Deps, Module } from "../module.ts";
 import { createPlatformSettings } from "../../db/platform-settings.ts";
+import { insertWithJob } from "../../jobs/boss.ts";
 import { createConnectivityService, RESERVATION_EVENTS_QUEUE } from "./connectivity.service.ts";
 import { createReservationService } from "../reservations/index.ts";
 import { processReservationEvents } from "./event-processor.ts";
@@ -11,7 +12,11 @@ export { RESERVATION_EVENTS_QUEUE } from "./connectivity.service.ts";
 
 /** The partner face. Its interceptor (the platform switch) must run before authentication. */
 export function createConnectivityModule(deps: Deps): Module {
-  const service = createConnectivityService({ pool: deps.db.pool, transact: deps.transact, clock: deps.clock });
+  const service = createConnectivityService({
+    pool: deps.db.pool,
+    insertWithJob: (statement, queue, data, options) => insertWithJob(deps.db.pool, deps.boss.pgboss, statement, queue, data, options),
+    clock: deps.clock,
+  });
   const reservations = createReservationService({ transact: deps.transact, pool: deps.db.pool, clock: deps.clock });
   return {
     name: "connectivity",
