@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import { getPlatformSettings, PlatformSettings, setPartnerApi } from "../../src/db/platform-settings.ts";
 import { migrations } from "../../src/db/migrations/index.ts";
-import { insertWithJob } from "../../src/jobs/boss.ts";
+import { createRowWriter } from "../../src/jobs/boss.ts";
 import { openTestDatabase, type TestDatabase } from "../helpers/db.ts";
 
 let t: TestDatabase;
@@ -75,28 +75,33 @@ describe("transaction helper", () => {
   });
 });
 
-describe("insertWithJob", () => {
-  const insert = (id: string, n: number) => ({ text: "insert into probe (id, n) values ($1, $2)", values: [id, n] });
+describe("row writer", () => {
+  const writer = () => createRowWriter(t.db.pool, t.boss.pgboss, { table: "probe", columns: { id: "text", n: "integer" }, queue: "tx-probe", job: { retryLimit: 3 } });
 
-  it("writes the row and the job in one statement, with the job's data and options", async () => {
-    const jobId = await insertWithJob(t.db.pool, t.boss.pgboss, insert("one-statement", 7), "tx-probe", { id: "one-statement" }, { retryLimit: 3 });
+  it("writes the row and its job in one statement, with the job's data and options", async () => {
+    await writer().write(["one-statement", 7], { id: "one-statement" });
     expect(await count("select count(*) as n from probe where id = 'one-statement' and n = 7")).toBe(1);
-    const { rows } = await t.db.pool.query<{ id: string; retry_limit: number }>("select id, retry_limit from pgboss.job where name = 'tx-probe' and data->>'id' = 'one-statement'");
-    expect(rows).toEqual([{ id: jobId, retry_limit: 3 }]);
+    const { rows } = await t.db.pool.query<{ retry_limit: number }>("select retry_limit from pgboss.job where name = 'tx-probe' and data->>'id' = 'one-statement'");
+    expect(rows).toEqual([{ retry_limit: 3 }]);
   });
 
-  it("enqueues no job when the statement fails", async () => {
-    await insertWithJob(t.db.pool, t.boss.pgboss, insert("duplicate", 1), "tx-probe", { id: "duplicate-1" });
-    await expect(insertWithJob(t.db.pool, t.boss.pgboss, insert("duplicate", 2), "tx-probe", { id: "duplicate-2" })).rejects.toThrow(/duplicate key/);
-    expect(await count("select count(*) as n from pgboss.job where data->>'id' = 'duplicate-2'")).toBe(0);
-    expect(await count("select n from probe where id = 'duplicate'")).toBe(1);
+  it("batches concurrent writes; a failing row fails alone and leaves no job", async () => {
+    await t.db.pool.query("insert into probe (id, n) values ('taken', 0)");
+    const w = writer();
+    const ids = Array.from({ length: 20 }, (_, i) => (i === 7 ? "taken" : `batch-${i}`));
+    const results = await Promise.allSettled(ids.map((id, i) => w.write([id, i], { id: `${id}-${i}` })));
+    expect(results.map((r) => r.status)).toEqual(ids.map((id) => (id === "taken" ? "rejected" : "fulfilled")));
+    expect(String((results[7] as PromiseRejectedResult).reason)).toMatch(/duplicate key/);
+    expect(await count("select count(*) as n from probe where id like 'batch-%'")).toBe(19);
+    expect(await count("select count(*) as n from pgboss.job where name = 'tx-probe' and data->>'id' like 'batch-%'")).toBe(19);
+    expect(await count("select count(*) as n from pgboss.job where data->>'id' = 'taken-7'")).toBe(0);
   });
 
   it("delivers the job to a worker", async () => {
     const received = new Promise<unknown>((resolve) => {
       void t.boss.registerWorker<{ id: string }>("with-job-probe", async (job) => resolve(job.data));
     });
-    await insertWithJob(t.db.pool, t.boss.pgboss, insert("delivered", 1), "with-job-probe", { id: "delivered" });
+    await createRowWriter(t.db.pool, t.boss.pgboss, { table: "probe", columns: { id: "text", n: "integer" }, queue: "with-job-probe" }).write(["delivered", 1], { id: "delivered" });
     expect(await received).toEqual({ id: "delivered" });
   });
 });
