@@ -64,8 +64,13 @@ export async function startBoss(opts: BossOptions): Promise<Boss> {
       await ensureQueue(queue, queueOptions);
       if (!runsJobs) return;
       // batchSize 1 by default, so a failing job fails alone; with a larger batch one throw fails the batch.
-      await pgboss.work<T>(queue, { batchSize: 1, ...work }, async (jobs) => {
+      const batchSize = work.batchSize ?? 1;
+      const worker: { id?: string } = {};
+      worker.id = await pgboss.work<T>(queue, { ...work, batchSize }, async (jobs) => {
         for (const job of jobs) await handler(job);
+        // A full fetch may have left more behind: fetch again at once instead of waiting for a NOTIFY (sent only
+        // for new jobs) or the poll, so a backlog (a worker started late, a burst) drains at full speed.
+        if (jobs.length >= batchSize && worker.id !== undefined) pgboss.notifyWorker(worker.id);
       });
     },
     async stop() {
