@@ -109,7 +109,8 @@ let writers = 0;
 export function createRowWriter(pool: pg.Pool, pgboss: PgBoss, spec: RowWriterSpec): RowWriter {
   const types = Object.values(spec.columns);
   const insert = `insert into ${spec.table} (${Object.keys(spec.columns).join(", ")}) select * from unnest(${types.map((type, i) => `$${i + 1}::${type}[]`).join(", ")})`;
-  const name = `rows_with_jobs_${++writers}`;
+  const writer = ++writers;
+  let version = 0;
   let statement: { name: string; text: string } | undefined;
   let pending: { row: readonly unknown[]; data: object; done: (err?: unknown) => void }[] = [];
   let running = false;
@@ -125,8 +126,8 @@ export function createRowWriter(pool: pg.Pool, pgboss: PgBoss, spec: RowWriterSp
     await pgboss.insert(spec.queue, batch.map((b) => ({ ...spec.job, data: b.data })), { db: capture });
     if (job === undefined) throw new Error(`pg-boss made no insert for queue ${spec.queue}`);
     const text = withStatement(insert, types.length, job.text);
-    // Named, so each pooled connection parses and plans it once (the job SQL is fixed per queue).
-    if (statement?.text !== text) statement = { name: statement === undefined ? name : `${name}_${writers++}`, text };
+    // Named, so each pooled connection parses and plans it once (pg-boss's SQL is fixed per queue).
+    if (statement?.text !== text) statement = { name: `rows_with_jobs_${writer}_${++version}`, text };
     await pool.query({ ...statement, values: [...types.map((_, i) => batch.map((b) => b.row[i])), ...job.values] });
   }
 

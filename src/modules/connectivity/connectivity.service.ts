@@ -124,7 +124,8 @@ export function createConnectivityService(deps: ConnectivityDeps) {
 
     /**
      * Validates the event with the provider's adapter and stores it in the common queue with its processing job,
-     * committed together (one statement, shared with events accepted at the same moment). Clients not yet approved for live (environment "test") may write to sandbox properties only.
+     * committed together (one statement, shared with events accepted at the same moment). Clients not yet approved
+     * for live (environment "test") may write to sandbox properties only.
      */
     async queueReservationEvent(principal: Principal | undefined, propertyCode: string, payload: Record<string, unknown>): Promise<{ eventId: string; status: "QUEUED" }> {
       const caller = client(principal);
