@@ -1,4 +1,5 @@
-import { PgBoss, type Job, type Queue, type WorkOptions } from "pg-boss";
+import type pg from "pg";
+import { PgBoss, type Job, type JobInsert, type Queue, type WorkOptions } from "pg-boss";
 import type { Role } from "../config.ts";
 import type { Logger } from "../lib/logger.ts";
 import { queues } from "./queues.ts";
@@ -63,12 +64,102 @@ export async function startBoss(opts: BossOptions): Promise<Boss> {
       await ensureQueue(queue, queueOptions);
       if (!runsJobs) return;
       // batchSize 1 by default, so a failing job fails alone; with a larger batch one throw fails the batch.
-      await pgboss.work<T>(queue, { batchSize: 1, ...work }, async (jobs) => {
+      const batchSize = work.batchSize ?? 1;
+      const worker: { id?: string } = {};
+      worker.id = await pgboss.work<T>(queue, { ...work, batchSize }, async (jobs) => {
         for (const job of jobs) await handler(job);
+        // A full fetch may have left more behind: fetch again at once instead of waiting for a NOTIFY (sent only
+        // for new jobs) or the poll, so a backlog (a worker started late, a burst) drains at full speed.
+        if (jobs.length >= batchSize && worker.id !== undefined) pgboss.notifyWorker(worker.id);
       });
     },
     async stop() {
       await pgboss.stop({ graceful: true, timeout: opts.graceMs ?? 10_000 });
     },
   };
+}
+
+/** What every job a RowWriter enqueues shares (the queue's own policy fills in the rest). */
+export type RowJobOptions = Pick<JobInsert, "retryLimit" | "retryDelay" | "retryBackoff">;
+
+export interface RowWriterSpec {
+  table: string;
+  /** Column name -> PostgreSQL type, in the order of the values passed to write(). */
+  columns: Readonly<Record<string, string>>;
+  queue: string;
+  job?: RowJobOptions;
+}
+
+export interface RowWriter {
+  /** Inserts one row and enqueues its job; resolves once both are committed (together, or neither). */
+  write(row: readonly unknown[], data: object): Promise<void>;
+}
+
+const MAX_BATCH = 500;
+let writers = 0;
+
+/**
+ * Inserts rows of one table, each with a job, for a hot path: one SQL statement writes the rows (a CTE over
+ * per-column arrays) and pg-boss's own job insert (the SQL that insert() would run, taken with a capturing db
+ * adapter), so rows and jobs commit together in one round trip without a transaction. Writes that arrive while
+ * a statement is running go out together in the next one: one commit and one NOTIFY for the batch (PostgreSQL
+ * serializes the commits of notifying transactions, so one NOTIFY per row caps throughput at one per disk flush).
+ * If a batch fails, its rows are retried one by one, so a bad row fails only its own write.
+ */
+export function createRowWriter(pool: pg.Pool, pgboss: PgBoss, spec: RowWriterSpec): RowWriter {
+  const types = Object.values(spec.columns);
+  const insert = `insert into ${spec.table} (${Object.keys(spec.columns).join(", ")}) select * from unnest(${types.map((type, i) => `$${i + 1}::${type}[]`).join(", ")})`;
+  const writer = ++writers;
+  let version = 0;
+  let statement: { name: string; text: string } | undefined;
+  let pending: { row: readonly unknown[]; data: object; done: (err?: unknown) => void }[] = [];
+  let running = false;
+
+  async function run(batch: typeof pending): Promise<void> {
+    let job: { text: string; values: unknown[] } | undefined;
+    const capture = {
+      executeSql: async (text: string, values: unknown[] = []) => {
+        job = { text, values };
+        return { rows: [] };
+      },
+    };
+    await pgboss.insert(spec.queue, batch.map((b) => ({ ...spec.job, data: b.data })), { db: capture });
+    if (job === undefined) throw new Error(`pg-boss made no insert for queue ${spec.queue}`);
+    const text = withStatement(insert, types.length, job.text);
+    // Named, so each pooled connection parses and plans it once (pg-boss's SQL is fixed per queue).
+    if (statement?.text !== text) statement = { name: `rows_with_jobs_${writer}_${++version}`, text };
+    await pool.query({ ...statement, values: [...types.map((_, i) => batch.map((b) => b.row[i])), ...job.values] });
+  }
+
+  async function drain(): Promise<void> {
+    running = true;
+    while (pending.length > 0) {
+      const batch = pending.slice(0, MAX_BATCH);
+      pending = pending.slice(MAX_BATCH);
+      try {
+        await run(batch);
+        for (const b of batch) b.done();
+      } catch (err) {
+        if (batch.length === 1) batch[0]!.done(err);
+        else for (const b of batch) await run([b]).then(() => b.done(), (e: unknown) => b.done(e));
+      }
+    }
+    running = false;
+  }
+
+  return {
+    write(row, data) {
+      return new Promise<void>((resolve, reject) => {
+        pending.push({ row, data, done: (err) => (err === undefined ? resolve() : reject(err)) });
+        if (!running) void drain();
+      });
+    },
+  };
+}
+
+/** `WITH written AS (statement)` joined to pg-boss's insert, whose placeholders move up past the statement's. */
+function withStatement(statement: string, params: number, jobText: string): string {
+  const shifted = jobText.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + params}`);
+  const leadingWith = /^\s*with\s/i.exec(shifted);
+  return leadingWith === null ? `WITH written AS (${statement}) ${shifted}` : `WITH written AS (${statement}), ${shifted.slice(leadingWith[0].length)}`;
 }

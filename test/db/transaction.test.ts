@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import { getPlatformSettings, PlatformSettings, setPartnerApi } from "../../src/db/platform-settings.ts";
 import { migrations } from "../../src/db/migrations/index.ts";
+import { createRowWriter } from "../../src/jobs/boss.ts";
 import { openTestDatabase, type TestDatabase } from "../helpers/db.ts";
 
 let t: TestDatabase;
@@ -74,7 +75,58 @@ describe("transaction helper", () => {
   });
 });
 
+describe("row writer", () => {
+  const writer = () => createRowWriter(t.db.pool, t.boss.pgboss, { table: "probe", columns: { id: "text", n: "integer" }, queue: "tx-probe", job: { retryLimit: 3 } });
+
+  it("writes the row and its job in one statement, with the job's data and options", async () => {
+    await writer().write(["one-statement", 7], { id: "one-statement" });
+    expect(await count("select count(*) as n from probe where id = 'one-statement' and n = 7")).toBe(1);
+    const { rows } = await t.db.pool.query<{ retry_limit: number }>("select retry_limit from pgboss.job where name = 'tx-probe' and data->>'id' = 'one-statement'");
+    expect(rows).toEqual([{ retry_limit: 3 }]);
+  });
+
+  it("batches concurrent writes; a failing row fails alone and leaves no job", async () => {
+    await t.db.pool.query("insert into probe (id, n) values ('taken', 0)");
+    const w = writer();
+    const ids = Array.from({ length: 20 }, (_, i) => (i === 7 ? "taken" : `batch-${i}`));
+    const results = await Promise.allSettled(ids.map((id, i) => w.write([id, i], { id: `${id}-${i}` })));
+    expect(results.map((r) => r.status)).toEqual(ids.map((id) => (id === "taken" ? "rejected" : "fulfilled")));
+    expect(String((results[7] as PromiseRejectedResult).reason)).toMatch(/duplicate key/);
+    expect(await count("select count(*) as n from probe where id like 'batch-%'")).toBe(19);
+    expect(await count("select count(*) as n from pgboss.job where name = 'tx-probe' and data->>'id' like 'batch-%'")).toBe(19);
+    expect(await count("select count(*) as n from pgboss.job where data->>'id' = 'taken-7'")).toBe(0);
+  });
+
+  it("delivers the job to a worker", async () => {
+    let deliver!: (data: unknown) => void;
+    const received = new Promise<unknown>((resolve) => (deliver = resolve));
+    await t.boss.registerWorker<{ id: string }>("with-job-probe", async (job) => deliver(job.data));
+    await createRowWriter(t.db.pool, t.boss.pgboss, { table: "probe", columns: { id: "text", n: "integer" }, queue: "with-job-probe" }).write(["delivered", 1], { id: "delivered" });
+    expect(await received).toEqual({ id: "delivered" });
+  });
+});
+
 describe("boss", () => {
+  it("drains a backlog at once: a worker started after its jobs were sent does not wait a poll per job", async () => {
+    await t.boss.pgboss.createQueue("backlog-probe", { notify: true });
+    for (let i = 0; i < 5; i++) await t.transact((tx) => tx.enqueue("backlog-probe", { i }));
+    const other = await openTestDatabase({ url: t.url });
+    try {
+      let done = 0;
+      const all = new Promise<void>((resolve) => {
+        void other.boss.registerWorker("backlog-probe", async () => {
+          if (++done === 5) resolve();
+        });
+      });
+      const started = performance.now();
+      await all;
+      // without the refetch after a full fetch, each job after the first waits out the 30 s NOTIFY backstop poll
+      expect(performance.now() - started).toBeLessThan(3000);
+    } finally {
+      await other.close();
+    }
+  });
+
   it("stop() waits for a running job to finish", async () => {
     const other = await openTestDatabase({ url: t.url });
     let started!: () => void;

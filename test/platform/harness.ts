@@ -8,14 +8,7 @@ import { createRecordingRouter } from "../../src/server/calls.ts";
 import { systemClock, type Clock } from "../../src/lib/clock.ts";
 import { newId } from "../../src/lib/ids.ts";
 import { principalKey, type Principal } from "../../src/modules/auth/principal.ts";
-import {
-  createIdempotencyInterceptor,
-  createIdempotencyRepository,
-  createRateLimitInterceptor,
-  createRateLimitRepository,
-  type IdempotencyOptions,
-  type RateLimits,
-} from "../../src/modules/platform/index.ts";
+import { createPlatformInterceptors, type IdempotencyOptions, type RateLimits } from "../../src/modules/platform/index.ts";
 import { createDispatcher } from "../../src/server/dispatch.ts";
 import { createCallInterceptor } from "../../src/server/interceptors.ts";
 import { listen } from "../../src/server/listen.ts";
@@ -60,8 +53,7 @@ export async function startPlatformServer(opts: { databaseUrl: string; clock?: C
     interceptors: [
       createCallInterceptor(logger),
       testPrincipal,
-      createRateLimitInterceptor({ repository: createRateLimitRepository(db.pool), clock, limits, logger }),
-      createIdempotencyInterceptor({ repository: createIdempotencyRepository(db.pool), clock, logger, ...opts.idempotency }),
+      ...createPlatformInterceptors({ pool: db.pool, clock, logger, limits, ...(opts.idempotency !== undefined ? { idempotency: opts.idempotency } : {}) }),
     ],
   });
   let executions = 0;

@@ -77,6 +77,29 @@ describe("limits shared through PostgreSQL", () => {
     expect(limitHeaders(await get(a, { authorization: "Test client:cl-other" }))).toEqual(["600", "599", "40"]);
   });
 
+  it("claims no Idempotency-Key for a call over its limit (count and claim are one statement)", async () => {
+    nextMinute();
+    const write = (server: PlatformServer, key: string, name: string) =>
+      fetch(`${server.base}/pt/v1/widgets`, { method: "POST", headers: { "content-type": "application/json", authorization: "Test client:cl-writer", "idempotency-key": key }, body: JSON.stringify({ name }) });
+    await a.db.pool.query("insert into api_clients (id, kind, provider, secret_hash, rate_limit_per_minute) values ('cl-writer', 'partner', 'p', 'x', 2)");
+    const before = a.executions() + b.executions();
+    const first = await write(a, "k-1", "one");
+    expect(first.status).toBe(201);
+    const replayed = await write(b, "k-1", "one");
+    expect(replayed.headers.get("idempotency-replayed")).toBe("true");
+    expect(limitHeaders(replayed)).toEqual(["2", "0", "40"]);
+    const limited = await write(a, "k-2", "two");
+    expect(limited.status).toBe(429);
+    const { rows } = await a.db.pool.query("select key from idempotency_keys where caller = 'client:cl-writer' order by key");
+    expect(rows).toEqual([{ key: "k-1" }]);
+    nextMinute();
+    // the key of the refused call is free: the retry executes at once instead of waiting for a claim
+    const retried = await write(b, "k-2", "two");
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get("idempotency-replayed")).toBeNull();
+    expect(a.executions() + b.executions() - before).toBe(2);
+  });
+
   it("sends the limit headers with error responses too", async () => {
     nextMinute();
     const res = await fetch(`${a.base}/pt/v1/widgets`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "x", failWith: "validation_failed" }) });

@@ -24,7 +24,17 @@ export interface TokenIssuer {
   verify(token: string): Promise<AccessClaims | undefined>;
 }
 
+/** Verified tokens kept at most (by insertion; the oldest goes first). */
+const VERIFIED_MAX = 10_000;
+
+/**
+ * Verifying an ES256 signature costs more than the rest of a small request, and clients send the same token
+ * for its whole lifetime, so a verified token is remembered by its exact string until it expires. A hit still
+ * needs its key to be non-retired; everything about the caller (client disabled, scopes, session revoked) is
+ * read from the database on every request by the auth interceptor, never from this cache.
+ */
 export function createTokenIssuer(keys: KeyStore, clock: Clock): TokenIssuer {
+  const verified = new Map<string, { claims: AccessClaims; kid: string; expiresAtMs: number }>();
   return {
     async sign(claims) {
       const { kid, key } = await keys.signingKey();
@@ -40,6 +50,11 @@ export function createTokenIssuer(keys: KeyStore, clock: Clock): TokenIssuer {
       return { token, expiresIn: ACCESS_TOKEN_TTL_SECONDS };
     },
     async verify(token) {
+      const hit = verified.get(token);
+      if (hit !== undefined) {
+        if (clock.now().getTime() < hit.expiresAtMs && (await keys.verificationKey(hit.kid)) !== undefined) return hit.claims;
+        verified.delete(token);
+      }
       let kid: string | undefined;
       try {
         kid = decodeProtectedHeader(token).kid;
@@ -58,7 +73,12 @@ export function createTokenIssuer(keys: KeyStore, clock: Clock): TokenIssuer {
           currentDate: clock.now(),
           requiredClaims: ["exp", "iat", "sub"],
         });
-        return claimsOf(payload);
+        const claims = claimsOf(payload);
+        if (claims !== undefined && typeof payload.exp === "number") {
+          if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!);
+          verified.set(token, { claims, kid, expiresAtMs: payload.exp * 1000 });
+        }
+        return claims;
       } catch (err) {
         if (err instanceof errors.JOSEError) return undefined;
         throw err;

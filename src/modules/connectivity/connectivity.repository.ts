@@ -1,6 +1,4 @@
 import type pg from "pg";
-import type { Kysely } from "kysely";
-import { sql } from "kysely";
 import type { Principal } from "../auth/principal.ts";
 import type { InboundReservationEvent } from "./adapters.ts";
 
@@ -24,9 +22,20 @@ export interface StoredEvent {
   error: string | null;
 }
 
-export async function insertEvent(db: Kysely<unknown>, e: { id: string; propertyId: string; clientId: string; provider: string; event: InboundReservationEvent; now: Date }): Promise<void> {
-  await sql`insert into reservation_events (id, property_id, client_id, provider, event_type, external_reference, payload, created_at)
-            values (${e.id}, ${e.propertyId}, ${e.clientId}, ${e.provider}, ${e.event.eventType}, ${e.event.externalReference}, ${JSON.stringify(e.event)}::jsonb, ${e.now})`.execute(db);
+/** A queued event row: reservation_events columns in the order of eventRow(). */
+export const eventColumns = {
+  id: "uuid",
+  property_id: "uuid",
+  client_id: "text",
+  provider: "text",
+  event_type: "text",
+  external_reference: "text",
+  payload: "jsonb",
+  created_at: "timestamptz",
+} as const;
+
+export function eventRow(e: { id: string; propertyId: string; clientId: string; provider: string; event: InboundReservationEvent; now: Date }): unknown[] {
+  return [e.id, e.propertyId, e.clientId, e.provider, e.event.eventType, e.event.externalReference, JSON.stringify(e.event), e.now];
 }
 
 /** One event of this client at this property (another client's or property's event is 404). */

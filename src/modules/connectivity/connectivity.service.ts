@@ -1,11 +1,11 @@
 import type pg from "pg";
 import { AppError, invalidField } from "../../errors.ts";
-import type { Transact } from "../../db/transaction.ts";
+import type { RowWriter } from "../../jobs/boss.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { isUuid, newId } from "../../lib/ids.ts";
 import type { Principal } from "../auth/principal.ts";
 import { adapterFor, isDate } from "./adapters.ts";
-import { findEvent, insertEvent, propertiesInReach, type StoredEvent } from "./connectivity.repository.ts";
+import { eventRow, findEvent, propertiesInReach, type StoredEvent } from "./connectivity.repository.ts";
 import { requireProperty } from "../auth/index.ts";
 import { inventoryRowsOf, feedPage, mappingsOf, ratePlansOf, roomTypesOf, type FeedRow } from "./reads.repository.ts";
 
@@ -13,7 +13,8 @@ export const RESERVATION_EVENTS_QUEUE = "connectivity.reservation-events";
 
 export interface ConnectivityDeps {
   pool: pg.Pool;
-  transact: Transact;
+  /** Writes a reservation_events row (eventColumns) with its processing job, both committed together. */
+  events: RowWriter;
   clock: Clock;
 }
 
@@ -123,7 +124,8 @@ export function createConnectivityService(deps: ConnectivityDeps) {
 
     /**
      * Validates the event with the provider's adapter and stores it in the common queue with its processing job,
-     * in one transaction. Clients not yet approved for live (environment "test") may write to sandbox properties only.
+     * committed together (one statement, shared with events accepted at the same moment). Clients not yet approved
+     * for live (environment "test") may write to sandbox properties only.
      */
     async queueReservationEvent(principal: Principal | undefined, propertyCode: string, payload: Record<string, unknown>): Promise<{ eventId: string; status: "QUEUED" }> {
       const caller = client(principal);
@@ -133,9 +135,10 @@ export function createConnectivityService(deps: ConnectivityDeps) {
       }
       const event = adapterFor(caller.provider).parse(payload);
       const id = newId();
-      await deps.transact(async (tx) => {
-        await insertEvent(tx.db, { id, propertyId: property.id, clientId: caller.clientId, provider: caller.provider, event, now: deps.clock.now() });
-        await tx.enqueue(RESERVATION_EVENTS_QUEUE, { eventId: id, propertyId: property.id, externalReference: event.externalReference }, { retryLimit: 5, retryDelay: 5, retryBackoff: true });
+      await deps.events.write(eventRow({ id, propertyId: property.id, clientId: caller.clientId, provider: caller.provider, event, now: deps.clock.now() }), {
+        eventId: id,
+        propertyId: property.id,
+        externalReference: event.externalReference,
       });
       return { eventId: id, status: "QUEUED" };
     },

@@ -1,5 +1,7 @@
 import type { Deps, Module } from "../module.ts";
 import { createPlatformSettings } from "../../db/platform-settings.ts";
+import { createRowWriter } from "../../jobs/boss.ts";
+import { eventColumns } from "./connectivity.repository.ts";
 import { createConnectivityService, RESERVATION_EVENTS_QUEUE } from "./connectivity.service.ts";
 import { createReservationService } from "../reservations/index.ts";
 import { processReservationEvents } from "./event-processor.ts";
@@ -9,9 +11,12 @@ import { createPartnerSwitchInterceptor } from "./partner-switch.interceptor.ts"
 export { adapterFor, registerAdapter, jsonAdapter, type ProviderAdapter, type InboundReservationEvent } from "./adapters.ts";
 export { RESERVATION_EVENTS_QUEUE } from "./connectivity.service.ts";
 
+const EVENT_JOB = { retryLimit: 5, retryDelay: 5, retryBackoff: true };
+
 /** The partner face. Its interceptor (the platform switch) must run before authentication. */
 export function createConnectivityModule(deps: Deps): Module {
-  const service = createConnectivityService({ pool: deps.db.pool, transact: deps.transact, clock: deps.clock });
+  const events = createRowWriter(deps.db.pool, deps.boss.pgboss, { table: "reservation_events", columns: eventColumns, queue: RESERVATION_EVENTS_QUEUE, job: EVENT_JOB });
+  const service = createConnectivityService({ pool: deps.db.pool, events, clock: deps.clock });
   const reservations = createReservationService({ transact: deps.transact, pool: deps.db.pool, clock: deps.clock });
   return {
     name: "connectivity",
@@ -23,7 +28,7 @@ export function createConnectivityModule(deps: Deps): Module {
       deps.boss.registerWorker<{ propertyId: string; externalReference: string }>(
         RESERVATION_EVENTS_QUEUE,
         (job) => processReservationEvents({ pool: deps.db.pool, reservations, clock: deps.clock, logger: deps.logger }, job.data.propertyId, job.data.externalReference),
-        { queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true } },
+        { queue: EVENT_JOB },
       ),
   };
 }

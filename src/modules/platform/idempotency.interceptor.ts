@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
-import type { ContextValues, Interceptor, UnaryRequest, UnaryResponse } from "@connectrpc/connect";
+import { createContextKey, type ContextValues, type Interceptor, type StreamRequest, type UnaryRequest, type UnaryResponse } from "@connectrpc/connect";
 import { AppError, errorCodes, type ErrorCode } from "../../errors.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
 import { callInfoKey } from "../../server/context.ts";
 import { principalKey, type Principal } from "../auth/principal.ts";
-import type { IdempotencyRepository, StoredError } from "./idempotency.repository.ts";
+import type { Claim, IdempotencyRepository, StoredError } from "./idempotency.repository.ts";
 import { policyOf } from "./policy.rpc.ts";
 
 export interface IdempotencyOptions {
@@ -28,19 +28,46 @@ const NOT_STORED = /^(x-request-id$|ratelimit-|retry-after$|idempotency-replayed
 const TRANSIENT_CODES = new Set<ErrorCode>(["rate_limited", "request_in_progress", "idempotency_conflict", "unauthorized"]);
 const TRANSIENT_PG = new Set(["40001", "40P01", "55P03", "57014"]);
 
+/** A claim the rate-limit statement already tried for this call (one round trip for both); see claimFor. */
+export const takenClaimKey = createContextKey<{ claim: Claim; claimed: boolean } | undefined>(undefined, { description: "hotelops idempotency claim taken with the rate limit" });
+
+export interface Idempotency {
+  interceptor: Interceptor;
+  /**
+   * The claim this call would make (a unary write with a valid key and a caller), else undefined. The rate-limit
+   * interceptor tries it in its own statement and hands the outcome over in `takenClaimKey`.
+   */
+  claimFor(req: UnaryRequest | StreamRequest): Claim | undefined;
+}
+
 /**
  * Idempotency-Key on every unary write (CONTRACT.md "Idempotency"): the first outcome of (caller, key) is stored
  * and replayed for the same request; a different request under the key is 409 idempotency_conflict; a concurrent
- * duplicate waits for the first or gets 409 request_in_progress. The key is claimed in its own statement before
- * the RPC runs, so two requests never both execute.
+ * duplicate waits for the first or gets 409 request_in_progress. The key is claimed in a statement of its own (or
+ * together with the rate-limit count) before the RPC runs, so two requests never both execute.
  */
-export function createIdempotencyInterceptor(opts: IdempotencyOptions): Interceptor {
+export function createIdempotency(opts: IdempotencyOptions): Idempotency {
   const ttlMs = opts.ttlMs ?? 24 * 60 * 60 * 1000;
   const waitMs = opts.waitMs ?? 5000;
   const leaseMs = opts.leaseMs ?? 2 * 60 * 1000;
   const repo = opts.repository;
 
-  return (next) => async (req) => {
+  function claimOf(req: UnaryRequest, key: string, caller: string, rpc: string): Claim {
+    const requestHash = hashRequest(rpc, req.contextValues.get(principalKey), toBinary(req.method.input, req.message));
+    const now = opts.clock.now();
+    return { caller, key, rpc, requestHash, now, expiresAt: new Date(now.getTime() + ttlMs), lockedUntil: new Date(now.getTime() + leaseMs) };
+  }
+
+  function claimFor(req: UnaryRequest | StreamRequest): Claim | undefined {
+    if (req.stream) return undefined;
+    const policy = policyOf(req.method);
+    const key = req.header.get("idempotency-key");
+    if (!policy.write || key === null || !VALID_KEY.test(key)) return undefined;
+    const caller = callerOf(req.contextValues.get(principalKey), req.contextValues, policy.idempotencyKeyRequired);
+    return caller === undefined ? undefined : claimOf(req, key, caller, policy.rpc);
+  }
+
+  const interceptor: Interceptor = (next) => async (req) => {
     if (req.stream) return next(req);
     const policy = policyOf(req.method);
     if (!policy.write) return next(req);
@@ -54,22 +81,25 @@ export function createIdempotencyInterceptor(opts: IdempotencyOptions): Intercep
     const caller = callerOf(principal, req.contextValues, policy.idempotencyKeyRequired);
     if (caller === undefined) return next(req);
 
-    const requestHash = hashRequest(policy.rpc, principal, toBinary(req.method.input, req.message));
+    const taken = req.contextValues.get(takenClaimKey);
+    let claim = taken !== undefined && taken.claim.caller === caller && taken.claim.key === key ? taken.claim : claimOf(req, key, caller, policy.rpc);
+    let claimed = taken?.claim === claim ? taken.claimed : await repo.claim(claim);
     const deadline = performance.now() + waitMs;
-    for (let delay = 20; ; delay = Math.min(delay * 2, 200)) {
-      const now = opts.clock.now();
-      const claim = { caller, key, rpc: policy.rpc, requestHash, now, expiresAt: new Date(now.getTime() + ttlMs), lockedUntil: new Date(now.getTime() + leaseMs) };
-      if (await repo.claim(claim)) break;
+    for (let delay = 20; !claimed; delay = Math.min(delay * 2, 200)) {
       const found = await repo.find(caller, key);
-      if (found === undefined) continue; // released (5xx) or purged between the two statements: claim again
-      if (found.requestHash !== requestHash) {
-        throw new AppError("idempotency_conflict", "This Idempotency-Key was already used with a different request.", { details: [{ field: "Idempotency-Key", reason: "was used with a different request" }] });
-      }
-      if (found.state === "done") return replay(req, found.response, found.responseHeaders, found.error);
-      if (performance.now() + delay > deadline) {
-        throw new AppError("request_in_progress", "A request with this Idempotency-Key is still in progress; retry later.", { retryAfterSeconds: 1 });
-      }
-      await new Promise((r) => setTimeout(r, delay));
+      if (found !== undefined) {
+        if (found.requestHash !== claim.requestHash) {
+          throw new AppError("idempotency_conflict", "This Idempotency-Key was already used with a different request.", { details: [{ field: "Idempotency-Key", reason: "was used with a different request" }] });
+        }
+        if (found.state === "done") return replay(req, found.response, found.responseHeaders, found.error);
+        if (performance.now() + delay > deadline) {
+          throw new AppError("request_in_progress", "A request with this Idempotency-Key is still in progress; retry later.", { retryAfterSeconds: 1 });
+        }
+        await new Promise((r) => setTimeout(r, delay));
+      } // else released (5xx) or purged between the two statements: claim again at once
+      const now = opts.clock.now();
+      claim = { ...claim, now, expiresAt: new Date(now.getTime() + ttlMs), lockedUntil: new Date(now.getTime() + leaseMs) };
+      claimed = await repo.claim(claim);
     }
 
     // This request holds the key: run it and store its outcome (or give the key back).
@@ -88,6 +118,7 @@ export function createIdempotencyInterceptor(opts: IdempotencyOptions): Intercep
     await bookkeep(() => repo.complete(caller, key, { response: toBinary(req.method.output, res.message), headers }), "complete");
     return res;
   };
+  return { interceptor, claimFor };
 
   /** The outcome is already decided; a failed bookkeeping write is logged, never turned into the caller's error. */
   async function bookkeep(write: () => Promise<void>, what: string): Promise<void> {

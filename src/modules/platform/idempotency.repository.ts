@@ -40,10 +40,14 @@ export interface IdempotencyRepository {
   purgeExpired(now: Date): Promise<number>;
 }
 
-// Autocommit statements on the plain pool: each is its own short transaction, never the request's.
-const CLAIM = `
-insert into idempotency_keys (caller, key, rpc, request_hash, state, created_at, expires_at, locked_until)
-values ($1, $2, $3, $4, 'in_progress', $5, $6, $7)
+/**
+ * Takes (caller, key) for the row `values` gives (caller, key, rpc, request_hash, 'in_progress', created_at,
+ * expires_at, locked_until): a new key, an expired one, or an in-progress claim past its lease. One row back
+ * when taken. Also run inside the rate-limit statement (rate-limit.repository.ts).
+ */
+export function claimStatement(values: string): string {
+  return `insert into idempotency_keys (caller, key, rpc, request_hash, state, created_at, expires_at, locked_until)
+${values}
 on conflict (caller, key) do update set
   rpc = excluded.rpc, request_hash = excluded.request_hash, state = 'in_progress', response = null,
   response_status = null, response_headers = null, error = null, created_at = excluded.created_at,
@@ -51,11 +55,19 @@ on conflict (caller, key) do update set
 where idempotency_keys.expires_at <= excluded.created_at
    or (idempotency_keys.state = 'in_progress' and idempotency_keys.locked_until <= excluded.created_at)
 returning 1`;
+}
+
+export function claimValues(c: Claim): unknown[] {
+  return [c.caller, c.key, c.rpc, c.requestHash, c.now, c.expiresAt, c.lockedUntil];
+}
+
+// Autocommit statements on the plain pool: each is its own short transaction, never the request's.
+const CLAIM = claimStatement("values ($1, $2, $3, $4, 'in_progress', $5, $6, $7)");
 
 export function createIdempotencyRepository(pool: pg.Pool): IdempotencyRepository {
   return {
     async claim(c) {
-      const r = await pool.query({ name: "idem_claim", text: CLAIM, values: [c.caller, c.key, c.rpc, c.requestHash, c.now, c.expiresAt, c.lockedUntil] });
+      const r = await pool.query({ name: "idem_claim", text: CLAIM, values: claimValues(c) });
       return r.rowCount === 1;
     },
 

@@ -7,6 +7,8 @@ import type { Logger } from "../../lib/logger.ts";
 import { callInfoKey } from "../../server/context.ts";
 import { principalKey } from "../auth/principal.ts";
 import type { RateLimitRepository } from "./rate-limit.repository.ts";
+import type { Claim } from "./idempotency.repository.ts";
+import { takenClaimKey } from "./idempotency.interceptor.ts";
 import { policyOf, type RateLimitClass } from "./policy.rpc.ts";
 
 export interface RateLimits {
@@ -27,6 +29,8 @@ export interface RateLimitOptions {
   logger: Logger;
   /** Overrides the class read from the RPC's RestOptions (benchmarks). */
   classOf?: (method: DescMethod) => RateLimitClass;
+  /** The idempotency claim of a call (Idempotency.claimFor): tried in the counting statement, handed on in the context. */
+  claimFor?: (req: UnaryRequest | StreamRequest) => Claim | undefined;
 }
 
 const WINDOW_MS = 60_000;
@@ -53,9 +57,10 @@ export function createRateLimitInterceptor(opts: RateLimitOptions): Interceptor 
     const plan = planOf(cls, req, opts.limits);
     const nowMs = opts.clock.now().getTime();
     const windowStartMs = nowMs - (nowMs % WINDOW_MS);
+    const claim = plan.buckets.length === 1 ? opts.claimFor?.(req) : undefined;
     let hit;
     try {
-      hit = await opts.repository.hit(plan.buckets, new Date(windowStartMs), plan.clientId);
+      hit = await opts.repository.hit(plan.buckets, new Date(windowStartMs), plan.clientId, claim && { claim, limit: plan.clientId !== undefined ? clientDefault : plan.limit });
     } catch (err) {
       // Fail open: a counter that cannot be written must not take the API down with it.
       opts.logger.warn({ err, rpc: `${req.service.typeName}/${req.method.name}` }, "rate limit not counted");
@@ -69,6 +74,7 @@ export function createRateLimitInterceptor(opts: RateLimitOptions): Interceptor 
     if (remaining < 0) {
       throw new AppError("rate_limited", `Rate limit of ${limit} requests per minute exceeded; retry in ${reset} s.`, { retryAfterSeconds: reset, headers });
     }
+    if (claim !== undefined && hit.claimed !== undefined) req.contextValues.set(takenClaimKey, { claim, claimed: hit.claimed });
     let res;
     try {
       res = await next(req);

@@ -1,15 +1,27 @@
 import type pg from "pg";
+import { claimStatement, claimValues, type Claim } from "./idempotency.repository.ts";
 
 export interface Hit {
   /** Each bucket's count in the current window, this request included. */
   counts: Map<string, number>;
   /** api_clients.rate_limit_per_minute of the client asked for, read in the same statement. */
   clientLimit: number | undefined;
+  /** Whether the idempotency claim passed to hit() was taken (undefined when none was passed). */
+  claimed?: boolean;
+}
+
+/** An idempotency claim to try in the same statement, unless this request goes over `limit` (`clientLimit` first). */
+export interface ClaimWithHit {
+  claim: Claim;
+  limit: number;
 }
 
 export interface RateLimitRepository {
-  /** Counts one request in every bucket's window with one atomic upsert (one round trip). */
-  hit(buckets: readonly string[], windowStart: Date, clientId?: string): Promise<Hit>;
+  /**
+   * Counts one request in every bucket's window with one atomic upsert (one round trip). With one bucket and a
+   * claim, the same statement also claims the idempotency key when the request stays within its limit.
+   */
+  hit(buckets: readonly string[], windowStart: Date, clientId?: string, claim?: ClaimWithHit): Promise<Hit>;
   /** Deletes windows that started before `before`. */
   purgeBefore(before: Date): Promise<number>;
 }
@@ -23,14 +35,30 @@ const CLIENT = {
   text: `insert into rate_limits (bucket, window_start, count) values ($1, $2, 1) ${UPSERT}
          returning count, (select rate_limit_per_minute from api_clients where id = $3) as client_limit`,
 };
+// The single-bucket count and, within the limit, the idempotency claim: one round trip for the write path.
+const CLAIMING = {
+  name: "rl_claim",
+  text: `with hit as (
+           insert into rate_limits (bucket, window_start, count) values ($1, $2, 1) ${UPSERT}
+           returning count, (select rate_limit_per_minute from api_clients where id = $3) as client_limit
+         ), claim as (
+           ${claimStatement("select $5::text, $6::text, $7::text, $8::text, 'in_progress', $9::timestamptz, $10::timestamptz, $11::timestamptz from hit where hit.count <= coalesce(hit.client_limit, $4::integer)")}
+         )
+         select count, client_limit, exists (select from claim) as claimed from hit`,
+};
 // Buckets in sorted order, so two requests touching the same pair of rows lock them in the same order.
 const MANY = { name: "rl_many", text: `insert into rate_limits (bucket, window_start, count) select b, $2, 1 from unnest($1::text[]) as b order by b ${UPSERT} returning bucket, count` };
 
 export function createRateLimitRepository(pool: pg.Pool): RateLimitRepository {
   return {
-    async hit(buckets, windowStart, clientId) {
+    async hit(buckets, windowStart, clientId, claim) {
       if (buckets.length === 1) {
         const bucket = buckets[0]!;
+        if (claim !== undefined) {
+          const r = await pool.query<{ count: number; client_limit: number | null; claimed: boolean }>({ ...CLAIMING, values: [bucket, windowStart, clientId ?? null, claim.limit, ...claimValues(claim.claim)] });
+          const row = r.rows[0]!;
+          return { counts: new Map([[bucket, row.count]]), clientLimit: row.client_limit ?? undefined, claimed: row.claimed };
+        }
         if (clientId === undefined) {
           const r = await pool.query<{ count: number }>({ ...ONE, values: [bucket, windowStart] });
           return { counts: new Map([[bucket, r.rows[0]!.count]]), clientLimit: undefined };
