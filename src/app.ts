@@ -5,6 +5,7 @@ import { openDatabase, type Database } from "./db/index.ts";
 import { createTransact } from "./db/transaction.ts";
 import { startBoss, type Boss } from "./jobs/boss.ts";
 import { createGateway, type Gateway } from "./gateway/index.ts";
+import { createClientAddress, parseTrustedProxies } from "./server/client-address.ts";
 import { createDispatcher } from "./server/dispatch.ts";
 import { createCallInterceptor } from "./server/interceptors.ts";
 import { createRecordingRouter } from "./server/calls.ts";
@@ -90,7 +91,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     registerReflection(router, served);
     registerHealth(router, served, db.readiness);
     gateway = createGateway({ ...router.direct, maxBodyBytes: config.maxBodyBytes, maxFileBytes: MAX_IMAGE_BYTES });
-    const dispatcher = createDispatcher({ handlers: router.handlers, gateway, ready: db.readiness, logger });
+    const clientAddress = createClientAddress(parseTrustedProxies(config.trustedProxies) ?? []);
+    const dispatcher = createDispatcher({ handlers: router.handlers, gateway, ready: db.readiness, logger, clientAddress });
     listener = await listen(dispatcher, { port: config.port, host: config.host, tls: config.tls });
   }
 

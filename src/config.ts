@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { parseTrustedProxies } from "./server/client-address.ts";
 
 export type Role = "api" | "worker" | "all";
 
@@ -32,6 +33,8 @@ export interface Config {
   rateLimitAnonPerMinute: number;
   /** Requests per minute of login-like RPCs (rate_limit_class "auth"), per client IP and per account. */
   rateLimitAuthPerMinute: number;
+  /** Proxies (addresses or CIDR ranges) whose X-Forwarded-For names the client; empty: the socket peer is the client. */
+  trustedProxies: string[];
 }
 
 export class ConfigError extends Error {
@@ -101,7 +104,9 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitStaffPerMinute: int("RATE_LIMIT_STAFF_PER_MINUTE", 300, 1, 1_000_000_000),
     rateLimitAnonPerMinute: int("RATE_LIMIT_ANON_PER_MINUTE", 300, 1, 1_000_000_000),
     rateLimitAuthPerMinute: int("RATE_LIMIT_AUTH_PER_MINUTE", 10, 1, 1_000_000_000),
+    trustedProxies: (env.TRUSTED_PROXIES ?? "").split(",").map((p) => p.trim()).filter((p) => p !== ""),
   };
+  if (parseTrustedProxies(config.trustedProxies) === undefined) problems.push("TRUSTED_PROXIES must be a comma-separated list of IP addresses or CIDR ranges");
   if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent`);
   }

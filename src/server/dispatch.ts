@@ -17,6 +17,8 @@ export interface DispatchOptions {
   /** GET /readyz: true once the database is reachable and migrated. */
   ready: () => Promise<boolean>;
   logger: Logger;
+  /** The client address of a request from its socket peer and X-Forwarded-For (see client-address.ts). */
+  clientAddress?: (peer: string, forwardedFor: string | string[] | undefined) => string;
 }
 
 /**
@@ -32,7 +34,7 @@ export function createDispatcher(opts: DispatchOptions): NodeHandler {
     const path = q === -1 ? url : url.slice(0, q);
     const info: CallInfo = {
       requestId: requestIdFrom(req.headers["x-request-id"]),
-      remoteAddress: remoteAddressOf(req),
+      remoteAddress: opts.clientAddress?.(remoteAddressOf(req), req.headers["x-forwarded-for"]) ?? remoteAddressOf(req),
       transport: transportOf(req.headers["content-type"]),
     };
     res.setHeader("x-request-id", info.requestId);

@@ -167,8 +167,9 @@ describe("purge", () => {
 describe("the service: two app instances on one database", () => {
   let one: TestApp;
   let two: TestApp;
+  let databaseUrl: string;
   beforeAll(async () => {
-    const databaseUrl = await freshDatabaseUrl();
+    databaseUrl = await freshDatabaseUrl();
     const env = { RATE_LIMIT_AUTH_PER_MINUTE: "3" };
     one = await startTestApp({ databaseUrl, env });
     two = await startTestApp({ databaseUrl, env });
@@ -196,6 +197,28 @@ describe("the service: two app instances on one database", () => {
     expect(over.status).toBe(429);
     expect(Number(over.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     expect(Number(over.headers.get("ratelimit-reset"))).toBeLessThanOrEqual(60);
+  });
+
+  it("counts per client IP from X-Forwarded-For only behind TRUSTED_PROXIES", async () => {
+    const tokenAs = (app: TestApp, client: string, forwardedFor: string) =>
+      fetch(`${app.baseUrl}/api/v1/oauth/token`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${Buffer.from(`${client}:wrong`).toString("base64")}`, "x-forwarded-for": forwardedFor },
+        body: "grant_type=client_credentials",
+      });
+    // `one` trusts no proxy: the header changes nothing, the loopback bucket is spent
+    expect((await tokenAs(one, "xff-a", "203.0.113.50")).status).toBe(429);
+    const proxied = await startTestApp({ databaseUrl, env: { RATE_LIMIT_AUTH_PER_MINUTE: "2", TRUSTED_PROXIES: "127.0.0.1,::1" } });
+    try {
+      expect((await tokenAs(proxied, "xff-1", "198.51.100.9, 203.0.113.1")).status).toBe(401);
+      expect((await tokenAs(proxied, "xff-2", "203.0.113.1")).status).toBe(401);
+      expect((await tokenAs(proxied, "xff-3", "203.0.113.1")).status).toBe(429);
+      // another client behind the same proxy has its own bucket; a spoofed left entry does not help the first
+      expect((await tokenAs(proxied, "xff-4", "203.0.113.2")).status).toBe(401);
+      expect((await tokenAs(proxied, "xff-5", "203.0.113.2, 203.0.113.1")).status).toBe(429);
+    } finally {
+      await proxied.close();
+    }
   });
 
   it("schedules the purge job", async () => {
