@@ -6,10 +6,10 @@ import { newId } from "../../lib/ids.ts";
 import {
   findRatePlan,
   parseDate,
-  quoteStay,
   parseRange,
   poolQueryable,
   propertyById,
+  quoteStay,
   releaseRooms,
   requireId,
   requireRoomType,
