@@ -17,6 +17,8 @@ export interface Tx {
   query<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<R[]>;
   /** Enqueues a pg-boss job in the same transaction: a rollback removes the job with the rows. */
   enqueue(queue: string, data: object, options?: Omit<SendOptions, "db">): Promise<string | null>;
+  /** Enqueues one job per item (the queue's default options) in one statement, in the same transaction. */
+  enqueueMany(queue: string, data: readonly object[]): Promise<void>;
 }
 
 export interface TransactOptions {
@@ -45,6 +47,9 @@ export function createTransact(orm: MikroORM, boss: PgBoss): Transact {
           return result.rows as R[];
         },
         enqueue: (queue, data, sendOptions) => boss.send(queue, data, { ...sendOptions, db: bossDb }),
+        async enqueueMany(queue, data) {
+          if (data.length > 0) await boss.insert(queue, data.map((d) => ({ data: d })), { db: bossDb });
+        },
       });
     }, options);
 }

@@ -70,19 +70,24 @@ export interface EventFanoutJob {
 }
 
 /**
- * Appends one event to the log and enqueues its fan-out job, both on the caller's transaction: the event
- * exists if and only if the change it describes committed. Returns the event id (the webhook envelope id).
+ * Appends events to the log and enqueues their fan-out jobs, all on the caller's transaction: an event exists
+ * if and only if the change it describes committed. Two statements however many events (the rows, then the
+ * jobs). Returns the event ids (the webhook envelope ids) in the given order.
  */
+export async function recordEvents(tx: Tx, events: readonly NewEvent[]): Promise<string[]> {
+  if (events.length === 0) return [];
+  const ids = events.map((e) => newId(e.occurredAt.getTime()));
+  await tx.query(
+    `insert into events (id, property_id, type, occurred_at, data)
+     select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $5::jsonb[])`,
+    [ids, events.map((e) => e.propertyId), events.map((e) => e.type), events.map((e) => e.occurredAt), events.map((e) => JSON.stringify(e.data))],
+  );
+  await tx.enqueueMany(queues.eventsFanout, ids.map((eventId): EventFanoutJob => ({ eventId })));
+  return ids;
+}
+
+/** One event: see recordEvents. Returns the event id. */
 export async function recordEvent(tx: Tx, event: NewEvent): Promise<string> {
-  const id = newId(event.occurredAt.getTime());
-  await tx.query("insert into events (id, property_id, type, occurred_at, data) values ($1, $2, $3, $4, $5)", [
-    id,
-    event.propertyId,
-    event.type,
-    event.occurredAt,
-    JSON.stringify(event.data),
-  ]);
-  const job: EventFanoutJob = { eventId: id };
-  await tx.enqueue(queues.eventsFanout, job);
-  return id;
+  const [id] = await recordEvents(tx, [event]);
+  return id!;
 }

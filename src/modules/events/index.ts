@@ -1,5 +1,6 @@
 export {
   recordEvent,
+  recordEvents,
   eventTypes,
   type EventType,
   type NewEvent,

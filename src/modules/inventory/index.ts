@@ -4,8 +4,8 @@ import { inventoryRpcServices, registerInventoryRpc } from "./inventory.rpc.ts";
 
 export { createInventoryService, requireRoomType, maxAvailabilityDays, type InventoryService, type InventoryDeps, type SetRoomStatusInput } from "./inventory.service.ts";
 export { takeRooms, releaseRooms, readAvailability, type DayCounter, type AvailabilityDay, type RoomTypeAvailability } from "./inventory-days.ts";
-export { findRoom, findRatePlan, findRoomType, nightlyPrices, updateRoomStatus, outOfOrderRanges, roomStatuses, boardTypes } from "./inventory.repository.ts";
-export type { RoomType, Room, RatePlan, RoomStatus, BoardType } from "./inventory.repository.ts";
+export { findRoom, findRatePlan, findRoomType, nightlyPrices, quoteStay, updateRoomStatus, outOfOrderRanges, roomStatuses, boardTypes } from "./inventory.repository.ts";
+export type { RoomType, Room, RatePlan, RoomStatus, BoardType, StayLineQuote } from "./inventory.repository.ts";
 export { poolQueryable, propertyById, requireId, type Queryable, type PropertyRow } from "./queryable.ts";
 export { parseDate, parseRange, addDays, daysBetween } from "./dates.ts";
 export { seedInventory } from "./seed.ts";

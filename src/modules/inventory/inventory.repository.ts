@@ -1,4 +1,5 @@
-import type { Queryable } from "./queryable.ts";
+import { isUuid } from "../../lib/ids.ts";
+import type { PropertyRow, Queryable } from "./queryable.ts";
 
 export const roomStatuses = ["CLEAN", "DIRTY", "INSPECTED", "OUT_OF_ORDER"] as const;
 export type RoomStatus = (typeof roomStatuses)[number];
@@ -123,4 +124,67 @@ export async function nightlyPrices(q: Queryable, propertyId: string, ratePlanId
     [propertyId, ratePlanId, roomTypeId, from, to],
   );
   return rows.map((r) => ({ date: r.date, amountMinor: BigInt(r.amount) }));
+}
+
+export interface StayLineQuote {
+  /** Undefined: no such room type in the property (or a malformed id). */
+  roomType: RoomType | undefined;
+  /** Undefined: no such rate plan in the property (or a malformed id). */
+  ratePlan: { id: string; code: string; coversRoomType: boolean } | undefined;
+  /** The prices of the nights of [from, to) that have one, in date order. */
+  nightly: bigint[];
+}
+
+interface StayQuoteRow extends PropertyRow {
+  rtId: string | null;
+  rtCode: string;
+  rtName: string;
+  maxOccupancy: number;
+  roomCount: number;
+  rpId: string | null;
+  rpCode: string;
+  covers: boolean;
+  nightly: string[];
+}
+
+/**
+ * What a booking needs to check its room lines, in one round trip: the property (undefined when it is not
+ * active) and, for each requested room type and rate plan pair in order, the room type, the rate plan,
+ * whether the plan covers the type and the nightly prices of [from, to). `lines` must not be empty.
+ */
+export async function quoteStay(
+  q: Queryable,
+  propertyId: string,
+  lines: readonly { roomTypeId: string; ratePlanId: string }[],
+  from: string,
+  to: string,
+): Promise<{ property: PropertyRow; lines: StayLineQuote[] } | undefined> {
+  const uuidOrNull = (id: string) => (isUuid(id) ? id : null);
+  const rows = await q.query<StayQuoteRow>(
+    `select p.id, p.code, p.currency, p.amount_scale as "amountScale", to_char(p.business_date, 'YYYY-MM-DD') as "businessDate",
+            rt.id as "rtId", rt.code as "rtCode", rt.name as "rtName", rt.max_occupancy as "maxOccupancy", rt.room_count as "roomCount",
+            rp.id as "rpId", rp.code as "rpCode",
+            exists (select 1 from rate_plan_room_types x where x.property_id = p.id and x.rate_plan_id = rp.id and x.room_type_id = rt.id) as covers,
+            array(select dp.amount_minor::text from daily_prices dp
+                   where dp.property_id = p.id and dp.rate_plan_id = rp.id and dp.room_type_id = rt.id and dp.date >= $4::date and dp.date < $5::date
+                   order by dp.date) as nightly
+       from properties p
+      cross join unnest($2::uuid[], $3::uuid[]) with ordinality as l(room_type_id, rate_plan_id, n)
+       left join room_types rt on rt.property_id = p.id and rt.id = l.room_type_id
+       left join rate_plans rp on rp.property_id = p.id and rp.id = l.rate_plan_id
+      where p.active and p.id = $1
+      order by l.n`,
+    [propertyId, lines.map((l) => uuidOrNull(l.roomTypeId)), lines.map((l) => uuidOrNull(l.ratePlanId)), from, to],
+  );
+  const first = rows[0];
+  if (first === undefined) return undefined;
+  const property: PropertyRow = { id: first.id, code: first.code, currency: first.currency, amountScale: first.amountScale, businessDate: first.businessDate };
+  return {
+    property,
+    lines: rows.map((r) => ({
+      roomType: r.rtId === null ? undefined : { id: r.rtId, code: r.rtCode, name: r.rtName, maxOccupancy: r.maxOccupancy, roomCount: r.roomCount },
+      ratePlan: r.rpId === null ? undefined : { id: r.rpId, code: r.rpCode, coversRoomType: r.covers },
+      nightly: r.nightly.map(BigInt),
+    })),
+  };
 }

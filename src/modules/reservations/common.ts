@@ -1,5 +1,6 @@
 import type { Tx } from "../../db/transaction.ts";
 import { AppError } from "../../errors.ts";
+import { recordEvents, type NewEvent } from "../events/index.ts";
 import { requireId } from "../inventory/index.ts";
 import * as repo from "./reservation.repository.ts";
 import type { Reservation } from "./reservation.repository.ts";
@@ -19,7 +20,8 @@ export async function requireReservation(tx: Tx, propertyId: string, id: string,
 }
 
 /** Event rows for a finished change, then the change sequence (last, see bumpChangeSeq). */
-export async function finishChange(tx: Tx, r: Reservation): Promise<Reservation> {
+export async function finishChange(tx: Tx, r: Reservation, events: readonly NewEvent[]): Promise<Reservation> {
+  await recordEvents(tx, events);
   return { ...r, changeSeq: await repo.bumpChangeSeq(tx, r.propertyId, r.id) };
 }
 

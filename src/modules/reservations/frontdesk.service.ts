@@ -4,7 +4,7 @@ import type { Clock } from "../../lib/clock.ts";
 import { findRoom, outOfOrderRanges, propertyById, releaseRooms, requireId, updateRoomStatus } from "../inventory/index.ts";
 import * as repo from "./reservation.repository.ts";
 import type { Reservation } from "./reservation.repository.ts";
-import { availabilityEvent, reservationEvent, roomLineEvent } from "./reservation.events.ts";
+import { availabilityEvents, reservationEvent, roomLineEvent } from "./reservation.events.ts";
 import { assertTransition, holdsInventory } from "./transitions.ts";
 import { finishChange, requireReservation, type Actor } from "./common.ts";
 
@@ -58,9 +58,7 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
     }
     await tx.query("update reservations set status = 'NO_SHOW', updated_at = $3 where property_id = $1 and id = $2", [propertyId, before.id, now]);
     const r = await requireReservation(tx, propertyId, before.id, false);
-    await reservationEvent(tx, "reservation.updated", r, now);
-    await availabilityEvent(tx, propertyId, r.arrivalDate, r.departureDate, r.rooms.map((l) => l.roomTypeCode), now);
-    await finishChange(tx, r);
+    await finishChange(tx, r, [reservationEvent("reservation.updated", r, now), ...availabilityEvents(propertyId, r.arrivalDate, r.departureDate, r.rooms.map((l) => l.roomTypeCode), now)]);
   }
 
   async function writable(tx: Tx, actor: Actor, reservationId: string): Promise<Reservation> {
@@ -84,8 +82,7 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
         const before = await writable(tx, actor, reservationId);
         await assignInTx(tx, actor.propertyId, before.id, lineId, roomId);
         const r = await touch(tx, actor, before.id, now);
-        await reservationEvent(tx, "reservation.updated", r, now);
-        return finishChange(tx, r);
+        return finishChange(tx, r, [reservationEvent("reservation.updated", r, now)]);
       }),
 
     checkIn: (actor, reservationId, lineId, roomId) =>
@@ -106,9 +103,7 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
         if (before.status !== "IN_HOUSE") assertTransition(before.status, "IN_HOUSE");
         await tx.query("update reservation_rooms set checked_in_at = $3 where property_id = $1 and id = $2", [actor.propertyId, line.id, now]);
         const r = await touch(tx, actor, before.id, now, "IN_HOUSE");
-        await roomLineEvent(tx, "guest.checked_in", r, lineOf(r, line.id), now);
-        await reservationEvent(tx, "reservation.updated", r, now);
-        return finishChange(tx, r);
+        return finishChange(tx, r, [roomLineEvent("guest.checked_in", r, lineOf(r, line.id), now), reservationEvent("reservation.updated", r, now)]);
       }),
 
     checkOut: (actor, reservationId, lineId) =>
@@ -122,9 +117,7 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
         if (line.roomId !== null) await updateRoomStatus(tx, actor.propertyId, line.roomId, "DIRTY", now);
         const stillIn = before.rooms.some((l) => l.id !== line.id && l.checkedInAt !== null && l.checkedOutAt === null);
         const r = await touch(tx, actor, before.id, now, stillIn ? undefined : "CHECKED_OUT");
-        await roomLineEvent(tx, "guest.checked_out", r, lineOf(r, line.id), now);
-        await reservationEvent(tx, "reservation.updated", r, now);
-        return finishChange(tx, r);
+        return finishChange(tx, r, [roomLineEvent("guest.checked_out", r, lineOf(r, line.id), now), reservationEvent("reservation.updated", r, now)]);
       }),
 
     markNoShowInTx,

@@ -7,8 +7,13 @@ import { daysBetween, nightlyPrices, type Queryable } from "../inventory/index.t
  */
 export async function stayPrices(q: Queryable, propertyId: string, ratePlanId: string, roomTypeId: string, arrival: string, departure: string, field: string): Promise<bigint[]> {
   const prices = await nightlyPrices(q, propertyId, ratePlanId, roomTypeId, arrival, departure);
-  if (prices.length !== daysBetween(arrival, departure)) throw invalidField(field, "the rate plan has no price for every night of the stay", "validation_failed");
-  return prices.map((p) => p.amountMinor);
+  return everyNightPriced(prices.map((p) => p.amountMinor), daysBetween(arrival, departure), field);
+}
+
+/** The listed prices of a stay's `nights`, checked to have one for every night (see stayPrices). */
+export function everyNightPriced(listed: bigint[], nights: number, field: string): bigint[] {
+  if (listed.length !== nights) throw invalidField(field, "the rate plan has no price for every night of the stay", "validation_failed");
+  return listed;
 }
 
 export function sum(values: readonly bigint[]): bigint {

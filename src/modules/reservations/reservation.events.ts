@@ -1,5 +1,4 @@
-import type { Tx } from "../../db/transaction.ts";
-import { recordEvent, type ReservationEventData, type RoomLineEventData } from "../events/index.ts";
+import type { NewEvent, ReservationEventData, RoomLineEventData } from "../events/index.ts";
 import type { Reservation, RoomLine } from "./reservation.repository.ts";
 
 /** The spec's reservation data: the connectivity list shape, no holder name or notes. */
@@ -46,16 +45,16 @@ export function roomLineData(r: Reservation, line: RoomLine): RoomLineEventData 
 
 type ReservationEventType = "reservation.created" | "reservation.updated" | "reservation.cancelled";
 
-export async function reservationEvent(tx: Tx, type: ReservationEventType, r: Reservation, at: Date): Promise<void> {
-  await recordEvent(tx, { propertyId: r.propertyId, type, occurredAt: at, data: reservationData(r) });
+export function reservationEvent(type: ReservationEventType, r: Reservation, at: Date): NewEvent {
+  return { propertyId: r.propertyId, type, occurredAt: at, data: reservationData(r) };
 }
 
-export async function roomLineEvent(tx: Tx, type: "guest.checked_in" | "guest.checked_out", r: Reservation, line: RoomLine, at: Date): Promise<void> {
-  await recordEvent(tx, { propertyId: r.propertyId, type, occurredAt: at, data: roomLineData(r, line) });
+export function roomLineEvent(type: "guest.checked_in" | "guest.checked_out", r: Reservation, line: RoomLine, at: Date): NewEvent {
+  return { propertyId: r.propertyId, type, occurredAt: at, data: roomLineData(r, line) };
 }
 
-/** Hint that availability moved for these dates and room types (read the numbers from availability). */
-export async function availabilityEvent(tx: Tx, propertyId: string, from: string, to: string, roomTypes: string[], at: Date): Promise<void> {
-  if (roomTypes.length === 0 || from >= to) return;
-  await recordEvent(tx, { propertyId, type: "availability.changed", occurredAt: at, data: { from, to, toExclusive: true, roomTypes: [...new Set(roomTypes)].sort(), reason: "reservation" } });
+/** Hint that availability moved for these dates and room types (read the numbers from availability); none when nothing moved. */
+export function availabilityEvents(propertyId: string, from: string, to: string, roomTypes: string[], at: Date): NewEvent[] {
+  if (roomTypes.length === 0 || from >= to) return [];
+  return [{ propertyId, type: "availability.changed", occurredAt: at, data: { from, to, toExclusive: true, roomTypes: [...new Set(roomTypes)].sort(), reason: "reservation" } }];
 }

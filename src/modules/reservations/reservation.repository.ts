@@ -111,6 +111,56 @@ export async function findByExternalReference(q: Queryable, propertyId: string, 
   return row?.id;
 }
 
+export interface NewReservation {
+  id: string;
+  propertyId: string;
+  status: ReservationStatus;
+  source: ReservationSource;
+  channel: string | null;
+  externalReference: string | null;
+  holderName: string;
+  arrivalDate: string;
+  departureDate: string;
+  adults: number;
+  children: number;
+  notes: string;
+  totalMinor: bigint;
+  currency: string;
+  createdAt: Date;
+  /** In position order. */
+  lines: { id: string; roomTypeId: string; ratePlanId: string; adults: number; children: number; nightlyMinor: readonly bigint[]; totalMinor: bigint }[];
+}
+
+/**
+ * Inserts a reservation (its code from the global sequence) and its room lines in one statement. Returns the
+ * code, or undefined when the property already holds this channel's external reference: then nothing is
+ * inserted (ON CONFLICT waited for a concurrent insert of the same reference to commit).
+ */
+export async function insertReservation(q: Queryable, r: NewReservation): Promise<string | undefined> {
+  const [row] = await q.query<{ code: string }>(
+    `with r as (
+       insert into reservations (id, property_id, code, status, source, channel, external_reference, holder_name, arrival_date, departure_date,
+                                 adults, children, notes, total_minor, currency, created_at, updated_at)
+       values ($1, $2, 'R' || nextval('reservation_code_seq'), $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)
+       on conflict (property_id, (coalesce(channel, '')), external_reference) where external_reference is not null do nothing
+       returning id, code
+     ), lines as (
+       insert into reservation_rooms (id, property_id, reservation_id, position, room_type_id, rate_plan_id, adults, children, nightly_minor, total_minor)
+       select l.id, $2, r.id, l.n - 1, l.room_type_id, l.rate_plan_id, l.adults, l.children, l.nightly::bigint[], l.total
+         from r cross join unnest($16::uuid[], $17::uuid[], $18::uuid[], $19::int[], $20::int[], $21::text[], $22::bigint[])
+                             with ordinality as l(id, room_type_id, rate_plan_id, adults, children, nightly, total, n)
+     )
+     select code from r`,
+    [
+      r.id, r.propertyId, r.status, r.source, r.channel, r.externalReference, r.holderName, r.arrivalDate, r.departureDate,
+      r.adults, r.children, r.notes, r.totalMinor.toString(), r.currency, r.createdAt,
+      r.lines.map((l) => l.id), r.lines.map((l) => l.roomTypeId), r.lines.map((l) => l.ratePlanId), r.lines.map((l) => l.adults), r.lines.map((l) => l.children),
+      r.lines.map((l) => `{${l.nightlyMinor.join(",")}}`), r.lines.map((l) => l.totalMinor.toString()),
+    ],
+  );
+  return row?.code;
+}
+
 export interface ListFilter {
   statuses: readonly ReservationStatus[];
   arrivalFrom: string | undefined;

@@ -9,16 +9,17 @@ import {
   parseRange,
   poolQueryable,
   propertyById,
+  quoteStay,
   releaseRooms,
   requireId,
   requireRoomType,
   takeRooms,
   type PropertyRow,
 } from "../inventory/index.ts";
-import { chargedNights, stayPrices, sum } from "./pricing.ts";
+import { chargedNights, everyNightPriced, stayPrices, sum } from "./pricing.ts";
 import * as repo from "./reservation.repository.ts";
 import type { Reservation } from "./reservation.repository.ts";
-import { availabilityEvent, reservationEvent } from "./reservation.events.ts";
+import { availabilityEvents, reservationEvent } from "./reservation.events.ts";
 import { assertTransition, holdsInventory, reservationSources, reservationStatuses, type ReservationSource, type ReservationStatus } from "./transitions.ts";
 import { createFrontDesk, type FrontDesk } from "./frontdesk.service.ts";
 import { finishChange, requireReservation, type Actor } from "./common.ts";
@@ -146,10 +147,13 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
     parseDate("arrivalDate", input.arrivalDate);
     parseDate("departureDate", input.departureDate);
     const { arrivalDate: arrival, departureDate: departure } = input;
+    const { days: nights } = parseRange(arrival, departure, maxNights, ["arrivalDate", "departureDate"]);
     try {
       return await transact(async (tx) => {
         const now = clock.now();
-        const property = await propertyById(tx, actor.propertyId);
+        const quote = await quoteStay(tx, actor.propertyId, input.rooms, arrival, departure);
+        if (quote === undefined) throw new AppError("not_found", "Property not found.");
+        const { property } = quote;
         checkStay(property, arrival, departure);
         if (input.currency !== undefined && input.currency !== property.currency) throw invalidField("currency", `must be ${property.currency}`, "validation_failed");
         if (externalReference !== null) {
@@ -159,60 +163,45 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
         const lines = [];
         for (const [i, line] of input.rooms.entries()) {
           const field = `rooms[${i}]`;
-          const rt = await requireRoomType(tx, actor.propertyId, line.roomTypeId);
-          const rp = await findRatePlan(tx, actor.propertyId, requireId(line.ratePlanId, "Rate plan"));
+          const { roomType: rt, ratePlan: rp, nightly: prices } = quote.lines[i]!;
+          if (rt === undefined) throw new AppError("not_found", "Room type not found.");
           if (rp === undefined) throw new AppError("not_found", "Rate plan not found.");
-          if (!rp.roomTypeIds.includes(rt.id)) throw invalidField(`${field}.ratePlanId`, "the rate plan does not cover the room type", "validation_failed");
+          if (!rp.coversRoomType) throw invalidField(`${field}.ratePlanId`, "the rate plan does not cover the room type", "validation_failed");
           const children = line.children ?? 0;
           guests(field, line.adults, children, rt.maxOccupancy);
-          const listed = await stayPrices(tx, actor.propertyId, rp.id, rt.id, arrival, departure, `${field}.ratePlanId`);
+          const listed = everyNightPriced(prices, nights, `${field}.ratePlanId`);
           // A single-line request may carry its price as the total (the mobile create request does).
           const amount = line.amountMinor ?? (input.rooms.length === 1 ? input.totalMinor : undefined);
           const nightly = chargedNights(listed, amount, actor.canOverridePrice, line.amountMinor !== undefined ? `${field}.amountMinor` : "totalMinor");
-          lines.push({ id: newId(), roomTypeId: rt.id, roomTypeCode: rt.code, ratePlanId: rp.id, ratePlanCode: rp.code, roomId: line.roomId, adults: line.adults, children, nightly, total: sum(nightly) });
+          lines.push({ id: newId(), roomTypeId: rt.id, roomTypeCode: rt.code, ratePlanId: rp.id, ratePlanCode: rp.code, roomId: line.roomId, adults: line.adults, children, nightlyMinor: nightly, totalMinor: sum(nightly) });
         }
-        const total = sum(lines.map((l) => l.total));
+        const total = sum(lines.map((l) => l.totalMinor));
         if (input.totalMinor !== undefined && input.totalMinor !== total) throw invalidField("totalMinor", `must equal the sum of the room lines (${total})`, "validation_failed");
 
         const id = newId(now.getTime());
         const adults = lines.reduce((a, l) => a + l.adults, 0);
         const children = lines.reduce((a, l) => a + l.children, 0);
-        const inserted = await tx.query<{ code: string }>(
-          `insert into reservations (id, property_id, code, status, source, channel, external_reference, holder_name, arrival_date, departure_date,
-                                     adults, children, notes, total_minor, currency, created_at, updated_at)
-           values ($1, $2, 'R' || nextval('reservation_code_seq'), $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)
-           on conflict (property_id, (coalesce(channel, '')), external_reference) where external_reference is not null do nothing
-           returning code`,
-          [id, actor.propertyId, status, input.source, channel, externalReference, holderName, arrival, departure, adults, children, notes, total.toString(), property.currency, now],
-        );
-        if (inserted.length === 0) {
-          // A concurrent create with the same reference committed first (ON CONFLICT waited for it).
-          throw new DuplicateReference((await repo.findByExternalReference(tx, actor.propertyId, channel, externalReference!))!);
-        }
-        for (const [position, l] of lines.entries()) {
-          await tx.query(
-            `insert into reservation_rooms (id, property_id, reservation_id, position, room_type_id, rate_plan_id, adults, children, nightly_minor, total_minor)
-             values ($1, $2, $3, $4, $5, $6, $7, $8, $9::bigint[], $10)`,
-            [l.id, actor.propertyId, id, position, l.roomTypeId, l.ratePlanId, l.adults, l.children, l.nightly.map(String), l.total.toString()],
-          );
-        }
+        const fields = {
+          id, propertyId: actor.propertyId, status, source: input.source, channel, externalReference, holderName,
+          arrivalDate: arrival, departureDate: departure, adults, children, notes, totalMinor: total, currency: property.currency,
+        };
+        const code = await repo.insertReservation(tx, { ...fields, createdAt: now, lines });
+        // A concurrent create with the same reference committed first (ON CONFLICT waited for it).
+        if (code === undefined) throw new DuplicateReference((await repo.findByExternalReference(tx, actor.propertyId, channel, externalReference!))!);
         await moveInventory(tx, actor.propertyId, lines.map((l) => ({ roomTypeId: l.roomTypeId, from: arrival, to: departure })), true);
         let r: Reservation = {
-          id, propertyId: actor.propertyId, code: inserted[0]!.code, status, source: input.source, channel, externalReference, holderName,
-          arrivalDate: arrival, departureDate: departure, adults, children, notes, totalMinor: total, currency: property.currency,
-          amountScale: property.amountScale, cancelledAt: null, createdAt: now, updatedAt: now, changeSeq: 0n,
+          ...fields, code, amountScale: property.amountScale, cancelledAt: null, createdAt: now, updatedAt: now, changeSeq: 0n,
           rooms: lines.map((l, position) => ({
             id: l.id, position, roomTypeId: l.roomTypeId, roomTypeCode: l.roomTypeCode, ratePlanId: l.ratePlanId, ratePlanCode: l.ratePlanCode,
-            roomId: null, roomNumber: null, adults: l.adults, children: l.children, nightlyMinor: l.nightly, totalMinor: l.total, checkedInAt: null, checkedOutAt: null,
+            roomId: null, roomNumber: null, adults: l.adults, children: l.children, nightlyMinor: l.nightlyMinor, totalMinor: l.totalMinor, checkedInAt: null, checkedOutAt: null,
           })),
         };
         if (lines.some((l) => l.roomId !== undefined)) {
           for (const l of lines) if (l.roomId !== undefined) await frontDesk.assignInTx(tx, actor.propertyId, id, l.id, l.roomId);
           r = await requireReservation(tx, actor.propertyId, id, false);
         }
-        await reservationEvent(tx, "reservation.created", r, now);
-        await availabilityEvent(tx, actor.propertyId, arrival, departure, r.rooms.map((l) => l.roomTypeCode), now);
-        return { reservation: await finishChange(tx, r), created: true };
+        const events = [reservationEvent("reservation.created", r, now), ...availabilityEvents(actor.propertyId, arrival, departure, r.rooms.map((l) => l.roomTypeCode), now)];
+        return { reservation: await finishChange(tx, r, events), created: true };
       });
     } catch (err) {
       if (!(err instanceof DuplicateReference)) throw err;
@@ -289,12 +278,12 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
           lineUpdates.reduce((a, l) => a + l.adults, 0), lineUpdates.reduce((a, l) => a + l.children, 0), sum(lineUpdates.map((l) => l.total)).toString(), now],
       );
       const r = await requireReservation(tx, actor.propertyId, before.id, false);
-      await reservationEvent(tx, "reservation.updated", r, now);
+      const events = [reservationEvent("reservation.updated", r, now)];
       if (moved.length > 0) {
         const codes = [...before.rooms.map((l) => l.roomTypeCode), ...r.rooms.map((l) => l.roomTypeCode)];
-        await availabilityEvent(tx, actor.propertyId, arrival < before.arrivalDate ? arrival : before.arrivalDate, departure > before.departureDate ? departure : before.departureDate, codes, now);
+        events.push(...availabilityEvents(actor.propertyId, arrival < before.arrivalDate ? arrival : before.arrivalDate, departure > before.departureDate ? departure : before.departureDate, codes, now));
       }
-      return finishChange(tx, r);
+      return finishChange(tx, r, events);
     });
   }
 
@@ -308,9 +297,8 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
       }
       await tx.query("update reservations set status = 'CANCELLED', cancelled_at = $3, updated_at = $3 where property_id = $1 and id = $2", [actor.propertyId, before.id, now]);
       const r = await requireReservation(tx, actor.propertyId, before.id, false);
-      await reservationEvent(tx, "reservation.cancelled", r, now);
-      if (holdsInventory.has(before.status)) await availabilityEvent(tx, actor.propertyId, r.arrivalDate, r.departureDate, r.rooms.map((l) => l.roomTypeCode), now);
-      return finishChange(tx, r);
+      const released = holdsInventory.has(before.status) ? availabilityEvents(actor.propertyId, r.arrivalDate, r.departureDate, r.rooms.map((l) => l.roomTypeCode), now) : [];
+      return finishChange(tx, r, [reservationEvent("reservation.cancelled", r, now), ...released]);
     });
   }
 
