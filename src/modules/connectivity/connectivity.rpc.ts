@@ -19,7 +19,7 @@ export function registerConnectivityRpc(router: ConnectRouter, service: Connecti
       const page = await service.reservationsFeed(ctx.values.get(principalKey), req.propertyCode, { cursor: req.cursor, updatedSince: req.updatedSince ? timestampDate(req.updatedSince) : undefined, limit: req.limit });
       return {
         ...page,
-        data: page.data.map((r) => ({ ...r, channel: opt(r.channel), cancelledAt: ts(r.cancelledAt), createdAt: ts(r.createdAt), updatedAt: ts(r.updatedAt) })),
+        data: page.data.map((r) => ({ ...r, externalReference: r.externalReference ?? "", channel: opt(r.channel), cancelledAt: ts(r.cancelledAt), createdAt: ts(r.createdAt), updatedAt: ts(r.updatedAt) })),
       };
     },
     async getMappings(req, ctx) {

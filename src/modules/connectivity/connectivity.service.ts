@@ -7,7 +7,9 @@ import type { Principal } from "../auth/principal.ts";
 import { adapterFor, isDate } from "./adapters.ts";
 import { eventRow, findEvent, propertiesInReach, type StoredEvent } from "./connectivity.repository.ts";
 import { requireProperty } from "../auth/index.ts";
-import { inventoryRowsOf, feedPage, mappingsOf, ratePlansOf, roomTypesOf, type FeedRow } from "./reads.repository.ts";
+import { poolQueryable } from "../inventory/index.ts";
+import { changeFeed } from "../reservations/index.ts";
+import { inventoryRowsOf, mappingsOf, ratePlansOf, roomTypesOf } from "./reads.repository.ts";
 
 export const RESERVATION_EVENTS_QUEUE = "connectivity.reservation-events";
 
@@ -105,10 +107,10 @@ export function createConnectivityService(deps: ConnectivityDeps) {
       const limit = opts.limit === 0 ? 100 : opts.limit;
       if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw invalidField("limit", "must be from 1 to 500");
       const after = opts.cursor === "" ? 0n : decodeCursor(opts.cursor);
-      const rows = await feedPage(deps.pool, property.id, after, opts.cursor === "" ? opts.updatedSince : undefined, limit + 1);
+      const rows = await changeFeed(poolQueryable(deps.pool), property.id, after, opts.cursor === "" ? opts.updatedSince : undefined, limit + 1);
       const page = rows.slice(0, limit);
       const last = page.at(-1);
-      return { data: page.map(toPartnerReservation), nextCursor: encodeCursor(last === undefined ? after : BigInt(last.change_seq)), hasMore: rows.length > limit };
+      return { data: page, nextCursor: encodeCursor(last === undefined ? after : BigInt(last.changeSeq)), hasMore: rows.length > limit };
     },
 
     async mappings(principal: Principal | undefined, propertyCode: string) {
@@ -154,22 +156,3 @@ export function createConnectivityService(deps: ConnectivityDeps) {
 }
 
 export type ConnectivityService = ReturnType<typeof createConnectivityService>;
-
-export function toPartnerReservation(r: FeedRow) {
-  return {
-    id: r.id,
-    code: r.code,
-    status: r.status,
-    source: r.source,
-    externalReference: r.external_reference ?? "",
-    channel: r.channel,
-    arrivalDate: r.arrival_date,
-    departureDate: r.departure_date,
-    adults: r.adults,
-    children: r.children,
-    roomTypes: r.room_types,
-    cancelledAt: r.cancelled_at,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
-}

@@ -1,24 +1,30 @@
 import type { NewEvent, ReservationEventData, RoomLineEventData } from "../events/index.ts";
-import type { Reservation, RoomLine } from "./reservation.repository.ts";
+import type { Reservation, ReservationSummary, RoomLine } from "./reservation.repository.ts";
 
-/** The spec's reservation data: the connectivity list shape, no holder name or notes. */
-export function reservationData(r: Reservation): ReservationEventData {
+/** A reservation as the spec's reservation data (the change feed reads the same shape, ReservationSummary). */
+export function summaryOf(r: Reservation): ReservationSummary {
   return {
     id: r.id,
     code: r.code,
     status: r.status,
     source: r.source,
-    externalReference: r.externalReference ?? "",
+    externalReference: r.externalReference,
     channel: r.channel,
     arrivalDate: r.arrivalDate,
     departureDate: r.departureDate,
     adults: r.adults,
     children: r.children,
     roomTypes: roomTypeCodes(r),
-    cancelledAt: r.cancelledAt?.toISOString() ?? null,
-    createdAt: r.createdAt.toISOString(),
-    updatedAt: r.updatedAt.toISOString(),
+    cancelledAt: r.cancelledAt,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
   };
+}
+
+/** The spec's reservation data as an event payload (JSON: ISO timestamps, "" for no external reference). */
+export function reservationData(r: Reservation): ReservationEventData {
+  const s = summaryOf(r);
+  return { ...s, externalReference: s.externalReference ?? "", cancelledAt: s.cancelledAt?.toISOString() ?? null, createdAt: s.createdAt.toISOString(), updatedAt: s.updatedAt.toISOString() };
 }
 
 /** Distinct room type codes in code order (as the connectivity reservation list shows them). */

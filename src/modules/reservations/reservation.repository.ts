@@ -111,25 +111,43 @@ export async function findByExternalReference(q: Queryable, propertyId: string, 
   return row?.id;
 }
 
-export interface NewReservation {
-  id: string;
-  propertyId: string;
-  status: ReservationStatus;
-  source: ReservationSource;
-  channel: string | null;
-  externalReference: string | null;
-  holderName: string;
-  arrivalDate: string;
-  departureDate: string;
-  adults: number;
-  children: number;
-  notes: string;
-  totalMinor: bigint;
-  currency: string;
-  createdAt: Date;
+/**
+ * The spec's reservation data before rendering (the connectivity list item and the reservation event payload):
+ * no holder name, notes or prices. `roomTypes`: the distinct room type codes of its lines, in code order.
+ */
+export type ReservationSummary = Pick<
+  Reservation,
+  "id" | "code" | "status" | "source" | "externalReference" | "channel" | "arrivalDate" | "departureDate" | "adults" | "children" | "cancelledAt" | "createdAt" | "updatedAt"
+> & { roomTypes: string[] };
+
+/**
+ * One page of the change feed in change_seq order. change_seq is assigned at the end of every writing transaction
+ * from a per-property counter row held until commit, so sequence order is commit order: a reader that resumes
+ * after the last seq it saw never skips a change committed later.
+ */
+export async function changeFeed(q: Queryable, propertyId: string, after: bigint, updatedSince: Date | undefined, limit: number): Promise<(ReservationSummary & { changeSeq: string })[]> {
+  return q.query(
+    `select r.id, r.code, r.status, r.source, r.external_reference as "externalReference", r.channel,
+            to_char(r.arrival_date, 'YYYY-MM-DD') as "arrivalDate", to_char(r.departure_date, 'YYYY-MM-DD') as "departureDate",
+            r.adults, r.children, r.cancelled_at as "cancelledAt", r.created_at as "createdAt", r.updated_at as "updatedAt", r.change_seq::text as "changeSeq",
+            coalesce((select array_agg(distinct rt.code order by rt.code) from reservation_rooms rr
+                        join room_types rt on rt.property_id = rr.property_id and rt.id = rr.room_type_id
+                       where rr.property_id = r.property_id and rr.reservation_id = r.id), '{}') as "roomTypes"
+       from reservations r
+      where r.property_id = $1 and r.change_seq > $2 and ($3::timestamptz is null or r.updated_at >= $3)
+      order by r.change_seq
+      limit $4`,
+    [propertyId, after.toString(), updatedSince ?? null, limit],
+  );
+}
+
+export type NewReservation = Pick<
+  Reservation,
+  "id" | "propertyId" | "status" | "source" | "channel" | "externalReference" | "holderName" | "arrivalDate" | "departureDate" | "adults" | "children" | "notes" | "totalMinor" | "currency" | "createdAt"
+> & {
   /** In position order. */
   lines: { id: string; roomTypeId: string; ratePlanId: string; adults: number; children: number; nightlyMinor: readonly bigint[]; totalMinor: bigint }[];
-}
+};
 
 /**
  * Inserts a reservation (its code from the global sequence) and its room lines in one statement. Returns the
