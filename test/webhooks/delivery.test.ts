@@ -193,6 +193,32 @@ describe("delivery", () => {
     await rest("DELETE", `/webhook-endpoints/${ep.id}`);
   });
 
+  it("the every-minute sweeper queues due retries in one statement and a worker makes them", async () => {
+    const ep = await createEndpoint(["invoice.issued"]);
+    receiver.behave((_req, res) => {
+      res.writeHead(500);
+      res.end();
+    });
+    await Promise.all([emit("invoice.issued", { id: "i1" }), emit("invoice.issued", { id: "i2" })]);
+    const failed = await until(async () => {
+      const ds = await deliveriesOf(ep.id);
+      return ds.length === 2 && ds.every((d) => d.attempts === 1 && d.last_error_class !== null) ? ds : undefined;
+    });
+    receiver.behave((_req, res) => {
+      res.writeHead(204);
+      res.end();
+    });
+    // the retry jobs wait for their own start time (30 s on the real clock); the sweeper finds both due now
+    clock.set(new Date(Math.max(...failed.map((d) => d.next_attempt_at!.getTime()))));
+    expect(await app.parts.engine.sweepDue()).toBe(2);
+    const done = await until(async () => {
+      const ds = await deliveriesOf(ep.id);
+      return ds.every((d) => d.status === "succeeded") ? ds : undefined;
+    });
+    expect(done.map((d) => d.attempts)).toEqual([2, 2]);
+    await rest("DELETE", `/webhook-endpoints/${ep.id}`);
+  });
+
   it("never retries past 24 hours from the first attempt", async () => {
     const ep = await createEndpoint(["reservation.cancelled"]);
     receiver.behave((_req, res) => {

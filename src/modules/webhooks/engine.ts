@@ -229,7 +229,7 @@ export function createWebhookEngine(d: EngineDeps) {
     /** Queues an attempt job for every due delivery (the every-minute sweeper; also takes over crashed workers' claims). */
     async sweepDue(): Promise<number> {
       const ids = await repo.dueDeliveryIds(d.pool, d.clock.now());
-      if (ids.length > 0) await d.transact(async (tx) => void (await Promise.all(ids.map((id) => tx.enqueue(queues.webhooksDeliver, { deliveryId: id })))));
+      if (ids.length > 0) await d.transact((tx) => tx.enqueueMany(queues.webhooksDeliver, ids.map((deliveryId) => ({ deliveryId }))));
       return ids.length;
     },
     /** Runs every due attempt right here (tests move the clock, then call this instead of waiting for jobs). */
