@@ -177,6 +177,19 @@ describe("POST /session/active-property", () => {
     expect(await get("/dashboard", refreshed.body.tokens.accessToken)).toBe(401);
   });
 
+  it("two switches at once: the first wins, the other is 409 and the winner's tokens keep working", async () => {
+    const login = await call("/auth/login", { hotelCode: "LOG-A", email: "manager@login.test", password: PASSWORD, ...device });
+    const b = login.body.profile.properties.find((p: Json) => p.code === "LOG-B");
+    const answers = await Promise.all([1, 2].map(() => call("/session/active-property", { propertyId: b.id }, login.body.tokens.accessToken)));
+    // the loser is 409 when it passed authentication before the winner committed, else 401 (its token's property is gone)
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+    expect(answers.map((a) => a.status)).toEqual(expect.arrayContaining([expect.toBeOneOf([401, 409])]));
+    const winner = answers.find((a) => a.status === 200)!;
+    const refreshed = await call("/auth/refresh", { refreshToken: winner.body.tokens.refreshToken });
+    expect(refreshed.status).toBe(200);
+    expect(await get("/dashboard", refreshed.body.tokens.accessToken)).toBe(200);
+  });
+
   it("404 for a property without an active membership, an unknown or malformed id; 401 without a session", async () => {
     const other = await createTestProperty(app, { code: "LOG-C", groupCode: "LOGGRP" });
     const login = await call("/auth/login", { hotelCode: "LOG-A", email: "manager@login.test", password: PASSWORD, ...device });

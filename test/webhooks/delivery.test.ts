@@ -219,6 +219,35 @@ describe("delivery", () => {
     await rest("DELETE", `/webhook-endpoints/${ep.id}`);
   });
 
+  it("an attempt that cannot be prepared fails alone; the batch's other deliveries are recorded once", async () => {
+    const good = await createEndpoint(["guest.checked_out"], "/good");
+    const bad = await createEndpoint(["guest.checked_out"], "/bad");
+    // a signing secret the service cannot open (a restore under another WEBHOOK_SECRET_KEY, say)
+    await sql("update webhook_endpoints set secret_sealed = 'v1.not-a-sealed-secret' where id = $1", [bad.id]);
+    const before = receiver.received.length;
+    await emit("guest.checked_out", { reservationId: "r9" });
+    const [ok] = await until(async () => {
+      const ds = await deliveriesOf(good.id);
+      return ds[0]?.status === "succeeded" ? ds : undefined;
+    });
+    const [failed] = await until(async () => {
+      const ds = await deliveriesOf(bad.id);
+      return ds[0]?.last_error_class === "internal" ? ds : undefined;
+    });
+    expect(ok!.attempts).toBe(1);
+    expect(failed).toMatchObject({ status: "pending", attempts: 1 });
+    // retries of the bad one never drag the good one along
+    for (let i = 0; i < 3; i++) {
+      clock.advance(3 * 3600_000);
+      await app.parts.engine.runDue();
+    }
+    expect(receiver.received.slice(before).map((r) => r.path)).toEqual(["/good"]);
+    expect((await deliveriesOf(good.id))[0]).toMatchObject({ status: "succeeded", attempts: 1 });
+    expect((await deliveriesOf(bad.id))[0]!.attempts).toBeGreaterThan(1);
+    await rest("DELETE", `/webhook-endpoints/${good.id}`);
+    await rest("DELETE", `/webhook-endpoints/${bad.id}`);
+  });
+
   it("never retries past 24 hours from the first attempt", async () => {
     const ep = await createEndpoint(["reservation.cancelled"]);
     receiver.behave((_req, res) => {

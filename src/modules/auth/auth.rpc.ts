@@ -11,7 +11,7 @@ export const authRpcServices = [AuthRpc];
 
 const tokensOf = (t: StaffTokens) => ({ accessToken: t.accessToken, refreshToken: t.refreshToken, expiresIn: t.expiresIn });
 
-function staffOf(values: ContextValues): { sessionId: string; userId: string } {
+function staffOf(values: ContextValues): { sessionId: string; userId: string; activePropertyId: string } {
   const principal = values.get(principalKey);
   if (principal?.kind !== "staff") throw new AppError("unauthorized", "Sign in first.");
   return principal;

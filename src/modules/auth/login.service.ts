@@ -116,8 +116,8 @@ export function createLoginService(deps: { db: Kysely<unknown>; pool: pg.Pool; t
     },
 
     /** The session result for another property of the user (CONTRACT.md `POST /session/active-property`). */
-    async switchProperty(session: { sessionId: string; userId: string }, propertyId: string): Promise<{ tokens: StaffTokens; profile: Profile }> {
-      const tokens = await sessions.switchStaffProperty(session.sessionId, propertyId);
+    async switchProperty(session: { sessionId: string; userId: string; activePropertyId: string }, propertyId: string): Promise<{ tokens: StaffTokens; profile: Profile }> {
+      const tokens = await sessions.switchStaffProperty(session.sessionId, session.activePropertyId, propertyId);
       return { tokens, profile: await profileOf(session.userId, propertyId) };
     },
 

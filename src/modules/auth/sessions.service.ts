@@ -36,9 +36,10 @@ export interface SessionService {
   refreshStaffSession(refreshToken: string): Promise<StaffTokens>;
   /**
    * Moves a live session to another property where the user holds an active membership (else `not_found`) and
-   * issues new tokens: the refresh token rotates as on a refresh, the session's 30-day end stays.
+   * issues new tokens: the refresh token rotates as on a refresh, the session's 30-day end stays. `conflict`
+   * when the session left `fromPropertyId` meanwhile (two switches at once: only the first one wins).
    */
-  switchStaffProperty(sessionId: string, propertyId: string): Promise<StaffTokens>;
+  switchStaffProperty(sessionId: string, fromPropertyId: string, propertyId: string): Promise<StaffTokens>;
   /** Revokes a session at once: its access tokens fail on their next request. Idempotent. */
   revokeSession(sessionId: string, reason?: string): Promise<void>;
 }
@@ -104,16 +105,19 @@ export function createSessionService(deps: { transact: Transact; clock: Clock; t
       return { accessToken: access.token, refreshToken: next, expiresIn: access.expiresIn, sessionId: row.sessionId, sessionExpiresAt: new Date(row.sessionExpiresAt) };
     },
 
-    async switchStaffProperty(sessionId, propertyId) {
+    async switchStaffProperty(sessionId, fromPropertyId, propertyId) {
       if (!isUuid(propertyId)) throw new AppError("not_found", "Property not found.");
       const now = clock.now();
       const next = newToken("rt_");
       const session = await transact(async (tx) => {
-        const { rows } = await sql<{ userId: string; expiresAt: string; active: boolean }>`
-          select s.user_id as "userId", s.expires_at as "expiresAt", u.active from staff_sessions s join users u on u.id = s.user_id
+        // Token rows first, then the session: the order a refresh locks them in (no deadlock between the two).
+        await sql`select id from refresh_tokens where session_id = ${sessionId} and used_at is null for update`.execute(tx.db);
+        const { rows } = await sql<{ userId: string; expiresAt: string; active: boolean; propertyId: string }>`
+          select s.user_id as "userId", s.expires_at as "expiresAt", u.active, s.property_id as "propertyId" from staff_sessions s join users u on u.id = s.user_id
           where s.id = ${sessionId} and s.revoked_at is null and s.expires_at > ${now} for update of s`.execute(tx.db);
         const row = rows[0];
         if (row === undefined || !row.active) throw new AppError("unauthorized", "The session has ended; sign in again.");
+        if (row.propertyId !== fromPropertyId) throw new AppError("conflict", "The session switched property meanwhile; use the tokens of that switch.");
         const membership = await findActiveMembership(tx.db, row.userId, propertyId);
         if (membership === undefined) throw new AppError("not_found", "Property not found.");
         await sql`update staff_sessions set property_id = ${propertyId}, last_used_at = ${now} where id = ${sessionId}`.execute(tx.db);

@@ -159,6 +159,8 @@ export async function recordSuccesses(pool: pg.Pool, done: readonly Finished[], 
        select u.id, u.property_id, u.endpoint_id, u.delivery_id, u.event_id, u.event_type, u.attempt, u.http_status, u.duration_ms, null, null, $3, u.finished_at
        from unnest($4::uuid[], $5::uuid[], $6::uuid[], $7::uuid[], $8::uuid[], $9::text[], $10::int[], $11::int[], $12::int[], $13::timestamptz[])
          as u(id, property_id, endpoint_id, delivery_id, event_id, event_type, attempt, http_status, duration_ms, finished_at)
+       -- a holder too slow for its lease: the taker recorded this attempt as interrupted and owns the delivery now
+       on conflict (delivery_id, attempt) do nothing
      )
      update webhook_deliveries dl set status = 'succeeded', next_attempt_at = null, lease_until = null, last_http_status = u.http_status, last_error_class = null
      from unnest($7::uuid[], $10::int[], $11::int[]) as u(delivery_id, attempt, http_status)

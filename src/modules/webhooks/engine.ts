@@ -105,15 +105,33 @@ export function createWebhookEngine(d: EngineDeps) {
     const memo: BatchMemo = { bodies: new Map(), secrets: new Map(), targets: new Map() };
     const finished = await Promise.all(
       claimed.map(async (c): Promise<Finished> => {
-        const result = await perform(c, now, memo);
+        const result = await perform(c, now, memo).catch((err: unknown): SendResult => {
+          // One delivery that cannot even be prepared fails alone (and runs into the attempt caps); the batch goes on.
+          d.logger.error({ err, deliveryId: c.id, endpointId: c.endpoint_id }, "webhook attempt could not be made");
+          return { httpStatus: null, durationMs: 0, errorClass: "internal", errorMessage: "the service could not prepare this attempt" };
+        });
         return { c, result, finishedAt: d.clock.now() };
       }),
     );
     const successes = finished.filter((f) => f.result.errorClass === null && !f.c.is_test);
-    if (successes.length > 0) await repo.recordSuccesses(d.pool, successes, now);
+    if (successes.length > 0) await recordSuccesses(successes, now);
     return Promise.all(
       finished.map((f) => (f.result.errorClass === null && !f.c.is_test ? outcome(f, "succeeded", undefined) : recordOne(f, now))),
     );
+  }
+
+  /** One statement for the batch; if it fails, each success on its own, so one bad row does not undo the others. */
+  async function recordSuccesses(successes: Finished[], now: Date): Promise<void> {
+    try {
+      await repo.recordSuccesses(d.pool, successes, now);
+    } catch (err) {
+      if (successes.length === 1) throw err;
+      d.logger.warn({ err }, "webhook batch record failed; recording one by one");
+      for (const f of successes) {
+        // still pending and leased if this fails too: retried once the lease lapses (at least once)
+        await repo.recordSuccesses(d.pool, [f], now).catch((e: unknown) => d.logger.error({ err: e, deliveryId: f.c.id }, "webhook success not recorded"));
+      }
+    }
   }
 
   function outcome(f: Finished, status: AttemptOutcome["status"], next: Date | undefined): AttemptOutcome {
@@ -168,7 +186,7 @@ export function createWebhookEngine(d: EngineDeps) {
       // Real-time id: history is ordered by (started_at, id) and the test clock may stand still.
       await tx.query(
         `insert into webhook_attempts (id, property_id, endpoint_id, delivery_id, event_id, event_type, attempt, http_status, duration_ms, error_class, error_message, started_at, finished_at)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) on conflict (delivery_id, attempt) do nothing`,
         [newId(), c.property_id, c.endpoint_id, c.id, c.event_id, c.is_test ? testEventType : c.event_type, c.attempts, r.httpStatus, r.durationMs, r.errorClass, r.errorMessage, startedAt, now],
       );
       // The address row first (it serializes concurrent attempts of one address), then the delivery.

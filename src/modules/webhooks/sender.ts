@@ -23,6 +23,7 @@ export type ErrorClass =
   | "address_rejected"
   | "payload_too_large"
   | "interrupted"
+  | "internal"
   | "endpoint_closed"
   | "partner_api_disabled";
 

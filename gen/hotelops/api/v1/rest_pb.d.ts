@@ -58,7 +58,7 @@ export declare type RestOptions = Message<"hotelops.api.v1.RestOptions"> & {
   /**
    * The response holds secrets or personal data (session tokens, a scanned identity document, guest names in a
    * report). An Idempotency-Key on such a call is accepted but no outcome is stored, so nothing of the response
-   * outlives the request; these calls are safe to repeat by design.
+   * outlives the request; a repeated call runs again (a second token exchange, a second recorded report run).
    *
    * @generated from field: bool sensitive_response = 6;
    */

@@ -474,7 +474,9 @@ export declare const AuthService: GenService<{
    * Only a property where the user holds an active membership (active property, active user) can be entered;
    * any other id is 404 not_found, the same as an id that does not exist. The refresh token rotates as on a
    * refresh (the previous one is spent: presenting it again revokes the session), the previous access token
-   * stops working at once, and the session still ends 30 days after login.
+   * stops working at once, and the session still ends 30 days after login. 409 conflict when the session switched
+   * property meanwhile (two switches sent at once: the first wins; use its tokens). Like a refresh, a switch
+   * whose answer is lost spends the refresh token the client still holds: sign in again then.
    *
    * @generated from rpc hotelops.auth.v1.AuthService.SwitchActiveProperty
    */

@@ -460,7 +460,8 @@ export declare type WebhookDeliveryAttempt = Message<"hotelops.webhook.v1.Webhoo
   durationMs: number;
 
   /**
-   * timeout, connection, tls, redirect, http_status, address_rejected, payload_too_large, interrupted.
+   * timeout, connection, tls, redirect, http_status, address_rejected, payload_too_large, interrupted, internal
+   * (the service could not prepare the attempt, e.g. a signing secret it cannot decrypt; retried like any failure).
    *
    * @generated from field: optional string error_class = 7;
    */
