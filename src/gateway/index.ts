@@ -160,20 +160,19 @@ function assignFile(target: DescMessage, out: Record<string, unknown>, file: Upl
 }
 
 async function invoke(route: Route, input: Message, req: NodeRequest, res: NodeResponse, info: CallInfo, values: ContextValues, style: "" | "oauth2", direct: DirectCalls): Promise<void> {
-  const header = new Headers({ "x-request-id": info.requestId });
+  const header: Record<string, string> = { "x-request-id": info.requestId };
   for (const name of FORWARDED) {
     const v = req.headers[name];
-    if (typeof v === "string") header.set(name, v);
+    if (typeof v === "string") header[name] = v;
   }
-  const abort = new AbortController();
-  // Only a client that goes away mid-call aborts it (abort() with no reason builds a costly DOMException).
-  res.once("close", () => {
-    if (!res.writableFinished) abort.abort();
-  });
   const method = route.method as DescMethodUnary;
   // Routes are built from the recorded implementations, so every route has one.
   const impl = direct.calls.get(route.method)!;
-  const context = createHandlerContext({ service: method.parent, method, protocolName: "rest", requestMethod: "POST", url: `http://gateway/${method.parent.typeName}/${method.name}`, requestHeader: header, contextValues: values, requestSignal: abort.signal });
+  const context = createHandlerContext({ service: method.parent, method, protocolName: "rest", requestMethod: "POST", url: `http://gateway/${method.parent.typeName}/${method.name}`, requestHeader: header, contextValues: values });
+  // Only a client that goes away mid-call aborts it (abort() with no reason builds a costly DOMException).
+  res.once("close", () => {
+    if (!res.writableFinished) context.abort();
+  });
   const last = async (r: UnaryRequest): Promise<UnaryResponse> => {
     const out = await impl(r.message, context);
     const message = isMessage(out, method.output) ? out : create(method.output, out as MessageInitShape<DescMessage>);
