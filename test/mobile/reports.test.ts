@@ -1,4 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { toJson } from "@bufbuild/protobuf";
+import { ListValueSchema } from "@bufbuild/protobuf/wkt";
+import { Code, createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import { MobileService } from "../../gen/hotelops/mobile/v1/mobile_pb.js";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { bearer, createStaffSession, createTestProperty } from "../helpers/auth.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
@@ -136,6 +141,17 @@ describe("POST /reports", () => {
       ["CASH", "CASH", 1, 0, 10000],
       ["VISA", "CARD", 1, 1, 0],
     ]);
+  });
+
+  it("is the same RPC over gRPC (rows as google.protobuf.ListValue)", async () => {
+    const client = createClient(MobileService, createGrpcTransport({ baseUrl: app.baseUrl }));
+    const run = await client.runReport({ reportId: "payments_by_method", start: "2027-05-01", end: "2027-05-01" }, { headers: bearer(tokens.manager!) });
+    expect(run).toMatchObject({ ok: true, name: "Payments by method", rowCount: 2, truncated: false });
+    expect(run.rows.map((r) => toJson(ListValueSchema, r))).toEqual([
+      ["CASH", "CASH", 1, 0, 10000],
+      ["VISA", "CARD", 1, 1, 0],
+    ]);
+    await expect(client.runReport({ reportId: "arrivals", start: "2027-05-01", end: "2027-05-02" }, { headers: bearer(tokens.frontDesk!) })).rejects.toMatchObject({ code: Code.PermissionDenied });
   });
 
   it("previews at most 60 rows and says so; 366 days at most", async () => {
