@@ -32,9 +32,10 @@ export function createDispatcher(opts: DispatchOptions): NodeHandler {
     const url = req.url ?? "/";
     const q = url.indexOf("?");
     const path = q === -1 ? url : url.slice(0, q);
+    const peer = remoteAddressOf(req);
     const info: CallInfo = {
       requestId: requestIdFrom(req.headers["x-request-id"]),
-      remoteAddress: opts.clientAddress?.(remoteAddressOf(req), req.headers["x-forwarded-for"]) ?? remoteAddressOf(req),
+      remoteAddress: opts.clientAddress?.(peer, req.headers["x-forwarded-for"]) ?? peer,
       transport: transportOf(req.headers["content-type"]),
     };
     res.setHeader("x-request-id", info.requestId);

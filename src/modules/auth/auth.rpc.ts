@@ -1,21 +1,14 @@
-import type { ConnectRouter, ContextValues } from "@connectrpc/connect";
+import type { ConnectRouter } from "@connectrpc/connect";
 import { AuthService as AuthRpc } from "../../../gen/hotelops/auth/v1/auth_pb.js";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { AppError } from "../../errors.ts";
 import type { ClientTokenService } from "./client-token.service.ts";
 import type { LoginService } from "./login.service.ts";
 import type { StaffTokens } from "./sessions.service.ts";
-import { principalKey } from "./principal.ts";
+import { requireStaff } from "./scope.ts";
 
 export const authRpcServices = [AuthRpc];
 
 const tokensOf = (t: StaffTokens) => ({ accessToken: t.accessToken, refreshToken: t.refreshToken, expiresIn: t.expiresIn });
-
-function staffOf(values: ContextValues): { sessionId: string; userId: string; activePropertyId: string } {
-  const principal = values.get(principalKey);
-  if (principal?.kind !== "staff") throw new AppError("unauthorized", "Sign in first.");
-  return principal;
-}
 
 export function registerAuthRpc(router: ConnectRouter, service: ClientTokenService, login: LoginService): void {
   router.service(AuthRpc, {
@@ -33,11 +26,11 @@ export function registerAuthRpc(router: ConnectRouter, service: ClientTokenServi
       return { tokens: tokensOf(await login.refresh(req.refreshToken)) };
     },
     async switchActiveProperty(req, ctx) {
-      const r = await login.switchProperty(staffOf(ctx.values), req.propertyId);
+      const r = await login.switchProperty(requireStaff(ctx.values), req.propertyId);
       return { tokens: tokensOf(r.tokens), profile: r.profile };
     },
     async logout(_req, ctx) {
-      await login.logout(staffOf(ctx.values).sessionId);
+      await login.logout(requireStaff(ctx.values).sessionId);
       return {};
     },
     // The REST gateway forwards the Authorization header; gRPC/Connect callers send it as metadata.

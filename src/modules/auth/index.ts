@@ -10,7 +10,7 @@ import { createSessionService, type SessionService } from "./sessions.service.ts
 import { createTokenIssuer, type TokenIssuer } from "./tokens.ts";
 
 export { permissions, scopes, principalKey, type Permission, type Principal, type Scope } from "./principal.ts";
-export { holds, requirePrincipal, requireProperty, requirePermission, requireScope, propertyIdsOf, type PropertyRef } from "./scope.ts";
+export { holds, requirePrincipal, requireProperty, requireStaff, requirePermission, requireScope, propertyIdsOf, type PropertyRef } from "./scope.ts";
 export { hashSecret, verifySecret, burnVerify, argon2Params } from "./passwords.ts";
 export { ACCESS_TOKEN_TTL_SECONDS, type AccessClaims, type TokenIssuer } from "./tokens.ts";
 export { SESSION_TTL_MS, hashRefreshToken, type OpenSessionInput, type SessionService, type StaffTokens } from "./sessions.service.ts";

@@ -22,6 +22,13 @@ export function requirePrincipal(values: ContextValues): Principal {
   return principal;
 }
 
+/** A staff session's caller (`forbidden` for machine clients; the method's AuthRule normally excludes them already). */
+export function requireStaff(values: ContextValues): Extract<Principal, { kind: "staff" }> {
+  const principal = requirePrincipal(values);
+  if (principal.kind !== "staff") throw new AppError("forbidden", "Staff sessions only.");
+  return principal;
+}
+
 /** Every property the caller may reach: the active property of a staff session, the grants of a client. */
 export function propertyIdsOf(principal: Principal): readonly string[] {
   return principal.propertyIds;

@@ -1,9 +1,9 @@
 import { fromJson } from "@bufbuild/protobuf";
 import { ListValueSchema } from "@bufbuild/protobuf/wkt";
-import type { ContextValues, ServiceImpl } from "@connectrpc/connect";
+import type { ServiceImpl } from "@connectrpc/connect";
 import { MobileService } from "../../../gen/hotelops/mobile/v1/mobile_pb.js";
 import { AppError } from "../../errors.ts";
-import { requirePrincipal, type Principal } from "../auth/index.ts";
+import { requireStaff, type Principal } from "../auth/index.ts";
 import type { NightAuditCheck, NightAuditService } from "../night-audit/index.ts";
 import { reservationOut, type Actor } from "../reservations/index.ts";
 import type { MobileReservations } from "./reservations.service.ts";
@@ -19,12 +19,6 @@ export interface MobileRpcServices {
   nightAudit: NightAuditService;
 }
 
-/** Staff only (the AuthRule says so too): the property is always the session's active property. */
-function staff(values: ContextValues): Extract<Principal, { kind: "staff" }> {
-  const principal = requirePrincipal(values);
-  if (principal.kind !== "staff") throw new AppError("forbidden", "Staff sessions only.");
-  return principal;
-}
 
 function requireAny(principal: Extract<Principal, { kind: "staff" }>, ...permissions: string[]): void {
   if (!permissions.some((p) => principal.permissions.has(p))) throw new AppError("forbidden", `Missing permission ${permissions.join(" or ")} in the active property.`);
@@ -37,7 +31,7 @@ const checkOut = (c: NightAuditCheck) => ({ id: c.id, status: c.status, message:
 export function mobileRpc(s: MobileRpcServices): MobileRpc {
   return {
     async getReservationOptions(req, ctx) {
-      const p = staff(ctx.values);
+      const p = requireStaff(ctx.values);
       requireAny(p, "reservations.view", "reservations.create");
       const o = await s.reservations.options(p.activePropertyId, { arrivalDate: req.arrivalDate, departureDate: req.departureDate, adults: req.adults, children: req.children });
       return {
@@ -52,7 +46,7 @@ export function mobileRpc(s: MobileRpcServices): MobileRpc {
       };
     },
     async createMobileReservation(req, ctx) {
-      const p = staff(ctx.values);
+      const p = requireStaff(ctx.values);
       const r = await s.reservations.create(actorOf(p), {
         holderName: req.holderName,
         arrivalDate: req.arrivalDate,
@@ -72,37 +66,37 @@ export function mobileRpc(s: MobileRpcServices): MobileRpc {
       return { reservation: reservationOut(r) };
     },
     async listMobileReservations(req, ctx) {
-      const p = staff(ctx.values);
+      const p = requireStaff(ctx.values);
       const page = await s.reservations.list(actorOf(p), { from: req.from, to: req.to, status: req.status, cursor: req.cursor, limit: req.limit });
       return { reservations: page.reservations.map(reservationOut), nextCursor: page.nextCursor, hasMore: page.hasMore };
     },
     async getMobileReservation(req, ctx) {
-      const p = staff(ctx.values);
+      const p = requireStaff(ctx.values);
       const { reservation, folioBalanceMinor } = await s.reservations.get(actorOf(p), req.reservationId);
       return { reservation: reservationOut(reservation), ...(folioBalanceMinor === null ? {} : { folioBalanceMinor }) };
     },
     async getDashboard(_req, ctx) {
-      return s.stats.dashboard(staff(ctx.values).activePropertyId);
+      return s.stats.dashboard(requireStaff(ctx.values).activePropertyId);
     },
     async getForecast(req, ctx) {
-      return s.stats.forecast(staff(ctx.values).activePropertyId, { year: req.year, month: req.month, includeOptions: req.includeOptions });
+      return s.stats.forecast(requireStaff(ctx.values).activePropertyId, { year: req.year, month: req.month, includeOptions: req.includeOptions });
     },
     async listReports() {
       return { reports: s.reports.catalogue().map((r) => ({ reportId: r.id, name: r.name, description: r.description, columns: r.columns.map(columnOut) })) };
     },
     async runReport(req, ctx) {
-      const p = staff(ctx.values);
+      const p = requireStaff(ctx.values);
       const run = await s.reports.run(p.activePropertyId, { userId: p.userId, sessionId: p.sessionId }, { reportId: req.reportId, start: req.start, end: req.end });
       return { ok: true, runId: run.runId, name: run.name, rowCount: run.rowCount, columns: run.columns.map(columnOut), rows: run.rows.map((row) => fromJson(ListValueSchema, row)), truncated: run.truncated };
     },
     async getMobileNightAudit(_req, ctx) {
-      const p = staff(ctx.values);
+      const p = requireStaff(ctx.values);
       requireAny(p, "night_audit.run", "dashboard.view");
       const res = await s.nightAudit.getChecks(p.activePropertyId);
       return { businessDate: res.businessDate, checks: res.checks.map(checkOut), canRun: res.canRun && p.permissions.has("night_audit.run") };
     },
     async runMobileNightAudit(req, ctx) {
-      const p = staff(ctx.values);
+      const p = requireStaff(ctx.values);
       const res = await s.nightAudit.run(p.activePropertyId, `user:${p.userId}`, { expectedBusinessDate: req.expectedBusinessDate });
       return { previousBusinessDate: res.previousBusinessDate, businessDate: res.businessDate, summary: { ...res.summary, checks: res.summary.checks.map(checkOut) } };
     },

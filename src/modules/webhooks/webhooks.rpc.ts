@@ -2,7 +2,7 @@ import type { ConnectRouter, ContextValues } from "@connectrpc/connect";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { WebhookEndpointStatus, WebhookService as WebhookRpc } from "../../../gen/hotelops/webhook/v1/webhook_pb.js";
 import { AppError } from "../../errors.ts";
-import { principalKey } from "../auth/principal.ts";
+import { requireStaff } from "../auth/index.ts";
 import type { Notification, NotificationsService } from "../notifications/index.ts";
 import type { Endpoint } from "./endpoints.repository.ts";
 import type { Actor, WebhooksService } from "./webhooks.service.ts";
@@ -11,9 +11,7 @@ export const webhookRpcServices = [WebhookRpc];
 
 /** The staff caller and the session's active property; the auth interceptor already enforced the rule. */
 function actorOf(values: ContextValues, permission: string | undefined): Actor {
-  const p = values.get(principalKey);
-  if (p === undefined) throw new AppError("unauthorized", "Authentication required.");
-  if (p.kind !== "staff") throw new AppError("forbidden", "Webhook addresses are managed by hotel staff in the panel.");
+  const p = requireStaff(values);
   if (permission !== undefined && !p.permissions.has(permission)) throw new AppError("forbidden", `Missing permission ${permission} in the active property.`);
   return { propertyId: p.activePropertyId, userId: p.userId };
 }
