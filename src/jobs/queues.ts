@@ -6,12 +6,14 @@ export const queues = {
   eventsFanout: "events.fanout",
   /** Scheduled every 5 minutes: deletes expired idempotency keys and old rate-limit windows. */
   platformPurge: "platform.purge",
-  /** One attempt of one webhook delivery (data: `{ deliveryId }`); retries are sent with startAfter. */
+  /** One attempt of one webhook delivery (data: `{ deliveryId }`): resends and the sweeper's due work (retries start from the dispatcher). */
   webhooksDeliver: "webhooks.deliver",
   /** Every minute: queues due webhook retries and takes over attempts of crashed workers. */
   webhooksSweep: "webhooks.sweep",
   /** Daily: deletes webhook delivery history older than 30 days. */
   webhooksPurge: "webhooks.purge",
+  /** Lists the events a webhook recovery re-sends and creates their deliveries (data: `{ recoveryId }`). */
+  webhooksRecover: "webhooks.recover",
   /** E-mails the creator of a webhook address that was closed automatically (data: `{ endpointId }`). */
   webhooksEndpointClosed: "webhooks.endpoint-closed",
 } as const;

@@ -19,6 +19,10 @@ export interface Claimed {
   secret_sealed: string;
   previous_secret_sealed: string | null;
   previous_secret_expires_at: Date | null;
+  ed25519_key_sealed: string | null;
+  previous_ed25519_key_sealed: string | null;
+  max_per_second: number;
+  max_concurrency: number;
   property_code: string;
   ev_created_at: Date | null;
   ev_occurred_at: Date | null;
@@ -33,7 +37,8 @@ export interface Finished {
 }
 
 const claimedColumns = `c.id, c.property_id, c.endpoint_id, c.event_id, c.event_type, c.is_test, c.attempts, c.first_attempt_at, c.lapsed_lease, c.created_at,
-  ep.url, ep.secret_sealed, ep.previous_secret_sealed, ep.previous_secret_expires_at, p.code as property_code,
+  ep.url, ep.secret_sealed, ep.previous_secret_sealed, ep.previous_secret_expires_at, ep.ed25519_key_sealed, ep.previous_ed25519_key_sealed,
+  ep.max_per_second, ep.max_concurrency, p.code as property_code,
   e.created_at as ev_created_at, e.occurred_at as ev_occurred_at, e.data as ev_data`;
 const claimedJoins = `join webhook_endpoints ep on ep.id = c.endpoint_id join properties p on p.id = c.property_id
   left join events e on e.id = c.event_id and e.property_id = c.property_id`;
@@ -67,7 +72,7 @@ export async function insertClaimed(
        from unnest($3::uuid[], $4::uuid[], $5::uuid[], $6::uuid[], $7::text[]) as u(id, property_id, endpoint_id, event_id, event_type)
        join webhook_endpoints ep on ep.id = u.endpoint_id and ep.status = 'open' cross join platform_settings ps
        where ps.id = 1 and ps.partner_api_enabled
-       on conflict (endpoint_id, event_id) where resend_of is null and not is_test do nothing
+       on conflict (endpoint_id, event_id) where resend_of is null and recovery_id is null and not is_test do nothing
        returning *, null::timestamptz as lapsed_lease
      )
      select ${claimedColumns} from c ${claimedJoins}`,
@@ -181,6 +186,47 @@ export async function recordSuccesses(pool: pg.Pool, done: readonly Finished[], 
       done.map((f) => f.finishedAt.toISOString()),
     ],
   );
+}
+
+/**
+ * Hands claimed attempts back unmade (the address's throttle had no slot soon enough): the attempt is not
+ * counted, and a delivery that never got its first attempt has no first-attempt time either (its 24 h window
+ * starts when it really goes out).
+ */
+export async function deferClaimed(pool: pg.Pool, deferred: readonly { c: Claimed; at: Date }[]): Promise<void> {
+  await pool.query(
+    `update webhook_deliveries dl set attempts = dl.attempts - 1, lease_until = null, next_attempt_at = u.at,
+       first_attempt_at = case when dl.attempts = 1 then null else dl.first_attempt_at end
+     from unnest($1::uuid[], $2::int[], $3::timestamptz[]) as u(id, attempt, at)
+     where dl.id = u.id and dl.attempts = u.attempt and dl.status = 'pending'`,
+    [deferred.map((x) => x.c.id), deferred.map((x) => x.c.attempts), deferred.map((x) => x.at.toISOString())],
+  );
+}
+
+/**
+ * Due deliveries grouped by address, at most `perAddress(max_per_second)` of each (about a second's worth), for
+ * the addresses not in `skip` (this process still has a second's worth of theirs waiting), oldest first.
+ */
+export async function dueByAddress(pool: pg.Pool, now: Date, skip: readonly string[], limit = 2000): Promise<{ endpoint_id: string; id: string }[]> {
+  const { rows } = await pool.query<{ endpoint_id: string; id: string }>(
+    `select d.endpoint_id, d.id from (
+       select distinct endpoint_id from webhook_deliveries
+       where status = 'pending' and next_attempt_at <= $1 and (lease_until is null or lease_until <= $1) and not (endpoint_id = any($2::uuid[]))
+     ) e join webhook_endpoints ep on ep.id = e.endpoint_id
+     cross join lateral (
+       select dl.endpoint_id, dl.id from webhook_deliveries dl
+       where dl.endpoint_id = e.endpoint_id and dl.status = 'pending' and dl.next_attempt_at <= $1 and (dl.lease_until is null or dl.lease_until <= $1)
+       order by dl.next_attempt_at limit ep.max_per_second
+     ) d limit $3`,
+    [now, skip, limit],
+  );
+  return rows;
+}
+
+/** The next due time after `now` of a pending delivery (undefined: nothing scheduled). */
+export async function nextDueAfter(pool: pg.Pool, now: Date): Promise<Date | undefined> {
+  const { rows } = await pool.query<{ at: Date | null }>("select min(next_attempt_at) as at from webhook_deliveries where status = 'pending' and next_attempt_at > $1", [now]);
+  return rows[0]?.at ?? undefined;
 }
 
 /** Deliveries that are due now (and not held by a live worker), oldest first. */

@@ -14,6 +14,12 @@ export interface Endpoint {
   closedAt: Date | null;
   closedReason: string | null;
   previousSecretExpiresAt: Date | null;
+  /** `whpk_...` when the address chose ed25519 signatures, else null. */
+  publicKey: string | null;
+  /** The public key before the last rotation, verifying too until previousSecretExpiresAt. */
+  previousPublicKey: string | null;
+  maxPerSecond: number;
+  maxConcurrency: number;
 }
 
 export interface HistoryEntry {
@@ -29,6 +35,8 @@ export interface HistoryEntry {
   startedAt: Date;
   finishedAt: Date;
   deliveryStatus: string;
+  /** The recovery that made this delivery, if one did. */
+  recoveryId: string | null;
 }
 
 export interface EndpointRow {
@@ -43,10 +51,14 @@ export interface EndpointRow {
   closed_at: Date | null;
   closed_reason: string | null;
   previous_secret_expires_at: Date | null;
+  ed25519_public_key: string | null;
+  previous_ed25519_public_key: string | null;
+  max_per_second: number;
+  max_concurrency: number;
 }
 
 export const endpointColumns =
-  "id, url, event_types, description, status, created_by, created_at, updated_at, closed_at, closed_reason, previous_secret_expires_at";
+  "id, url, event_types, description, status, created_by, created_at, updated_at, closed_at, closed_reason, previous_secret_expires_at, ed25519_public_key, previous_ed25519_public_key, max_per_second, max_concurrency";
 
 /** Rows read through the transaction helper carry timestamps as strings; the plain pool gives Dates. */
 export function asDate(v: Date | string): Date;
@@ -68,6 +80,10 @@ export function toEndpoint(r: EndpointRow): Endpoint {
     closedAt: asDate(r.closed_at),
     closedReason: r.closed_reason,
     previousSecretExpiresAt: asDate(r.previous_secret_expires_at),
+    publicKey: r.ed25519_public_key,
+    previousPublicKey: r.previous_secret_expires_at === null ? null : r.previous_ed25519_public_key,
+    maxPerSecond: r.max_per_second,
+    maxConcurrency: r.max_concurrency,
   };
 }
 
@@ -97,9 +113,10 @@ export function createEndpointsRepository(pool: pg.Pool) {
         started_at: Date;
         finished_at: Date;
         delivery_status: string;
+        recovery_id: string | null;
       }>(
         `select a.id, a.delivery_id, a.event_id, a.event_type, a.attempt, a.http_status, a.duration_ms, a.error_class, a.error_message, a.started_at, a.finished_at,
-                dl.status as delivery_status
+                dl.status as delivery_status, dl.recovery_id
          from webhook_attempts a join webhook_deliveries dl on dl.id = a.delivery_id
          where a.property_id = $1 and a.endpoint_id = $2 and a.started_at >= $3
            and ($5::timestamptz is null or (a.started_at, a.id) < ($5::timestamptz, $6::uuid))
@@ -119,6 +136,7 @@ export function createEndpointsRepository(pool: pg.Pool) {
         startedAt: r.started_at,
         finishedAt: r.finished_at,
         deliveryStatus: r.delivery_status,
+        recoveryId: r.recovery_id,
       }));
     },
   };

@@ -9,9 +9,11 @@ import { AddressRejected, verifyTarget, type AddressPolicy, type Resolver, type 
 import { deliveryHeaders, envelopeBody, maxBodyBytes } from "./envelope.ts";
 import { asDate } from "./endpoints.repository.ts";
 import { testEventType } from "./event-types.ts";
-import { nextAttemptAt, type Random } from "./schedule.ts";
+import { deliveryWindowMs, nextAttemptAt, type Random } from "./schedule.ts";
 import type { SecretBox } from "./secrets.ts";
 import type { SendResult, Sender } from "./sender.ts";
+import { ed25519PrivateKey, type SigningKeys } from "./standard-signature.ts";
+import type { Throttle } from "./throttle.ts";
 import * as repo from "./deliveries.repository.ts";
 import type { Claimed, Finished } from "./deliveries.repository.ts";
 
@@ -33,7 +35,15 @@ export interface EngineDeps {
   timeoutMs: number;
   /** How long a claimed attempt is held before another worker may take it over (outlives the timeout). */
   leaseMs: number;
+  /** Retry delays (production: retryDelaysMs; a real-clock test may configure a short one). */
+  schedule: readonly number[];
+  throttle: Throttle;
+  /** Called when a retry or a deferred delivery was scheduled, so the dispatcher of this process re-plans. */
+  onScheduled: (at: Date) => void;
 }
+
+/** Longest wait for an address's rate or concurrency slot inside a batch; beyond it the delivery goes back to the queue. */
+const maxAdmissionWaitMs = 2_000;
 
 export interface AttemptOutcome extends SendResult {
   deliveryId: string;
@@ -45,10 +55,13 @@ export interface AttemptOutcome extends SendResult {
 
 export type WebhookEngine = ReturnType<typeof createWebhookEngine>;
 
+/** ed25519 keys are sealed bound to the address and their purpose (a ciphertext cannot move to the secret column). */
+export const ed25519Aad = (endpointId: string) => `${endpointId}:ed25519`;
+
 /** What attempts of one batch share: one body per event, one key set per address, one address check per URL. */
 interface BatchMemo {
   bodies: Map<string, Buffer | undefined>;
-  secrets: Map<string, string[]>;
+  keys: Map<string, SigningKeys>;
   targets: Map<string, Promise<VerifiedTarget>>;
 }
 
@@ -87,12 +100,16 @@ export function createWebhookEngine(d: EngineDeps) {
     return envelopeBody({ id: c.event_id, type: c.event_type, createdAt: c.ev_created_at, occurredAt: c.ev_occurred_at, propertyCode: c.property_code, data: c.ev_data });
   }
 
-  function secretsOf(c: Claimed, now: Date): string[] {
+  function keysOf(c: Claimed, now: Date): SigningKeys {
+    const overlap = c.previous_secret_expires_at !== null && c.previous_secret_expires_at > now;
     const secrets = [d.box.open(c.secret_sealed, c.endpoint_id)];
-    if (c.previous_secret_sealed !== null && c.previous_secret_expires_at !== null && c.previous_secret_expires_at > now) {
-      secrets.push(d.box.open(c.previous_secret_sealed, c.endpoint_id));
+    if (overlap && c.previous_secret_sealed !== null) secrets.push(d.box.open(c.previous_secret_sealed, c.endpoint_id));
+    const ed25519 = [];
+    if (c.ed25519_key_sealed !== null) ed25519.push(ed25519PrivateKey(d.box.open(c.ed25519_key_sealed, ed25519Aad(c.endpoint_id))));
+    if (overlap && c.ed25519_key_sealed !== null && c.previous_ed25519_key_sealed !== null) {
+      ed25519.push(ed25519PrivateKey(d.box.open(c.previous_ed25519_key_sealed, ed25519Aad(c.endpoint_id))));
     }
-    return secrets;
+    return { secrets, ed25519 };
   }
 
   /** Makes the claimed attempts concurrently and records them; outcomes in the order of `claimed`. */
@@ -102,17 +119,28 @@ export function createWebhookEngine(d: EngineDeps) {
     const interrupted = claimed.filter((c) => c.lapsed_lease !== null);
     if (interrupted.length > 0) await repo.insertInterruptedAttempts(d.pool, interrupted);
     // Rows of one claim statement: one snapshot, so one body per event and one key set per address.
-    const memo: BatchMemo = { bodies: new Map(), secrets: new Map(), targets: new Map() };
-    const finished = await Promise.all(
-      claimed.map(async (c): Promise<Finished> => {
+    const memo: BatchMemo = { bodies: new Map(), keys: new Map(), targets: new Map() };
+    const deferred: { c: Claimed; at: Date }[] = [];
+    const all = await Promise.all(
+      claimed.map(async (c): Promise<Finished | undefined> => {
         const result = await perform(c, now, memo).catch((err: unknown): SendResult => {
           // One delivery that cannot even be prepared fails alone (and runs into the attempt caps); the batch goes on.
           d.logger.error({ err, deliveryId: c.id, endpointId: c.endpoint_id }, "webhook attempt could not be made");
           return { httpStatus: null, durationMs: 0, errorClass: "internal", errorMessage: "the service could not prepare this attempt" };
         });
+        if ("deferMs" in result) {
+          deferred.push({ c, at: new Date(d.clock.now().getTime() + result.deferMs) });
+          return undefined;
+        }
         return { c, result, finishedAt: d.clock.now() };
       }),
     );
+    // Waiting for the address's throttle is not an attempt: handed back, due when its slot comes.
+    if (deferred.length > 0) {
+      await repo.deferClaimed(d.pool, deferred);
+      d.onScheduled(new Date(Math.min(...deferred.map((x) => x.at.getTime()))));
+    }
+    const finished = all.filter((f): f is Finished => f !== undefined);
     const successes = finished.filter((f) => f.result.errorClass === null && !f.c.is_test);
     if (successes.length > 0) await recordSuccesses(successes, now);
     return Promise.all(
@@ -138,7 +166,7 @@ export function createWebhookEngine(d: EngineDeps) {
     return { ...f.result, deliveryId: f.c.id, attempt: f.c.attempts, status, nextAttemptAt: status === "pending" ? next : undefined };
   }
 
-  async function perform(c: Claimed, now: Date, memo: BatchMemo): Promise<SendResult> {
+  async function perform(c: Claimed, now: Date, memo: BatchMemo): Promise<SendResult | { deferMs: number }> {
     const bodyKey = c.is_test ? c.id : c.event_id;
     if (!memo.bodies.has(bodyKey)) memo.bodies.set(bodyKey, bodyOf(c));
     const body = memo.bodies.get(bodyKey);
@@ -158,12 +186,23 @@ export function createWebhookEngine(d: EngineDeps) {
       if (!(err instanceof AddressRejected)) throw err;
       return { httpStatus: null, durationMs: Math.round(performance.now() - started), errorClass: "address_rejected", errorMessage: err.message };
     }
-    let secrets = memo.secrets.get(c.endpoint_id);
-    if (secrets === undefined) memo.secrets.set(c.endpoint_id, (secrets = secretsOf(c, now)));
+    let keys = memo.keys.get(c.endpoint_id);
+    if (keys === undefined) memo.keys.set(c.endpoint_id, (keys = keysOf(c, now)));
+    // A test delivery is one button press: it skips the address's pacing.
+    const admission = c.is_test ? { release: () => undefined } : await d.throttle.admit(c.endpoint_id, { perSecond: c.max_per_second, concurrency: c.max_concurrency }, maxAdmissionWaitMs);
+    if ("deferMs" in admission) return admission;
+    try {
+      return await send(c, body, keys, target, started);
+    } finally {
+      admission.release();
+    }
+  }
+
+  async function send(c: Claimed, body: Buffer, keys: SigningKeys, target: VerifiedTarget, started: number): Promise<SendResult> {
     const headers = deliveryHeaders({
       body,
-      secrets,
-      unixSeconds: Math.floor(now.getTime() / 1000),
+      keys,
+      unixSeconds: Math.floor(d.clock.now().getTime() / 1000),
       eventId: c.event_id,
       eventType: c.is_test ? testEventType : c.event_type,
       deliveryId: c.id,
@@ -179,8 +218,11 @@ export function createWebhookEngine(d: EngineDeps) {
     const { c, result: r, finishedAt: now } = f;
     // Only a test delivery gets here with a success; it leaves the address's health alone.
     const ok = r.errorClass === null;
-    const permanent = r.errorClass === "payload_too_large" || c.is_test;
-    const next = ok || permanent ? undefined : nextAttemptAt({ attemptsMade: c.attempts, firstAttemptAt: c.first_attempt_at, now, random: d.random });
+    const gone = r.httpStatus === 410 && !c.is_test;
+    const permanent = r.errorClass === "payload_too_large" || c.is_test || gone;
+    const scheduled = ok || permanent ? undefined : nextAttemptAt({ attemptsMade: c.attempts, firstAttemptAt: c.first_attempt_at, now, random: d.random, delaysMs: d.schedule });
+    const next = scheduled === undefined ? undefined : honourRetryAfter(scheduled, r, c, now);
+    if (r.retryAfterMs !== undefined && !c.is_test) d.throttle.pause(c.endpoint_id, r.retryAfterMs);
     const status = ok ? "succeeded" : next === undefined ? "failed" : "pending";
     const finalStatus = await d.transact(async (tx) => {
       // Real-time id: history is ordered by (started_at, id) and the test clock may stand still.
@@ -190,7 +232,7 @@ export function createWebhookEngine(d: EngineDeps) {
         [newId(), c.property_id, c.endpoint_id, c.id, c.event_id, c.is_test ? testEventType : c.event_type, c.attempts, r.httpStatus, r.durationMs, r.errorClass, r.errorMessage, startedAt, now],
       );
       // The address row first (it serializes concurrent attempts of one address), then the delivery.
-      const open = c.is_test ? true : await updateHealth(tx, c, startedAt, now);
+      const open = c.is_test ? true : gone ? await closeEndpoint(tx, c, now, "The receiver answered 410 Gone: the address was disabled at once.") : await updateHealth(tx, c, startedAt, now);
       const settled = status === "pending" && !open ? "cancelled" : status;
       // Only the holder of this attempt may settle it (a lease taken over after a crash moves `attempts` on).
       await tx.query(
@@ -198,11 +240,11 @@ export function createWebhookEngine(d: EngineDeps) {
          where id = $1 and attempts = $6 and status = 'pending'`,
         [c.id, settled, settled === "pending" ? next : null, r.httpStatus, r.errorClass, c.attempts],
       );
-      if (settled === "pending" && next !== undefined) {
-        await tx.enqueue(queues.webhooksDeliver, { deliveryId: c.id }, { startAfter: Math.max(1, Math.ceil((next.getTime() - now.getTime()) / 1000)) });
-      }
       return settled;
     });
+    // The dispatcher starts it on time (pg-boss's startAfter is only seen at its next poll); the every-minute
+    // sweeper is the fallback when this process dies before then.
+    if (finalStatus === "pending" && next !== undefined) d.onScheduled(next);
     return outcome(f, finalStatus, next);
   }
 
@@ -215,7 +257,11 @@ export function createWebhookEngine(d: EngineDeps) {
     );
     if (health === undefined || health.status !== "open") return false;
     if (health.failures_since_success < closeAfterFailures || now.getTime() - asDate(health.failing_since).getTime() < closeAfterMs) return true;
-    const reason = `No successful response for 24 hours (${health.failures_since_success} failed attempts).`;
+    return closeEndpoint(tx, c, now, `No successful response for 24 hours (${health.failures_since_success} failed attempts).`);
+  }
+
+  /** Closes the address: pending deliveries stop, its creator gets a panel notification and an e-mail. Returns false (not open). */
+  async function closeEndpoint(tx: Tx, c: Claimed, now: Date, reason: string): Promise<false> {
     const [closed] = await tx.query<{ created_by: string | null; url: string }>(
       "update webhook_endpoints set status = 'closed', closed_at = $2, closed_reason = $3, updated_at = $2 where id = $1 and status = 'open' returning created_by, url",
       [c.endpoint_id, now, reason],
@@ -224,13 +270,24 @@ export function createWebhookEngine(d: EngineDeps) {
       c.endpoint_id,
       c.id,
     ]);
-    if (closed?.created_by != null) {
+    if (closed !== undefined && closed.created_by !== null) {
       const body = `${closed.url}: ${reason} Re-enable it in Integrations > API access > Webhook addresses.`;
       await insertNotification(tx, { propertyId: c.property_id, userId: closed.created_by, kind: "webhook.endpoint_closed", title: "Webhook address closed", body, data: { endpointId: c.endpoint_id } }, now);
       await tx.enqueue(queues.webhooksEndpointClosed, { endpointId: c.endpoint_id });
     }
-    d.logger.warn({ endpointId: c.endpoint_id, propertyId: c.property_id }, "webhook address closed automatically");
+    if (closed !== undefined) d.logger.warn({ endpointId: c.endpoint_id, propertyId: c.property_id, reason }, "webhook address closed automatically");
     return false;
+  }
+
+  /**
+   * A 429 or 503 with Retry-After: not before the receiver asked, but still inside the 24 h window (the last
+   * moment of the window when the receiver asked for more).
+   */
+  function honourRetryAfter(next: Date, r: SendResult, c: Claimed, now: Date): Date {
+    if (r.retryAfterMs === undefined) return next;
+    const asked = now.getTime() + r.retryAfterMs;
+    if (asked <= next.getTime()) return next;
+    return new Date(Math.min(asked, c.first_attempt_at.getTime() + deliveryWindowMs));
   }
 
   /** One attempt of each given delivery that is due and held by nobody (what a webhooks.deliver batch runs). */

@@ -1,4 +1,5 @@
 import { signatureHeader } from "./secrets.ts";
+import { standardSignature, type SigningKeys } from "./standard-signature.ts";
 
 /** Largest request body sent; an event that would exceed it is recorded failed, never truncated. */
 export const maxBodyBytes = 256 * 1024;
@@ -29,10 +30,13 @@ export function envelopeBody(e: EnvelopeInput): Buffer {
   );
 }
 
-/** The delivery request headers of the spec, exactly. */
+/**
+ * The delivery request headers of the spec, exactly, and the Standard Webhooks headers beside them
+ * (`webhook-id` = the event id, `webhook-timestamp` = the spec's `t`, `webhook-signature`).
+ */
 export function deliveryHeaders(input: {
   body: Buffer;
-  secrets: readonly string[];
+  keys: SigningKeys;
   unixSeconds: number;
   eventId: string;
   eventType: string;
@@ -42,10 +46,13 @@ export function deliveryHeaders(input: {
   return {
     "content-type": "application/json",
     "user-agent": userAgent,
-    "service-signature": signatureHeader(input.secrets, input.unixSeconds, input.body),
+    "service-signature": signatureHeader(input.keys.secrets, input.unixSeconds, input.body),
     "service-event-id": input.eventId,
     "service-event-type": input.eventType,
     "service-delivery-id": input.deliveryId,
     "service-delivery-attempt": String(input.attempt),
+    "webhook-id": input.eventId,
+    "webhook-timestamp": String(input.unixSeconds),
+    "webhook-signature": standardSignature(input.keys, input.eventId, input.unixSeconds, input.body),
   };
 }

@@ -4,7 +4,10 @@ import { createMailer, type Mailer } from "../../lib/mail.ts";
 import { createNotificationsService } from "../notifications/index.ts";
 import { systemResolver, type Resolver } from "./address.ts";
 import { createWebhookEngine, type WebhookEngine } from "./engine.ts";
-import type { Random } from "./schedule.ts";
+import { createDispatcher } from "./dispatcher.ts";
+import { createRecoveries } from "./recovery.ts";
+import { retryDelaysMs, type Random } from "./schedule.ts";
+import { createThrottle } from "./throttle.ts";
 import { createSecretBox, loadSecretKey } from "./secrets.ts";
 import { createSender, type Sender } from "./sender.ts";
 import { createWebhooksService, type WebhooksService } from "./webhooks.service.ts";
@@ -27,6 +30,13 @@ export interface WebhookOptions {
   mailer?: Mailer;
   /** How long a claimed attempt is held (default 60 s, beyond the request timeout). */
   leaseMs?: number;
+  /** Retry delays; default the production schedule (about 30 s ... 12 h). A real-clock test sets a short one. */
+  retryDelaysMs?: readonly number[];
+  /**
+   * Whether worker processes run the wall-clock dispatcher (default true). Tests that move a manual clock and
+   * run due work by hand turn it off so it does not take their attempts first.
+   */
+  dispatch?: boolean;
 }
 
 export interface WebhooksModule extends Module {
@@ -42,6 +52,8 @@ export function createWebhookParts(deps: Deps, options: WebhookOptions = {}) {
   const sender = createSender({ extraCa });
   const resolver = options.resolver ?? systemResolver;
   const policy = { allowPrivate: deps.config.webhookAllowPrivateTargets };
+  const throttle = createThrottle();
+  const wake = { fn: (_at: Date): void => undefined };
   const engine = createWebhookEngine({
     pool: deps.db.pool,
     transact: deps.transact,
@@ -54,13 +66,20 @@ export function createWebhookParts(deps: Deps, options: WebhookOptions = {}) {
     random: options.random ?? Math.random,
     timeoutMs: options.timeoutMs ?? 10_000,
     leaseMs: options.leaseMs ?? 60_000,
+    schedule: options.retryDelaysMs ?? retryDelaysMs,
+    throttle,
+    onScheduled: (at) => wake.fn(at),
   });
-  const service = createWebhooksService({ pool: deps.db.pool, transact: deps.transact, clock: deps.clock, box, resolver, policy, engine });
-  return { engine, service, sender, mailer: options.mailer ?? createMailer(deps.config) };
+  const dispatcher = createDispatcher({ pool: deps.db.pool, clock: deps.clock, logger: deps.logger, throttle, attempt: engine.attempt, pollMs: 1_000 });
+  wake.fn = () => dispatcher.wake();
+  const recoveries = createRecoveries({ pool: deps.db.pool, transact: deps.transact, clock: deps.clock, wake: () => dispatcher.wake() });
+  const service = createWebhooksService({ pool: deps.db.pool, transact: deps.transact, clock: deps.clock, box, resolver, policy, engine, recoveries });
+  return { engine, service, sender, dispatcher, recoveries, mailer: options.mailer ?? createMailer(deps.config) };
 }
 
 export function createWebhooksModule(deps: Deps, options: WebhookOptions = {}): WebhooksModule {
-  const { engine, service, sender, mailer } = createWebhookParts(deps, options);
+  const { engine, service, sender, dispatcher, recoveries, mailer } = createWebhookParts(deps, options);
+  const dispatches = deps.config.role !== "api" && options.dispatch !== false;
   const notifications = createNotificationsService({ pool: deps.db.pool, clock: deps.clock });
   return {
     name: "webhooks",
@@ -69,8 +88,14 @@ export function createWebhooksModule(deps: Deps, options: WebhookOptions = {}): 
     sender,
     services: webhookRpcServices,
     registerRpc: (router) => registerWebhookRpc(router, service, notifications),
-    startWorkers: () => registerWebhookWorkers({ boss: deps.boss, pool: deps.db.pool, engine, mailer, logger: deps.logger, runsJobs: deps.config.role !== "api" }),
-    // The kept-alive connections to receivers (app.close() stops modules after pg-boss drained the jobs).
-    stop: () => sender.close(),
+    startWorkers: async () => {
+      await registerWebhookWorkers({ boss: deps.boss, pool: deps.db.pool, engine, recoveries, mailer, logger: deps.logger, runsJobs: deps.config.role !== "api" });
+      if (dispatches) dispatcher.start();
+    },
+    // The dispatcher, then the kept-alive connections to receivers (app.close() stops modules after pg-boss drained the jobs).
+    stop: async () => {
+      await dispatcher.stop();
+      await sender.close();
+    },
   };
 }

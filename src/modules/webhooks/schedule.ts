@@ -11,11 +11,13 @@ export type Random = () => number;
 
 /**
  * When the next attempt of a delivery that just failed is due, or undefined when it has failed for good
- * (8 attempts made, or the next attempt would start more than 24 h after the first one).
+ * (8 attempts made, or the next attempt would start more than 24 h after the first one). `delaysMs` is the
+ * production schedule unless a test configures a short one (the attempt cap is its length + 1).
  */
-export function nextAttemptAt(input: { attemptsMade: number; firstAttemptAt: Date; now: Date; random: Random }): Date | undefined {
-  if (input.attemptsMade >= maxAttempts) return undefined;
-  const base = retryDelaysMs[input.attemptsMade - 1];
+export function nextAttemptAt(input: { attemptsMade: number; firstAttemptAt: Date; now: Date; random: Random; delaysMs?: readonly number[] }): Date | undefined {
+  const delays = input.delaysMs ?? retryDelaysMs;
+  if (input.attemptsMade >= Math.min(maxAttempts, delays.length + 1)) return undefined;
+  const base = delays[input.attemptsMade - 1];
   if (base === undefined) return undefined;
   const factor = 1 - jitter + 2 * jitter * input.random();
   const next = new Date(input.now.getTime() + Math.round(base * factor));

@@ -2,9 +2,12 @@ import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
-/** A signing secret: `whsec_` + 32 random bytes, base64url (43 characters). */
+/**
+ * A signing secret: `whsec_` + 32 random bytes in standard base64 (44 characters), the form Standard Webhooks
+ * libraries decode. Secrets made before were base64url (43 characters); they keep working (see hmacKeyOf).
+ */
 export function newSigningSecret(): string {
-  return `whsec_${randomBytes(32).toString("base64url")}`;
+  return `whsec_${randomBytes(32).toString("base64")}`;
 }
 
 /** Decodes a 32-byte key given as 64 hex characters or base64/base64url. Undefined when it is not one. */

@@ -32,6 +32,8 @@ export interface SendResult {
   durationMs: number;
   errorClass: ErrorClass | null;
   errorMessage: string | null;
+  /** A 429 or 503 answer's Retry-After, in ms from the answer (absent when none or unreadable). */
+  retryAfterMs?: number;
 }
 
 export interface Sender {
@@ -110,7 +112,8 @@ export function createSender(options: { extraCa?: string | undefined; maxPools?:
         const status = res.statusCode;
         if (status >= 200 && status < 300) return { httpStatus: status, durationMs: ms(), errorClass: null, errorMessage: null };
         if (status >= 300 && status < 400) return { httpStatus: status, durationMs: ms(), errorClass: "redirect", errorMessage: `redirect (${status}) not followed` };
-        return { httpStatus: status, durationMs: ms(), errorClass: "http_status", errorMessage: `non-2xx response (${status})` };
+        const retryAfterMs = status === 429 || status === 503 ? parseRetryAfter(res.headers["retry-after"], Date.now()) : undefined;
+        return { httpStatus: status, durationMs: ms(), errorClass: "http_status", errorMessage: `non-2xx response (${status})`, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
       } catch (err) {
         const { errorClass, errorMessage } = classify(err, abort.signal);
         return { httpStatus: null, durationMs: ms(), errorClass, errorMessage };
@@ -124,6 +127,15 @@ export function createSender(options: { extraCa?: string | undefined; maxPools?:
       await Promise.all(all.map((p) => p.destroy().catch(() => undefined)));
     },
   };
+}
+
+/** `Retry-After: <seconds>` or `<HTTP-date>` as ms from `nowMs`; undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | string[] | undefined, nowMs: number): number | undefined {
+  const text = (Array.isArray(value) ? value[0] : value)?.trim();
+  if (text === undefined || text === "") return undefined;
+  if (/^\d{1,10}$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
 }
 
 class TimeoutError extends Error {

@@ -4,6 +4,7 @@ import { queues } from "../../jobs/queues.ts";
 import type { Logger } from "../../lib/logger.ts";
 import type { Mailer } from "../../lib/mail.ts";
 import type { WebhookEngine } from "./engine.ts";
+import type { Recoveries } from "./recovery.ts";
 
 /**
  * Workers: fan-out of events and attempts of deliveries, both a batch of jobs at a time, the every-minute
@@ -11,7 +12,7 @@ import type { WebhookEngine } from "./engine.ts";
  * A delivery job's lock (expireInSeconds) outlives the 10 s request timeout; a job lost with its worker is
  * retried by pg-boss and, failing that, picked up by the sweeper once the claim's lease lapses.
  */
-export async function registerWebhookWorkers(deps: { boss: Boss; pool: pg.Pool; engine: WebhookEngine; mailer: Mailer; logger: Logger; runsJobs: boolean }): Promise<void> {
+export async function registerWebhookWorkers(deps: { boss: Boss; pool: pg.Pool; engine: WebhookEngine; recoveries: Recoveries; mailer: Mailer; logger: Logger; runsJobs: boolean }): Promise<void> {
   const { boss, engine } = deps;
   /**
    * Fan-out and attempts take a batch of jobs into one claim statement and one statement for the batch's
@@ -28,6 +29,9 @@ export async function registerWebhookWorkers(deps: { boss: Boss; pool: pg.Pool; 
   await workInBatches<{ eventId: string }>(queues.eventsFanout, (jobs) => engine.fanOut(jobs.map((j) => j.eventId)), 20, 4);
   await workInBatches<{ deliveryId: string }>(queues.webhooksDeliver, (jobs) => engine.attempt(jobs.map((j) => j.deliveryId)), 16, 4);
   await boss.registerWorker(queues.webhooksSweep, async () => engine.sweepDue(), { queue: { expireInSeconds: 60, retryLimit: 0 } });
+  await boss.registerWorker<{ recoveryId: string }>(queues.webhooksRecover, async (job) => deps.recoveries.fill(job.data.recoveryId), {
+    queue: { expireInSeconds: 900, retryLimit: 5, retryDelay: 10, retryBackoff: true },
+  });
   await boss.registerWorker(queues.webhooksPurge, async () => engine.purge(), { queue: { expireInSeconds: 600, retryLimit: 2 } });
   await boss.registerWorker<{ endpointId: string }>(
     queues.webhooksEndpointClosed,

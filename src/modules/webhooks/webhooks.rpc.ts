@@ -1,10 +1,11 @@
 import type { ConnectRouter, ContextValues } from "@connectrpc/connect";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { WebhookEndpointStatus, WebhookService as WebhookRpc } from "../../../gen/hotelops/webhook/v1/webhook_pb.js";
 import { AppError } from "../../errors.ts";
 import { requireStaff } from "../auth/index.ts";
 import type { Notification, NotificationsService } from "../notifications/index.ts";
 import type { Endpoint } from "./endpoints.repository.ts";
+import type { Recovery } from "./recovery.ts";
 import type { Actor, WebhooksService } from "./webhooks.service.ts";
 
 export const webhookRpcServices = [WebhookRpc];
@@ -33,6 +34,34 @@ function endpointOut(e: Endpoint) {
     closedAt: ts(e.closedAt),
     closedReason: opt(e.closedReason),
     previousSecretExpiresAt: ts(e.previousSecretExpiresAt),
+    publicKey: opt(e.publicKey),
+    previousPublicKey: opt(e.previousPublicKey),
+    maxPerSecond: e.maxPerSecond,
+    maxConcurrency: e.maxConcurrency,
+  };
+}
+
+function recoveryOut(r: Recovery) {
+  return {
+    id: r.id,
+    endpointId: r.endpointId,
+    since: ts(r.since),
+    status: r.status.toUpperCase(),
+    eventsTotal: opt(r.eventsTotal),
+    succeeded: r.succeeded,
+    failed: r.failed,
+    pending: r.pending,
+    createdAt: ts(r.createdAt),
+    finishedAt: ts(r.finishedAt),
+  };
+}
+
+/** Optional proto fields as the service's optional inputs (absent stays absent). */
+function deliveryOptions(req: { ed25519?: boolean | undefined; maxPerSecond?: number | undefined; maxConcurrency?: number | undefined }) {
+  return {
+    ...(req.ed25519 !== undefined ? { ed25519: req.ed25519 } : {}),
+    ...(req.maxPerSecond !== undefined ? { maxPerSecond: req.maxPerSecond } : {}),
+    ...(req.maxConcurrency !== undefined ? { maxConcurrency: req.maxConcurrency } : {}),
   };
 }
 
@@ -45,7 +74,7 @@ function notificationOut(n: Notification) {
 export function registerWebhookRpc(router: ConnectRouter, service: WebhooksService, notifications: NotificationsService): void {
   router.service(WebhookRpc, {
     async createWebhookEndpoint(req, ctx) {
-      const r = await service.create(manage(ctx.values), { url: req.url, eventTypes: req.eventTypes, description: req.description });
+      const r = await service.create(manage(ctx.values), { url: req.url, eventTypes: req.eventTypes, description: req.description, ...deliveryOptions(req) });
       return { endpoint: endpointOut(r.endpoint), secret: r.secret };
     },
     async listWebhookEndpoints(_req, ctx) {
@@ -55,7 +84,7 @@ export function registerWebhookRpc(router: ConnectRouter, service: WebhooksServi
       return { endpoint: endpointOut(await service.get(manage(ctx.values), req.endpointId)) };
     },
     async updateWebhookEndpoint(req, ctx) {
-      const patch = { eventTypes: req.eventTypes, ...(req.url !== undefined ? { url: req.url } : {}), ...(req.description !== undefined ? { description: req.description } : {}) };
+      const patch = { eventTypes: req.eventTypes, ...deliveryOptions(req), ...(req.url !== undefined ? { url: req.url } : {}), ...(req.description !== undefined ? { description: req.description } : {}) };
       return { endpoint: endpointOut(await service.patch(manage(ctx.values), req.endpointId, patch)) };
     },
     async deleteWebhookEndpoint(req, ctx) {
@@ -91,9 +120,15 @@ export function registerWebhookRpc(router: ConnectRouter, service: WebhooksServi
           startedAt: ts(a.startedAt),
           finishedAt: ts(a.finishedAt),
           deliveryStatus: a.deliveryStatus.toUpperCase(),
+          recoveryId: opt(a.recoveryId),
         })),
         nextCursor: opt(page.nextCursor),
+        recoveries: page.recoveries.map(recoveryOut),
       };
+    },
+    async recoverWebhookEndpoint(req, ctx) {
+      const since = req.since === undefined ? undefined : timestampDate(req.since);
+      return { recovery: recoveryOut(await service.recover(manage(ctx.values), req.endpointId, since)) };
     },
     async resendWebhookDelivery(req, ctx) {
       return service.resend(manage(ctx.values), req.endpointId, req.deliveryId);

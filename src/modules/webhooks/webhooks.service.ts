@@ -8,9 +8,14 @@ import { AddressRejected, verifyTarget, type AddressPolicy, type Resolver } from
 import type { WebhookEngine } from "./engine.ts";
 import { createEndpointsRepository, endpointColumns, toEndpoint, type Endpoint, type EndpointRow, type HistoryEntry } from "./endpoints.repository.ts";
 import { isSubscribable, subscribableEventTypes, testEventType } from "./event-types.ts";
+import { ed25519Aad } from "./engine.ts";
 import { newSigningSecret, type SecretBox } from "./secrets.ts";
+import type { Recoveries, Recovery } from "./recovery.ts";
+import { newEd25519Pair } from "./standard-signature.ts";
 
 export const maxEndpointsPerProperty = 10;
+export const defaultMaxPerSecond = 50;
+export const defaultMaxConcurrency = 10;
 export const secretOverlapMs = 24 * 60 * 60 * 1000;
 export const historyDays = 30;
 const maxDescription = 500;
@@ -21,13 +26,23 @@ export interface Actor {
   userId: string;
 }
 
-export interface EndpointInput {
+/** How an address is paced and signed (absent: defaults at creation, unchanged on update). */
+export interface EndpointDelivery {
+  /** true: deliveries also carry an ed25519 `v1a` signature; the address shows its `whpk_` public key. */
+  ed25519?: boolean;
+  /** Deliveries started per second, 1-1000 (default 50). */
+  maxPerSecond?: number;
+  /** Requests in flight at once, 1-64 (default 10). */
+  maxConcurrency?: number;
+}
+
+export interface EndpointInput extends EndpointDelivery {
   url: string;
   eventTypes: readonly string[];
   description?: string;
 }
 
-export interface EndpointPatch {
+export interface EndpointPatch extends EndpointDelivery {
   url?: string;
   /** Empty or absent: unchanged (an address always has at least one type). */
   eventTypes?: readonly string[];
@@ -49,6 +64,7 @@ export interface WebhooksServiceDeps {
   resolver: Resolver;
   policy: AddressPolicy;
   engine: WebhookEngine;
+  recoveries: Recoveries;
 }
 
 export type WebhooksService = ReturnType<typeof createWebhooksService>;
@@ -80,6 +96,12 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
     return value;
   }
 
+  function checkLimit(field: "maxPerSecond" | "maxConcurrency", value: number | undefined, max: number, current: number): number {
+    if (value === undefined) return current;
+    if (!Number.isInteger(value) || value < 1 || value > max) throw invalidField(field, `an integer from 1 to ${max}`, "validation_failed");
+    return value;
+  }
+
   async function mustGet(actor: Actor, id: string): Promise<Endpoint> {
     const found = isUuid(id) ? await repo.get(actor.propertyId, id) : undefined;
     if (found === undefined) throw new AppError("not_found", "Webhook address not found.");
@@ -102,19 +124,23 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
     async create(actor: Actor, input: EndpointInput): Promise<{ endpoint: Endpoint; secret: string }> {
       const eventTypes = checkTypes(input.eventTypes);
       const description = checkDescription(input.description);
+      const maxPerSecond = checkLimit("maxPerSecond", input.maxPerSecond, 1000, defaultMaxPerSecond);
+      const maxConcurrency = checkLimit("maxConcurrency", input.maxConcurrency, 64, defaultMaxConcurrency);
       const url = await checkUrl(input.url);
       const secret = newSigningSecret();
       const now = d.clock.now();
       const id = newId(now.getTime());
+      const pair = input.ed25519 === true ? newEd25519Pair() : undefined;
       const row = await d.transact(async (tx) => {
         // Serializes creates of one property so two concurrent requests cannot make an eleventh address.
         await tx.query("select pg_advisory_xact_lock(hashtext('webhook_endpoints'), hashtext($1))", [actor.propertyId]);
         const [count] = await tx.query<{ n: number }>("select count(*)::int as n from webhook_endpoints where property_id = $1", [actor.propertyId]);
         if ((count?.n ?? 0) >= maxEndpointsPerProperty) throw new AppError("conflict", `A property can have at most ${maxEndpointsPerProperty} webhook addresses.`);
         const [inserted] = await tx.query<EndpointRow>(
-          `insert into webhook_endpoints (id, property_id, url, description, event_types, status, secret_sealed, created_by, created_at, updated_at)
-           values ($1, $2, $3, $4, $5, 'open', $6, $7, $8, $8) returning ${endpointColumns}`,
-          [id, actor.propertyId, url, description, eventTypes, d.box.seal(secret, id), actor.userId, now],
+          `insert into webhook_endpoints (id, property_id, url, description, event_types, status, secret_sealed, created_by, created_at, updated_at,
+             ed25519_key_sealed, ed25519_public_key, max_per_second, max_concurrency)
+           values ($1, $2, $3, $4, $5, 'open', $6, $7, $8, $8, $9, $10, $11, $12) returning ${endpointColumns}`,
+          [id, actor.propertyId, url, description, eventTypes, d.box.seal(secret, id), actor.userId, now, pair === undefined ? null : d.box.seal(pair.secretKey, ed25519Aad(id)), pair?.publicKey ?? null, maxPerSecond, maxConcurrency],
         );
         return inserted!;
       });
@@ -127,7 +153,23 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
       const url = patch.url === undefined ? current.url : await checkUrl(patch.url);
       const eventTypes = patch.eventTypes === undefined || patch.eventTypes.length === 0 ? current.eventTypes : checkTypes(patch.eventTypes);
       const description = patch.description === undefined ? current.description : checkDescription(patch.description);
-      return update(actor, id, "url = $3, event_types = $4, description = $5, updated_at = $6", [url, eventTypes, description, d.clock.now()]);
+      const maxPerSecond = checkLimit("maxPerSecond", patch.maxPerSecond, 1000, current.maxPerSecond);
+      const maxConcurrency = checkLimit("maxConcurrency", patch.maxConcurrency, 64, current.maxConcurrency);
+      const updated = await update(actor, id, "url = $3, event_types = $4, description = $5, updated_at = $6, max_per_second = $7, max_concurrency = $8", [
+        url,
+        eventTypes,
+        description,
+        d.clock.now(),
+        maxPerSecond,
+        maxConcurrency,
+      ]);
+      if (patch.ed25519 === undefined || patch.ed25519 === (current.publicKey !== null)) return updated;
+      // Switching ed25519 on makes a key pair; switching it off drops the keys (HMAC signatures go on).
+      const pair = patch.ed25519 ? newEd25519Pair() : undefined;
+      return update(actor, id, "ed25519_key_sealed = $3, ed25519_public_key = $4, previous_ed25519_key_sealed = null, previous_ed25519_public_key = null", [
+        pair === undefined ? null : d.box.seal(pair.secretKey, ed25519Aad(id)),
+        pair?.publicKey ?? null,
+      ]);
     },
 
     /** Deletes the address with its deliveries and history. */
@@ -137,16 +179,23 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
       if (rowCount === 0) throw new AppError("not_found", "Webhook address not found.");
     },
 
-    /** New secret (returned once); the old one keeps signing a second v1 value for 24 hours. */
+    /**
+     * New secret (returned once) and, for an ed25519 address, a new key pair; for 24 hours the old secret and
+     * key keep signing a second value in every signature header.
+     */
     async rotateSecret(actor: Actor, id: string): Promise<{ endpoint: Endpoint; secret: string }> {
-      await mustGet(actor, id);
+      const current = await mustGet(actor, id);
       const secret = newSigningSecret();
+      const pair = current.publicKey === null ? undefined : newEd25519Pair();
       const now = d.clock.now();
-      const endpoint = await update(actor, id, "previous_secret_sealed = secret_sealed, previous_secret_expires_at = $4, secret_sealed = $3, updated_at = $5", [
-        d.box.seal(secret, id),
-        new Date(now.getTime() + secretOverlapMs),
-        now,
-      ]);
+      const endpoint = await update(
+        actor,
+        id,
+        `previous_secret_sealed = secret_sealed, previous_secret_expires_at = $4, secret_sealed = $3, updated_at = $5,
+         previous_ed25519_key_sealed = ed25519_key_sealed, previous_ed25519_public_key = ed25519_public_key,
+         ed25519_key_sealed = coalesce($6, ed25519_key_sealed), ed25519_public_key = coalesce($7, ed25519_public_key)`,
+        [d.box.seal(secret, id), new Date(now.getTime() + secretOverlapMs), now, pair === undefined ? null : d.box.seal(pair.secretKey, ed25519Aad(id)), pair?.publicKey ?? null],
+      );
       return { endpoint, secret };
     },
 
@@ -186,9 +235,21 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
       return { deliveryId, httpStatus: outcome.httpStatus, durationMs: outcome.durationMs, error: outcome.errorMessage };
     },
 
-    /** Attempts of the last 30 days, newest first; `cursor` is the opaque value of the previous page. */
-    async history(actor: Actor, id: string, page: { cursor?: string; limit?: number }): Promise<{ deliveries: HistoryEntry[]; nextCursor: string | null }> {
+    /**
+     * Re-sends to an OPEN address every event whose delivery failed or was stopped by closing since `since`
+     * (at most 30 days back), in the background and paced by the address's limits. A recovery already running
+     * for the address is answered instead of starting a second one.
+     */
+    async recover(actor: Actor, id: string, since: Date | undefined): Promise<Recovery> {
+      const endpoint = await mustGet(actor, id);
+      if (endpoint.status !== "open") throw new AppError("conflict", "The webhook address is not open; enable it first.");
+      return d.recoveries.start({ propertyId: actor.propertyId, endpointId: id, userId: actor.userId, since });
+    },
+
+    /** Attempts of the last 30 days, newest first; `cursor` is the opaque value of the previous page. The address's recent recoveries come with it. */
+    async history(actor: Actor, id: string, page: { cursor?: string; limit?: number }): Promise<{ deliveries: HistoryEntry[]; nextCursor: string | null; recoveries: Recovery[] }> {
       await mustGet(actor, id);
+      const recoveries = await d.recoveries.recent(actor.propertyId, id);
       const limit = Math.min(Math.max(page.limit ?? 50, 1), 200);
       const after = page.cursor ? decodeCursor(page.cursor) : undefined;
       const since = new Date(d.clock.now().getTime() - historyDays * 24 * 60 * 60 * 1000);
@@ -196,7 +257,7 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
       const more = rows.length > limit;
       const deliveries = rows.slice(0, limit);
       const last = deliveries.at(-1);
-      return { deliveries, nextCursor: more && last ? Buffer.from(`${last.startedAt.toISOString()}|${last.id}`).toString("base64url") : null };
+      return { deliveries, recoveries, nextCursor: more && last ? Buffer.from(`${last.startedAt.toISOString()}|${last.id}`).toString("base64url") : null };
     },
 
     /** Sends the same event (same id) again at once, as a new delivery with a fresh delivery id. */

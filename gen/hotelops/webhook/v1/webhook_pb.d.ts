@@ -73,6 +73,34 @@ export declare type WebhookEndpoint = Message<"hotelops.webhook.v1.WebhookEndpoi
    * @generated from field: google.protobuf.Timestamp previous_secret_expires_at = 10;
    */
   previousSecretExpiresAt?: Timestamp | undefined;
+
+  /**
+   * `whpk_` + base64 of the 32-byte ed25519 public key when the address signs with ed25519 (`v1a`), else null.
+   *
+   * @generated from field: optional string public_key = 11;
+   */
+  publicKey?: string | undefined;
+
+  /**
+   * The public key before the last rotation; its `v1a` signature is sent until previous_secret_expires_at.
+   *
+   * @generated from field: optional string previous_public_key = 12;
+   */
+  previousPublicKey?: string | undefined;
+
+  /**
+   * Deliveries started per second at most (1-1000, default 50).
+   *
+   * @generated from field: int32 max_per_second = 13;
+   */
+  maxPerSecond: number;
+
+  /**
+   * Requests in flight at once at most (1-64, default 10).
+   *
+   * @generated from field: int32 max_concurrency = 14;
+   */
+  maxConcurrency: number;
 };
 
 /**
@@ -99,6 +127,27 @@ export declare type CreateWebhookEndpointRequest = Message<"hotelops.webhook.v1.
    * @generated from field: string description = 3;
    */
   description: string;
+
+  /**
+   * Also sign with ed25519 (`v1a` in `webhook-signature`); the address then shows its `whpk_` public key.
+   *
+   * @generated from field: bool ed25519 = 4;
+   */
+  ed25519: boolean;
+
+  /**
+   * 1-1000, default 50.
+   *
+   * @generated from field: optional int32 max_per_second = 5;
+   */
+  maxPerSecond?: number | undefined;
+
+  /**
+   * 1-64, default 10.
+   *
+   * @generated from field: optional int32 max_concurrency = 6;
+   */
+  maxConcurrency?: number | undefined;
 };
 
 /**
@@ -117,7 +166,7 @@ export declare type CreateWebhookEndpointResponse = Message<"hotelops.webhook.v1
   endpoint?: WebhookEndpoint | undefined;
 
   /**
-   * `whsec_` + 43 base64url characters; shown only here.
+   * `whsec_` + 32 random bytes in standard base64 (44 characters); shown only here.
    *
    * @generated from field: string secret = 2;
    */
@@ -215,6 +264,23 @@ export declare type UpdateWebhookEndpointRequest = Message<"hotelops.webhook.v1.
    * @generated from field: optional string description = 4;
    */
   description?: string | undefined;
+
+  /**
+   * true: start signing with ed25519 (a new key pair); false: stop (the keys are dropped).
+   *
+   * @generated from field: optional bool ed25519 = 5;
+   */
+  ed25519?: boolean | undefined;
+
+  /**
+   * @generated from field: optional int32 max_per_second = 6;
+   */
+  maxPerSecond?: number | undefined;
+
+  /**
+   * @generated from field: optional int32 max_concurrency = 7;
+   */
+  maxConcurrency?: number | undefined;
 };
 
 /**
@@ -488,6 +554,13 @@ export declare type WebhookDeliveryAttempt = Message<"hotelops.webhook.v1.Webhoo
    * @generated from field: string delivery_status = 11;
    */
   deliveryStatus: string;
+
+  /**
+   * Set when a recovery made this delivery.
+   *
+   * @generated from field: optional string recovery_id = 12;
+   */
+  recoveryId?: string | undefined;
 };
 
 /**
@@ -541,6 +614,13 @@ export declare type ListWebhookDeliveriesResponse = Message<"hotelops.webhook.v1
    * @generated from field: optional string next_cursor = 2;
    */
   nextCursor?: string | undefined;
+
+  /**
+   * The address's five most recent recoveries with their progress, newest first.
+   *
+   * @generated from field: repeated hotelops.webhook.v1.WebhookRecovery recoveries = 3;
+   */
+  recoveries: WebhookRecovery[];
 };
 
 /**
@@ -548,6 +628,114 @@ export declare type ListWebhookDeliveriesResponse = Message<"hotelops.webhook.v1
  * Use `create(ListWebhookDeliveriesResponseSchema)` to create a new message.
  */
 export declare const ListWebhookDeliveriesResponseSchema: GenMessage<ListWebhookDeliveriesResponse>;
+
+/**
+ * @generated from message hotelops.webhook.v1.RecoverWebhookEndpointRequest
+ */
+export declare type RecoverWebhookEndpointRequest = Message<"hotelops.webhook.v1.RecoverWebhookEndpointRequest"> & {
+  /**
+   * @generated from field: string endpoint_id = 1;
+   */
+  endpointId: string;
+
+  /**
+   * Failed or closing-stopped deliveries from this time on are sent again; at most 30 days back.
+   *
+   * @generated from field: google.protobuf.Timestamp since = 2;
+   */
+  since?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message hotelops.webhook.v1.RecoverWebhookEndpointRequest.
+ * Use `create(RecoverWebhookEndpointRequestSchema)` to create a new message.
+ */
+export declare const RecoverWebhookEndpointRequestSchema: GenMessage<RecoverWebhookEndpointRequest>;
+
+/**
+ * @generated from message hotelops.webhook.v1.RecoverWebhookEndpointResponse
+ */
+export declare type RecoverWebhookEndpointResponse = Message<"hotelops.webhook.v1.RecoverWebhookEndpointResponse"> & {
+  /**
+   * @generated from field: hotelops.webhook.v1.WebhookRecovery recovery = 1;
+   */
+  recovery?: WebhookRecovery | undefined;
+};
+
+/**
+ * Describes the message hotelops.webhook.v1.RecoverWebhookEndpointResponse.
+ * Use `create(RecoverWebhookEndpointResponseSchema)` to create a new message.
+ */
+export declare const RecoverWebhookEndpointResponseSchema: GenMessage<RecoverWebhookEndpointResponse>;
+
+/**
+ * A recovery and its progress (counted from the deliveries it made).
+ *
+ * @generated from message hotelops.webhook.v1.WebhookRecovery
+ */
+export declare type WebhookRecovery = Message<"hotelops.webhook.v1.WebhookRecovery"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string endpoint_id = 2;
+   */
+  endpointId: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp since = 3;
+   */
+  since?: Timestamp | undefined;
+
+  /**
+   * RUNNING until every event is listed and none of its deliveries is pending, then DONE.
+   *
+   * @generated from field: string status = 4;
+   */
+  status: string;
+
+  /**
+   * Events to re-send; null while the background job is still listing them.
+   *
+   * @generated from field: optional int32 events_total = 5;
+   */
+  eventsTotal?: number | undefined;
+
+  /**
+   * @generated from field: int32 succeeded = 6;
+   */
+  succeeded: number;
+
+  /**
+   * Failed for good (after the usual retries) or stopped.
+   *
+   * @generated from field: int32 failed = 7;
+   */
+  failed: number;
+
+  /**
+   * @generated from field: int32 pending = 8;
+   */
+  pending: number;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 9;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp finished_at = 10;
+   */
+  finishedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message hotelops.webhook.v1.WebhookRecovery.
+ * Use `create(WebhookRecoverySchema)` to create a new message.
+ */
+export declare const WebhookRecoverySchema: GenMessage<WebhookRecovery>;
 
 /**
  * @generated from message hotelops.webhook.v1.ResendWebhookDeliveryRequest
@@ -755,12 +943,19 @@ export declare const WebhookEndpointStatusSchema: GenEnum<WebhookEndpointStatus>
  * `Service-Signature: t=<unix>,v1=<hex>[,v1=<hex of the previous secret during 24 h after rotation>]`,
  * Service-Event-Id, Service-Event-Type, Service-Delivery-Id and Service-Delivery-Attempt (1 for the first).
  * The signature is the lowercase hex HMAC-SHA256 of `<t>.<raw body>` keyed with the UTF-8 bytes of the whole
- * secret string (including `whsec_`). A 2xx answer is success; 3xx (not followed), other statuses, timeouts
+ * secret string (including `whsec_`). Beside them, the Standard Webhooks headers: `webhook-id` (the event id),
+ * `webhook-timestamp` (the same `t`) and `webhook-signature`: space-separated `v1,<base64 HMAC-SHA256 of
+ * <webhook-id>.<webhook-timestamp>.<raw body>>` keyed with the bytes base64-decoded after `whsec_`, and for an
+ * address with ed25519 on, `v1a,<base64 ed25519 signature of the same content>` (verify with its `whpk_` key).
+ * During the 24 h after a rotation every signature header carries the old secret's (and key's) value too.
+ * A 2xx answer is success; 3xx (not followed), other statuses, timeouts
  * (10 s) and connection or TLS errors are retried after about 30 s, 2 min, 8 min, 32 min, 2 h, 8.5 h and 12 h
- * (each +-10 %), at most 8 attempts and never later than 24 h after the first. An address with no success
- * for 24 h and at least 5 failed attempts is closed (pending deliveries stop; its creator gets an e-mail and
- * a panel notification). Nothing is queued for closed or disabled addresses, and nothing is sent while the
- * partner API is switched off platform-wide.
+ * (each +-10 %), at most 8 attempts and never later than 24 h after the first. A 429 or 503 with Retry-After is
+ * retried no earlier than asked (within the 24 h). A 410 Gone closes the address at once. An address with no
+ * success for 24 h and at least 5 failed attempts is closed (pending deliveries stop; its creator gets an
+ * e-mail and a panel notification). Nothing is queued for closed or disabled addresses, and nothing is sent
+ * while the partner API is switched off platform-wide. Each address is paced: at most `max_per_second`
+ * deliveries start per second and `max_concurrency` are in flight (per worker process); excess waits.
  *
  * @generated from service hotelops.webhook.v1.WebhookService
  */
@@ -818,7 +1013,8 @@ export declare const WebhookService: GenService<{
     output: typeof DeleteWebhookEndpointResponseSchema;
   },
   /**
-   * A new signing secret, in this response only. The previous secret signs a second `v1` value for 24 hours.
+   * A new signing secret, in this response only (and a new ed25519 key pair when the address uses one). For 24
+   * hours the previous secret (and key) sign a second value in `Service-Signature` and `webhook-signature`.
    *
    * @generated from rpc hotelops.webhook.v1.WebhookService.RotateWebhookEndpointSecret
    */
@@ -870,6 +1066,20 @@ export declare const WebhookService: GenService<{
     methodKind: "unary";
     input: typeof ListWebhookDeliveriesRequestSchema;
     output: typeof ListWebhookDeliveriesResponseSchema;
+  },
+  /**
+   * Re-sends every event whose delivery to this address failed for good or was stopped by the address closing
+   * since `since` (at most 30 days back): new deliveries with the same event ids, paced by the address's
+   * limits, made by a background job. Progress: the answer, and `recoveries` with the delivery history (each
+   * attempt shows its `recovery_id`). While one runs for the address, asking again answers that one.
+   * 409 when the address is not OPEN.
+   *
+   * @generated from rpc hotelops.webhook.v1.WebhookService.RecoverWebhookEndpoint
+   */
+  recoverWebhookEndpoint: {
+    methodKind: "unary";
+    input: typeof RecoverWebhookEndpointRequestSchema;
+    output: typeof RecoverWebhookEndpointResponseSchema;
   },
   /**
    * Sends the delivery's event again at once: same event id, a fresh delivery id, attempts counted from 1.
