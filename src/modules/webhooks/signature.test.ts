@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac, createPublicKey, timingSafeEqual, verify as cryptoVerify } from "node:crypto";
+import { Webhook } from "standardwebhooks";
 import { createSecretBox, decodeKey, newSigningSecret, signatureHeader } from "./secrets.ts";
 import { nextAttemptAt, retryDelaysMs } from "./schedule.ts";
+import { ed25519PrivateKey, hmacKeyOf, newEd25519Pair, publicKeyOf, standardSignature } from "./standard-signature.ts";
 
 // The published test vectors (README.md, "Webhooks"); expected values computed with `openssl dgst -sha256 -hmac`.
 const vectors = {
@@ -37,11 +39,51 @@ describe("signature", () => {
     expect(verify(vectors.header.replace("t=1767225600", "t=1767225601"), vectors.body, vectors.secret, vectors.timestamp)).toBe(false);
   });
 
-  it("makes whsec_ secrets of 32 random bytes", () => {
+  it("makes whsec_ secrets of 32 random bytes in standard base64", () => {
     const a = newSigningSecret();
-    expect(a).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
-    expect(Buffer.from(a.slice(6), "base64url")).toHaveLength(32);
+    expect(a).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(a.slice(6), "base64")).toHaveLength(32);
     expect(newSigningSecret()).not.toBe(a);
+  });
+});
+
+describe("Standard Webhooks signature", () => {
+  const id = "0195f3a0-5b2e-7c41-9d7a-3c5b8e2f1a90";
+  it("is accepted by the standardwebhooks library, for a new secret and for one made before standard base64", () => {
+    const fresh = newSigningSecret();
+    const header = standardSignature({ secrets: [fresh], ed25519: [] }, id, vectors.timestamp, vectors.body);
+    expect(header).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+    // The library checks the timestamp against the real clock: sign "now" for it.
+    const now = Math.floor(Date.now() / 1000);
+    const headers = (secrets: string[]) => ({ "webhook-id": id, "webhook-timestamp": String(now), "webhook-signature": standardSignature({ secrets, ed25519: [] }, id, now, vectors.body) });
+    expect(new Webhook(fresh).verify(vectors.body, headers([fresh]))).toEqual(JSON.parse(vectors.body));
+    expect(() => new Webhook(fresh).verify(vectors.body + " ", headers([fresh]))).toThrow();
+    // An old base64url secret signs with its decoded bytes (a receiver passes those bytes to the library).
+    expect(new Webhook(hmacKeyOf(vectors.secret), { format: "raw" }).verify(vectors.body, headers([vectors.secret]))).toBeTruthy();
+    // During a rotation both values are there, space-separated, and either secret verifies.
+    const both = headers([fresh, vectors.secret]);
+    expect(both["webhook-signature"].split(" ")).toHaveLength(2);
+    expect(new Webhook(hmacKeyOf(vectors.secret), { format: "raw" }).verify(vectors.body, both)).toBeTruthy();
+    expect(new Webhook(fresh).verify(vectors.body, both)).toBeTruthy();
+  });
+
+  it("adds v1a ed25519 signatures that node:crypto verifies with the whpk_ key alone", () => {
+    const pair = newEd25519Pair();
+    expect(pair.publicKey).toMatch(/^whpk_[A-Za-z0-9+/]{43}=$/);
+    expect(publicKeyOf(pair.secretKey)).toBe(pair.publicKey);
+    const old = newEd25519Pair();
+    const header = standardSignature({ secrets: [newSigningSecret()], ed25519: [ed25519PrivateKey(pair.secretKey), ed25519PrivateKey(old.secretKey)] }, id, vectors.timestamp, vectors.body);
+    const parts = header.split(" ");
+    expect(parts.map((p) => p.split(",")[0])).toEqual(["v1", "v1a", "v1a"]);
+    const verifyWith = (publicKey: string, body: string) => {
+      const key = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(publicKey.slice(5), "base64").toString("base64url") }, format: "jwk" });
+      const signed = Buffer.from(`${id}.${vectors.timestamp}.${body}`);
+      return parts.some((p) => p.startsWith("v1a,") && cryptoVerify(null, signed, key, Buffer.from(p.slice(4), "base64")));
+    };
+    expect(verifyWith(pair.publicKey, vectors.body)).toBe(true);
+    expect(verifyWith(old.publicKey, vectors.body)).toBe(true);
+    expect(verifyWith(newEd25519Pair().publicKey, vectors.body)).toBe(false);
+    expect(verifyWith(pair.publicKey, vectors.body + " ")).toBe(false);
   });
 });
 
