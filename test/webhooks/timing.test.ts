@@ -176,7 +176,8 @@ describe("throttling per address", () => {
     await emit(15);
     const got = await waitArrivals("/paced", 15, 20_000);
     const times = got.map((g) => g.at);
-    expect(peak(times, 1_000)).toBeLessThanOrEqual(6);
+    // Starts 200 ms apart (at most 6 in a second), plus one for arrival jitter.
+    expect(peak(times, 1_000)).toBeLessThanOrEqual(7);
     expect(maxInFlight.get("/paced")).toBeLessThanOrEqual(2);
     // 15 at 2 in flight of 700 ms each: at least 7 rounds.
     expect(Math.max(...times) - started).toBeGreaterThanOrEqual(4_500);
