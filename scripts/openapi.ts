@@ -9,6 +9,7 @@ import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { buildOpenApi } from "../src/openapi/document.ts";
 import { API_DESCRIPTION } from "../src/openapi/info.ts";
 import { sdkServicesModule } from "../src/openapi/sdk-services.ts";
+import { withWebhooks } from "../src/openapi/webhooks.ts";
 
 const root = new URL("..", import.meta.url).pathname;
 
@@ -23,7 +24,7 @@ export function loadServices(): DescService[] {
 }
 
 export function artifacts(services: DescService[]): Map<string, string> {
-  const doc = buildOpenApi(services, { title: "HotelOps API", version: "v1", description: API_DESCRIPTION });
+  const doc = withWebhooks(buildOpenApi(services, { title: "HotelOps API", version: "v1", description: API_DESCRIPTION }));
   return new Map([
     ["openapi/hotelops.v1.json", `${JSON.stringify(doc, null, 2)}\n`],
     ["sdk/src/services.ts", sdkServicesModule(services)],

@@ -1,6 +1,7 @@
 import type { Tx } from "../../db/transaction.ts";
 import { queues } from "../../jobs/queues.ts";
 import { newId } from "../../lib/ids.ts";
+import type { CatalogueType, EventDataOf } from "./catalogue.ts";
 
 /** Event types of the spec's event table that the event log carries (webhook.test is sent, never logged). */
 export const eventTypes = [
@@ -12,51 +13,15 @@ export const eventTypes = [
   "folio.payment_posted",
   "invoice.issued",
   "availability.changed",
-] as const;
+] as const satisfies readonly CatalogueType[];
 export type EventType = (typeof eventTypes)[number];
 
-/** The spec's "Reservation data" (same fields as the connectivity reservation list). No personal data. */
-export interface ReservationEventData {
-  id: string;
-  code: string;
-  status: string;
-  source: string;
-  externalReference: string;
-  channel: string | null;
-  arrivalDate: string;
-  departureDate: string;
-  adults: number;
-  children: number;
-  roomTypes: string[];
-  cancelledAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** The spec's "Room-line data" (guest.checked_in, guest.checked_out). No guest name. */
-export interface RoomLineEventData {
-  reservationId: string;
-  reservationCode: string;
-  externalReference: string;
-  reservationRoomId: string;
-  roomNumber: string;
-  roomTypeCode: string;
-  arrivalDate: string;
-  departureDate: string;
-  adults: number;
-  children: number;
-  checkedInAt: string;
-  checkedOutAt: string | null;
-}
-
-/** The spec's "Availability hint data": a hint only, the current numbers come from the availability read. */
-export interface AvailabilityEventData {
-  from: string;
-  to: string;
-  toExclusive: true;
-  roomTypes: string[];
-  reason: "reservation" | "room_block" | "out_of_order" | "inventory";
-}
+/** The payload types, derived from the event catalogue's schemas (the OpenAPI `webhooks` section shows the same). */
+export type ReservationEventData = EventDataOf<"reservation.created">;
+export type RoomLineEventData = EventDataOf<"guest.checked_in">;
+export type AvailabilityEventData = EventDataOf<"availability.changed">;
+export type PaymentEventData = EventDataOf<"folio.payment_posted">;
+export type InvoiceEventData = EventDataOf<"invoice.issued">;
 
 export interface NewEvent {
   propertyId: string;

@@ -8,4 +8,7 @@ export {
   type ReservationEventData,
   type RoomLineEventData,
   type AvailabilityEventData,
+  type PaymentEventData,
+  type InvoiceEventData,
 } from "./events.service.ts";
+export { eventCatalogue, type CatalogueType, type EventDataOf, type FromSchema } from "./catalogue.ts";

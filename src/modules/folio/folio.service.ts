@@ -2,7 +2,7 @@ import { AppError, invalidField } from "../../errors.ts";
 import type { Transact, Tx } from "../../db/transaction.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { isUuid, newId } from "../../lib/ids.ts";
-import { recordEvent } from "../events/index.ts";
+import { recordEvent, type PaymentEventData } from "../events/index.ts";
 import { paymentMethodKind } from "./payment-methods.ts";
 import * as repo from "./folio.repository.ts";
 import type { ChargeRow, FolioRow, PaymentRow, PropertyRow } from "./folio.repository.ts";
@@ -241,7 +241,7 @@ export function createFolioService(deps: FolioDeps): FolioService {
 }
 
 /** Exactly the spec's "Payment data" fields; no personal data. */
-export function paymentEventData(folio: FolioRow, p: PaymentRow | Omit<PaymentRow, "reversedByPaymentId">): Record<string, unknown> {
+export function paymentEventData(folio: FolioRow, p: PaymentRow | Omit<PaymentRow, "reversedByPaymentId">): PaymentEventData {
   return {
     paymentId: p.id,
     folioId: folio.id,

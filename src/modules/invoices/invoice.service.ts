@@ -3,7 +3,7 @@ import type { Transact } from "../../db/transaction.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { isUuid, newId } from "../../lib/ids.ts";
 import { findFolio, loadProperty, markChargesInvoiced, uninvoicedCharges, type FolioRow } from "../folio/index.ts";
-import { recordEvent } from "../events/index.ts";
+import { recordEvent, type InvoiceEventData } from "../events/index.ts";
 import { splitGross } from "./tax-split.ts";
 import { defaultSeries, formatInvoiceNumber } from "./numbering.ts";
 import * as repo from "./invoice.repository.ts";
@@ -95,7 +95,7 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
 }
 
 /** Exactly the spec's "Invoice data" fields; no personal data. */
-export function invoiceEventData(i: Invoice, folio: FolioRow): Record<string, unknown> {
+export function invoiceEventData(i: Invoice, folio: FolioRow): InvoiceEventData {
   return {
     invoiceId: i.id,
     series: i.series,

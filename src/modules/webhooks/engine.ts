@@ -4,6 +4,7 @@ import { queues } from "../../jobs/queues.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId } from "../../lib/ids.ts";
 import type { Logger } from "../../lib/logger.ts";
+import type { EventDataOf } from "../events/index.ts";
 import { insertNotification } from "../notifications/index.ts";
 import { AddressRejected, verifyTarget, type AddressPolicy, type Resolver, type VerifiedTarget } from "./address.ts";
 import { deliveryHeaders, envelopeBody, maxBodyBytes } from "./envelope.ts";
@@ -93,7 +94,7 @@ export function createWebhookEngine(d: EngineDeps) {
         createdAt: c.created_at,
         occurredAt: c.created_at,
         propertyCode: c.property_code,
-        data: { endpointId: c.endpoint_id, message: "Test event sent from the panel (connection verify)." },
+        data: { endpointId: c.endpoint_id, message: "Test event sent from the panel (connection verify)." } satisfies EventDataOf<"webhook.test">,
       });
     }
     if (c.ev_created_at === null || c.ev_occurred_at === null) return undefined;
