@@ -40,6 +40,8 @@ create unique index webhook_deliveries_fanout on webhook_deliveries (endpoint_id
 -- A recovery sends each event once, however often its job runs.
 create unique index webhook_deliveries_recovery on webhook_deliveries (recovery_id, event_id) where recovery_id is not null;
 create index webhook_deliveries_endpoint_due on webhook_deliveries (endpoint_id, next_attempt_at) where status = 'pending';
+-- A recovery walks an address's deliveries by event (and checks whether an event already got through).
+create index webhook_deliveries_endpoint_event on webhook_deliveries (endpoint_id, event_id);
 `);
   }
 }
