@@ -207,9 +207,9 @@ export async function deferClaimed(pool: pg.Pool, deferred: readonly { c: Claime
  * Due deliveries grouped by address, at most `perAddress(max_per_second)` of each (about a second's worth), for
  * the addresses not in `skip` (this process still has a second's worth of theirs waiting), oldest first.
  */
-export async function dueByAddress(pool: pg.Pool, now: Date, skip: readonly string[], limit = 2000): Promise<{ endpoint_id: string; id: string }[]> {
-  const { rows } = await pool.query<{ endpoint_id: string; id: string }>(
-    `select d.endpoint_id, d.id from (
+export async function dueByAddress(pool: pg.Pool, now: Date, skip: readonly string[], limit = 5000): Promise<{ endpoint_id: string; id: string; max_per_second: number }[]> {
+  const { rows } = await pool.query<{ endpoint_id: string; id: string; max_per_second: number }>(
+    `select d.endpoint_id, d.id, ep.max_per_second from (
        select distinct endpoint_id from webhook_deliveries
        where status = 'pending' and next_attempt_at <= $1 and (lease_until is null or lease_until <= $1) and not (endpoint_id = any($2::uuid[]))
      ) e join webhook_endpoints ep on ep.id = e.endpoint_id

@@ -18,8 +18,8 @@ export interface DispatcherDeps {
 /**
  * Starts due attempts on the wall clock: retries, deferred deliveries and recoveries. It sleeps until the
  * earliest `next_attempt_at` in the database (or `pollMs`), wakes early when this process schedules something,
- * and takes about a second's worth of each address at a time (its `max_per_second`), leaving an address alone
- * while that much of it still waits for the throttle. Claims are the engine's (skip locked + lease), so several
+ * and takes about a second's worth of each address at a time (its `max_per_second`), the next one shortly
+ * before the previous one's start slots run out. Claims are the engine's (skip locked + lease), so several
  * processes may dispatch at once; the every-minute sweeper stays the fallback.
  */
 export function createDispatcher(d: DispatcherDeps) {
@@ -27,7 +27,9 @@ export function createDispatcher(d: DispatcherDeps) {
   let sleeping: { timer: NodeJS.Timeout; resolve: () => void } | undefined;
   let wakeRequested = false;
   let loop: Promise<void> | undefined;
-  const inFlight = new Set<string>();
+  /** Batches under way per address, and until when (ms) the address's last batch still fills its throttle. */
+  const batches = new Map<string, number>();
+  const fedUntil = new Map<string, number>();
   const running = new Set<Promise<unknown>>();
 
   function wake(): void {
@@ -46,25 +48,47 @@ export function createDispatcher(d: DispatcherDeps) {
     sleeping = undefined;
   }
 
+  /**
+   * An address is topped up with its next second's worth shortly before the previous batch's start slots run
+   * out (so it keeps its rate without gaps), with at most two batches of it under way.
+   */
+  function busy(endpointId: string, t: number): boolean {
+    return (batches.get(endpointId) ?? 0) >= 2 || (fedUntil.get(endpointId) ?? 0) > t;
+  }
+
   async function once(): Promise<number> {
     const now = d.clock.now();
-    const rows = await dueByAddress(d.pool, now, [...inFlight]);
-    const byAddress = new Map<string, string[]>();
-    for (const r of rows) (byAddress.get(r.endpoint_id) ?? byAddress.set(r.endpoint_id, []).get(r.endpoint_id)!).push(r.id);
-    for (const [endpointId, ids] of byAddress) {
-      inFlight.add(endpointId);
+    const t = performance.now();
+    const skip = [...batches.keys()].filter((id) => busy(id, t));
+    const rows = await dueByAddress(d.pool, now, skip);
+    const byAddress = new Map<string, { ids: string[]; perSecond: number }>();
+    for (const r of rows) {
+      let group = byAddress.get(r.endpoint_id);
+      if (group === undefined) byAddress.set(r.endpoint_id, (group = { ids: [], perSecond: r.max_per_second }));
+      group.ids.push(r.id);
+    }
+    for (const [endpointId, group] of byAddress) {
+      batches.set(endpointId, (batches.get(endpointId) ?? 0) + 1);
+      fedUntil.set(endpointId, performance.now() + Math.max(0, (group.ids.length / group.perSecond) * 1000 - 250));
       const work = d
-        .attempt(ids)
+        .attempt(group.ids)
         .catch((err: unknown) => d.logger.error({ err, endpointId }, "webhook dispatch failed"))
         .finally(() => {
-          inFlight.delete(endpointId);
+          const left = (batches.get(endpointId) ?? 1) - 1;
+          if (left === 0) {
+            batches.delete(endpointId);
+            fedUntil.delete(endpointId);
+          } else batches.set(endpointId, left);
           running.delete(work);
           wake();
         });
       running.add(work);
     }
     const next = await nextDueAfter(d.pool, now);
-    return next === undefined ? d.pollMs : Math.min(d.pollMs, Math.max(0, next.getTime() - d.clock.now().getTime()));
+    let waitMs = next === undefined ? d.pollMs : Math.min(d.pollMs, Math.max(0, next.getTime() - d.clock.now().getTime()));
+    // Wake when an address with work under way may be topped up.
+    for (const [endpointId, until] of fedUntil) if ((batches.get(endpointId) ?? 0) < 2) waitMs = Math.min(waitMs, Math.max(0, until - performance.now()));
+    return waitMs;
   }
 
   async function run(): Promise<void> {
@@ -96,8 +120,8 @@ export function createDispatcher(d: DispatcherDeps) {
       await loop;
       await Promise.all([...running]);
     },
-    /** Addresses this process is sending to right now (their next second's worth is not fetched yet). */
-    inFlight: () => inFlight.size,
+    /** Addresses this process is sending to right now. */
+    inFlight: () => batches.size,
     throttle: d.throttle,
   };
 }
