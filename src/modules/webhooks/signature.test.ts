@@ -49,6 +49,15 @@ describe("signature", () => {
 
 describe("Standard Webhooks signature", () => {
   const id = "0195f3a0-5b2e-7c41-9d7a-3c5b8e2f1a90";
+  it("matches the published vectors and the standardwebhooks library's own signer", () => {
+    const one = standardSignature({ secrets: [vectors.secret], ed25519: [] }, id, vectors.timestamp, vectors.body);
+    expect(one).toBe("v1,2nigoo94xxy5hy9sn4FZziUjzTnbuRUkTQ6FRU6hO0Y=");
+    expect(one).toBe(new Webhook(vectors.secret).sign(id, new Date(vectors.timestamp * 1000), vectors.body));
+    expect(standardSignature({ secrets: [vectors.secret, vectors.oldSecret], ed25519: [] }, id, vectors.timestamp, Buffer.from(vectors.body))).toBe(
+      "v1,2nigoo94xxy5hy9sn4FZziUjzTnbuRUkTQ6FRU6hO0Y= v1,S93fdILbFxoAlnovrf+77+9ZF3iydA//ftGQD/3rRWk=",
+    );
+  });
+
   it("is accepted by the standardwebhooks library, for a new secret and for one made before standard base64", () => {
     const fresh = newSigningSecret();
     const header = standardSignature({ secrets: [fresh], ed25519: [] }, id, vectors.timestamp, vectors.body);
