@@ -16,7 +16,7 @@ let manager: { accessToken: string; email: string };
 const handlers = new Map<string, (n: number, res: import("node:http").ServerResponse) => void>();
 const counts = new Map<string, number>();
 let inFlight = 0;
-let maxInFlight = new Map<string, number>();
+const maxInFlight = new Map<string, number>();
 
 beforeAll(async () => {
   ca = createTestCa();
