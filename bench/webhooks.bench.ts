@@ -123,7 +123,7 @@ export async function benchWebhooks(): Promise<void> {
 
     // Recovery: 100,000 deliveries that failed for good, re-sent to an address throttled at `rate` per second.
     const count = Number(process.env.BENCH_RECOVERY_DELIVERIES ?? 100_000);
-    const rate = Number(process.env.BENCH_RECOVERY_RATE ?? 1000);
+    const rate = Number(process.env.BENCH_RECOVERY_RATE ?? 500);
     // Its own property: the first one has its 10 addresses.
     const recProperty = await createTestProperty(app);
     const recUser = await createStaffSession(app, { propertyCode: recProperty.code, role: "manager" });
