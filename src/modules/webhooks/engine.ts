@@ -189,17 +189,20 @@ export function createWebhookEngine(d: EngineDeps) {
     }
     let keys = memo.keys.get(c.endpoint_id);
     if (keys === undefined) memo.keys.set(c.endpoint_id, (keys = keysOf(c, now)));
+    // Preparing counts against the request budget; waiting for the address's turn does not.
+    const prepared = performance.now() - started;
     // A test delivery is one button press: it skips the address's pacing.
     const admission = c.is_test ? { release: () => undefined } : await d.throttle.admit(c.endpoint_id, { perSecond: c.max_per_second, concurrency: c.max_concurrency }, maxAdmissionWaitMs);
     if ("deferMs" in admission) return admission;
     try {
-      return await send(c, body, keys, target, started);
+      return await send(c, body, keys, target, prepared);
     } finally {
       admission.release();
     }
   }
 
-  async function send(c: Claimed, body: Buffer, keys: SigningKeys, target: VerifiedTarget, started: number): Promise<SendResult> {
+  async function send(c: Claimed, body: Buffer, keys: SigningKeys, target: VerifiedTarget, preparedMs: number): Promise<SendResult> {
+    const started = performance.now() - preparedMs;
     const headers = deliveryHeaders({
       body,
       keys,
