@@ -79,7 +79,7 @@ export function registerReservationRpc(router: ConnectRouter, service: Reservati
   const actorOf = async (ctx: HandlerContext, propertyCode: string): Promise<Actor> => {
     const principal = requirePrincipal(ctx.values);
     const property = await requireProperty({ pool }, principal, propertyCode);
-    return { propertyId: property.id, canOverridePrice: holds(principal, "reservations.override_price") };
+    return { propertyId: property.id, canOverridePrice: holds(principal, "reservations.override_price"), by: principal.kind === "staff" ? `user:${principal.userId}` : `client:${principal.clientId}` };
   };
   router.service(ReservationRpc, {
     async createReservation(req, ctx) {
@@ -96,6 +96,7 @@ export function registerReservationRpc(router: ConnectRouter, service: Reservati
         notes: req.notes,
         totalMinor: req.totalMinor,
         currency: req.currency,
+        priceOverride: req.priceOverride,
       });
       return { reservation: reservationOut(reservation), created };
     },

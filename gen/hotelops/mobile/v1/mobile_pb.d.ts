@@ -538,6 +538,15 @@ export declare type CreateMobileReservationRequest = Message<"hotelops.mobile.v1
    * @generated from field: optional string notes = 14;
    */
   notes?: string | undefined;
+
+  /**
+   * True to charge `total_minor` although it differs from the sum of the daily prices (a price override).
+   * Needs reservations.override_price (else 403 forbidden); the reservation records who overrode the price and
+   * when. Without it a `total_minor` other than the daily prices is 422 validation_failed, for every caller.
+   *
+   * @generated from field: bool price_override = 15;
+   */
+  priceOverride: boolean;
 };
 
 /**
@@ -1197,8 +1206,8 @@ export declare const MobileService: GenService<{
    * The server checks: dates (YYYY-MM-DD, arrival not before the business date, 1-60 nights), room type and
    * rate plan of this property (404 otherwise) with the rate plan covering the room type, adults + children
    * within the max occupancy, `currency` = the property's currency, `board_type` (when given) = the rate plan's,
-   * a price for every night, `total_minor` = the sum of the daily prices unless the staff holds
-   * reservations.override_price (then the amount is spread over the nights), a free room every night (409
+   * a price for every night, `total_minor` = the sum of the daily prices unless `price_override` is true (needs
+   * reservations.override_price; the amount is then spread over the nights), a free room every night (409
    * sold_out otherwise), and `room_id` (when given) of that room type, not out of order and free. `source`
    * defaults to MOBILE (DIRECT, MOBILE, PANEL, CHANNEL or API), `status` to GUARANTEED (or TENTATIVE).
    * Errors: 400 invalid_argument for malformed or missing fields, 422 validation_failed for rule failures.
