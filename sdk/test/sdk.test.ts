@@ -87,7 +87,7 @@ describe("SDK against the running service", () => {
     // switching property re-issues the pair; the new one works, a property out of reach leaves it in place
     const second = await createTestProperty(app);
     await createStaffSession(app, { propertyCode: second.code, role: "viewer", email: staff.email });
-    const profile = (await session.switchProperty(second.id)) as { activePropertyId: string };
+    const profile = await session.switchProperty(second.id);
     expect(profile.activePropertyId).toBe(second.id);
     const switched = session.tokens()!;
     expect(switched.refreshToken).not.toBe(pair.refreshToken);

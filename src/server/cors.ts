@@ -2,7 +2,7 @@ import { cors as connectCors } from "@connectrpc/connect";
 import type { IncomingMessage } from "node:http";
 import type { Http2ServerRequest } from "node:http2";
 import { AppError } from "../errors.ts";
-import { writeError, type NodeResponse } from "./http-errors.ts";
+import { send, writeError, type NodeResponse } from "./http-errors.ts";
 
 /**
  * Which browser origins may call the API: a list of exact origins (`https://app.example.com`), `"*"` for any,
@@ -62,13 +62,7 @@ export function createCors(origins: CorsOrigins): Cors {
         res.setHeader("access-control-expose-headers", exposed);
         return false;
       }
-      res.writeHead(204, {
-        "access-control-allow-methods": allowedMethods,
-        "access-control-allow-headers": allowHeaders,
-        "access-control-max-age": "7200",
-        "content-length": "0",
-      });
-      res.end();
+      send(res, 204, { "access-control-allow-methods": allowedMethods, "access-control-allow-headers": allowHeaders, "access-control-max-age": "7200", "content-length": "0" });
       return true;
     },
   };
