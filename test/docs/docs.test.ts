@@ -10,9 +10,11 @@ const committed = readFileSync(new URL("../../openapi/hotelops.v1.json", import.
 
 let app: TestApp;
 let browser: Browser;
+let demoClient: { clientId: string; clientSecret: string };
 beforeAll(async () => {
   app = await startTestApp();
-  await seedDemo(app.deps); // the documented examples use the demo hotel
+  const seed = await seedDemo(app.deps); // the documented examples use the demo hotel
+  demoClient = seed.client!;
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
@@ -137,7 +139,7 @@ describe("API reference for each audience", () => {
     }
   }, 60_000);
 
-  it("Try it out sends a partner token to partner endpoints and a staff token (from the login example) to mobile endpoints", async () => {
+  it("Try it out sends a pasted partner token to partner endpoints, the staff token of the login example to mobile ones, a fetched client-credentials token to internal ones", async () => {
     const partner = await createTestClient(app, { propertyCodes: ["DEMO-IST"], scopes: ["availability.read", "reservations.read"] });
     const page = await browser.newPage();
     try {
@@ -158,6 +160,21 @@ describe("API reference for each audience", () => {
       const dashboard = await tryItOut(page, "get", "/api/mobile/v1/dashboard");
       expect(dashboard.status).toBe("200");
       expect(dashboard.body).toContain("businessDate");
+
+      // internal: the page fetches a client-credentials token itself (id and secret in the Authorize dialog);
+      // a fresh page, so the partner token pasted above is not sent too
+      await page.goto(`${app.baseUrl}/docs`, { waitUntil: "load" });
+      await page.locator(".opblock-tag").first().waitFor({ timeout: 20_000 });
+      await page.locator(".auth-wrapper button.authorize").click();
+      const oauth = page.locator(".modal-ux .auth-container").filter({ hasText: "clientCredentials" });
+      await oauth.locator('input[id^="client_id_"]').fill(demoClient.clientId);
+      await oauth.locator('input[id^="client_secret_"]').fill(demoClient.clientSecret);
+      await oauth.locator("button.authorize").click();
+      await oauth.getByText("Authorized").first().waitFor({ timeout: 20_000 });
+      await page.locator(".modal-ux button.btn-done").first().click();
+      const clients = await tryItOut(page, "get", "/api/admin/v1/clients");
+      expect(clients.status).toBe("200");
+      expect(clients.body).toContain(demoClient.clientId);
     } finally {
       await page.close();
     }
