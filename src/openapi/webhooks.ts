@@ -3,39 +3,28 @@ import { eventCatalogue, type CatalogueType } from "../modules/events/index.ts";
 /**
  * The OpenAPI 3.1 `webhooks` section: one entry per event type (the envelope with that type's exact `data`
  * schema and an example), built from the event catalogue the payload builders are typed from. Kept apart from
- * the REST document builder: `withWebhooks(doc)` adds it to any document.
+ * the REST document builder: `withWebhooks(doc)` adds it to any document. Each schema is inline (no
+ * components), so the REST document's components stay exactly those its paths use.
  */
 export function withWebhooks(doc: Record<string, unknown>): Record<string, unknown> {
-  const components = (doc.components ?? {}) as Record<string, unknown>;
-  const schemas = { ...((components.schemas ?? {}) as Record<string, unknown>) };
   const webhooks: Record<string, unknown> = {};
   for (const type of Object.keys(eventCatalogue).sort() as CatalogueType[]) {
     const entry = eventCatalogue[type];
-    const name = envelopeSchemaName(type);
-    schemas[name] = envelopeSchema(type);
     webhooks[type] = {
       post: {
         operationId: `webhook_${type.replace(/\W/g, "_")}`,
         summary: entry.summary,
         description: deliveryDescription,
-        tags: ["Webhooks"],
         parameters: headerParameters,
         requestBody: {
           required: true,
-          content: { "application/json": { schema: { $ref: `#/components/schemas/${name}` }, example: exampleEnvelope(type) } },
+          content: { "application/json": { schema: envelopeSchema(type), example: exampleEnvelope(type) } },
         },
         responses: receiverResponses,
       },
     };
   }
-  const sortedSchemas = Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b)));
-  const tags = [...((doc.tags ?? []) as unknown[]), { name: "Webhooks", description: "Events sent to the webhook addresses of a property (panel: Integrations > API access > Webhook addresses)." }];
-  return { ...doc, tags, webhooks, components: { ...components, schemas: sortedSchemas } };
-}
-
-/** `reservation.created` -> `WebhookEvent.reservation.created`. */
-export function envelopeSchemaName(type: string): string {
-  return `WebhookEvent.${type}`;
+  return { ...doc, webhooks };
 }
 
 function envelopeSchema(type: CatalogueType): Record<string, unknown> {

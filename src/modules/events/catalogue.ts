@@ -15,7 +15,7 @@ function object<P extends Record<string, Schema>>(description: string, propertie
   return { type: "object", description, properties, required: Object.keys(properties) as (keyof P & string)[], additionalProperties: false } as const;
 }
 
-const reservation = object("The spec's reservation data (the connectivity reservation list's fields); no personal data.", {
+const reservation = object("Reservation data (the fields of the connectivity reservation list); no personal data.", {
   id: uuid,
   code: text,
   status: { type: "string", enum: ["TENTATIVE", "GUARANTEED", "IN_HOUSE", "CHECKED_OUT", "NO_SHOW", "CANCELLED"] },
@@ -32,7 +32,7 @@ const reservation = object("The spec's reservation data (the connectivity reserv
   updatedAt: dateTime,
 });
 
-const roomLine = object("The spec's room-line data: one room of a reservation; no guest name.", {
+const roomLine = object("Room-line data: one room of a reservation; no guest name.", {
   reservationId: uuid,
   reservationCode: text,
   externalReference: text,
@@ -47,7 +47,7 @@ const roomLine = object("The spec's room-line data: one room of a reservation; n
   checkedOutAt: { type: ["string", "null"], format: "date-time" },
 });
 
-const payment = object("The spec's payment data; amounts in integer minor units with their scale; no personal data.", {
+const payment = object("Payment data; amounts in integer minor units with their scale; no personal data.", {
   paymentId: uuid,
   folioId: uuid,
   folioNumber: text,
@@ -63,7 +63,7 @@ const payment = object("The spec's payment data; amounts in integer minor units 
   postedAt: dateTime,
 });
 
-const invoice = object("The spec's invoice data (E-Arşiv); amounts in integer minor units with their scale; no personal data.", {
+const invoice = object("Invoice data (E-Arşiv); amounts in integer minor units with their scale; no personal data.", {
   invoiceId: uuid,
   series: { type: ["string", "null"] },
   number: { type: ["string", "null"] },

@@ -31,8 +31,8 @@ export function envelopeBody(e: EnvelopeInput): Buffer {
 }
 
 /**
- * The delivery request headers of the spec, exactly, and the Standard Webhooks headers beside them
- * (`webhook-id` = the event id, `webhook-timestamp` = the spec's `t`, `webhook-signature`).
+ * The delivery request headers (Service-*) and the Standard Webhooks headers beside them
+ * (`webhook-id` = the event id, `webhook-timestamp` = the same `t`, `webhook-signature`).
  */
 export function deliveryHeaders(input: {
   body: Buffer;

@@ -1,7 +1,7 @@
 import { createHmac, createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from "node:crypto";
 
 /**
- * Standard Webhooks signatures (`webhook-signature`), next to the spec's `Service-Signature`. The signed content
+ * Standard Webhooks signatures (`webhook-signature`), next to `Service-Signature`. The signed content
  * is `<webhook-id>.<webhook-timestamp>.<raw body>`; each signature is `<version>,<base64>` and several are
  * separated by spaces: `v1` (HMAC-SHA256 keyed with the bytes base64-decoded after `whsec_`) for every secret in
  * use, and `v1a` (ed25519) for every key pair of an address that chose asymmetric signatures.
