@@ -67,6 +67,22 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
       const roomBlockId = await service.createRoomBlock(propertyId, { roomTypeId: req.roomTypeId, from: req.from, to: req.to, count: req.count, name: req.name });
       return { roomBlockId };
     },
+    async setRestrictions(req, ctx) {
+      const propertyId = await scope(ctx, req.propertyCode);
+      const cells = await service.setRestrictions(propertyId, {
+        ratePlanIds: req.ratePlanIds,
+        roomTypeIds: req.roomTypeIds,
+        from: req.from,
+        to: req.to,
+        weekdays: req.weekdays,
+        minStay: req.minStay,
+        maxStay: req.maxStay,
+        closedToArrival: req.closedToArrival,
+        closedToDeparture: req.closedToDeparture,
+        stopSell: req.stopSell,
+      });
+      return { cells };
+    },
     async getAvailability(req, ctx) {
       const propertyId = await scope(ctx, req.propertyCode);
       const roomTypes = await service.getAvailability(propertyId, { from: req.from, to: req.to, roomTypeCodes: req.roomTypeCodes });

@@ -680,6 +680,104 @@ export declare type GetAvailabilityResponse = Message<"hotelops.inventory.v1.Get
 export declare const GetAvailabilityResponseSchema: GenMessage<GetAvailabilityResponse>;
 
 /**
+ * @generated from message hotelops.inventory.v1.SetRestrictionsRequest
+ */
+export declare type SetRestrictionsRequest = Message<"hotelops.inventory.v1.SetRestrictionsRequest"> & {
+  /**
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * At least one rate plan id.
+   *
+   * @generated from field: repeated string rate_plan_ids = 2;
+   */
+  ratePlanIds: string[];
+
+  /**
+   * Room type ids; empty: every room type each rate plan covers.
+   *
+   * @generated from field: repeated string room_type_ids = 3;
+   */
+  roomTypeIds: string[];
+
+  /**
+   * First date (inclusive).
+   *
+   * @generated from field: string from = 4;
+   */
+  from: string;
+
+  /**
+   * End date (exclusive).
+   *
+   * @generated from field: string to = 5;
+   */
+  to: string;
+
+  /**
+   * ISO weekdays to write, 1 (Monday) to 7 (Sunday); empty: every day of the range.
+   *
+   * @generated from field: repeated int32 weekdays = 6;
+   */
+  weekdays: number[];
+
+  /**
+   * Minimum nights of a stay arriving on the day; 0 removes it; unset keeps it.
+   *
+   * @generated from field: optional int32 min_stay = 7;
+   */
+  minStay?: number | undefined;
+
+  /**
+   * Maximum nights of a stay arriving on the day; 0 removes it; unset keeps it.
+   *
+   * @generated from field: optional int32 max_stay = 8;
+   */
+  maxStay?: number | undefined;
+
+  /**
+   * @generated from field: optional bool closed_to_arrival = 9;
+   */
+  closedToArrival?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool closed_to_departure = 10;
+   */
+  closedToDeparture?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool stop_sell = 11;
+   */
+  stopSell?: boolean | undefined;
+};
+
+/**
+ * Describes the message hotelops.inventory.v1.SetRestrictionsRequest.
+ * Use `create(SetRestrictionsRequestSchema)` to create a new message.
+ */
+export declare const SetRestrictionsRequestSchema: GenMessage<SetRestrictionsRequest>;
+
+/**
+ * @generated from message hotelops.inventory.v1.SetRestrictionsResponse
+ */
+export declare type SetRestrictionsResponse = Message<"hotelops.inventory.v1.SetRestrictionsResponse"> & {
+  /**
+   * Rate plan x room type x day cells written.
+   *
+   * @generated from field: int32 cells = 1;
+   */
+  cells: number;
+};
+
+/**
+ * Describes the message hotelops.inventory.v1.SetRestrictionsResponse.
+ * Use `create(SetRestrictionsResponseSchema)` to create a new message.
+ */
+export declare const SetRestrictionsResponseSchema: GenMessage<SetRestrictionsResponse>;
+
+/**
  * The housekeeping status of a room.
  *
  * @generated from enum hotelops.inventory.v1.RoomStatus
@@ -770,7 +868,8 @@ export declare const BoardTypeSchema: GenEnum<BoardType>;
  * per-day row changed in the same transaction as the booking, block or out-of-order range that changes it.
  *
  * Reads need the staff permission `reservations.view` or the client scope `availability.read`; writes are
- * for internal clients with the scope `admin` (the operator scope).
+ * for internal clients with the scope `admin` (the operator scope); restrictions also for staff holding
+ * `rates.manage`.
  *
  * @generated from service hotelops.inventory.v1.InventoryService
  */
@@ -849,7 +948,8 @@ export declare const InventoryService: GenService<{
   },
   /**
    * Sets one nightly price for every date of a range (at most 731 days) of a rate plan x room type.
-   * The rate plan must cover the room type (422 validation_failed otherwise).
+   * The rate plan must cover the room type (422 validation_failed otherwise). Emits availability.changed
+   * (reason "rate") and an ARI feed entry.
    *
    * @generated from rpc hotelops.inventory.v1.InventoryService.SetPrices
    */
@@ -868,6 +968,20 @@ export declare const InventoryService: GenService<{
     methodKind: "unary";
     input: typeof CreateRoomBlockRequestSchema;
     output: typeof CreateRoomBlockResponseSchema;
+  },
+  /**
+   * Sets restrictions of rate plans x room types for the chosen weekdays of [from, to) (at most 731 days) in one
+   * call: minimum / maximum stay (nights, counted from the arrival date; 0 removes the limit), closed to
+   * arrival, closed to departure and stop sell. A field left unset keeps its stored value. Each rate plan must
+   * cover each room type named (422); no room types: every room type of each plan. Every booking path enforces
+   * them (see ReservationService); emits availability.changed (reason "restriction") and an ARI feed entry.
+   *
+   * @generated from rpc hotelops.inventory.v1.InventoryService.SetRestrictions
+   */
+  setRestrictions: {
+    methodKind: "unary";
+    input: typeof SetRestrictionsRequestSchema;
+    output: typeof SetRestrictionsResponseSchema;
   },
   /**
    * Availability per room type and date for at most 366 days, from one indexed range read.
