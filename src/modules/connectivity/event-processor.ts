@@ -3,7 +3,7 @@ import { AppError } from "../../errors.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
 import { poolQueryable } from "../inventory/index.ts";
-import { findByExternalReference, type ReservationService, type RoomLineInput } from "../reservations/index.ts";
+import { findByExternalReference, findByProviderReference, type ReservationService, type RoomLineInput } from "../reservations/index.ts";
 import type { InboundReservationEvent } from "./adapters.ts";
 import { internalIdOf } from "./reads.repository.ts";
 
@@ -66,7 +66,13 @@ async function apply(deps: ProcessorDeps, row: QueuedRow): Promise<Outcome> {
   // The channel already sold it: the channel's amounts stand and broken restrictions are recorded, not refused.
   const actor = { propertyId: row.property_id, canOverridePrice: true, channelSale: true };
   const channel = e.channel === "" ? null : e.channel;
-  const foundId = await findByExternalReference(poolQueryable(deps.pool), row.property_id, row.provider, channel, e.externalReference);
+  const q = poolQueryable(deps.pool);
+  let foundId = await findByExternalReference(q, row.property_id, row.provider, channel, e.externalReference);
+  // A change or cancellation sent without its channel finds the provider's one booking with that reference.
+  if (foundId === undefined && channel === null && e.eventType !== "NEW") {
+    const ids = await findByProviderReference(q, row.property_id, row.provider, e.externalReference);
+    if (ids.length === 1) foundId = ids[0];
+  }
   const found = foundId === undefined ? undefined : await deps.reservations.get(actor, foundId);
   const unknown = `No reservation with external reference ${e.externalReference}${channel === null ? "" : ` from channel ${channel}`}.`;
   if (e.eventType === "CANCELLED") {

@@ -30,10 +30,13 @@ export async function recordAriChanges(tx: Queryable, propertyId: string, change
     `with c as (insert into ari_counters as k (property_id, seq) values ($1, $2)
                 on conflict (property_id) do update set seq = k.seq + $2 returning seq)
      insert into ari_changes (property_id, seq, reason, from_date, to_date, room_types, rate_plans, changed_at)
-     select $1, c.seq - $2 + x.n, x.reason, x.from_date::date, x.to_date::date,
-            array(select jsonb_array_elements_text(x.room_types)), array(select jsonb_array_elements_text(x.rate_plans)), $4
-       from c cross join jsonb_to_recordset($3::jsonb) with ordinality as x(reason text, from_date text, to_date text, room_types jsonb, rate_plans jsonb, n bigint)`,
-    [propertyId, list.length, JSON.stringify(list.map((c) => ({ reason: c.reason, from_date: c.from, to_date: c.to, room_types: [...new Set(c.roomTypes)].sort(), rate_plans: [...new Set(c.ratePlans)].sort() }))), at],
+     select $1, c.seq - $2 + x.n, x.reason, x.from_date, x.to_date,
+            array(select jsonb_array_elements_text(x.room_types)), array(select jsonb_array_elements_text(x.rate_plans)), $8
+       from c cross join unnest($3::text[], $4::date[], $5::date[], $6::jsonb[], $7::jsonb[]) with ordinality as x(reason, from_date, to_date, room_types, rate_plans, n)`,
+    [
+      propertyId, list.length, list.map((c) => c.reason), list.map((c) => c.from), list.map((c) => c.to),
+      list.map((c) => JSON.stringify([...new Set(c.roomTypes)].sort())), list.map((c) => JSON.stringify([...new Set(c.ratePlans)].sort())), at,
+    ],
   );
 }
 

@@ -121,6 +121,12 @@ export async function findByExternalReference(q: Queryable, propertyId: string, 
   return row?.id;
 }
 
+/** The bookings of one provider with this reference, whatever their channel (at most a few). */
+export async function findByProviderReference(q: Queryable, propertyId: string, provider: string, externalReference: string): Promise<string[]> {
+  const rows = await q.query<{ id: string }>("select id from reservations where property_id = $1 and provider = $2 and external_reference = $3 limit 2", [propertyId, provider, externalReference]);
+  return rows.map((r) => r.id);
+}
+
 /**
  * The spec's reservation data before rendering (the connectivity list item and the reservation event payload):
  * no holder name, notes or prices. `roomTypes`: the distinct room type codes of its lines, in code order.
