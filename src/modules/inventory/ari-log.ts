@@ -57,7 +57,7 @@ export function ariChangesAfter(q: Queryable, propertyId: string, after: bigint,
             room_types as "roomTypes", rate_plans as "ratePlans", changed_at as "changedAt"
        from ari_changes
       where property_id = $1 and seq > $2 and ($3::timestamptz is null or changed_at >= $3)
-      order by seq limit $4`,
+      order by ari_changes.seq limit $4`,
     [propertyId, after.toString(), changedSince ?? null, limit],
   );
 }
