@@ -144,47 +144,60 @@ export interface AriCell {
 }
 
 interface GridRow {
-  rp: string;
   rt: string;
   prices: string | null;
   restrictions: string | null;
 }
 
+/** `{{1,2},{3,4}}` (PostgreSQL's text form of an int array) as numbers, with one JSON.parse. */
+function ints(text: string | null): number[] {
+  return text === null ? [] : (JSON.parse(`[${text.replace(/[{}]/g, "")}]`) as number[]);
+}
+
 /**
- * Prices and restrictions of (rate plan, room type) pairs over [from, to): one query, each pair's days folded
- * into two int8 arrays in text form ({{dayIndex,amount},...} and {{dayIndex,min,max,cta,ctd,stop},...}) that
+ * Prices and restrictions of (rate plan, room type) pairs over [from, to). One query per rate plan, run side by
+ * side on the pool: each reads the plan's rows in primary key order (room type, date) and folds each room type's
+ * days into int arrays in text form ({{dayIndex,amount},...} and {{dayIndex,min,max,cta,ctd,stop},...}), which one
  * JSON.parse reads far faster than node-postgres parses one row per day. Returns `pair key -> cells by day`.
  */
 export async function readRatesAndRestrictions(q: Queryable, propertyId: string, pairs: readonly { ratePlanId: string; roomTypeId: string }[], from: string, to: string): Promise<Map<string, AriCell[]>> {
-  const rows = await q.query<GridRow>(
-    `select l.rp, l.rt,
-            (select array_agg(array[dp.date - $4::date, dp.amount_minor])::text from daily_prices dp
-              where dp.property_id = $1 and dp.rate_plan_id = l.rp and dp.room_type_id = l.rt and dp.date >= $4::date and dp.date < $5::date) as prices,
-            (select array_agg(array[r.date - $4::date, coalesce(r.min_stay, 0), coalesce(r.max_stay, 0), r.closed_to_arrival::int, r.closed_to_departure::int, r.stop_sell::int])::text
-               from rate_restrictions r
-              where r.property_id = $1 and r.rate_plan_id = l.rp and r.room_type_id = l.rt and r.date >= $4::date and r.date < $5::date) as restrictions
-       from unnest($2::uuid[], $3::uuid[]) as l(rp, rt)`,
-    [propertyId, pairs.map((p) => p.ratePlanId), pairs.map((p) => p.roomTypeId), from, to],
-  );
+  const byPlan = new Map<string, string[]>();
+  for (const p of pairs) byPlan.set(p.ratePlanId, [...(byPlan.get(p.ratePlanId) ?? []), p.roomTypeId]);
   const n = daysBetween(from, to);
   const out = new Map<string, AriCell[]>();
-  const ints = (text: string | null): string[] => (text === null ? [] : text.replace(/[{}]/g, "").split(","));
-  for (const r of rows) {
-    const cells: AriCell[] = Array.from({ length: n }, () => ({ priceMinor: null, minStay: null, maxStay: null, closedToArrival: false, closedToDeparture: false, stopSell: false }));
-    const p = ints(r.prices);
-    for (let k = 0; k + 1 < p.length; k += 2) cells[Number(p[k])]!.priceMinor = BigInt(p[k + 1]!);
-    const v = ints(r.restrictions).map(Number);
-    for (let k = 0; k + 5 < v.length; k += 6) {
-      const c = cells[v[k]!]!;
-      c.minStay = v[k + 1]! || null;
-      c.maxStay = v[k + 2]! || null;
-      c.closedToArrival = v[k + 3] === 1;
-      c.closedToDeparture = v[k + 4] === 1;
-      c.stopSell = v[k + 5] === 1;
-    }
-    out.set(`${r.rp}|${r.rt}`, cells);
-  }
+  await Promise.all(
+    [...byPlan].map(async ([ratePlanId, roomTypeIds]) => {
+      const rows = await q.query<GridRow>(
+        `select coalesce(p.rt, r.rt) as rt, p.prices, r.restrictions
+           from (select room_type_id as rt, array_agg(array[date - $4::date, amount_minor])::text as prices from daily_prices
+                  where property_id = $1 and rate_plan_id = $2 and room_type_id = any($3::uuid[]) and date >= $4::date and date < $5::date
+                  group by room_type_id) p
+           full join (select room_type_id as rt,
+                             array_agg(array[date - $4::date, coalesce(min_stay, 0), coalesce(max_stay, 0), closed_to_arrival::int, closed_to_departure::int, stop_sell::int])::text as restrictions
+                        from rate_restrictions
+                       where property_id = $1 and rate_plan_id = $2 and room_type_id = any($3::uuid[]) and date >= $4::date and date < $5::date
+                       group by room_type_id) r on r.rt = p.rt`,
+        [propertyId, ratePlanId, roomTypeIds, from, to],
+      );
+      const found = new Map(rows.map((r) => [r.rt, r]));
+      for (const rt of roomTypeIds) {
+        const cells = new Array<AriCell>(n);
+        for (let i = 0; i < n; i++) cells[i] = { priceMinor: null, minStay: null, maxStay: null, closedToArrival: false, closedToDeparture: false, stopSell: false };
+        const row = found.get(rt);
+        const p = ints(row?.prices ?? null);
+        for (let k = 0; k + 1 < p.length; k += 2) cells[p[k]!]!.priceMinor = BigInt(p[k + 1]!);
+        const v = ints(row?.restrictions ?? null);
+        for (let k = 0; k + 5 < v.length; k += 6) {
+          const c = cells[v[k]!]!;
+          c.minStay = v[k + 1]! || null;
+          c.maxStay = v[k + 2]! || null;
+          c.closedToArrival = v[k + 3] === 1;
+          c.closedToDeparture = v[k + 4] === 1;
+          c.stopSell = v[k + 5] === 1;
+        }
+        out.set(`${ratePlanId}|${rt}`, cells);
+      }
+    }),
+  );
   return out;
 }
-
-
