@@ -111,6 +111,18 @@ describe("restrictions managed by staff over InventoryService", () => {
   });
 });
 
+describe("staff read ARI over InventoryService", () => {
+  it("GetAri shows prices and restrictions by ids (Connect and gRPC); another property is not found", async () => {
+    const ari = await connectInventory.getAri({ propertyCode: property.code, from: "2027-02-10", to: "2027-02-12", roomTypeIds: [dbl.id], ratePlanIds: [bar.id] }, { headers: bearer(frontDesk) });
+    expect(ari).toMatchObject({ currency: "TRY", amountScale: 100 });
+    expect(ari.roomTypes.map((rt) => [rt.code, rt.ratePlans.map((rp) => rp.code)])).toEqual([["DBL", ["BAR"]]]);
+    expect(ari.roomTypes[0]!.ratePlans[0]!.days.map((d) => [d.date, d.stopSell, d.priceMinor])).toEqual([["2027-02-10", true, 10000n], ["2027-02-11", true, 10000n]]);
+    const all = await grpcInventory.getAri({ propertyCode: property.code, from: "2027-02-20", to: "2027-02-21" }, { headers: bearer(manager) });
+    expect(all.roomTypes.flatMap((rt) => rt.ratePlans.map((rp) => `${rt.code}/${rp.code}:${rp.days[0]!.minStay ?? "-"}`))).toEqual(["DBL/BAR:3", "DBL/NRF:-", "SGL/BAR:3"]);
+    expect((await failure(grpcInventory.getAri({ propertyCode: other.code, from: "2027-02-20", to: "2027-02-21" }, { headers: bearer(manager) }))).code).toBe(Code.NotFound);
+  });
+});
+
 describe("every booking path enforces restrictions with a clear reason", () => {
   const mobileCreate = (body: Json) =>
     fetch(`${app.baseUrl}/api/mobile/v1/reservations`, {

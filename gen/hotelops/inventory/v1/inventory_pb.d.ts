@@ -778,6 +778,197 @@ export declare type SetRestrictionsResponse = Message<"hotelops.inventory.v1.Set
 export declare const SetRestrictionsResponseSchema: GenMessage<SetRestrictionsResponse>;
 
 /**
+ * @generated from message hotelops.inventory.v1.GetAriRequest
+ */
+export declare type GetAriRequest = Message<"hotelops.inventory.v1.GetAriRequest"> & {
+  /**
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * @generated from field: string from = 2;
+   */
+  from: string;
+
+  /**
+   * Exclusive; at most 366 days after `from`.
+   *
+   * @generated from field: string to = 3;
+   */
+  to: string;
+
+  /**
+   * Room type ids; empty: all.
+   *
+   * @generated from field: repeated string room_type_ids = 4;
+   */
+  roomTypeIds: string[];
+
+  /**
+   * Rate plan ids; empty: all.
+   *
+   * @generated from field: repeated string rate_plan_ids = 5;
+   */
+  ratePlanIds: string[];
+};
+
+/**
+ * Describes the message hotelops.inventory.v1.GetAriRequest.
+ * Use `create(GetAriRequestSchema)` to create a new message.
+ */
+export declare const GetAriRequestSchema: GenMessage<GetAriRequest>;
+
+/**
+ * @generated from message hotelops.inventory.v1.GetAriResponse
+ */
+export declare type GetAriResponse = Message<"hotelops.inventory.v1.GetAriResponse"> & {
+  /**
+   * @generated from field: string from = 1;
+   */
+  from: string;
+
+  /**
+   * @generated from field: string to = 2;
+   */
+  to: string;
+
+  /**
+   * @generated from field: string currency = 3;
+   */
+  currency: string;
+
+  /**
+   * Minor units per major unit.
+   *
+   * @generated from field: int32 amount_scale = 4;
+   */
+  amountScale: number;
+
+  /**
+   * @generated from field: repeated hotelops.inventory.v1.AriRoomType room_types = 5;
+   */
+  roomTypes: AriRoomType[];
+};
+
+/**
+ * Describes the message hotelops.inventory.v1.GetAriResponse.
+ * Use `create(GetAriResponseSchema)` to create a new message.
+ */
+export declare const GetAriResponseSchema: GenMessage<GetAriResponse>;
+
+/**
+ * @generated from message hotelops.inventory.v1.AriRoomType
+ */
+export declare type AriRoomType = Message<"hotelops.inventory.v1.AriRoomType"> & {
+  /**
+   * @generated from field: string room_type_id = 1;
+   */
+  roomTypeId: string;
+
+  /**
+   * @generated from field: string code = 2;
+   */
+  code: string;
+
+  /**
+   * @generated from field: repeated hotelops.inventory.v1.AriRatePlan rate_plans = 3;
+   */
+  ratePlans: AriRatePlan[];
+};
+
+/**
+ * Describes the message hotelops.inventory.v1.AriRoomType.
+ * Use `create(AriRoomTypeSchema)` to create a new message.
+ */
+export declare const AriRoomTypeSchema: GenMessage<AriRoomType>;
+
+/**
+ * @generated from message hotelops.inventory.v1.AriRatePlan
+ */
+export declare type AriRatePlan = Message<"hotelops.inventory.v1.AriRatePlan"> & {
+  /**
+   * @generated from field: string rate_plan_id = 1;
+   */
+  ratePlanId: string;
+
+  /**
+   * @generated from field: string code = 2;
+   */
+  code: string;
+
+  /**
+   * One per date of [from, to).
+   *
+   * @generated from field: repeated hotelops.inventory.v1.AriDay days = 3;
+   */
+  days: AriDay[];
+};
+
+/**
+ * Describes the message hotelops.inventory.v1.AriRatePlan.
+ * Use `create(AriRatePlanSchema)` to create a new message.
+ */
+export declare const AriRatePlanSchema: GenMessage<AriRatePlan>;
+
+/**
+ * @generated from message hotelops.inventory.v1.AriDay
+ */
+export declare type AriDay = Message<"hotelops.inventory.v1.AriDay"> & {
+  /**
+   * @generated from field: string date = 1;
+   */
+  date: string;
+
+  /**
+   * Rooms of the type still free that night.
+   *
+   * @generated from field: int32 available = 2;
+   */
+  available: number;
+
+  /**
+   * Nightly price in minor units; unset when the rate has no price that day.
+   *
+   * @generated from field: optional int64 price_minor = 3;
+   */
+  priceMinor?: bigint | undefined;
+
+  /**
+   * Minimum / maximum nights of a stay arriving this day; unset: none.
+   *
+   * @generated from field: optional int32 min_stay = 4;
+   */
+  minStay?: number | undefined;
+
+  /**
+   * @generated from field: optional int32 max_stay = 5;
+   */
+  maxStay?: number | undefined;
+
+  /**
+   * @generated from field: bool closed_to_arrival = 6;
+   */
+  closedToArrival: boolean;
+
+  /**
+   * @generated from field: bool closed_to_departure = 7;
+   */
+  closedToDeparture: boolean;
+
+  /**
+   * @generated from field: bool stop_sell = 8;
+   */
+  stopSell: boolean;
+};
+
+/**
+ * Describes the message hotelops.inventory.v1.AriDay.
+ * Use `create(AriDaySchema)` to create a new message.
+ */
+export declare const AriDaySchema: GenMessage<AriDay>;
+
+/**
  * The housekeeping status of a room.
  *
  * @generated from enum hotelops.inventory.v1.RoomStatus
@@ -982,6 +1173,18 @@ export declare const InventoryService: GenService<{
     methodKind: "unary";
     input: typeof SetRestrictionsRequestSchema;
     output: typeof SetRestrictionsResponseSchema;
+  },
+  /**
+   * ARI as staff see it: availability, nightly price and restrictions per room type x rate plan x day over
+   * [from, to) (at most 366 days), for the room types and rate plans asked for (none: all; a rate plan appears
+   * under the room types it covers). The partner face serves the same data in provider codes (ConnectivityService).
+   *
+   * @generated from rpc hotelops.inventory.v1.InventoryService.GetAri
+   */
+  getAri: {
+    methodKind: "unary";
+    input: typeof GetAriRequestSchema;
+    output: typeof GetAriResponseSchema;
   },
   /**
    * Availability per room type and date for at most 366 days, from one indexed range read.
