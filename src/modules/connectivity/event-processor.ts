@@ -63,8 +63,9 @@ export async function processReservationEvents(deps: ProcessorDeps, propertyId: 
 
 async function apply(deps: ProcessorDeps, row: QueuedRow): Promise<Outcome> {
   const e = row.payload;
-  // The channel already sold it: the channel's amounts stand and broken restrictions are recorded, not refused.
-  const actor = { propertyId: row.property_id, canOverridePrice: true, channelSale: true };
+  // The channel already sold it: its amounts stand (an override recorded against the channel, with the difference to
+  // our rates) and broken restrictions are recorded, not refused.
+  const actor = { propertyId: row.property_id, canOverridePrice: true, by: `channel:${row.provider}`, channelSale: true };
   const channel = e.channel === "" ? null : e.channel;
   const q = poolQueryable(deps.pool);
   let foundId = await findByExternalReference(q, row.property_id, row.provider, channel, e.externalReference);
@@ -104,6 +105,7 @@ async function apply(deps: ProcessorDeps, row: QueuedRow): Promise<Outcome> {
       notes: e.notes,
       totalMinor: BigInt(e.totalMinor),
       currency: e.currency,
+      priceOverride: true,
     });
     return { status: "PROCESSED", reservationId: reservation.id, reservationCode: reservation.code };
   }

@@ -10,8 +10,8 @@ import { Migration } from "@mikro-orm/migrations";
  * Bookings made before this migration carried the provider in `channel`; the channel they were sent with comes
  * from the first inbound message that created them.
  */
-export class Migration0012ChannelBookings extends Migration {
-  override name = "0012-channel-bookings";
+export class Migration0013ChannelBookings extends Migration {
+  override name = "0013-channel-bookings";
 
   override up(): void {
     this.addSql(`

@@ -12,8 +12,8 @@ import { Migration } from "@mikro-orm/migrations";
  * (the same rule as the reservation change sequence): a reader resuming after seq N never misses a later commit.
  * `rates.manage` lets staff set prices and restrictions (managers hold it).
  */
-export class Migration0013Ari extends Migration {
-  override name = "0013-ari";
+export class Migration0014Ari extends Migration {
+  override name = "0014-ari";
 
   override up(): void {
     this.addSql(`
