@@ -20,7 +20,7 @@ const reservation = object("Reservation data (the fields of the connectivity res
   code: text,
   status: { type: "string", enum: ["TENTATIVE", "GUARANTEED", "IN_HOUSE", "CHECKED_OUT", "NO_SHOW", "CANCELLED"] },
   source: { type: "string", enum: ["DIRECT", "MOBILE", "PANEL", "CHANNEL", "API"] },
-  externalReference: { type: "string", description: "The channel's booking reference; empty when none." },
+  externalReference: { type: ["string", "null"], description: "The channel's booking reference; null when none." },
   channel: { type: ["string", "null"] },
   arrivalDate: date,
   departureDate: date,
@@ -35,7 +35,7 @@ const reservation = object("Reservation data (the fields of the connectivity res
 const roomLine = object("Room-line data: one room of a reservation; no guest name.", {
   reservationId: uuid,
   reservationCode: text,
-  externalReference: text,
+  externalReference: { type: ["string", "null"] },
   reservationRoomId: uuid,
   roomNumber: text,
   roomTypeCode: text,
@@ -86,7 +86,7 @@ const availability = object("A hint that availability changed in a date range; r
   to: date,
   toExclusive: { type: "boolean", const: true },
   roomTypes: { type: "array", items: text },
-  reason: { type: "string", enum: ["reservation", "room_block", "out_of_order", "inventory"] },
+  reason: { type: "string", enum: ["reservation", "room_block", "out_of_order", "inventory", "rate", "restriction"] },
 });
 
 const webhookTest = object("Sent by the panel's test button.", { endpointId: uuid, message: text });
