@@ -141,7 +141,9 @@ function Shell(props: { signed: Signed; path: string; lang: Lang; setLang: (l: L
           </select>
         </label>
         <a class="bell" href="/panel/notifications" aria-label={t("bell", { n: unread })} aria-current={current("/panel/notifications")}>
-          <span aria-hidden="true">🔔</span>
+          <svg aria-hidden="true" viewBox="0 0 24 24" width="24" height="24" focusable="false">
+            <path fill="currentColor" d="M12 22a2.5 2.5 0 0 0 2.45-2h-4.9A2.5 2.5 0 0 0 12 22Zm7-6V11a7 7 0 0 0-5.5-6.84V3.5a1.5 1.5 0 0 0-3 0v.66A7 7 0 0 0 5 11v5l-2 2v1h18v-1l-2-2Z" />
+          </svg>
           {unread > 0 && (
             <span class="badge" aria-hidden="true">
               {unread}

@@ -102,7 +102,7 @@ export function Confirm({ text, onYes, onNo }: { text: string; onYes: () => void
   return (
     <div class="confirm" role="group" aria-label={text}>
       <p>{text}</p>
-      <button type="button" class="danger" ref={ref} onClick={onYes}>
+      <button type="button" class="danger" id="confirm-yes" ref={ref} onClick={onYes}>
         {t("confirm")}
       </button>{" "}
       <button type="button" onClick={onNo}>

@@ -1,11 +1,13 @@
 import { useState } from "preact/hooks";
 import { dateOf, problemOf, WebhookEndpointStatus, type Problem, type Signed, type WebhookDeliveryAttempt, type WebhookEndpoint } from "../api.ts";
-import { formatDate, lookup, useI18n } from "../i18n.ts";
+import { formatDate, lookup, useI18n, type Key } from "../i18n.ts";
 import { navigate } from "../router.ts";
 import { Confirm, ErrorBox, PageTitle, SecretBox, useLoad } from "./common.tsx";
 import { statusKey } from "./webhooks.tsx";
 
 type Pending = "rotate" | "disable" | "delete" | undefined;
+/** A result kept as key and values, so it follows a language switch. */
+type Msg = { key: Key; params?: Record<string, string | number> } | undefined;
 
 export function WebhookDetail({ signed, id }: { signed: Signed; id: string }) {
   const { t, lang } = useI18n();
@@ -13,7 +15,7 @@ export function WebhookDetail({ signed, id }: { signed: Signed; id: string }) {
   const [endpoint, setEndpoint] = useState<WebhookEndpoint | undefined>();
   const [secret, setSecret] = useState<string | undefined>();
   const [pending, setPending] = useState<Pending>();
-  const [message, setMessage] = useState("");
+  const [message, setMessage] = useState<Msg>();
   const [problem, setProblem] = useState<Problem | undefined>();
   const [busy, setBusy] = useState(false);
   const [historyTick, setHistoryTick] = useState(0);
@@ -40,13 +42,13 @@ export function WebhookDetail({ signed, id }: { signed: Signed; id: string }) {
     );
   }
 
-  async function act(run: () => Promise<string | void>) {
+  async function act(run: () => Promise<Msg | void>) {
     setBusy(true);
     setProblem(undefined);
-    setMessage("");
+    setMessage(undefined);
     try {
-      const text = await run();
-      if (text) setMessage(text);
+      const msg = await run();
+      if (msg) setMessage(msg);
     } catch (err) {
       setProblem(problemOf(err));
     } finally {
@@ -58,7 +60,9 @@ export function WebhookDetail({ signed, id }: { signed: Signed; id: string }) {
     act(async () => {
       const r = await signed.webhooks.testWebhookEndpoint({ endpointId: ep.id });
       setHistoryTick((n) => n + 1);
-      return r.error === undefined ? t("testOk", { status: r.httpStatus ?? "", ms: r.durationMs }) : t("testFailed", { ms: r.durationMs, error: r.httpStatus ? `HTTP ${r.httpStatus}: ${r.error}` : r.error });
+      return r.error === undefined
+        ? { key: "testOk", params: { status: r.httpStatus ?? "", ms: r.durationMs } }
+        : { key: "testFailed", params: { ms: r.durationMs, error: r.httpStatus ? `HTTP ${r.httpStatus}: ${r.error}` : r.error } };
     });
   const rotate = () =>
     act(async () => {
@@ -69,12 +73,12 @@ export function WebhookDetail({ signed, id }: { signed: Signed; id: string }) {
   const disable = () =>
     act(async () => {
       setEndpoint((await signed.webhooks.disableWebhookEndpoint({ endpointId: ep.id })).endpoint);
-      return t("disabledMsg");
+      return { key: "disabledMsg" };
     });
   const enable = () =>
     act(async () => {
       setEndpoint((await signed.webhooks.enableWebhookEndpoint({ endpointId: ep.id })).endpoint);
-      return t("enabledMsg");
+      return { key: "enabledMsg" };
     });
   const remove = () =>
     act(async () => {
@@ -98,7 +102,7 @@ export function WebhookDetail({ signed, id }: { signed: Signed; id: string }) {
       </p>
       {ep.status === WebhookEndpointStatus.CLOSED && (
         <p class="warning" id="closed-banner">
-          {t("detailClosed", { at: formatDate(lang, dateOf(ep.closedAt)), reason: ep.closedReason ?? "" })}
+          {t("detailClosed", { at: formatDate(lang, dateOf(ep.closedAt)), reason: (ep.closedReason ?? "").replace(/\.$/, "") })}
         </p>
       )}
       {ep.status === WebhookEndpointStatus.DISABLED && <p class="warning">{t("detailDisabled")}</p>}
@@ -146,7 +150,7 @@ export function WebhookDetail({ signed, id }: { signed: Signed; id: string }) {
       {pending === "disable" && <Confirm text={t("confirmDisable")} onYes={() => void disable()} onNo={() => setPending(undefined)} />}
       {pending === "delete" && <Confirm text={t("confirmDelete")} onYes={() => void remove()} onNo={() => setPending(undefined)} />}
       <p role="status" id="action-result" class="result">
-        {message}
+        {message && t(message.key, message.params)}
       </p>
       <ErrorBox problem={problem} />
       <History signed={signed} endpointId={ep.id} tick={historyTick} />
@@ -163,7 +167,7 @@ function History({ signed, endpointId, tick }: { signed: Signed; endpointId: str
   const [older, setOlder] = useState<WebhookDeliveryAttempt[]>([]);
   const [cursor, setCursor] = useState<string | undefined>();
   const [reload, setReload] = useState(0);
-  const [resendMessage, setResendMessage] = useState("");
+  const [resendMessage, setResendMessage] = useState<Msg>();
   const [problem, setProblem] = useState<Problem | undefined>();
   const catalogue = useLoad(() => signed.webhooks.listWebhookEventTypes({}), []);
   const page = useLoad(async () => {
@@ -187,16 +191,18 @@ function History({ signed, endpointId, tick }: { signed: Signed; endpointId: str
   /** Resends, then follows the new delivery's first attempt for a few seconds and says how it went. */
   async function resend(deliveryId: string) {
     setProblem(undefined);
-    setResendMessage("");
+    setResendMessage(undefined);
     try {
       const r = await signed.webhooks.resendWebhookDelivery({ endpointId, deliveryId });
-      setResendMessage(t("resendUnderway"));
+      setResendMessage({ key: "resendUnderway" });
       for (let i = 0; i < 20; i++) {
         await new Promise((ok) => setTimeout(ok, 250));
         const h = await signed.webhooks.listWebhookDeliveries({ endpointId, limit: 50 });
         const a = h.deliveries.find((d) => d.deliveryId === r.deliveryId);
         if (a !== undefined) {
-          setResendMessage(a.errorClass === undefined ? t("resendOk", { status: a.httpStatus ?? "", ms: a.durationMs }) : t("resendFailed", { error: a.errorMessage ?? a.errorClass }));
+          setResendMessage(
+            a.errorClass === undefined ? { key: "resendOk", params: { status: a.httpStatus ?? "", ms: a.durationMs } } : { key: "resendFailed", params: { error: a.errorMessage ?? a.errorClass } },
+          );
           break;
         }
       }
@@ -239,7 +245,7 @@ function History({ signed, endpointId, tick }: { signed: Signed; endpointId: str
         </button>
       </div>
       <p role="status" id="resend-result" class="result">
-        {resendMessage}
+        {resendMessage && t(resendMessage.key, resendMessage.params)}
       </p>
       <ErrorBox problem={problem ?? page.problem} />
       {page.data && rows.length === 0 && <p>{t("historyNone")}</p>}
