@@ -63,6 +63,7 @@ generatedUpToDate("test/buf.gen.yaml", "test/gen");
 step("buf breaking against proto-release/hotelops.v1.json", "buf", ["breaking", "proto", "--against", "proto-release/hotelops.v1.json"]);
 step("openapi/ and sdk/src/services.ts match proto/ (npm run openapi)", "node", ["scripts/openapi.ts", "--check"]);
 step("tsc --noEmit", "tsc", ["-p", "."]);
+step("tsc --noEmit (panel)", "tsc", ["-p", "panel"]);
 step("eslint", "eslint", [".", "--max-warnings=0"]);
 
 if (failures.length > 0) {
