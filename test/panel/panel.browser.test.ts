@@ -123,7 +123,7 @@ async function screen(page: Page, name: string): Promise<void> {
   }
 }
 
-const see = (page: Page, selector: string, text?: string | RegExp) => page.locator(selector, text === undefined ? {} : { hasText: text }).first().waitFor({ timeout: 10_000 });
+const see = (page: Page, selector: string, text?: string | RegExp) => page.locator(selector, text === undefined ? {} : { hasText: text }).first().waitFor({ timeout: 20_000 });
 const heading = (page: Page) => page.locator("h1").first().innerText();
 
 async function signIn(page: Page, hotel: string, email: string) {
@@ -428,7 +428,7 @@ async function deliveriesOf(endpointId: string) {
   ).rows;
 }
 
-async function until<T>(probe: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
+async function until<T>(probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const v = await probe();

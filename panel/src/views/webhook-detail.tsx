@@ -195,7 +195,7 @@ function History({ signed, endpointId, tick }: { signed: Signed; endpointId: str
     try {
       const r = await signed.webhooks.resendWebhookDelivery({ endpointId, deliveryId });
       setResendMessage({ key: "resendUnderway" });
-      for (let i = 0; i < 20; i++) {
+      for (let i = 0; i < 40; i++) {
         await new Promise((ok) => setTimeout(ok, 250));
         const h = await signed.webhooks.listWebhookDeliveries({ endpointId, limit: 50 });
         const a = h.deliveries.find((d) => d.deliveryId === r.deliveryId);
