@@ -61,7 +61,8 @@ export async function processReservationEvents(deps: ProcessorDeps, propertyId: 
 
 async function apply(deps: ProcessorDeps, row: QueuedRow): Promise<Outcome> {
   const e = row.payload;
-  const actor = { propertyId: row.property_id, canOverridePrice: true };
+  // A channel sells at its own price: its amounts are taken as an override recorded against the channel.
+  const actor = { propertyId: row.property_id, canOverridePrice: true, by: `channel:${row.provider}` };
   const existing = await deps.pool.query<{ id: string; status: string }>(
     "select id, status from reservations where property_id = $1 and channel = $2 and external_reference = $3",
     [row.property_id, row.provider, e.externalReference],
@@ -95,6 +96,7 @@ async function apply(deps: ProcessorDeps, row: QueuedRow): Promise<Outcome> {
       notes: e.notes,
       totalMinor: BigInt(e.totalMinor),
       currency: e.currency,
+      priceOverride: true,
     });
     return { status: "PROCESSED", reservationId: reservation.id, reservationCode: reservation.code };
   }

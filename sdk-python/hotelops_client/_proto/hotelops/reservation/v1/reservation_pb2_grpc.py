@@ -105,8 +105,8 @@ class ReservationServiceServicer(object):
         """Creates a reservation: arrival before departure, at most 60 nights, arrival not before the property's
         business date; each room line's adults + children within the room type's max occupancy; room type and
         rate plan of this property, the rate plan covering the room type; a price for every night; the line
-        amount (when given) equal to the sum of the nightly prices unless the caller holds
-        `reservations.override_price` (staff permission; internal clients with the `admin` scope hold it too);
+        amount (when given) equal to the sum of the nightly prices unless `price_override` is set (the caller must
+        hold `reservations.override_price`: a staff permission; internal clients with the `admin` scope hold it too);
         a free room of the type on every night (409 no_availability).
         A second create with the same channel + external_reference returns the first reservation
         (`created` false) and changes nothing.
