@@ -95,10 +95,10 @@ function registerDatabaseGauges(registry: Registry, pool: pg.Pool): void {
   const read = (): NonNullable<typeof snapshot> => {
     snapshot ??= Promise.all([
       pool.query<QueueRow>(
-        `select name, count(*) filter (where state in ('created', 'retry'))::int as queued, count(*) filter (where state = 'active')::int as active,
-                count(*) filter (where state = 'failed')::int as failed,
-                coalesce(extract(epoch from now() - min(created_on) filter (where state in ('created', 'retry') and start_after <= now())), 0)::float8 as oldest
-         from pgboss.job group by name`,
+        `select q.name, count(*) filter (where j.state in ('created', 'retry'))::int as queued, count(*) filter (where j.state = 'active')::int as active,
+                count(*) filter (where j.state = 'failed')::int as failed,
+                coalesce(extract(epoch from now() - min(j.created_on) filter (where j.state in ('created', 'retry') and j.start_after <= now())), 0)::float8 as oldest
+         from pgboss.queue q left join pgboss.job j on j.name = q.name group by q.name`,
       ),
       pool.query<{ status: string; n: number }>("select status, count(*)::int as n from webhook_endpoints group by status"),
     ]).then(
