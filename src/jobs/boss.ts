@@ -84,7 +84,7 @@ export async function startBoss(opts: BossOptions): Promise<Boss> {
 }
 
 /** What every job a RowWriter enqueues shares (the queue's own policy fills in the rest). */
-export type RowJobOptions = Pick<JobInsert, "retryLimit" | "retryDelay" | "retryBackoff">;
+export type RowJobOptions = Pick<JobInsert, "retryLimit" | "retryDelay" | "retryBackoff" | "expireInSeconds">;
 
 export interface RowWriterSpec {
   table: string;
