@@ -51,7 +51,7 @@ export async function startPgCluster(opts: { port?: number; settings?: Record<st
   const dir = mkdtempSync(join(tmpdir(), "hotelops-pg-"));
   const data = join(dir, "data");
   const asRoot = process.getuid?.() === 0;
-  const user = asRoot ? unprivilegedUser() : undefined;
+  const user = asRoot ? clusterUser() : undefined;
   if (user !== undefined) chownSync(dir, user.uid, user.gid);
   chmodSync(dir, 0o700);
   const run = (cmd: string, args: string[]): void => {
@@ -80,7 +80,10 @@ export async function startPgCluster(opts: { port?: number; settings?: Record<st
   const stop = (): void => run("pg_ctl", ["-D", data, "-m", "fast", "-w", "-t", "30", "stop"]);
   start();
   let removed = false;
-  return {
+  // whatever happens to the caller (a hook that timed out, an uncaught error), the server does not outlive it
+  const onExit = (): void => cluster.remove();
+  process.once("exit", onExit);
+  const cluster: PgCluster = {
     dir,
     port,
     url: (database = "postgres") => `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${port}/${database}`,
@@ -89,6 +92,7 @@ export async function startPgCluster(opts: { port?: number; settings?: Record<st
     remove() {
       if (removed) return;
       removed = true;
+      process.off("exit", onExit);
       if (existsSync(join(data, "postmaster.pid"))) {
         try {
           stop();
@@ -99,9 +103,11 @@ export async function startPgCluster(opts: { port?: number; settings?: Record<st
       rmSync(dir, { recursive: true, force: true });
     },
   };
+  return cluster;
 }
 
-function unprivilegedUser(): { name: string; uid: number; gid: number } {
+/** The unprivileged user a root process runs the server (and PgBouncer) as. */
+export function clusterUser(): { name: string; uid: number; gid: number } {
   for (const name of ["postgres", "nobody"]) {
     try {
       const uid = Number(execFileSync("id", ["-u", name], { encoding: "utf8" }).trim());

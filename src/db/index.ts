@@ -46,7 +46,7 @@ export async function openDatabase(config: Pick<Config, "databaseUrl" | "dataDir
   const sessionUrl = config.databaseDirectUrl ?? url;
   try {
     // The lock is a session lock: behind PgBouncer, migrations run on a direct connection of their own.
-    const migrator = sessionUrl === url ? orm : await createOrm(sessionUrl, 1);
+    const migrator = sessionUrl === url ? orm : await createOrm(sessionUrl, 2); // the lock holds one connection, migrations use another
     try {
       await withMigrationLock(migrator.em.getKysely<unknown>(), () => migrate(migrator));
     } finally {

@@ -45,9 +45,12 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   killAllServices();
-  await admin?.close();
-  await receiver?.close();
-  cluster?.remove();
+  try {
+    await admin?.close();
+    await receiver?.close();
+  } finally {
+    cluster?.remove();
+  }
 });
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- bodies checked field by field
