@@ -11,7 +11,8 @@ const cleanUp = (): void => {
   finished = true;
   cluster.remove();
 };
-const child = spawn(process.execPath, ["node_modules/vitest/vitest.mjs", "run", ...process.argv.slice(2)], {
+// test/production starts clusters of its own (it stops and restarts the server), so it runs once, in `npm test`.
+const child = spawn(process.execPath, ["node_modules/vitest/vitest.mjs", "run", "--exclude", "test/production/**", ...process.argv.slice(2)], {
   stdio: "inherit",
   env: { ...process.env, DATABASE_URL: cluster.url() },
 });

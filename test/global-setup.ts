@@ -7,6 +7,7 @@ import { pino } from "pino";
 import { freePort, startEmbeddedPostgres } from "../src/db/embedded.ts";
 import { openDatabase } from "../src/db/index.ts";
 import { startBoss } from "../src/jobs/boss.ts";
+import { findPersonalData } from "./helpers/personal-data.ts";
 
 export { freePort };
 
@@ -16,6 +17,8 @@ declare module "vitest" {
     DATABASE_URL_ADMIN: string;
     /** The same URL under the name the foundation brief used; prefer `freshDatabaseUrl()` over either. */
     DATABASE_URL_BASE: string;
+    /** Where test processes write the service's log lines (test/helpers/logs.ts); scanned for personal data at the end. */
+    TEST_LOG_DIR: string;
   }
 }
 
@@ -29,6 +32,8 @@ export const TEMPLATE = "hotelops_template";
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const dir = mkdtempSync(join(tmpdir(), "hotelops-test-pg-"));
+  const logDir = mkdtempSync(join(tmpdir(), "hotelops-test-logs-"));
+  project.provide("TEST_LOG_DIR", logDir);
   const logger = pino({ level: "silent" });
   const external = process.env.DATABASE_URL;
   // Test files and the processes they start choose their database themselves; none may inherit this one.
@@ -55,6 +60,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   return async () => {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
+    // Personal data in any log line of the whole run fails it (the lines are kept for a look when it does).
+    const leaks = findPersonalData(logDir);
+    if (leaks.length > 0) throw new Error(`personal data in the service's logs during the tests (${logDir}):\n${leaks.slice(0, 20).join("\n")}`);
+    rmSync(logDir, { recursive: true, force: true });
   };
 }
 
