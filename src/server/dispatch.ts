@@ -4,6 +4,7 @@ import type { UniversalHandler } from "@connectrpc/connect/protocol";
 import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
 import { runWithRequestId } from "../lib/log-context.ts";
 import type { Logger } from "../lib/logger.ts";
+import type { Cors } from "./cors.ts";
 import { callInfoKey, requestIdFrom, type CallInfo, type Transport } from "./context.ts";
 import { serveDocs } from "./docs.ts";
 import { send } from "./http-errors.ts";
@@ -21,6 +22,8 @@ export interface DispatchOptions {
   logger: Logger;
   /** The client address of a request from its socket peer and X-Forwarded-For (see client-address.ts). */
   clientAddress?: (peer: string, forwardedFor: string | string[] | undefined) => string;
+  /** CORS for browsers on other origins (REST, Connect and gRPC-Web alike); answers preflights. */
+  cors?: Cors;
   /** GET /metrics on this port (unset: not served here). */
   metrics?: MetricsEndpoint | undefined;
 }
@@ -33,7 +36,7 @@ export interface MetricsEndpoint {
 }
 
 /**
- * Every HTTP request enters here: health probes, then Connect/gRPC/gRPC-Web by exact RPC path, the API docs
+ * Every HTTP request enters here: CORS (headers, preflights), health probes, then Connect/gRPC/gRPC-Web by exact RPC path, the API docs
  * (`/docs`, `/openapi.json`), then the REST
  * gateway. Each call gets its CallInfo (request id, peer, transport) once, shared by all interceptors.
  */
@@ -51,6 +54,7 @@ export function createDispatcher(opts: DispatchOptions): NodeHandler {
     };
     res.setHeader("x-request-id", info.requestId);
     const values = createContextValues().set(callInfoKey, info);
+    if (opts.cors?.handle(req, res, info.requestId) === true) return;
     // Every log line written while serving the request carries its id (see log-context.ts).
     runWithRequestId(info.requestId, () => route(req, res, path, info, values));
   };
