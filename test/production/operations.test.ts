@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn, type ChildProcess } from "node:child_process";
-import { chownSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chownSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -56,6 +56,7 @@ afterAll(async () => {
     await receiver?.close();
   } finally {
     cluster?.remove();
+    rmSync(env.DATA_DIR!, { recursive: true, force: true });
   }
 });
 
@@ -199,11 +200,15 @@ describe("the database goes away for 10 s under load", () => {
 
 describe("PgBouncer in transaction pooling mode", () => {
   let bouncer: ChildProcess | undefined;
-  afterAll(() => bouncer?.kill("SIGKILL"));
+  let dir: string | undefined;
+  afterAll(() => {
+    bouncer?.kill("SIGKILL");
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
 
   it("serves writes, jobs and webhooks with DATABASE_URL through PgBouncer and DATABASE_DIRECT_URL for migrations and pg-boss", { timeout: 120_000 }, async () => {
     const port = await freePort();
-    const dir = mkdtempSync(join(tmpdir(), "pgbouncer-"));
+    dir = mkdtempSync(join(tmpdir(), "pgbouncer-"));
     writeFileSync(join(dir, "userlist.txt"), `"${PG_USER}" "${PG_PASSWORD}"\n`);
     writeFileSync(
       join(dir, "pgbouncer.ini"),

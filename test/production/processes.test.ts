@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -50,6 +50,7 @@ afterAll(async () => {
     await receiver?.close();
   } finally {
     cluster?.remove();
+    rmSync(env.DATA_DIR!, { recursive: true, force: true });
   }
 });
 
