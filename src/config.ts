@@ -40,6 +40,22 @@ export interface Config {
   rateLimitTokenFailuresPerMinute: number;
   /** Proxies (addresses or CIDR ranges) whose X-Forwarded-For names the client; empty: the socket peer is the client. */
   trustedProxies: string[];
+  /**
+   * A direct connection to the server when DATABASE_URL goes through a transaction-pooling PgBouncer: migrations
+   * (a session advisory lock) and pg-boss (LISTEN, its own session state) use it, and pooled queries are sent
+   * without statement names.
+   */
+  databaseDirectUrl: string | undefined;
+  metrics: {
+    enabled: boolean;
+    /** Bearer token /metrics wants (unset: open). */
+    token: string | undefined;
+    /** Serve /metrics on a port of its own (any role) instead of the API port. */
+    port: number | undefined;
+  };
+  /** OTLP/HTTP endpoint for traces (`OTEL_EXPORTER_OTLP_ENDPOINT`); unset: tracing off. */
+  otlpEndpoint: string | undefined;
+  serviceName: string;
   /** Browser origins allowed by CORS: exact origins, "*" or "loopback"; empty: none (the production default). */
   corsOrigins: string[];
 }
@@ -81,6 +97,16 @@ export function loadConfig(env: Env = process.env): Config {
   const smtpUrl = text("SMTP_URL");
   if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl)) problems.push("SMTP_URL must be an smtp:// or smtps:// URL");
 
+  const databaseDirectUrl = text("DATABASE_DIRECT_URL");
+  if (databaseDirectUrl !== undefined && (databaseUrl === undefined || !/^postgres(ql)?:\/\//.test(databaseDirectUrl))) {
+    problems.push("DATABASE_DIRECT_URL must be a postgres:// URL and needs DATABASE_URL");
+  }
+  const otlpEndpoint = text("OTEL_EXPORTER_OTLP_ENDPOINT");
+  if (otlpEndpoint !== undefined && !/^https?:\/\//.test(otlpEndpoint)) problems.push("OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL");
+  const metricsFlag = env.METRICS ?? "on";
+  if (metricsFlag !== "on" && metricsFlag !== "off") problems.push(`METRICS must be on or off, got "${metricsFlag}"`);
+  const metricsPort = text("METRICS_PORT");
+
   const certFile = text("TLS_CERT_FILE");
   const keyFile = text("TLS_KEY_FILE");
   if ((certFile === undefined) !== (keyFile === undefined)) problems.push("TLS_CERT_FILE and TLS_KEY_FILE must be set together");
@@ -115,6 +141,10 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitTokenFailuresPerMinute: int("RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE", 20, 1, 1_000_000_000),
     corsOrigins: corsOriginsOf(text("CORS_ORIGINS"), nodeEnv),
     trustedProxies: (env.TRUSTED_PROXIES ?? "").split(",").map((p) => p.trim()).filter((p) => p !== ""),
+    databaseDirectUrl,
+    metrics: { enabled: metricsFlag !== "off", token: text("METRICS_TOKEN"), port: metricsPort === undefined ? undefined : int("METRICS_PORT", 0, 0, 65535) },
+    otlpEndpoint,
+    serviceName: text("OTEL_SERVICE_NAME") ?? `hotelops-${role}`,
   };
   if (config.corsOrigins.some((o) => o !== "*" && o !== "loopback" && !isOrigin(o))) {
     problems.push('CORS_ORIGINS must be "none", "*", "loopback" or a comma-separated list of origins such as https://app.example.com (scheme, host, port; no path)');

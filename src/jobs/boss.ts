@@ -3,6 +3,7 @@ import { PgBoss, type Job, type JobInsert, type Queue, type WorkOptions } from "
 import type { Role } from "../config.ts";
 import type { Logger } from "../lib/logger.ts";
 import { queues } from "./queues.ts";
+import { instrumentBoss, type JobTelemetry } from "./telemetry.ts";
 
 /**
  * Options of one worker. The pg-boss flags that change the handler's shape (transactional, perJobResults,
@@ -30,6 +31,8 @@ export interface BossOptions {
   logger: Logger;
   /** How long stop() waits for in-flight jobs. Default 10 s (pg-boss enforces at least 1 s). */
   graceMs?: number;
+  /** Trace context carried in jobs and failure counts (see telemetry.ts). */
+  telemetry?: JobTelemetry;
 }
 
 /**
@@ -49,6 +52,7 @@ export async function startBoss(opts: BossOptions): Promise<Boss> {
     schedule: runsJobs,
     supervise: runsJobs,
   });
+  instrumentBoss(pgboss, opts.telemetry ?? {});
   pgboss.on("error", (err) => opts.logger.error({ err }, "pg-boss error"));
   pgboss.on("warning", (warning) => opts.logger.warn({ warning }, "pg-boss warning"));
   await pgboss.start();
@@ -80,7 +84,7 @@ export async function startBoss(opts: BossOptions): Promise<Boss> {
 }
 
 /** What every job a RowWriter enqueues shares (the queue's own policy fills in the rest). */
-export type RowJobOptions = Pick<JobInsert, "retryLimit" | "retryDelay" | "retryBackoff">;
+export type RowJobOptions = Pick<JobInsert, "retryLimit" | "retryDelay" | "retryBackoff" | "expireInSeconds">;
 
 export interface RowWriterSpec {
   table: string;

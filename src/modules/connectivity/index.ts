@@ -13,7 +13,8 @@ import { createPartnerSwitchInterceptor } from "./partner-switch.interceptor.ts"
 export { adapterFor, registerAdapter, jsonAdapter, type ProviderAdapter, type InboundReservationEvent } from "./adapters.ts";
 export { RESERVATION_EVENTS_QUEUE } from "./connectivity.service.ts";
 
-const EVENT_JOB = { retryLimit: 5, retryDelay: 5, retryBackoff: true };
+// A job held by a worker that died (SIGKILL, lost host) is retried once its lock expires: 60 s, not pg-boss's 15 min.
+const EVENT_JOB = { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 };
 
 /** The partner face. Its interceptor (the platform switch) must run before authentication. */
 export function createConnectivityModule(deps: Deps): Module {

@@ -10,6 +10,7 @@ import { retryDelaysMs, type Random } from "./schedule.ts";
 import { createThrottle } from "./throttle.ts";
 import { createSecretBox, loadSecretKey } from "./secrets.ts";
 import { createSender, type Sender } from "./sender.ts";
+import { withAttemptSpans } from "./sender-spans.ts";
 import { createWebhooksService, type WebhooksService } from "./webhooks.service.ts";
 import { registerWebhookWorkers } from "./webhooks.jobs.ts";
 import { registerWebhookRpc, webhookRpcServices } from "./webhooks.rpc.ts";
@@ -49,7 +50,7 @@ export interface WebhooksModule extends Module {
 export function createWebhookParts(deps: Deps, options: WebhookOptions = {}) {
   const box = createSecretBox(loadSecretKey(deps.config.webhookSecretKey, deps.config.dataDir));
   const extraCa = deps.config.webhookExtraCaFile === undefined ? undefined : readFileSync(deps.config.webhookExtraCaFile, "utf8");
-  const sender = createSender({ extraCa });
+  const sender = withAttemptSpans(createSender({ extraCa }));
   const resolver = options.resolver ?? systemResolver;
   const policy = { allowPrivate: deps.config.webhookAllowPrivateTargets };
   const throttle = createThrottle();
@@ -70,7 +71,13 @@ export function createWebhookParts(deps: Deps, options: WebhookOptions = {}) {
     throttle,
     onScheduled: (at) => wake.fn(at),
   });
-  const dispatcher = createDispatcher({ pool: deps.db.pool, clock: deps.clock, logger: deps.logger, throttle, attempt: engine.attempt, pollMs: 1_000 });
+  // The dispatcher's attempts (retries, deferred, recoveries) are counted like the job-driven ones.
+  const attempt = async (ids: readonly string[]) => {
+    const done = await engine.attempt(ids);
+    deps.metrics?.observeWebhookAttempts(done, new Date());
+    return done;
+  };
+  const dispatcher = createDispatcher({ pool: deps.db.pool, clock: deps.clock, logger: deps.logger, throttle, attempt, pollMs: 1_000 });
   wake.fn = () => dispatcher.wake();
   const recoveries = createRecoveries({ pool: deps.db.pool, transact: deps.transact, clock: deps.clock, wake: () => dispatcher.wake() });
   const service = createWebhooksService({ pool: deps.db.pool, transact: deps.transact, clock: deps.clock, box, resolver, policy, engine, recoveries });
@@ -89,7 +96,7 @@ export function createWebhooksModule(deps: Deps, options: WebhookOptions = {}): 
     services: webhookRpcServices,
     registerRpc: (router) => registerWebhookRpc(router, service, notifications),
     startWorkers: async () => {
-      await registerWebhookWorkers({ boss: deps.boss, pool: deps.db.pool, engine, recoveries, mailer, logger: deps.logger, runsJobs: deps.config.role !== "api" });
+      await registerWebhookWorkers({ boss: deps.boss, pool: deps.db.pool, engine, recoveries, mailer, logger: deps.logger, runsJobs: deps.config.role !== "api", metrics: deps.metrics });
       if (dispatches) dispatcher.start();
     },
     // The dispatcher, then the kept-alive connections to receivers (app.close() stops modules after pg-boss drained the jobs).
