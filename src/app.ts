@@ -76,8 +76,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
   const db = await openDatabase(config, logger);
-  const boss = await startBoss({ url: db.url, role: config.role, logger, graceMs: config.shutdownGraceMs });
-  const deps: Deps = { config, db, boss, transact: createTransact(db.orm, boss.pgboss), clock, logger };
+  const boss = await startBoss({ pool: db.pool, url: db.url, role: config.role, logger, graceMs: config.shutdownGraceMs });
+  const deps: Deps = { config, db, boss, transact: createTransact(db.pool, boss.pgboss), clock, logger };
   const modules = createModules(deps, options);
   for (const m of modules) await m.startWorkers?.();
 

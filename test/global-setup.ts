@@ -31,7 +31,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const server = await startEmbeddedPostgres({ dir, port: await freePort(), logger, database: TEMPLATE, durable: false });
   try {
     const db = await openDatabase({ databaseUrl: server.url, dataDir: dir }, logger);
-    const boss = await startBoss({ url: server.url, role: "api", logger });
+    const boss = await startBoss({ pool: db.pool, url: server.url, role: "api", logger });
     await boss.stop();
     await db.close();
     const admin = server.url.replace(`/${TEMPLATE}`, "/postgres");

@@ -3,7 +3,6 @@ import type { App } from "../../src/app.ts";
 import { createAdminService } from "../../src/modules/admin/index.ts";
 import { authServicesOf } from "../../src/modules/auth/index.ts";
 import { findUserByEmail } from "../../src/modules/properties/index.ts";
-import type { Kysely } from "kysely";
 
 type AppLike = Pick<App, "deps">;
 
@@ -55,8 +54,7 @@ export async function createStaffSession(
 ): Promise<{ accessToken: string; refreshToken: string; userId: string; propertyId: string; sessionId: string; email: string }> {
   const admin = createAdminService(app.deps);
   const email = opts.email ?? `user-${suffix().toLowerCase()}@test.test`;
-  const db = app.deps.db.orm.em.getKysely() as unknown as Kysely<unknown>;
-  const existing = await findUserByEmail(db, email);
+  const existing = await findUserByEmail(app.deps.db, email);
   const userId = existing?.id ?? (await admin.createUser({ email, name: "Test User", password: opts.password ?? "test-pass-2026" })).id;
   const membership = await admin.createMembership({ email, propertyCode: opts.propertyCode, role: opts.role });
   const tokens = await authServicesOf(app.deps).sessions.openStaffSession({ userId, propertyId: membership.propertyId, deviceId: opts.deviceId ?? "test-device", deviceName: "Test device" });

@@ -38,7 +38,7 @@ beforeAll(async () => {
   Object.assign(globalThis, { crashEnv: env });
   db = await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR }, logger);
   // This process only sends jobs (ROLE=api): the worker child is the one that takes them.
-  boss = await startBoss({ url: db.url, role: "api", logger });
+  boss = await startBoss({ pool: db.pool, url: db.url, role: "api", logger });
 });
 afterAll(async () => {
   child?.kill("SIGKILL");
@@ -52,7 +52,7 @@ describe("worker killed mid-attempt", () => {
     const env = (globalThis as unknown as { crashEnv: Record<string, string> }).crashEnv;
     const clock = new ManualClock(new Date());
     const config = loadConfig({ ...env, PORT: "0" });
-    const deps: Deps = { config, db, boss, transact: createTransact(db.orm, boss.pgboss), clock, logger };
+    const deps: Deps = { config, db, boss, transact: createTransact(db.pool, boss.pgboss), clock, logger };
     const parts = createWebhookParts(deps, { resolver: testResolver(new Map([["localhost", ["127.0.0.1"]]])) });
     const property = await createTestProperty({ deps });
     const user = await createStaffSession({ deps }, { propertyCode: property.code, role: "manager" });

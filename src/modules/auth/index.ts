@@ -1,4 +1,3 @@
-import type { Kysely } from "kysely";
 import type { Deps, Module } from "../module.ts";
 import { createMailer } from "../../lib/mail.ts";
 import { createLoginService } from "./login.service.ts";
@@ -52,8 +51,7 @@ export function authServicesOf(deps: Pick<Deps, "db" | "transact" | "clock"> & o
 export function createAuthModule(deps: Deps): Module {
   const auth = authServicesOf(deps);
   const login = createLoginService({
-    db: deps.db.orm.em.getKysely() as unknown as Kysely<unknown>,
-    pool: deps.db.pool,
+    db: deps.db,
     transact: deps.transact,
     clock: deps.clock,
     sessions: auth.sessions,

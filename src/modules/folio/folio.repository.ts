@@ -87,7 +87,7 @@ function toFolio(r: Raw): FolioRow {
     number: r.number as string,
     currency: r.currency as string,
     amountScale: r.amount_scale as number,
-    createdAt: new Date(r.created_at as string | Date),
+    createdAt: r.created_at as Date,
   };
 }
 
@@ -135,7 +135,7 @@ function toCharge(r: Raw): ChargeRow {
     businessDate: r.business_date as string,
     reservationRoomId: (r.reservation_room_id as string | null) ?? null,
     invoiceId: (r.invoice_id as string | null) ?? null,
-    postedAt: new Date(r.posted_at as string | Date),
+    postedAt: r.posted_at as Date,
     postedBy: r.posted_by as string,
   };
 }
@@ -172,7 +172,7 @@ function toPayment(r: Raw): PaymentRow {
     reversedPaymentId: (r.reversed_payment_id as string | null) ?? null,
     reversedByPaymentId: (r.reversed_by_payment_id as string | null) ?? null,
     businessDate: r.business_date as string,
-    postedAt: new Date(r.posted_at as string | Date),
+    postedAt: r.posted_at as Date,
     postedBy: r.posted_by as string,
   };
 }

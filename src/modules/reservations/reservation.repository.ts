@@ -50,11 +50,6 @@ const reservationCols = `r.id, r.property_id as "propertyId", r.code, r.status, 
   r.adults, r.children, r.notes, r.total_minor::text as "totalMinor", r.currency, p.amount_scale as "amountScale",
   r.cancelled_at as "cancelledAt", r.created_at as "createdAt", r.updated_at as "updatedAt", r.change_seq::text as "changeSeq"`;
 
-/** Timestamps come back as Date from the pg pool and as text through the ORM's connection. */
-function toDate(value: Date | string | null): Date | null {
-  return value === null ? null : value instanceof Date ? value : new Date(value);
-}
-
 async function withLines(q: Queryable, propertyId: string, rows: Row[]): Promise<Reservation[]> {
   if (rows.length === 0) return [];
   const lines = await q.query<LineRow>(
@@ -77,8 +72,6 @@ async function withLines(q: Queryable, propertyId: string, rows: Row[]): Promise
       ...line,
       nightlyMinor: nightlyMinor.map(BigInt),
       totalMinor: BigInt(totalMinor),
-      checkedInAt: toDate(line.checkedInAt),
-      checkedOutAt: toDate(line.checkedOutAt),
     });
     byReservation.set(reservationId, list);
   }
@@ -86,9 +79,6 @@ async function withLines(q: Queryable, propertyId: string, rows: Row[]): Promise
     ...r,
     totalMinor: BigInt(r.totalMinor),
     changeSeq: BigInt(r.changeSeq ?? 0),
-    cancelledAt: toDate(r.cancelledAt),
-    createdAt: toDate(r.createdAt)!,
-    updatedAt: toDate(r.updatedAt)!,
     rooms: byReservation.get(r.id) ?? [],
   }));
 }

@@ -1,0 +1,51 @@
+// Which module owns each table: only that module's files may name the table in SQL (README, "Table ownership").
+// scripts/check-tables.ts enforces it; src/db/migrations create the tables and are the one exception.
+export const tableOwners: Readonly<Record<string, string>> = {
+  // properties: the hotel, its group, staff users, memberships and roles
+  hotel_groups: "properties",
+  properties: "properties",
+  users: "properties",
+  memberships: "properties",
+  roles: "properties",
+  // auth: API clients, signing keys, staff sessions and their tokens, login codes
+  api_clients: "auth",
+  api_client_properties: "auth",
+  signing_keys: "auth",
+  staff_sessions: "auth",
+  refresh_tokens: "auth",
+  login_challenges: "auth",
+  // inventory: room types, rooms, rates, prices and the sold/blocked counters per day
+  room_types: "inventory",
+  rooms: "inventory",
+  rate_plans: "inventory",
+  rate_plan_room_types: "inventory",
+  daily_prices: "inventory",
+  room_type_days: "inventory",
+  room_blocks: "inventory",
+  room_out_of_order: "inventory",
+  // reservations
+  reservations: "reservations",
+  reservation_rooms: "reservations",
+  property_counters: "reservations",
+  // outbound domain events (what happened here, for webhooks and the partner feed)
+  events: "events",
+  // connectivity: inbound partner messages and the partners' code mappings
+  reservation_events: "connectivity",
+  provider_mappings: "connectivity",
+  folios: "folio",
+  folio_charges: "folio",
+  folio_payments: "folio",
+  folio_counters: "folio",
+  invoices: "invoices",
+  invoice_lines: "invoices",
+  invoice_counters: "invoices",
+  // platform: request guards and the platform-wide switch
+  idempotency_keys: "platform",
+  rate_limits: "platform",
+  platform_settings: "platform",
+  webhook_endpoints: "webhooks",
+  webhook_deliveries: "webhooks",
+  webhook_attempts: "webhooks",
+  notifications: "notifications",
+  report_runs: "reports",
+};

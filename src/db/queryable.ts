@@ -1,0 +1,20 @@
+import type pg from "pg";
+
+/**
+ * The one way to run SQL in this service: PostgreSQL text with `$1, $2` placeholders, rows typed by the caller.
+ * A transaction (`Tx`) and the database (`Database`) both are one. Types as node-postgres returns them on our
+ * pool: timestamptz -> Date, bigint (money, counters) -> string (read it with `BigInt(...)`), `date` columns are
+ * selected as `to_char(..., 'YYYY-MM-DD')` text (a business date is a calendar day, not an instant).
+ */
+export interface Queryable {
+  query<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<R[]>;
+}
+
+/** The pool as a Queryable: each statement on whichever pooled connection is free (no transaction). */
+export function poolQueryable(pool: pg.Pool): Queryable {
+  return {
+    async query<R>(text: string, params: readonly unknown[] = []) {
+      return (await pool.query(text, [...params])).rows as R[];
+    },
+  };
+}
