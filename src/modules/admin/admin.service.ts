@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import type { Queryable } from "../../db/queryable.ts";
 import { AppError, invalidField } from "../../errors.ts";
 import type { Database } from "../../db/index.ts";
 import { createPlatformSettings } from "../../db/platform-settings.ts";
