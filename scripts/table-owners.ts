@@ -27,10 +27,10 @@ export const tableOwners: Readonly<Record<string, string>> = {
   reservations: "reservations",
   reservation_rooms: "reservations",
   property_counters: "reservations",
-  // outbound domain events (what happened here, for webhooks and the partner feed)
-  events: "events",
-  // connectivity: inbound partner messages and the partners' code mappings
-  reservation_events: "connectivity",
+  // outbound domain events (what happened here, published by webhooks)
+  domain_events: "events",
+  // connectivity: inbound partner messages (reservation messages partners send) and the partners' code mappings
+  partner_messages: "connectivity",
   provider_mappings: "connectivity",
   folios: "folio",
   folio_charges: "folio",
@@ -48,4 +48,29 @@ export const tableOwners: Readonly<Record<string, string>> = {
   webhook_attempts: "webhooks",
   notifications: "notifications",
   report_runs: "reports",
+};
+
+/**
+ * SQL that still names another module's tables, file -> tables: joins on hot paths and report queries that are
+ * not yet behind the owner's functions. The list may only shrink: the check fails on a reference not listed here,
+ * and on an entry that no longer occurs (delete it then).
+ */
+export const pendingCrossModuleSql: Readonly<Record<string, readonly string[]>> = {
+  "src/modules/auth/auth.interceptor.ts": ["memberships", "properties", "roles", "users"],
+  "src/modules/auth/clients.repository.ts": ["properties"],
+  "src/modules/auth/scope.ts": ["properties"],
+  "src/modules/auth/sessions.service.ts": ["memberships", "properties", "roles", "users"],
+  "src/modules/connectivity/connectivity.repository.ts": ["properties"],
+  "src/modules/connectivity/mappings.admin.ts": ["properties"],
+  "src/modules/connectivity/reads.repository.ts": ["rate_plan_room_types", "rate_plans", "room_type_days", "room_types"],
+  "src/modules/folio/folio.repository.ts": ["reservations"],
+  "src/modules/inventory/inventory.repository.ts": ["properties"],
+  "src/modules/mobile/reservations.service.ts": ["daily_prices"],
+  "src/modules/night-audit/night-audit.repository.ts": ["properties", "reservation_rooms", "reservations", "rooms"],
+  "src/modules/platform/rate-limit.repository.ts": ["api_clients"],
+  "src/modules/reports/catalogue.ts": ["folio_charges", "folio_payments", "properties", "reservation_rooms", "reservations", "rooms"],
+  "src/modules/reports/stats.service.ts": ["folio_charges", "properties", "reservation_rooms", "reservations", "room_type_days", "room_types"],
+  "src/modules/reservations/reservation.repository.ts": ["properties", "rate_plans", "room_types", "rooms"],
+  "src/modules/webhooks/deliveries.repository.ts": ["domain_events", "properties"],
+  "src/modules/webhooks/webhooks.jobs.ts": ["properties", "users"],
 };

@@ -1,3 +1,4 @@
+import { AppError } from "../errors.ts";
 import type pg from "pg";
 
 /**
@@ -17,4 +18,15 @@ export function poolQueryable(pool: pg.Pool): Queryable {
       return (await pool.query(text, [...params])).rows as R[];
     },
   };
+}
+
+/** A unique violation (a taken code or number) as the caller's conflict, with a message that says which. */
+export async function conflictOnDuplicate<T>(work: Promise<T>, message: string): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    const code = (err as { code?: unknown; cause?: { code?: unknown } }).code ?? (err as { cause?: { code?: unknown } }).cause?.code;
+    if (code === "23505") throw new AppError("conflict", message, { cause: err });
+    throw err;
+  }
 }

@@ -3,7 +3,7 @@ import { AppError } from "../errors.ts";
 import { IMPLICIT, MAX_SAFE, MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS, enumNames, isInt64, isWrapper, wrapperUnboxed } from "./codec-shared.ts";
 
 /**
- * The one JSON codec of the REST faces (CONTRACT.md "JSON on the REST paths"), driven by descriptors:
+ * The one JSON codec of the REST faces (camelCase JSON names, README "Calling the service"), driven by descriptors:
  * - field names are the proto json_name (lowerCamelCase unless the proto sets one);
  * - int64 family as JSON numbers: parsing refuses |n| > 2^53-1, rendering such a value is a bug (internal);
  * - google.protobuf.Timestamp as ISO 8601 UTC with exactly three fraction digits;

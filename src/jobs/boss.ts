@@ -22,6 +22,11 @@ export interface Boss {
   pgboss: PgBoss;
   /** Creates the queue (notify on) and, when this process runs jobs (ROLE=worker|all), starts a worker. */
   registerWorker<T extends object>(queue: string, handler: JobHandler<T>, options?: WorkerOptions): Promise<void>;
+  /**
+   * Like registerWorker, for handlers that take a batch of jobs at once (one claim statement per batch). The
+   * queue's policy (`options.queue`) is applied whether or not the queue existed. A throw fails the batch.
+   */
+  registerBatchWorker<T extends object>(queue: string, handler: (jobs: Job<T>[]) => Promise<unknown>, options: WorkerOptions & { batchSize: number }): Promise<void>;
   /** Stops fetching, waits up to graceMs for running handlers, fails what is still running, ends the LISTEN session. */
   stop(): Promise<void>;
 }
@@ -85,6 +90,13 @@ export async function startBoss(opts: BossOptions): Promise<Boss> {
         // for new jobs) or the poll, so a backlog (a worker started late, a burst) drains at full speed.
         if (jobs.length >= batchSize && worker.id !== undefined) pgboss.notifyWorker(worker.id);
       });
+    },
+    async registerBatchWorker<T extends object>(queue: string, handler: (jobs: Job<T>[]) => Promise<unknown>, options: WorkerOptions & { batchSize: number }) {
+      const { queue: queueOptions, ...work } = options;
+      await ensureQueue(queue, queueOptions);
+      if (queueOptions !== undefined) await pgboss.updateQueue(queue, queueOptions);
+      if (!runsJobs) return;
+      await pgboss.work<T>(queue, work, async (jobs) => handler(jobs));
     },
     async stop() {
       await pgboss.stop({ graceful: true, timeout: opts.graceMs ?? 10_000 });

@@ -1,6 +1,6 @@
 import type { Route } from "../gateway/index.ts";
 
-/** What each error status means on the REST faces (CONTRACT.md "JSON on the REST paths"). */
+/** What each error status means on the REST faces (the one table in src/errors.ts). */
 const STATUSES: Record<string, string> = {
   "400": "Invalid request data (`invalid_argument`); `details` names the fields.",
   "401": "Missing, invalid or expired credentials (`unauthorized`), with `WWW-Authenticate`.",

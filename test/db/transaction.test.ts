@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getPlatformSettings, setPartnerApi } from "../../src/db/platform-settings.ts";
+import { getPlatformSettings, setPartnerApi } from "../../src/modules/platform/index.ts";
 import { migrations } from "../../src/db/migrations/index.ts";
 import { createRowWriter } from "../../src/jobs/boss.ts";
 import { openTestDatabase, type TestDatabase } from "../helpers/db.ts";

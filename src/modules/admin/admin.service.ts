@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { AppError, invalidField } from "../../errors.ts";
 import type { Database } from "../../db/index.ts";
-import { createPlatformSettings } from "../../db/platform-settings.ts";
+import { createPlatformSettings } from "../platform/index.ts";
 import type { Transact } from "../../db/transaction.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId, newToken } from "../../lib/ids.ts";
@@ -141,7 +141,7 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
     },
 
     async setPartnerApi(enabled) {
-      await createPlatformSettings(deps.db).setPartnerApi(enabled);
+      await createPlatformSettings(deps.db, clock).setPartnerApi(enabled);
       return enabled;
     },
 

@@ -114,7 +114,7 @@ export function createLoginService(deps: { db: Queryable; transact: Transact; cl
       return sessions.refreshStaffSession(refreshToken);
     },
 
-    /** The session result for another property of the user (CONTRACT.md `POST /session/active-property`). */
+    /** The session result for another property of the user (`POST /api/mobile/v1/session/active-property`). */
     async switchProperty(session: { sessionId: string; userId: string; activePropertyId: string }, propertyId: string): Promise<{ tokens: StaffTokens; profile: Profile }> {
       const tokens = await sessions.switchStaffProperty(session.sessionId, session.activePropertyId, propertyId);
       return { tokens, profile: await profileOf(session.userId, propertyId) };

@@ -1,34 +1,32 @@
 import type { Deps, Module } from "../module.ts";
-import { createPlatformSettings } from "../../db/platform-settings.ts";
 import { createRowWriter } from "../../jobs/boss.ts";
-import { eventColumns } from "./connectivity.repository.ts";
-import { createConnectivityService, RESERVATION_EVENTS_QUEUE } from "./connectivity.service.ts";
-import { createReservationService } from "../reservations/index.ts";
-import { processReservationEvents } from "./event-processor.ts";
+import { messageColumns } from "./connectivity.repository.ts";
+import { createConnectivityService } from "./connectivity.service.ts";
+import { queues } from "../../jobs/queues.ts";
+import type { ReservationService } from "../reservations/index.ts";
+import { processPartnerMessages } from "./message-processor.ts";
 import { connectivityRpcServices, registerConnectivityRpc } from "./connectivity.rpc.ts";
-import { createPartnerSwitchInterceptor } from "./partner-switch.interceptor.ts";
 
-export { adapterFor, registerAdapter, jsonAdapter, type ProviderAdapter, type InboundReservationEvent } from "./adapters.ts";
-export { RESERVATION_EVENTS_QUEUE } from "./connectivity.service.ts";
+export { createPartnerSwitchInterceptor } from "./partner-switch.interceptor.ts";
 
-const EVENT_JOB = { retryLimit: 5, retryDelay: 5, retryBackoff: true };
+export { adapterFor, registerAdapter, jsonAdapter, type ProviderAdapter, type InboundPartnerMessage } from "./adapters.ts";
 
-/** The partner face. Its interceptor (the platform switch) must run before authentication. */
-export function createConnectivityModule(deps: Deps): Module {
-  const events = createRowWriter(deps.db.pool, deps.boss.pgboss, { table: "reservation_events", columns: eventColumns, queue: RESERVATION_EVENTS_QUEUE, job: EVENT_JOB });
-  const service = createConnectivityService({ pool: deps.db.pool, events, clock: deps.clock });
-  const reservations = createReservationService({ transact: deps.transact, pool: deps.db.pool, clock: deps.clock });
+const MESSAGE_JOB = { retryLimit: 5, retryDelay: 5, retryBackoff: true };
+
+/** The partner face (its interceptor, the platform switch, is placed by app.ts before authentication). */
+export function createConnectivityModule(deps: Deps, reservations: ReservationService): Module {
+  const messages = createRowWriter(deps.db.pool, deps.boss.pgboss, { table: "partner_messages", columns: messageColumns, queue: queues.partnerMessages, job: MESSAGE_JOB });
+  const service = createConnectivityService({ pool: deps.db.pool, messages, clock: deps.clock });
   return {
     name: "connectivity",
     services: connectivityRpcServices,
-    interceptors: [createPartnerSwitchInterceptor(createPlatformSettings(deps.db))],
     registerRpc: (router) => registerConnectivityRpc(router, service),
     // Jobs carry the (property, external reference) key; the processor drains that key in arrival order.
     startWorkers: () =>
       deps.boss.registerWorker<{ propertyId: string; externalReference: string }>(
-        RESERVATION_EVENTS_QUEUE,
-        (job) => processReservationEvents({ pool: deps.db.pool, reservations, clock: deps.clock, logger: deps.logger }, job.data.propertyId, job.data.externalReference),
-        { queue: EVENT_JOB },
+        queues.partnerMessages,
+        (job) => processPartnerMessages({ pool: deps.db.pool, reservations, clock: deps.clock, logger: deps.logger }, job.data.propertyId, job.data.externalReference),
+        { queue: MESSAGE_JOB },
       ),
   };
 }

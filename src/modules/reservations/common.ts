@@ -1,7 +1,7 @@
 import type { Tx } from "../../db/transaction.ts";
 import { AppError } from "../../errors.ts";
 import { recordEvents, type NewEvent } from "../events/index.ts";
-import { requireId } from "../inventory/index.ts";
+import { requireId } from "../../lib/ids.ts";
 import * as repo from "./reservation.repository.ts";
 import type { Reservation } from "./reservation.repository.ts";
 

@@ -1,4 +1,4 @@
-import type { Queryable } from "../inventory/index.ts";
+import { type Queryable } from "../../db/queryable.ts";
 import type { ReservationSource, ReservationStatus } from "./transitions.ts";
 
 export interface RoomLine {
@@ -224,4 +224,23 @@ export async function roomOccupied(q: Queryable, propertyId: string, roomId: str
     [propertyId, roomId, exceptLineId],
   );
   return rows.length > 0;
+}
+
+/** How many of these reservations are in the status (for checks over ids another module found). */
+export async function countInStatus(q: Queryable, propertyId: string, reservationIds: readonly string[], status: string): Promise<number> {
+  if (reservationIds.length === 0) return 0;
+  const [r] = await q.query<{ n: number }>(
+    "select count(*)::int as n from reservations where property_id = $1 and id = any($2::uuid[]) and status = $3",
+    [propertyId, reservationIds, status],
+  );
+  return r?.n ?? 0;
+}
+
+/** The reservation a channel knows by its own reference (id and status), if any. */
+export async function findChannelReservation(q: Queryable, propertyId: string, channel: string, externalReference: string): Promise<{ id: string; status: string } | undefined> {
+  const [r] = await q.query<{ id: string; status: string }>(
+    "select id, status from reservations where property_id = $1 and channel = $2 and external_reference = $3",
+    [propertyId, channel, externalReference],
+  );
+  return r;
 }

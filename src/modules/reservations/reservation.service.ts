@@ -2,20 +2,10 @@ import type pg from "pg";
 import type { Transact, Tx } from "../../db/transaction.ts";
 import { AppError, invalidField } from "../../errors.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { newId } from "../../lib/ids.ts";
-import {
-  findRatePlan,
-  parseDate,
-  parseRange,
-  poolQueryable,
-  propertyById,
-  quoteStay,
-  releaseRooms,
-  requireId,
-  requireRoomType,
-  takeRooms,
-  type PropertyRow,
-} from "../inventory/index.ts";
+import { newId, requireId } from "../../lib/ids.ts";
+import { findRatePlan, parseDate, parseRange, quoteStay, releaseRooms, requireRoomType, takeRooms } from "../inventory/index.ts";
+import { poolQueryable } from "../../db/queryable.ts";
+import { propertyById, type PropertyRow } from "../properties/index.ts";
 import { chargedNights, everyNightPriced, stayPrices, sum } from "./pricing.ts";
 import * as repo from "./reservation.repository.ts";
 import type { Reservation } from "./reservation.repository.ts";

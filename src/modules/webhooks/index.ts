@@ -69,7 +69,7 @@ export function createWebhooksModule(deps: Deps, options: WebhookOptions = {}): 
     sender,
     services: webhookRpcServices,
     registerRpc: (router) => registerWebhookRpc(router, service, notifications),
-    startWorkers: () => registerWebhookWorkers({ boss: deps.boss, pool: deps.db.pool, engine, mailer, logger: deps.logger, runsJobs: deps.config.role !== "api" }),
+    startWorkers: () => registerWebhookWorkers({ boss: deps.boss, pool: deps.db.pool, engine, mailer, logger: deps.logger }),
     // The kept-alive connections to receivers (app.close() stops modules after pg-boss drained the jobs).
     stop: () => sender.close(),
   };

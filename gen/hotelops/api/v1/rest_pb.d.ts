@@ -25,7 +25,7 @@ export declare type RestOptions = Message<"hotelops.api.v1.RestOptions"> & {
   successStatus: number;
 
   /**
-   * The request must carry an Idempotency-Key header (CONTRACT.md: mobile reservation create, reservation events).
+   * The request must carry an Idempotency-Key header (mobile reservation create and partner reservation events: a retried booking must never book twice).
    *
    * @generated from field: bool idempotency_key_required = 2;
    */

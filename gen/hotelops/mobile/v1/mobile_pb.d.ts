@@ -1140,7 +1140,7 @@ export declare type RunMobileNightAuditResponse = Message<"hotelops.mobile.v1.Ru
 export declare const RunMobileNightAuditResponseSchema: GenMessage<RunMobileNightAuditResponse>;
 
 /**
- * The hotel staff mobile app's API under `/api/mobile/v1` (CONTRACT.md "Mobile API"). Every RPC here is called
+ * The hotel staff mobile app's API under `/api/mobile/v1`. Every RPC here is called
  * with a staff session (`Authorization: Bearer <access token>`) and acts on the session's active property.
  * Mobile login, verification, refresh and logout live in hotelops.auth.v1.AuthService.
  *

@@ -241,7 +241,7 @@ export const RunMobileNightAuditResponseSchema = /*@__PURE__*/
   messageDesc(file_hotelops_mobile_v1_mobile, 31);
 
 /**
- * The hotel staff mobile app's API under `/api/mobile/v1` (CONTRACT.md "Mobile API"). Every RPC here is called
+ * The hotel staff mobile app's API under `/api/mobile/v1`. Every RPC here is called
  * with a staff session (`Authorization: Bearer <access token>`) and acts on the session's active property.
  * Mobile login, verification, refresh and logout live in hotelops.auth.v1.AuthService.
  *

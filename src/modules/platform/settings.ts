@@ -1,5 +1,5 @@
-import type { Queryable } from "./queryable.ts";
-import { systemClock, type Clock } from "../lib/clock.ts";
+import type { Queryable } from "../../db/queryable.ts";
+import { systemClock, type Clock } from "../../lib/clock.ts";
 
 export const platformStatuses = ["operational", "degraded", "maintenance"] as const;
 export type PlatformStatusValue = (typeof platformStatuses)[number];
@@ -25,6 +25,13 @@ export async function getPlatformSettings(q: Queryable): Promise<PlatformSetting
 export async function setPartnerApi(q: Queryable, enabled: boolean, now: Date): Promise<void> {
   await q.query("update platform_settings set partner_api_enabled = $1, updated_at = $2 where id = 1", [enabled, now]);
 }
+
+/**
+ * True while the partner API (and with it webhook delivery) is switched on: a predicate for the statements of other
+ * modules that must check the switch atomically with their own rows (webhook deliveries are created and claimed
+ * only while it holds). The platform module owns the table; this text is the one place that names it for them.
+ */
+export const partnerApiOnSql = "exists (select 1 from platform_settings where id = 1 and partner_api_enabled)";
 
 /** The single platform row: API status indicator and the platform-wide partner API switch. */
 export function createPlatformSettings(db: Queryable, clock: Clock = systemClock) {

@@ -2,8 +2,9 @@ import type pg from "pg";
 import { AppError } from "../../errors.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
-import type { ReservationService, RoomLineInput } from "../reservations/index.ts";
-import type { InboundReservationEvent } from "./adapters.ts";
+import { findChannelReservation, type ReservationService, type RoomLineInput } from "../reservations/index.ts";
+import { poolQueryable } from "../../db/queryable.ts";
+import type { InboundPartnerMessage } from "./adapters.ts";
 import { internalIdOf } from "./reads.repository.ts";
 
 export interface ProcessorDeps {
@@ -19,7 +20,7 @@ interface QueuedRow {
   id: string;
   property_id: string;
   provider: string;
-  payload: InboundReservationEvent;
+  payload: InboundPartnerMessage;
 }
 
 /**
@@ -31,13 +32,13 @@ interface QueuedRow {
  * same values again and CANCELLED of a cancelled reservation is a no-op. Business failures end as REJECTED with
  * the reason; anything else is thrown so pg-boss retries the job.
  */
-export async function processReservationEvents(deps: ProcessorDeps, propertyId: string, externalReference: string): Promise<void> {
+export async function processPartnerMessages(deps: ProcessorDeps, propertyId: string, externalReference: string): Promise<void> {
   const client = await deps.pool.connect();
   try {
     await client.query("select pg_advisory_lock(hashtext('reservation-events'), hashtext($1 || ':' || $2))", [propertyId, externalReference]);
     try {
       const { rows } = await client.query<QueuedRow>(
-        "select id, property_id, provider, payload from reservation_events where property_id = $1 and external_reference = $2 and status = 'QUEUED' order by seq",
+        "select id, property_id, provider, payload from partner_messages where property_id = $1 and external_reference = $2 and status = 'QUEUED' order by seq",
         [propertyId, externalReference],
       );
       for (const row of rows) {
@@ -46,7 +47,7 @@ export async function processReservationEvents(deps: ProcessorDeps, propertyId: 
           throw err;
         });
         await client.query(
-          `update reservation_events set status = $2, reservation_id = $3, reservation_code = $4, error = $5, processed_at = $6, attempts = attempts + 1 where id = $1`,
+          `update partner_messages set status = $2, reservation_id = $3, reservation_code = $4, error = $5, processed_at = $6, attempts = attempts + 1 where id = $1`,
           outcome.status === "PROCESSED" ? [row.id, outcome.status, outcome.reservationId, outcome.reservationCode, null, deps.clock.now()] : [row.id, outcome.status, null, null, outcome.error, deps.clock.now()],
         );
         deps.logger.info({ eventId: row.id, status: outcome.status }, "reservation event applied");
@@ -62,11 +63,7 @@ export async function processReservationEvents(deps: ProcessorDeps, propertyId: 
 async function apply(deps: ProcessorDeps, row: QueuedRow): Promise<Outcome> {
   const e = row.payload;
   const actor = { propertyId: row.property_id, canOverridePrice: true };
-  const existing = await deps.pool.query<{ id: string; status: string }>(
-    "select id, status from reservations where property_id = $1 and channel = $2 and external_reference = $3",
-    [row.property_id, row.provider, e.externalReference],
-  );
-  const found = existing.rows[0];
+  const found = await findChannelReservation(poolQueryable(deps.pool), row.property_id, row.provider, e.externalReference);
   if (e.eventType === "CANCELLED") {
     if (found === undefined) return { status: "REJECTED", error: `No reservation with external reference ${e.externalReference}.` };
     const r = found.status === "CANCELLED" ? await deps.reservations.get(actor, found.id) : await deps.reservations.cancel(actor, found.id);
