@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { parseTrustedProxies } from "./server/client-address.ts";
+import { isOrigin } from "./server/cors.ts";
 
 export type Role = "api" | "worker" | "all";
 
@@ -37,6 +38,8 @@ export interface Config {
   rateLimitAuthPerMinute: number;
   /** Proxies (addresses or CIDR ranges) whose X-Forwarded-For names the client; empty: the socket peer is the client. */
   trustedProxies: string[];
+  /** Browser origins allowed by CORS: exact origins, "*" or "loopback"; empty: none (the production default). */
+  corsOrigins: string[];
 }
 
 export class ConfigError extends Error {
@@ -108,8 +111,12 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitStaffPerMinute: int("RATE_LIMIT_STAFF_PER_MINUTE", 300, 1, 1_000_000_000),
     rateLimitAnonPerMinute: int("RATE_LIMIT_ANON_PER_MINUTE", 300, 1, 1_000_000_000),
     rateLimitAuthPerMinute: int("RATE_LIMIT_AUTH_PER_MINUTE", 10, 1, 1_000_000_000),
+    corsOrigins: corsOriginsOf(text("CORS_ORIGINS"), nodeEnv),
     trustedProxies: (env.TRUSTED_PROXIES ?? "").split(",").map((p) => p.trim()).filter((p) => p !== ""),
   };
+  if (config.corsOrigins.some((o) => o !== "*" && o !== "loopback" && !isOrigin(o))) {
+    problems.push('CORS_ORIGINS must be "none", "*", "loopback" or a comma-separated list of origins such as https://app.example.com (scheme, host, port; no path)');
+  }
   if (parseTrustedProxies(config.trustedProxies) === undefined) problems.push("TRUSTED_PROXIES must be a comma-separated list of IP addresses or CIDR ranges");
   if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent`);
@@ -120,4 +127,11 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  - ${problems.join("\n  - ")}`);
   return config;
+}
+
+/** Unset: none in production, any loopback origin (a local front-end dev server) otherwise; "none": none. */
+function corsOriginsOf(raw: string | undefined, nodeEnv: string): string[] {
+  if (raw === undefined) return nodeEnv === "production" ? [] : ["loopback"];
+  if (raw.trim() === "none") return [];
+  return raw.split(",").map((o) => o.trim()).filter((o) => o !== "");
 }

@@ -62,7 +62,8 @@ export async function processPartnerMessages(deps: ProcessorDeps, propertyId: st
 
 async function apply(deps: ProcessorDeps, row: QueuedRow): Promise<Outcome> {
   const e = row.payload;
-  const actor = { propertyId: row.property_id, canOverridePrice: true };
+  // A channel sells at its own price: its amounts are taken as an override recorded against the channel.
+  const actor = { propertyId: row.property_id, canOverridePrice: true, by: `channel:${row.provider}` };
   const found = await findChannelReservation(poolQueryable(deps.pool), row.property_id, row.provider, e.externalReference);
   if (e.eventType === "CANCELLED") {
     if (found === undefined) return { status: "REJECTED", error: `No reservation with external reference ${e.externalReference}.` };
@@ -92,6 +93,7 @@ async function apply(deps: ProcessorDeps, row: QueuedRow): Promise<Outcome> {
       notes: e.notes,
       totalMinor: BigInt(e.totalMinor),
       currency: e.currency,
+      priceOverride: true,
     });
     return { status: "PROCESSED", reservationId: reservation.id, reservationCode: reservation.code };
   }

@@ -8,8 +8,10 @@ import type { Reservation } from "./reservation.repository.ts";
 /** Who acts: the property (resolved from the caller's reach, never from input) and the caller's rights. */
 export interface Actor {
   propertyId: string;
-  /** Holds `reservations.override_price`: a line amount may differ from the sum of the daily prices. */
+  /** Holds `reservations.override_price`: may ask for a price override (`priceOverride`). */
   canOverridePrice: boolean;
+  /** Who acts, recorded on a price override: `user:<id>`, `client:<id>` or `channel:<provider>`. */
+  by?: string | undefined;
 }
 
 /** Loads a reservation of the acting property (404 for anything else), locked for a write when `lock`. */

@@ -137,6 +137,8 @@ export type NewReservation = Pick<
 > & {
   /** In position order. */
   lines: { id: string; roomTypeId: string; ratePlanId: string; adults: number; children: number; nightlyMinor: readonly bigint[]; totalMinor: bigint }[];
+  /** Set when the amounts charged differ from the daily prices (an explicit, permitted override). */
+  priceOverride?: { by: string; at: Date; listedMinor: bigint } | null;
 };
 
 /**
@@ -148,8 +150,9 @@ export async function insertReservation(q: Queryable, r: NewReservation): Promis
   const [row] = await q.query<{ code: string }>(
     `with r as (
        insert into reservations (id, property_id, code, status, source, channel, external_reference, holder_name, arrival_date, departure_date,
-                                 adults, children, notes, total_minor, currency, created_at, updated_at)
-       values ($1, $2, 'R' || nextval('reservation_code_seq'), $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)
+                                 adults, children, notes, total_minor, currency, created_at, updated_at,
+                                 price_override_by, price_override_at, price_listed_minor)
+       values ($1, $2, 'R' || nextval('reservation_code_seq'), $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15, $23, $24, $25)
        on conflict (property_id, (coalesce(channel, '')), external_reference) where external_reference is not null do nothing
        returning id, code
      ), lines as (
@@ -164,6 +167,7 @@ export async function insertReservation(q: Queryable, r: NewReservation): Promis
       r.adults, r.children, r.notes, r.totalMinor.toString(), r.currency, r.createdAt,
       r.lines.map((l) => l.id), r.lines.map((l) => l.roomTypeId), r.lines.map((l) => l.ratePlanId), r.lines.map((l) => l.adults), r.lines.map((l) => l.children),
       r.lines.map((l) => `{${l.nightlyMinor.join(",")}}`), r.lines.map((l) => l.totalMinor.toString()),
+      r.priceOverride?.by ?? null, r.priceOverride?.at ?? null, r.priceOverride?.listedMinor.toString() ?? null,
     ],
   );
   return row?.code;

@@ -78,8 +78,13 @@ export function reservationOut(r: Reservation) {
 export function registerReservationRpc(router: ConnectRouter, service: ReservationService, pool: pg.Pool): void {
   const actorOf = async (ctx: HandlerContext, propertyCode: string): Promise<Actor> => {
     const principal = requirePrincipal(ctx.values);
-    const property = await requireProperty({ pool }, principal, propertyCode);
-    return { propertyId: property.id, canOverridePrice: holds(principal, "reservations.override_price") };
+    // REST always names the property in the path; a gRPC/Connect staff caller may leave it out and act on the
+    // session's active property, as the mobile API does. A client reaches several properties: it must say which.
+    if (propertyCode === "" && principal.kind !== "staff") {
+      throw invalidField("propertyCode", "is required");
+    }
+    const property = await requireProperty({ pool }, principal, propertyCode === "" && principal.kind === "staff" ? principal.activePropertyId : propertyCode);
+    return { propertyId: property.id, canOverridePrice: holds(principal, "reservations.override_price"), by: principal.kind === "staff" ? `user:${principal.userId}` : `client:${principal.clientId}` };
   };
   router.service(ReservationRpc, {
     async createReservation(req, ctx) {
@@ -96,6 +101,7 @@ export function registerReservationRpc(router: ConnectRouter, service: Reservati
         notes: req.notes,
         totalMinor: req.totalMinor,
         currency: req.currency,
+        priceOverride: req.priceOverride,
       });
       return { reservation: reservationOut(reservation), created };
     },

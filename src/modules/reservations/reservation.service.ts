@@ -41,6 +41,11 @@ export interface CreateReservationInput {
   notes?: string | undefined;
   totalMinor?: bigint | undefined;
   currency?: string | undefined;
+  /**
+   * Charge amounts that differ from the daily prices. Needs Actor.canOverridePrice (else 403); recorded on the
+   * reservation with Actor.by. Without it every amount must equal the daily prices, whoever calls.
+   */
+  priceOverride?: boolean | undefined;
 }
 
 export interface UpdateReservationInput {
@@ -134,6 +139,8 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
     const channel = input.channel === null ? null : text("channel", input.channel, 64, true);
     const externalReference = input.externalReference === null ? null : text("externalReference", input.externalReference, 128, true);
     if (input.rooms.length === 0 || input.rooms.length > maxRoomLines) throw invalidField("rooms", `1 to ${maxRoomLines} room lines`);
+    const priceOverride = input.priceOverride === true;
+    if (priceOverride && !actor.canOverridePrice) throw new AppError("forbidden", "priceOverride needs the permission reservations.override_price.");
     parseDate("arrivalDate", input.arrivalDate);
     parseDate("departureDate", input.departureDate);
     const { arrivalDate: arrival, departureDate: departure } = input;
@@ -151,6 +158,7 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
           if (existing !== undefined) throw new DuplicateReference(existing);
         }
         const lines = [];
+        let listedTotal = 0n;
         for (const [i, line] of input.rooms.entries()) {
           const field = `rooms[${i}]`;
           const { roomType: rt, ratePlan: rp, nightly: prices } = quote.lines[i]!;
@@ -162,11 +170,14 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
           const listed = everyNightPriced(prices, nights, `${field}.ratePlanId`);
           // A single-line request may carry its price as the total (the mobile create request does).
           const amount = line.amountMinor ?? (input.rooms.length === 1 ? input.totalMinor : undefined);
-          const nightly = chargedNights(listed, amount, actor.canOverridePrice, line.amountMinor !== undefined ? `${field}.amountMinor` : "totalMinor");
+          const nightly = chargedNights(listed, amount, priceOverride, line.amountMinor !== undefined ? `${field}.amountMinor` : "totalMinor");
+          listedTotal += sum(listed);
           lines.push({ id: newId(), roomTypeId: rt.id, roomTypeCode: rt.code, ratePlanId: rp.id, ratePlanCode: rp.code, roomId: line.roomId, adults: line.adults, children, nightlyMinor: nightly, totalMinor: sum(nightly) });
         }
         const total = sum(lines.map((l) => l.totalMinor));
         if (input.totalMinor !== undefined && input.totalMinor !== total) throw invalidField("totalMinor", `must equal the sum of the room lines (${total})`, "validation_failed");
+        const overridden = lines.some((l, i) => l.nightlyMinor.some((n, night) => n !== quote.lines[i]!.nightly[night]));
+        const priceOverrideRecord = overridden ? { by: actor.by ?? "system", at: now, listedMinor: listedTotal } : null;
 
         const id = newId(now.getTime());
         const adults = lines.reduce((a, l) => a + l.adults, 0);
@@ -175,7 +186,7 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
           id, propertyId: actor.propertyId, status, source: input.source, channel, externalReference, holderName,
           arrivalDate: arrival, departureDate: departure, adults, children, notes, totalMinor: total, currency: property.currency,
         };
-        const code = await repo.insertReservation(tx, { ...fields, createdAt: now, lines });
+        const code = await repo.insertReservation(tx, { ...fields, createdAt: now, lines, priceOverride: priceOverrideRecord });
         // A concurrent create with the same reference committed first (ON CONFLICT waited for it).
         if (code === undefined) throw new DuplicateReference((await repo.findByExternalReference(tx, actor.propertyId, channel, externalReference!))!);
         await moveInventory(tx, actor.propertyId, lines.map((l) => ({ roomTypeId: l.roomTypeId, from: arrival, to: departure })), true);

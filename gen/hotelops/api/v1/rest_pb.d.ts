@@ -4,7 +4,7 @@
 
 import type { GenExtension, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
-import type { MethodOptions } from "@bufbuild/protobuf/wkt";
+import type { FieldOptions, MethodOptions } from "@bufbuild/protobuf/wkt";
 
 /**
  * Describes the file hotelops/api/v1/rest.proto.
@@ -25,7 +25,7 @@ export declare type RestOptions = Message<"hotelops.api.v1.RestOptions"> & {
   successStatus: number;
 
   /**
-   * The request must carry an Idempotency-Key header (mobile reservation create and partner reservation events: a retried booking must never book twice).
+   * The request must carry an Idempotency-Key header (mobile reservation create, reservation events).
    *
    * @generated from field: bool idempotency_key_required = 2;
    */
@@ -63,6 +63,13 @@ export declare type RestOptions = Message<"hotelops.api.v1.RestOptions"> & {
    * @generated from field: bool sensitive_response = 6;
    */
   sensitiveResponse: boolean;
+
+  /**
+   * A short title of the operation for the API reference (a few words, what a reader looks for).
+   *
+   * @generated from field: string summary = 7;
+   */
+  summary: string;
 };
 
 /**
@@ -127,7 +134,64 @@ export declare type FieldViolation = Message<"hotelops.api.v1.FieldViolation"> &
 export declare const FieldViolationSchema: GenMessage<FieldViolation>;
 
 /**
+ * How a field is described in the OpenAPI document and shaped in REST JSON. The services enforce what it
+ * states (required, values, format); the integration tests check every REST exchange against the document.
+ *
+ * @generated from message hotelops.api.v1.FieldDoc
+ */
+export declare type FieldDoc = Message<"hotelops.api.v1.FieldDoc"> & {
+  /**
+   * A request must carry the field with a non-empty value (documented in the schema's `required` list, or as a
+   * required query parameter).
+   *
+   * @generated from field: bool required = 1;
+   */
+  required: boolean;
+
+  /**
+   * The only values a string field takes (documented as an enum).
+   *
+   * @generated from field: repeated string values = 2;
+   */
+  values: string[];
+
+  /**
+   * JSON Schema format of a string field: "date" (YYYY-MM-DD), "date-time", "uuid", "email", "uri".
+   *
+   * @generated from field: string format = 3;
+   */
+  format: string;
+
+  /**
+   * An example value for the documentation: the text itself for a string field, JSON for any other field.
+   *
+   * @generated from field: string example = 4;
+   */
+  example: string;
+
+  /**
+   * In a response message: the shape this field belongs to. A message whose fields name variants is rendered
+   * with the fields of the one variant that is set (fields of the others are absent, not null) and is
+   * documented as a oneOf of its variants.
+   *
+   * @generated from field: string variant = 5;
+   */
+  variant: string;
+};
+
+/**
+ * Describes the message hotelops.api.v1.FieldDoc.
+ * Use `create(FieldDocSchema)` to create a new message.
+ */
+export declare const FieldDocSchema: GenMessage<FieldDoc>;
+
+/**
  * @generated from extension: hotelops.api.v1.RestOptions rest = 50100;
  */
 export declare const rest: GenExtension<MethodOptions, RestOptions>;
+
+/**
+ * @generated from extension: hotelops.api.v1.FieldDoc field = 50101;
+ */
+export declare const field: GenExtension<FieldOptions, FieldDoc>;
 

@@ -9,7 +9,7 @@ import { file_google_protobuf_descriptor } from "@bufbuild/protobuf/wkt";
  * Describes the file hotelops/api/v1/rest.proto.
  */
 export const file_hotelops_api_v1_rest = /*@__PURE__*/
-  fileDesc("Chpob3RlbG9wcy9hcGkvdjEvcmVzdC5wcm90bxIPaG90ZWxvcHMuYXBpLnYxIrEBCgtSZXN0T3B0aW9ucxIWCg5zdWNjZXNzX3N0YXR1cxgBIAEoBRIgChhpZGVtcG90ZW5jeV9rZXlfcmVxdWlyZWQYAiABKAgSHQoVcmVxdWVzdF9jb250ZW50X3R5cGVzGAMgAygJEhMKC2Vycm9yX3N0eWxlGAQgASgJEhgKEHJhdGVfbGltaXRfY2xhc3MYBSABKAkSGgoSc2Vuc2l0aXZlX3Jlc3BvbnNlGAYgASgIIl8KCUVycm9ySW5mbxIMCgRjb2RlGAEgASgJEjAKB2RldGFpbHMYAiADKAsyHy5ob3RlbG9wcy5hcGkudjEuRmllbGRWaW9sYXRpb24SEgoKcmVxdWVzdF9pZBgDIAEoCSIvCg5GaWVsZFZpb2xhdGlvbhINCgVmaWVsZBgBIAEoCRIOCgZyZWFzb24YAiABKAk6UgoEcmVzdBIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGLSHAyABKAsyHC5ob3RlbG9wcy5hcGkudjEuUmVzdE9wdGlvbnNSBHJlc3RiBnByb3RvMw", [file_google_protobuf_descriptor]);
+  fileDesc("Chpob3RlbG9wcy9hcGkvdjEvcmVzdC5wcm90bxIPaG90ZWxvcHMuYXBpLnYxIsIBCgtSZXN0T3B0aW9ucxIWCg5zdWNjZXNzX3N0YXR1cxgBIAEoBRIgChhpZGVtcG90ZW5jeV9rZXlfcmVxdWlyZWQYAiABKAgSHQoVcmVxdWVzdF9jb250ZW50X3R5cGVzGAMgAygJEhMKC2Vycm9yX3N0eWxlGAQgASgJEhgKEHJhdGVfbGltaXRfY2xhc3MYBSABKAkSGgoSc2Vuc2l0aXZlX3Jlc3BvbnNlGAYgASgIEg8KB3N1bW1hcnkYByABKAkiXwoJRXJyb3JJbmZvEgwKBGNvZGUYASABKAkSMAoHZGV0YWlscxgCIAMoCzIfLmhvdGVsb3BzLmFwaS52MS5GaWVsZFZpb2xhdGlvbhISCgpyZXF1ZXN0X2lkGAMgASgJIi8KDkZpZWxkVmlvbGF0aW9uEg0KBWZpZWxkGAEgASgJEg4KBnJlYXNvbhgCIAEoCSJeCghGaWVsZERvYxIQCghyZXF1aXJlZBgBIAEoCBIOCgZ2YWx1ZXMYAiADKAkSDgoGZm9ybWF0GAMgASgJEg8KB2V4YW1wbGUYBCABKAkSDwoHdmFyaWFudBgFIAEoCTpSCgRyZXN0Eh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYtIcDIAEoCzIcLmhvdGVsb3BzLmFwaS52MS5SZXN0T3B0aW9uc1IEcmVzdDpQCgVmaWVsZBIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYtYcDIAEoCzIZLmhvdGVsb3BzLmFwaS52MS5GaWVsZERvY1IFZmllbGRiBnByb3RvMw", [file_google_protobuf_descriptor]);
 
 /**
  * Describes the message hotelops.api.v1.RestOptions.
@@ -33,8 +33,21 @@ export const FieldViolationSchema = /*@__PURE__*/
   messageDesc(file_hotelops_api_v1_rest, 2);
 
 /**
+ * Describes the message hotelops.api.v1.FieldDoc.
+ * Use `create(FieldDocSchema)` to create a new message.
+ */
+export const FieldDocSchema = /*@__PURE__*/
+  messageDesc(file_hotelops_api_v1_rest, 3);
+
+/**
  * @generated from extension: hotelops.api.v1.RestOptions rest = 50100;
  */
 export const rest = /*@__PURE__*/
   extDesc(file_hotelops_api_v1_rest, 0);
+
+/**
+ * @generated from extension: hotelops.api.v1.FieldDoc field = 50101;
+ */
+export const field = /*@__PURE__*/
+  extDesc(file_hotelops_api_v1_rest, 1);
 

@@ -299,7 +299,7 @@ export declare type ListReservationsResponse = Message<"hotelops.connectivity.v1
 export declare const ListReservationsResponseSchema: GenMessage<ListReservationsResponse>;
 
 /**
- * The spec's reservation data (the same shape as the reservation.* webhook events). No personal data.
+ * A reservation as partners see it (the same shape as the data of reservation.* webhook events). No personal data.
  *
  * @generated from message hotelops.connectivity.v1.PartnerReservation
  */

@@ -322,6 +322,15 @@ export declare type CreateReservationRequest = Message<"hotelops.reservation.v1.
    * @generated from field: optional string currency = 12;
    */
   currency?: string | undefined;
+
+  /**
+   * True to charge line amounts (or `total_minor`) that differ from the daily prices (a price override). Needs
+   * `reservations.override_price`, else 403 forbidden; the reservation records who overrode the price
+   * and when. Without it any amount other than the daily prices is 422 validation_failed, for every caller.
+   *
+   * @generated from field: bool price_override = 13;
+   */
+  priceOverride: boolean;
 };
 
 /**
@@ -862,6 +871,10 @@ export declare const ReservationSourceSchema: GenEnum<ReservationSource>;
  * writes an event (reservation.created/updated/cancelled, guest.checked_in/out, availability.changed) in the
  * same transaction.
  *
+ * Every request names its property in `property_code` (the REST path always does). Over gRPC and Connect a
+ * staff session may leave it empty to act on the session's active property, as the mobile API does; a
+ * partner or internal client must set it (`invalid_argument: propertyCode: is required`).
+ *
  * @generated from service hotelops.reservation.v1.ReservationService
  */
 export declare const ReservationService: GenService<{
@@ -869,8 +882,8 @@ export declare const ReservationService: GenService<{
    * Creates a reservation: arrival before departure, at most 60 nights, arrival not before the property's
    * business date; each room line's adults + children within the room type's max occupancy; room type and
    * rate plan of this property, the rate plan covering the room type; a price for every night; the line
-   * amount (when given) equal to the sum of the nightly prices unless the caller holds
-   * `reservations.override_price` (staff permission; internal clients with the `admin` scope hold it too);
+   * amount (when given) equal to the sum of the nightly prices unless `price_override` is set (the caller must
+   * hold `reservations.override_price`: a staff permission; internal clients with the `admin` scope hold it too);
    * a free room of the type on every night (409 no_availability).
    * A second create with the same channel + external_reference returns the first reservation
    * (`created` false) and changes nothing.

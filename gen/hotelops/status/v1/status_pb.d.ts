@@ -61,7 +61,7 @@ export declare const GetStatusResponseSchema: GenMessage<GetStatusResponse>;
  */
 export declare const StatusService: GenService<{
   /**
-   * The API status indicator of the spec ("operational") plus the platform-wide partner API switch.
+   * The API status ("operational") and whether the partner API is switched on platform-wide.
    *
    * @generated from rpc hotelops.status.v1.StatusService.GetStatus
    */
