@@ -23,6 +23,9 @@ export const tableOwners: Readonly<Record<string, string>> = {
   room_type_days: "inventory",
   room_blocks: "inventory",
   room_out_of_order: "inventory",
+  rate_restrictions: "inventory",
+  ari_counters: "inventory",
+  ari_changes: "inventory",
   // reservations
   reservations: "reservations",
   reservation_rooms: "reservations",
@@ -68,6 +71,7 @@ export const pendingCrossModuleSql: Readonly<Record<string, readonly string[]>> 
   "src/modules/mobile/reservations.service.ts": ["daily_prices"],
   "src/modules/night-audit/night-audit.repository.ts": ["properties", "reservation_rooms", "reservations", "rooms"],
   "src/modules/platform/rate-limit.repository.ts": ["api_clients"],
+  "src/modules/platform/token-limit.ts": ["api_clients"],
   "src/modules/reports/catalogue.ts": ["folio_charges", "folio_payments", "properties", "reservation_rooms", "reservations", "rooms"],
   "src/modules/reports/stats.service.ts": ["folio_charges", "properties", "reservation_rooms", "reservations", "room_type_days", "room_types"],
   "src/modules/reservations/reservation.repository.ts": ["properties", "rate_plans", "room_types", "rooms"],

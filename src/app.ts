@@ -84,7 +84,7 @@ function createModules(deps: Deps, s: Services, options: AppOptions = {}): Modul
   const identity = createIdentityModule(deps);
   return [
     createStatusModule(deps),
-    createConnectivityModule(deps, s.reservations),
+    createConnectivityModule(deps, s.reservations, s.inventory),
     createAuthModule(s.auth),
     createAdminModule(s.admin),
     createPlatformModule(deps),

@@ -50,7 +50,14 @@ export function errorResponseComponents(): Record<string, unknown> {
     if (status === "401") headers["WWW-Authenticate"] = { $ref: "#/components/headers/WWW-Authenticate" };
     out[`Error${status}`] = { description, headers, content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorResponse" } } } };
     out[`OAuthError${status}`] = {
-      description: status === "401" ? "Client authentication failed (`invalid_client`), with `WWW-Authenticate: Basic`." : status === "400" ? "RFC 6749 section 5.2 error (`invalid_request`, `invalid_grant`, `unsupported_grant_type`, `invalid_scope`)." : description,
+      description:
+        status === "401"
+          ? "Client authentication failed (`invalid_client`), with `WWW-Authenticate: Basic`."
+          : status === "400"
+            ? "RFC 6749 section 5.2 error (`invalid_request`, `invalid_grant`, `unsupported_grant_type`, `invalid_scope`)."
+            : status === "429"
+              ? "Too many token requests of this client, or failed authentications of this IP or client id: `temporarily_unavailable` (retry after `Retry-After` seconds; not `invalid_request`)."
+              : description,
       headers,
       content: { "application/json": { schema: { $ref: "#/components/schemas/OAuthErrorResponse" } } },
     };
@@ -91,7 +98,7 @@ export function errorComponents(codes: readonly string[]): Record<string, unknow
       description: "RFC 6749 section 5.2 error body of `POST /api/v1/oauth/token`.",
       required: ["error", "error_description"],
       properties: {
-        error: { type: "string", enum: ["invalid_request", "invalid_client", "invalid_grant", "unauthorized_client", "unsupported_grant_type", "invalid_scope"] },
+        error: { type: "string", enum: ["invalid_request", "invalid_client", "invalid_grant", "unauthorized_client", "unsupported_grant_type", "invalid_scope", "temporarily_unavailable"] },
         error_description: { type: "string" },
       },
     },

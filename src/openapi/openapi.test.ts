@@ -62,7 +62,7 @@ describe("committed OpenAPI document", () => {
     expect(status.security).toEqual([]);
     expect(status.description).toContain("operational");
     expect(status.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/hotelops.status.v1.GetStatusResponse" });
-    expect(committed.components.schemas["hotelops.status.v1.GetStatusResponse"].required).toEqual(["status", "apiVersion", "partnerApi"]);
+    expect(committed.components.schemas["hotelops.status.v1.GetStatusResponse"].required).toEqual(["status", "apiVersion", "partnerApi", "partnerApiRelease"]);
 
     const events = committed.paths["/api/v1/properties/{propertyCode}/reservation-events"].post;
     // required inline: a `required` beside a $ref is ignored by OpenAPI 3.1 tools

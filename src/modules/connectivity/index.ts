@@ -4,6 +4,8 @@ import { messageColumns } from "./connectivity.repository.ts";
 import { createConnectivityService } from "./connectivity.service.ts";
 import { queues } from "../../jobs/queues.ts";
 import type { ReservationService } from "../reservations/index.ts";
+import type { InventoryService } from "../inventory/index.ts";
+import { createAriReads } from "./ari.ts";
 import { processPartnerMessages } from "./message-processor.ts";
 import { connectivityRpcServices, registerConnectivityRpc } from "./connectivity.rpc.ts";
 
@@ -14,13 +16,13 @@ export { adapterFor, registerAdapter, jsonAdapter, type ProviderAdapter, type In
 const MESSAGE_JOB = { retryLimit: 5, retryDelay: 5, retryBackoff: true };
 
 /** The partner face (its interceptor, the platform switch, is placed by app.ts before authentication). */
-export function createConnectivityModule(deps: Deps, reservations: ReservationService): Module {
+export function createConnectivityModule(deps: Deps, reservations: ReservationService, inventory: InventoryService): Module {
   const messages = createRowWriter(deps.db.pool, deps.boss.pgboss, { table: "partner_messages", columns: messageColumns, queue: queues.partnerMessages, job: MESSAGE_JOB });
   const service = createConnectivityService({ pool: deps.db.pool, messages, clock: deps.clock });
   return {
     name: "connectivity",
     services: connectivityRpcServices,
-    registerRpc: (router) => registerConnectivityRpc(router, service),
+    registerRpc: (router) => registerConnectivityRpc(router, service, createAriReads({ pool: deps.db.pool, inventory })),
     // Jobs carry the (property, external reference) key; the processor drains that key in arrival order.
     startWorkers: () =>
       deps.boss.registerWorker<{ propertyId: string; externalReference: string }>(

@@ -6,8 +6,11 @@ export { createInventoryService, requireRoomType, maxAvailabilityDays, type Inve
 export { takeRooms, releaseRooms, readAvailability, type DayCounter, type AvailabilityDay, type RoomTypeAvailability } from "./inventory-days.ts";
 export { findRoom, findRatePlan, findRoomType, nightlyPrices, quoteStay, updateRoomStatus, outOfOrderRanges, roomStatuses, boardTypes } from "./inventory.repository.ts";
 export type { RoomType, Room, RatePlan, RoomStatus, BoardType, StayLineQuote } from "./inventory.repository.ts";
-export { parseDate, parseRange, addDays, daysBetween } from "./dates.ts";
+export { parseDate, parseRange, addDays, daysBetween, maxDate } from "./dates.ts";
 export { seedInventory } from "./seed.ts";
+export { recordAriChanges, ariChangesAfter, ariHead, type AriChange, type AriChangeRow, type AriReason } from "./ari-log.ts";
+export { stayViolations, restrictionError, type StayViolations, type StayLine, type AriCell, type SetRestrictionsInput } from "./restrictions.ts";
+export type { Ari } from "./inventory.service.ts";
 
 export function createInventoryModule(deps: Deps, service: InventoryService): Module {
   return { name: "inventory", services: inventoryRpcServices, registerRpc: (router) => registerInventoryRpc(router, service, deps.db.pool) };

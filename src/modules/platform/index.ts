@@ -30,7 +30,7 @@ export function createPlatformInterceptors(opts: {
 }): Interceptor[] {
   const idempotency = createIdempotency({ ...opts.idempotency, repository: createIdempotencyRepository(opts.pool), clock: opts.clock, logger: opts.logger });
   return [
-    createRateLimitInterceptor({ repository: createRateLimitRepository(opts.pool), clock: opts.clock, limits: opts.limits, logger: opts.logger, claimFor: idempotency.claimFor }),
+    createRateLimitInterceptor({ repository: createRateLimitRepository(opts.pool), pool: opts.pool, clock: opts.clock, limits: opts.limits, logger: opts.logger, claimFor: idempotency.claimFor }),
     idempotency.interceptor,
   ];
 }
@@ -47,5 +47,10 @@ export function createPlatformModule(deps: Deps): Module {
 
 /** The call limits of the configuration (per minute). */
 export function rateLimitsOf(config: Deps["config"]): RateLimits {
-  return { staffPerMinute: config.rateLimitStaffPerMinute, anonPerMinute: config.rateLimitAnonPerMinute, authPerMinute: config.rateLimitAuthPerMinute };
+  return {
+    staffPerMinute: config.rateLimitStaffPerMinute,
+    anonPerMinute: config.rateLimitAnonPerMinute,
+    authPerMinute: config.rateLimitAuthPerMinute,
+    token: { perClientPerMinute: config.rateLimitTokenPerMinute, failuresPerMinute: config.rateLimitTokenFailuresPerMinute },
+  };
 }

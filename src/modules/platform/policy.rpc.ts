@@ -2,7 +2,7 @@ import { getOption, type DescMethod } from "@bufbuild/protobuf";
 import { http } from "../../../gen/google/api/annotations_pb.js";
 import { rest } from "../../../gen/hotelops/api/v1/rest_pb.js";
 
-export type RateLimitClass = "" | "auth" | "none";
+export type RateLimitClass = "" | "auth" | "token" | "none";
 
 /** What the platform interceptors need to know about an RPC, read once from its descriptor options. */
 export interface MethodPolicy {
@@ -31,7 +31,7 @@ export function policyOf(method: DescMethod): MethodPolicy {
     const customGet = binding === "custom" && rule.pattern.value.kind.toUpperCase() === "GET";
     const boundWrite = binding !== undefined && binding !== "get" && !customGet;
     const declared = options.rateLimitClass;
-    if (declared !== "" && declared !== "auth" && declared !== "none") throw new Error(`${method.parent.typeName}/${method.name}: unknown rate_limit_class "${declared}"`);
+    if (declared !== "" && declared !== "auth" && declared !== "token" && declared !== "none") throw new Error(`${method.parent.typeName}/${method.name}: unknown rate_limit_class "${declared}"`);
     policy = {
       rpc: `${method.parent.typeName}/${method.name}`,
       write: method.methodKind === "unary" && !options.sensitiveResponse && (boundWrite || options.idempotencyKeyRequired),

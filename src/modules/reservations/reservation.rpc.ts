@@ -58,6 +58,8 @@ export function reservationOut(r: Reservation) {
     createdAt: timestampFromDate(r.createdAt),
     updatedAt: timestampFromDate(r.updatedAt),
     changeSeq: r.changeSeq,
+    ...(r.rateDifferenceMinor !== null ? { rateDifferenceMinor: r.rateDifferenceMinor } : {}),
+    restrictionOverrides: r.restrictionOverrides,
     rooms: r.rooms.map((l) => ({
       id: l.id,
       roomTypeId: l.roomTypeId,

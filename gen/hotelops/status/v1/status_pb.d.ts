@@ -46,6 +46,13 @@ export declare type GetStatusResponse = Message<"hotelops.status.v1.GetStatusRes
    * @generated from field: string partner_api = 3;
    */
   partnerApi: string;
+
+  /**
+   * The release of the connectivity (partner) API: "v1 beta".
+   *
+   * @generated from field: string partner_api_release = 4;
+   */
+  partnerApiRelease: string;
 };
 
 /**

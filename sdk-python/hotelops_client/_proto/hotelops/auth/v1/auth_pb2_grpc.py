@@ -68,7 +68,10 @@ class AuthServiceServicer(object):
         property left); 401 with `WWW-Authenticate: Basic` for `invalid_client` (unknown client, wrong secret,
         disabled client, no credentials). gRPC/Connect callers pass Basic credentials as `authorization` metadata
         or in the request fields; errors carry the RFC code in the `x-oauth-error` trailer.
-        Rate limited per client IP and per client_id (10 requests a minute by default).
+        Rate limit class "token", apart from staff login (many partner clients may share one egress IP): successful
+        token requests per client (RATE_LIMIT_TOKEN_PER_MINUTE, default 30, or the client's own limit) and failed
+        authentications per client IP and per client_id (RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE, default 20). Over a
+        limit: 429 with `Retry-After` and `{"error":"temporarily_unavailable"}` (retry later; not a malformed request).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

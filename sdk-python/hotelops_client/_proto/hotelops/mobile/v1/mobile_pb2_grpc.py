@@ -127,6 +127,8 @@ class MobileServiceServicer(object):
         reservations.override_price; the amount is then spread over the nights), a free room every night (409
         sold_out otherwise), and `room_id` (when given) of that room type, not out of order and free. `source`
         defaults to MOBILE (DIRECT, MOBILE, PANEL, CHANNEL or API), `status` to GUARANTEED (or TENTATIVE).
+        The rate plan's restrictions hold: stop sell, closed to arrival or departure are 409 restricted, the
+        arrival date's minimum / maximum stay 422 validation_failed, with details naming the restriction.
         Errors: 400 invalid_argument for malformed or missing fields, 422 validation_failed for rule failures.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
