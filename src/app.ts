@@ -85,7 +85,7 @@ function createModules(deps: Deps, s: Services, options: AppOptions = {}): Modul
   return [
     createStatusModule(deps),
     createConnectivityModule(deps, s.reservations, s.inventory),
-    createAuthModule(s.auth),
+    createAuthModule(deps, s.auth),
     createAdminModule(s.admin),
     createPlatformModule(deps),
     createWebhooksModule(deps, options.webhooks),

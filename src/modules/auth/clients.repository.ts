@@ -1,3 +1,4 @@
+import type pg from "pg";
 import type { Queryable } from "../../db/queryable.ts";
 
 export type ClientKind = "partner" | "internal";
@@ -47,6 +48,29 @@ export async function findClient(db: Queryable, id: string): Promise<ApiClient |
 
 export async function listClients(db: Queryable): Promise<ApiClient[]> {
   const rows = await db.query<ApiClient>(`select ${clientColumns} from api_clients c order by c.created_at desc, c.id`);
+  return rows;
+}
+
+/** A partner client granted one property, as the panel's API access page lists it. */
+export interface PropertyClient {
+  id: string;
+  provider: string;
+  name: string;
+  scopes: string[];
+  environment: "test" | "live";
+  createdAt: Date;
+  approvedAt: Date | null;
+  lastTokenAt: Date | null;
+}
+
+/** Active partner clients granted the property, newest first. */
+export async function listPropertyClients(pool: pg.Pool, propertyId: string): Promise<PropertyClient[]> {
+  const { rows } = await pool.query<PropertyClient>(
+    `select c.id, c.provider, c.name, c.scopes, c.environment, c.created_at as "createdAt", c.approved_at as "approvedAt", c.last_token_at as "lastTokenAt"
+     from api_clients c join api_client_properties cp on cp.client_id = c.id
+     where cp.property_id = $1 and c.kind = 'partner' and c.active order by c.created_at desc, c.id`,
+    [propertyId],
+  );
   return rows;
 }
 

@@ -4,6 +4,7 @@ import { createMailer } from "../../lib/mail.ts";
 import { createLoginService, type LoginService } from "./login.service.ts";
 import { createAuthInterceptor } from "./auth.interceptor.ts";
 import { registerAuthRpc, authRpcServices } from "./auth.rpc.ts";
+import { apiAccessRpcServices, registerApiAccessRpc } from "./api-access.rpc.ts";
 import { createClientTokenService, type ClientTokenService } from "./client-token.service.ts";
 import { createKeyStore, type KeyStore } from "./keys.ts";
 import { createSessionService, type SessionService } from "./sessions.service.ts";
@@ -33,7 +34,7 @@ export function createAuthServices(deps: Pick<Deps, "config" | "db" | "transact"
   const tokens = createTokenIssuer(keys, deps.clock);
   const sessions = createSessionService({ transact: deps.transact, clock: deps.clock, tokens });
   const login = createLoginService({ db: deps.db, transact: deps.transact, clock: deps.clock, sessions, mailer: createMailer(deps.config) });
-  return { keys, tokens, sessions, clientTokens: createClientTokenService({ pool: deps.db.pool, tokens }), login };
+  return { keys, tokens, sessions, clientTokens: createClientTokenService({ pool: deps.db.pool, tokens, clock: deps.clock }), login };
 }
 
 /** Authentication of every call, for every protocol; app.ts places it in the interceptor chain. */
@@ -42,10 +43,13 @@ export function createAuthInterceptorOf(deps: Pick<Deps, "db" | "clock">, auth: 
 }
 
 /** The OAuth token endpoint and the mobile login RPCs. */
-export function createAuthModule(auth: AuthServices): Module {
+export function createAuthModule(deps: Pick<Deps, "db">, auth: AuthServices): Module {
   return {
     name: "auth",
-    services: authRpcServices,
-    registerRpc: (router) => registerAuthRpc(router, auth.clientTokens, auth.login),
+    services: [...authRpcServices, ...apiAccessRpcServices],
+    registerRpc: (router) => {
+      registerAuthRpc(router, auth.clientTokens, auth.login);
+      registerApiAccessRpc(router, deps.db.pool);
+    },
   };
 }

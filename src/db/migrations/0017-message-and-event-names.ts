@@ -6,8 +6,8 @@ import { Migration } from "@mikro-orm/migrations";
  * Inbound messages become `partner_messages`, outbound events `domain_events`. Indexes, constraints and the
  * identity column follow the table (PostgreSQL renames in place; nothing is copied).
  */
-export class Migration0016MessageAndEventNames extends Migration {
-  override name = "0016-message-and-event-names";
+export class Migration0017MessageAndEventNames extends Migration {
+  override name = "0017-message-and-event-names";
 
   override up(): void {
     this.addSql("alter table reservation_events rename to partner_messages;");
