@@ -12,6 +12,8 @@ export interface Config {
   nodeEnv: string;
   /** Unset: an embedded PostgreSQL with its data in `${dataDir}/pg`. */
   databaseUrl: string | undefined;
+  /** Connections of the process's one pool (pg-boss adds one LISTEN session): default 10, so 11 in all. */
+  databasePoolMax: number;
   dataDir: string;
   /** Port of the embedded PostgreSQL (only used without DATABASE_URL). */
   embeddedPgPort: number;
@@ -123,6 +125,8 @@ export function loadConfig(env: Env = process.env): Config {
     role: role as Role,
     nodeEnv,
     databaseUrl,
+    // at least 2: migrations hold an advisory lock on one connection while they run on another
+    databasePoolMax: int("DATABASE_POOL_MAX", 10, 2, 1000),
     dataDir: resolve(env.DATA_DIR ?? ".data"),
     embeddedPgPort: int("EMBEDDED_PG_PORT", 5433, 1024, 65535),
     smtpUrl,

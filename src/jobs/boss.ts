@@ -1,5 +1,7 @@
 import type pg from "pg";
-import { PgBoss, type Job, type JobInsert, type Queue, type WorkOptions } from "pg-boss";
+import { PgBoss, type Db, type Job, type JobInsert, type Queue, type WorkOptions } from "pg-boss";
+// pg-boss's own connection class, used here only for its LISTEN session (reconnects, heartbeat, re-subscribe).
+import ListenConnection from "pg-boss/dist/db.js";
 import type { Role } from "../config.ts";
 import type { Logger } from "../lib/logger.ts";
 import { queues } from "./queues.ts";
@@ -21,11 +23,19 @@ export interface Boss {
   pgboss: PgBoss;
   /** Creates the queue (notify on) and, when this process runs jobs (ROLE=worker|all), starts a worker. */
   registerWorker<T extends object>(queue: string, handler: JobHandler<T>, options?: WorkerOptions): Promise<void>;
-  /** Stops fetching, waits up to graceMs for running handlers, fails what is still running, closes the pool. */
+  /**
+   * Like registerWorker, for handlers that take a batch of jobs at once (one claim statement per batch). The
+   * queue's policy (`options.queue`) is applied whether or not the queue existed. A throw fails the batch.
+   */
+  registerBatchWorker<T extends object>(queue: string, handler: (jobs: Job<T>[]) => Promise<unknown>, options: WorkerOptions & { batchSize: number }): Promise<void>;
+  /** Stops fetching, waits up to graceMs for running handlers, fails what is still running, ends the LISTEN session. */
   stop(): Promise<void>;
 }
 
 export interface BossOptions {
+  /** The process's one pool: every pg-boss statement runs on it. */
+  pool: pg.Pool;
+  /** Where the one extra connection, the LISTEN session, connects. */
   url: string;
   role: Role;
   logger: Logger;
@@ -39,15 +49,23 @@ export interface BossOptions {
  * pg-boss on the service database in its own schema `pgboss` (created or upgraded on start, under pg-boss's
  * own advisory lock). LISTEN/NOTIFY is on and queues are created with `notify: true`, so a job sent in a
  * committed transaction starts within milliseconds instead of at the next poll.
+ * Connections: pg-boss has no pool of its own; its statements run on the process's pool (a `db` adapter),
+ * and LISTEN holds one dedicated session (it cannot be pooled: a pooled connection would lose the subscription).
  */
 export async function startBoss(opts: BossOptions): Promise<Boss> {
   const runsJobs = opts.role !== "api";
+  const listener = new ListenConnection({ connectionString: opts.url, application_name: "hotelops-listen" });
+  listener.on("error", (err: unknown) => opts.logger.warn({ err }, "pg-boss LISTEN connection failed; reconnecting"));
+  // Opens no connection: the class's pool stays unused, listen() makes its own session.
+  await listener.open();
+  const db: Db = {
+    executeSql: (text, values) => opts.pool.query(text, values),
+    listen: (channel, onNotification, onReconnect) => listener.listen(channel, onNotification, onReconnect),
+  };
   const pgboss = new PgBoss({
-    connectionString: opts.url,
+    db,
     schema: "pgboss",
     useListenNotify: true,
-    // Small: workers hold a connection only while fetching or completing; one more is the LISTEN session.
-    max: 4,
     // Cron and maintenance belong to processes that run jobs; API-only processes only send.
     schedule: runsJobs,
     supervise: runsJobs,
@@ -77,8 +95,16 @@ export async function startBoss(opts: BossOptions): Promise<Boss> {
         if (jobs.length >= batchSize && worker.id !== undefined) pgboss.notifyWorker(worker.id);
       });
     },
+    async registerBatchWorker<T extends object>(queue: string, handler: (jobs: Job<T>[]) => Promise<unknown>, options: WorkerOptions & { batchSize: number }) {
+      const { queue: queueOptions, ...work } = options;
+      await ensureQueue(queue, queueOptions);
+      if (queueOptions !== undefined) await pgboss.updateQueue(queue, queueOptions);
+      if (!runsJobs) return;
+      await pgboss.work<T>(queue, work, async (jobs) => handler(jobs));
+    },
     async stop() {
       await pgboss.stop({ graceful: true, timeout: opts.graceMs ?? 10_000 });
+      await listener.close();
     },
   };
 }

@@ -79,7 +79,7 @@ export async function recordEvents(tx: Tx, events: readonly NewEvent[]): Promise
   if (events.length === 0) return [];
   const ids = events.map((e) => newId(e.occurredAt.getTime()));
   await tx.query(
-    `insert into events (id, property_id, type, occurred_at, data)
+    `insert into domain_events (id, property_id, type, occurred_at, data)
      select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $5::jsonb[])`,
     [ids, events.map((e) => e.propertyId), events.map((e) => e.type), events.map((e) => e.occurredAt), events.map((e) => JSON.stringify(e.data))],
   );

@@ -7,7 +7,6 @@ import type { Logger } from "../../lib/logger.ts";
 import { insertNotification } from "../notifications/index.ts";
 import { AddressRejected, verifyTarget, type AddressPolicy, type Resolver, type VerifiedTarget } from "./address.ts";
 import { deliveryHeaders, envelopeBody, maxBodyBytes } from "./envelope.ts";
-import { asDate } from "./endpoints.repository.ts";
 import { testEventType } from "./event-types.ts";
 import { nextAttemptAt, type Random } from "./schedule.ts";
 import type { SecretBox } from "./secrets.ts";
@@ -210,13 +209,13 @@ export function createWebhookEngine(d: EngineDeps) {
 
   /** A failure may close the address (24 h without success, >= 5 failures). Returns whether it is still open. */
   async function updateHealth(tx: Tx, c: Claimed, startedAt: Date, now: Date): Promise<boolean> {
-    const [health] = await tx.query<{ failing_since: Date | string; failures_since_success: number; status: string }>(
+    const [health] = await tx.query<{ failing_since: Date; failures_since_success: number; status: string }>(
       `update webhook_endpoints set failing_since = coalesce(failing_since, $2), failures_since_success = failures_since_success + 1
        where id = $1 returning failing_since, failures_since_success, status`,
       [c.endpoint_id, startedAt],
     );
     if (health === undefined || health.status !== "open") return false;
-    if (health.failures_since_success < closeAfterFailures || now.getTime() - asDate(health.failing_since).getTime() < closeAfterMs) return true;
+    if (health.failures_since_success < closeAfterFailures || now.getTime() - health.failing_since.getTime() < closeAfterMs) return true;
     const reason = `No successful response for 24 hours (${health.failures_since_success} failed attempts).`;
     const [closed] = await tx.query<{ created_by: string | null; url: string }>(
       "update webhook_endpoints set status = 'closed', closed_at = $2, closed_reason = $3, updated_at = $2 where id = $1 and status = 'open' returning created_by, url",

@@ -12,7 +12,7 @@ import type { AttemptOutcome, WebhookEngine } from "./engine.ts";
  * A delivery job's lock (expireInSeconds) outlives the 10 s request timeout; a job lost with its worker is
  * retried by pg-boss and, failing that, picked up by the sweeper once the claim's lease lapses.
  */
-export async function registerWebhookWorkers(deps: { boss: Boss; pool: pg.Pool; engine: WebhookEngine; mailer: Mailer; logger: Logger; runsJobs: boolean; metrics?: Metrics | undefined }): Promise<void> {
+export async function registerWebhookWorkers(deps: { boss: Boss; pool: pg.Pool; engine: WebhookEngine; mailer: Mailer; logger: Logger; metrics?: Metrics | undefined }): Promise<void> {
   const { boss, engine, metrics } = deps;
   const observed = async (attempts: Promise<AttemptOutcome[]>): Promise<AttemptOutcome[]> => {
     const done = await attempts;
@@ -24,15 +24,9 @@ export async function registerWebhookWorkers(deps: { boss: Boss; pool: pg.Pool; 
    * successes, with several batches in flight, fetching again at once while batches come back full.
    * A throw fails the whole batch; that is safe because fan-out is idempotent and attempts are claimed.
    */
-  async function workInBatches<T extends object>(queue: string, handler: (data: T[]) => Promise<unknown>, batchSize: number, localConcurrency: number): Promise<void> {
-    await boss.pgboss.createQueue(queue, { notify: true });
-    // The queue may exist already (queues.ts are created at start): set the policy either way.
-    await boss.pgboss.updateQueue(queue, { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 });
-    if (!deps.runsJobs) return;
-    await boss.pgboss.work<T>(queue, { batchSize, localConcurrency, burstWhenBatchFull: true }, async (jobs) => handler(jobs.map((job) => job.data)));
-  }
-  await workInBatches<{ eventId: string }>(queues.eventsFanout, (jobs) => observed(engine.fanOut(jobs.map((j) => j.eventId))), 20, 4);
-  await workInBatches<{ deliveryId: string }>(queues.webhooksDeliver, (jobs) => observed(engine.attempt(jobs.map((j) => j.deliveryId))), 16, 4);
+  const batchPolicy = { queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 }, localConcurrency: 4, burstWhenBatchFull: true };
+  await boss.registerBatchWorker<{ eventId: string }>(queues.eventsFanout, (jobs) => observed(engine.fanOut(jobs.map((j) => j.data.eventId))), { ...batchPolicy, batchSize: 20 });
+  await boss.registerBatchWorker<{ deliveryId: string }>(queues.webhooksDeliver, (jobs) => observed(engine.attempt(jobs.map((j) => j.data.deliveryId))), { ...batchPolicy, batchSize: 16 });
   await boss.registerWorker(queues.webhooksSweep, async () => engine.sweepDue(), { queue: { expireInSeconds: 60, retryLimit: 0 } });
   await boss.registerWorker(queues.webhooksPurge, async () => engine.purge(), { queue: { expireInSeconds: 600, retryLimit: 2 } });
   await boss.registerWorker<{ endpointId: string }>(
