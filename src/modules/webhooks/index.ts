@@ -7,6 +7,7 @@ import { createWebhookEngine, type WebhookEngine } from "./engine.ts";
 import type { Random } from "./schedule.ts";
 import { createSecretBox, loadSecretKey } from "./secrets.ts";
 import { createSender, type Sender } from "./sender.ts";
+import { withAttemptSpans } from "./sender-spans.ts";
 import { createWebhooksService, type WebhooksService } from "./webhooks.service.ts";
 import { registerWebhookWorkers } from "./webhooks.jobs.ts";
 import { registerWebhookRpc, webhookRpcServices } from "./webhooks.rpc.ts";
@@ -39,7 +40,7 @@ export interface WebhooksModule extends Module {
 export function createWebhookParts(deps: Deps, options: WebhookOptions = {}) {
   const box = createSecretBox(loadSecretKey(deps.config.webhookSecretKey, deps.config.dataDir));
   const extraCa = deps.config.webhookExtraCaFile === undefined ? undefined : readFileSync(deps.config.webhookExtraCaFile, "utf8");
-  const sender = createSender({ extraCa });
+  const sender = withAttemptSpans(createSender({ extraCa }));
   const resolver = options.resolver ?? systemResolver;
   const policy = { allowPrivate: deps.config.webhookAllowPrivateTargets };
   const engine = createWebhookEngine({
