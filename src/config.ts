@@ -35,6 +35,25 @@ export interface Config {
   rateLimitAuthPerMinute: number;
   /** Proxies (addresses or CIDR ranges) whose X-Forwarded-For names the client; empty: the socket peer is the client. */
   trustedProxies: string[];
+  /** Connection hygiene of the one port (src/server/listen.ts). */
+  connections: ConnectionLimits;
+  /** Test hook: the idempotent write's transaction stays open this long after its outcome is recorded. */
+  testCommitDelayMs: number;
+}
+
+export interface ConnectionLimits {
+  /** Open connections per client address (socket peer); more are closed at once. */
+  maxPerAddress: number;
+  /** A new connection must show its protocol (HTTP/2 preface or an HTTP/1.1 request line) within this. */
+  sniffTimeoutMs: number;
+  /** Request headers must be complete within this (HTTP/1.1 headersTimeout; HTTP/2 a stream's headers). */
+  headersTimeoutMs: number;
+  /** A whole request (headers and body) must arrive within this, or the stream/connection is closed. */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection (HTTP/1.1) or HTTP/2 session with no open stream is closed after this. */
+  idleTimeoutMs: number;
+  /** Concurrent streams per HTTP/2 session (SETTINGS_MAX_CONCURRENT_STREAMS). */
+  maxStreamsPerSession: number;
 }
 
 export class ConfigError extends Error {
@@ -105,7 +124,17 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitAnonPerMinute: int("RATE_LIMIT_ANON_PER_MINUTE", 300, 1, 1_000_000_000),
     rateLimitAuthPerMinute: int("RATE_LIMIT_AUTH_PER_MINUTE", 10, 1, 1_000_000_000),
     trustedProxies: (env.TRUSTED_PROXIES ?? "").split(",").map((p) => p.trim()).filter((p) => p !== ""),
+    connections: {
+      maxPerAddress: int("MAX_CONNECTIONS_PER_ADDRESS", 256, 1, 1_000_000),
+      sniffTimeoutMs: int("CONNECTION_SNIFF_TIMEOUT_MS", 5_000, 100, 600_000),
+      headersTimeoutMs: int("HEADERS_TIMEOUT_MS", 10_000, 100, 600_000),
+      requestTimeoutMs: int("REQUEST_TIMEOUT_MS", 60_000, 100, 3_600_000),
+      idleTimeoutMs: int("IDLE_TIMEOUT_MS", 65_000, 100, 3_600_000),
+      maxStreamsPerSession: int("H2_MAX_CONCURRENT_STREAMS", 100, 1, 10_000),
+    },
+    testCommitDelayMs: int("TEST_COMMIT_DELAY_MS", 0, 0, 600_000),
   };
+  if (config.testCommitDelayMs > 0 && nodeEnv === "production") problems.push("TEST_COMMIT_DELAY_MS is a test-only setting and is refused when NODE_ENV=production");
   if (parseTrustedProxies(config.trustedProxies) === undefined) problems.push("TRUSTED_PROXIES must be a comma-separated list of IP addresses or CIDR ranges");
   if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent`);

@@ -2,6 +2,7 @@ import type { IsolationLevel } from "@mikro-orm/core";
 import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
 import { fromKysely, type PgBoss, type SendOptions } from "pg-boss";
 import { CompiledQuery, type Kysely } from "kysely";
+import { heldTransactionOf } from "./held-transaction.ts";
 
 /** What a module gets inside one database transaction. Everything on it commits or rolls back together. */
 export interface Tx {
@@ -34,7 +35,7 @@ export type Transact = <T>(work: (tx: Tx) => Promise<T>, options?: TransactOptio
  * (never "write, then hope to enqueue"). Pending `tx.em` changes are flushed before commit.
  */
 export function createTransact(orm: MikroORM, boss: PgBoss): Transact {
-  return (work, options = {}) =>
+  const open: Transact = (work, options = {}) =>
     orm.em.fork().transactional(async (em) => {
       // Inside transactional(), getKysely() returns the Kysely transaction that holds the connection.
       const db = em.getKysely<unknown>();
@@ -52,4 +53,9 @@ export function createTransact(orm: MikroORM, boss: PgBoss): Transact {
         },
       });
     }, options);
+  // An idempotent write holds its transaction open until its outcome is recorded in it (held-transaction.ts).
+  return (work, options = {}) => {
+    const held = heldTransactionOf(options);
+    return held === undefined ? open(work, options) : held.run((body) => open(body, options), work);
+  };
 }

@@ -3,6 +3,8 @@ import { PgBoss, type Job, type JobInsert, type Queue, type WorkOptions } from "
 import type { Role } from "../config.ts";
 import type { Logger } from "../lib/logger.ts";
 import { queues } from "./queues.ts";
+import { heldTransactionOf } from "../db/held-transaction.ts";
+import type { Transact } from "../db/transaction.ts";
 
 /**
  * Options of one worker. The pg-boss flags that change the handler's shape (transactional, perJobResults,
@@ -106,8 +108,9 @@ let writers = 0;
  * serializes the commits of notifying transactions, so one NOTIFY per row caps throughput at one per disk flush).
  * If a batch fails, its rows are retried one by one, so a bad row fails only its own write.
  */
-export function createRowWriter(pool: pg.Pool, pgboss: PgBoss, spec: RowWriterSpec): RowWriter {
+export function createRowWriter(pool: pg.Pool, pgboss: PgBoss, spec: RowWriterSpec, transact?: Transact): RowWriter {
   const types = Object.values(spec.columns);
+  const insertOne = `insert into ${spec.table} (${Object.keys(spec.columns).join(", ")}) values (${types.map((type, i) => `$${i + 1}::${type}`).join(", ")})`;
   const insert = `insert into ${spec.table} (${Object.keys(spec.columns).join(", ")}) select * from unnest(${types.map((type, i) => `$${i + 1}::${type}[]`).join(", ")})`;
   const writer = ++writers;
   let version = 0;
@@ -148,7 +151,14 @@ export function createRowWriter(pool: pg.Pool, pgboss: PgBoss, spec: RowWriterSp
   }
 
   return {
-    write(row, data) {
+    async write(row, data) {
+      // An idempotent write's row and job go into its held transaction, so its stored outcome commits with them.
+      if (transact !== undefined && heldTransactionOf({}) !== undefined) {
+        return transact(async (tx) => {
+          await tx.query(insertOne, row);
+          await tx.enqueue(spec.queue, data, spec.job ?? {});
+        });
+      }
       return new Promise<void>((resolve, reject) => {
         pending.push({ row, data, done: (err) => (err === undefined ? resolve() : reject(err)) });
         if (!running) void drain();

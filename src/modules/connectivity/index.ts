@@ -15,7 +15,7 @@ const EVENT_JOB = { retryLimit: 5, retryDelay: 5, retryBackoff: true };
 
 /** The partner face. Its interceptor (the platform switch) must run before authentication. */
 export function createConnectivityModule(deps: Deps): Module {
-  const events = createRowWriter(deps.db.pool, deps.boss.pgboss, { table: "reservation_events", columns: eventColumns, queue: RESERVATION_EVENTS_QUEUE, job: EVENT_JOB });
+  const events = createRowWriter(deps.db.pool, deps.boss.pgboss, { table: "reservation_events", columns: eventColumns, queue: RESERVATION_EVENTS_QUEUE, job: EVENT_JOB }, deps.transact);
   const service = createConnectivityService({ pool: deps.db.pool, events, clock: deps.clock });
   const reservations = createReservationService({ transact: deps.transact, pool: deps.db.pool, clock: deps.clock });
   return {

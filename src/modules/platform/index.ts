@@ -48,7 +48,7 @@ export function createPlatformModule(deps: Deps): Module {
   };
   return {
     name: "platform",
-    interceptors: createPlatformInterceptors({ pool: deps.db.pool, clock: deps.clock, logger: deps.logger, limits }),
+    interceptors: createPlatformInterceptors({ pool: deps.db.pool, clock: deps.clock, logger: deps.logger, limits, idempotency: { commitDelayMs: deps.config.testCommitDelayMs } }),
     startWorkers: () => startPlatformJobs(deps.boss, { idempotency, rateLimits, clock: deps.clock, logger: deps.logger }),
   };
 }
