@@ -93,7 +93,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     gateway = createGateway({ ...router.direct, maxBodyBytes: config.maxBodyBytes, maxFileBytes: MAX_IMAGE_BYTES });
     const clientAddress = createClientAddress(parseTrustedProxies(config.trustedProxies) ?? []);
     const dispatcher = createDispatcher({ handlers: router.handlers, gateway, ready: db.readiness, logger, clientAddress });
-    listener = await listen(dispatcher, { port: config.port, host: config.host, tls: config.tls });
+    listener = await listen(dispatcher, { port: config.port, host: config.host, tls: config.tls, limits: config.connections });
   }
 
   return {

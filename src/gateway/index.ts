@@ -7,6 +7,7 @@ import { send, writeError, type NodeResponse } from "../server/http-errors.ts";
 import { readBody, readMultipart, type NodeRequest, type UploadedFile } from "./body.ts";
 import { parse, render } from "./codec.ts";
 import { assignParam, fieldAt } from "./params.ts";
+import { missingCredentials } from "./preflight.ts";
 import { matchRoute, routesOf, type Route } from "./routes.ts";
 
 export type { Route } from "./routes.ts";
@@ -63,6 +64,12 @@ export function createGateway(opts: GatewayOptions): Gateway {
       }
       const { route, vars } = match;
       const style = route.rest.errorStyle === "oauth2" ? "oauth2" : "";
+      const anonymous = missingCredentials(route.method, req.headers.authorization);
+      if (anonymous !== undefined) {
+        info.error = anonymous;
+        writeError(res, anonymous, info.requestId, style);
+        return;
+      }
       let input: Message;
       try {
         const violations: FieldViolation[] = [];
