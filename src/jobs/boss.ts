@@ -15,6 +15,14 @@ export type WorkerOptions = Omit<WorkOptions, "transactional" | "transactionTime
   queue?: Omit<Queue, "name">;
 };
 
+/**
+ * How long a job may run before pg-boss counts its worker as dead and retries it (every queue's default; a queue
+ * whose work can take longer says so in its own options). With the supervisor running every SUPERVISE_SECONDS,
+ * a job lost with a killed worker runs again within a minute (README "Jobs").
+ */
+export const JOB_EXPIRY_SECONDS = 45;
+const SUPERVISE_SECONDS = 10;
+
 /** Handles one job. Throwing fails the job (retried per the queue's retryLimit); `job.signal` aborts at shutdown. */
 export type JobHandler<T> = (job: Job<T>) => Promise<unknown>;
 
@@ -50,13 +58,17 @@ export async function startBoss(opts: BossOptions): Promise<Boss> {
     // Cron and maintenance belong to processes that run jobs; API-only processes only send.
     schedule: runsJobs,
     supervise: runsJobs,
+    // Expired jobs (their worker died) are found this often: with JOB_EXPIRY_SECONDS a stuck job runs again within a minute.
+    superviseIntervalSeconds: SUPERVISE_SECONDS,
   });
   pgboss.on("error", (err) => opts.logger.error({ err }, "pg-boss error"));
   pgboss.on("warning", (warning) => opts.logger.warn({ warning }, "pg-boss warning"));
   await pgboss.start();
   const ensureQueue = async (name: string, options: Omit<Queue, "name"> = {}): Promise<void> => {
-    // A no-op when the queue exists (options of an existing queue are not changed here).
-    await pgboss.createQueue(name, { notify: true, ...options });
+    const policy = { expireInSeconds: JOB_EXPIRY_SECONDS, ...options };
+    await pgboss.createQueue(name, { notify: true, ...policy });
+    // An existing queue keeps the options it was created with (pg-boss's default expiry is 15 minutes): set them.
+    await pgboss.updateQueue(name, policy);
   };
   for (const name of Object.values(queues)) await ensureQueue(name);
   return {

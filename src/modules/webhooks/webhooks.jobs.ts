@@ -1,5 +1,5 @@
 import type pg from "pg";
-import type { Boss } from "../../jobs/boss.ts";
+import { JOB_EXPIRY_SECONDS, type Boss } from "../../jobs/boss.ts";
 import { queues } from "../../jobs/queues.ts";
 import type { Logger } from "../../lib/logger.ts";
 import type { Mailer } from "../../lib/mail.ts";
@@ -21,14 +21,14 @@ export async function registerWebhookWorkers(deps: { boss: Boss; pool: pg.Pool; 
   async function workInBatches<T extends object>(queue: string, handler: (data: T[]) => Promise<unknown>, batchSize: number, localConcurrency: number): Promise<void> {
     await boss.pgboss.createQueue(queue, { notify: true });
     // The queue may exist already (queues.ts are created at start): set the policy either way.
-    await boss.pgboss.updateQueue(queue, { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 });
+    await boss.pgboss.updateQueue(queue, { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: JOB_EXPIRY_SECONDS });
     if (!deps.runsJobs) return;
     await boss.pgboss.work<T>(queue, { batchSize, localConcurrency, burstWhenBatchFull: true }, async (jobs) => handler(jobs.map((job) => job.data)));
   }
   await workInBatches<{ eventId: string }>(queues.eventsFanout, (jobs) => engine.fanOut(jobs.map((j) => j.eventId)), 20, 4);
   await workInBatches<{ deliveryId: string }>(queues.webhooksDeliver, (jobs) => engine.attempt(jobs.map((j) => j.deliveryId)), 16, 4);
-  await boss.registerWorker(queues.webhooksSweep, async () => engine.sweepDue(), { queue: { expireInSeconds: 60, retryLimit: 0 } });
-  await boss.registerWorker(queues.webhooksPurge, async () => engine.purge(), { queue: { expireInSeconds: 600, retryLimit: 2 } });
+  await boss.registerWorker(queues.webhooksSweep, async () => engine.sweepDue(), { queue: { retryLimit: 0 } });
+  await boss.registerWorker(queues.webhooksPurge, async () => engine.purge(), { queue: { retryLimit: 2 } });
   await boss.registerWorker<{ endpointId: string }>(
     queues.webhooksEndpointClosed,
     async (job) => {
