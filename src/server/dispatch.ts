@@ -5,6 +5,7 @@ import type { Logger } from "../lib/logger.ts";
 import { callInfoKey, requestIdFrom, type CallInfo, type Transport } from "./context.ts";
 import { serveDocs } from "./docs.ts";
 import { send } from "./http-errors.ts";
+import { withParseErrorsAsInvalidArgument } from "./parse-errors.ts";
 import { remoteAddressOf, type NodeHandler } from "./listen.ts";
 
 export interface RestGateway {
@@ -27,7 +28,7 @@ export interface DispatchOptions {
  * gateway. Each call gets its CallInfo (request id, peer, transport) once, shared by all interceptors.
  */
 export function createDispatcher(opts: DispatchOptions): NodeHandler {
-  const byPath = new Map(opts.handlers.map((h) => [h.requestPath, h]));
+  const byPath = new Map(opts.handlers.map((h) => [h.requestPath, withParseErrorsAsInvalidArgument(h)]));
   return (req, res) => {
     const url = req.url ?? "/";
     const q = url.indexOf("?");

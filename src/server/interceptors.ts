@@ -4,6 +4,7 @@ import { ErrorInfoSchema } from "../../gen/hotelops/api/v1/rest_pb.js";
 import { AppError, errorCodes, toAppError, type ErrorCode } from "../errors.ts";
 import type { Logger } from "../lib/logger.ts";
 import { callInfoKey, requestIdFrom, type CallInfo } from "./context.ts";
+import { unstorableTextIn } from "../lib/text.ts";
 
 /** The call info of a request; calls that arrive without one (in-memory tests) get one made here. */
 export function callInfoOf(values: ContextValues, header: Headers): CallInfo {
@@ -25,6 +26,10 @@ export function createCallInterceptor(logger: Logger): Interceptor {
     const started = performance.now();
     const rpc = `${req.service.typeName}/${req.method.name}`;
     try {
+      if (!req.stream) {
+        const unstorable = unstorableTextIn(req.message);
+        if (unstorable !== undefined) throw unstorable;
+      }
       const res = await next(req);
       res.header.set("x-request-id", info.requestId);
       logger.info({ requestId: info.requestId, rpc, transport: info.transport, ms: elapsed(started), code: "ok" }, "call");
