@@ -15,9 +15,11 @@ export const errorCodes = {
   no_availability: { http: 409, rpc: Code.FailedPrecondition },
   invalid_transition: { http: 409, rpc: Code.FailedPrecondition },
   business_date_moved: { http: 409, rpc: Code.FailedPrecondition },
+  request_timeout: { http: 408, rpc: Code.DeadlineExceeded },
   payload_too_large: { http: 413, rpc: Code.ResourceExhausted },
   unsupported_media_type: { http: 415, rpc: Code.InvalidArgument },
   rate_limited: { http: 429, rpc: Code.ResourceExhausted },
+  headers_too_large: { http: 431, rpc: Code.ResourceExhausted },
   unavailable: { http: 503, rpc: Code.Unavailable },
   internal: { http: 500, rpc: Code.Internal },
 } as const satisfies Record<string, { http: number; rpc: Code }>;

@@ -4,6 +4,9 @@ import http2, { type Http2ServerRequest, type Http2ServerResponse } from "node:h
 import net from "node:net";
 import { Duplex } from "node:stream";
 import type { ConnectionLimits } from "../config.ts";
+import { AppError } from "../errors.ts";
+import { requestIdFrom } from "./context.ts";
+import { errorBody } from "./http-errors.ts";
 
 export type NodeHandler = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => void;
 
@@ -63,11 +66,13 @@ export async function listen(
       counted,
     );
     secure.on("connection", (socket: net.Socket) => admit(socket));
+    secure.on("clientError", rejectMalformed);
     secure.on("secureConnection", track);
     guardStreams(secure, limits);
     outer = secure;
   } else {
     const h1 = http.createServer(http1Options(limits), counted);
+    h1.on("clientError", rejectMalformed);
     // Sockets reach h1 through emit("connection"), never its own listen(): "listening" starts the check that
     // enforces headersTimeout and requestTimeout (408 and close), which Node arms only on that event.
     h1.emit("listening");
@@ -121,6 +126,26 @@ export async function listen(
 export function remoteAddressOf(req: IncomingMessage | Http2ServerRequest): string {
   const socket = req.socket as (net.Socket & { stream?: { remoteAddress?: string } }) | undefined;
   return socket?.remoteAddress ?? socket?.stream?.remoteAddress ?? "";
+}
+
+/**
+ * Node answers an HTTP/1.1 request it cannot parse (bad syntax, headers too large, headers timeout) by itself,
+ * with no body; this gives it our error body like every other 4xx, then closes the connection.
+ */
+function rejectMalformed(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable || err.code === "ECONNRESET") {
+    socket.destroy();
+    return;
+  }
+  const error: AppError =
+    err.code === "HPE_HEADER_OVERFLOW"
+      ? new AppError("headers_too_large", "Request headers are too large.")
+      : err.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? new AppError("request_timeout", "The request was not received in time.")
+        : new AppError("invalid_argument", "Malformed HTTP request.");
+  const body = JSON.stringify(errorBody(error, requestIdFrom(undefined)));
+  const status = error.httpStatus;
+  socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ""}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`);
 }
 
 function http1Options(limits: ConnectionLimits): http.ServerOptions {
