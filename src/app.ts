@@ -90,7 +90,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const served = modules.flatMap((m) => m.services ?? []);
     registerReflection(router, served);
     registerHealth(router, served, db.readiness);
-    gateway = createGateway({ ...router.direct, maxBodyBytes: config.maxBodyBytes, maxFileBytes: MAX_IMAGE_BYTES });
+    gateway = createGateway({ ...router.direct, maxBodyBytes: config.maxBodyBytes, maxFileBytes: MAX_IMAGE_BYTES, refuseAnonymousBeforeBody: true });
     const clientAddress = createClientAddress(parseTrustedProxies(config.trustedProxies) ?? []);
     const dispatcher = createDispatcher({ handlers: router.handlers, gateway, ready: db.readiness, logger, clientAddress });
     listener = await listen(dispatcher, { port: config.port, host: config.host, tls: config.tls, limits: config.connections });

@@ -26,6 +26,8 @@ export interface GatewayOptions {
   /** Per file on multipart routes (default 6 MiB, the identity photo limit). */
   maxFileBytes?: number;
   maxFiles?: number;
+  /** Answer 401 before reading the body when an RPC that needs a caller gets no Authorization (preflight.ts). */
+  refuseAnonymousBeforeBody?: boolean;
 }
 
 export interface Gateway {
@@ -64,7 +66,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       }
       const { route, vars } = match;
       const style = route.rest.errorStyle === "oauth2" ? "oauth2" : "";
-      const anonymous = missingCredentials(route.method, req.headers.authorization);
+      const anonymous = opts.refuseAnonymousBeforeBody === true ? missingCredentials(route.method, req.headers.authorization) : undefined;
       if (anonymous !== undefined) {
         info.error = anonymous;
         writeError(res, anonymous, info.requestId, style);

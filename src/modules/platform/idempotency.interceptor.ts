@@ -18,7 +18,11 @@ export interface IdempotencyOptions {
   ttlMs?: number;
   /** How long a request waits for a concurrent one with the same key before 409 request_in_progress (default 5 s). */
   waitMs?: number;
-  /** After this long an in-progress claim whose process died may be taken over (default 2 min). */
+  /**
+   * After this long an in-progress claim may be taken over (default 10 s). Short is safe: a request that writes
+   * holds its key's row locked in its transaction (a takeover waits for its commit, then replays it), and one
+   * taken over before it wrote is fenced out at its first transaction and commits nothing.
+   */
   leaseMs?: number;
   /** Test hook (crash tests): how long the RPC's transaction stays open after its outcome is recorded. */
   commitDelayMs?: number;
@@ -56,7 +60,7 @@ export interface Idempotency {
 export function createIdempotency(opts: IdempotencyOptions): Idempotency {
   const ttlMs = opts.ttlMs ?? 24 * 60 * 60 * 1000;
   const waitMs = opts.waitMs ?? 5000;
-  const leaseMs = opts.leaseMs ?? 2 * 60 * 1000;
+  const leaseMs = opts.leaseMs ?? 10_000;
   const repo = opts.repository;
 
   function claimOf(req: UnaryRequest, key: string, caller: string, rpc: string): Claim {
