@@ -7,6 +7,7 @@ export const errorCodes = {
   unauthorized: { http: 401, rpc: Code.Unauthenticated },
   forbidden: { http: 403, rpc: Code.PermissionDenied },
   partner_not_approved: { http: 403, rpc: Code.PermissionDenied },
+  email_verification_required: { http: 403, rpc: Code.PermissionDenied },
   not_found: { http: 404, rpc: Code.NotFound },
   method_not_allowed: { http: 405, rpc: Code.Unimplemented },
   conflict: { http: 409, rpc: Code.FailedPrecondition },

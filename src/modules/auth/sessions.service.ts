@@ -24,6 +24,8 @@ export interface OpenSessionInput {
   propertyId: string;
   deviceId?: string;
   deviceName?: string;
+  /** Opened with an e-mail code: the session may switch into properties that require e-mail verification. */
+  emailVerified?: boolean;
 }
 
 export interface SessionService {
@@ -65,8 +67,8 @@ export function createSessionService(deps: { transact: Transact; clock: Clock; t
         const membership = users[0]?.active === true ? await findActiveMembership(tx.db, input.userId, input.propertyId) : undefined;
         if (membership === undefined) throw new AppError("unauthorized", "The user has no active membership in this property.");
         perms = membership.permissions;
-        await sql`insert into staff_sessions (id, user_id, property_id, device_id, device_name, created_at, expires_at)
-          values (${sessionId}, ${input.userId}, ${input.propertyId}, ${input.deviceId ?? ""}, ${input.deviceName ?? ""}, ${now}, ${expiresAt})`.execute(tx.db);
+        await sql`insert into staff_sessions (id, user_id, property_id, device_id, device_name, created_at, expires_at, email_verified)
+          values (${sessionId}, ${input.userId}, ${input.propertyId}, ${input.deviceId ?? ""}, ${input.deviceName ?? ""}, ${now}, ${expiresAt}, ${input.emailVerified === true})`.execute(tx.db);
         await sql`insert into refresh_tokens (id, session_id, token_hash, created_at, expires_at) values (${newId()}, ${sessionId}, ${hashRefreshToken(refreshToken)}, ${now}, ${expiresAt})`.execute(tx.db);
       });
       const access = await tokens.sign({ kind: "staff", sub: input.userId, sid: sessionId, pid: input.propertyId, perms });
@@ -112,19 +114,25 @@ export function createSessionService(deps: { transact: Transact; clock: Clock; t
       const session = await transact(async (tx) => {
         // Token rows first, then the session: the order a refresh locks them in (no deadlock between the two).
         await sql`select id from refresh_tokens where session_id = ${sessionId} and used_at is null for update`.execute(tx.db);
-        const { rows } = await sql<{ userId: string; expiresAt: string; active: boolean; propertyId: string }>`
-          select s.user_id as "userId", s.expires_at as "expiresAt", u.active, s.property_id as "propertyId" from staff_sessions s join users u on u.id = s.user_id
+        const { rows } = await sql<{ userId: string; expiresAt: string; active: boolean; propertyId: string; emailVerified: boolean }>`
+          select s.user_id as "userId", s.expires_at as "expiresAt", u.active, s.property_id as "propertyId", s.email_verified as "emailVerified"
+          from staff_sessions s join users u on u.id = s.user_id
           where s.id = ${sessionId} and s.revoked_at is null and s.expires_at > ${now} for update of s`.execute(tx.db);
         const row = rows[0];
         if (row === undefined || !row.active) throw new AppError("unauthorized", "The session has ended; sign in again.");
         if (row.propertyId !== fromPropertyId) throw new AppError("conflict", "The session switched property meanwhile; use the tokens of that switch.");
         const membership = await findActiveMembership(tx.db, row.userId, propertyId);
         if (membership === undefined) throw new AppError("not_found", "Property not found.");
+        // A session is only as trusted as its login: one opened without an e-mail code cannot enter a property that asks for one.
+        const { rows: target } = await sql<{ emailVerification: boolean }>`select email_verification as "emailVerification" from properties where id = ${propertyId}`.execute(tx.db);
+        if (target[0]?.emailVerification === true && !row.emailVerified) {
+          throw new AppError("email_verification_required", `${membership.propertyCode} requires e-mail verification: sign in with its hotel code to receive a code.`);
+        }
         await sql`update staff_sessions set property_id = ${propertyId}, last_used_at = ${now} where id = ${sessionId}`.execute(tx.db);
         // the tokens held so far are spent, as on a refresh: presenting one again is reuse
         await sql`update refresh_tokens set used_at = ${now} where session_id = ${sessionId} and used_at is null`.execute(tx.db);
         await sql`insert into refresh_tokens (id, session_id, token_hash, created_at, expires_at) values (${newId()}, ${sessionId}, ${hashRefreshToken(next)}, ${now}, ${row.expiresAt})`.execute(tx.db);
-        return { ...row, perms: membership.permissions };
+        return { userId: row.userId, expiresAt: row.expiresAt, perms: membership.permissions };
       });
       const access = await tokens.sign({ kind: "staff", sub: session.userId, sid: sessionId, pid: propertyId, perms: session.perms });
       return { accessToken: access.token, refreshToken: next, expiresIn: access.expiresIn, sessionId, sessionExpiresAt: new Date(session.expiresAt) };
