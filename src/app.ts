@@ -6,6 +6,7 @@ import { createTransact } from "./db/transaction.ts";
 import { startBoss, type Boss } from "./jobs/boss.ts";
 import { createGateway, type Gateway } from "./gateway/index.ts";
 import { createClientAddress, parseTrustedProxies } from "./server/client-address.ts";
+import { createCors } from "./server/cors.ts";
 import { createDispatcher } from "./server/dispatch.ts";
 import { createCallInterceptor } from "./server/interceptors.ts";
 import { createRecordingRouter } from "./server/calls.ts";
@@ -92,7 +93,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     registerHealth(router, served, db.readiness);
     gateway = createGateway({ ...router.direct, maxBodyBytes: config.maxBodyBytes, maxFileBytes: MAX_IMAGE_BYTES, refuseAnonymousBeforeBody: true });
     const clientAddress = createClientAddress(parseTrustedProxies(config.trustedProxies) ?? []);
-    const dispatcher = createDispatcher({ handlers: router.handlers, gateway, ready: db.readiness, logger, clientAddress });
+    const dispatcher = createDispatcher({ handlers: router.handlers, gateway, ready: db.readiness, logger, clientAddress, cors: createCors(config.corsOrigins) });
     listener = await listen(dispatcher, { port: config.port, host: config.host, tls: config.tls, limits: config.connections });
   }
 

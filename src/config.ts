@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { parseTrustedProxies } from "./server/client-address.ts";
+import { isOrigin } from "./server/cors.ts";
 
 export type Role = "api" | "worker" | "all";
 
@@ -39,6 +40,8 @@ export interface Config {
   connections: ConnectionLimits;
   /** Test hook: the idempotent write's transaction stays open this long after its outcome is recorded. */
   testCommitDelayMs: number;
+  /** Browser origins allowed by CORS: exact origins, "*" or "loopback"; empty: none (the production default). */
+  corsOrigins: string[];
 }
 
 export interface ConnectionLimits {
@@ -123,6 +126,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitStaffPerMinute: int("RATE_LIMIT_STAFF_PER_MINUTE", 300, 1, 1_000_000_000),
     rateLimitAnonPerMinute: int("RATE_LIMIT_ANON_PER_MINUTE", 300, 1, 1_000_000_000),
     rateLimitAuthPerMinute: int("RATE_LIMIT_AUTH_PER_MINUTE", 10, 1, 1_000_000_000),
+    corsOrigins: corsOriginsOf(text("CORS_ORIGINS"), nodeEnv),
     trustedProxies: (env.TRUSTED_PROXIES ?? "").split(",").map((p) => p.trim()).filter((p) => p !== ""),
     connections: {
       maxPerAddress: int("MAX_CONNECTIONS_PER_ADDRESS", 256, 1, 1_000_000),
@@ -135,6 +139,9 @@ export function loadConfig(env: Env = process.env): Config {
     testCommitDelayMs: int("TEST_COMMIT_DELAY_MS", 0, 0, 600_000),
   };
   if (config.testCommitDelayMs > 0 && nodeEnv === "production") problems.push("TEST_COMMIT_DELAY_MS is a test-only setting and is refused when NODE_ENV=production");
+  if (config.corsOrigins.some((o) => o !== "*" && o !== "loopback" && !isOrigin(o))) {
+    problems.push('CORS_ORIGINS must be "none", "*", "loopback" or a comma-separated list of origins such as https://app.example.com (scheme, host, port; no path)');
+  }
   if (parseTrustedProxies(config.trustedProxies) === undefined) problems.push("TRUSTED_PROXIES must be a comma-separated list of IP addresses or CIDR ranges");
   if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent`);
@@ -145,4 +152,11 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  - ${problems.join("\n  - ")}`);
   return config;
+}
+
+/** Unset: none in production, any loopback origin (a local front-end dev server) otherwise; "none": none. */
+function corsOriginsOf(raw: string | undefined, nodeEnv: string): string[] {
+  if (raw === undefined) return nodeEnv === "production" ? [] : ["loopback"];
+  if (raw.trim() === "none") return [];
+  return raw.split(",").map((o) => o.trim()).filter((o) => o !== "");
 }

@@ -17,6 +17,13 @@ export interface StoredTokens {
   readonly refreshAt: number;
 }
 
+/** The signed-in user and the properties they may enter, as login, verify and switchProperty answer it. */
+export interface StaffProfile {
+  userId: string;
+  activePropertyId: string;
+  properties: { id: string; code: string; name: string; permissions: string[] }[];
+}
+
 export interface MobileSessionOptions {
   baseUrl: string;
   tokens: SessionTokens | StoredTokens;
@@ -40,8 +47,10 @@ export interface MobileSession extends TokenProvider {
    * re-issued pair; answers the new profile. Runs as the one exchange in flight, like a refresh: both spend the
    * refresh token. A refusal (404 for a property the user cannot enter) leaves the current pair in place.
    */
-  switchProperty(propertyId: string): Promise<unknown>;
-  /** Forget the pair locally (call after `POST /api/mobile/v1/auth/logout`). */
+  switchProperty(propertyId: string): Promise<StaffProfile>;
+  /** Ends the session on the server (`POST /api/mobile/v1/auth/logout`) and forgets the pair. */
+  logout(): Promise<void>;
+  /** Forget the pair locally only. */
   clear(): void;
 }
 
@@ -66,8 +75,8 @@ export function createMobileSession(opts: MobileSessionOptions): MobileSession {
   const ended = (): SessionEndedError => new SessionEndedError({ status: 401, code: "unauthorized", message: "The session has ended; log in again." });
 
   /** Keeps a pair the server just issued (the previous refresh token is spent now, even if persisting fails). */
-  async function keep(res: Response): Promise<{ next: StoredTokens; profile: unknown }> {
-    const body = (await res.json()) as { tokens?: Partial<SessionTokens> | null; profile?: unknown };
+  async function keep(res: Response): Promise<{ next: StoredTokens; profile: StaffProfile }> {
+    const body = (await res.json()) as { tokens?: Partial<SessionTokens> | null; profile?: StaffProfile };
     const t = body.tokens;
     if (t == null || typeof t.accessToken !== "string" || typeof t.refreshToken !== "string" || typeof t.expiresIn !== "number") {
       throw new HotelOpsError({ status: res.status, code: "invalid_response", message: "The answer carries no token pair." });
@@ -75,7 +84,7 @@ export function createMobileSession(opts: MobileSessionOptions): MobileSession {
     const next = stored({ accessToken: t.accessToken, refreshToken: t.refreshToken, expiresIn: t.expiresIn });
     current = next;
     await opts.onTokens?.(next);
-    return { next, profile: body.profile };
+    return { next, profile: body.profile as StaffProfile };
   }
 
   async function exchange(from: StoredTokens): Promise<StoredTokens> {
@@ -144,6 +153,21 @@ export function createMobileSession(opts: MobileSessionOptions): MobileSession {
       return (await task).profile;
     },
     tokens: () => current,
+    async logout() {
+      while (inflight !== undefined) await inflight.catch(() => undefined);
+      // an expired access token cannot log out: refresh first (a refused refresh means it is over already)
+      const from = current !== undefined && now() >= current.refreshAt ? await refreshOnce().catch(() => undefined) : current;
+      current = undefined;
+      if (from === undefined) return;
+      const res = await doFetch(new URL("/api/mobile/v1/auth/logout", opts.baseUrl), {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json", authorization: `Bearer ${from.accessToken}` },
+        body: "{}",
+      });
+      // 401: the session was already over
+      if (!res.ok && res.status !== 401) throw await errorFromResponse(res);
+      await res.body?.cancel();
+    },
     clear() {
       current = undefined;
     },

@@ -1,14 +1,19 @@
 // The SDK against the real service (startTestApp): every transport, partner tokens, staff sessions, REST.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readOutbox } from "../../src/lib/mail.ts";
 import { createClient } from "@connectrpc/connect";
 import { startTestApp, type TestApp } from "../../test/helpers/app.ts";
 import { createStaffSession, createTestClient, createTestProperty } from "../../test/helpers/auth.ts";
 import * as browserSdk from "../src/browser.ts";
-import { Code, ConnectivityService, StatusService, WebhookService, AuthService, createClientCredentials, createHotelOpsClient, createHotelOpsTransport, createMobileSession, createRestClient, services, HotelOpsError } from "../src/index.ts";
+import { Code, ConnectivityService, StatusService, WebhookService, AuthService, createClientCredentials, createHotelOpsClient, createHotelOpsTransport, createMobileSession, createRestClient, services, HotelOpsError, loginStaff, verifyStaffLogin, SessionEndedError } from "../src/index.ts";
 
 let app: TestApp;
+const dataDir = mkdtempSync(join(tmpdir(), "hotelops-sdk-"));
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startTestApp({ env: { DATA_DIR: dataDir } });
 });
 afterAll(async () => {
   await app?.close();
@@ -87,7 +92,7 @@ describe("SDK against the running service", () => {
     // switching property re-issues the pair; the new one works, a property out of reach leaves it in place
     const second = await createTestProperty(app);
     await createStaffSession(app, { propertyCode: second.code, role: "viewer", email: staff.email });
-    const profile = (await session.switchProperty(second.id)) as { activePropertyId: string };
+    const profile = await session.switchProperty(second.id);
     expect(profile.activePropertyId).toBe(second.id);
     const switched = session.tokens()!;
     expect(switched.refreshToken).not.toBe(pair.refreshToken);
@@ -100,5 +105,39 @@ describe("SDK against the running service", () => {
     await createHotelOpsClient(AuthService, { baseUrl: app.baseUrl, transport: "grpc", auth: session }).logout({});
     await expect(session.refresh(current.accessToken)).rejects.toMatchObject({ name: "SessionEndedError" });
     expect(session.tokens()).toBeUndefined();
+  });
+
+  it("staff login helpers: a session at once, or a challenge answered with the e-mailed code; logout ends the session on the server", async () => {
+    const open = await createTestProperty(app);
+    const verified = await createTestProperty(app, { emailVerification: true });
+    const staff = await createStaffSession(app, { propertyCode: open.code, role: "manager" });
+    await createStaffSession(app, { propertyCode: verified.code, role: "manager", email: staff.email });
+    const device = { deviceId: "2f1c4f5e-0000-4000-8000-0000000000aa", deviceName: "SDK test" };
+    const ended: string[] = [];
+    const common = { baseUrl: app.baseUrl, ...device, onSessionEnded: () => ended.push("ended") };
+
+    const direct = await loginStaff({ ...common, hotelCode: open.code, email: staff.email, password: "test-pass-2026" });
+    if (direct.kind !== "session") throw new Error("expected a session");
+    expect(direct.profile.activePropertyId).toBe(open.id);
+    expect(await createRestClient({ baseUrl: app.baseUrl, auth: direct.session }).get("/api/mobile/v1/dashboard")).toMatchObject({ currency: "TRY" });
+    const pair = direct.session.tokens()!;
+    await direct.session.logout();
+    expect(direct.session.tokens()).toBeUndefined();
+    // the server ended it: the old pair's refresh token is refused
+    const stale = createMobileSession({ baseUrl: app.baseUrl, tokens: pair });
+    await expect(stale.refresh(pair.accessToken)).rejects.toBeInstanceOf(SessionEndedError);
+
+    const challenged = await loginStaff({ ...common, hotelCode: verified.code, email: staff.email, password: "test-pass-2026" });
+    if (challenged.kind !== "challenge") throw new Error("expected a challenge");
+    expect(challenged.maskedEmail).toContain("*");
+    expect(Date.parse(challenged.expiresAt)).toBeGreaterThan(Date.now());
+    const mail = (await readOutbox(dataDir)).filter((m) => m.to === staff.email).at(-1);
+    const code = /\b(\d{6})\b/.exec(mail?.text ?? "")?.[1] ?? "";
+    const signedIn = await verifyStaffLogin({ ...common, challengeId: challenged.challengeId, code });
+    expect(signedIn.profile.activePropertyId).toBe(verified.id);
+    expect((await createHotelOpsClient(WebhookService, { baseUrl: app.baseUrl, auth: signedIn.session }).listWebhookEndpoints({})).endpoints).toEqual([]);
+
+    await expect(loginStaff({ ...common, hotelCode: open.code, email: staff.email, password: "wrong" })).rejects.toMatchObject({ status: 401, code: "unauthorized" });
+    expect(ended).toEqual([]);
   });
 });

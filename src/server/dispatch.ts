@@ -2,6 +2,7 @@ import { Code, ConnectError, createContextValues } from "@connectrpc/connect";
 import type { UniversalHandler } from "@connectrpc/connect/protocol";
 import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
 import type { Logger } from "../lib/logger.ts";
+import type { Cors } from "./cors.ts";
 import { callInfoKey, requestIdFrom, type CallInfo, type Transport } from "./context.ts";
 import { serveDocs } from "./docs.ts";
 import { send } from "./http-errors.ts";
@@ -20,10 +21,12 @@ export interface DispatchOptions {
   logger: Logger;
   /** The client address of a request from its socket peer and X-Forwarded-For (see client-address.ts). */
   clientAddress?: (peer: string, forwardedFor: string | string[] | undefined) => string;
+  /** CORS for browsers on other origins (REST, Connect and gRPC-Web alike); answers preflights. */
+  cors?: Cors;
 }
 
 /**
- * Every HTTP request enters here: health probes, then Connect/gRPC/gRPC-Web by exact RPC path, the API docs
+ * Every HTTP request enters here: CORS (headers, preflights), health probes, then Connect/gRPC/gRPC-Web by exact RPC path, the API docs
  * (`/docs`, `/openapi.json`), then the REST
  * gateway. Each call gets its CallInfo (request id, peer, transport) once, shared by all interceptors.
  */
@@ -41,6 +44,7 @@ export function createDispatcher(opts: DispatchOptions): NodeHandler {
     };
     res.setHeader("x-request-id", info.requestId);
     const values = createContextValues().set(callInfoKey, info);
+    if (opts.cors?.handle(req, res, info.requestId) === true) return;
 
     if (path === "/healthz" || path === "/readyz") {
       void probe(path, opts, res);

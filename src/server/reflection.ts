@@ -1,5 +1,6 @@
-import { toBinary, type DescFile, type DescService } from "@bufbuild/protobuf";
-import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
+import { readFileSync } from "node:fs";
+import { create, fromBinary, toBinary, type DescFile, type DescService } from "@bufbuild/protobuf";
+import { FileDescriptorProtoSchema, SourceCodeInfoSchema } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
 import * as v1 from "../../gen/grpc/reflection/v1/reflection_pb.js";
 import * as v1alpha from "../../gen/grpc/reflection/v1alpha/reflection_pb.js";
@@ -7,9 +8,11 @@ import { Health } from "../../gen/grpc/health/v1/health_pb.js";
 
 /**
  * gRPC server reflection (v1 and v1alpha) over Connect, so grpcurl-style tools work without .proto files.
- * Answers from the descriptors of the services the router serves, with their transitive imports.
+ * Answers from the descriptors of the services the router serves, with their transitive imports, and with the
+ * comments of proto/ (gen/source_info.json, written by `npm run generate`) so clients can show the docs.
  */
 export function registerReflection(router: ConnectRouter, services: readonly DescService[]): void {
+  const sourceInfo = JSON.parse(readFileSync(new URL("../../gen/source_info.json", import.meta.url), "utf8")) as Record<string, string>;
   const all = [...services, v1.ServerReflection, v1alpha.ServerReflection, Health];
   const files = new Map<string, DescFile>();
   const addFile = (f: DescFile): void => {
@@ -31,7 +34,11 @@ export function registerReflection(router: ConnectRouter, services: readonly Des
   const encoded = new Map<string, Uint8Array>();
   const encode = (f: DescFile): Uint8Array => {
     let bytes = encoded.get(f.name);
-    if (bytes === undefined) encoded.set(f.name, (bytes = toBinary(FileDescriptorProtoSchema, f.proto)));
+    if (bytes === undefined) {
+      const info = sourceInfo[`${f.name}.proto`];
+      const proto = info === undefined ? f.proto : create(FileDescriptorProtoSchema, { ...f.proto, sourceCodeInfo: fromBinary(SourceCodeInfoSchema, Buffer.from(info, "base64")) });
+      encoded.set(f.name, (bytes = toBinary(FileDescriptorProtoSchema, proto)));
+    }
     return bytes;
   };
   const withDeps = (f: DescFile): Uint8Array[] => {

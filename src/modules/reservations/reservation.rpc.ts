@@ -78,7 +78,12 @@ export function reservationOut(r: Reservation) {
 export function registerReservationRpc(router: ConnectRouter, service: ReservationService, pool: pg.Pool): void {
   const actorOf = async (ctx: HandlerContext, propertyCode: string): Promise<Actor> => {
     const principal = requirePrincipal(ctx.values);
-    const property = await requireProperty({ pool }, principal, propertyCode);
+    // REST always names the property in the path; a gRPC/Connect staff caller may leave it out and act on the
+    // session's active property, as the mobile API does. A client reaches several properties: it must say which.
+    if (propertyCode === "" && principal.kind !== "staff") {
+      throw invalidField("propertyCode", "is required");
+    }
+    const property = await requireProperty({ pool }, principal, propertyCode === "" && principal.kind === "staff" ? principal.activePropertyId : propertyCode);
     return { propertyId: property.id, canOverridePrice: holds(principal, "reservations.override_price") };
   };
   router.service(ReservationRpc, {

@@ -200,6 +200,10 @@ export const ReservationSource = /*@__PURE__*/
  * writes an event (reservation.created/updated/cancelled, guest.checked_in/out, availability.changed) in the
  * same transaction.
  *
+ * Every request names its property in `property_code` (the REST path always does). Over gRPC and Connect a
+ * staff session may leave it empty to act on the session's active property, as the mobile API does; a
+ * partner or internal client must set it (`invalid_argument: propertyCode: is required`).
+ *
  * @generated from service hotelops.reservation.v1.ReservationService
  */
 export const ReservationService = /*@__PURE__*/
