@@ -67,7 +67,7 @@ function start(role: "api" | "worker"): ChildProcess {
 }
 
 async function waitReady(): Promise<void> {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     const ok = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false);
     if (ok) return;
@@ -86,15 +86,19 @@ function kill9(child: ChildProcess | undefined): Promise<void> {
 
 interface Write {
   kind: "create" | "payment" | "event";
+  /** Its place in the load: the body of every retry is the same (a different body would be idempotency_conflict). */
+  index: number;
   key: string;
   /** The committed outcome's id, once acknowledged. */
   id?: string;
   replays: string[];
+  lastError?: string;
 }
 
 const transport = () => createConnectTransport({ baseUrl: `http://127.0.0.1:${port}`, httpVersion: "1.1" });
 
-async function send(w: Write, n: number): Promise<string | undefined> {
+async function send(w: Write): Promise<string | undefined> {
+  const n = w.index;
   const headers = { authorization: `Bearer ${staffToken}`, "idempotency-key": w.key };
   const opts = { headers, timeoutMs: 10_000 };
   if (w.kind === "create") {
@@ -127,12 +131,12 @@ async function load(writes: Write[], stopAt: () => boolean): Promise<void> {
       const w = writes[n % writes.length]!;
       if (w.id !== undefined) {
         if (w.replays.length < 2) {
-          const again = await send(w, n).catch(() => undefined);
+          const again = await send(w).catch(() => undefined);
           if (again !== undefined) w.replays.push(again);
         }
         continue;
       }
-      const id = await send(w, n).catch(() => undefined);
+      const id = await send(w).catch((e: unknown) => void (w.lastError = String(e)));
       if (id !== undefined) w.id = id;
       else await new Promise((r) => setTimeout(r, 20));
     }
@@ -168,9 +172,9 @@ afterAll(async () => {
 });
 
 describe("crash suite: kill -9 of API and worker with the commit window widened", () => {
-  it("every acknowledged write exists once, retries replay it, counters match, every accepted event is processed", { timeout: 240_000 }, async () => {
+  it("every acknowledged write exists once, retries replay it, counters match, every accepted event is processed", { timeout: 420_000 }, async () => {
     const writes: Write[] = [];
-    for (let i = 0; i < 60; i++) writes.push({ kind: (["create", "payment", "event"] as const)[i % 3]!, key: randomUUID(), replays: [] });
+    for (let i = 0; i < 60; i++) writes.push({ kind: (["create", "payment", "event"] as const)[i % 3]!, index: i, key: randomUUID(), replays: [] });
     let done = false;
     const running = load(writes, () => done);
     for (let round = 0; round < ROUNDS; round++) {
@@ -182,12 +186,12 @@ describe("crash suite: kill -9 of API and worker with the commit window widened"
       if (round === 0) worker = start("worker");
       await waitReady();
     }
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + 120_000;
     while (writes.some((w) => w.id === undefined || w.replays.length < 2) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     done = true;
     await running;
 
-    expect(writes.filter((w) => w.id === undefined).map((w) => w.key)).toEqual([]);
+    expect(writes.filter((w) => w.id === undefined).map((w) => `${w.kind} ${w.key}: ${w.lastError ?? ""}`)).toEqual([]);
     // Every retry with the same key got the committed outcome.
     for (const w of writes) for (const again of w.replays) expect(again).toBe(w.id);
 
