@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["gen/**", "test/gen/**", "sdk/gen/**", "sdk/dist/**", "sdk/.build/**", "node_modules/**", ".data/**", "dist/**", "openapi/**"] },
+  { ignores: ["gen/**", "test/gen/**", "sdk/gen/**", "sdk/dist/**", "sdk/.build/**", "node_modules/**", ".data/**", "dist/**", "panel/dist/**", "openapi/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts", "sdk/**/*.test.ts"],
     globalSetup: ["test/global-setup.ts"],
+    // every REST exchange of the tests is checked against the OpenAPI document (both directions)
+    setupFiles: ["test/helpers/openapi-setup.ts"],
     pool: "forks",
     testTimeout: 15_000,
     hookTimeout: 60_000,

@@ -1,5 +1,5 @@
 // Connectivity API: a feed page of 500 and 366-day availability (p50/p99), and reservation events accepted per
-// second, each against a bare node:http + pg handler running the same SQL in the same run.
+// second, each against a bare node:http + pg handler running the same SQL in the same run; then ARI (ari.bench.ts).
 import http from "node:http";
 import pg from "pg";
 import { pino } from "pino";
@@ -9,6 +9,7 @@ import { newId } from "../src/lib/ids.ts";
 import { RESERVATION_EVENTS_QUEUE } from "../src/modules/connectivity/index.ts";
 import { createTestClient, createTestProperty } from "../test/helpers/auth.ts";
 import { benchDatabase, load, rssMiB, table } from "./harness.ts";
+import { benchAri } from "./ari.bench.ts";
 
 /** Starts a ROLE=worker app, waits (at most 20 s) until no event is QUEUED, stops it; "<n> of <queued> in <s> s = <rate>/s". */
 async function processQueued(url: string, pool: pg.Pool): Promise<string> {
@@ -103,6 +104,7 @@ export async function benchConnectivity(): Promise<void> {
     });
     console.log(`events accepted with distinct booking references ${distinct.rps}/s`);
     console.log(`events processed by one ROLE=worker process, each of its own booking: ${await processQueued(database.url, pool)}`);
+    await benchAri(app as typeof app & { port: number }, pool, property);
     bare.close();
     bareInsert.close();
   } finally {

@@ -65,6 +65,7 @@ step("openapi/ and sdk/src/services.ts match proto/ (npm run openapi)", "node", 
 // skipped with a note where protoc/grpc_python_plugin are missing; .ci/run installs them
 step("sdk-python stubs match proto/ (npm run generate)", "node", ["scripts/generate-python.ts", "--check"]);
 step("tsc --noEmit", "tsc", ["-p", "."]);
+step("tsc --noEmit (panel)", "tsc", ["-p", "panel"]);
 step("eslint", "eslint", [".", "--max-warnings=0"]);
 
 if (failures.length > 0) {

@@ -34,6 +34,10 @@ export interface Config {
   rateLimitAnonPerMinute: number;
   /** Requests per minute of login-like RPCs (rate_limit_class "auth"), per client IP and per account. */
   rateLimitAuthPerMinute: number;
+  /** Successful token requests per partner client per minute (api_clients.token_requests_per_minute overrides). */
+  rateLimitTokenPerMinute: number;
+  /** Failed token endpoint authentications per minute, per client IP and per client id. */
+  rateLimitTokenFailuresPerMinute: number;
   /** Proxies (addresses or CIDR ranges) whose X-Forwarded-For names the client; empty: the socket peer is the client. */
   trustedProxies: string[];
   /** Connection hygiene of the one port (src/server/listen.ts). */
@@ -126,6 +130,8 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitStaffPerMinute: int("RATE_LIMIT_STAFF_PER_MINUTE", 300, 1, 1_000_000_000),
     rateLimitAnonPerMinute: int("RATE_LIMIT_ANON_PER_MINUTE", 300, 1, 1_000_000_000),
     rateLimitAuthPerMinute: int("RATE_LIMIT_AUTH_PER_MINUTE", 10, 1, 1_000_000_000),
+    rateLimitTokenPerMinute: int("RATE_LIMIT_TOKEN_PER_MINUTE", 30, 1, 1_000_000_000),
+    rateLimitTokenFailuresPerMinute: int("RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE", 20, 1, 1_000_000_000),
     corsOrigins: corsOriginsOf(text("CORS_ORIGINS"), nodeEnv),
     trustedProxies: (env.TRUSTED_PROXIES ?? "").split(",").map((p) => p.trim()).filter((p) => p !== ""),
     connections: {

@@ -24,6 +24,8 @@ if (app.port !== undefined) {
   console.log(`  Status:       ${base}/api/v1/status`);
   console.log(`  Mobile API:   ${base}/api/mobile/v1`);
   console.log(`  Partner API:  ${base}/api/v1`);
+  console.log(`  Panel:        ${base}/panel   (Integrations: sign in as the manager below)`);
+  console.log(`  API docs:     ${base}/docs  (OpenAPI: ${base}/openapi.json)`);
   console.log(`  Health:       ${base}/healthz  ${base}/readyz\n`);
 } else {
   console.log(`Worker started (ROLE=worker)`);

@@ -6,6 +6,7 @@ import { ConnectivityService } from "../../gen/hotelops/connectivity/v1/connecti
 import { FolioService } from "../../gen/hotelops/folio/v1/folio_pb.js";
 import { InventoryService } from "../../gen/hotelops/inventory/v1/inventory_pb.js";
 import { MobileService } from "../../gen/hotelops/mobile/v1/mobile_pb.js";
+import { ApiAccessService } from "../../gen/hotelops/panel/v1/api_access_pb.js";
 import { ReservationService } from "../../gen/hotelops/reservation/v1/reservation_pb.js";
 import { StatusService } from "../../gen/hotelops/status/v1/status_pb.js";
 import { WebhookService } from "../../gen/hotelops/webhook/v1/webhook_pb.js";
@@ -16,10 +17,11 @@ export * as connectivityV1 from "../../gen/hotelops/connectivity/v1/connectivity
 export * as folioV1 from "../../gen/hotelops/folio/v1/folio_pb.js";
 export * as inventoryV1 from "../../gen/hotelops/inventory/v1/inventory_pb.js";
 export * as mobileV1 from "../../gen/hotelops/mobile/v1/mobile_pb.js";
+export * as panelV1 from "../../gen/hotelops/panel/v1/api_access_pb.js";
 export * as reservationV1 from "../../gen/hotelops/reservation/v1/reservation_pb.js";
 export * as statusV1 from "../../gen/hotelops/status/v1/status_pb.js";
 export * as webhookV1 from "../../gen/hotelops/webhook/v1/webhook_pb.js";
-export { AdminService, AuthService, ConnectivityService, FolioService, InventoryService, MobileService, ReservationService, StatusService, WebhookService };
+export { AdminService, AuthService, ConnectivityService, FolioService, InventoryService, MobileService, ApiAccessService, ReservationService, StatusService, WebhookService };
 
 /** Every service of the contract, by full protobuf name. */
 export const services = {
@@ -29,6 +31,7 @@ export const services = {
   "hotelops.folio.v1.FolioService": FolioService,
   "hotelops.inventory.v1.InventoryService": InventoryService,
   "hotelops.mobile.v1.MobileService": MobileService,
+  "hotelops.panel.v1.ApiAccessService": ApiAccessService,
   "hotelops.reservation.v1.ReservationService": ReservationService,
   "hotelops.status.v1.StatusService": StatusService,
   "hotelops.webhook.v1.WebhookService": WebhookService,

@@ -19,7 +19,7 @@ afterAll(async () => {
   await app?.close();
 });
 
-const expected = { status: "operational", apiVersion: "v1", partnerApi: "enabled" };
+const expected = { status: "operational", apiVersion: "v1", partnerApi: "enabled", partnerApiRelease: "v1 beta" };
 
 describe("SDK against the running service", () => {
   it("reads the status over Connect (binary, JSON, HTTP/1.1 and 2), gRPC and gRPC-Web", async () => {
@@ -27,7 +27,7 @@ describe("SDK against the running service", () => {
     for (const v of variants) {
       const client = createHotelOpsClient(StatusService, { baseUrl: app.baseUrl, ...v });
       const res = await client.getStatus({});
-      expect({ status: res.status, apiVersion: res.apiVersion, partnerApi: res.partnerApi }, JSON.stringify(v)).toEqual(expected);
+      expect({ status: res.status, apiVersion: res.apiVersion, partnerApi: res.partnerApi, partnerApiRelease: res.partnerApiRelease }, JSON.stringify(v)).toEqual(expected);
     }
   });
 

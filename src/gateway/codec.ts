@@ -1,16 +1,19 @@
-import { ScalarType, toJson, type DescEnum, type DescField, type DescMessage, type JsonValue, type Message } from "@bufbuild/protobuf";
+import { getOption, ScalarType, toJson, type DescEnum, type DescField, type DescMessage, type JsonValue, type Message } from "@bufbuild/protobuf";
+import { field as fieldDoc } from "../../gen/hotelops/api/v1/rest_pb.js";
 import { AppError } from "../errors.ts";
 import { IMPLICIT, MAX_SAFE, MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS, enumNames, isInt64, isWrapper, wrapperUnboxed } from "./codec-shared.ts";
 
 /**
- * The one JSON codec of the REST faces (CONTRACT.md "JSON on the REST paths"), driven by descriptors:
+ * The one JSON codec of the REST faces, driven by descriptors:
  * - field names are the proto json_name (lowerCamelCase unless the proto sets one);
  * - int64 family as JSON numbers: parsing refuses |n| > 2^53-1, rendering such a value is a bug (internal);
  * - google.protobuf.Timestamp as ISO 8601 UTC with exactly three fraction digits;
  * - unset `optional`, message, wrapper and oneof fields are null; implicit fields always carry their default;
  * - enums by name without the type prefix buf lint forces (RESERVATION_STATUS_GUARANTEED is "GUARANTEED"),
  *   the zero *_UNSPECIFIED value is null; parsing takes either spelling, never numbers;
- * - repeated as arrays, maps as objects, Struct/Value/ListValue as plain JSON, bytes as base64.
+ * - repeated as arrays, maps as objects, Struct/Value/ListValue as plain JSON, bytes as base64;
+ * - a message whose fields name a `(hotelops.api.v1.field).variant` renders the fields of the variant that is
+ *   set and leaves the other variants' keys out (one of several shapes, never a merged one with nulls).
  *
  * It reads and writes protobuf-es messages directly instead of going through protobuf's canonical JSON and
  * rewriting it, because it sits on every REST request: one pass, with a field plan compiled once per message
@@ -29,6 +32,8 @@ interface RenderPlan {
   oneof: string | undefined;
   /** Fields with presence (optional, message, oneof); an unset one renders as null. */
   explicit: boolean;
+  /** The response shape the field belongs to ("" when it is in every shape). */
+  variant: string;
   render: Render;
 }
 
@@ -42,7 +47,10 @@ export function render(desc: DescMessage, message: Message): JsonValue {
 function renderMessage(desc: DescMessage, message: unknown): JsonValue {
   const msg = message as Record<string, unknown>;
   const out: Record<string, JsonValue> = {};
-  for (const p of planOf(desc)) {
+  const plan = planOf(desc);
+  const variant = variants.has(desc) ? activeVariant(plan, msg) : undefined;
+  for (const p of plan) {
+    if (variant !== undefined && p.variant !== "" && p.variant !== variant) continue;
     let v: unknown;
     if (p.oneof !== undefined) {
       const group = msg[p.oneof] as { case: string | undefined; value?: unknown };
@@ -57,6 +65,9 @@ function renderMessage(desc: DescMessage, message: unknown): JsonValue {
   return out;
 }
 
+/** Messages with variant fields (see RenderPlan.variant). */
+const variants = new WeakSet<DescMessage>();
+
 function planOf(desc: DescMessage): RenderPlan[] {
   let plan = plans.get(desc);
   if (plan === undefined) {
@@ -65,11 +76,22 @@ function planOf(desc: DescMessage): RenderPlan[] {
       json: field.jsonName,
       oneof: field.oneof?.localName,
       explicit: field.fieldKind === "message" || field.oneof !== undefined || ((field.fieldKind === "scalar" || field.fieldKind === "enum") && field.presence !== IMPLICIT),
+      variant: getOption(field, fieldDoc).variant,
       render: fieldRenderer(field),
     }));
+    if (plan.some((p) => p.variant !== "")) variants.add(desc);
     plans.set(desc, plan);
   }
   return plan;
+}
+
+/** The variant of the first set variant field (undefined when none is set: then every key is rendered). */
+function activeVariant(plan: readonly RenderPlan[], msg: Record<string, unknown>): string | undefined {
+  for (const p of plan) {
+    if (p.variant === "" || !p.explicit || p.oneof !== undefined) continue;
+    if (msg[p.local] !== undefined && Object.hasOwn(msg, p.local)) return p.variant;
+  }
+  return undefined;
 }
 
 function fieldRenderer(field: DescField): Render {

@@ -1,6 +1,8 @@
+import type { DescMessage } from "@bufbuild/protobuf";
+import { PrincipalKind } from "../../gen/hotelops/auth/v1/rule_pb.js";
 import type { Route } from "../gateway/index.ts";
 
-/** What each error status means on the REST faces (CONTRACT.md "JSON on the REST paths"). */
+/** What each error status means on the REST faces. */
 const STATUSES: Record<string, string> = {
   "400": "Invalid request data (`invalid_argument`); `details` names the fields.",
   "401": "Missing, invalid or expired credentials (`unauthorized`), with `WWW-Authenticate`.",
@@ -19,14 +21,22 @@ const STATUSES: Record<string, string> = {
 export function errorResponsesFor(route: Route, write: boolean, isPublic: boolean): Record<string, unknown> {
   const codes = ["400"];
   if (!isPublic) codes.push("401", "403");
-  else if (route.rest.errorStyle === "oauth2") codes.push("401");
-  if (route.template.fields.length > 0) codes.push("404");
+  // public sign-in calls answer 401 for wrong credentials, codes and refresh tokens
+  else if (route.rest.errorStyle === "oauth2" || route.rest.rateLimitClass === "auth") codes.push("401");
+  if (route.template.fields.length > 0 || refersToRecords(route.method.input)) codes.push("404");
   if (write) codes.push("409", "422");
   if (route.body !== "") codes.push("413", "415");
   if (route.rest.rateLimitClass !== "none") codes.push("429");
   codes.push("500", "503");
   const prefix = route.rest.errorStyle === "oauth2" ? "OAuthError" : "Error";
   return Object.fromEntries(codes.sort().map((c) => [c, { $ref: `#/components/responses/${prefix}${c}` }]));
+}
+
+/** A request naming records by id (or a property by code) answers 404 for one out of the caller's reach. */
+function refersToRecords(desc: DescMessage, depth = 0): boolean {
+  return desc.fields.some(
+    (f) => /(_id|_ids|^property_code|^property_codes)$/.test(f.name) || (depth < 2 && f.message !== undefined && !f.message.typeName.startsWith("google.") && refersToRecords(f.message, depth + 1)),
+  );
 }
 
 export function errorResponseComponents(): Record<string, unknown> {
@@ -40,7 +50,14 @@ export function errorResponseComponents(): Record<string, unknown> {
     if (status === "401") headers["WWW-Authenticate"] = { $ref: "#/components/headers/WWW-Authenticate" };
     out[`Error${status}`] = { description, headers, content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorResponse" } } } };
     out[`OAuthError${status}`] = {
-      description: status === "401" ? "Client authentication failed (`invalid_client`), with `WWW-Authenticate: Basic`." : status === "400" ? "RFC 6749 section 5.2 error (`invalid_request`, `invalid_grant`, `unsupported_grant_type`, `invalid_scope`)." : description,
+      description:
+        status === "401"
+          ? "Client authentication failed (`invalid_client`), with `WWW-Authenticate: Basic`."
+          : status === "400"
+            ? "RFC 6749 section 5.2 error (`invalid_request`, `invalid_grant`, `unsupported_grant_type`, `invalid_scope`)."
+            : status === "429"
+              ? "Too many token requests of this client, or failed authentications of this IP or client id: `temporarily_unavailable` (retry after `Retry-After` seconds; not `invalid_request`)."
+              : description,
       headers,
       content: { "application/json": { schema: { $ref: "#/components/schemas/OAuthErrorResponse" } } },
     };
@@ -81,7 +98,7 @@ export function errorComponents(codes: readonly string[]): Record<string, unknow
       description: "RFC 6749 section 5.2 error body of `POST /api/v1/oauth/token`.",
       required: ["error", "error_description"],
       properties: {
-        error: { type: "string", enum: ["invalid_request", "invalid_client", "invalid_grant", "unauthorized_client", "unsupported_grant_type", "invalid_scope"] },
+        error: { type: "string", enum: ["invalid_request", "invalid_client", "invalid_grant", "unauthorized_client", "unsupported_grant_type", "invalid_scope", "temporarily_unavailable"] },
         error_description: { type: "string" },
       },
     },
@@ -106,15 +123,45 @@ const SCOPES: Record<string, string> = {
   "reservations.read": "Read reservations of the client's properties.",
   "reservations.write": "Send reservation events.",
   "mappings.read": "Read the client's provider code mappings.",
+  admin: "Operator functions (internal clients only).",
 };
+
+/** The Idempotency-Key header; a required one is spelled out whole (a `required` beside a $ref is ignored). */
+export function idempotencyKeyParameter(required: boolean): Record<string, unknown> {
+  return {
+    name: "Idempotency-Key",
+    in: "header",
+    ...(required ? { required: true } : {}),
+    description: `${required ? "Required. " : ""}1-255 visible ASCII characters, e.g. a UUID per business operation. The same key, caller and body replays the first response (\`Idempotency-Replayed: true\`); the same key with another body is 409 \`idempotency_conflict\`. Keys are kept at least 24 hours.`,
+    schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7E]+$" },
+    example: "6f1c2a7e-3b9d-4e51-a0c4-9d2f8b7e1a33",
+  };
+}
+
+/**
+ * Which credentials an operation takes, one scheme per kind of caller, so "Try it out" sends a staff token to
+ * staff operations and a client token to client operations.
+ */
+export function securityOf(who: readonly PrincipalKind[], scope: string): Record<string, string[]>[] {
+  const security: Record<string, string[]>[] = [];
+  if (who.includes(PrincipalKind.STAFF)) security.push({ staffSession: [] });
+  if (who.includes(PrincipalKind.PARTNER) || who.includes(PrincipalKind.INTERNAL)) security.push({ clientCredentials: scope === "" ? [] : [scope] }, { clientToken: [] });
+  return security;
+}
 
 export function securitySchemes(scopes: readonly string[]): Record<string, unknown> {
   return {
-    bearerAuth: {
+    staffSession: {
       type: "http",
       scheme: "bearer",
       bearerFormat: "JWT",
-      description: "Access token of a staff session (`POST /api/mobile/v1/auth/login`, refreshed with `/auth/refresh`) or of a client (`POST /api/v1/oauth/token`), as `Authorization: Bearer <token>`.",
+      description: "Staff (Mobile API and Panel): `tokens.accessToken` from `POST /api/mobile/v1/auth/login` (or `/auth/verify`), refreshed with `/auth/refresh`; sent as `Authorization: Bearer <token>`.",
+    },
+    clientToken: {
+      type: "http",
+      scheme: "bearer",
+      bearerFormat: "JWT",
+      description: "Partner and internal clients: an `access_token` you already have from `POST /api/v1/oauth/token`; sent as `Authorization: Bearer <token>`.",
     },
     clientCredentials: {
       type: "oauth2",

@@ -3,9 +3,13 @@ import { rule as authRule, PrincipalKind, PrincipalKindSchema } from "../../gen/
 import { errorCodes } from "../errors.ts";
 import { routesOf, type Route } from "../gateway/index.ts";
 import { shortEnumName } from "../gateway/codec.ts";
+import { AUDIENCES, audienceOf } from "./audiences.ts";
 import { commentOf } from "./comments.ts";
+import { exampleOf, fieldExample, variantNames } from "./examples.ts";
+import { fieldDoc } from "./field-doc.ts";
+import { pruneComponents } from "./prune.ts";
 import { SchemaRegistry, type Schema } from "./schema.ts";
-import { errorComponents, errorResponseComponents, errorResponsesFor, headerComponents, securitySchemes } from "./components.ts";
+import { errorComponents, errorResponseComponents, errorResponsesFor, headerComponents, idempotencyKeyParameter, securitySchemes, securityOf } from "./components.ts";
 
 export interface OpenApiOptions {
   title: string;
@@ -18,7 +22,9 @@ type Operation = Record<string, unknown>;
 /**
  * The OpenAPI 3.1 document of the REST faces, built from the route table the gateway serves
  * (`routesOf`) and the message descriptors, with JSON shapes as the gateway's codec renders them.
- * Pass descriptors with source info to get proto comments as descriptions.
+ * Pass descriptors with source info to get proto comments as descriptions. Operations are grouped by
+ * audience (audiences.ts); components nothing refers to are left out (prune.ts), so a section added to the
+ * document (e.g. `webhooks`) keeps the components it refers to.
  */
 export function buildOpenApi(services: readonly DescService[], options: OpenApiOptions): Record<string, unknown> {
   const routes = routesOf(services.flatMap((s) => s.methods.map((method) => ({ method }))));
@@ -36,12 +42,18 @@ export function buildOpenApi(services: readonly DescService[], options: OpenApiO
     const op = operation(route, schemas, scopes, responses[i]!, n === 1 ? id : `${id}${n}`);
     (paths[path] ??= {})[route.httpMethod.toLowerCase()] = op;
   });
-  const sortedPaths = Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b)));
-  const tags = services
-    .filter((s) => routes.some((r) => r.method.parent === s))
-    .map((s) => ({ name: s.name, ...(commentOf(s) === undefined ? {} : { description: commentOf(s) }), "x-proto-service": s.typeName }));
+  const rank = (path: string): number => {
+    const a = audienceOf(path);
+    return a === undefined ? AUDIENCES.length : AUDIENCES.indexOf(a);
+  };
+  const sortedPaths = Object.fromEntries(Object.entries(paths).sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b)));
+  const used = new Set(Object.values(paths).flatMap((ops) => Object.values(ops).flatMap((op) => op.tags as string[])));
+  const tags = [
+    ...AUDIENCES.filter((a) => used.has(a.tag)).map((a) => ({ name: a.tag, description: a.description })),
+    ...services.filter((s) => used.has(s.name)).map((s) => ({ name: s.name, ...(commentOf(s) === undefined ? {} : { description: commentOf(s) }) })),
+  ];
 
-  return {
+  return pruneComponents({
     openapi: "3.1.0",
     info: { title: options.title, version: options.version, description: options.description },
     servers: [{ url: "/", description: "This service" }],
@@ -51,17 +63,10 @@ export function buildOpenApi(services: readonly DescService[], options: OpenApiO
       schemas: Object.fromEntries(Object.entries({ ...schemas.components, ...errorComponents(Object.keys(errorCodes)) }).sort(([a], [b]) => a.localeCompare(b))),
       responses: errorResponseComponents(),
       headers: headerComponents(),
-      parameters: {
-        IdempotencyKey: {
-          name: "Idempotency-Key",
-          in: "header",
-          description: "1-255 visible ASCII characters. The same key, caller and body replays the first response (`Idempotency-Replayed: true`); the same key with another body is 409 `idempotency_conflict`. Keys are kept at least 24 hours.",
-          schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7E]+$" },
-        },
-      },
+      parameters: { IdempotencyKey: idempotencyKeyParameter(false) },
       securitySchemes: securitySchemes([...scopes].sort()),
     },
-  };
+  });
 }
 
 /** `/api/v1/properties/{property_code}/availability` -> `/api/v1/properties/{propertyCode}/availability`. */
@@ -109,19 +114,18 @@ function operation(route: Route, schemas: SchemaRegistry, scopes: Set<string>, s
   const parameters: unknown[] = [];
   for (const field of route.template.fields) {
     const leaf = fieldAtPath(method.input, field);
-    parameters.push({ name: jsonPath(method.input, field), in: "path", required: true, schema: leaf === undefined ? { type: "string" } : paramSchema(leaf), ...(leaf !== undefined && commentOf(leaf) !== undefined ? { description: commentOf(leaf) } : {}) });
+    parameters.push({ name: jsonPath(method.input, field), in: "path", required: true, schema: leaf === undefined ? { type: "string" } : paramSchema(leaf), ...(leaf !== undefined && commentOf(leaf) !== undefined ? { description: commentOf(leaf) } : {}), ...(leaf === undefined ? {} : { example: fieldExample(leaf, "in") }) });
   }
   if (route.body !== "*") {
     const bound = new Set(route.template.fields);
     if (route.body !== "") bound.add(route.body);
     queryParams(method.input, "", "", bound, 0, parameters);
   }
-  if (write) parameters.push(route.rest.idempotencyKeyRequired ? { $ref: "#/components/parameters/IdempotencyKey", required: true } : { $ref: "#/components/parameters/IdempotencyKey" });
+  // required: inline (OpenAPI 3.1 tools ignore `required` beside a $ref)
+  if (write) parameters.push(route.rest.idempotencyKeyRequired ? idempotencyKeyParameter(true) : { $ref: "#/components/parameters/IdempotencyKey" });
 
   const who = r.public ? [] : r.principals.length > 0 ? r.principals : [PrincipalKind.STAFF, PrincipalKind.INTERNAL];
-  const security: Record<string, string[]>[] = [];
-  if (who.includes(PrincipalKind.STAFF)) security.push({ bearerAuth: [] });
-  if (who.includes(PrincipalKind.PARTNER) || who.includes(PrincipalKind.INTERNAL)) security.push({ clientCredentials: r.scope === "" ? [] : [r.scope] });
+  const security = securityOf(who, r.scope);
   if (r.scope !== "") scopes.add(r.scope);
 
   const notes: string[] = [];
@@ -136,9 +140,9 @@ function operation(route: Route, schemas: SchemaRegistry, scopes: Set<string>, s
 
   const op: Operation = {
     operationId,
-    summary: humanize(method.name),
+    summary: route.rest.summary === "" ? humanize(method.name) : route.rest.summary,
     description: notes.join("\n\n"),
-    tags: [method.parent.name],
+    tags: [audienceOf(openApiPath(route))?.tag ?? method.parent.name],
     parameters,
   };
   const body = requestBody(route, schemas);
@@ -168,7 +172,9 @@ function queryParams(desc: DescMessage, prefix: string, jsonPrefix: string, boun
       continue;
     }
     const doc = commentOf(field);
-    out.push({ name, in: "query", schema: paramSchema(field), ...(field.fieldKind === "list" ? { style: "form", explode: true } : {}), ...(doc === undefined ? {} : { description: doc }) });
+    const d = fieldDoc(field);
+    const example = d.example !== "" || d.required ? { example: fieldExample(field, "in") } : {};
+    out.push({ name, in: "query", ...(d.required ? { required: true } : {}), schema: paramSchema(field), ...(field.fieldKind === "list" ? { style: "form", explode: true } : {}), ...(doc === undefined ? {} : { description: doc }), ...example });
   }
 }
 
@@ -176,8 +182,15 @@ function isParamMessage(m: DescMessage): boolean {
   return m.typeName === "google.protobuf.Timestamp" || (m.typeName.startsWith("google.protobuf.") && m.typeName.endsWith("Value") && m.fields.length === 1);
 }
 
-/** The schema of a path or query parameter: never null, enums as their short names. */
+/** The schema of a path or query parameter: never null, enums as their short names, documented values and format. */
 function paramSchema(field: DescField): Schema {
+  const d = fieldDoc(field);
+  const base = plainParamSchema(field);
+  const refine = (s: Schema): Schema => ({ ...s, ...(d.format === "" ? {} : { format: d.format }), ...(d.values.length === 0 ? {} : { enum: [...d.values] }), ...(d.required && s.type === "string" ? { minLength: 1 } : {}) });
+  return base.type === "array" ? { ...base, items: refine(base.items as Schema) } : refine(base);
+}
+
+function plainParamSchema(field: DescField): Schema {
   const one = (kind: "scalar" | "enum" | "message"): Schema => {
     if (kind === "enum" && field.enum !== undefined) return { type: "string", enum: field.enum.values.filter((v) => v.number !== 0).map((v) => shortEnumName(field.enum!, v.number)) };
     if (kind === "message" && field.message !== undefined) {
@@ -203,19 +216,22 @@ function requestBody(route: Route, schemas: SchemaRegistry): Record<string, unkn
   if (route.body === "") return undefined;
   const input = route.method.input;
   let schema: Schema;
+  let example: unknown;
   let target: DescMessage = input;
   if (route.body === "*") {
     const pathTop = new Set(route.template.fields.filter((f) => !f.includes(".")));
     schema = schemas.message(input, "in", pathTop);
+    example = exampleOf(input, "in", pathTop);
   } else {
     const field = fieldAtPath(input, route.body);
     if (field === undefined) return undefined;
     if (field.fieldKind === "message") target = field.message;
     schema = schemas.field(field, "in");
+    example = fieldExample(field, "in");
   }
   const types = route.rest.requestContentTypes.length > 0 ? route.rest.requestContentTypes : ["application/json"];
   const content: Record<string, unknown> = {};
-  for (const type of types) content[type] = type === "multipart/form-data" ? { schema: multipartSchema(target, schemas) } : { schema };
+  for (const type of types) content[type] = type === "multipart/form-data" ? { schema: multipartSchema(target, schemas) } : { schema, example };
   return { required: target.fields.length > 0, content };
 }
 
@@ -231,7 +247,8 @@ function multipartSchema(desc: DescMessage, schemas: SchemaRegistry): Schema {
     else if (isFile(field.fieldKind, field.scalar, field.message)) properties[field.jsonName] = { ...file, ...doc };
     else properties[field.jsonName] = schemas.field(field, "in");
   }
-  return { type: "object", properties };
+  const required = desc.fields.filter((f) => fieldDoc(f).required).map((f) => f.jsonName);
+  return { type: "object", properties, ...(required.length > 0 ? { required } : {}) };
 }
 
 function successResponse(route: Route, schemas: SchemaRegistry): [string, unknown] {
@@ -245,9 +262,15 @@ function successResponse(route: Route, schemas: SchemaRegistry): [string, unknow
   const description = commentOf(output) ?? (status === 204 ? "No content." : "Success.");
   if (status === 204) return ["204", { description, headers }];
   let schema: Schema;
+  let examples: Record<string, unknown>;
   if (route.responseBody !== "") {
     const field = fieldAtPath(output, route.responseBody);
     schema = field === undefined ? {} : schemas.field(field, "out");
-  } else schema = schemas.message(output, "out");
-  return [String(status), { description, headers, content: { "application/json": { schema } } }];
+    examples = { example: field === undefined ? {} : fieldExample(field, "out") };
+  } else {
+    schema = schemas.message(output, "out");
+    const variants = variantNames(output);
+    examples = variants.length === 0 ? { example: exampleOf(output, "out") } : { examples: Object.fromEntries(variants.map((v) => [v, { summary: v, value: exampleOf(output, "out", new Set(), v) }])) };
+  }
+  return [String(status), { description, headers, content: { "application/json": { schema, ...examples } } }];
 }

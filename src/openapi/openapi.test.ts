@@ -38,6 +38,10 @@ function validatorFor(doc: Doc, schema: Schema): (value: unknown) => boolean {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   for (const f of ["int32", "int64", "uint32", "double", "float"]) ajv.addFormat(f, true);
   ajv.addFormat("date-time", /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  ajv.addFormat("date", /^\d{4}-\d\d-\d\d$/);
+  ajv.addFormat("uuid", /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
+  ajv.addFormat("uri", /^https?:\/\//);
+  ajv.addFormat("email", /@/);
   ajv.addSchema({ $id: "doc", components: doc.components });
   const rewrite = (s: unknown): unknown => JSON.parse(JSON.stringify(s).replaceAll('"#/components/', '"doc#/components/'));
   for (const name of Object.keys(doc.components.schemas)) ajv.addSchema(rewrite(doc.components.schemas[name]) as object, `doc#/components/schemas/${name}`);
@@ -58,13 +62,15 @@ describe("committed OpenAPI document", () => {
     expect(status.security).toEqual([]);
     expect(status.description).toContain("operational");
     expect(status.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/hotelops.status.v1.GetStatusResponse" });
-    expect(committed.components.schemas["hotelops.status.v1.GetStatusResponse"].required).toEqual(["status", "apiVersion", "partnerApi"]);
+    expect(committed.components.schemas["hotelops.status.v1.GetStatusResponse"].required).toEqual(["status", "apiVersion", "partnerApi", "partnerApiRelease"]);
 
     const events = committed.paths["/api/v1/properties/{propertyCode}/reservation-events"].post;
-    expect(events.parameters).toContainEqual({ $ref: "#/components/parameters/IdempotencyKey", required: true });
+    // required inline: a `required` beside a $ref is ignored by OpenAPI 3.1 tools
+    expect(events.parameters).toContainEqual(expect.objectContaining({ name: "Idempotency-Key", in: "header", required: true }));
+    expect(events.parameters.filter((p: Doc) => p.$ref !== undefined && Object.keys(p).length > 1)).toEqual([]);
     expect(events.parameters).toContainEqual(expect.objectContaining({ name: "propertyCode", in: "path", required: true }));
     expect(Object.keys(events.responses)).toContain("202");
-    expect(events.security).toContainEqual({ clientCredentials: ["reservations.write"] });
+    expect(events.security).toEqual([{ clientCredentials: ["reservations.write"] }, { clientToken: [] }]);
     expect(events.responses["202"].headers).toHaveProperty("RateLimit-Remaining");
 
     const token = committed.paths["/api/v1/oauth/token"].post;
@@ -75,7 +81,75 @@ describe("committed OpenAPI document", () => {
 
     const availability = committed.paths["/api/v1/properties/{propertyCode}/availability"].get;
     expect(availability.parameters.map((p: Doc) => p.name)).toEqual(expect.arrayContaining(["propertyCode", "from", "to"]));
-    expect(availability.security).toEqual([{ clientCredentials: ["availability.read"] }]);
+    expect(availability.security).toEqual([{ clientCredentials: ["availability.read"] }, { clientToken: [] }]);
+    expect(committed.paths["/api/mobile/v1/dashboard"].get.security).toEqual([{ staffSession: [] }]);
+  });
+});
+
+describe("committed document describes requests as the server enforces them", () => {
+  const schemas = committed.components.schemas;
+  it("has required lists, enums, date formats and required query parameters", () => {
+    const create = schemas["hotelops.mobile.v1.CreateMobileReservationRequest"];
+    expect(create.required).toEqual(["holderName", "arrivalDate", "departureDate", "roomTypeId", "ratePlanId", "adults", "totalMinor", "currency"]);
+    expect(create.properties.arrivalDate).toMatchObject({ type: "string", format: "date" });
+    expect(create.properties.totalMinor.type).toBe("integer");
+    expect(create.properties.boardType.enum).toEqual(["ROOM_ONLY", "BED_AND_BREAKFAST", "HALF_BOARD", "FULL_BOARD", "ALL_INCLUSIVE", null]);
+    expect(create.properties.status.enum).toEqual(["TENTATIVE", "GUARANTEED", null]);
+    expect(create.properties.source.enum).toContain("MOBILE");
+    const event = schemas["hotelops.connectivity.v1.CreateReservationEventRequest"];
+    expect(event.required).toEqual(["eventType", "externalReference"]);
+    expect(event.properties.eventType.enum).toEqual(["NEW", "MODIFIED", "CANCELLED"]);
+    const availability = committed.paths["/api/v1/properties/{propertyCode}/availability"].get.parameters;
+    for (const name of ["from", "to"]) expect(availability.find((p: Doc) => p.name === name)).toMatchObject({ in: "query", required: true, schema: { type: "string", format: "date" } });
+  });
+
+  it("documents the 401 of login, verify, refresh and the token endpoint", () => {
+    for (const path of ["/api/mobile/v1/auth/login", "/api/mobile/v1/auth/verify", "/api/mobile/v1/auth/refresh"]) expect(committed.paths[path].post.responses["401"]).toEqual({ $ref: "#/components/responses/Error401" });
+    expect(committed.paths["/api/v1/oauth/token"].post.responses["401"]).toEqual({ $ref: "#/components/responses/OAuthError401" });
+  });
+
+  it("describes login as exactly one of the challenge or the session result", () => {
+    const login = schemas["hotelops.auth.v1.LoginResponse"];
+    expect(login.oneOf.map((v: Doc) => [v.title, v.required])).toEqual([["challenge", ["challengeId", "maskedEmail", "expiresAt"]], ["session", ["tokens", "profile"]]]);
+    const valid = validatorFor(committed, { $ref: "#/components/schemas/hotelops.auth.v1.LoginResponse" });
+    const challenge = { challengeId: "0195f3a0-5b2e-7c41-9d7a-3c5b8e2f1a90", maskedEmail: "m*****r@demo.test", expiresAt: "2026-11-22T09:30:00.000Z" };
+    expect(valid(challenge)).toBe(true);
+    expect(valid({ ...challenge, tokens: null, profile: null })).toBe(false);
+    expect(valid({ tokens: { accessToken: "a", refreshToken: "r", expiresIn: 900 }, profile: { userId: "u", activePropertyId: "p", properties: [] } })).toBe(true);
+  });
+
+  it("has an example for every body, each valid against its schema", () => {
+    const bodies: [string, unknown, unknown][] = [];
+    for (const [path, ops] of Object.entries(committed.paths as Doc)) {
+      for (const [method, op] of Object.entries(ops as Doc)) {
+        for (const [type, media] of Object.entries((op.requestBody?.content ?? {}) as Doc)) if (type !== "multipart/form-data") bodies.push([`${method} ${path} request`, media.schema, media.example]);
+        for (const [status, r] of Object.entries(op.responses as Doc)) {
+          const media = (r.content ?? {})["application/json"];
+          if (media === undefined || status !== String(Number(status)) || Number(status) >= 300) continue;
+          const examples = media.examples === undefined ? [media.example] : Object.values(media.examples as Doc).map((e) => e.value);
+          for (const example of examples) bodies.push([`${method} ${path} ${status}`, media.schema, example]);
+        }
+      }
+    }
+    expect(bodies.length).toBeGreaterThan(40);
+    const wrong = bodies.filter(([, schema, example]) => example === undefined || !validatorFor(committed, schema as Schema)(example)).map(([name]) => name);
+    expect(wrong).toEqual([]);
+  });
+
+  it("keeps no component nothing refers to", () => {
+    const text = JSON.stringify(committed.paths);
+    const reachable = new Set<string>();
+    const queue = refsOf(committed.paths);
+    while (queue.length > 0) {
+      const ref = queue.pop()!;
+      if (reachable.has(ref)) continue;
+      reachable.add(ref);
+      queue.push(...refsOf(resolve(committed, ref)));
+    }
+    for (const section of ["schemas", "responses", "headers", "parameters"]) {
+      for (const name of Object.keys(committed.components[section] ?? {})) expect(reachable.has(`#/components/${section}/${name}`), `${section}/${name}`).toBe(true);
+    }
+    for (const scheme of Object.keys(committed.components.securitySchemes)) expect(text).toContain(`"${scheme}"`);
   });
 });
 

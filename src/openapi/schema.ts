@@ -1,13 +1,15 @@
 import type { DescEnum, DescField, DescMessage } from "@bufbuild/protobuf";
 import { shortEnumName } from "../gateway/codec.ts";
 import { describe } from "./comments.ts";
+import { declaredExample, fieldDoc, variantsOf } from "./field-doc.ts";
 
 /** A JSON Schema (OpenAPI 3.1 dialect) as plain data. */
 export type Schema = Record<string, unknown>;
 
 /**
- * "out": what the codec renders (every field present, unset optional/message fields as null).
- * "in": what the codec parses (every field may be left out).
+ * "out": what the codec renders (every field present, unset optional/message fields as null; a message with
+ * variant fields is a oneOf of its variants).
+ * "in": what the codec parses (fields marked `required` must be there, every other field may be left out).
  */
 export type Mode = "in" | "out";
 
@@ -34,21 +36,33 @@ export class SchemaRegistry {
     const name = this.nameOf(desc, mode);
     if (!(name in this.components)) {
       this.components[name] = {}; // placeholder first: messages may refer to themselves
-      const properties: Record<string, Schema> = {};
-      for (const field of desc.fields) {
-        if (exclude.has(field.name)) continue;
-        properties[field.jsonName] = this.field(field, mode);
+      const fields = desc.fields.filter((f) => !exclude.has(f.name));
+      const variants = mode === "out" ? variantsOf(fields) : new Map<string, DescField[]>();
+      if (variants.size > 0) {
+        // exactly the keys of one variant (plus the fields in every variant): see the codec's variant rule
+        const common = fields.filter((f) => fieldDoc(f).variant === "");
+        const oneOf = [...variants].map(([variant, own]) => ({ title: variant, ...this.object([...common, ...own], mode) }));
+        this.components[name] = { ...describe(desc), oneOf };
+      } else {
+        this.components[name] = { ...this.object(fields, mode), ...describe(desc) };
       }
-      const schema: Schema = { type: "object", ...describe(desc), properties };
-      if (mode === "out") schema.required = Object.keys(properties);
-      schema.additionalProperties = false;
-      this.components[name] = schema;
     }
     return { $ref: `#/components/schemas/${name}` };
   }
 
-  /** The schema of one field's JSON value. */
+  private object(fields: readonly DescField[], mode: Mode): Schema {
+    const properties: Record<string, Schema> = {};
+    for (const field of fields) properties[field.jsonName] = this.field(field, mode);
+    const required = mode === "out" ? Object.keys(properties) : fields.filter((f) => fieldDoc(f).required).map((f) => f.jsonName);
+    return { type: "object", properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
+  }
+
+  /** The schema of one field's JSON value, with its documented values, format and example. */
   field(field: DescField, mode: Mode): Schema {
+    return refine(this.plainField(field, mode), field, mode);
+  }
+
+  private plainField(field: DescField, mode: Mode): Schema {
     const doc = describe(field);
     switch (field.fieldKind) {
       case "scalar":
@@ -102,6 +116,33 @@ export class SchemaRegistry {
     }
     return name;
   }
+}
+
+/** Adds a field's `(hotelops.api.v1.field)` values, format and example to its schema (items of a list). */
+function refine(schema: Schema, field: DescField, mode: Mode): Schema {
+  const d = fieldDoc(field);
+  const example = declaredExample(field);
+  // a required request field takes no null, and a required string no empty value
+  if (mode === "in" && d.required) schema = required(schema);
+  if (d.values.length === 0 && d.format === "" && example === undefined) return schema;
+  const target = field.fieldKind === "list" ? { ...(schema.items as Schema) } : { ...schema };
+  if (d.format !== "") target.format = d.format;
+  if (d.values.length > 0) target.enum = Array.isArray(target.type) && target.type.includes("null") ? [...d.values, null] : [...d.values];
+  const out = field.fieldKind === "list" ? { ...schema, items: target } : target;
+  if (example !== undefined) out.examples = [example];
+  return out;
+}
+
+function required(schema: Schema): Schema {
+  if (Array.isArray(schema.anyOf) && schema.anyOf.length === 2 && (schema.anyOf[1] as Schema).type === "null") {
+    const { anyOf, ...rest } = schema;
+    return { ...(anyOf[0] as Schema), ...rest };
+  }
+  const t = Array.isArray(schema.type) ? schema.type.filter((x) => x !== "null") : schema.type;
+  const out: Schema = { ...schema, type: Array.isArray(t) && t.length === 1 ? t[0] : t };
+  if (out.type === "string" && out.minLength === undefined) out.minLength = 1;
+  if (out.type === "array" && out.minItems === undefined) out.minItems = 1;
+  return out;
 }
 
 export function nullable(schema: Schema): Schema {

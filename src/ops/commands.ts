@@ -109,7 +109,7 @@ export const commands: Record<string, Command> = {
     options: {
       provider: { type: "string", help: "provider code, e.g. channex" },
       properties: { type: "string", help: "comma-separated property codes" },
-      scopes: { type: "string", help: "comma-separated: availability.read, reservations.read, mappings.read, reservations.write (internal: also admin)" },
+      scopes: { type: "string", help: "comma-separated: availability.read, reservations.read, mappings.read, reservations.write, ari.read (internal: also admin)" },
       kind: { type: "string", help: "partner (default) or internal" },
       name: { type: "string", help: "label" },
     },

@@ -7,6 +7,7 @@ import { callInfoKey, requestIdFrom, type CallInfo, type Transport } from "./con
 import { serveDocs } from "./docs.ts";
 import { send } from "./http-errors.ts";
 import { withParseErrorsAsInvalidArgument } from "./parse-errors.ts";
+import { createPanelServer } from "./panel.ts";
 import { remoteAddressOf, type NodeHandler } from "./listen.ts";
 
 export interface RestGateway {
@@ -27,11 +28,12 @@ export interface DispatchOptions {
 
 /**
  * Every HTTP request enters here: CORS (headers, preflights), health probes, then Connect/gRPC/gRPC-Web by exact RPC path, the API docs
- * (`/docs`, `/openapi.json`), then the REST
+ * (`/docs`, `/openapi.json`), the panel (`/panel`), then the REST
  * gateway. Each call gets its CallInfo (request id, peer, transport) once, shared by all interceptors.
  */
 export function createDispatcher(opts: DispatchOptions): NodeHandler {
   const byPath = new Map(opts.handlers.map((h) => [h.requestPath, withParseErrorsAsInvalidArgument(h)]));
+  const servePanel = createPanelServer();
   return (req, res) => {
     const url = req.url ?? "/";
     const q = url.indexOf("?");
@@ -51,7 +53,7 @@ export function createDispatcher(opts: DispatchOptions): NodeHandler {
       return;
     }
     const handler = byPath.get(path);
-    if (handler === undefined && serveDocs(req, res, path)) return;
+    if (handler === undefined && (serveDocs(req, res, path) || servePanel(req, res, path))) return;
     if (handler === undefined) {
       info.transport = "rest";
       opts.gateway.handle(req, res, info, values).catch((err: unknown) => {

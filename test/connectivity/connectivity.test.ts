@@ -151,7 +151,7 @@ describe("reservation change feed", () => {
     }
     expect(seen).toEqual(["R1", "R2", "R3", "R4", "R5"]);
     const first = (await get(partner.accessToken, `/api/v1/properties/${p1.code}/reservations?limit=1`)).body.data[0];
-    expect(Object.keys(first).sort()).toEqual(["adults", "arrivalDate", "cancelledAt", "channel", "children", "code", "createdAt", "departureDate", "externalReference", "id", "roomTypes", "source", "status", "updatedAt"]);
+    expect(Object.keys(first).sort()).toEqual(["adults", "arrivalDate", "cancelledAt", "channel", "children", "code", "createdAt", "departureDate", "externalReference", "id", "roomTypeCodes", "roomTypes", "source", "status", "updatedAt"]);
     expect(JSON.stringify(first)).not.toContain("Secret Guest");
     // a change committed after the walk shows up from the last cursor
     await q("update reservations set change_seq = 6, status = 'CANCELLED', cancelled_at = now() where code = 'R2' and property_id = $1", [p1.id]);

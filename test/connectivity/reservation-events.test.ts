@@ -60,7 +60,7 @@ describe("reservation events through the common queue", () => {
     const again = await outcome((await send({ eventType: "NEW", externalReference: "BK-1", ...stay, rooms: [room()], totalMinor: 50000 })).body.eventId);
     expect(again.reservationId).toBe(done.reservationId);
     const rows = await app.db.pool.query("select source, channel, status from reservations where property_id = $1 and external_reference = 'BK-1'", [property.id]);
-    expect(rows.rows).toEqual([{ source: "CHANNEL", channel: "acme", status: "GUARANTEED" }]);
+    expect(rows.rows).toEqual([{ source: "CHANNEL", channel: "Booking.com", status: "GUARANTEED" }]);
   });
 
   it("MODIFIED updates and CANCELLED cancels, in order", async () => {

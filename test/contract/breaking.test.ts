@@ -34,7 +34,7 @@ function edit(dir: string, file: string, from: string, to: string): void {
 describe("breaking-change guard", () => {
   it("accepts the current proto/ and additions to it", () => {
     expect(breaking(() => {}).ok).toBe(true);
-    const added = breaking((dir) => edit(dir, "proto/hotelops/status/v1/status.proto", "string partner_api = 3;", "string partner_api = 3;\n  string region = 4;"));
+    const added = breaking((dir) => edit(dir, "proto/hotelops/status/v1/status.proto", "string partner_api = 3;", "string partner_api = 3;\n  string region = 9;"));
     expect(added).toEqual({ ok: true, output: "" });
   });
 

@@ -1,15 +1,20 @@
 import { readFileSync } from "node:fs";
-import { chromium, type Browser } from "playwright-core";
+import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seedDemo } from "../../src/ops/seed.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
+import { createTestClient } from "../helpers/auth.ts";
 
 const CHROMIUM = "/usr/bin/chromium"; // .ci/run installs Debian's chromium when it is missing
 const committed = readFileSync(new URL("../../openapi/hotelops.v1.json", import.meta.url), "utf8");
 
 let app: TestApp;
 let browser: Browser;
+let demoClient: { clientId: string; clientSecret: string };
 beforeAll(async () => {
   app = await startTestApp();
+  const seed = await seedDemo(app.deps); // the documented examples use the demo hotel
+  demoClient = seed.client!;
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
@@ -83,4 +88,95 @@ describe("API reference served by the service", () => {
       await page.close();
     }
   }, 60_000);
+});
+
+/** Opens an operation of /docs, fills nothing (the documented example is used), executes it and returns the answer. */
+async function tryItOut(page: Page, method: string, path: string): Promise<{ status: string; body: string }> {
+  const block = page.locator(`.opblock-${method}`).filter({ has: page.locator(`.opblock-summary-path[data-path="${path}"]`) });
+  await block.locator(".opblock-summary").first().click();
+  await block.locator("button.try-out__btn").click();
+  await block.locator("button.execute").click();
+  const row = block.locator(".live-responses-table tr.response").first();
+  await row.waitFor({ timeout: 20_000 });
+  const status = row.locator(".response-col_status");
+  const body = (await row.locator(".response-col_description .highlight-code pre").first().textContent()) ?? "";
+  return { status: ((await status.textContent()) ?? "").trim(), body };
+}
+
+async function authorize(page: Page, scheme: string, token: string): Promise<void> {
+  await page.locator(".auth-wrapper button.authorize").click();
+  const section = page.locator(".modal-ux .auth-container").filter({ hasText: scheme });
+  await section.locator("input").first().fill(token);
+  await section.locator("button.authorize").click();
+  await page.locator(".modal-ux button.btn-done").first().click();
+}
+
+describe("API reference for each audience", () => {
+  it("groups operations by audience with readable summaries, real examples and no internal notes", async () => {
+    const doc = JSON.parse(committed) as { tags: { name: string }[]; paths: Record<string, Record<string, { summary: string; operationId: string; tags: string[]; requestBody?: { content: Record<string, { example?: unknown }> } }>> };
+    expect(doc.tags.map((t) => t.name)).toEqual(["Partner API", "Mobile API", "Panel", "Internal"]);
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const op of Object.values(ops)) {
+        expect(op.tags).toEqual([path.startsWith("/api/mobile/") ? "Mobile API" : path.startsWith("/api/panel/") ? "Panel" : path.startsWith("/api/admin/") ? "Internal" : "Partner API"]);
+        for (const [type, media] of Object.entries(op.requestBody?.content ?? {})) if (type !== "multipart/form-data") expect(media.example, op.operationId).toBeDefined();
+      }
+    }
+    const summaries = Object.values(doc.paths).flatMap((ops) => Object.values(ops).map((op) => op.summary));
+    expect(summaries).toEqual(expect.arrayContaining(["API status", "Get an access token (client credentials)", "Switch the partner API on or off", "Send a reservation event (new, modified, cancelled)"]));
+    // no RPC names turned into words ("Set partner api", "Get mobile reservation", "Create reservation event")
+    expect(summaries.filter((t) => /^(Set partner api|Get mobile reservation|Create reservation event|Get capabilities)$/.test(t))).toEqual([]);
+    expect(committed).not.toMatch(/CONTRACT\.md|Layout:|\bspec\b|spec's|README "/);
+
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${app.baseUrl}/docs`, { waitUntil: "load" });
+      await page.locator(".opblock-tag").first().waitFor({ timeout: 20_000 });
+      const sections = await page.locator(".opblock-tag").evaluateAll((els) => els.map((e) => e.getAttribute("data-tag")));
+      expect(sections).toEqual(["Partner API", "Mobile API", "Panel", "Internal"]);
+      expect(await page.locator('.opblock-summary-path[data-path="/api/v1/status"] ~ .opblock-summary-description').textContent()).toBe("API status");
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+
+  it("Try it out sends a pasted partner token to partner endpoints, the staff token of the login example to mobile ones, a fetched client-credentials token to internal ones", async () => {
+    const partner = await createTestClient(app, { propertyCodes: ["DEMO-IST"], scopes: ["availability.read", "reservations.read"] });
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${app.baseUrl}/docs`, { waitUntil: "load" });
+      await page.locator(".opblock-tag").first().waitFor({ timeout: 20_000 });
+
+      expect((await tryItOut(page, "get", "/api/v1/capabilities")).status).toBe("401");
+      await authorize(page, "clientToken", partner.accessToken);
+      const capabilities = await tryItOut(page, "get", "/api/v1/properties/{propertyCode}/availability");
+      expect(capabilities.status).toBe("200");
+      expect(capabilities.body).toContain('"propertyCode": "DEMO-IST"');
+
+      // the login example is the demo manager: executing it as documented signs in
+      const login = await tryItOut(page, "post", "/api/mobile/v1/auth/login");
+      expect(login.status).toBe("200");
+      const accessToken = (JSON.parse(login.body) as { tokens: { accessToken: string } }).tokens.accessToken;
+      await authorize(page, "staffSession", accessToken);
+      const dashboard = await tryItOut(page, "get", "/api/mobile/v1/dashboard");
+      expect(dashboard.status).toBe("200");
+      expect(dashboard.body).toContain("businessDate");
+
+      // internal: the page fetches a client-credentials token itself (id and secret in the Authorize dialog);
+      // a fresh page, so the partner token pasted above is not sent too
+      await page.goto(`${app.baseUrl}/docs`, { waitUntil: "load" });
+      await page.locator(".opblock-tag").first().waitFor({ timeout: 20_000 });
+      await page.locator(".auth-wrapper button.authorize").click();
+      const oauth = page.locator(".modal-ux .auth-container").filter({ hasText: "clientCredentials" });
+      await oauth.locator('input[id^="client_id_"]').fill(demoClient.clientId);
+      await oauth.locator('input[id^="client_secret_"]').fill(demoClient.clientSecret);
+      await oauth.locator("button.authorize").click();
+      await oauth.getByText("Authorized").first().waitFor({ timeout: 20_000 });
+      await page.locator(".modal-ux button.btn-done").first().click();
+      const clients = await tryItOut(page, "get", "/api/admin/v1/clients");
+      expect(clients.status).toBe("200");
+      expect(clients.body).toContain(demoClient.clientId);
+    } finally {
+      await page.close();
+    }
+  }, 90_000);
 });

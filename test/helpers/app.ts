@@ -13,7 +13,13 @@ export interface TestApp extends App {
  * Tests send many anonymous and login calls from 127.0.0.1 within one minute; the production limits (README
  * "Rate limits") would throttle them. Rate-limit tests pass their own values through `env`.
  */
-const generousRateLimits = { RATE_LIMIT_ANON_PER_MINUTE: "100000", RATE_LIMIT_STAFF_PER_MINUTE: "100000", RATE_LIMIT_AUTH_PER_MINUTE: "100000" };
+const generousRateLimits = {
+  RATE_LIMIT_ANON_PER_MINUTE: "100000",
+  RATE_LIMIT_STAFF_PER_MINUTE: "100000",
+  RATE_LIMIT_AUTH_PER_MINUTE: "100000",
+  RATE_LIMIT_TOKEN_PER_MINUTE: "100000",
+  RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE: "100000",
+};
 
 /** The whole service on a fresh database and a free port, as a test file sees it over real sockets. */
 export async function startTestApp(options: { env?: Record<string, string>; clock?: Clock; databaseUrl?: string } = {}): Promise<TestApp> {

@@ -72,6 +72,8 @@ describe("the start command on an embedded database", () => {
     // the child's stdout may reach us after its HTTP answers do
     for (let i = 0; i < 100 && !first.output().includes("/api/v1/status"); i++) await new Promise((r) => setTimeout(r, 100));
     expect(first.output()).toContain(`localhost:${env.PORT}/api/v1/status`);
+    expect(first.output()).toContain(`localhost:${env.PORT}/docs`);
+    expect(first.output()).toContain(`localhost:${env.PORT}/openapi.json`);
     expect(await (await fetch(`${base}/api/v1/status`)).json()).toMatchObject({ partnerApi: "enabled" });
     // change data directly in the embedded database
     const client = new pg.Client({ connectionString: `postgres://hotelops:hotelops@127.0.0.1:${env.EMBEDDED_PG_PORT}/hotelops` });

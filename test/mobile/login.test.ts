@@ -50,7 +50,10 @@ describe("login without e-mail verification", () => {
     const res = await call("/auth/login", { hotelCode: "LOG-A", email: "Manager@Login.test", password: PASSWORD, ...device });
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("no-store");
-    expect(res.body.challengeId).toBeNull();
+    // exactly the session result: no keys of the challenge, not even null ones
+    expect(Object.keys(res.body).sort()).toEqual(["profile", "tokens"]);
+    expect(Object.keys(res.body.tokens).sort()).toEqual(["accessToken", "expiresIn", "refreshToken"]);
+    expect(Object.keys(res.body.profile).sort()).toEqual(["activePropertyId", "properties", "userId"]);
     expect(res.body.tokens).toMatchObject({ accessToken: expect.any(String), refreshToken: expect.any(String), expiresIn: 900 });
     expect(res.body.profile.properties.map((p: Json) => p.code)).toEqual(["LOG-A", "LOG-B"]);
     const a = res.body.profile.properties.find((p: Json) => p.code === "LOG-A");
@@ -81,13 +84,16 @@ describe("login with e-mail verification", () => {
   it("sends a code by e-mail and verifies it once", async () => {
     const res = await call("/auth/login", { hotelCode: "LOG-V", email: "desk@login.test", password: PASSWORD, ...device });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ challengeId: expect.any(String), maskedEmail: "d**k@login.test", tokens: null, profile: null });
+    // exactly the challenge: no keys of the session result, not even null ones
+    expect(Object.keys(res.body).sort()).toEqual(["challengeId", "expiresAt", "maskedEmail"]);
+    expect(res.body).toMatchObject({ challengeId: expect.any(String), maskedEmail: "d**k@login.test" });
     expect(Date.parse(res.body.expiresAt) - clock.now().getTime()).toBe(10 * 60 * 1000);
     const mail = (await readOutbox(dataDir)).filter((m) => m.to === "desk@login.test").at(-1);
     const code = /\b(\d{6})\b/.exec(mail?.text ?? "")?.[1];
     expect(code).toBeDefined();
     const ok = await call("/auth/verify", { challengeId: res.body.challengeId, code, ...device });
     expect(ok.status).toBe(200);
+    expect(Object.keys(ok.body).sort()).toEqual(["profile", "tokens"]);
     expect(ok.body.tokens.expiresIn).toBe(900);
     expect(ok.body.profile.properties.map((p: Json) => p.code)).toEqual(["LOG-V"]);
     expect((await call("/auth/verify", { challengeId: res.body.challengeId, code, ...device })).status).toBe(401);
@@ -165,6 +171,7 @@ describe("POST /session/active-property", () => {
     const res = await call("/session/active-property", { propertyId: b.id }, login.body.tokens.accessToken);
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("no-store");
+    expect(Object.keys(res.body).sort()).toEqual(["profile", "tokens"]);
     expect(res.body.tokens).toMatchObject({ accessToken: expect.any(String), refreshToken: expect.any(String), expiresIn: 900 });
     expect(res.body.profile.activePropertyId).toBe(b.id);
     expect(res.body.profile.properties.map((p: Json) => p.code)).toEqual(["LOG-A", "LOG-B"]);

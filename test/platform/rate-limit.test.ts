@@ -170,7 +170,7 @@ describe("the service: two app instances on one database", () => {
   let databaseUrl: string;
   beforeAll(async () => {
     databaseUrl = await freshDatabaseUrl();
-    const env = { RATE_LIMIT_AUTH_PER_MINUTE: "3" };
+    const env = { RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE: "3" };
     one = await startTestApp({ databaseUrl, env });
     two = await startTestApp({ databaseUrl, env });
   });
@@ -185,7 +185,7 @@ describe("the service: two app instances on one database", () => {
       body: "grant_type=client_credentials",
     });
 
-  it("limits the token endpoint (auth class) across both processes with RateLimit headers and 429 + Retry-After", async () => {
+  it("limits failed token authentications (token class) across both processes with RateLimit headers and 429 + Retry-After", async () => {
     const answers = [];
     for (const app of [one, two, one]) {
       const res = await token(app);
@@ -208,7 +208,7 @@ describe("the service: two app instances on one database", () => {
       });
     // `one` trusts no proxy: the header changes nothing, the loopback bucket is spent
     expect((await tokenAs(one, "xff-a", "203.0.113.50")).status).toBe(429);
-    const proxied = await startTestApp({ databaseUrl, env: { RATE_LIMIT_AUTH_PER_MINUTE: "2", TRUSTED_PROXIES: "127.0.0.1,::1" } });
+    const proxied = await startTestApp({ databaseUrl, env: { RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE: "2", TRUSTED_PROXIES: "127.0.0.1,::1" } });
     try {
       expect((await tokenAs(proxied, "xff-1", "198.51.100.9, 203.0.113.1")).status).toBe(401);
       expect((await tokenAs(proxied, "xff-2", "203.0.113.1")).status).toBe(401);

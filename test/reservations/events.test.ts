@@ -48,6 +48,8 @@ describe("event log", () => {
     await svc.inventory.createRoomBlock(h.propertyId, { roomTypeId: h.roomTypeId, from: "2026-12-10", to: "2026-12-12", count: 1 });
 
     const events = await eventsOf(h.propertyId);
+    // The hotel's prices were set first: a rate change is an availability hint too.
+    expect(events.shift()!.data).toMatchObject({ reason: "rate" });
     expect(events.map((e) => e.type)).toEqual([
       "reservation.created",
       "availability.changed",
@@ -106,7 +108,7 @@ describe("event log", () => {
       checkedOutAt: null,
     });
     expect(events[6]!.data).toMatchObject({ checkedInAt: "2026-11-22T09:01:00.000Z", checkedOutAt: "2026-11-22T09:02:00.000Z" });
-    expect(events[10]!.data).toMatchObject({ status: "CANCELLED", cancelledAt: "2026-11-22T09:02:00.000Z", channel: null, externalReference: "" });
+    expect(events[10]!.data).toMatchObject({ status: "CANCELLED", cancelledAt: "2026-11-22T09:02:00.000Z", channel: null, externalReference: null });
     expect(events[12]!.data).toMatchObject({ reason: "room_block" });
 
     const { rows: jobs } = await app.deps.db.pool.query<{ event_id: string }>("select data->>'eventId' as event_id from pgboss.job where name = 'events.fanout'");

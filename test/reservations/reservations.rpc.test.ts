@@ -80,6 +80,8 @@ describe("InventoryService and ReservationService over gRPC", () => {
 
     const listed = await reservations.listReservations({ propertyCode: x.p.code, limit: 10 }, x.h);
     expect(listed.reservations.map((l) => [l.id, l.changeSeq])).toEqual([[r.id, 3n]]);
+    // Any state moves to CANCELLED (the spec's state table), a checked-out stay too; a cancelled one stays final.
+    expect((await reservations.cancelReservation({ propertyCode: x.p.code, reservationId: r.id }, x.h)).reservation!.status).toBe(ReservationStatus.CANCELLED);
     expect(await failure(reservations.cancelReservation({ propertyCode: x.p.code, reservationId: r.id }, x.h))).toEqual({ code: Code.FailedPrecondition, appCode: "invalid_transition" });
   });
 

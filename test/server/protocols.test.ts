@@ -14,7 +14,7 @@ afterAll(async () => {
   await app?.close();
 });
 
-const expected = { status: "operational", apiVersion: "v1", partnerApi: "enabled" };
+const expected = { status: "operational", apiVersion: "v1", partnerApi: "enabled", partnerApiRelease: "v1 beta" };
 
 describe("one RPC, every protocol, one port", () => {
   it("answers REST over HTTP/1.1", async () => {
@@ -29,7 +29,7 @@ describe("one RPC, every protocol, one port", () => {
     for (const httpVersion of ["1.1", "2"] as const) {
       const client = createClient(StatusService, createConnectTransport({ baseUrl: app.baseUrl, httpVersion }));
       const res = await client.getStatus({});
-      expect({ status: res.status, apiVersion: res.apiVersion, partnerApi: res.partnerApi }).toEqual(expected);
+      expect({ status: res.status, apiVersion: res.apiVersion, partnerApi: res.partnerApi, partnerApiRelease: res.partnerApiRelease }).toEqual(expected);
     }
   });
 

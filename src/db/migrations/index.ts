@@ -9,7 +9,16 @@ import { Migration0008Connectivity } from "./0008-connectivity.ts";
 import { Migration0009LoginChallenges } from "./0009-login-challenges.ts";
 import { Migration0010ReportRuns } from "./0010-report-runs.ts";
 import { Migration0011RoomTypeDaysByKey } from "./0011-room-type-days-by-key.ts";
-import { Migration0012SessionEmailVerified } from "./0012-session-email-verified.ts";
+import { Migration0012PriceOverride } from "./0012-price-override.ts";
+import { Migration0013ChannelBookings } from "./0013-channel-bookings.ts";
+import { Migration0014Ari } from "./0014-ari.ts";
+import { Migration0015TokenLimits } from "./0015-token-limits.ts";
+import { Migration0016ClientLastToken } from "./0016-client-last-token.ts";
+import { Migration0017SessionEmailVerified } from "./0017-session-email-verified.ts";
 
 /** Every migration, in order. Listed explicitly so nothing depends on file globbing at run time. */
-export const migrations = [Migration0001Platform, Migration0002CoreIdentity, Migration0003Auth, Migration0004InventoryReservations, Migration0005Webhooks, Migration0006Platform, Migration0007Folio, Migration0008Connectivity, Migration0009LoginChallenges, Migration0010ReportRuns, Migration0011RoomTypeDaysByKey, Migration0012SessionEmailVerified];
+export const migrations = [
+  Migration0001Platform, Migration0002CoreIdentity, Migration0003Auth, Migration0004InventoryReservations, Migration0005Webhooks, Migration0006Platform, Migration0007Folio,
+  Migration0008Connectivity, Migration0009LoginChallenges, Migration0010ReportRuns, Migration0011RoomTypeDaysByKey, Migration0012PriceOverride, Migration0013ChannelBookings,
+  Migration0014Ari, Migration0015TokenLimits, Migration0016ClientLastToken, Migration0017SessionEmailVerified,
+];

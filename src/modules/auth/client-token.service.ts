@@ -4,6 +4,7 @@ import { isUnstorableText } from "../../lib/text.ts";
 import { clientCredentialsSql, type ClientCredentials } from "./clients.repository.ts";
 import { burnVerify, verifySecret } from "./passwords.ts";
 import type { TokenIssuer } from "./tokens.ts";
+import type { Clock } from "../../lib/clock.ts";
 
 /** RFC 6749 section 5.2 error codes; the gateway's oauth2 error style reads them from `x-oauth-error`. */
 export type OAuthError = "invalid_request" | "invalid_client" | "invalid_grant" | "unauthorized_client" | "unsupported_grant_type" | "invalid_scope";
@@ -39,7 +40,7 @@ export interface ClientTokenService {
 // RFC 6749 appendix A.4: scope-token = 1*( %x21 / %x23-5B / %x5D-7E ).
 const scopeToken = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 
-export function createClientTokenService(deps: { pool: pg.Pool; tokens: TokenIssuer }): ClientTokenService {
+export function createClientTokenService(deps: { pool: pg.Pool; tokens: TokenIssuer; clock: Clock }): ClientTokenService {
   return {
     async createToken(req) {
       const basic = parseBasic(req.authorization);
@@ -66,6 +67,8 @@ export function createClientTokenService(deps: { pool: pg.Pool; tokens: TokenIss
       }
       const scope = granted.join(" ");
       const access = await deps.tokens.sign({ kind: client.kind, sub: client.id, scope });
+      // shown on the panel's API access page (the argon2 verify above costs far more than this update)
+      await deps.pool.query("update api_clients set last_token_at = $2 where id = $1", [client.id, deps.clock.now()]);
       return { accessToken: access.token, tokenType: "Bearer", expiresIn: access.expiresIn, scope };
     },
   };

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from "kysely";
+import type pg from "pg";
 
 export type ClientKind = "partner" | "internal";
 
@@ -53,6 +54,29 @@ export async function findClient(db: Kysely<unknown>, id: string): Promise<ApiCl
 export async function listClients(db: Kysely<unknown>): Promise<ApiClient[]> {
   const { rows } = await sql<ClientRow>`select ${clientColumns} from api_clients c order by c.created_at desc, c.id`.execute(db);
   return rows.map(toClient);
+}
+
+/** A partner client granted one property, as the panel's API access page lists it. */
+export interface PropertyClient {
+  id: string;
+  provider: string;
+  name: string;
+  scopes: string[];
+  environment: "test" | "live";
+  createdAt: Date;
+  approvedAt: Date | null;
+  lastTokenAt: Date | null;
+}
+
+/** Active partner clients granted the property, newest first. */
+export async function listPropertyClients(pool: pg.Pool, propertyId: string): Promise<PropertyClient[]> {
+  const { rows } = await pool.query<PropertyClient>(
+    `select c.id, c.provider, c.name, c.scopes, c.environment, c.created_at as "createdAt", c.approved_at as "approvedAt", c.last_token_at as "lastTokenAt"
+     from api_clients c join api_client_properties cp on cp.client_id = c.id
+     where cp.property_id = $1 and c.kind = 'partner' and c.active order by c.created_at desc, c.id`,
+    [propertyId],
+  );
+  return rows;
 }
 
 /** Marks the client approved for live writes; false when there is no such client. */

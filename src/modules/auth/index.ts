@@ -4,6 +4,7 @@ import { createMailer } from "../../lib/mail.ts";
 import { createLoginService } from "./login.service.ts";
 import { createAuthInterceptor } from "./auth.interceptor.ts";
 import { registerAuthRpc, authRpcServices } from "./auth.rpc.ts";
+import { apiAccessRpcServices, registerApiAccessRpc } from "./api-access.rpc.ts";
 import { createClientTokenService, type ClientTokenService } from "./client-token.service.ts";
 import { createKeyStore, type KeyStore } from "./keys.ts";
 import { createSessionService, type SessionService } from "./sessions.service.ts";
@@ -41,7 +42,7 @@ export function authServicesOf(deps: Pick<Deps, "db" | "transact" | "clock"> & o
       keys,
       tokens,
       sessions: createSessionService({ transact: deps.transact, clock: deps.clock, tokens }),
-      clientTokens: createClientTokenService({ pool: deps.db.pool, tokens }),
+      clientTokens: createClientTokenService({ pool: deps.db.pool, tokens, clock: deps.clock }),
     };
     byDeps.set(deps as Deps, services);
   }
@@ -61,8 +62,11 @@ export function createAuthModule(deps: Deps): Module {
   });
   return {
     name: "auth",
-    services: authRpcServices,
-    registerRpc: (router) => registerAuthRpc(router, auth.clientTokens, login),
+    services: [...authRpcServices, ...apiAccessRpcServices],
+    registerRpc: (router) => {
+      registerAuthRpc(router, auth.clientTokens, login);
+      registerApiAccessRpc(router, deps.db.pool);
+    },
     interceptors: [createAuthInterceptor({ pool: deps.db.pool, tokens: auth.tokens, clock: deps.clock })],
   };
 }

@@ -15,10 +15,11 @@ export const permissions = [
   "reports.read",
   "night_audit.run",
   "integrations.manage",
+  "rates.manage",
 ] as const;
 export type Permission = (typeof permissions)[number];
 
-export const scopes = ["availability.read", "reservations.read", "mappings.read", "reservations.write"] as const;
+export const scopes = ["availability.read", "reservations.read", "mappings.read", "reservations.write", "ari.read"] as const;
 export type Scope = (typeof scopes)[number];
 
 /**

@@ -50,7 +50,7 @@ export const jsonAdapter: ProviderAdapter = {
     if (eventType !== "" && !["NEW", "MODIFIED", "CANCELLED"].includes(eventType)) v.push({ field: "eventType", reason: "must be NEW, MODIFIED or CANCELLED" });
     const full = eventType !== "CANCELLED";
     const externalReference = str("externalReference", 100, true);
-    const channel = str("channel", 100, false);
+    const channel = str("channel", 64, false);
     const arrivalDate = str("arrivalDate", 10, full);
     const departureDate = str("departureDate", 10, full);
     if (arrivalDate !== "" && !isDate(arrivalDate)) v.push({ field: "arrivalDate", reason: "must be a date YYYY-MM-DD" });

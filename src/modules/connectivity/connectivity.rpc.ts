@@ -2,11 +2,12 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { ConnectivityService as ConnectivityRpc } from "../../../gen/hotelops/connectivity/v1/connectivity_pb.js";
 import { principalKey } from "../auth/principal.ts";
-import type { ConnectivityService } from "./connectivity.service.ts";
+import { client, type ConnectivityService } from "./connectivity.service.ts";
+import type { AriReads } from "./ari.ts";
 
 export const connectivityRpcServices = [ConnectivityRpc];
 
-export function registerConnectivityRpc(router: ConnectRouter, service: ConnectivityService): void {
+export function registerConnectivityRpc(router: ConnectRouter, service: ConnectivityService, ari: AriReads): void {
   const ts = (d: Date | null) => (d === null ? undefined : timestampFromDate(d));
   const opt = <T>(v: T | undefined | null) => (v === undefined || v === null ? undefined : v);
   router.service(ConnectivityRpc, {
@@ -19,7 +20,15 @@ export function registerConnectivityRpc(router: ConnectRouter, service: Connecti
       const page = await service.reservationsFeed(ctx.values.get(principalKey), req.propertyCode, { cursor: req.cursor, updatedSince: req.updatedSince ? timestampDate(req.updatedSince) : undefined, limit: req.limit });
       return {
         ...page,
-        data: page.data.map((r) => ({ ...r, externalReference: r.externalReference ?? "", channel: opt(r.channel), cancelledAt: ts(r.cancelledAt), createdAt: ts(r.createdAt), updatedAt: ts(r.updatedAt) })),
+        data: page.data.map((r) => ({
+          ...r,
+          externalReference: opt(r.externalReference),
+          channel: opt(r.channel),
+          cancelledAt: ts(r.cancelledAt),
+          createdAt: ts(r.createdAt),
+          updatedAt: ts(r.updatedAt),
+          roomTypeCodes: r.roomTypeCodes.map((c) => ({ code: c.code, externalCode: opt(c.externalCode) })),
+        })),
       };
     },
     async getMappings(req, ctx) {
@@ -34,6 +43,26 @@ export function registerConnectivityRpc(router: ConnectRouter, service: Connecti
       const { propertyCode, holder, rooms, ...rest } = req;
       const payload = { ...rest, holder: { name: holder?.name ?? "" }, rooms: rooms.map((r) => ({ ...r, amountMinor: Number(r.amountMinor) })), totalMinor: Number(req.totalMinor) };
       return service.queueReservationEvent(ctx.values.get(principalKey), propertyCode, payload);
+    },
+    async getAri(req, ctx) {
+      const a = await ari.ari(client(ctx.values.get(principalKey)), req.propertyCode, { from: req.from, to: req.to, roomTypes: req.roomTypes, ratePlans: req.ratePlans });
+      return {
+        ...a,
+        roomTypes: a.roomTypes.map((rt) => ({
+          code: rt.code,
+          externalCode: opt(rt.externalCode),
+          ratePlans: rt.ratePlans.map((rp) => ({
+            code: rp.code,
+            externalCode: opt(rp.externalCode),
+            days: rp.days.map((d) => ({ ...d, priceMinor: opt(d.priceMinor), minStay: opt(d.minStay), maxStay: opt(d.maxStay) })),
+          })),
+        })),
+      };
+    },
+    async listAriChanges(req, ctx) {
+      const page = await ari.changes(client(ctx.values.get(principalKey)), req.propertyCode, { cursor: req.cursor, updatedSince: req.updatedSince ? timestampDate(req.updatedSince) : undefined, limit: req.limit });
+      const pairs = (xs: { code: string; externalCode: string | undefined }[]) => xs.map((x) => ({ code: x.code, externalCode: opt(x.externalCode) }));
+      return { ...page, data: page.data.map((c) => ({ ...c, roomTypes: pairs(c.roomTypes), ratePlans: pairs(c.ratePlans), changedAt: ts(c.changedAt) })) };
     },
     async getReservationEvent(req, ctx) {
       const e = await service.getReservationEvent(ctx.values.get(principalKey), req.propertyCode, req.eventId);

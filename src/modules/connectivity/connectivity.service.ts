@@ -8,7 +8,8 @@ import { adapterFor, isDate } from "./adapters.ts";
 import { eventRow, findEvent, propertiesInReach, type StoredEvent } from "./connectivity.repository.ts";
 import { requireProperty } from "../auth/index.ts";
 import { poolQueryable } from "../inventory/index.ts";
-import { changeFeed } from "../reservations/index.ts";
+import { changeFeed, changeFeedHead } from "../reservations/index.ts";
+import { CONNECTIVITY_RELEASE } from "../status/index.ts";
 import { inventoryRowsOf, mappingsOf, ratePlansOf, roomTypesOf } from "./reads.repository.ts";
 
 export const RESERVATION_EVENTS_QUEUE = "connectivity.reservation-events";
@@ -22,7 +23,7 @@ export interface ConnectivityDeps {
 
 type ClientPrincipal = Extract<Principal, { kind: "partner" | "internal" }>;
 
-function client(principal: Principal | undefined): ClientPrincipal {
+export function client(principal: Principal | undefined): ClientPrincipal {
   if (principal === undefined || principal.kind === "staff") throw new AppError("forbidden", "The connectivity API is for partner and internal clients.");
   return principal;
 }
@@ -33,6 +34,7 @@ const CAPABILITIES: Record<string, string> = {
   "reservations.read": "reservations.feed",
   "mappings.read": "mappings",
   "reservations.write": "reservation-events",
+  "ari.read": "ari",
 };
 
 function datesBetween(from: string, days: number): string[] {
@@ -43,6 +45,16 @@ function datesBetween(from: string, days: number): string[] {
 /** The feed cursor is opaque to clients: a versioned, base64url change sequence. */
 export function encodeCursor(seq: bigint): string {
   return Buffer.from(`v1:${seq}`).toString("base64url");
+}
+
+/**
+ * The next cursor of a feed page: after its last item, or (nothing returned) the later of where the client was
+ * and the committed head of the sequence, so a cursor never moves backwards and an empty first page does not
+ * send the next poll back to the start.
+ */
+export function nextCursorOf(after: bigint, lastSeq: string | undefined, head: bigint): string {
+  if (lastSeq !== undefined) return encodeCursor(BigInt(lastSeq));
+  return encodeCursor(head > after ? head : after);
 }
 
 export function decodeCursor(cursor: string): bigint {
@@ -61,6 +73,7 @@ export function createConnectivityService(deps: ConnectivityDeps) {
         clientId: caller.clientId,
         provider: caller.provider,
         environment: caller.environment,
+        apiRelease: CONNECTIVITY_RELEASE,
         scopes: [...caller.scopes].sort(),
         properties: properties.map((p) => ({
           code: p.code,
@@ -107,10 +120,13 @@ export function createConnectivityService(deps: ConnectivityDeps) {
       const limit = opts.limit === 0 ? 100 : opts.limit;
       if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw invalidField("limit", "must be from 1 to 500");
       const after = opts.cursor === "" ? 0n : decodeCursor(opts.cursor);
-      const rows = await changeFeed(poolQueryable(deps.pool), property.id, after, opts.cursor === "" ? opts.updatedSince : undefined, limit + 1);
-      const page = rows.slice(0, limit);
-      const last = page.at(-1);
-      return { data: page, nextCursor: encodeCursor(last === undefined ? after : BigInt(last.changeSeq)), hasMore: rows.length > limit };
+      const q = poolQueryable(deps.pool);
+      // The head is read BEFORE the page: every change up to it is committed, so an empty page may jump there.
+      const head = await changeFeedHead(q, property.id);
+      const [rows, mapped] = await Promise.all([changeFeed(q, property.id, after, opts.cursor === "" ? opts.updatedSince : undefined, limit + 1), mappingsOf(deps.pool, property.id, caller.provider)]);
+      const codes = new Map((await roomTypesOf(deps.pool, property.id)).map((rt) => [rt.code, mapped.get(rt.id)]));
+      const page = rows.slice(0, limit).map((r) => ({ ...r, roomTypeCodes: r.roomTypes.map((code) => ({ code, externalCode: codes.get(code) })) }));
+      return { data: page, nextCursor: nextCursorOf(after, page.at(-1)?.changeSeq, head), hasMore: rows.length > limit };
     },
 
     async mappings(principal: Principal | undefined, propertyCode: string) {

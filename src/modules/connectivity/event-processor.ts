@@ -2,7 +2,8 @@ import type pg from "pg";
 import { AppError } from "../../errors.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
-import type { ReservationService, RoomLineInput } from "../reservations/index.ts";
+import { poolQueryable } from "../inventory/index.ts";
+import { findByExternalReference, findByProviderReference, type ReservationService, type RoomLineInput } from "../reservations/index.ts";
 import type { InboundReservationEvent } from "./adapters.ts";
 import { internalIdOf } from "./reads.repository.ts";
 
@@ -26,9 +27,10 @@ interface QueuedRow {
  * Applies the queued events of one (property, external reference) in arrival order, under an advisory lock so two
  * workers never interleave the same booking. Whatever job arrives first drains the key, so job order does not
  * matter. Each event goes through the reservations core (its own transaction, same availability and validation
- * rules, source CHANNEL, the client's provider as channel); the outcome is written afterwards. A crash between the
- * two re-runs the event, which is safe: NEW finds the reservation by its channel reference, MODIFIED sets the
- * same values again and CANCELLED of a cancelled reservation is a no-op. Business failures end as REJECTED with
+ * rules, source CHANNEL, the sales channel as sent, the booking identified by (provider, channel, external
+ * reference)); the outcome is written afterwards. A crash between the two re-runs the event, which is safe: NEW
+ * finds the reservation by its reference, MODIFIED sets the same values again and CANCELLED of a cancelled
+ * reservation is a no-op. Business failures end as REJECTED with
  * the reason; anything else is thrown so pg-boss retries the job.
  */
 export async function processReservationEvents(deps: ProcessorDeps, propertyId: string, externalReference: string): Promise<void> {
@@ -61,15 +63,22 @@ export async function processReservationEvents(deps: ProcessorDeps, propertyId: 
 
 async function apply(deps: ProcessorDeps, row: QueuedRow): Promise<Outcome> {
   const e = row.payload;
-  const actor = { propertyId: row.property_id, canOverridePrice: true };
-  const existing = await deps.pool.query<{ id: string; status: string }>(
-    "select id, status from reservations where property_id = $1 and channel = $2 and external_reference = $3",
-    [row.property_id, row.provider, e.externalReference],
-  );
-  const found = existing.rows[0];
+  // The channel already sold it: its amounts stand (an override recorded against the channel, with the difference to
+  // our rates) and broken restrictions are recorded, not refused.
+  const actor = { propertyId: row.property_id, canOverridePrice: true, by: `channel:${row.provider}`, channelSale: true };
+  const channel = e.channel === "" ? null : e.channel;
+  const q = poolQueryable(deps.pool);
+  let foundId = await findByExternalReference(q, row.property_id, row.provider, channel, e.externalReference);
+  // A change or cancellation sent without its channel finds the provider's one booking with that reference.
+  if (foundId === undefined && channel === null && e.eventType !== "NEW") {
+    const ids = await findByProviderReference(q, row.property_id, row.provider, e.externalReference);
+    if (ids.length === 1) foundId = ids[0];
+  }
+  const found = foundId === undefined ? undefined : await deps.reservations.get(actor, foundId);
+  const unknown = `No reservation with external reference ${e.externalReference}${channel === null ? "" : ` from channel ${channel}`}.`;
   if (e.eventType === "CANCELLED") {
-    if (found === undefined) return { status: "REJECTED", error: `No reservation with external reference ${e.externalReference}.` };
-    const r = found.status === "CANCELLED" ? await deps.reservations.get(actor, found.id) : await deps.reservations.cancel(actor, found.id);
+    if (found === undefined) return { status: "REJECTED", error: unknown };
+    const r = found.status === "CANCELLED" ? found : await deps.reservations.cancel(actor, found.id);
     return { status: "PROCESSED", reservationId: r.id, reservationCode: r.code };
   }
   const rooms: RoomLineInput[] = [];
@@ -81,11 +90,12 @@ async function apply(deps: ProcessorDeps, row: QueuedRow): Promise<Outcome> {
     rooms.push({ roomTypeId, ratePlanId, adults: room.adults, children: room.children, amountMinor: BigInt(room.amountMinor) });
   }
   if (e.eventType === "NEW" || found === undefined) {
-    if (e.eventType === "MODIFIED") return { status: "REJECTED", error: `No reservation with external reference ${e.externalReference}.` };
+    if (e.eventType === "MODIFIED") return { status: "REJECTED", error: unknown };
     // A NEW for a known reference returns the first reservation (created: false): never a second booking.
     const { reservation } = await deps.reservations.create(actor, {
       source: "CHANNEL",
-      channel: row.provider,
+      provider: row.provider,
+      channel,
       externalReference: e.externalReference,
       holderName: e.holderName,
       arrivalDate: e.arrivalDate,
@@ -95,10 +105,11 @@ async function apply(deps: ProcessorDeps, row: QueuedRow): Promise<Outcome> {
       notes: e.notes,
       totalMinor: BigInt(e.totalMinor),
       currency: e.currency,
+      priceOverride: true,
     });
     return { status: "PROCESSED", reservationId: reservation.id, reservationCode: reservation.code };
   }
-  const current = await deps.reservations.get(actor, found.id);
+  const current = found;
   if (current.rooms.length !== rooms.length) {
     return { status: "REJECTED", error: "A modification cannot add or remove rooms; cancel and send a NEW reservation." };
   }
@@ -107,8 +118,10 @@ async function apply(deps: ProcessorDeps, row: QueuedRow): Promise<Outcome> {
     departureDate: e.departureDate,
     ...(e.holderName !== "" ? { holderName: e.holderName } : {}),
     notes: e.notes,
-    // Line prices of a modification are not re-priced here; dates, guests, room types and rate plans are.
-    rooms: current.rooms.map((line, i) => ({ reservationRoomId: line.id, roomTypeId: rooms[i]!.roomTypeId, ratePlanId: rooms[i]!.ratePlanId, adults: rooms[i]!.adults, children: rooms[i]!.children ?? 0 })),
+    // The channel's amounts stand on every revision, as on NEW (the difference to our rates is recorded).
+    rooms: current.rooms.map((line, i) => ({
+      reservationRoomId: line.id, roomTypeId: rooms[i]!.roomTypeId, ratePlanId: rooms[i]!.ratePlanId, adults: rooms[i]!.adults, children: rooms[i]!.children ?? 0, amountMinor: rooms[i]!.amountMinor,
+    })),
   });
   return { status: "PROCESSED", reservationId: updated.id, reservationCode: updated.code };
 }

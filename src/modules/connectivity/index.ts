@@ -4,6 +4,8 @@ import { createRowWriter } from "../../jobs/boss.ts";
 import { eventColumns } from "./connectivity.repository.ts";
 import { createConnectivityService, RESERVATION_EVENTS_QUEUE } from "./connectivity.service.ts";
 import { createReservationService } from "../reservations/index.ts";
+import { createInventoryService } from "../inventory/index.ts";
+import { createAriReads } from "./ari.ts";
 import { processReservationEvents } from "./event-processor.ts";
 import { connectivityRpcServices, registerConnectivityRpc } from "./connectivity.rpc.ts";
 import { createPartnerSwitchInterceptor } from "./partner-switch.interceptor.ts";
@@ -22,7 +24,7 @@ export function createConnectivityModule(deps: Deps): Module {
     name: "connectivity",
     services: connectivityRpcServices,
     interceptors: [createPartnerSwitchInterceptor(createPlatformSettings(deps.db))],
-    registerRpc: (router) => registerConnectivityRpc(router, service),
+    registerRpc: (router) => registerConnectivityRpc(router, service, createAriReads({ pool: deps.db.pool, inventory: createInventoryService({ transact: deps.transact, pool: deps.db.pool, clock: deps.clock }) })),
     // Jobs carry the (property, external reference) key; the processor drains that key in arrival order.
     startWorkers: () =>
       deps.boss.registerWorker<{ propertyId: string; externalReference: string }>(

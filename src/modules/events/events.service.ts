@@ -21,7 +21,7 @@ export interface ReservationEventData {
   code: string;
   status: string;
   source: string;
-  externalReference: string;
+  externalReference: string | null;
   channel: string | null;
   arrivalDate: string;
   departureDate: string;
@@ -37,7 +37,7 @@ export interface ReservationEventData {
 export interface RoomLineEventData {
   reservationId: string;
   reservationCode: string;
-  externalReference: string;
+  externalReference: string | null;
   reservationRoomId: string;
   roomNumber: string;
   roomTypeCode: string;
@@ -55,7 +55,8 @@ export interface AvailabilityEventData {
   to: string;
   toExclusive: true;
   roomTypes: string[];
-  reason: "reservation" | "room_block" | "out_of_order" | "inventory";
+  /** Why (see AriReason in the inventory module): reservation, room_block, out_of_order, inventory, rate, restriction. */
+  reason: "reservation" | "room_block" | "out_of_order" | "inventory" | "rate" | "restriction";
 }
 
 export interface NewEvent {

@@ -7,8 +7,11 @@ export { takeRooms, releaseRooms, readAvailability, type DayCounter, type Availa
 export { findRoom, findRatePlan, findRoomType, nightlyPrices, quoteStay, updateRoomStatus, outOfOrderRanges, roomStatuses, boardTypes } from "./inventory.repository.ts";
 export type { RoomType, Room, RatePlan, RoomStatus, BoardType, StayLineQuote } from "./inventory.repository.ts";
 export { poolQueryable, propertyById, requireId, type Queryable, type PropertyRow } from "./queryable.ts";
-export { parseDate, parseRange, addDays, daysBetween } from "./dates.ts";
+export { parseDate, parseRange, addDays, daysBetween, maxDate } from "./dates.ts";
 export { seedInventory } from "./seed.ts";
+export { recordAriChanges, ariChangesAfter, ariHead, type AriChange, type AriChangeRow, type AriReason } from "./ari-log.ts";
+export { stayViolations, restrictionError, type StayViolations, type StayLine, type AriCell, type SetRestrictionsInput } from "./restrictions.ts";
+export type { Ari } from "./inventory.service.ts";
 
 export function createInventoryModule(deps: Deps): Module {
   const service = createInventoryService({ transact: deps.transact, pool: deps.db.pool, clock: deps.clock });

@@ -2,6 +2,7 @@ import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import type pg from "pg";
 import { BoardType as BoardTypeEnum, InventoryService as InventoryRpc, RoomStatus as RoomStatusEnum } from "../../../gen/hotelops/inventory/v1/inventory_pb.js";
 import { invalidField } from "../../errors.ts";
+import { addDays, daysBetween } from "./dates.ts";
 import type { InventoryService } from "./inventory.service.ts";
 import type { BoardType, RatePlan, Room, RoomStatus } from "./inventory.repository.ts";
 import { requirePrincipal, requireProperty } from "../auth/index.ts";
@@ -66,6 +67,48 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
       const propertyId = await scope(ctx, req.propertyCode);
       const roomBlockId = await service.createRoomBlock(propertyId, { roomTypeId: req.roomTypeId, from: req.from, to: req.to, count: req.count, name: req.name });
       return { roomBlockId };
+    },
+    async setRestrictions(req, ctx) {
+      const propertyId = await scope(ctx, req.propertyCode);
+      const cells = await service.setRestrictions(propertyId, {
+        ratePlanIds: req.ratePlanIds,
+        roomTypeIds: req.roomTypeIds,
+        from: req.from,
+        to: req.to,
+        weekdays: req.weekdays,
+        minStay: req.minStay,
+        maxStay: req.maxStay,
+        closedToArrival: req.closedToArrival,
+        closedToDeparture: req.closedToDeparture,
+        stopSell: req.stopSell,
+      });
+      return { cells };
+    },
+    async getAri(req, ctx) {
+      const propertyId = await scope(ctx, req.propertyCode);
+      const ari = await service.getAri(propertyId, {
+        from: req.from,
+        to: req.to,
+        ...(req.roomTypeIds.length > 0 ? { roomTypeIds: req.roomTypeIds } : {}),
+        ...(req.ratePlanIds.length > 0 ? { ratePlanIds: req.ratePlanIds } : {}),
+      });
+      const dates = Array.from({ length: daysBetween(req.from, req.to) }, (_, i) => addDays(req.from, i));
+      const opt = <T>(v: T | null) => (v === null ? undefined : v);
+      return {
+        from: req.from,
+        to: req.to,
+        currency: ari.currency,
+        amountScale: ari.amountScale,
+        roomTypes: ari.roomTypes.map((rt) => ({
+          roomTypeId: rt.id,
+          code: rt.code,
+          ratePlans: rt.ratePlans.map((rp) => ({
+            ratePlanId: rp.id,
+            code: rp.code,
+            days: rp.cells.map((c, i) => ({ ...c, date: dates[i]!, available: rt.available[i]!, priceMinor: opt(c.priceMinor), minStay: opt(c.minStay), maxStay: opt(c.maxStay) })),
+          })),
+        })),
+      };
     },
     async getAvailability(req, ctx) {
       const propertyId = await scope(ctx, req.propertyCode);

@@ -4,7 +4,9 @@ import { AppError, invalidField } from "../../errors.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId } from "../../lib/ids.ts";
 import { recordEvent, type AvailabilityEventData } from "../events/index.ts";
-import { maxDate, parseRange } from "./dates.ts";
+import { addDays, maxDate, parseRange } from "./dates.ts";
+import { recordAriChanges, type AriReason } from "./ari-log.ts";
+import { checkRestrictionInput, readRatesAndRestrictions, upsertRestrictions, type AriCell, type SetRestrictionsInput } from "./restrictions.ts";
 import { changeRoomCount, readAvailability, releaseRooms, takeRooms, type RoomTypeAvailability } from "./inventory-days.ts";
 import * as repo from "./inventory.repository.ts";
 import { boardTypes, roomStatuses, type BoardType, type RatePlan, type Room, type RoomStatus, type RoomType } from "./inventory.repository.ts";
@@ -41,6 +43,16 @@ export interface InventoryService {
   setPrices(propertyId: string, input: { ratePlanId: string; roomTypeId: string; from: string; to: string; amountMinor: bigint }): Promise<number>;
   createRoomBlock(propertyId: string, input: { roomTypeId: string; from: string; to: string; count: number; name?: string }): Promise<string>;
   getAvailability(propertyId: string, input: { from: string; to: string; roomTypeCodes?: readonly string[] }): Promise<RoomTypeAvailability[]>;
+  /** Sets restrictions of rate plans x room types for the chosen weekdays of a range; returns the cells written. */
+  setRestrictions(propertyId: string, input: SetRestrictionsInput): Promise<number>;
+  /** Availability, prices and restrictions per room type x rate plan x day over [from, to) (at most 366 days). */
+  getAri(propertyId: string, input: { from: string; to: string; roomTypeIds?: readonly string[]; ratePlanIds?: readonly string[] }): Promise<Ari>;
+}
+
+export interface Ari {
+  currency: string;
+  amountScale: number;
+  roomTypes: { id: string; code: string; available: number[]; ratePlans: { id: string; code: string; cells: AriCell[] }[] }[];
 }
 
 function checkCode(field: string, code: string): string {
@@ -60,8 +72,10 @@ export async function requireRoomType(q: Queryable, propertyId: string, id: stri
   return rt;
 }
 
-async function availabilityChanged(tx: Tx, propertyId: string, now: Date, data: AvailabilityEventData): Promise<void> {
+/** The availability.changed hint and the ARI delta feed entry of one change (call it last in the transaction). */
+async function availabilityChanged(tx: Tx, propertyId: string, now: Date, data: AvailabilityEventData, ratePlans: readonly string[] = []): Promise<void> {
   await recordEvent(tx, { propertyId, type: "availability.changed", occurredAt: now, data });
+  await recordAriChanges(tx, propertyId, [{ reason: data.reason as AriReason, from: data.from, to: data.to, roomTypes: data.roomTypes, ratePlans }], now);
 }
 
 export function createInventoryService(deps: InventoryDeps): InventoryService {
@@ -86,6 +100,9 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
         const rt = await requireRoomType(tx, propertyId, input.roomTypeId);
         const room = await repo.insertRoom(tx, propertyId, { id: newId(), number, roomTypeId: rt.id, status: "CLEAN" }, clock.now());
         await changeRoomCount(tx, propertyId, rt.id, 1, property.businessDate);
+        // No availability.changed hint (setting up a hotel is not news for webhooks), but the ARI feed says it.
+        const from = property.businessDate;
+        await recordAriChanges(tx, propertyId, [{ reason: "inventory", from, to: addDays(from, maxPriceDays), roomTypes: [rt.code], ratePlans: [] }], clock.now());
         return room;
       });
       return conflictOnDuplicate(work, `Room ${number} exists.`);
@@ -159,7 +176,9 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
         if (rp === undefined) throw new AppError("not_found", "Rate plan not found.");
         const rt = await requireRoomType(tx, propertyId, input.roomTypeId);
         if (!rp.roomTypeIds.includes(rt.id)) throw invalidField("roomTypeId", "the rate plan does not cover this room type", "validation_failed");
-        return repo.upsertPrices(tx, propertyId, rp.id, rt.id, input.from, input.to, input.amountMinor);
+        const days = await repo.upsertPrices(tx, propertyId, rp.id, rt.id, input.from, input.to, input.amountMinor);
+        await availabilityChanged(tx, propertyId, clock.now(), { from: input.from, to: input.to, toExclusive: true, roomTypes: [rt.code], reason: "rate" }, [rp.code]);
+        return days;
       });
     },
 
@@ -191,6 +210,52 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
     async getAvailability(propertyId, input) {
       parseRange(input.from, input.to, maxAvailabilityDays);
       return readAvailability(reads, propertyId, input.from, input.to, input.roomTypeCodes ?? []);
+    },
+
+    async setRestrictions(propertyId, input) {
+      const weekdays = checkRestrictionInput(input);
+      return transact(async (tx) => {
+        const pairs: { ratePlanId: string; roomTypeId: string }[] = [];
+        const roomTypes = new Map((await repo.listRoomTypes(tx, propertyId)).map((rt) => [rt.id, rt.code]));
+        const ratePlanCodes: string[] = [];
+        for (const id of new Set(input.ratePlanIds)) {
+          const rp = await repo.findRatePlan(tx, propertyId, requireId(id, "Rate plan"));
+          if (rp === undefined) throw new AppError("not_found", "Rate plan not found.");
+          ratePlanCodes.push(rp.code);
+          const wanted = input.roomTypeIds.length === 0 ? rp.roomTypeIds : [...new Set(input.roomTypeIds)];
+          for (const rt of wanted) {
+            if (!roomTypes.has(rt)) throw new AppError("not_found", "Room type not found.");
+            if (!rp.roomTypeIds.includes(rt)) throw invalidField("roomTypeIds", `rate plan ${rp.code} does not cover room type ${roomTypes.get(rt)}`, "validation_failed");
+            pairs.push({ ratePlanId: rp.id, roomTypeId: rt });
+          }
+        }
+        const cells = await upsertRestrictions(tx, propertyId, pairs, input, weekdays);
+        const codes = [...new Set(pairs.map((p) => roomTypes.get(p.roomTypeId)!))];
+        await availabilityChanged(tx, propertyId, clock.now(), { from: input.from, to: input.to, toExclusive: true, roomTypes: codes, reason: "restriction" }, ratePlanCodes);
+        return cells;
+      });
+    },
+
+    async getAri(propertyId, input) {
+      parseRange(input.from, input.to, maxAvailabilityDays);
+      const property = await propertyById(reads, propertyId);
+      const wantRt = new Set(input.roomTypeIds ?? []);
+      const wantRp = new Set(input.ratePlanIds ?? []);
+      const [availability, ratePlans] = await Promise.all([readAvailability(reads, propertyId, input.from, input.to), repo.listRatePlans(reads, propertyId)]);
+      const roomTypes = availability.filter((rt) => wantRt.size === 0 || wantRt.has(rt.roomTypeId));
+      const plans = ratePlans.filter((rp) => wantRp.size === 0 || wantRp.has(rp.id));
+      const pairs = roomTypes.flatMap((rt) => plans.filter((rp) => rp.roomTypeIds.includes(rt.roomTypeId)).map((rp) => ({ ratePlanId: rp.id, roomTypeId: rt.roomTypeId })));
+      const grid = await readRatesAndRestrictions(reads, propertyId, pairs, input.from, input.to);
+      return {
+        currency: property.currency,
+        amountScale: property.amountScale,
+        roomTypes: roomTypes.map((rt) => ({
+          id: rt.roomTypeId,
+          code: rt.code,
+          available: rt.days.map((d) => d.available),
+          ratePlans: plans.filter((rp) => grid.has(`${rp.id}|${rt.roomTypeId}`)).map((rp) => ({ id: rp.id, code: rp.code, cells: grid.get(`${rp.id}|${rt.roomTypeId}`)! })),
+        })),
+      };
     },
   };
 }

@@ -24,7 +24,7 @@ function requireAny(principal: Extract<Principal, { kind: "staff" }>, ...permiss
   if (!permissions.some((p) => principal.permissions.has(p))) throw new AppError("forbidden", `Missing permission ${permissions.join(" or ")} in the active property.`);
 }
 
-const actorOf = (p: Extract<Principal, { kind: "staff" }>): Actor => ({ propertyId: p.activePropertyId, canOverridePrice: p.permissions.has("reservations.override_price") });
+const actorOf = (p: Extract<Principal, { kind: "staff" }>): Actor => ({ propertyId: p.activePropertyId, canOverridePrice: p.permissions.has("reservations.override_price"), by: `user:${p.userId}` });
 const columnOut = (c: ReportColumn & { currency?: string; amountScale?: number }) => ({ key: c.key, label: c.label, type: c.type, currency: c.currency, amountScale: c.amountScale });
 const checkOut = (c: NightAuditCheck) => ({ id: c.id, status: c.status, message: c.message, count: c.count });
 
@@ -56,6 +56,7 @@ export function mobileRpc(s: MobileRpcServices): MobileRpc {
         adults: req.adults,
         totalMinor: req.totalMinor,
         currency: req.currency,
+        priceOverride: req.priceOverride,
         children: req.children,
         roomId: req.roomId,
         boardType: req.boardType,

@@ -53,6 +53,8 @@ export interface MobileCreateInput {
   adults: number;
   totalMinor: bigint | undefined;
   currency: string;
+  /** Charge totalMinor although it differs from the daily prices (see CreateReservationInput.priceOverride). */
+  priceOverride?: boolean | undefined;
   children?: number | undefined;
   roomId?: string | undefined;
   boardType?: string | undefined;
@@ -183,6 +185,7 @@ export function createMobileReservations(deps: { pool: pg.Pool; inventory: Inven
         notes: input.notes,
         totalMinor: input.totalMinor,
         currency: input.currency,
+        priceOverride: input.priceOverride,
       });
       return reservation;
     },

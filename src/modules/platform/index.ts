@@ -29,7 +29,7 @@ export function createPlatformInterceptors(opts: {
 }): Interceptor[] {
   const idempotency = createIdempotency({ ...opts.idempotency, repository: createIdempotencyRepository(opts.pool), clock: opts.clock, logger: opts.logger });
   return [
-    createRateLimitInterceptor({ repository: createRateLimitRepository(opts.pool), clock: opts.clock, limits: opts.limits, logger: opts.logger, claimFor: idempotency.claimFor }),
+    createRateLimitInterceptor({ repository: createRateLimitRepository(opts.pool), pool: opts.pool, clock: opts.clock, limits: opts.limits, logger: opts.logger, claimFor: idempotency.claimFor }),
     idempotency.interceptor,
   ];
 }
@@ -45,6 +45,7 @@ export function createPlatformModule(deps: Deps): Module {
     staffPerMinute: deps.config.rateLimitStaffPerMinute,
     anonPerMinute: deps.config.rateLimitAnonPerMinute,
     authPerMinute: deps.config.rateLimitAuthPerMinute,
+    token: { perClientPerMinute: deps.config.rateLimitTokenPerMinute, failuresPerMinute: deps.config.rateLimitTokenFailuresPerMinute },
   };
   return {
     name: "platform",

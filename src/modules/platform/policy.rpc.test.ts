@@ -22,10 +22,10 @@ describe("policyOf", () => {
     expect(policyOf(PlatformTestService.method.ping)).toMatchObject({ write: false, rateLimitClass: "none" });
   });
 
-  it("classifies the service's own RPCs: status unlimited, the token endpoint strict, health never limited", () => {
+  it("classifies the service's own RPCs: status unlimited, the token endpoint in its own class, health never limited", () => {
     expect(policyOf(StatusService.method.getStatus)).toMatchObject({ write: false, rateLimitClass: "none" });
     // token, session and personal-data answers are never kept by the idempotency store
-    expect(policyOf(AuthService.method.createToken)).toMatchObject({ write: false, rateLimitClass: "auth" });
+    expect(policyOf(AuthService.method.createToken)).toMatchObject({ write: false, rateLimitClass: "token" });
     expect(policyOf(AuthService.method.switchActiveProperty)).toMatchObject({ write: false, rateLimitClass: "" });
     expect(policyOf(MobileService.method.scanIdentityDocument)).toMatchObject({ write: false });
     expect(policyOf(MobileService.method.runReport)).toMatchObject({ write: false });

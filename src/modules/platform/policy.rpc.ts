@@ -1,7 +1,7 @@
 import { getOption, type DescMethod } from "@bufbuild/protobuf";
 import { rest } from "../../../gen/hotelops/api/v1/rest_pb.js";
 
-export type RateLimitClass = "" | "auth" | "none";
+export type RateLimitClass = "" | "auth" | "token" | "none";
 
 /** What the platform interceptors need to know about an RPC, read once from its descriptor options. */
 export interface MethodPolicy {
@@ -28,7 +28,7 @@ export function policyOf(method: DescMethod): MethodPolicy {
     const options = getOption(method, rest);
     if (options.stateChanging && options.readOnly) throw new Error(`${method.parent.typeName}/${method.name}: both state_changing and read_only`);
     const declared = options.rateLimitClass;
-    if (declared !== "" && declared !== "auth" && declared !== "none") throw new Error(`${method.parent.typeName}/${method.name}: unknown rate_limit_class "${declared}"`);
+    if (declared !== "" && declared !== "auth" && declared !== "token" && declared !== "none") throw new Error(`${method.parent.typeName}/${method.name}: unknown rate_limit_class "${declared}"`);
     policy = {
       rpc: `${method.parent.typeName}/${method.name}`,
       write: method.methodKind === "unary" && !options.sensitiveResponse && (options.stateChanging || options.idempotencyKeyRequired),

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type pg from "pg";
 import type { DescMethod } from "@bufbuild/protobuf";
 import { ConnectError, type Interceptor, type UnaryRequest, type StreamRequest } from "@connectrpc/connect";
 import { AppError, toAppError } from "../../errors.ts";
@@ -10,6 +11,7 @@ import type { RateLimitRepository } from "./rate-limit.repository.ts";
 import type { Claim } from "./idempotency.repository.ts";
 import { takenClaimKey } from "./idempotency.interceptor.ts";
 import { policyOf, type RateLimitClass } from "./policy.rpc.ts";
+import { limitTokenRequest, type TokenLimits } from "./token-limit.ts";
 
 export interface RateLimits {
   /** Per staff session per minute. */
@@ -20,10 +22,14 @@ export interface RateLimits {
   authPerMinute: number;
   /** Per client per minute when its api_clients row has none (the column default). */
   clientDefaultPerMinute?: number;
+  /** The token endpoint's own limits (class "token"); defaults: 30 tokens per client, 20 failures per IP and client id. */
+  token?: TokenLimits;
 }
 
 export interface RateLimitOptions {
   repository: RateLimitRepository;
+  /** The database of the token endpoint's counters (class "token"). */
+  pool?: pg.Pool;
   clock: Clock;
   limits: RateLimits;
   logger: Logger;
@@ -54,6 +60,9 @@ export function createRateLimitInterceptor(opts: RateLimitOptions): Interceptor 
   return (next) => async (req) => {
     const cls = opts.classOf?.(req.method) ?? policyOf(req.method).rateLimitClass;
     if (cls === "none") return next(req);
+    if (cls === "token" && opts.pool !== undefined) {
+      return limitTokenRequest(opts.pool, opts.limits.token ?? { perClientPerMinute: 30, failuresPerMinute: 20 }, opts.clock.now().getTime(), req, rawAccountOf(req), () => next(req));
+    }
     const plan = planOf(cls, req, opts.limits);
     const nowMs = opts.clock.now().getTime();
     const windowStartMs = nowMs - (nowMs % WINDOW_MS);
@@ -88,7 +97,7 @@ export function createRateLimitInterceptor(opts: RateLimitOptions): Interceptor 
 
 function planOf(cls: RateLimitClass, req: UnaryRequest | StreamRequest, limits: RateLimits): Plan {
   const ip = req.contextValues.get(callInfoKey)?.remoteAddress || "unknown";
-  if (cls === "auth") {
+  if (cls === "auth" || cls === "token") {
     const buckets = [`auth-ip:${ip}`];
     const account = accountOf(req);
     if (account !== undefined) buckets.push(`auth-account:${account}`);
@@ -102,6 +111,13 @@ function planOf(cls: RateLimitClass, req: UnaryRequest | StreamRequest, limits: 
 
 /** The account a login-like request names (body field or Basic user), hashed: no e-mail addresses in the table. */
 function accountOf(req: UnaryRequest | StreamRequest): string | undefined {
+  const account = rawAccountOf(req);
+  if (account === undefined) return undefined;
+  return createHash("sha256").update(account.trim().toLowerCase()).digest("base64url").slice(0, 22);
+}
+
+/** The account a login-like request names: a body field (email, username, client_id) or the Basic user. */
+function rawAccountOf(req: UnaryRequest | StreamRequest): string | undefined {
   let account: string | undefined;
   if (!req.stream) {
     const message = req.message as unknown as Record<string, unknown>;
@@ -120,8 +136,7 @@ function accountOf(req: UnaryRequest | StreamRequest): string | undefined {
     const user = decoded.slice(0, Math.max(0, decoded.indexOf(":")));
     if (user !== "") account = safeDecode(user);
   }
-  if (account === undefined) return undefined;
-  return createHash("sha256").update(account.trim().toLowerCase()).digest("base64url").slice(0, 22);
+  return account;
 }
 
 /** RFC 6749 section 2.3.1 form-encodes the Basic credentials; a malformed escape stays as sent. */

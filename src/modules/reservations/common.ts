@@ -1,15 +1,22 @@
 import type { Tx } from "../../db/transaction.ts";
 import { AppError } from "../../errors.ts";
 import { recordEvents, type NewEvent } from "../events/index.ts";
-import { requireId } from "../inventory/index.ts";
+import { recordAriChanges, requireId, type AriReason } from "../inventory/index.ts";
 import * as repo from "./reservation.repository.ts";
 import type { Reservation } from "./reservation.repository.ts";
 
 /** Who acts: the property (resolved from the caller's reach, never from input) and the caller's rights. */
 export interface Actor {
   propertyId: string;
-  /** Holds `reservations.override_price`: a line amount may differ from the sum of the daily prices. */
+  /** Holds `reservations.override_price`: may ask for a price override (`priceOverride`). */
   canOverridePrice: boolean;
+  /** Who acts, recorded on a price override: `user:<id>`, `client:<id>` or `channel:<provider>`. */
+  by?: string | undefined;
+  /**
+   * A channel already sold this booking (the connectivity worker): its amounts stand on every revision (the
+   * difference to our rates is recorded) and restrictions it breaks are recorded for staff, not enforced.
+   */
+  channelSale?: boolean;
 }
 
 /** Loads a reservation of the acting property (404 for anything else), locked for a write when `lock`. */
@@ -19,9 +26,11 @@ export async function requireReservation(tx: Tx, propertyId: string, id: string,
   return r;
 }
 
-/** Event rows for a finished change, then the change sequence (last, see bumpChangeSeq). */
+/** Event rows for a finished change, the ARI feed entries of its availability hints, then the change sequence (last, see bumpChangeSeq). */
 export async function finishChange(tx: Tx, r: Reservation, events: readonly NewEvent[]): Promise<Reservation> {
   await recordEvents(tx, events);
+  const hints = events.filter((e) => e.type === "availability.changed").map((e) => e.data as { from: string; to: string; roomTypes: string[]; reason: AriReason });
+  await recordAriChanges(tx, r.propertyId, hints.map((h) => ({ reason: h.reason, from: h.from, to: h.to, roomTypes: h.roomTypes, ratePlans: [] })), events[0]?.occurredAt ?? r.updatedAt);
   return { ...r, changeSeq: await repo.bumpChangeSeq(tx, r.propertyId, r.id) };
 }
 

@@ -22,7 +22,7 @@ export {
   type Actor,
 } from "./reservation.service.ts";
 export type { Reservation, ReservationSummary, RoomLine } from "./reservation.repository.ts";
-export { changeFeed } from "./reservation.repository.ts";
+export { changeFeed, changeFeedHead, findByExternalReference, findByProviderReference } from "./reservation.repository.ts";
 export { transitions, canTransition, holdsInventory, reservationStatuses, reservationSources, type ReservationStatus, type ReservationSource } from "./transitions.ts";
 export { reservationData, roomLineData } from "./reservation.events.ts";
 

@@ -22,14 +22,15 @@ export function sum(values: readonly bigint[]): bigint {
 
 /**
  * The nightly prices charged for an agreed stay amount: the listed prices when the amount matches them;
- * otherwise (a price override) the amount spread evenly, the remainder on the first nights.
+ * otherwise, only when the request asked for a price override, the amount spread evenly, the remainder on the
+ * first nights. Whether the caller may override is checked before (see CreateReservationInput.priceOverride).
  */
-export function chargedNights(listed: readonly bigint[], amount: bigint | undefined, canOverride: boolean, field: string): bigint[] {
+export function chargedNights(listed: readonly bigint[], amount: bigint | undefined, priceOverride: boolean, field: string): bigint[] {
   const total = sum(listed);
   if (amount === undefined || amount === total) return [...listed];
   if (amount < 0n) throw invalidField(field, "must not be negative");
-  if (!canOverride) {
-    throw new AppError("validation_failed", `${field}: ${amount} does not match the price of the stay (${total}).`, { details: [{ field, reason: `expected ${total}` }] });
+  if (!priceOverride) {
+    throw new AppError("validation_failed", `${field}: ${amount} does not match the price of the stay (${total}); set priceOverride to charge another amount.`, { details: [{ field, reason: `expected ${total}` }] });
   }
   const n = BigInt(listed.length);
   const base = amount / n;

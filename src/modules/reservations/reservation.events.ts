@@ -21,10 +21,10 @@ export function summaryOf(r: Reservation): ReservationSummary {
   };
 }
 
-/** The spec's reservation data as an event payload (JSON: ISO timestamps, "" for no external reference). */
+/** The spec's reservation data as an event payload (JSON: ISO timestamps; null for no external reference, as on every face). */
 export function reservationData(r: Reservation): ReservationEventData {
   const s = summaryOf(r);
-  return { ...s, externalReference: s.externalReference ?? "", cancelledAt: s.cancelledAt?.toISOString() ?? null, createdAt: s.createdAt.toISOString(), updatedAt: s.updatedAt.toISOString() };
+  return { ...s, cancelledAt: s.cancelledAt?.toISOString() ?? null, createdAt: s.createdAt.toISOString(), updatedAt: s.updatedAt.toISOString() };
 }
 
 /** Distinct room type codes in code order (as the connectivity reservation list shows them). */
@@ -36,7 +36,7 @@ export function roomLineData(r: Reservation, line: RoomLine): RoomLineEventData 
   return {
     reservationId: r.id,
     reservationCode: r.code,
-    externalReference: r.externalReference ?? "",
+    externalReference: r.externalReference,
     reservationRoomId: line.id,
     roomNumber: line.roomNumber ?? "",
     roomTypeCode: line.roomTypeCode,

@@ -24,6 +24,9 @@ export interface Reservation {
   code: string;
   status: ReservationStatus;
   source: ReservationSource;
+  /** The connectivity provider that delivered a channel booking (null otherwise). */
+  provider: string | null;
+  /** The sales channel as sent (e.g. "Booking.com"), or null. */
   channel: string | null;
   externalReference: string | null;
   holderName: string;
@@ -39,16 +42,21 @@ export interface Reservation {
   createdAt: Date;
   updatedAt: Date;
   changeSeq: bigint;
+  /** A channel booking's amounts minus the same stay at our daily prices; null when they agree. */
+  rateDifferenceMinor: bigint | null;
+  /** Restrictions a channel booking broke, accepted because the channel had sold it (for staff to review). */
+  restrictionOverrides: string[];
   rooms: RoomLine[];
 }
 
-type Row = Omit<Reservation, "totalMinor" | "changeSeq" | "rooms"> & { totalMinor: string; changeSeq: string | null };
+type Row = Omit<Reservation, "totalMinor" | "changeSeq" | "rooms" | "rateDifferenceMinor"> & { totalMinor: string; changeSeq: string | null; rateDifferenceMinor: string | null };
 type LineRow = Omit<RoomLine, "nightlyMinor" | "totalMinor"> & { reservationId: string; nightlyMinor: string[]; totalMinor: string };
 
-const reservationCols = `r.id, r.property_id as "propertyId", r.code, r.status, r.source, r.channel, r.external_reference as "externalReference",
+const reservationCols = `r.id, r.property_id as "propertyId", r.code, r.status, r.source, r.provider, r.channel, r.external_reference as "externalReference",
   r.holder_name as "holderName", to_char(r.arrival_date, 'YYYY-MM-DD') as "arrivalDate", to_char(r.departure_date, 'YYYY-MM-DD') as "departureDate",
   r.adults, r.children, r.notes, r.total_minor::text as "totalMinor", r.currency, p.amount_scale as "amountScale",
-  r.cancelled_at as "cancelledAt", r.created_at as "createdAt", r.updated_at as "updatedAt", r.change_seq::text as "changeSeq"`;
+  r.cancelled_at as "cancelledAt", r.created_at as "createdAt", r.updated_at as "updatedAt", r.change_seq::text as "changeSeq",
+  r.rate_difference_minor::text as "rateDifferenceMinor", r.restriction_overrides as "restrictionOverrides"`;
 
 /** Timestamps come back as Date from the pg pool and as text through the ORM's connection. */
 function toDate(value: Date | string | null): Date | null {
@@ -86,6 +94,7 @@ async function withLines(q: Queryable, propertyId: string, rows: Row[]): Promise
     ...r,
     totalMinor: BigInt(r.totalMinor),
     changeSeq: BigInt(r.changeSeq ?? 0),
+    rateDifferenceMinor: r.rateDifferenceMinor === null ? null : BigInt(r.rateDifferenceMinor),
     cancelledAt: toDate(r.cancelledAt),
     createdAt: toDate(r.createdAt)!,
     updatedAt: toDate(r.updatedAt)!,
@@ -103,12 +112,19 @@ export async function findReservation(q: Queryable, propertyId: string, id: stri
   return (await withLines(q, propertyId, rows))[0];
 }
 
-export async function findByExternalReference(q: Queryable, propertyId: string, channel: string | null, externalReference: string): Promise<string | undefined> {
+/** A booking is identified by (provider, channel, external reference); provider and channel may be null. */
+export async function findByExternalReference(q: Queryable, propertyId: string, provider: string | null, channel: string | null, externalReference: string): Promise<string | undefined> {
   const [row] = await q.query<{ id: string }>(
-    "select id from reservations where property_id = $1 and coalesce(channel, '') = $2 and external_reference = $3",
-    [propertyId, channel ?? "", externalReference],
+    "select id from reservations where property_id = $1 and coalesce(provider, '') = $2 and coalesce(channel, '') = $3 and external_reference = $4",
+    [propertyId, provider ?? "", channel ?? "", externalReference],
   );
   return row?.id;
+}
+
+/** The bookings of one provider with this reference, whatever their channel (at most a few). */
+export async function findByProviderReference(q: Queryable, propertyId: string, provider: string, externalReference: string): Promise<string[]> {
+  const rows = await q.query<{ id: string }>("select id from reservations where property_id = $1 and provider = $2 and external_reference = $3 limit 2", [propertyId, provider, externalReference]);
+  return rows.map((r) => r.id);
 }
 
 /**
@@ -143,10 +159,12 @@ export async function changeFeed(q: Queryable, propertyId: string, after: bigint
 
 export type NewReservation = Pick<
   Reservation,
-  "id" | "propertyId" | "status" | "source" | "channel" | "externalReference" | "holderName" | "arrivalDate" | "departureDate" | "adults" | "children" | "notes" | "totalMinor" | "currency" | "createdAt"
+  "id" | "propertyId" | "status" | "source" | "provider" | "channel" | "externalReference" | "holderName" | "arrivalDate" | "departureDate" | "adults" | "children" | "notes" | "totalMinor" | "currency" | "createdAt" | "rateDifferenceMinor" | "restrictionOverrides"
 > & {
   /** In position order. */
   lines: { id: string; roomTypeId: string; ratePlanId: string; adults: number; children: number; nightlyMinor: readonly bigint[]; totalMinor: bigint }[];
+  /** Set when the amounts charged differ from the daily prices (an explicit, permitted override). */
+  priceOverride?: { by: string; at: Date; listedMinor: bigint } | null;
 };
 
 /**
@@ -158,9 +176,10 @@ export async function insertReservation(q: Queryable, r: NewReservation): Promis
   const [row] = await q.query<{ code: string }>(
     `with r as (
        insert into reservations (id, property_id, code, status, source, channel, external_reference, holder_name, arrival_date, departure_date,
-                                 adults, children, notes, total_minor, currency, created_at, updated_at)
-       values ($1, $2, 'R' || nextval('reservation_code_seq'), $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)
-       on conflict (property_id, (coalesce(channel, '')), external_reference) where external_reference is not null do nothing
+                                 adults, children, notes, total_minor, currency, created_at, updated_at,
+                                 price_override_by, price_override_at, price_listed_minor, provider, rate_difference_minor, restriction_overrides)
+       values ($1, $2, 'R' || nextval('reservation_code_seq'), $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15, $23, $24, $25, $26, $27, $28)
+       on conflict (property_id, (coalesce(provider, '')), (coalesce(channel, '')), external_reference) where external_reference is not null do nothing
        returning id, code
      ), lines as (
        insert into reservation_rooms (id, property_id, reservation_id, position, room_type_id, rate_plan_id, adults, children, nightly_minor, total_minor)
@@ -174,6 +193,8 @@ export async function insertReservation(q: Queryable, r: NewReservation): Promis
       r.adults, r.children, r.notes, r.totalMinor.toString(), r.currency, r.createdAt,
       r.lines.map((l) => l.id), r.lines.map((l) => l.roomTypeId), r.lines.map((l) => l.ratePlanId), r.lines.map((l) => l.adults), r.lines.map((l) => l.children),
       r.lines.map((l) => `{${l.nightlyMinor.join(",")}}`), r.lines.map((l) => l.totalMinor.toString()),
+      r.priceOverride?.by ?? null, r.priceOverride?.at ?? null, r.priceOverride?.listedMinor.toString() ?? null,
+      r.provider, r.rateDifferenceMinor?.toString() ?? null, r.restrictionOverrides,
     ],
   );
   return row?.code;
@@ -186,6 +207,12 @@ export interface ListFilter {
   updatedSince: Date | undefined;
   afterSeq: bigint;
   limit: number;
+}
+
+/** The current head of the property's reservation change sequence (0 before the first change). */
+export async function changeFeedHead(q: Queryable, propertyId: string): Promise<bigint> {
+  const [row] = await q.query<{ seq: string }>("select change_seq::text as seq from property_counters where property_id = $1", [propertyId]);
+  return BigInt(row?.seq ?? "0");
 }
 
 /** A page in change-sequence order (the feed order: a changed reservation moves to the end). */

@@ -58,6 +58,8 @@ export function reservationOut(r: Reservation) {
     createdAt: timestampFromDate(r.createdAt),
     updatedAt: timestampFromDate(r.updatedAt),
     changeSeq: r.changeSeq,
+    ...(r.rateDifferenceMinor !== null ? { rateDifferenceMinor: r.rateDifferenceMinor } : {}),
+    restrictionOverrides: r.restrictionOverrides,
     rooms: r.rooms.map((l) => ({
       id: l.id,
       roomTypeId: l.roomTypeId,
@@ -84,7 +86,7 @@ export function registerReservationRpc(router: ConnectRouter, service: Reservati
       throw invalidField("propertyCode", "is required");
     }
     const property = await requireProperty({ pool }, principal, propertyCode === "" && principal.kind === "staff" ? principal.activePropertyId : propertyCode);
-    return { propertyId: property.id, canOverridePrice: holds(principal, "reservations.override_price") };
+    return { propertyId: property.id, canOverridePrice: holds(principal, "reservations.override_price"), by: principal.kind === "staff" ? `user:${principal.userId}` : `client:${principal.clientId}` };
   };
   router.service(ReservationRpc, {
     async createReservation(req, ctx) {
@@ -101,6 +103,7 @@ export function registerReservationRpc(router: ConnectRouter, service: Reservati
         notes: req.notes,
         totalMinor: req.totalMinor,
         currency: req.currency,
+        priceOverride: req.priceOverride,
       });
       return { reservation: reservationOut(reservation), created };
     },

@@ -6,6 +6,7 @@ import { newId } from "../../lib/ids.ts";
 import {
   findRatePlan,
   parseDate,
+  maxDate,
   parseRange,
   poolQueryable,
   propertyById,
@@ -13,8 +14,12 @@ import {
   releaseRooms,
   requireId,
   requireRoomType,
+  restrictionError,
+  stayViolations,
   takeRooms,
   type PropertyRow,
+  type Queryable,
+  type StayLine,
 } from "../inventory/index.ts";
 import { chargedNights, everyNightPriced, stayPrices, sum } from "./pricing.ts";
 import * as repo from "./reservation.repository.ts";
@@ -41,6 +46,8 @@ export interface RoomLineInput {
 
 export interface CreateReservationInput {
   source: ReservationSource;
+  /** The connectivity provider delivering a channel booking; with channel and externalReference it identifies the booking. */
+  provider?: string | null | undefined;
   channel: string | null;
   externalReference: string | null;
   holderName: string;
@@ -51,6 +58,11 @@ export interface CreateReservationInput {
   notes?: string | undefined;
   totalMinor?: bigint | undefined;
   currency?: string | undefined;
+  /**
+   * Charge amounts that differ from the daily prices. Needs Actor.canOverridePrice (else 403); recorded on the
+   * reservation with Actor.by. Without it every amount must equal the daily prices, whoever calls.
+   */
+  priceOverride?: boolean | undefined;
 }
 
 export interface UpdateReservationInput {
@@ -59,7 +71,15 @@ export interface UpdateReservationInput {
   holderName?: string | undefined;
   notes?: string | undefined;
   status?: "TENTATIVE" | "GUARANTEED" | undefined;
-  rooms?: { reservationRoomId: string; roomTypeId?: string | undefined; ratePlanId?: string | undefined; adults?: number | undefined; children?: number | undefined }[];
+  rooms?: {
+    reservationRoomId: string;
+    roomTypeId?: string | undefined;
+    ratePlanId?: string | undefined;
+    adults?: number | undefined;
+    children?: number | undefined;
+    /** The line's agreed amount for the whole (new) stay: needs canOverridePrice when it differs from our prices. */
+    amountMinor?: bigint | undefined;
+  }[];
 }
 
 export interface ListReservationsInput {
@@ -111,6 +131,23 @@ function checkStay(property: PropertyRow, arrival: string, departure: string): v
   if (arrival < property.businessDate) throw invalidField("arrivalDate", `must not be before the business date ${property.businessDate}`, "validation_failed");
 }
 
+/**
+ * Restrictions on the stay: thrown (409 restricted / 422 validation_failed), or for a channel sale returned as the
+ * reasons to record on the booking (the channel already sold it).
+ */
+async function checkRestrictions(q: Queryable, actor: Actor, lines: readonly StayLine[], arrival: string, departure: string, arrivalIsNew: boolean): Promise<string[]> {
+  const v = await stayViolations(q, actor.propertyId, lines, arrival, departure, arrivalIsNew);
+  if (actor.channelSale === true) return [...v.closed, ...v.length].map((d) => d.reason);
+  const err = restrictionError(v);
+  if (err !== undefined) throw err;
+  return [];
+}
+
+/** What a channel's amounts differ from our listed prices by (null when equal or not a channel sale). */
+function rateDifference(actor: Actor, charged: bigint, listed: bigint): bigint | null {
+  return actor.channelSale === true && charged !== listed ? charged - listed : null;
+}
+
 function encodeCursor(seq: bigint): string {
   return Buffer.from(`s${seq}`).toString("base64url");
 }
@@ -142,8 +179,11 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
     const holderName = text("holderName", input.holderName, 200, true);
     const notes = text("notes", input.notes ?? "", 2000, false);
     const channel = input.channel === null ? null : text("channel", input.channel, 64, true);
+    const provider = input.provider === undefined || input.provider === null ? null : text("provider", input.provider, 64, true);
     const externalReference = input.externalReference === null ? null : text("externalReference", input.externalReference, 128, true);
     if (input.rooms.length === 0 || input.rooms.length > maxRoomLines) throw invalidField("rooms", `1 to ${maxRoomLines} room lines`);
+    const priceOverride = input.priceOverride === true;
+    if (priceOverride && !actor.canOverridePrice) throw new AppError("forbidden", "priceOverride needs the permission reservations.override_price.");
     parseDate("arrivalDate", input.arrivalDate);
     parseDate("departureDate", input.departureDate);
     const { arrivalDate: arrival, departureDate: departure } = input;
@@ -157,10 +197,11 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
         checkStay(property, arrival, departure);
         if (input.currency !== undefined && input.currency !== property.currency) throw invalidField("currency", `must be ${property.currency}`, "validation_failed");
         if (externalReference !== null) {
-          const existing = await repo.findByExternalReference(tx, actor.propertyId, channel, externalReference);
+          const existing = await repo.findByExternalReference(tx, actor.propertyId, provider, channel, externalReference);
           if (existing !== undefined) throw new DuplicateReference(existing);
         }
         const lines = [];
+        let listedTotal = 0n;
         for (const [i, line] of input.rooms.entries()) {
           const field = `rooms[${i}]`;
           const { roomType: rt, ratePlan: rp, nightly: prices } = quote.lines[i]!;
@@ -172,22 +213,27 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
           const listed = everyNightPriced(prices, nights, `${field}.ratePlanId`);
           // A single-line request may carry its price as the total (the mobile create request does).
           const amount = line.amountMinor ?? (input.rooms.length === 1 ? input.totalMinor : undefined);
-          const nightly = chargedNights(listed, amount, actor.canOverridePrice, line.amountMinor !== undefined ? `${field}.amountMinor` : "totalMinor");
+          const nightly = chargedNights(listed, amount, priceOverride, line.amountMinor !== undefined ? `${field}.amountMinor` : "totalMinor");
+          listedTotal += sum(listed);
           lines.push({ id: newId(), roomTypeId: rt.id, roomTypeCode: rt.code, ratePlanId: rp.id, ratePlanCode: rp.code, roomId: line.roomId, adults: line.adults, children, nightlyMinor: nightly, totalMinor: sum(nightly) });
         }
         const total = sum(lines.map((l) => l.totalMinor));
+        const restrictionOverrides = await checkRestrictions(tx, actor, lines, arrival, departure, true);
+        const rateDifferenceMinor = rateDifference(actor, total, listedTotal);
         if (input.totalMinor !== undefined && input.totalMinor !== total) throw invalidField("totalMinor", `must equal the sum of the room lines (${total})`, "validation_failed");
+        const overridden = lines.some((l, i) => l.nightlyMinor.some((n, night) => n !== quote.lines[i]!.nightly[night]));
+        const priceOverrideRecord = overridden ? { by: actor.by ?? "system", at: now, listedMinor: listedTotal } : null;
 
         const id = newId(now.getTime());
         const adults = lines.reduce((a, l) => a + l.adults, 0);
         const children = lines.reduce((a, l) => a + l.children, 0);
         const fields = {
-          id, propertyId: actor.propertyId, status, source: input.source, channel, externalReference, holderName,
-          arrivalDate: arrival, departureDate: departure, adults, children, notes, totalMinor: total, currency: property.currency,
+          id, propertyId: actor.propertyId, status, source: input.source, provider, channel, externalReference, holderName,
+          arrivalDate: arrival, departureDate: departure, adults, children, notes, totalMinor: total, currency: property.currency, rateDifferenceMinor, restrictionOverrides,
         };
-        const code = await repo.insertReservation(tx, { ...fields, createdAt: now, lines });
+        const code = await repo.insertReservation(tx, { ...fields, createdAt: now, lines, priceOverride: priceOverrideRecord });
         // A concurrent create with the same reference committed first (ON CONFLICT waited for it).
-        if (code === undefined) throw new DuplicateReference((await repo.findByExternalReference(tx, actor.propertyId, channel, externalReference!))!);
+        if (code === undefined) throw new DuplicateReference((await repo.findByExternalReference(tx, actor.propertyId, provider, channel, externalReference!))!);
         await moveInventory(tx, actor.propertyId, lines.map((l) => ({ roomTypeId: l.roomTypeId, from: arrival, to: departure })), true);
         let r: Reservation = {
           ...fields, code, amountScale: property.amountScale, cancelledAt: null, createdAt: now, updatedAt: now, changeSeq: 0n,
@@ -237,6 +283,9 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
       for (const key of changes.keys()) if (!before.rooms.some((l) => l.id === key)) throw new AppError("not_found", "Room line not found.");
       const moved: { old: { roomTypeId: string; from: string; to: string }; next: { roomTypeId: string; from: string; to: string } }[] = [];
       const lineUpdates = [];
+      const stayLines: StayLine[] = [];
+      let restayed = false;
+      let listedTotal = 0n;
       for (const [i, line] of before.rooms.entries()) {
         const c = changes.get(line.id);
         const field = `rooms[${i}]`;
@@ -251,14 +300,23 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
         const children = c?.children ?? line.children;
         guests(field, adults, children, rt.maxOccupancy);
         const repriced = datesChanged || roomTypeId !== line.roomTypeId || ratePlanId !== line.ratePlanId;
-        const nightly = repriced ? await stayPrices(tx, actor.propertyId, rp.id, rt.id, arrival, departure, `${field}.ratePlanId`) : line.nightlyMinor;
+        const listed = repriced || c?.amountMinor !== undefined ? await stayPrices(tx, actor.propertyId, rp.id, rt.id, arrival, departure, `${field}.ratePlanId`) : line.nightlyMinor;
+        // An agreed amount (a channel's revision) stands; otherwise a repriced line takes our daily prices.
+        const nightly = c?.amountMinor !== undefined ? chargedNights(listed, c.amountMinor, actor.canOverridePrice, `${field}.amountMinor`) : listed;
+        listedTotal += sum(listed);
         if (datesChanged || roomTypeId !== line.roomTypeId) {
           moved.push({ old: { roomTypeId: line.roomTypeId, from: before.arrivalDate, to: before.departureDate }, next: { roomTypeId, from: arrival, to: departure } });
         }
         // A room of another type no longer fits the line; a kept room must still be free on the new dates.
         const roomId = roomTypeId !== line.roomTypeId ? null : line.roomId;
         lineUpdates.push({ id: line.id, roomTypeId, ratePlanId, adults, children, nightly, total: sum(nightly), roomId, recheckRoom: datesChanged && roomId !== null });
+        stayLines.push({ roomTypeId, ratePlanId, roomTypeCode: rt.code, ratePlanCode: rp.code });
+        if (repriced) restayed = true;
       }
+      const newTotal = sum(lineUpdates.map((l) => l.total));
+      // A changed stay meets the restrictions again (an in-house guest's arrival is history: no closed-to-arrival).
+      const restrictionOverrides = restayed ? await checkRestrictions(tx, actor, stayLines, arrival, departure, !inHouse) : before.restrictionOverrides;
+      const rateDifferenceMinor = actor.channelSale === true ? rateDifference(actor, newTotal, listedTotal) : before.rateDifferenceMinor;
       await moveInventory(tx, actor.propertyId, moved.map((m) => m.old), false);
       await moveInventory(tx, actor.propertyId, moved.map((m) => m.next), true);
       for (const l of lineUpdates) {
@@ -272,10 +330,12 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
         }
       }
       await tx.query(
-        `update reservations set arrival_date = $3, departure_date = $4, status = $5, holder_name = $6, notes = $7, adults = $8, children = $9, total_minor = $10, updated_at = $11
+        `update reservations set arrival_date = $3, departure_date = $4, status = $5, holder_name = $6, notes = $7, adults = $8, children = $9, total_minor = $10, updated_at = $11,
+                rate_difference_minor = $12, restriction_overrides = $13
           where property_id = $1 and id = $2`,
         [actor.propertyId, before.id, arrival, departure, status, holderName, notes,
-          lineUpdates.reduce((a, l) => a + l.adults, 0), lineUpdates.reduce((a, l) => a + l.children, 0), sum(lineUpdates.map((l) => l.total)).toString(), now],
+          lineUpdates.reduce((a, l) => a + l.adults, 0), lineUpdates.reduce((a, l) => a + l.children, 0), newTotal.toString(), now,
+          rateDifferenceMinor?.toString() ?? null, restrictionOverrides],
       );
       const r = await requireReservation(tx, actor.propertyId, before.id, false);
       const events = [reservationEvent("reservation.updated", r, now)];
@@ -292,12 +352,17 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
       const now = clock.now();
       const before = await requireReservation(tx, actor.propertyId, reservationId, true);
       assertTransition(before.status, "CANCELLED");
-      if (holdsInventory.has(before.status)) {
-        await moveInventory(tx, actor.propertyId, before.rooms.map((l) => ({ roomTypeId: l.roomTypeId, from: before.arrivalDate, to: before.departureDate })), false);
+      // What the stay still holds: every night before arrival; once the guest came (in house, checked out) only
+      // the nights from the business date on (a check-out does not give back the nights it cut short).
+      const stayed = before.status === "IN_HOUSE" || before.status === "CHECKED_OUT";
+      const from = stayed ? maxDate(before.arrivalDate, (await propertyById(tx, actor.propertyId)).businessDate) : before.arrivalDate;
+      const releases = holdsInventory.has(before.status) || stayed ? from < before.departureDate : false;
+      if (releases) {
+        await moveInventory(tx, actor.propertyId, before.rooms.map((l) => ({ roomTypeId: l.roomTypeId, from, to: before.departureDate })), false);
       }
       await tx.query("update reservations set status = 'CANCELLED', cancelled_at = $3, updated_at = $3 where property_id = $1 and id = $2", [actor.propertyId, before.id, now]);
       const r = await requireReservation(tx, actor.propertyId, before.id, false);
-      const released = holdsInventory.has(before.status) ? availabilityEvents(actor.propertyId, r.arrivalDate, r.departureDate, r.rooms.map((l) => l.roomTypeCode), now) : [];
+      const released = releases ? availabilityEvents(actor.propertyId, from, r.departureDate, r.rooms.map((l) => l.roomTypeCode), now) : [];
       return finishChange(tx, r, [reservationEvent("reservation.cancelled", r, now), ...released]);
     });
   }

@@ -7,14 +7,15 @@ export const reservationSources = ["DIRECT", "MOBILE", "PANEL", "CHANNEL", "API"
 export type ReservationSource = (typeof reservationSources)[number];
 
 /**
- * Every allowed status change (the same table is in reservation.proto). The spec fixes only "-> CANCELLED sets
- * cancelledAt"; a guest in house or gone cannot be cancelled (check out, or undo the stay, instead).
+ * Every allowed status change (the same table is in reservation.proto). The spec's state table moves ANY
+ * reservation state to CANCELLED (cancelledAt set, reservation.cancelled emitted): an in-house or checked-out
+ * stay too (a channel cancels what it sold); the nights still ahead go back to inventory.
  */
 export const transitions: Readonly<Record<ReservationStatus, readonly ReservationStatus[]>> = {
   TENTATIVE: ["GUARANTEED", "IN_HOUSE", "NO_SHOW", "CANCELLED"],
   GUARANTEED: ["TENTATIVE", "IN_HOUSE", "NO_SHOW", "CANCELLED"],
-  IN_HOUSE: ["CHECKED_OUT"],
-  CHECKED_OUT: [],
+  IN_HOUSE: ["CHECKED_OUT", "CANCELLED"],
+  CHECKED_OUT: ["CANCELLED"],
   NO_SHOW: ["CANCELLED"],
   CANCELLED: [],
 };

@@ -14,6 +14,8 @@ export interface Endpoint {
   closedAt: Date | null;
   closedReason: string | null;
   previousSecretExpiresAt: Date | null;
+  lastSuccessAt: Date | null;
+  failuresSinceSuccess: number;
 }
 
 export interface HistoryEntry {
@@ -43,10 +45,12 @@ export interface EndpointRow {
   closed_at: Date | null;
   closed_reason: string | null;
   previous_secret_expires_at: Date | null;
+  last_success_at: Date | null;
+  failures_since_success: number;
 }
 
 export const endpointColumns =
-  "id, url, event_types, description, status, created_by, created_at, updated_at, closed_at, closed_reason, previous_secret_expires_at";
+  "id, url, event_types, description, status, created_by, created_at, updated_at, closed_at, closed_reason, previous_secret_expires_at, last_success_at, failures_since_success";
 
 /** Rows read through the transaction helper carry timestamps as strings; the plain pool gives Dates. */
 export function asDate(v: Date | string): Date;
@@ -68,6 +72,8 @@ export function toEndpoint(r: EndpointRow): Endpoint {
     closedAt: asDate(r.closed_at),
     closedReason: r.closed_reason,
     previousSecretExpiresAt: asDate(r.previous_secret_expires_at),
+    lastSuccessAt: asDate(r.last_success_at),
+    failuresSinceSuccess: r.failures_since_success,
   };
 }
 
@@ -82,8 +88,15 @@ export function createEndpointsRepository(pool: pg.Pool) {
       const { rows } = await pool.query<EndpointRow>(`select ${endpointColumns} from webhook_endpoints where property_id = $1 and id = $2`, [propertyId, id]);
       return rows[0] === undefined ? undefined : toEndpoint(rows[0]);
     },
-    /** Attempts since `since`, newest first, keyset-paged by (started_at, id). */
-    async history(propertyId: string, endpointId: string, since: Date, limit: number, after: { startedAt: Date; id: string } | undefined): Promise<HistoryEntry[]> {
+    /** Attempts since `since`, newest first, keyset-paged by (started_at, id); optionally of one delivery status and event type. */
+    async history(
+      propertyId: string,
+      endpointId: string,
+      since: Date,
+      limit: number,
+      after: { startedAt: Date; id: string } | undefined,
+      filter: { deliveryStatus?: string | undefined; eventType?: string | undefined } = {},
+    ): Promise<HistoryEntry[]> {
       const { rows } = await pool.query<{
         id: string;
         delivery_id: string;
@@ -103,8 +116,9 @@ export function createEndpointsRepository(pool: pg.Pool) {
          from webhook_attempts a join webhook_deliveries dl on dl.id = a.delivery_id
          where a.property_id = $1 and a.endpoint_id = $2 and a.started_at >= $3
            and ($5::timestamptz is null or (a.started_at, a.id) < ($5::timestamptz, $6::uuid))
+           and ($7::text is null or dl.status = $7) and ($8::text is null or a.event_type = $8)
          order by a.started_at desc, a.id desc limit $4`,
-        [propertyId, endpointId, since, limit, after?.startedAt ?? null, after?.id ?? null],
+        [propertyId, endpointId, since, limit, after?.startedAt ?? null, after?.id ?? null, filter.deliveryStatus ?? null, filter.eventType ?? null],
       );
       return rows.map((r) => ({
         id: r.id,

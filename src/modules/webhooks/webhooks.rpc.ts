@@ -5,7 +5,8 @@ import { AppError } from "../../errors.ts";
 import { requireStaff } from "../auth/index.ts";
 import type { Notification, NotificationsService } from "../notifications/index.ts";
 import type { Endpoint } from "./endpoints.repository.ts";
-import type { Actor, WebhooksService } from "./webhooks.service.ts";
+import { eventTypeDescriptions, subscribableEventTypes } from "./event-types.ts";
+import { maxEndpointsPerProperty, type Actor, type WebhooksService } from "./webhooks.service.ts";
 
 export const webhookRpcServices = [WebhookRpc];
 
@@ -33,6 +34,8 @@ function endpointOut(e: Endpoint) {
     closedAt: ts(e.closedAt),
     closedReason: opt(e.closedReason),
     previousSecretExpiresAt: ts(e.previousSecretExpiresAt),
+    lastSuccessAt: ts(e.lastSuccessAt),
+    failuresSinceSuccess: e.failuresSinceSuccess,
   };
 }
 
@@ -77,7 +80,12 @@ export function registerWebhookRpc(router: ConnectRouter, service: WebhooksServi
       return { deliveryId: r.deliveryId, httpStatus: opt(r.httpStatus), durationMs: r.durationMs, error: opt(r.error) };
     },
     async listWebhookDeliveries(req, ctx) {
-      const page = await service.history(manage(ctx.values), req.endpointId, { cursor: req.cursor, ...(req.limit > 0 ? { limit: req.limit } : {}) });
+      const page = await service.history(manage(ctx.values), req.endpointId, {
+        cursor: req.cursor,
+        deliveryStatus: req.deliveryStatus,
+        eventType: req.eventType,
+        ...(req.limit > 0 ? { limit: req.limit } : {}),
+      });
       return {
         deliveries: page.deliveries.map((a) => ({
           deliveryId: a.deliveryId,
@@ -97,6 +105,10 @@ export function registerWebhookRpc(router: ConnectRouter, service: WebhooksServi
     },
     async resendWebhookDelivery(req, ctx) {
       return service.resend(manage(ctx.values), req.endpointId, req.deliveryId);
+    },
+    listWebhookEventTypes(_req, ctx) {
+      manage(ctx.values);
+      return { eventTypes: subscribableEventTypes.map((type) => ({ type, description: eventTypeDescriptions[type] })), maxEndpoints: maxEndpointsPerProperty };
     },
     async listNotifications(req, ctx) {
       const list = await notifications.list(actorOf(ctx.values, undefined), req.limit > 0 ? req.limit : 50);

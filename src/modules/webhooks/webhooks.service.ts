@@ -14,6 +14,7 @@ export const maxEndpointsPerProperty = 10;
 export const secretOverlapMs = 24 * 60 * 60 * 1000;
 export const historyDays = 30;
 const maxDescription = 500;
+const deliveryStatuses = ["pending", "succeeded", "failed", "cancelled"];
 
 /** Who acts: the staff user and the session's active property. */
 export interface Actor {
@@ -187,12 +188,22 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
     },
 
     /** Attempts of the last 30 days, newest first; `cursor` is the opaque value of the previous page. */
-    async history(actor: Actor, id: string, page: { cursor?: string; limit?: number }): Promise<{ deliveries: HistoryEntry[]; nextCursor: string | null }> {
+    async history(
+      actor: Actor,
+      id: string,
+      page: { cursor?: string; limit?: number; deliveryStatus?: string; eventType?: string },
+    ): Promise<{ deliveries: HistoryEntry[]; nextCursor: string | null }> {
+      const deliveryStatus = page.deliveryStatus ? page.deliveryStatus.toLowerCase() : undefined;
+      if (deliveryStatus !== undefined && !deliveryStatuses.includes(deliveryStatus)) {
+        throw invalidField("deliveryStatus", `one of ${deliveryStatuses.map((s) => s.toUpperCase()).join(", ")}`);
+      }
+      const eventType = page.eventType || undefined;
+      if (eventType !== undefined && eventType !== testEventType && !isSubscribable(eventType)) throw invalidField("eventType", `unknown event type "${eventType}"`);
       await mustGet(actor, id);
       const limit = Math.min(Math.max(page.limit ?? 50, 1), 200);
       const after = page.cursor ? decodeCursor(page.cursor) : undefined;
       const since = new Date(d.clock.now().getTime() - historyDays * 24 * 60 * 60 * 1000);
-      const rows = await repo.history(actor.propertyId, id, since, limit + 1, after);
+      const rows = await repo.history(actor.propertyId, id, since, limit + 1, after, { deliveryStatus, eventType });
       const more = rows.length > limit;
       const deliveries = rows.slice(0, limit);
       const last = deliveries.at(-1);

@@ -4,7 +4,7 @@
 
 import type { GenExtension, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
-import type { MethodOptions } from "@bufbuild/protobuf/wkt";
+import type { FieldOptions, MethodOptions } from "@bufbuild/protobuf/wkt";
 
 /**
  * Describes the file hotelops/api/v1/rest.proto.
@@ -25,7 +25,7 @@ export declare type RestOptions = Message<"hotelops.api.v1.RestOptions"> & {
   successStatus: number;
 
   /**
-   * The request must carry an Idempotency-Key header (CONTRACT.md: mobile reservation create, reservation events).
+   * The request must carry an Idempotency-Key header (mobile reservation create, reservation events).
    *
    * @generated from field: bool idempotency_key_required = 2;
    */
@@ -48,8 +48,9 @@ export declare type RestOptions = Message<"hotelops.api.v1.RestOptions"> & {
 
   /**
    * Rate-limit class (README "Rate limits"): "" for the caller's usual bucket (client, staff session or client
-   * IP), "auth" for login-like RPCs (a strict per-IP and per-account bucket), "none" for health/status RPCs
-   * that are never limited.
+   * IP), "auth" for login-like RPCs (a strict per-IP and per-account bucket), "token" for the OAuth token
+   * endpoint (successful requests per client, failed authentications per IP and per client id), "none" for
+   * health/status RPCs that are never limited.
    *
    * @generated from field: string rate_limit_class = 5;
    */
@@ -65,12 +66,19 @@ export declare type RestOptions = Message<"hotelops.api.v1.RestOptions"> & {
   sensitiveResponse: boolean;
 
   /**
+   * A short title of the operation for the API reference (a few words, what a reader looks for).
+   *
+   * @generated from field: string summary = 7;
+   */
+  summary: string;
+
+  /**
    * The RPC changes state (writes a row, enqueues a job, sends something), whatever its bindings: it is a write for
    * the idempotency store on every face (REST, Connect, gRPC-Web, gRPC), so an Idempotency-Key is honoured and its
    * outcome committed in the RPC's own transaction. Every RPC whose name is not a read (Get..., List...) carries
    * either this or read_only; a test over the descriptors fails otherwise.
    *
-   * @generated from field: bool state_changing = 7;
+   * @generated from field: bool state_changing = 8;
    */
   stateChanging: boolean;
 
@@ -78,7 +86,7 @@ export declare type RestOptions = Message<"hotelops.api.v1.RestOptions"> & {
    * The RPC changes nothing although its name or binding looks like a write (e.g. a POST that only parses an
    * upload). Mutually exclusive with state_changing.
    *
-   * @generated from field: bool read_only = 8;
+   * @generated from field: bool read_only = 9;
    */
   readOnly: boolean;
 };
@@ -145,7 +153,64 @@ export declare type FieldViolation = Message<"hotelops.api.v1.FieldViolation"> &
 export declare const FieldViolationSchema: GenMessage<FieldViolation>;
 
 /**
+ * How a field is described in the OpenAPI document and shaped in REST JSON. The services enforce what it
+ * states (required, values, format); the integration tests check every REST exchange against the document.
+ *
+ * @generated from message hotelops.api.v1.FieldDoc
+ */
+export declare type FieldDoc = Message<"hotelops.api.v1.FieldDoc"> & {
+  /**
+   * A request must carry the field with a non-empty value (documented in the schema's `required` list, or as a
+   * required query parameter).
+   *
+   * @generated from field: bool required = 1;
+   */
+  required: boolean;
+
+  /**
+   * The only values a string field takes (documented as an enum).
+   *
+   * @generated from field: repeated string values = 2;
+   */
+  values: string[];
+
+  /**
+   * JSON Schema format of a string field: "date" (YYYY-MM-DD), "date-time", "uuid", "email", "uri".
+   *
+   * @generated from field: string format = 3;
+   */
+  format: string;
+
+  /**
+   * An example value for the documentation: the text itself for a string field, JSON for any other field.
+   *
+   * @generated from field: string example = 4;
+   */
+  example: string;
+
+  /**
+   * In a response message: the shape this field belongs to. A message whose fields name variants is rendered
+   * with the fields of the one variant that is set (fields of the others are absent, not null) and is
+   * documented as a oneOf of its variants.
+   *
+   * @generated from field: string variant = 5;
+   */
+  variant: string;
+};
+
+/**
+ * Describes the message hotelops.api.v1.FieldDoc.
+ * Use `create(FieldDocSchema)` to create a new message.
+ */
+export declare const FieldDocSchema: GenMessage<FieldDoc>;
+
+/**
  * @generated from extension: hotelops.api.v1.RestOptions rest = 50100;
  */
 export declare const rest: GenExtension<MethodOptions, RestOptions>;
+
+/**
+ * @generated from extension: hotelops.api.v1.FieldDoc field = 50101;
+ */
+export declare const field: GenExtension<FieldOptions, FieldDoc>;
 

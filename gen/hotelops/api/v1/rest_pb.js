@@ -9,7 +9,7 @@ import { file_google_protobuf_descriptor } from "@bufbuild/protobuf/wkt";
  * Describes the file hotelops/api/v1/rest.proto.
  */
 export const file_hotelops_api_v1_rest = /*@__PURE__*/
-  fileDesc("Chpob3RlbG9wcy9hcGkvdjEvcmVzdC5wcm90bxIPaG90ZWxvcHMuYXBpLnYxItwBCgtSZXN0T3B0aW9ucxIWCg5zdWNjZXNzX3N0YXR1cxgBIAEoBRIgChhpZGVtcG90ZW5jeV9rZXlfcmVxdWlyZWQYAiABKAgSHQoVcmVxdWVzdF9jb250ZW50X3R5cGVzGAMgAygJEhMKC2Vycm9yX3N0eWxlGAQgASgJEhgKEHJhdGVfbGltaXRfY2xhc3MYBSABKAkSGgoSc2Vuc2l0aXZlX3Jlc3BvbnNlGAYgASgIEhYKDnN0YXRlX2NoYW5naW5nGAcgASgIEhEKCXJlYWRfb25seRgIIAEoCCJfCglFcnJvckluZm8SDAoEY29kZRgBIAEoCRIwCgdkZXRhaWxzGAIgAygLMh8uaG90ZWxvcHMuYXBpLnYxLkZpZWxkVmlvbGF0aW9uEhIKCnJlcXVlc3RfaWQYAyABKAkiLwoORmllbGRWaW9sYXRpb24SDQoFZmllbGQYASABKAkSDgoGcmVhc29uGAIgASgJOlIKBHJlc3QSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi0hwMgASgLMhwuaG90ZWxvcHMuYXBpLnYxLlJlc3RPcHRpb25zUgRyZXN0YgZwcm90bzM", [file_google_protobuf_descriptor]);
+  fileDesc("Chpob3RlbG9wcy9hcGkvdjEvcmVzdC5wcm90bxIPaG90ZWxvcHMuYXBpLnYxIu0BCgtSZXN0T3B0aW9ucxIWCg5zdWNjZXNzX3N0YXR1cxgBIAEoBRIgChhpZGVtcG90ZW5jeV9rZXlfcmVxdWlyZWQYAiABKAgSHQoVcmVxdWVzdF9jb250ZW50X3R5cGVzGAMgAygJEhMKC2Vycm9yX3N0eWxlGAQgASgJEhgKEHJhdGVfbGltaXRfY2xhc3MYBSABKAkSGgoSc2Vuc2l0aXZlX3Jlc3BvbnNlGAYgASgIEg8KB3N1bW1hcnkYByABKAkSFgoOc3RhdGVfY2hhbmdpbmcYCCABKAgSEQoJcmVhZF9vbmx5GAkgASgIIl8KCUVycm9ySW5mbxIMCgRjb2RlGAEgASgJEjAKB2RldGFpbHMYAiADKAsyHy5ob3RlbG9wcy5hcGkudjEuRmllbGRWaW9sYXRpb24SEgoKcmVxdWVzdF9pZBgDIAEoCSIvCg5GaWVsZFZpb2xhdGlvbhINCgVmaWVsZBgBIAEoCRIOCgZyZWFzb24YAiABKAkiXgoIRmllbGREb2MSEAoIcmVxdWlyZWQYASABKAgSDgoGdmFsdWVzGAIgAygJEg4KBmZvcm1hdBgDIAEoCRIPCgdleGFtcGxlGAQgASgJEg8KB3ZhcmlhbnQYBSABKAk6UgoEcmVzdBIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGLSHAyABKAsyHC5ob3RlbG9wcy5hcGkudjEuUmVzdE9wdGlvbnNSBHJlc3Q6UAoFZmllbGQSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGLWHAyABKAsyGS5ob3RlbG9wcy5hcGkudjEuRmllbGREb2NSBWZpZWxkYgZwcm90bzM", [file_google_protobuf_descriptor]);
 
 /**
  * Describes the message hotelops.api.v1.RestOptions.
@@ -33,8 +33,21 @@ export const FieldViolationSchema = /*@__PURE__*/
   messageDesc(file_hotelops_api_v1_rest, 2);
 
 /**
+ * Describes the message hotelops.api.v1.FieldDoc.
+ * Use `create(FieldDocSchema)` to create a new message.
+ */
+export const FieldDocSchema = /*@__PURE__*/
+  messageDesc(file_hotelops_api_v1_rest, 3);
+
+/**
  * @generated from extension: hotelops.api.v1.RestOptions rest = 50100;
  */
 export const rest = /*@__PURE__*/
   extDesc(file_hotelops_api_v1_rest, 0);
+
+/**
+ * @generated from extension: hotelops.api.v1.FieldDoc field = 50101;
+ */
+export const field = /*@__PURE__*/
+  extDesc(file_hotelops_api_v1_rest, 1);
 

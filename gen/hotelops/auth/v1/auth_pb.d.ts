@@ -130,24 +130,29 @@ export declare type LoginRequest = Message<"hotelops.auth.v1.LoginRequest"> & {
 export declare const LoginRequestSchema: GenMessage<LoginRequest>;
 
 /**
- * Either a challenge (e-mail verification on) or a session result; the other half is null.
+ * Either the challenge `{challengeId, maskedEmail, expiresAt}` (the property asks for e-mail verification) or
+ * the session result `{tokens, profile}`; REST answers carry the keys of that one shape only.
  *
  * @generated from message hotelops.auth.v1.LoginResponse
  */
 export declare type LoginResponse = Message<"hotelops.auth.v1.LoginResponse"> & {
   /**
+   * Pass it to VerifyLogin with the e-mailed code.
+   *
    * @generated from field: optional string challenge_id = 1;
    */
   challengeId?: string | undefined;
 
   /**
-   * e.g. "m*****r@demo.test".
+   * Where the code went, e.g. "m*****r@demo.test".
    *
    * @generated from field: optional string masked_email = 2;
    */
   maskedEmail?: string | undefined;
 
   /**
+   * When the code stops working (10 minutes after login).
+   *
    * @generated from field: google.protobuf.Timestamp expires_at = 3;
    */
   expiresAt?: Timestamp | undefined;
@@ -404,7 +409,8 @@ export declare type LogoutResponse = Message<"hotelops.auth.v1.LogoutResponse"> 
 export declare const LogoutResponseSchema: GenMessage<LogoutResponse>;
 
 /**
- * Machine-client authentication of the connectivity API (and of internal gRPC clients).
+ * Signing in: the OAuth 2.0 token endpoint of partner and internal clients (`POST /api/v1/oauth/token`), and the
+ * staff login of the mobile app (login, e-mail verification, refresh, logout, switching the active property).
  *
  * @generated from service hotelops.auth.v1.AuthService
  */
@@ -424,7 +430,10 @@ export declare const AuthService: GenService<{
    * property left); 401 with `WWW-Authenticate: Basic` for `invalid_client` (unknown client, wrong secret,
    * disabled client, no credentials). gRPC/Connect callers pass Basic credentials as `authorization` metadata
    * or in the request fields; errors carry the RFC code in the `x-oauth-error` trailer.
-   * Rate limit class "auth": per client IP and per client_id (README "Rate limits").
+   * Rate limit class "token", apart from staff login (many partner clients may share one egress IP): successful
+   * token requests per client (RATE_LIMIT_TOKEN_PER_MINUTE, default 30, or the client's own limit) and failed
+   * authentications per client IP and per client_id (RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE, default 20). Over a
+   * limit: 429 with `Retry-After` and `{"error":"temporarily_unavailable"}` (retry later; not a malformed request).
    *
    * @generated from rpc hotelops.auth.v1.AuthService.CreateToken
    */
@@ -436,8 +445,8 @@ export declare const AuthService: GenService<{
   /**
    * Staff login of the mobile app: hotel code (group or property code), e-mail and password. Wrong hotel,
    * e-mail or password all give the same 401 in the same time. When the property asks for e-mail verification
-   * the answer is a challenge ({challengeId, maskedEmail, expiresAt}; tokens and profile null) and a 6-digit
-   * code is e-mailed; otherwise it is the session result ({tokens, profile}; challenge fields null).
+   * the answer is a challenge (exactly `{challengeId, maskedEmail, expiresAt}`) and a 6-digit code is e-mailed;
+   * otherwise it is the session result (exactly `{tokens, profile}`).
    *
    * @generated from rpc hotelops.auth.v1.AuthService.Login
    */

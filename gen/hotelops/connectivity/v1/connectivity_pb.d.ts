@@ -53,6 +53,13 @@ export declare type GetCapabilitiesResponse = Message<"hotelops.connectivity.v1.
    * @generated from field: repeated hotelops.connectivity.v1.PropertyCapabilities properties = 5;
    */
   properties: PropertyCapabilities[];
+
+  /**
+   * The release of the connectivity API: "v1 beta".
+   *
+   * @generated from field: string api_release = 6;
+   */
+  apiRelease: string;
 };
 
 /**
@@ -76,7 +83,7 @@ export declare type PropertyCapabilities = Message<"hotelops.connectivity.v1.Pro
   name: string;
 
   /**
-   * e.g. "availability", "reservations.feed", "mappings", "reservation-events".
+   * e.g. "availability", "reservations.feed", "mappings", "reservation-events", "ari".
    *
    * @generated from field: repeated string capabilities = 3;
    */
@@ -299,7 +306,7 @@ export declare type ListReservationsResponse = Message<"hotelops.connectivity.v1
 export declare const ListReservationsResponseSchema: GenMessage<ListReservationsResponse>;
 
 /**
- * The spec's reservation data (the same shape as the reservation.* webhook events). No personal data.
+ * A reservation as partners see it (the same shape as the data of reservation.* webhook events). No personal data.
  *
  * @generated from message hotelops.connectivity.v1.PartnerReservation
  */
@@ -329,11 +336,15 @@ export declare type PartnerReservation = Message<"hotelops.connectivity.v1.Partn
   source: string;
 
   /**
-   * @generated from field: string external_reference = 5;
+   * The booking's reference at its channel or provider, or null.
+   *
+   * @generated from field: optional string external_reference = 5;
    */
-  externalReference: string;
+  externalReference?: string | undefined;
 
   /**
+   * The sales channel as the provider sent it (e.g. "Booking.com"), or null.
+   *
    * @generated from field: optional string channel = 6;
    */
   channel?: string | undefined;
@@ -359,6 +370,8 @@ export declare type PartnerReservation = Message<"hotelops.connectivity.v1.Partn
   children: number;
 
   /**
+   * Our room type codes (distinct, in code order), as in the reservation.* webhook events.
+   *
    * @generated from field: repeated string room_types = 11;
    */
   roomTypes: string[];
@@ -377,6 +390,13 @@ export declare type PartnerReservation = Message<"hotelops.connectivity.v1.Partn
    * @generated from field: google.protobuf.Timestamp updated_at = 14;
    */
   updatedAt?: Timestamp | undefined;
+
+  /**
+   * The same room types with the calling provider's code beside ours (null when unmapped), as availability shows.
+   *
+   * @generated from field: repeated hotelops.connectivity.v1.CodePair room_type_codes = 15;
+   */
+  roomTypeCodes: CodePair[];
 };
 
 /**
@@ -384,6 +404,29 @@ export declare type PartnerReservation = Message<"hotelops.connectivity.v1.Partn
  * Use `create(PartnerReservationSchema)` to create a new message.
  */
 export declare const PartnerReservationSchema: GenMessage<PartnerReservation>;
+
+/**
+ * One of our codes with the calling provider's code for it (null when unmapped).
+ *
+ * @generated from message hotelops.connectivity.v1.CodePair
+ */
+export declare type CodePair = Message<"hotelops.connectivity.v1.CodePair"> & {
+  /**
+   * @generated from field: string code = 1;
+   */
+  code: string;
+
+  /**
+   * @generated from field: optional string external_code = 2;
+   */
+  externalCode?: string | undefined;
+};
+
+/**
+ * Describes the message hotelops.connectivity.v1.CodePair.
+ * Use `create(CodePairSchema)` to create a new message.
+ */
+export declare const CodePairSchema: GenMessage<CodePair>;
 
 /**
  * @generated from message hotelops.connectivity.v1.GetMappingsRequest
@@ -522,14 +565,16 @@ export declare type CreateReservationEventRequest = Message<"hotelops.connectivi
   eventType: string;
 
   /**
-   * The provider's reservation id; events are applied in order per (property, external_reference).
+   * The booking's reference; events are applied in order per (property, external_reference). A booking is
+   * identified by (provider, channel, external_reference): two channels may reuse a reference.
    *
    * @generated from field: string external_reference = 3;
    */
   externalReference: string;
 
   /**
-   * Sales channel name as the provider knows it (e.g. "Booking.com").
+   * Sales channel as the provider knows it (e.g. "Booking.com"), kept as sent (feed, webhooks); optional (null),
+   * at most 64 characters. Send the same channel on every event of a booking.
    *
    * @generated from field: string channel = 4;
    */
@@ -578,7 +623,8 @@ export declare type CreateReservationEventRequest = Message<"hotelops.connectivi
 export declare const CreateReservationEventRequestSchema: GenMessage<CreateReservationEventRequest>;
 
 /**
- * One room of an inbound reservation, in the provider's codes.
+ * One room of an inbound reservation, in the provider's codes. `amount_minor` (the room's whole stay) is kept
+ * on NEW and MODIFIED alike, even where it differs from our prices; the reservation records the difference.
  *
  * @generated from message hotelops.connectivity.v1.InboundRoom
  */
@@ -716,16 +762,357 @@ export declare type GetReservationEventResponse = Message<"hotelops.connectivity
 export declare const GetReservationEventResponseSchema: GenMessage<GetReservationEventResponse>;
 
 /**
+ * @generated from message hotelops.connectivity.v1.GetAriRequest
+ */
+export declare type GetAriRequest = Message<"hotelops.connectivity.v1.GetAriRequest"> & {
+  /**
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * First date, YYYY-MM-DD.
+   *
+   * @generated from field: string from = 2;
+   */
+  from: string;
+
+  /**
+   * Exclusive end date, YYYY-MM-DD; at most 366 days after `from`.
+   *
+   * @generated from field: string to = 3;
+   */
+  to: string;
+
+  /**
+   * Optional filter: room type codes (ours or the provider's), repeated or comma separated.
+   *
+   * @generated from field: repeated string room_types = 4;
+   */
+  roomTypes: string[];
+
+  /**
+   * Optional filter: rate plan codes (ours or the provider's), repeated or comma separated.
+   *
+   * @generated from field: repeated string rate_plans = 5;
+   */
+  ratePlans: string[];
+};
+
+/**
+ * Describes the message hotelops.connectivity.v1.GetAriRequest.
+ * Use `create(GetAriRequestSchema)` to create a new message.
+ */
+export declare const GetAriRequestSchema: GenMessage<GetAriRequest>;
+
+/**
+ * @generated from message hotelops.connectivity.v1.GetAriResponse
+ */
+export declare type GetAriResponse = Message<"hotelops.connectivity.v1.GetAriResponse"> & {
+  /**
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * @generated from field: string from = 2;
+   */
+  from: string;
+
+  /**
+   * @generated from field: string to = 3;
+   */
+  to: string;
+
+  /**
+   * Always true: `to` is not part of the range.
+   *
+   * @generated from field: bool to_exclusive = 4;
+   */
+  toExclusive: boolean;
+
+  /**
+   * ISO 4217 code of every price.
+   *
+   * @generated from field: string currency = 5;
+   */
+  currency: string;
+
+  /**
+   * Minor units per major unit (100: 12345 means 123.45).
+   *
+   * @generated from field: int32 amount_scale = 6;
+   */
+  amountScale: number;
+
+  /**
+   * @generated from field: repeated hotelops.connectivity.v1.AriRoomType room_types = 7;
+   */
+  roomTypes: AriRoomType[];
+};
+
+/**
+ * Describes the message hotelops.connectivity.v1.GetAriResponse.
+ * Use `create(GetAriResponseSchema)` to create a new message.
+ */
+export declare const GetAriResponseSchema: GenMessage<GetAriResponse>;
+
+/**
+ * @generated from message hotelops.connectivity.v1.AriRoomType
+ */
+export declare type AriRoomType = Message<"hotelops.connectivity.v1.AriRoomType"> & {
+  /**
+   * @generated from field: string code = 1;
+   */
+  code: string;
+
+  /**
+   * @generated from field: optional string external_code = 2;
+   */
+  externalCode?: string | undefined;
+
+  /**
+   * @generated from field: repeated hotelops.connectivity.v1.AriRatePlan rate_plans = 3;
+   */
+  ratePlans: AriRatePlan[];
+};
+
+/**
+ * Describes the message hotelops.connectivity.v1.AriRoomType.
+ * Use `create(AriRoomTypeSchema)` to create a new message.
+ */
+export declare const AriRoomTypeSchema: GenMessage<AriRoomType>;
+
+/**
+ * @generated from message hotelops.connectivity.v1.AriRatePlan
+ */
+export declare type AriRatePlan = Message<"hotelops.connectivity.v1.AriRatePlan"> & {
+  /**
+   * @generated from field: string code = 1;
+   */
+  code: string;
+
+  /**
+   * @generated from field: optional string external_code = 2;
+   */
+  externalCode?: string | undefined;
+
+  /**
+   * One per date of [from, to), in date order.
+   *
+   * @generated from field: repeated hotelops.connectivity.v1.AriDay days = 3;
+   */
+  days: AriDay[];
+};
+
+/**
+ * Describes the message hotelops.connectivity.v1.AriRatePlan.
+ * Use `create(AriRatePlanSchema)` to create a new message.
+ */
+export declare const AriRatePlanSchema: GenMessage<AriRatePlan>;
+
+/**
+ * One room type x rate plan x day.
+ *
+ * @generated from message hotelops.connectivity.v1.AriDay
+ */
+export declare type AriDay = Message<"hotelops.connectivity.v1.AriDay"> & {
+  /**
+   * @generated from field: string date = 1;
+   */
+  date: string;
+
+  /**
+   * Rooms of the type still free that night (the same figure as GetAvailability).
+   *
+   * @generated from field: int32 available = 2;
+   */
+  available: number;
+
+  /**
+   * Nightly price in minor units; null when the rate has no price that day (not sold).
+   *
+   * @generated from field: optional int64 price_minor = 3;
+   */
+  priceMinor?: bigint | undefined;
+
+  /**
+   * Minimum nights of a stay arriving this day; null: none.
+   *
+   * @generated from field: optional int32 min_stay = 4;
+   */
+  minStay?: number | undefined;
+
+  /**
+   * Maximum nights of a stay arriving this day; null: none.
+   *
+   * @generated from field: optional int32 max_stay = 5;
+   */
+  maxStay?: number | undefined;
+
+  /**
+   * No arrival this day.
+   *
+   * @generated from field: bool closed_to_arrival = 6;
+   */
+  closedToArrival: boolean;
+
+  /**
+   * No departure this day.
+   *
+   * @generated from field: bool closed_to_departure = 7;
+   */
+  closedToDeparture: boolean;
+
+  /**
+   * Not sold for this night.
+   *
+   * @generated from field: bool stop_sell = 8;
+   */
+  stopSell: boolean;
+};
+
+/**
+ * Describes the message hotelops.connectivity.v1.AriDay.
+ * Use `create(AriDaySchema)` to create a new message.
+ */
+export declare const AriDaySchema: GenMessage<AriDay>;
+
+/**
+ * @generated from message hotelops.connectivity.v1.ListAriChangesRequest
+ */
+export declare type ListAriChangesRequest = Message<"hotelops.connectivity.v1.ListAriChangesRequest"> & {
+  /**
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * Only changes made at or after this instant (first page; later pages use the cursor).
+   *
+   * @generated from field: google.protobuf.Timestamp updated_since = 2;
+   */
+  updatedSince?: Timestamp | undefined;
+
+  /**
+   * Opaque cursor from a previous page's next_cursor.
+   *
+   * @generated from field: string cursor = 3;
+   */
+  cursor: string;
+
+  /**
+   * 1-500, default 100.
+   *
+   * @generated from field: int32 limit = 4;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message hotelops.connectivity.v1.ListAriChangesRequest.
+ * Use `create(ListAriChangesRequestSchema)` to create a new message.
+ */
+export declare const ListAriChangesRequestSchema: GenMessage<ListAriChangesRequest>;
+
+/**
+ * @generated from message hotelops.connectivity.v1.ListAriChangesResponse
+ */
+export declare type ListAriChangesResponse = Message<"hotelops.connectivity.v1.ListAriChangesResponse"> & {
+  /**
+   * @generated from field: repeated hotelops.connectivity.v1.AriChange data = 1;
+   */
+  data: AriChange[];
+
+  /**
+   * Pass back as `cursor`; present (also on the last page) so a client can poll for later changes.
+   *
+   * @generated from field: string next_cursor = 2;
+   */
+  nextCursor: string;
+
+  /**
+   * @generated from field: bool has_more = 3;
+   */
+  hasMore: boolean;
+};
+
+/**
+ * Describes the message hotelops.connectivity.v1.ListAriChangesResponse.
+ * Use `create(ListAriChangesResponseSchema)` to create a new message.
+ */
+export declare const ListAriChangesResponseSchema: GenMessage<ListAriChangesResponse>;
+
+/**
+ * One ARI change: which room types, rate plans and dates to read again.
+ *
+ * @generated from message hotelops.connectivity.v1.AriChange
+ */
+export declare type AriChange = Message<"hotelops.connectivity.v1.AriChange"> & {
+  /**
+   * Why: "reservation", "room_block", "out_of_order", "inventory" (rooms added), "rate" or "restriction"
+   * (the same values as the availability.changed webhook's reason).
+   *
+   * @generated from field: string reason = 1;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: string from = 2;
+   */
+  from: string;
+
+  /**
+   * @generated from field: string to = 3;
+   */
+  to: string;
+
+  /**
+   * Always true: `to` is not part of the range.
+   *
+   * @generated from field: bool to_exclusive = 4;
+   */
+  toExclusive: boolean;
+
+  /**
+   * @generated from field: repeated hotelops.connectivity.v1.CodePair room_types = 5;
+   */
+  roomTypes: CodePair[];
+
+  /**
+   * Empty for availability changes: they touch every rate plan of the room types.
+   *
+   * @generated from field: repeated hotelops.connectivity.v1.CodePair rate_plans = 6;
+   */
+  ratePlans: CodePair[];
+
+  /**
+   * @generated from field: google.protobuf.Timestamp changed_at = 7;
+   */
+  changedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message hotelops.connectivity.v1.AriChange.
+ * Use `create(AriChangeSchema)` to create a new message.
+ */
+export declare const AriChangeSchema: GenMessage<AriChange>;
+
+/**
  * The partner face: channel managers, travel-agency partners and custom integrations, with OAuth2 client
  * credentials (POST /api/v1/oauth/token). A client reaches only the properties granted to it: every path with a
  * {property_code} outside its grants answers 404, exactly like a property that does not exist. While the
  * partner API is switched off platform-wide every method answers 503 (GET /api/v1/status stays up).
  *
+ * Release: "v1 beta" (the connectivity API's stable release; `api_release` in capabilities and
+ * `partner_api_release` in GET /api/v1/status say so). "No value" is null on every face (feed, webhooks, mobile):
+ * an external reference or channel that was never sent is null, not "".
+ *
  * @generated from service hotelops.connectivity.v1.ConnectivityService
  */
 export declare const ConnectivityService: GenService<{
   /**
-   * The calling client's scopes, provider, environment and per-property capabilities.
+   * The calling client's scopes, provider, environment, API release ("v1 beta") and per-property capabilities.
    *
    * @generated from rpc hotelops.connectivity.v1.ConnectivityService.GetCapabilities
    */
@@ -746,7 +1133,8 @@ export declare const ConnectivityService: GenService<{
   },
   /**
    * Reservations changed since `updated_since` or after an opaque `cursor`, ordered by a monotonic
-   * per-property change sequence: a reservation changed while a client pages is never skipped.
+   * per-property change sequence: a reservation changed while a client pages is never skipped. The cursor never
+   * moves backwards: a page with nothing to return points `next_cursor` at the current head of the sequence.
    *
    * @generated from rpc hotelops.connectivity.v1.ConnectivityService.ListReservations
    */
@@ -788,6 +1176,33 @@ export declare const ConnectivityService: GenService<{
     methodKind: "unary";
     input: typeof GetReservationEventRequestSchema;
     output: typeof GetReservationEventResponseSchema;
+  },
+  /**
+   * ARI: availability, price and restrictions per room type x rate plan x day over [from, to) (at most 366
+   * days), in our codes with the provider's beside them. Only rate plans that cover the room type appear.
+   * `room_types` / `rate_plans` filter by either code. Prices are minor units of `currency` (`amount_scale` per
+   * major unit); a day without a price has `price_minor` null (the rate is not sold that day).
+   *
+   * @generated from rpc hotelops.connectivity.v1.ConnectivityService.GetAri
+   */
+  getAri: {
+    methodKind: "unary";
+    input: typeof GetAriRequestSchema;
+    output: typeof GetAriResponseSchema;
+  },
+  /**
+   * The ARI delta feed: one item per change of availability (bookings, blocks, rooms out of order, rooms
+   * added), prices or restrictions, naming the room types, rate plans (empty: all of the room types' plans) and
+   * dates it touched; read the new values with GetAri for that range. Same cursor rules as ListReservations:
+   * ordered by a per-property sequence assigned in commit order (a change committed while a client pages is
+   * never skipped), the cursor never moves backwards, and `next_cursor` is present on the last page too.
+   *
+   * @generated from rpc hotelops.connectivity.v1.ConnectivityService.ListAriChanges
+   */
+  listAriChanges: {
+    methodKind: "unary";
+    input: typeof ListAriChangesRequestSchema;
+    output: typeof ListAriChangesResponseSchema;
   },
 }>;
 

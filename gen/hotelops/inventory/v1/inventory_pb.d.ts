@@ -680,6 +680,295 @@ export declare type GetAvailabilityResponse = Message<"hotelops.inventory.v1.Get
 export declare const GetAvailabilityResponseSchema: GenMessage<GetAvailabilityResponse>;
 
 /**
+ * @generated from message hotelops.inventory.v1.SetRestrictionsRequest
+ */
+export declare type SetRestrictionsRequest = Message<"hotelops.inventory.v1.SetRestrictionsRequest"> & {
+  /**
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * At least one rate plan id.
+   *
+   * @generated from field: repeated string rate_plan_ids = 2;
+   */
+  ratePlanIds: string[];
+
+  /**
+   * Room type ids; empty: every room type each rate plan covers.
+   *
+   * @generated from field: repeated string room_type_ids = 3;
+   */
+  roomTypeIds: string[];
+
+  /**
+   * First date (inclusive).
+   *
+   * @generated from field: string from = 4;
+   */
+  from: string;
+
+  /**
+   * End date (exclusive).
+   *
+   * @generated from field: string to = 5;
+   */
+  to: string;
+
+  /**
+   * ISO weekdays to write, 1 (Monday) to 7 (Sunday); empty: every day of the range.
+   *
+   * @generated from field: repeated int32 weekdays = 6;
+   */
+  weekdays: number[];
+
+  /**
+   * Minimum nights of a stay arriving on the day; 0 removes it; unset keeps it.
+   *
+   * @generated from field: optional int32 min_stay = 7;
+   */
+  minStay?: number | undefined;
+
+  /**
+   * Maximum nights of a stay arriving on the day; 0 removes it; unset keeps it.
+   *
+   * @generated from field: optional int32 max_stay = 8;
+   */
+  maxStay?: number | undefined;
+
+  /**
+   * @generated from field: optional bool closed_to_arrival = 9;
+   */
+  closedToArrival?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool closed_to_departure = 10;
+   */
+  closedToDeparture?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool stop_sell = 11;
+   */
+  stopSell?: boolean | undefined;
+};
+
+/**
+ * Describes the message hotelops.inventory.v1.SetRestrictionsRequest.
+ * Use `create(SetRestrictionsRequestSchema)` to create a new message.
+ */
+export declare const SetRestrictionsRequestSchema: GenMessage<SetRestrictionsRequest>;
+
+/**
+ * @generated from message hotelops.inventory.v1.SetRestrictionsResponse
+ */
+export declare type SetRestrictionsResponse = Message<"hotelops.inventory.v1.SetRestrictionsResponse"> & {
+  /**
+   * Rate plan x room type x day cells written.
+   *
+   * @generated from field: int32 cells = 1;
+   */
+  cells: number;
+};
+
+/**
+ * Describes the message hotelops.inventory.v1.SetRestrictionsResponse.
+ * Use `create(SetRestrictionsResponseSchema)` to create a new message.
+ */
+export declare const SetRestrictionsResponseSchema: GenMessage<SetRestrictionsResponse>;
+
+/**
+ * @generated from message hotelops.inventory.v1.GetAriRequest
+ */
+export declare type GetAriRequest = Message<"hotelops.inventory.v1.GetAriRequest"> & {
+  /**
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * @generated from field: string from = 2;
+   */
+  from: string;
+
+  /**
+   * Exclusive; at most 366 days after `from`.
+   *
+   * @generated from field: string to = 3;
+   */
+  to: string;
+
+  /**
+   * Room type ids; empty: all.
+   *
+   * @generated from field: repeated string room_type_ids = 4;
+   */
+  roomTypeIds: string[];
+
+  /**
+   * Rate plan ids; empty: all.
+   *
+   * @generated from field: repeated string rate_plan_ids = 5;
+   */
+  ratePlanIds: string[];
+};
+
+/**
+ * Describes the message hotelops.inventory.v1.GetAriRequest.
+ * Use `create(GetAriRequestSchema)` to create a new message.
+ */
+export declare const GetAriRequestSchema: GenMessage<GetAriRequest>;
+
+/**
+ * @generated from message hotelops.inventory.v1.GetAriResponse
+ */
+export declare type GetAriResponse = Message<"hotelops.inventory.v1.GetAriResponse"> & {
+  /**
+   * @generated from field: string from = 1;
+   */
+  from: string;
+
+  /**
+   * @generated from field: string to = 2;
+   */
+  to: string;
+
+  /**
+   * @generated from field: string currency = 3;
+   */
+  currency: string;
+
+  /**
+   * Minor units per major unit.
+   *
+   * @generated from field: int32 amount_scale = 4;
+   */
+  amountScale: number;
+
+  /**
+   * @generated from field: repeated hotelops.inventory.v1.AriRoomType room_types = 5;
+   */
+  roomTypes: AriRoomType[];
+};
+
+/**
+ * Describes the message hotelops.inventory.v1.GetAriResponse.
+ * Use `create(GetAriResponseSchema)` to create a new message.
+ */
+export declare const GetAriResponseSchema: GenMessage<GetAriResponse>;
+
+/**
+ * @generated from message hotelops.inventory.v1.AriRoomType
+ */
+export declare type AriRoomType = Message<"hotelops.inventory.v1.AriRoomType"> & {
+  /**
+   * @generated from field: string room_type_id = 1;
+   */
+  roomTypeId: string;
+
+  /**
+   * @generated from field: string code = 2;
+   */
+  code: string;
+
+  /**
+   * @generated from field: repeated hotelops.inventory.v1.AriRatePlan rate_plans = 3;
+   */
+  ratePlans: AriRatePlan[];
+};
+
+/**
+ * Describes the message hotelops.inventory.v1.AriRoomType.
+ * Use `create(AriRoomTypeSchema)` to create a new message.
+ */
+export declare const AriRoomTypeSchema: GenMessage<AriRoomType>;
+
+/**
+ * @generated from message hotelops.inventory.v1.AriRatePlan
+ */
+export declare type AriRatePlan = Message<"hotelops.inventory.v1.AriRatePlan"> & {
+  /**
+   * @generated from field: string rate_plan_id = 1;
+   */
+  ratePlanId: string;
+
+  /**
+   * @generated from field: string code = 2;
+   */
+  code: string;
+
+  /**
+   * One per date of [from, to).
+   *
+   * @generated from field: repeated hotelops.inventory.v1.AriDay days = 3;
+   */
+  days: AriDay[];
+};
+
+/**
+ * Describes the message hotelops.inventory.v1.AriRatePlan.
+ * Use `create(AriRatePlanSchema)` to create a new message.
+ */
+export declare const AriRatePlanSchema: GenMessage<AriRatePlan>;
+
+/**
+ * @generated from message hotelops.inventory.v1.AriDay
+ */
+export declare type AriDay = Message<"hotelops.inventory.v1.AriDay"> & {
+  /**
+   * @generated from field: string date = 1;
+   */
+  date: string;
+
+  /**
+   * Rooms of the type still free that night.
+   *
+   * @generated from field: int32 available = 2;
+   */
+  available: number;
+
+  /**
+   * Nightly price in minor units; unset when the rate has no price that day.
+   *
+   * @generated from field: optional int64 price_minor = 3;
+   */
+  priceMinor?: bigint | undefined;
+
+  /**
+   * Minimum / maximum nights of a stay arriving this day; unset: none.
+   *
+   * @generated from field: optional int32 min_stay = 4;
+   */
+  minStay?: number | undefined;
+
+  /**
+   * @generated from field: optional int32 max_stay = 5;
+   */
+  maxStay?: number | undefined;
+
+  /**
+   * @generated from field: bool closed_to_arrival = 6;
+   */
+  closedToArrival: boolean;
+
+  /**
+   * @generated from field: bool closed_to_departure = 7;
+   */
+  closedToDeparture: boolean;
+
+  /**
+   * @generated from field: bool stop_sell = 8;
+   */
+  stopSell: boolean;
+};
+
+/**
+ * Describes the message hotelops.inventory.v1.AriDay.
+ * Use `create(AriDaySchema)` to create a new message.
+ */
+export declare const AriDaySchema: GenMessage<AriDay>;
+
+/**
  * The housekeeping status of a room.
  *
  * @generated from enum hotelops.inventory.v1.RoomStatus
@@ -770,7 +1059,8 @@ export declare const BoardTypeSchema: GenEnum<BoardType>;
  * per-day row changed in the same transaction as the booking, block or out-of-order range that changes it.
  *
  * Reads need the staff permission `reservations.view` or the client scope `availability.read`; writes are
- * for internal clients with the scope `admin` (the operator scope).
+ * for internal clients with the scope `admin` (the operator scope); restrictions also for staff holding
+ * `rates.manage`.
  *
  * @generated from service hotelops.inventory.v1.InventoryService
  */
@@ -849,7 +1139,8 @@ export declare const InventoryService: GenService<{
   },
   /**
    * Sets one nightly price for every date of a range (at most 731 days) of a rate plan x room type.
-   * The rate plan must cover the room type (422 validation_failed otherwise).
+   * The rate plan must cover the room type (422 validation_failed otherwise). Emits availability.changed
+   * (reason "rate") and an ARI feed entry.
    *
    * @generated from rpc hotelops.inventory.v1.InventoryService.SetPrices
    */
@@ -868,6 +1159,32 @@ export declare const InventoryService: GenService<{
     methodKind: "unary";
     input: typeof CreateRoomBlockRequestSchema;
     output: typeof CreateRoomBlockResponseSchema;
+  },
+  /**
+   * Sets restrictions of rate plans x room types for the chosen weekdays of [from, to) (at most 731 days) in one
+   * call: minimum / maximum stay (nights, counted from the arrival date; 0 removes the limit), closed to
+   * arrival, closed to departure and stop sell. A field left unset keeps its stored value. Each rate plan must
+   * cover each room type named (422); no room types: every room type of each plan. Every booking path enforces
+   * them (see ReservationService); emits availability.changed (reason "restriction") and an ARI feed entry.
+   *
+   * @generated from rpc hotelops.inventory.v1.InventoryService.SetRestrictions
+   */
+  setRestrictions: {
+    methodKind: "unary";
+    input: typeof SetRestrictionsRequestSchema;
+    output: typeof SetRestrictionsResponseSchema;
+  },
+  /**
+   * ARI as staff see it: availability, nightly price and restrictions per room type x rate plan x day over
+   * [from, to) (at most 366 days), for the room types and rate plans asked for (none: all; a rate plan appears
+   * under the room types it covers). The partner face serves the same data in provider codes (ConnectivityService).
+   *
+   * @generated from rpc hotelops.inventory.v1.InventoryService.GetAri
+   */
+  getAri: {
+    methodKind: "unary";
+    input: typeof GetAriRequestSchema;
+    output: typeof GetAriResponseSchema;
   },
   /**
    * Availability per room type and date for at most 366 days, from one indexed range read.

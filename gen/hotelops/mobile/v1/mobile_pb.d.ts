@@ -538,6 +538,15 @@ export declare type CreateMobileReservationRequest = Message<"hotelops.mobile.v1
    * @generated from field: optional string notes = 14;
    */
   notes?: string | undefined;
+
+  /**
+   * True to charge `total_minor` although it differs from the sum of the daily prices (a price override).
+   * Needs reservations.override_price (else 403 forbidden); the reservation records who overrode the price and
+   * when. Without it a `total_minor` other than the daily prices is 422 validation_failed, for every caller.
+   *
+   * @generated from field: bool price_override = 15;
+   */
+  priceOverride: boolean;
 };
 
 /**
@@ -1140,19 +1149,16 @@ export declare type RunMobileNightAuditResponse = Message<"hotelops.mobile.v1.Ru
 export declare const RunMobileNightAuditResponseSchema: GenMessage<RunMobileNightAuditResponse>;
 
 /**
- * The hotel staff mobile app's API under `/api/mobile/v1` (CONTRACT.md "Mobile API"). Every RPC here is called
- * with a staff session (`Authorization: Bearer <access token>`) and acts on the session's active property.
- * Mobile login, verification, refresh and logout live in hotelops.auth.v1.AuthService.
- *
- * Layout: one section per feature, each RPC followed by its request and response messages; shared messages at
- * the end of the file.
+ * The hotel staff mobile app's API under `/api/mobile/v1`. Every call here needs a staff session
+ * (`Authorization: Bearer <accessToken>` from `POST /api/mobile/v1/auth/login`) and acts on the session's
+ * active property. Login, verification, refresh and logout are in the same API (hotelops.auth.v1.AuthService).
  *
  * @generated from service hotelops.mobile.v1.MobileService
  */
 export declare const MobileService: GenService<{
   /**
    * Reads the machine-readable zone (MRZ) of a guest's identity document photographed at check-in:
-   * `POST /api/mobile/v1/identity-scan` with multipart/form-data (spec "Identity scan request").
+   * `POST /api/mobile/v1/identity-scan` with multipart/form-data.
    *
    * Parts: `documentType` (text) `TC_KIMLIK` with exactly two `images` parts (front, then back; the MRZ is
    * read from the back, and from the front if the photos were swapped) or `PASSPORT` with exactly one (the data
@@ -1192,15 +1198,17 @@ export declare const MobileService: GenService<{
     output: typeof GetReservationOptionsResponseSchema;
   },
   /**
-   * Creates a one-room reservation in the session's active property (spec "Create-reservation request"), 201
+   * Creates a one-room reservation in the session's active property: 201
    * with the reservation itself as the body. `Idempotency-Key` is required; a replay returns the first answer.
    * The server checks: dates (YYYY-MM-DD, arrival not before the business date, 1-60 nights), room type and
    * rate plan of this property (404 otherwise) with the rate plan covering the room type, adults + children
    * within the max occupancy, `currency` = the property's currency, `board_type` (when given) = the rate plan's,
-   * a price for every night, `total_minor` = the sum of the daily prices unless the staff holds
-   * reservations.override_price (then the amount is spread over the nights), a free room every night (409
+   * a price for every night, `total_minor` = the sum of the daily prices unless `price_override` is true (needs
+   * reservations.override_price; the amount is then spread over the nights), a free room every night (409
    * sold_out otherwise), and `room_id` (when given) of that room type, not out of order and free. `source`
    * defaults to MOBILE (DIRECT, MOBILE, PANEL, CHANNEL or API), `status` to GUARANTEED (or TENTATIVE).
+   * The rate plan's restrictions hold: stop sell, closed to arrival or departure are 409 restricted, the
+   * arrival date's minimum / maximum stay 422 validation_failed, with details naming the restriction.
    * Errors: 400 invalid_argument for malformed or missing fields, 422 validation_failed for rule failures.
    *
    * @generated from rpc hotelops.mobile.v1.MobileService.CreateMobileReservation

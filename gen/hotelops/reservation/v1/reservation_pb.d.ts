@@ -198,6 +198,21 @@ export declare type Reservation = Message<"hotelops.reservation.v1.Reservation">
    * @generated from field: repeated hotelops.reservation.v1.RoomLine rooms = 20;
    */
   rooms: RoomLine[];
+
+  /**
+   * A channel booking keeps the channel's amounts; this is their total minus the same stay at our daily prices
+   * (null when they agree or the booking is not a channel's).
+   *
+   * @generated from field: optional int64 rate_difference_minor = 21;
+   */
+  rateDifferenceMinor?: bigint | undefined;
+
+  /**
+   * Restrictions a channel booking broke, accepted because the channel had already sold it (for staff review).
+   *
+   * @generated from field: repeated string restriction_overrides = 22;
+   */
+  restrictionOverrides: string[];
 };
 
 /**
@@ -322,6 +337,15 @@ export declare type CreateReservationRequest = Message<"hotelops.reservation.v1.
    * @generated from field: optional string currency = 12;
    */
   currency?: string | undefined;
+
+  /**
+   * True to charge line amounts (or `total_minor`) that differ from the daily prices (a price override). Needs
+   * `reservations.override_price`, else 403 forbidden; the reservation records who overrode the price
+   * and when. Without it any amount other than the daily prices is 422 validation_failed, for every caller.
+   *
+   * @generated from field: bool price_override = 13;
+   */
+  priceOverride: boolean;
 };
 
 /**
@@ -853,12 +877,21 @@ export declare const ReservationSourceSchema: GenEnum<ReservationSource>;
  * |------------|-------------------------------------|-----------------------------------------------|
  * | TENTATIVE  | GUARANTEED, IN_HOUSE, NO_SHOW, CANCELLED | UpdateReservation, CheckInRoomLine, night audit, CancelReservation |
  * | GUARANTEED | TENTATIVE, IN_HOUSE, NO_SHOW, CANCELLED  | same                                          |
- * | IN_HOUSE   | CHECKED_OUT                         | CheckOutRoomLine of the last checked-in line  |
+ * | IN_HOUSE   | CHECKED_OUT, CANCELLED              | CheckOutRoomLine of the last checked-in line, CancelReservation |
  * | NO_SHOW    | CANCELLED                           | CancelReservation                             |
- * | CHECKED_OUT, CANCELLED | (none)                  | final                                         |
+ * | CHECKED_OUT | CANCELLED                          | CancelReservation                             |
+ * | CANCELLED  | (none)                              | final                                         |
  *
+ * Any state but CANCELLED moves to CANCELLED (cancelled_at set, reservation.cancelled emitted).
  * A reservation holds inventory (one sold room per room line and night) while TENTATIVE, GUARANTEED or
- * IN_HOUSE; cancelling or a no-show releases it. Every change bumps the property's change sequence and
+ * IN_HOUSE; cancelling or a no-show releases it (an in-house or checked-out stay: the nights from the business
+ * date on).
+ *
+ * Restrictions (InventoryService.SetRestrictions) hold on every create and on every change of dates, room type
+ * or rate plan: stop sell on a night, closed to arrival / departure on the arrival / departure date are 409
+ * restricted; the minimum / maximum stay of the arrival date is 422 validation_failed; each with details naming
+ * the restriction. Channel bookings (the connectivity queue) are accepted anyway and list what they broke in
+ * `restriction_overrides`. Every change bumps the property's change sequence and
  * writes an event (reservation.created/updated/cancelled, guest.checked_in/out, availability.changed) in the
  * same transaction.
  *
@@ -873,11 +906,11 @@ export declare const ReservationService: GenService<{
    * Creates a reservation: arrival before departure, at most 60 nights, arrival not before the property's
    * business date; each room line's adults + children within the room type's max occupancy; room type and
    * rate plan of this property, the rate plan covering the room type; a price for every night; the line
-   * amount (when given) equal to the sum of the nightly prices unless the caller holds
-   * `reservations.override_price` (staff permission; internal clients with the `admin` scope hold it too);
+   * amount (when given) equal to the sum of the nightly prices unless `price_override` is set (the caller must
+   * hold `reservations.override_price`: a staff permission; internal clients with the `admin` scope hold it too);
    * a free room of the type on every night (409 no_availability).
-   * A second create with the same channel + external_reference returns the first reservation
-   * (`created` false) and changes nothing.
+   * A second create with the same (channel, external_reference) returns the first reservation
+   * (`created` false) and changes nothing (channel bookings are keyed by provider, channel and reference).
    *
    * @generated from rpc hotelops.reservation.v1.ReservationService.CreateReservation
    */

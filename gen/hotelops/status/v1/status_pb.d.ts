@@ -46,6 +46,13 @@ export declare type GetStatusResponse = Message<"hotelops.status.v1.GetStatusRes
    * @generated from field: string partner_api = 3;
    */
   partnerApi: string;
+
+  /**
+   * The release of the connectivity (partner) API: "v1 beta".
+   *
+   * @generated from field: string partner_api_release = 4;
+   */
+  partnerApiRelease: string;
 };
 
 /**
@@ -61,7 +68,7 @@ export declare const GetStatusResponseSchema: GenMessage<GetStatusResponse>;
  */
 export declare const StatusService: GenService<{
   /**
-   * The API status indicator of the spec ("operational") plus the platform-wide partner API switch.
+   * The API status ("operational") and whether the partner API is switched on platform-wide.
    *
    * @generated from rpc hotelops.status.v1.StatusService.GetStatus
    */

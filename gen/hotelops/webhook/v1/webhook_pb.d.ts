@@ -73,6 +73,20 @@ export declare type WebhookEndpoint = Message<"hotelops.webhook.v1.WebhookEndpoi
    * @generated from field: google.protobuf.Timestamp previous_secret_expires_at = 10;
    */
   previousSecretExpiresAt?: Timestamp | undefined;
+
+  /**
+   * The last 2xx answer (null before the first).
+   *
+   * @generated from field: google.protobuf.Timestamp last_success_at = 11;
+   */
+  lastSuccessAt?: Timestamp | undefined;
+
+  /**
+   * Failed attempts since the last success (the closing rule counts them; reset by a success or by enable).
+   *
+   * @generated from field: int32 failures_since_success = 12;
+   */
+  failuresSinceSuccess: number;
 };
 
 /**
@@ -518,6 +532,20 @@ export declare type ListWebhookDeliveriesRequest = Message<"hotelops.webhook.v1.
    * @generated from field: int32 limit = 3;
    */
   limit: number;
+
+  /**
+   * Only attempts of deliveries in this state now: PENDING, SUCCEEDED, FAILED or CANCELLED (empty: all).
+   *
+   * @generated from field: string delivery_status = 4;
+   */
+  deliveryStatus: string;
+
+  /**
+   * Only attempts of this event type, e.g. "reservation.created" or "webhook.test" (empty: all).
+   *
+   * @generated from field: string event_type = 5;
+   */
+  eventType: string;
 };
 
 /**
@@ -587,6 +615,70 @@ export declare type ResendWebhookDeliveryResponse = Message<"hotelops.webhook.v1
  * Use `create(ResendWebhookDeliveryResponseSchema)` to create a new message.
  */
 export declare const ResendWebhookDeliveryResponseSchema: GenMessage<ResendWebhookDeliveryResponse>;
+
+/**
+ * @generated from message hotelops.webhook.v1.ListWebhookEventTypesRequest
+ */
+export declare type ListWebhookEventTypesRequest = Message<"hotelops.webhook.v1.ListWebhookEventTypesRequest"> & {
+};
+
+/**
+ * Describes the message hotelops.webhook.v1.ListWebhookEventTypesRequest.
+ * Use `create(ListWebhookEventTypesRequestSchema)` to create a new message.
+ */
+export declare const ListWebhookEventTypesRequestSchema: GenMessage<ListWebhookEventTypesRequest>;
+
+/**
+ * One event type of the catalogue.
+ *
+ * @generated from message hotelops.webhook.v1.WebhookEventType
+ */
+export declare type WebhookEventType = Message<"hotelops.webhook.v1.WebhookEventType"> & {
+  /**
+   * e.g. "reservation.created".
+   *
+   * @generated from field: string type = 1;
+   */
+  type: string;
+
+  /**
+   * When it is sent, in English.
+   *
+   * @generated from field: string description = 2;
+   */
+  description: string;
+};
+
+/**
+ * Describes the message hotelops.webhook.v1.WebhookEventType.
+ * Use `create(WebhookEventTypeSchema)` to create a new message.
+ */
+export declare const WebhookEventTypeSchema: GenMessage<WebhookEventType>;
+
+/**
+ * @generated from message hotelops.webhook.v1.ListWebhookEventTypesResponse
+ */
+export declare type ListWebhookEventTypesResponse = Message<"hotelops.webhook.v1.ListWebhookEventTypesResponse"> & {
+  /**
+   * Every subscribable type (webhook.test is always sent and never listed).
+   *
+   * @generated from field: repeated hotelops.webhook.v1.WebhookEventType event_types = 1;
+   */
+  eventTypes: WebhookEventType[];
+
+  /**
+   * Addresses a property may have: 10.
+   *
+   * @generated from field: int32 max_endpoints = 2;
+   */
+  maxEndpoints: number;
+};
+
+/**
+ * Describes the message hotelops.webhook.v1.ListWebhookEventTypesResponse.
+ * Use `create(ListWebhookEventTypesResponseSchema)` to create a new message.
+ */
+export declare const ListWebhookEventTypesResponseSchema: GenMessage<ListWebhookEventTypesResponse>;
 
 /**
  * A panel notification.
@@ -881,6 +973,17 @@ export declare const WebhookService: GenService<{
     methodKind: "unary";
     input: typeof ResendWebhookDeliveryRequestSchema;
     output: typeof ResendWebhookDeliveryResponseSchema;
+  },
+  /**
+   * The event types an address can subscribe to, each with what it means, and how many addresses a property
+   * may have (the panel's create form).
+   *
+   * @generated from rpc hotelops.webhook.v1.WebhookService.ListWebhookEventTypes
+   */
+  listWebhookEventTypes: {
+    methodKind: "unary";
+    input: typeof ListWebhookEventTypesRequestSchema;
+    output: typeof ListWebhookEventTypesResponseSchema;
   },
   /**
    * Panel notifications of the signed-in user in the active property, newest first.

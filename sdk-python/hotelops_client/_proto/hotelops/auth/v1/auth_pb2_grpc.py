@@ -6,7 +6,8 @@ from hotelops_client._proto.hotelops.auth.v1 import auth_pb2 as hotelops_dot_aut
 
 
 class AuthServiceStub(object):
-    """Machine-client authentication of the connectivity API (and of internal gRPC clients).
+    """Signing in: the OAuth 2.0 token endpoint of partner and internal clients (`POST /api/v1/oauth/token`), and the
+    staff login of the mobile app (login, e-mail verification, refresh, logout, switching the active property).
     """
 
     def __init__(self, channel):
@@ -48,7 +49,8 @@ class AuthServiceStub(object):
 
 
 class AuthServiceServicer(object):
-    """Machine-client authentication of the connectivity API (and of internal gRPC clients).
+    """Signing in: the OAuth 2.0 token endpoint of partner and internal clients (`POST /api/v1/oauth/token`), and the
+    staff login of the mobile app (login, e-mail verification, refresh, logout, switching the active property).
     """
 
     def CreateToken(self, request, context):
@@ -66,7 +68,10 @@ class AuthServiceServicer(object):
         property left); 401 with `WWW-Authenticate: Basic` for `invalid_client` (unknown client, wrong secret,
         disabled client, no credentials). gRPC/Connect callers pass Basic credentials as `authorization` metadata
         or in the request fields; errors carry the RFC code in the `x-oauth-error` trailer.
-        Rate limit class "auth": per client IP and per client_id (README "Rate limits").
+        Rate limit class "token", apart from staff login (many partner clients may share one egress IP): successful
+        token requests per client (RATE_LIMIT_TOKEN_PER_MINUTE, default 30, or the client's own limit) and failed
+        authentications per client IP and per client_id (RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE, default 20). Over a
+        limit: 429 with `Retry-After` and `{"error":"temporarily_unavailable"}` (retry later; not a malformed request).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -75,8 +80,8 @@ class AuthServiceServicer(object):
     def Login(self, request, context):
         """Staff login of the mobile app: hotel code (group or property code), e-mail and password. Wrong hotel,
         e-mail or password all give the same 401 in the same time. When the property asks for e-mail verification
-        the answer is a challenge ({challengeId, maskedEmail, expiresAt}; tokens and profile null) and a 6-digit
-        code is e-mailed; otherwise it is the session result ({tokens, profile}; challenge fields null).
+        the answer is a challenge (exactly `{challengeId, maskedEmail, expiresAt}`) and a 6-digit code is e-mailed;
+        otherwise it is the session result (exactly `{tokens, profile}`).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -160,7 +165,8 @@ def add_AuthServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class AuthService(object):
-    """Machine-client authentication of the connectivity API (and of internal gRPC clients).
+    """Signing in: the OAuth 2.0 token endpoint of partner and internal clients (`POST /api/v1/oauth/token`), and the
+    staff login of the mobile app (login, e-mail verification, refresh, logout, switching the active property).
     """
 
     @staticmethod

@@ -10,6 +10,10 @@ class ConnectivityServiceStub(object):
     credentials (POST /api/v1/oauth/token). A client reaches only the properties granted to it: every path with a
     {property_code} outside its grants answers 404, exactly like a property that does not exist. While the
     partner API is switched off platform-wide every method answers 503 (GET /api/v1/status stays up).
+
+    Release: "v1 beta" (the connectivity API's stable release; `api_release` in capabilities and
+    `partner_api_release` in GET /api/v1/status say so). "No value" is null on every face (feed, webhooks, mobile):
+    an external reference or channel that was never sent is null, not "".
     """
 
     def __init__(self, channel):
@@ -48,6 +52,16 @@ class ConnectivityServiceStub(object):
                 request_serializer=hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.GetReservationEventRequest.SerializeToString,
                 response_deserializer=hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.GetReservationEventResponse.FromString,
                 )
+        self.GetAri = channel.unary_unary(
+                '/hotelops.connectivity.v1.ConnectivityService/GetAri',
+                request_serializer=hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.GetAriRequest.SerializeToString,
+                response_deserializer=hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.GetAriResponse.FromString,
+                )
+        self.ListAriChanges = channel.unary_unary(
+                '/hotelops.connectivity.v1.ConnectivityService/ListAriChanges',
+                request_serializer=hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.ListAriChangesRequest.SerializeToString,
+                response_deserializer=hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.ListAriChangesResponse.FromString,
+                )
 
 
 class ConnectivityServiceServicer(object):
@@ -55,10 +69,14 @@ class ConnectivityServiceServicer(object):
     credentials (POST /api/v1/oauth/token). A client reaches only the properties granted to it: every path with a
     {property_code} outside its grants answers 404, exactly like a property that does not exist. While the
     partner API is switched off platform-wide every method answers 503 (GET /api/v1/status stays up).
+
+    Release: "v1 beta" (the connectivity API's stable release; `api_release` in capabilities and
+    `partner_api_release` in GET /api/v1/status say so). "No value" is null on every face (feed, webhooks, mobile):
+    an external reference or channel that was never sent is null, not "".
     """
 
     def GetCapabilities(self, request, context):
-        """The calling client's scopes, provider, environment and per-property capabilities.
+        """The calling client's scopes, provider, environment, API release ("v1 beta") and per-property capabilities.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -73,7 +91,8 @@ class ConnectivityServiceServicer(object):
 
     def ListReservations(self, request, context):
         """Reservations changed since `updated_since` or after an opaque `cursor`, ordered by a monotonic
-        per-property change sequence: a reservation changed while a client pages is never skipped.
+        per-property change sequence: a reservation changed while a client pages is never skipped. The cursor never
+        moves backwards: a page with nothing to return points `next_cursor` at the current head of the sequence.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -99,6 +118,27 @@ class ConnectivityServiceServicer(object):
 
     def GetReservationEvent(self, request, context):
         """The outcome of one queued reservation event.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetAri(self, request, context):
+        """ARI: availability, price and restrictions per room type x rate plan x day over [from, to) (at most 366
+        days), in our codes with the provider's beside them. Only rate plans that cover the room type appear.
+        `room_types` / `rate_plans` filter by either code. Prices are minor units of `currency` (`amount_scale` per
+        major unit); a day without a price has `price_minor` null (the rate is not sold that day).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListAriChanges(self, request, context):
+        """The ARI delta feed: one item per change of availability (bookings, blocks, rooms out of order, rooms
+        added), prices or restrictions, naming the room types, rate plans (empty: all of the room types' plans) and
+        dates it touched; read the new values with GetAri for that range. Same cursor rules as ListReservations:
+        ordered by a per-property sequence assigned in commit order (a change committed while a client pages is
+        never skipped), the cursor never moves backwards, and `next_cursor` is present on the last page too.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -137,6 +177,16 @@ def add_ConnectivityServiceServicer_to_server(servicer, server):
                     request_deserializer=hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.GetReservationEventRequest.FromString,
                     response_serializer=hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.GetReservationEventResponse.SerializeToString,
             ),
+            'GetAri': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetAri,
+                    request_deserializer=hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.GetAriRequest.FromString,
+                    response_serializer=hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.GetAriResponse.SerializeToString,
+            ),
+            'ListAriChanges': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListAriChanges,
+                    request_deserializer=hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.ListAriChangesRequest.FromString,
+                    response_serializer=hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.ListAriChangesResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'hotelops.connectivity.v1.ConnectivityService', rpc_method_handlers)
@@ -149,6 +199,10 @@ class ConnectivityService(object):
     credentials (POST /api/v1/oauth/token). A client reaches only the properties granted to it: every path with a
     {property_code} outside its grants answers 404, exactly like a property that does not exist. While the
     partner API is switched off platform-wide every method answers 503 (GET /api/v1/status stays up).
+
+    Release: "v1 beta" (the connectivity API's stable release; `api_release` in capabilities and
+    `partner_api_release` in GET /api/v1/status say so). "No value" is null on every face (feed, webhooks, mobile):
+    an external reference or channel that was never sent is null, not "".
     """
 
     @staticmethod
@@ -250,5 +304,39 @@ class ConnectivityService(object):
         return grpc.experimental.unary_unary(request, target, '/hotelops.connectivity.v1.ConnectivityService/GetReservationEvent',
             hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.GetReservationEventRequest.SerializeToString,
             hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.GetReservationEventResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def GetAri(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.connectivity.v1.ConnectivityService/GetAri',
+            hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.GetAriRequest.SerializeToString,
+            hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.GetAriResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListAriChanges(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.connectivity.v1.ConnectivityService/ListAriChanges',
+            hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.ListAriChangesRequest.SerializeToString,
+            hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.ListAriChangesResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

@@ -15,7 +15,8 @@ class InventoryServiceStub(object):
     per-day row changed in the same transaction as the booking, block or out-of-order range that changes it.
 
     Reads need the staff permission `reservations.view` or the client scope `availability.read`; writes are
-    for internal clients with the scope `admin` (the operator scope).
+    for internal clients with the scope `admin` (the operator scope); restrictions also for staff holding
+    `rates.manage`.
     """
 
     def __init__(self, channel):
@@ -69,6 +70,16 @@ class InventoryServiceStub(object):
                 request_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.CreateRoomBlockRequest.SerializeToString,
                 response_deserializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.CreateRoomBlockResponse.FromString,
                 )
+        self.SetRestrictions = channel.unary_unary(
+                '/hotelops.inventory.v1.InventoryService/SetRestrictions',
+                request_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRestrictionsRequest.SerializeToString,
+                response_deserializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRestrictionsResponse.FromString,
+                )
+        self.GetAri = channel.unary_unary(
+                '/hotelops.inventory.v1.InventoryService/GetAri',
+                request_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.GetAriRequest.SerializeToString,
+                response_deserializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.GetAriResponse.FromString,
+                )
         self.GetAvailability = channel.unary_unary(
                 '/hotelops.inventory.v1.InventoryService/GetAvailability',
                 request_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.GetAvailabilityRequest.SerializeToString,
@@ -86,7 +97,8 @@ class InventoryServiceServicer(object):
     per-day row changed in the same transaction as the booking, block or out-of-order range that changes it.
 
     Reads need the staff permission `reservations.view` or the client scope `availability.read`; writes are
-    for internal clients with the scope `admin` (the operator scope).
+    for internal clients with the scope `admin` (the operator scope); restrictions also for staff holding
+    `rates.manage`.
     """
 
     def CreateRoomType(self, request, context):
@@ -142,7 +154,8 @@ class InventoryServiceServicer(object):
 
     def SetPrices(self, request, context):
         """Sets one nightly price for every date of a range (at most 731 days) of a rate plan x room type.
-        The rate plan must cover the room type (422 validation_failed otherwise).
+        The rate plan must cover the room type (422 validation_failed otherwise). Emits availability.changed
+        (reason "rate") and an ARI feed entry.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -151,6 +164,26 @@ class InventoryServiceServicer(object):
     def CreateRoomBlock(self, request, context):
         """Blocks `count` rooms of a type for a date range (allotments, groups). 409 no_availability when fewer
         rooms are free on a day of the range. Emits availability.changed (reason "room_block").
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetRestrictions(self, request, context):
+        """Sets restrictions of rate plans x room types for the chosen weekdays of [from, to) (at most 731 days) in one
+        call: minimum / maximum stay (nights, counted from the arrival date; 0 removes the limit), closed to
+        arrival, closed to departure and stop sell. A field left unset keeps its stored value. Each rate plan must
+        cover each room type named (422); no room types: every room type of each plan. Every booking path enforces
+        them (see ReservationService); emits availability.changed (reason "restriction") and an ARI feed entry.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetAri(self, request, context):
+        """ARI as staff see it: availability, nightly price and restrictions per room type x rate plan x day over
+        [from, to) (at most 366 days), for the room types and rate plans asked for (none: all; a rate plan appears
+        under the room types it covers). The partner face serves the same data in provider codes (ConnectivityService).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -211,6 +244,16 @@ def add_InventoryServiceServicer_to_server(servicer, server):
                     request_deserializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.CreateRoomBlockRequest.FromString,
                     response_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.CreateRoomBlockResponse.SerializeToString,
             ),
+            'SetRestrictions': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetRestrictions,
+                    request_deserializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRestrictionsRequest.FromString,
+                    response_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRestrictionsResponse.SerializeToString,
+            ),
+            'GetAri': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetAri,
+                    request_deserializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.GetAriRequest.FromString,
+                    response_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.GetAriResponse.SerializeToString,
+            ),
             'GetAvailability': grpc.unary_unary_rpc_method_handler(
                     servicer.GetAvailability,
                     request_deserializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.GetAvailabilityRequest.FromString,
@@ -233,7 +276,8 @@ class InventoryService(object):
     per-day row changed in the same transaction as the booking, block or out-of-order range that changes it.
 
     Reads need the staff permission `reservations.view` or the client scope `availability.read`; writes are
-    for internal clients with the scope `admin` (the operator scope).
+    for internal clients with the scope `admin` (the operator scope); restrictions also for staff holding
+    `rates.manage`.
     """
 
     @staticmethod
@@ -386,6 +430,40 @@ class InventoryService(object):
         return grpc.experimental.unary_unary(request, target, '/hotelops.inventory.v1.InventoryService/CreateRoomBlock',
             hotelops_dot_inventory_dot_v1_dot_inventory__pb2.CreateRoomBlockRequest.SerializeToString,
             hotelops_dot_inventory_dot_v1_dot_inventory__pb2.CreateRoomBlockResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def SetRestrictions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.inventory.v1.InventoryService/SetRestrictions',
+            hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRestrictionsRequest.SerializeToString,
+            hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRestrictionsResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def GetAri(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.inventory.v1.InventoryService/GetAri',
+            hotelops_dot_inventory_dot_v1_dot_inventory__pb2.GetAriRequest.SerializeToString,
+            hotelops_dot_inventory_dot_v1_dot_inventory__pb2.GetAriResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 

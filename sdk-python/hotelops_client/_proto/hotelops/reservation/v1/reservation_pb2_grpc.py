@@ -15,12 +15,21 @@ class ReservationServiceStub(object):
     |------------|-------------------------------------|-----------------------------------------------|
     | TENTATIVE  | GUARANTEED, IN_HOUSE, NO_SHOW, CANCELLED | UpdateReservation, CheckInRoomLine, night audit, CancelReservation |
     | GUARANTEED | TENTATIVE, IN_HOUSE, NO_SHOW, CANCELLED  | same                                          |
-    | IN_HOUSE   | CHECKED_OUT                         | CheckOutRoomLine of the last checked-in line  |
+    | IN_HOUSE   | CHECKED_OUT, CANCELLED              | CheckOutRoomLine of the last checked-in line, CancelReservation |
     | NO_SHOW    | CANCELLED                           | CancelReservation                             |
-    | CHECKED_OUT, CANCELLED | (none)                  | final                                         |
+    | CHECKED_OUT | CANCELLED                          | CancelReservation                             |
+    | CANCELLED  | (none)                              | final                                         |
 
+    Any state but CANCELLED moves to CANCELLED (cancelled_at set, reservation.cancelled emitted).
     A reservation holds inventory (one sold room per room line and night) while TENTATIVE, GUARANTEED or
-    IN_HOUSE; cancelling or a no-show releases it. Every change bumps the property's change sequence and
+    IN_HOUSE; cancelling or a no-show releases it (an in-house or checked-out stay: the nights from the business
+    date on).
+
+    Restrictions (InventoryService.SetRestrictions) hold on every create and on every change of dates, room type
+    or rate plan: stop sell on a night, closed to arrival / departure on the arrival / departure date are 409
+    restricted; the minimum / maximum stay of the arrival date is 422 validation_failed; each with details naming
+    the restriction. Channel bookings (the connectivity queue) are accepted anyway and list what they broke in
+    `restriction_overrides`. Every change bumps the property's change sequence and
     writes an event (reservation.created/updated/cancelled, guest.checked_in/out, availability.changed) in the
     same transaction.
 
@@ -87,12 +96,21 @@ class ReservationServiceServicer(object):
     |------------|-------------------------------------|-----------------------------------------------|
     | TENTATIVE  | GUARANTEED, IN_HOUSE, NO_SHOW, CANCELLED | UpdateReservation, CheckInRoomLine, night audit, CancelReservation |
     | GUARANTEED | TENTATIVE, IN_HOUSE, NO_SHOW, CANCELLED  | same                                          |
-    | IN_HOUSE   | CHECKED_OUT                         | CheckOutRoomLine of the last checked-in line  |
+    | IN_HOUSE   | CHECKED_OUT, CANCELLED              | CheckOutRoomLine of the last checked-in line, CancelReservation |
     | NO_SHOW    | CANCELLED                           | CancelReservation                             |
-    | CHECKED_OUT, CANCELLED | (none)                  | final                                         |
+    | CHECKED_OUT | CANCELLED                          | CancelReservation                             |
+    | CANCELLED  | (none)                              | final                                         |
 
+    Any state but CANCELLED moves to CANCELLED (cancelled_at set, reservation.cancelled emitted).
     A reservation holds inventory (one sold room per room line and night) while TENTATIVE, GUARANTEED or
-    IN_HOUSE; cancelling or a no-show releases it. Every change bumps the property's change sequence and
+    IN_HOUSE; cancelling or a no-show releases it (an in-house or checked-out stay: the nights from the business
+    date on).
+
+    Restrictions (InventoryService.SetRestrictions) hold on every create and on every change of dates, room type
+    or rate plan: stop sell on a night, closed to arrival / departure on the arrival / departure date are 409
+    restricted; the minimum / maximum stay of the arrival date is 422 validation_failed; each with details naming
+    the restriction. Channel bookings (the connectivity queue) are accepted anyway and list what they broke in
+    `restriction_overrides`. Every change bumps the property's change sequence and
     writes an event (reservation.created/updated/cancelled, guest.checked_in/out, availability.changed) in the
     same transaction.
 
@@ -105,11 +123,11 @@ class ReservationServiceServicer(object):
         """Creates a reservation: arrival before departure, at most 60 nights, arrival not before the property's
         business date; each room line's adults + children within the room type's max occupancy; room type and
         rate plan of this property, the rate plan covering the room type; a price for every night; the line
-        amount (when given) equal to the sum of the nightly prices unless the caller holds
-        `reservations.override_price` (staff permission; internal clients with the `admin` scope hold it too);
+        amount (when given) equal to the sum of the nightly prices unless `price_override` is set (the caller must
+        hold `reservations.override_price`: a staff permission; internal clients with the `admin` scope hold it too);
         a free room of the type on every night (409 no_availability).
-        A second create with the same channel + external_reference returns the first reservation
-        (`created` false) and changes nothing.
+        A second create with the same (channel, external_reference) returns the first reservation
+        (`created` false) and changes nothing (channel bookings are keyed by provider, channel and reference).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -232,12 +250,21 @@ class ReservationService(object):
     |------------|-------------------------------------|-----------------------------------------------|
     | TENTATIVE  | GUARANTEED, IN_HOUSE, NO_SHOW, CANCELLED | UpdateReservation, CheckInRoomLine, night audit, CancelReservation |
     | GUARANTEED | TENTATIVE, IN_HOUSE, NO_SHOW, CANCELLED  | same                                          |
-    | IN_HOUSE   | CHECKED_OUT                         | CheckOutRoomLine of the last checked-in line  |
+    | IN_HOUSE   | CHECKED_OUT, CANCELLED              | CheckOutRoomLine of the last checked-in line, CancelReservation |
     | NO_SHOW    | CANCELLED                           | CancelReservation                             |
-    | CHECKED_OUT, CANCELLED | (none)                  | final                                         |
+    | CHECKED_OUT | CANCELLED                          | CancelReservation                             |
+    | CANCELLED  | (none)                              | final                                         |
 
+    Any state but CANCELLED moves to CANCELLED (cancelled_at set, reservation.cancelled emitted).
     A reservation holds inventory (one sold room per room line and night) while TENTATIVE, GUARANTEED or
-    IN_HOUSE; cancelling or a no-show releases it. Every change bumps the property's change sequence and
+    IN_HOUSE; cancelling or a no-show releases it (an in-house or checked-out stay: the nights from the business
+    date on).
+
+    Restrictions (InventoryService.SetRestrictions) hold on every create and on every change of dates, room type
+    or rate plan: stop sell on a night, closed to arrival / departure on the arrival / departure date are 409
+    restricted; the minimum / maximum stay of the arrival date is 422 validation_failed; each with details naming
+    the restriction. Channel bookings (the connectivity queue) are accepted anyway and list what they broke in
+    `restriction_overrides`. Every change bumps the property's change sequence and
     writes an event (reservation.created/updated/cancelled, guest.checked_in/out, availability.changed) in the
     same transaction.
 

@@ -16,7 +16,7 @@ from hotelops_client._proto.hotelops.api.v1 import rest_pb2 as hotelops_dot_api_
 from hotelops_client._proto.hotelops.auth.v1 import rule_pb2 as hotelops_dot_auth_dot_v1_dot_rule__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fhotelops/status/v1/status.proto\x12\x12hotelops.status.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1ahotelops/api/v1/rest.proto\x1a\x1bhotelops/auth/v1/rule.proto\"\x12\n\x10GetStatusRequest\"M\n\x11GetStatusResponse\x12\x0e\n\x06status\x18\x01 \x01(\t\x12\x13\n\x0b\x61pi_version\x18\x02 \x01(\t\x12\x13\n\x0bpartner_api\x18\x03 \x01(\t2\x92\x01\n\rStatusService\x12\x80\x01\n\tGetStatus\x12$.hotelops.status.v1.GetStatusRequest\x1a%.hotelops.status.v1.GetStatusResponse\"&\x82\xd3\xe4\x93\x02\x10\x12\x0e/api/v1/status\xa2\xbb\x18\x06*\x04none\xc2\xc1\x18\x02\x08\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fhotelops/status/v1/status.proto\x12\x12hotelops.status.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1ahotelops/api/v1/rest.proto\x1a\x1bhotelops/auth/v1/rule.proto\"\x12\n\x10GetStatusRequest\"j\n\x11GetStatusResponse\x12\x0e\n\x06status\x18\x01 \x01(\t\x12\x13\n\x0b\x61pi_version\x18\x02 \x01(\t\x12\x13\n\x0bpartner_api\x18\x03 \x01(\t\x12\x1b\n\x13partner_api_release\x18\x04 \x01(\t2\x9e\x01\n\rStatusService\x12\x8c\x01\n\tGetStatus\x12$.hotelops.status.v1.GetStatusRequest\x1a%.hotelops.status.v1.GetStatusResponse\"2\x82\xd3\xe4\x93\x02\x10\x12\x0e/api/v1/status\xa2\xbb\x18\x12*\x04none:\nAPI status\xc2\xc1\x18\x02\x08\x01\x62\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'hotelops.status.v1.status_pb2', globals())
@@ -24,11 +24,11 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   _STATUSSERVICE.methods_by_name['GetStatus']._options = None
-  _STATUSSERVICE.methods_by_name['GetStatus']._serialized_options = b'\202\323\344\223\002\020\022\016/api/v1/status\242\273\030\006*\004none\302\301\030\002\010\001'
+  _STATUSSERVICE.methods_by_name['GetStatus']._serialized_options = b'\202\323\344\223\002\020\022\016/api/v1/status\242\273\030\022*\004none:\nAPI status\302\301\030\002\010\001'
   _GETSTATUSREQUEST._serialized_start=142
   _GETSTATUSREQUEST._serialized_end=160
   _GETSTATUSRESPONSE._serialized_start=162
-  _GETSTATUSRESPONSE._serialized_end=239
-  _STATUSSERVICE._serialized_start=242
-  _STATUSSERVICE._serialized_end=388
+  _GETSTATUSRESPONSE._serialized_end=268
+  _STATUSSERVICE._serialized_start=271
+  _STATUSSERVICE._serialized_end=429
 # @@protoc_insertion_point(module_scope)

@@ -27,7 +27,7 @@ class StatusServiceServicer(object):
     """
 
     def GetStatus(self, request, context):
-        """The API status indicator of the spec ("operational") plus the platform-wide partner API switch.
+        """The API status ("operational") and whether the partner API is switched on platform-wide.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

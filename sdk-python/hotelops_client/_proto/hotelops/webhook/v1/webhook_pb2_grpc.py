@@ -85,6 +85,11 @@ class WebhookServiceStub(object):
                 request_serializer=hotelops_dot_webhook_dot_v1_dot_webhook__pb2.ResendWebhookDeliveryRequest.SerializeToString,
                 response_deserializer=hotelops_dot_webhook_dot_v1_dot_webhook__pb2.ResendWebhookDeliveryResponse.FromString,
                 )
+        self.ListWebhookEventTypes = channel.unary_unary(
+                '/hotelops.webhook.v1.WebhookService/ListWebhookEventTypes',
+                request_serializer=hotelops_dot_webhook_dot_v1_dot_webhook__pb2.ListWebhookEventTypesRequest.SerializeToString,
+                response_deserializer=hotelops_dot_webhook_dot_v1_dot_webhook__pb2.ListWebhookEventTypesResponse.FromString,
+                )
         self.ListNotifications = channel.unary_unary(
                 '/hotelops.webhook.v1.WebhookService/ListNotifications',
                 request_serializer=hotelops_dot_webhook_dot_v1_dot_webhook__pb2.ListNotificationsRequest.SerializeToString,
@@ -200,6 +205,14 @@ class WebhookServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListWebhookEventTypes(self, request, context):
+        """The event types an address can subscribe to, each with what it means, and how many addresses a property
+        may have (the panel's create form).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ListNotifications(self, request, context):
         """Panel notifications of the signed-in user in the active property, newest first.
         """
@@ -271,6 +284,11 @@ def add_WebhookServiceServicer_to_server(servicer, server):
                     servicer.ResendWebhookDelivery,
                     request_deserializer=hotelops_dot_webhook_dot_v1_dot_webhook__pb2.ResendWebhookDeliveryRequest.FromString,
                     response_serializer=hotelops_dot_webhook_dot_v1_dot_webhook__pb2.ResendWebhookDeliveryResponse.SerializeToString,
+            ),
+            'ListWebhookEventTypes': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListWebhookEventTypes,
+                    request_deserializer=hotelops_dot_webhook_dot_v1_dot_webhook__pb2.ListWebhookEventTypesRequest.FromString,
+                    response_serializer=hotelops_dot_webhook_dot_v1_dot_webhook__pb2.ListWebhookEventTypesResponse.SerializeToString,
             ),
             'ListNotifications': grpc.unary_unary_rpc_method_handler(
                     servicer.ListNotifications,
@@ -492,6 +510,23 @@ class WebhookService(object):
         return grpc.experimental.unary_unary(request, target, '/hotelops.webhook.v1.WebhookService/ResendWebhookDelivery',
             hotelops_dot_webhook_dot_v1_dot_webhook__pb2.ResendWebhookDeliveryRequest.SerializeToString,
             hotelops_dot_webhook_dot_v1_dot_webhook__pb2.ResendWebhookDeliveryResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListWebhookEventTypes(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.webhook.v1.WebhookService/ListWebhookEventTypes',
+            hotelops_dot_webhook_dot_v1_dot_webhook__pb2.ListWebhookEventTypesRequest.SerializeToString,
+            hotelops_dot_webhook_dot_v1_dot_webhook__pb2.ListWebhookEventTypesResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 

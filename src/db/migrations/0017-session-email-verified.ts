@@ -5,8 +5,8 @@ import { Migration } from "@mikro-orm/migrations";
  * verification). Switching the session into such a property needs it, so a session is only as trusted as its
  * login. Sessions from before this migration count as unverified (their users sign in again to switch there).
  */
-export class Migration0012SessionEmailVerified extends Migration {
-  override name = "0012-session-email-verified";
+export class Migration0017SessionEmailVerified extends Migration {
+  override name = "0017-session-email-verified";
 
   override up(): void {
     this.addSql("alter table staff_sessions add column email_verified boolean not null default false;");

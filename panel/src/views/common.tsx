@@ -1,0 +1,113 @@
+import type { ComponentChildren } from "preact";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { problemOf, type Problem } from "../api.ts";
+import { useI18n } from "../i18n.ts";
+
+/** The page heading; focused when the page opens so screen readers and keyboards start there. */
+export function PageTitle({ children }: { children: ComponentChildren }) {
+  const ref = useRef<HTMLHeadingElement>(null);
+  useEffect(() => ref.current?.focus(), []);
+  return (
+    <h1 ref={ref} tabIndex={-1}>
+      {children}
+    </h1>
+  );
+}
+
+/** An error answer as people read it, never a JSON dump. */
+export function ErrorBox({ problem }: { problem: Problem | undefined }) {
+  const { t } = useI18n();
+  if (problem === undefined) return null;
+  return (
+    <div class="error" role="alert">
+      <p>{problem.network ? t("networkError") : problem.retryAfterSeconds !== undefined ? t("retryIn", { s: problem.retryAfterSeconds }) : problem.message}</p>
+      {problem.fields.length > 0 && (
+        <ul>
+          {problem.fields.map((f) => (
+            <li key={f.field}>
+              <code>{f.field}</code>: {f.reason}
+            </li>
+          ))}
+        </ul>
+      )}
+      {problem.requestId && <p class="small">{t("requestId", { id: problem.requestId })}</p>}
+    </div>
+  );
+}
+
+/** Runs an async load; `reload()` runs it again. A 401 that survived the refresh ends the session elsewhere. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefined; problem: Problem | undefined; loading: boolean; reload: () => void } {
+  const [state, setState] = useState<{ data: T | undefined; problem: Problem | undefined; loading: boolean }>({ data: undefined, problem: undefined, loading: true });
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    let live = true;
+    setState((s) => ({ ...s, loading: true }));
+    load().then(
+      (data) => live && setState({ data, problem: undefined, loading: false }),
+      (err: unknown) => live && setState({ data: undefined, problem: problemOf(err), loading: false }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [...deps, tick]);
+  return { ...state, reload: () => setTick((n) => n + 1) };
+}
+
+/** The signing secret, shown once, with a copy button and the warning. */
+export function SecretBox({ secret, note, onDone }: { secret: string; note?: string | undefined; onDone: () => void }) {
+  const { t } = useI18n();
+  const [copied, setCopied] = useState<"" | "ok" | "failed">("");
+  const input = useRef<HTMLInputElement>(null);
+  useEffect(() => input.current?.focus(), []);
+  async function copy() {
+    input.current?.select();
+    try {
+      await navigator.clipboard.writeText(secret);
+      setCopied("ok");
+    } catch {
+      setCopied("failed");
+    }
+  }
+  return (
+    <section class="secret" aria-labelledby="secret-title">
+      <h2 id="secret-title">{t("secretTitle")}</h2>
+      <p class="warning">
+        <strong>{t("secretOnce")}</strong>
+      </p>
+      {note && <p>{note}</p>}
+      <div class="secret-row">
+        <label class="visually-hidden" for="secret-value">
+          {t("secretTitle")}
+        </label>
+        <input id="secret-value" ref={input} readOnly value={secret} class="mono" onFocus={(e) => (e.target as HTMLInputElement).select()} />
+        <button type="button" onClick={copy}>
+          {t("secretCopy")}
+        </button>
+      </div>
+      <p role="status" class="small">
+        {copied === "ok" ? t("secretCopied") : copied === "failed" ? t("secretCopyFailed") : ""}
+      </p>
+      <button type="button" class="primary" onClick={onDone}>
+        {t("secretDone")}
+      </button>
+    </section>
+  );
+}
+
+/** An inline confirmation (keyboard reachable, no browser dialog). */
+export function Confirm({ text, onYes, onNo }: { text: string; onYes: () => void; onNo: () => void }) {
+  const { t } = useI18n();
+  const ref = useRef<HTMLButtonElement>(null);
+  useEffect(() => ref.current?.focus(), []);
+  return (
+    <div class="confirm" role="group" aria-label={text}>
+      <p>{text}</p>
+      <button type="button" class="danger" id="confirm-yes" ref={ref} onClick={onYes}>
+        {t("confirm")}
+      </button>{" "}
+      <button type="button" onClick={onNo}>
+        {t("cancel")}
+      </button>
+    </div>
+  );
+}
