@@ -1,6 +1,7 @@
 // npm run bench: every benchmark, each printing ratios against a baseline measured in the same run.
 // BENCH_SECONDS sets the duration of each load phase (default 8).
 import { benchStatus } from "./status.bench.ts";
+import { benchObservability } from "./observability.bench.ts";
 import { benchConnectivity } from "./connectivity.bench.ts";
 import { benchRateLimit } from "./ratelimit.bench.ts";
 import { benchReservations } from "./reservations.bench.ts";
@@ -9,7 +10,7 @@ import { benchCodec } from "./codec.bench.ts";
 import { benchMobile } from "./mobile.bench.ts";
 
 const only = process.argv[2];
-const benches: Record<string, () => Promise<void>> = { status: benchStatus, connectivity: benchConnectivity, ratelimit: benchRateLimit, reservations: benchReservations, webhooks: benchWebhooks, codec: benchCodec, mobile: benchMobile };
+const benches: Record<string, () => Promise<void>> = { status: benchStatus, connectivity: benchConnectivity, ratelimit: benchRateLimit, reservations: benchReservations, webhooks: benchWebhooks, codec: benchCodec, mobile: benchMobile, observability: benchObservability };
 for (const [name, run] of Object.entries(benches)) {
   if (only !== undefined && only !== name) continue;
   console.log(`\n=== ${name} ===`);

@@ -25,6 +25,9 @@ import { createInventoryModule } from "./modules/inventory/index.ts";
 import { createReservationService, createReservationsModule } from "./modules/reservations/index.ts";
 import { createIdentityModule, MAX_IMAGE_BYTES } from "./modules/identity/index.ts";
 import { createMobileModule } from "./modules/mobile/index.ts";
+import { createMetrics, type Metrics } from "./observability/metrics.ts";
+import { startMetricsServer } from "./observability/metrics-server.ts";
+import { startTracing, type Tracing } from "./observability/tracing.ts";
 
 export interface AppOptions {
   clock?: Clock;
@@ -44,6 +47,12 @@ export interface App {
   port: number | undefined;
   clock: Clock;
   logger: Logger;
+  /** Prometheus metrics of this process (undefined with METRICS=off). */
+  metrics: Metrics | undefined;
+  /** Undefined without OTEL_EXPORTER_OTLP_ENDPOINT. */
+  tracing: Tracing | undefined;
+  /** The port of METRICS_PORT's server, when one was asked for. */
+  metricsPort: number | undefined;
   close(): Promise<void>;
 }
 
@@ -76,16 +85,20 @@ function createModules(deps: Deps, options: AppOptions = {}): Module[] {
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
+  const tracing = startTracing(config.otlpEndpoint, config.serviceName);
   const db = await openDatabase(config, logger);
-  const boss = await startBoss({ url: db.url, role: config.role, logger, graceMs: config.shutdownGraceMs });
-  const deps: Deps = { config, db, boss, transact: createTransact(db.orm, boss.pgboss), clock, logger };
+  const metrics = config.metrics.enabled ? createMetrics(db.pool) : undefined;
+  metrics?.instrumentPool("main", db.pool);
+  const telemetry = { tracer: tracing?.tracer, ...(metrics ? { onFailure: metrics.jobFailed } : {}) };
+  const boss = await startBoss({ url: db.sessionUrl, role: config.role, logger, graceMs: config.shutdownGraceMs, telemetry });
+  const deps: Deps = { config, db, boss, transact: createTransact(db.orm, boss.pgboss), clock, logger, metrics };
   const modules = createModules(deps, options);
   for (const m of modules) await m.startWorkers?.();
 
   let listener: Listener | undefined;
   let gateway: Gateway | undefined;
   if (config.role !== "worker") {
-    const interceptors = [createCallInterceptor(logger), ...modules.flatMap((m) => m.interceptors ?? [])];
+    const interceptors = [createCallInterceptor(logger, { metrics, tracing }), ...modules.flatMap((m) => m.interceptors ?? [])];
     const router = createRecordingRouter({ interceptors, readMaxBytes: config.maxBodyBytes });
     for (const m of modules) m.registerRpc?.(router);
     const served = modules.flatMap((m) => m.services ?? []);
@@ -93,9 +106,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     registerHealth(router, served, db.readiness);
     gateway = createGateway({ ...router.direct, maxBodyBytes: config.maxBodyBytes, maxFileBytes: MAX_IMAGE_BYTES, refuseAnonymousBeforeBody: true });
     const clientAddress = createClientAddress(parseTrustedProxies(config.trustedProxies) ?? []);
-    const dispatcher = createDispatcher({ handlers: router.handlers, gateway, ready: db.readiness, logger, clientAddress, cors: createCors(config.corsOrigins) });
+    const onMainPort = metrics !== undefined && config.metrics.port === undefined ? { render: metrics.render, contentType: metrics.contentType, token: config.metrics.token } : undefined;
+    const dispatcher = createDispatcher({ handlers: router.handlers, gateway, ready: db.readiness, logger, clientAddress, cors: createCors(config.corsOrigins), metrics: onMainPort });
     listener = await listen(dispatcher, { port: config.port, host: config.host, tls: config.tls, limits: config.connections });
   }
+  const metricsServer = metrics !== undefined && config.metrics.port !== undefined ? await startMetricsServer(metrics, { port: config.metrics.port, host: config.host, token: config.metrics.token }) : undefined;
 
   return {
     config,
@@ -106,12 +121,17 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     port: listener?.port,
     clock,
     logger,
+    metrics,
+    tracing,
+    metricsPort: metricsServer?.port,
     async close() {
       await listener?.close(config.shutdownGraceMs);
+      await metricsServer?.close();
       // Jobs drain first: a module's resources (the webhook sender's connections) may be in use by a running job.
       await boss.stop();
       for (const m of modules) await m.stop?.();
       await db.close();
+      await tracing?.shutdown();
     },
   };
 }

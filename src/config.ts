@@ -44,6 +44,22 @@ export interface Config {
   connections: ConnectionLimits;
   /** Test hook: the idempotent write's transaction stays open this long after its outcome is recorded. */
   testCommitDelayMs: number;
+  /**
+   * A direct connection to the server when DATABASE_URL goes through a transaction-pooling PgBouncer: migrations
+   * (a session advisory lock) and pg-boss (LISTEN, its own session state) use it, and pooled queries are sent
+   * without statement names.
+   */
+  databaseDirectUrl: string | undefined;
+  metrics: {
+    enabled: boolean;
+    /** Bearer token /metrics wants (unset: open). */
+    token: string | undefined;
+    /** Serve /metrics on a port of its own (any role) instead of the API port. */
+    port: number | undefined;
+  };
+  /** OTLP/HTTP endpoint for traces (`OTEL_EXPORTER_OTLP_ENDPOINT`); unset: tracing off. */
+  otlpEndpoint: string | undefined;
+  serviceName: string;
   /** Browser origins allowed by CORS: exact origins, "*" or "loopback"; empty: none (the production default). */
   corsOrigins: string[];
 }
@@ -100,6 +116,16 @@ export function loadConfig(env: Env = process.env): Config {
   const smtpUrl = text("SMTP_URL");
   if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl)) problems.push("SMTP_URL must be an smtp:// or smtps:// URL");
 
+  const databaseDirectUrl = text("DATABASE_DIRECT_URL");
+  if (databaseDirectUrl !== undefined && (databaseUrl === undefined || !/^postgres(ql)?:\/\//.test(databaseDirectUrl))) {
+    problems.push("DATABASE_DIRECT_URL must be a postgres:// URL and needs DATABASE_URL");
+  }
+  const otlpEndpoint = text("OTEL_EXPORTER_OTLP_ENDPOINT");
+  if (otlpEndpoint !== undefined && !/^https?:\/\//.test(otlpEndpoint)) problems.push("OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL");
+  const metricsFlag = env.METRICS ?? "on";
+  if (metricsFlag !== "on" && metricsFlag !== "off") problems.push(`METRICS must be on or off, got "${metricsFlag}"`);
+  const metricsPort = text("METRICS_PORT");
+
   const certFile = text("TLS_CERT_FILE");
   const keyFile = text("TLS_KEY_FILE");
   if ((certFile === undefined) !== (keyFile === undefined)) problems.push("TLS_CERT_FILE and TLS_KEY_FILE must be set together");
@@ -143,6 +169,10 @@ export function loadConfig(env: Env = process.env): Config {
       maxStreamsPerSession: int("H2_MAX_CONCURRENT_STREAMS", 100, 1, 10_000),
     },
     testCommitDelayMs: int("TEST_COMMIT_DELAY_MS", 0, 0, 600_000),
+    databaseDirectUrl,
+    metrics: { enabled: metricsFlag !== "off", token: text("METRICS_TOKEN"), port: metricsPort === undefined ? undefined : int("METRICS_PORT", 0, 0, 65535) },
+    otlpEndpoint,
+    serviceName: text("OTEL_SERVICE_NAME") ?? `hotelops-${role}`,
   };
   if (config.testCommitDelayMs > 0 && nodeEnv === "production") problems.push("TEST_COMMIT_DELAY_MS is a test-only setting and is refused when NODE_ENV=production");
   if (config.corsOrigins.some((o) => o !== "*" && o !== "loopback" && !isOrigin(o))) {

@@ -84,7 +84,23 @@ export function toAppError(err: unknown): AppError {
     const code = pgConflicts[pgCode];
     if (code !== undefined) return new AppError(code, "The operation conflicts with a concurrent change; retry it.", { cause: err });
   }
+  if (isDatabaseUnavailable(err, pgCode)) return new AppError("unavailable", "The database is unavailable; retry shortly.", { cause: err, retryAfterSeconds: 5 });
   return new AppError("internal", "Internal error.", { cause: err });
+}
+
+/**
+ * The database cannot be reached (refused, reset, shut down, starting, out of connections, a connect timeout):
+ * the caller gets 503 with Retry-After instead of a 500, and nothing it was told committed is affected.
+ */
+function isDatabaseUnavailable(err: unknown, pgCode: string | undefined): boolean {
+  if (pgCode !== undefined && (/^(08|57P)/.test(pgCode) || pgCode === "53300")) return true;
+  for (let e: unknown = err, depth = 0; e !== null && typeof e === "object" && depth < 5; depth++) {
+    const { code, message } = e as { code?: unknown; message?: unknown };
+    if (typeof code === "string" && ["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "ENOTFOUND", "EAI_AGAIN"].includes(code)) return true;
+    if (typeof message === "string" && /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down)/i.test(message)) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
 }
 
 function findPgCode(err: unknown): string | undefined {

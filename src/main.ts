@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from "./config.ts";
 import { createApp } from "./app.ts";
 import { createLogger } from "./lib/logger.ts";
+import { MigrationError } from "./db/orm.ts";
 import { describeSeed, isEmptyDatabase, seedDemo } from "./ops/seed.ts";
 
 let config;
@@ -15,7 +16,11 @@ try {
 }
 
 const logger = createLogger(config.logLevel);
-const app = await createApp(config, { logger });
+const app = await createApp(config, { logger }).catch((err: unknown) => {
+  if (!(err instanceof MigrationError)) throw err;
+  console.error(err.message);
+  process.exit(3);
+});
 
 const base = `http://localhost:${app.port ?? config.port}`;
 if (app.port !== undefined) {

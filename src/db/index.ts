@@ -10,6 +10,8 @@ import { createOrm, migrate } from "./orm.ts";
 export interface Database {
   orm: MikroORM;
   url: string;
+  /** Where session state works (LISTEN, advisory locks): DATABASE_DIRECT_URL behind PgBouncer, else `url`. */
+  sessionUrl: string;
   /**
    * A plain node-postgres pool for hot read paths outside transactions (`db.pool.query(text, params)`):
    * measured at several times the throughput of a query through the ORM's Kysely bridge.
@@ -30,7 +32,7 @@ export const EMBEDDED_PORT = 5433;
  * boss.pgboss) -> modules register workers -> servers listen. Shutdown runs backwards: servers drain ->
  * boss.stop() (waits for running jobs) -> db.close() (pool, ORM, then the embedded PostgreSQL last).
  */
-export async function openDatabase(config: Pick<Config, "databaseUrl" | "dataDir"> & Partial<Pick<Config, "embeddedPgPort">>, logger: Logger): Promise<Database> {
+export async function openDatabase(config: Pick<Config, "databaseUrl" | "dataDir"> & Partial<Pick<Config, "embeddedPgPort" | "databaseDirectUrl">>, logger: Logger): Promise<Database> {
   let embedded: EmbeddedDatabase | undefined;
   let url = config.databaseUrl;
   if (url === undefined) {
@@ -41,8 +43,15 @@ export async function openDatabase(config: Pick<Config, "databaseUrl" | "dataDir
     await embedded?.stop();
     throw err;
   });
+  const sessionUrl = config.databaseDirectUrl ?? url;
   try {
-    await withMigrationLock(orm.em.getKysely<unknown>(), () => migrate(orm));
+    // The lock is a session lock: behind PgBouncer, migrations run on a direct connection of their own.
+    const migrator = sessionUrl === url ? orm : await createOrm(sessionUrl, 2); // the lock holds one connection, migrations use another
+    try {
+      await withMigrationLock(migrator.em.getKysely<unknown>(), () => migrate(migrator));
+    } finally {
+      if (migrator !== orm) await migrator.close(true);
+    }
   } catch (err) {
     await orm.close(true);
     await embedded?.stop();
@@ -50,10 +59,13 @@ export async function openDatabase(config: Pick<Config, "databaseUrl" | "dataDir
   }
   // connectionTimeoutMillis: a lost database answers 503 within seconds instead of hanging requests.
   const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5_000 });
+  // PgBouncer (transaction pooling, before 1.21) cannot keep a named statement between transactions.
+  if (config.databaseDirectUrl !== undefined) sendUnnamedStatements(pool);
   pool.on("error", (err) => logger.warn({ err }, "idle database connection failed"));
   return {
     orm,
     url,
+    sessionUrl,
     pool,
     // Migrations ran before openDatabase returned (it throws otherwise), so answering is all that is left.
     async readiness() {
@@ -72,6 +84,17 @@ export async function openDatabase(config: Pick<Config, "databaseUrl" | "dataDir
         await embedded?.stop();
       }
     },
+  };
+}
+
+function sendUnnamedStatements(pool: pg.Pool): void {
+  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+  (pool as { query: unknown }).query = (first: unknown, ...rest: unknown[]) => {
+    if (typeof first === "object" && first !== null && "name" in first) {
+      const { name: _name, ...unnamed } = first as Record<string, unknown>;
+      return query(unnamed, ...rest);
+    }
+    return query(first, ...rest);
   };
 }
 

@@ -24,7 +24,20 @@ export async function createOrm(url: string, poolMax = 10): Promise<MikroORM> {
 
 /** Applies pending migrations in one transaction. Callers serialize concurrent starts (see openDatabase). */
 export async function migrate(orm: MikroORM): Promise<void> {
-  await orm.migrator.up();
+  try {
+    await orm.migrator.up();
+  } catch (err) {
+    throw new MigrationError(err);
+  }
+}
+
+/** A migration failed: pending migrations run in one transaction (allOrNothing), so none of them was applied. */
+export class MigrationError extends Error {
+  override name = "MigrationError";
+  constructor(cause: unknown) {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    super(`Database migration failed, nothing was applied (the schema is as it was before this start): ${reason}`, { cause });
+  }
 }
 
 export async function pendingMigrations(orm: MikroORM): Promise<number> {

@@ -36,7 +36,7 @@ export interface Gateway {
 }
 
 /** Incoming headers an RPC may read; everything else stays at the HTTP edge. */
-const FORWARDED = ["authorization", "idempotency-key", "user-agent", "x-forwarded-for", "accept-language"];
+const FORWARDED = ["authorization", "idempotency-key", "user-agent", "x-forwarded-for", "accept-language", "traceparent", "tracestate"];
 /** Connect/gRPC protocol headers that must not leak into REST responses. */
 const PROTOCOL_HEADER = /^(content-type|content-length|content-encoding|accept-encoding|connect-|grpc-|trailer-)/;
 

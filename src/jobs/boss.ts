@@ -5,6 +5,7 @@ import type { Logger } from "../lib/logger.ts";
 import { queues } from "./queues.ts";
 import { heldTransactionOf } from "../db/held-transaction.ts";
 import type { Transact } from "../db/transaction.ts";
+import { instrumentBoss, type JobTelemetry } from "./telemetry.ts";
 
 /**
  * Options of one worker. The pg-boss flags that change the handler's shape (transactional, perJobResults,
@@ -40,6 +41,8 @@ export interface BossOptions {
   logger: Logger;
   /** How long stop() waits for in-flight jobs. Default 10 s (pg-boss enforces at least 1 s). */
   graceMs?: number;
+  /** Trace context carried in jobs and failure counts (see telemetry.ts). */
+  telemetry?: JobTelemetry;
 }
 
 /**
@@ -61,6 +64,7 @@ export async function startBoss(opts: BossOptions): Promise<Boss> {
     // Expired jobs (their worker died) are found this often: with JOB_EXPIRY_SECONDS a stuck job runs again within a minute.
     superviseIntervalSeconds: SUPERVISE_SECONDS,
   });
+  instrumentBoss(pgboss, opts.telemetry ?? {});
   pgboss.on("error", (err) => opts.logger.error({ err }, "pg-boss error"));
   pgboss.on("warning", (warning) => opts.logger.warn({ warning }, "pg-boss warning"));
   await pgboss.start();
@@ -94,7 +98,7 @@ export async function startBoss(opts: BossOptions): Promise<Boss> {
 }
 
 /** What every job a RowWriter enqueues shares (the queue's own policy fills in the rest). */
-export type RowJobOptions = Pick<JobInsert, "retryLimit" | "retryDelay" | "retryBackoff">;
+export type RowJobOptions = Pick<JobInsert, "retryLimit" | "retryDelay" | "retryBackoff" | "expireInSeconds">;
 
 export interface RowWriterSpec {
   table: string;

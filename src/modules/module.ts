@@ -6,6 +6,7 @@ import type { Transact } from "../db/transaction.ts";
 import type { Boss } from "../jobs/boss.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
+import type { Metrics } from "../observability/metrics.ts";
 
 /** What every module is built from (wired by hand in app.ts). */
 export interface Deps {
@@ -15,6 +16,8 @@ export interface Deps {
   transact: Transact;
   clock: Clock;
   logger: Logger;
+  /** Undefined with METRICS=off. */
+  metrics?: Metrics | undefined;
 }
 
 /** The shape app.ts composes: RPC services, interceptors (in order, after the call interceptor) and workers. */

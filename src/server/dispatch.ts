@@ -1,6 +1,8 @@
+import { timingSafeEqual } from "node:crypto";
 import { Code, ConnectError, createContextValues } from "@connectrpc/connect";
 import type { UniversalHandler } from "@connectrpc/connect/protocol";
 import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
+import { runWithRequestId } from "../lib/log-context.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { Cors } from "./cors.ts";
 import { callInfoKey, requestIdFrom, type CallInfo, type Transport } from "./context.ts";
@@ -24,6 +26,15 @@ export interface DispatchOptions {
   clientAddress?: (peer: string, forwardedFor: string | string[] | undefined) => string;
   /** CORS for browsers on other origins (REST, Connect and gRPC-Web alike); answers preflights. */
   cors?: Cors;
+  /** GET /metrics on this port (unset: not served here). */
+  metrics?: MetricsEndpoint | undefined;
+}
+
+export interface MetricsEndpoint {
+  render(): Promise<string>;
+  contentType: string;
+  /** When set, /metrics wants `Authorization: Bearer <token>`. */
+  token?: string | undefined;
 }
 
 /**
@@ -47,9 +58,17 @@ export function createDispatcher(opts: DispatchOptions): NodeHandler {
     res.setHeader("x-request-id", info.requestId);
     const values = createContextValues().set(callInfoKey, info);
     if (opts.cors?.handle(req, res, info.requestId) === true) return;
+    // Every log line written while serving the request carries its id (see log-context.ts).
+    runWithRequestId(info.requestId, () => route(req, res, path, info, values));
+  };
 
+  function route(req: Parameters<NodeHandler>[0], res: Parameters<NodeHandler>[1], path: string, info: CallInfo, values: ReturnType<typeof createContextValues>): void {
     if (path === "/healthz" || path === "/readyz") {
       void probe(path, opts, res);
+      return;
+    }
+    if (path === "/metrics" && opts.metrics !== undefined) {
+      void serveMetrics(req, res, opts.metrics);
       return;
     }
     const handler = byPath.get(path);
@@ -70,7 +89,30 @@ export function createDispatcher(opts: DispatchOptions): NodeHandler {
         if (ConnectError.from(reason).code === Code.Aborted) return;
         opts.logger.warn({ err: reason, requestId: info.requestId }, "rpc response not completed");
       });
-  };
+  }
+}
+
+/** Prometheus text format; with a token, anything else than `Bearer <token>` gets 401. */
+export async function serveMetrics(req: Parameters<NodeHandler>[0], res: Parameters<NodeHandler>[1], metrics: MetricsEndpoint): Promise<void> {
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    send(res, 405, { allow: "GET, HEAD" });
+    return;
+  }
+  if (metrics.token !== undefined && !sameToken(req.headers.authorization, `Bearer ${metrics.token}`)) {
+    send(res, 401, { "www-authenticate": "Bearer", "content-type": "text/plain" }, "unauthorized\n");
+    return;
+  }
+  try {
+    send(res, 200, { "content-type": metrics.contentType, "cache-control": "no-store" }, await metrics.render());
+  } catch {
+    send(res, 503, { "content-type": "text/plain" }, "metrics unavailable\n");
+  }
+}
+
+function sameToken(given: string | undefined, expected: string): boolean {
+  const a = Buffer.from(given ?? "");
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 function transportOf(contentType: string | undefined): Transport {

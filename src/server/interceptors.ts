@@ -3,6 +3,8 @@ import { create } from "@bufbuild/protobuf";
 import { ErrorInfoSchema } from "../../gen/hotelops/api/v1/rest_pb.js";
 import { AppError, errorCodes, toAppError, type ErrorCode } from "../errors.ts";
 import type { Logger } from "../lib/logger.ts";
+import type { Metrics } from "../observability/metrics.ts";
+import { contextFromHeaders, inSpan, SpanKind, type Tracing } from "../observability/tracing.ts";
 import { callInfoKey, requestIdFrom, type CallInfo } from "./context.ts";
 import { unstorableTextIn } from "../lib/text.ts";
 
@@ -20,8 +22,9 @@ export function callInfoOf(values: ContextValues, header: Headers): CallInfo {
  * Outermost interceptor: request id out, one access-log line per call, and the single place where any error
  * becomes the wire error (AppError code -> Connect/gRPC code, with an ErrorInfo detail carrying our code).
  */
-export function createCallInterceptor(logger: Logger): Interceptor {
-  return (next) => async (req) => {
+export function createCallInterceptor(logger: Logger, telemetry: { metrics?: Metrics | undefined; tracing?: Tracing | undefined } = {}): Interceptor {
+  const { metrics, tracing } = telemetry;
+  const call: Interceptor = (next) => async (req) => {
     const info = callInfoOf(req.contextValues, req.header);
     const started = performance.now();
     const rpc = `${req.service.typeName}/${req.method.name}`;
@@ -32,16 +35,36 @@ export function createCallInterceptor(logger: Logger): Interceptor {
       }
       const res = await next(req);
       res.header.set("x-request-id", info.requestId);
-      logger.info({ requestId: info.requestId, rpc, transport: info.transport, ms: elapsed(started), code: "ok" }, "call");
+      const ms = elapsed(started);
+      metrics?.observeCall(info.transport, rpc, "ok", ms / 1000);
+      logger.info({ requestId: info.requestId, rpc, transport: info.transport, ms, code: "ok" }, "call");
       return res;
     } catch (thrown) {
       const err = thrown instanceof ConnectError ? fromConnectError(thrown) : toAppError(thrown);
       info.error = err;
       const ms = elapsed(started);
+      metrics?.observeCall(info.transport, rpc, err.code, ms / 1000);
       if (err.code === "internal") logger.error({ requestId: info.requestId, rpc, transport: info.transport, ms, err: thrown }, "call failed");
       else logger.info({ requestId: info.requestId, rpc, transport: info.transport, ms, code: err.code }, "call");
       throw toConnectError(err, info.requestId);
     }
+  };
+  if (tracing === undefined) return call;
+  // A server span per RPC, continuing the caller's W3C traceparent on every face (the REST gateway forwards it).
+  return (next) => {
+    const inner = call(next);
+    return (req) => {
+      const info = callInfoOf(req.contextValues, req.header);
+      const attributes = { "rpc.system": "connect_rpc", "rpc.service": req.service.typeName, "rpc.method": req.method.name, "hotelops.face": info.transport, "hotelops.request_id": info.requestId };
+      return inSpan(tracing.tracer, `${req.service.typeName}/${req.method.name}`, { kind: SpanKind.SERVER, parent: contextFromHeaders(req.header), attributes }, async (span) => {
+        try {
+          return await inner(req);
+        } catch (err) {
+          if (err instanceof ConnectError) span.setAttribute("rpc.connect_rpc.error_code", Code[err.code]);
+          throw err;
+        }
+      });
+    };
   };
 }
 

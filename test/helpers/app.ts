@@ -1,8 +1,8 @@
-import { pino } from "pino";
 import { loadConfig, type Config } from "../../src/config.ts";
 import { createApp, type App } from "../../src/app.ts";
 import type { Clock } from "../../src/lib/clock.ts";
 import { freshDatabaseUrl } from "./db.ts";
+import { testLogger } from "./logs.ts";
 
 export interface TestApp extends App {
   baseUrl: string;
@@ -25,7 +25,7 @@ const generousRateLimits = {
 export async function startTestApp(options: { env?: Record<string, string>; clock?: Clock; databaseUrl?: string } = {}): Promise<TestApp> {
   const databaseUrl = options.databaseUrl ?? (await freshDatabaseUrl());
   const config: Config = loadConfig({ PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "silent", DATABASE_URL: databaseUrl, SHUTDOWN_GRACE_MS: "2000", ...generousRateLimits, ...options.env });
-  const app = await createApp(config, { logger: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }), ...(options.clock ? { clock: options.clock } : {}) });
+  const app = await createApp(config, { logger: testLogger(), ...(options.clock ? { clock: options.clock } : {}) });
   if (app.port === undefined) throw new Error("test app has no port (ROLE=worker?)");
   return Object.assign(app, { baseUrl: `http://127.0.0.1:${app.port}`, port: app.port });
 }

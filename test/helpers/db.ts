@@ -1,11 +1,11 @@
 import { inject } from "vitest";
 import pg from "pg";
-import { pino } from "pino";
 import type { Role } from "../../src/config.ts";
 import { openDatabase, type Database } from "../../src/db/index.ts";
 import { createTransact, type Transact } from "../../src/db/transaction.ts";
 import { startBoss, type Boss } from "../../src/jobs/boss.ts";
 import { newId } from "../../src/lib/ids.ts";
+import { testLogger } from "./logs.ts";
 
 /** A database of its own for one test file, cloned from the migrated template (a file copy, tens of ms). */
 export async function freshDatabaseUrl(): Promise<string> {
@@ -44,7 +44,7 @@ export interface TestDatabase {
  * ROLE decides whether `boss.registerWorker` starts workers (default `all`: it does).
  */
 export async function openTestDatabase(options: { role?: Role; url?: string } = {}): Promise<TestDatabase> {
-  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
+  const logger = testLogger();
   const url = options.url ?? (await freshDatabaseUrl());
   const db = await openDatabase({ databaseUrl: url, dataDir: "/nonexistent" }, logger);
   const boss = await startBoss({ url, role: options.role ?? "all", logger, graceMs: 2_000 }).catch(async (err: unknown) => {

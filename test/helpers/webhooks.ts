@@ -1,12 +1,12 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pino } from "pino";
 import { loadConfig } from "../../src/config.ts";
 import { createApp, type App } from "../../src/app.ts";
 import type { Clock } from "../../src/lib/clock.ts";
 import { createWebhookParts, systemResolver, type Resolver, type WebhookOptions } from "../../src/modules/webhooks/index.ts";
 import { freshDatabaseUrl } from "./db.ts";
+import { testLogger } from "./logs.ts";
 import type { TestCa } from "./https-receiver.ts";
 
 export { createTestCa, startReceiver, type TestCa, type Received, type Behavior, type Receiver } from "./https-receiver.ts";
@@ -45,7 +45,7 @@ export async function startWebhookApp(opts: { ca: TestCa; clock: Clock; webhooks
     WEBHOOK_SECRET_KEY: testSecretKey,
     ...opts.env,
   });
-  const app: App = await createApp(config, { logger: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }), clock: opts.clock, webhooks: opts.webhooks });
+  const app: App = await createApp(config, { logger: testLogger(), clock: opts.clock, webhooks: opts.webhooks });
   const parts = createWebhookParts(app.deps, opts.webhooks);
   return Object.assign(app, { baseUrl: `http://127.0.0.1:${app.port}`, parts, dataDir });
 }

@@ -1,6 +1,6 @@
 import type { Deps, Module } from "../module.ts";
 import { createPlatformSettings } from "../../db/platform-settings.ts";
-import { createRowWriter } from "../../jobs/boss.ts";
+import { createRowWriter, JOB_EXPIRY_SECONDS } from "../../jobs/boss.ts";
 import { eventColumns } from "./connectivity.repository.ts";
 import { createConnectivityService, RESERVATION_EVENTS_QUEUE } from "./connectivity.service.ts";
 import { createReservationService } from "../reservations/index.ts";
@@ -13,7 +13,8 @@ import { createPartnerSwitchInterceptor } from "./partner-switch.interceptor.ts"
 export { adapterFor, registerAdapter, jsonAdapter, type ProviderAdapter, type InboundReservationEvent } from "./adapters.ts";
 export { RESERVATION_EVENTS_QUEUE } from "./connectivity.service.ts";
 
-const EVENT_JOB = { retryLimit: 5, retryDelay: 5, retryBackoff: true };
+// A job held by a worker that died (SIGKILL, lost host) is retried once its lock expires (JOB_EXPIRY_SECONDS), not after pg-boss's 15 min.
+const EVENT_JOB = { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: JOB_EXPIRY_SECONDS };
 
 /** The partner face. Its interceptor (the platform switch) must run before authentication. */
 export function createConnectivityModule(deps: Deps): Module {

@@ -41,6 +41,8 @@ export interface AttemptOutcome extends SendResult {
   /** The delivery's state after this attempt. */
   status: "pending" | "succeeded" | "failed" | "cancelled";
   nextAttemptAt: Date | undefined;
+  /** When the event was written (attempt 1's delay from it is the commit-to-first-attempt latency). */
+  eventCreatedAt: Date | null;
 }
 
 export type WebhookEngine = ReturnType<typeof createWebhookEngine>;
@@ -135,7 +137,7 @@ export function createWebhookEngine(d: EngineDeps) {
   }
 
   function outcome(f: Finished, status: AttemptOutcome["status"], next: Date | undefined): AttemptOutcome {
-    return { ...f.result, deliveryId: f.c.id, attempt: f.c.attempts, status, nextAttemptAt: status === "pending" ? next : undefined };
+    return { ...f.result, deliveryId: f.c.id, attempt: f.c.attempts, status, nextAttemptAt: status === "pending" ? next : undefined, eventCreatedAt: f.c.ev_created_at };
   }
 
   async function perform(c: Claimed, now: Date, memo: BatchMemo): Promise<SendResult> {

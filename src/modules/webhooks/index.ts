@@ -7,6 +7,7 @@ import { createWebhookEngine, type WebhookEngine } from "./engine.ts";
 import type { Random } from "./schedule.ts";
 import { createSecretBox, loadSecretKey } from "./secrets.ts";
 import { createSender, type Sender } from "./sender.ts";
+import { withAttemptSpans } from "./sender-spans.ts";
 import { createWebhooksService, type WebhooksService } from "./webhooks.service.ts";
 import { registerWebhookWorkers } from "./webhooks.jobs.ts";
 import { registerWebhookRpc, webhookRpcServices } from "./webhooks.rpc.ts";
@@ -39,7 +40,7 @@ export interface WebhooksModule extends Module {
 export function createWebhookParts(deps: Deps, options: WebhookOptions = {}) {
   const box = createSecretBox(loadSecretKey(deps.config.webhookSecretKey, deps.config.dataDir));
   const extraCa = deps.config.webhookExtraCaFile === undefined ? undefined : readFileSync(deps.config.webhookExtraCaFile, "utf8");
-  const sender = createSender({ extraCa });
+  const sender = withAttemptSpans(createSender({ extraCa }));
   const resolver = options.resolver ?? systemResolver;
   const policy = { allowPrivate: deps.config.webhookAllowPrivateTargets };
   const engine = createWebhookEngine({
@@ -69,7 +70,7 @@ export function createWebhooksModule(deps: Deps, options: WebhookOptions = {}): 
     sender,
     services: webhookRpcServices,
     registerRpc: (router) => registerWebhookRpc(router, service, notifications),
-    startWorkers: () => registerWebhookWorkers({ boss: deps.boss, pool: deps.db.pool, engine, mailer, logger: deps.logger, runsJobs: deps.config.role !== "api" }),
+    startWorkers: () => registerWebhookWorkers({ boss: deps.boss, pool: deps.db.pool, engine, mailer, logger: deps.logger, runsJobs: deps.config.role !== "api", metrics: deps.metrics }),
     // The kept-alive connections to receivers (app.close() stops modules after pg-boss drained the jobs).
     stop: () => sender.close(),
   };

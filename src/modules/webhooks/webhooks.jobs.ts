@@ -3,7 +3,8 @@ import { JOB_EXPIRY_SECONDS, type Boss } from "../../jobs/boss.ts";
 import { queues } from "../../jobs/queues.ts";
 import type { Logger } from "../../lib/logger.ts";
 import type { Mailer } from "../../lib/mail.ts";
-import type { WebhookEngine } from "./engine.ts";
+import type { Metrics } from "../../observability/metrics.ts";
+import type { AttemptOutcome, WebhookEngine } from "./engine.ts";
 
 /**
  * Workers: fan-out of events and attempts of deliveries, both a batch of jobs at a time, the every-minute
@@ -11,8 +12,13 @@ import type { WebhookEngine } from "./engine.ts";
  * A delivery job's lock (expireInSeconds) outlives the 10 s request timeout; a job lost with its worker is
  * retried by pg-boss and, failing that, picked up by the sweeper once the claim's lease lapses.
  */
-export async function registerWebhookWorkers(deps: { boss: Boss; pool: pg.Pool; engine: WebhookEngine; mailer: Mailer; logger: Logger; runsJobs: boolean }): Promise<void> {
-  const { boss, engine } = deps;
+export async function registerWebhookWorkers(deps: { boss: Boss; pool: pg.Pool; engine: WebhookEngine; mailer: Mailer; logger: Logger; runsJobs: boolean; metrics?: Metrics | undefined }): Promise<void> {
+  const { boss, engine, metrics } = deps;
+  const observed = async (attempts: Promise<AttemptOutcome[]>): Promise<AttemptOutcome[]> => {
+    const done = await attempts;
+    metrics?.observeWebhookAttempts(done, new Date());
+    return done;
+  };
   /**
    * Fan-out and attempts take a batch of jobs into one claim statement and one statement for the batch's
    * successes, with several batches in flight, fetching again at once while batches come back full.
@@ -25,8 +31,8 @@ export async function registerWebhookWorkers(deps: { boss: Boss; pool: pg.Pool; 
     if (!deps.runsJobs) return;
     await boss.pgboss.work<T>(queue, { batchSize, localConcurrency, burstWhenBatchFull: true }, async (jobs) => handler(jobs.map((job) => job.data)));
   }
-  await workInBatches<{ eventId: string }>(queues.eventsFanout, (jobs) => engine.fanOut(jobs.map((j) => j.eventId)), 20, 4);
-  await workInBatches<{ deliveryId: string }>(queues.webhooksDeliver, (jobs) => engine.attempt(jobs.map((j) => j.deliveryId)), 16, 4);
+  await workInBatches<{ eventId: string }>(queues.eventsFanout, (jobs) => observed(engine.fanOut(jobs.map((j) => j.eventId))), 20, 4);
+  await workInBatches<{ deliveryId: string }>(queues.webhooksDeliver, (jobs) => observed(engine.attempt(jobs.map((j) => j.deliveryId))), 16, 4);
   await boss.registerWorker(queues.webhooksSweep, async () => engine.sweepDue(), { queue: { retryLimit: 0 } });
   await boss.registerWorker(queues.webhooksPurge, async () => engine.purge(), { queue: { retryLimit: 2 } });
   await boss.registerWorker<{ endpointId: string }>(

@@ -1,0 +1,147 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type pg from "pg";
+
+/** What a pool exposes for the gauges (node-postgres's Pool has these three counters). */
+export interface PoolCounts {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+}
+
+/** One webhook attempt as the metrics see it (an engine outcome; the error class is a fixed set). */
+export interface WebhookAttemptSample {
+  attempt: number;
+  errorClass: string | null;
+  /** When the event committed: attempt 1's delay from it is the commit-to-first-attempt latency. */
+  eventCreatedAt?: Date | null;
+}
+
+export interface Metrics {
+  registry: Registry;
+  contentType: string;
+  /** One finished RPC: face (rest, connect, grpc, grpc-web), `package.Service/Method`, our error code or `ok`. */
+  observeCall(face: string, rpc: string, code: string, seconds: number): void;
+  /** A job handler (or batch) that threw. */
+  jobFailed(queue: string): void;
+  observeWebhookAttempts(attempts: readonly WebhookAttemptSample[], now: Date): void;
+  /** In-use, idle and waiting gauges of a connection pool, read at scrape time. */
+  instrumentPool(name: string, pool: PoolCounts): void;
+  render(): Promise<string>;
+}
+
+const latencyBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/**
+ * Prometheus metrics of one process (`prom-client`, its own registry). Labels take only values from fixed sets
+ * (faces, RPC names from the proto, error codes, queue names, attempt numbers capped at 8): never ids, URLs or
+ * anything a caller chooses. Database-wide figures (queue depth and age, webhook addresses) are read by one
+ * query each at scrape time through `pool`.
+ */
+export function createMetrics(pool: pg.Pool | undefined): Metrics {
+  const registry = new Registry();
+  // process memory, CPU, handles, GC and event-loop delay (nodejs_eventloop_lag_*)
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
+  const calls = new Counter({ name: "hotelops_rpc_requests_total", help: "RPCs answered, by face, RPC and result code", labelNames: ["face", "rpc", "code"], registers: [registry] });
+  const latency = new Histogram({ name: "hotelops_rpc_duration_seconds", help: "RPC latency, by face, RPC and result code", labelNames: ["face", "rpc", "code"], buckets: latencyBuckets, registers: [registry] });
+  const jobFailures = new Counter({ name: "hotelops_job_failures_total", help: "Job handlers (or batches) that threw in this process, by queue", labelNames: ["queue"], registers: [registry] });
+  const attempts = new Counter({ name: "hotelops_webhook_attempts_total", help: "Webhook delivery attempts by outcome and attempt number", labelNames: ["outcome", "attempt"], registers: [registry] });
+  const firstAttempt = new Histogram({ name: "hotelops_webhook_first_attempt_delay_seconds", help: "From the event's commit to its first delivery attempt", buckets: latencyBuckets, registers: [registry] });
+  const pools = new Map<string, PoolCounts>();
+  const poolGauge = (name: string, help: string, read: (p: PoolCounts) => number): void => {
+    new Gauge({
+      name,
+      help,
+      labelNames: ["pool"],
+      registers: [registry],
+      collect() {
+        for (const [label, p] of pools) this.set({ pool: label }, read(p));
+      },
+    });
+  };
+  poolGauge("hotelops_db_pool_connections_in_use", "Database connections checked out", (p) => p.totalCount - p.idleCount);
+  poolGauge("hotelops_db_pool_connections_idle", "Database connections open and idle", (p) => p.idleCount);
+  poolGauge("hotelops_db_pool_waiting", "Queries waiting for a database connection", (p) => p.waitingCount);
+
+  if (pool !== undefined) registerDatabaseGauges(registry, pool);
+
+  return {
+    registry,
+    contentType: registry.contentType,
+    observeCall(face, rpc, code, seconds) {
+      const labels = { face, rpc, code };
+      calls.inc(labels);
+      latency.observe(labels, seconds);
+    },
+    jobFailed(queue) {
+      jobFailures.inc({ queue });
+    },
+    observeWebhookAttempts(list, now) {
+      for (const a of list) {
+        attempts.inc({ outcome: a.errorClass ?? "succeeded", attempt: String(Math.min(a.attempt, 8)) });
+        if (a.attempt === 1 && a.eventCreatedAt) firstAttempt.observe(Math.max(0, (now.getTime() - a.eventCreatedAt.getTime()) / 1000));
+      }
+    },
+    instrumentPool(name, p) {
+      pools.set(name, p);
+    },
+    render: () => registry.metrics(),
+  };
+}
+
+/** Queue depth, oldest waiting job and retained failed jobs per queue, and webhook addresses by state. */
+function registerDatabaseGauges(registry: Registry, pool: pg.Pool): void {
+  let snapshot: Promise<{ queues: QueueRow[]; endpoints: { status: string; n: number }[] }> | undefined;
+  // Several gauges read one snapshot per scrape (the first gauge's collect starts it, the registry awaits all).
+  const read = (): NonNullable<typeof snapshot> => {
+    snapshot ??= Promise.all([
+      pool.query<QueueRow>(
+        `select q.name, count(*) filter (where j.state in ('created', 'retry'))::int as queued, count(*) filter (where j.state = 'active')::int as active,
+                count(*) filter (where j.state = 'failed')::int as failed,
+                coalesce(extract(epoch from now() - min(j.created_on) filter (where j.state in ('created', 'retry') and j.start_after <= now())), 0)::float8 as oldest
+         from pgboss.queue q left join pgboss.job j on j.name = q.name group by q.name`,
+      ),
+      pool.query<{ status: string; n: number }>("select status, count(*)::int as n from webhook_endpoints group by status"),
+    ]).then(
+      ([q, e]) => ({ queues: q.rows, endpoints: e.rows }),
+      // the database is away: process figures still render, database ones are left out of this scrape
+      () => ({ queues: [], endpoints: [] }),
+    );
+    const current = snapshot;
+    setImmediate(() => (snapshot = undefined));
+    return current;
+  };
+  const queueGauge = (name: string, help: string, pick: (r: QueueRow) => number): void => {
+    new Gauge({
+      name,
+      help,
+      labelNames: ["queue"],
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const r of (await read()).queues) this.set({ queue: r.name }, pick(r));
+      },
+    });
+  };
+  queueGauge("hotelops_queue_jobs_waiting", "Jobs waiting to run (created or retry), by queue", (r) => r.queued);
+  queueGauge("hotelops_queue_jobs_active", "Jobs running, by queue", (r) => r.active);
+  queueGauge("hotelops_queue_jobs_failed", "Failed jobs still retained, by queue", (r) => r.failed);
+  queueGauge("hotelops_queue_oldest_job_age_seconds", "Age of the oldest job due and not yet started, by queue", (r) => r.oldest);
+  new Gauge({
+    name: "hotelops_webhook_endpoints",
+    help: "Webhook addresses by state (open, closed, disabled)",
+    labelNames: ["state"],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const r of (await read()).endpoints) this.set({ state: r.status }, r.n);
+    },
+  });
+}
+
+interface QueueRow {
+  name: string;
+  queued: number;
+  active: number;
+  failed: number;
+  oldest: number;
+}

@@ -1,0 +1,53 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { join } from "node:path";
+import { freePort } from "../../scripts/pg-cluster.ts";
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  role: string;
+  /** http://127.0.0.1:<port> (ROLE=worker: no port). */
+  base: string;
+  output(): string;
+  /** Resolves with the exit code (null after a signal). */
+  exited: Promise<number | null>;
+}
+
+const running = new Set<ChildProcess>();
+
+/** `node src/main.ts` as the start command runs it; resolves once /readyz answers 200 (or the worker says so). */
+export async function startService(env: Record<string, string>): Promise<ServiceProcess> {
+  const role = env.ROLE ?? "all";
+  const port = env.PORT ?? String(await freePort());
+  let out = "";
+  const child = spawn(process.execPath, ["src/main.ts"], { cwd: join(import.meta.dirname, "../.."), env: { ...process.env, LOG_LEVEL: "warn", HOST: "127.0.0.1", PORT: port, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  running.add(child);
+  child.stdout!.on("data", (c: Buffer) => (out += c.toString()));
+  child.stderr!.on("data", (c: Buffer) => (out += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => {
+    running.delete(child);
+    resolve(code);
+  }));
+  const service: ServiceProcess = { child, role, base: `http://127.0.0.1:${port}`, output: () => out, exited };
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`ROLE=${role} exited with ${child.exitCode}: ${out}`);
+    if (role === "worker" ? out.includes("Worker started") : await fetch(`${service.base}/readyz`).then((r) => r.status === 200, () => false)) return service;
+    if (Date.now() > deadline) throw new Error(`ROLE=${role} did not start: ${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** SIGKILLs whatever a failed test left running. */
+export function killAllServices(): void {
+  for (const c of running) c.kill("SIGKILL");
+}
+
+export async function until<T>(probe: () => Promise<T | undefined | false>, ms: number, what: string): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
