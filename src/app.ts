@@ -120,7 +120,7 @@ function createInterceptors(deps: Deps, s: Services, tracing: Tracing | undefine
     createCallInterceptor(deps.logger, { metrics: deps.metrics, tracing }),
     createPartnerSwitchInterceptor(createPlatformSettings(deps.db)),
     createAuthInterceptorOf(deps, s.auth),
-    ...createPlatformInterceptors({ pool: deps.db.pool, clock: deps.clock, logger: deps.logger, limits: rateLimitsOf(deps.config) }),
+    ...createPlatformInterceptors({ pool: deps.db.pool, clock: deps.clock, logger: deps.logger, limits: rateLimitsOf(deps.config), idempotency: { commitDelayMs: deps.config.testCommitDelayMs } }),
   ];
 }
 
@@ -147,11 +147,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const served = modules.flatMap((m) => m.services ?? []);
     registerReflection(router, served);
     registerHealth(router, served, db.readiness);
-    gateway = createGateway({ ...router.direct, maxBodyBytes: config.maxBodyBytes, maxFileBytes: MAX_IMAGE_BYTES });
+    gateway = createGateway({ ...router.direct, maxBodyBytes: config.maxBodyBytes, maxFileBytes: MAX_IMAGE_BYTES, refuseAnonymousBeforeBody: true });
     const clientAddress = createClientAddress(parseTrustedProxies(config.trustedProxies) ?? []);
     const onMainPort = metrics !== undefined && config.metrics.port === undefined ? { render: metrics.render, contentType: metrics.contentType, token: config.metrics.token } : undefined;
     const dispatcher = createDispatcher({ handlers: router.handlers, gateway, ready: db.readiness, logger, clientAddress, cors: createCors(config.corsOrigins), metrics: onMainPort });
-    listener = await listen(dispatcher, { port: config.port, host: config.host, tls: config.tls });
+    listener = await listen(dispatcher, { port: config.port, host: config.host, tls: config.tls, limits: config.connections });
   }
   const metricsServer = metrics !== undefined && config.metrics.port !== undefined ? await startMetricsServer(metrics, { port: config.metrics.port, host: config.host, token: config.metrics.token }) : undefined;
 

@@ -1,6 +1,7 @@
 import type pg from "pg";
 import type { PgBoss, SendOptions } from "pg-boss";
 import type { Queryable } from "./queryable.ts";
+import { heldTransactionOf } from "./held-transaction.ts";
 
 /** What a module gets inside one database transaction. Everything on it commits or rolls back together. */
 export interface Tx extends Queryable {
@@ -25,7 +26,7 @@ export type Transact = <T>(work: (tx: Tx) => Promise<T>, options?: TransactOptio
  * to enqueue"). One pooled connection holds the transaction; pg-boss's job insert runs on that same connection.
  */
 export function createTransact(pool: pg.Pool, boss: PgBoss): Transact {
-  return async (work, options = {}) => {
+  const open: Transact = async (work, options = {}) => {
     const client = await pool.connect();
     // A connection that dies while checked out emits 'error' on the client (the pool takes its own listener off
     // while it is lent): remember it, so the connection is discarded instead of returned to the pool.
@@ -56,5 +57,10 @@ export function createTransact(pool: pg.Pool, boss: PgBoss): Transact {
       client.removeListener("error", onError);
       client.release(broken);
     }
+  };
+  // An idempotent write holds its transaction open until its outcome is recorded in it (held-transaction.ts).
+  return (work, options = {}) => {
+    const held = heldTransactionOf(options);
+    return held === undefined ? open(work, options) : held.run((body) => open(body, options), work);
   };
 }

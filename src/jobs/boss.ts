@@ -5,6 +5,8 @@ import ListenConnection from "pg-boss/dist/db.js";
 import type { Role } from "../config.ts";
 import type { Logger } from "../lib/logger.ts";
 import { queues } from "./queues.ts";
+import { heldTransactionOf } from "../db/held-transaction.ts";
+import type { Transact } from "../db/transaction.ts";
 import { instrumentBoss, type JobTelemetry } from "./telemetry.ts";
 
 /**
@@ -15,6 +17,14 @@ import { instrumentBoss, type JobTelemetry } from "./telemetry.ts";
 export type WorkerOptions = Omit<WorkOptions, "transactional" | "transactionTimeoutSeconds" | "perJobResults" | "includeMetadata"> & {
   queue?: Omit<Queue, "name">;
 };
+
+/**
+ * How long a job may run before pg-boss counts its worker as dead and retries it (every queue's default; a queue
+ * whose work can take longer says so in its own options). With the supervisor running every SUPERVISE_SECONDS,
+ * a job lost with a killed worker runs again within a minute (README "Jobs").
+ */
+export const JOB_EXPIRY_SECONDS = 45;
+const SUPERVISE_SECONDS = 10;
 
 /** Handles one job. Throwing fails the job (retried per the queue's retryLimit); `job.signal` aborts at shutdown. */
 export type JobHandler<T> = (job: Job<T>) => Promise<unknown>;
@@ -69,14 +79,18 @@ export async function startBoss(opts: BossOptions): Promise<Boss> {
     // Cron and maintenance belong to processes that run jobs; API-only processes only send.
     schedule: runsJobs,
     supervise: runsJobs,
+    // Expired jobs (their worker died) are found this often: with JOB_EXPIRY_SECONDS a stuck job runs again within a minute.
+    superviseIntervalSeconds: SUPERVISE_SECONDS,
   });
   instrumentBoss(pgboss, opts.telemetry ?? {});
   pgboss.on("error", (err) => opts.logger.error({ err }, "pg-boss error"));
   pgboss.on("warning", (warning) => opts.logger.warn({ warning }, "pg-boss warning"));
   await pgboss.start();
   const ensureQueue = async (name: string, options: Omit<Queue, "name"> = {}): Promise<void> => {
-    // A no-op when the queue exists (options of an existing queue are not changed here).
-    await pgboss.createQueue(name, { notify: true, ...options });
+    const policy = { expireInSeconds: JOB_EXPIRY_SECONDS, ...options };
+    await pgboss.createQueue(name, { notify: true, ...policy });
+    // An existing queue keeps the options it was created with (pg-boss's default expiry is 15 minutes): set them.
+    await pgboss.updateQueue(name, policy);
   };
   for (const name of Object.values(queues)) await ensureQueue(name);
   return {
@@ -98,7 +112,6 @@ export async function startBoss(opts: BossOptions): Promise<Boss> {
     async registerBatchWorker<T extends object>(queue: string, handler: (jobs: Job<T>[]) => Promise<unknown>, options: WorkerOptions & { batchSize: number }) {
       const { queue: queueOptions, ...work } = options;
       await ensureQueue(queue, queueOptions);
-      if (queueOptions !== undefined) await pgboss.updateQueue(queue, queueOptions);
       if (!runsJobs) return;
       await pgboss.work<T>(queue, work, async (jobs) => handler(jobs));
     },
@@ -136,8 +149,9 @@ let writers = 0;
  * serializes the commits of notifying transactions, so one NOTIFY per row caps throughput at one per disk flush).
  * If a batch fails, its rows are retried one by one, so a bad row fails only its own write.
  */
-export function createRowWriter(pool: pg.Pool, pgboss: PgBoss, spec: RowWriterSpec): RowWriter {
+export function createRowWriter(pool: pg.Pool, pgboss: PgBoss, spec: RowWriterSpec, transact?: Transact): RowWriter {
   const types = Object.values(spec.columns);
+  const insertOne = `insert into ${spec.table} (${Object.keys(spec.columns).join(", ")}) values (${types.map((type, i) => `$${i + 1}::${type}`).join(", ")})`;
   const insert = `insert into ${spec.table} (${Object.keys(spec.columns).join(", ")}) select * from unnest(${types.map((type, i) => `$${i + 1}::${type}[]`).join(", ")})`;
   const writer = ++writers;
   let version = 0;
@@ -178,7 +192,14 @@ export function createRowWriter(pool: pg.Pool, pgboss: PgBoss, spec: RowWriterSp
   }
 
   return {
-    write(row, data) {
+    async write(row, data) {
+      // An idempotent write's row and job go into its held transaction, so its stored outcome commits with them.
+      if (transact !== undefined && heldTransactionOf({}) !== undefined) {
+        return transact(async (tx) => {
+          await tx.query(insertOne, row);
+          await tx.enqueue(spec.queue, data, spec.job ?? {});
+        });
+      }
       return new Promise<void>((resolve, reject) => {
         pending.push({ row, data, done: (err) => (err === undefined ? resolve() : reject(err)) });
         if (!running) void drain();

@@ -15,10 +15,11 @@ import { Migration0014Ari } from "./0014-ari.ts";
 import { Migration0015TokenLimits } from "./0015-token-limits.ts";
 import { Migration0016ClientLastToken } from "./0016-client-last-token.ts";
 import { Migration0017MessageAndEventNames } from "./0017-message-and-event-names.ts";
+import { Migration0018SessionEmailVerified } from "./0018-session-email-verified.ts";
 
 /** Every migration, in order. Listed explicitly so nothing depends on file globbing at run time. */
 export const migrations = [
   Migration0001Platform, Migration0002CoreIdentity, Migration0003Auth, Migration0004InventoryReservations, Migration0005Webhooks, Migration0006Platform, Migration0007Folio,
   Migration0008Connectivity, Migration0009LoginChallenges, Migration0010ReportRuns, Migration0011RoomTypeDaysByKey, Migration0012PriceOverride, Migration0013ChannelBookings,
-  Migration0014Ari, Migration0015TokenLimits, Migration0016ClientLastToken, Migration0017MessageAndEventNames,
+  Migration0014Ari, Migration0015TokenLimits, Migration0016ClientLastToken, Migration0017MessageAndEventNames, Migration0018SessionEmailVerified,
 ];

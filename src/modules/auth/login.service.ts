@@ -50,8 +50,8 @@ export function createLoginService(deps: { db: Queryable; transact: Transact; cl
     return { userId, activePropertyId, properties: memberships.map((m) => ({ id: m.propertyId, code: m.propertyCode, name: m.propertyName, permissions: [...m.permissions].sort() })) };
   }
 
-  async function open(userId: string, propertyId: string, device: { deviceId: string; deviceName: string }): Promise<LoginResult & { kind: "session" }> {
-    const tokens = await sessions.openStaffSession({ userId, propertyId, deviceId: device.deviceId.slice(0, 100), deviceName: device.deviceName.slice(0, 100) });
+  async function open(userId: string, propertyId: string, device: { deviceId: string; deviceName: string }, emailVerified = false): Promise<LoginResult & { kind: "session" }> {
+    const tokens = await sessions.openStaffSession({ userId, propertyId, deviceId: device.deviceId.slice(0, 100), deviceName: device.deviceName.slice(0, 100), emailVerified });
     return { kind: "session", tokens, profile: await profileOf(userId, propertyId) };
   }
 
@@ -107,7 +107,7 @@ export function createLoginService(deps: { db: Queryable; transact: Transact; cl
         return row;
       });
       if (claimed === undefined) throw badChallenge();
-      return open(claimed.user_id, claimed.property_id, input);
+      return open(claimed.user_id, claimed.property_id, input, true);
     },
 
     async refresh(refreshToken: string): Promise<StaffTokens> {

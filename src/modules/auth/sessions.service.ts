@@ -3,7 +3,7 @@ import { AppError } from "../../errors.ts";
 import type { Transact } from "../../db/transaction.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { isUuid, newId, newToken } from "../../lib/ids.ts";
-import { findActiveMembership } from "../properties/index.ts";
+import { findActiveMembership, findPropertyById } from "../properties/index.ts";
 import type { TokenIssuer } from "./tokens.ts";
 
 /** A staff session lasts 30 days at most; refreshing never extends it (spec: 30 days absolute). */
@@ -23,6 +23,8 @@ export interface OpenSessionInput {
   propertyId: string;
   deviceId?: string;
   deviceName?: string;
+  /** Opened with an e-mail code: the session may switch into properties that require e-mail verification. */
+  emailVerified?: boolean;
 }
 
 export interface SessionService {
@@ -64,8 +66,8 @@ export function createSessionService(deps: { transact: Transact; clock: Clock; t
         const membership = users[0]?.active === true ? await findActiveMembership(tx, input.userId, input.propertyId) : undefined;
         if (membership === undefined) throw new AppError("unauthorized", "The user has no active membership in this property.");
         perms = membership.permissions;
-        await tx.query(`insert into staff_sessions (id, user_id, property_id, device_id, device_name, created_at, expires_at)
-          values ($1, $2, $3, $4, $5, $6, $7)`, [sessionId, input.userId, input.propertyId, input.deviceId ?? "", input.deviceName ?? "", now, expiresAt]);
+        await tx.query(`insert into staff_sessions (id, user_id, property_id, device_id, device_name, created_at, expires_at, email_verified)
+          values ($1, $2, $3, $4, $5, $6, $7, $8)`, [sessionId, input.userId, input.propertyId, input.deviceId ?? "", input.deviceName ?? "", now, expiresAt, input.emailVerified === true]);
         await tx.query(`insert into refresh_tokens (id, session_id, token_hash, created_at, expires_at) values ($1, $2, $3, $4, $5)`, [newId(), sessionId, hashRefreshToken(refreshToken), now, expiresAt]);
       });
       const access = await tokens.sign({ kind: "staff", sub: input.userId, sid: sessionId, pid: input.propertyId, perms });
@@ -110,19 +112,25 @@ export function createSessionService(deps: { transact: Transact; clock: Clock; t
       const session = await transact(async (tx) => {
         // Token rows first, then the session: the order a refresh locks them in (no deadlock between the two).
         await tx.query(`select id from refresh_tokens where session_id = $1 and used_at is null for update`, [sessionId]);
-        const rows = await tx.query<{ userId: string; expiresAt: Date; active: boolean; propertyId: string }>(`
-          select s.user_id as "userId", s.expires_at as "expiresAt", u.active, s.property_id as "propertyId" from staff_sessions s join users u on u.id = s.user_id
+        const rows = await tx.query<{ userId: string; expiresAt: Date; active: boolean; propertyId: string; emailVerified: boolean }>(`
+          select s.user_id as "userId", s.expires_at as "expiresAt", u.active, s.property_id as "propertyId", s.email_verified as "emailVerified"
+          from staff_sessions s join users u on u.id = s.user_id
           where s.id = $1 and s.revoked_at is null and s.expires_at > $2 for update of s`, [sessionId, now]);
         const row = rows[0];
         if (row === undefined || !row.active) throw new AppError("unauthorized", "The session has ended; sign in again.");
         if (row.propertyId !== fromPropertyId) throw new AppError("conflict", "The session switched property meanwhile; use the tokens of that switch.");
         const membership = await findActiveMembership(tx, row.userId, propertyId);
         if (membership === undefined) throw new AppError("not_found", "Property not found.");
+        // A session is only as trusted as its login: one opened without an e-mail code cannot enter a property that asks for one.
+        const target = await findPropertyById(tx, propertyId);
+        if (target?.emailVerification === true && !row.emailVerified) {
+          throw new AppError("email_verification_required", `${membership.propertyCode} requires e-mail verification: sign in with its hotel code to receive a code.`);
+        }
         await tx.query(`update staff_sessions set property_id = $1, last_used_at = $2 where id = $3`, [propertyId, now, sessionId]);
         // the tokens held so far are spent, as on a refresh: presenting one again is reuse
         await tx.query(`update refresh_tokens set used_at = $1 where session_id = $2 and used_at is null`, [now, sessionId]);
         await tx.query(`insert into refresh_tokens (id, session_id, token_hash, created_at, expires_at) values ($1, $2, $3, $4, $5)`, [newId(), sessionId, hashRefreshToken(next), now, row.expiresAt]);
-        return { ...row, perms: membership.permissions };
+        return { userId: row.userId, expiresAt: row.expiresAt, perms: membership.permissions };
       });
       const access = await tokens.sign({ kind: "staff", sub: session.userId, sid: sessionId, pid: propertyId, perms: session.perms });
       return { accessToken: access.token, refreshToken: next, expiresIn: access.expiresIn, sessionId, sessionExpiresAt: session.expiresAt };

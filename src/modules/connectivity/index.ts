@@ -1,5 +1,5 @@
 import type { Deps, Module } from "../module.ts";
-import { createRowWriter } from "../../jobs/boss.ts";
+import { createRowWriter, JOB_EXPIRY_SECONDS } from "../../jobs/boss.ts";
 import { messageColumns } from "./connectivity.repository.ts";
 import { createConnectivityService } from "./connectivity.service.ts";
 import { queues } from "../../jobs/queues.ts";
@@ -13,12 +13,12 @@ export { createPartnerSwitchInterceptor } from "./partner-switch.interceptor.ts"
 
 export { adapterFor, registerAdapter, jsonAdapter, type ProviderAdapter, type InboundPartnerMessage } from "./adapters.ts";
 
-// A job held by a worker that died (SIGKILL, lost host) is retried once its lock expires: 60 s, not pg-boss's 15 min.
-const MESSAGE_JOB = { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 };
+// A job held by a worker that died (SIGKILL, lost host) is retried once its lock expires (JOB_EXPIRY_SECONDS), not after pg-boss's 15 min.
+const MESSAGE_JOB = { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: JOB_EXPIRY_SECONDS };
 
 /** The partner face (its interceptor, the platform switch, is placed by app.ts before authentication). */
 export function createConnectivityModule(deps: Deps, reservations: ReservationService, inventory: InventoryService): Module {
-  const messages = createRowWriter(deps.db.pool, deps.boss.pgboss, { table: "partner_messages", columns: messageColumns, queue: queues.partnerMessages, job: MESSAGE_JOB });
+  const messages = createRowWriter(deps.db.pool, deps.boss.pgboss, { table: "partner_messages", columns: messageColumns, queue: queues.partnerMessages, job: MESSAGE_JOB }, deps.transact);
   const service = createConnectivityService({ pool: deps.db.pool, messages, clock: deps.clock });
   return {
     name: "connectivity",

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import type { Boss } from "../../jobs/boss.ts";
+import { JOB_EXPIRY_SECONDS, type Boss } from "../../jobs/boss.ts";
 import { queues } from "../../jobs/queues.ts";
 import type { Logger } from "../../lib/logger.ts";
 import type { Mailer } from "../../lib/mail.ts";
@@ -24,11 +24,11 @@ export async function registerWebhookWorkers(deps: { boss: Boss; pool: pg.Pool; 
    * successes, with several batches in flight, fetching again at once while batches come back full.
    * A throw fails the whole batch; that is safe because fan-out is idempotent and attempts are claimed.
    */
-  const batchPolicy = { queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 }, localConcurrency: 4, burstWhenBatchFull: true };
+  const batchPolicy = { queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: JOB_EXPIRY_SECONDS }, localConcurrency: 4, burstWhenBatchFull: true };
   await boss.registerBatchWorker<{ eventId: string }>(queues.eventsFanout, (jobs) => observed(engine.fanOut(jobs.map((j) => j.data.eventId))), { ...batchPolicy, batchSize: 20 });
   await boss.registerBatchWorker<{ deliveryId: string }>(queues.webhooksDeliver, (jobs) => observed(engine.attempt(jobs.map((j) => j.data.deliveryId))), { ...batchPolicy, batchSize: 16 });
-  await boss.registerWorker(queues.webhooksSweep, async () => engine.sweepDue(), { queue: { expireInSeconds: 60, retryLimit: 0 } });
-  await boss.registerWorker(queues.webhooksPurge, async () => engine.purge(), { queue: { expireInSeconds: 600, retryLimit: 2 } });
+  await boss.registerWorker(queues.webhooksSweep, async () => engine.sweepDue(), { queue: { retryLimit: 0 } });
+  await boss.registerWorker(queues.webhooksPurge, async () => engine.purge(), { queue: { retryLimit: 2 } });
   await boss.registerWorker<{ endpointId: string }>(
     queues.webhooksEndpointClosed,
     async (job) => {
