@@ -11,6 +11,17 @@ export default tseslint.config(
       "no-restricted-syntax": ["error", { selector: "CallExpression[callee.property.name=/^(only|skip|todo)$/][callee.object.name=/^(it|test|describe)$/]", message: "no focused or skipped tests" }],
     },
   },
+  // Module boundaries: a module imports another only through its index.ts (its public surface).
+  {
+    files: ["src/modules/*/**/*.ts"],
+    ignores: ["src/modules/**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ regex: "^\\.\\./(?!\\.\\.)[^/]+/(?!index\\.ts$)", message: "import another module only through its index.ts" }] },
+      ],
+    },
+  },
   // CommonJS files loaded with require() by tools (autocannon's worker threads)
   {
     files: ["**/*.cjs"],

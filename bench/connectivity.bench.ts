@@ -6,14 +6,14 @@ import { pino } from "pino";
 import { loadConfig } from "../src/config.ts";
 import { createApp } from "../src/app.ts";
 import { newId } from "../src/lib/ids.ts";
-import { RESERVATION_EVENTS_QUEUE } from "../src/modules/connectivity/index.ts";
+import { queues } from "../src/jobs/queues.ts";
 import { createTestClient, createTestProperty } from "../test/helpers/auth.ts";
 import { benchDatabase, load, rssMiB, table } from "./harness.ts";
 import { benchAri } from "./ari.bench.ts";
 
 /** Starts a ROLE=worker app, waits (at most 20 s) until no event is QUEUED, stops it; "<n> of <queued> in <s> s = <rate>/s". */
 async function processQueued(url: string, pool: pg.Pool): Promise<string> {
-  const counts = async () => (await pool.query<{ queued: number; done: number }>("select count(*) filter (where status = 'QUEUED')::int as queued, count(*) filter (where status <> 'QUEUED')::int as done from reservation_events")).rows[0]!;
+  const counts = async () => (await pool.query<{ queued: number; done: number }>("select count(*) filter (where status = 'QUEUED')::int as queued, count(*) filter (where status <> 'QUEUED')::int as done from partner_messages")).rows[0]!;
   const before = await counts();
   const worker = await createApp(loadConfig({ DATABASE_URL: url, LOG_LEVEL: "silent", ROLE: "worker" }), { logger: pino({ level: "silent" }) });
   const started = performance.now();
@@ -77,7 +77,7 @@ export async function benchConnectivity(): Promise<void> {
       idReplacement: true,
     });
     const bareInsert = http.createServer((_req, res) => {
-      pool.query("insert into reservation_events (id, property_id, client_id, provider, event_type, external_reference, payload) values ($1, $2, 'bench', 'bench', 'CANCELLED', 'X-1', '{}')", [newId(), property.id]).then(() => {
+      pool.query("insert into partner_messages (id, property_id, client_id, provider, event_type, external_reference, payload) values ($1, $2, 'bench', 'bench', 'CANCELLED', 'X-1', '{}')", [newId(), property.id]).then(() => {
         res.writeHead(202);
         res.end("{}");
       });
@@ -86,13 +86,13 @@ export async function benchConnectivity(): Promise<void> {
     const insertBase = await load("bare pg insert (baseline)", { url: `http://127.0.0.1:${(bareInsert.address() as { port: number }).port}/`, method: "POST", connections: 20 });
     table([insertBase, accepted], insertBase);
     // the baseline's rows have no jobs: leave only the accepted events for the worker
-    await pool.query("delete from reservation_events where client_id = 'bench'");
+    await pool.query("delete from partner_messages where client_id = 'bench'");
     console.log(`events accepted ${accepted.rps}/s (target >= 500/s); RSS ${rssMiB()} MiB`);
     const one = await processQueued(database.url, pool);
     console.log(`events processed by one ROLE=worker process, all of one booking (serialized per reference by design): ${one}`);
     // what the 20 s did not drain is set aside, so the next phase measures its own events only
-    await pool.query("update reservation_events set status = 'REJECTED', error = 'bench: not drained' where status = 'QUEUED'");
-    await pool.query("delete from pgboss.job where name = $1 and state < 'active'", [RESERVATION_EVENTS_QUEUE]);
+    await pool.query("update partner_messages set status = 'REJECTED', error = 'bench: not drained' where status = 'QUEUED'");
+    await pool.query("delete from pgboss.job where name = $1 and state < 'active'", [queues.partnerMessages]);
     // The same number of events again, now each of its own booking: no key waits for another.
     const distinct = await load("POST reservation-events (distinct bookings)", {
       url: `${base}/reservation-events`,

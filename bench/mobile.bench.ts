@@ -9,9 +9,8 @@ import { pino } from "pino";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { addDays } from "../src/modules/inventory/index.ts";
-import { argon2Params, authServicesOf, hashSecret } from "../src/modules/auth/index.ts";
+import { argon2Params, hashSecret } from "../src/modules/auth/index.ts";
 import { dashboardSql, forecastSql } from "../src/modules/reports/stats.service.ts";
-import { createReservationService } from "../src/modules/reservations/index.ts";
 import { DEMO_PASSWORD, seedDemo } from "../src/ops/seed.ts";
 import { benchDatabase, load, rssMiB, table } from "./harness.ts";
 
@@ -25,11 +24,11 @@ export async function benchMobile(): Promise<void> {
   const servers: http.Server[] = [];
   try {
     // the demo hotel (30 rooms in 4 types) with about 60 % of the next 60 nights booked
-    await seedDemo(app.deps);
+    await seedDemo(app.deps, app.services.admin);
     const { rows: [ist] } = await pool.query<{ id: string; businessDate: string }>("select id, to_char(business_date, 'YYYY-MM-DD') as \"businessDate\" from properties where code = 'DEMO-IST'");
     const { rows: plans } = await pool.query<{ roomTypeId: string; ratePlanId: string }>(
       "select rt.id as \"roomTypeId\", rp.id as \"ratePlanId\" from room_types rt join rate_plans rp on rp.property_id = rt.property_id where rt.property_id = $1 order by rt.code, rp.code", [ist!.id]);
-    const reservations = createReservationService({ transact: app.deps.transact, pool: app.db.pool, clock: app.deps.clock });
+    const reservations = app.services.reservations;
     let booked = 0;
     for (let i = 0; i < 700; i++) {
       const plan = plans[i % plans.length]!;
@@ -45,7 +44,7 @@ export async function benchMobile(): Promise<void> {
       }
     }
     const { rows: [manager] } = await pool.query<{ id: string }>("select id from users where email = 'manager@demo.test'");
-    const sessions = authServicesOf(app.deps).sessions;
+    const sessions = app.services.auth.sessions;
     const tokens: string[] = [];
     for (let i = 0; i < SESSIONS; i++) tokens.push((await sessions.openStaffSession({ userId: manager!.id, propertyId: ist!.id, deviceId: `bench-${i}` })).accessToken);
     process.env.BENCH_SESSION_TOKENS = join(database.dir, "tokens.json");

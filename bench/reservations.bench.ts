@@ -7,7 +7,8 @@ import { loadConfig } from "../src/config.ts";
 import { createApp } from "../src/app.ts";
 import { AppError } from "../src/errors.ts";
 import { newId } from "../src/lib/ids.ts";
-import { addDays, createInventoryService, readAvailability, poolQueryable } from "../src/modules/inventory/index.ts";
+import { addDays, createInventoryService, readAvailability } from "../src/modules/inventory/index.ts";
+import { poolQueryable } from "../src/db/queryable.ts";
 import { createReservationService } from "../src/modules/reservations/index.ts";
 import { benchDatabase } from "./harness.ts";
 
@@ -98,7 +99,7 @@ export async function benchReservations(): Promise<void> {
            values ($1, $2, 'R' || nextval('reservation_code_seq'), 'GUARANTEED', 'API', 'Bench Guest', $3, $4, 2, 0, 100000, 'TRY', now(), now())`,
           [id, baseProperty, s.arrival, s.departure],
         );
-        await c.query("insert into events (id, property_id, type, occurred_at, data) values ($1, $2, 'reservation.created', now(), $3)", [newId(), baseProperty, JSON.stringify({ id })]);
+        await c.query("insert into domain_events (id, property_id, type, occurred_at, data) values ($1, $2, 'reservation.created', now(), $3)", [newId(), baseProperty, JSON.stringify({ id })]);
         await c.query(
           `with c as (insert into property_counters (property_id, change_seq) values ($1, 1) on conflict (property_id) do update set change_seq = property_counters.change_seq + 1 returning change_seq)
            update reservations r set change_seq = c.change_seq from c where r.property_id = $1 and r.id = $2`,

@@ -132,7 +132,7 @@ export async function benchWebhooks(): Promise<void> {
     const seeded = performance.now();
     await app.deps.db.pool.query(
       `with e as (
-         insert into events (id, property_id, type, occurred_at, created_at, data)
+         insert into domain_events (id, property_id, type, occurred_at, created_at, data)
          select uuidv7(), $1, 'reservation.cancelled', now(), now(), jsonb_build_object('id', g, 'code', 'R-' || g) from generate_series(1, $3) g
          returning id
        )

@@ -1,5 +1,5 @@
 // npm run check: buf lint, generated code identical to a fresh `buf generate`, buf breaking against the released
-// contract, OpenAPI document and Python stubs up to date, tsc --noEmit, eslint.
+// contract, OpenAPI document and Python stubs up to date, tsc --noEmit, eslint, table ownership and module cycles.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -66,7 +66,8 @@ step("openapi/ and sdk/src/services.ts match proto/ (npm run openapi)", "node", 
 step("sdk-python stubs match proto/ (npm run generate)", "node", ["scripts/generate-python.ts", "--check"]);
 step("tsc --noEmit", "tsc", ["-p", "."]);
 step("tsc --noEmit (panel)", "tsc", ["-p", "panel"]);
-step("eslint", "eslint", [".", "--max-warnings=0"]);
+step("eslint (module boundaries: another module only through its index.ts)", "eslint", [".", "--max-warnings=0"]);
+step("table ownership and module cycles (scripts/check-modules.ts)", "node", ["scripts/check-modules.ts"]);
 
 if (failures.length > 0) {
   console.error(`check failed: ${failures.join(", ")}`);

@@ -13,16 +13,20 @@ import { createRecordingRouter } from "./server/calls.ts";
 import { listen, type Listener } from "./server/listen.ts";
 import { registerHealth } from "./server/health.ts";
 import { registerReflection } from "./server/reflection.ts";
+import type { Interceptor } from "@connectrpc/connect";
 import type { Deps, Module } from "./modules/module.ts";
 import { createStatusModule } from "./modules/status/index.ts";
-import { createConnectivityModule } from "./modules/connectivity/index.ts";
-import { createAuthModule } from "./modules/auth/index.ts";
-import { createAdminModule } from "./modules/admin/index.ts";
-import { createPlatformModule } from "./modules/platform/index.ts";
+import { createConnectivityModule, createPartnerSwitchInterceptor } from "./modules/connectivity/index.ts";
+import { createAuthInterceptorOf, createAuthModule, createAuthServices, type AuthServices } from "./modules/auth/index.ts";
+import { createAdminModule, createAdminService, type AdminService } from "./modules/admin/index.ts";
+import { createPlatformInterceptors, createPlatformModule, createPlatformSettings, rateLimitsOf } from "./modules/platform/index.ts";
 import { createWebhooksModule, type WebhookOptions } from "./modules/webhooks/index.ts";
-import { createFolioModule, createFolioServices } from "./modules/folio/module.ts";
-import { createInventoryModule } from "./modules/inventory/index.ts";
-import { createReservationService, createReservationsModule } from "./modules/reservations/index.ts";
+import { createCashieringModule } from "./modules/cashiering/index.ts";
+import { createFolioService, type FolioService } from "./modules/folio/index.ts";
+import { createInvoiceService, type InvoiceService } from "./modules/invoices/index.ts";
+import { createNightAuditService, type NightAuditService } from "./modules/night-audit/index.ts";
+import { createInventoryModule, createInventoryService, type InventoryService } from "./modules/inventory/index.ts";
+import { createReservationService, createReservationsModule, type ReservationService } from "./modules/reservations/index.ts";
 import { createIdentityModule, MAX_IMAGE_BYTES } from "./modules/identity/index.ts";
 import { createMobileModule } from "./modules/mobile/index.ts";
 import { createMetrics, type Metrics } from "./observability/metrics.ts";
@@ -39,6 +43,7 @@ export interface AppOptions {
 export interface App {
   config: Config;
   deps: Deps;
+  services: Services;
   db: Database;
   boss: Boss;
   /** The REST route table (undefined for ROLE=worker). */
@@ -56,28 +61,66 @@ export interface App {
   close(): Promise<void>;
 }
 
-/** The modules of the service, in interceptor order. Add a module here and nowhere else. */
-function createModules(deps: Deps, options: AppOptions = {}): Module[] {
-  // the night audit marks no-shows through the reservations service, inside the audit's transaction
-  const folio = createFolioServices(deps, { markNoShow: createReservationService({ transact: deps.transact, pool: deps.db.pool, clock: deps.clock }).markNoShowInTx });
+/** Every domain service of the app, each built once here; tests and benches take them from `app.services`. */
+export interface Services {
+  auth: AuthServices;
+  admin: AdminService;
+  inventory: InventoryService;
+  reservations: ReservationService;
+  folios: FolioService;
+  invoices: InvoiceService;
+  nightAudit: NightAuditService;
+}
+
+export function createServices(deps: Deps): Services {
+  const { transact, clock } = deps;
+  const folios = createFolioService({ transact, clock });
+  const reservations = createReservationService({ transact, pool: deps.db.pool, clock });
+  return {
+    auth: createAuthServices(deps),
+    admin: createAdminService(deps),
+    inventory: createInventoryService({ transact, pool: deps.db.pool, clock }),
+    reservations,
+    folios,
+    invoices: createInvoiceService({ transact, clock }),
+    // the night audit marks no-shows through the reservations service, inside the audit's transaction
+    nightAudit: createNightAuditService({ transact, clock, folios, markNoShow: reservations.markNoShowInTx }),
+  };
+}
+
+/** The modules of the service: RPC faces and workers. Their order does not matter (the chain is below). */
+function createModules(deps: Deps, s: Services, options: AppOptions = {}): Module[] {
   const identity = createIdentityModule(deps);
   return [
     createStatusModule(deps),
-    // before auth: the platform-wide partner API switch answers 503 without authentication work
-    createConnectivityModule(deps),
-    // authentication and authorization of every call; later interceptors read its principal
-    createAuthModule(deps),
-    createAdminModule(deps),
-    // after auth: the platform interceptors read the principal the auth module resolves
+    createConnectivityModule(deps, s.reservations, s.inventory),
+    createAuthModule(deps, s.auth),
+    createAdminModule(s.admin),
     createPlatformModule(deps),
     createWebhooksModule(deps, options.webhooks),
-    createInventoryModule(deps),
-    createReservationsModule(deps),
-    createFolioModule(deps, folio),
+    createInventoryModule(deps, s.inventory),
+    createReservationsModule(deps, s.reservations),
+    createCashieringModule(deps, { folios: s.folios, invoices: s.invoices, nightAudit: s.nightAudit }),
     // mobile identity-document scan (OCR worker thread, started on first use)
     identity,
     // MobileService (one registration: the identity scan part spread in)
-    createMobileModule(deps, { nightAudit: folio.nightAudit, parts: identity.mobileRpc }),
+    createMobileModule(deps, { inventory: s.inventory, reservations: s.reservations, nightAudit: s.nightAudit, parts: identity.mobileRpc }),
+  ];
+}
+
+/**
+ * The interceptor chain of every call on every face, outermost first. The one place its order is written:
+ * 1. request id, logging and the one error mapping (sees every outcome, the ones below included);
+ * 2. the platform-wide partner API switch: answers 503 before any authentication work;
+ * 3. authentication and authorization: resolves the principal the next ones read;
+ * 4. rate limits, then idempotency (they share one statement on a keyed write: count and claim together).
+ */
+function createInterceptors(deps: Deps, s: Services, tracing: Tracing | undefined): Interceptor[] {
+  return [
+    createCallInterceptor(deps.logger, { metrics: deps.metrics, tracing }),
+    createPartnerSwitchInterceptor(createPlatformSettings(deps.db)),
+    createAuthInterceptorOf(deps, s.auth),
+    ...createPlatformInterceptors({ pool: deps.db.pool, clock: deps.clock, logger: deps.logger, limits: rateLimitsOf(deps.config), idempotency: { commitDelayMs: deps.config.testCommitDelayMs } }),
   ];
 }
 
@@ -90,31 +133,32 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const metrics = config.metrics.enabled ? createMetrics(db.pool) : undefined;
   metrics?.instrumentPool("main", db.pool);
   const telemetry = { tracer: tracing?.tracer, ...(metrics ? { onFailure: metrics.jobFailed } : {}) };
-  const boss = await startBoss({ url: db.sessionUrl, role: config.role, logger, graceMs: config.shutdownGraceMs, telemetry });
-  const deps: Deps = { config, db, boss, transact: createTransact(db.orm, boss.pgboss), clock, logger, metrics };
-  const modules = createModules(deps, options);
+  const boss = await startBoss({ pool: db.pool, url: db.sessionUrl, role: config.role, logger, graceMs: config.shutdownGraceMs, telemetry });
+  const deps: Deps = { config, db, boss, transact: createTransact(db.pool, boss.pgboss), clock, logger, metrics };
+  const services = createServices(deps);
+  const modules = createModules(deps, services, options);
   for (const m of modules) await m.startWorkers?.();
 
   let listener: Listener | undefined;
   let gateway: Gateway | undefined;
   if (config.role !== "worker") {
-    const interceptors = [createCallInterceptor(logger, { metrics, tracing }), ...modules.flatMap((m) => m.interceptors ?? [])];
-    const router = createRecordingRouter({ interceptors, readMaxBytes: config.maxBodyBytes });
+    const router = createRecordingRouter({ interceptors: createInterceptors(deps, services, tracing), readMaxBytes: config.maxBodyBytes });
     for (const m of modules) m.registerRpc?.(router);
     const served = modules.flatMap((m) => m.services ?? []);
     registerReflection(router, served);
     registerHealth(router, served, db.readiness);
-    gateway = createGateway({ ...router.direct, maxBodyBytes: config.maxBodyBytes, maxFileBytes: MAX_IMAGE_BYTES });
+    gateway = createGateway({ ...router.direct, maxBodyBytes: config.maxBodyBytes, maxFileBytes: MAX_IMAGE_BYTES, refuseAnonymousBeforeBody: true });
     const clientAddress = createClientAddress(parseTrustedProxies(config.trustedProxies) ?? []);
     const onMainPort = metrics !== undefined && config.metrics.port === undefined ? { render: metrics.render, contentType: metrics.contentType, token: config.metrics.token } : undefined;
     const dispatcher = createDispatcher({ handlers: router.handlers, gateway, ready: db.readiness, logger, clientAddress, cors: createCors(config.corsOrigins), metrics: onMainPort });
-    listener = await listen(dispatcher, { port: config.port, host: config.host, tls: config.tls });
+    listener = await listen(dispatcher, { port: config.port, host: config.host, tls: config.tls, limits: config.connections });
   }
   const metricsServer = metrics !== undefined && config.metrics.port !== undefined ? await startMetricsServer(metrics, { port: config.metrics.port, host: config.host, token: config.metrics.token }) : undefined;
 
   return {
     config,
     deps,
+    services,
     db,
     boss,
     gateway,

@@ -12,6 +12,8 @@ export interface Config {
   nodeEnv: string;
   /** Unset: an embedded PostgreSQL with its data in `${dataDir}/pg`. */
   databaseUrl: string | undefined;
+  /** Connections of the process's one pool (pg-boss adds one LISTEN session): default 10, so 11 in all. */
+  databasePoolMax: number;
   dataDir: string;
   /** Port of the embedded PostgreSQL (only used without DATABASE_URL). */
   embeddedPgPort: number;
@@ -40,6 +42,10 @@ export interface Config {
   rateLimitTokenFailuresPerMinute: number;
   /** Proxies (addresses or CIDR ranges) whose X-Forwarded-For names the client; empty: the socket peer is the client. */
   trustedProxies: string[];
+  /** Connection hygiene of the one port (src/server/listen.ts). */
+  connections: ConnectionLimits;
+  /** Test hook: the idempotent write's transaction stays open this long after its outcome is recorded. */
+  testCommitDelayMs: number;
   /**
    * A direct connection to the server when DATABASE_URL goes through a transaction-pooling PgBouncer: migrations
    * (a session advisory lock) and pg-boss (LISTEN, its own session state) use it, and pooled queries are sent
@@ -58,6 +64,21 @@ export interface Config {
   serviceName: string;
   /** Browser origins allowed by CORS: exact origins, "*" or "loopback"; empty: none (the production default). */
   corsOrigins: string[];
+}
+
+export interface ConnectionLimits {
+  /** Open connections per client address (socket peer); more are closed at once. */
+  maxPerAddress: number;
+  /** A new connection must show its protocol (HTTP/2 preface or an HTTP/1.1 request line) within this. */
+  sniffTimeoutMs: number;
+  /** Request headers must be complete within this (HTTP/1.1 headersTimeout; HTTP/2 a stream's headers). */
+  headersTimeoutMs: number;
+  /** A whole request (headers and body) must arrive within this, or the stream/connection is closed. */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection (HTTP/1.1) or HTTP/2 session with no open stream is closed after this. */
+  idleTimeoutMs: number;
+  /** Concurrent streams per HTTP/2 session (SETTINGS_MAX_CONCURRENT_STREAMS). */
+  maxStreamsPerSession: number;
 }
 
 export class ConfigError extends Error {
@@ -123,6 +144,8 @@ export function loadConfig(env: Env = process.env): Config {
     role: role as Role,
     nodeEnv,
     databaseUrl,
+    // at least 2: migrations hold an advisory lock on one connection while they run on another
+    databasePoolMax: int("DATABASE_POOL_MAX", 10, 2, 1000),
     dataDir: resolve(env.DATA_DIR ?? ".data"),
     embeddedPgPort: int("EMBEDDED_PG_PORT", 5433, 1024, 65535),
     smtpUrl,
@@ -141,11 +164,21 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitTokenFailuresPerMinute: int("RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE", 20, 1, 1_000_000_000),
     corsOrigins: corsOriginsOf(text("CORS_ORIGINS"), nodeEnv),
     trustedProxies: (env.TRUSTED_PROXIES ?? "").split(",").map((p) => p.trim()).filter((p) => p !== ""),
+    connections: {
+      maxPerAddress: int("MAX_CONNECTIONS_PER_ADDRESS", 256, 1, 1_000_000),
+      sniffTimeoutMs: int("CONNECTION_SNIFF_TIMEOUT_MS", 5_000, 100, 600_000),
+      headersTimeoutMs: int("HEADERS_TIMEOUT_MS", 10_000, 100, 600_000),
+      requestTimeoutMs: int("REQUEST_TIMEOUT_MS", 60_000, 100, 3_600_000),
+      idleTimeoutMs: int("IDLE_TIMEOUT_MS", 65_000, 100, 3_600_000),
+      maxStreamsPerSession: int("H2_MAX_CONCURRENT_STREAMS", 100, 1, 10_000),
+    },
+    testCommitDelayMs: int("TEST_COMMIT_DELAY_MS", 0, 0, 600_000),
     databaseDirectUrl,
     metrics: { enabled: metricsFlag !== "off", token: text("METRICS_TOKEN"), port: metricsPort === undefined ? undefined : int("METRICS_PORT", 0, 0, 65535) },
     otlpEndpoint,
     serviceName: text("OTEL_SERVICE_NAME") ?? `hotelops-${role}`,
   };
+  if (config.testCommitDelayMs > 0 && nodeEnv === "production") problems.push("TEST_COMMIT_DELAY_MS is a test-only setting and is refused when NODE_ENV=production");
   if (config.corsOrigins.some((o) => o !== "*" && o !== "loopback" && !isOrigin(o))) {
     problems.push('CORS_ORIGINS must be "none", "*", "loopback" or a comma-separated list of origins such as https://app.example.com (scheme, host, port; no path)');
   }

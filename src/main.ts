@@ -56,11 +56,11 @@ process.removeAllListeners("SIGTERM");
 process.on("SIGINT", () => stop("SIGINT"));
 process.on("SIGTERM", () => stop("SIGTERM"));
 
-// Demo data only into a fresh embedded database, or anywhere with SEED_DEMO=1 (CONTRACT.md); never twice.
+// Demo data only into a fresh embedded database, or anywhere with SEED_DEMO=1 (README "Configuration"); never twice.
 // After the signal handlers: a SIGTERM during the seed still shuts down cleanly.
 if (config.role !== "worker" && (config.seedDemo || (config.databaseUrl === undefined && (await isEmptyDatabase(app.deps))))) {
   try {
-    console.log(`${describeSeed(await seedDemo(app.deps))}\n`);
+    console.log(`${describeSeed(await seedDemo(app.deps, app.services.admin))}\n`);
   } catch (err) {
     if (!stopping) logger.error({ err }, "demo seed failed");
   }

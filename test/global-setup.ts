@@ -41,7 +41,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const server = external === undefined ? await startEmbeddedPostgres({ dir, port: await freePort(), logger, database: TEMPLATE, durable: false }) : await templateOn(external);
   try {
     const db = await openDatabase({ databaseUrl: server.url, dataDir: dir }, logger);
-    const boss = await startBoss({ url: server.url, role: "api", logger });
+    const boss = await startBoss({ pool: db.pool, url: server.url, role: "api", logger });
     await boss.stop();
     await db.close();
     const admin = external ?? server.url.replace(`/${TEMPLATE}`, "/postgres");

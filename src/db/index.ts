@@ -1,21 +1,21 @@
 import { join } from "node:path";
-import type { MikroORM } from "@mikro-orm/postgresql";
-import { sql, type Kysely } from "kysely";
 import pg from "pg";
 import type { Config } from "../config.ts";
 import type { Logger } from "../lib/logger.ts";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "./embedded.ts";
-import { createOrm, migrate } from "./orm.ts";
+import { migrate } from "./orm.ts";
+import { poolQueryable, type Queryable } from "./queryable.ts";
 
-export interface Database {
-  orm: MikroORM;
+/**
+ * The process's one PostgreSQL pool and the one way to query it (`db.query<Row>(text, params)`, `$1`
+ * placeholders). Requests, transactions (`createTransact`), pg-boss's statements and the migrations all take
+ * their connections here; the only other connection is pg-boss's LISTEN session (src/jobs/boss.ts).
+ */
+export interface Database extends Queryable {
   url: string;
   /** Where session state works (LISTEN, advisory locks): DATABASE_DIRECT_URL behind PgBouncer, else `url`. */
   sessionUrl: string;
-  /**
-   * A plain node-postgres pool for hot read paths outside transactions (`db.pool.query(text, params)`):
-   * measured at several times the throughput of a query through the ORM's Kysely bridge.
-   */
+  /** The pool itself, for hot paths that name a prepared statement (`pool.query({ name, text, values })`). */
   pool: pg.Pool;
   /** True when the database answers within 2 s (migrations were applied before openDatabase returned). */
   readiness(): Promise<boolean>;
@@ -23,47 +23,48 @@ export interface Database {
 }
 
 export const EMBEDDED_PORT = 5433;
+export const DEFAULT_POOL_MAX = 10;
 
 /**
  * Opens the database: DATABASE_URL when set, else an embedded PostgreSQL with data in `${dataDir}/pg`;
  * then applies pending migrations under an advisory lock so concurrent starts do not race.
  *
- * Lifecycle (composed in app.ts): openDatabase -> startBoss({ url: db.url }) -> createTransact(db.orm,
- * boss.pgboss) -> modules register workers -> servers listen. Shutdown runs backwards: servers drain ->
- * boss.stop() (waits for running jobs) -> db.close() (pool, ORM, then the embedded PostgreSQL last).
+ * Lifecycle (composed in app.ts): openDatabase -> startBoss(db) -> createTransact(db, boss) -> services ->
+ * workers -> servers listen. Shutdown runs backwards: servers drain -> boss.stop() (waits for running jobs) ->
+ * db.close() (the pool, then the embedded PostgreSQL last).
  */
-export async function openDatabase(config: Pick<Config, "databaseUrl" | "dataDir"> & Partial<Pick<Config, "embeddedPgPort" | "databaseDirectUrl">>, logger: Logger): Promise<Database> {
+export async function openDatabase(
+  config: Pick<Config, "databaseUrl" | "dataDir"> & Partial<Pick<Config, "embeddedPgPort" | "databasePoolMax" | "databaseDirectUrl">>,
+  logger: Logger,
+): Promise<Database> {
   let embedded: EmbeddedDatabase | undefined;
   let url = config.databaseUrl;
   if (url === undefined) {
     embedded = await startEmbeddedPostgres({ dir: join(config.dataDir, "pg"), port: config.embeddedPgPort ?? EMBEDDED_PORT, logger });
     url = embedded.url;
   }
-  const orm = await createOrm(url).catch(async (err: unknown) => {
-    await embedded?.stop();
-    throw err;
-  });
+  // connectionTimeoutMillis: a lost database answers 503 within seconds instead of hanging requests.
+  const pool = new pg.Pool({ connectionString: url, max: config.databasePoolMax ?? DEFAULT_POOL_MAX, connectionTimeoutMillis: 5_000, types: { getTypeParser } });
+  pool.on("error", (err) => logger.warn({ err }, "idle database connection failed"));
   const sessionUrl = config.databaseDirectUrl ?? url;
+  // PgBouncer (transaction pooling, before 1.21) cannot keep a named statement between transactions.
+  if (sessionUrl !== url) sendUnnamedStatements(pool);
   try {
-    // The lock is a session lock: behind PgBouncer, migrations run on a direct connection of their own.
-    const migrator = sessionUrl === url ? orm : await createOrm(sessionUrl, 2); // the lock holds one connection, migrations use another
+    // The migration lock is a session lock: behind PgBouncer, migrations run on direct connections of their own
+    // (the lock holds one, the migrations use another).
+    const migrationPool = sessionUrl === url ? pool : new pg.Pool({ connectionString: sessionUrl, max: 2, types: { getTypeParser } });
     try {
-      await withMigrationLock(migrator.em.getKysely<unknown>(), () => migrate(migrator));
+      await withMigrationLock(migrationPool, () => migrate(migrationPool, sessionUrl));
     } finally {
-      if (migrator !== orm) await migrator.close(true);
+      if (migrationPool !== pool) await migrationPool.end();
     }
   } catch (err) {
-    await orm.close(true);
+    await pool.end();
     await embedded?.stop();
     throw err;
   }
-  // connectionTimeoutMillis: a lost database answers 503 within seconds instead of hanging requests.
-  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5_000 });
-  // PgBouncer (transaction pooling, before 1.21) cannot keep a named statement between transactions.
-  if (config.databaseDirectUrl !== undefined) sendUnnamedStatements(pool);
-  pool.on("error", (err) => logger.warn({ err }, "idle database connection failed"));
   return {
-    orm,
+    ...poolQueryable(pool),
     url,
     sessionUrl,
     pool,
@@ -79,13 +80,20 @@ export async function openDatabase(config: Pick<Config, "databaseUrl" | "dataDir
     async close() {
       try {
         await pool.end();
-        await orm.close(true);
       } finally {
         await embedded?.stop();
       }
     },
   };
 }
+
+/**
+ * node-postgres's parsers, except `date`: a business date is a calendar day, so it stays "YYYY-MM-DD" text
+ * (node-postgres would make it a Date at local midnight, a different instant in every time zone).
+ */
+const DATE_OID = 1082;
+const getTypeParser = ((oid: number, format?: "text" | "binary") =>
+  oid === DATE_OID && format !== "binary" ? (value: string) => value : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser;
 
 function sendUnnamedStatements(pool: pg.Pool): void {
   const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
@@ -106,13 +114,17 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
-async function withMigrationLock(db: Kysely<unknown>, run: () => Promise<void>): Promise<void> {
-  await db.connection().execute(async (conn) => {
-    await sql`select pg_advisory_lock(726017)`.execute(conn);
+/** Holds a session advisory lock on one pooled connection while `run` migrates on another (pool max >= 2). */
+async function withMigrationLock(pool: pg.Pool, run: () => Promise<void>): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query("select pg_advisory_lock(726017)");
     try {
       await run();
     } finally {
-      await sql`select pg_advisory_unlock(726017)`.execute(conn);
+      await client.query("select pg_advisory_unlock(726017)");
     }
-  });
+  } finally {
+    client.release();
+  }
 }

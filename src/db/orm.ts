@@ -1,33 +1,34 @@
 import { MikroORM } from "@mikro-orm/postgresql";
 import { Migrator } from "@mikro-orm/migrations";
-import { entities } from "./entities.ts";
+import { PostgresDialect } from "kysely";
+import type pg from "pg";
 import { migrations } from "./migrations/index.ts";
 
 /**
- * MikroORM on one connection URL. Entities come from defineEntity, so the default metadata provider needs
- * no decorators, reflect-metadata or ts-morph, and nothing is discovered from files.
- * Pool: 10 connections is plenty for 2 cores (PostgreSQL work, not connection count, is the limit); the
- * plain pg pool in index.ts and pg-boss hold their own, well under max_connections.
+ * MikroORM runs the schema migrations (src/db/migrations, one transaction, recorded in mikro_orm_migrations) and
+ * nothing else: queries go through the pool as `$1` SQL (see README, "Data layer"). It borrows connections from
+ * the process's one pool through a Kysely dialect (MikroORM 7 accepts a dialect as `driverOptions`) whose
+ * `end()` does nothing, so closing the ORM leaves the pool to its owner. No entities: nothing is discovered.
  */
-export async function createOrm(url: string, poolMax = 10): Promise<MikroORM> {
-  return MikroORM.init({
-    clientUrl: url,
-    entities,
+export async function migrate(pool: pg.Pool, url: string): Promise<void> {
+  const borrowed = { options: pool.options, connect: () => pool.connect(), end: async () => undefined };
+  const orm = await MikroORM.init({
+    clientUrl: url, // names the database only: no connection is made from it
+    driverOptions: new PostgresDialect({ pool: borrowed }),
+    entities: [],
+    discovery: { warnWhenNoEntities: false },
     extensions: [Migrator],
-    pool: { min: 0, max: poolMax },
     debug: false,
     allowGlobalContext: false,
     // Migrations are classes listed in migrations/index.ts: no globbing, no TypeScript loader, no snapshot file.
     migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, snapshot: false, silent: true },
   });
-}
-
-/** Applies pending migrations in one transaction. Callers serialize concurrent starts (see openDatabase). */
-export async function migrate(orm: MikroORM): Promise<void> {
   try {
     await orm.migrator.up();
   } catch (err) {
     throw new MigrationError(err);
+  } finally {
+    await orm.close(true);
   }
 }
 
@@ -38,8 +39,4 @@ export class MigrationError extends Error {
     const reason = cause instanceof Error ? cause.message : String(cause);
     super(`Database migration failed, nothing was applied (the schema is as it was before this start): ${reason}`, { cause });
   }
-}
-
-export async function pendingMigrations(orm: MikroORM): Promise<number> {
-  return (await orm.migrator.getPending()).length;
 }

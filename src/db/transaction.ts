@@ -1,55 +1,66 @@
-import type { IsolationLevel } from "@mikro-orm/core";
-import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
-import { fromKysely, type PgBoss, type SendOptions } from "pg-boss";
-import { CompiledQuery, type Kysely } from "kysely";
+import type pg from "pg";
+import type { PgBoss, SendOptions } from "pg-boss";
+import type { Queryable } from "./queryable.ts";
+import { heldTransactionOf } from "./held-transaction.ts";
 
 /** What a module gets inside one database transaction. Everything on it commits or rolls back together. */
-export interface Tx {
-  /** The ORM, bound to the transaction: `tx.em.persist(entity)` is flushed at commit. */
-  em: EntityManager;
-  /** Kysely bound to the same transaction: `` await sql`select ... where id = ${id}`.execute(tx.db) ``. */
-  db: Kysely<unknown>;
-  /**
-   * Raw SQL with PostgreSQL's own `$1, $2` placeholders on the transaction's connection, for hot paths
-   * (availability, counters). Rows come back as node-postgres returns them (snake_case columns).
-   * Note: `tx.em.execute()` also runs on the transaction but takes `?` placeholders.
-   */
-  query<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<R[]>;
+export interface Tx extends Queryable {
   /** Enqueues a pg-boss job in the same transaction: a rollback removes the job with the rows. */
   enqueue(queue: string, data: object, options?: Omit<SendOptions, "db">): Promise<string | null>;
   /** Enqueues one job per item (the queue's default options) in one statement, in the same transaction. */
   enqueueMany(queue: string, data: readonly object[]): Promise<void>;
 }
 
+export type IsolationLevel = "read committed" | "repeatable read" | "serializable";
+
 export interface TransactOptions {
   /** Default: read committed. Serializable work must be ready to retry on 40001 (toAppError maps it to conflict). */
-  isolationLevel?: IsolationLevel | `${IsolationLevel}`;
+  isolationLevel?: IsolationLevel;
   readOnly?: boolean;
 }
 
 export type Transact = <T>(work: (tx: Tx) => Promise<T>, options?: TransactOptions) => Promise<T>;
 
 /**
- * The one way to change state: entities, event rows and jobs commit or roll back together
- * (never "write, then hope to enqueue"). Pending `tx.em` changes are flushed before commit.
+ * The one way to change state: rows, event rows and jobs commit or roll back together (never "write, then hope
+ * to enqueue"). One pooled connection holds the transaction; pg-boss's job insert runs on that same connection.
  */
-export function createTransact(orm: MikroORM, boss: PgBoss): Transact {
-  return (work, options = {}) =>
-    orm.em.fork().transactional(async (em) => {
-      // Inside transactional(), getKysely() returns the Kysely transaction that holds the connection.
-      const db = em.getKysely<unknown>();
-      const bossDb = fromKysely(em.getKysely());
-      return work({
-        em,
-        db,
-        async query<R>(text: string, params: readonly unknown[] = []) {
-          const result = await db.executeQuery<R>(CompiledQuery.raw(text, [...params]));
-          return result.rows as R[];
-        },
+export function createTransact(pool: pg.Pool, boss: PgBoss): Transact {
+  const open: Transact = async (work, options = {}) => {
+    const client = await pool.connect();
+    // A connection that dies while checked out emits 'error' on the client (the pool takes its own listener off
+    // while it is lent): remember it, so the connection is discarded instead of returned to the pool.
+    let broken: Error | undefined;
+    const onError = (err: Error): void => {
+      broken ??= err;
+    };
+    client.on("error", onError);
+    const query = async <R>(text: string, params: readonly unknown[] = []): Promise<R[]> => (await client.query(text, [...params])).rows as R[];
+    const bossDb = { executeSql: (text: string, values: unknown[] = []) => client.query(text, values) };
+    try {
+      await client.query(`begin isolation level ${options.isolationLevel ?? "read committed"}${options.readOnly === true ? " read only" : ""}`);
+      const result = await work({
+        query,
         enqueue: (queue, data, sendOptions) => boss.send(queue, data, { ...sendOptions, db: bossDb }),
         async enqueueMany(queue, data) {
           if (data.length > 0) await boss.insert(queue, data.map((d) => ({ data: d })), { db: bossDb });
         },
       });
-    }, options);
+      await client.query("commit");
+      return result;
+    } catch (err) {
+      await client.query("rollback").catch((rollbackErr: unknown) => {
+        broken ??= rollbackErr instanceof Error ? rollbackErr : new Error(String(rollbackErr));
+      });
+      throw err;
+    } finally {
+      client.removeListener("error", onError);
+      client.release(broken);
+    }
+  };
+  // An idempotent write holds its transaction open until its outcome is recorded in it (held-transaction.ts).
+  return (work, options = {}) => {
+    const held = heldTransactionOf(options);
+    return held === undefined ? open(work, options) : held.run((body) => open(body, options), work);
+  };
 }

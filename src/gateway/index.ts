@@ -7,6 +7,7 @@ import { send, writeError, type NodeResponse } from "../server/http-errors.ts";
 import { readBody, readMultipart, type NodeRequest, type UploadedFile } from "./body.ts";
 import { parse, render } from "./codec.ts";
 import { assignParam, fieldAt } from "./params.ts";
+import { missingCredentials } from "./preflight.ts";
 import { matchRoute, routesOf, type Route } from "./routes.ts";
 
 export type { Route } from "./routes.ts";
@@ -25,6 +26,8 @@ export interface GatewayOptions {
   /** Per file on multipart routes (default 6 MiB, the identity photo limit). */
   maxFileBytes?: number;
   maxFiles?: number;
+  /** Answer 401 before reading the body when an RPC that needs a caller gets no Authorization (preflight.ts). */
+  refuseAnonymousBeforeBody?: boolean;
 }
 
 export interface Gateway {
@@ -63,6 +66,12 @@ export function createGateway(opts: GatewayOptions): Gateway {
       }
       const { route, vars } = match;
       const style = route.rest.errorStyle === "oauth2" ? "oauth2" : "";
+      const anonymous = opts.refuseAnonymousBeforeBody === true ? missingCredentials(route.method, req.headers.authorization) : undefined;
+      if (anonymous !== undefined) {
+        info.error = anonymous;
+        writeError(res, anonymous, info.requestId, style);
+        return;
+      }
       let input: Message;
       try {
         const violations: FieldViolation[] = [];

@@ -1,8 +1,12 @@
 import type pg from "pg";
-import { PgBoss, type Job, type JobInsert, type Queue, type WorkOptions } from "pg-boss";
+import { PgBoss, type Db, type Job, type JobInsert, type Queue, type WorkOptions } from "pg-boss";
+// pg-boss's own connection class, used here only for its LISTEN session (reconnects, heartbeat, re-subscribe).
+import ListenConnection from "pg-boss/dist/db.js";
 import type { Role } from "../config.ts";
 import type { Logger } from "../lib/logger.ts";
 import { queues } from "./queues.ts";
+import { heldTransactionOf } from "../db/held-transaction.ts";
+import type { Transact } from "../db/transaction.ts";
 import { instrumentBoss, type JobTelemetry } from "./telemetry.ts";
 
 /**
@@ -14,6 +18,14 @@ export type WorkerOptions = Omit<WorkOptions, "transactional" | "transactionTime
   queue?: Omit<Queue, "name">;
 };
 
+/**
+ * How long a job may run before pg-boss counts its worker as dead and retries it (every queue's default; a queue
+ * whose work can take longer says so in its own options). With the supervisor running every SUPERVISE_SECONDS,
+ * a job lost with a killed worker runs again within a minute (README "Jobs").
+ */
+export const JOB_EXPIRY_SECONDS = 45;
+const SUPERVISE_SECONDS = 10;
+
 /** Handles one job. Throwing fails the job (retried per the queue's retryLimit); `job.signal` aborts at shutdown. */
 export type JobHandler<T> = (job: Job<T>) => Promise<unknown>;
 
@@ -21,11 +33,19 @@ export interface Boss {
   pgboss: PgBoss;
   /** Creates the queue (notify on) and, when this process runs jobs (ROLE=worker|all), starts a worker. */
   registerWorker<T extends object>(queue: string, handler: JobHandler<T>, options?: WorkerOptions): Promise<void>;
-  /** Stops fetching, waits up to graceMs for running handlers, fails what is still running, closes the pool. */
+  /**
+   * Like registerWorker, for handlers that take a batch of jobs at once (one claim statement per batch). The
+   * queue's policy (`options.queue`) is applied whether or not the queue existed. A throw fails the batch.
+   */
+  registerBatchWorker<T extends object>(queue: string, handler: (jobs: Job<T>[]) => Promise<unknown>, options: WorkerOptions & { batchSize: number }): Promise<void>;
+  /** Stops fetching, waits up to graceMs for running handlers, fails what is still running, ends the LISTEN session. */
   stop(): Promise<void>;
 }
 
 export interface BossOptions {
+  /** The process's one pool: every pg-boss statement runs on it. */
+  pool: pg.Pool;
+  /** Where the one extra connection, the LISTEN session, connects. */
   url: string;
   role: Role;
   logger: Logger;
@@ -39,26 +59,38 @@ export interface BossOptions {
  * pg-boss on the service database in its own schema `pgboss` (created or upgraded on start, under pg-boss's
  * own advisory lock). LISTEN/NOTIFY is on and queues are created with `notify: true`, so a job sent in a
  * committed transaction starts within milliseconds instead of at the next poll.
+ * Connections: pg-boss has no pool of its own; its statements run on the process's pool (a `db` adapter),
+ * and LISTEN holds one dedicated session (it cannot be pooled: a pooled connection would lose the subscription).
  */
 export async function startBoss(opts: BossOptions): Promise<Boss> {
   const runsJobs = opts.role !== "api";
+  const listener = new ListenConnection({ connectionString: opts.url, application_name: "hotelops-listen" });
+  listener.on("error", (err: unknown) => opts.logger.warn({ err }, "pg-boss LISTEN connection failed; reconnecting"));
+  // Opens no connection: the class's pool stays unused, listen() makes its own session.
+  await listener.open();
+  const db: Db = {
+    executeSql: (text, values) => opts.pool.query(text, values),
+    listen: (channel, onNotification, onReconnect) => listener.listen(channel, onNotification, onReconnect),
+  };
   const pgboss = new PgBoss({
-    connectionString: opts.url,
+    db,
     schema: "pgboss",
     useListenNotify: true,
-    // Small: workers hold a connection only while fetching or completing; one more is the LISTEN session.
-    max: 4,
     // Cron and maintenance belong to processes that run jobs; API-only processes only send.
     schedule: runsJobs,
     supervise: runsJobs,
+    // Expired jobs (their worker died) are found this often: with JOB_EXPIRY_SECONDS a stuck job runs again within a minute.
+    superviseIntervalSeconds: SUPERVISE_SECONDS,
   });
   instrumentBoss(pgboss, opts.telemetry ?? {});
   pgboss.on("error", (err) => opts.logger.error({ err }, "pg-boss error"));
   pgboss.on("warning", (warning) => opts.logger.warn({ warning }, "pg-boss warning"));
   await pgboss.start();
   const ensureQueue = async (name: string, options: Omit<Queue, "name"> = {}): Promise<void> => {
-    // A no-op when the queue exists (options of an existing queue are not changed here).
-    await pgboss.createQueue(name, { notify: true, ...options });
+    const policy = { expireInSeconds: JOB_EXPIRY_SECONDS, ...options };
+    await pgboss.createQueue(name, { notify: true, ...policy });
+    // An existing queue keeps the options it was created with (pg-boss's default expiry is 15 minutes): set them.
+    await pgboss.updateQueue(name, policy);
   };
   for (const name of Object.values(queues)) await ensureQueue(name);
   return {
@@ -77,8 +109,15 @@ export async function startBoss(opts: BossOptions): Promise<Boss> {
         if (jobs.length >= batchSize && worker.id !== undefined) pgboss.notifyWorker(worker.id);
       });
     },
+    async registerBatchWorker<T extends object>(queue: string, handler: (jobs: Job<T>[]) => Promise<unknown>, options: WorkerOptions & { batchSize: number }) {
+      const { queue: queueOptions, ...work } = options;
+      await ensureQueue(queue, queueOptions);
+      if (!runsJobs) return;
+      await pgboss.work<T>(queue, work, async (jobs) => handler(jobs));
+    },
     async stop() {
       await pgboss.stop({ graceful: true, timeout: opts.graceMs ?? 10_000 });
+      await listener.close();
     },
   };
 }
@@ -110,8 +149,9 @@ let writers = 0;
  * serializes the commits of notifying transactions, so one NOTIFY per row caps throughput at one per disk flush).
  * If a batch fails, its rows are retried one by one, so a bad row fails only its own write.
  */
-export function createRowWriter(pool: pg.Pool, pgboss: PgBoss, spec: RowWriterSpec): RowWriter {
+export function createRowWriter(pool: pg.Pool, pgboss: PgBoss, spec: RowWriterSpec, transact?: Transact): RowWriter {
   const types = Object.values(spec.columns);
+  const insertOne = `insert into ${spec.table} (${Object.keys(spec.columns).join(", ")}) values (${types.map((type, i) => `$${i + 1}::${type}`).join(", ")})`;
   const insert = `insert into ${spec.table} (${Object.keys(spec.columns).join(", ")}) select * from unnest(${types.map((type, i) => `$${i + 1}::${type}[]`).join(", ")})`;
   const writer = ++writers;
   let version = 0;
@@ -152,7 +192,14 @@ export function createRowWriter(pool: pg.Pool, pgboss: PgBoss, spec: RowWriterSp
   }
 
   return {
-    write(row, data) {
+    async write(row, data) {
+      // An idempotent write's row and job go into its held transaction, so its stored outcome commits with them.
+      if (transact !== undefined && heldTransactionOf({}) !== undefined) {
+        return transact(async (tx) => {
+          await tx.query(insertOne, row);
+          await tx.enqueue(spec.queue, data, spec.job ?? {});
+        });
+      }
       return new Promise<void>((resolve, reject) => {
         pending.push({ row, data, done: (err) => (err === undefined ? resolve() : reject(err)) });
         if (!running) void drain();

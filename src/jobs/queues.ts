@@ -1,8 +1,12 @@
-/** Every pg-boss queue of the service, in one place. */
+/** Every pg-boss queue of the service, in one place (each is created at start with `notify: true`). */
 export const queues = {
-  /** Used by the foundation tests to prove transactional enqueue and LISTEN/NOTIFY latency. */
-  selfTest: "system.self-test",
-  /** One job per event-log row (data: `{ eventId }`), enqueued with the row; the webhook fan-out works it. */
+  /**
+   * One job per (property, external reference) key of inbound partner messages (data: `{ propertyId,
+   * externalReference }`), enqueued with the message row; the connectivity worker applies the key's messages in
+   * arrival order. The queue keeps its first name so jobs already queued by a running version are still worked.
+   */
+  partnerMessages: "connectivity.reservation-events",
+  /** One job per outbound domain event (`domain_events` row, data: `{ eventId }`), enqueued with the row; the webhook fan-out works it. */
   eventsFanout: "events.fanout",
   /** Scheduled every 5 minutes: deletes expired idempotency keys and old rate-limit windows. */
   platformPurge: "platform.purge",

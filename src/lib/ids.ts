@@ -1,4 +1,5 @@
 import { randomBytes, randomFillSync, randomUUID } from "node:crypto";
+import { AppError } from "../errors.ts";
 
 // Entropy is drawn 4 KiB at a time: one syscall per 256 ids instead of one per id.
 const pool = Buffer.alloc(4096);
@@ -29,3 +30,9 @@ export function newToken(prefix = "", bytes = 32): string {
 }
 
 export { randomUUID };
+
+/** Ids arrive as text; a malformed id cannot name a record, so it is 404 like any unknown id. */
+export function requireId(value: string, what: string): string {
+  if (!isUuid(value)) throw new AppError("not_found", `${what} not found.`);
+  return value;
+}

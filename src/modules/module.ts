@@ -1,5 +1,5 @@
 import type { DescService } from "@bufbuild/protobuf";
-import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
+import type { ConnectRouter } from "@connectrpc/connect";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/index.ts";
 import type { Transact } from "../db/transaction.ts";
@@ -20,13 +20,12 @@ export interface Deps {
   metrics?: Metrics | undefined;
 }
 
-/** The shape app.ts composes: RPC services, interceptors (in order, after the call interceptor) and workers. */
+/** The shape app.ts composes: RPC services and workers (the interceptor chain is written out in app.ts). */
 export interface Module {
   name: string;
   /** RPC services this module serves (for reflection and health). */
   services?: DescService[];
   registerRpc?(router: ConnectRouter): void;
-  interceptors?: Interceptor[];
   /** Registers pg-boss workers and schedules; called once the boss is up (ROLE=worker|all run them). */
   startWorkers?(): Promise<void>;
   /** Releases what the module holds outside the database (worker threads, timers); called once at shutdown. */

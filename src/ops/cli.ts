@@ -95,8 +95,8 @@ async function main(argv: string[]): Promise<number> {
   const logger = pino({ level: process.env.LOG_LEVEL ?? "warn" }, pino.destination(2));
   const databaseUrl = await databaseUrlFor(config);
   const db = await openDatabase({ ...config, databaseUrl }, logger);
-  const boss = await startBoss({ url: db.url, role: "api", logger, graceMs: 2000 });
-  const deps: Deps = { config, db, boss, transact: createTransact(db.orm, boss.pgboss), clock: systemClock, logger };
+  const boss = await startBoss({ pool: db.pool, url: db.url, role: "api", logger, graceMs: 2000 });
+  const deps: Deps = { config, db, boss, transact: createTransact(db.pool, boss.pgboss), clock: systemClock, logger };
   try {
     const result = await command.run(deps, { positionals: parsed.positionals, values });
     console.log(json ? JSON.stringify(result.json) : result.text);

@@ -178,7 +178,7 @@ export const commands: Record<string, Command> = {
     summary: "Write the demo data (group DEMO) unless it is there already.",
     usage: "",
     async run(deps) {
-      const seed = await seedDemo(deps);
+      const seed = await seedDemo(deps, createAdminService(deps));
       return { json: seed, text: describeSeed(seed) };
     },
   },

@@ -1,7 +1,8 @@
 import type { Deps } from "../modules/module.ts";
 import type { Tx } from "../db/transaction.ts";
-import { createAdminService, ADMIN_SCOPE } from "../modules/admin/index.ts";
+import { ADMIN_SCOPE, type AdminService } from "../modules/admin/index.ts";
 import { scopes as partnerScopes } from "../modules/auth/index.ts";
+import { seedInventory } from "../modules/inventory/index.ts";
 
 export const DEMO_PASSWORD = "demo-pass-2026";
 
@@ -32,12 +33,11 @@ export async function isEmptyDatabase(deps: Pick<Deps, "db">): Promise<boolean> 
 }
 
 /**
- * The demo data of CONTRACT.md: group DEMO, properties DEMO-IST (no e-mail verification) and DEMO-ANK (with),
+ * The demo data (README "Identity and access", fixed names the demo and its docs rely on): group DEMO, properties DEMO-IST (no e-mail verification) and DEMO-ANK (with),
  * three users with password demo-pass-2026, one internal client. Does nothing when group DEMO exists.
  * Other modules add per-property demo data through an exported `seedInventory(tx, propertyId)`.
  */
-export async function seedDemo(deps: Deps): Promise<DemoSeed> {
-  const admin = createAdminService(deps);
+export async function seedDemo(deps: Deps, admin: AdminService): Promise<DemoSeed> {
   const users = demoUsers.map((u) => ({ email: u.email, roles: u.memberships.map(([p, r]) => `${r} in ${p}`).join(", ") }));
   const existing = await deps.db.pool.query<{ code: string; id: string; email_verification: boolean }>(
     "select p.code, p.id, p.email_verification from properties p join hotel_groups g on g.id = p.group_id where g.code = 'DEMO' order by p.code desc",
@@ -63,24 +63,12 @@ export async function seedDemo(deps: Deps): Promise<DemoSeed> {
     scopes: [...partnerScopes, ADMIN_SCOPE],
   });
 
-  const seeders = await moduleSeeders();
-  for (const p of properties) for (const seed of seeders) await deps.transact((tx) => seed(tx, p.id));
+  for (const p of properties) for (const seed of moduleSeeders) await deps.transact((tx) => seed(tx, p.id));
   return { created: true, groupCode: "DEMO", properties, users, password: DEMO_PASSWORD, client: { clientId: client.id, clientSecret } };
 }
 
-/**
- * Per-property seeders of other modules, found at run time so the seed works whichever modules are present.
- * (Once inventory is part of every build this can become a static import.)
- */
-async function moduleSeeders(): Promise<PropertySeeder[]> {
-  const found: PropertySeeder[] = [];
-  for (const [path, name] of [["../modules/inventory/index.ts", "seedInventory"]] as const) {
-    const mod = (await import(path).catch(() => undefined)) as Record<string, unknown> | undefined;
-    const fn = mod?.[name];
-    if (typeof fn === "function") found.push(fn as PropertySeeder);
-  }
-  return found;
-}
+/** Per-property demo data of other modules, written after the properties exist. */
+const moduleSeeders: readonly PropertySeeder[] = [seedInventory];
 
 /** The lines the start command prints. */
 export function describeSeed(seed: DemoSeed): string {

@@ -8,6 +8,7 @@ import type { Cors } from "./cors.ts";
 import { callInfoKey, requestIdFrom, type CallInfo, type Transport } from "./context.ts";
 import { serveDocs } from "./docs.ts";
 import { send } from "./http-errors.ts";
+import { withParseErrorsAsInvalidArgument } from "./parse-errors.ts";
 import { createPanelServer } from "./panel.ts";
 import { remoteAddressOf, type NodeHandler } from "./listen.ts";
 
@@ -42,7 +43,7 @@ export interface MetricsEndpoint {
  * gateway. Each call gets its CallInfo (request id, peer, transport) once, shared by all interceptors.
  */
 export function createDispatcher(opts: DispatchOptions): NodeHandler {
-  const byPath = new Map(opts.handlers.map((h) => [h.requestPath, h]));
+  const byPath = new Map(opts.handlers.map((h) => [h.requestPath, withParseErrorsAsInvalidArgument(h)]));
   const servePanel = createPanelServer();
   return (req, res) => {
     const url = req.url ?? "/";

@@ -6,6 +6,7 @@ import type { Logger } from "../lib/logger.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import { contextFromHeaders, inSpan, SpanKind, type Tracing } from "../observability/tracing.ts";
 import { callInfoKey, requestIdFrom, type CallInfo } from "./context.ts";
+import { unstorableTextIn } from "../lib/text.ts";
 
 /** The call info of a request; calls that arrive without one (in-memory tests) get one made here. */
 export function callInfoOf(values: ContextValues, header: Headers): CallInfo {
@@ -28,6 +29,10 @@ export function createCallInterceptor(logger: Logger, telemetry: { metrics?: Met
     const started = performance.now();
     const rpc = `${req.service.typeName}/${req.method.name}`;
     try {
+      if (!req.stream) {
+        const unstorable = unstorableTextIn(req.message);
+        if (unstorable !== undefined) throw unstorable;
+      }
       const res = await next(req);
       res.header.set("x-request-id", info.requestId);
       const ms = elapsed(started);

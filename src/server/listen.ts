@@ -3,6 +3,10 @@ import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import http2, { type Http2ServerRequest, type Http2ServerResponse } from "node:http2";
 import net from "node:net";
 import { Duplex } from "node:stream";
+import type { ConnectionLimits } from "../config.ts";
+import { AppError } from "../errors.ts";
+import { requestIdFrom } from "./context.ts";
+import { errorBody } from "./http-errors.ts";
 
 export type NodeHandler = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => void;
 
@@ -14,12 +18,27 @@ export interface Listener {
 
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 
+/** The defaults of the configuration (README "Configuration"). */
+export const defaultConnectionLimits: ConnectionLimits = {
+  maxPerAddress: 256,
+  sniffTimeoutMs: 5_000,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 60_000,
+  idleTimeoutMs: 65_000,
+  maxStreamsPerSession: 100,
+};
+
 /**
  * One port for gRPC (h2c prior knowledge), Connect, gRPC-Web and REST over HTTP/1.1 and HTTP/2.
  * Cleartext http2 with allowHTTP1 does not serve HTTP/1.1, so each connection's first bytes are sniffed:
  * the HTTP/2 preface goes to an http2 server, anything else to an http/1.1 server. With TLS, ALPN decides.
  */
-export async function listen(handler: NodeHandler, opts: { port: number; host: string; tls?: { certFile: string; keyFile: string } | undefined }): Promise<Listener> {
+export async function listen(
+  handler: NodeHandler,
+  opts: { port: number; host: string; tls?: { certFile: string; keyFile: string } | undefined; limits?: Partial<ConnectionLimits> },
+): Promise<Listener> {
+  const limits: ConnectionLimits = { ...defaultConnectionLimits, ...opts.limits };
+  const admit = admission(limits.maxPerAddress);
   const sockets = new Set<net.Socket | Duplex>();
   const track = (s: net.Socket | Duplex): void => {
     sockets.add(s);
@@ -33,6 +52,9 @@ export async function listen(handler: NodeHandler, opts: { port: number; host: s
       inFlight--;
       if (inFlight === 0) drained?.();
     });
+    // An answer sent before the body arrived (401, 413, 429): on HTTP/2 reset the stream once the answer is out, so
+    // the client stops sending and the stream does not count against the session's limit (RFC 9113 8.1).
+    if ("stream" in req) res.once("finish", () => void (req.complete || req.stream.close(http2.constants.NGHTTP2_NO_ERROR)));
     handler(req, res);
   };
 
@@ -40,18 +62,27 @@ export async function listen(handler: NodeHandler, opts: { port: number; host: s
   const servers: { close(): unknown }[] = [];
   if (opts.tls) {
     const secure = http2.createSecureServer(
-      { allowHTTP1: true, cert: readFileSync(opts.tls.certFile), key: readFileSync(opts.tls.keyFile) },
+      { allowHTTP1: true, cert: readFileSync(opts.tls.certFile), key: readFileSync(opts.tls.keyFile), ...http1Options(limits), settings: { maxConcurrentStreams: limits.maxStreamsPerSession } },
       counted,
     );
+    secure.on("connection", (socket: net.Socket) => admit(socket));
+    secure.on("clientError", rejectMalformed);
     secure.on("secureConnection", track);
+    guardStreams(secure, limits);
     outer = secure;
   } else {
-    const h1 = http.createServer({ keepAliveTimeout: 65_000 }, counted);
-    const h2 = http2.createServer({}, counted);
+    const h1 = http.createServer(http1Options(limits), counted);
+    h1.on("clientError", rejectMalformed);
+    // Sockets reach h1 through emit("connection"), never its own listen(): "listening" starts the check that
+    // enforces headersTimeout and requestTimeout (408 and close), which Node arms only on that event.
+    h1.emit("listening");
+    const h2 = http2.createServer({ settings: { maxConcurrentStreams: limits.maxStreamsPerSession } }, counted);
+    guardStreams(h2, limits);
     servers.push(h1, h2);
     outer = net.createServer({ noDelay: true }, (socket) => {
+      if (!admit(socket)) return;
       track(socket);
-      sniff(socket, (isH2, head) => {
+      sniff(socket, limits.sniffTimeoutMs, (isH2, head) => {
         if (isH2) {
           const replay = new ReplaySocket(socket, head);
           track(replay);
@@ -97,14 +128,91 @@ export function remoteAddressOf(req: IncomingMessage | Http2ServerRequest): stri
   return socket?.remoteAddress ?? socket?.stream?.remoteAddress ?? "";
 }
 
-/** Reads until the bytes seen either are or cannot be the HTTP/2 connection preface. */
-function sniff(socket: net.Socket, decide: (isH2: boolean, head: Buffer) => void): void {
+/**
+ * Node answers an HTTP/1.1 request it cannot parse (bad syntax, headers too large, headers timeout) by itself,
+ * with no body; this gives it our error body like every other 4xx, then closes the connection.
+ */
+function rejectMalformed(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable || err.code === "ECONNRESET") {
+    socket.destroy();
+    return;
+  }
+  const error: AppError =
+    err.code === "HPE_HEADER_OVERFLOW"
+      ? new AppError("headers_too_large", "Request headers are too large.")
+      : err.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? new AppError("request_timeout", "The request was not received in time.")
+        : new AppError("invalid_argument", "Malformed HTTP request.");
+  const body = JSON.stringify(errorBody(error, requestIdFrom(undefined)));
+  const status = error.httpStatus;
+  socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ""}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`);
+}
+
+function http1Options(limits: ConnectionLimits): http.ServerOptions {
+  const requestTimeout = limits.requestTimeoutMs;
+  const headersTimeout = Math.min(limits.headersTimeoutMs, requestTimeout);
+  return { keepAliveTimeout: limits.idleTimeoutMs, headersTimeout, requestTimeout, connectionsCheckingInterval: Math.min(1_000, Math.max(100, headersTimeout / 4)) };
+}
+
+/**
+ * Open connections per client address (the socket peer): one over the cap is closed at once. Returns false
+ * for a refused socket.
+ */
+function admission(maxPerAddress: number): (socket: net.Socket) => boolean {
+  const open = new Map<string, number>();
+  return (socket) => {
+    const address = socket.remoteAddress ?? "";
+    const n = (open.get(address) ?? 0) + 1;
+    if (n > maxPerAddress) {
+      socket.destroy();
+      return false;
+    }
+    open.set(address, n);
+    socket.once("close", () => {
+      const left = (open.get(address) ?? 1) - 1;
+      if (left <= 0) open.delete(address);
+      else open.set(address, left);
+    });
+    return true;
+  };
+}
+
+/**
+ * HTTP/2 hygiene the http2 module leaves to us: a session with no traffic for idleTimeoutMs is closed (it also
+ * ends a client that sent the preface and nothing else), and a stream whose request has not fully arrived within
+ * requestTimeoutMs (headers and body; a stalled or trickled body) is reset with CANCEL.
+ */
+function guardStreams(server: http2.Http2Server | http2.Http2SecureServer, limits: ConnectionLimits): void {
+  server.on("session", (session: http2.ServerHttp2Session) => {
+    session.setTimeout(limits.idleTimeoutMs, () => {
+      session.goaway(http2.constants.NGHTTP2_NO_ERROR);
+      session.destroy();
+    });
+  });
+  server.on("stream", (stream: http2.ServerHttp2Stream) => {
+    if (stream.endAfterHeaders) return;
+    const timer = setTimeout(() => stream.close(http2.constants.NGHTTP2_CANCEL), limits.requestTimeoutMs);
+    timer.unref();
+    const clear = (): void => clearTimeout(timer);
+    stream.once("end", clear);
+    stream.once("close", clear);
+  });
+}
+
+/**
+ * Reads until the bytes seen either are or cannot be the HTTP/2 connection preface; a connection that shows
+ * neither within timeoutMs (silent, one byte, half a preface) is closed.
+ */
+function sniff(socket: net.Socket, timeoutMs: number, decide: (isH2: boolean, head: Buffer) => void): void {
   let head: Buffer = Buffer.alloc(0);
+  const timer = setTimeout(() => socket.destroy(), timeoutMs);
+  timer.unref();
   const onData = (chunk: Buffer): void => {
     head = head.length === 0 ? chunk : Buffer.concat([head, chunk]);
     const n = Math.min(head.length, PREFACE.length);
     const prefixMatches = head.subarray(0, n).equals(PREFACE.subarray(0, n));
     if (prefixMatches && head.length < PREFACE.length) return;
+    clearTimeout(timer);
     socket.off("data", onData);
     socket.pause();
     decide(prefixMatches, head);

@@ -10,9 +10,8 @@ import { createDispatcher } from "../../src/server/dispatch.ts";
 import { createCallInterceptor } from "../../src/server/interceptors.ts";
 import { listen, type Listener } from "../../src/server/listen.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
-import { authServicesOf, requirePrincipal, requireProperty } from "../../src/modules/auth/index.ts";
+import { requirePrincipal, requireProperty } from "../../src/modules/auth/index.ts";
 import { createAuthInterceptor } from "../../src/modules/auth/auth.interceptor.ts";
-import { createAdminService } from "../../src/modules/admin/index.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { bearer, createStaffSession, createTestClient, createTestProperty } from "../helpers/auth.ts";
 
@@ -27,7 +26,7 @@ let propB: { id: string; code: string };
 beforeAll(async () => {
   app = await startTestApp({ clock });
   const logger = pino({ level: "silent" });
-  const auth = authServicesOf(app.deps);
+  const auth = app.services.auth;
   const router = createRecordingRouter({ interceptors: [createCallInterceptor(logger), createAuthInterceptor({ pool: app.db.pool, tokens: auth.tokens, clock })] });
   const echo = async (req: { propertyCode: string }, ctx: { values: import("@connectrpc/connect").ContextValues }) => {
     const p = requirePrincipal(ctx.values);
@@ -79,7 +78,7 @@ describe("authentication", () => {
 
     // Right shape and claims, but signed by a key the service does not know (same kid as the real one).
     const real = await createStaffSession(app, { propertyCode: propA.code, role: "manager" });
-    const kid = (await authServicesOf(app.deps).keys.signingKey()).kid;
+    const kid = (await app.services.auth.keys.signingKey()).kid;
     const { privateKey } = await generateKeyPair("ES256");
     const now = Math.floor(clock.now().getTime() / 1000);
     const forged = await new SignJWT({ kind: "staff", sid: real.sessionId, pid: propA.id })
@@ -105,22 +104,22 @@ describe("authentication", () => {
   it("rejects a revoked session at once, and a session past its 30 days", async () => {
     const s = await createStaffSession(app, { propertyCode: propA.code, role: "manager" });
     expect((await get("/t/auth/default", s.accessToken)).status).toBe(200);
-    await authServicesOf(app.deps).sessions.revokeSession(s.sessionId);
+    await app.services.auth.sessions.revokeSession(s.sessionId);
     expect((await get("/t/auth/default", s.accessToken)).status).toBe(401);
 
     // A fresh token of a session that ran out (refresh does not extend it).
     const old = await createStaffSession(app, { propertyCode: propA.code, role: "manager" });
     clock.advance(30 * 24 * 3600 * 1000 - 60_000);
-    const refreshed = await authServicesOf(app.deps).sessions.refreshStaffSession(old.refreshToken);
+    const refreshed = await app.services.auth.sessions.refreshStaffSession(old.refreshToken);
     expect((await get("/t/auth/default", refreshed.accessToken)).status).toBe(200);
     clock.advance(2 * 60_000);
     expect((await get("/t/auth/default", refreshed.accessToken)).status).toBe(401);
-    await expect(authServicesOf(app.deps).sessions.refreshStaffSession(refreshed.refreshToken)).rejects.toMatchObject({ code: "unauthorized" });
+    await expect(app.services.auth.sessions.refreshStaffSession(refreshed.refreshToken)).rejects.toMatchObject({ code: "unauthorized" });
     clock.set("2026-11-22T09:00:00.000Z");
   });
 
   it("rotates refresh tokens and revokes the session when a spent one is presented again", async () => {
-    const sessions = authServicesOf(app.deps).sessions;
+    const sessions = app.services.auth.sessions;
     const s = await createStaffSession(app, { propertyCode: propA.code, role: "manager" });
     const second = await sessions.refreshStaffSession(s.refreshToken);
     expect(second.refreshToken).not.toBe(s.refreshToken);
@@ -145,17 +144,17 @@ describe("authentication", () => {
     const s = await createStaffSession(app, { propertyCode: propA.code, role: "viewer" });
     await app.db.pool.query("update memberships set active = false where user_id = $1", [s.userId]);
     expect((await get("/t/auth/default", s.accessToken)).status).toBe(401);
-    await expect(authServicesOf(app.deps).sessions.refreshStaffSession(s.refreshToken)).rejects.toMatchObject({ code: "unauthorized" });
-    await authServicesOf(app.deps).sessions.revokeSession("not-a-uuid");
+    await expect(app.services.auth.sessions.refreshStaffSession(s.refreshToken)).rejects.toMatchObject({ code: "unauthorized" });
+    await app.services.auth.sessions.revokeSession("not-a-uuid");
   });
 
   it("refuses to open a session without an active membership", async () => {
     const s = await createStaffSession(app, { propertyCode: propA.code, role: "viewer" });
-    await expect(authServicesOf(app.deps).sessions.openStaffSession({ userId: s.userId, propertyId: propB.id })).rejects.toMatchObject({ code: "unauthorized" });
+    await expect(app.services.auth.sessions.openStaffSession({ userId: s.userId, propertyId: propB.id })).rejects.toMatchObject({ code: "unauthorized" });
   });
 
   it("accepts tokens of every non-retired key across a rotation, and none of a retired key", async () => {
-    const keys = authServicesOf(app.deps).keys;
+    const keys = app.services.auth.keys;
     const before = await createStaffSession(app, { propertyCode: propA.code, role: "manager" });
     const oldKid = (await keys.signingKey()).kid;
     const newKid = await keys.rotate();
@@ -176,7 +175,7 @@ describe("authorization", () => {
     const denied = await get("/t/auth/reports", viewer.accessToken);
     expect(denied.status).toBe(403);
     expect(denied.body.error.code).toBe("forbidden");
-    await createAdminService(app.deps).createMembership({ email: viewer.email, propertyCode: propA.code, role: "accountant" });
+    await app.services.admin.createMembership({ email: viewer.email, propertyCode: propA.code, role: "accountant" });
     expect((await get("/t/auth/reports", viewer.accessToken)).status).toBe(200);
     const manager = await createStaffSession(app, { propertyCode: propA.code, role: "manager" });
     expect((await get("/t/auth/reports", manager.accessToken)).body.kind).toBe("staff");

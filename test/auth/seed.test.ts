@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { bearer } from "../helpers/auth.ts";
 import { isEmptyDatabase, seedDemo, describeSeed, DEMO_PASSWORD } from "../../src/ops/seed.ts";
-import { authServicesOf, verifySecret } from "../../src/modules/auth/index.ts";
+import { verifySecret } from "../../src/modules/auth/index.ts";
 
 let app: TestApp;
 beforeAll(async () => {
@@ -15,10 +15,10 @@ afterAll(async () => {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are asserted field by field
 type Json = any;
 
-describe("demo seed (CONTRACT.md fixed names)", () => {
+describe("demo seed (fixed names)", () => {
   it("writes group DEMO, DEMO-IST and DEMO-ANK, three users with their roles, and an internal client; once", { timeout: 30_000 }, async () => {
     expect(await isEmptyDatabase(app.deps)).toBe(true);
-    const seed = await seedDemo(app.deps);
+    const seed = await seedDemo(app.deps, app.services.admin);
     expect(seed.created).toBe(true);
     expect(await isEmptyDatabase(app.deps)).toBe(false);
 
@@ -48,7 +48,7 @@ describe("demo seed (CONTRACT.md fixed names)", () => {
     expect(token.scope.split(" ")).toContain("admin");
     expect((await fetch(`${app.baseUrl}/api/admin/v1/clients`, { headers: bearer(token.access_token) })).status).toBe(200);
 
-    const again = await seedDemo(app.deps);
+    const again = await seedDemo(app.deps, app.services.admin);
     expect(again.created).toBe(false);
     expect(again.client).toBeUndefined();
     expect((await app.db.pool.query("select count(*)::int as n from properties")).rows[0].n).toBe(2);
@@ -59,7 +59,7 @@ describe("demo seed (CONTRACT.md fixed names)", () => {
     const id = (email: string): string => rows.find((r) => r.email === email)!.id;
     const { rows: p } = await app.db.pool.query<{ code: string; id: string }>("select code, id from properties");
     const prop = (code: string): string => p.find((r) => r.code === code)!.id;
-    const sessions = authServicesOf(app.deps).sessions;
+    const sessions = app.services.auth.sessions;
     await expect(sessions.openStaffSession({ userId: id("manager@demo.test"), propertyId: prop("DEMO-ANK") })).resolves.toMatchObject({ expiresIn: 900 });
     await expect(sessions.openStaffSession({ userId: id("frontdesk@demo.test"), propertyId: prop("DEMO-ANK") })).rejects.toMatchObject({ code: "unauthorized" });
   });

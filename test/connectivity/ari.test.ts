@@ -242,7 +242,7 @@ describe("the ARI delta feed", () => {
     const stop = all.data.find((c) => c.reason === "restriction" && c.from === "2027-02-10");
     expect(stop).toMatchObject({ to: "2027-02-12", toExclusive: true, roomTypes: [{ code: "DBL", externalCode: "X-DBL" }], ratePlans: [{ code: "BAR", externalCode: "X-BAR" }] });
     expect(stop.changedAt).toMatch(/Z$/);
-    const hints = await app.db.pool.query<{ reason: string }>("select distinct data ->> 'reason' as reason from events where property_id = $1 and type = 'availability.changed'", [property.id]);
+    const hints = await app.db.pool.query<{ reason: string }>("select distinct data ->> 'reason' as reason from domain_events where property_id = $1 and type = 'availability.changed'", [property.id]);
     expect(hints.rows.map((r) => r.reason).sort()).toEqual(expect.arrayContaining(["rate", "reservation", "restriction"]));
     // nothing new: the cursor stays where it is; updatedSince in the future points at the head, not the start
     expect((await page(all.nextCursor)).data).toEqual([]);

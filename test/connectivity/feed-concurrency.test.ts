@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { createTestClient, createTestProperty } from "../helpers/auth.ts";
-import { createInventoryService } from "../../src/modules/inventory/index.ts";
-import { createReservationService } from "../../src/modules/reservations/index.ts";
 
 let app: TestApp;
 
@@ -16,12 +14,12 @@ afterAll(async () => {
 describe("change feed under concurrent writes", () => {
   it("a page walk running while reservations are written misses none and repeats none", async () => {
     const property = await createTestProperty(app, { code: "FEED-C", businessDate: "2027-01-01" });
-    const inventory = createInventoryService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock });
+    const inventory = app.services.inventory;
     const rt = await inventory.createRoomType(property.id, { code: "DBL", name: "Double", maxOccupancy: 2 });
     for (let i = 0; i < 60; i++) await inventory.createRoom(property.id, { number: String(100 + i), roomTypeId: rt.id });
     const rp = await inventory.createRatePlan(property.id, { code: "BAR", name: "BAR", boardType: "ROOM_ONLY", roomTypeIds: [rt.id] });
     await inventory.setPrices(property.id, { ratePlanId: rp.id, roomTypeId: rt.id, from: "2027-01-01", to: "2027-03-01", amountMinor: 10000n });
-    const reservations = createReservationService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock });
+    const reservations = app.services.reservations;
     const client = await createTestClient(app, { kind: "partner", provider: "acme", propertyCodes: [property.code], scopes: ["reservations.read"] });
     await app.db.pool.query("update api_clients set rate_limit_per_minute = 100000 where id = $1", [client.clientId]);
 

@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { freshDatabaseUrl } from "../helpers/db.ts";
 import { createTestClient, createTestProperty } from "../helpers/auth.ts";
-import { createInventoryService } from "../../src/modules/inventory/index.ts";
 
 const run = promisify(execFile);
 let databaseUrl: string;
@@ -31,7 +30,7 @@ afterAll(async () => {
 describe("ops mapping:set", () => {
   it("maps our codes to a provider's and the partner sees them", async () => {
     const property = await createTestProperty(app, { code: "MAP-CLI" });
-    const inventory = createInventoryService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock });
+    const inventory = app.services.inventory;
     await inventory.createRoomType(property.id, { code: "TWN", name: "Twin", maxOccupancy: 2 });
     const set = await ops("mapping:set", "--property", "MAP-CLI", "--provider", "acme", "--kind", "room_type", "--code", "TWN", "--external", "ACME-TWIN", "--json");
     expect(set.code).toBe(0);

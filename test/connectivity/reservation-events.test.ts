@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { createTestClient, createTestProperty } from "../helpers/auth.ts";
 import { newId } from "../../src/lib/ids.ts";
-import { createInventoryService } from "../../src/modules/inventory/index.ts";
 import { setProviderMapping } from "../../src/modules/connectivity/index.ts";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
@@ -38,7 +37,7 @@ const room = (adults = 2) => ({ roomTypeCode: "X-DBL", ratePlanCode: "X-BAR", ad
 beforeAll(async () => {
   app = await startTestApp();
   property = await createTestProperty(app, { code: "EVT-1", businessDate: "2027-01-01" });
-  const inventory = createInventoryService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock });
+  const inventory = app.services.inventory;
   const dbl = await inventory.createRoomType(property.id, { code: "DBL", name: "Double", maxOccupancy: 2 });
   await inventory.createRoom(property.id, { number: "101", roomTypeId: dbl.id });
   const bar = await inventory.createRatePlan(property.id, { code: "BAR", name: "Best available", boardType: "ROOM_ONLY", roomTypeIds: [dbl.id] });

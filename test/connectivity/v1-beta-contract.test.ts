@@ -80,7 +80,7 @@ async function feedAll(): Promise<Json[]> {
 }
 
 const eventData = async (type: string, reservationId: string): Promise<Json[]> =>
-  (await app.db.pool.query<{ data: Json }>("select data from events where property_id = $1 and type = $2 and data ->> 'id' = $3 order by created_at", [property.id, type, reservationId])).rows.map((r) => r.data);
+  (await app.db.pool.query<{ data: Json }>("select data from domain_events where property_id = $1 and type = $2 and data ->> 'id' = $3 order by created_at", [property.id, type, reservationId])).rows.map((r) => r.data);
 
 const decode = (cursor: string) => Buffer.from(cursor, "base64url").toString();
 

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sql } from "kysely";
-import { getPlatformSettings, PlatformSettings, setPartnerApi } from "../../src/db/platform-settings.ts";
+import { getPlatformSettings, setPartnerApi } from "../../src/modules/platform/index.ts";
 import { migrations } from "../../src/db/migrations/index.ts";
 import { createRowWriter } from "../../src/jobs/boss.ts";
 import { openTestDatabase, type TestDatabase } from "../helpers/db.ts";
@@ -24,7 +23,7 @@ async function count(text: string, params: unknown[] = []): Promise<number> {
 describe("transaction helper", () => {
   it("commits the row and the job together", async () => {
     await t.transact(async (tx) => {
-      await sql`insert into probe (id) values (${"committed"})`.execute(tx.db);
+      await tx.query("insert into probe (id) values ($1)", ["committed"]);
       await tx.enqueue("tx-probe", { id: "committed" });
     });
     expect(await count("select count(*) as n from probe where id = 'committed'")).toBe(1);
@@ -43,19 +42,17 @@ describe("transaction helper", () => {
     expect(await count("select count(*) as n from pgboss.job where data->>'id' = 'rolled-back'")).toBe(0);
   });
 
-  it("flushes ORM changes, raw $n SQL and the job in one transaction, seeing its own writes", async () => {
+  it("runs several statements and the job in one transaction, seeing its own writes", async () => {
     const seen = await t.transact(async (tx) => {
-      const settings = await tx.em.findOneOrFail(PlatformSettings, { id: 1 });
-      settings.status = "degraded";
+      await tx.query("update platform_settings set status = 'degraded'");
       await tx.query("insert into probe (id, n) values ($1, $2), ($3, $4)", ["a", 1, "b", 2]);
       await tx.enqueue("tx-probe", { id: "orm" });
-      // em.execute runs on the same transaction but takes `?` placeholders.
-      const viaEm = await tx.em.execute<{ n: number }[]>("select sum(n)::int as n from probe where id in (?, ?)", ["a", "b"]);
+      const inList = await tx.query<{ n: number }>("select sum(n)::int as n from probe where id in ($1, $2)", ["a", "b"]);
       const viaTx = await tx.query<{ n: number }>("select sum(n)::int as n from probe where id = any($1)", [["a", "b"]]);
-      return [viaEm[0]?.n, viaTx[0]?.n];
+      return [inList[0]?.n, viaTx[0]?.n];
     });
     expect(seen).toEqual([3, 3]);
-    expect((await getPlatformSettings(t.db.orm.em.fork())).status).toBe("degraded");
+    expect((await getPlatformSettings(t.db)).status).toBe("degraded");
     await t.transact(async (tx) => {
       await tx.query("update platform_settings set status = 'operational'");
     });
@@ -171,10 +168,10 @@ describe("migrations and platform settings", () => {
 
   it("switches the partner API and records when", async () => {
     const at = new Date("2026-11-22T10:00:00.000Z");
-    await t.transact((tx) => setPartnerApi(tx.em, false, at));
-    expect(await getPlatformSettings(t.db.orm.em.fork())).toEqual({ status: "operational", partnerApiEnabled: false });
+    await t.transact((tx) => setPartnerApi(tx, false, at));
+    expect(await getPlatformSettings(t.db)).toEqual({ status: "operational", partnerApiEnabled: false });
     const { rows } = await t.db.pool.query<{ updated_at: Date }>("select updated_at from platform_settings");
     expect(rows[0]?.updated_at.toISOString()).toBe(at.toISOString());
-    await setPartnerApi(t.db.orm.em.fork(), true, new Date());
+    await setPartnerApi(t.db, true, new Date());
   });
 });

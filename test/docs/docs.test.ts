@@ -13,7 +13,7 @@ let browser: Browser;
 let demoClient: { clientId: string; clientSecret: string };
 beforeAll(async () => {
   app = await startTestApp();
-  const seed = await seedDemo(app.deps); // the documented examples use the demo hotel
+  const seed = await seedDemo(app.deps, app.services.admin); // the documented examples use the demo hotel
   demoClient = seed.client!;
   browser = await chromium.launch({
     executablePath: CHROMIUM,

@@ -1,11 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { App } from "../../src/app.ts";
-import { createAdminService } from "../../src/modules/admin/index.ts";
-import { authServicesOf } from "../../src/modules/auth/index.ts";
 import { findUserByEmail } from "../../src/modules/properties/index.ts";
-import type { Kysely } from "kysely";
 
-type AppLike = Pick<App, "deps">;
+type AppLike = Pick<App, "deps" | "services">;
 
 const suffix = (): string => randomBytes(4).toString("hex").toUpperCase();
 
@@ -14,7 +11,7 @@ export async function createTestProperty(
   app: AppLike,
   opts: { code?: string; groupCode?: string; currency?: string; amountScale?: number; timeZone?: string; businessDate?: string; emailVerification?: boolean; sandbox?: boolean } = {},
 ): Promise<{ id: string; code: string; currency: string; amountScale: number; timeZone: string; businessDate: string }> {
-  const admin = createAdminService(app.deps);
+  const admin = app.services.admin;
   const p = await admin.createProperty({
     groupCode: opts.groupCode ?? "TEST",
     code: opts.code ?? `P-${suffix()}`,
@@ -37,11 +34,11 @@ export async function createTestClient(
   app: AppLike,
   opts: { kind?: "partner" | "internal"; provider?: string; propertyCodes: string[]; scopes: string[]; approved?: boolean },
 ): Promise<{ clientId: string; clientSecret: string; accessToken: string }> {
-  const admin = createAdminService(app.deps);
+  const admin = app.services.admin;
   const { client, clientSecret } = await admin.createClient({ kind: opts.kind ?? "partner", provider: opts.provider ?? "testprov", propertyCodes: opts.propertyCodes, scopes: opts.scopes });
   if (opts.approved === true) await admin.approveClient(client.id);
   const basic = `Basic ${Buffer.from(`${client.id}:${clientSecret}`).toString("base64")}`;
-  const token = await authServicesOf(app.deps).clientTokens.createToken({ authorization: basic, grantType: "client_credentials", scope: "", clientId: "", clientSecret: "" });
+  const token = await app.services.auth.clientTokens.createToken({ authorization: basic, grantType: "client_credentials", scope: "", clientId: "", clientSecret: "" });
   return { clientId: client.id, clientSecret, accessToken: token.accessToken };
 }
 
@@ -53,13 +50,12 @@ export async function createStaffSession(
   app: AppLike,
   opts: { propertyCode: string; role: string; email?: string; password?: string; deviceId?: string },
 ): Promise<{ accessToken: string; refreshToken: string; userId: string; propertyId: string; sessionId: string; email: string }> {
-  const admin = createAdminService(app.deps);
+  const admin = app.services.admin;
   const email = opts.email ?? `user-${suffix().toLowerCase()}@test.test`;
-  const db = app.deps.db.orm.em.getKysely() as unknown as Kysely<unknown>;
-  const existing = await findUserByEmail(db, email);
+  const existing = await findUserByEmail(app.deps.db, email);
   const userId = existing?.id ?? (await admin.createUser({ email, name: "Test User", password: opts.password ?? "test-pass-2026" })).id;
   const membership = await admin.createMembership({ email, propertyCode: opts.propertyCode, role: opts.role });
-  const tokens = await authServicesOf(app.deps).sessions.openStaffSession({ userId, propertyId: membership.propertyId, deviceId: opts.deviceId ?? "test-device", deviceName: "Test device" });
+  const tokens = await app.services.auth.sessions.openStaffSession({ userId, propertyId: membership.propertyId, deviceId: opts.deviceId ?? "test-device", deviceName: "Test device" });
   return { accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, userId, propertyId: membership.propertyId, sessionId: tokens.sessionId, email };
 }
 

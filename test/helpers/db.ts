@@ -47,7 +47,7 @@ export async function openTestDatabase(options: { role?: Role; url?: string } = 
   const logger = testLogger();
   const url = options.url ?? (await freshDatabaseUrl());
   const db = await openDatabase({ databaseUrl: url, dataDir: "/nonexistent" }, logger);
-  const boss = await startBoss({ url, role: options.role ?? "all", logger, graceMs: 2_000 }).catch(async (err: unknown) => {
+  const boss = await startBoss({ pool: db.pool, url, role: options.role ?? "all", logger, graceMs: 2_000 }).catch(async (err: unknown) => {
     await db.close();
     throw err;
   });
@@ -55,7 +55,7 @@ export async function openTestDatabase(options: { role?: Role; url?: string } = 
     url,
     db,
     boss,
-    transact: createTransact(db.orm, boss.pgboss),
+    transact: createTransact(db.pool, boss.pgboss),
     async close() {
       try {
         await boss.stop();

@@ -1,15 +1,14 @@
 import type { App } from "../../src/app.ts";
 import { newId } from "../../src/lib/ids.ts";
-import { createInventoryService } from "../../src/modules/inventory/index.ts";
 import { bearer, createStaffSession, createTestProperty } from "./auth.ts";
 
 /**
  * A property with 4 double rooms priced for March 2027, a manager session and helpers for the REST calls the
  * observability and production tests drive (mobile reservation create, panel webhook addresses).
  */
-export async function smallHotel(app: Pick<App, "deps" | "clock">, baseUrl: string) {
+export async function smallHotel(app: Pick<App, "deps" | "services">, baseUrl: string) {
   const property = await createTestProperty(app, { businessDate: "2027-03-01" });
-  const inventory = createInventoryService({ transact: app.deps.transact, pool: app.deps.db.pool, clock: app.clock });
+  const inventory = app.services.inventory;
   const dbl = await inventory.createRoomType(property.id, { code: "DBL", name: "Double", maxOccupancy: 2 });
   for (const n of ["101", "102", "103", "104"]) await inventory.createRoom(property.id, { number: n, roomTypeId: dbl.id });
   const bar = await inventory.createRatePlan(property.id, { code: "BAR", name: "Best available", boardType: "ROOM_ONLY", roomTypeIds: [dbl.id] });

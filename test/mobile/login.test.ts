@@ -7,6 +7,10 @@ import { createStaffSession, createTestProperty } from "../helpers/auth.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
 import { readOutbox } from "../../src/lib/mail.ts";
 import { maskEmail } from "../../src/modules/auth/index.ts";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
+import { AuthService } from "../../gen/hotelops/auth/v1/auth_pb.js";
+import { ErrorInfoSchema } from "../../gen/hotelops/api/v1/rest_pb.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
 type Json = any;
@@ -30,10 +34,11 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "hotelops-login-"));
   app = await startTestApp({ clock, env: { DATA_DIR: dataDir } });
   await createTestProperty(app, { code: "LOG-A", groupCode: "LOGGRP" });
-  await createTestProperty(app, { code: "LOG-B", groupCode: "LOGGRP", emailVerification: true });
+  await createTestProperty(app, { code: "LOG-B", groupCode: "LOGGRP" });
+  await createTestProperty(app, { code: "LOG-V", groupCode: "LOGGRP", emailVerification: true });
   await createStaffSession(app, { propertyCode: "LOG-A", role: "manager", email: "manager@login.test", password: PASSWORD });
   await createStaffSession(app, { propertyCode: "LOG-B", role: "viewer", email: "manager@login.test" });
-  await createStaffSession(app, { propertyCode: "LOG-B", role: "front_desk", email: "desk@login.test", password: PASSWORD });
+  await createStaffSession(app, { propertyCode: "LOG-V", role: "front_desk", email: "desk@login.test", password: PASSWORD });
 });
 afterAll(async () => {
   await app?.close();
@@ -77,7 +82,7 @@ describe("login without e-mail verification", () => {
 
 describe("login with e-mail verification", () => {
   it("sends a code by e-mail and verifies it once", async () => {
-    const res = await call("/auth/login", { hotelCode: "LOG-B", email: "desk@login.test", password: PASSWORD, ...device });
+    const res = await call("/auth/login", { hotelCode: "LOG-V", email: "desk@login.test", password: PASSWORD, ...device });
     expect(res.status).toBe(200);
     // exactly the challenge: no keys of the session result, not even null ones
     expect(Object.keys(res.body).sort()).toEqual(["challengeId", "expiresAt", "maskedEmail"]);
@@ -90,18 +95,18 @@ describe("login with e-mail verification", () => {
     expect(ok.status).toBe(200);
     expect(Object.keys(ok.body).sort()).toEqual(["profile", "tokens"]);
     expect(ok.body.tokens.expiresIn).toBe(900);
-    expect(ok.body.profile.properties.map((p: Json) => p.code)).toEqual(["LOG-B"]);
+    expect(ok.body.profile.properties.map((p: Json) => p.code)).toEqual(["LOG-V"]);
     expect((await call("/auth/verify", { challengeId: res.body.challengeId, code, ...device })).status).toBe(401);
   });
 
   it("kills a challenge after 5 wrong codes and when it expires", async () => {
-    const res = await call("/auth/login", { hotelCode: "LOG-B", email: "desk@login.test", password: PASSWORD, ...device });
+    const res = await call("/auth/login", { hotelCode: "LOG-V", email: "desk@login.test", password: PASSWORD, ...device });
     const code = /\b(\d{6})\b/.exec((await readOutbox(dataDir)).filter((m) => m.to === "desk@login.test").at(-1)?.text ?? "")?.[1];
     const wrong = code === "000000" ? "111111" : "000000";
     for (let i = 0; i < 5; i++) expect((await call("/auth/verify", { challengeId: res.body.challengeId, code: wrong, ...device })).status).toBe(401);
     expect((await call("/auth/verify", { challengeId: res.body.challengeId, code, ...device })).status).toBe(401);
 
-    const late = await call("/auth/login", { hotelCode: "LOG-B", email: "desk@login.test", password: PASSWORD, ...device });
+    const late = await call("/auth/login", { hotelCode: "LOG-V", email: "desk@login.test", password: PASSWORD, ...device });
     const lateCode = /\b(\d{6})\b/.exec((await readOutbox(dataDir)).filter((m) => m.to === "desk@login.test").at(-1)?.text ?? "")?.[1];
     clock.advance(11 * 60 * 1000);
     expect((await call("/auth/verify", { challengeId: late.body.challengeId, code: lateCode, ...device })).status).toBe(401);
@@ -228,5 +233,43 @@ describe("POST /session/active-property", () => {
     expect((await app.db.pool.query("select count(*)::int as n from idempotency_keys where key = $1", [key])).rows[0].n).toBe(0);
     clock.advance(2 * 24 * 3600 * 1000);
     expect((await call("/auth/refresh", { refreshToken: switched.tokens.refreshToken })).status).toBe(401);
+  });
+});
+
+describe("switching into a property that requires e-mail verification", () => {
+  const both = "both@login.test";
+  beforeAll(async () => {
+    await createStaffSession(app, { propertyCode: "LOG-A", role: "manager", email: both, password: PASSWORD });
+    await createStaffSession(app, { propertyCode: "LOG-V", role: "viewer", email: both });
+  });
+  const codeFor = async (to: string): Promise<string> => /\b(\d{6})\b/.exec((await readOutbox(dataDir)).filter((m) => m.to === to).at(-1)?.text ?? "")?.[1] ?? "";
+
+  it("a session from a login without a code is refused with 403 email_verification_required on REST, Connect and gRPC", async () => {
+    const login = await call("/auth/login", { hotelCode: "LOG-A", email: both, password: PASSWORD, ...device });
+    const v = login.body.profile.properties.find((p: Json) => p.code === "LOG-V");
+    const token = login.body.tokens.accessToken as string;
+    const res = await call("/session/active-property", { propertyId: v.id }, token);
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe("email_verification_required");
+    for (const transport of [createConnectTransport({ baseUrl: app.baseUrl, httpVersion: "1.1" }), createGrpcTransport({ baseUrl: app.baseUrl })]) {
+      const err = await createClient(AuthService, transport)
+        .switchActiveProperty({ propertyId: v.id }, { headers: { authorization: `Bearer ${token}` } })
+        .then(() => undefined, (e: unknown) => ConnectError.from(e));
+      expect(err?.code).toBe(Code.PermissionDenied);
+      expect(err?.findDetails(ErrorInfoSchema)[0]?.code).toBe("email_verification_required");
+    }
+    // nothing moved: the session and its tokens still act in LOG-A
+    expect((await fetch(`${app.baseUrl}/api/mobile/v1/dashboard`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+  });
+
+  it("a session opened with the e-mail code may switch out and back in", async () => {
+    const challenge = await call("/auth/login", { hotelCode: "LOG-V", email: both, password: PASSWORD, ...device });
+    const verified = await call("/auth/verify", { challengeId: challenge.body.challengeId, code: await codeFor(both), ...device });
+    expect(verified.status).toBe(200);
+    const a = verified.body.profile.properties.find((p: Json) => p.code === "LOG-A");
+    const out = await call("/session/active-property", { propertyId: a.id }, verified.body.tokens.accessToken);
+    expect(out.status).toBe(200);
+    const back = await call("/session/active-property", { propertyId: verified.body.profile.activePropertyId }, out.body.tokens.accessToken);
+    expect(back.status).toBe(200);
   });
 });

@@ -2,8 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { bearer, createStaffSession, createTestProperty } from "../helpers/auth.ts";
 import { newId } from "../../src/lib/ids.ts";
-import { createInventoryService } from "../../src/modules/inventory/index.ts";
-import { createReservationService } from "../../src/modules/reservations/index.ts";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
 type Json = any;
@@ -40,7 +38,7 @@ beforeAll(async () => {
   app = await startTestApp();
   property = await createTestProperty(app, { code: "MOB-1", businessDate: "2027-03-01" });
   other = await createTestProperty(app, { code: "MOB-2", businessDate: "2027-03-01" });
-  const inventory = createInventoryService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock });
+  const inventory = app.services.inventory;
   dbl = await inventory.createRoomType(property.id, { code: "DBL", name: "Double", maxOccupancy: 2 });
   sgl = await inventory.createRoomType(property.id, { code: "SGL", name: "Single", maxOccupancy: 1 });
   room101 = await inventory.createRoom(property.id, { number: "101", roomTypeId: dbl.id });
@@ -54,7 +52,7 @@ beforeAll(async () => {
   await inventory.createRoom(other.id, { number: "101", roomTypeId: oDbl.id });
   const oBar = await inventory.createRatePlan(other.id, { code: "BAR", name: "BAR", boardType: "ROOM_ONLY", roomTypeIds: [oDbl.id] });
   await inventory.setPrices(other.id, { ratePlanId: oBar.id, roomTypeId: oDbl.id, from: "2027-03-01", to: "2027-03-31", amountMinor: 10000n });
-  const reservations = createReservationService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock });
+  const reservations = app.services.reservations;
   const { reservation } = await reservations.create({ propertyId: other.id, canOverridePrice: false }, {
     source: "DIRECT", channel: null, externalReference: null, holderName: "Other", arrivalDate: "2027-03-01", departureDate: "2027-03-02",
     rooms: [{ roomTypeId: oDbl.id, ratePlanId: oBar.id, adults: 1 }],

@@ -8,9 +8,6 @@ import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { bearer, createStaffSession, createTestProperty } from "../helpers/auth.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
 import { newId } from "../../src/lib/ids.ts";
-import { createFolioService } from "../../src/modules/folio/index.ts";
-import { createInventoryService } from "../../src/modules/inventory/index.ts";
-import { createReservationService } from "../../src/modules/reservations/index.ts";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
 type Json = any;
@@ -36,9 +33,9 @@ beforeAll(async () => {
   app = await startTestApp({ clock });
   property = await createTestProperty(app, { code: "REP-1", businessDate: "2027-05-01" });
   const other = await createTestProperty(app, { code: "REP-2", businessDate: "2027-05-01" });
-  const inventory = createInventoryService({ transact: app.deps.transact, pool: app.db.pool, clock });
-  const reservations = createReservationService({ transact: app.deps.transact, pool: app.db.pool, clock });
-  const folios = createFolioService({ transact: app.deps.transact, clock });
+  const inventory = app.services.inventory;
+  const reservations = app.services.reservations;
+  const folios = app.services.folios;
   const actor = { propertyId: property.id, canOverridePrice: false };
 
   const dbl = await inventory.createRoomType(property.id, { code: "DBL", name: "Double", maxOccupancy: 2 });

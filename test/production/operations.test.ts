@@ -188,7 +188,7 @@ describe("the database goes away for 10 s under load", () => {
     const after = await partnerEvent(service.base);
     expect(after.status).toBe(202);
     const afterId = ((await after.json()) as { eventId: string }).eventId;
-    await until(async () => (await sql("select status from reservation_events where id = $1", [afterId]))[0]?.status === "PROCESSED", 60_000, "event processed after the outage");
+    await until(async () => (await sql("select status from partner_messages where id = $1", [afterId]))[0]?.status === "PROCESSED", 60_000, "event processed after the outage");
     await until(async () => receiver.received.length >= deliveredBefore + 1, 60_000, "webhook delivered after the outage");
     // nothing acknowledged before the outage is lost
     expect(await sql("select holder_name from reservations where id = $1", [beforeId])).toEqual([{ holder_name: "Before Outage" }]);
@@ -243,7 +243,7 @@ describe("PgBouncer in transaction pooling mode", () => {
       expect(e.status).toBe(202);
       return ((await e.json()) as { eventId: string }).eventId;
     }));
-    await until(async () => (await sql("select count(*)::int as n from reservation_events where id = any($1) and status <> 'QUEUED'", [ids]))[0].n === ids.length, 30_000, "events processed through PgBouncer");
+    await until(async () => (await sql("select count(*)::int as n from partner_messages where id = any($1) and status <> 'QUEUED'", [ids]))[0].n === ids.length, 30_000, "events processed through PgBouncer");
     await until(async () => receiver.received.length > delivered, 30_000, "webhook delivered");
     service.child.kill("SIGTERM");
     expect(await service.exited).toBe(0);

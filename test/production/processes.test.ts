@@ -124,8 +124,8 @@ describe("two API and two worker processes on one database", () => {
     }
 
     // every accepted event is processed (a job lost with the killed worker is retried once its lock expires)
-    await until(async () => (await sql.query("select count(*)::int as n from reservation_events where id = any($1) and status = 'QUEUED'", [accepted.map((a) => a.eventId)])).rows[0].n === 0, 240_000, "events processed");
-    const processed = await sql.query("select status, count(*)::int as n from reservation_events where id = any($1) group by status", [accepted.map((a) => a.eventId)]);
+    await until(async () => (await sql.query("select count(*)::int as n from partner_messages where id = any($1) and status = 'QUEUED'", [accepted.map((a) => a.eventId)])).rows[0].n === 0, 240_000, "events processed");
+    const processed = await sql.query("select status, count(*)::int as n from partner_messages where id = any($1) group by status", [accepted.map((a) => a.eventId)]);
     expect(processed.rows.reduce((s, r) => s + r.n, 0)).toBe(accepted.length);
     // exactly once: one reservation per booking reference, one per mobile create
     const dupRefs = await sql.query("select external_reference from reservations where property_id = $1 and external_reference is not null group by 1 having count(*) > 1", [hotel.property.id]);
@@ -151,7 +151,7 @@ describe("two API and two worker processes on one database", () => {
     }
 
     // every reservation.created event is delivered at least once and recorded once
-    const events = await sql.query<{ id: string }>("select id from events where property_id = $1 and type = 'reservation.created'", [hotel.property.id]);
+    const events = await sql.query<{ id: string }>("select id from domain_events where property_id = $1 and type = 'reservation.created'", [hotel.property.id]);
     expect(events.rows.length).toBe(created.length + done);
     await until(async () => (await sql.query("select count(*)::int as n from webhook_deliveries where status = 'succeeded' and event_id = any($1)", [events.rows.map((e) => e.id)])).rows[0].n === events.rows.length, 240_000, "webhooks delivered");
     const perEvent = await sql.query("select event_id, count(*)::int as n from webhook_deliveries where event_id = any($1) group by 1 having count(*) <> 1", [events.rows.map((e) => e.id)]);

@@ -21,7 +21,7 @@ interface EventRow {
 
 // Insertion order: ids of one millisecond (the test clock stands still) are not ordered among themselves.
 async function eventsOf(propertyId: string): Promise<EventRow[]> {
-  const { rows } = await app.deps.db.pool.query<EventRow>("select id, type, occurred_at, data from events where property_id = $1 order by created_at, ctid", [propertyId]);
+  const { rows } = await app.deps.db.pool.query<EventRow>("select id, type, occurred_at, data from domain_events where property_id = $1 order by created_at, ctid", [propertyId]);
   return rows;
 }
 

@@ -20,7 +20,7 @@ export function services(app: Pick<App, "deps">, clock = new ManualClock("2026-1
 }
 
 /** A property (business date 2026-11-22) with one room type of `rooms` rooms and a rate plan priced 1000.00 a night. */
-export async function createHotel(app: Pick<App, "deps">, inventory: InventoryService, opts: { rooms?: number; maxOccupancy?: number; price?: bigint } = {}): Promise<Hotel> {
+export async function createHotel(app: Pick<App, "deps" | "services">, inventory: InventoryService, opts: { rooms?: number; maxOccupancy?: number; price?: bigint } = {}): Promise<Hotel> {
   const p = await createTestProperty(app, { businessDate: "2026-11-22" });
   const rt = await inventory.createRoomType(p.id, { code: "DBL", name: "Double", maxOccupancy: opts.maxOccupancy ?? 2 });
   const roomIds: string[] = [];

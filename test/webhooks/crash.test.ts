@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
 import { loadConfig } from "../../src/config.ts";
+import { createServices } from "../../src/app.ts";
 import { openDatabase, type Database } from "../../src/db/index.ts";
 import { createTransact } from "../../src/db/transaction.ts";
 import { startBoss, type Boss } from "../../src/jobs/boss.ts";
@@ -38,7 +39,7 @@ beforeAll(async () => {
   Object.assign(globalThis, { crashEnv: env });
   db = await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR }, logger);
   // This process only sends jobs (ROLE=api): the worker child is the one that takes them.
-  boss = await startBoss({ url: db.url, role: "api", logger });
+  boss = await startBoss({ pool: db.pool, url: db.url, role: "api", logger });
 });
 afterAll(async () => {
   child?.kill("SIGKILL");
@@ -52,10 +53,11 @@ describe("worker killed mid-attempt", () => {
     const env = (globalThis as unknown as { crashEnv: Record<string, string> }).crashEnv;
     const clock = new ManualClock(new Date());
     const config = loadConfig({ ...env, PORT: "0" });
-    const deps: Deps = { config, db, boss, transact: createTransact(db.orm, boss.pgboss), clock, logger };
+    const deps: Deps = { config, db, boss, transact: createTransact(db.pool, boss.pgboss), clock, logger };
     const parts = createWebhookParts(deps, { resolver: testResolver(new Map([["localhost", ["127.0.0.1"]]])) });
-    const property = await createTestProperty({ deps });
-    const user = await createStaffSession({ deps }, { propertyCode: property.code, role: "manager" });
+    const app = { deps, services: createServices(deps) };
+    const property = await createTestProperty(app);
+    const user = await createStaffSession(app, { propertyCode: property.code, role: "manager" });
     const { endpoint } = await parts.service.create({ propertyId: property.id, userId: user.userId }, { url: receiver.url("/hook", "localhost"), eventTypes: ["reservation.created"] });
 
     // The first request is held open forever: the worker is inside its attempt when it dies.

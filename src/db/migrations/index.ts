@@ -14,11 +14,13 @@ import { Migration0013ChannelBookings } from "./0013-channel-bookings.ts";
 import { Migration0014Ari } from "./0014-ari.ts";
 import { Migration0015TokenLimits } from "./0015-token-limits.ts";
 import { Migration0016ClientLastToken } from "./0016-client-last-token.ts";
-import { Migration0017WebhookReceivers } from "./0017-webhook-receivers.ts";
+import { Migration0017MessageAndEventNames } from "./0017-message-and-event-names.ts";
+import { Migration0018SessionEmailVerified } from "./0018-session-email-verified.ts";
+import { Migration0019WebhookReceivers } from "./0019-webhook-receivers.ts";
 
 /** Every migration, in order. Listed explicitly so nothing depends on file globbing at run time. */
 export const migrations = [
   Migration0001Platform, Migration0002CoreIdentity, Migration0003Auth, Migration0004InventoryReservations, Migration0005Webhooks, Migration0006Platform, Migration0007Folio,
   Migration0008Connectivity, Migration0009LoginChallenges, Migration0010ReportRuns, Migration0011RoomTypeDaysByKey, Migration0012PriceOverride, Migration0013ChannelBookings,
-  Migration0014Ari, Migration0015TokenLimits, Migration0016ClientLastToken, Migration0017WebhookReceivers,
+  Migration0014Ari, Migration0015TokenLimits, Migration0016ClientLastToken, Migration0017MessageAndEventNames, Migration0018SessionEmailVerified, Migration0019WebhookReceivers,
 ];

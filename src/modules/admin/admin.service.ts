@@ -1,8 +1,7 @@
 import { randomBytes } from "node:crypto";
-import type { Kysely } from "kysely";
 import { AppError, invalidField } from "../../errors.ts";
 import type { Database } from "../../db/index.ts";
-import { createPlatformSettings } from "../../db/platform-settings.ts";
+import { createPlatformSettings } from "../platform/index.ts";
 import type { Transact } from "../../db/transaction.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId, newToken } from "../../lib/ids.ts";
@@ -59,7 +58,6 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 export function createAdminService(deps: { db: Database; transact: Transact; clock: Clock }): AdminService {
   const { transact, clock } = deps;
-  const kysely = (): Kysely<unknown> => deps.db.orm.em.getKysely() as unknown as Kysely<unknown>;
 
   return {
     async createProperty(input) {
@@ -77,11 +75,11 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
       const businessDate = input.businessDate ?? dateIn(input.timeZone, now);
       if (!DATE.test(businessDate) || Number.isNaN(Date.parse(`${businessDate}T00:00:00Z`))) throw invalidField("businessDate", "must be a date YYYY-MM-DD");
       return transact(async (tx) => {
-        if ((await findPropertyByCode(tx.db, code)) !== undefined) throw new AppError("conflict", `Property ${code} already exists.`);
-        const group = await ensureGroup(tx.db, groupCode, input.groupName?.trim() || groupCode);
+        if ((await findPropertyByCode(tx, code)) !== undefined) throw new AppError("conflict", `Property ${code} already exists.`);
+        const group = await ensureGroup(tx, groupCode, input.groupName?.trim() || groupCode);
         const id = newId(now.getTime());
-        await insertProperty(tx.db, { id, groupId: group.id, code, name: input.name.trim(), timeZone: input.timeZone, currency, amountScale, businessDate, emailVerification: input.emailVerification ?? false, sandbox: input.sandbox ?? false, now });
-        return (await findPropertyByCode(tx.db, code))!;
+        await insertProperty(tx, { id, groupId: group.id, code, name: input.name.trim(), timeZone: input.timeZone, currency, amountScale, businessDate, emailVerification: input.emailVerification ?? false, sandbox: input.sandbox ?? false, now });
+        return (await findPropertyByCode(tx, code))!;
       });
     },
 
@@ -93,20 +91,20 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
       const passwordHash = await hashSecret(input.password);
       const id = newId(clock.now().getTime());
       return transact(async (tx) => {
-        if ((await findUserByEmail(tx.db, email)) !== undefined) throw new AppError("conflict", `A user with e-mail ${email} already exists.`);
-        await insertUser(tx.db, { id, email, name: input.name?.trim() ?? "", passwordHash, now: clock.now() });
+        if ((await findUserByEmail(tx, email)) !== undefined) throw new AppError("conflict", `A user with e-mail ${email} already exists.`);
+        await insertUser(tx, { id, email, name: input.name?.trim() ?? "", passwordHash, now: clock.now() });
         return { id, email, name: input.name?.trim() ?? "", active: true };
       });
     },
 
     async createMembership(input) {
       return transact(async (tx) => {
-        const user = await findUserByEmail(tx.db, input.email.trim());
+        const user = await findUserByEmail(tx, input.email.trim());
         if (user === undefined) throw new AppError("not_found", `No user with e-mail ${input.email}.`);
-        const property = await findPropertyByCode(tx.db, input.propertyCode.trim().toUpperCase());
+        const property = await findPropertyByCode(tx, input.propertyCode.trim().toUpperCase());
         if (property === undefined) throw new AppError("not_found", `No property ${input.propertyCode}.`);
-        if ((await findRole(tx.db, input.role)) === undefined) throw invalidField("role", "is not a known role (manager, front_desk, accountant, viewer)");
-        const id = await upsertMembership(tx.db, { userId: user.id, propertyId: property.id, role: input.role, now: clock.now() });
+        if ((await findRole(tx, input.role)) === undefined) throw invalidField("role", "is not a known role (manager, front_desk, accountant, viewer)");
+        const id = await upsertMembership(tx, { userId: user.id, propertyId: property.id, role: input.role, now: clock.now() });
         return { id, userId: user.id, propertyId: property.id, propertyCode: property.code, role: input.role };
       });
     },
@@ -125,29 +123,29 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
       const clientSecret = newToken("cs_", 32);
       const secretHash = await hashSecret(clientSecret);
       const client = await transact(async (tx) => {
-        const properties = await findPropertiesByCodes(tx.db, codes);
+        const properties = await findPropertiesByCodes(tx, codes);
         const missing = codes.filter((c) => !properties.some((p) => p.code === c));
         if (missing.length > 0) throw invalidField("propertyCodes", `unknown property: ${missing.join(", ")}`);
-        await insertClient(tx.db, { id: clientId, kind: input.kind, provider, name: input.name?.trim() ?? "", secretHash, scopes, now: clock.now() });
-        await grantProperties(tx.db, clientId, properties.map((p) => p.id));
-        return (await findClient(tx.db, clientId))!;
+        await insertClient(tx, { id: clientId, kind: input.kind, provider, name: input.name?.trim() ?? "", secretHash, scopes, now: clock.now() });
+        await grantProperties(tx, clientId, properties.map((p) => p.id));
+        return (await findClient(tx, clientId))!;
       });
       return { client, clientSecret };
     },
 
     async approveClient(clientId) {
       return transact(async (tx) => {
-        if (!(await approveClient(tx.db, clientId, clock.now()))) throw new AppError("not_found", `No client ${clientId}.`);
-        return (await findClient(tx.db, clientId))!;
+        if (!(await approveClient(tx, clientId, clock.now()))) throw new AppError("not_found", `No client ${clientId}.`);
+        return (await findClient(tx, clientId))!;
       });
     },
 
     async setPartnerApi(enabled) {
-      await createPlatformSettings(deps.db).setPartnerApi(enabled);
+      await createPlatformSettings(deps.db, clock).setPartnerApi(enabled);
       return enabled;
     },
 
-    listClients: () => listClients(kysely()),
+    listClients: () => listClients(deps.db),
   };
 }
 

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { AppError } from "../../errors.ts";
+import { isUnstorableText } from "../../lib/text.ts";
 import { clientCredentialsSql, type ClientCredentials } from "./clients.repository.ts";
 import { burnVerify, verifySecret } from "./passwords.ts";
 import type { TokenIssuer } from "./tokens.ts";
@@ -92,11 +93,16 @@ export function parseBasic(header: string | null): { id: string; secret: string 
   const decoded = Buffer.from(encoded, "base64").toString("utf8");
   const colon = decoded.indexOf(":");
   if (colon === -1) throw oauthError("invalid_client", "Malformed Basic credentials.");
+  let credentials: { id: string; secret: string };
   try {
-    return { id: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
+    credentials = { id: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
   } catch {
     throw oauthError("invalid_client", "Malformed Basic credentials.");
   }
+  if (isUnstorableText(credentials.id) || isUnstorableText(credentials.secret)) {
+    throw new AppError("invalid_argument", "Basic credentials contain a NUL character or an unpaired surrogate.", { headers: { "x-oauth-error": "invalid_request" } });
+  }
+  return credentials;
 }
 
 function formDecode(s: string): string {

@@ -1,5 +1,5 @@
-import { sql, type Kysely } from "kysely";
 import type pg from "pg";
+import type { Queryable } from "../../db/queryable.ts";
 
 export type ClientKind = "partner" | "internal";
 
@@ -29,31 +29,26 @@ export interface ClientCredentials {
   propertyIds: string[];
 }
 
-export async function insertClient(db: Kysely<unknown>, c: { id: string; kind: ClientKind; provider: string; name: string; secretHash: string; scopes: string[]; now: Date }): Promise<void> {
-  await sql`insert into api_clients (id, kind, provider, name, secret_hash, scopes, created_at) values (${c.id}, ${c.kind}, ${c.provider}, ${c.name}, ${c.secretHash}, ${c.scopes}::text[], ${c.now})`.execute(db);
+export async function insertClient(db: Queryable, c: { id: string; kind: ClientKind; provider: string; name: string; secretHash: string; scopes: string[]; now: Date }): Promise<void> {
+  await db.query(`insert into api_clients (id, kind, provider, name, secret_hash, scopes, created_at) values ($1, $2, $3, $4, $5, $6::text[], $7)`, [c.id, c.kind, c.provider, c.name, c.secretHash, c.scopes, c.now]);
 }
 
-export async function grantProperties(db: Kysely<unknown>, clientId: string, propertyIds: readonly string[]): Promise<void> {
+export async function grantProperties(db: Queryable, clientId: string, propertyIds: readonly string[]): Promise<void> {
   if (propertyIds.length === 0) return;
-  await sql`insert into api_client_properties (client_id, property_id) select ${clientId}, unnest(${[...propertyIds]}::uuid[]) on conflict do nothing`.execute(db);
+  await db.query(`insert into api_client_properties (client_id, property_id) select $1, unnest($2::uuid[]) on conflict do nothing`, [clientId, [...propertyIds]]);
 }
 
-const clientColumns = sql`c.id, c.kind, c.provider, c.name, c.scopes, c.environment, c.active, c.created_at as "createdAt", c.approved_at as "approvedAt",
+const clientColumns = `c.id, c.kind, c.provider, c.name, c.scopes, c.environment, c.active, c.created_at as "createdAt", c.approved_at as "approvedAt",
   coalesce((select array_agg(p.code order by p.code) from api_client_properties cp join properties p on p.id = cp.property_id where cp.client_id = c.id), '{}') as "propertyCodes"`;
 
-type ClientRow = Omit<ApiClient, "createdAt" | "approvedAt"> & { createdAt: Date | string; approvedAt: Date | string | null };
-
-// The ORM's connection may hand timestamptz back as text.
-const toClient = (r: ClientRow): ApiClient => ({ ...r, createdAt: new Date(r.createdAt), approvedAt: r.approvedAt === null ? null : new Date(r.approvedAt) });
-
-export async function findClient(db: Kysely<unknown>, id: string): Promise<ApiClient | undefined> {
-  const { rows } = await sql<ClientRow>`select ${clientColumns} from api_clients c where c.id = ${id}`.execute(db);
-  return rows.map(toClient)[0];
+export async function findClient(db: Queryable, id: string): Promise<ApiClient | undefined> {
+  const rows = await db.query<ApiClient>(`select ${clientColumns} from api_clients c where c.id = $1`, [id]);
+  return rows[0];
 }
 
-export async function listClients(db: Kysely<unknown>): Promise<ApiClient[]> {
-  const { rows } = await sql<ClientRow>`select ${clientColumns} from api_clients c order by c.created_at desc, c.id`.execute(db);
-  return rows.map(toClient);
+export async function listClients(db: Queryable): Promise<ApiClient[]> {
+  const rows = await db.query<ApiClient>(`select ${clientColumns} from api_clients c order by c.created_at desc, c.id`);
+  return rows;
 }
 
 /** A partner client granted one property, as the panel's API access page lists it. */
@@ -80,9 +75,9 @@ export async function listPropertyClients(pool: pg.Pool, propertyId: string): Pr
 }
 
 /** Marks the client approved for live writes; false when there is no such client. */
-export async function approveClient(db: Kysely<unknown>, id: string, now: Date): Promise<boolean> {
-  const res = await sql`update api_clients set environment = 'live', approved_at = coalesce(approved_at, ${now}) where id = ${id}`.execute(db);
-  return (res.numAffectedRows ?? 0n) > 0n;
+export async function approveClient(db: Queryable, id: string, now: Date): Promise<boolean> {
+  const rows = await db.query(`update api_clients set environment = 'live', approved_at = coalesce(approved_at, $1) where id = $2 returning id`, [now, id]);
+  return rows.length > 0;
 }
 
 /** One indexed query: the client row and its active granted properties. */

@@ -1,7 +1,7 @@
-import type { Kysely } from "kysely";
+import type { Interceptor } from "@connectrpc/connect";
 import type { Deps, Module } from "../module.ts";
 import { createMailer } from "../../lib/mail.ts";
-import { createLoginService } from "./login.service.ts";
+import { createLoginService, type LoginService } from "./login.service.ts";
 import { createAuthInterceptor } from "./auth.interceptor.ts";
 import { registerAuthRpc, authRpcServices } from "./auth.rpc.ts";
 import { apiAccessRpcServices, registerApiAccessRpc } from "./api-access.rpc.ts";
@@ -11,7 +11,7 @@ import { createSessionService, type SessionService } from "./sessions.service.ts
 import { createTokenIssuer, type TokenIssuer } from "./tokens.ts";
 
 export { permissions, scopes, principalKey, type Permission, type Principal, type Scope } from "./principal.ts";
-export { holds, requirePrincipal, requireProperty, requireStaff, requirePermission, requireScope, propertyIdsOf, type PropertyRef } from "./scope.ts";
+export { holds, requirePrincipal, requireProperty, requireStaff, requirePermission, requireScope, type PropertyRef } from "./scope.ts";
 export { hashSecret, verifySecret, burnVerify, argon2Params } from "./passwords.ts";
 export { ACCESS_TOKEN_TTL_SECONDS, type AccessClaims, type TokenIssuer } from "./tokens.ts";
 export { SESSION_TTL_MS, hashRefreshToken, type OpenSessionInput, type SessionService, type StaffTokens } from "./sessions.service.ts";
@@ -25,48 +25,31 @@ export interface AuthServices {
   tokens: TokenIssuer;
   sessions: SessionService;
   clientTokens: ClientTokenService;
+  login: LoginService;
 }
 
-const byDeps = new WeakMap<Deps, AuthServices>();
-
-/**
- * The auth services of one app (one key cache per app). Other modules (mobile login) and test helpers call
- * `authServicesOf(deps).sessions.openStaffSession(...)`.
- */
-export function authServicesOf(deps: Pick<Deps, "db" | "transact" | "clock"> & object): AuthServices {
-  let services = byDeps.get(deps as Deps);
-  if (services === undefined) {
-    const keys = createKeyStore(deps.db.pool, deps.clock);
-    const tokens = createTokenIssuer(keys, deps.clock);
-    services = {
-      keys,
-      tokens,
-      sessions: createSessionService({ transact: deps.transact, clock: deps.clock, tokens }),
-      clientTokens: createClientTokenService({ pool: deps.db.pool, tokens, clock: deps.clock }),
-    };
-    byDeps.set(deps as Deps, services);
-  }
-  return services;
+/** The auth services of one app (one key cache per app), built once by app.ts. */
+export function createAuthServices(deps: Pick<Deps, "config" | "db" | "transact" | "clock">): AuthServices {
+  const keys = createKeyStore(deps.db.pool, deps.clock);
+  const tokens = createTokenIssuer(keys, deps.clock);
+  const sessions = createSessionService({ transact: deps.transact, clock: deps.clock, tokens });
+  const login = createLoginService({ db: deps.db, transact: deps.transact, clock: deps.clock, sessions, mailer: createMailer(deps.config) });
+  return { keys, tokens, sessions, clientTokens: createClientTokenService({ pool: deps.db.pool, tokens, clock: deps.clock }), login };
 }
 
-/** Authentication for every protocol (the interceptor) and the OAuth token endpoint. */
-export function createAuthModule(deps: Deps): Module {
-  const auth = authServicesOf(deps);
-  const login = createLoginService({
-    db: deps.db.orm.em.getKysely() as unknown as Kysely<unknown>,
-    pool: deps.db.pool,
-    transact: deps.transact,
-    clock: deps.clock,
-    sessions: auth.sessions,
-    mailer: createMailer(deps.config),
-  });
+/** Authentication of every call, for every protocol; app.ts places it in the interceptor chain. */
+export function createAuthInterceptorOf(deps: Pick<Deps, "db" | "clock">, auth: AuthServices): Interceptor {
+  return createAuthInterceptor({ pool: deps.db.pool, tokens: auth.tokens, clock: deps.clock });
+}
+
+/** The OAuth token endpoint and the mobile login RPCs. */
+export function createAuthModule(deps: Pick<Deps, "db">, auth: AuthServices): Module {
   return {
     name: "auth",
     services: [...authRpcServices, ...apiAccessRpcServices],
     registerRpc: (router) => {
-      registerAuthRpc(router, auth.clientTokens, login);
+      registerAuthRpc(router, auth.clientTokens, auth.login);
       registerApiAccessRpc(router, deps.db.pool);
     },
-    interceptors: [createAuthInterceptor({ pool: deps.db.pool, tokens: auth.tokens, clock: deps.clock })],
   };
 }

@@ -1,6 +1,5 @@
 import { randomInt } from "node:crypto";
-import { sql, type Kysely } from "kysely";
-import type pg from "pg";
+import type { Queryable } from "../../db/queryable.ts";
 import { AppError } from "../../errors.ts";
 import type { Transact } from "../../db/transaction.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -43,7 +42,7 @@ export function maskEmail(email: string): string {
   return `${shown}${email.slice(at)}`;
 }
 
-export function createLoginService(deps: { db: Kysely<unknown>; pool: pg.Pool; transact: Transact; clock: Clock; sessions: SessionService; mailer: Mailer }) {
+export function createLoginService(deps: { db: Queryable; transact: Transact; clock: Clock; sessions: SessionService; mailer: Mailer }) {
   const { db, clock, sessions } = deps;
 
   async function profileOf(userId: string, activePropertyId: string): Promise<Profile> {
@@ -51,8 +50,8 @@ export function createLoginService(deps: { db: Kysely<unknown>; pool: pg.Pool; t
     return { userId, activePropertyId, properties: memberships.map((m) => ({ id: m.propertyId, code: m.propertyCode, name: m.propertyName, permissions: [...m.permissions].sort() })) };
   }
 
-  async function open(userId: string, propertyId: string, device: { deviceId: string; deviceName: string }): Promise<LoginResult & { kind: "session" }> {
-    const tokens = await sessions.openStaffSession({ userId, propertyId, deviceId: device.deviceId.slice(0, 100), deviceName: device.deviceName.slice(0, 100) });
+  async function open(userId: string, propertyId: string, device: { deviceId: string; deviceName: string }, emailVerified = false): Promise<LoginResult & { kind: "session" }> {
+    const tokens = await sessions.openStaffSession({ userId, propertyId, deviceId: device.deviceId.slice(0, 100), deviceName: device.deviceName.slice(0, 100), emailVerified });
     return { kind: "session", tokens, profile: await profileOf(userId, propertyId) };
   }
 
@@ -78,8 +77,8 @@ export function createLoginService(deps: { db: Kysely<unknown>; pool: pg.Pool; t
       const otp = String(randomInt(0, 1_000_000)).padStart(6, "0");
       const now = clock.now();
       const expiresAt = new Date(now.getTime() + CHALLENGE_TTL_MS);
-      await sql`insert into login_challenges (id, user_id, property_id, code_hash, created_at, expires_at)
-        values (${challengeId}, ${user.id}, ${active.id}, ${await hashSecret(otp)}, ${now}, ${expiresAt})`.execute(db);
+      await db.query(`insert into login_challenges (id, user_id, property_id, code_hash, created_at, expires_at)
+        values ($1, $2, $3, $4, $5, $6)`, [challengeId, user.id, active.id, await hashSecret(otp), now, expiresAt]);
       await deps.mailer.send({
         to: user.email,
         subject: `${otp} is your sign-in code for ${active.name}`,
@@ -108,14 +107,14 @@ export function createLoginService(deps: { db: Kysely<unknown>; pool: pg.Pool; t
         return row;
       });
       if (claimed === undefined) throw badChallenge();
-      return open(claimed.user_id, claimed.property_id, input);
+      return open(claimed.user_id, claimed.property_id, input, true);
     },
 
     async refresh(refreshToken: string): Promise<StaffTokens> {
       return sessions.refreshStaffSession(refreshToken);
     },
 
-    /** The session result for another property of the user (CONTRACT.md `POST /session/active-property`). */
+    /** The session result for another property of the user (`POST /api/mobile/v1/session/active-property`). */
     async switchProperty(session: { sessionId: string; userId: string; activePropertyId: string }, propertyId: string): Promise<{ tokens: StaffTokens; profile: Profile }> {
       const tokens = await sessions.switchStaffProperty(session.sessionId, session.activePropertyId, propertyId);
       return { tokens, profile: await profileOf(session.userId, propertyId) };

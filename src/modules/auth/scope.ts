@@ -29,11 +29,6 @@ export function requireStaff(values: ContextValues): Extract<Principal, { kind: 
   return principal;
 }
 
-/** Every property the caller may reach: the active property of a staff session, the grants of a client. */
-export function propertyIdsOf(principal: Principal): readonly string[] {
-  return principal.propertyIds;
-}
-
 /** Staff permission check inside a service (the interceptor already checked the RPC's own rule). */
 export function requirePermission(principal: Principal, permission: string): void {
   if (principal.kind === "staff" && !principal.permissions.has(permission)) throw new AppError("forbidden", `Missing permission ${permission} in the active property.`);

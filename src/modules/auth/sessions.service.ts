@@ -1,10 +1,9 @@
 import { createHash } from "node:crypto";
-import { sql } from "kysely";
 import { AppError } from "../../errors.ts";
 import type { Transact } from "../../db/transaction.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { isUuid, newId, newToken } from "../../lib/ids.ts";
-import { findActiveMembership } from "../properties/index.ts";
+import { findActiveMembership, findPropertyById } from "../properties/index.ts";
 import type { TokenIssuer } from "./tokens.ts";
 
 /** A staff session lasts 30 days at most; refreshing never extends it (spec: 30 days absolute). */
@@ -24,6 +23,8 @@ export interface OpenSessionInput {
   propertyId: string;
   deviceId?: string;
   deviceName?: string;
+  /** Opened with an e-mail code: the session may switch into properties that require e-mail verification. */
+  emailVerified?: boolean;
 }
 
 export interface SessionService {
@@ -61,13 +62,13 @@ export function createSessionService(deps: { transact: Transact; clock: Clock; t
       const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
       let perms: string[] = [];
       await transact(async (tx) => {
-        const { rows: users } = await sql<{ active: boolean }>`select active from users where id = ${input.userId}`.execute(tx.db);
-        const membership = users[0]?.active === true ? await findActiveMembership(tx.db, input.userId, input.propertyId) : undefined;
+        const users = await tx.query<{ active: boolean }>(`select active from users where id = $1`, [input.userId]);
+        const membership = users[0]?.active === true ? await findActiveMembership(tx, input.userId, input.propertyId) : undefined;
         if (membership === undefined) throw new AppError("unauthorized", "The user has no active membership in this property.");
         perms = membership.permissions;
-        await sql`insert into staff_sessions (id, user_id, property_id, device_id, device_name, created_at, expires_at)
-          values (${sessionId}, ${input.userId}, ${input.propertyId}, ${input.deviceId ?? ""}, ${input.deviceName ?? ""}, ${now}, ${expiresAt})`.execute(tx.db);
-        await sql`insert into refresh_tokens (id, session_id, token_hash, created_at, expires_at) values (${newId()}, ${sessionId}, ${hashRefreshToken(refreshToken)}, ${now}, ${expiresAt})`.execute(tx.db);
+        await tx.query(`insert into staff_sessions (id, user_id, property_id, device_id, device_name, created_at, expires_at, email_verified)
+          values ($1, $2, $3, $4, $5, $6, $7, $8)`, [sessionId, input.userId, input.propertyId, input.deviceId ?? "", input.deviceName ?? "", now, expiresAt, input.emailVerified === true]);
+        await tx.query(`insert into refresh_tokens (id, session_id, token_hash, created_at, expires_at) values ($1, $2, $3, $4, $5)`, [newId(), sessionId, hashRefreshToken(refreshToken), now, expiresAt]);
       });
       const access = await tokens.sign({ kind: "staff", sub: input.userId, sid: sessionId, pid: input.propertyId, perms });
       return { accessToken: access.token, refreshToken, expiresIn: access.expiresIn, sessionId, sessionExpiresAt: expiresAt };
@@ -78,31 +79,30 @@ export function createSessionService(deps: { transact: Transact; clock: Clock; t
       const next = newToken("rt_");
       const outcome = await transact(async (tx) => {
         // The row lock serialises two refreshes of one token: the second sees used_at and counts as reuse.
-        // Time comparisons happen in SQL: the ORM's connection returns timestamptz as text.
         // perms is null when the membership, the user or the property is no longer active: no new tokens then.
-        const { rows } = await sql<{ id: string; sessionId: string; used: boolean; live: boolean; userId: string; propertyId: string; sessionExpiresAt: string; perms: string[] | null }>`
+        const rows = await tx.query<{ id: string; sessionId: string; used: boolean; live: boolean; userId: string; propertyId: string; sessionExpiresAt: Date; perms: string[] | null }>(`
           select t.id, t.session_id as "sessionId", t.used_at is not null as used, s.user_id as "userId", s.property_id as "propertyId",
-            (s.revoked_at is null and s.expires_at > ${now} and t.expires_at > ${now}) as live, s.expires_at as "sessionExpiresAt",
+            (s.revoked_at is null and s.expires_at > $1 and t.expires_at > $2) as live, s.expires_at as "sessionExpiresAt",
             (select r.permissions from memberships m join roles r on r.code = m.role_code join users u on u.id = m.user_id and u.active
               join properties p on p.id = m.property_id and p.active
               where m.user_id = s.user_id and m.property_id = s.property_id and m.active) as perms
-          from refresh_tokens t join staff_sessions s on s.id = t.session_id where t.token_hash = ${hashRefreshToken(presented)} for update of t, s`.execute(tx.db);
+          from refresh_tokens t join staff_sessions s on s.id = t.session_id where t.token_hash = $3 for update of t, s`, [now, now, hashRefreshToken(presented)]);
         const row = rows[0];
         if (row === undefined || !row.live || row.perms === null) return { ok: false as const };
         if (row.used) {
-          await sql`update staff_sessions set revoked_at = ${now}, revoked_reason = 'refresh_token_reuse' where id = ${row.sessionId} and revoked_at is null`.execute(tx.db);
+          await tx.query(`update staff_sessions set revoked_at = $1, revoked_reason = 'refresh_token_reuse' where id = $2 and revoked_at is null`, [now, row.sessionId]);
           return { ok: false as const };
         }
-        await sql`update refresh_tokens set used_at = ${now} where id = ${row.id}`.execute(tx.db);
-        await sql`insert into refresh_tokens (id, session_id, token_hash, parent_id, created_at, expires_at) values (${newId()}, ${row.sessionId}, ${hashRefreshToken(next)}, ${row.id}, ${now}, ${row.sessionExpiresAt})`.execute(tx.db);
-        await sql`update staff_sessions set last_used_at = ${now} where id = ${row.sessionId}`.execute(tx.db);
+        await tx.query(`update refresh_tokens set used_at = $1 where id = $2`, [now, row.id]);
+        await tx.query(`insert into refresh_tokens (id, session_id, token_hash, parent_id, created_at, expires_at) values ($1, $2, $3, $4, $5, $6)`, [newId(), row.sessionId, hashRefreshToken(next), row.id, now, row.sessionExpiresAt]);
+        await tx.query(`update staff_sessions set last_used_at = $1 where id = $2`, [now, row.sessionId]);
         return { ok: true as const, row };
       });
       // Thrown after commit, so a detected reuse stays revoked.
       if (!outcome.ok) throw invalidRefresh();
       const { row } = outcome;
       const access = await tokens.sign({ kind: "staff", sub: row.userId, sid: row.sessionId, pid: row.propertyId, perms: row.perms ?? [] });
-      return { accessToken: access.token, refreshToken: next, expiresIn: access.expiresIn, sessionId: row.sessionId, sessionExpiresAt: new Date(row.sessionExpiresAt) };
+      return { accessToken: access.token, refreshToken: next, expiresIn: access.expiresIn, sessionId: row.sessionId, sessionExpiresAt: row.sessionExpiresAt };
     },
 
     async switchStaffProperty(sessionId, fromPropertyId, propertyId) {
@@ -111,29 +111,35 @@ export function createSessionService(deps: { transact: Transact; clock: Clock; t
       const next = newToken("rt_");
       const session = await transact(async (tx) => {
         // Token rows first, then the session: the order a refresh locks them in (no deadlock between the two).
-        await sql`select id from refresh_tokens where session_id = ${sessionId} and used_at is null for update`.execute(tx.db);
-        const { rows } = await sql<{ userId: string; expiresAt: string; active: boolean; propertyId: string }>`
-          select s.user_id as "userId", s.expires_at as "expiresAt", u.active, s.property_id as "propertyId" from staff_sessions s join users u on u.id = s.user_id
-          where s.id = ${sessionId} and s.revoked_at is null and s.expires_at > ${now} for update of s`.execute(tx.db);
+        await tx.query(`select id from refresh_tokens where session_id = $1 and used_at is null for update`, [sessionId]);
+        const rows = await tx.query<{ userId: string; expiresAt: Date; active: boolean; propertyId: string; emailVerified: boolean }>(`
+          select s.user_id as "userId", s.expires_at as "expiresAt", u.active, s.property_id as "propertyId", s.email_verified as "emailVerified"
+          from staff_sessions s join users u on u.id = s.user_id
+          where s.id = $1 and s.revoked_at is null and s.expires_at > $2 for update of s`, [sessionId, now]);
         const row = rows[0];
         if (row === undefined || !row.active) throw new AppError("unauthorized", "The session has ended; sign in again.");
         if (row.propertyId !== fromPropertyId) throw new AppError("conflict", "The session switched property meanwhile; use the tokens of that switch.");
-        const membership = await findActiveMembership(tx.db, row.userId, propertyId);
+        const membership = await findActiveMembership(tx, row.userId, propertyId);
         if (membership === undefined) throw new AppError("not_found", "Property not found.");
-        await sql`update staff_sessions set property_id = ${propertyId}, last_used_at = ${now} where id = ${sessionId}`.execute(tx.db);
+        // A session is only as trusted as its login: one opened without an e-mail code cannot enter a property that asks for one.
+        const target = await findPropertyById(tx, propertyId);
+        if (target?.emailVerification === true && !row.emailVerified) {
+          throw new AppError("email_verification_required", `${membership.propertyCode} requires e-mail verification: sign in with its hotel code to receive a code.`);
+        }
+        await tx.query(`update staff_sessions set property_id = $1, last_used_at = $2 where id = $3`, [propertyId, now, sessionId]);
         // the tokens held so far are spent, as on a refresh: presenting one again is reuse
-        await sql`update refresh_tokens set used_at = ${now} where session_id = ${sessionId} and used_at is null`.execute(tx.db);
-        await sql`insert into refresh_tokens (id, session_id, token_hash, created_at, expires_at) values (${newId()}, ${sessionId}, ${hashRefreshToken(next)}, ${now}, ${row.expiresAt})`.execute(tx.db);
-        return { ...row, perms: membership.permissions };
+        await tx.query(`update refresh_tokens set used_at = $1 where session_id = $2 and used_at is null`, [now, sessionId]);
+        await tx.query(`insert into refresh_tokens (id, session_id, token_hash, created_at, expires_at) values ($1, $2, $3, $4, $5)`, [newId(), sessionId, hashRefreshToken(next), now, row.expiresAt]);
+        return { userId: row.userId, expiresAt: row.expiresAt, perms: membership.permissions };
       });
       const access = await tokens.sign({ kind: "staff", sub: session.userId, sid: sessionId, pid: propertyId, perms: session.perms });
-      return { accessToken: access.token, refreshToken: next, expiresIn: access.expiresIn, sessionId, sessionExpiresAt: new Date(session.expiresAt) };
+      return { accessToken: access.token, refreshToken: next, expiresIn: access.expiresIn, sessionId, sessionExpiresAt: session.expiresAt };
     },
 
     async revokeSession(sessionId, reason = "logout") {
       if (!isUuid(sessionId)) return;
       await transact(async (tx) => {
-        await sql`update staff_sessions set revoked_at = ${clock.now()}, revoked_reason = ${reason} where id = ${sessionId} and revoked_at is null`.execute(tx.db);
+        await tx.query(`update staff_sessions set revoked_at = $1, revoked_reason = $2 where id = $3 and revoked_at is null`, [clock.now(), reason, sessionId]);
       });
     },
   };

@@ -10,7 +10,7 @@ const AUDIENCE = "hotelops-api";
 
 /**
  * What an access token carries; nothing secret. Staff: `sub` user id, `sid` session id, `pid` active property
- * and `perms`, the role's permissions at issue time (CONTRACT.md; informative for clients: the server decides
+ * and `perms`, the role's permissions at issue time (informative for clients: the server decides
  * with the permissions it reads with the session on every request, so a role change acts at once).
  * Clients: `sub` client id and the granted `scope` (space-separated).
  */

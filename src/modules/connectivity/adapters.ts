@@ -3,7 +3,7 @@ import { AppError, type FieldViolation } from "../../errors.ts";
 export type ReservationEventType = "NEW" | "MODIFIED" | "CANCELLED";
 
 /** One inbound reservation event in our terms, still carrying the provider's room and rate codes. */
-export interface InboundReservationEvent {
+export interface InboundPartnerMessage {
   eventType: ReservationEventType;
   externalReference: string;
   channel: string;
@@ -17,12 +17,12 @@ export interface InboundReservationEvent {
 }
 
 /**
- * How a provider plugs in: it turns its inbound payload into an InboundReservationEvent. Code translation
+ * How a provider plugs in: it turns its inbound payload into an InboundPartnerMessage. Code translation
  * (provider codes -> ours) is the same for everyone and lives in the mappings, so adding a certified provider
  * means adding an adapter (when its payload differs from the default JSON) and mapping data.
  */
 export interface ProviderAdapter {
-  parse(payload: Record<string, unknown>): InboundReservationEvent;
+  parse(payload: Record<string, unknown>): InboundPartnerMessage;
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -33,7 +33,7 @@ export function isDate(s: string): boolean {
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
 }
 
-/** The default adapter: the JSON body of CONTRACT.md's POST /reservation-events. */
+/** The default adapter: the JSON body of POST /api/v1/properties/{propertyCode}/reservation-events (CreateReservationEventRequest). */
 export const jsonAdapter: ProviderAdapter = {
   parse(p) {
     const v: FieldViolation[] = [];

@@ -1,8 +1,8 @@
 import type pg from "pg";
 import { invalidField } from "../../errors.ts";
-import { requireProperty } from "../auth/index.ts";
-import type { Principal } from "../auth/principal.ts";
-import { ariChangesAfter, ariHead, poolQueryable, type InventoryService } from "../inventory/index.ts";
+import { requireProperty, type Principal } from "../auth/index.ts";
+import { ariChangesAfter, ariHead, type InventoryService } from "../inventory/index.ts";
+import { poolQueryable } from "../../db/queryable.ts";
 import { decodeCursor, nextCursorOf } from "./connectivity.service.ts";
 import { isDate } from "./adapters.ts";
 import { mappingsOf, ratePlansOf, roomTypesOf } from "./reads.repository.ts";

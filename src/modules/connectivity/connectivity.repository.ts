@@ -1,6 +1,6 @@
 import type pg from "pg";
-import type { Principal } from "../auth/principal.ts";
-import type { InboundReservationEvent } from "./adapters.ts";
+import type { Principal } from "../auth/index.ts";
+import type { InboundPartnerMessage } from "./adapters.ts";
 
 export interface PropertyRef {
   id: string;
@@ -14,7 +14,7 @@ export async function propertiesInReach(pool: pg.Pool, principal: Principal): Pr
   return rows;
 }
 
-export interface StoredEvent {
+export interface StoredPartnerMessage {
   id: string;
   status: "QUEUED" | "PROCESSED" | "REJECTED";
   reservationId: string | null;
@@ -22,8 +22,8 @@ export interface StoredEvent {
   error: string | null;
 }
 
-/** A queued event row: reservation_events columns in the order of eventRow(). */
-export const eventColumns = {
+/** A queued event row: partner_messages columns in the order of messageRow(). */
+export const messageColumns = {
   id: "uuid",
   property_id: "uuid",
   client_id: "text",
@@ -34,14 +34,14 @@ export const eventColumns = {
   created_at: "timestamptz",
 } as const;
 
-export function eventRow(e: { id: string; propertyId: string; clientId: string; provider: string; event: InboundReservationEvent; now: Date }): unknown[] {
+export function messageRow(e: { id: string; propertyId: string; clientId: string; provider: string; event: InboundPartnerMessage; now: Date }): unknown[] {
   return [e.id, e.propertyId, e.clientId, e.provider, e.event.eventType, e.event.externalReference, JSON.stringify(e.event), e.now];
 }
 
 /** One event of this client at this property (another client's or property's event is 404). */
-export async function findEvent(pool: pg.Pool, propertyId: string, clientId: string, eventId: string): Promise<StoredEvent | undefined> {
-  const { rows } = await pool.query<{ id: string; status: StoredEvent["status"]; reservation_id: string | null; reservation_code: string | null; error: string | null }>(
-    "select id, status, reservation_id, reservation_code, error from reservation_events where id = $1 and property_id = $2 and client_id = $3",
+export async function findPartnerMessage(pool: pg.Pool, propertyId: string, clientId: string, eventId: string): Promise<StoredPartnerMessage | undefined> {
+  const { rows } = await pool.query<{ id: string; status: StoredPartnerMessage["status"]; reservation_id: string | null; reservation_code: string | null; error: string | null }>(
+    "select id, status, reservation_id, reservation_code, error from partner_messages where id = $1 and property_id = $2 and client_id = $3",
     [eventId, propertyId, clientId],
   );
   const r = rows[0];

@@ -1,7 +1,7 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { ConnectivityService as ConnectivityRpc } from "../../../gen/hotelops/connectivity/v1/connectivity_pb.js";
-import { principalKey } from "../auth/principal.ts";
+import { principalKey } from "../auth/index.ts";
 import { client, type ConnectivityService } from "./connectivity.service.ts";
 import type { AriReads } from "./ari.ts";
 

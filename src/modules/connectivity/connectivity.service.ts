@@ -3,21 +3,19 @@ import { AppError, invalidField } from "../../errors.ts";
 import type { RowWriter } from "../../jobs/boss.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { isUuid, newId } from "../../lib/ids.ts";
-import type { Principal } from "../auth/principal.ts";
 import { adapterFor, isDate } from "./adapters.ts";
-import { eventRow, findEvent, propertiesInReach, type StoredEvent } from "./connectivity.repository.ts";
-import { requireProperty } from "../auth/index.ts";
-import { poolQueryable } from "../inventory/index.ts";
+import { messageRow, findPartnerMessage, propertiesInReach, type StoredPartnerMessage } from "./connectivity.repository.ts";
+import { requireProperty, type Principal } from "../auth/index.ts";
+import { poolQueryable } from "../../db/queryable.ts";
 import { changeFeed, changeFeedHead } from "../reservations/index.ts";
 import { CONNECTIVITY_RELEASE } from "../status/index.ts";
 import { inventoryRowsOf, mappingsOf, ratePlansOf, roomTypesOf } from "./reads.repository.ts";
 
-export const RESERVATION_EVENTS_QUEUE = "connectivity.reservation-events";
 
 export interface ConnectivityDeps {
   pool: pg.Pool;
-  /** Writes a reservation_events row (eventColumns) with its processing job, both committed together. */
-  events: RowWriter;
+  /** Writes a partner_messages row (messageColumns) with its processing job, both committed together. */
+  messages: RowWriter;
   clock: Clock;
 }
 
@@ -153,7 +151,7 @@ export function createConnectivityService(deps: ConnectivityDeps) {
       }
       const event = adapterFor(caller.provider).parse(payload);
       const id = newId();
-      await deps.events.write(eventRow({ id, propertyId: property.id, clientId: caller.clientId, provider: caller.provider, event, now: deps.clock.now() }), {
+      await deps.messages.write(messageRow({ id, propertyId: property.id, clientId: caller.clientId, provider: caller.provider, event, now: deps.clock.now() }), {
         eventId: id,
         propertyId: property.id,
         externalReference: event.externalReference,
@@ -161,10 +159,10 @@ export function createConnectivityService(deps: ConnectivityDeps) {
       return { eventId: id, status: "QUEUED" };
     },
 
-    async getReservationEvent(principal: Principal | undefined, propertyCode: string, eventId: string): Promise<StoredEvent> {
+    async getReservationEvent(principal: Principal | undefined, propertyCode: string, eventId: string): Promise<StoredPartnerMessage> {
       const caller = client(principal);
       const property = await requireProperty(deps, caller, propertyCode);
-      const found = isUuid(eventId) ? await findEvent(deps.pool, property.id, caller.clientId, eventId) : undefined;
+      const found = isUuid(eventId) ? await findPartnerMessage(deps.pool, property.id, caller.clientId, eventId) : undefined;
       if (found === undefined) throw new AppError("not_found", `Reservation event ${eventId} was not found.`);
       return found;
     },

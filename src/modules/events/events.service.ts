@@ -45,7 +45,7 @@ export async function recordEvents(tx: Tx, events: readonly NewEvent[]): Promise
   // created_at is when the row is written (clock_timestamp(), not the transaction start that now() gives) and
   // never before occurred_at, so the envelope's createdAt >= occurredAt even when the change took a while.
   await tx.query(
-    `insert into events (id, property_id, type, occurred_at, data, created_at)
+    `insert into domain_events (id, property_id, type, occurred_at, data, created_at)
      select u.*, greatest(clock_timestamp(), u.occurred_at) from unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $5::jsonb[]) as u(id, property_id, type, occurred_at, data)`,
     [ids, events.map((e) => e.propertyId), events.map((e) => e.type), events.map((e) => e.occurredAt), events.map((e) => JSON.stringify(e.data))],
   );

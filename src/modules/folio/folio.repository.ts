@@ -1,21 +1,11 @@
+import type { Queryable } from "../../db/queryable.ts";
 import type { Tx } from "../../db/transaction.ts";
-import { formatFolioNumber } from "../invoices/numbering.ts";
 
 /**
  * Persistence of folios, charges and payments. Every query takes the property id and filters by it.
  * Money comes back as bigint (selected as text: node-postgres would otherwise hand int8 over as a string
  * anyway, and never as a float); dates as YYYY-MM-DD text.
  */
-
-export interface PropertyRow {
-  id: string;
-  code: string;
-  currency: string;
-  amountScale: number;
-  vatRateBp: number;
-  accommodationTaxRateBp: number;
-  businessDate: string;
-}
 
 export interface FolioRow {
   id: string;
@@ -58,24 +48,6 @@ export interface PaymentRow {
 
 type Raw = Record<string, unknown>;
 
-export async function loadProperty(tx: Tx, propertyId: string, lock = false): Promise<PropertyRow | undefined> {
-  const [r] = await tx.query<Raw>(
-    `select id, code, currency, amount_scale, vat_rate_bp, accommodation_tax_rate_bp, business_date::text as business_date
-       from properties where id = $1 ${lock ? "for no key update" : ""}`,
-    [propertyId],
-  );
-  if (r === undefined) return undefined;
-  return {
-    id: r.id as string,
-    code: r.code as string,
-    currency: r.currency as string,
-    amountScale: r.amount_scale as number,
-    vatRateBp: r.vat_rate_bp as number,
-    accommodationTaxRateBp: r.accommodation_tax_rate_bp as number,
-    businessDate: r.business_date as string,
-  };
-}
-
 const folioColumns = `id, property_id, reservation_id, reservation_code, number, currency, amount_scale, created_at`;
 
 function toFolio(r: Raw): FolioRow {
@@ -87,7 +59,7 @@ function toFolio(r: Raw): FolioRow {
     number: r.number as string,
     currency: r.currency as string,
     amountScale: r.amount_scale as number,
-    createdAt: new Date(r.created_at as string | Date),
+    createdAt: r.created_at as Date,
   };
 }
 
@@ -135,7 +107,7 @@ function toCharge(r: Raw): ChargeRow {
     businessDate: r.business_date as string,
     reservationRoomId: (r.reservation_room_id as string | null) ?? null,
     invoiceId: (r.invoice_id as string | null) ?? null,
-    postedAt: new Date(r.posted_at as string | Date),
+    postedAt: r.posted_at as Date,
     postedBy: r.posted_by as string,
   };
 }
@@ -172,7 +144,7 @@ function toPayment(r: Raw): PaymentRow {
     reversedPaymentId: (r.reversed_payment_id as string | null) ?? null,
     reversedByPaymentId: (r.reversed_by_payment_id as string | null) ?? null,
     businessDate: r.business_date as string,
-    postedAt: new Date(r.posted_at as string | Date),
+    postedAt: r.posted_at as Date,
     postedBy: r.posted_by as string,
   };
 }
@@ -196,16 +168,36 @@ export async function insertPayment(tx: Tx, propertyId: string, p: Omit<PaymentR
   return { ...p, reversedByPaymentId: null };
 }
 
+/** The ledger sums of folio `f`: the one place the balance (charges - payments, reversals included) is written. */
+const chargesOfF = "coalesce((select sum(c.amount_minor) from folio_charges c where c.property_id = f.property_id and c.folio_id = f.id), 0)";
+const paymentsOfF = "coalesce((select sum(p.amount_minor) from folio_payments p where p.property_id = f.property_id and p.folio_id = f.id), 0)";
+
 /** Sums of the ledger of several folios at once (for balances in lists and night-audit checks). */
-export async function folioTotals(tx: Tx, propertyId: string, folioIds: readonly string[]): Promise<Map<string, { chargesMinor: bigint; paymentsMinor: bigint }>> {
-  const rows = await tx.query<{ folio_id: string; charges: string; payments: string }>(
-    `select f.id as folio_id,
-            coalesce((select sum(amount_minor) from folio_charges c where c.property_id = f.property_id and c.folio_id = f.id), 0)::text as charges,
-            coalesce((select sum(amount_minor) from folio_payments p where p.property_id = f.property_id and p.folio_id = f.id), 0)::text as payments
+export async function folioTotals(q: Queryable, propertyId: string, folioIds: readonly string[]): Promise<Map<string, { chargesMinor: bigint; paymentsMinor: bigint }>> {
+  const rows = await q.query<{ folio_id: string; charges: string; payments: string }>(
+    `select f.id as folio_id, ${chargesOfF}::text as charges, ${paymentsOfF}::text as payments
        from folios f where f.property_id = $1 and f.id = any($2::uuid[])`,
     [propertyId, folioIds],
   );
   return new Map(rows.map((r) => [r.folio_id, { chargesMinor: BigInt(r.charges), paymentsMinor: BigInt(r.payments) }]));
+}
+
+/** The balance of a reservation's folio, or undefined when it has none yet. */
+export async function folioBalanceOfReservation(q: Queryable, propertyId: string, reservationId: string): Promise<bigint | undefined> {
+  const [r] = await q.query<{ balance: string }>(
+    `select (${chargesOfF} - ${paymentsOfF})::text as balance from folios f where f.property_id = $1 and f.reservation_id = $2`,
+    [propertyId, reservationId],
+  );
+  return r === undefined ? undefined : BigInt(r.balance);
+}
+
+/** The reservations whose folio balance is not zero. */
+export async function unbalancedFolioReservationIds(q: Queryable, propertyId: string): Promise<string[]> {
+  const rows = await q.query<{ reservation_id: string }>(
+    `select f.reservation_id from folios f where f.property_id = $1 and ${chargesOfF} <> ${paymentsOfF}`,
+    [propertyId],
+  );
+  return rows.map((r) => r.reservation_id);
 }
 
 /** Charges of a folio that are on no issued invoice yet, oldest first. */
@@ -233,4 +225,9 @@ export async function markChargesInvoiced(tx: Tx, propertyId: string, chargeIds:
 export async function findReservationRef(tx: Tx, propertyId: string, reservationId: string): Promise<{ id: string; code: string } | undefined> {
   const [r] = await tx.query<{ id: string; code: string }>(`select id, code from reservations where property_id = $1 and id = $2`, [propertyId, reservationId]);
   return r;
+}
+
+/** Folio numbers: a per-property sequence, zero-padded to at least six digits (`000042`). */
+export function formatFolioNumber(sequence: bigint): string {
+  return sequence.toString().padStart(6, "0");
 }

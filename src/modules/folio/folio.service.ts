@@ -5,7 +5,8 @@ import { isUuid, newId } from "../../lib/ids.ts";
 import { recordEvent, type PaymentEventData } from "../events/index.ts";
 import { paymentMethodKind } from "./payment-methods.ts";
 import * as repo from "./folio.repository.ts";
-import type { ChargeRow, FolioRow, PaymentRow, PropertyRow } from "./folio.repository.ts";
+import type { ChargeRow, FolioRow, PaymentRow } from "./folio.repository.ts";
+import { findPropertyRow, type PropertyRow } from "../properties/index.ts";
 
 export interface FolioDeps {
   transact: Transact;
@@ -72,7 +73,7 @@ export function createFolioService(deps: FolioDeps): FolioService {
   const { transact, clock } = deps;
 
   async function property(tx: Tx, propertyId: string): Promise<PropertyRow> {
-    const p = await repo.loadProperty(tx, propertyId);
+    const p = await findPropertyRow(tx, propertyId);
     if (p === undefined) throw new AppError("not_found", "Property not found.");
     return p;
   }

@@ -11,12 +11,12 @@ export {
 export { paymentMethods, paymentMethodKinds, paymentMethodKind, type PaymentMethodKind } from "./payment-methods.ts";
 export {
   findFolio,
-  loadProperty,
   folioTotals,
+  folioBalanceOfReservation,
+  unbalancedFolioReservationIds,
   uninvoicedCharges,
   markChargesInvoiced,
   type ChargeRow,
   type FolioRow,
   type PaymentRow,
-  type PropertyRow,
 } from "./folio.repository.ts";

@@ -1,10 +1,8 @@
-import type { ConnectRouter, ServiceImpl } from "@connectrpc/connect";
+import type { ServiceImpl } from "@connectrpc/connect";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { MobileService, type ScannedFieldSchema } from "../../../gen/hotelops/mobile/v1/mobile_pb.js";
 import type { IdentityScanService } from "./identity.service.ts";
 import type { ReadField } from "./mrz.ts";
-
-export const identityRpcServices = [MobileService];
 
 const scanned = (f: ReadField): MessageInitShape<typeof ScannedFieldSchema> => ({ ...(f.value === null ? {} : { value: f.value }), valid: f.valid, corrected: f.corrected === true });
 
@@ -34,8 +32,4 @@ export function identityMobileRpc(service: IdentityScanService): Pick<ServiceImp
       };
     },
   };
-}
-
-export function registerIdentityRpc(router: ConnectRouter, service: IdentityScanService): void {
-  router.service(MobileService, identityMobileRpc(service));
 }

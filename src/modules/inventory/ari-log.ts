@@ -1,4 +1,4 @@
-import type { Queryable } from "./queryable.ts";
+import type { Queryable } from "../../db/queryable.ts";
 
 /**
  * Why ARI changed, as the availability.changed hint's `reason` and the ARI delta feed item's: a booking or its

@@ -1,6 +1,6 @@
 import { AppError } from "../../errors.ts";
 import { daysBetween } from "./dates.ts";
-import type { Queryable } from "./queryable.ts";
+import type { Queryable } from "../../db/queryable.ts";
 
 /** The counters of a `room_type_days` row that consume rooms. */
 export type DayCounter = "sold" | "blocked" | "out_of_order";

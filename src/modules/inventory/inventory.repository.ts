@@ -1,5 +1,6 @@
 import { isUuid } from "../../lib/ids.ts";
-import type { PropertyRow, Queryable } from "./queryable.ts";
+import type { Queryable } from "../../db/queryable.ts";
+import { propertyRowColumns, type PropertyRow } from "../properties/index.ts";
 
 export const roomStatuses = ["CLEAN", "DIRTY", "INSPECTED", "OUT_OF_ORDER"] as const;
 export type RoomStatus = (typeof roomStatuses)[number];
@@ -161,7 +162,7 @@ export async function quoteStay(
 ): Promise<{ property: PropertyRow; lines: StayLineQuote[] } | undefined> {
   const uuidOrNull = (id: string) => (isUuid(id) ? id : null);
   const rows = await q.query<StayQuoteRow>(
-    `select p.id, p.code, p.currency, p.amount_scale as "amountScale", to_char(p.business_date, 'YYYY-MM-DD') as "businessDate",
+    `select ${propertyRowColumns},
             rt.id as "rtId", rt.code as "rtCode", rt.name as "rtName", rt.max_occupancy as "maxOccupancy", rt.room_count as "roomCount",
             rp.id as "rpId", rp.code as "rpCode",
             exists (select 1 from rate_plan_room_types x where x.property_id = p.id and x.rate_plan_id = rp.id and x.room_type_id = rt.id) as covers,
@@ -178,7 +179,8 @@ export async function quoteStay(
   );
   const first = rows[0];
   if (first === undefined) return undefined;
-  const property: PropertyRow = { id: first.id, code: first.code, currency: first.currency, amountScale: first.amountScale, businessDate: first.businessDate };
+  const { id, code, currency, amountScale, vatRateBp, accommodationTaxRateBp, businessDate } = first;
+  const property: PropertyRow = { id, code, currency, amountScale, vatRateBp, accommodationTaxRateBp, businessDate };
   return {
     property,
     lines: rows.map((r) => ({

@@ -10,7 +10,9 @@ import { checkRestrictionInput, readRatesAndRestrictions, upsertRestrictions, ty
 import { changeRoomCount, readAvailability, releaseRooms, takeRooms, type RoomTypeAvailability } from "./inventory-days.ts";
 import * as repo from "./inventory.repository.ts";
 import { boardTypes, roomStatuses, type BoardType, type RatePlan, type Room, type RoomStatus, type RoomType } from "./inventory.repository.ts";
-import { conflictOnDuplicate, poolQueryable, propertyById, requireId, type Queryable } from "./queryable.ts";
+import { conflictOnDuplicate, poolQueryable, type Queryable } from "../../db/queryable.ts";
+import { requireId } from "../../lib/ids.ts";
+import { propertyById } from "../properties/index.ts";
 
 const codePattern = /^[A-Z0-9][A-Z0-9_-]{0,31}$/;
 /** Longest price range one SetPrices call writes. */

@@ -1,6 +1,6 @@
 import { AppError, invalidField, type FieldViolation } from "../../errors.ts";
 import { daysBetween, parseRange } from "./dates.ts";
-import type { Queryable } from "./queryable.ts";
+import type { Queryable } from "../../db/queryable.ts";
 
 /** Longest range one SetRestrictions call writes (as for prices). */
 export const maxRestrictionDays = 731;

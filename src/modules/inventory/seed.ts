@@ -3,7 +3,7 @@ import { newId } from "../../lib/ids.ts";
 import { addDays } from "./dates.ts";
 import { changeRoomCount } from "./inventory-days.ts";
 import * as repo from "./inventory.repository.ts";
-import { propertyById } from "./queryable.ts";
+import { propertyById } from "../properties/index.ts";
 
 const demoRoomTypes = [
   { code: "SGL", name: "Single Room", maxOccupancy: 1, rooms: 6, floor: 1, price: 180_000n },

@@ -49,8 +49,8 @@ function toInvoice(r: Raw): InvoiceRow {
     accommodationTaxRateBp: r.accommodation_tax_rate_bp as number,
     currency: r.currency as string,
     amountScale: r.amount_scale as number,
-    createdAt: new Date(r.created_at as string | Date),
-    issuedAt: r.issued_at === null || r.issued_at === undefined ? null : new Date(r.issued_at as string | Date),
+    createdAt: r.created_at as Date,
+    issuedAt: (r.issued_at as Date | null) ?? null,
     chargeIds: (r.charge_ids as string[] | null) ?? [],
   };
 }

@@ -2,7 +2,8 @@ import { AppError, invalidField } from "../../errors.ts";
 import type { Transact } from "../../db/transaction.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { isUuid, newId } from "../../lib/ids.ts";
-import { findFolio, loadProperty, markChargesInvoiced, uninvoicedCharges, type FolioRow } from "../folio/index.ts";
+import { findFolio, markChargesInvoiced, uninvoicedCharges, type FolioRow } from "../folio/index.ts";
+import { findPropertyRow } from "../properties/index.ts";
 import { recordEvent, type InvoiceEventData } from "../events/index.ts";
 import { splitGross } from "./tax-split.ts";
 import { defaultSeries, formatInvoiceNumber } from "./numbering.ts";
@@ -40,7 +41,7 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
       return transact(async (tx) => {
         const folio = await findFolio(tx, propertyId, input.folioId, true);
         if (folio === undefined) throw new AppError("not_found", "Folio not found.");
-        const property = await loadProperty(tx, propertyId);
+        const property = await findPropertyRow(tx, propertyId);
         if (property === undefined) throw new AppError("not_found", "Property not found.");
         const charges = await uninvoicedCharges(tx, propertyId, folio.id);
         if (charges.length === 0) throw new AppError("validation_failed", "The folio has no charges left to invoice.", { details: [{ field: "folioId", reason: "no uninvoiced charges" }] });
@@ -65,7 +66,7 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
         if (draft === undefined) throw new AppError("not_found", "Invoice not found.");
         if (draft.status !== "DRAFT") throw new AppError("invalid_transition", "The invoice is already issued.");
         const folio = await findFolio(tx, propertyId, draft.folioId);
-        const property = await loadProperty(tx, propertyId);
+        const property = await findPropertyRow(tx, propertyId);
         if (folio === undefined || property === undefined) throw new AppError("not_found", "Folio not found.");
         const free = await markChargesInvoiced(tx, propertyId, draft.chargeIds, draft.id);
         if (free !== draft.chargeIds.length) {

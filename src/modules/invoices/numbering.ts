@@ -17,8 +17,3 @@ export function formatInvoiceNumber(series: string, year: number, sequence: bigi
 export function defaultSeries(propertyCode: string): string {
   return propertyCode.toUpperCase().replace(/[^A-Z0-9]/g, "").slice(0, 3).padEnd(3, "X");
 }
-
-/** Folio numbers: a per-property sequence, zero-padded to at least six digits (`000042`). */
-export function formatFolioNumber(sequence: bigint): string {
-  return sequence.toString().padStart(6, "0");
-}

@@ -1,9 +1,9 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { MobileService } from "../../../gen/hotelops/mobile/v1/mobile_pb.js";
 import type { Deps, Module } from "../module.ts";
-import { createInventoryService } from "../inventory/index.ts";
+import type { InventoryService } from "../inventory/index.ts";
 import type { NightAuditService } from "../night-audit/index.ts";
-import { createReservationService } from "../reservations/index.ts";
+import type { ReservationService } from "../reservations/index.ts";
 import { mobileRpc } from "./mobile.rpc.ts";
 import { createMobileReservations } from "./reservations.service.ts";
 import { createReportsService, createStatsService } from "../reports/index.ts";
@@ -19,11 +19,12 @@ export type MobileRpcParts = Pick<ServiceImpl<typeof MobileService>, "scanIdenti
  * active property. MobileService is registered once, here, with the identity module's ScanIdentityDocument
  * spread in (`parts`).
  */
-export function createMobileModule(deps: Deps, options: { nightAudit: NightAuditService; parts: MobileRpcParts }): Module {
-  const inventory = createInventoryService({ transact: deps.transact, pool: deps.db.pool, clock: deps.clock });
-  const reservations = createReservationService({ transact: deps.transact, pool: deps.db.pool, clock: deps.clock });
+export function createMobileModule(
+  deps: Deps,
+  options: { inventory: InventoryService; reservations: ReservationService; nightAudit: NightAuditService; parts: MobileRpcParts },
+): Module {
   const impl = mobileRpc({
-    reservations: createMobileReservations({ pool: deps.db.pool, inventory, reservations }),
+    reservations: createMobileReservations({ pool: deps.db.pool, inventory: options.inventory, reservations: options.reservations }),
     stats: createStatsService({ pool: deps.db.pool }),
     reports: createReportsService({ pool: deps.db.pool, clock: deps.clock }),
     nightAudit: options.nightAudit,

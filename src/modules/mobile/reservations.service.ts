@@ -1,21 +1,10 @@
 import type pg from "pg";
 import { AppError, invalidField } from "../../errors.ts";
-import {
-  addDays,
-  boardTypes,
-  findRatePlan,
-  findRoom,
-  parseDate,
-  parseRange,
-  poolQueryable,
-  propertyById,
-  readAvailability,
-  requireId,
-  type InventoryService,
-  type RatePlan,
-  type Room,
-  type RoomType,
-} from "../inventory/index.ts";
+import { addDays, boardTypes, findRatePlan, findRoom, parseDate, parseRange, readAvailability, type InventoryService, type RatePlan, type Room, type RoomType } from "../inventory/index.ts";
+import { poolQueryable } from "../../db/queryable.ts";
+import { propertyById } from "../properties/index.ts";
+import { requireId } from "../../lib/ids.ts";
+import { folioBalanceOfReservation } from "../folio/index.ts";
 import { maxNights, reservationSources, reservationStatuses, type Actor, type Reservation, type ReservationService, type ReservationSource, type ReservationStatus } from "../reservations/index.ts";
 
 export interface OptionsQuery {
@@ -208,13 +197,8 @@ export function createMobileReservations(deps: { pool: pg.Pool; inventory: Inven
 
     async get(actor, reservationId) {
       const reservation = await reservations.get(actor, reservationId);
-      const [folio] = await reads.query<{ balance: string }>(
-        `select ((select coalesce(sum(c.amount_minor), 0) from folio_charges c where c.property_id = f.property_id and c.folio_id = f.id)
-               - (select coalesce(sum(p.amount_minor), 0) from folio_payments p where p.property_id = f.property_id and p.folio_id = f.id))::text as balance
-           from folios f where f.property_id = $1 and f.reservation_id = $2`,
-        [actor.propertyId, reservation.id],
-      );
-      return { reservation, folioBalanceMinor: folio === undefined ? null : BigInt(folio.balance) };
+      const balance = await folioBalanceOfReservation(reads, actor.propertyId, reservation.id);
+      return { reservation, folioBalanceMinor: balance ?? null };
     },
   };
 }

@@ -1,4 +1,6 @@
 import type { Tx } from "../../db/transaction.ts";
+import { unbalancedFolioReservationIds } from "../folio/index.ts";
+import { countInStatus } from "../reservations/index.ts";
 
 /**
  * Read-only queries of the night audit over the day's reservations, room lines, rooms and folios. Every query
@@ -30,14 +32,7 @@ export async function countDeparturesNotCheckedOut(tx: Tx, propertyId: string, b
 
 /** Folios of checked-out reservations whose balance is not zero. */
 export async function countUnbalancedDepartedFolios(tx: Tx, propertyId: string): Promise<number> {
-  const [r] = await tx.query<{ n: number }>(
-    `select count(*)::int as n from folios f join reservations r on r.property_id = f.property_id and r.id = f.reservation_id
-      where f.property_id = $1 and r.status = 'CHECKED_OUT'
-        and coalesce((select sum(c.amount_minor) from folio_charges c where c.property_id = f.property_id and c.folio_id = f.id), 0)
-         <> coalesce((select sum(p.amount_minor) from folio_payments p where p.property_id = f.property_id and p.folio_id = f.id), 0)`,
-    [propertyId],
-  );
-  return r?.n ?? 0;
+  return countInStatus(tx, propertyId, await unbalancedFolioReservationIds(tx, propertyId), "CHECKED_OUT");
 }
 
 /**

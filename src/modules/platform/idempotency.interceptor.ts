@@ -5,7 +5,8 @@ import { AppError, errorCodes, type ErrorCode } from "../../errors.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
 import { callInfoKey } from "../../server/context.ts";
-import { principalKey, type Principal } from "../auth/principal.ts";
+import { principalKey, type Principal } from "../auth/index.ts";
+import { createHeldTransaction } from "../../db/held-transaction.ts";
 import type { Claim, IdempotencyRepository, StoredError } from "./idempotency.repository.ts";
 import { policyOf } from "./policy.rpc.ts";
 
@@ -17,15 +18,25 @@ export interface IdempotencyOptions {
   ttlMs?: number;
   /** How long a request waits for a concurrent one with the same key before 409 request_in_progress (default 5 s). */
   waitMs?: number;
-  /** After this long an in-progress claim whose process died may be taken over (default 2 min). */
+  /**
+   * After this long an in-progress claim may be taken over (default 10 s). Short is safe: a request that writes
+   * holds its key's row locked in its transaction (a takeover waits for its commit, then replays it), and one
+   * taken over before it wrote is fenced out at its first transaction and commits nothing.
+   */
   leaseMs?: number;
+  /** Test hook (crash tests): how long the RPC's transaction stays open after its outcome is recorded. */
+  commitDelayMs?: number;
 }
 
 const VALID_KEY = /^[\x21-\x7e]{1,255}$/;
 /** Headers that belong to one delivery or one protocol, not to the stored outcome. */
 const NOT_STORED = /^(x-request-id$|ratelimit-|retry-after$|idempotency-replayed$|content-|accept-encoding$|connect-|grpc-|trailer-)/;
-/** Outcomes a retry may change: never stored, the key is released instead. */
-const TRANSIENT_CODES = new Set<ErrorCode>(["rate_limited", "request_in_progress", "idempotency_conflict", "unauthorized"]);
+/**
+ * Refusals, not answers of an RPC that ran: authentication, permission, approval, rate limit, a request still in
+ * progress or a key conflict (and every 5xx, the platform switch included). A retry may get another answer once
+ * the cause is gone, so they are never stored; the key is released instead.
+ */
+const REFUSALS = new Set<ErrorCode>(["unauthorized", "forbidden", "partner_not_approved", "rate_limited", "request_in_progress", "idempotency_conflict", "unavailable"]);
 const TRANSIENT_PG = new Set(["40001", "40P01", "55P03", "57014"]);
 
 /** A claim the rate-limit statement already tried for this call (one round trip for both); see claimFor. */
@@ -41,7 +52,7 @@ export interface Idempotency {
 }
 
 /**
- * Idempotency-Key on every unary write (CONTRACT.md "Idempotency"): the first outcome of (caller, key) is stored
+ * Idempotency-Key on every unary write (README "Idempotency"): the first outcome of (caller, key) is stored
  * and replayed for the same request; a different request under the key is 409 idempotency_conflict; a concurrent
  * duplicate waits for the first or gets 409 request_in_progress. The key is claimed in a statement of its own (or
  * together with the rate-limit count) before the RPC runs, so two requests never both execute.
@@ -49,7 +60,7 @@ export interface Idempotency {
 export function createIdempotency(opts: IdempotencyOptions): Idempotency {
   const ttlMs = opts.ttlMs ?? 24 * 60 * 60 * 1000;
   const waitMs = opts.waitMs ?? 5000;
-  const leaseMs = opts.leaseMs ?? 2 * 60 * 1000;
+  const leaseMs = opts.leaseMs ?? 10_000;
   const repo = opts.repository;
 
   function claimOf(req: UnaryRequest, key: string, caller: string, rpc: string): Claim {
@@ -102,20 +113,31 @@ export function createIdempotency(opts: IdempotencyOptions): Idempotency {
       claimed = await repo.claim(claim);
     }
 
-    // This request holds the key: run it and store its outcome (or give the key back).
-    let res: UnaryResponse;
+    // This request holds the key. Its outcome is recorded in the RPC's own transaction, held open until the
+    // response is known (held-transaction.ts): after a crash a retry replays it or finds nothing done.
+    const held = createHeldTransaction({ onOpen: (tx) => repo.lock(tx, claim), ...(opts.commitDelayMs ? { commitDelayMs: opts.commitDelayMs } : {}) });
+    let res: UnaryResponse | undefined;
+    let failure: unknown;
     try {
-      res = (await next(req)) as UnaryResponse;
+      res = (await held.within(() => next(req))) as UnaryResponse;
     } catch (err) {
-      const stored = storable(err);
-      await bookkeep(() => (stored === undefined ? repo.release(caller, key) : repo.complete(caller, key, stored)), "release");
-      throw err;
+      failure = err ?? new Error("rejected without a reason");
     }
-    const headers: [string, string][] = [];
-    res.header.forEach((value, name) => {
-      if (!NOT_STORED.test(name)) headers.push([name, value]);
-    });
-    await bookkeep(() => repo.complete(caller, key, { response: toBinary(req.method.output, res.message), headers }), "complete");
+    const outcome = res !== undefined ? { response: toBinary(req.method.output, res.message), headers: storedHeaders(res.header) } : storable(failure);
+    if (held.holding) {
+      try {
+        if (outcome === undefined) await held.rollback();
+        else await held.commit((tx) => repo.completeIn(tx, claim, outcome));
+      } catch (err) {
+        // Nothing committed: give the key back so the retry runs on a state where nothing happened.
+        await bookkeep(() => repo.release(claim), "release");
+        throw err;
+      }
+    } else {
+      // The RPC changed nothing through a transaction (it failed before, or had nothing to write).
+      await bookkeep(() => (outcome === undefined ? repo.release(claim) : repo.complete(claim, outcome)), outcome === undefined ? "release" : "complete");
+    }
+    if (res === undefined) throw failure;
     return res;
   };
   return { interceptor, claimFor };
@@ -179,9 +201,17 @@ function protocolHeadersOf(req: UnaryRequest): { header: Headers; trailer: Heade
   return { header: new Headers({ "content-type": json ? "application/json" : "application/proto" }), trailer: new Headers() };
 }
 
-/** A 4xx AppError is the answer to this request and is stored; anything else releases the key for a retry. */
+function storedHeaders(header: Headers): [string, string][] {
+  const headers: [string, string][] = [];
+  header.forEach((value, name) => {
+    if (!NOT_STORED.test(name)) headers.push([name, value]);
+  });
+  return headers;
+}
+
+/** The RPC's own 4xx answer (409, 422, 400, 404) is stored; a refusal or anything else releases the key for a retry. */
 function storable(err: unknown): { error: StoredError; status: number } | undefined {
-  if (!(err instanceof AppError) || err.httpStatus < 400 || err.httpStatus >= 500 || TRANSIENT_CODES.has(err.code) || hasTransientCause(err)) return undefined;
+  if (!(err instanceof AppError) || err.httpStatus < 400 || err.httpStatus >= 500 || REFUSALS.has(err.code) || hasTransientCause(err)) return undefined;
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(err.headers)) if (!NOT_STORED.test(name.toLowerCase())) headers[name] = value;
   const error: StoredError = { code: err.code, message: err.message, details: err.details, headers };

@@ -1,5 +1,6 @@
 import type pg from "pg";
-import type { FieldViolation } from "../../errors.ts";
+import type { Tx } from "../../db/transaction.ts";
+import { AppError, type FieldViolation } from "../../errors.ts";
 
 /** A replayable error outcome (a 4xx AppError), stored as JSON. */
 export interface StoredError {
@@ -30,13 +31,24 @@ export interface Claim {
   lockedUntil: Date;
 }
 
+/** What a request stores for its key: the response (protobuf bytes and headers) or a replayable 4xx error. */
+export type Outcome = { response: Uint8Array; headers: [string, string][] } | { error: StoredError; status: number };
+
 export interface IdempotencyRepository {
   /** Claims the key in its own statement (its own transaction): true when this request must execute. */
   claim(c: Claim): Promise<boolean>;
   find(caller: string, key: string): Promise<IdempotencyRecord | undefined>;
-  complete(caller: string, key: string, outcome: { response: Uint8Array; headers: [string, string][] } | { error: StoredError; status: number }): Promise<void>;
-  /** Gives the key back (5xx or a transient failure) so the client can retry it. */
-  release(caller: string, key: string): Promise<void>;
+  /**
+   * Inside the RPC's transaction, when it opens: locks the claimed row, so no other request can take the key over
+   * while this one's writes are uncommitted. Throws when the claim was lost (taken over after its lease).
+   */
+  lock(tx: Tx, c: Claim): Promise<void>;
+  /** Stores the outcome in the RPC's transaction (commits with its writes); throws when the claim was lost. */
+  completeIn(tx: Tx, c: Claim, outcome: Outcome): Promise<void>;
+  /** Stores the outcome in a statement of its own (an RPC that opened no transaction). */
+  complete(c: Claim, outcome: Outcome): Promise<void>;
+  /** Gives the key back (5xx, a refusal, a transient failure) so the client can retry it. Only this claim's. */
+  release(c: Claim): Promise<void>;
   purgeExpired(now: Date): Promise<number>;
 }
 
@@ -64,6 +76,21 @@ export function claimValues(c: Claim): unknown[] {
 // Autocommit statements on the plain pool: each is its own short transaction, never the request's.
 const CLAIM = claimStatement("values ($1, $2, $3, $4, 'in_progress', $5, $6, $7)");
 
+// A claim is identified by its created_at (a takeover after the lease writes a new one): the fencing token.
+const LOCK = "select 1 from idempotency_keys where caller = $1 and key = $2 and state = 'in_progress' and created_at = $3 for update";
+const COMPLETE = `update idempotency_keys set state = 'done', response = $4, response_headers = $5, error = $6, response_status = $7, locked_until = null
+  where caller = $1 and key = $2 and state = 'in_progress' and created_at = $3 returning 1`;
+
+function completeValues(c: Claim, outcome: Outcome): unknown[] {
+  const ok = "response" in outcome;
+  return [c.caller, c.key, c.now, ok ? Buffer.from(outcome.response) : null, ok ? JSON.stringify(outcome.headers) : null, ok ? null : JSON.stringify(outcome.error), ok ? 200 : outcome.status];
+}
+
+/** The lease ran out and another request took the key: this one must not commit (its retry decides). */
+function lostClaim(): AppError {
+  return new AppError("request_in_progress", "This request's Idempotency-Key was taken over by a retry; retry later.", { retryAfterSeconds: 1 });
+}
+
 export function createIdempotencyRepository(pool: pg.Pool): IdempotencyRepository {
   return {
     async claim(c) {
@@ -82,18 +109,22 @@ export function createIdempotencyRepository(pool: pg.Pool): IdempotencyRepositor
       return { rpc: row.rpc, requestHash: row.request_hash, state: row.state, response: row.response, responseHeaders: row.response_headers, error: row.error };
     },
 
-    async complete(caller, key, outcome) {
-      const ok = "response" in outcome;
-      await pool.query({
-        name: "idem_complete",
-        text: `update idempotency_keys set state = 'done', response = $3, response_headers = $4, error = $5, response_status = $6, locked_until = null
-               where caller = $1 and key = $2`,
-        values: [caller, key, ok ? Buffer.from(outcome.response) : null, ok ? JSON.stringify(outcome.headers) : null, ok ? null : JSON.stringify(outcome.error), ok ? 200 : outcome.status],
-      });
+    async lock(tx, c) {
+      const rows = await tx.query(LOCK, [c.caller, c.key, c.now]);
+      if (rows.length !== 1) throw lostClaim();
     },
 
-    async release(caller, key) {
-      await pool.query({ name: "idem_release", text: "delete from idempotency_keys where caller = $1 and key = $2 and state = 'in_progress'", values: [caller, key] });
+    async completeIn(tx, c, outcome) {
+      const rows = await tx.query(COMPLETE, completeValues(c, outcome));
+      if (rows.length !== 1) throw lostClaim();
+    },
+
+    async complete(c, outcome) {
+      await pool.query({ name: "idem_complete", text: COMPLETE, values: completeValues(c, outcome) });
+    },
+
+    async release(c) {
+      await pool.query({ name: "idem_release", text: "delete from idempotency_keys where caller = $1 and key = $2 and state = 'in_progress' and created_at = $3", values: [c.caller, c.key, c.now] });
     },
 
     async purgeExpired(now) {

@@ -14,6 +14,7 @@ export { createIdempotencyRepository, type IdempotencyRepository } from "./idemp
 export { createRateLimitInterceptor, type RateLimitOptions, type RateLimits } from "./rate-limit.interceptor.ts";
 export { createRateLimitRepository, type RateLimitRepository } from "./rate-limit.repository.ts";
 export { purgePlatform } from "./platform.jobs.ts";
+export { createPlatformSettings, getPlatformSettings, partnerApiOnSql, platformStatuses, setPartnerApi, type PlatformSettingsValue, type PlatformStatusValue } from "./settings.ts";
 export { policyOf, type MethodPolicy, type RateLimitClass } from "./policy.rpc.ts";
 
 /**
@@ -34,22 +35,22 @@ export function createPlatformInterceptors(opts: {
   ];
 }
 
-/**
- * Cross-cutting call policy for every face (gRPC, Connect, REST): rate limits, then idempotency. Composed after
- * the auth module so both see the principal; without one every caller is anonymous.
- */
+/** The platform's jobs: the purge of expired idempotency keys and rate-limit windows. */
 export function createPlatformModule(deps: Deps): Module {
   const idempotency = createIdempotencyRepository(deps.db.pool);
   const rateLimits = createRateLimitRepository(deps.db.pool);
-  const limits = {
-    staffPerMinute: deps.config.rateLimitStaffPerMinute,
-    anonPerMinute: deps.config.rateLimitAnonPerMinute,
-    authPerMinute: deps.config.rateLimitAuthPerMinute,
-    token: { perClientPerMinute: deps.config.rateLimitTokenPerMinute, failuresPerMinute: deps.config.rateLimitTokenFailuresPerMinute },
-  };
   return {
     name: "platform",
-    interceptors: createPlatformInterceptors({ pool: deps.db.pool, clock: deps.clock, logger: deps.logger, limits }),
     startWorkers: () => startPlatformJobs(deps.boss, { idempotency, rateLimits, clock: deps.clock, logger: deps.logger }),
+  };
+}
+
+/** The call limits of the configuration (per minute). */
+export function rateLimitsOf(config: Deps["config"]): RateLimits {
+  return {
+    staffPerMinute: config.rateLimitStaffPerMinute,
+    anonPerMinute: config.rateLimitAnonPerMinute,
+    authPerMinute: config.rateLimitAuthPerMinute,
+    token: { perClientPerMinute: config.rateLimitTokenPerMinute, failuresPerMinute: config.rateLimitTokenFailuresPerMinute },
   };
 }

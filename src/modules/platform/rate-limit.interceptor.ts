@@ -6,7 +6,7 @@ import { AppError, toAppError } from "../../errors.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
 import { callInfoKey } from "../../server/context.ts";
-import { principalKey } from "../auth/principal.ts";
+import { principalKey } from "../auth/index.ts";
 import type { RateLimitRepository } from "./rate-limit.repository.ts";
 import type { Claim } from "./idempotency.repository.ts";
 import { takenClaimKey } from "./idempotency.interceptor.ts";

@@ -4,3 +4,4 @@ export { findPropertiesByCodes, findPropertiesOfGroup, findPropertyByCode, findP
 export { findUserByEmail, findUserById, insertUser, type User, type UserWithHash } from "./users.repository.ts";
 export { findActiveMembership, listActiveMemberships, upsertMembership, type Membership } from "./memberships.repository.ts";
 export { findRole, listRoles, type Role } from "./roles.repository.ts";
+export { findPropertyRow, propertyById, propertyRowColumns, type PropertyRow } from "./lookup.ts";

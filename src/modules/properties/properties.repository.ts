@@ -1,4 +1,4 @@
-import { sql, type Kysely } from "kysely";
+import type { Queryable } from "../../db/queryable.ts";
 
 /** A property as the rest of the service sees it (business_date is read where needed: it moves nightly). */
 export interface Property {
@@ -16,7 +16,7 @@ export interface Property {
   active: boolean;
 }
 
-const columns = sql`p.id, p.group_id as "groupId", g.code as "groupCode", p.code, p.name, p.time_zone as "timeZone",
+const columns = `p.id, p.group_id as "groupId", g.code as "groupCode", p.code, p.name, p.time_zone as "timeZone",
   p.currency, p.amount_scale as "amountScale", to_char(p.business_date, 'YYYY-MM-DD') as "businessDate",
   p.email_verification as "emailVerification", p.sandbox, p.active`;
 
@@ -34,30 +34,30 @@ export interface NewProperty {
   now: Date;
 }
 
-export async function insertProperty(db: Kysely<unknown>, p: NewProperty): Promise<void> {
-  await sql`insert into properties (id, group_id, code, name, time_zone, currency, amount_scale, business_date, email_verification, sandbox, created_at, updated_at)
-    values (${p.id}, ${p.groupId}, ${p.code}, ${p.name}, ${p.timeZone}, ${p.currency}, ${p.amountScale}, ${p.businessDate}, ${p.emailVerification}, ${p.sandbox}, ${p.now}, ${p.now})`.execute(db);
+export async function insertProperty(db: Queryable, p: NewProperty): Promise<void> {
+  await db.query(`insert into properties (id, group_id, code, name, time_zone, currency, amount_scale, business_date, email_verification, sandbox, created_at, updated_at)
+    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`, [p.id, p.groupId, p.code, p.name, p.timeZone, p.currency, p.amountScale, p.businessDate, p.emailVerification, p.sandbox, p.now, p.now]);
 }
 
-export async function findPropertyByCode(db: Kysely<unknown>, code: string): Promise<Property | undefined> {
-  const { rows } = await sql<Property>`select ${columns} from properties p join hotel_groups g on g.id = p.group_id where p.code = ${code}`.execute(db);
+export async function findPropertyByCode(db: Queryable, code: string): Promise<Property | undefined> {
+  const rows = await db.query<Property>(`select ${columns} from properties p join hotel_groups g on g.id = p.group_id where p.code = $1`, [code]);
   return rows[0];
 }
 
-export async function findPropertyById(db: Kysely<unknown>, id: string): Promise<Property | undefined> {
-  const { rows } = await sql<Property>`select ${columns} from properties p join hotel_groups g on g.id = p.group_id where p.id = ${id}`.execute(db);
+export async function findPropertyById(db: Queryable, id: string): Promise<Property | undefined> {
+  const rows = await db.query<Property>(`select ${columns} from properties p join hotel_groups g on g.id = p.group_id where p.id = $1`, [id]);
   return rows[0];
 }
 
 /** Properties by code; the result lacks the codes that do not exist. */
-export async function findPropertiesByCodes(db: Kysely<unknown>, codes: readonly string[]): Promise<Property[]> {
+export async function findPropertiesByCodes(db: Queryable, codes: readonly string[]): Promise<Property[]> {
   if (codes.length === 0) return [];
-  const { rows } = await sql<Property>`select ${columns} from properties p join hotel_groups g on g.id = p.group_id where p.code = any(${[...codes]}::text[]) order by p.code`.execute(db);
+  const rows = await db.query<Property>(`select ${columns} from properties p join hotel_groups g on g.id = p.group_id where p.code = any($1::text[]) order by p.code`, [[...codes]]);
   return rows;
 }
 
 /** Properties of a hotel group (the mobile login's hotelCode may be a group code). */
-export async function findPropertiesOfGroup(db: Kysely<unknown>, groupCode: string): Promise<Property[]> {
-  const { rows } = await sql<Property>`select ${columns} from properties p join hotel_groups g on g.id = p.group_id where g.code = ${groupCode} order by p.code`.execute(db);
+export async function findPropertiesOfGroup(db: Queryable, groupCode: string): Promise<Property[]> {
+  const rows = await db.query<Property>(`select ${columns} from properties p join hotel_groups g on g.id = p.group_id where g.code = $1 order by p.code`, [groupCode]);
   return rows;
 }

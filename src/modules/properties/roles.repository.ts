@@ -1,4 +1,4 @@
-import { sql, type Kysely } from "kysely";
+import type { Queryable } from "../../db/queryable.ts";
 
 export interface Role {
   code: string;
@@ -6,12 +6,12 @@ export interface Role {
   permissions: string[];
 }
 
-export async function findRole(db: Kysely<unknown>, code: string): Promise<Role | undefined> {
-  const { rows } = await sql<Role>`select code, name, permissions from roles where code = ${code}`.execute(db);
+export async function findRole(db: Queryable, code: string): Promise<Role | undefined> {
+  const rows = await db.query<Role>(`select code, name, permissions from roles where code = $1`, [code]);
   return rows[0];
 }
 
-export async function listRoles(db: Kysely<unknown>): Promise<Role[]> {
-  const { rows } = await sql<Role>`select code, name, permissions from roles order by code`.execute(db);
+export async function listRoles(db: Queryable): Promise<Role[]> {
+  const rows = await db.query<Role>(`select code, name, permissions from roles order by code`);
   return rows;
 }

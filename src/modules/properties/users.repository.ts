@@ -1,4 +1,4 @@
-import { sql, type Kysely } from "kysely";
+import type { Queryable } from "../../db/queryable.ts";
 
 export interface User {
   id: string;
@@ -11,17 +11,17 @@ export interface UserWithHash extends User {
   passwordHash: string;
 }
 
-export async function insertUser(db: Kysely<unknown>, u: { id: string; email: string; name: string; passwordHash: string; now: Date }): Promise<void> {
-  await sql`insert into users (id, email, name, password_hash, created_at) values (${u.id}, ${u.email}, ${u.name}, ${u.passwordHash}, ${u.now})`.execute(db);
+export async function insertUser(db: Queryable, u: { id: string; email: string; name: string; passwordHash: string; now: Date }): Promise<void> {
+  await db.query(`insert into users (id, email, name, password_hash, created_at) values ($1, $2, $3, $4, $5)`, [u.id, u.email, u.name, u.passwordHash, u.now]);
 }
 
 /** E-mail lookup is case-insensitive (unique index on lower(email)). Includes the hash: for login only. */
-export async function findUserByEmail(db: Kysely<unknown>, email: string): Promise<UserWithHash | undefined> {
-  const { rows } = await sql<UserWithHash>`select id, email, name, active, password_hash as "passwordHash" from users where lower(email) = lower(${email})`.execute(db);
+export async function findUserByEmail(db: Queryable, email: string): Promise<UserWithHash | undefined> {
+  const rows = await db.query<UserWithHash>(`select id, email, name, active, password_hash as "passwordHash" from users where lower(email) = lower($1)`, [email]);
   return rows[0];
 }
 
-export async function findUserById(db: Kysely<unknown>, id: string): Promise<User | undefined> {
-  const { rows } = await sql<User>`select id, email, name, active from users where id = ${id}`.execute(db);
+export async function findUserById(db: Queryable, id: string): Promise<User | undefined> {
+  const rows = await db.query<User>(`select id, email, name, active from users where id = $1`, [id]);
   return rows[0];
 }

@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { AppError, invalidField } from "../../errors.ts";
-import { poolQueryable, propertyById, type Queryable } from "../inventory/index.ts";
+import { poolQueryable, type Queryable } from "../../db/queryable.ts";
+import { propertyById } from "../properties/index.ts";
 
 export interface Dashboard {
   businessDate: string;

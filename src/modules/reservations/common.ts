@@ -1,7 +1,8 @@
 import type { Tx } from "../../db/transaction.ts";
 import { AppError } from "../../errors.ts";
 import { recordEvents, type NewEvent } from "../events/index.ts";
-import { recordAriChanges, requireId, type AriReason } from "../inventory/index.ts";
+import { requireId } from "../../lib/ids.ts";
+import { recordAriChanges, type AriReason } from "../inventory/index.ts";
 import * as repo from "./reservation.repository.ts";
 import type { Reservation } from "./reservation.repository.ts";
 

@@ -1,7 +1,9 @@
 import type { Transact, Tx } from "../../db/transaction.ts";
 import { AppError, invalidField } from "../../errors.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { findRoom, outOfOrderRanges, propertyById, releaseRooms, requireId, updateRoomStatus } from "../inventory/index.ts";
+import { findRoom, outOfOrderRanges, releaseRooms, updateRoomStatus } from "../inventory/index.ts";
+import { propertyById } from "../properties/index.ts";
+import { requireId } from "../../lib/ids.ts";
 import * as repo from "./reservation.repository.ts";
 import type { Reservation } from "./reservation.repository.ts";
 import { availabilityEvents, reservationEvent, roomLineEvent } from "./reservation.events.ts";

@@ -1,5 +1,5 @@
 import type { Deps, Module } from "../module.ts";
-import { createReservationService } from "./reservation.service.ts";
+import type { ReservationService } from "./reservation.service.ts";
 import { registerReservationRpc, reservationRpcServices } from "./reservation.rpc.ts";
 
 /** The reservation as hotelops.reservation.v1.Reservation (the mobile face returns the same message). */
@@ -22,11 +22,10 @@ export {
   type Actor,
 } from "./reservation.service.ts";
 export type { Reservation, ReservationSummary, RoomLine } from "./reservation.repository.ts";
-export { changeFeed, changeFeedHead, findByExternalReference, findByProviderReference } from "./reservation.repository.ts";
+export { changeFeed, changeFeedHead, countInStatus, findByExternalReference, findByProviderReference } from "./reservation.repository.ts";
 export { transitions, canTransition, holdsInventory, reservationStatuses, reservationSources, type ReservationStatus, type ReservationSource } from "./transitions.ts";
 export { reservationData, roomLineData } from "./reservation.events.ts";
 
-export function createReservationsModule(deps: Deps): Module {
-  const service = createReservationService({ transact: deps.transact, pool: deps.db.pool, clock: deps.clock });
+export function createReservationsModule(deps: Deps, service: ReservationService): Module {
   return { name: "reservations", services: reservationRpcServices, registerRpc: (router) => registerReservationRpc(router, service, deps.db.pool) };
 }

@@ -1,5 +1,6 @@
 import { AppError, invalidField } from "../../errors.ts";
-import { daysBetween, nightlyPrices, type Queryable } from "../inventory/index.ts";
+import { daysBetween, nightlyPrices } from "../inventory/index.ts";
+import { type Queryable } from "../../db/queryable.ts";
 
 /**
  * The nightly prices of a stay from the daily price table. Every night must have a price: a gap means the

@@ -1,4 +1,4 @@
-import type { Queryable } from "../inventory/index.ts";
+import { type Queryable } from "../../db/queryable.ts";
 import type { ReservationSource, ReservationStatus } from "./transitions.ts";
 
 export interface RoomLine {
@@ -58,11 +58,6 @@ const reservationCols = `r.id, r.property_id as "propertyId", r.code, r.status, 
   r.cancelled_at as "cancelledAt", r.created_at as "createdAt", r.updated_at as "updatedAt", r.change_seq::text as "changeSeq",
   r.rate_difference_minor::text as "rateDifferenceMinor", r.restriction_overrides as "restrictionOverrides"`;
 
-/** Timestamps come back as Date from the pg pool and as text through the ORM's connection. */
-function toDate(value: Date | string | null): Date | null {
-  return value === null ? null : value instanceof Date ? value : new Date(value);
-}
-
 async function withLines(q: Queryable, propertyId: string, rows: Row[]): Promise<Reservation[]> {
   if (rows.length === 0) return [];
   const lines = await q.query<LineRow>(
@@ -85,8 +80,6 @@ async function withLines(q: Queryable, propertyId: string, rows: Row[]): Promise
       ...line,
       nightlyMinor: nightlyMinor.map(BigInt),
       totalMinor: BigInt(totalMinor),
-      checkedInAt: toDate(line.checkedInAt),
-      checkedOutAt: toDate(line.checkedOutAt),
     });
     byReservation.set(reservationId, list);
   }
@@ -95,9 +88,6 @@ async function withLines(q: Queryable, propertyId: string, rows: Row[]): Promise
     totalMinor: BigInt(r.totalMinor),
     changeSeq: BigInt(r.changeSeq ?? 0),
     rateDifferenceMinor: r.rateDifferenceMinor === null ? null : BigInt(r.rateDifferenceMinor),
-    cancelledAt: toDate(r.cancelledAt),
-    createdAt: toDate(r.createdAt)!,
-    updatedAt: toDate(r.updatedAt)!,
     rooms: byReservation.get(r.id) ?? [],
   }));
 }
@@ -261,4 +251,23 @@ export async function roomOccupied(q: Queryable, propertyId: string, roomId: str
     [propertyId, roomId, exceptLineId],
   );
   return rows.length > 0;
+}
+
+/** How many of these reservations are in the status (for checks over ids another module found). */
+export async function countInStatus(q: Queryable, propertyId: string, reservationIds: readonly string[], status: string): Promise<number> {
+  if (reservationIds.length === 0) return 0;
+  const [r] = await q.query<{ n: number }>(
+    "select count(*)::int as n from reservations where property_id = $1 and id = any($2::uuid[]) and status = $3",
+    [propertyId, reservationIds, status],
+  );
+  return r?.n ?? 0;
+}
+
+/** The reservation a channel knows by its own reference (id and status), if any. */
+export async function findChannelReservation(q: Queryable, propertyId: string, channel: string, externalReference: string): Promise<{ id: string; status: string } | undefined> {
+  const [r] = await q.query<{ id: string; status: string }>(
+    "select id, status from reservations where property_id = $1 and channel = $2 and external_reference = $3",
+    [propertyId, channel, externalReference],
+  );
+  return r;
 }

@@ -2,25 +2,10 @@ import type pg from "pg";
 import type { Transact, Tx } from "../../db/transaction.ts";
 import { AppError, invalidField } from "../../errors.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { newId } from "../../lib/ids.ts";
-import {
-  findRatePlan,
-  parseDate,
-  maxDate,
-  parseRange,
-  poolQueryable,
-  propertyById,
-  quoteStay,
-  releaseRooms,
-  requireId,
-  requireRoomType,
-  restrictionError,
-  stayViolations,
-  takeRooms,
-  type PropertyRow,
-  type Queryable,
-  type StayLine,
-} from "../inventory/index.ts";
+import { newId, requireId } from "../../lib/ids.ts";
+import { findRatePlan, parseDate, maxDate, parseRange, quoteStay, releaseRooms, requireRoomType, restrictionError, stayViolations, takeRooms, type StayLine } from "../inventory/index.ts";
+import { poolQueryable, type Queryable } from "../../db/queryable.ts";
+import { propertyById, type PropertyRow } from "../properties/index.ts";
 import { chargedNights, everyNightPriced, stayPrices, sum } from "./pricing.ts";
 import * as repo from "./reservation.repository.ts";
 import type { Reservation } from "./reservation.repository.ts";

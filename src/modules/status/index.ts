@@ -1,5 +1,5 @@
 import type { Deps, Module } from "../module.ts";
-import { createPlatformSettings } from "../../db/platform-settings.ts";
+import { createPlatformSettings } from "../platform/index.ts";
 import { createStatusService } from "./status.service.ts";
 import { registerStatusRpc, statusRpcServices } from "./status.rpc.ts";
 

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { newId } from "../../lib/ids.ts";
+import { partnerApiOnSql } from "../platform/index.ts";
 import { testEventType } from "./event-types.ts";
 import type { SendResult } from "./sender.ts";
 
@@ -41,15 +42,14 @@ const claimedColumns = `c.id, c.property_id, c.endpoint_id, c.event_id, c.event_
   ep.max_per_second, ep.max_concurrency, p.code as property_code,
   e.created_at as ev_created_at, e.occurred_at as ev_occurred_at, e.data as ev_data`;
 const claimedJoins = `join webhook_endpoints ep on ep.id = c.endpoint_id join properties p on p.id = c.property_id
-  left join events e on e.id = c.event_id and e.property_id = c.property_id`;
+  left join domain_events e on e.id = c.event_id and e.property_id = c.property_id`;
 
 /** Each event with each OPEN address of its property subscribed to its type; none while the partner API is off. */
 export async function subscribedPairs(pool: pg.Pool, eventIds: readonly string[]): Promise<{ event_id: string; property_id: string; type: string; endpoint_id: string }[]> {
   const { rows } = await pool.query<{ event_id: string; property_id: string; type: string; endpoint_id: string }>(
-    `select e.id as event_id, e.property_id, e.type, ep.id as endpoint_id from events e
+    `select e.id as event_id, e.property_id, e.type, ep.id as endpoint_id from domain_events e
      join webhook_endpoints ep on ep.property_id = e.property_id and ep.status = 'open' and e.type = any(ep.event_types)
-     cross join platform_settings ps
-     where e.id = any($1::uuid[]) and ps.id = 1 and ps.partner_api_enabled`,
+     where e.id = any($1::uuid[]) and ${partnerApiOnSql}`,
     [eventIds],
   );
   return rows;
@@ -70,8 +70,8 @@ export async function insertClaimed(
        insert into webhook_deliveries (id, property_id, endpoint_id, event_id, event_type, status, attempts, first_attempt_at, last_attempt_at, next_attempt_at, lease_until, created_at)
        select u.id, u.property_id, u.endpoint_id, u.event_id, u.event_type, 'pending', 1, $1, $1, $1, $2, $1
        from unnest($3::uuid[], $4::uuid[], $5::uuid[], $6::uuid[], $7::text[]) as u(id, property_id, endpoint_id, event_id, event_type)
-       join webhook_endpoints ep on ep.id = u.endpoint_id and ep.status = 'open' cross join platform_settings ps
-       where ps.id = 1 and ps.partner_api_enabled
+       join webhook_endpoints ep on ep.id = u.endpoint_id and ep.status = 'open'
+       where ${partnerApiOnSql}
        on conflict (endpoint_id, event_id) where resend_of is null and recovery_id is null and not is_test do nothing
        returning *, null::timestamptz as lapsed_lease
      )
@@ -95,9 +95,8 @@ export async function claim(pool: pg.Pool, deliveryIds: readonly string[], now: 
     `with prev as (
        select dl.id, dl.lease_until from webhook_deliveries dl
        join webhook_endpoints ep on ep.id = dl.endpoint_id and ep.property_id = dl.property_id
-       cross join platform_settings ps
        where dl.id = any($1::uuid[]) and dl.status = 'pending' and dl.next_attempt_at <= $2 and (dl.lease_until is null or dl.lease_until <= $2)
-         and (ep.status = 'open' or dl.is_test) and ps.id = 1 and ps.partner_api_enabled
+         and (ep.status = 'open' or dl.is_test) and ${partnerApiOnSql}
        for update of dl skip locked
      ), c as (
        update webhook_deliveries dl set attempts = dl.attempts + 1, lease_until = $3, first_attempt_at = coalesce(dl.first_attempt_at, $2), last_attempt_at = $2
@@ -112,10 +111,10 @@ export async function claim(pool: pg.Pool, deliveryIds: readonly string[], now: 
   const claimed = new Set(rows.map((r) => r.id));
   await pool.query(
     `update webhook_deliveries dl set status = 'cancelled', next_attempt_at = null, lease_until = null,
-       last_error_class = case when not ps.partner_api_enabled then 'partner_api_disabled' else 'endpoint_closed' end
-     from webhook_endpoints ep, platform_settings ps
-     where dl.id = any($1::uuid[]) and dl.status = 'pending' and ep.id = dl.endpoint_id and ps.id = 1
-       and (not ps.partner_api_enabled or (ep.status <> 'open' and not dl.is_test))
+       last_error_class = case when not ps.partner_api_on then 'partner_api_disabled' else 'endpoint_closed' end
+     from webhook_endpoints ep, (select ${partnerApiOnSql} as partner_api_on) ps
+     where dl.id = any($1::uuid[]) and dl.status = 'pending' and ep.id = dl.endpoint_id
+       and (not ps.partner_api_on or (ep.status <> 'open' and not dl.is_test))
        and (dl.lease_until is null or dl.lease_until <= $2)`,
     [deliveryIds.filter((id) => !claimed.has(id)), now],
   );

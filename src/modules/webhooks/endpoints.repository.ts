@@ -64,13 +64,6 @@ export interface EndpointRow {
 export const endpointColumns =
   "id, url, event_types, description, status, created_by, created_at, updated_at, closed_at, closed_reason, previous_secret_expires_at, ed25519_public_key, previous_ed25519_public_key, max_per_second, max_concurrency, last_success_at, failures_since_success";
 
-/** Rows read through the transaction helper carry timestamps as strings; the plain pool gives Dates. */
-export function asDate(v: Date | string): Date;
-export function asDate(v: Date | string | null): Date | null;
-export function asDate(v: Date | string | null): Date | null {
-  return v === null || v instanceof Date ? v : new Date(v);
-}
-
 export function toEndpoint(r: EndpointRow): Endpoint {
   return {
     id: r.id,
@@ -79,16 +72,16 @@ export function toEndpoint(r: EndpointRow): Endpoint {
     description: r.description,
     status: r.status,
     createdBy: r.created_by,
-    createdAt: asDate(r.created_at),
-    updatedAt: asDate(r.updated_at),
-    closedAt: asDate(r.closed_at),
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    closedAt: r.closed_at,
     closedReason: r.closed_reason,
-    previousSecretExpiresAt: asDate(r.previous_secret_expires_at),
+    previousSecretExpiresAt: r.previous_secret_expires_at,
     publicKey: r.ed25519_public_key,
     previousPublicKey: r.previous_secret_expires_at === null ? null : r.previous_ed25519_public_key,
     maxPerSecond: r.max_per_second,
     maxConcurrency: r.max_concurrency,
-    lastSuccessAt: asDate(r.last_success_at),
+    lastSuccessAt: r.last_success_at,
     failuresSinceSuccess: r.failures_since_success,
   };
 }

@@ -8,7 +8,6 @@ import type { EventDataOf } from "../events/index.ts";
 import { insertNotification } from "../notifications/index.ts";
 import { AddressRejected, verifyTarget, type AddressPolicy, type Resolver, type VerifiedTarget } from "./address.ts";
 import { deliveryHeaders, envelopeBody, maxBodyBytes } from "./envelope.ts";
-import { asDate } from "./endpoints.repository.ts";
 import { testEventType } from "./event-types.ts";
 import { deliveryWindowMs, nextAttemptAt, type Random } from "./schedule.ts";
 import type { SecretBox } from "./secrets.ts";
@@ -256,13 +255,13 @@ export function createWebhookEngine(d: EngineDeps) {
 
   /** A failure may close the address (24 h without success, >= 5 failures). Returns whether it is still open. */
   async function updateHealth(tx: Tx, c: Claimed, startedAt: Date, now: Date): Promise<boolean> {
-    const [health] = await tx.query<{ failing_since: Date | string; failures_since_success: number; status: string }>(
+    const [health] = await tx.query<{ failing_since: Date; failures_since_success: number; status: string }>(
       `update webhook_endpoints set failing_since = coalesce(failing_since, $2), failures_since_success = failures_since_success + 1
        where id = $1 returning failing_since, failures_since_success, status`,
       [c.endpoint_id, startedAt],
     );
     if (health === undefined || health.status !== "open") return false;
-    if (health.failures_since_success < closeAfterFailures || now.getTime() - asDate(health.failing_since).getTime() < closeAfterMs) return true;
+    if (health.failures_since_success < closeAfterFailures || now.getTime() - health.failing_since.getTime() < closeAfterMs) return true;
     return closeEndpoint(tx, c, now, `No successful response for 24 hours (${health.failures_since_success} failed attempts).`);
   }
 

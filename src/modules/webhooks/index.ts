@@ -96,7 +96,7 @@ export function createWebhooksModule(deps: Deps, options: WebhookOptions = {}): 
     services: webhookRpcServices,
     registerRpc: (router) => registerWebhookRpc(router, service, notifications),
     startWorkers: async () => {
-      await registerWebhookWorkers({ boss: deps.boss, pool: deps.db.pool, engine, recoveries, mailer, logger: deps.logger, runsJobs: deps.config.role !== "api", metrics: deps.metrics });
+      await registerWebhookWorkers({ boss: deps.boss, pool: deps.db.pool, engine, recoveries, mailer, logger: deps.logger, metrics: deps.metrics });
       if (dispatches) dispatcher.start();
     },
     // The dispatcher, then the kept-alive connections to receivers (app.close() stops modules after pg-boss drained the jobs).

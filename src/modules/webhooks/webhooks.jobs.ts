@@ -1,5 +1,5 @@
 import type pg from "pg";
-import type { Boss } from "../../jobs/boss.ts";
+import { JOB_EXPIRY_SECONDS, type Boss } from "../../jobs/boss.ts";
 import { queues } from "../../jobs/queues.ts";
 import type { Logger } from "../../lib/logger.ts";
 import type { Mailer } from "../../lib/mail.ts";
@@ -13,7 +13,7 @@ import type { Recoveries } from "./recovery.ts";
  * A delivery job's lock (expireInSeconds) outlives the 10 s request timeout; a job lost with its worker is
  * retried by pg-boss and, failing that, picked up by the sweeper once the claim's lease lapses.
  */
-export async function registerWebhookWorkers(deps: { boss: Boss; pool: pg.Pool; engine: WebhookEngine; recoveries: Recoveries; mailer: Mailer; logger: Logger; runsJobs: boolean; metrics?: Metrics | undefined }): Promise<void> {
+export async function registerWebhookWorkers(deps: { boss: Boss; pool: pg.Pool; engine: WebhookEngine; recoveries: Recoveries; mailer: Mailer; logger: Logger; metrics?: Metrics | undefined }): Promise<void> {
   const { boss, engine, metrics } = deps;
   const observed = async (attempts: Promise<AttemptOutcome[]>): Promise<AttemptOutcome[]> => {
     const done = await attempts;
@@ -25,20 +25,14 @@ export async function registerWebhookWorkers(deps: { boss: Boss; pool: pg.Pool; 
    * successes, with several batches in flight, fetching again at once while batches come back full.
    * A throw fails the whole batch; that is safe because fan-out is idempotent and attempts are claimed.
    */
-  async function workInBatches<T extends object>(queue: string, handler: (data: T[]) => Promise<unknown>, batchSize: number, localConcurrency: number): Promise<void> {
-    await boss.pgboss.createQueue(queue, { notify: true });
-    // The queue may exist already (queues.ts are created at start): set the policy either way.
-    await boss.pgboss.updateQueue(queue, { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 });
-    if (!deps.runsJobs) return;
-    await boss.pgboss.work<T>(queue, { batchSize, localConcurrency, burstWhenBatchFull: true }, async (jobs) => handler(jobs.map((job) => job.data)));
-  }
-  await workInBatches<{ eventId: string }>(queues.eventsFanout, (jobs) => observed(engine.fanOut(jobs.map((j) => j.eventId))), 20, 4);
-  await workInBatches<{ deliveryId: string }>(queues.webhooksDeliver, (jobs) => observed(engine.attempt(jobs.map((j) => j.deliveryId))), 16, 4);
-  await boss.registerWorker(queues.webhooksSweep, async () => engine.sweepDue(), { queue: { expireInSeconds: 60, retryLimit: 0 } });
+  const batchPolicy = { queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: JOB_EXPIRY_SECONDS }, localConcurrency: 4, burstWhenBatchFull: true };
+  await boss.registerBatchWorker<{ eventId: string }>(queues.eventsFanout, (jobs) => observed(engine.fanOut(jobs.map((j) => j.data.eventId))), { ...batchPolicy, batchSize: 20 });
+  await boss.registerBatchWorker<{ deliveryId: string }>(queues.webhooksDeliver, (jobs) => observed(engine.attempt(jobs.map((j) => j.data.deliveryId))), { ...batchPolicy, batchSize: 16 });
+  await boss.registerWorker(queues.webhooksSweep, async () => engine.sweepDue(), { queue: { retryLimit: 0 } });
   await boss.registerWorker<{ recoveryId: string }>(queues.webhooksRecover, async (job) => deps.recoveries.fill(job.data.recoveryId), {
     queue: { expireInSeconds: 900, retryLimit: 5, retryDelay: 10, retryBackoff: true },
   });
-  await boss.registerWorker(queues.webhooksPurge, async () => engine.purge(), { queue: { expireInSeconds: 600, retryLimit: 2 } });
+  await boss.registerWorker(queues.webhooksPurge, async () => engine.purge(), { queue: { retryLimit: 2 } });
   await boss.registerWorker<{ endpointId: string }>(
     queues.webhooksEndpointClosed,
     async (job) => {

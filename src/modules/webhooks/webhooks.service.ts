@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { poolQueryable } from "../../db/queryable.ts";
 import type { Transact } from "../../db/transaction.ts";
 import { AppError, invalidField } from "../../errors.ts";
 import { queues } from "../../jobs/queues.ts";
@@ -12,6 +13,7 @@ import { ed25519Aad } from "./engine.ts";
 import { newSigningSecret, type SecretBox } from "./secrets.ts";
 import type { Recoveries, Recovery } from "./recovery.ts";
 import { newEd25519Pair } from "./standard-signature.ts";
+import { getPlatformSettings } from "../platform/index.ts";
 
 export const maxEndpointsPerProperty = 10;
 export const defaultMaxPerSecond = 50;
@@ -222,8 +224,7 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
     /** Sends webhook.test at once (signed like any event) and answers with the outcome of that one attempt. */
     async sendTest(actor: Actor, id: string): Promise<TestResult> {
       await mustGet(actor, id);
-      const { rows } = await d.pool.query<{ partner_api_enabled: boolean }>("select partner_api_enabled from platform_settings where id = 1");
-      if (rows[0]?.partner_api_enabled !== true) throw new AppError("conflict", "Webhooks are switched off platform-wide while the partner API is disabled.");
+      if (!(await getPlatformSettings(poolQueryable(d.pool))).partnerApiEnabled) throw new AppError("conflict", "Webhooks are switched off platform-wide while the partner API is disabled.");
       const now = d.clock.now();
       const deliveryId = newId(now.getTime());
       await d.pool.query(

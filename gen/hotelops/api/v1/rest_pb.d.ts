@@ -71,6 +71,24 @@ export declare type RestOptions = Message<"hotelops.api.v1.RestOptions"> & {
    * @generated from field: string summary = 7;
    */
   summary: string;
+
+  /**
+   * The RPC changes state (writes a row, enqueues a job, sends something), whatever its bindings: it is a write for
+   * the idempotency store on every face (REST, Connect, gRPC-Web, gRPC), so an Idempotency-Key is honoured and its
+   * outcome committed in the RPC's own transaction. Every RPC whose name is not a read (Get..., List...) carries
+   * either this or read_only; a test over the descriptors fails otherwise.
+   *
+   * @generated from field: bool state_changing = 8;
+   */
+  stateChanging: boolean;
+
+  /**
+   * The RPC changes nothing although its name or binding looks like a write (e.g. a POST that only parses an
+   * upload). Mutually exclusive with state_changing.
+   *
+   * @generated from field: bool read_only = 9;
+   */
+  readOnly: boolean;
 };
 
 /**

@@ -1156,6 +1156,8 @@ export declare const ConnectivityService: GenService<{
   },
   /**
    * Queues a NEW, MODIFIED or CANCELLED reservation event in the one common queue of all providers.
+   * A reservation event here is an inbound partner message (stored as a partner message until a worker applies
+   * it); it is not one of our outbound domain events, which webhooks deliver.
    * Idempotency-Key is required; a replay returns the first response. Answers 202 with the event id;
    * the outcome is read with GetReservationEvent. Before operator approval (environment "test") only the
    * client's sandbox property accepts events (403 partner_not_approved elsewhere).

@@ -14,7 +14,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import descriptor_pb2 as google_dot_protobuf_dot_descriptor__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ahotelops/api/v1/rest.proto\x12\x0fhotelops.api.v1\x1a google/protobuf/descriptor.proto\"\xc2\x01\n\x0bRestOptions\x12\x16\n\x0esuccess_status\x18\x01 \x01(\x05\x12 \n\x18idempotency_key_required\x18\x02 \x01(\x08\x12\x1d\n\x15request_content_types\x18\x03 \x03(\t\x12\x13\n\x0b\x65rror_style\x18\x04 \x01(\t\x12\x18\n\x10rate_limit_class\x18\x05 \x01(\t\x12\x1a\n\x12sensitive_response\x18\x06 \x01(\x08\x12\x0f\n\x07summary\x18\x07 \x01(\t\"_\n\tErrorInfo\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x30\n\x07\x64\x65tails\x18\x02 \x03(\x0b\x32\x1f.hotelops.api.v1.FieldViolation\x12\x12\n\nrequest_id\x18\x03 \x01(\t\"/\n\x0e\x46ieldViolation\x12\r\n\x05\x66ield\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"^\n\x08\x46ieldDoc\x12\x10\n\x08required\x18\x01 \x01(\x08\x12\x0e\n\x06values\x18\x02 \x03(\t\x12\x0e\n\x06\x66ormat\x18\x03 \x01(\t\x12\x0f\n\x07\x65xample\x18\x04 \x01(\t\x12\x0f\n\x07variant\x18\x05 \x01(\t:L\n\x04rest\x12\x1e.google.protobuf.MethodOptions\x18\xb4\x87\x03 \x01(\x0b\x32\x1c.hotelops.api.v1.RestOptions:I\n\x05\x66ield\x12\x1d.google.protobuf.FieldOptions\x18\xb5\x87\x03 \x01(\x0b\x32\x19.hotelops.api.v1.FieldDocb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ahotelops/api/v1/rest.proto\x12\x0fhotelops.api.v1\x1a google/protobuf/descriptor.proto\"\xed\x01\n\x0bRestOptions\x12\x16\n\x0esuccess_status\x18\x01 \x01(\x05\x12 \n\x18idempotency_key_required\x18\x02 \x01(\x08\x12\x1d\n\x15request_content_types\x18\x03 \x03(\t\x12\x13\n\x0b\x65rror_style\x18\x04 \x01(\t\x12\x18\n\x10rate_limit_class\x18\x05 \x01(\t\x12\x1a\n\x12sensitive_response\x18\x06 \x01(\x08\x12\x0f\n\x07summary\x18\x07 \x01(\t\x12\x16\n\x0estate_changing\x18\x08 \x01(\x08\x12\x11\n\tread_only\x18\t \x01(\x08\"_\n\tErrorInfo\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x30\n\x07\x64\x65tails\x18\x02 \x03(\x0b\x32\x1f.hotelops.api.v1.FieldViolation\x12\x12\n\nrequest_id\x18\x03 \x01(\t\"/\n\x0e\x46ieldViolation\x12\r\n\x05\x66ield\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"^\n\x08\x46ieldDoc\x12\x10\n\x08required\x18\x01 \x01(\x08\x12\x0e\n\x06values\x18\x02 \x03(\t\x12\x0e\n\x06\x66ormat\x18\x03 \x01(\t\x12\x0f\n\x07\x65xample\x18\x04 \x01(\t\x12\x0f\n\x07variant\x18\x05 \x01(\t:L\n\x04rest\x12\x1e.google.protobuf.MethodOptions\x18\xb4\x87\x03 \x01(\x0b\x32\x1c.hotelops.api.v1.RestOptions:I\n\x05\x66ield\x12\x1d.google.protobuf.FieldOptions\x18\xb5\x87\x03 \x01(\x0b\x32\x19.hotelops.api.v1.FieldDocb\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'hotelops.api.v1.rest_pb2', globals())
@@ -24,11 +24,11 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   _RESTOPTIONS._serialized_start=82
-  _RESTOPTIONS._serialized_end=276
-  _ERRORINFO._serialized_start=278
-  _ERRORINFO._serialized_end=373
-  _FIELDVIOLATION._serialized_start=375
-  _FIELDVIOLATION._serialized_end=422
-  _FIELDDOC._serialized_start=424
-  _FIELDDOC._serialized_end=518
+  _RESTOPTIONS._serialized_end=319
+  _ERRORINFO._serialized_start=321
+  _ERRORINFO._serialized_end=416
+  _FIELDVIOLATION._serialized_start=418
+  _FIELDVIOLATION._serialized_end=465
+  _FIELDDOC._serialized_start=467
+  _FIELDDOC._serialized_end=561
 # @@protoc_insertion_point(module_scope)

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AppError } from "../../errors.ts";
-import { ManualClock } from "../../lib/clock.ts";
-import { newId } from "../../lib/ids.ts";
-import { openTestDatabase, type TestDatabase } from "../../../test/helpers/db.ts";
-import { seedProperty, seedReservation, type SeededProperty } from "../../../test/helpers/hotel-fixtures.ts";
-import { createFolioService, type FolioService } from "../folio/index.ts";
-import { createInvoiceService, type InvoiceService } from "./index.ts";
+import { AppError } from "../../src/errors.ts";
+import { ManualClock } from "../../src/lib/clock.ts";
+import { newId } from "../../src/lib/ids.ts";
+import { openTestDatabase, type TestDatabase } from "../helpers/db.ts";
+import { seedProperty, seedReservation, type SeededProperty } from "../helpers/hotel-fixtures.ts";
+import { createFolioService, type FolioService } from "../../src/modules/folio/index.ts";
+import { createInvoiceService, type InvoiceService } from "../../src/modules/invoices/index.ts";
 
 let t: TestDatabase;
 let folios: FolioService;
@@ -48,7 +48,7 @@ describe("invoices", () => {
     const issued = await invoices.finalize(p.id, "user:u1", { invoiceId: draft.id });
     expect(issued).toMatchObject({ status: "ISSUED", series: "DEM", number: "DEM2026000000001", issueDate: "2026-12-31" });
     expect(await invoices.getInvoice(p.id, draft.id)).toEqual(issued);
-    const { rows } = await t.db.pool.query<{ data: unknown }>(`select data from events where property_id = $1 and type = 'invoice.issued'`, [p.id]);
+    const { rows } = await t.db.pool.query<{ data: unknown }>(`select data from domain_events where property_id = $1 and type = 'invoice.issued'`, [p.id]);
     expect(rows.map((r) => r.data)).toEqual([
       {
         invoiceId: draft.id,

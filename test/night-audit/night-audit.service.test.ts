@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AppError } from "../../errors.ts";
-import { ManualClock } from "../../lib/clock.ts";
-import { openTestDatabase, type TestDatabase } from "../../../test/helpers/db.ts";
-import { seedProperty, seedReservation, seedRoom, type SeededProperty } from "../../../test/helpers/hotel-fixtures.ts";
-import { createFolioService, type FolioService } from "../folio/index.ts";
-import { createReservationService, type ReservationService } from "../reservations/index.ts";
-import { createNightAuditService, type NightAuditService } from "./index.ts";
+import { AppError } from "../../src/errors.ts";
+import { ManualClock } from "../../src/lib/clock.ts";
+import { openTestDatabase, type TestDatabase } from "../helpers/db.ts";
+import { seedProperty, seedReservation, seedRoom, type SeededProperty } from "../helpers/hotel-fixtures.ts";
+import { createFolioService, type FolioService } from "../../src/modules/folio/index.ts";
+import { createReservationService, type ReservationService } from "../../src/modules/reservations/index.ts";
+import { createNightAuditService, type NightAuditService } from "../../src/modules/night-audit/index.ts";
 
 let t: TestDatabase;
 let folios: FolioService;
@@ -40,7 +40,7 @@ async function snapshot(propertyId: string) {
     date: await q(`select business_date::text from properties where id = $1`),
     charges: await q(`select id, amount_minor::text, business_date::text from folio_charges where property_id = $1 order by id`),
     statuses: await q(`select id, status from reservations where property_id = $1 order by id`),
-    events: await q(`select count(*)::int from events where property_id = $1`),
+    events: await q(`select count(*)::int from domain_events where property_id = $1`),
   };
 }
 
@@ -111,7 +111,7 @@ describe("night audit", () => {
     // The no-show went through the reservations service in the audit's transaction: status, inventory, events.
     expect((await t.db.pool.query(`select status from reservations where id = $1`, [arrival.id])).rows[0].status).toBe("NO_SHOW");
     expect((await t.db.pool.query(sold, [p.id])).rows[0].n).toBe(0);
-    const { rows: evs } = await t.db.pool.query<{ type: string; data: Record<string, unknown> }>(`select type, data from events where property_id = $1 order by created_at, id`, [p.id]);
+    const { rows: evs } = await t.db.pool.query<{ type: string; data: Record<string, unknown> }>(`select type, data from domain_events where property_id = $1 order by created_at, id`, [p.id]);
     expect(evs.filter((e) => e.type === "reservation.updated" && e.data.id === arrival.id).map((e) => e.data.status)).toEqual(["NO_SHOW"]);
     expect(JSON.stringify(evs)).not.toMatch(/Ayşe|Yılmaz/);
     const f = await folios.getFolio(p.id, { reservationId: inHouse.id });

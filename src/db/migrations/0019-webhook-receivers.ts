@@ -6,8 +6,8 @@ import { Migration } from "@mikro-orm/migrations";
  * since a given time) and the per-address index the throttled dispatcher reads. Events get `created_at` from
  * the insert's own clock (see recordEvents), never the transaction start.
  */
-export class Migration0017WebhookReceivers extends Migration {
-  override name = "0017-webhook-receivers";
+export class Migration0019WebhookReceivers extends Migration {
+  override name = "0019-webhook-receivers";
 
   override up(): void {
     this.addSql(`

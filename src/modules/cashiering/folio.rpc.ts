@@ -6,8 +6,7 @@ import { invalidField } from "../../errors.ts";
 import { requirePrincipal, requireProperty } from "../auth/index.ts";
 import type { Invoice, InvoiceService } from "../invoices/index.ts";
 import type { NightAuditCheck, NightAuditService } from "../night-audit/index.ts";
-import type { Folio, FolioService } from "./folio.service.ts";
-import type { ChargeRow, PaymentRow } from "./folio.repository.ts";
+import type { ChargeRow, Folio, FolioService, PaymentRow } from "../folio/index.ts";
 
 export const folioRpcServices = [FolioRpc];
 

@@ -2,9 +2,9 @@ import type pg from "pg";
 import { AppError } from "../../errors.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
-import { poolQueryable } from "../inventory/index.ts";
+import { poolQueryable } from "../../db/queryable.ts";
 import { findByExternalReference, findByProviderReference, type ReservationService, type RoomLineInput } from "../reservations/index.ts";
-import type { InboundReservationEvent } from "./adapters.ts";
+import type { InboundPartnerMessage } from "./adapters.ts";
 import { internalIdOf } from "./reads.repository.ts";
 
 export interface ProcessorDeps {
@@ -20,7 +20,7 @@ interface QueuedRow {
   id: string;
   property_id: string;
   provider: string;
-  payload: InboundReservationEvent;
+  payload: InboundPartnerMessage;
 }
 
 /**
@@ -33,13 +33,13 @@ interface QueuedRow {
  * reservation is a no-op. Business failures end as REJECTED with
  * the reason; anything else is thrown so pg-boss retries the job.
  */
-export async function processReservationEvents(deps: ProcessorDeps, propertyId: string, externalReference: string): Promise<void> {
+export async function processPartnerMessages(deps: ProcessorDeps, propertyId: string, externalReference: string): Promise<void> {
   const client = await deps.pool.connect();
   try {
     await client.query("select pg_advisory_lock(hashtext('reservation-events'), hashtext($1 || ':' || $2))", [propertyId, externalReference]);
     try {
       const { rows } = await client.query<QueuedRow>(
-        "select id, property_id, provider, payload from reservation_events where property_id = $1 and external_reference = $2 and status = 'QUEUED' order by seq",
+        "select id, property_id, provider, payload from partner_messages where property_id = $1 and external_reference = $2 and status = 'QUEUED' order by seq",
         [propertyId, externalReference],
       );
       for (const row of rows) {
@@ -48,7 +48,7 @@ export async function processReservationEvents(deps: ProcessorDeps, propertyId: 
           throw err;
         });
         await client.query(
-          `update reservation_events set status = $2, reservation_id = $3, reservation_code = $4, error = $5, processed_at = $6, attempts = attempts + 1 where id = $1`,
+          `update partner_messages set status = $2, reservation_id = $3, reservation_code = $4, error = $5, processed_at = $6, attempts = attempts + 1 where id = $1`,
           outcome.status === "PROCESSED" ? [row.id, outcome.status, outcome.reservationId, outcome.reservationCode, null, deps.clock.now()] : [row.id, outcome.status, null, null, outcome.error, deps.clock.now()],
         );
         deps.logger.info({ eventId: row.id, status: outcome.status }, "reservation event applied");

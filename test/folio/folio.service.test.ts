@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AppError } from "../../errors.ts";
-import { ManualClock } from "../../lib/clock.ts";
-import { newId } from "../../lib/ids.ts";
-import { openTestDatabase, type TestDatabase } from "../../../test/helpers/db.ts";
-import { seedProperty, seedReservation, type SeededProperty } from "../../../test/helpers/hotel-fixtures.ts";
-import { createFolioService, type FolioService } from "./index.ts";
+import { AppError } from "../../src/errors.ts";
+import { ManualClock } from "../../src/lib/clock.ts";
+import { newId } from "../../src/lib/ids.ts";
+import { openTestDatabase, type TestDatabase } from "../helpers/db.ts";
+import { seedProperty, seedReservation, type SeededProperty } from "../helpers/hotel-fixtures.ts";
+import { createFolioService, type FolioService } from "../../src/modules/folio/index.ts";
 
 let t: TestDatabase;
 let folios: FolioService;
@@ -38,7 +38,7 @@ async function rejectsWith(promise: Promise<unknown>, code: string): Promise<App
 
 async function events(type: string, propertyId: string) {
   const { rows } = await t.db.pool.query<{ data: Record<string, unknown>; occurred_at: Date }>(
-    `select data, occurred_at from events where type = $1 and property_id = $2 order by created_at, id`,
+    `select data, occurred_at from domain_events where type = $1 and property_id = $2 order by created_at, id`,
     [type, propertyId],
   );
   return rows;

@@ -1,0 +1,42 @@
+import type { Queryable } from "../../db/queryable.ts";
+import { systemClock, type Clock } from "../../lib/clock.ts";
+
+export const platformStatuses = ["operational", "degraded", "maintenance"] as const;
+export type PlatformStatusValue = (typeof platformStatuses)[number];
+
+export interface PlatformSettingsValue {
+  status: PlatformStatusValue;
+  partnerApiEnabled: boolean;
+}
+
+/**
+ * Reads the single row (id = 1, enforced by a check constraint) of platform-wide settings: on every status call
+ * and every partner request, one primary-key row. Pass `tx` to read it inside a transaction.
+ */
+export async function getPlatformSettings(q: Queryable): Promise<PlatformSettingsValue> {
+  const [row] = await q.query<{ status: PlatformStatusValue; partnerApiEnabled: boolean }>(
+    `select status, partner_api_enabled as "partnerApiEnabled" from platform_settings where id = 1`,
+  );
+  if (row === undefined) throw new Error("platform_settings row is missing");
+  return row;
+}
+
+/** Switches the partner API platform-wide; pass `tx` to commit it with an event row. */
+export async function setPartnerApi(q: Queryable, enabled: boolean, now: Date): Promise<void> {
+  await q.query("update platform_settings set partner_api_enabled = $1, updated_at = $2 where id = 1", [enabled, now]);
+}
+
+/**
+ * True while the partner API (and with it webhook delivery) is switched on: a predicate for the statements of other
+ * modules that must check the switch atomically with their own rows (webhook deliveries are created and claimed
+ * only while it holds). The platform module owns the table; this text is the one place that names it for them.
+ */
+export const partnerApiOnSql = "exists (select 1 from platform_settings where id = 1 and partner_api_enabled)";
+
+/** The single platform row: API status indicator and the platform-wide partner API switch. */
+export function createPlatformSettings(db: Queryable, clock: Clock = systemClock) {
+  return {
+    read: () => getPlatformSettings(db),
+    setPartnerApi: (enabled: boolean) => setPartnerApi(db, enabled, clock.now()),
+  };
+}
