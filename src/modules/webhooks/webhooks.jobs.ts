@@ -29,8 +29,10 @@ export async function registerWebhookWorkers(deps: { boss: Boss; pool: pg.Pool; 
   await boss.registerBatchWorker<{ eventId: string }>(queues.eventsFanout, (jobs) => observed(engine.fanOut(jobs.map((j) => j.data.eventId))), { ...batchPolicy, batchSize: 20 });
   await boss.registerBatchWorker<{ deliveryId: string }>(queues.webhooksDeliver, (jobs) => observed(engine.attempt(jobs.map((j) => j.data.deliveryId))), { ...batchPolicy, batchSize: 16 });
   await boss.registerWorker(queues.webhooksSweep, async () => engine.sweepDue(), { queue: { retryLimit: 0 } });
+  // A recovery's fill is idempotent (one delivery per recovery and event): a run taken over after expiry only
+  // adds what the first had not, so the default expiry applies.
   await boss.registerWorker<{ recoveryId: string }>(queues.webhooksRecover, async (job) => deps.recoveries.fill(job.data.recoveryId), {
-    queue: { expireInSeconds: 900, retryLimit: 5, retryDelay: 10, retryBackoff: true },
+    queue: { retryLimit: 5, retryDelay: 10, retryBackoff: true },
   });
   await boss.registerWorker(queues.webhooksPurge, async () => engine.purge(), { queue: { retryLimit: 2 } });
   await boss.registerWorker<{ endpointId: string }>(
