@@ -9,6 +9,7 @@ export default defineConfig({
     pool: "forks",
     testTimeout: 15_000,
     hookTimeout: 60_000,
-    reporters: process.env.CI === "true" ? ["default", ["json", { outputFile: ".vitest-results.json" }]] : ["default"],
+    // CI names its JSON report on the command line (.ci/run: one file per run), so the config adds none.
+    reporters: ["default"],
   },
 });
