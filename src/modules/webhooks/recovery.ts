@@ -26,17 +26,15 @@ export interface Recovery {
 interface RecoveryRow {
   id: string;
   endpoint_id: string;
-  since: Date | string;
+  since: Date;
   status: "running" | "done";
   events_total: number | null;
-  created_at: Date | string;
-  finished_at: Date | string | null;
+  created_at: Date;
+  finished_at: Date | null;
   succeeded: number;
   failed: number;
   pending: number;
 }
-
-const at = (v: Date | string) => (v instanceof Date ? v : new Date(v));
 
 /**
  * A recovery re-sends, to one address, every event whose delivery to it failed for good or was stopped by the
@@ -54,14 +52,14 @@ export function createRecoveries(d: { pool: pg.Pool; transact: Transact; clock: 
     return {
       id: r.id,
       endpointId: r.endpoint_id,
-      since: at(r.since),
+      since: r.since,
       status: r.status,
       eventsTotal: r.events_total,
       succeeded: r.succeeded,
       failed: r.failed,
       pending: r.pending,
-      createdAt: at(r.created_at),
-      finishedAt: r.finished_at === null ? null : at(r.finished_at),
+      createdAt: r.created_at,
+      finishedAt: r.finished_at,
     };
   }
 
