@@ -80,10 +80,11 @@ describe("OpenTelemetry tracing (OTLP export to an in-process receiver)", () => 
     // the RPC's own statements are its children
     expect(inTrace.some((s) => s.name.startsWith("pg ") && s.parentSpanId === rpc!.spanId)).toBe(true);
     // the job carried the context: its consumer span continues the trace, and the attempt is inside it
-    const job = inTrace.find((s) => s.name === "job events.fanout");
-    expect(job).toBeDefined();
+    // (the create records more than one event; pg-boss may fetch their jobs in one batch or in several)
+    const jobs = inTrace.filter((s) => s.name === "job events.fanout").map((s) => s.spanId);
+    expect(jobs.length).toBeGreaterThan(0);
     const attempt = inTrace.find((s) => s.name === "webhook attempt")!;
-    expect(attempt.parentSpanId).toBe(job!.spanId);
+    expect(jobs).toContain(attempt.parentSpanId);
     expect(attempt.attributes["hotelops.webhook.attempt"]).toBe(1);
     expect(attempt.attributes["http.response.status_code"]).toBe(204);
     // statement spans carry the SQL text, never the guest's data (parameters are not recorded)
