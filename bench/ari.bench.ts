@@ -20,12 +20,23 @@ async function latencies(runs: number, work: () => Promise<unknown>): Promise<{ 
 }
 
 /** Needs the property's 50 room types (RT0..RT49) already in place. */
-export async function benchAri(app: App & { port: number }, pool: pg.Pool, property: { id: string; code: string }): Promise<void> {
+export async function benchAri(
+  app: App & { port: number },
+  pool: pg.Pool,
+  property: { id: string; code: string },
+): Promise<void> {
   const inventory = createInventoryService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock });
-  const roomTypes = (await pool.query<{ id: string }>("select id from room_types where property_id = $1 order by code", [property.id])).rows.map((r) => r.id);
+  const roomTypes = (
+    await pool.query<{ id: string }>("select id from room_types where property_id = $1 order by code", [property.id])
+  ).rows.map((r) => r.id);
   const plans: string[] = [];
   for (let i = 0; i < 5; i++) {
-    const rp = await inventory.createRatePlan(property.id, { code: `RP${i}`, name: `Plan ${i}`, boardType: "ROOM_ONLY", roomTypeIds: roomTypes });
+    const rp = await inventory.createRatePlan(property.id, {
+      code: `RP${i}`,
+      name: `Plan ${i}`,
+      boardType: "ROOM_ONLY",
+      roomTypeIds: roomTypes,
+    });
     plans.push(rp.id);
   }
   // a price every day for every pair (91,500 rows) and restrictions on about a third of the days
@@ -42,29 +53,49 @@ export async function benchAri(app: App & { port: number }, pool: pg.Pool, prope
     [property.id, plans, roomTypes],
   );
   await pool.query("analyze daily_prices; analyze rate_restrictions");
-  const client = await createTestClient(app, { kind: "partner", provider: "bench", propertyCodes: [property.code], scopes: ["ari.read"] });
+  const client = await createTestClient(app, {
+    kind: "partner",
+    provider: "bench",
+    propertyCodes: [property.code],
+    scopes: ["ari.read"],
+  });
   await pool.query("update api_clients set rate_limit_per_minute = 100000000 where id = $1", [client.clientId]);
   const auth = { authorization: `Bearer ${client.accessToken}` };
   const base = `http://127.0.0.1:${app.port}/api/v1/properties/${property.code}`;
 
   const service = await latencies(30, () => inventory.getAri(property.id, { from: "2027-01-01", to: "2028-01-02" }));
-  console.log(`ARI read 50 room types x 5 rate plans x 366 days, service getAri: p50 ${service.p50.toFixed(1)} ms, p99 ${service.p99.toFixed(1)} ms (target p50 < 50 ms: ${service.p50 < 50 ? "met" : "MISSED"})`);
+  console.log(
+    `ARI read 50 room types x 5 rate plans x 366 days, service getAri: p50 ${service.p50.toFixed(1)} ms, p99 ${service.p99.toFixed(1)} ms (target p50 < 50 ms: ${service.p50 < 50 ? "met" : "MISSED"})`,
+  );
   const url = `${base}/ari?from=2027-01-01&to=2028-01-02`;
   const t = performance.now();
   const res = await fetch(url, { headers: auth });
   const bytes = (await res.arrayBuffer()).byteLength;
   const rest = await latencies(10, async () => (await fetch(url, { headers: auth })).arrayBuffer());
-  console.log(`ARI read over REST: ${res.status}, ${(bytes / 1024 / 1024).toFixed(1)} MiB of JSON (first answer ${(performance.now() - t).toFixed(0)} ms), one at a time p50 ${rest.p50.toFixed(0)} ms, p99 ${rest.p99.toFixed(0)} ms`);
+  console.log(
+    `ARI read over REST: ${res.status}, ${(bytes / 1024 / 1024).toFixed(1)} MiB of JSON (first answer ${(performance.now() - t).toFixed(0)} ms), one at a time p50 ${rest.p50.toFixed(0)} ms, p99 ${rest.p99.toFixed(0)} ms`,
+  );
   const loaded = await load("GET ari 50 x 5 x 366 (2 connections)", { url, headers: auth, connections: 2 });
-  console.log(`ARI read under load, 2 connections: ${loaded.rps} req/s, p50 ${loaded.p50} ms, p99 ${loaded.p99} ms, errors ${loaded.errors}`);
+  console.log(
+    `ARI read under load, 2 connections: ${loaded.rps} req/s, p50 ${loaded.p50} ms, p99 ${loaded.p99} ms, errors ${loaded.errors}`,
+  );
 
   // Delta feed: 4 writers set restrictions in a loop while one reader walks pages of 100 behind them.
-  const start = (await (await fetch(`${base}/ari/changes?updatedSince=2099-01-01T00:00:00.000Z`, { headers: auth })).json()) as { nextCursor: string };
+  const start = (await (
+    await fetch(`${base}/ari/changes?updatedSince=2099-01-01T00:00:00.000Z`, { headers: auth })
+  ).json()) as { nextCursor: string };
   let writing = true;
   let edits = 0;
   const writers = Array.from({ length: 4 }, async (_, w) => {
     for (let i = 0; writing; i++) {
-      await inventory.setRestrictions(property.id, { ratePlanIds: [plans[w]!], roomTypeIds: [roomTypes[i % 50]!], from: "2027-03-01", to: "2027-04-01", weekdays: [], minStay: 1 + (i % 3) });
+      await inventory.setRestrictions(property.id, {
+        ratePlanIds: [plans[w]!],
+        roomTypeIds: [roomTypes[i % 50]!],
+        from: "2027-03-01",
+        to: "2027-04-01",
+        weekdays: [],
+        minStay: 1 + (i % 3),
+      });
       edits++;
     }
   });
@@ -73,21 +104,30 @@ export async function benchAri(app: App & { port: number }, pool: pg.Pool, prope
   let seen = 0;
   let cursor = start.nextCursor;
   const until = performance.now() + seconds * 1000;
-  for (let stopping = false; ; ) {
+  for (let stopping = false; ;) {
     if (!stopping && performance.now() > until) {
       writing = false;
       await Promise.all(writers);
       stopping = true;
     }
     const t0 = performance.now();
-    const page = (await (await fetch(`${base}/ari/changes?limit=100&cursor=${cursor}`, { headers: auth })).json()) as { data: unknown[]; nextCursor: string; hasMore: boolean };
+    const page = (await (await fetch(`${base}/ari/changes?limit=100&cursor=${cursor}`, { headers: auth })).json()) as {
+      data: unknown[];
+      nextCursor: string;
+      hasMore: boolean;
+    };
     pageMs.push(performance.now() - t0);
     seen += page.data.length;
     cursor = page.nextCursor;
     if (stopping && !page.hasMore) break;
   }
   pageMs.sort((a, b) => a - b);
-  const committed = (await pool.query<{ n: number }>("select count(*)::int as n from ari_changes where property_id = $1 and seq > $2", [property.id, Buffer.from(start.nextCursor, "base64url").toString().slice(3)])).rows[0]!.n;
+  const committed = (
+    await pool.query<{ n: number }>("select count(*)::int as n from ari_changes where property_id = $1 and seq > $2", [
+      property.id,
+      Buffer.from(start.nextCursor, "base64url").toString().slice(3),
+    ])
+  ).rows[0]!.n;
   console.log(
     `ARI delta feed under ${edits} concurrent restriction edits (${(edits / seconds).toFixed(0)}/s by 4 writers): ${pageMs.length} pages of <= 100 in ${seconds} s+, page p50 ${pageMs[Math.floor(pageMs.length / 2)]!.toFixed(1)} ms, p99 ${pageMs[Math.floor(pageMs.length * 0.99)]!.toFixed(1)} ms; changes seen ${seen} of ${committed} committed (${seen === committed ? "none missed or repeated" : "MISMATCH"})`,
   );

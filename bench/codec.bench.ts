@@ -3,7 +3,11 @@
 // more than canonical protobuf JSON would. Runs in memory; `node bench/codec.bench.ts` runs it alone.
 import { create, fromJson, toJson } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { SearchThingsResponseSchema, ThingSchema, UpdateThingRequestSchema } from "../test/gen/hotelops/gatewaytest/v1/gateway_test_pb.js";
+import {
+  SearchThingsResponseSchema,
+  ThingSchema,
+  UpdateThingRequestSchema,
+} from "../test/gen/hotelops/gatewaytest/v1/gateway_test_pb.js";
 import { parse, render } from "../src/gateway/codec.ts";
 
 function perOp(n: number, f: () => unknown): number {
@@ -15,18 +19,45 @@ function perOp(n: number, f: () => unknown): number {
 
 export async function benchCodec(): Promise<void> {
   const thing = (i: number) =>
-    create(ThingSchema, { id: `t${i}`, name: "name", amountMinor: BigInt(i * 1000), createdAt: timestampFromDate(new Date()), note: "n", color: 1, tags: ["a", "b"], active: true, count: i, parent: { id: "p" }, totals: { a: 5n }, palette: [1, 2] });
-  const list = create(SearchThingsResponseSchema, { things: Array.from({ length: 50 }, (_, i) => thing(i)), nextCursor: "c" });
-  const body = { id: "u1", name: "renamed", amountMinor: 12345, createdAt: "2026-11-22T09:30:00.123Z", note: "hi", color: "RED" };
+    create(ThingSchema, {
+      id: `t${i}`,
+      name: "name",
+      amountMinor: BigInt(i * 1000),
+      createdAt: timestampFromDate(new Date()),
+      note: "n",
+      color: 1,
+      tags: ["a", "b"],
+      active: true,
+      count: i,
+      parent: { id: "p" },
+      totals: { a: 5n },
+      palette: [1, 2],
+    });
+  const list = create(SearchThingsResponseSchema, {
+    things: Array.from({ length: 50 }, (_, i) => thing(i)),
+    nextCursor: "c",
+  });
+  const body = {
+    id: "u1",
+    name: "renamed",
+    amountMinor: 12345,
+    createdAt: "2026-11-22T09:30:00.123Z",
+    note: "hi",
+    color: "RED",
+  };
   const canonicalBody = { ...body, color: "COLOR_RED" };
 
   const ours = perOp(3000, () => JSON.stringify(render(SearchThingsResponseSchema, list)));
   const theirs = perOp(3000, () => JSON.stringify(toJson(SearchThingsResponseSchema, list)));
-  console.log(`render 50 things: ${ours.toFixed(1)} us, protobuf toJson ${theirs.toFixed(1)} us, ratio ${(ours / theirs).toFixed(2)}`);
+  console.log(
+    `render 50 things: ${ours.toFixed(1)} us, protobuf toJson ${theirs.toFixed(1)} us, ratio ${(ours / theirs).toFixed(2)}`,
+  );
 
   const parsed = perOp(100_000, () => parse(UpdateThingRequestSchema, body));
   const canonical = perOp(100_000, () => fromJson(UpdateThingRequestSchema, canonicalBody));
-  console.log(`parse 6-field body: ${parsed.toFixed(2)} us, protobuf fromJson ${canonical.toFixed(2)} us, ratio ${(parsed / canonical).toFixed(2)}`);
+  console.log(
+    `parse 6-field body: ${parsed.toFixed(2)} us, protobuf fromJson ${canonical.toFixed(2)} us, ratio ${(parsed / canonical).toFixed(2)}`,
+  );
 }
 
 if (import.meta.main) await benchCodec();

@@ -13,9 +13,16 @@ import { benchAri } from "./ari.bench.ts";
 
 /** Starts a ROLE=worker app, waits (at most 20 s) until no event is QUEUED, stops it; "<n> of <queued> in <s> s = <rate>/s". */
 async function processQueued(url: string, pool: pg.Pool): Promise<string> {
-  const counts = async () => (await pool.query<{ queued: number; done: number }>("select count(*) filter (where status = 'QUEUED')::int as queued, count(*) filter (where status <> 'QUEUED')::int as done from partner_messages")).rows[0]!;
+  const counts = async () =>
+    (
+      await pool.query<{ queued: number; done: number }>(
+        "select count(*) filter (where status = 'QUEUED')::int as queued, count(*) filter (where status <> 'QUEUED')::int as done from partner_messages",
+      )
+    ).rows[0]!;
   const before = await counts();
-  const worker = await createApp(loadConfig({ DATABASE_URL: url, LOG_LEVEL: "silent", ROLE: "worker" }), { logger: pino({ level: "silent" }) });
+  const worker = await createApp(loadConfig({ DATABASE_URL: url, LOG_LEVEL: "silent", ROLE: "worker" }), {
+    logger: pino({ level: "silent" }),
+  });
   const started = performance.now();
   let now = before;
   while (now.queued > 0 && performance.now() - started < 20_000) {
@@ -32,17 +39,28 @@ export async function benchConnectivity(): Promise<void> {
   const database = await benchDatabase();
   // The API process alone (ROLE=api), as deployed next to separate workers: acceptance is measured without the
   // event processing competing for the same event loop; processing is measured afterwards by a ROLE=worker app.
-  const app = await createApp(loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: database.url, LOG_LEVEL: "silent", ROLE: "api" }), { logger: pino({ level: "silent" }) });
+  const app = await createApp(
+    loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: database.url, LOG_LEVEL: "silent", ROLE: "api" }),
+    { logger: pino({ level: "silent" }) },
+  );
   const pool = new pg.Pool({ connectionString: database.url, max: 10 });
   try {
     const property = await createTestProperty(app, { code: "BENCH-1", sandbox: true });
-    const client = await createTestClient(app, { kind: "partner", provider: "bench", propertyCodes: [property.code], scopes: ["availability.read", "reservations.read", "reservations.write"] });
+    const client = await createTestClient(app, {
+      kind: "partner",
+      provider: "bench",
+      propertyCodes: [property.code],
+      scopes: ["availability.read", "reservations.read", "reservations.write"],
+    });
     const auth = { authorization: `Bearer ${client.accessToken}` };
     // measure the API, not the per-client rate limit
     await pool.query("update api_clients set rate_limit_per_minute = 100000000 where id = $1", [client.clientId]);
     // 50 room types, 600 reservations with change sequence numbers
     for (let i = 0; i < 50; i++) {
-      await pool.query("insert into room_types (id, property_id, code, name, max_occupancy, room_count, created_at) values ($1, $2, $3, $3, 2, 20, now())", [newId(), property.id, `RT${i}`]);
+      await pool.query(
+        "insert into room_types (id, property_id, code, name, max_occupancy, room_count, created_at) values ($1, $2, $3, $3, 2, 20, now())",
+        [newId(), property.id, `RT${i}`],
+      );
     }
     for (let i = 1; i <= 600; i++) {
       await pool.query(
@@ -51,7 +69,8 @@ export async function benchConnectivity(): Promise<void> {
         [newId(), property.id, `B${i}`, i],
       );
     }
-    const feedSql = "select id, code, status, source, external_reference, channel, arrival_date, departure_date, adults, children, cancelled_at, created_at, updated_at from reservations where property_id = $1 and change_seq > 0 order by change_seq limit 501";
+    const feedSql =
+      "select id, code, status, source, external_reference, channel, arrival_date, departure_date, adults, children, cancelled_at, created_at, updated_at from reservations where property_id = $1 and change_seq > 0 order by change_seq limit 501";
     const bare = http.createServer((_req, res) => {
       pool.query(feedSql, [property.id]).then((r) => {
         const body = JSON.stringify({ data: r.rows.slice(0, 500), hasMore: r.rows.length > 500 });
@@ -62,10 +81,21 @@ export async function benchConnectivity(): Promise<void> {
     await new Promise<void>((r) => bare.listen(0, "127.0.0.1", r));
     const barePort = (bare.address() as { port: number }).port;
     const base = `http://127.0.0.1:${app.port}/api/v1/properties/${property.code}`;
-    const feedBase = await load("bare pg: feed page of 500 (baseline)", { url: `http://127.0.0.1:${barePort}/`, connections: 10 });
-    const feed = await load("GET reservations?limit=500", { url: `${base}/reservations?limit=500`, headers: auth, connections: 10 });
+    const feedBase = await load("bare pg: feed page of 500 (baseline)", {
+      url: `http://127.0.0.1:${barePort}/`,
+      connections: 10,
+    });
+    const feed = await load("GET reservations?limit=500", {
+      url: `${base}/reservations?limit=500`,
+      headers: auth,
+      connections: 10,
+    });
     table([feedBase, feed], feedBase);
-    const avail = await load("GET availability 50 types x 366 days", { url: `${base}/availability?from=2027-01-01&to=2028-01-02`, headers: auth, connections: 10 });
+    const avail = await load("GET availability 50 types x 366 days", {
+      url: `${base}/availability?from=2027-01-01&to=2028-01-02`,
+      headers: auth,
+      connections: 10,
+    });
     console.log(`availability 50x366: ${avail.rps} req/s, p50 ${avail.p50} ms, p99 ${avail.p99} ms`);
     const event = JSON.stringify({ eventType: "CANCELLED", externalReference: "X-1" });
     const accepted = await load("POST reservation-events (accepted)", {
@@ -77,21 +107,34 @@ export async function benchConnectivity(): Promise<void> {
       idReplacement: true,
     });
     const bareInsert = http.createServer((_req, res) => {
-      pool.query("insert into partner_messages (id, property_id, client_id, provider, event_type, external_reference, payload) values ($1, $2, 'bench', 'bench', 'CANCELLED', 'X-1', '{}')", [newId(), property.id]).then(() => {
-        res.writeHead(202);
-        res.end("{}");
-      });
+      pool
+        .query(
+          "insert into partner_messages (id, property_id, client_id, provider, event_type, external_reference, payload) values ($1, $2, 'bench', 'bench', 'CANCELLED', 'X-1', '{}')",
+          [newId(), property.id],
+        )
+        .then(() => {
+          res.writeHead(202);
+          res.end("{}");
+        });
     });
     await new Promise<void>((r) => bareInsert.listen(0, "127.0.0.1", r));
-    const insertBase = await load("bare pg insert (baseline)", { url: `http://127.0.0.1:${(bareInsert.address() as { port: number }).port}/`, method: "POST", connections: 20 });
+    const insertBase = await load("bare pg insert (baseline)", {
+      url: `http://127.0.0.1:${(bareInsert.address() as { port: number }).port}/`,
+      method: "POST",
+      connections: 20,
+    });
     table([insertBase, accepted], insertBase);
     // the baseline's rows have no jobs: leave only the accepted events for the worker
     await pool.query("delete from partner_messages where client_id = 'bench'");
     console.log(`events accepted ${accepted.rps}/s (target >= 500/s); RSS ${rssMiB()} MiB`);
     const one = await processQueued(database.url, pool);
-    console.log(`events processed by one ROLE=worker process, all of one booking (serialized per reference by design): ${one}`);
+    console.log(
+      `events processed by one ROLE=worker process, all of one booking (serialized per reference by design): ${one}`,
+    );
     // what the 20 s did not drain is set aside, so the next phase measures its own events only
-    await pool.query("update partner_messages set status = 'REJECTED', error = 'bench: not drained' where status = 'QUEUED'");
+    await pool.query(
+      "update partner_messages set status = 'REJECTED', error = 'bench: not drained' where status = 'QUEUED'",
+    );
     await pool.query("delete from pgboss.job where name = $1 and state < 'active'", [queues.partnerMessages]);
     // The same number of events again, now each of its own booking: no key waits for another.
     const distinct = await load("POST reservation-events (distinct bookings)", {
@@ -103,7 +146,9 @@ export async function benchConnectivity(): Promise<void> {
       idReplacement: true,
     });
     console.log(`events accepted with distinct booking references ${distinct.rps}/s`);
-    console.log(`events processed by one ROLE=worker process, each of its own booking: ${await processQueued(database.url, pool)}`);
+    console.log(
+      `events processed by one ROLE=worker process, each of its own booking: ${await processQueued(database.url, pool)}`,
+    );
     await benchAri(app as typeof app & { port: number }, pool, property);
     bare.close();
     bareInsert.close();

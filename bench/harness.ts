@@ -53,14 +53,18 @@ export async function load(name: string, opts: LoadOptions): Promise<Result> {
     headers: opts.headers ?? {},
     ...(opts.idReplacement ? { idReplacement: true } : {}),
     // in workers mode autocannon takes a file path where its types say function
-    ...(opts.setupClient !== undefined ? { setupClient: opts.setupClient as unknown as (client: autocannon.Client) => void } : {}),
+    ...(opts.setupClient !== undefined
+      ? { setupClient: opts.setupClient as unknown as (client: autocannon.Client) => void }
+      : {}),
   });
   const errors = run.errors + run.non2xx + run.timeouts;
   return { name, rps: Math.round(run.requests.average), p50: run.latency.p50, p99: run.latency.p99, errors };
 }
 
 export function table(results: Result[], baseline: Result): void {
-  console.log(`\n${"case".padEnd(42)} ${"req/s".padStart(8)} ${"p50 ms".padStart(7)} ${"p99 ms".padStart(7)} ${"x base rps".padStart(10)} ${"x base p99".padStart(10)} errors`);
+  console.log(
+    `\n${"case".padEnd(42)} ${"req/s".padStart(8)} ${"p50 ms".padStart(7)} ${"p99 ms".padStart(7)} ${"x base rps".padStart(10)} ${"x base p99".padStart(10)} errors`,
+  );
   for (const r of results) {
     console.log(
       `${r.name.padEnd(42)} ${String(r.rps).padStart(8)} ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)} ${(r.rps / baseline.rps).toFixed(2).padStart(10)} ${(r.p99 / Math.max(baseline.p99, 1)).toFixed(2).padStart(10)} ${r.errors}`,

@@ -36,16 +36,25 @@ async function compare(databaseUrl: string, sinkUrl: string, exports: () => numb
   // All three run at once (tracing is process-wide, but only the traced app opens spans) and take turns, three
   // rounds, so a noisy neighbour weighs on each about equally; the median round of each is reported.
   const apps = [];
-  for (const [, env] of configs) apps.push(await createApp(loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: databaseUrl, LOG_LEVEL: "silent", ...env }), { logger: pino({ level: "silent" }) }));
+  for (const [, env] of configs)
+    apps.push(
+      await createApp(
+        loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: databaseUrl, LOG_LEVEL: "silent", ...env }),
+        { logger: pino({ level: "silent" }) },
+      ),
+    );
   try {
     const rounds: Result[][] = configs.map(() => []);
     for (let round = 0; round < 3; round++) {
-      for (const [i, [name]] of configs.entries()) rounds[i]!.push(await load(`status: ${name}`, { url: `http://127.0.0.1:${apps[i]!.port}/api/v1/status` }));
+      for (const [i, [name]] of configs.entries())
+        rounds[i]!.push(await load(`status: ${name}`, { url: `http://127.0.0.1:${apps[i]!.port}/api/v1/status` }));
     }
     const results = rounds.map((r) => [...r].sort((a, b) => a.rps - b.rps)[1]!);
     const [off, metrics, traced] = results as [Result, Result, Result];
     table(results, off);
-    console.log(`metrics: ${(metrics.rps / off.rps).toFixed(2)}x throughput, metrics + tracing: ${(traced.rps / off.rps).toFixed(2)}x (p99 ${off.p99} / ${metrics.p99} / ${traced.p99} ms); ${exports()} OTLP exports; RSS ${rssMiB()} MiB`);
+    console.log(
+      `metrics: ${(metrics.rps / off.rps).toFixed(2)}x throughput, metrics + tracing: ${(traced.rps / off.rps).toFixed(2)}x (p99 ${off.p99} / ${metrics.p99} / ${traced.p99} ms); ${exports()} OTLP exports; RSS ${rssMiB()} MiB`,
+    );
   } finally {
     for (const app of apps) await app.close();
   }

@@ -23,7 +23,14 @@ const logger = pino({ level: "silent" });
 const benchPrincipal: Interceptor = (next) => async (req) => {
   const session = /^Bench (.+)$/.exec(req.header.get("authorization") ?? "")?.[1];
   if (session !== undefined) {
-    req.contextValues.set(principalKey, { kind: "staff", userId: "bench", sessionId: session, activePropertyId: "p", propertyIds: ["p"], permissions: new Set<string>() });
+    req.contextValues.set(principalKey, {
+      kind: "staff",
+      userId: "bench",
+      sessionId: session,
+      activePropertyId: "p",
+      propertyIds: ["p"],
+      permissions: new Set<string>(),
+    });
   }
   return next(req);
 };
@@ -36,10 +43,15 @@ async function serve(db: Database, limited: boolean): Promise<Listener> {
     logger,
     classOf: () => "",
   });
-  const router = createRecordingRouter({ interceptors: [createCallInterceptor(logger), benchPrincipal, ...(limited ? [limiter] : [])] });
+  const router = createRecordingRouter({
+    interceptors: [createCallInterceptor(logger), benchPrincipal, ...(limited ? [limiter] : [])],
+  });
   createStatusModule({ db } as Deps).registerRpc?.(router);
   const gateway = createGateway({ ...router.direct, maxBodyBytes: 1024 * 1024 });
-  return listen(createDispatcher({ handlers: router.handlers, gateway, ready: async () => true, logger }), { port: 0, host: "127.0.0.1" });
+  return listen(createDispatcher({ handlers: router.handlers, gateway, ready: async () => true, logger }), {
+    port: 0,
+    host: "127.0.0.1",
+  });
 }
 
 export async function benchRateLimit(): Promise<void> {
@@ -48,8 +60,12 @@ export async function benchRateLimit(): Promise<void> {
   const plain = await serve(db, false);
   const limited = await serve(db, true);
   try {
-    const baseline = await load("status, no limiter (baseline)", { url: `http://127.0.0.1:${plain.port}/api/v1/status` });
-    const hot = await load("status, limiter, one hot bucket", { url: `http://127.0.0.1:${limited.port}/api/v1/status` });
+    const baseline = await load("status, no limiter (baseline)", {
+      url: `http://127.0.0.1:${plain.port}/api/v1/status`,
+    });
+    const hot = await load("status, limiter, one hot bucket", {
+      url: `http://127.0.0.1:${limited.port}/api/v1/status`,
+    });
     const spread = await load("status, limiter, new bucket per request", {
       url: `http://127.0.0.1:${limited.port}/api/v1/status`,
       headers: { authorization: "Bench [<id>]" },
@@ -57,7 +73,9 @@ export async function benchRateLimit(): Promise<void> {
     });
     table([baseline, hot, spread], baseline);
     const rows = await db.pool.query<{ n: number }>("select count(*)::int as n from rate_limits");
-    console.log(`limiter/no-limiter throughput: hot bucket ${(hot.rps / baseline.rps).toFixed(2)}, spread ${(spread.rps / baseline.rps).toFixed(2)}; rate_limits rows ${rows.rows[0]?.n}; RSS ${rssMiB()} MiB`);
+    console.log(
+      `limiter/no-limiter throughput: hot bucket ${(hot.rps / baseline.rps).toFixed(2)}, spread ${(spread.rps / baseline.rps).toFixed(2)}; rate_limits rows ${rows.rows[0]?.n}; RSS ${rssMiB()} MiB`,
+    );
   } finally {
     await plain.close(100);
     await limited.close(100);

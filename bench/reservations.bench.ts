@@ -20,7 +20,10 @@ const businessDate = "2026-11-22";
 export async function benchReservations(): Promise<void> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 8);
   const database = await benchDatabase();
-  const app = await createApp(loadConfig({ PORT: "0", HOST: "127.0.0.1", ROLE: "api", DATABASE_URL: database.url, LOG_LEVEL: "silent" }), { logger: pino({ level: "silent" }) });
+  const app = await createApp(
+    loadConfig({ PORT: "0", HOST: "127.0.0.1", ROLE: "api", DATABASE_URL: database.url, LOG_LEVEL: "silent" }),
+    { logger: pino({ level: "silent" }) },
+  );
   const pool = new pg.Pool({ connectionString: database.url, max: 10 });
   try {
     const deps = { transact: app.deps.transact, pool: app.deps.db.pool, clock: app.deps.clock };
@@ -35,9 +38,24 @@ export async function benchReservations(): Promise<void> {
          select gen_random_uuid(), $1, $2, $3 || '-' || n, 'CLEAN', now(), now() from generate_series(1, $4) n`,
         [propertyId, rt.id, `T${t}`, roomsPerType],
       );
-      await pool.query("update room_types set room_count = $3 where property_id = $1 and id = $2", [propertyId, rt.id, roomsPerType]);
-      const rp = await inventory.createRatePlan(propertyId, { code: `RP${t}`, name: "Room only", boardType: "ROOM_ONLY", roomTypeIds: [rt.id] });
-      await inventory.setPrices(propertyId, { ratePlanId: rp.id, roomTypeId: rt.id, from: businessDate, to: addDays(businessDate, 400), amountMinor: 100_000n });
+      await pool.query("update room_types set room_count = $3 where property_id = $1 and id = $2", [
+        propertyId,
+        rt.id,
+        roomsPerType,
+      ]);
+      const rp = await inventory.createRatePlan(propertyId, {
+        code: `RP${t}`,
+        name: "Room only",
+        boardType: "ROOM_ONLY",
+        roomTypeIds: [rt.id],
+      });
+      await inventory.setPrices(propertyId, {
+        ratePlanId: rp.id,
+        roomTypeId: rt.id,
+        from: businessDate,
+        to: addDays(businessDate, 400),
+        amountMinor: 100_000n,
+      });
       types.push({ id: rt.id, ratePlanId: rp.id });
     }
     const stay = (i: number) => {
@@ -51,22 +69,27 @@ export async function benchReservations(): Promise<void> {
     const serviceRate = await forDuration(seconds, async () => {
       const s = stay(n++);
       try {
-        await reservations.create({ propertyId, canOverridePrice: false }, {
-          source: "API",
-          channel: null,
-          externalReference: null,
-          holderName: "Bench Guest",
-          arrivalDate: s.arrival,
-          departureDate: s.departure,
-          rooms: [{ roomTypeId: s.type.id, ratePlanId: s.type.ratePlanId, adults: 2 }],
-        });
+        await reservations.create(
+          { propertyId, canOverridePrice: false },
+          {
+            source: "API",
+            channel: null,
+            externalReference: null,
+            holderName: "Bench Guest",
+            arrivalDate: s.arrival,
+            departureDate: s.departure,
+            rooms: [{ roomTypeId: s.type.id, ratePlanId: s.type.ratePlanId, adults: 2 }],
+          },
+        );
         outcome.ok++;
       } catch (err) {
         if (err instanceof AppError && err.code === "no_availability") outcome.noAvailability++;
         else outcome.other++;
       }
     });
-    const overbooked = await pool.query("select count(*)::int as n from room_type_days where sold + blocked + out_of_order > total or sold < 0");
+    const overbooked = await pool.query(
+      "select count(*)::int as n from room_type_days where sold + blocked + out_of_order > total or sold < 0",
+    );
     const mismatched = await pool.query(
       `select count(*)::int as n from room_type_days d
         where d.property_id = $1 and d.sold <> (select count(*) from reservation_rooms rr join reservations r on r.id = rr.reservation_id
@@ -99,7 +122,10 @@ export async function benchReservations(): Promise<void> {
            values ($1, $2, 'R' || nextval('reservation_code_seq'), 'GUARANTEED', 'API', 'Bench Guest', $3, $4, 2, 0, 100000, 'TRY', now(), now())`,
           [id, baseProperty, s.arrival, s.departure],
         );
-        await c.query("insert into domain_events (id, property_id, type, occurred_at, data) values ($1, $2, 'reservation.created', now(), $3)", [newId(), baseProperty, JSON.stringify({ id })]);
+        await c.query(
+          "insert into domain_events (id, property_id, type, occurred_at, data) values ($1, $2, 'reservation.created', now(), $3)",
+          [newId(), baseProperty, JSON.stringify({ id })],
+        );
         await c.query(
           `with c as (insert into property_counters (property_id, change_seq) values ($1, 1) on conflict (property_id) do update set change_seq = property_counters.change_seq + 1 returning change_seq)
            update reservations r set change_seq = c.change_seq from c where r.property_id = $1 and r.id = $2`,
@@ -139,12 +165,17 @@ export async function benchReservations(): Promise<void> {
     });
 
     console.log(`\n${"case".padEnd(58)} ${"value".padStart(10)} ${"x base".padStart(8)}`);
-    const line = (name: string, value: string, ratio: number) => console.log(`${name.padEnd(58)} ${value.padStart(10)} ${ratio.toFixed(2).padStart(8)}`);
+    const line = (name: string, value: string, ratio: number) =>
+      console.log(`${name.padEnd(58)} ${value.padStart(10)} ${ratio.toFixed(2).padStart(8)}`);
     line("bare pg create transaction, 50 clients (baseline) /s", bareRate.toFixed(0), 1);
     line("service create (validate, price, inventory, events, seq) /s", serviceRate.toFixed(0), serviceRate / bareRate);
     line("bare pg availability SQL p50 ms (baseline)", sqlOnly.p50.toFixed(2), 1);
     line("readAvailability (SQL + expand to days) p50 ms", barePoll.p50.toFixed(2), barePoll.p50 / sqlOnly.p50);
-    line("service getAvailability 50 types x 366 days p50 ms", servicePoll.p50.toFixed(2), servicePoll.p50 / sqlOnly.p50);
+    line(
+      "service getAvailability 50 types x 366 days p50 ms",
+      servicePoll.p50.toFixed(2),
+      servicePoll.p50 / sqlOnly.p50,
+    );
     console.log(
       `creates: ${outcome.ok} ok, ${outcome.noAvailability} no_availability, ${outcome.other} other errors; overbooked days ${(overbooked.rows[0] as { n: number }).n}, ` +
         `days whose sold differs from the reservations ${(mismatched.rows[0] as { n: number }).n} (target 0 and 0); ` +
@@ -169,11 +200,17 @@ async function benchProperty(pool: pg.Pool, code: string): Promise<string> {
 }
 
 async function copyTypes(pool: pg.Pool, fromProperty: string, toProperty: string): Promise<Map<string, string>> {
-  const { rows } = await pool.query<{ id: string; code: string }>("select id, code from room_types where property_id = $1", [fromProperty]);
+  const { rows } = await pool.query<{ id: string; code: string }>(
+    "select id, code from room_types where property_id = $1",
+    [fromProperty],
+  );
   const map = new Map<string, string>();
   for (const r of rows) {
     const id = newId();
-    await pool.query("insert into room_types (id, property_id, code, name, max_occupancy, room_count, created_at) values ($1, $2, $3, 'x', 2, $4, now())", [id, toProperty, r.code, roomsPerType]);
+    await pool.query(
+      "insert into room_types (id, property_id, code, name, max_occupancy, room_count, created_at) values ($1, $2, $3, 'x', 2, $4, now())",
+      [id, toProperty, r.code, roomsPerType],
+    );
     map.set(r.id, id);
   }
   return map;

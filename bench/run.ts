@@ -10,7 +10,16 @@ import { benchCodec } from "./codec.bench.ts";
 import { benchMobile } from "./mobile.bench.ts";
 
 const only = process.argv[2];
-const benches: Record<string, () => Promise<void>> = { status: benchStatus, connectivity: benchConnectivity, ratelimit: benchRateLimit, reservations: benchReservations, webhooks: benchWebhooks, codec: benchCodec, mobile: benchMobile, observability: benchObservability };
+const benches: Record<string, () => Promise<void>> = {
+  status: benchStatus,
+  connectivity: benchConnectivity,
+  ratelimit: benchRateLimit,
+  reservations: benchReservations,
+  webhooks: benchWebhooks,
+  codec: benchCodec,
+  mobile: benchMobile,
+  observability: benchObservability,
+};
 for (const [name, run] of Object.entries(benches)) {
   if (only !== undefined && only !== name) continue;
   console.log(`\n=== ${name} ===`);

@@ -9,13 +9,20 @@ import { benchDatabase, load, rssMiB, table } from "./harness.ts";
 
 export async function benchStatus(): Promise<void> {
   const database = await benchDatabase();
-  const app = await createApp(loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: database.url, LOG_LEVEL: "silent" }), { logger: pino({ level: "silent" }) });
+  const app = await createApp(
+    loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: database.url, LOG_LEVEL: "silent" }),
+    { logger: pino({ level: "silent" }) },
+  );
   const pool = new pg.Pool({ connectionString: database.url, max: 10 });
   const bare = http.createServer((_req, res) => {
     pool.query("select status, partner_api_enabled from platform_settings where id = 1").then(
       (r) => {
         const row = r.rows[0] as { status: string; partner_api_enabled: boolean };
-        const body = JSON.stringify({ status: row.status, apiVersion: "v1", partnerApi: row.partner_api_enabled ? "enabled" : "disabled" });
+        const body = JSON.stringify({
+          status: row.status,
+          apiVersion: "v1",
+          partnerApi: row.partner_api_enabled ? "enabled" : "disabled",
+        });
         res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
         res.end(body);
       },
@@ -28,8 +35,12 @@ export async function benchStatus(): Promise<void> {
   await new Promise<void>((r) => bare.listen(0, "127.0.0.1", r));
   const barePort = (bare.address() as { port: number }).port;
   try {
-    const baseline = await load("bare node:http + pg (baseline)", { url: `http://127.0.0.1:${barePort}/api/v1/status` });
-    const gateway = await load("REST gateway GET /api/v1/status", { url: `http://127.0.0.1:${app.port}/api/v1/status` });
+    const baseline = await load("bare node:http + pg (baseline)", {
+      url: `http://127.0.0.1:${barePort}/api/v1/status`,
+    });
+    const gateway = await load("REST gateway GET /api/v1/status", {
+      url: `http://127.0.0.1:${app.port}/api/v1/status`,
+    });
     const connect = await load("Connect POST GetStatus (JSON)", {
       url: `http://127.0.0.1:${app.port}/hotelops.status.v1.StatusService/GetStatus`,
       method: "POST",
@@ -37,7 +48,9 @@ export async function benchStatus(): Promise<void> {
       headers: { "content-type": "application/json" },
     });
     table([baseline, gateway, connect], baseline);
-    console.log(`gateway/bare throughput ${(gateway.rps / baseline.rps).toFixed(2)} (target >= 0.70), p99 ratio ${(gateway.p99 / Math.max(1, baseline.p99)).toFixed(2)} (target <= 2.00); RSS ${rssMiB()} MiB`);
+    console.log(
+      `gateway/bare throughput ${(gateway.rps / baseline.rps).toFixed(2)} (target >= 0.70), p99 ratio ${(gateway.p99 / Math.max(1, baseline.p99)).toFixed(2)} (target <= 2.00); RSS ${rssMiB()} MiB`,
+    );
   } finally {
     bare.close();
     await pool.end();

@@ -22,7 +22,10 @@ export async function benchWebhooks(): Promise<void> {
   const ca = createTestCa();
   writeFileSync(join(ca.dir, "srv.key.pem"), ca.key);
   writeFileSync(join(ca.dir, "srv.crt.pem"), ca.cert);
-  const child = fork(join(import.meta.dirname, "webhook-receiver.ts"), [join(ca.dir, "srv.key.pem"), join(ca.dir, "srv.crt.pem")]);
+  const child = fork(join(import.meta.dirname, "webhook-receiver.ts"), [
+    join(ca.dir, "srv.key.pem"),
+    join(ca.dir, "srv.crt.pem"),
+  ]);
   const arrivals: number[] = [];
   const port = await new Promise<number>((resolve) =>
     child.on("message", (m: unknown) => {
@@ -36,7 +39,8 @@ export async function benchWebhooks(): Promise<void> {
     async waitFor(count: number, ms: number): Promise<number[]> {
       const deadline = Date.now() + ms;
       while (arrivals.length < count) {
-        if (Date.now() > deadline) throw new Error(`receiver got ${arrivals.length} of ${count} requests within ${ms} ms`);
+        if (Date.now() > deadline)
+          throw new Error(`receiver got ${arrivals.length} of ${count} requests within ${ms} ms`);
         await new Promise((r) => setTimeout(r, 1));
       }
       return arrivals;
@@ -65,10 +69,24 @@ export async function benchWebhooks(): Promise<void> {
     const ids: string[] = [];
     // Limits high enough that the throughput phases measure the engine, not the pacing.
     for (let i = 0; i < endpoints; i++) {
-      ids.push((await parts.service.create(actor, { url: receiver.url(`/hook/${i}`), eventTypes: ["reservation.created"], maxPerSecond: 1000, maxConcurrency: 64 })).endpoint.id);
+      ids.push(
+        (
+          await parts.service.create(actor, {
+            url: receiver.url(`/hook/${i}`),
+            eventTypes: ["reservation.created"],
+            maxPerSecond: 1000,
+            maxConcurrency: 64,
+          })
+        ).endpoint.id,
+      );
     }
     const emit = (tx: Parameters<Parameters<typeof app.deps.transact>[0]>[0]) =>
-      recordEvent(tx, { propertyId: property.id, type: "reservation.created", occurredAt: new Date(), data: { id: "r", code: "R-1", adults: 2 } });
+      recordEvent(tx, {
+        propertyId: property.id,
+        type: "reservation.created",
+        occurredAt: new Date(),
+        data: { id: "r", code: "R-1", adults: 2 },
+      });
 
     // Latency: one event at a time, commit -> first attempt arriving at the receiver (first of its 10 deliveries).
     const latencies: number[] = [];
@@ -85,7 +103,13 @@ export async function benchWebhooks(): Promise<void> {
     const events = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 2000);
     // Arrival is not the end of a delivery: it counts once its attempt is recorded (succeeded) in the database.
     const pending = async () =>
-      Number((await app.deps.db.pool.query<{ n: string }>("select count(*) as n from webhook_deliveries where status <> 'succeeded'")).rows[0]?.n);
+      Number(
+        (
+          await app.deps.db.pool.query<{ n: string }>(
+            "select count(*) as n from webhook_deliveries where status <> 'succeeded'",
+          )
+        ).rows[0]?.n,
+      );
     async function burst() {
       const start = receiver.received.length;
       const t0 = performance.now();
@@ -107,19 +131,37 @@ export async function benchWebhooks(): Promise<void> {
       "select count(*) filter (where status = 'succeeded') as succeeded, count(*) filter (where status <> 'succeeded') as other, (select count(*) from webhook_attempts) as attempts from webhook_deliveries",
     );
     const total = events * endpoints;
-    const row = (name: string, value: string, note = "") => console.log(`${name.padEnd(52)} ${value.padStart(10)}${note === "" ? "" : `  ${note}`}`);
-    console.log("\n10 addresses, HTTPS, Service-Signature + Standard Webhooks headers; the receiver runs in its own process");
+    const row = (name: string, value: string, note = "") =>
+      console.log(`${name.padEnd(52)} ${value.padStart(10)}${note === "" ? "" : `  ${note}`}`);
+    console.log(
+      "\n10 addresses, HTTPS, Service-Signature + Standard Webhooks headers; the receiver runs in its own process",
+    );
     row("case", "value");
-    for (const [name, b] of [["HMAC (v1 both headers)", hmacOnly], ["HMAC + ed25519 (v1a)", both]] as const) {
-      row(`deliveries/s, ${name}, commit to arrival`, String(Math.round(total / b.seconds)), `(${total} deliveries of ${events} events in ${b.seconds.toFixed(2)} s; all committed after ${b.committedSeconds.toFixed(2)} s)`);
-      row(`deliveries/s, ${name}, to recorded succeeded`, String(Math.round(total / b.settledSeconds)), `(${b.settledSeconds.toFixed(2)} s)`);
+    for (const [name, b] of [
+      ["HMAC (v1 both headers)", hmacOnly],
+      ["HMAC + ed25519 (v1a)", both],
+    ] as const) {
+      row(
+        `deliveries/s, ${name}, commit to arrival`,
+        String(Math.round(total / b.seconds)),
+        `(${total} deliveries of ${events} events in ${b.seconds.toFixed(2)} s; all committed after ${b.committedSeconds.toFixed(2)} s)`,
+      );
+      row(
+        `deliveries/s, ${name}, to recorded succeeded`,
+        String(Math.round(total / b.settledSeconds)),
+        `(${b.settledSeconds.toFixed(2)} s)`,
+      );
     }
     row("ed25519 / HMAC-only throughput", (hmacOnly.seconds / both.seconds).toFixed(2), "target >= 0.90 of ~3,850/s");
     row("commit -> first attempt p50 ms", percentile(latencies, 50).toFixed(1), `(${latencies.length} single events)`);
     row("commit -> first attempt p99 ms", percentile(latencies, 99).toFixed(1), "target < 50");
     row("RSS MiB (service process, now / peak)", `${rssMiB()} / ${Math.round(process.resourceUsage().maxRSS / 1024)}`);
-    row("deliveries succeeded / not / attempt rows", `${outcome[0]?.succeeded} / ${outcome[0]?.other} / ${outcome[0]?.attempts}`);
-    if (Number(outcome[0]?.other) !== 0 || Number(outcome[0]?.succeeded) !== 2 * total + latencies.length * endpoints) throw new Error("not every delivery succeeded exactly once");
+    row(
+      "deliveries succeeded / not / attempt rows",
+      `${outcome[0]?.succeeded} / ${outcome[0]?.other} / ${outcome[0]?.attempts}`,
+    );
+    if (Number(outcome[0]?.other) !== 0 || Number(outcome[0]?.succeeded) !== 2 * total + latencies.length * endpoints)
+      throw new Error("not every delivery succeeded exactly once");
 
     // Recovery: 100,000 deliveries that failed for good, re-sent to an address throttled at `rate` per second.
     const count = Number(process.env.BENCH_RECOVERY_DELIVERIES ?? 100_000);
@@ -128,7 +170,12 @@ export async function benchWebhooks(): Promise<void> {
     const recProperty = await createTestProperty(app);
     const recUser = await createStaffSession(app, { propertyCode: recProperty.code, role: "manager" });
     const recActor = { propertyId: recProperty.id, userId: recUser.userId };
-    const rec = await parts.service.create(recActor, { url: receiver.url("/recover"), eventTypes: ["reservation.cancelled"], maxPerSecond: rate, maxConcurrency: 64 });
+    const rec = await parts.service.create(recActor, {
+      url: receiver.url("/recover"),
+      eventTypes: ["reservation.cancelled"],
+      maxPerSecond: rate,
+      maxConcurrency: 64,
+    });
     const seeded = performance.now();
     await app.deps.db.pool.query(
       `with e as (
@@ -159,9 +206,19 @@ export async function benchWebhooks(): Promise<void> {
       while (times[i]! - times[j]! >= 1000) j++;
       peak = Math.max(peak, i - j + 1);
     }
-    console.log(`\nrecovery of ${count} failed deliveries to one address limited to ${rate}/s (seeded in ${seedSeconds.toFixed(1)} s)`);
-    row("recovery: call -> last arrival s", arrivedSeconds.toFixed(1), `ideal ${(count / rate).toFixed(0)} s at the limit`);
-    row("recovery: call -> recovery DONE s", doneSeconds.toFixed(1), `${state?.succeeded} succeeded, ${state?.failed} failed, ${state?.pending} pending`);
+    console.log(
+      `\nrecovery of ${count} failed deliveries to one address limited to ${rate}/s (seeded in ${seedSeconds.toFixed(1)} s)`,
+    );
+    row(
+      "recovery: call -> last arrival s",
+      arrivedSeconds.toFixed(1),
+      `ideal ${(count / rate).toFixed(0)} s at the limit`,
+    );
+    row(
+      "recovery: call -> recovery DONE s",
+      doneSeconds.toFixed(1),
+      `${state?.succeeded} succeeded, ${state?.failed} failed, ${state?.pending} pending`,
+    );
     row("recovery: mean rate /s", String(Math.round(count / arrivedSeconds)));
     row("recovery: receiver's peak in any 1 s window", String(peak), `limit ${rate}`);
     await parts.sender.close();

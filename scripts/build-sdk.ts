@@ -16,10 +16,14 @@ try {
   // sources import ../../gen/... (the repository layout); in the package the generated code sits beside them
   for (const name of readdirSync(join(root, "sdk/src"))) {
     if (!name.endsWith(".ts") || name.endsWith(".test.ts")) continue;
-    writeFileSync(join(stage, name), readFileSync(join(root, "sdk/src", name), "utf8").replaceAll('"../../gen/', '"./gen/'));
+    writeFileSync(
+      join(stage, name),
+      readFileSync(join(root, "sdk/src", name), "utf8").replaceAll('"../../gen/', '"./gen/'),
+    );
   }
   const generated = (src: string): boolean => !src.endsWith(".json");
-  for (const dir of ["hotelops", "google"]) cpSync(join(root, "gen", dir), join(stage, "gen", dir), { recursive: true, filter: generated });
+  for (const dir of ["hotelops", "google"])
+    cpSync(join(root, "gen", dir), join(stage, "gen", dir), { recursive: true, filter: generated });
   writeFileSync(
     join(stage, "tsconfig.json"),
     JSON.stringify({
@@ -44,7 +48,10 @@ try {
     }),
   );
   rmSync(dist, { recursive: true, force: true });
-  execFileSync(join(root, "node_modules/.bin/tsc"), ["-p", join(stage, "tsconfig.json")], { stdio: "inherit", cwd: root });
+  execFileSync(join(root, "node_modules/.bin/tsc"), ["-p", join(stage, "tsconfig.json")], {
+    stdio: "inherit",
+    cwd: root,
+  });
   cpSync(join(stage, "gen"), join(dist, "gen"), { recursive: true });
   // declaration emit keeps the sources' ".ts" specifiers; consumers resolve the emitted ".js" (and its .d.ts)
   for (const name of readdirSync(dist)) {

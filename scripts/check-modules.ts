@@ -45,7 +45,9 @@ for (const module of modules) {
   }
 }
 for (const [file, tables] of Object.entries(pendingCrossModuleSql)) {
-  for (const table of tables) if (!pendingSeen.has(`${file} ${table}`)) problems.push(`scripts/table-owners.ts: ${file} no longer names ${table}: delete it from pendingCrossModuleSql`);
+  for (const table of tables)
+    if (!pendingSeen.has(`${file} ${table}`))
+      problems.push(`scripts/table-owners.ts: ${file} no longer names ${table}: delete it from pendingCrossModuleSql`);
 }
 
 // module import cycles, each reported once from its smallest module name
@@ -69,15 +71,25 @@ for (const start of modules) {
 // test layout: tests beside the code are pure units; database and server tests live under test/
 const besideCode = [...sources(join(root, "src"), true), ...sources(join(root, "sdk/src"), true)];
 for (const file of besideCode) {
-  if (/from "(\.\.\/)+test\/helpers\//.test(readFileSync(file, "utf8"))) problems.push(`${relative(root, file)}: a test beside the code imports test/helpers: move it under test/ (README, "Test layout")`);
+  if (/from "(\.\.\/)+test\/helpers\//.test(readFileSync(file, "utf8")))
+    problems.push(
+      `${relative(root, file)}: a test beside the code imports test/helpers: move it under test/ (README, "Test layout")`,
+    );
 }
 
-const unknownOwners = Object.entries(tableOwners).filter(([, m]) => !statSync(join(modulesDir, m), { throwIfNoEntry: false })?.isDirectory());
-for (const [table, m] of unknownOwners) problems.push(`scripts/table-owners.ts: table ${table} is owned by ${m}, which is not a module`);
+const unknownOwners = Object.entries(tableOwners).filter(
+  ([, m]) => !statSync(join(modulesDir, m), { throwIfNoEntry: false })?.isDirectory(),
+);
+for (const [table, m] of unknownOwners)
+  problems.push(`scripts/table-owners.ts: table ${table} is owned by ${m}, which is not a module`);
 
 if (problems.length > 0) {
   console.log(problems.join("\n"));
-  console.log(`${problems.length} problem(s): call the owning module's exported function instead of naming its table; break a cycle by moving the responsibility.`);
+  console.log(
+    `${problems.length} problem(s): call the owning module's exported function instead of naming its table; break a cycle by moving the responsibility.`,
+  );
   process.exit(1);
 }
-console.log(`no module names another's tables beyond the ${pendingCount} pending references listed in scripts/table-owners.ts; no module import cycles`);
+console.log(
+  `no module names another's tables beyond the ${pendingCount} pending references listed in scripts/table-owners.ts; no module import cycles`,
+);

@@ -1,5 +1,5 @@
 // npm run check: buf lint, generated code identical to a fresh `buf generate`, buf breaking against the released
-// contract, OpenAPI document and Python stubs up to date, tsc --noEmit, eslint, table ownership and module cycles.
+// contract, OpenAPI document and Python stubs up to date, tsc --noEmit, eslint, table ownership and module cycles, prettier.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -42,7 +42,10 @@ function generatedUpToDate(template: string | undefined, committed: string): voi
   process.stdout.write(`check: ${committed} matches buf generate ... `);
   const tmp = mkdtempSync(join(tmpdir(), "hotelops-gen-"));
   try {
-    execFileSync("buf", ["generate", ...(template ? ["--template", template] : []), "-o", tmp], { cwd: root, stdio: "pipe" });
+    execFileSync("buf", ["generate", ...(template ? ["--template", template] : []), "-o", tmp], {
+      cwd: root,
+      stdio: "pipe",
+    });
     const fresh = files(join(tmp, committed));
     const current = files(join(root, committed));
     const diff = [...new Set([...fresh.keys(), ...current.keys()])].filter((k) => fresh.get(k) !== current.get(k));
@@ -60,7 +63,12 @@ step("buf lint", "buf", ["lint"]);
 generatedUpToDate(undefined, "gen");
 generatedUpToDate("test/buf.gen.yaml", "test/gen");
 // no breaking change against the released contract (npm run release:proto records a release)
-step("buf breaking against proto-release/hotelops.v1.json", "buf", ["breaking", "proto", "--against", "proto-release/hotelops.v1.json"]);
+step("buf breaking against proto-release/hotelops.v1.json", "buf", [
+  "breaking",
+  "proto",
+  "--against",
+  "proto-release/hotelops.v1.json",
+]);
 step("openapi/ and sdk/src/services.ts match proto/ (npm run openapi)", "node", ["scripts/openapi.ts", "--check"]);
 // skipped with a note where protoc/grpc_python_plugin are missing; .ci/run installs them
 step("sdk-python stubs match proto/ (npm run generate)", "node", ["scripts/generate-python.ts", "--check"]);
@@ -68,6 +76,7 @@ step("tsc --noEmit", "tsc", ["-p", "."]);
 step("tsc --noEmit (panel)", "tsc", ["-p", "panel"]);
 step("eslint (module boundaries: another module only through its index.ts)", "eslint", [".", "--max-warnings=0"]);
 step("table ownership and module cycles (scripts/check-modules.ts)", "node", ["scripts/check-modules.ts"]);
+step("prettier --check (npm run format writes it)", "prettier", ["--check", "."]);
 
 if (failures.length > 0) {
   console.error(`check failed: ${failures.join(", ")}`);

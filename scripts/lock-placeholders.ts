@@ -5,7 +5,9 @@
 import { readFileSync, writeFileSync } from "node:fs";
 
 const path = new URL("../package-lock.json", import.meta.url);
-const lock = JSON.parse(readFileSync(path, "utf8")) as { packages: Record<string, { version?: string; optionalDependencies?: Record<string, string> }> };
+const lock = JSON.parse(readFileSync(path, "utf8")) as {
+  packages: Record<string, { version?: string; optionalDependencies?: Record<string, string> }>;
+};
 const platforms: Record<string, [string, string]> = {
   "darwin-arm64": ["darwin", "arm64"],
   "darwin-x64": ["darwin", "x64"],
@@ -20,7 +22,14 @@ let added = 0;
 for (const [name, [os, cpu]] of Object.entries(platforms)) {
   const key = `node_modules/@bufbuild/buf-${name}`;
   if (version === undefined || lock.packages[key] !== undefined) continue;
-  lock.packages[key] = { version, license: "Apache-2.0", optional: true, os: [os], cpu: [cpu], engines: { node: ">=12" } } as never;
+  lock.packages[key] = {
+    version,
+    license: "Apache-2.0",
+    optional: true,
+    os: [os],
+    cpu: [cpu],
+    engines: { node: ">=12" },
+  } as never;
   added++;
 }
 writeFileSync(path, `${JSON.stringify(lock, null, 2)}\n`);

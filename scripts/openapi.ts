@@ -14,7 +14,10 @@ import { withWebhooks } from "../src/openapi/webhooks.ts";
 const root = new URL("..", import.meta.url).pathname;
 
 export function loadServices(): DescService[] {
-  const image = execFileSync("buf", ["build", "proto", "--as-file-descriptor-set", "-o", "-"], { cwd: root, maxBuffer: 64 * 1024 * 1024 });
+  const image = execFileSync("buf", ["build", "proto", "--as-file-descriptor-set", "-o", "-"], {
+    cwd: root,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   const registry = createFileRegistry(fromBinary(FileDescriptorSetSchema, image));
   const services: DescService[] = [];
   for (const file of registry.files) {
@@ -24,7 +27,9 @@ export function loadServices(): DescService[] {
 }
 
 export function artifacts(services: DescService[]): Map<string, string> {
-  const doc = withWebhooks(buildOpenApi(services, { title: "HotelOps API", version: "v1", description: API_DESCRIPTION }));
+  const doc = withWebhooks(
+    buildOpenApi(services, { title: "HotelOps API", version: "v1", description: API_DESCRIPTION }),
+  );
   return new Map([
     ["openapi/hotelops.v1.json", `${JSON.stringify(doc, null, 2)}\n`],
     ["sdk/src/services.ts", sdkServicesModule(services)],

@@ -28,8 +28,15 @@ export interface PgCluster {
 export function serverBinDir(): string {
   if (process.env.PG_BIN_DIR) return process.env.PG_BIN_DIR;
   const root = "/usr/lib/postgresql";
-  const majors = existsSync(root) ? readdirSync(root).filter((d) => existsSync(join(root, d, "bin", "pg_ctl"))).sort((a, b) => Number(b) - Number(a)) : [];
-  if (majors[0] === undefined) throw new Error("no PostgreSQL server binaries under /usr/lib/postgresql: apt-get install -y postgresql (or set PG_BIN_DIR)");
+  const majors = existsSync(root)
+    ? readdirSync(root)
+        .filter((d) => existsSync(join(root, d, "bin", "pg_ctl")))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  if (majors[0] === undefined)
+    throw new Error(
+      "no PostgreSQL server binaries under /usr/lib/postgresql: apt-get install -y postgresql (or set PG_BIN_DIR)",
+    );
   return join(root, majors[0], "bin");
 }
 
@@ -45,7 +52,9 @@ export async function freePort(): Promise<number> {
 }
 
 /** initdb + start; `settings` are extra `-c name=value` server settings. */
-export async function startPgCluster(opts: { port?: number; settings?: Record<string, string> } = {}): Promise<PgCluster> {
+export async function startPgCluster(
+  opts: { port?: number; settings?: Record<string, string> } = {},
+): Promise<PgCluster> {
   const bin = serverBinDir();
   const port = opts.port ?? (await freePort());
   const dir = mkdtempSync(join(tmpdir(), "hotelops-pg-"));
@@ -56,13 +65,29 @@ export async function startPgCluster(opts: { port?: number; settings?: Record<st
   chmodSync(dir, 0o700);
   const run = (cmd: string, args: string[]): void => {
     const full = join(bin, cmd);
-    const r = user === undefined ? spawnSync(full, args, { encoding: "utf8" }) : spawnSync("runuser", ["-u", user.name, "--", full, ...args], { encoding: "utf8" });
+    const r =
+      user === undefined
+        ? spawnSync(full, args, { encoding: "utf8" })
+        : spawnSync("runuser", ["-u", user.name, "--", full, ...args], { encoding: "utf8" });
     if (r.status !== 0) throw new Error(`${cmd} failed (${r.status}): ${r.stderr || r.stdout}`);
   };
   const pwfile = join(dir, "pw");
   writeFileSync(pwfile, `${PG_PASSWORD}\n`, { mode: 0o600 });
   if (user !== undefined) chownSync(pwfile, user.uid, user.gid);
-  run("initdb", ["-D", data, "-U", PG_USER, "--pwfile", pwfile, "--auth-host=scram-sha-256", "--auth-local=trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"]);
+  run("initdb", [
+    "-D",
+    data,
+    "-U",
+    PG_USER,
+    "--pwfile",
+    pwfile,
+    "--auth-host=scram-sha-256",
+    "--auth-local=trust",
+    "-E",
+    "UTF8",
+    "--locale=C.UTF-8",
+    "--no-sync",
+  ]);
   rmSync(pwfile);
   const settings = {
     listen_addresses: "127.0.0.1",
@@ -75,8 +100,11 @@ export async function startPgCluster(opts: { port?: number; settings?: Record<st
     synchronous_commit: "off",
     ...opts.settings,
   };
-  const options = Object.entries(settings).map(([k, v]) => `-c ${k}=${v}`).join(" ");
-  const start = (): void => run("pg_ctl", ["-D", data, "-l", join(dir, "server.log"), "-o", options, "-w", "-t", "30", "start"]);
+  const options = Object.entries(settings)
+    .map(([k, v]) => `-c ${k}=${v}`)
+    .join(" ");
+  const start = (): void =>
+    run("pg_ctl", ["-D", data, "-l", join(dir, "server.log"), "-o", options, "-w", "-t", "30", "start"]);
   const stop = (): void => run("pg_ctl", ["-D", data, "-m", "fast", "-w", "-t", "30", "stop"]);
   start();
   let removed = false;

@@ -10,7 +10,10 @@ import { join } from "node:path";
 const root = new URL("..", import.meta.url).pathname;
 const RELEASED_IMAGE = "proto-release/hotelops.v1.json";
 
-const json = execFileSync("buf", ["build", "proto", "--exclude-source-info", "-o", "-#format=json"], { cwd: root, maxBuffer: 64 * 1024 * 1024 }).toString("utf8");
+const json = execFileSync("buf", ["build", "proto", "--exclude-source-info", "-o", "-#format=json"], {
+  cwd: root,
+  maxBuffer: 64 * 1024 * 1024,
+}).toString("utf8");
 mkdirSync(join(root, "proto-release"), { recursive: true });
 // pretty-printed so that a release shows up as a readable diff
 writeFileSync(join(root, RELEASED_IMAGE), `${JSON.stringify(JSON.parse(json), null, 1)}\n`);

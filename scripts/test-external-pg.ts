@@ -12,10 +12,14 @@ const cleanUp = (): void => {
   cluster.remove();
 };
 // test/production starts clusters of its own (it stops and restarts the server), so it runs once, in `npm test`.
-const child = spawn(process.execPath, ["node_modules/vitest/vitest.mjs", "run", "--exclude", "test/production/**", ...process.argv.slice(2)], {
-  stdio: "inherit",
-  env: { ...process.env, DATABASE_URL: cluster.url() },
-});
+const child = spawn(
+  process.execPath,
+  ["node_modules/vitest/vitest.mjs", "run", "--exclude", "test/production/**", ...process.argv.slice(2)],
+  {
+    stdio: "inherit",
+    env: { ...process.env, DATABASE_URL: cluster.url() },
+  },
+);
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
 child.on("exit", (code, signal) => {
   cleanUp();

@@ -17,16 +17,30 @@ import type { Interceptor } from "@connectrpc/connect";
 import type { Deps, Module } from "./modules/module.ts";
 import { createStatusModule } from "./modules/status/index.ts";
 import { createConnectivityModule, createPartnerSwitchInterceptor } from "./modules/connectivity/index.ts";
-import { createAuthInterceptorOf, createAuthModule, createAuthServices, type AuthServices } from "./modules/auth/index.ts";
+import {
+  createAuthInterceptorOf,
+  createAuthModule,
+  createAuthServices,
+  type AuthServices,
+} from "./modules/auth/index.ts";
 import { createAdminModule, createAdminService, type AdminService } from "./modules/admin/index.ts";
-import { createPlatformInterceptors, createPlatformModule, createPlatformSettings, rateLimitsOf } from "./modules/platform/index.ts";
+import {
+  createPlatformInterceptors,
+  createPlatformModule,
+  createPlatformSettings,
+  rateLimitsOf,
+} from "./modules/platform/index.ts";
 import { createWebhooksModule, type WebhookOptions } from "./modules/webhooks/index.ts";
 import { createCashieringModule } from "./modules/cashiering/index.ts";
 import { createFolioService, type FolioService } from "./modules/folio/index.ts";
 import { createInvoiceService, type InvoiceService } from "./modules/invoices/index.ts";
 import { createNightAuditService, type NightAuditService } from "./modules/night-audit/index.ts";
 import { createInventoryModule, createInventoryService, type InventoryService } from "./modules/inventory/index.ts";
-import { createReservationService, createReservationsModule, type ReservationService } from "./modules/reservations/index.ts";
+import {
+  createReservationService,
+  createReservationsModule,
+  type ReservationService,
+} from "./modules/reservations/index.ts";
 import { createIdentityModule, MAX_IMAGE_BYTES } from "./modules/identity/index.ts";
 import { createMobileModule } from "./modules/mobile/index.ts";
 import { createMetrics, type Metrics } from "./observability/metrics.ts";
@@ -104,7 +118,12 @@ function createModules(deps: Deps, s: Services, options: AppOptions = {}): Modul
     // mobile identity-document scan (OCR worker thread, started on first use)
     identity,
     // MobileService (one registration: the identity scan part spread in)
-    createMobileModule(deps, { inventory: s.inventory, reservations: s.reservations, nightAudit: s.nightAudit, parts: identity.mobileRpc }),
+    createMobileModule(deps, {
+      inventory: s.inventory,
+      reservations: s.reservations,
+      nightAudit: s.nightAudit,
+      parts: identity.mobileRpc,
+    }),
   ];
 }
 
@@ -120,7 +139,13 @@ function createInterceptors(deps: Deps, s: Services, tracing: Tracing | undefine
     createCallInterceptor(deps.logger, { metrics: deps.metrics, tracing }),
     createPartnerSwitchInterceptor(createPlatformSettings(deps.db)),
     createAuthInterceptorOf(deps, s.auth),
-    ...createPlatformInterceptors({ pool: deps.db.pool, clock: deps.clock, logger: deps.logger, limits: rateLimitsOf(deps.config), idempotency: { commitDelayMs: deps.config.testCommitDelayMs } }),
+    ...createPlatformInterceptors({
+      pool: deps.db.pool,
+      clock: deps.clock,
+      logger: deps.logger,
+      limits: rateLimitsOf(deps.config),
+      idempotency: { commitDelayMs: deps.config.testCommitDelayMs },
+    }),
   ];
 }
 
@@ -133,7 +158,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const metrics = config.metrics.enabled ? createMetrics(db.pool) : undefined;
   metrics?.instrumentPool("main", db.pool);
   const telemetry = { tracer: tracing?.tracer, ...(metrics ? { onFailure: metrics.jobFailed } : {}) };
-  const boss = await startBoss({ pool: db.pool, url: db.sessionUrl, role: config.role, logger, graceMs: config.shutdownGraceMs, telemetry });
+  const boss = await startBoss({
+    pool: db.pool,
+    url: db.sessionUrl,
+    role: config.role,
+    logger,
+    graceMs: config.shutdownGraceMs,
+    telemetry,
+  });
   const deps: Deps = { config, db, boss, transact: createTransact(db.pool, boss.pgboss), clock, logger, metrics };
   const services = createServices(deps);
   const modules = createModules(deps, services, options);
@@ -142,18 +174,45 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   let listener: Listener | undefined;
   let gateway: Gateway | undefined;
   if (config.role !== "worker") {
-    const router = createRecordingRouter({ interceptors: createInterceptors(deps, services, tracing), readMaxBytes: config.maxBodyBytes });
+    const router = createRecordingRouter({
+      interceptors: createInterceptors(deps, services, tracing),
+      readMaxBytes: config.maxBodyBytes,
+    });
     for (const m of modules) m.registerRpc?.(router);
     const served = modules.flatMap((m) => m.services ?? []);
     registerReflection(router, served);
     registerHealth(router, served, db.readiness);
-    gateway = createGateway({ ...router.direct, maxBodyBytes: config.maxBodyBytes, maxFileBytes: MAX_IMAGE_BYTES, refuseAnonymousBeforeBody: true });
+    gateway = createGateway({
+      ...router.direct,
+      maxBodyBytes: config.maxBodyBytes,
+      maxFileBytes: MAX_IMAGE_BYTES,
+      refuseAnonymousBeforeBody: true,
+    });
     const clientAddress = createClientAddress(parseTrustedProxies(config.trustedProxies) ?? []);
-    const onMainPort = metrics !== undefined && config.metrics.port === undefined ? { render: metrics.render, contentType: metrics.contentType, token: config.metrics.token } : undefined;
-    const dispatcher = createDispatcher({ handlers: router.handlers, gateway, ready: db.readiness, logger, clientAddress, cors: createCors(config.corsOrigins), metrics: onMainPort });
-    listener = await listen(dispatcher, { port: config.port, host: config.host, tls: config.tls, limits: config.connections });
+    const onMainPort =
+      metrics !== undefined && config.metrics.port === undefined
+        ? { render: metrics.render, contentType: metrics.contentType, token: config.metrics.token }
+        : undefined;
+    const dispatcher = createDispatcher({
+      handlers: router.handlers,
+      gateway,
+      ready: db.readiness,
+      logger,
+      clientAddress,
+      cors: createCors(config.corsOrigins),
+      metrics: onMainPort,
+    });
+    listener = await listen(dispatcher, {
+      port: config.port,
+      host: config.host,
+      tls: config.tls,
+      limits: config.connections,
+    });
   }
-  const metricsServer = metrics !== undefined && config.metrics.port !== undefined ? await startMetricsServer(metrics, { port: config.metrics.port, host: config.host, token: config.metrics.token }) : undefined;
+  const metricsServer =
+    metrics !== undefined && config.metrics.port !== undefined
+      ? await startMetricsServer(metrics, { port: config.metrics.port, host: config.host, token: config.metrics.token })
+      : undefined;
 
   return {
     config,

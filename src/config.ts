@@ -109,28 +109,35 @@ export function loadConfig(env: Env = process.env): Config {
   const text = (name: string): string | undefined => (env[name] === "" ? undefined : env[name]);
 
   const role = env.ROLE ?? "all";
-  if (role !== "api" && role !== "worker" && role !== "all") problems.push(`ROLE must be api, worker or all, got "${role}"`);
+  if (role !== "api" && role !== "worker" && role !== "all")
+    problems.push(`ROLE must be api, worker or all, got "${role}"`);
 
   const databaseUrl = text("DATABASE_URL");
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     problems.push("DATABASE_URL must be a postgres:// or postgresql:// URL");
   }
   const smtpUrl = text("SMTP_URL");
-  if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl)) problems.push("SMTP_URL must be an smtp:// or smtps:// URL");
+  if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl))
+    problems.push("SMTP_URL must be an smtp:// or smtps:// URL");
 
   const databaseDirectUrl = text("DATABASE_DIRECT_URL");
-  if (databaseDirectUrl !== undefined && (databaseUrl === undefined || !/^postgres(ql)?:\/\//.test(databaseDirectUrl))) {
+  if (
+    databaseDirectUrl !== undefined &&
+    (databaseUrl === undefined || !/^postgres(ql)?:\/\//.test(databaseDirectUrl))
+  ) {
     problems.push("DATABASE_DIRECT_URL must be a postgres:// URL and needs DATABASE_URL");
   }
   const otlpEndpoint = text("OTEL_EXPORTER_OTLP_ENDPOINT");
-  if (otlpEndpoint !== undefined && !/^https?:\/\//.test(otlpEndpoint)) problems.push("OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL");
+  if (otlpEndpoint !== undefined && !/^https?:\/\//.test(otlpEndpoint))
+    problems.push("OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL");
   const metricsFlag = env.METRICS ?? "on";
   if (metricsFlag !== "on" && metricsFlag !== "off") problems.push(`METRICS must be on or off, got "${metricsFlag}"`);
   const metricsPort = text("METRICS_PORT");
 
   const certFile = text("TLS_CERT_FILE");
   const keyFile = text("TLS_KEY_FILE");
-  if ((certFile === undefined) !== (keyFile === undefined)) problems.push("TLS_CERT_FILE and TLS_KEY_FILE must be set together");
+  if ((certFile === undefined) !== (keyFile === undefined))
+    problems.push("TLS_CERT_FILE and TLS_KEY_FILE must be set together");
 
   const nodeEnv = env.NODE_ENV ?? "development";
   const webhookAllowPrivateTargets = flag("WEBHOOK_ALLOW_PRIVATE_TARGETS");
@@ -163,7 +170,10 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitTokenPerMinute: int("RATE_LIMIT_TOKEN_PER_MINUTE", 30, 1, 1_000_000_000),
     rateLimitTokenFailuresPerMinute: int("RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE", 20, 1, 1_000_000_000),
     corsOrigins: corsOriginsOf(text("CORS_ORIGINS"), nodeEnv),
-    trustedProxies: (env.TRUSTED_PROXIES ?? "").split(",").map((p) => p.trim()).filter((p) => p !== ""),
+    trustedProxies: (env.TRUSTED_PROXIES ?? "")
+      .split(",")
+      .map((p) => p.trim())
+      .filter((p) => p !== ""),
     connections: {
       maxPerAddress: int("MAX_CONNECTIONS_PER_ADDRESS", 256, 1, 1_000_000),
       sniffTimeoutMs: int("CONNECTION_SNIFF_TIMEOUT_MS", 5_000, 100, 600_000),
@@ -174,15 +184,23 @@ export function loadConfig(env: Env = process.env): Config {
     },
     testCommitDelayMs: int("TEST_COMMIT_DELAY_MS", 0, 0, 600_000),
     databaseDirectUrl,
-    metrics: { enabled: metricsFlag !== "off", token: text("METRICS_TOKEN"), port: metricsPort === undefined ? undefined : int("METRICS_PORT", 0, 0, 65535) },
+    metrics: {
+      enabled: metricsFlag !== "off",
+      token: text("METRICS_TOKEN"),
+      port: metricsPort === undefined ? undefined : int("METRICS_PORT", 0, 0, 65535),
+    },
     otlpEndpoint,
     serviceName: text("OTEL_SERVICE_NAME") ?? `hotelops-${role}`,
   };
-  if (config.testCommitDelayMs > 0 && nodeEnv === "production") problems.push("TEST_COMMIT_DELAY_MS is a test-only setting and is refused when NODE_ENV=production");
+  if (config.testCommitDelayMs > 0 && nodeEnv === "production")
+    problems.push("TEST_COMMIT_DELAY_MS is a test-only setting and is refused when NODE_ENV=production");
   if (config.corsOrigins.some((o) => o !== "*" && o !== "loopback" && !isOrigin(o))) {
-    problems.push('CORS_ORIGINS must be "none", "*", "loopback" or a comma-separated list of origins such as https://app.example.com (scheme, host, port; no path)');
+    problems.push(
+      'CORS_ORIGINS must be "none", "*", "loopback" or a comma-separated list of origins such as https://app.example.com (scheme, host, port; no path)',
+    );
   }
-  if (parseTrustedProxies(config.trustedProxies) === undefined) problems.push("TRUSTED_PROXIES must be a comma-separated list of IP addresses or CIDR ranges");
+  if (parseTrustedProxies(config.trustedProxies) === undefined)
+    problems.push("TRUSTED_PROXIES must be a comma-separated list of IP addresses or CIDR ranges");
   if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent`);
   }
@@ -198,5 +216,8 @@ export function loadConfig(env: Env = process.env): Config {
 function corsOriginsOf(raw: string | undefined, nodeEnv: string): string[] {
   if (raw === undefined) return nodeEnv === "production" ? [] : ["loopback"];
   if (raw.trim() === "none") return [];
-  return raw.split(",").map((o) => o.trim()).filter((o) => o !== "");
+  return raw
+    .split(",")
+    .map((o) => o.trim())
+    .filter((o) => o !== "");
 }

@@ -82,9 +82,14 @@ export function toAppError(err: unknown): AppError {
   const pgCode = findPgCode(err);
   if (pgCode !== undefined) {
     const code = pgConflicts[pgCode];
-    if (code !== undefined) return new AppError(code, "The operation conflicts with a concurrent change; retry it.", { cause: err });
+    if (code !== undefined)
+      return new AppError(code, "The operation conflicts with a concurrent change; retry it.", { cause: err });
   }
-  if (isDatabaseUnavailable(err, pgCode)) return new AppError("unavailable", "The database is unavailable; retry shortly.", { cause: err, retryAfterSeconds: 5 });
+  if (isDatabaseUnavailable(err, pgCode))
+    return new AppError("unavailable", "The database is unavailable; retry shortly.", {
+      cause: err,
+      retryAfterSeconds: 5,
+    });
   return new AppError("internal", "Internal error.", { cause: err });
 }
 
@@ -96,8 +101,18 @@ function isDatabaseUnavailable(err: unknown, pgCode: string | undefined): boolea
   if (pgCode !== undefined && (/^(08|57P)/.test(pgCode) || pgCode === "53300")) return true;
   for (let e: unknown = err, depth = 0; e !== null && typeof e === "object" && depth < 5; depth++) {
     const { code, message } = e as { code?: unknown; message?: unknown };
-    if (typeof code === "string" && ["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "ENOTFOUND", "EAI_AGAIN"].includes(code)) return true;
-    if (typeof message === "string" && /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down)/i.test(message)) return true;
+    if (
+      typeof code === "string" &&
+      ["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "ENOTFOUND", "EAI_AGAIN"].includes(code)
+    )
+      return true;
+    if (
+      typeof message === "string" &&
+      /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down)/i.test(
+        message,
+      )
+    )
+      return true;
     e = (e as { cause?: unknown }).cause;
   }
   return false;

@@ -24,7 +24,9 @@ const app = await createApp(config, { logger }).catch((err: unknown) => {
 
 const base = `http://localhost:${app.port ?? config.port}`;
 if (app.port !== undefined) {
-  console.log(`\nHotel Operations Service is up (ROLE=${config.role}, ${config.databaseUrl ? "DATABASE_URL" : `embedded PostgreSQL in ${config.dataDir}/pg`})`);
+  console.log(
+    `\nHotel Operations Service is up (ROLE=${config.role}, ${config.databaseUrl ? "DATABASE_URL" : `embedded PostgreSQL in ${config.dataDir}/pg`})`,
+  );
   console.log(`  REST, Connect, gRPC-Web and gRPC on one port: ${base}`);
   console.log(`  Status:       ${base}/api/v1/status`);
   console.log(`  Mobile API:   ${base}/api/mobile/v1`);
@@ -58,7 +60,10 @@ process.on("SIGTERM", () => stop("SIGTERM"));
 
 // Demo data only into a fresh embedded database, or anywhere with SEED_DEMO=1 (README "Configuration"); never twice.
 // After the signal handlers: a SIGTERM during the seed still shuts down cleanly.
-if (config.role !== "worker" && (config.seedDemo || (config.databaseUrl === undefined && (await isEmptyDatabase(app.deps))))) {
+if (
+  config.role !== "worker" &&
+  (config.seedDemo || (config.databaseUrl === undefined && (await isEmptyDatabase(app.deps))))
+) {
   try {
     console.log(`${describeSeed(await seedDemo(app.deps, app.services.admin))}\n`);
   } catch (err) {

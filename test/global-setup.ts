@@ -38,7 +38,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const external = process.env.DATABASE_URL;
   // Test files and the processes they start choose their database themselves; none may inherit this one.
   delete process.env.DATABASE_URL;
-  const server = external === undefined ? await startEmbeddedPostgres({ dir, port: await freePort(), logger, database: TEMPLATE, durable: false }) : await templateOn(external);
+  const server =
+    external === undefined
+      ? await startEmbeddedPostgres({ dir, port: await freePort(), logger, database: TEMPLATE, durable: false })
+      : await templateOn(external);
   try {
     const db = await openDatabase({ databaseUrl: server.url, dataDir: dir }, logger);
     const boss = await startBoss({ pool: db.pool, url: server.url, role: "api", logger });
@@ -62,7 +65,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
     rmSync(dir, { recursive: true, force: true });
     // Personal data in any log line of the whole run fails it (the lines are kept for a look when it does).
     const leaks = findPersonalData(logDir);
-    if (leaks.length > 0) throw new Error(`personal data in the service's logs during the tests (${logDir}):\n${leaks.slice(0, 20).join("\n")}`);
+    if (leaks.length > 0)
+      throw new Error(
+        `personal data in the service's logs during the tests (${logDir}):\n${leaks.slice(0, 20).join("\n")}`,
+      );
     rmSync(logDir, { recursive: true, force: true });
   };
 }

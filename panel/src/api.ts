@@ -51,8 +51,16 @@ const baseUrl = location.origin;
 export const publicAuth = createHotelOpsClient(AuthService, { baseUrl });
 export const status = createHotelOpsClient(StatusService, { baseUrl });
 
-function plainProfile(p: { userId: string; activePropertyId: string; properties: readonly ProfileProperty[] }): Profile {
-  return { userId: p.userId, activePropertyId: p.activePropertyId, properties: p.properties.map((x) => ({ id: x.id, code: x.code, name: x.name, permissions: [...x.permissions] })) };
+function plainProfile(p: {
+  userId: string;
+  activePropertyId: string;
+  properties: readonly ProfileProperty[];
+}): Profile {
+  return {
+    userId: p.userId,
+    activePropertyId: p.activePropertyId,
+    properties: p.properties.map((x) => ({ id: x.id, code: x.code, name: x.name, permissions: [...x.permissions] })),
+  };
 }
 
 function save(s: Saved): void {
@@ -60,7 +68,12 @@ function save(s: Saved): void {
 }
 
 /** A session from login/verify tokens or from storage; `onEnded` runs once when the server ends it. */
-function open(saved: Omit<Saved, "tokens"> & { tokens: StoredTokens | { accessToken: string; refreshToken: string; expiresIn: number } }, onEnded: () => void): Signed {
+function open(
+  saved: Omit<Saved, "tokens"> & {
+    tokens: StoredTokens | { accessToken: string; refreshToken: string; expiresIn: number };
+  },
+  onEnded: () => void,
+): Signed {
   let profile = saved.profile;
   const session = createMobileSession({
     baseUrl,
@@ -114,11 +127,18 @@ function deviceId(): string {
   return id;
 }
 
-export type LoginStep = { kind: "challenge"; challengeId: string; maskedEmail: string } | { kind: "signed"; signed: Signed };
+export type LoginStep =
+  { kind: "challenge"; challengeId: string; maskedEmail: string } | { kind: "signed"; signed: Signed };
 
-export async function login(hotelCode: string, email: string, password: string, onEnded: () => void): Promise<LoginStep> {
+export async function login(
+  hotelCode: string,
+  email: string,
+  password: string,
+  onEnded: () => void,
+): Promise<LoginStep> {
   const r = await publicAuth.login({ hotelCode, email, password, deviceId: deviceId(), deviceName: "Web panel" });
-  if (r.challengeId !== undefined) return { kind: "challenge", challengeId: r.challengeId, maskedEmail: r.maskedEmail ?? "" };
+  if (r.challengeId !== undefined)
+    return { kind: "challenge", challengeId: r.challengeId, maskedEmail: r.maskedEmail ?? "" };
   if (r.tokens === undefined || r.profile === undefined) throw new Error("The login answer carries no session.");
   return { kind: "signed", signed: open({ tokens: r.tokens, profile: plainProfile(r.profile), email }, onEnded) };
 }
@@ -156,12 +176,24 @@ export interface Problem {
 
 export function problemOf(err: unknown): Problem {
   if (err instanceof HotelOpsError) {
-    return { message: err.message, code: err.code, requestId: err.requestId, fields: err.details, retryAfterSeconds: undefined, unauthenticated: err.status === 401, notFound: err.status === 404, network: false };
+    return {
+      message: err.message,
+      code: err.code,
+      requestId: err.requestId,
+      fields: err.details,
+      retryAfterSeconds: undefined,
+      unauthenticated: err.status === 401,
+      notFound: err.status === 404,
+      network: false,
+    };
   }
   const e = ConnectError.from(err);
   const info = e.findDetails(ErrorInfoSchema)[0];
   const retry = Number(e.metadata.get("retry-after") ?? "");
-  const network = info === undefined && (e.code === Code.Unavailable || e.code === Code.Unknown || e.code === Code.Internal) && /fetch|network/i.test(e.rawMessage);
+  const network =
+    info === undefined &&
+    (e.code === Code.Unavailable || e.code === Code.Unknown || e.code === Code.Internal) &&
+    /fetch|network/i.test(e.rawMessage);
   return {
     message: e.rawMessage,
     code: info?.code ?? Code[e.code],
@@ -174,7 +206,14 @@ export function problemOf(err: unknown): Problem {
   };
 }
 
-export const dateOf = (ts: Timestamp | undefined): Date | undefined => (ts === undefined ? undefined : timestampDate(ts));
+export const dateOf = (ts: Timestamp | undefined): Date | undefined =>
+  ts === undefined ? undefined : timestampDate(ts);
 
-export { WebhookEndpointStatus, type WebhookEndpoint, type WebhookDeliveryAttempt, type WebhookEventType, type Notification } from "../../gen/hotelops/webhook/v1/webhook_pb.js";
+export {
+  WebhookEndpointStatus,
+  type WebhookEndpoint,
+  type WebhookDeliveryAttempt,
+  type WebhookEventType,
+  type Notification,
+} from "../../gen/hotelops/webhook/v1/webhook_pb.js";
 export type { ApiClientSummary } from "../../gen/hotelops/panel/v1/api_access_pb.js";

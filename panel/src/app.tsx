@@ -24,7 +24,8 @@ export function App() {
   useEffect(() => saveLang(lang), [lang]);
   useEffect(() => {
     if (signed === undefined && path !== "/panel/sign-in") navigate("/panel/sign-in", true);
-    if (signed !== undefined && (path === "/panel" || path === "/panel/" || path === "/panel/sign-in")) navigate("/panel/api-access", true);
+    if (signed !== undefined && (path === "/panel" || path === "/panel/" || path === "/panel/sign-in"))
+      navigate("/panel/api-access", true);
   }, [signed, path]);
 
   return (
@@ -40,7 +41,13 @@ export function App() {
               <LanguageSwitch lang={lang} setLang={setLang} />
             </header>
             <SignIn
-              notice={notice === "sessionEnded" ? i18n.t("sessionEnded") : notice === "signedOut" ? i18n.t("signedOut") : undefined}
+              notice={
+                notice === "sessionEnded"
+                  ? i18n.t("sessionEnded")
+                  : notice === "signedOut"
+                    ? i18n.t("signedOut")
+                    : undefined
+              }
               onSigned={(s) => {
                 setNotice(undefined);
                 setSigned(s);
@@ -84,7 +91,14 @@ function LanguageSwitch({ lang, setLang }: { lang: Lang; setLang: (l: Lang) => v
   );
 }
 
-function Shell(props: { signed: Signed; path: string; lang: Lang; setLang: (l: Lang) => void; onSwitched: () => void; onSignedOut: () => void }) {
+function Shell(props: {
+  signed: Signed;
+  path: string;
+  lang: Lang;
+  setLang: (l: Lang) => void;
+  onSwitched: () => void;
+  onSignedOut: () => void;
+}) {
   const { signed, path } = props;
   const { t } = useI18n();
   const [problem, setProblem] = useState<Problem | undefined>();
@@ -116,7 +130,8 @@ function Shell(props: { signed: Signed; path: string; lang: Lang; setLang: (l: L
     }
   }
 
-  const current = (href: string) => (path === href || (href === "/panel/webhooks" && path.startsWith("/panel/webhooks")) ? "page" : undefined);
+  const current = (href: string) =>
+    path === href || (href === "/panel/webhooks" && path.startsWith("/panel/webhooks")) ? "page" : undefined;
   let page;
   const detail = /^\/panel\/webhooks\/([^/]+)$/.exec(path);
   if (path === "/panel/notifications") page = <Notifications signed={signed} onChanged={notes.reload} />;
@@ -132,7 +147,11 @@ function Shell(props: { signed: Signed; path: string; lang: Lang; setLang: (l: L
         <span class="brand">{t("appTitle")}</span>
         <label class="inline">
           <span>{t("property")}</span>{" "}
-          <select id="property" value={profile.activePropertyId} onChange={(e) => void onProperty(e.currentTarget.value)}>
+          <select
+            id="property"
+            value={profile.activePropertyId}
+            onChange={(e) => void onProperty(e.currentTarget.value)}
+          >
             {profile.properties.map((p) => (
               <option key={p.id} value={p.id}>
                 {p.name} ({p.code})
@@ -140,9 +159,17 @@ function Shell(props: { signed: Signed; path: string; lang: Lang; setLang: (l: L
             ))}
           </select>
         </label>
-        <a class="bell" href="/panel/notifications" aria-label={t("bell", { n: unread })} aria-current={current("/panel/notifications")}>
+        <a
+          class="bell"
+          href="/panel/notifications"
+          aria-label={t("bell", { n: unread })}
+          aria-current={current("/panel/notifications")}
+        >
           <svg aria-hidden="true" viewBox="0 0 24 24" width="24" height="24" focusable="false">
-            <path fill="currentColor" d="M12 22a2.5 2.5 0 0 0 2.45-2h-4.9A2.5 2.5 0 0 0 12 22Zm7-6V11a7 7 0 0 0-5.5-6.84V3.5a1.5 1.5 0 0 0-3 0v.66A7 7 0 0 0 5 11v5l-2 2v1h18v-1l-2-2Z" />
+            <path
+              fill="currentColor"
+              d="M12 22a2.5 2.5 0 0 0 2.45-2h-4.9A2.5 2.5 0 0 0 12 22Zm7-6V11a7 7 0 0 0-5.5-6.84V3.5a1.5 1.5 0 0 0-3 0v.66A7 7 0 0 0 5 11v5l-2 2v1h18v-1l-2-2Z"
+            />
           </svg>
           {unread > 0 && (
             <span class="badge" aria-hidden="true">

@@ -39,7 +39,10 @@ export function saveLang(lang: Lang): void {
 /** Dates as people of the language read them (Turkish: 23.11.2026 14:05:09), in the browser's time zone. */
 export function formatDate(lang: Lang, d: Date | undefined): string {
   if (d === undefined) return "";
-  return new Intl.DateTimeFormat(lang === "tr" ? "tr-TR" : "en-GB", { dateStyle: "medium", timeStyle: "medium" }).format(d);
+  return new Intl.DateTimeFormat(lang === "tr" ? "tr-TR" : "en-GB", {
+    dateStyle: "medium",
+    timeStyle: "medium",
+  }).format(d);
 }
 
 export interface I18n {

@@ -26,7 +26,17 @@ export function usePath(): string {
 /** Same-origin links move within the app; modified clicks (new tab) keep the browser's behaviour. */
 export function onLinkClick(e: MouseEvent): void {
   const a = (e.target as Element | null)?.closest("a");
-  if (a === null || a === undefined || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+  if (
+    a === null ||
+    a === undefined ||
+    e.defaultPrevented ||
+    e.button !== 0 ||
+    e.metaKey ||
+    e.ctrlKey ||
+    e.shiftKey ||
+    e.altKey
+  )
+    return;
   const href = a.getAttribute("href");
   if (href === null || !href.startsWith("/panel") || a.target !== "") return;
   e.preventDefault();

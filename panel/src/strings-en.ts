@@ -76,7 +76,8 @@ export const en = {
 
   createTitle: "New webhook address",
   urlLabel: "HTTPS address",
-  urlHelp: "https only, no user name or #fragment, port 443 or 1024 and above; the host must resolve to public addresses.",
+  urlHelp:
+    "https only, no user name or #fragment, port 443 or 1024 and above; the host must resolve to public addresses.",
   descriptionLabel: "Description (optional)",
   eventsLegend: "Events to send",
   eventsHelp: "webhook.test is always sent when you press Test connection.",
@@ -94,14 +95,16 @@ export const en = {
   secretCopied: "Copied to the clipboard.",
   secretCopyFailed: "The browser refused to copy: select the text and copy it yourself.",
   secretDone: "I have stored the secret",
-  secretOverlap: "The previous secret keeps signing a second v1 value for 24 hours (until {at}), so your receiver can switch without losing events.",
+  secretOverlap:
+    "The previous secret keeps signing a second v1 value for 24 hours (until {at}), so your receiver can switch without losing events.",
 
   detailTitle: "Webhook address",
   backToList: "All webhook addresses",
   notFound: "Webhook address not found.",
   detailDescription: "Description",
   detailCreated: "Created",
-  detailClosed: "This address was closed automatically on {at}: {reason}. Fix the receiver, test the connection, then re-enable it.",
+  detailClosed:
+    "This address was closed automatically on {at}: {reason}. Fix the receiver, test the connection, then re-enable it.",
   detailDisabled: "This address is disabled: nothing is sent to it until you re-enable it.",
   testConnection: "Test connection",
   rotateSecret: "Rotate secret",

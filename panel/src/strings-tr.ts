@@ -78,7 +78,8 @@ export const tr: Record<Key, string> = {
 
   createTitle: "Yeni webhook adresi",
   urlLabel: "HTTPS adresi",
-  urlHelp: "Yalnızca https; kullanıcı adı ya da #parça olmadan, port 443 veya 1024 ve üzeri; alan adı herkese açık adreslere çözülmeli.",
+  urlHelp:
+    "Yalnızca https; kullanıcı adı ya da #parça olmadan, port 443 veya 1024 ve üzeri; alan adı herkese açık adreslere çözülmeli.",
   descriptionLabel: "Açıklama (isteğe bağlı)",
   eventsLegend: "Gönderilecek olaylar",
   eventsHelp: "Bağlantıyı test et düğmesine bastığınızda webhook.test her zaman gönderilir.",
@@ -96,14 +97,16 @@ export const tr: Record<Key, string> = {
   secretCopied: "Panoya kopyalandı.",
   secretCopyFailed: "Tarayıcı kopyalamaya izin vermedi: metni seçip kendiniz kopyalayın.",
   secretDone: "Anahtarı sakladım",
-  secretOverlap: "Önceki anahtar 24 saat boyunca ({at} tarihine kadar) ikinci bir v1 değeri imzalamaya devam eder; alıcınız olay kaybetmeden geçiş yapabilir.",
+  secretOverlap:
+    "Önceki anahtar 24 saat boyunca ({at} tarihine kadar) ikinci bir v1 değeri imzalamaya devam eder; alıcınız olay kaybetmeden geçiş yapabilir.",
 
   detailTitle: "Webhook adresi",
   backToList: "Tüm webhook adresleri",
   notFound: "Webhook adresi bulunamadı.",
   detailDescription: "Açıklama",
   detailCreated: "Oluşturulma",
-  detailClosed: "Bu adres {at} tarihinde otomatik olarak kapatıldı: {reason}. Alıcıyı düzeltin, bağlantıyı test edin ve yeniden etkinleştirin.",
+  detailClosed:
+    "Bu adres {at} tarihinde otomatik olarak kapatıldı: {reason}. Alıcıyı düzeltin, bağlantıyı test edin ve yeniden etkinleştirin.",
   detailDisabled: "Bu adres devre dışı: yeniden etkinleştirene kadar hiçbir şey gönderilmez.",
   testConnection: "Bağlantıyı test et",
   rotateSecret: "Anahtarı yenile",
@@ -111,7 +114,8 @@ export const tr: Record<Key, string> = {
   enable: "Yeniden etkinleştir",
   delete: "Sil",
   confirmRotate: "İmzalama anahtarı yenilensin mi? Yeni anahtar bir kez gösterilir; eskisi 24 saat daha imzalar.",
-  confirmDisable: "Bu adres devre dışı bırakılsın mı? Bekleyen teslimler durur ve devre dışıyken kuyruğa bir şey eklenmez.",
+  confirmDisable:
+    "Bu adres devre dışı bırakılsın mı? Bekleyen teslimler durur ve devre dışıyken kuyruğa bir şey eklenmez.",
   confirmDelete: "Bu adres teslim geçmişiyle birlikte silinsin mi? Bu işlem geri alınamaz.",
   testOk: "Test yanıtı: {ms} ms içinde HTTP {status}.",
   testFailed: "Test {ms} ms sonra başarısız oldu: {error}",

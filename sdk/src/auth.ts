@@ -30,7 +30,8 @@ export function bearerInterceptor(auth: Auth): Interceptor {
     try {
       return await next(req);
     } catch (err) {
-      if (provider.refresh === undefined || req.stream || ConnectError.from(err).code !== Code.Unauthenticated) throw err;
+      if (provider.refresh === undefined || req.stream || ConnectError.from(err).code !== Code.Unauthenticated)
+        throw err;
       const fresh = await provider.refresh(token);
       req.header.set("authorization", `Bearer ${fresh}`);
       return await next(req);

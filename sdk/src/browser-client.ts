@@ -6,10 +6,16 @@ import { interceptorsOf, type HotelOpsClientOptions } from "./options.ts";
 /** A fetch-based transport (browsers, React Native, Deno, Node): Connect or gRPC-Web. */
 export function createHotelOpsTransport(opts: HotelOpsClientOptions): Transport {
   const interceptors = interceptorsOf(opts);
-  const common = { baseUrl: opts.baseUrl, interceptors, ...(opts.defaultTimeoutMs === undefined ? {} : { defaultTimeoutMs: opts.defaultTimeoutMs }) };
+  const common = {
+    baseUrl: opts.baseUrl,
+    interceptors,
+    ...(opts.defaultTimeoutMs === undefined ? {} : { defaultTimeoutMs: opts.defaultTimeoutMs }),
+  };
   switch (opts.transport ?? "connect") {
     case "grpc":
-      throw new Error('transport "grpc" needs HTTP/2 trailers, which fetch cannot read; use "connect" or "grpc-web" in the browser');
+      throw new Error(
+        'transport "grpc" needs HTTP/2 trailers, which fetch cannot read; use "connect" or "grpc-web" in the browser',
+      );
     case "grpc-web":
       return createGrpcWebTransport(common);
     case "connect":

@@ -22,7 +22,11 @@ async function startTokenServer(answer: (n: number) => { status: number; body: u
     let raw = "";
     req.on("data", (c: Buffer) => (raw += c.toString("utf8")));
     req.on("end", () => {
-      seen.push({ authorization: req.headers.authorization, contentType: req.headers["content-type"], form: new URLSearchParams(raw) });
+      seen.push({
+        authorization: req.headers.authorization,
+        contentType: req.headers["content-type"],
+        form: new URLSearchParams(raw),
+      });
       const { status, body } = answer(seen.length);
       setTimeout(() => {
         res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" });
@@ -35,19 +39,35 @@ async function startTokenServer(answer: (n: number) => { status: number; body: u
   return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
 }
 
-const ok = (n: number) => ({ status: 200, body: { access_token: `tok-${n}`, token_type: "Bearer", expires_in: 900, scope: "availability.read reservations.read" } });
+const ok = (n: number) => ({
+  status: 200,
+  body: {
+    access_token: `tok-${n}`,
+    token_type: "Bearer",
+    expires_in: 900,
+    scope: "availability.read reservations.read",
+  },
+});
 
 describe("client credentials", () => {
   it("posts a form with HTTP Basic (form-encoded id and secret) and caches the token until shortly before expiry", async () => {
     const srv = await startTokenServer(ok);
     let clock = 0;
-    const creds = createClientCredentials({ baseUrl: srv.baseUrl, clientId: "cli ent", clientSecret: "s:e+c/r%t", scope: "availability.read", now: () => clock });
+    const creds = createClientCredentials({
+      baseUrl: srv.baseUrl,
+      clientId: "cli ent",
+      clientSecret: "s:e+c/r%t",
+      scope: "availability.read",
+      now: () => clock,
+    });
     expect(await creds.accessToken()).toBe("tok-1");
     const first = srv.seen[0]!;
     expect(first.contentType).toBe("application/x-www-form-urlencoded");
     expect(first.form.get("grant_type")).toBe("client_credentials");
     expect(first.form.get("scope")).toBe("availability.read");
-    const [id, secret] = Buffer.from(first.authorization!.replace(/^Basic /, ""), "base64").toString("utf8").split(":");
+    const [id, secret] = Buffer.from(first.authorization!.replace(/^Basic /, ""), "base64")
+      .toString("utf8")
+      .split(":");
     expect(decodeURIComponent(id!.replace(/\+/g, " "))).toBe("cli ent");
     expect(decodeURIComponent(secret!.replace(/\+/g, " "))).toBe("s:e+c/r%t");
     expect(creds.scopes()).toEqual(["availability.read", "reservations.read"]);
@@ -72,7 +92,11 @@ describe("client credentials", () => {
   });
 
   it("throws the OAuth error and tries again on the next call", async () => {
-    const srv = await startTokenServer((n) => (n === 1 ? { status: 401, body: { error: "invalid_client", error_description: "Unknown client or wrong secret." } } : ok(n)));
+    const srv = await startTokenServer((n) =>
+      n === 1
+        ? { status: 401, body: { error: "invalid_client", error_description: "Unknown client or wrong secret." } }
+        : ok(n),
+    );
     const creds = createClientCredentials({ baseUrl: srv.baseUrl, clientId: "c", clientSecret: "wrong" });
     const err = await creds.accessToken().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(HotelOpsError);

@@ -41,17 +41,29 @@ export function createClientCredentials(opts: ClientCredentialsOptions): ClientC
     const basic = btoa(`${formEncode(opts.clientId)}:${formEncode(opts.clientSecret)}`);
     const res = await doFetch(new URL("/api/v1/oauth/token", opts.baseUrl), {
       method: "POST",
-      headers: { authorization: `Basic ${basic}`, "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+      headers: {
+        authorization: `Basic ${basic}`,
+        "content-type": "application/x-www-form-urlencoded",
+        accept: "application/json",
+      },
       body: form.toString(),
     });
     if (!res.ok) throw await errorFromResponse(res);
     const body = (await res.json()) as { access_token?: unknown; expires_in?: unknown; scope?: unknown };
     if (typeof body.access_token !== "string" || typeof body.expires_in !== "number") {
-      throw new HotelOpsError({ status: res.status, code: "invalid_response", message: "The token answer carries no access_token." });
+      throw new HotelOpsError({
+        status: res.status,
+        code: "invalid_response",
+        message: "The token answer carries no access_token.",
+      });
     }
     const lifeMs = body.expires_in * 1000;
     const earlyMs = Math.min((opts.refreshBeforeSeconds ?? 60) * 1000, lifeMs / 10);
-    cached = { token: body.access_token, renewAt: now() + lifeMs - earlyMs, scopes: typeof body.scope === "string" ? body.scope.split(" ").filter(Boolean) : [] };
+    cached = {
+      token: body.access_token,
+      renewAt: now() + lifeMs - earlyMs,
+      scopes: typeof body.scope === "string" ? body.scope.split(" ").filter(Boolean) : [],
+    };
     return body.access_token;
   }
 

@@ -6,15 +6,23 @@ import { interceptorsOf, type HotelOpsClientOptions } from "./options.ts";
 /** A Node transport for the service (reuse it for several clients to share connections). */
 export function createHotelOpsTransport(opts: HotelOpsClientOptions): Transport {
   const interceptors = interceptorsOf(opts);
-  const common = { baseUrl: opts.baseUrl, interceptors, ...(opts.defaultTimeoutMs === undefined ? {} : { defaultTimeoutMs: opts.defaultTimeoutMs }) };
+  const common = {
+    baseUrl: opts.baseUrl,
+    interceptors,
+    ...(opts.defaultTimeoutMs === undefined ? {} : { defaultTimeoutMs: opts.defaultTimeoutMs }),
+  };
   switch (opts.transport ?? "connect") {
     case "grpc":
       return createGrpcTransport(common);
     case "grpc-web":
-      return opts.httpVersion === "2" ? createGrpcWebTransport({ ...common, httpVersion: "2" }) : createGrpcWebTransport({ ...common, httpVersion: "1.1" });
+      return opts.httpVersion === "2"
+        ? createGrpcWebTransport({ ...common, httpVersion: "2" })
+        : createGrpcWebTransport({ ...common, httpVersion: "1.1" });
     case "connect": {
       const useBinaryFormat = opts.useJson !== true;
-      return opts.httpVersion === "2" ? createConnectTransport({ ...common, useBinaryFormat, httpVersion: "2" }) : createConnectTransport({ ...common, useBinaryFormat, httpVersion: "1.1" });
+      return opts.httpVersion === "2"
+        ? createConnectTransport({ ...common, useBinaryFormat, httpVersion: "2" })
+        : createConnectTransport({ ...common, useBinaryFormat, httpVersion: "1.1" });
     }
   }
 }

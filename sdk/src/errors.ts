@@ -50,7 +50,12 @@ export async function errorFromResponse(res: Response): Promise<HotelOpsError> {
     });
   }
   if (b !== undefined && typeof b.error === "string") {
-    return new HotelOpsError({ status: res.status, code: b.error, message: typeof b.error_description === "string" ? b.error_description : b.error, requestId });
+    return new HotelOpsError({
+      status: res.status,
+      code: b.error,
+      message: typeof b.error_description === "string" ? b.error_description : b.error,
+      requestId,
+    });
   }
   return new HotelOpsError({ status: res.status, code: "http_error", message: `HTTP ${res.status}`, requestId });
 }

@@ -2,7 +2,11 @@ import { create } from "@bufbuild/protobuf";
 import { createClient, createRouterTransport } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
 import { AuthService, LogoutResponseSchema, RefreshSessionResponseSchema } from "../../gen/hotelops/auth/v1/auth_pb.js";
-import { ConnectivityService, CreateReservationEventResponseSchema, GetCapabilitiesResponseSchema } from "../../gen/hotelops/connectivity/v1/connectivity_pb.js";
+import {
+  ConnectivityService,
+  CreateReservationEventResponseSchema,
+  GetCapabilitiesResponseSchema,
+} from "../../gen/hotelops/connectivity/v1/connectivity_pb.js";
 import { ReservationService } from "../../gen/hotelops/reservation/v1/reservation_pb.js";
 import { idempotencyInterceptor, isWrite } from "./idempotency.ts";
 
@@ -20,10 +24,19 @@ describe("idempotency keys", () => {
     const transport = createRouterTransport(
       (router) => {
         router.service(ConnectivityService, {
-          createReservationEvent: (_r, ctx) => (keys.push(ctx.requestHeader.get("idempotency-key")), create(CreateReservationEventResponseSchema, {})),
-          getCapabilities: (_r, ctx) => (keys.push(ctx.requestHeader.get("idempotency-key")), create(GetCapabilitiesResponseSchema, {})),
+          createReservationEvent: (_r, ctx) => (
+            keys.push(ctx.requestHeader.get("idempotency-key")),
+            create(CreateReservationEventResponseSchema, {})
+          ),
+          getCapabilities: (_r, ctx) => (
+            keys.push(ctx.requestHeader.get("idempotency-key")),
+            create(GetCapabilitiesResponseSchema, {})
+          ),
         });
-        router.service(AuthService, { logout: () => create(LogoutResponseSchema, {}), refreshSession: () => create(RefreshSessionResponseSchema, {}) });
+        router.service(AuthService, {
+          logout: () => create(LogoutResponseSchema, {}),
+          refreshSession: () => create(RefreshSessionResponseSchema, {}),
+        });
       },
       { transport: { interceptors: [idempotencyInterceptor()] } },
     );

@@ -23,7 +23,8 @@ export function isWrite(method: DescMethod): boolean {
  */
 export function idempotencyInterceptor(): Interceptor {
   return (next) => async (req) => {
-    if (!req.header.has("idempotency-key") && isWrite(req.method)) req.header.set("idempotency-key", newIdempotencyKey());
+    if (!req.header.has("idempotency-key") && isWrite(req.method))
+      req.header.set("idempotency-key", newIdempotencyKey());
     return next(req);
   };
 }

@@ -27,7 +27,14 @@ afterEach(async () => {
 });
 
 async function startFakeAuth(): Promise<FakeAuth> {
-  const state: FakeAuth = { baseUrl: "", refreshes: 0, revoked: false, failNext: undefined, delayMs: 20, current: { accessToken: "access-0", refreshToken: "refresh-0" } };
+  const state: FakeAuth = {
+    baseUrl: "",
+    refreshes: 0,
+    revoked: false,
+    failNext: undefined,
+    delayMs: 20,
+    current: { accessToken: "access-0", refreshToken: "refresh-0" },
+  };
   const server = createServer((req, res) => {
     let raw = "";
     req.on("data", (c: Buffer) => (raw += c.toString("utf8")));
@@ -37,11 +44,18 @@ async function startFakeAuth(): Promise<FakeAuth> {
           res.writeHead(status, { "content-type": "application/json", "x-request-id": "req-1" });
           res.end(JSON.stringify(body));
         };
-        if (req.method !== "POST" || req.url !== "/api/mobile/v1/auth/refresh" || req.headers["content-type"] !== "application/json") return json(404, { error: { code: "not_found", message: "no", requestId: "req-1" } });
+        if (
+          req.method !== "POST" ||
+          req.url !== "/api/mobile/v1/auth/refresh" ||
+          req.headers["content-type"] !== "application/json"
+        )
+          return json(404, { error: { code: "not_found", message: "no", requestId: "req-1" } });
         if (state.failNext !== undefined) {
           const status = state.failNext;
           state.failNext = undefined;
-          return json(status, { error: { code: status === 401 ? "unauthorized" : "unavailable", message: "refused", requestId: "req-1" } });
+          return json(status, {
+            error: { code: status === 401 ? "unauthorized" : "unavailable", message: "refused", requestId: "req-1" },
+          });
         }
         const { refreshToken } = JSON.parse(raw) as { refreshToken: string };
         if (state.revoked || refreshToken !== state.current.refreshToken) {
@@ -64,7 +78,11 @@ describe("mobile session refresh", () => {
   it("refreshes an expired pair once for any number of concurrent callers and replaces the pair as one", async () => {
     const fake = await startFakeAuth();
     const seen: StoredTokens[] = [];
-    const session = createMobileSession({ baseUrl: fake.baseUrl, tokens: { accessToken: "access-0", refreshToken: "refresh-0", expiresIn: 0 }, onTokens: (t) => void seen.push(t) });
+    const session = createMobileSession({
+      baseUrl: fake.baseUrl,
+      tokens: { accessToken: "access-0", refreshToken: "refresh-0", expiresIn: 0 },
+      onTokens: (t) => void seen.push(t),
+    });
     const tokens = await Promise.all(Array.from({ length: 25 }, () => session.accessToken()));
     expect(new Set(tokens)).toEqual(new Set(["access-1"]));
     expect(fake.refreshes).toBe(1);
@@ -79,7 +97,12 @@ describe("mobile session refresh", () => {
   it("refreshes before expiry by the configured margin", async () => {
     const fake = await startFakeAuth();
     let clock = 1_000_000;
-    const session = createMobileSession({ baseUrl: fake.baseUrl, tokens: { accessToken: "access-0", refreshToken: "refresh-0", expiresIn: 900 }, now: () => clock, refreshBeforeSeconds: 30 });
+    const session = createMobileSession({
+      baseUrl: fake.baseUrl,
+      tokens: { accessToken: "access-0", refreshToken: "refresh-0", expiresIn: 900 },
+      now: () => clock,
+      refreshBeforeSeconds: 30,
+    });
     clock += 869_000;
     expect(await session.accessToken()).toBe("access-0");
     clock += 2_000;
@@ -89,7 +112,10 @@ describe("mobile session refresh", () => {
 
   it("callers refused with the same stale token share one refresh; a late one takes the new token", async () => {
     const fake = await startFakeAuth();
-    const session = createMobileSession({ baseUrl: fake.baseUrl, tokens: { accessToken: "access-0", refreshToken: "refresh-0", expiresIn: 900 } });
+    const session = createMobileSession({
+      baseUrl: fake.baseUrl,
+      tokens: { accessToken: "access-0", refreshToken: "refresh-0", expiresIn: 900 },
+    });
     const fresh = await Promise.all(Array.from({ length: 10 }, () => session.refresh("access-0")));
     expect(new Set(fresh)).toEqual(new Set(["access-1"]));
     expect(await session.refresh("access-0")).toBe("access-1"); // lost the race: no second refresh
@@ -102,7 +128,11 @@ describe("mobile session refresh", () => {
   it("keeps the pair after a temporary failure and ends the session when the refresh is refused", async () => {
     const fake = await startFakeAuth();
     let endedCalls = 0;
-    const session = createMobileSession({ baseUrl: fake.baseUrl, tokens: { accessToken: "access-0", refreshToken: "refresh-0", expiresIn: 0 }, onSessionEnded: () => endedCalls++ });
+    const session = createMobileSession({
+      baseUrl: fake.baseUrl,
+      tokens: { accessToken: "access-0", refreshToken: "refresh-0", expiresIn: 0 },
+      onSessionEnded: () => endedCalls++,
+    });
     fake.failNext = 503;
     await expect(session.accessToken()).rejects.toMatchObject({ status: 503, code: "unavailable" });
     expect(session.tokens()?.refreshToken).toBe("refresh-0");
@@ -121,7 +151,10 @@ describe("mobile session refresh", () => {
 
   it("the Bearer interceptor retries a refused call once with the refreshed token", async () => {
     const fake = await startFakeAuth();
-    const session = createMobileSession({ baseUrl: fake.baseUrl, tokens: { accessToken: "access-0", refreshToken: "refresh-0", expiresIn: 900 } });
+    const session = createMobileSession({
+      baseUrl: fake.baseUrl,
+      tokens: { accessToken: "access-0", refreshToken: "refresh-0", expiresIn: 900 },
+    });
     fake.current = { accessToken: "access-0", refreshToken: "refresh-0" };
     const seen: string[] = [];
     let refuseAll = false;
@@ -132,7 +165,8 @@ describe("mobile session refresh", () => {
           getStatus(_req, ctx) {
             const auth = ctx.requestHeader.get("authorization") ?? "";
             seen.push(auth);
-            if (refuseAll || auth !== `Bearer ${fake.current.accessToken}`) throw new ConnectError("expired", Code.Unauthenticated);
+            if (refuseAll || auth !== `Bearer ${fake.current.accessToken}`)
+              throw new ConnectError("expired", Code.Unauthenticated);
             return create(GetStatusResponseSchema, { status: "operational" });
           },
         }),

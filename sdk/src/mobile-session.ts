@@ -68,18 +68,34 @@ export function createMobileSession(opts: MobileSessionOptions): MobileSession {
   const now = opts.now ?? Date.now;
   const skewMs = (opts.refreshBeforeSeconds ?? 60) * 1000;
   const stored = (t: SessionTokens | StoredTokens): StoredTokens =>
-    "refreshAt" in t ? t : { accessToken: t.accessToken, refreshToken: t.refreshToken, refreshAt: now() + Math.max(0, t.expiresIn * 1000 - skewMs) };
+    "refreshAt" in t
+      ? t
+      : {
+          accessToken: t.accessToken,
+          refreshToken: t.refreshToken,
+          refreshAt: now() + Math.max(0, t.expiresIn * 1000 - skewMs),
+        };
   let current: StoredTokens | undefined = stored(opts.tokens);
   let inflight: Promise<StoredTokens> | undefined;
 
-  const ended = (): SessionEndedError => new SessionEndedError({ status: 401, code: "unauthorized", message: "The session has ended; log in again." });
+  const ended = (): SessionEndedError =>
+    new SessionEndedError({ status: 401, code: "unauthorized", message: "The session has ended; log in again." });
 
   /** Keeps a pair the server just issued (the previous refresh token is spent now, even if persisting fails). */
   async function keep(res: Response): Promise<{ next: StoredTokens; profile: StaffProfile }> {
     const body = (await res.json()) as { tokens?: Partial<SessionTokens> | null; profile?: StaffProfile };
     const t = body.tokens;
-    if (t == null || typeof t.accessToken !== "string" || typeof t.refreshToken !== "string" || typeof t.expiresIn !== "number") {
-      throw new HotelOpsError({ status: res.status, code: "invalid_response", message: "The answer carries no token pair." });
+    if (
+      t == null ||
+      typeof t.accessToken !== "string" ||
+      typeof t.refreshToken !== "string" ||
+      typeof t.expiresIn !== "number"
+    ) {
+      throw new HotelOpsError({
+        status: res.status,
+        code: "invalid_response",
+        message: "The answer carries no token pair.",
+      });
     }
     const next = stored({ accessToken: t.accessToken, refreshToken: t.refreshToken, expiresIn: t.expiresIn });
     current = next;
@@ -100,7 +116,12 @@ export function createMobileSession(opts: MobileSessionOptions): MobileSession {
         opts.onSessionEnded?.();
       }
       const err = await errorFromResponse(res);
-      throw new SessionEndedError({ status: err.status, code: err.code, message: err.message, requestId: err.requestId });
+      throw new SessionEndedError({
+        status: err.status,
+        code: err.code,
+        message: err.message,
+        requestId: err.requestId,
+      });
     }
     if (!res.ok) throw await errorFromResponse(res);
     return (await keep(res)).next;
@@ -138,30 +159,41 @@ export function createMobileSession(opts: MobileSessionOptions): MobileSession {
       const task = (async () => {
         const res = await doFetch(new URL("/api/mobile/v1/session/active-property", opts.baseUrl), {
           method: "POST",
-          headers: { "content-type": "application/json", accept: "application/json", authorization: `Bearer ${from.accessToken}` },
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json",
+            authorization: `Bearer ${from.accessToken}`,
+          },
           body: JSON.stringify({ propertyId }),
         });
         if (!res.ok) throw await errorFromResponse(res);
         return keep(res);
       })();
-      inflight = task.then(
-        (r) => r.next,
-        () => from,
-      ).finally(() => {
-        inflight = undefined;
-      });
+      inflight = task
+        .then(
+          (r) => r.next,
+          () => from,
+        )
+        .finally(() => {
+          inflight = undefined;
+        });
       return (await task).profile;
     },
     tokens: () => current,
     async logout() {
       while (inflight !== undefined) await inflight.catch(() => undefined);
       // an expired access token cannot log out: refresh first (a refused refresh means it is over already)
-      const from = current !== undefined && now() >= current.refreshAt ? await refreshOnce().catch(() => undefined) : current;
+      const from =
+        current !== undefined && now() >= current.refreshAt ? await refreshOnce().catch(() => undefined) : current;
       current = undefined;
       if (from === undefined) return;
       const res = await doFetch(new URL("/api/mobile/v1/auth/logout", opts.baseUrl), {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json", authorization: `Bearer ${from.accessToken}` },
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json",
+          authorization: `Bearer ${from.accessToken}`,
+        },
         body: "{}",
       });
       // 401: the session was already over

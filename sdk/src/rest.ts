@@ -48,10 +48,16 @@ export function createRestClient(opts: RestClientOptions): RestClient {
     }
     const headers = new Headers({ accept: "application/json", ...req.headers });
     if (req.body !== undefined) headers.set("content-type", "application/json");
-    if (method !== "GET" && method !== "HEAD" && !headers.has("idempotency-key")) headers.set("idempotency-key", req.idempotencyKey ?? newIdempotencyKey());
+    if (method !== "GET" && method !== "HEAD" && !headers.has("idempotency-key"))
+      headers.set("idempotency-key", req.idempotencyKey ?? newIdempotencyKey());
     const send = async (token: string | undefined): Promise<Response> => {
       if (token !== undefined) headers.set("authorization", `Bearer ${token}`);
-      return doFetch(url, { method, headers, ...(req.body === undefined ? {} : { body: JSON.stringify(req.body) }), ...(req.signal ? { signal: req.signal } : {}) });
+      return doFetch(url, {
+        method,
+        headers,
+        ...(req.body === undefined ? {} : { body: JSON.stringify(req.body) }),
+        ...(req.signal ? { signal: req.signal } : {}),
+      });
     };
     const token = await provider?.accessToken();
     let res = await send(token);
@@ -67,6 +73,7 @@ export function createRestClient(opts: RestClientOptions): RestClient {
   return {
     request,
     get: async (path, query) => (await request<never>("GET", path, query === undefined ? {} : { query })).body,
-    post: async (path, body, req = {}) => (await request<never>("POST", path, { ...req, ...(body === undefined ? {} : { body }) })).body,
+    post: async (path, body, req = {}) =>
+      (await request<never>("POST", path, { ...req, ...(body === undefined ? {} : { body }) })).body,
   };
 }

@@ -1,5 +1,11 @@
 import { errorFromResponse, HotelOpsError } from "./errors.ts";
-import { createMobileSession, type MobileSession, type MobileSessionOptions, type SessionTokens, type StaffProfile } from "./mobile-session.ts";
+import {
+  createMobileSession,
+  type MobileSession,
+  type MobileSessionOptions,
+  type SessionTokens,
+  type StaffProfile,
+} from "./mobile-session.ts";
 
 /** Everything of a MobileSession's options except the pair, which login or verify supplies. */
 export type StaffSessionOptions = Omit<MobileSessionOptions, "tokens">;
@@ -30,15 +36,25 @@ export interface StaffSignIn {
 
 export type StaffLoginResult = ({ kind: "session" } & StaffSignIn) | ({ kind: "challenge" } & LoginChallenge);
 
-async function post(baseUrl: string, path: string, body: object, doFetch: typeof globalThis.fetch): Promise<Record<string, unknown>> {
-  const res = await doFetch(new URL(path, baseUrl), { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify(body) });
+async function post(
+  baseUrl: string,
+  path: string,
+  body: object,
+  doFetch: typeof globalThis.fetch,
+): Promise<Record<string, unknown>> {
+  const res = await doFetch(new URL(path, baseUrl), {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json" },
+    body: JSON.stringify(body),
+  });
   if (!res.ok) throw await errorFromResponse(res);
   return (await res.json()) as Record<string, unknown>;
 }
 
 function signIn(opts: StaffSessionOptions, body: Record<string, unknown>): StaffSignIn {
   const tokens = body.tokens as SessionTokens | null | undefined;
-  if (tokens == null || typeof tokens.accessToken !== "string") throw new HotelOpsError({ status: 200, code: "invalid_response", message: "The answer carries no token pair." });
+  if (tokens == null || typeof tokens.accessToken !== "string")
+    throw new HotelOpsError({ status: 200, code: "invalid_response", message: "The answer carries no token pair." });
   return { session: createMobileSession({ ...opts, tokens }), profile: body.profile as StaffProfile };
 }
 
@@ -48,14 +64,39 @@ function signIn(opts: StaffSessionOptions, body: Record<string, unknown>): Staff
  */
 export async function loginStaff(req: StaffLoginRequest): Promise<StaffLoginResult> {
   const { hotelCode, email, password, deviceId, deviceName, ...opts } = req;
-  const body = await post(req.baseUrl, "/api/mobile/v1/auth/login", { hotelCode, email, password, deviceId, deviceName }, req.fetch ?? globalThis.fetch);
+  const body = await post(
+    req.baseUrl,
+    "/api/mobile/v1/auth/login",
+    { hotelCode, email, password, deviceId, deviceName },
+    req.fetch ?? globalThis.fetch,
+  );
   if (body.tokens != null) return { kind: "session", ...signIn(opts, body) };
-  if (typeof body.challengeId !== "string") throw new HotelOpsError({ status: 200, code: "invalid_response", message: "The login answer is neither a session nor a challenge." });
-  return { kind: "challenge", challengeId: body.challengeId, maskedEmail: String(body.maskedEmail ?? ""), expiresAt: String(body.expiresAt ?? "") };
+  if (typeof body.challengeId !== "string")
+    throw new HotelOpsError({
+      status: 200,
+      code: "invalid_response",
+      message: "The login answer is neither a session nor a challenge.",
+    });
+  return {
+    kind: "challenge",
+    challengeId: body.challengeId,
+    maskedEmail: String(body.maskedEmail ?? ""),
+    expiresAt: String(body.expiresAt ?? ""),
+  };
 }
 
 /** Answers a login challenge with the e-mailed code (`POST /api/mobile/v1/auth/verify`). */
-export async function verifyStaffLogin(req: StaffSessionOptions & { challengeId: string; code: string; deviceId: string; deviceName: string }): Promise<StaffSignIn> {
+export async function verifyStaffLogin(
+  req: StaffSessionOptions & { challengeId: string; code: string; deviceId: string; deviceName: string },
+): Promise<StaffSignIn> {
   const { challengeId, code, deviceId, deviceName, ...opts } = req;
-  return signIn(opts, await post(req.baseUrl, "/api/mobile/v1/auth/verify", { challengeId, code, deviceId, deviceName }, req.fetch ?? globalThis.fetch));
+  return signIn(
+    opts,
+    await post(
+      req.baseUrl,
+      "/api/mobile/v1/auth/verify",
+      { challengeId, code, deviceId, deviceName },
+      req.fetch ?? globalThis.fetch,
+    ),
+  );
 }

@@ -8,7 +8,8 @@ export interface VerifyWebhookOptions {
 }
 
 /** Why a webhook failed verification (`WebhookVerificationError.reason`). */
-export type WebhookFailure = "missing_header" | "malformed_header" | "timestamp_out_of_tolerance" | "signature_mismatch" | "missing_secret";
+export type WebhookFailure =
+  "missing_header" | "malformed_header" | "timestamp_out_of_tolerance" | "signature_mismatch" | "missing_secret";
 
 /** The request is not a genuine webhook of this endpoint: answer 400 and do not act on the body. */
 export class WebhookVerificationError extends Error {
@@ -28,10 +29,22 @@ export class WebhookVerificationError extends Error {
  * and the header as Node gives it (`req.headers["service-signature"]`: a string, a list or undefined).
  * Returns the signed time; throws WebhookVerificationError saying why otherwise.
  */
-export function verifyWebhook(rawBody: string | Uint8Array, signatureHeader: string | readonly string[] | null | undefined, secret: string, options: VerifyWebhookOptions = {}): { timestamp: number } {
-  if (secret === "") throw new WebhookVerificationError("missing_secret", "No signing secret given (the endpoint's whsec_... secret).");
-  const header = typeof signatureHeader === "string" ? signatureHeader : Array.isArray(signatureHeader) ? signatureHeader.join(",") : "";
-  if (header.trim() === "") throw new WebhookVerificationError("missing_header", "The request has no Service-Signature header.");
+export function verifyWebhook(
+  rawBody: string | Uint8Array,
+  signatureHeader: string | readonly string[] | null | undefined,
+  secret: string,
+  options: VerifyWebhookOptions = {},
+): { timestamp: number } {
+  if (secret === "")
+    throw new WebhookVerificationError("missing_secret", "No signing secret given (the endpoint's whsec_... secret).");
+  const header =
+    typeof signatureHeader === "string"
+      ? signatureHeader
+      : Array.isArray(signatureHeader)
+        ? signatureHeader.join(",")
+        : "";
+  if (header.trim() === "")
+    throw new WebhookVerificationError("missing_header", "The request has no Service-Signature header.");
   let timestamp: string | undefined;
   const signatures: Buffer[] = [];
   for (const part of header.split(",")) {
@@ -40,22 +53,42 @@ export function verifyWebhook(rawBody: string | Uint8Array, signatureHeader: str
     const key = part.slice(0, eq).trim();
     const value = part.slice(eq + 1).trim();
     if (key === "t") {
-      if (timestamp !== undefined && timestamp !== value) throw new WebhookVerificationError("malformed_header", "The Service-Signature header carries two different timestamps.");
+      if (timestamp !== undefined && timestamp !== value)
+        throw new WebhookVerificationError(
+          "malformed_header",
+          "The Service-Signature header carries two different timestamps.",
+        );
       timestamp = value;
     } else if (key === "v1" && /^[0-9a-f]{64}$/.test(value)) signatures.push(Buffer.from(value, "hex"));
   }
-  if (timestamp === undefined || !/^\d{1,12}$/.test(timestamp)) throw new WebhookVerificationError("malformed_header", "The Service-Signature header has no t=<unix seconds>.");
-  if (signatures.length === 0) throw new WebhookVerificationError("malformed_header", "The Service-Signature header has no v1=<64 lowercase hex digits>.");
-  const nowMs = options.now === undefined ? Date.now() : options.now instanceof Date ? options.now.getTime() : options.now;
+  if (timestamp === undefined || !/^\d{1,12}$/.test(timestamp))
+    throw new WebhookVerificationError("malformed_header", "The Service-Signature header has no t=<unix seconds>.");
+  if (signatures.length === 0)
+    throw new WebhookVerificationError(
+      "malformed_header",
+      "The Service-Signature header has no v1=<64 lowercase hex digits>.",
+    );
+  const nowMs =
+    options.now === undefined ? Date.now() : options.now instanceof Date ? options.now.getTime() : options.now;
   const tolerance = options.toleranceSeconds ?? 300;
   const skew = Math.round(nowMs / 1000 - Number(timestamp));
   if (Math.abs(skew) > tolerance) {
-    throw new WebhookVerificationError("timestamp_out_of_tolerance", `Signed ${Math.abs(skew)} s ${skew >= 0 ? "ago" : "in the future"}, more than the ${tolerance} s allowed (a replay, or this machine's clock is off).`);
+    throw new WebhookVerificationError(
+      "timestamp_out_of_tolerance",
+      `Signed ${Math.abs(skew)} s ${skew >= 0 ? "ago" : "in the future"}, more than the ${tolerance} s allowed (a replay, or this machine's clock is off).`,
+    );
   }
-  const expected = createHmac("sha256", Buffer.from(secret, "utf8")).update(`${timestamp}.`).update(typeof rawBody === "string" ? Buffer.from(rawBody, "utf8") : rawBody).digest();
+  const expected = createHmac("sha256", Buffer.from(secret, "utf8"))
+    .update(`${timestamp}.`)
+    .update(typeof rawBody === "string" ? Buffer.from(rawBody, "utf8") : rawBody)
+    .digest();
   let ok = false;
   // every candidate is compared, so the time taken does not tell which one matched
   for (const sig of signatures) ok = timingSafeEqual(sig, expected) || ok;
-  if (!ok) throw new WebhookVerificationError("signature_mismatch", "No v1 signature matches this body and secret (was the body re-serialized before verifying, or is it another endpoint's secret?).");
+  if (!ok)
+    throw new WebhookVerificationError(
+      "signature_mismatch",
+      "No v1 signature matches this body and secret (was the body re-serialized before verifying, or is it another endpoint's secret?).",
+    );
   return { timestamp: Number(timestamp) };
 }

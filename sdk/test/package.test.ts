@@ -17,7 +17,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/lib/clock.ts";
 import { createStaffSession, createTestClient, createTestProperty } from "../../test/helpers/auth.ts";
 import { seedRoomTypeAndRatePlan } from "../../test/helpers/hotel-fixtures.ts";
-import { createTestCa, startWebhookApp, testResolver, type TestCa, type WebhookApp } from "../../test/helpers/webhooks.ts";
+import {
+  createTestCa,
+  startWebhookApp,
+  testResolver,
+  type TestCa,
+  type WebhookApp,
+} from "../../test/helpers/webhooks.ts";
 
 const run = promisify(execFile);
 const root = new URL("../..", import.meta.url).pathname;
@@ -33,7 +39,10 @@ let ca: TestCa;
 async function findNode20(): Promise<string> {
   for (const candidate of [process.env.npm_node_execpath, "/usr/bin/node", "/usr/local/bin/node"]) {
     if (candidate === undefined) continue;
-    const version = await run(candidate, ["--version"]).then((r) => r.stdout.trim(), () => "");
+    const version = await run(candidate, ["--version"]).then(
+      (r) => r.stdout.trim(),
+      () => "",
+    );
     if (version.startsWith("v20.")) return candidate;
   }
   throw new Error("no Node 20 found (npm runs on it on this machine)");
@@ -50,17 +59,50 @@ beforeAll(async () => {
   mkdirSync(join(project, "examples"), { recursive: true });
   const packed = await run("npm", ["pack", "--json", "--pack-destination", packs], { cwd: join(root, "sdk") });
   // stdout: the prepack build's log, then npm's JSON answer
-  tarball = join(packs, (JSON.parse(packed.stdout.slice(packed.stdout.search(/^\[/m))) as { filename: string }[])[0]!.filename);
+  tarball = join(
+    packs,
+    (JSON.parse(packed.stdout.slice(packed.stdout.search(/^\[/m))) as { filename: string }[])[0]!.filename,
+  );
   const deps = ["@bufbuild/protobuf", "@connectrpc/connect", "@connectrpc/connect-node", "@connectrpc/connect-web"];
-  const depPacks = JSON.parse((await run("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", packs, ...deps.map((d) => join(root, "node_modules", d))])).stdout) as { name: string; filename: string }[];
+  const depPacks = JSON.parse(
+    (
+      await run("npm", [
+        "pack",
+        "--json",
+        "--ignore-scripts",
+        "--pack-destination",
+        packs,
+        ...deps.map((d) => join(root, "node_modules", d)),
+      ])
+    ).stdout,
+  ) as { name: string; filename: string }[];
   const overrides = Object.fromEntries(depPacks.map((p) => [p.name, `file:${join(packs, p.filename)}`]));
-  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "sdk-user", private: true, type: "module", dependencies: { "@hotelops/sdk": `file:${tarball}` }, overrides }));
+  writeFileSync(
+    join(project, "package.json"),
+    JSON.stringify({
+      name: "sdk-user",
+      private: true,
+      type: "module",
+      dependencies: { "@hotelops/sdk": `file:${tarball}` },
+      overrides,
+    }),
+  );
   await run("npm", ["install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts"], { cwd: project });
   for (const [name, code] of readmeExamples()) writeFileSync(join(project, "examples", name), code);
   writeFileSync(
     join(project, "tsconfig.json"),
     JSON.stringify({
-      compilerOptions: { target: "es2022", lib: ["es2022", "dom"], module: "nodenext", moduleResolution: "nodenext", strict: true, types: ["node"], typeRoots: [join(root, "node_modules/@types")], rootDir: "examples", outDir: "out" },
+      compilerOptions: {
+        target: "es2022",
+        lib: ["es2022", "dom"],
+        module: "nodenext",
+        moduleResolution: "nodenext",
+        strict: true,
+        types: ["node"],
+        typeRoots: [join(root, "node_modules/@types")],
+        rootDir: "examples",
+        outDir: "out",
+      },
       include: ["examples"],
     }),
   );
@@ -73,16 +115,36 @@ afterAll(async () => {
 });
 
 async function runExample(node: string, name: string, env: Record<string, string>): Promise<string> {
-  const { stdout } = await run(node, [join(project, "out", name.replace(/\.ts$/, ".js"))], { cwd: project, env: { ...process.env, HOTELOPS_URL: app.baseUrl, ...env }, timeout: 30_000 });
+  const { stdout } = await run(node, [join(project, "out", name.replace(/\.ts$/, ".js"))], {
+    cwd: project,
+    env: { ...process.env, HOTELOPS_URL: app.baseUrl, ...env },
+    timeout: 30_000,
+  });
   return stdout;
 }
 
 describe("the packed @hotelops/sdk", () => {
   it("is built ESM with .d.ts and its generated code inside; no TypeScript sources, no tests", async () => {
     const files = (await run("tar", ["-tzf", tarball])).stdout.split("\n").filter(Boolean);
-    expect(files).toEqual(expect.arrayContaining(["package/package.json", "package/README.md", "package/dist/index.js", "package/dist/index.d.ts", "package/dist/browser.js", "package/dist/browser.d.ts", "package/dist/gen/hotelops/reservation/v1/reservation_pb.js", "package/dist/gen/hotelops/reservation/v1/reservation_pb.d.ts", "package/dist/gen/google/api/annotations_pb.js"]));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        "package/package.json",
+        "package/README.md",
+        "package/dist/index.js",
+        "package/dist/index.d.ts",
+        "package/dist/browser.js",
+        "package/dist/browser.d.ts",
+        "package/dist/gen/hotelops/reservation/v1/reservation_pb.js",
+        "package/dist/gen/hotelops/reservation/v1/reservation_pb.d.ts",
+        "package/dist/gen/google/api/annotations_pb.js",
+      ]),
+    );
     expect(files.filter((f) => /\.test\.|\/test\/|\/src\/|(?<!\.d)\.ts$/.test(f))).toEqual([]);
-    const manifest = JSON.parse(readFileSync(join(project, "node_modules/@hotelops/sdk/package.json"), "utf8")) as { private?: boolean; type: string; exports: Record<string, { types?: string; browser?: { types: string } }> };
+    const manifest = JSON.parse(readFileSync(join(project, "node_modules/@hotelops/sdk/package.json"), "utf8")) as {
+      private?: boolean;
+      type: string;
+      exports: Record<string, { types?: string; browser?: { types: string } }>;
+    };
     expect(manifest.private).toBeUndefined();
     expect(manifest.type).toBe("module");
     expect(manifest.exports["."]?.types).toBe("./dist/index.d.ts");
@@ -90,19 +152,37 @@ describe("the packed @hotelops/sdk", () => {
   });
 
   it("type-checks the README examples in a project that installed the tarball (tsc, nodenext, strict)", async () => {
-    expect([...readmeExamples().keys()].sort()).toEqual(["partner-grpc.ts", "partner.ts", "staff.ts", "webhook-receiver.ts"]);
-    const tsc = await run(join(root, "node_modules/.bin/tsc"), ["-p", project], { cwd: project }).catch((e: { stdout: string }) => ({ stdout: e.stdout, failed: true }));
+    expect([...readmeExamples().keys()].sort()).toEqual([
+      "partner-grpc.ts",
+      "partner.ts",
+      "staff.ts",
+      "webhook-receiver.ts",
+    ]);
+    const tsc = await run(join(root, "node_modules/.bin/tsc"), ["-p", project], { cwd: project }).catch(
+      (e: { stdout: string }) => ({ stdout: e.stdout, failed: true }),
+    );
     expect(tsc.stdout).toBe("");
   }, 180_000);
 
   it("partner examples (REST and gRPC with client credentials) run on Node 20 and 24", async () => {
     const property = await createTestProperty(app, { sandbox: true });
     await seedRoomTypeAndRatePlan(app.deps.db.pool, property);
-    const client = await createTestClient(app, { propertyCodes: [property.code], scopes: ["availability.read", "reservations.read", "reservations.write"] });
+    const client = await createTestClient(app, {
+      propertyCodes: [property.code],
+      scopes: ["availability.read", "reservations.read", "reservations.write"],
+    });
     const env = { CLIENT_ID: client.clientId, CLIENT_SECRET: client.clientSecret, PROPERTY_CODE: property.code };
     for (const node of [process.execPath, await findNode20()]) {
-      expect(JSON.parse(await runExample(node, "partner.ts", env)), node).toEqual({ roomTypes: 1, queued: "QUEUED", sameEvent: true, reservations: 0 });
-      expect(JSON.parse(await runExample(node, "partner-grpc.ts", env)), node).toEqual({ property: property.code, roomTypes: 1 });
+      expect(JSON.parse(await runExample(node, "partner.ts", env)), node).toEqual({
+        roomTypes: 1,
+        queued: "QUEUED",
+        sameEvent: true,
+        reservations: 0,
+      });
+      expect(JSON.parse(await runExample(node, "partner-grpc.ts", env)), node).toEqual({
+        property: property.code,
+        roomTypes: 1,
+      });
     }
   }, 60_000);
 
@@ -112,10 +192,22 @@ describe("the packed @hotelops/sdk", () => {
     for (const node of [process.execPath, await findNode20()]) {
       const staff = await createStaffSession(app, { propertyCode: first.code, role: "manager" });
       const other = await createStaffSession(app, { propertyCode: second.code, role: "manager", email: staff.email });
-      const out = await runExample(node, "staff.ts", { HOTEL_CODE: first.code, STAFF_EMAIL: staff.email, STAFF_PASSWORD: "test-pass-2026" });
-      expect(JSON.parse(out), node).toEqual({ currency: "TRY", endpoints: 0, activeProperty: second.id, properties: 2 });
+      const out = await runExample(node, "staff.ts", {
+        HOTEL_CODE: first.code,
+        STAFF_EMAIL: staff.email,
+        STAFF_PASSWORD: "test-pass-2026",
+      });
+      expect(JSON.parse(out), node).toEqual({
+        currency: "TRY",
+        endpoints: 0,
+        activeProperty: second.id,
+        properties: 2,
+      });
       // logout ended the session the example opened (the two the test opened itself stay)
-      const open = await app.db.pool.query("select count(*)::int as n from staff_sessions where user_id = $1 and revoked_at is null and id <> all($2)", [staff.userId, [staff.sessionId, other.sessionId]]);
+      const open = await app.db.pool.query(
+        "select count(*)::int as n from staff_sessions where user_id = $1 and revoked_at is null and id <> all($2)",
+        [staff.userId, [staff.sessionId, other.sessionId]],
+      );
       expect(open.rows[0].n).toBe(0);
     }
   }, 60_000);
@@ -124,16 +216,44 @@ describe("the packed @hotelops/sdk", () => {
     const property = await createTestProperty(app);
     const staff = await createStaffSession(app, { propertyCode: property.code, role: "manager" });
     const port = await freePort();
-    const auth = { authorization: `Bearer ${staff.accessToken}`, "content-type": "application/json", "idempotency-key": crypto.randomUUID() };
-    const created = (await (await fetch(`${app.baseUrl}/api/panel/v1/webhook-endpoints`, { method: "POST", headers: auth, body: JSON.stringify({ url: `https://receiver.test:${port}/hooks`, eventTypes: ["reservation.created"] }) })).json()) as { endpoint: { id: string }; secret: string };
-    const receiver = spawn(process.execPath, [join(project, "out/webhook-receiver.js")], { cwd: project, env: { ...process.env, PORT: String(port), WEBHOOK_SECRET: created.secret, TLS_KEY_FILE: join(ca.dir, "srv.key"), TLS_CERT_FILE: join(ca.dir, "srv.crt") } });
+    const auth = {
+      authorization: `Bearer ${staff.accessToken}`,
+      "content-type": "application/json",
+      "idempotency-key": crypto.randomUUID(),
+    };
+    const created = (await (
+      await fetch(`${app.baseUrl}/api/panel/v1/webhook-endpoints`, {
+        method: "POST",
+        headers: auth,
+        body: JSON.stringify({ url: `https://receiver.test:${port}/hooks`, eventTypes: ["reservation.created"] }),
+      })
+    ).json()) as { endpoint: { id: string }; secret: string };
+    const receiver = spawn(process.execPath, [join(project, "out/webhook-receiver.js")], {
+      cwd: project,
+      env: {
+        ...process.env,
+        PORT: String(port),
+        WEBHOOK_SECRET: created.secret,
+        TLS_KEY_FILE: join(ca.dir, "srv.key"),
+        TLS_CERT_FILE: join(ca.dir, "srv.crt"),
+      },
+    });
     try {
       const lines = linesOf(receiver);
       await lines.next("listening");
-      const tested = await fetch(`${app.baseUrl}/api/panel/v1/webhook-endpoints/${created.endpoint.id}/test`, { method: "POST", headers: { ...auth, "idempotency-key": crypto.randomUUID() }, body: "{}" });
+      const tested = await fetch(`${app.baseUrl}/api/panel/v1/webhook-endpoints/${created.endpoint.id}/test`, {
+        method: "POST",
+        headers: { ...auth, "idempotency-key": crypto.randomUUID() },
+        body: "{}",
+      });
       expect(((await tested.json()) as { httpStatus: number }).httpStatus).toBe(204);
       expect(await lines.next("verified")).toMatch(/^verified webhook\.test [0-9a-f-]{36}$/);
-      const forged = await postTo(port, ca, '{"type":"reservation.created"}', `t=${Math.floor(Date.now() / 1000)},v1=${"0".repeat(64)}`);
+      const forged = await postTo(
+        port,
+        ca,
+        '{"type":"reservation.created"}',
+        `t=${Math.floor(Date.now() / 1000)},v1=${"0".repeat(64)}`,
+      );
       expect(forged).toBe(400);
       expect(await lines.next("rejected")).toMatch(/^rejected signature_mismatch: No v1 signature matches/);
       expect(await postTo(port, ca, "{}", undefined)).toBe(400);
@@ -144,22 +264,51 @@ describe("the packed @hotelops/sdk", () => {
   });
 
   it("bundles for browsers with esbuild (the browser entry, no Node modules) and calls the server from chromium over gRPC-Web", async () => {
-    writeFileSync(join(project, "browser-app.js"), 'import { createHotelOpsClient, StatusService } from "@hotelops/sdk";\nglobalThis.readStatus = async (baseUrl) => (await createHotelOpsClient(StatusService, { baseUrl, transport: "grpc-web" }).getStatus({})).status;\n');
-    const bundle = await build({ entryPoints: [join(project, "browser-app.js")], absWorkingDir: project, bundle: true, write: false, metafile: true, format: "iife", platform: "browser", logLevel: "silent" });
+    writeFileSync(
+      join(project, "browser-app.js"),
+      'import { createHotelOpsClient, StatusService } from "@hotelops/sdk";\nglobalThis.readStatus = async (baseUrl) => (await createHotelOpsClient(StatusService, { baseUrl, transport: "grpc-web" }).getStatus({})).status;\n',
+    );
+    const bundle = await build({
+      entryPoints: [join(project, "browser-app.js")],
+      absWorkingDir: project,
+      bundle: true,
+      write: false,
+      metafile: true,
+      format: "iife",
+      platform: "browser",
+      logLevel: "silent",
+    });
     const inputs = Object.keys(bundle.metafile.inputs);
     expect(inputs).toContain("node_modules/@hotelops/sdk/dist/browser.js");
     expect(inputs.filter((i) => i.includes("connect-node") || i.startsWith("node:"))).toEqual([]);
     // a page on another loopback origin (the development CORS default allows it)
     const page: Server = createServer((req, res) => {
-      if (req.url === "/app.js") res.writeHead(200, { "content-type": "text/javascript" }).end(bundle.outputFiles[0]!.text);
+      if (req.url === "/app.js")
+        res.writeHead(200, { "content-type": "text/javascript" }).end(bundle.outputFiles[0]!.text);
       else res.writeHead(200, { "content-type": "text/html" }).end('<!doctype html><script src="/app.js"></script>');
     });
     await new Promise<void>((resolve) => page.listen(0, "127.0.0.1", resolve));
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"] });
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
+    });
     try {
       const tab = await browser.newPage();
       await tab.goto(`http://localhost:${(page.address() as AddressInfo).port}/`);
-      expect(await tab.evaluate(async (api) => (globalThis as unknown as { readStatus: (u: string) => Promise<string> }).readStatus(api), app.baseUrl)).toBe("operational");
+      expect(
+        await tab.evaluate(
+          async (api) => (globalThis as unknown as { readStatus: (u: string) => Promise<string> }).readStatus(api),
+          app.baseUrl,
+        ),
+      ).toBe("operational");
     } finally {
       await browser.close();
       page.close();
@@ -205,11 +354,25 @@ function linesOf(child: ChildProcess): { next(prefix: string): Promise<string> }
 
 function postTo(port: number, ca: TestCa, body: string, signature: string | undefined): Promise<number> {
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { "content-type": "application/json", ...(signature === undefined ? {} : { "service-signature": signature }) };
-    const req = request({ host: "127.0.0.1", port, servername: "receiver.test", path: "/hooks", method: "POST", ca: readFileSync(ca.caFile), headers }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      ...(signature === undefined ? {} : { "service-signature": signature }),
+    };
+    const req = request(
+      {
+        host: "127.0.0.1",
+        port,
+        servername: "receiver.test",
+        path: "/hooks",
+        method: "POST",
+        ca: readFileSync(ca.caFile),
+        headers,
+      },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });

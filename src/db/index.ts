@@ -34,17 +34,27 @@ export const DEFAULT_POOL_MAX = 10;
  * db.close() (the pool, then the embedded PostgreSQL last).
  */
 export async function openDatabase(
-  config: Pick<Config, "databaseUrl" | "dataDir"> & Partial<Pick<Config, "embeddedPgPort" | "databasePoolMax" | "databaseDirectUrl">>,
+  config: Pick<Config, "databaseUrl" | "dataDir"> &
+    Partial<Pick<Config, "embeddedPgPort" | "databasePoolMax" | "databaseDirectUrl">>,
   logger: Logger,
 ): Promise<Database> {
   let embedded: EmbeddedDatabase | undefined;
   let url = config.databaseUrl;
   if (url === undefined) {
-    embedded = await startEmbeddedPostgres({ dir: join(config.dataDir, "pg"), port: config.embeddedPgPort ?? EMBEDDED_PORT, logger });
+    embedded = await startEmbeddedPostgres({
+      dir: join(config.dataDir, "pg"),
+      port: config.embeddedPgPort ?? EMBEDDED_PORT,
+      logger,
+    });
     url = embedded.url;
   }
   // connectionTimeoutMillis: a lost database answers 503 within seconds instead of hanging requests.
-  const pool = new pg.Pool({ connectionString: url, max: config.databasePoolMax ?? DEFAULT_POOL_MAX, connectionTimeoutMillis: 5_000, types: { getTypeParser } });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: config.databasePoolMax ?? DEFAULT_POOL_MAX,
+    connectionTimeoutMillis: 5_000,
+    types: { getTypeParser },
+  });
   pool.on("error", (err) => logger.warn({ err }, "idle database connection failed"));
   const sessionUrl = config.databaseDirectUrl ?? url;
   // PgBouncer (transaction pooling, before 1.21) cannot keep a named statement between transactions.
@@ -52,7 +62,8 @@ export async function openDatabase(
   try {
     // The migration lock is a session lock: behind PgBouncer, migrations run on direct connections of their own
     // (the lock holds one, the migrations use another).
-    const migrationPool = sessionUrl === url ? pool : new pg.Pool({ connectionString: sessionUrl, max: 2, types: { getTypeParser } });
+    const migrationPool =
+      sessionUrl === url ? pool : new pg.Pool({ connectionString: sessionUrl, max: 2, types: { getTypeParser } });
     try {
       await withMigrationLock(migrationPool, () => migrate(migrationPool, sessionUrl));
     } finally {
@@ -93,7 +104,9 @@ export async function openDatabase(
  */
 const DATE_OID = 1082;
 const getTypeParser = ((oid: number, format?: "text" | "binary") =>
-  oid === DATE_OID && format !== "binary" ? (value: string) => value : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser;
+  oid === DATE_OID && format !== "binary"
+    ? (value: string) => value
+    : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser;
 
 function sendUnnamedStatements(pool: pg.Pool): void {
   const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;

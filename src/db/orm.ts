@@ -37,6 +37,8 @@ export class MigrationError extends Error {
   override name = "MigrationError";
   constructor(cause: unknown) {
     const reason = cause instanceof Error ? cause.message : String(cause);
-    super(`Database migration failed, nothing was applied (the schema is as it was before this start): ${reason}`, { cause });
+    super(`Database migration failed, nothing was applied (the schema is as it was before this start): ${reason}`, {
+      cause,
+    });
   }
 }

@@ -25,7 +25,9 @@ export async function conflictOnDuplicate<T>(work: Promise<T>, message: string):
   try {
     return await work;
   } catch (err) {
-    const code = (err as { code?: unknown; cause?: { code?: unknown } }).code ?? (err as { cause?: { code?: unknown } }).cause?.code;
+    const code =
+      (err as { code?: unknown; cause?: { code?: unknown } }).code ??
+      (err as { cause?: { code?: unknown } }).cause?.code;
     if (code === "23505") throw new AppError("conflict", message, { cause: err });
     throw err;
   }

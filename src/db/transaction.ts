@@ -35,15 +35,23 @@ export function createTransact(pool: pg.Pool, boss: PgBoss): Transact {
       broken ??= err;
     };
     client.on("error", onError);
-    const query = async <R>(text: string, params: readonly unknown[] = []): Promise<R[]> => (await client.query(text, [...params])).rows as R[];
+    const query = async <R>(text: string, params: readonly unknown[] = []): Promise<R[]> =>
+      (await client.query(text, [...params])).rows as R[];
     const bossDb = { executeSql: (text: string, values: unknown[] = []) => client.query(text, values) };
     try {
-      await client.query(`begin isolation level ${options.isolationLevel ?? "read committed"}${options.readOnly === true ? " read only" : ""}`);
+      await client.query(
+        `begin isolation level ${options.isolationLevel ?? "read committed"}${options.readOnly === true ? " read only" : ""}`,
+      );
       const result = await work({
         query,
         enqueue: (queue, data, sendOptions) => boss.send(queue, data, { ...sendOptions, db: bossDb }),
         async enqueueMany(queue, data) {
-          if (data.length > 0) await boss.insert(queue, data.map((d) => ({ data: d })), { db: bossDb });
+          if (data.length > 0)
+            await boss.insert(
+              queue,
+              data.map((d) => ({ data: d })),
+              { db: bossDb },
+            );
         },
       });
       await client.query("commit");

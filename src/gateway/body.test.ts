@@ -15,7 +15,9 @@ let outcomes: Promise<string>[] = [];
 async function handler(req: NodeRequest, res: NodeResponse): Promise<void> {
   const read =
     req.url === "/multipart"
-      ? readMultipart(req, { maxFileBytes: LIMIT, maxFiles: 2, maxFieldBytes: 64 }).then((r) => `${r.fields.length} fields, ${r.files.map((f) => f.content.length).join("+")} bytes`)
+      ? readMultipart(req, { maxFileBytes: LIMIT, maxFiles: 2, maxFieldBytes: 64 }).then(
+          (r) => `${r.fields.length} fields, ${r.files.map((f) => f.content.length).join("+")} bytes`,
+        )
       : readBody(req, LIMIT).then((b) => `${b.length} bytes`);
   outcomes.push(read.catch((err: AppError) => err.code));
   try {
@@ -101,7 +103,9 @@ describe("readBody over HTTP/1.1", () => {
     socket.destroy();
     await new Promise((r) => setTimeout(r, 50));
     expect(outcomes).toHaveLength(1);
-    expect(await Promise.race([outcomes[0], new Promise((r) => setTimeout(() => r("still waiting"), 2000))])).toBe("invalid_argument");
+    expect(await Promise.race([outcomes[0], new Promise((r) => setTimeout(() => r("still waiting"), 2000))])).toBe(
+      "invalid_argument",
+    );
   });
 });
 
@@ -111,9 +115,14 @@ describe("readMultipart", () => {
 
   it("answers 413 as soon as a file passes its limit and cuts the upload off", async () => {
     const upload = endless(filePart);
-    const res = await post(`${base1}/multipart`, { body: upload.body, headers: { "content-type": `multipart/form-data; boundary=${boundary}` } });
+    const res = await post(`${base1}/multipart`, {
+      body: upload.body,
+      headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
+    });
     expect(res.status).toBe(413);
-    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/a\.png is larger than 1024 bytes/);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(
+      /a\.png is larger than 1024 bytes/,
+    );
     expect(upload.sent()).toBeLessThan(UPLOAD / 2);
   });
 
@@ -138,7 +147,10 @@ describe("readMultipart", () => {
   });
 
   it("refuses a malformed multipart body with 400", async () => {
-    const res = await post(`${base1}/multipart`, { body: "garbage", headers: { "content-type": "multipart/form-data" } });
+    const res = await post(`${base1}/multipart`, {
+      body: "garbage",
+      headers: { "content-type": "multipart/form-data" },
+    });
     expect(res.status).toBe(400);
   });
 });

@@ -100,14 +100,23 @@ export interface UploadedFile {
  * multipart/form-data: text parts and files, held in memory (each file at most `maxFileBytes`, at most
  * `maxFiles` of them; nothing is written to disk). A part beyond a limit stops reading the upload at once (413).
  */
-export function readMultipart(req: NodeRequest, opts: { maxFileBytes: number; maxFiles: number; maxFieldBytes: number }): Promise<{ fields: [string, string][]; files: UploadedFile[] }> {
+export function readMultipart(
+  req: NodeRequest,
+  opts: { maxFileBytes: number; maxFiles: number; maxFieldBytes: number },
+): Promise<{ fields: [string, string][]; files: UploadedFile[] }> {
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
       parser = busboy({
         headers: req.headers as Record<string, string>,
         // busboy reports a part as too large once it REACHES its limit: +1 so exactly the limit is accepted
-        limits: { fileSize: opts.maxFileBytes + 1, files: opts.maxFiles, fieldSize: opts.maxFieldBytes + 1, fields: 100, parts: 200 },
+        limits: {
+          fileSize: opts.maxFileBytes + 1,
+          files: opts.maxFiles,
+          fieldSize: opts.maxFieldBytes + 1,
+          fields: 100,
+          parts: 200,
+        },
       });
     } catch (err) {
       reject(refuse(req, "invalid_argument", `Malformed multipart request: ${(err as Error).message}`));
@@ -123,15 +132,24 @@ export function readMultipart(req: NodeRequest, opts: { maxFileBytes: number; ma
       reject(refuse(req, code, message));
     };
     parser.on("field", (name, value, info) => {
-      if (info.valueTruncated) fail("payload_too_large", `Form field ${name} is larger than ${opts.maxFieldBytes} bytes.`);
+      if (info.valueTruncated)
+        fail("payload_too_large", `Form field ${name} is larger than ${opts.maxFieldBytes} bytes.`);
       else fields.push([name, value]);
     });
     parser.on("file", (name, stream, info) => {
       const chunks: Buffer[] = [];
       stream.on("data", (c: Buffer) => chunks.push(c));
-      stream.on("limit", () => fail("payload_too_large", `File ${info.filename ?? name} is larger than ${opts.maxFileBytes} bytes.`));
+      stream.on("limit", () =>
+        fail("payload_too_large", `File ${info.filename ?? name} is larger than ${opts.maxFileBytes} bytes.`),
+      );
       stream.on("close", () => {
-        if (!settled) files.push({ field: name, filename: info.filename ?? "", contentType: info.mimeType, content: Buffer.concat(chunks) });
+        if (!settled)
+          files.push({
+            field: name,
+            filename: info.filename ?? "",
+            contentType: info.mimeType,
+            content: Buffer.concat(chunks),
+          });
       });
     });
     parser.on("filesLimit", () => fail("payload_too_large", `At most ${opts.maxFiles} files are accepted.`));

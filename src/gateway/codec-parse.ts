@@ -1,7 +1,24 @@
-import { create, fromJson, ScalarType, type DescEnum, type DescField, type DescMessage, type JsonValue, type MessageShape } from "@bufbuild/protobuf";
+import {
+  create,
+  fromJson,
+  ScalarType,
+  type DescEnum,
+  type DescField,
+  type DescMessage,
+  type JsonValue,
+  type MessageShape,
+} from "@bufbuild/protobuf";
 import { TimestampSchema } from "@bufbuild/protobuf/wkt";
 import { AppError, type FieldViolation } from "../errors.ts";
-import { MAX_SAFE, MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS, enumNames, isInt64, isWrapper, wrapperUnboxed } from "./codec-shared.ts";
+import {
+  MAX_SAFE,
+  MAX_TIMESTAMP_MS,
+  MIN_TIMESTAMP_MS,
+  enumNames,
+  isInt64,
+  isWrapper,
+  wrapperUnboxed,
+} from "./codec-shared.ts";
 
 /**
  * The parsing half of the codec (see codec.ts for the rules). It builds protobuf-es messages directly and
@@ -26,7 +43,11 @@ const plans = new WeakMap<DescMessage, Map<string, ParsePlan>>();
  * Parses our JSON into a message of `desc`; null means unset. Violations found earlier (query parameters, form
  * fields) can be passed in: they are reported together with the body's. Throws AppError("invalid_argument").
  */
-export function parse<D extends DescMessage>(desc: D, json: unknown, violations: FieldViolation[] = []): MessageShape<D> {
+export function parse<D extends DescMessage>(
+  desc: D,
+  json: unknown,
+  violations: FieldViolation[] = [],
+): MessageShape<D> {
   const message = json === null || json === undefined ? create(desc) : parseMessage(desc, json, "", violations);
   if (violations.length > 0) {
     const summary = violations.map((v) => `${v.field || "body"} ${v.reason}`).join("; ");
@@ -75,7 +96,10 @@ function planOf(desc: DescMessage): Map<string, ParsePlan> {
     for (const field of desc.fields) {
       const p: ParsePlan = {
         local: field.localName,
-        oneof: field.oneof === undefined ? undefined : { local: field.oneof.localName, names: field.oneof.fields.map((f) => f.jsonName).join(", ") },
+        oneof:
+          field.oneof === undefined
+            ? undefined
+            : { local: field.oneof.localName, names: field.oneof.fields.map((f) => f.jsonName).join(", ") },
         parse: fieldParser(field),
       };
       plan.set(field.jsonName, p);
@@ -95,7 +119,12 @@ function fieldParser(field: DescField): Parse {
     case "message":
       return messageParser(field.message, wrapperUnboxed(field));
     case "list": {
-      const item = field.listKind === "scalar" ? scalarParser(field.scalar, field.longAsString) : field.listKind === "enum" ? enumParser(field.enum) : messageParser(field.message, false);
+      const item =
+        field.listKind === "scalar"
+          ? scalarParser(field.scalar, field.longAsString)
+          : field.listKind === "enum"
+            ? enumParser(field.enum)
+            : messageParser(field.message, false);
       return (v, path, out) => {
         if (!Array.isArray(v)) return bad(out, path, "must be an array");
         const list = new Array<unknown>(v.length);
@@ -111,7 +140,12 @@ function fieldParser(field: DescField): Parse {
     }
     case "map": {
       const key = mapKeyCheck(field.mapKey);
-      const item = field.mapKind === "scalar" ? scalarParser(field.scalar, false) : field.mapKind === "enum" ? enumParser(field.enum) : messageParser(field.message, false);
+      const item =
+        field.mapKind === "scalar"
+          ? scalarParser(field.scalar, false)
+          : field.mapKind === "enum"
+            ? enumParser(field.enum)
+            : messageParser(field.message, false);
       return (v, path, out) => {
         if (typeof v !== "object" || v === null || Array.isArray(v)) return bad(out, path, "must be an object");
         const map: Record<string, unknown> = {};
@@ -119,7 +153,8 @@ function fieldParser(field: DescField): Parse {
         for (const [k, x] of Object.entries(v)) {
           const p = `${path}.${k}`;
           const reason = k === "__proto__" ? "is not an allowed key" : key(k);
-          const r = reason !== undefined ? bad(out, p, reason) : x === null ? bad(out, p, "must not be null") : item(x, p, out);
+          const r =
+            reason !== undefined ? bad(out, p, reason) : x === null ? bad(out, p, "must not be null") : item(x, p, out);
           if (r === BAD) ok = false;
           else map[k] = r;
         }
@@ -150,7 +185,10 @@ function scalarParser(scalar: ScalarType, longAsString: boolean): Parse {
     case ScalarType.DOUBLE:
       return (v, path, out) => (typeof v === "number" && Number.isFinite(v) ? v : bad(out, path, "must be a number"));
     case ScalarType.FLOAT:
-      return (v, path, out) => (typeof v === "number" && Number.isFinite(v) && Math.abs(v) <= FLOAT_MAX ? v : bad(out, path, "must be a number within the 32-bit float range"));
+      return (v, path, out) =>
+        typeof v === "number" && Number.isFinite(v) && Math.abs(v) <= FLOAT_MAX
+          ? v
+          : bad(out, path, "must be a number within the 32-bit float range");
     case ScalarType.UINT32:
     case ScalarType.FIXED32:
       return integer(0, UINT32_MAX, "must be an integer from 0 to 4294967295", (n) => n);
@@ -159,7 +197,12 @@ function scalarParser(scalar: ScalarType, longAsString: boolean): Parse {
     const unsigned = scalar === ScalarType.UINT64 || scalar === ScalarType.FIXED64;
     const convert = longAsString ? (n: number) => String(n) : (n: number) => BigInt(n);
     // numbers only (never numeric strings): beyond 2^53-1 a JSON number has already lost digits
-    return integer(unsigned ? 0 : -Number(MAX_SAFE), Number(MAX_SAFE), unsigned ? "must be an integer from 0 to 2^53-1" : "must be an integer within ±(2^53-1)", convert);
+    return integer(
+      unsigned ? 0 : -Number(MAX_SAFE),
+      Number(MAX_SAFE),
+      unsigned ? "must be an integer from 0 to 2^53-1" : "must be an integer within ±(2^53-1)",
+      convert,
+    );
   }
   return integer(INT32_MIN, INT32_MAX, "must be an integer within the 32-bit range", (n) => n);
 }
@@ -174,12 +217,27 @@ function integer(min: number, max: number, range: string, convert: (n: number) =
 /** Map keys arrive as JSON object keys (strings); they must spell a value of the key type canonically. */
 function mapKeyCheck(scalar: ScalarType): (key: string) => string | undefined {
   if (scalar === ScalarType.STRING) return () => undefined;
-  if (scalar === ScalarType.BOOL) return (k) => (k === "true" || k === "false" ? undefined : "key must be true or false");
-  const min = scalar === ScalarType.UINT32 || scalar === ScalarType.FIXED32 || scalar === ScalarType.UINT64 || scalar === ScalarType.FIXED64 ? 0 : isInt64(scalar) ? -Number(MAX_SAFE) : INT32_MIN;
-  const max = isInt64(scalar) ? Number(MAX_SAFE) : scalar === ScalarType.UINT32 || scalar === ScalarType.FIXED32 ? UINT32_MAX : INT32_MAX;
+  if (scalar === ScalarType.BOOL)
+    return (k) => (k === "true" || k === "false" ? undefined : "key must be true or false");
+  const min =
+    scalar === ScalarType.UINT32 ||
+    scalar === ScalarType.FIXED32 ||
+    scalar === ScalarType.UINT64 ||
+    scalar === ScalarType.FIXED64
+      ? 0
+      : isInt64(scalar)
+        ? -Number(MAX_SAFE)
+        : INT32_MIN;
+  const max = isInt64(scalar)
+    ? Number(MAX_SAFE)
+    : scalar === ScalarType.UINT32 || scalar === ScalarType.FIXED32
+      ? UINT32_MAX
+      : INT32_MAX;
   return (k) => {
     const n = Number(k);
-    return /^-?\d+$/.test(k) && String(n) === k && n >= min && n <= max ? undefined : `key must be an integer from ${min} to ${max}`;
+    return /^-?\d+$/.test(k) && String(n) === k && n >= min && n <= max
+      ? undefined
+      : `key must be an integer from ${min} to ${max}`;
   };
 }
 
@@ -196,11 +254,14 @@ function messageParser(desc: DescMessage, unboxed: boolean): Parse {
     case "google.protobuf.Timestamp":
       return (v, path, out) => {
         const ts = typeof v === "string" ? parseTimestamp(v) : undefined;
-        return ts === undefined ? bad(out, path, "must be an ISO 8601 timestamp such as 2026-11-22T09:30:00.000Z") : create(TimestampSchema, ts);
+        return ts === undefined
+          ? bad(out, path, "must be an ISO 8601 timestamp such as 2026-11-22T09:30:00.000Z")
+          : create(TimestampSchema, ts);
       };
     case "google.protobuf.Struct":
       // protobuf-es keeps a Struct field as the plain JSON object itself
-      return (v, path, out) => (typeof v === "object" && v !== null && !Array.isArray(v) ? v : bad(out, path, "must be an object"));
+      return (v, path, out) =>
+        typeof v === "object" && v !== null && !Array.isArray(v) ? v : bad(out, path, "must be an object");
   }
   if (isWrapper(desc)) {
     const valueField = desc.fields[0];
@@ -230,7 +291,14 @@ const TIMESTAMP = /^(\d{4})-(\d\d)-(\d\d)[Tt](\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))
 export function parseTimestamp(s: string): { seconds: bigint; nanos: number } | undefined {
   const m = TIMESTAMP.exec(s);
   if (m === null) return undefined;
-  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   if (year < 1 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
   // setUTCFullYear, unlike Date.UTC, does not move years 0-99 into the 1900s
   const date = new Date(0);

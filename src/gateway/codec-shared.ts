@@ -12,7 +12,13 @@ export const MAX_TIMESTAMP_MS = 253402300799999;
 export const IMPLICIT = 2;
 
 export function isInt64(scalar: ScalarType): boolean {
-  return scalar === ScalarType.INT64 || scalar === ScalarType.UINT64 || scalar === ScalarType.SINT64 || scalar === ScalarType.FIXED64 || scalar === ScalarType.SFIXED64;
+  return (
+    scalar === ScalarType.INT64 ||
+    scalar === ScalarType.UINT64 ||
+    scalar === ScalarType.SINT64 ||
+    scalar === ScalarType.FIXED64 ||
+    scalar === ScalarType.SFIXED64
+  );
 }
 
 const WRAPPERS = new Set([

@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { create, fromBinary, toBinary, type DescMessage } from "@bufbuild/protobuf";
 import { DurationSchema, StringValueSchema, timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { CodecSample_Mode, CodecSampleSchema, Color, ColorSchema, SearchThingsRequestSchema, ThingSchema } from "../../test/gen/hotelops/gatewaytest/v1/gateway_test_pb.js";
+import {
+  CodecSample_Mode,
+  CodecSampleSchema,
+  Color,
+  ColorSchema,
+  SearchThingsRequestSchema,
+  ThingSchema,
+} from "../../test/gen/hotelops/gatewaytest/v1/gateway_test_pb.js";
 import { AppError } from "../errors.ts";
 import { enumPrefix, parse, render, shortEnumName } from "./codec.ts";
 
@@ -115,18 +122,27 @@ describe("render", () => {
   });
 
   it("refuses (internal) to render an int64 JSON numbers cannot carry exactly", () => {
-    for (const sample of [{ total: 9007199254740992n }, { amounts: [1n, -9007199254740992n] }, { maybeAmount: 2n ** 60n }]) {
-      expect(() => render(CodecSampleSchema, create(CodecSampleSchema, sample))).toThrow(expect.objectContaining({ code: "internal" }));
+    for (const sample of [
+      { total: 9007199254740992n },
+      { amounts: [1n, -9007199254740992n] },
+      { maybeAmount: 2n ** 60n },
+    ]) {
+      expect(() => render(CodecSampleSchema, create(CodecSampleSchema, sample))).toThrow(
+        expect.objectContaining({ code: "internal" }),
+      );
     }
   });
 
   it("renders timestamps in UTC with exactly three fraction digits, truncated", () => {
-    const at = (seconds: bigint, nanos: number) => (render(ThingSchema, create(ThingSchema, { createdAt: { seconds, nanos } })) as { createdAt: string }).createdAt;
+    const at = (seconds: bigint, nanos: number) =>
+      (render(ThingSchema, create(ThingSchema, { createdAt: { seconds, nanos } })) as { createdAt: string }).createdAt;
     expect(at(1795167000n, 0)).toBe("2026-11-20T09:30:00.000Z");
     expect(at(1795167000n, 123_999_999)).toBe("2026-11-20T09:30:00.123Z");
     expect(at(1795167000n, 5_000)).toBe("2026-11-20T09:30:00.000Z");
     expect(at(-1n, 500_000_000)).toBe("1969-12-31T23:59:59.500Z");
-    expect(render(ThingSchema, create(ThingSchema, { createdAt: timestampFromDate(new Date("2026-01-02T03:04:05.678Z")) }))).toMatchObject({ createdAt: "2026-01-02T03:04:05.678Z" });
+    expect(
+      render(ThingSchema, create(ThingSchema, { createdAt: timestampFromDate(new Date("2026-01-02T03:04:05.678Z")) })),
+    ).toMatchObject({ createdAt: "2026-01-02T03:04:05.678Z" });
   });
 });
 
@@ -174,7 +190,13 @@ describe("parse", () => {
   });
 
   it("accepts proto field names as well as JSON names, and treats null as unset", () => {
-    const msg = parse(CodecSampleSchema, { big_unsigned: 1, display_name: "x", maybeAmount: null, optionalColor: null, things: null });
+    const msg = parse(CodecSampleSchema, {
+      big_unsigned: 1,
+      display_name: "x",
+      maybeAmount: null,
+      optionalColor: null,
+      things: null,
+    });
     expect(msg.bigUnsigned).toBe(1);
     expect(msg.displayName).toBe("x");
     expect(msg.maybeAmount).toBeUndefined();
@@ -183,7 +205,9 @@ describe("parse", () => {
   });
 
   it("keeps sub-millisecond precision and applies the offset", () => {
-    const msg = parse(CodecSampleSchema, { times: ["2026-11-22T09:30:00.123456789Z", "0001-01-01T00:00:00Z", "2026-11-22T00:00:00-05:30"] });
+    const msg = parse(CodecSampleSchema, {
+      times: ["2026-11-22T09:30:00.123456789Z", "0001-01-01T00:00:00Z", "2026-11-22T00:00:00-05:30"],
+    });
     expect(msg.times.map((t) => [t.seconds, t.nanos])).toEqual([
       [1795339800n, 123456789],
       [-62135596800n, 0],
@@ -232,14 +256,21 @@ describe("parse", () => {
   });
 
   it("refuses int64 beyond 2^53-1 and numeric strings", () => {
-    expect(violations(ThingSchema, JSON.parse(`{"amountMinor":9007199254740993}`))).toEqual({ amountMinor: "must be an integer within ±(2^53-1)" });
-    expect(violations(ThingSchema, { amountMinor: -9007199254740992 })).toEqual({ amountMinor: "must be an integer within ±(2^53-1)" });
+    expect(violations(ThingSchema, JSON.parse(`{"amountMinor":9007199254740993}`))).toEqual({
+      amountMinor: "must be an integer within ±(2^53-1)",
+    });
+    expect(violations(ThingSchema, { amountMinor: -9007199254740992 })).toEqual({
+      amountMinor: "must be an integer within ±(2^53-1)",
+    });
     expect(violations(ThingSchema, { amountMinor: "5" })).toEqual({ amountMinor: "must be an integer" });
     expect(parse(ThingSchema, { amountMinor: -9007199254740991 }).amountMinor).toBe(-9007199254740991n);
   });
 
   it("takes enum names with or without prefix, never numbers or the unspecified value", () => {
-    expect(parse(ThingSchema, { color: "DEEP_BLUE", palette: ["RED", "COLOR_DEEP_BLUE"] })).toMatchObject({ color: Color.DEEP_BLUE, palette: [Color.RED, Color.DEEP_BLUE] });
+    expect(parse(ThingSchema, { color: "DEEP_BLUE", palette: ["RED", "COLOR_DEEP_BLUE"] })).toMatchObject({
+      color: Color.DEEP_BLUE,
+      palette: [Color.RED, Color.DEEP_BLUE],
+    });
     expect(violations(ThingSchema, { color: "UNSPECIFIED", palette: [1, "COLOR_UNSPECIFIED"] })).toEqual({
       color: "must be one of RED, DEEP_BLUE",
       "palette[0]": "must be one of RED, DEEP_BLUE",
@@ -248,7 +279,9 @@ describe("parse", () => {
   });
 
   it("refuses two members of one oneof", () => {
-    expect(violations(CodecSampleSchema, { roomNumber: "1", roomRef: { id: "2" } })).toEqual({ roomRef: "only one of roomNumber, roomRef may be set" });
+    expect(violations(CodecSampleSchema, { roomNumber: "1", roomRef: { id: "2" } })).toEqual({
+      roomRef: "only one of roomNumber, roomRef may be set",
+    });
   });
 
   it("refuses a body that is not an object, naming no field", () => {

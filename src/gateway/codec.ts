@@ -1,7 +1,25 @@
-import { getOption, ScalarType, toJson, type DescEnum, type DescField, type DescMessage, type JsonValue, type Message } from "@bufbuild/protobuf";
+import {
+  getOption,
+  ScalarType,
+  toJson,
+  type DescEnum,
+  type DescField,
+  type DescMessage,
+  type JsonValue,
+  type Message,
+} from "@bufbuild/protobuf";
 import { field as fieldDoc } from "../../gen/hotelops/api/v1/rest_pb.js";
 import { AppError } from "../errors.ts";
-import { IMPLICIT, MAX_SAFE, MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS, enumNames, isInt64, isWrapper, wrapperUnboxed } from "./codec-shared.ts";
+import {
+  IMPLICIT,
+  MAX_SAFE,
+  MAX_TIMESTAMP_MS,
+  MIN_TIMESTAMP_MS,
+  enumNames,
+  isInt64,
+  isWrapper,
+  wrapperUnboxed,
+} from "./codec-shared.ts";
 
 /**
  * The one JSON codec of the REST faces, driven by descriptors:
@@ -75,7 +93,10 @@ function planOf(desc: DescMessage): RenderPlan[] {
       local: field.localName,
       json: field.jsonName,
       oneof: field.oneof?.localName,
-      explicit: field.fieldKind === "message" || field.oneof !== undefined || ((field.fieldKind === "scalar" || field.fieldKind === "enum") && field.presence !== IMPLICIT),
+      explicit:
+        field.fieldKind === "message" ||
+        field.oneof !== undefined ||
+        ((field.fieldKind === "scalar" || field.fieldKind === "enum") && field.presence !== IMPLICIT),
       variant: getOption(field, fieldDoc).variant,
       render: fieldRenderer(field),
     }));
@@ -103,7 +124,12 @@ function fieldRenderer(field: DescField): Render {
     case "message":
       return messageRenderer(field.message, wrapperUnboxed(field));
     case "list": {
-      const item = field.listKind === "scalar" ? scalarRenderer(field.scalar, field.name) : field.listKind === "enum" ? enumRenderer(field.enum) : messageRenderer(field.message, false);
+      const item =
+        field.listKind === "scalar"
+          ? scalarRenderer(field.scalar, field.name)
+          : field.listKind === "enum"
+            ? enumRenderer(field.enum)
+            : messageRenderer(field.message, false);
       return (v) => {
         const list = v as unknown[];
         const out = new Array<JsonValue>(list.length);
@@ -112,13 +138,24 @@ function fieldRenderer(field: DescField): Render {
       };
     }
     case "map": {
-      const item = field.mapKind === "scalar" ? scalarRenderer(field.scalar, field.name) : field.mapKind === "enum" ? enumRenderer(field.enum) : messageRenderer(field.message, false);
+      const item =
+        field.mapKind === "scalar"
+          ? scalarRenderer(field.scalar, field.name)
+          : field.mapKind === "enum"
+            ? enumRenderer(field.enum)
+            : messageRenderer(field.message, false);
       return (v) => {
         const map = v as Record<string, unknown>;
         const out: Record<string, JsonValue> = {};
         for (const key of Object.keys(map)) {
           // a "__proto__" key must stay a key, not replace the object's prototype
-          if (key === "__proto__") Object.defineProperty(out, key, { value: item(map[key]), enumerable: true, writable: true, configurable: true });
+          if (key === "__proto__")
+            Object.defineProperty(out, key, {
+              value: item(map[key]),
+              enumerable: true,
+              writable: true,
+              configurable: true,
+            });
           else out[key] = item(map[key]);
         }
         return out;
@@ -157,7 +194,10 @@ function messageRenderer(desc: DescMessage, unboxed: boolean): Render {
   }
   if (isWrapper(desc)) {
     const valueField = desc.fields[0];
-    const inner = scalarRenderer(valueField?.fieldKind === "scalar" ? valueField.scalar : ScalarType.STRING, desc.typeName);
+    const inner = scalarRenderer(
+      valueField?.fieldKind === "scalar" ? valueField.scalar : ScalarType.STRING,
+      desc.typeName,
+    );
     return unboxed ? inner : (v) => inner((v as { value: unknown }).value);
   }
   // Value, ListValue, Duration, FieldMask, Empty...: their canonical JSON is already plain JSON
@@ -172,7 +212,8 @@ function isMessageValue(v: unknown): v is Message {
 function int64Out(v: unknown, what: string): number {
   if (typeof v === "number") return v; // a field with jstype = JS_NUMBER
   const big = typeof v === "bigint" ? v : BigInt(v as string);
-  if (big > MAX_SAFE || big < -MAX_SAFE) throw new AppError("internal", `${what} is beyond 2^53-1 and cannot be rendered as a JSON number`);
+  if (big > MAX_SAFE || big < -MAX_SAFE)
+    throw new AppError("internal", `${what} is beyond 2^53-1 and cannot be rendered as a JSON number`);
   return Number(big);
 }
 
@@ -192,6 +233,7 @@ function bytesOut(v: unknown): JsonValue {
 function timestampOut(v: unknown): JsonValue {
   const ts = v as { seconds: bigint; nanos: number };
   const ms = Number(ts.seconds) * 1000 + Math.floor(ts.nanos / 1_000_000);
-  if (!(ms >= MIN_TIMESTAMP_MS && ms <= MAX_TIMESTAMP_MS)) throw new AppError("internal", `timestamp ${ts.seconds}s is outside 0001..9999`);
+  if (!(ms >= MIN_TIMESTAMP_MS && ms <= MAX_TIMESTAMP_MS))
+    throw new AppError("internal", `timestamp ${ts.seconds}s is outside 0001..9999`);
   return new Date(ms).toISOString();
 }

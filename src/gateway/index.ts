@@ -1,5 +1,21 @@
-import { create, isMessage, type DescMessage, type DescMethod, type DescMethodUnary, type JsonValue, type Message, type MessageInitShape } from "@bufbuild/protobuf";
-import { ConnectError, createHandlerContext, type ContextValues, type Interceptor, type UnaryRequest, type UnaryResponse } from "@connectrpc/connect";
+import {
+  create,
+  isMessage,
+  type DescMessage,
+  type DescMethod,
+  type DescMethodUnary,
+  type JsonValue,
+  type Message,
+  type MessageInitShape,
+} from "@bufbuild/protobuf";
+import {
+  ConnectError,
+  createHandlerContext,
+  type ContextValues,
+  type Interceptor,
+  type UnaryRequest,
+  type UnaryResponse,
+} from "@connectrpc/connect";
 import { AppError, toAppError, type FieldViolation } from "../errors.ts";
 import { chain, type UnaryCall } from "../server/calls.ts";
 import type { CallInfo } from "../server/context.ts";
@@ -36,7 +52,15 @@ export interface Gateway {
 }
 
 /** Incoming headers an RPC may read; everything else stays at the HTTP edge. */
-const FORWARDED = ["authorization", "idempotency-key", "user-agent", "x-forwarded-for", "accept-language", "traceparent", "tracestate"];
+const FORWARDED = [
+  "authorization",
+  "idempotency-key",
+  "user-agent",
+  "x-forwarded-for",
+  "accept-language",
+  "traceparent",
+  "tracestate",
+];
 /** Connect/gRPC protocol headers that must not leak into REST responses. */
 const PROTOCOL_HEADER = /^(content-type|content-length|content-encoding|accept-encoding|connect-|grpc-|trailer-)/;
 
@@ -48,7 +72,11 @@ const PROTOCOL_HEADER = /^(content-type|content-length|content-encoding|accept-e
 export function createGateway(opts: GatewayOptions): Gateway {
   const routes = routesOf([...opts.calls.keys()].map((method) => ({ method })));
   const direct: DirectCalls = { calls: opts.calls, interceptors: opts.interceptors };
-  const limits = { maxFileBytes: opts.maxFileBytes ?? 6 * 1024 * 1024, maxFiles: opts.maxFiles ?? 4, maxFieldBytes: 64 * 1024 };
+  const limits = {
+    maxFileBytes: opts.maxFileBytes ?? 6 * 1024 * 1024,
+    maxFiles: opts.maxFiles ?? 4,
+    maxFieldBytes: 64 * 1024,
+  };
 
   return {
     routes,
@@ -60,13 +88,20 @@ export function createGateway(opts: GatewayOptions): Gateway {
         return;
       }
       if ("allow" in match) {
-        const err = new AppError("method_not_allowed", `${req.method} is not allowed on ${url.pathname}; use ${match.allow.join(", ")}.`, { headers: { allow: match.allow.join(", ") } });
+        const err = new AppError(
+          "method_not_allowed",
+          `${req.method} is not allowed on ${url.pathname}; use ${match.allow.join(", ")}.`,
+          { headers: { allow: match.allow.join(", ") } },
+        );
         writeError(res, err, info.requestId);
         return;
       }
       const { route, vars } = match;
       const style = route.rest.errorStyle === "oauth2" ? "oauth2" : "";
-      const anonymous = opts.refuseAnonymousBeforeBody === true ? missingCredentials(route.method, req.headers.authorization) : undefined;
+      const anonymous =
+        opts.refuseAnonymousBeforeBody === true
+          ? missingCredentials(route.method, req.headers.authorization)
+          : undefined;
       if (anonymous !== undefined) {
         info.error = anonymous;
         writeError(res, anonymous, info.requestId, style);
@@ -80,7 +115,12 @@ export function createGateway(opts: GatewayOptions): Gateway {
         input = message;
       } catch (err) {
         if (err instanceof AppError) info.error = err;
-        writeError(res, err instanceof AppError ? err : new AppError("invalid_argument", "Invalid request."), info.requestId, style);
+        writeError(
+          res,
+          err instanceof AppError ? err : new AppError("invalid_argument", "Invalid request."),
+          info.requestId,
+          style,
+        );
         return;
       }
       await invoke(route, input, req, res, info, values, style, direct);
@@ -89,7 +129,15 @@ export function createGateway(opts: GatewayOptions): Gateway {
 }
 
 /** The request as our JSON: body, then query parameters, then path variables; problems go to `violations`. */
-async function requestJson(route: Route, vars: Map<string, string>, query: URLSearchParams, req: NodeRequest, maxBodyBytes: number, limits: { maxFileBytes: number; maxFiles: number; maxFieldBytes: number }, violations: FieldViolation[]): Promise<Record<string, unknown>> {
+async function requestJson(
+  route: Route,
+  vars: Map<string, string>,
+  query: URLSearchParams,
+  req: NodeRequest,
+  maxBodyBytes: number,
+  limits: { maxFileBytes: number; maxFiles: number; maxFieldBytes: number },
+  violations: FieldViolation[],
+): Promise<Record<string, unknown>> {
   const desc = route.method.input;
   let json: Record<string, unknown> = {};
   if (route.body !== "") {
@@ -103,10 +151,21 @@ async function requestJson(route: Route, vars: Map<string, string>, query: URLSe
   return json;
 }
 
-async function bodyJson(route: Route, target: DescMessage, req: NodeRequest, maxBodyBytes: number, limits: { maxFileBytes: number; maxFiles: number; maxFieldBytes: number }, violations: FieldViolation[]): Promise<Record<string, unknown>> {
+async function bodyJson(
+  route: Route,
+  target: DescMessage,
+  req: NodeRequest,
+  maxBodyBytes: number,
+  limits: { maxFileBytes: number; maxFiles: number; maxFieldBytes: number },
+  violations: FieldViolation[],
+): Promise<Record<string, unknown>> {
   const contentType = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
   const accepted = route.rest.requestContentTypes.length > 0 ? route.rest.requestContentTypes : ["application/json"];
-  if (contentType === "" && (req.headers["content-length"] === undefined || req.headers["content-length"] === "0") && req.headers["transfer-encoding"] === undefined) {
+  if (
+    contentType === "" &&
+    (req.headers["content-length"] === undefined || req.headers["content-length"] === "0") &&
+    req.headers["transfer-encoding"] === undefined
+  ) {
     return {};
   }
   if (!accepted.includes(contentType)) {
@@ -129,7 +188,8 @@ async function bodyJson(route: Route, target: DescMessage, req: NodeRequest, max
       const field = fieldAt(target, key);
       if (field === undefined) continue;
       const values = form.getAll(key);
-      if (values.length > 1 && field.fieldKind !== "list") violations.push({ field: key, reason: "must not be repeated" });
+      if (values.length > 1 && field.fieldKind !== "list")
+        violations.push({ field: key, reason: "must not be repeated" });
       else assignParam(target, out, key, values, violations);
     }
     return out;
@@ -139,10 +199,14 @@ async function bodyJson(route: Route, target: DescMessage, req: NodeRequest, max
   try {
     parsed = JSON.parse(raw.toString("utf8"));
   } catch (err) {
-    throw new AppError("invalid_argument", `Malformed JSON: ${(err as Error).message}`, { details: [{ field: "", reason: "malformed JSON" }] });
+    throw new AppError("invalid_argument", `Malformed JSON: ${(err as Error).message}`, {
+      details: [{ field: "", reason: "malformed JSON" }],
+    });
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    throw new AppError("invalid_argument", "The JSON body must be an object.", { details: [{ field: "", reason: "must be an object" }] });
+    throw new AppError("invalid_argument", "The JSON body must be an object.", {
+      details: [{ field: "", reason: "must be an object" }],
+    });
   }
   return parsed as Record<string, unknown>;
 }
@@ -151,9 +215,18 @@ async function bodyJson(route: Route, target: DescMessage, req: NodeRequest, max
  * A file part fills the field named like the part: a `bytes` field (or repeated bytes), or a (repeated)
  * message with `content` (bytes), `content_type` and `filename`.
  */
-function assignFile(target: DescMessage, out: Record<string, unknown>, file: UploadedFile, violations: FieldViolation[]): void {
+function assignFile(
+  target: DescMessage,
+  out: Record<string, unknown>,
+  file: UploadedFile,
+  violations: FieldViolation[],
+): void {
   const field = fieldAt(target, file.field);
-  const asMessage = { content: file.content.toString("base64"), contentType: file.contentType, filename: file.filename };
+  const asMessage = {
+    content: file.content.toString("base64"),
+    contentType: file.contentType,
+    filename: file.filename,
+  };
   if (field === undefined) {
     violations.push({ field: file.field, reason: "is not a known file part" });
   } else if (field.fieldKind === "scalar" && field.scalar === 12) {
@@ -168,7 +241,16 @@ function assignFile(target: DescMessage, out: Record<string, unknown>, file: Upl
   }
 }
 
-async function invoke(route: Route, input: Message, req: NodeRequest, res: NodeResponse, info: CallInfo, values: ContextValues, style: "" | "oauth2", direct: DirectCalls): Promise<void> {
+async function invoke(
+  route: Route,
+  input: Message,
+  req: NodeRequest,
+  res: NodeResponse,
+  info: CallInfo,
+  values: ContextValues,
+  style: "" | "oauth2",
+  direct: DirectCalls,
+): Promise<void> {
   const header: Record<string, string> = { "x-request-id": info.requestId };
   for (const name of FORWARDED) {
     const v = req.headers[name];
@@ -177,7 +259,15 @@ async function invoke(route: Route, input: Message, req: NodeRequest, res: NodeR
   const method = route.method as DescMethodUnary;
   // Routes are built from the recorded implementations, so every route has one.
   const impl = direct.calls.get(route.method)!;
-  const context = createHandlerContext({ service: method.parent, method, protocolName: "rest", requestMethod: "POST", url: `http://gateway/${method.parent.typeName}/${method.name}`, requestHeader: header, contextValues: values });
+  const context = createHandlerContext({
+    service: method.parent,
+    method,
+    protocolName: "rest",
+    requestMethod: "POST",
+    url: `http://gateway/${method.parent.typeName}/${method.name}`,
+    requestHeader: header,
+    contextValues: values,
+  });
   // Only a client that goes away mid-call aborts it (abort() with no reason builds a costly DOMException).
   res.once("close", () => {
     if (!res.writableFinished) context.abort();
@@ -185,11 +275,31 @@ async function invoke(route: Route, input: Message, req: NodeRequest, res: NodeR
   const last = async (r: UnaryRequest): Promise<UnaryResponse> => {
     const out = await impl(r.message, context);
     const message = isMessage(out, method.output) ? out : create(method.output, out as MessageInitShape<DescMessage>);
-    return { stream: false, service: method.parent, method, header: context.responseHeader, trailer: context.responseTrailer, message };
+    return {
+      stream: false,
+      service: method.parent,
+      method,
+      header: context.responseHeader,
+      trailer: context.responseTrailer,
+      message,
+    };
   };
   let result: UnaryResponse;
   try {
-    result = await chain(direct.interceptors, last as (r: UnaryRequest) => Promise<UnaryResponse>)({ stream: false, service: method.parent, method, requestMethod: "POST", url: context.url, signal: context.signal, header: context.requestHeader, contextValues: values, message: input });
+    result = await chain(
+      direct.interceptors,
+      last as (r: UnaryRequest) => Promise<UnaryResponse>,
+    )({
+      stream: false,
+      service: method.parent,
+      method,
+      requestMethod: "POST",
+      url: context.url,
+      signal: context.signal,
+      header: context.requestHeader,
+      contextValues: values,
+      message: input,
+    });
   } catch (err) {
     const headers = new Headers(context.responseHeader);
     if (err instanceof ConnectError) err.metadata.forEach((value, name) => headers.set(name, value));

@@ -6,7 +6,13 @@ import type { FieldViolation } from "../errors.ts";
  * proto name). They are turned into the JSON shape the codec parses, typed by the descriptor: numbers and
  * booleans are converted, repeated fields take `a=1&a=2` or a comma list `a=1,2`.
  */
-export function assignParam(desc: DescMessage, target: Record<string, unknown>, path: string, values: string[], violations: FieldViolation[]): void {
+export function assignParam(
+  desc: DescMessage,
+  target: Record<string, unknown>,
+  path: string,
+  values: string[],
+  violations: FieldViolation[],
+): void {
   const names = path.split(".");
   let message = desc;
   let obj = target;
@@ -28,7 +34,9 @@ export function assignParam(desc: DescMessage, target: Record<string, unknown>, 
       continue;
     }
     if (field.fieldKind === "list") {
-      const items = values.flatMap((v) => (field.listKind === "scalar" && field.scalar === 12 ? [v] : v.split(","))).filter((v) => v !== "");
+      const items = values
+        .flatMap((v) => (field.listKind === "scalar" && field.scalar === 12 ? [v] : v.split(",")))
+        .filter((v) => v !== "");
       const existing = (obj[field.jsonName] as unknown[] | undefined) ?? [];
       obj[field.jsonName] = [...existing, ...items.map((v) => coerce(field, v))];
       return;
@@ -37,7 +45,11 @@ export function assignParam(desc: DescMessage, target: Record<string, unknown>, 
       violations.push({ field: path, reason: "cannot be set from a parameter" });
       return;
     }
-    if (field.fieldKind === "message" && !isWrapper(field.message) && field.message.typeName !== "google.protobuf.Timestamp") {
+    if (
+      field.fieldKind === "message" &&
+      !isWrapper(field.message) &&
+      field.message.typeName !== "google.protobuf.Timestamp"
+    ) {
       violations.push({ field: path, reason: "cannot be set from a parameter; set its fields (e.g. " + path + ".x)" });
       return;
     }
@@ -55,7 +67,8 @@ function isWrapper(m: DescMessage): boolean {
 
 /** A string becomes what the codec expects for the field; the codec reports what does not fit. */
 function coerce(field: DescField, raw: string): unknown {
-  const scalar = field.fieldKind === "message" && isWrapper(field.message) ? field.message.fields[0]!.scalar : field.scalar;
+  const scalar =
+    field.fieldKind === "message" && isWrapper(field.message) ? field.message.fields[0]!.scalar : field.scalar;
   if (field.fieldKind === "enum" || (field.fieldKind === "list" && field.listKind === "enum")) return raw;
   if (field.fieldKind === "message") {
     if (field.message.typeName === "google.protobuf.Timestamp") return raw;

@@ -10,5 +10,7 @@ import { AppError } from "../errors.ts";
 export function missingCredentials(method: DescMethod, authorization: string | undefined): AppError | undefined {
   if (authorization !== undefined && authorization !== "") return undefined;
   if (!method.parent.typeName.startsWith("hotelops.") || getOption(method, rule).public) return undefined;
-  return new AppError("unauthorized", "Authentication required: send Authorization: Bearer <access token>.", { headers: { "www-authenticate": "Bearer" } });
+  return new AppError("unauthorized", "Authentication required: send Authorization: Bearer <access token>.", {
+    headers: { "www-authenticate": "Bearer" },
+  });
 }

@@ -25,7 +25,14 @@ export function routesOf(methods: readonly { method: DescMethod }[]): Route[] {
     for (const r of [rule, ...rule.additionalBindings]) {
       const bound = bindingOf(r);
       if (bound === undefined) continue;
-      routes.push({ httpMethod: bound.method, template: parseTemplate(bound.path), body: r.body, responseBody: r.responseBody, rest: restOptions, method });
+      routes.push({
+        httpMethod: bound.method,
+        template: parseTemplate(bound.path),
+        body: r.body,
+        responseBody: r.responseBody,
+        rest: restOptions,
+        method,
+      });
     }
   }
   return routes;
@@ -55,7 +62,8 @@ export function matchRoute(routes: readonly Route[], httpMethod: string, path: s
   for (const route of routes) {
     const vars = matchTemplate(route.template, path);
     if (vars === undefined) continue;
-    if (route.httpMethod === httpMethod || (httpMethod === "HEAD" && route.httpMethod === "GET")) return { route, vars };
+    if (route.httpMethod === httpMethod || (httpMethod === "HEAD" && route.httpMethod === "GET"))
+      return { route, vars };
     allow.add(route.httpMethod);
   }
   return allow.size > 0 ? { allow: [...allow].sort() } : undefined;

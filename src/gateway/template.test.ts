@@ -8,7 +8,10 @@ const match = (template: string, path: string) => {
 
 describe("parseTemplate", () => {
   it("lists the bound field paths, nested ones included", () => {
-    expect(parseTemplate("/v1/properties/{property_code}/reservations/{reservation.id}").fields).toEqual(["property_code", "reservation.id"]);
+    expect(parseTemplate("/v1/properties/{property_code}/reservations/{reservation.id}").fields).toEqual([
+      "property_code",
+      "reservation.id",
+    ]);
     expect(parseTemplate("/v1/{name=shelves/*/books/*}:publish")).toMatchObject({ fields: ["name"], verb: "publish" });
     expect(parseTemplate("/v1/things").fields).toEqual([]);
   });
@@ -29,7 +32,12 @@ describe("matchTemplate", () => {
   });
 
   it("binds single-segment variables, nested field paths and percent-decodes them", () => {
-    expect(match("/v1/properties/{property_code}/reservations/{reservation.id}", "/v1/properties/DEMO-IST/reservations/r%2F1%20x")).toEqual({
+    expect(
+      match(
+        "/v1/properties/{property_code}/reservations/{reservation.id}",
+        "/v1/properties/DEMO-IST/reservations/r%2F1%20x",
+      ),
+    ).toEqual({
       property_code: "DEMO-IST",
       "reservation.id": "r/1 x",
     });
@@ -41,7 +49,10 @@ describe("matchTemplate", () => {
   });
 
   it("binds {var=pattern} with literal and wildcard segments", () => {
-    expect(match("/v1/{name=shelves/*}/books/{book}", "/v1/shelves/s1/books/b2")).toEqual({ name: "shelves/s1", book: "b2" });
+    expect(match("/v1/{name=shelves/*}/books/{book}", "/v1/shelves/s1/books/b2")).toEqual({
+      name: "shelves/s1",
+      book: "b2",
+    });
     expect(match("/v1/{name=shelves/*}/books/{book}", "/v1/racks/s1/books/b2")).toBeUndefined();
     expect(match("/v1/{name=*}", "/v1/x")).toEqual({ name: "x" });
   });
@@ -72,6 +83,7 @@ describe("matchTemplate", () => {
 
   it("gives the same answer on repeated use of one parsed template", () => {
     const t = parseTemplate("/v1/{a}/{b=x/**}");
-    for (let i = 0; i < 3; i++) expect(Object.fromEntries(matchTemplate(t, `/v1/${i}/x/y`)!)).toEqual({ a: String(i), b: "x/y" });
+    for (let i = 0; i < 3; i++)
+      expect(Object.fromEntries(matchTemplate(t, `/v1/${i}/x/y`)!)).toEqual({ a: String(i), b: "x/y" });
   });
 });

@@ -14,7 +14,10 @@ import { instrumentBoss, type JobTelemetry } from "./telemetry.ts";
  * includeMetadata) are left out so every handler has the same signature; `queue` sets the queue's policy,
  * retries and expiry when this call creates it.
  */
-export type WorkerOptions = Omit<WorkOptions, "transactional" | "transactionTimeoutSeconds" | "perJobResults" | "includeMetadata"> & {
+export type WorkerOptions = Omit<
+  WorkOptions,
+  "transactional" | "transactionTimeoutSeconds" | "perJobResults" | "includeMetadata"
+> & {
   queue?: Omit<Queue, "name">;
 };
 
@@ -37,7 +40,11 @@ export interface Boss {
    * Like registerWorker, for handlers that take a batch of jobs at once (one claim statement per batch). The
    * queue's policy (`options.queue`) is applied whether or not the queue existed. A throw fails the batch.
    */
-  registerBatchWorker<T extends object>(queue: string, handler: (jobs: Job<T>[]) => Promise<unknown>, options: WorkerOptions & { batchSize: number }): Promise<void>;
+  registerBatchWorker<T extends object>(
+    queue: string,
+    handler: (jobs: Job<T>[]) => Promise<unknown>,
+    options: WorkerOptions & { batchSize: number },
+  ): Promise<void>;
   /** Stops fetching, waits up to graceMs for running handlers, fails what is still running, ends the LISTEN session. */
   stop(): Promise<void>;
 }
@@ -109,7 +116,11 @@ export async function startBoss(opts: BossOptions): Promise<Boss> {
         if (jobs.length >= batchSize && worker.id !== undefined) pgboss.notifyWorker(worker.id);
       });
     },
-    async registerBatchWorker<T extends object>(queue: string, handler: (jobs: Job<T>[]) => Promise<unknown>, options: WorkerOptions & { batchSize: number }) {
+    async registerBatchWorker<T extends object>(
+      queue: string,
+      handler: (jobs: Job<T>[]) => Promise<unknown>,
+      options: WorkerOptions & { batchSize: number },
+    ) {
       const { queue: queueOptions, ...work } = options;
       await ensureQueue(queue, queueOptions);
       if (!runsJobs) return;
@@ -167,7 +178,11 @@ export function createRowWriter(pool: pg.Pool, pgboss: PgBoss, spec: RowWriterSp
         return { rows: [] };
       },
     };
-    await pgboss.insert(spec.queue, batch.map((b) => ({ ...spec.job, data: b.data })), { db: capture });
+    await pgboss.insert(
+      spec.queue,
+      batch.map((b) => ({ ...spec.job, data: b.data })),
+      { db: capture },
+    );
     if (job === undefined) throw new Error(`pg-boss made no insert for queue ${spec.queue}`);
     const text = withStatement(insert, types.length, job.text);
     // Named, so each pooled connection parses and plans it once (pg-boss's SQL is fixed per queue).
@@ -185,7 +200,12 @@ export function createRowWriter(pool: pg.Pool, pgboss: PgBoss, spec: RowWriterSp
         for (const b of batch) b.done();
       } catch (err) {
         if (batch.length === 1) batch[0]!.done(err);
-        else for (const b of batch) await run([b]).then(() => b.done(), (e: unknown) => b.done(e));
+        else
+          for (const b of batch)
+            await run([b]).then(
+              () => b.done(),
+              (e: unknown) => b.done(e),
+            );
       }
     }
     running = false;
@@ -212,5 +232,7 @@ export function createRowWriter(pool: pg.Pool, pgboss: PgBoss, spec: RowWriterSp
 function withStatement(statement: string, params: number, jobText: string): string {
   const shifted = jobText.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + params}`);
   const leadingWith = /^\s*with\s/i.exec(shifted);
-  return leadingWith === null ? `WITH written AS (${statement}) ${shifted}` : `WITH written AS (${statement}), ${shifted.slice(leadingWith[0].length)}`;
+  return leadingWith === null
+    ? `WITH written AS (${statement}) ${shifted}`
+    : `WITH written AS (${statement}), ${shifted.slice(leadingWith[0].length)}`;
 }

@@ -27,11 +27,17 @@ export function instrumentBoss(pgboss: PgBoss, telemetry: JobTelemetry): void {
     const send = boss.send.bind(pgboss);
     boss.send = (...args) => {
       if (typeof args[0] === "string") args[1] = withTrace(args[1]);
-      else if (typeof args[0] === "object" && args[0] !== null) args[0] = { ...args[0], data: withTrace((args[0] as { data?: unknown }).data) };
+      else if (typeof args[0] === "object" && args[0] !== null)
+        args[0] = { ...args[0], data: withTrace((args[0] as { data?: unknown }).data) };
       return send(...args);
     };
     const insert = boss.insert.bind(pgboss);
-    boss.insert = (name, jobs, ...rest) => insert(name, Array.isArray(jobs) ? jobs.map((j: { data?: unknown }) => ({ ...j, data: withTrace(j.data) })) : jobs, ...rest);
+    boss.insert = (name, jobs, ...rest) =>
+      insert(
+        name,
+        Array.isArray(jobs) ? jobs.map((j: { data?: unknown }) => ({ ...j, data: withTrace(j.data) })) : jobs,
+        ...rest,
+      );
   }
   const work = boss.work.bind(pgboss);
   boss.work = (name, ...rest) => {
@@ -45,10 +51,23 @@ export function instrumentBoss(pgboss: PgBoss, telemetry: JobTelemetry): void {
           return span === undefined ? [] : [{ context: span }];
         });
         const parent = contextFromTraceparent(first === undefined ? undefined : traceOf(first));
-        return await inSpan(tracer, `job ${String(name)}`, { kind: SpanKind.CONSUMER, parent, attributes: { "messaging.system": "pg-boss", "messaging.destination.name": String(name), "messaging.batch.message_count": jobs.length } }, (span) => {
-          if (links.length > 0) span.addLinks(links);
-          return handler(jobs);
-        });
+        return await inSpan(
+          tracer,
+          `job ${String(name)}`,
+          {
+            kind: SpanKind.CONSUMER,
+            parent,
+            attributes: {
+              "messaging.system": "pg-boss",
+              "messaging.destination.name": String(name),
+              "messaging.batch.message_count": jobs.length,
+            },
+          },
+          (span) => {
+            if (links.length > 0) span.addLinks(links);
+            return handler(jobs);
+          },
+        );
       } catch (err) {
         onFailure?.(String(name));
         throw err;
@@ -60,7 +79,11 @@ export function instrumentBoss(pgboss: PgBoss, telemetry: JobTelemetry): void {
 
 function withTrace(data: unknown): unknown {
   const traceparent = currentTraceparent();
-  if (traceparent === undefined || (data !== undefined && (typeof data !== "object" || data === null || Array.isArray(data)))) return data;
+  if (
+    traceparent === undefined ||
+    (data !== undefined && (typeof data !== "object" || data === null || Array.isArray(data)))
+  )
+    return data;
   return { ...(data as object), [TRACE_KEY]: traceparent };
 }
 

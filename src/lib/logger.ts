@@ -12,7 +12,20 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     mixin: logContext,
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: {
-      paths: ["*.authorization", "*.password", "*.secret", "*.clientSecret", "*.refreshToken", "*.accessToken", "*.code", "*.token", "err.detail", "err.parameters", "err.cause.detail", "err.cause.parameters"],
+      paths: [
+        "*.authorization",
+        "*.password",
+        "*.secret",
+        "*.clientSecret",
+        "*.refreshToken",
+        "*.accessToken",
+        "*.code",
+        "*.token",
+        "err.detail",
+        "err.parameters",
+        "err.cause.detail",
+        "err.cause.parameters",
+      ],
       censor: "[redacted]",
     },
   };

@@ -78,7 +78,10 @@ function parseEml(raw: string): MailMessage {
   const encoding = header("Content-Transfer-Encoding").toLowerCase();
   let text = body;
   if (encoding === "quoted-printable") {
-    text = Buffer.from(body.replace(/=\n/g, "").replace(/=([0-9A-F]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16))), "latin1").toString("utf8");
+    text = Buffer.from(
+      body.replace(/=\n/g, "").replace(/=([0-9A-F]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16))),
+      "latin1",
+    ).toString("utf8");
   } else if (encoding === "base64") {
     text = Buffer.from(body, "base64").toString("utf8");
   }
@@ -87,6 +90,11 @@ function parseEml(raw: string): MailMessage {
 
 function decodeWords(value: string): string {
   return value.replace(/=\?utf-8\?([BQ])\?([^?]*)\?=\s*/gi, (_, enc: string, data: string) =>
-    enc.toUpperCase() === "B" ? Buffer.from(data, "base64").toString("utf8") : Buffer.from(data.replace(/_/g, " ").replace(/=([0-9A-F]{2})/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16))), "latin1").toString("utf8"),
+    enc.toUpperCase() === "B"
+      ? Buffer.from(data, "base64").toString("utf8")
+      : Buffer.from(
+          data.replace(/_/g, " ").replace(/=([0-9A-F]{2})/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16))),
+          "latin1",
+        ).toString("utf8"),
   );
 }

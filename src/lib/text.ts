@@ -12,7 +12,9 @@ export function isUnstorableText(s: string): boolean {
  */
 export function unstorableTextIn(message: unknown): AppError | undefined {
   const path = find(message, "", 0);
-  return path === undefined ? undefined : invalidField(path === "" ? "request" : path, "contains a NUL character or an unpaired surrogate");
+  return path === undefined
+    ? undefined
+    : invalidField(path === "" ? "request" : path, "contains a NUL character or an unpaired surrogate");
 }
 
 function find(value: unknown, path: string, depth: number): string | undefined {

@@ -41,11 +41,37 @@ export function createMetrics(pool: pg.Pool | undefined): Metrics {
   const registry = new Registry();
   // process memory, CPU, handles, GC and event-loop delay (nodejs_eventloop_lag_*)
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
-  const calls = new Counter({ name: "hotelops_rpc_requests_total", help: "RPCs answered, by face, RPC and result code", labelNames: ["face", "rpc", "code"], registers: [registry] });
-  const latency = new Histogram({ name: "hotelops_rpc_duration_seconds", help: "RPC latency, by face, RPC and result code", labelNames: ["face", "rpc", "code"], buckets: latencyBuckets, registers: [registry] });
-  const jobFailures = new Counter({ name: "hotelops_job_failures_total", help: "Job handlers (or batches) that threw in this process, by queue", labelNames: ["queue"], registers: [registry] });
-  const attempts = new Counter({ name: "hotelops_webhook_attempts_total", help: "Webhook delivery attempts by outcome and attempt number", labelNames: ["outcome", "attempt"], registers: [registry] });
-  const firstAttempt = new Histogram({ name: "hotelops_webhook_first_attempt_delay_seconds", help: "From the event's commit to its first delivery attempt", buckets: latencyBuckets, registers: [registry] });
+  const calls = new Counter({
+    name: "hotelops_rpc_requests_total",
+    help: "RPCs answered, by face, RPC and result code",
+    labelNames: ["face", "rpc", "code"],
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: "hotelops_rpc_duration_seconds",
+    help: "RPC latency, by face, RPC and result code",
+    labelNames: ["face", "rpc", "code"],
+    buckets: latencyBuckets,
+    registers: [registry],
+  });
+  const jobFailures = new Counter({
+    name: "hotelops_job_failures_total",
+    help: "Job handlers (or batches) that threw in this process, by queue",
+    labelNames: ["queue"],
+    registers: [registry],
+  });
+  const attempts = new Counter({
+    name: "hotelops_webhook_attempts_total",
+    help: "Webhook delivery attempts by outcome and attempt number",
+    labelNames: ["outcome", "attempt"],
+    registers: [registry],
+  });
+  const firstAttempt = new Histogram({
+    name: "hotelops_webhook_first_attempt_delay_seconds",
+    help: "From the event's commit to its first delivery attempt",
+    buckets: latencyBuckets,
+    registers: [registry],
+  });
   const pools = new Map<string, PoolCounts>();
   const poolGauge = (name: string, help: string, read: (p: PoolCounts) => number): void => {
     new Gauge({
@@ -58,7 +84,11 @@ export function createMetrics(pool: pg.Pool | undefined): Metrics {
       },
     });
   };
-  poolGauge("hotelops_db_pool_connections_in_use", "Database connections checked out", (p) => p.totalCount - p.idleCount);
+  poolGauge(
+    "hotelops_db_pool_connections_in_use",
+    "Database connections checked out",
+    (p) => p.totalCount - p.idleCount,
+  );
   poolGauge("hotelops_db_pool_connections_idle", "Database connections open and idle", (p) => p.idleCount);
   poolGauge("hotelops_db_pool_waiting", "Queries waiting for a database connection", (p) => p.waitingCount);
 
@@ -78,7 +108,8 @@ export function createMetrics(pool: pg.Pool | undefined): Metrics {
     observeWebhookAttempts(list, now) {
       for (const a of list) {
         attempts.inc({ outcome: a.errorClass ?? "succeeded", attempt: String(Math.min(a.attempt, 8)) });
-        if (a.attempt === 1 && a.eventCreatedAt) firstAttempt.observe(Math.max(0, (now.getTime() - a.eventCreatedAt.getTime()) / 1000));
+        if (a.attempt === 1 && a.eventCreatedAt)
+          firstAttempt.observe(Math.max(0, (now.getTime() - a.eventCreatedAt.getTime()) / 1000));
       }
     },
     instrumentPool(name, p) {
@@ -100,7 +131,9 @@ function registerDatabaseGauges(registry: Registry, pool: pg.Pool): void {
                 coalesce(extract(epoch from now() - min(j.created_on) filter (where j.state in ('created', 'retry') and j.start_after <= now())), 0)::float8 as oldest
          from pgboss.queue q left join pgboss.job j on j.name = q.name group by q.name`,
       ),
-      pool.query<{ status: string; n: number }>("select status, count(*)::int as n from webhook_endpoints group by status"),
+      pool.query<{ status: string; n: number }>(
+        "select status, count(*)::int as n from webhook_endpoints group by status",
+      ),
     ]).then(
       ([q, e]) => ({ queues: q.rows, endpoints: e.rows }),
       // the database is away: process figures still render, database ones are left out of this scrape
@@ -125,7 +158,11 @@ function registerDatabaseGauges(registry: Registry, pool: pg.Pool): void {
   queueGauge("hotelops_queue_jobs_waiting", "Jobs waiting to run (created or retry), by queue", (r) => r.queued);
   queueGauge("hotelops_queue_jobs_active", "Jobs running, by queue", (r) => r.active);
   queueGauge("hotelops_queue_jobs_failed", "Failed jobs still retained, by queue", (r) => r.failed);
-  queueGauge("hotelops_queue_oldest_job_age_seconds", "Age of the oldest job due and not yet started, by queue", (r) => r.oldest);
+  queueGauge(
+    "hotelops_queue_oldest_job_age_seconds",
+    "Age of the oldest job due and not yet started, by queue",
+    (r) => r.oldest,
+  );
   new Gauge({
     name: "hotelops_webhook_endpoints",
     help: "Webhook addresses by state (open, closed, disabled)",

@@ -30,10 +30,25 @@ function patch(proto: { query: QueryFn }): void {
     const parent = context.active();
     const first = args[0] as string | { text?: string; submit?: unknown } | undefined;
     // No traced caller, or a cursor/stream (a Submittable returned as it is): nothing to add.
-    if (trace.getSpan(parent) === undefined || (typeof first === "object" && first !== null && typeof first.submit === "function")) return original.apply(this, args);
+    if (
+      trace.getSpan(parent) === undefined ||
+      (typeof first === "object" && first !== null && typeof first.submit === "function")
+    )
+      return original.apply(this, args);
     const text = typeof first === "string" ? first : (first?.text ?? "");
     const operation = /^\s*(\w+)/.exec(text)?.[1]?.toLowerCase() ?? "query";
-    const span = trace.getTracer("hotelops.pg").startSpan(`pg ${operation}`, { kind: SpanKind.CLIENT, attributes: { "db.system.name": "postgresql", "db.operation.name": operation, "db.query.text": text.slice(0, 2_000) } }, parent);
+    const span = trace.getTracer("hotelops.pg").startSpan(
+      `pg ${operation}`,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          "db.system.name": "postgresql",
+          "db.operation.name": operation,
+          "db.query.text": text.slice(0, 2_000),
+        },
+      },
+      parent,
+    );
     const end = (err: unknown): void => {
       if (err) span.setStatus({ code: SpanStatusCode.ERROR, message: (err as { code?: string }).code ?? "error" });
       span.end();

@@ -1,4 +1,13 @@
-import { context, propagation, trace, SpanKind, SpanStatusCode, type Context, type Span, type Tracer } from "@opentelemetry/api";
+import {
+  context,
+  propagation,
+  trace,
+  SpanKind,
+  SpanStatusCode,
+  type Context,
+  type Span,
+  type Tracer,
+} from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
@@ -30,7 +39,12 @@ export function startTracing(endpoint: string | undefined, serviceName: string):
   }
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ "service.name": serviceName }),
-    spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: `${endpoint.replace(/\/$/, "")}/v1/traces` }), scheduledDelayMillis: 1_000 })],
+    spanProcessors: [
+      new BatchSpanProcessor({
+        exporter: new OTLPTraceExporter({ url: `${endpoint.replace(/\/$/, "")}/v1/traces` }),
+        scheduledDelayMillis: 1_000,
+      }),
+    ],
   });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
@@ -83,8 +97,17 @@ export function contextFromTraceparent(traceparent: unknown): Context {
 }
 
 /** Runs `work` in a new active span, ending it (with an error status when `work` throws). */
-export async function inSpan<T>(tracer: Tracer, name: string, options: { kind?: SpanKind; parent?: Context; attributes?: Record<string, string | number | boolean> }, work: (span: Span) => Promise<T>): Promise<T> {
-  const span = tracer.startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, ...(options.attributes ? { attributes: options.attributes } : {}) }, options.parent ?? context.active());
+export async function inSpan<T>(
+  tracer: Tracer,
+  name: string,
+  options: { kind?: SpanKind; parent?: Context; attributes?: Record<string, string | number | boolean> },
+  work: (span: Span) => Promise<T>,
+): Promise<T> {
+  const span = tracer.startSpan(
+    name,
+    { kind: options.kind ?? SpanKind.INTERNAL, ...(options.attributes ? { attributes: options.attributes } : {}) },
+    options.parent ?? context.active(),
+  );
   try {
     return await context.with(trace.setSpan(options.parent ?? context.active(), span), () => work(span));
   } catch (err) {

@@ -27,7 +27,8 @@ function commandHelp(name: string, c: Command): string {
   const lines = [`Usage: npm run ops -- ${name} ${c.usage}`, "", c.summary];
   if (c.options !== undefined && Object.keys(c.options).length > 0) {
     lines.push("", "Options:");
-    for (const [opt, o] of Object.entries(c.options)) lines.push(`  --${opt}${o.type === "string" ? " <value>" : ""}  ${o.help}`);
+    for (const [opt, o] of Object.entries(c.options))
+      lines.push(`  --${opt}${o.type === "string" ? " <value>" : ""}  ${o.help}`);
   }
   lines.push("  --json  print one JSON object", "  --help  this text");
   return lines.join("\n");

@@ -26,7 +26,10 @@ function str(input: CommandInput, name: string, fallback?: string): string {
 }
 
 function list(input: CommandInput, name: string): string[] {
-  return str(input, name, "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+  return str(input, name, "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
 }
 
 function positional(input: CommandInput, index: number, what: string): string {
@@ -36,14 +39,26 @@ function positional(input: CommandInput, index: number, what: string): string {
 }
 
 function clientJson(c: ApiClient): object {
-  return { clientId: c.id, kind: c.kind, provider: c.provider, name: c.name, scopes: c.scopes, properties: c.propertyCodes, environment: c.environment, active: c.active, createdAt: c.createdAt.toISOString(), approvedAt: c.approvedAt?.toISOString() ?? null };
+  return {
+    clientId: c.id,
+    kind: c.kind,
+    provider: c.provider,
+    name: c.name,
+    scopes: c.scopes,
+    properties: c.propertyCodes,
+    environment: c.environment,
+    active: c.active,
+    createdAt: c.createdAt.toISOString(),
+    approvedAt: c.approvedAt?.toISOString() ?? null,
+  };
 }
 
 /** Every operator command; other modules add theirs here (e.g. mapping:set). */
 export const commands: Record<string, Command> = {
   "property:create": {
     summary: "Create a property (and its hotel group if new).",
-    usage: "--group <CODE> --code <CODE> --name <name> [--time-zone Europe/Istanbul] [--currency TRY] [--amount-scale 100] [--business-date YYYY-MM-DD] [--email-verification] [--sandbox]",
+    usage:
+      "--group <CODE> --code <CODE> --name <name> [--time-zone Europe/Istanbul] [--currency TRY] [--amount-scale 100] [--business-date YYYY-MM-DD] [--email-verification] [--sandbox]",
     options: {
       group: { type: "string", help: "hotel group code (created when new)" },
       "group-name": { type: "string", help: "name of a new group (default: its code)" },
@@ -71,7 +86,10 @@ export const commands: Record<string, Command> = {
         emailVerification: input.values["email-verification"] === true,
         sandbox: input.values.sandbox === true,
       });
-      return { json: p, text: `Created property ${p.code} (${p.id}) in group ${p.groupCode}, business date ${p.businessDate}.` };
+      return {
+        json: p,
+        text: `Created property ${p.code} (${p.id}) in group ${p.groupCode}, business date ${p.businessDate}.`,
+      };
     },
   },
 
@@ -84,7 +102,11 @@ export const commands: Record<string, Command> = {
       name: { type: "string", help: "display name" },
     },
     async run(deps, input) {
-      const u = await createAdminService(deps).createUser({ email: str(input, "email"), password: str(input, "password"), name: str(input, "name", "") });
+      const u = await createAdminService(deps).createUser({
+        email: str(input, "email"),
+        password: str(input, "password"),
+        name: str(input, "name", ""),
+      });
       return { json: u, text: `Created user ${u.email} (${u.id}).` };
     },
   },
@@ -98,7 +120,11 @@ export const commands: Record<string, Command> = {
       role: { type: "string", help: "role code" },
     },
     async run(deps, input) {
-      const m = await createAdminService(deps).createMembership({ email: str(input, "email"), propertyCode: str(input, "property"), role: str(input, "role") });
+      const m = await createAdminService(deps).createMembership({
+        email: str(input, "email"),
+        propertyCode: str(input, "property"),
+        role: str(input, "role"),
+      });
       return { json: m, text: `${str(input, "email")} is ${m.role} in ${m.propertyCode}.` };
     },
   },
@@ -109,16 +135,33 @@ export const commands: Record<string, Command> = {
     options: {
       provider: { type: "string", help: "provider code, e.g. channex" },
       properties: { type: "string", help: "comma-separated property codes" },
-      scopes: { type: "string", help: "comma-separated: availability.read, reservations.read, mappings.read, reservations.write, ari.read (internal: also admin)" },
+      scopes: {
+        type: "string",
+        help: "comma-separated: availability.read, reservations.read, mappings.read, reservations.write, ari.read (internal: also admin)",
+      },
       kind: { type: "string", help: "partner (default) or internal" },
       name: { type: "string", help: "label" },
     },
     async run(deps, input) {
       const kind = str(input, "kind", "partner");
       if (kind !== "partner" && kind !== "internal") throw invalidField("kind", "must be partner or internal");
-      const { client, clientSecret } = await createAdminService(deps).createClient({ kind, provider: str(input, "provider"), name: str(input, "name", ""), propertyCodes: list(input, "properties"), scopes: list(input, "scopes") });
+      const { client, clientSecret } = await createAdminService(deps).createClient({
+        kind,
+        provider: str(input, "provider"),
+        name: str(input, "name", ""),
+        propertyCodes: list(input, "properties"),
+        scopes: list(input, "scopes"),
+      });
       return {
-        json: { clientId: client.id, clientSecret, kind: client.kind, provider: client.provider, scopes: client.scopes, properties: client.propertyCodes, environment: client.environment },
+        json: {
+          clientId: client.id,
+          clientSecret,
+          kind: client.kind,
+          provider: client.provider,
+          scopes: client.scopes,
+          properties: client.propertyCodes,
+          environment: client.environment,
+        },
         text: `client_id:     ${client.id}\nclient_secret: ${clientSecret}\n(The secret is shown only now. Environment: ${client.environment}; approve for live with client:approve.)`,
       };
     },
@@ -138,7 +181,15 @@ export const commands: Record<string, Command> = {
     usage: "",
     async run(deps) {
       const clients = await createAdminService(deps).listClients();
-      const text = clients.length === 0 ? "No clients." : clients.map((c) => `${c.id}  ${c.kind.padEnd(8)}  ${c.provider.padEnd(12)}  ${c.environment}  ${c.active ? "active" : "disabled"}  [${c.propertyCodes.join(",")}]  ${c.scopes.join(" ")}`).join("\n");
+      const text =
+        clients.length === 0
+          ? "No clients."
+          : clients
+              .map(
+                (c) =>
+                  `${c.id}  ${c.kind.padEnd(8)}  ${c.provider.padEnd(12)}  ${c.environment}  ${c.active ? "active" : "disabled"}  [${c.propertyCodes.join(",")}]  ${c.scopes.join(" ")}`,
+              )
+              .join("\n");
       return { json: { clients: clients.map(clientJson) }, text };
     },
   },
@@ -150,13 +201,17 @@ export const commands: Record<string, Command> = {
       const arg = positional(input, 0, "state");
       if (arg !== "on" && arg !== "off") throw new AppError("invalid_argument", 'Say "on" or "off".');
       const enabled = await createAdminService(deps).setPartnerApi(arg === "on");
-      return { json: { partnerApi: enabled ? "enabled" : "disabled" }, text: `Partner API ${enabled ? "enabled" : "disabled"}.` };
+      return {
+        json: { partnerApi: enabled ? "enabled" : "disabled" },
+        text: `Partner API ${enabled ? "enabled" : "disabled"}.`,
+      };
     },
   },
 
   "mapping:set": {
     summary: "Map one of our codes to a provider's code (connectivity API).",
-    usage: "--property <CODE> --provider <provider> --kind property|room_type|rate_plan [--code <our code>] --external <provider code>",
+    usage:
+      "--property <CODE> --provider <provider> --kind property|room_type|rate_plan [--code <our code>] --external <provider code>",
     options: {
       property: { type: "string", help: "property code" },
       provider: { type: "string", help: "provider code of the partner clients, e.g. acme" },
@@ -166,11 +221,21 @@ export const commands: Record<string, Command> = {
     },
     async run(deps, input) {
       const kind = str(input, "kind");
-      if (kind !== "property" && kind !== "room_type" && kind !== "rate_plan") throw invalidField("kind", "must be property, room_type or rate_plan");
+      if (kind !== "property" && kind !== "room_type" && kind !== "rate_plan")
+        throw invalidField("kind", "must be property, room_type or rate_plan");
       const code = input.values.code;
-      const m = { propertyCode: str(input, "property"), provider: str(input, "provider"), kind, externalCode: str(input, "external"), ...(typeof code === "string" && code !== "" ? { code } : {}) } as const;
+      const m = {
+        propertyCode: str(input, "property"),
+        provider: str(input, "provider"),
+        kind,
+        externalCode: str(input, "external"),
+        ...(typeof code === "string" && code !== "" ? { code } : {}),
+      } as const;
       await setProviderMapping(deps.db.pool, m);
-      return { json: m, text: `${m.propertyCode} ${kind} ${m.code ?? ""} -> ${m.provider}:${m.externalCode}`.replace("  ", " ") };
+      return {
+        json: m,
+        text: `${m.propertyCode} ${kind} ${m.code ?? ""} -> ${m.provider}:${m.externalCode}`.replace("  ", " "),
+      };
     },
   },
 

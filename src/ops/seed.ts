@@ -18,7 +18,14 @@ export interface DemoSeed {
 }
 
 const demoUsers = [
-  { email: "manager@demo.test", name: "Demo Manager", memberships: [["DEMO-IST", "manager"], ["DEMO-ANK", "manager"]] },
+  {
+    email: "manager@demo.test",
+    name: "Demo Manager",
+    memberships: [
+      ["DEMO-IST", "manager"],
+      ["DEMO-ANK", "manager"],
+    ],
+  },
   { email: "frontdesk@demo.test", name: "Demo Front Desk", memberships: [["DEMO-IST", "front_desk"]] },
   { email: "viewer@demo.test", name: "Demo Viewer", memberships: [["DEMO-IST", "viewer"]] },
 ] as const;
@@ -28,7 +35,9 @@ type PropertySeeder = (tx: Tx, propertyId: string) => Promise<void>;
 
 /** True when the database holds no property and no user yet (a fresh start). */
 export async function isEmptyDatabase(deps: Pick<Deps, "db">): Promise<boolean> {
-  const { rows } = await deps.db.pool.query<{ empty: boolean }>("select not exists (select 1 from properties) and not exists (select 1 from users) as empty");
+  const { rows } = await deps.db.pool.query<{ empty: boolean }>(
+    "select not exists (select 1 from properties) and not exists (select 1 from users) as empty",
+  );
   return rows[0]?.empty === true;
 }
 
@@ -38,22 +47,45 @@ export async function isEmptyDatabase(deps: Pick<Deps, "db">): Promise<boolean> 
  * Other modules add per-property demo data through an exported `seedInventory(tx, propertyId)`.
  */
 export async function seedDemo(deps: Deps, admin: AdminService): Promise<DemoSeed> {
-  const users = demoUsers.map((u) => ({ email: u.email, roles: u.memberships.map(([p, r]) => `${r} in ${p}`).join(", ") }));
+  const users = demoUsers.map((u) => ({
+    email: u.email,
+    roles: u.memberships.map(([p, r]) => `${r} in ${p}`).join(", "),
+  }));
   const existing = await deps.db.pool.query<{ code: string; id: string; email_verification: boolean }>(
     "select p.code, p.id, p.email_verification from properties p join hotel_groups g on g.id = p.group_id where g.code = 'DEMO' order by p.code desc",
   );
   if (existing.rows.length > 0) {
-    return { created: false, groupCode: "DEMO", properties: existing.rows.map((r) => ({ code: r.code, id: r.id, emailVerification: r.email_verification })), users, password: DEMO_PASSWORD, client: undefined };
+    return {
+      created: false,
+      groupCode: "DEMO",
+      properties: existing.rows.map((r) => ({ code: r.code, id: r.id, emailVerification: r.email_verification })),
+      users,
+      password: DEMO_PASSWORD,
+      client: undefined,
+    };
   }
 
   const properties: DemoSeed["properties"] = [];
-  for (const [code, name, emailVerification] of [["DEMO-IST", "Demo Hotel Istanbul", false], ["DEMO-ANK", "Demo Hotel Ankara", true]] as const) {
-    const p = await admin.createProperty({ groupCode: "DEMO", groupName: "Demo Hotels", code, name, timeZone: "Europe/Istanbul", currency: "TRY", amountScale: 100, emailVerification });
+  for (const [code, name, emailVerification] of [
+    ["DEMO-IST", "Demo Hotel Istanbul", false],
+    ["DEMO-ANK", "Demo Hotel Ankara", true],
+  ] as const) {
+    const p = await admin.createProperty({
+      groupCode: "DEMO",
+      groupName: "Demo Hotels",
+      code,
+      name,
+      timeZone: "Europe/Istanbul",
+      currency: "TRY",
+      amountScale: 100,
+      emailVerification,
+    });
     properties.push({ code: p.code, id: p.id, emailVerification: p.emailVerification });
   }
   for (const u of demoUsers) {
     await admin.createUser({ email: u.email, name: u.name, password: DEMO_PASSWORD });
-    for (const [propertyCode, role] of u.memberships) await admin.createMembership({ email: u.email, propertyCode, role });
+    for (const [propertyCode, role] of u.memberships)
+      await admin.createMembership({ email: u.email, propertyCode, role });
   }
   const { client, clientSecret } = await admin.createClient({
     kind: "internal",
@@ -64,7 +96,14 @@ export async function seedDemo(deps: Deps, admin: AdminService): Promise<DemoSee
   });
 
   for (const p of properties) for (const seed of moduleSeeders) await deps.transact((tx) => seed(tx, p.id));
-  return { created: true, groupCode: "DEMO", properties, users, password: DEMO_PASSWORD, client: { clientId: client.id, clientSecret } };
+  return {
+    created: true,
+    groupCode: "DEMO",
+    properties,
+    users,
+    password: DEMO_PASSWORD,
+    client: { clientId: client.id, clientSecret },
+  };
 }
 
 /** Per-property demo data of other modules, written after the properties exist. */
@@ -76,6 +115,9 @@ export function describeSeed(seed: DemoSeed): string {
     `Demo data ${seed.created ? "seeded" : "present"}: hotel group ${seed.groupCode}, properties ${seed.properties.map((p) => `${p.code}${p.emailVerification ? " (e-mail verification on)" : ""}`).join(", ")}`,
     ...seed.users.map((u) => `  login ${u.email} / ${seed.password}  (${u.roles})`),
   ];
-  if (seed.client !== undefined) lines.push(`  internal client: client_id=${seed.client.clientId} client_secret=${seed.client.clientSecret}  (shown once)`);
+  if (seed.client !== undefined)
+    lines.push(
+      `  internal client: client_id=${seed.client.clientId} client_secret=${seed.client.clientSecret}  (shown once)`,
+    );
   return lines.join("\n");
 }

@@ -1,5 +1,11 @@
 import type { DescMethod, DescService } from "@bufbuild/protobuf";
-import { createConnectRouter, type ConnectRouter, type ConnectRouterOptions, type HandlerContext, type Interceptor } from "@connectrpc/connect";
+import {
+  createConnectRouter,
+  type ConnectRouter,
+  type ConnectRouterOptions,
+  type HandlerContext,
+  type Interceptor,
+} from "@connectrpc/connect";
 
 /** A unary RPC implementation as registered on the router. */
 export type UnaryCall = (request: unknown, context: HandlerContext) => unknown;
@@ -38,9 +44,13 @@ export function chain<T>(interceptors: readonly Interceptor[], last: T): T {
 }
 
 /** A Connect router that also hands the REST gateway its implementations and interceptors (`router.direct`). */
-export function createRecordingRouter(options: ConnectRouterOptions & { interceptors: Interceptor[] }): ConnectRouter & { direct: { calls: Map<DescMethod, UnaryCall>; interceptors: Interceptor[] } } {
+export function createRecordingRouter(
+  options: ConnectRouterOptions & { interceptors: Interceptor[] },
+): ConnectRouter & { direct: { calls: Map<DescMethod, UnaryCall>; interceptors: Interceptor[] } } {
   // Unknown JSON fields are refused (400 invalid_argument) on Connect as on REST: one rule for every JSON face.
   // connect-es ignores them by default; protobuf JSON and our gateway do not.
-  const { router, calls } = recordCalls(createConnectRouter({ ...options, jsonOptions: { ignoreUnknownFields: false, ...options.jsonOptions } }));
+  const { router, calls } = recordCalls(
+    createConnectRouter({ ...options, jsonOptions: { ignoreUnknownFields: false, ...options.jsonOptions } }),
+  );
   return Object.assign(router, { direct: { calls, interceptors: options.interceptors } });
 }

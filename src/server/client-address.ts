@@ -27,14 +27,19 @@ function normalized(address: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
  * X-Forwarded-For entry that is not a trusted proxy itself: entries left of it could be written by anyone. A
  * peer that is not a trusted proxy is the client, whatever X-Forwarded-For it sends.
  */
-export function createClientAddress(trusted: readonly Range[]): (peer: string, forwardedFor: string | string[] | undefined) => string {
+export function createClientAddress(
+  trusted: readonly Range[],
+): (peer: string, forwardedFor: string | string[] | undefined) => string {
   const isTrusted = (address: string): boolean => {
     const ip = normalized(address);
     return ip !== undefined && trusted.some(([range, bits]) => range.kind() === ip.kind() && ip.match(range, bits));
   };
   return (peer, forwardedFor) => {
     if (trusted.length === 0 || forwardedFor === undefined || !isTrusted(peer)) return peer;
-    const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(",") : forwardedFor).split(",").map((h) => h.trim()).filter((h) => h !== "");
+    const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(",") : forwardedFor)
+      .split(",")
+      .map((h) => h.trim())
+      .filter((h) => h !== "");
     for (let i = hops.length - 1; i >= 0; i--) {
       const hop = hops[i]!;
       if (normalized(hop) === undefined) return peer; // a malformed chain: trust none of it

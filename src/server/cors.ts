@@ -11,10 +11,22 @@ import { send, writeError, type NodeResponse } from "./http-errors.ts";
 export type CorsOrigins = readonly string[];
 
 /** Request headers a browser may send: ours plus those of the Connect and gRPC-Web protocols. */
-export const corsAllowedHeaders = [...new Set(["Authorization", "Idempotency-Key", "X-Request-Id", "If-None-Match", ...connectCors.allowedHeaders])];
+export const corsAllowedHeaders = [
+  ...new Set(["Authorization", "Idempotency-Key", "X-Request-Id", "If-None-Match", ...connectCors.allowedHeaders]),
+];
 /** Response headers a page may read: ours plus grpc-status/grpc-message and the other protocol headers. */
 export const corsExposedHeaders = [
-  ...new Set(["X-Request-Id", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After", "Idempotency-Replayed", "WWW-Authenticate", "ETag", ...connectCors.exposedHeaders]),
+  ...new Set([
+    "X-Request-Id",
+    "RateLimit-Limit",
+    "RateLimit-Remaining",
+    "RateLimit-Reset",
+    "Retry-After",
+    "Idempotency-Replayed",
+    "WWW-Authenticate",
+    "ETag",
+    ...connectCors.exposedHeaders,
+  ]),
 ];
 const allowedMethods = "GET, POST, PUT, PATCH, DELETE";
 const LOOPBACK = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/;
@@ -62,7 +74,12 @@ export function createCors(origins: CorsOrigins): Cors {
         res.setHeader("access-control-expose-headers", exposed);
         return false;
       }
-      send(res, 204, { "access-control-allow-methods": allowedMethods, "access-control-allow-headers": allowHeaders, "access-control-max-age": "7200", "content-length": "0" });
+      send(res, 204, {
+        "access-control-allow-methods": allowedMethods,
+        "access-control-allow-headers": allowHeaders,
+        "access-control-max-age": "7200",
+        "content-length": "0",
+      });
       return true;
     },
   };

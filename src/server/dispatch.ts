@@ -13,7 +13,12 @@ import { createPanelServer } from "./panel.ts";
 import { remoteAddressOf, type NodeHandler } from "./listen.ts";
 
 export interface RestGateway {
-  handle(req: Parameters<NodeHandler>[0], res: Parameters<NodeHandler>[1], info: CallInfo, values: ReturnType<typeof createContextValues>): Promise<void>;
+  handle(
+    req: Parameters<NodeHandler>[0],
+    res: Parameters<NodeHandler>[1],
+    info: CallInfo,
+    values: ReturnType<typeof createContextValues>,
+  ): Promise<void>;
 }
 
 export interface DispatchOptions {
@@ -62,7 +67,13 @@ export function createDispatcher(opts: DispatchOptions): NodeHandler {
     runWithRequestId(info.requestId, () => route(req, res, path, info, values));
   };
 
-  function route(req: Parameters<NodeHandler>[0], res: Parameters<NodeHandler>[1], path: string, info: CallInfo, values: ReturnType<typeof createContextValues>): void {
+  function route(
+    req: Parameters<NodeHandler>[0],
+    res: Parameters<NodeHandler>[1],
+    path: string,
+    info: CallInfo,
+    values: ReturnType<typeof createContextValues>,
+  ): void {
     if (path === "/healthz" || path === "/readyz") {
       void probe(path, opts, res);
       return;
@@ -93,7 +104,11 @@ export function createDispatcher(opts: DispatchOptions): NodeHandler {
 }
 
 /** Prometheus text format; with a token, anything else than `Bearer <token>` gets 401. */
-export async function serveMetrics(req: Parameters<NodeHandler>[0], res: Parameters<NodeHandler>[1], metrics: MetricsEndpoint): Promise<void> {
+export async function serveMetrics(
+  req: Parameters<NodeHandler>[0],
+  res: Parameters<NodeHandler>[1],
+  metrics: MetricsEndpoint,
+): Promise<void> {
   if (req.method !== "GET" && req.method !== "HEAD") {
     send(res, 405, { allow: "GET, HEAD" });
     return;

@@ -54,13 +54,18 @@ const INIT = `window.ui = SwaggerUIBundle({
 });
 `;
 
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /** Path -> how to build the asset (built on first request, then kept). */
 const SOURCES: Record<string, () => { type: string; body: Buffer; cache: string }> = {
   "/openapi.json": () => ({ type: "application/json; charset=utf-8", body: readFileSync(specPath), cache: "no-cache" }),
   "/docs": () => ({ type: "text/html; charset=utf-8", body: Buffer.from(PAGE), cache: "no-cache" }),
-  "/docs/init.js": () => ({ type: "text/javascript; charset=utf-8", body: Buffer.from(INIT), cache: "public, max-age=86400" }),
+  "/docs/init.js": () => ({
+    type: "text/javascript; charset=utf-8",
+    body: Buffer.from(INIT),
+    cache: "public, max-age=86400",
+  }),
   "/docs/swagger-ui-bundle.js": () => uiFile("swagger-ui-bundle.js", "text/javascript; charset=utf-8"),
   "/docs/swagger-ui.css": () => uiFile("swagger-ui.css", "text/css; charset=utf-8"),
   "/docs/favicon-32x32.png": () => uiFile("favicon-32x32.png", "image/png"),
@@ -99,7 +104,13 @@ export function serveDocs(req: Req, res: Res, path: string): boolean {
     send(res, 404, { "content-type": "text/plain; charset=utf-8" }, "Not found");
     return true;
   }
-  const headers: Record<string, string | number> = { "content-type": asset.type, "cache-control": asset.cache, etag: asset.etag, vary: "accept-encoding", "x-content-type-options": "nosniff" };
+  const headers: Record<string, string | number> = {
+    "content-type": asset.type,
+    "cache-control": asset.cache,
+    etag: asset.etag,
+    vary: "accept-encoding",
+    "x-content-type-options": "nosniff",
+  };
   if (asset.type.startsWith("text/html")) {
     headers["content-security-policy"] = CSP;
     headers["referrer-policy"] = "no-referrer";

@@ -4,7 +4,11 @@ import type { DescService } from "@bufbuild/protobuf";
 import { Health, HealthCheckResponse_ServingStatus as Status } from "../../gen/grpc/health/v1/health_pb.js";
 
 /** grpc.health.v1.Health: SERVING while the database is ready, for "" and for every served service. */
-export function registerHealth(router: ConnectRouter, services: readonly DescService[], ready: () => Promise<boolean>): void {
+export function registerHealth(
+  router: ConnectRouter,
+  services: readonly DescService[],
+  ready: () => Promise<boolean>,
+): void {
   const known = new Set(["", ...services.map((s) => s.typeName)]);
   const statusOf = async (service: string): Promise<Status> => {
     if (!known.has(service)) throw new ConnectError(`unknown service ${service}`, Code.NotFound);

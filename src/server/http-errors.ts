@@ -13,7 +13,8 @@ export function errorBody(err: AppError, requestId: string): object {
 
 /** RFC 6749 section 5.2 error body, used by the OAuth token endpoint. */
 export function oauthErrorBody(err: AppError): object {
-  const oauthCode = err.headers["x-oauth-error"] ?? (err.code === "unauthorized" ? "invalid_client" : "invalid_request");
+  const oauthCode =
+    err.headers["x-oauth-error"] ?? (err.code === "unauthorized" ? "invalid_client" : "invalid_request");
   return { error: oauthCode, error_description: err.message };
 }
 
@@ -43,7 +44,12 @@ function oauthStatus(err: AppError): number {
 }
 
 /** Writes a complete response; works for http/1.1 and http2 compat responses alike. */
-export function send(res: NodeResponse, status: number, headers: Record<string, string | number>, body?: string | Uint8Array): void {
+export function send(
+  res: NodeResponse,
+  status: number,
+  headers: Record<string, string | number>,
+  body?: string | Uint8Array,
+): void {
   res.statusCode = status;
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   if (body === undefined) res.end();

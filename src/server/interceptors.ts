@@ -22,7 +22,10 @@ export function callInfoOf(values: ContextValues, header: Headers): CallInfo {
  * Outermost interceptor: request id out, one access-log line per call, and the single place where any error
  * becomes the wire error (AppError code -> Connect/gRPC code, with an ErrorInfo detail carrying our code).
  */
-export function createCallInterceptor(logger: Logger, telemetry: { metrics?: Metrics | undefined; tracing?: Tracing | undefined } = {}): Interceptor {
+export function createCallInterceptor(
+  logger: Logger,
+  telemetry: { metrics?: Metrics | undefined; tracing?: Tracing | undefined } = {},
+): Interceptor {
   const { metrics, tracing } = telemetry;
   const call: Interceptor = (next) => async (req) => {
     const info = callInfoOf(req.contextValues, req.header);
@@ -44,7 +47,8 @@ export function createCallInterceptor(logger: Logger, telemetry: { metrics?: Met
       info.error = err;
       const ms = elapsed(started);
       metrics?.observeCall(info.transport, rpc, err.code, ms / 1000);
-      if (err.code === "internal") logger.error({ requestId: info.requestId, rpc, transport: info.transport, ms, err: thrown }, "call failed");
+      if (err.code === "internal")
+        logger.error({ requestId: info.requestId, rpc, transport: info.transport, ms, err: thrown }, "call failed");
       else logger.info({ requestId: info.requestId, rpc, transport: info.transport, ms, code: err.code }, "call");
       throw toConnectError(err, info.requestId);
     }
@@ -55,15 +59,26 @@ export function createCallInterceptor(logger: Logger, telemetry: { metrics?: Met
     const inner = call(next);
     return (req) => {
       const info = callInfoOf(req.contextValues, req.header);
-      const attributes = { "rpc.system": "connect_rpc", "rpc.service": req.service.typeName, "rpc.method": req.method.name, "hotelops.face": info.transport, "hotelops.request_id": info.requestId };
-      return inSpan(tracing.tracer, `${req.service.typeName}/${req.method.name}`, { kind: SpanKind.SERVER, parent: contextFromHeaders(req.header), attributes }, async (span) => {
-        try {
-          return await inner(req);
-        } catch (err) {
-          if (err instanceof ConnectError) span.setAttribute("rpc.connect_rpc.error_code", Code[err.code]);
-          throw err;
-        }
-      });
+      const attributes = {
+        "rpc.system": "connect_rpc",
+        "rpc.service": req.service.typeName,
+        "rpc.method": req.method.name,
+        "hotelops.face": info.transport,
+        "hotelops.request_id": info.requestId,
+      };
+      return inSpan(
+        tracing.tracer,
+        `${req.service.typeName}/${req.method.name}`,
+        { kind: SpanKind.SERVER, parent: contextFromHeaders(req.header), attributes },
+        async (span) => {
+          try {
+            return await inner(req);
+          } catch (err) {
+            if (err instanceof ConnectError) span.setAttribute("rpc.connect_rpc.error_code", Code[err.code]);
+            throw err;
+          }
+        },
+      );
     };
   };
 }
@@ -75,7 +90,8 @@ function elapsed(started: number): number {
 export function toConnectError(err: AppError, requestId: string): ConnectError {
   // x-request-id is already a response header (set by the dispatcher for every call).
   const metadata = new Headers({ "x-error-code": err.code, ...err.headers });
-  if (err.retryAfterSeconds !== undefined) metadata.set("retry-after", String(Math.max(1, Math.ceil(err.retryAfterSeconds))));
+  if (err.retryAfterSeconds !== undefined)
+    metadata.set("retry-after", String(Math.max(1, Math.ceil(err.retryAfterSeconds))));
   const detail = create(ErrorInfoSchema, { code: err.code, requestId, details: err.details });
   return new ConnectError(err.message, errorCodes[err.code].rpc, metadata, [{ desc: ErrorInfoSchema, value: detail }]);
 }

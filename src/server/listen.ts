@@ -8,7 +8,10 @@ import { AppError } from "../errors.ts";
 import { requestIdFrom } from "./context.ts";
 import { errorBody } from "./http-errors.ts";
 
-export type NodeHandler = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => void;
+export type NodeHandler = (
+  req: IncomingMessage | Http2ServerRequest,
+  res: ServerResponse | Http2ServerResponse,
+) => void;
 
 export interface Listener {
   port: number;
@@ -35,7 +38,12 @@ export const defaultConnectionLimits: ConnectionLimits = {
  */
 export async function listen(
   handler: NodeHandler,
-  opts: { port: number; host: string; tls?: { certFile: string; keyFile: string } | undefined; limits?: Partial<ConnectionLimits> },
+  opts: {
+    port: number;
+    host: string;
+    tls?: { certFile: string; keyFile: string } | undefined;
+    limits?: Partial<ConnectionLimits>;
+  },
 ): Promise<Listener> {
   const limits: ConnectionLimits = { ...defaultConnectionLimits, ...opts.limits };
   const admit = admission(limits.maxPerAddress);
@@ -54,7 +62,8 @@ export async function listen(
     });
     // An answer sent before the body arrived (401, 413, 429): on HTTP/2 reset the stream once the answer is out, so
     // the client stops sending and the stream does not count against the session's limit (RFC 9113 8.1).
-    if ("stream" in req) res.once("finish", () => void (req.complete || req.stream.close(http2.constants.NGHTTP2_NO_ERROR)));
+    if ("stream" in req)
+      res.once("finish", () => void (req.complete || req.stream.close(http2.constants.NGHTTP2_NO_ERROR)));
     handler(req, res);
   };
 
@@ -62,7 +71,13 @@ export async function listen(
   const servers: { close(): unknown }[] = [];
   if (opts.tls) {
     const secure = http2.createSecureServer(
-      { allowHTTP1: true, cert: readFileSync(opts.tls.certFile), key: readFileSync(opts.tls.keyFile), ...http1Options(limits), settings: { maxConcurrentStreams: limits.maxStreamsPerSession } },
+      {
+        allowHTTP1: true,
+        cert: readFileSync(opts.tls.certFile),
+        key: readFileSync(opts.tls.keyFile),
+        ...http1Options(limits),
+        settings: { maxConcurrentStreams: limits.maxStreamsPerSession },
+      },
       counted,
     );
     secure.on("connection", (socket: net.Socket) => admit(socket));
@@ -145,13 +160,20 @@ function rejectMalformed(err: NodeJS.ErrnoException, socket: Duplex): void {
         : new AppError("invalid_argument", "Malformed HTTP request.");
   const body = JSON.stringify(errorBody(error, requestIdFrom(undefined)));
   const status = error.httpStatus;
-  socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ""}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ""}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 function http1Options(limits: ConnectionLimits): http.ServerOptions {
   const requestTimeout = limits.requestTimeoutMs;
   const headersTimeout = Math.min(limits.headersTimeoutMs, requestTimeout);
-  return { keepAliveTimeout: limits.idleTimeoutMs, headersTimeout, requestTimeout, connectionsCheckingInterval: Math.min(1_000, Math.max(100, headersTimeout / 4)) };
+  return {
+    keepAliveTimeout: limits.idleTimeoutMs,
+    headersTimeout,
+    requestTimeout,
+    connectionsCheckingInterval: Math.min(1_000, Math.max(100, headersTimeout / 4)),
+  };
 }
 
 /**

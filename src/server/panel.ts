@@ -23,10 +23,15 @@ interface Asset {
   cache: string;
 }
 
-const TYPES: Record<string, string> = { ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8", ".html": "text/html; charset=utf-8" };
+const TYPES: Record<string, string> = {
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".html": "text/html; charset=utf-8",
+};
 
 // connect-src 'self': the app talks to this origin's API only; nothing else may load
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 function asset(body: Buffer, type: string, cache: string): Asset {
   const big = body.length > 1024;
@@ -45,13 +50,19 @@ function load(dist: string): { page: Asset; assets: Map<string, Asset> } | undef
   const assets = new Map<string, Asset>();
   for (const name of readdirSync(join(dist, "assets"))) {
     const type = TYPES[name.slice(name.lastIndexOf("."))];
-    if (type !== undefined) assets.set(`/panel/assets/${name}`, asset(readFileSync(join(dist, "assets", name)), type, "public, max-age=31536000, immutable"));
+    if (type !== undefined)
+      assets.set(
+        `/panel/assets/${name}`,
+        asset(readFileSync(join(dist, "assets", name)), type, "public, max-age=31536000, immutable"),
+      );
   }
   return { page: asset(readFileSync(join(dist, "index.html")), TYPES[".html"]!, "no-cache"), assets };
 }
 
 /** Serves /panel from `dist` (default panel/dist); returns a function that answers and returns true for panel paths. */
-export function createPanelServer(dist = new URL("../../panel/dist", import.meta.url).pathname): (req: Req, res: Res, path: string) => boolean {
+export function createPanelServer(
+  dist = new URL("../../panel/dist", import.meta.url).pathname,
+): (req: Req, res: Res, path: string) => boolean {
   let files: ReturnType<typeof load>;
   return (req, res, path) => {
     if (path !== "/panel" && !path.startsWith("/panel/")) return false;
@@ -61,7 +72,12 @@ export function createPanelServer(dist = new URL("../../panel/dist", import.meta
     }
     files ??= load(dist);
     if (files === undefined) {
-      send(res, 503, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" }, "The panel is not built: run npm run build:panel");
+      send(
+        res,
+        503,
+        { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" },
+        "The panel is not built: run npm run build:panel",
+      );
       return true;
     }
     const found = path.startsWith("/panel/assets/") ? files.assets.get(path) : files.page;
@@ -69,7 +85,13 @@ export function createPanelServer(dist = new URL("../../panel/dist", import.meta
       send(res, 404, { "content-type": "text/plain; charset=utf-8" }, "Not found");
       return true;
     }
-    const headers: Record<string, string | number> = { "content-type": found.type, "cache-control": found.cache, etag: found.etag, vary: "accept-encoding", "x-content-type-options": "nosniff" };
+    const headers: Record<string, string | number> = {
+      "content-type": found.type,
+      "cache-control": found.cache,
+      etag: found.etag,
+      vary: "accept-encoding",
+      "x-content-type-options": "nosniff",
+    };
     if (found === files.page) {
       headers["content-security-policy"] = CSP;
       headers["referrer-policy"] = "no-referrer";

@@ -28,17 +28,22 @@ async function connectUnary(res: UniversalServerResponse): Promise<UniversalServ
   const chunks: Uint8Array[] = [];
   for await (const chunk of bodyOf(res.body)) chunks.push(chunk);
   const text = decoder.decode(Buffer.concat(chunks));
-  if (!text.includes(`"code":"internal"`) || !text.includes(`"message":"${PARSE}`)) return { ...res, body: once(Buffer.concat(chunks)) };
+  if (!text.includes(`"code":"internal"`) || !text.includes(`"message":"${PARSE}`))
+    return { ...res, body: once(Buffer.concat(chunks)) };
   const body = encoder.encode(text.replace(`"code":"internal"`, `"code":"invalid_argument"`));
   const header = new Headers(res.header);
   header.set("content-length", String(body.byteLength));
   return { ...res, status: 400, header, body: once(body) };
 }
 
-function fixTrailerAfter(body: UniversalServerResponse["body"], trailer: Headers | undefined): AsyncIterable<Uint8Array> {
+function fixTrailerAfter(
+  body: UniversalServerResponse["body"],
+  trailer: Headers | undefined,
+): AsyncIterable<Uint8Array> {
   return (async function* () {
     yield* bodyOf(body);
-    if (trailer?.get("grpc-status") === "13" && decodeURIComponent(trailer.get("grpc-message") ?? "").startsWith(PARSE)) trailer.set("grpc-status", "3");
+    if (trailer?.get("grpc-status") === "13" && decodeURIComponent(trailer.get("grpc-message") ?? "").startsWith(PARSE))
+      trailer.set("grpc-status", "3");
   })();
 }
 
@@ -48,7 +53,10 @@ function rewriteFrames(body: UniversalServerResponse["body"]): AsyncIterable<Uin
       // A trailer frame: flag 0x80, 4-byte length, "name: value\r\n" lines (one chunk per frame).
       if (chunk.length >= 5 && (chunk[0]! & 0x80) === 0x80) {
         const text = decoder.decode(chunk.subarray(5));
-        if (/grpc-status: ?13\r\n/.test(text) && decodeURIComponent(/grpc-message: ?([^\r]*)/.exec(text)?.[1] ?? "").startsWith(PARSE)) {
+        if (
+          /grpc-status: ?13\r\n/.test(text) &&
+          decodeURIComponent(/grpc-message: ?([^\r]*)/.exec(text)?.[1] ?? "").startsWith(PARSE)
+        ) {
           const data = encoder.encode(text.replace(/grpc-status: ?13/, "grpc-status: 3"));
           const frame = Buffer.alloc(5 + data.byteLength);
           frame[0] = chunk[0]!;
@@ -66,7 +74,8 @@ function rewriteFrames(body: UniversalServerResponse["body"]): AsyncIterable<Uin
 async function* bodyOf(body: UniversalServerResponse["body"]): AsyncIterable<Uint8Array> {
   if (body === undefined) return;
   if (body instanceof Uint8Array) yield body;
-  else if (typeof body === "object" && body !== null && Symbol.asyncIterator in body) yield* body as AsyncIterable<Uint8Array>;
+  else if (typeof body === "object" && body !== null && Symbol.asyncIterator in body)
+    yield* body as AsyncIterable<Uint8Array>;
   else yield encoder.encode(JSON.stringify(body));
 }
 

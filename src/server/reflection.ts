@@ -12,7 +12,10 @@ import { Health } from "../../gen/grpc/health/v1/health_pb.js";
  * comments of proto/ (gen/source_info.json, written by `npm run generate`) so clients can show the docs.
  */
 export function registerReflection(router: ConnectRouter, services: readonly DescService[]): void {
-  const sourceInfo = JSON.parse(readFileSync(new URL("../../gen/source_info.json", import.meta.url), "utf8")) as Record<string, string>;
+  const sourceInfo = JSON.parse(readFileSync(new URL("../../gen/source_info.json", import.meta.url), "utf8")) as Record<
+    string,
+    string
+  >;
   const all = [...services, v1.ServerReflection, v1alpha.ServerReflection, Health];
   const files = new Map<string, DescFile>();
   const addFile = (f: DescFile): void => {
@@ -36,7 +39,13 @@ export function registerReflection(router: ConnectRouter, services: readonly Des
     let bytes = encoded.get(f.name);
     if (bytes === undefined) {
       const info = sourceInfo[`${f.name}.proto`];
-      const proto = info === undefined ? f.proto : create(FileDescriptorProtoSchema, { ...f.proto, sourceCodeInfo: fromBinary(SourceCodeInfoSchema, Buffer.from(info, "base64")) });
+      const proto =
+        info === undefined
+          ? f.proto
+          : create(FileDescriptorProtoSchema, {
+              ...f.proto,
+              sourceCodeInfo: fromBinary(SourceCodeInfoSchema, Buffer.from(info, "base64")),
+            });
       encoded.set(f.name, (bytes = toBinary(FileDescriptorProtoSchema, proto)));
     }
     return bytes;
@@ -56,27 +65,72 @@ export function registerReflection(router: ConnectRouter, services: readonly Des
   type Response = Omit<v1.ServerReflectionResponse, "$typeName" | "originalRequest"> & { originalRequest: Request };
   const answer = (req: Request): Response => {
     const base = { validHost: req.host, originalRequest: req };
-    const notFound = (what: string): Response => ({ ...base, messageResponse: { case: "errorResponse", value: { $typeName: "grpc.reflection.v1.ErrorResponse", errorCode: 5, errorMessage: `${what} not found` } } });
+    const notFound = (what: string): Response => ({
+      ...base,
+      messageResponse: {
+        case: "errorResponse",
+        value: { $typeName: "grpc.reflection.v1.ErrorResponse", errorCode: 5, errorMessage: `${what} not found` },
+      },
+    });
     const filesOf = (f: DescFile | undefined, what: string): Response =>
-      f === undefined ? notFound(what) : { ...base, messageResponse: { case: "fileDescriptorResponse", value: { $typeName: "grpc.reflection.v1.FileDescriptorResponse", fileDescriptorProto: withDeps(f) } } };
+      f === undefined
+        ? notFound(what)
+        : {
+            ...base,
+            messageResponse: {
+              case: "fileDescriptorResponse",
+              value: { $typeName: "grpc.reflection.v1.FileDescriptorResponse", fileDescriptorProto: withDeps(f) },
+            },
+          };
     const m = req.messageRequest;
     switch (m.case) {
       case "listServices":
-        return { ...base, messageResponse: { case: "listServicesResponse", value: { $typeName: "grpc.reflection.v1.ListServiceResponse", service: all.map((s) => ({ $typeName: "grpc.reflection.v1.ServiceResponse", name: s.typeName })) } } };
+        return {
+          ...base,
+          messageResponse: {
+            case: "listServicesResponse",
+            value: {
+              $typeName: "grpc.reflection.v1.ListServiceResponse",
+              service: all.map((s) => ({ $typeName: "grpc.reflection.v1.ServiceResponse", name: s.typeName })),
+            },
+          },
+        };
       case "fileByFilename":
         return filesOf(files.get(m.value), `file ${m.value}`);
       case "fileContainingSymbol":
         return filesOf(symbols.get(m.value.replace(/^\./, "")), `symbol ${m.value}`);
       case "fileContainingExtension": {
-        const f = [...files.values()].find((x) => x.extensions.some((e) => e.extendee.typeName === m.value.containingType && e.number === m.value.extensionNumber));
+        const f = [...files.values()].find((x) =>
+          x.extensions.some(
+            (e) => e.extendee.typeName === m.value.containingType && e.number === m.value.extensionNumber,
+          ),
+        );
         return filesOf(f, "extension");
       }
       case "allExtensionNumbersOfType": {
-        const numbers = [...files.values()].flatMap((x) => x.extensions.filter((e) => e.extendee.typeName === m.value).map((e) => e.number));
-        return { ...base, messageResponse: { case: "allExtensionNumbersResponse", value: { $typeName: "grpc.reflection.v1.ExtensionNumberResponse", baseTypeName: m.value, extensionNumber: numbers } } };
+        const numbers = [...files.values()].flatMap((x) =>
+          x.extensions.filter((e) => e.extendee.typeName === m.value).map((e) => e.number),
+        );
+        return {
+          ...base,
+          messageResponse: {
+            case: "allExtensionNumbersResponse",
+            value: {
+              $typeName: "grpc.reflection.v1.ExtensionNumberResponse",
+              baseTypeName: m.value,
+              extensionNumber: numbers,
+            },
+          },
+        };
       }
       default:
-        return { ...base, messageResponse: { case: "errorResponse", value: { $typeName: "grpc.reflection.v1.ErrorResponse", errorCode: 3, errorMessage: "empty request" } } };
+        return {
+          ...base,
+          messageResponse: {
+            case: "errorResponse",
+            value: { $typeName: "grpc.reflection.v1.ErrorResponse", errorCode: 3, errorMessage: "empty request" },
+          },
+        };
     }
   };
 
@@ -88,7 +142,8 @@ export function registerReflection(router: ConnectRouter, services: readonly Des
   });
   router.service(v1alpha.ServerReflection, {
     async *serverReflectionInfo(requests) {
-      for await (const req of requests) yield answer(req as unknown as Request) as unknown as v1alpha.ServerReflectionResponse;
+      for await (const req of requests)
+        yield answer(req as unknown as Request) as unknown as v1alpha.ServerReflectionResponse;
     },
   });
 }

@@ -18,17 +18,52 @@ afterAll(async () => {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are asserted field by field
 type Json = any;
 const postJson = async (path: string, body: object, token = adminToken): Promise<{ status: number; body: Json }> => {
-  const res = await fetch(`${app.baseUrl}${path}`, { method: "POST", headers: { "content-type": "application/json", ...bearer(token) }, body: JSON.stringify(body) });
+  const res = await fetch(`${app.baseUrl}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...bearer(token) },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: await res.json() };
 };
 
 describe("AdminService (internal clients with the admin scope)", () => {
   it("creates a property, user, membership and client over REST; the client secret only in the create response", async () => {
-    const p = await postJson("/api/admin/v1/properties", { groupCode: "ADM", code: "ADM-1", name: "Admin Hotel", timeZone: "Europe/Istanbul", currency: "eur", businessDate: "2026-11-22" });
+    const p = await postJson("/api/admin/v1/properties", {
+      groupCode: "ADM",
+      code: "ADM-1",
+      name: "Admin Hotel",
+      timeZone: "Europe/Istanbul",
+      currency: "eur",
+      businessDate: "2026-11-22",
+    });
     expect(p.status).toBe(200);
-    expect(p.body.property).toMatchObject({ code: "ADM-1", groupCode: "ADM", currency: "EUR", amountScale: 100, businessDate: "2026-11-22", emailVerification: false, active: true });
-    expect((await postJson("/api/admin/v1/properties", { groupCode: "ADM", code: "ADM-1", name: "x", timeZone: "Europe/Istanbul", currency: "EUR" })).status).toBe(409);
-    const bad = await postJson("/api/admin/v1/properties", { groupCode: "ADM", code: "ADM-2", name: "x", timeZone: "Mars/Base", currency: "EUR" });
+    expect(p.body.property).toMatchObject({
+      code: "ADM-1",
+      groupCode: "ADM",
+      currency: "EUR",
+      amountScale: 100,
+      businessDate: "2026-11-22",
+      emailVerification: false,
+      active: true,
+    });
+    expect(
+      (
+        await postJson("/api/admin/v1/properties", {
+          groupCode: "ADM",
+          code: "ADM-1",
+          name: "x",
+          timeZone: "Europe/Istanbul",
+          currency: "EUR",
+        })
+      ).status,
+    ).toBe(409);
+    const bad = await postJson("/api/admin/v1/properties", {
+      groupCode: "ADM",
+      code: "ADM-2",
+      name: "x",
+      timeZone: "Mars/Base",
+      currency: "EUR",
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details[0].field).toBe("timeZone");
 
@@ -36,12 +71,27 @@ describe("AdminService (internal clients with the admin scope)", () => {
     const u = await postJson("/api/admin/v1/users", { email: "a@adm.test", name: "A", password: "long-enough" });
     expect(u.body.user).toMatchObject({ email: "a@adm.test", active: true });
     expect((await postJson("/api/admin/v1/users", { email: "A@ADM.test", password: "long-enough" })).status).toBe(409);
-    const m = await postJson("/api/admin/v1/memberships", { email: "a@adm.test", propertyCode: "ADM-1", role: "accountant" });
+    const m = await postJson("/api/admin/v1/memberships", {
+      email: "a@adm.test",
+      propertyCode: "ADM-1",
+      role: "accountant",
+    });
     expect(m.body.membership).toMatchObject({ propertyCode: "ADM-1", role: "accountant", userId: u.body.user.id });
 
-    const c = await postJson("/api/admin/v1/clients", { kind: "PARTNER", provider: "Booking", propertyCodes: ["ADM-1"], scopes: ["reservations.read"] });
+    const c = await postJson("/api/admin/v1/clients", {
+      kind: "PARTNER",
+      provider: "Booking",
+      propertyCodes: ["ADM-1"],
+      scopes: ["reservations.read"],
+    });
     expect(c.status).toBe(200);
-    expect(c.body.client).toMatchObject({ kind: "PARTNER", provider: "booking", environment: "test", approvedAt: null, propertyCodes: ["ADM-1"] });
+    expect(c.body.client).toMatchObject({
+      kind: "PARTNER",
+      provider: "booking",
+      environment: "test",
+      approvedAt: null,
+      propertyCodes: ["ADM-1"],
+    });
     expect(c.body.clientSecret).toMatch(/^cs_/);
     const approved = await postJson(`/api/admin/v1/clients/${c.body.client.clientId}/approve`, {});
     expect(approved.body.client.environment).toBe("live");
@@ -57,17 +107,32 @@ describe("AdminService (internal clients with the admin scope)", () => {
 
   it("over gRPC too; staff, partners and internal clients without the admin scope are refused", async () => {
     const grpc = createClient(AdminService, createGrpcTransport({ baseUrl: app.baseUrl }));
-    const res = await grpc.createClient({ kind: ClientKind.INTERNAL, provider: "ops", scopes: ["admin"] }, { headers: bearer(adminToken) });
+    const res = await grpc.createClient(
+      { kind: ClientKind.INTERNAL, provider: "ops", scopes: ["admin"] },
+      { headers: bearer(adminToken) },
+    );
     expect(res.client?.kind).toBe(ClientKind.INTERNAL);
     await expect(grpc.listClients({})).rejects.toMatchObject({ code: Code.Unauthenticated });
 
     const prop = await createTestProperty(app);
     const staff = await createStaffSession(app, { propertyCode: prop.code, role: "manager" });
-    const partner = await createTestClient(app, { kind: "partner", propertyCodes: [prop.code], scopes: ["mappings.read"] });
-    const internalNoAdmin = await createTestClient(app, { kind: "internal", propertyCodes: [], scopes: ["mappings.read"] });
+    const partner = await createTestClient(app, {
+      kind: "partner",
+      propertyCodes: [prop.code],
+      scopes: ["mappings.read"],
+    });
+    const internalNoAdmin = await createTestClient(app, {
+      kind: "internal",
+      propertyCodes: [],
+      scopes: ["mappings.read"],
+    });
     for (const token of [staff.accessToken, partner.accessToken, internalNoAdmin.accessToken]) {
-      await expect(grpc.listClients({}, { headers: bearer(token) })).rejects.toMatchObject({ code: Code.PermissionDenied });
-      expect((await postJson("/api/admin/v1/users", { email: "x@adm.test", password: "long-enough" }, token)).status).toBe(403);
+      await expect(grpc.listClients({}, { headers: bearer(token) })).rejects.toMatchObject({
+        code: Code.PermissionDenied,
+      });
+      expect(
+        (await postJson("/api/admin/v1/users", { email: "x@adm.test", password: "long-enough" }, token)).status,
+      ).toBe(403);
     }
   });
 });

@@ -27,11 +27,21 @@ beforeAll(async () => {
   app = await startTestApp({ clock });
   const logger = pino({ level: "silent" });
   const auth = app.services.auth;
-  const router = createRecordingRouter({ interceptors: [createCallInterceptor(logger), createAuthInterceptor({ pool: app.db.pool, tokens: auth.tokens, clock })] });
+  const router = createRecordingRouter({
+    interceptors: [
+      createCallInterceptor(logger),
+      createAuthInterceptor({ pool: app.db.pool, tokens: auth.tokens, clock }),
+    ],
+  });
   const echo = async (req: { propertyCode: string }, ctx: { values: import("@connectrpc/connect").ContextValues }) => {
     const p = requirePrincipal(ctx.values);
     const property = req.propertyCode === "" ? undefined : await requireProperty(app.db, p, req.propertyCode);
-    return { kind: p.kind, subject: p.kind === "staff" ? p.userId : p.clientId, propertyId: property?.id ?? "", propertyIds: [...p.propertyIds] };
+    return {
+      kind: p.kind,
+      subject: p.kind === "staff" ? p.userId : p.clientId,
+      propertyId: property?.id ?? "",
+      propertyIds: [...p.propertyIds],
+    };
   };
   router.service(AuthTestService, {
     open: () => ({ kind: "anonymous" }),
@@ -41,7 +51,10 @@ beforeAll(async () => {
     anyProperty: echo,
   });
   const gateway = createGateway({ ...router.direct, maxBodyBytes: 4096 });
-  listener = await listen(createDispatcher({ handlers: router.handlers, gateway, ready: async () => true, logger }), { port: 0, host: "127.0.0.1" });
+  listener = await listen(createDispatcher({ handlers: router.handlers, gateway, ready: async () => true, logger }), {
+    port: 0,
+    host: "127.0.0.1",
+  });
   base = `http://127.0.0.1:${listener.port}`;
   propA = await createTestProperty(app, { code: "AUTH-A" });
   propB = await createTestProperty(app, { code: "AUTH-B" });
@@ -83,7 +96,11 @@ describe("authentication", () => {
     const now = Math.floor(clock.now().getTime() / 1000);
     const forged = await new SignJWT({ kind: "staff", sid: real.sessionId, pid: propA.id })
       .setProtectedHeader({ alg: "ES256", kid, typ: "at+jwt" })
-      .setSubject(real.userId).setIssuer("hotelops").setAudience("hotelops-api").setIssuedAt(now).setExpirationTime(now + 900)
+      .setSubject(real.userId)
+      .setIssuer("hotelops")
+      .setAudience("hotelops-api")
+      .setIssuedAt(now)
+      .setExpirationTime(now + 900)
       .sign(privateKey);
     expect((await get("/t/auth/default", forged)).status).toBe(401);
     expect((await get("/t/auth/default", real.accessToken)).status).toBe(200);
@@ -114,7 +131,9 @@ describe("authentication", () => {
     expect((await get("/t/auth/default", refreshed.accessToken)).status).toBe(200);
     clock.advance(2 * 60_000);
     expect((await get("/t/auth/default", refreshed.accessToken)).status).toBe(401);
-    await expect(app.services.auth.sessions.refreshStaffSession(refreshed.refreshToken)).rejects.toMatchObject({ code: "unauthorized" });
+    await expect(app.services.auth.sessions.refreshStaffSession(refreshed.refreshToken)).rejects.toMatchObject({
+      code: "unauthorized",
+    });
     clock.set("2026-11-22T09:00:00.000Z");
   });
 
@@ -135,7 +154,13 @@ describe("authentication", () => {
   it("staff tokens carry sub, kind, sid, pid and the role's permissions, nothing secret", async () => {
     const s = await createStaffSession(app, { propertyCode: propA.code, role: "viewer" });
     const payload = JSON.parse(Buffer.from(s.accessToken.split(".")[1]!, "base64url").toString()) as Json;
-    expect(payload).toMatchObject({ sub: s.userId, kind: "staff", sid: s.sessionId, pid: propA.id, perms: ["dashboard.view", "reservations.view", "folio.view"] });
+    expect(payload).toMatchObject({
+      sub: s.userId,
+      kind: "staff",
+      sid: s.sessionId,
+      pid: propA.id,
+      perms: ["dashboard.view", "reservations.view", "folio.view"],
+    });
     expect(payload.exp - payload.iat).toBe(900);
     expect(JSON.stringify(payload)).not.toMatch(/password|rt_/);
   });
@@ -144,13 +169,17 @@ describe("authentication", () => {
     const s = await createStaffSession(app, { propertyCode: propA.code, role: "viewer" });
     await app.db.pool.query("update memberships set active = false where user_id = $1", [s.userId]);
     expect((await get("/t/auth/default", s.accessToken)).status).toBe(401);
-    await expect(app.services.auth.sessions.refreshStaffSession(s.refreshToken)).rejects.toMatchObject({ code: "unauthorized" });
+    await expect(app.services.auth.sessions.refreshStaffSession(s.refreshToken)).rejects.toMatchObject({
+      code: "unauthorized",
+    });
     await app.services.auth.sessions.revokeSession("not-a-uuid");
   });
 
   it("refuses to open a session without an active membership", async () => {
     const s = await createStaffSession(app, { propertyCode: propA.code, role: "viewer" });
-    await expect(app.services.auth.sessions.openStaffSession({ userId: s.userId, propertyId: propB.id })).rejects.toMatchObject({ code: "unauthorized" });
+    await expect(
+      app.services.auth.sessions.openStaffSession({ userId: s.userId, propertyId: propB.id }),
+    ).rejects.toMatchObject({ code: "unauthorized" });
   });
 
   it("accepts tokens of every non-retired key across a rotation, and none of a retired key", async () => {
@@ -194,7 +223,11 @@ describe("authorization", () => {
   });
 
   it("partners: scope enforced (403 insufficient_scope), property B is 404, staff-only methods 403", async () => {
-    const partner = await createTestClient(app, { kind: "partner", propertyCodes: [propA.code], scopes: ["availability.read"] });
+    const partner = await createTestClient(app, {
+      kind: "partner",
+      propertyCodes: [propA.code],
+      scopes: ["availability.read"],
+    });
     const ok = await get(`/t/auth/properties/${propA.code}/availability`, partner.accessToken);
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ kind: "partner", subject: partner.clientId, propertyId: propA.id });
@@ -202,13 +235,20 @@ describe("authorization", () => {
     expect(foreign.status).toBe(404);
     expect(foreign.body.error.code).toBe("not_found");
 
-    const mappingsOnly = await createTestClient(app, { kind: "partner", propertyCodes: [propA.code], scopes: ["mappings.read"] });
+    const mappingsOnly = await createTestClient(app, {
+      kind: "partner",
+      propertyCodes: [propA.code],
+      scopes: ["mappings.read"],
+    });
     const noScope = await get(`/t/auth/properties/${propA.code}/availability`, mappingsOnly.accessToken);
     expect(noScope.status).toBe(403);
     expect(noScope.headers.get("www-authenticate")).toContain("insufficient_scope");
 
     expect((await get("/t/auth/default", partner.accessToken)).status).toBe(403);
-    const staff = await get(`/t/auth/properties/${propA.code}/availability`, (await createStaffSession(app, { propertyCode: propA.code, role: "manager" })).accessToken);
+    const staff = await get(
+      `/t/auth/properties/${propA.code}/availability`,
+      (await createStaffSession(app, { propertyCode: propA.code, role: "manager" })).accessToken,
+    );
     expect(staff.status).toBe(403);
   });
 
@@ -230,6 +270,8 @@ describe("authorization", () => {
     const err = await client.needsReports({}, { headers }).catch((e: unknown) => ConnectError.from(e));
     expect(err).toBeInstanceOf(ConnectError);
     expect((err as ConnectError).code).toBe(Code.PermissionDenied);
-    await expect(client.anyProperty({ propertyCode: propB.code }, { headers })).rejects.toMatchObject({ code: Code.NotFound });
+    await expect(client.anyProperty({ propertyCode: propB.code }, { headers })).rejects.toMatchObject({
+      code: Code.NotFound,
+    });
   });
 });

@@ -22,7 +22,12 @@ const freshIp = () => `203.0.113.${ipCounter++}`;
 beforeAll(async () => {
   app = await startTestApp({
     clock: new ManualClock("2027-01-10T10:00:05.000Z"),
-    env: { RATE_LIMIT_AUTH_PER_MINUTE: "10", RATE_LIMIT_TOKEN_PER_MINUTE: "30", RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE: "20", TRUSTED_PROXIES: "127.0.0.1,::1" },
+    env: {
+      RATE_LIMIT_AUTH_PER_MINUTE: "10",
+      RATE_LIMIT_TOKEN_PER_MINUTE: "30",
+      RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE: "20",
+      TRUSTED_PROXIES: "127.0.0.1,::1",
+    },
   });
   propertyCode = (await createTestProperty(app, { code: "TLIM-1" })).code;
 });
@@ -30,13 +35,28 @@ afterAll(async () => {
   await app?.close();
 });
 
-const client = () => createTestClient(app, { kind: "partner", provider: "acme", propertyCodes: [propertyCode], scopes: ["availability.read"] });
-const as = (): oauth.AuthorizationServer => ({ issuer: app.baseUrl, token_endpoint: `${app.baseUrl}/api/v1/oauth/token` });
+const client = () =>
+  createTestClient(app, {
+    kind: "partner",
+    provider: "acme",
+    propertyCodes: [propertyCode],
+    scopes: ["availability.read"],
+  });
+const as = (): oauth.AuthorizationServer => ({
+  issuer: app.baseUrl,
+  token_endpoint: `${app.baseUrl}/api/v1/oauth/token`,
+});
 
 /** One token request through oauth4webapi, from `ip`: the token, or the library's error. */
 async function tokenFor(id: string, secret: string, ip: string): Promise<{ ok: true } | { ok: false; err: unknown }> {
   try {
-    const res = await oauth.clientCredentialsGrantRequest(as(), { client_id: id }, oauth.ClientSecretBasic(secret), new URLSearchParams(), { ...insecure, headers: { "x-forwarded-for": ip } });
+    const res = await oauth.clientCredentialsGrantRequest(
+      as(),
+      { client_id: id },
+      oauth.ClientSecretBasic(secret),
+      new URLSearchParams(),
+      { ...insecure, headers: { "x-forwarded-for": ip } },
+    );
     await oauth.processClientCredentialsResponse(as(), { client_id: id }, res);
     return { ok: true };
   } catch (err) {
@@ -54,7 +74,13 @@ describe("token endpoint limits", () => {
     const login = await fetch(`${app.baseUrl}/api/mobile/v1/auth/login`, {
       method: "POST",
       headers: { "content-type": "application/json", "x-forwarded-for": ip },
-      body: JSON.stringify({ hotelCode: "NOPE", email: "nobody@test.test", password: "wrong-pass-2026", deviceId: "d", deviceName: "phone" }),
+      body: JSON.stringify({
+        hotelCode: "NOPE",
+        email: "nobody@test.test",
+        password: "wrong-pass-2026",
+        deviceId: "d",
+        deviceName: "phone",
+      }),
     });
     expect(login.status).toBe(401);
   });
@@ -62,7 +88,8 @@ describe("token endpoint limits", () => {
   it("hundreds of clients behind one IP each get their own budget", async () => {
     const ip = freshIp();
     const clients = await Promise.all(Array.from({ length: 12 }, client));
-    for (const c of clients) for (let i = 0; i < 3; i++) expect((await tokenFor(c.clientId, c.clientSecret, ip)).ok).toBe(true);
+    for (const c of clients)
+      for (let i = 0; i < 3; i++) expect((await tokenFor(c.clientId, c.clientSecret, ip)).ok).toBe(true);
   });
 
   it("a client over its own limit (api_clients override) gets 429 + Retry-After and a retryable OAuth error, others do not", async () => {
@@ -107,7 +134,10 @@ describe("token endpoint limits", () => {
     const limited = await client();
     await app.db.pool.query("update api_clients set token_requests_per_minute = 1 where id = $1", [limited.clientId]);
     const basic = `Basic ${Buffer.from(`${limited.clientId}:${limited.clientSecret}`).toString("base64")}`;
-    for (const transport of [createGrpcTransport({ baseUrl: app.baseUrl }), createConnectTransport({ baseUrl: app.baseUrl, httpVersion: "1.1" })]) {
+    for (const transport of [
+      createGrpcTransport({ baseUrl: app.baseUrl }),
+      createConnectTransport({ baseUrl: app.baseUrl, httpVersion: "1.1" }),
+    ]) {
       await app.db.pool.query("delete from rate_limits where bucket like 'token-client:%'");
       const auth = createClient(AuthService, transport);
       const headers = { authorization: basic, "x-forwarded-for": freshIp() };

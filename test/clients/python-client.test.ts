@@ -13,7 +13,8 @@ const run = promisify(execFile);
 const sdkPython = new URL("../../sdk-python", import.meta.url).pathname;
 // Debian's interpreter (.ci/run installs python3-grpcio and python3-protobuf for it), not a pyenv shim
 const PYTHON = "/usr/bin/python3";
-const python = (args: string[], env: Record<string, string> = {}) => run(PYTHON, args, { cwd: sdkPython, env: { ...process.env, PYTHONPATH: sdkPython, ...env }, timeout: 60_000 });
+const python = (args: string[], env: Record<string, string> = {}) =>
+  run(PYTHON, args, { cwd: sdkPython, env: { ...process.env, PYTHONPATH: sdkPython, ...env }, timeout: 60_000 });
 
 let app: TestApp;
 beforeAll(async () => {
@@ -29,11 +30,28 @@ describe("Python client (sdk-python)", () => {
     await seedRoomTypeAndRatePlan(app.deps.db.pool, property);
     const client = await createTestClient(app, { propertyCodes: [property.code], scopes: ["availability.read"] });
     const staff = await createStaffSession(app, { propertyCode: property.code, role: "manager" });
-    const { stdout } = await python(["examples/quickstart.py"], { HOTELOPS_URL: app.baseUrl, CLIENT_ID: client.clientId, CLIENT_SECRET: client.clientSecret, PROPERTY_CODE: property.code, STAFF_EMAIL: staff.email, STAFF_PASSWORD: "test-pass-2026" });
-    const out = JSON.parse(stdout) as { status: string; availability: Record<string, number[]>; error: { status: string; code: string; fields: string[]; requestId: string }; dashboard: { businessDate: string; roomsTotal: number } };
+    const { stdout } = await python(["examples/quickstart.py"], {
+      HOTELOPS_URL: app.baseUrl,
+      CLIENT_ID: client.clientId,
+      CLIENT_SECRET: client.clientSecret,
+      PROPERTY_CODE: property.code,
+      STAFF_EMAIL: staff.email,
+      STAFF_PASSWORD: "test-pass-2026",
+    });
+    const out = JSON.parse(stdout) as {
+      status: string;
+      availability: Record<string, number[]>;
+      error: { status: string; code: string; fields: string[]; requestId: string };
+      dashboard: { businessDate: string; roomsTotal: number };
+    };
     expect(out.status).toBe("operational");
     expect(out.availability).toEqual({ DBL: [10, 10] });
-    expect(out.error).toEqual({ status: "INVALID_ARGUMENT", code: "invalid_argument", fields: ["to"], requestId: expect.stringMatching(/\S/) });
+    expect(out.error).toEqual({
+      status: "INVALID_ARGUMENT",
+      code: "invalid_argument",
+      fields: ["to"],
+      requestId: expect.stringMatching(/\S/),
+    });
     expect(out.dashboard).toEqual({ businessDate: "2026-11-22", roomsTotal: 10 });
   });
 
@@ -82,13 +100,24 @@ print(json.dumps([check(body, header, secret, now=t), check(body, [overlap], old
   check(body, header, secret, now=t + 301), check(body, None, secret, now=t), check(body, "t=abc", secret, now=t), check(body, header, "", now=t)]))
 `;
     const { stdout } = await python(["-c", script]);
-    expect(JSON.parse(stdout)).toEqual([1767225600, 1767225600, "signature_mismatch", "timestamp_out_of_tolerance", "missing_header", "malformed_header", "missing_secret"]);
+    expect(JSON.parse(stdout)).toEqual([
+      1767225600,
+      1767225600,
+      "signature_mismatch",
+      "timestamp_out_of_tolerance",
+      "missing_header",
+      "malformed_header",
+      "missing_secret",
+    ]);
   });
 
   it("leaves grpcio's grpc package unshadowed: the stubs live under hotelops_client._proto, no vendored grpc/ is generated", async () => {
     expect(existsSync(`${sdkPython}/grpc`)).toBe(false);
     expect(existsSync(`${sdkPython}/hotelops_client/_proto/grpc`)).toBe(false);
-    const { stdout } = await python(["-c", "import hotelops_client.v1, grpc, google.protobuf; print(grpc.__file__); print(hotelops_client.v1.status.__name__)"]);
+    const { stdout } = await python([
+      "-c",
+      "import hotelops_client.v1, grpc, google.protobuf; print(grpc.__file__); print(hotelops_client.v1.status.__name__)",
+    ]);
     const [grpcFile, statusModule] = stdout.trim().split("\n");
     expect(grpcFile).toMatch(/(dist|site)-packages\/grpc\/__init__\.py$/);
     expect(statusModule).toBe("hotelops_client._proto.hotelops.status.v1.status_pb2");

@@ -35,7 +35,13 @@ let connectInventory: Client<typeof InventoryService>;
 const insecure = { [oauth.allowInsecureRequests]: true };
 async function oauthToken(c: { clientId: string; clientSecret: string }): Promise<string> {
   const as: oauth.AuthorizationServer = { issuer: app.baseUrl, token_endpoint: `${app.baseUrl}/api/v1/oauth/token` };
-  const res = await oauth.clientCredentialsGrantRequest(as, { client_id: c.clientId }, oauth.ClientSecretBasic(c.clientSecret), new URLSearchParams(), insecure);
+  const res = await oauth.clientCredentialsGrantRequest(
+    as,
+    { client_id: c.clientId },
+    oauth.ClientSecretBasic(c.clientSecret),
+    new URLSearchParams(),
+    insecure,
+  );
   return (await oauth.processClientCredentialsResponse(as, { client_id: c.clientId }, res)).access_token;
 }
 
@@ -48,7 +54,8 @@ async function failure(work: Promise<unknown>): Promise<{ code: Code; appCode: s
   try {
     await work;
   } catch (err) {
-    if (err instanceof ConnectError) return { code: err.code, appCode: err.metadata.get("x-error-code"), message: err.rawMessage };
+    if (err instanceof ConnectError)
+      return { code: err.code, appCode: err.metadata.get("x-error-code"), message: err.rawMessage };
     throw err;
   }
   throw new Error("expected the call to fail");
@@ -63,30 +70,126 @@ beforeAll(async () => {
   sgl = await inventory.createRoomType(property.id, { code: "SGL", name: "Single", maxOccupancy: 1 });
   for (let i = 0; i < 6; i++) await inventory.createRoom(property.id, { number: `1${i}`, roomTypeId: dbl.id });
   await inventory.createRoom(property.id, { number: "20", roomTypeId: sgl.id });
-  bar = await inventory.createRatePlan(property.id, { code: "BAR", name: "Best available", boardType: "ROOM_ONLY", roomTypeIds: [dbl.id, sgl.id] });
-  nrf = await inventory.createRatePlan(property.id, { code: "NRF", name: "Non refundable", boardType: "ROOM_ONLY", roomTypeIds: [dbl.id] });
-  await inventory.setPrices(property.id, { ratePlanId: bar.id, roomTypeId: dbl.id, from: "2027-01-01", to: "2027-12-31", amountMinor: 10000n });
-  await inventory.setPrices(property.id, { ratePlanId: nrf.id, roomTypeId: dbl.id, from: "2027-01-01", to: "2027-02-15", amountMinor: 9000n });
-  await inventory.setPrices(property.id, { ratePlanId: bar.id, roomTypeId: sgl.id, from: "2027-01-01", to: "2027-12-31", amountMinor: 7000n });
+  bar = await inventory.createRatePlan(property.id, {
+    code: "BAR",
+    name: "Best available",
+    boardType: "ROOM_ONLY",
+    roomTypeIds: [dbl.id, sgl.id],
+  });
+  nrf = await inventory.createRatePlan(property.id, {
+    code: "NRF",
+    name: "Non refundable",
+    boardType: "ROOM_ONLY",
+    roomTypeIds: [dbl.id],
+  });
+  await inventory.setPrices(property.id, {
+    ratePlanId: bar.id,
+    roomTypeId: dbl.id,
+    from: "2027-01-01",
+    to: "2027-12-31",
+    amountMinor: 10000n,
+  });
+  await inventory.setPrices(property.id, {
+    ratePlanId: nrf.id,
+    roomTypeId: dbl.id,
+    from: "2027-01-01",
+    to: "2027-02-15",
+    amountMinor: 9000n,
+  });
+  await inventory.setPrices(property.id, {
+    ratePlanId: bar.id,
+    roomTypeId: sgl.id,
+    from: "2027-01-01",
+    to: "2027-12-31",
+    amountMinor: 7000n,
+  });
   const oDbl = await inventory.createRoomType(other.id, { code: "DBL", name: "Double", maxOccupancy: 2 });
   await inventory.createRoom(other.id, { number: "1", roomTypeId: oDbl.id });
-  for (const [kind, code, external] of [["room_type", "DBL", "X-DBL"], ["rate_plan", "BAR", "X-BAR"]] as const) {
-    await setProviderMapping(app.db.pool, { propertyCode: property.code, provider: "acme", kind, code, externalCode: external });
+  for (const [kind, code, external] of [
+    ["room_type", "DBL", "X-DBL"],
+    ["rate_plan", "BAR", "X-BAR"],
+  ] as const) {
+    await setProviderMapping(app.db.pool, {
+      propertyCode: property.code,
+      provider: "acme",
+      kind,
+      code,
+      externalCode: external,
+    });
   }
   manager = (await createStaffSession(app, { propertyCode: property.code, role: "manager" })).accessToken;
   frontDesk = (await createStaffSession(app, { propertyCode: property.code, role: "front_desk" })).accessToken;
-  internal = (await createTestClient(app, { kind: "internal", provider: "pms", propertyCodes: [property.code], scopes: ["admin", "reservations.write", "reservations.read"] })).accessToken;
-  const p = await createTestClient(app, { kind: "partner", provider: "acme", propertyCodes: [property.code], scopes: ["ari.read", "reservations.write", "availability.read"], approved: true });
+  internal = (
+    await createTestClient(app, {
+      kind: "internal",
+      provider: "pms",
+      propertyCodes: [property.code],
+      scopes: ["admin", "reservations.write", "reservations.read"],
+    })
+  ).accessToken;
+  const p = await createTestClient(app, {
+    kind: "partner",
+    provider: "acme",
+    propertyCodes: [property.code],
+    scopes: ["ari.read", "reservations.write", "availability.read"],
+    approved: true,
+  });
   partner = await oauthToken(p);
   grpcInventory = createClient(InventoryService, createGrpcTransport({ baseUrl: app.baseUrl }));
-  connectInventory = createClient(InventoryService, createConnectTransport({ baseUrl: app.baseUrl, httpVersion: "1.1" }));
+  connectInventory = createClient(
+    InventoryService,
+    createConnectTransport({ baseUrl: app.baseUrl, httpVersion: "1.1" }),
+  );
 
   // Restrictions on BAR x DBL in February, set by the manager in a few calls covering many days.
   const h = { headers: bearer(manager) };
-  await connectInventory.setRestrictions({ propertyCode: property.code, ratePlanIds: [bar.id], roomTypeIds: [dbl.id], from: "2027-02-10", to: "2027-02-12", stopSell: true }, h);
-  await grpcInventory.setRestrictions({ propertyCode: property.code, ratePlanIds: [bar.id], roomTypeIds: [dbl.id], from: "2027-02-01", to: "2027-03-01", weekdays: [5], closedToArrival: true }, h); // Fridays
-  await grpcInventory.setRestrictions({ propertyCode: property.code, ratePlanIds: [bar.id], roomTypeIds: [], from: "2027-02-20", to: "2027-02-23", minStay: 3, maxStay: 5 }, h); // DBL and SGL
-  await grpcInventory.setRestrictions({ propertyCode: property.code, ratePlanIds: [bar.id], roomTypeIds: [dbl.id], from: "2027-02-01", to: "2027-03-01", weekdays: [7], closedToDeparture: true }, h); // Sundays
+  await connectInventory.setRestrictions(
+    {
+      propertyCode: property.code,
+      ratePlanIds: [bar.id],
+      roomTypeIds: [dbl.id],
+      from: "2027-02-10",
+      to: "2027-02-12",
+      stopSell: true,
+    },
+    h,
+  );
+  await grpcInventory.setRestrictions(
+    {
+      propertyCode: property.code,
+      ratePlanIds: [bar.id],
+      roomTypeIds: [dbl.id],
+      from: "2027-02-01",
+      to: "2027-03-01",
+      weekdays: [5],
+      closedToArrival: true,
+    },
+    h,
+  ); // Fridays
+  await grpcInventory.setRestrictions(
+    {
+      propertyCode: property.code,
+      ratePlanIds: [bar.id],
+      roomTypeIds: [],
+      from: "2027-02-20",
+      to: "2027-02-23",
+      minStay: 3,
+      maxStay: 5,
+    },
+    h,
+  ); // DBL and SGL
+  await grpcInventory.setRestrictions(
+    {
+      propertyCode: property.code,
+      ratePlanIds: [bar.id],
+      roomTypeIds: [dbl.id],
+      from: "2027-02-01",
+      to: "2027-03-01",
+      weekdays: [7],
+      closedToDeparture: true,
+    },
+    h,
+  ); // Sundays
 });
 afterAll(async () => {
   await app?.close();
@@ -95,31 +198,101 @@ afterAll(async () => {
 describe("restrictions managed by staff over InventoryService", () => {
   it("writes many days in one call (weekdays, unset fields kept) for rates.manage holders; others get PermissionDenied", async () => {
     // 2027-02 has four Fridays; the min/max call covered 3 days x 2 room types
-    const fridays = await grpcInventory.setRestrictions({ propertyCode: property.code, ratePlanIds: [bar.id], roomTypeIds: [dbl.id], from: "2027-02-01", to: "2027-03-01", weekdays: [5], closedToArrival: true }, { headers: bearer(manager) });
+    const fridays = await grpcInventory.setRestrictions(
+      {
+        propertyCode: property.code,
+        ratePlanIds: [bar.id],
+        roomTypeIds: [dbl.id],
+        from: "2027-02-01",
+        to: "2027-03-01",
+        weekdays: [5],
+        closedToArrival: true,
+      },
+      { headers: bearer(manager) },
+    );
     expect(fridays.cells).toBe(4);
-    const denied = await failure(connectInventory.setRestrictions({ propertyCode: property.code, ratePlanIds: [bar.id], from: "2027-02-01", to: "2027-02-02", stopSell: true }, { headers: bearer(frontDesk) }));
+    const denied = await failure(
+      connectInventory.setRestrictions(
+        { propertyCode: property.code, ratePlanIds: [bar.id], from: "2027-02-01", to: "2027-02-02", stopSell: true },
+        { headers: bearer(frontDesk) },
+      ),
+    );
     expect(denied.code).toBe(Code.PermissionDenied);
-    const bad = await failure(grpcInventory.setRestrictions({ propertyCode: property.code, ratePlanIds: [nrf.id], roomTypeIds: [sgl.id], from: "2027-02-01", to: "2027-02-02", stopSell: true }, { headers: bearer(manager) }));
+    const bad = await failure(
+      grpcInventory.setRestrictions(
+        {
+          propertyCode: property.code,
+          ratePlanIds: [nrf.id],
+          roomTypeIds: [sgl.id],
+          from: "2027-02-01",
+          to: "2027-02-02",
+          stopSell: true,
+        },
+        { headers: bearer(manager) },
+      ),
+    );
     expect(bad).toMatchObject({ code: Code.InvalidArgument, appCode: "validation_failed" });
-    const nothing = await failure(grpcInventory.setRestrictions({ propertyCode: property.code, ratePlanIds: [bar.id], from: "2027-02-01", to: "2027-02-02" }, { headers: bearer(manager) }));
+    const nothing = await failure(
+      grpcInventory.setRestrictions(
+        { propertyCode: property.code, ratePlanIds: [bar.id], from: "2027-02-01", to: "2027-02-02" },
+        { headers: bearer(manager) },
+      ),
+    );
     expect(nothing.appCode).toBe("invalid_argument");
-    const elsewhere = await failure(grpcInventory.setRestrictions({ propertyCode: other.code, ratePlanIds: [bar.id], from: "2027-02-01", to: "2027-02-02", stopSell: true }, { headers: bearer(manager) }));
+    const elsewhere = await failure(
+      grpcInventory.setRestrictions(
+        { propertyCode: other.code, ratePlanIds: [bar.id], from: "2027-02-01", to: "2027-02-02", stopSell: true },
+        { headers: bearer(manager) },
+      ),
+    );
     expect(elsewhere.code).toBe(Code.NotFound);
     // the Sunday closed-to-departure call kept the Friday closed-to-arrival of the same rows untouched
-    const day = (await get(`/api/v1/properties/${property.code}/ari?from=2027-02-05&to=2027-02-08&roomTypes=DBL&ratePlans=BAR`)).body.roomTypes[0].ratePlans[0].days;
-    expect(day.map((d: Json) => [d.date, d.closedToArrival, d.closedToDeparture])).toEqual([["2027-02-05", true, false], ["2027-02-06", false, false], ["2027-02-07", false, true]]);
+    const day = (
+      await get(`/api/v1/properties/${property.code}/ari?from=2027-02-05&to=2027-02-08&roomTypes=DBL&ratePlans=BAR`)
+    ).body.roomTypes[0].ratePlans[0].days;
+    expect(day.map((d: Json) => [d.date, d.closedToArrival, d.closedToDeparture])).toEqual([
+      ["2027-02-05", true, false],
+      ["2027-02-06", false, false],
+      ["2027-02-07", false, true],
+    ]);
   });
 });
 
 describe("staff read ARI over InventoryService", () => {
   it("GetAri shows prices and restrictions by ids (Connect and gRPC); another property is not found", async () => {
-    const ari = await connectInventory.getAri({ propertyCode: property.code, from: "2027-02-10", to: "2027-02-12", roomTypeIds: [dbl.id], ratePlanIds: [bar.id] }, { headers: bearer(frontDesk) });
+    const ari = await connectInventory.getAri(
+      {
+        propertyCode: property.code,
+        from: "2027-02-10",
+        to: "2027-02-12",
+        roomTypeIds: [dbl.id],
+        ratePlanIds: [bar.id],
+      },
+      { headers: bearer(frontDesk) },
+    );
     expect(ari).toMatchObject({ currency: "TRY", amountScale: 100 });
     expect(ari.roomTypes.map((rt) => [rt.code, rt.ratePlans.map((rp) => rp.code)])).toEqual([["DBL", ["BAR"]]]);
-    expect(ari.roomTypes[0]!.ratePlans[0]!.days.map((d) => [d.date, d.stopSell, d.priceMinor])).toEqual([["2027-02-10", true, 10000n], ["2027-02-11", true, 10000n]]);
-    const all = await grpcInventory.getAri({ propertyCode: property.code, from: "2027-02-20", to: "2027-02-21" }, { headers: bearer(manager) });
-    expect(all.roomTypes.flatMap((rt) => rt.ratePlans.map((rp) => `${rt.code}/${rp.code}:${rp.days[0]!.minStay ?? "-"}`))).toEqual(["DBL/BAR:3", "DBL/NRF:-", "SGL/BAR:3"]);
-    expect((await failure(grpcInventory.getAri({ propertyCode: other.code, from: "2027-02-20", to: "2027-02-21" }, { headers: bearer(manager) }))).code).toBe(Code.NotFound);
+    expect(ari.roomTypes[0]!.ratePlans[0]!.days.map((d) => [d.date, d.stopSell, d.priceMinor])).toEqual([
+      ["2027-02-10", true, 10000n],
+      ["2027-02-11", true, 10000n],
+    ]);
+    const all = await grpcInventory.getAri(
+      { propertyCode: property.code, from: "2027-02-20", to: "2027-02-21" },
+      { headers: bearer(manager) },
+    );
+    expect(
+      all.roomTypes.flatMap((rt) => rt.ratePlans.map((rp) => `${rt.code}/${rp.code}:${rp.days[0]!.minStay ?? "-"}`)),
+    ).toEqual(["DBL/BAR:3", "DBL/NRF:-", "SGL/BAR:3"]);
+    expect(
+      (
+        await failure(
+          grpcInventory.getAri(
+            { propertyCode: other.code, from: "2027-02-20", to: "2027-02-21" },
+            { headers: bearer(manager) },
+          ),
+        )
+      ).code,
+    ).toBe(Code.NotFound);
   });
 });
 
@@ -128,7 +301,14 @@ describe("every booking path enforces restrictions with a clear reason", () => {
     fetch(`${app.baseUrl}/api/mobile/v1/reservations`, {
       method: "POST",
       headers: { ...bearer(manager), "content-type": "application/json", "idempotency-key": newId() },
-      body: JSON.stringify({ holderName: "Guest", roomTypeId: dbl.id, ratePlanId: bar.id, adults: 2, currency: "TRY", ...body }),
+      body: JSON.stringify({
+        holderName: "Guest",
+        roomTypeId: dbl.id,
+        ratePlanId: bar.id,
+        adults: 2,
+        currency: "TRY",
+        ...body,
+      }),
     });
 
   it("mobile (REST): stop sell is 409 restricted, a too short stay 422, both naming the restriction", async () => {
@@ -141,22 +321,50 @@ describe("every booking path enforces restrictions with a clear reason", () => {
     expect(short.status).toBe(422);
     expect(((await short.json()) as Json).error.details[0].reason).toMatch(/^min_stay: .* at least 3 nights/);
     // another rate plan of the same room type is not restricted
-    const other = await mobileCreate({ ratePlanId: nrf.id, arrivalDate: "2027-02-09", departureDate: "2027-02-11", totalMinor: 18000 });
+    const other = await mobileCreate({
+      ratePlanId: nrf.id,
+      arrivalDate: "2027-02-09",
+      departureDate: "2027-02-11",
+      totalMinor: 18000,
+    });
     expect(other.status).toBe(201);
   });
 
   it("gRPC and Connect (internal client, staff): closed to arrival / departure 409, max stay 422; an allowed stay passes; a change into a stop sell is refused", async () => {
     const line = { roomTypeId: dbl.id, ratePlanId: bar.id, adults: 1 };
     const grpc = createClient(ReservationService, createGrpcTransport({ baseUrl: app.baseUrl }));
-    const connect = createClient(ReservationService, createConnectTransport({ baseUrl: app.baseUrl, httpVersion: "1.1" }));
-    const req = (arrivalDate: string, departureDate: string) => ({ propertyCode: property.code, holderName: "Guest", arrivalDate, departureDate, rooms: [line] });
-    expect(await failure(grpc.createReservation(req("2027-02-05", "2027-02-06"), { headers: bearer(internal) }))).toMatchObject({ code: Code.FailedPrecondition, appCode: "restricted" });
-    expect((await failure(connect.createReservation(req("2027-02-06", "2027-02-07"), { headers: bearer(manager) }))).message).toMatch(/closed_to_departure/);
-    expect(await failure(grpc.createReservation(req("2027-02-20", "2027-02-27"), { headers: bearer(internal) }))).toMatchObject({ code: Code.InvalidArgument, appCode: "validation_failed" });
+    const connect = createClient(
+      ReservationService,
+      createConnectTransport({ baseUrl: app.baseUrl, httpVersion: "1.1" }),
+    );
+    const req = (arrivalDate: string, departureDate: string) => ({
+      propertyCode: property.code,
+      holderName: "Guest",
+      arrivalDate,
+      departureDate,
+      rooms: [line],
+    });
+    expect(
+      await failure(grpc.createReservation(req("2027-02-05", "2027-02-06"), { headers: bearer(internal) })),
+    ).toMatchObject({ code: Code.FailedPrecondition, appCode: "restricted" });
+    expect(
+      (await failure(connect.createReservation(req("2027-02-06", "2027-02-07"), { headers: bearer(manager) }))).message,
+    ).toMatch(/closed_to_departure/);
+    expect(
+      await failure(grpc.createReservation(req("2027-02-20", "2027-02-27"), { headers: bearer(internal) })),
+    ).toMatchObject({ code: Code.InvalidArgument, appCode: "validation_failed" });
     const ok = await connect.createReservation(req("2027-02-20", "2027-02-23"), { headers: bearer(manager) });
     expect(ok.reservation!.restrictionOverrides).toEqual([]);
     const moved = await failure(
-      grpc.updateReservation({ propertyCode: property.code, reservationId: ok.reservation!.id, arrivalDate: "2027-02-08", departureDate: "2027-02-11" }, { headers: bearer(internal) }),
+      grpc.updateReservation(
+        {
+          propertyCode: property.code,
+          reservationId: ok.reservation!.id,
+          arrivalDate: "2027-02-08",
+          departureDate: "2027-02-11",
+        },
+        { headers: bearer(internal) },
+      ),
     );
     expect(moved).toMatchObject({ code: Code.FailedPrecondition, appCode: "restricted" });
   });
@@ -166,8 +374,15 @@ describe("every booking path enforces restrictions with a clear reason", () => {
       method: "POST",
       headers: { ...bearer(partner), "content-type": "application/json", "idempotency-key": newId() },
       body: JSON.stringify({
-        eventType: "NEW", externalReference: "CH-STOP", channel: "Booking.com", arrivalDate: "2027-02-10", departureDate: "2027-02-11", currency: "TRY",
-        rooms: [{ roomTypeCode: "X-DBL", ratePlanCode: "X-BAR", adults: 2, children: 0, amountMinor: 12000 }], totalMinor: 12000, holder: { name: "Channel Guest" },
+        eventType: "NEW",
+        externalReference: "CH-STOP",
+        channel: "Booking.com",
+        arrivalDate: "2027-02-10",
+        departureDate: "2027-02-11",
+        currency: "TRY",
+        rooms: [{ roomTypeCode: "X-DBL", ratePlanCode: "X-BAR", adults: 2, children: 0, amountMinor: 12000 }],
+        totalMinor: 12000,
+        holder: { name: "Channel Guest" },
       }),
     });
     expect(res.status).toBe(202);
@@ -180,7 +395,10 @@ describe("every booking path enforces restrictions with a clear reason", () => {
     }
     expect(outcome.status).toBe("PROCESSED");
     const grpc = createClient(ReservationService, createGrpcTransport({ baseUrl: app.baseUrl }));
-    const { reservation } = await grpc.getReservation({ propertyCode: property.code, reservationId: outcome.reservationId }, { headers: bearer(internal) });
+    const { reservation } = await grpc.getReservation(
+      { propertyCode: property.code, reservationId: outcome.reservationId },
+      { headers: bearer(internal) },
+    );
     expect(reservation!.restrictionOverrides).toEqual(["stop_sell: DBL/BAR is not sold on 2027-02-10"]);
     expect(reservation!.rateDifferenceMinor).toBe(2000n);
   });
@@ -190,22 +408,59 @@ describe("GET /api/v1/properties/{propertyCode}/ari", () => {
   it("returns availability, price with currency and scale, and restrictions per room type x rate plan x day, provider codes beside ours", async () => {
     const { status, body } = await get(`/api/v1/properties/${property.code}/ari?from=2027-02-09&to=2027-02-12`);
     expect(status).toBe(200);
-    expect(body).toMatchObject({ propertyCode: "ARI-1", from: "2027-02-09", to: "2027-02-12", toExclusive: true, currency: "TRY", amountScale: 100 });
-    expect(body.roomTypes.map((rt: Json) => [rt.code, rt.externalCode, rt.ratePlans.map((rp: Json) => [rp.code, rp.externalCode])])).toEqual([
-      ["DBL", "X-DBL", [["BAR", "X-BAR"], ["NRF", null]]],
+    expect(body).toMatchObject({
+      propertyCode: "ARI-1",
+      from: "2027-02-09",
+      to: "2027-02-12",
+      toExclusive: true,
+      currency: "TRY",
+      amountScale: 100,
+    });
+    expect(
+      body.roomTypes.map((rt: Json) => [
+        rt.code,
+        rt.externalCode,
+        rt.ratePlans.map((rp: Json) => [rp.code, rp.externalCode]),
+      ]),
+    ).toEqual([
+      [
+        "DBL",
+        "X-DBL",
+        [
+          ["BAR", "X-BAR"],
+          ["NRF", null],
+        ],
+      ],
       ["SGL", null, [["BAR", "X-BAR"]]],
     ]);
     const barDbl = body.roomTypes[0].ratePlans[0].days;
-    expect(barDbl[1]).toEqual({ date: "2027-02-10", available: 4, priceMinor: 10000, minStay: null, maxStay: null, closedToArrival: false, closedToDeparture: false, stopSell: true });
+    expect(barDbl[1]).toEqual({
+      date: "2027-02-10",
+      available: 4,
+      priceMinor: 10000,
+      minStay: null,
+      maxStay: null,
+      closedToArrival: false,
+      closedToDeparture: false,
+      stopSell: true,
+    });
     expect(barDbl[2]).toMatchObject({ date: "2027-02-11", stopSell: true, available: 6 });
-    const nrfDbl = (await get(`/api/v1/properties/${property.code}/ari?from=2027-02-14&to=2027-02-16&ratePlans=NRF`)).body.roomTypes[0].ratePlans[0].days;
+    const nrfDbl = (await get(`/api/v1/properties/${property.code}/ari?from=2027-02-14&to=2027-02-16&ratePlans=NRF`))
+      .body.roomTypes[0].ratePlans[0].days;
     expect(nrfDbl.map((d: Json) => d.priceMinor)).toEqual([9000, null]);
   });
 
   it("filters by our or the provider's codes and rejects bad ranges with 400", async () => {
-    const byExternal = (await get(`/api/v1/properties/${property.code}/ari?from=2027-02-01&to=2027-02-02&roomTypes=X-DBL&ratePlans=X-BAR`)).body;
-    expect(byExternal.roomTypes.map((rt: Json) => [rt.code, rt.ratePlans.map((rp: Json) => rp.code)])).toEqual([["DBL", ["BAR"]]]);
-    expect((await get(`/api/v1/properties/${property.code}/ari?from=2027-02-01&to=2027-02-02&roomTypes=NOPE`)).body.roomTypes).toEqual([]);
+    const byExternal = (
+      await get(`/api/v1/properties/${property.code}/ari?from=2027-02-01&to=2027-02-02&roomTypes=X-DBL&ratePlans=X-BAR`)
+    ).body;
+    expect(byExternal.roomTypes.map((rt: Json) => [rt.code, rt.ratePlans.map((rp: Json) => rp.code)])).toEqual([
+      ["DBL", ["BAR"]],
+    ]);
+    expect(
+      (await get(`/api/v1/properties/${property.code}/ari?from=2027-02-01&to=2027-02-02&roomTypes=NOPE`)).body
+        .roomTypes,
+    ).toEqual([]);
     expect((await get(`/api/v1/properties/${property.code}/ari?from=2027-01-01&to=2028-01-03`)).status).toBe(400);
     expect((await get(`/api/v1/properties/${property.code}/ari?from=2027-02-02&to=2027-02-01`)).status).toBe(400);
     expect((await get(`/api/v1/properties/${property.code}/ari?from=yesterday&to=2027-02-01`)).status).toBe(400);
@@ -217,37 +472,74 @@ describe("GET /api/v1/properties/{propertyCode}/ari", () => {
     expect(outside.status).toBe(404);
     expect(outside.body.error.message).toBe(missing.body.error.message.replace("NOPE-9", other.code));
     expect((await get(`/api/v1/properties/${other.code}/ari/changes`)).status).toBe(404);
-    const noScope = await oauthToken(await createTestClient(app, { kind: "partner", provider: "acme", propertyCodes: [property.code], scopes: ["availability.read"] }));
-    expect((await get(`/api/v1/properties/${property.code}/ari?from=2027-02-01&to=2027-02-02`, noScope)).status).toBe(403);
+    const noScope = await oauthToken(
+      await createTestClient(app, {
+        kind: "partner",
+        provider: "acme",
+        propertyCodes: [property.code],
+        scopes: ["availability.read"],
+      }),
+    );
+    expect((await get(`/api/v1/properties/${property.code}/ari?from=2027-02-01&to=2027-02-02`, noScope)).status).toBe(
+      403,
+    );
     expect((await get(`/api/v1/properties/${property.code}/ari/changes`, noScope)).status).toBe(403);
     expect((await get("/api/v1/capabilities")).body.properties[0].capabilities).toContain("ari");
   });
 
   it("works over gRPC too", async () => {
     const grpc = createClient(ConnectivityService, createGrpcTransport({ baseUrl: app.baseUrl }));
-    const ari = await grpc.getAri({ propertyCode: property.code, from: "2027-02-10", to: "2027-02-11", roomTypes: ["X-DBL"], ratePlans: ["BAR"] }, { headers: bearer(partner) });
-    expect(ari.roomTypes[0]!.ratePlans[0]!.days[0]).toMatchObject({ date: "2027-02-10", stopSell: true, priceMinor: 10000n });
-    expect(await failure(grpc.getAri({ propertyCode: other.code, from: "2027-02-10", to: "2027-02-11" }, { headers: bearer(partner) }))).toMatchObject({ code: Code.NotFound });
+    const ari = await grpc.getAri(
+      { propertyCode: property.code, from: "2027-02-10", to: "2027-02-11", roomTypes: ["X-DBL"], ratePlans: ["BAR"] },
+      { headers: bearer(partner) },
+    );
+    expect(ari.roomTypes[0]!.ratePlans[0]!.days[0]).toMatchObject({
+      date: "2027-02-10",
+      stopSell: true,
+      priceMinor: 10000n,
+    });
+    expect(
+      await failure(
+        grpc.getAri({ propertyCode: other.code, from: "2027-02-10", to: "2027-02-11" }, { headers: bearer(partner) }),
+      ),
+    ).toMatchObject({ code: Code.NotFound });
   });
 });
 
 describe("the ARI delta feed", () => {
   type Page = { data: Json[]; nextCursor: string; hasMore: boolean };
-  const page = async (cursor: string, limit = 500, token = partner): Promise<Page> => (await get(`/api/v1/properties/${property.code}/ari/changes?limit=${limit}${cursor !== "" ? `&cursor=${cursor}` : ""}`, token)).body;
+  const page = async (cursor: string, limit = 500, token = partner): Promise<Page> =>
+    (
+      await get(
+        `/api/v1/properties/${property.code}/ari/changes?limit=${limit}${cursor !== "" ? `&cursor=${cursor}` : ""}`,
+        token,
+      )
+    ).body;
 
   it("lists rate, restriction and availability changes with reasons and provider codes; availability.changed carries the same reasons", async () => {
     const all = await page("");
     const reasons = new Set(all.data.map((c) => c.reason));
     for (const r of ["inventory", "rate", "restriction", "reservation"]) expect(reasons).toContain(r);
     const stop = all.data.find((c) => c.reason === "restriction" && c.from === "2027-02-10");
-    expect(stop).toMatchObject({ to: "2027-02-12", toExclusive: true, roomTypes: [{ code: "DBL", externalCode: "X-DBL" }], ratePlans: [{ code: "BAR", externalCode: "X-BAR" }] });
+    expect(stop).toMatchObject({
+      to: "2027-02-12",
+      toExclusive: true,
+      roomTypes: [{ code: "DBL", externalCode: "X-DBL" }],
+      ratePlans: [{ code: "BAR", externalCode: "X-BAR" }],
+    });
     expect(stop.changedAt).toMatch(/Z$/);
-    const hints = await app.db.pool.query<{ reason: string }>("select distinct data ->> 'reason' as reason from domain_events where property_id = $1 and type = 'availability.changed'", [property.id]);
-    expect(hints.rows.map((r) => r.reason).sort()).toEqual(expect.arrayContaining(["rate", "reservation", "restriction"]));
+    const hints = await app.db.pool.query<{ reason: string }>(
+      "select distinct data ->> 'reason' as reason from domain_events where property_id = $1 and type = 'availability.changed'",
+      [property.id],
+    );
+    expect(hints.rows.map((r) => r.reason).sort()).toEqual(
+      expect.arrayContaining(["rate", "reservation", "restriction"]),
+    );
     // nothing new: the cursor stays where it is; updatedSince in the future points at the head, not the start
     expect((await page(all.nextCursor)).data).toEqual([]);
     expect((await page(all.nextCursor)).nextCursor).toBe(all.nextCursor);
-    const future = (await get(`/api/v1/properties/${property.code}/ari/changes?updatedSince=2099-01-01T00:00:00.000Z`)).body;
+    const future = (await get(`/api/v1/properties/${property.code}/ari/changes?updatedSince=2099-01-01T00:00:00.000Z`))
+      .body;
     expect(future.data).toEqual([]);
     expect(future.nextCursor).toBe(all.nextCursor);
   });
@@ -262,10 +554,31 @@ describe("the ARI delta feed", () => {
       for (let round = 0; round < 6; round++) {
         await Promise.all([
           ...Array.from({ length: 4 }, (_, i) =>
-            inventory.setRestrictions(property.id, { ratePlanIds: [nrf.id], roomTypeIds: [dbl.id], from: `2027-04-${String(1 + round * 4 + i).padStart(2, "0")}`, to: "2027-04-28", weekdays: [], minStay: 1 + i }),
+            inventory.setRestrictions(property.id, {
+              ratePlanIds: [nrf.id],
+              roomTypeIds: [dbl.id],
+              from: `2027-04-${String(1 + round * 4 + i).padStart(2, "0")}`,
+              to: "2027-04-28",
+              weekdays: [],
+              minStay: 1 + i,
+            }),
           ),
-          inventory.setPrices(property.id, { ratePlanId: bar.id, roomTypeId: sgl.id, from: "2027-05-01", to: "2027-05-10", amountMinor: BigInt(7000 + round) }),
-          reservations.create(actor, { source: "API", channel: null, externalReference: `ARI-C-${round}`, holderName: "Guest", arrivalDate: "2027-06-01", departureDate: "2027-06-02", rooms: [{ roomTypeId: dbl.id, ratePlanId: bar.id, adults: 1 }] }),
+          inventory.setPrices(property.id, {
+            ratePlanId: bar.id,
+            roomTypeId: sgl.id,
+            from: "2027-05-01",
+            to: "2027-05-10",
+            amountMinor: BigInt(7000 + round),
+          }),
+          reservations.create(actor, {
+            source: "API",
+            channel: null,
+            externalReference: `ARI-C-${round}`,
+            holderName: "Guest",
+            arrivalDate: "2027-06-01",
+            departureDate: "2027-06-02",
+            rooms: [{ roomTypeId: dbl.id, ratePlanId: bar.id, adults: 1 }],
+          }),
         ]);
       }
       writing = false;
@@ -275,17 +588,32 @@ describe("the ARI delta feed", () => {
     for (;;) {
       const stillWriting = writing;
       const p = await page(cursor, 3);
-      seen.push(...p.data.map((c) => `${c.reason}|${c.from}|${c.to}|${c.changedAt}|${c.roomTypes.map((x: Json) => x.code).join()}|${c.ratePlans.map((x: Json) => x.code).join()}`));
+      seen.push(
+        ...p.data.map(
+          (c) =>
+            `${c.reason}|${c.from}|${c.to}|${c.changedAt}|${c.roomTypes.map((x: Json) => x.code).join()}|${c.ratePlans.map((x: Json) => x.code).join()}`,
+        ),
+      );
       cursor = p.nextCursor;
       if (!p.hasMore && !stillWriting) break;
     }
     await writers;
-    const committed = await app.db.pool.query<{ reason: string; from: string; to: string; changed_at: Date; room_types: string[]; rate_plans: string[] }>(
+    const committed = await app.db.pool.query<{
+      reason: string;
+      from: string;
+      to: string;
+      changed_at: Date;
+      room_types: string[];
+      rate_plans: string[];
+    }>(
       `select reason, to_char(from_date, 'YYYY-MM-DD') as "from", to_char(to_date, 'YYYY-MM-DD') as "to", changed_at, room_types, rate_plans
          from ari_changes where property_id = $1 and seq > $2 order by seq`,
       [property.id, Buffer.from(before.nextCursor, "base64url").toString().slice(3)],
     );
-    const expected = committed.rows.map((c) => `${c.reason}|${c.from}|${c.to}|${c.changed_at.toISOString()}|${c.room_types.join()}|${c.rate_plans.join()}`);
+    const expected = committed.rows.map(
+      (c) =>
+        `${c.reason}|${c.from}|${c.to}|${c.changed_at.toISOString()}|${c.room_types.join()}|${c.rate_plans.join()}`,
+    );
     // 6 rounds x (4 restriction calls + 1 price call + 1 booking), seen in commit order, each exactly once
     expect(expected).toHaveLength(36);
     expect(seen).toEqual(expected);

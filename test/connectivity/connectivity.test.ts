@@ -33,16 +33,46 @@ beforeAll(async () => {
   p2 = await createTestProperty(app, { code: "CON-P2" });
   sandbox = await createTestProperty(app, { code: "CON-SBX" });
   await app.db.pool.query("update properties set sandbox = true where id = $1", [sandbox.id]);
-  partner = await createTestClient(app, { kind: "partner", provider: "acme", propertyCodes: [p1.code, sandbox.code], scopes: ["availability.read", "reservations.read", "mappings.read", "reservations.write"] });
-  other = await createTestClient(app, { kind: "partner", provider: "globex", propertyCodes: [p2.code], scopes: ["availability.read", "reservations.read", "mappings.read"] });
+  partner = await createTestClient(app, {
+    kind: "partner",
+    provider: "acme",
+    propertyCodes: [p1.code, sandbox.code],
+    scopes: ["availability.read", "reservations.read", "mappings.read", "reservations.write"],
+  });
+  other = await createTestClient(app, {
+    kind: "partner",
+    provider: "globex",
+    propertyCodes: [p2.code],
+    scopes: ["availability.read", "reservations.read", "mappings.read"],
+  });
   const q = (text: string, params: unknown[]) => app.db.pool.query(text, params);
-  for (const [code, count] of [["DBL", 5], ["SGL", 3]] as const) {
+  for (const [code, count] of [
+    ["DBL", 5],
+    ["SGL", 3],
+  ] as const) {
     rt[code] = newId();
-    await q("insert into room_types (id, property_id, code, name, max_occupancy, room_count, created_at) values ($1, $2, $3, $4, 2, $5, now())", [rt[code], p1.id, code, `${code} room`, count]);
+    await q(
+      "insert into room_types (id, property_id, code, name, max_occupancy, room_count, created_at) values ($1, $2, $3, $4, 2, $5, now())",
+      [rt[code], p1.id, code, `${code} room`, count],
+    );
   }
-  await q("insert into room_type_days (property_id, room_type_id, date, total, sold, blocked, out_of_order) values ($1, $2, '2027-03-02', 5, 2, 1, 1)", [p1.id, rt.DBL]);
-  await setProviderMapping(app.db.pool, { propertyCode: p1.code, provider: "acme", kind: "room_type", code: "DBL", externalCode: "ACME-DOUBLE" });
-  await setProviderMapping(app.db.pool, { propertyCode: p1.code, provider: "acme", kind: "property", externalCode: "ACME-HOTEL-1" });
+  await q(
+    "insert into room_type_days (property_id, room_type_id, date, total, sold, blocked, out_of_order) values ($1, $2, '2027-03-02', 5, 2, 1, 1)",
+    [p1.id, rt.DBL],
+  );
+  await setProviderMapping(app.db.pool, {
+    propertyCode: p1.code,
+    provider: "acme",
+    kind: "room_type",
+    code: "DBL",
+    externalCode: "ACME-DOUBLE",
+  });
+  await setProviderMapping(app.db.pool, {
+    propertyCode: p1.code,
+    provider: "acme",
+    kind: "property",
+    externalCode: "ACME-HOTEL-1",
+  });
 });
 afterAll(async () => {
   await app?.close();
@@ -57,7 +87,14 @@ describe("property isolation", () => {
       expect(missing.status).toBe(404);
       expect(foreign.body.error.code).toBe(missing.body.error.code);
     }
-    expect((await post(partner.accessToken, `/api/v1/properties/${p2.code}/reservation-events`, { eventType: "CANCELLED", externalReference: "X" })).status).toBe(404);
+    expect(
+      (
+        await post(partner.accessToken, `/api/v1/properties/${p2.code}/reservation-events`, {
+          eventType: "CANCELLED",
+          externalReference: "X",
+        })
+      ).status,
+    ).toBe(404);
     // and the other way round: the second provider's client reaches its own property only
     expect((await get(other.accessToken, `/api/v1/properties/${p1.code}/mappings`)).status).toBe(404);
     expect((await get(other.accessToken, `/api/v1/properties/${p2.code}/mappings`)).status).toBe(200);
@@ -81,7 +118,10 @@ describe("property isolation", () => {
 
 describe("availability", () => {
   it("returns every day of [from, to) per room type with provider codes", async () => {
-    const { status, body } = await get(partner.accessToken, `/api/v1/properties/${p1.code}/availability?from=2027-03-01&to=2027-03-04`);
+    const { status, body } = await get(
+      partner.accessToken,
+      `/api/v1/properties/${p1.code}/availability?from=2027-03-01&to=2027-03-04`,
+    );
     expect(status).toBe(200);
     expect(body).toMatchObject({ propertyCode: p1.code, from: "2027-03-01", to: "2027-03-04", toExclusive: true });
     const dbl = body.roomTypes.find((r: Json) => r.code === "DBL");
@@ -96,13 +136,20 @@ describe("availability", () => {
 
   it("filters by our or the provider's room type codes", async () => {
     for (const filter of ["DBL", "ACME-DOUBLE"]) {
-      const { body } = await get(partner.accessToken, `/api/v1/properties/${p1.code}/availability?from=2027-03-01&to=2027-03-02&roomTypes=${filter}`);
+      const { body } = await get(
+        partner.accessToken,
+        `/api/v1/properties/${p1.code}/availability?from=2027-03-01&to=2027-03-02&roomTypes=${filter}`,
+      );
       expect(body.roomTypes.map((r: Json) => r.code)).toEqual(["DBL"]);
     }
   });
 
   it("rejects bad ranges with 400 naming the field", async () => {
-    for (const [q, field] of [["from=2027-03-01&to=2028-03-03", "to"], ["from=2027-02-30&to=2027-03-01", "from"], ["from=2027-03-02&to=2027-03-02", "to"]] as const) {
+    for (const [q, field] of [
+      ["from=2027-03-01&to=2028-03-03", "to"],
+      ["from=2027-02-30&to=2027-03-01", "from"],
+      ["from=2027-03-02&to=2027-03-02", "to"],
+    ] as const) {
       const { status, body } = await get(partner.accessToken, `/api/v1/properties/${p1.code}/availability?${q}`);
       expect(status).toBe(400);
       expect(body.error.details[0].field).toBe(field);
@@ -124,8 +171,22 @@ describe("mappings", () => {
 
 describe("mapping maintenance", () => {
   it("refuses unknown entities and a provider code already used for another entity", async () => {
-    await expect(setProviderMapping(app.db.pool, { propertyCode: p1.code, provider: "acme", kind: "room_type", code: "NOPE", externalCode: "X" })).rejects.toBeInstanceOf(AppError);
-    const dup = await setProviderMapping(app.db.pool, { propertyCode: p1.code, provider: "acme", kind: "room_type", code: "SGL", externalCode: "ACME-DOUBLE" }).catch((e: unknown) => toAppError(e));
+    await expect(
+      setProviderMapping(app.db.pool, {
+        propertyCode: p1.code,
+        provider: "acme",
+        kind: "room_type",
+        code: "NOPE",
+        externalCode: "X",
+      }),
+    ).rejects.toBeInstanceOf(AppError);
+    const dup = await setProviderMapping(app.db.pool, {
+      propertyCode: p1.code,
+      provider: "acme",
+      kind: "room_type",
+      code: "SGL",
+      externalCode: "ACME-DOUBLE",
+    }).catch((e: unknown) => toAppError(e));
     expect((dup as AppError).code).toBe("conflict");
   });
 });
@@ -143,7 +204,10 @@ describe("reservation change feed", () => {
     const seen: string[] = [];
     let cursor = "";
     for (let page = 0; page < 10; page++) {
-      const { status, body } = await get(partner.accessToken, `/api/v1/properties/${p1.code}/reservations?limit=2${cursor ? `&cursor=${cursor}` : ""}`);
+      const { status, body } = await get(
+        partner.accessToken,
+        `/api/v1/properties/${p1.code}/reservations?limit=2${cursor ? `&cursor=${cursor}` : ""}`,
+      );
       expect(status).toBe(200);
       seen.push(...body.data.map((r: Json) => r.code));
       cursor = body.nextCursor;
@@ -151,10 +215,29 @@ describe("reservation change feed", () => {
     }
     expect(seen).toEqual(["R1", "R2", "R3", "R4", "R5"]);
     const first = (await get(partner.accessToken, `/api/v1/properties/${p1.code}/reservations?limit=1`)).body.data[0];
-    expect(Object.keys(first).sort()).toEqual(["adults", "arrivalDate", "cancelledAt", "channel", "children", "code", "createdAt", "departureDate", "externalReference", "id", "roomTypeCodes", "roomTypes", "source", "status", "updatedAt"]);
+    expect(Object.keys(first).sort()).toEqual([
+      "adults",
+      "arrivalDate",
+      "cancelledAt",
+      "channel",
+      "children",
+      "code",
+      "createdAt",
+      "departureDate",
+      "externalReference",
+      "id",
+      "roomTypeCodes",
+      "roomTypes",
+      "source",
+      "status",
+      "updatedAt",
+    ]);
     expect(JSON.stringify(first)).not.toContain("Secret Guest");
     // a change committed after the walk shows up from the last cursor
-    await q("update reservations set change_seq = 6, status = 'CANCELLED', cancelled_at = now() where code = 'R2' and property_id = $1", [p1.id]);
+    await q(
+      "update reservations set change_seq = 6, status = 'CANCELLED', cancelled_at = now() where code = 'R2' and property_id = $1",
+      [p1.id],
+    );
     const later = await get(partner.accessToken, `/api/v1/properties/${p1.code}/reservations?cursor=${cursor}`);
     expect(later.body.data.map((r: Json) => [r.code, r.status])).toEqual([["R2", "CANCELLED"]]);
     expect(later.body.data[0].cancelledAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
@@ -166,13 +249,28 @@ describe("reservation change feed", () => {
   });
 
   it("needs the reservations.read scope", async () => {
-    const narrow = await createTestClient(app, { kind: "partner", provider: "acme", propertyCodes: [p1.code], scopes: ["availability.read"] });
+    const narrow = await createTestClient(app, {
+      kind: "partner",
+      provider: "acme",
+      propertyCodes: [p1.code],
+      scopes: ["availability.read"],
+    });
     expect((await get(narrow.accessToken, `/api/v1/properties/${p1.code}/reservations`)).status).toBe(403);
   });
 });
 
 describe("reservation events", () => {
-  const event = { eventType: "NEW", externalReference: "BK-77", channel: "Booking.com", arrivalDate: "2027-05-01", departureDate: "2027-05-03", rooms: [{ roomTypeCode: "ACME-DOUBLE", ratePlanCode: "BAR", adults: 2, children: 0, amountMinor: 40000 }], totalMinor: 40000, currency: "TRY", holder: { name: "A Guest" } };
+  const event = {
+    eventType: "NEW",
+    externalReference: "BK-77",
+    channel: "Booking.com",
+    arrivalDate: "2027-05-01",
+    departureDate: "2027-05-03",
+    rooms: [{ roomTypeCode: "ACME-DOUBLE", ratePlanCode: "BAR", adults: 2, children: 0, amountMinor: 40000 }],
+    totalMinor: 40000,
+    currency: "TRY",
+    holder: { name: "A Guest" },
+  };
 
   it("refuses live writes before approval (403 partner_not_approved)", async () => {
     const res = await post(partner.accessToken, `/api/v1/properties/${p1.code}/reservation-events`, event);
@@ -184,18 +282,32 @@ describe("reservation events", () => {
     const res = await post(partner.accessToken, `/api/v1/properties/${sandbox.code}/reservation-events`, event);
     expect(res.status).toBe(202);
     expect(res.body).toEqual({ eventId: expect.any(String), status: "QUEUED" });
-    const jobs = await app.db.pool.query("select count(*)::int as n from pgboss.job where name = 'connectivity.reservation-events' and data->>'eventId' = $1", [res.body.eventId]);
+    const jobs = await app.db.pool.query(
+      "select count(*)::int as n from pgboss.job where name = 'connectivity.reservation-events' and data->>'eventId' = $1",
+      [res.body.eventId],
+    );
     expect(jobs.rows[0].n).toBe(1);
-    const outcome = await get(partner.accessToken, `/api/v1/properties/${sandbox.code}/reservation-events/${res.body.eventId}`);
+    const outcome = await get(
+      partner.accessToken,
+      `/api/v1/properties/${sandbox.code}/reservation-events/${res.body.eventId}`,
+    );
     expect(outcome.status).toBe(200);
     expect(outcome.body.eventId).toBe(res.body.eventId);
     expect(["QUEUED", "PROCESSED", "REJECTED"]).toContain(outcome.body.status);
-    expect((await get(partner.accessToken, `/api/v1/properties/${sandbox.code}/reservation-events/${newId()}`)).status).toBe(404);
-    expect((await get(partner.accessToken, `/api/v1/properties/${sandbox.code}/reservation-events/not-a-uuid`)).status).toBe(404);
+    expect(
+      (await get(partner.accessToken, `/api/v1/properties/${sandbox.code}/reservation-events/${newId()}`)).status,
+    ).toBe(404);
+    expect(
+      (await get(partner.accessToken, `/api/v1/properties/${sandbox.code}/reservation-events/not-a-uuid`)).status,
+    ).toBe(404);
   });
 
   it("validates the body with 422 and field details", async () => {
-    const res = await post(partner.accessToken, `/api/v1/properties/${sandbox.code}/reservation-events`, { ...event, departureDate: "2027-04-01", totalMinor: 5 });
+    const res = await post(partner.accessToken, `/api/v1/properties/${sandbox.code}/reservation-events`, {
+      ...event,
+      departureDate: "2027-04-01",
+      totalMinor: 5,
+    });
     expect(res.status).toBe(422);
     expect(res.body.error.details.map((d: Json) => d.field).sort()).toEqual(["departureDate", "totalMinor"]);
   });
@@ -208,7 +320,11 @@ describe("platform switch", () => {
       const res = await get(partner.accessToken, "/api/v1/capabilities");
       expect(res.status).toBe(503);
       expect(res.headers.get("retry-after")).toBeTruthy();
-      const token = await fetch(`${app.baseUrl}/api/v1/oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "grant_type=client_credentials" });
+      const token = await fetch(`${app.baseUrl}/api/v1/oauth/token`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: "grant_type=client_credentials",
+      });
       expect(token.status).toBe(503);
       expect(await (await fetch(`${app.baseUrl}/api/v1/status`)).json()).toMatchObject({ partnerApi: "disabled" });
     } finally {

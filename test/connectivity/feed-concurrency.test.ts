@@ -16,11 +16,28 @@ describe("change feed under concurrent writes", () => {
     const property = await createTestProperty(app, { code: "FEED-C", businessDate: "2027-01-01" });
     const inventory = app.services.inventory;
     const rt = await inventory.createRoomType(property.id, { code: "DBL", name: "Double", maxOccupancy: 2 });
-    for (let i = 0; i < 60; i++) await inventory.createRoom(property.id, { number: String(100 + i), roomTypeId: rt.id });
-    const rp = await inventory.createRatePlan(property.id, { code: "BAR", name: "BAR", boardType: "ROOM_ONLY", roomTypeIds: [rt.id] });
-    await inventory.setPrices(property.id, { ratePlanId: rp.id, roomTypeId: rt.id, from: "2027-01-01", to: "2027-03-01", amountMinor: 10000n });
+    for (let i = 0; i < 60; i++)
+      await inventory.createRoom(property.id, { number: String(100 + i), roomTypeId: rt.id });
+    const rp = await inventory.createRatePlan(property.id, {
+      code: "BAR",
+      name: "BAR",
+      boardType: "ROOM_ONLY",
+      roomTypeIds: [rt.id],
+    });
+    await inventory.setPrices(property.id, {
+      ratePlanId: rp.id,
+      roomTypeId: rt.id,
+      from: "2027-01-01",
+      to: "2027-03-01",
+      amountMinor: 10000n,
+    });
     const reservations = app.services.reservations;
-    const client = await createTestClient(app, { kind: "partner", provider: "acme", propertyCodes: [property.code], scopes: ["reservations.read"] });
+    const client = await createTestClient(app, {
+      kind: "partner",
+      provider: "acme",
+      propertyCodes: [property.code],
+      scopes: ["reservations.read"],
+    });
     await app.db.pool.query("update api_clients set rate_limit_per_minute = 100000 where id = $1", [client.clientId]);
 
     const actor = { propertyId: property.id, canOverridePrice: false };
@@ -31,7 +48,15 @@ describe("change feed under concurrent writes", () => {
         all.push(
           ...(await Promise.all(
             Array.from({ length: 5 }, (_, i) =>
-              reservations.create(actor, { source: "API", channel: null, externalReference: `W-${batch}-${i}`, holderName: "Guest", arrivalDate: "2027-02-01", departureDate: "2027-02-02", rooms: [{ roomTypeId: rt.id, ratePlanId: rp.id, adults: 1 }] }),
+              reservations.create(actor, {
+                source: "API",
+                channel: null,
+                externalReference: `W-${batch}-${i}`,
+                holderName: "Guest",
+                arrivalDate: "2027-02-01",
+                departureDate: "2027-02-02",
+                rooms: [{ roomTypeId: rt.id, ratePlanId: rp.id, adults: 1 }],
+              }),
             ),
           )),
         );
@@ -44,7 +69,10 @@ describe("change feed under concurrent writes", () => {
     let cursor = "";
     for (;;) {
       const stillWriting = writing;
-      const res = await fetch(`${app.baseUrl}/api/v1/properties/${property.code}/reservations?limit=7${cursor ? `&cursor=${cursor}` : ""}`, { headers: { authorization: `Bearer ${client.accessToken}` } });
+      const res = await fetch(
+        `${app.baseUrl}/api/v1/properties/${property.code}/reservations?limit=7${cursor ? `&cursor=${cursor}` : ""}`,
+        { headers: { authorization: `Bearer ${client.accessToken}` } },
+      );
       expect(res.status).toBe(200);
       const page = (await res.json()) as { data: { id: string }[]; nextCursor: string; hasMore: boolean };
       seen.push(...page.data.map((r) => r.id));

@@ -34,15 +34,26 @@ function edit(dir: string, file: string, from: string, to: string): void {
 describe("breaking-change guard", () => {
   it("accepts the current proto/ and additions to it", () => {
     expect(breaking(() => {}).ok).toBe(true);
-    const added = breaking((dir) => edit(dir, "proto/hotelops/status/v1/status.proto", "string partner_api = 3;", "string partner_api = 3;\n  string region = 9;"));
+    const added = breaking((dir) =>
+      edit(
+        dir,
+        "proto/hotelops/status/v1/status.proto",
+        "string partner_api = 3;",
+        "string partner_api = 3;\n  string region = 9;",
+      ),
+    );
     expect(added).toEqual({ ok: true, output: "" });
   });
 
   it("refuses a renumbered field and a removed RPC of the released contract", () => {
-    const renumbered = breaking((dir) => edit(dir, "proto/hotelops/status/v1/status.proto", "string api_version = 2;", "string api_version = 9;"));
+    const renumbered = breaking((dir) =>
+      edit(dir, "proto/hotelops/status/v1/status.proto", "string api_version = 2;", "string api_version = 9;"),
+    );
     expect(renumbered.ok).toBe(false);
     expect(renumbered.output).toMatch(/api_version/);
-    const removed = breaking((dir) => edit(dir, "proto/hotelops/status/v1/status.proto", "rpc GetStatus(", "rpc GetStatusRenamed("));
+    const removed = breaking((dir) =>
+      edit(dir, "proto/hotelops/status/v1/status.proto", "rpc GetStatus(", "rpc GetStatusRenamed("),
+    );
     expect(removed.ok).toBe(false);
     expect(removed.output).toMatch(/GetStatus/);
   });

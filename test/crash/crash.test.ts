@@ -69,7 +69,10 @@ function start(role: "api" | "worker"): ChildProcess {
 async function waitReady(): Promise<void> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    const ok = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false);
+    const ok = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(1000) }).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -103,19 +106,37 @@ async function send(w: Write): Promise<string | undefined> {
   const opts = { headers, timeoutMs: 10_000 };
   if (w.kind === "create") {
     const r = await createClient(ReservationService, transport()).createReservation(
-      { propertyCode: hotel.code, holderName: `Crash ${w.key}`, arrivalDate: "2027-01-10", departureDate: "2027-01-12", rooms: [{ roomTypeId: hotel.roomTypeId, ratePlanId: hotel.ratePlanId, adults: 2 }] },
+      {
+        propertyCode: hotel.code,
+        holderName: `Crash ${w.key}`,
+        arrivalDate: "2027-01-10",
+        departureDate: "2027-01-12",
+        rooms: [{ roomTypeId: hotel.roomTypeId, ratePlanId: hotel.ratePlanId, adults: 2 }],
+      },
       opts,
     );
     return r.reservation?.id;
   }
   if (w.kind === "payment") {
-    const r = await createClient(FolioService, transport()).postPayment({ propertyCode: hotel.code, folioId, amountMinor: 100n, methodCode: "CASH", reference: w.key }, opts);
+    const r = await createClient(FolioService, transport()).postPayment(
+      { propertyCode: hotel.code, folioId, amountMinor: 100n, methodCode: "CASH", reference: w.key },
+      opts,
+    );
     return r.payment?.id;
   }
   const res = await fetch(`http://127.0.0.1:${port}/api/v1/properties/${hotel.code}/reservation-events`, {
     method: "POST",
     headers: { authorization: `Bearer ${partnerToken}`, "idempotency-key": w.key, "content-type": "application/json" },
-    body: JSON.stringify({ eventType: "NEW", externalReference: `CR-${w.key}`, arrivalDate: "2027-02-10", departureDate: "2027-02-11", rooms: [{ roomTypeCode: "X-DBL", ratePlanCode: "X-RO", adults: 1, amountMinor: 100000 + n }], totalMinor: 100000 + n, currency: "TRY", holder: { name: `Event ${w.key}` } }),
+    body: JSON.stringify({
+      eventType: "NEW",
+      externalReference: `CR-${w.key}`,
+      arrivalDate: "2027-02-10",
+      departureDate: "2027-02-11",
+      rooms: [{ roomTypeCode: "X-DBL", ratePlanCode: "X-RO", adults: 1, amountMinor: 100000 + n }],
+      totalMinor: 100000 + n,
+      currency: "TRY",
+      holder: { name: `Event ${w.key}` },
+    }),
     signal: AbortSignal.timeout(10_000),
   });
   if (res.status !== 202) throw new Error(`event answered ${res.status}`);
@@ -152,18 +173,46 @@ beforeAll(async () => {
   const setup = await startTestApp({ databaseUrl, env: { ROLE: "api" } });
   hotel = await createHotel(setup, services(setup).inventory, { rooms: 400 });
   staffToken = (await createStaffSession(setup, { propertyCode: hotel.code, role: "manager" })).accessToken;
-  const partner = await createTestClient(setup, { provider: "crashprov", propertyCodes: [hotel.code], scopes: ["reservations.write", "reservations.read"], approved: true });
+  const partner = await createTestClient(setup, {
+    provider: "crashprov",
+    propertyCodes: [hotel.code],
+    scopes: ["reservations.write", "reservations.read"],
+    approved: true,
+  });
   partnerToken = partner.accessToken;
   await setup.db.pool.query("update api_clients set rate_limit_per_minute = 1000000 where id = $1", [partner.clientId]);
-  await setProviderMapping(setup.db.pool, { propertyCode: hotel.code, provider: "crashprov", kind: "room_type", code: "DBL", externalCode: "X-DBL" });
-  await setProviderMapping(setup.db.pool, { propertyCode: hotel.code, provider: "crashprov", kind: "rate_plan", code: "RO", externalCode: "X-RO" });
-  const r = await services(setup).reservations.create(hotel.actor, { source: "DIRECT", channel: null, externalReference: null, holderName: "Folio Guest", arrivalDate: "2026-11-22", departureDate: "2026-11-23", rooms: [{ roomTypeId: hotel.roomTypeId, ratePlanId: hotel.ratePlanId, adults: 1 }] });
+  await setProviderMapping(setup.db.pool, {
+    propertyCode: hotel.code,
+    provider: "crashprov",
+    kind: "room_type",
+    code: "DBL",
+    externalCode: "X-DBL",
+  });
+  await setProviderMapping(setup.db.pool, {
+    propertyCode: hotel.code,
+    provider: "crashprov",
+    kind: "rate_plan",
+    code: "RO",
+    externalCode: "X-RO",
+  });
+  const r = await services(setup).reservations.create(hotel.actor, {
+    source: "DIRECT",
+    channel: null,
+    externalReference: null,
+    holderName: "Folio Guest",
+    arrivalDate: "2026-11-22",
+    departureDate: "2026-11-23",
+    rooms: [{ roomTypeId: hotel.roomTypeId, ratePlanId: hotel.ratePlanId, adults: 1 }],
+  });
   await setup.close();
   db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   api = start("api");
   worker = start("worker");
   await waitReady();
-  const { folio } = await createClient(FolioService, transport()).getFolio({ propertyCode: hotel.code, reservationId: r.reservation.id }, { headers: { authorization: `Bearer ${staffToken}` } });
+  const { folio } = await createClient(FolioService, transport()).getFolio(
+    { propertyCode: hotel.code, reservationId: r.reservation.id },
+    { headers: { authorization: `Bearer ${staffToken}` } },
+  );
   folioId = folio!.id;
 }, 120_000);
 
@@ -174,65 +223,95 @@ afterAll(async () => {
 });
 
 describe("crash suite: kill -9 of API and worker with the commit window widened", () => {
-  it("every acknowledged write exists once, retries replay it, counters match, every accepted event is processed", { timeout: 420_000 }, async () => {
-    const writes: Write[] = [];
-    for (let i = 0; i < 150; i++) writes.push({ kind: (["create", "payment", "event"] as const)[i % 3]!, index: i, key: randomUUID(), replays: [] });
-    let done = false;
-    const running = load(writes, () => done);
-    for (let round = 0; round < ROUNDS; round++) {
-      await new Promise((r) => setTimeout(r, 700));
-      await kill9(api);
-      if (round === 0) await kill9(worker);
-      await new Promise((r) => setTimeout(r, 200));
-      api = start("api");
-      if (round === 0) worker = start("worker");
-      await waitReady();
-    }
-    const deadline = Date.now() + 120_000;
-    while (writes.some((w) => w.id === undefined || w.replays.length < 2) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    done = true;
-    await running;
+  it(
+    "every acknowledged write exists once, retries replay it, counters match, every accepted event is processed",
+    { timeout: 420_000 },
+    async () => {
+      const writes: Write[] = [];
+      for (let i = 0; i < 150; i++)
+        writes.push({
+          kind: (["create", "payment", "event"] as const)[i % 3]!,
+          index: i,
+          key: randomUUID(),
+          replays: [],
+        });
+      let done = false;
+      const running = load(writes, () => done);
+      for (let round = 0; round < ROUNDS; round++) {
+        await new Promise((r) => setTimeout(r, 700));
+        await kill9(api);
+        if (round === 0) await kill9(worker);
+        await new Promise((r) => setTimeout(r, 200));
+        api = start("api");
+        if (round === 0) worker = start("worker");
+        await waitReady();
+      }
+      const deadline = Date.now() + 120_000;
+      while (writes.some((w) => w.id === undefined || w.replays.length < 2) && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 100));
+      done = true;
+      await running;
 
-    expect(writes.filter((w) => w.id === undefined).map((w) => `${w.kind} ${w.key}: ${w.lastError ?? ""}`)).toEqual([]);
-    // Every retry with the same key got the committed outcome.
-    for (const w of writes) for (const again of w.replays) expect(again).toBe(w.id);
+      expect(writes.filter((w) => w.id === undefined).map((w) => `${w.kind} ${w.key}: ${w.lastError ?? ""}`)).toEqual(
+        [],
+      );
+      // Every retry with the same key got the committed outcome.
+      for (const w of writes) for (const again of w.replays) expect(again).toBe(w.id);
 
-    const creates = writes.filter((w) => w.kind === "create");
-    const { rows: perHolder } = await db.query<{ holder_name: string; n: string }>("select holder_name, count(*) as n from reservations where holder_name like 'Crash %' group by holder_name");
-    expect(perHolder.length).toBe(creates.length);
-    expect(perHolder.filter((r) => r.n !== "1")).toEqual([]);
-    const { rows: ids } = await db.query<{ id: string }>("select id from reservations where holder_name like 'Crash %'");
-    expect(new Set(ids.map((r) => r.id))).toEqual(new Set(creates.map((w) => w.id)));
+      const creates = writes.filter((w) => w.kind === "create");
+      const { rows: perHolder } = await db.query<{ holder_name: string; n: string }>(
+        "select holder_name, count(*) as n from reservations where holder_name like 'Crash %' group by holder_name",
+      );
+      expect(perHolder.length).toBe(creates.length);
+      expect(perHolder.filter((r) => r.n !== "1")).toEqual([]);
+      const { rows: ids } = await db.query<{ id: string }>(
+        "select id from reservations where holder_name like 'Crash %'",
+      );
+      expect(new Set(ids.map((r) => r.id))).toEqual(new Set(creates.map((w) => w.id)));
 
-    const payments = writes.filter((w) => w.kind === "payment");
-    const { rows: paid } = await db.query<{ reference: string; n: string }>("select reference, count(*) as n from folio_payments where folio_id = $1 group by reference", [folioId]);
-    expect(paid.length).toBe(payments.length);
-    expect(paid.filter((r) => r.n !== "1")).toEqual([]);
+      const payments = writes.filter((w) => w.kind === "payment");
+      const { rows: paid } = await db.query<{ reference: string; n: string }>(
+        "select reference, count(*) as n from folio_payments where folio_id = $1 group by reference",
+        [folioId],
+      );
+      expect(paid.length).toBe(payments.length);
+      expect(paid.filter((r) => r.n !== "1")).toEqual([]);
 
-    // Counters equal what the live reservations hold, night by night.
-    const { rows: drift } = await db.query(
-      `select d.date, d.sold, (select count(*) from reservation_rooms rr join reservations r on r.id = rr.reservation_id
+      // Counters equal what the live reservations hold, night by night.
+      const { rows: drift } = await db.query(
+        `select d.date, d.sold, (select count(*) from reservation_rooms rr join reservations r on r.id = rr.reservation_id
           where rr.room_type_id = d.room_type_id and r.status in ('TENTATIVE','GUARANTEED','IN_HOUSE') and d.date >= r.arrival_date and d.date < r.departure_date)::int as held
        from room_type_days d where d.property_id = $1`,
-      [hotel.propertyId],
-    );
-    expect(drift.filter((r: { sold: number; held: number }) => r.sold !== r.held)).toEqual([]);
+        [hotel.propertyId],
+      );
+      expect(drift.filter((r: { sold: number; held: number }) => r.sold !== r.held)).toEqual([]);
 
-    // Every accepted event is processed (a job lost with the killed worker runs again within a minute).
-    const events = writes.filter((w) => w.kind === "event");
-    const until = Date.now() + 90_000;
-    let queued = events.length;
-    while (Date.now() < until) {
-      const { rows } = await db.query<{ n: string }>("select count(*) as n from partner_messages where id = any($1::uuid[]) and status = 'QUEUED'", [events.map((e) => e.id)]);
-      queued = Number(rows[0]!.n);
-      if (queued === 0) break;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-    expect(queued).toBe(0);
-    const { rows: accepted } = await db.query<{ n: string }>("select count(*) as n from partner_messages where id = any($1::uuid[])", [events.map((e) => e.id)]);
-    expect(Number(accepted[0]!.n)).toBe(events.length);
-    const { rows: booked } = await db.query<{ n: string }>("select count(*) as n from reservations where holder_name like 'Event %'");
-    expect(Number(booked[0]!.n)).toBe(events.length);
-    console.log(`crash: ${ROUNDS} API kills, 1 worker kill, ${creates.length} creates, ${payments.length} payments, ${events.length} events, all exactly once`);
-  });
+      // Every accepted event is processed (a job lost with the killed worker runs again within a minute).
+      const events = writes.filter((w) => w.kind === "event");
+      const until = Date.now() + 90_000;
+      let queued = events.length;
+      while (Date.now() < until) {
+        const { rows } = await db.query<{ n: string }>(
+          "select count(*) as n from partner_messages where id = any($1::uuid[]) and status = 'QUEUED'",
+          [events.map((e) => e.id)],
+        );
+        queued = Number(rows[0]!.n);
+        if (queued === 0) break;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      expect(queued).toBe(0);
+      const { rows: accepted } = await db.query<{ n: string }>(
+        "select count(*) as n from partner_messages where id = any($1::uuid[])",
+        [events.map((e) => e.id)],
+      );
+      expect(Number(accepted[0]!.n)).toBe(events.length);
+      const { rows: booked } = await db.query<{ n: string }>(
+        "select count(*) as n from reservations where holder_name like 'Event %'",
+      );
+      expect(Number(booked[0]!.n)).toBe(events.length);
+      console.log(
+        `crash: ${ROUNDS} API kills, 1 worker kill, ${creates.length} creates, ${payments.length} payments, ${events.length} events, all exactly once`,
+      );
+    },
+  );
 });

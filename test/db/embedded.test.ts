@@ -41,7 +41,11 @@ function alive(pid: number): boolean {
 
 /** Starts the embedded database in a separate Node process and resolves once it printed "ready". */
 function startChild(dir: string, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(import.meta.dirname, "../helpers/embedded-child.ts"), dir, String(port)], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(
+    process.execPath,
+    [join(import.meta.dirname, "../helpers/embedded-child.ts"), dir, String(port)],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
   children.push(child);
   let output = "";
   return new Promise((resolve, reject) => {
@@ -70,28 +74,32 @@ describe("embedded PostgreSQL", () => {
     }
   });
 
-  it("refuses a directory whose owner is alive, and recovers once that owner was killed with -9", { timeout: 60_000 }, async () => {
-    const dir = tempDataDir();
-    const port = await freePort();
-    const child = await startChild(dir, port);
-    const postmaster = Number(readFileSync(join(dir, "postmaster.pid"), "utf8").split("\n")[0]);
+  it(
+    "refuses a directory whose owner is alive, and recovers once that owner was killed with -9",
+    { timeout: 60_000 },
+    async () => {
+      const dir = tempDataDir();
+      const port = await freePort();
+      const child = await startChild(dir, port);
+      const postmaster = Number(readFileSync(join(dir, "postmaster.pid"), "utf8").split("\n")[0]);
 
-    await expect(startEmbeddedPostgres({ dir, port: await freePort(), logger })).rejects.toThrow(/in use by process/);
-    expect(alive(postmaster)).toBe(true);
+      await expect(startEmbeddedPostgres({ dir, port: await freePort(), logger })).rejects.toThrow(/in use by process/);
+      expect(alive(postmaster)).toBe(true);
 
-    child.kill("SIGKILL");
-    await new Promise((r) => child.once("exit", r));
-    // The situation to recover from: Node is gone, its PostgreSQL still runs and holds postmaster.pid.
-    expect(alive(postmaster)).toBe(true);
+      child.kill("SIGKILL");
+      await new Promise((r) => child.once("exit", r));
+      // The situation to recover from: Node is gone, its PostgreSQL still runs and holds postmaster.pid.
+      expect(alive(postmaster)).toBe(true);
 
-    const restarted = await startEmbeddedPostgres({ dir, port, logger });
-    try {
-      expect(alive(postmaster)).toBe(false);
-      expect(await query<{ ok: number }>(restarted.url, "select 1 as ok")).toEqual([{ ok: 1 }]);
-    } finally {
-      await restarted.stop();
-    }
-  });
+      const restarted = await startEmbeddedPostgres({ dir, port, logger });
+      try {
+        expect(alive(postmaster)).toBe(false);
+        expect(await query<{ ok: number }>(restarted.url, "select 1 as ok")).toEqual([{ ok: 1 }]);
+      } finally {
+        await restarted.stop();
+      }
+    },
+  );
 
   it("says why it did not start instead of a bare undefined", { timeout: 60_000 }, async () => {
     const dir = tempDataDir();
@@ -100,7 +108,9 @@ describe("embedded PostgreSQL", () => {
       // A second cluster on a port that is taken fails inside postgres; the reason must reach the error.
       const other = tempDataDir();
       const taken = Number(new URL(running.url).port);
-      await expect(startEmbeddedPostgres({ dir: other, port: taken, logger })).rejects.toThrow(/did not start on port .*(in use|bind)/i);
+      await expect(startEmbeddedPostgres({ dir: other, port: taken, logger })).rejects.toThrow(
+        /did not start on port .*(in use|bind)/i,
+      );
     } finally {
       await running.stop();
     }

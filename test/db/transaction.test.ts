@@ -27,7 +27,9 @@ describe("transaction helper", () => {
       await tx.enqueue("tx-probe", { id: "committed" });
     });
     expect(await count("select count(*) as n from probe where id = 'committed'")).toBe(1);
-    expect(await count("select count(*) as n from pgboss.job where name = 'tx-probe' and data->>'id' = 'committed'")).toBe(1);
+    expect(
+      await count("select count(*) as n from pgboss.job where name = 'tx-probe' and data->>'id' = 'committed'"),
+    ).toBe(1);
   });
 
   it("rolls back both the row and the job", async () => {
@@ -47,8 +49,13 @@ describe("transaction helper", () => {
       await tx.query("update platform_settings set status = 'degraded'");
       await tx.query("insert into probe (id, n) values ($1, $2), ($3, $4)", ["a", 1, "b", 2]);
       await tx.enqueue("tx-probe", { id: "orm" });
-      const inList = await tx.query<{ n: number }>("select sum(n)::int as n from probe where id in ($1, $2)", ["a", "b"]);
-      const viaTx = await tx.query<{ n: number }>("select sum(n)::int as n from probe where id = any($1)", [["a", "b"]]);
+      const inList = await tx.query<{ n: number }>("select sum(n)::int as n from probe where id in ($1, $2)", [
+        "a",
+        "b",
+      ]);
+      const viaTx = await tx.query<{ n: number }>("select sum(n)::int as n from probe where id = any($1)", [
+        ["a", "b"],
+      ]);
       return [inList[0]?.n, viaTx[0]?.n];
     });
     expect(seen).toEqual([3, 3]);
@@ -73,12 +80,20 @@ describe("transaction helper", () => {
 });
 
 describe("row writer", () => {
-  const writer = () => createRowWriter(t.db.pool, t.boss.pgboss, { table: "probe", columns: { id: "text", n: "integer" }, queue: "tx-probe", job: { retryLimit: 3 } });
+  const writer = () =>
+    createRowWriter(t.db.pool, t.boss.pgboss, {
+      table: "probe",
+      columns: { id: "text", n: "integer" },
+      queue: "tx-probe",
+      job: { retryLimit: 3 },
+    });
 
   it("writes the row and its job in one statement, with the job's data and options", async () => {
     await writer().write(["one-statement", 7], { id: "one-statement" });
     expect(await count("select count(*) as n from probe where id = 'one-statement' and n = 7")).toBe(1);
-    const { rows } = await t.db.pool.query<{ retry_limit: number }>("select retry_limit from pgboss.job where name = 'tx-probe' and data->>'id' = 'one-statement'");
+    const { rows } = await t.db.pool.query<{ retry_limit: number }>(
+      "select retry_limit from pgboss.job where name = 'tx-probe' and data->>'id' = 'one-statement'",
+    );
     expect(rows).toEqual([{ retry_limit: 3 }]);
   });
 
@@ -90,7 +105,9 @@ describe("row writer", () => {
     expect(results.map((r) => r.status)).toEqual(ids.map((id) => (id === "taken" ? "rejected" : "fulfilled")));
     expect(String((results[7] as PromiseRejectedResult).reason)).toMatch(/duplicate key/);
     expect(await count("select count(*) as n from probe where id like 'batch-%'")).toBe(19);
-    expect(await count("select count(*) as n from pgboss.job where name = 'tx-probe' and data->>'id' like 'batch-%'")).toBe(19);
+    expect(
+      await count("select count(*) as n from pgboss.job where name = 'tx-probe' and data->>'id' like 'batch-%'"),
+    ).toBe(19);
     expect(await count("select count(*) as n from pgboss.job where data->>'id' = 'taken-7'")).toBe(0);
   });
 
@@ -98,7 +115,11 @@ describe("row writer", () => {
     let deliver!: (data: unknown) => void;
     const received = new Promise<unknown>((resolve) => (deliver = resolve));
     await t.boss.registerWorker<{ id: string }>("with-job-probe", async (job) => deliver(job.data));
-    await createRowWriter(t.db.pool, t.boss.pgboss, { table: "probe", columns: { id: "text", n: "integer" }, queue: "with-job-probe" }).write(["delivered", 1], { id: "delivered" });
+    await createRowWriter(t.db.pool, t.boss.pgboss, {
+      table: "probe",
+      columns: { id: "text", n: "integer" },
+      queue: "with-job-probe",
+    }).write(["delivered", 1], { id: "delivered" });
     expect(await received).toEqual({ id: "delivered" });
   });
 });

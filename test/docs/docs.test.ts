@@ -17,7 +17,15 @@ beforeAll(async () => {
   demoClient = seed.client!;
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
   });
 }, 60_000);
 afterAll(async () => {
@@ -34,7 +42,11 @@ describe("API reference served by the service", () => {
     const text = await res.text();
     expect(text).toBe(committed);
     const doc = JSON.parse(text) as { paths: Record<string, Record<string, unknown>> };
-    const documented = new Set(Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/\{[^}]+\}/g, "{}")}`)));
+    const documented = new Set(
+      Object.entries(doc.paths).flatMap(([path, ops]) =>
+        Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/\{[^}]+\}/g, "{}")}`),
+      ),
+    );
     const served = app.gateway!.routes.map((r) => `${r.httpMethod} ${r.template.source.replace(/\{[^}]+\}/g, "{}")}`);
     expect(served.length).toBeGreaterThan(0);
     expect(served.filter((r) => !documented.has(r))).toEqual([]);
@@ -53,7 +65,9 @@ describe("API reference served by the service", () => {
     const plain = await fetch(`${app.baseUrl}/docs/swagger-ui.css`, { headers: { "accept-encoding": "identity" } });
     expect(plain.headers.get("content-encoding")).toBeNull();
     expect(Number(plain.headers.get("content-length"))).toBeGreaterThan(1000);
-    const again = await fetch(`${app.baseUrl}/docs/swagger-ui-bundle.js`, { headers: { "if-none-match": bundle.headers.get("etag")! } });
+    const again = await fetch(`${app.baseUrl}/docs/swagger-ui-bundle.js`, {
+      headers: { "if-none-match": bundle.headers.get("etag")! },
+    });
     expect(again.status).toBe(304);
     // nothing else under /docs, and other methods fall through to the gateway
     expect((await fetch(`${app.baseUrl}/docs/../package.json`)).status).toBe(404);
@@ -76,7 +90,9 @@ describe("API reference served by the service", () => {
     try {
       await page.goto(`${app.baseUrl}/docs`, { waitUntil: "load" });
       await page.locator('.opblock-summary-path[data-path="/api/v1/status"]').waitFor({ timeout: 20_000 });
-      const paths = await page.locator(".opblock-summary-path").evaluateAll((els) => els.map((e) => e.getAttribute("data-path")));
+      const paths = await page
+        .locator(".opblock-summary-path")
+        .evaluateAll((els) => els.map((e) => e.getAttribute("data-path")));
       expect(paths).toContain("/api/v1/status");
       expect(paths).toContain("/api/v1/oauth/token");
       expect(paths.filter((p) => p?.startsWith("/api/v1/")).length).toBeGreaterThanOrEqual(2);
@@ -92,7 +108,9 @@ describe("API reference served by the service", () => {
 
 /** Opens an operation of /docs, fills nothing (the documented example is used), executes it and returns the answer. */
 async function tryItOut(page: Page, method: string, path: string): Promise<{ status: string; body: string }> {
-  const block = page.locator(`.opblock-${method}`).filter({ has: page.locator(`.opblock-summary-path[data-path="${path}"]`) });
+  const block = page
+    .locator(`.opblock-${method}`)
+    .filter({ has: page.locator(`.opblock-summary-path[data-path="${path}"]`) });
   await block.locator(".opblock-summary").first().click();
   await block.locator("button.try-out__btn").click();
   await block.locator("button.execute").click();
@@ -113,34 +131,77 @@ async function authorize(page: Page, scheme: string, token: string): Promise<voi
 
 describe("API reference for each audience", () => {
   it("groups operations by audience with readable summaries, real examples and no internal notes", async () => {
-    const doc = JSON.parse(committed) as { tags: { name: string }[]; paths: Record<string, Record<string, { summary: string; operationId: string; tags: string[]; requestBody?: { content: Record<string, { example?: unknown }> } }>> };
+    const doc = JSON.parse(committed) as {
+      tags: { name: string }[];
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            summary: string;
+            operationId: string;
+            tags: string[];
+            requestBody?: { content: Record<string, { example?: unknown }> };
+          }
+        >
+      >;
+    };
     expect(doc.tags.map((t) => t.name)).toEqual(["Partner API", "Mobile API", "Panel", "Internal"]);
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const op of Object.values(ops)) {
-        expect(op.tags).toEqual([path.startsWith("/api/mobile/") ? "Mobile API" : path.startsWith("/api/panel/") ? "Panel" : path.startsWith("/api/admin/") ? "Internal" : "Partner API"]);
-        for (const [type, media] of Object.entries(op.requestBody?.content ?? {})) if (type !== "multipart/form-data") expect(media.example, op.operationId).toBeDefined();
+        expect(op.tags).toEqual([
+          path.startsWith("/api/mobile/")
+            ? "Mobile API"
+            : path.startsWith("/api/panel/")
+              ? "Panel"
+              : path.startsWith("/api/admin/")
+                ? "Internal"
+                : "Partner API",
+        ]);
+        for (const [type, media] of Object.entries(op.requestBody?.content ?? {}))
+          if (type !== "multipart/form-data") expect(media.example, op.operationId).toBeDefined();
       }
     }
     const summaries = Object.values(doc.paths).flatMap((ops) => Object.values(ops).map((op) => op.summary));
-    expect(summaries).toEqual(expect.arrayContaining(["API status", "Get an access token (client credentials)", "Switch the partner API on or off", "Send a reservation event (new, modified, cancelled)"]));
+    expect(summaries).toEqual(
+      expect.arrayContaining([
+        "API status",
+        "Get an access token (client credentials)",
+        "Switch the partner API on or off",
+        "Send a reservation event (new, modified, cancelled)",
+      ]),
+    );
     // no RPC names turned into words ("Set partner api", "Get mobile reservation", "Create reservation event")
-    expect(summaries.filter((t) => /^(Set partner api|Get mobile reservation|Create reservation event|Get capabilities)$/.test(t))).toEqual([]);
+    expect(
+      summaries.filter((t) =>
+        /^(Set partner api|Get mobile reservation|Create reservation event|Get capabilities)$/.test(t),
+      ),
+    ).toEqual([]);
     expect(committed).not.toMatch(/CONTRACT\.md|Layout:|\bspec\b|spec's|README "/);
 
     const page = await browser.newPage();
     try {
       await page.goto(`${app.baseUrl}/docs`, { waitUntil: "load" });
       await page.locator(".opblock-tag").first().waitFor({ timeout: 20_000 });
-      const sections = await page.locator(".opblock-tag").evaluateAll((els) => els.map((e) => e.getAttribute("data-tag")));
+      const sections = await page
+        .locator(".opblock-tag")
+        .evaluateAll((els) => els.map((e) => e.getAttribute("data-tag")));
       expect(sections).toEqual(["Partner API", "Mobile API", "Panel", "Internal"]);
-      expect(await page.locator('.opblock-summary-path[data-path="/api/v1/status"] ~ .opblock-summary-description').textContent()).toBe("API status");
+      expect(
+        await page
+          .locator('.opblock-summary-path[data-path="/api/v1/status"] ~ .opblock-summary-description')
+          .textContent(),
+      ).toBe("API status");
     } finally {
       await page.close();
     }
   }, 60_000);
 
   it("Try it out sends a pasted partner token to partner endpoints, the staff token of the login example to mobile ones, a fetched client-credentials token to internal ones", async () => {
-    const partner = await createTestClient(app, { propertyCodes: ["DEMO-IST"], scopes: ["availability.read", "reservations.read"] });
+    const partner = await createTestClient(app, {
+      propertyCodes: ["DEMO-IST"],
+      scopes: ["availability.read", "reservations.read"],
+    });
     const page = await browser.newPage();
     try {
       await page.goto(`${app.baseUrl}/docs`, { waitUntil: "load" });

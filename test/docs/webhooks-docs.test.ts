@@ -11,7 +11,15 @@ beforeAll(async () => {
   app = await startTestApp();
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
   });
 }, 60_000);
 afterAll(async () => {
@@ -21,7 +29,10 @@ afterAll(async () => {
 
 describe("webhooks in the API reference", () => {
   it("/openapi.json has the webhooks section and /docs lists every event type with its schema", async () => {
-    const doc = (await (await fetch(`${app.baseUrl}/openapi.json`)).json()) as { openapi: string; webhooks: Record<string, unknown> };
+    const doc = (await (await fetch(`${app.baseUrl}/openapi.json`)).json()) as {
+      openapi: string;
+      webhooks: Record<string, unknown>;
+    };
     expect(doc.openapi).toBe("3.1.0");
     expect(Object.keys(doc.webhooks).sort()).toEqual(Object.keys(eventCatalogue).sort());
     const page = await browser.newPage();
@@ -29,8 +40,13 @@ describe("webhooks in the API reference", () => {
     page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
     try {
       await page.goto(`${app.baseUrl}/docs`, { waitUntil: "load" });
-      await page.locator(".opblock-summary-path", { hasText: "reservation.created" }).first().waitFor({ timeout: 20_000 });
-      const shown = await page.locator(".opblock-summary-path").evaluateAll((els) => els.map((e) => (e.textContent ?? "").replace(/\u200b/g, "").trim()));
+      await page
+        .locator(".opblock-summary-path", { hasText: "reservation.created" })
+        .first()
+        .waitFor({ timeout: 20_000 });
+      const shown = await page
+        .locator(".opblock-summary-path")
+        .evaluateAll((els) => els.map((e) => (e.textContent ?? "").replace(/\u200b/g, "").trim()));
       for (const type of Object.keys(eventCatalogue)) expect(shown).toContain(type);
       // Opening one shows its envelope schema with the exact data fields.
       await page.locator(".opblock-summary-path", { hasText: "folio.payment_posted" }).first().click();

@@ -54,7 +54,13 @@ describe("folios", () => {
     const f2 = await folios.getFolio(p.id, { reservationId: r2.id });
     expect(f1.id).toBe(again.id);
     expect([f1.number, f2.number]).toEqual(["000001", "000002"]);
-    expect(f1).toMatchObject({ reservationId: r1.id, reservationCode: r1.code, currency: "TRY", amountScale: 100, balanceMinor: 0n });
+    expect(f1).toMatchObject({
+      reservationId: r1.id,
+      reservationCode: r1.code,
+      currency: "TRY",
+      amountScale: 100,
+      balanceMinor: 0n,
+    });
     expect((await folios.getFolio(p.id, { folioId: f1.id })).id).toBe(f1.id);
   });
 
@@ -63,8 +69,19 @@ describe("folios", () => {
     const f = await folios.getFolio(other.id, { reservationId: r.id });
     await rejectsWith(folios.getFolio(hotel.id, { folioId: f.id }), "not_found");
     await rejectsWith(folios.getFolio(hotel.id, { reservationId: r.id }), "not_found");
-    await rejectsWith(folios.postCharge(hotel.id, "user:x", { folioId: f.id, code: "MINIBAR", description: "Water", amountMinor: 5_00n }), "not_found");
-    await rejectsWith(folios.postPayment(hotel.id, "user:x", { folioId: f.id, amountMinor: 5_00n, methodCode: "CASH" }), "not_found");
+    await rejectsWith(
+      folios.postCharge(hotel.id, "user:x", {
+        folioId: f.id,
+        code: "MINIBAR",
+        description: "Water",
+        amountMinor: 5_00n,
+      }),
+      "not_found",
+    );
+    await rejectsWith(
+      folios.postPayment(hotel.id, "user:x", { folioId: f.id, amountMinor: 5_00n, methodCode: "CASH" }),
+      "not_found",
+    );
     const pay = await folios.postPayment(other.id, "user:x", { folioId: f.id, amountMinor: 5_00n, methodCode: "CASH" });
     await rejectsWith(folios.reversePayment(hotel.id, "user:x", { paymentId: pay.id }), "not_found");
   });
@@ -72,9 +89,19 @@ describe("folios", () => {
   it("keeps balance = charges - payments in bigint minor units", async () => {
     const r = await reservation();
     const f = await folios.getFolio(hotel.id, { reservationId: r.id });
-    await folios.postCharge(hotel.id, "user:u1", { folioId: f.id, code: "minibar", description: "Water", amountMinor: 15_50n });
+    await folios.postCharge(hotel.id, "user:u1", {
+      folioId: f.id,
+      code: "minibar",
+      description: "Water",
+      amountMinor: 15_50n,
+    });
     clock.advance(1);
-    await folios.postCharge(hotel.id, "user:u1", { folioId: f.id, code: "LAUNDRY", description: "Shirt", amountMinor: 40_00n });
+    await folios.postCharge(hotel.id, "user:u1", {
+      folioId: f.id,
+      code: "LAUNDRY",
+      description: "Shirt",
+      amountMinor: 40_00n,
+    });
     await folios.postPayment(hotel.id, "user:u1", { folioId: f.id, amountMinor: 30_00n, methodCode: "visa" });
     const after = await folios.getFolio(hotel.id, { folioId: f.id });
     expect(after.chargesMinor).toBe(55_50n);
@@ -99,8 +126,14 @@ describe("folios", () => {
     await rejectsWith(folios.postCharge(hotel.id, "u", { ...charge, description: "  " }), "invalid_argument");
     await rejectsWith(folios.postCharge(hotel.id, "u", { ...charge, folioId: "nope" }), "invalid_argument");
     await rejectsWith(folios.postCharge(hotel.id, "u", { ...charge, folioId: newId() }), "not_found");
-    await rejectsWith(folios.postPayment(hotel.id, "u", { folioId: f.id, amountMinor: 1n, methodCode: "BITCOIN" }), "invalid_argument");
-    await rejectsWith(folios.postPayment(hotel.id, "u", { folioId: f.id, amountMinor: -1n, methodCode: "CASH" }), "invalid_argument");
+    await rejectsWith(
+      folios.postPayment(hotel.id, "u", { folioId: f.id, amountMinor: 1n, methodCode: "BITCOIN" }),
+      "invalid_argument",
+    );
+    await rejectsWith(
+      folios.postPayment(hotel.id, "u", { folioId: f.id, amountMinor: -1n, methodCode: "CASH" }),
+      "invalid_argument",
+    );
     await rejectsWith(folios.reversePayment(hotel.id, "u", { paymentId: newId() }), "not_found");
     expect((await folios.getFolio(hotel.id, { folioId: f.id })).charges).toHaveLength(0);
   });
@@ -112,7 +145,12 @@ describe("payments and reversals", () => {
     const r = await reservation(p);
     const f = await folios.getFolio(p.id, { reservationId: r.id });
     clock.set("2026-11-22T11:00:00.123Z");
-    const pay = await folios.postPayment(p.id, "user:u1", { folioId: f.id, amountMinor: 250_00n, methodCode: "CASH", reference: "receipt 7" });
+    const pay = await folios.postPayment(p.id, "user:u1", {
+      folioId: f.id,
+      amountMinor: 250_00n,
+      methodCode: "CASH",
+      reference: "receipt 7",
+    });
     const [e] = await events("folio.payment_posted", p.id);
     expect(e!.data).toEqual({
       paymentId: pay.id,
@@ -139,15 +177,30 @@ describe("payments and reversals", () => {
     const f = await folios.getFolio(p.id, { reservationId: r.id });
     const pay = await folios.postPayment(p.id, "user:u1", { folioId: f.id, amountMinor: 80_00n, methodCode: "EFT" });
     const rev = await folios.reversePayment(p.id, "user:u2", { paymentId: pay.id, reference: "wrong folio" });
-    expect(rev).toMatchObject({ amountMinor: -80_00n, reversedPaymentId: pay.id, methodCode: "EFT", methodKind: "TRANSFER", folioId: f.id });
+    expect(rev).toMatchObject({
+      amountMinor: -80_00n,
+      reversedPaymentId: pay.id,
+      methodCode: "EFT",
+      methodKind: "TRANSFER",
+      folioId: f.id,
+    });
     const after = await folios.getFolio(p.id, { folioId: f.id });
     expect(after.paymentsMinor).toBe(0n);
-    expect(after.payments.find((x) => x.id === pay.id)).toMatchObject({ amountMinor: 80_00n, reversedByPaymentId: rev.id });
+    expect(after.payments.find((x) => x.id === pay.id)).toMatchObject({
+      amountMinor: 80_00n,
+      reversedByPaymentId: rev.id,
+    });
     await rejectsWith(folios.reversePayment(p.id, "user:u2", { paymentId: pay.id }), "invalid_transition");
     await rejectsWith(folios.reversePayment(p.id, "user:u2", { paymentId: rev.id }), "invalid_transition");
     const evs = await events("folio.payment_posted", p.id);
     expect(evs).toHaveLength(2);
-    expect(evs[1]!.data).toMatchObject({ paymentId: rev.id, amountMinor: -8000, isReversal: true, reversedPaymentId: pay.id, methodKind: "TRANSFER" });
+    expect(evs[1]!.data).toMatchObject({
+      paymentId: rev.id,
+      amountMinor: -8000,
+      isReversal: true,
+      reversedPaymentId: pay.id,
+      methodKind: "TRANSFER",
+    });
   });
 
   it("lets exactly one of ten concurrent reversals of a payment succeed", async () => {
@@ -155,9 +208,12 @@ describe("payments and reversals", () => {
     const r = await reservation(p);
     const f = await folios.getFolio(p.id, { reservationId: r.id });
     const pay = await folios.postPayment(p.id, "user:u1", { folioId: f.id, amountMinor: 10_00n, methodCode: "CARD" });
-    const results = await Promise.allSettled(Array.from({ length: 10 }, () => folios.reversePayment(p.id, "user:u1", { paymentId: pay.id })));
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, () => folios.reversePayment(p.id, "user:u1", { paymentId: pay.id })),
+    );
     expect(results.filter((x) => x.status === "fulfilled")).toHaveLength(1);
-    for (const x of results) if (x.status === "rejected") expect((x.reason as AppError).code).toBe("invalid_transition");
+    for (const x of results)
+      if (x.status === "rejected") expect((x.reason as AppError).code).toBe("invalid_transition");
     expect((await folios.getFolio(p.id, { folioId: f.id })).paymentsMinor).toBe(0n);
     expect(await events("folio.payment_posted", p.id)).toHaveLength(2);
   });

@@ -32,22 +32,37 @@ beforeAll(async () => {
   app = await startTestApp({ env: { MAX_BODY_BYTES: String(MAX_BODY) } });
   const p = await createTestProperty(app);
   const staff = await createStaffSession(app, { propertyCode: p.code, role: "manager" });
-  const partner = await createTestClient(app, { propertyCodes: [p.code], scopes: ["availability.read", "reservations.read", "reservations.write", "mappings.read"] });
+  const partner = await createTestClient(app, {
+    propertyCodes: [p.code],
+    scopes: ["availability.read", "reservations.read", "reservations.write", "mappings.read"],
+  });
   // The partner's own per-minute limit would answer most of its cases with 429.
   await app.db.pool.query("update api_clients set rate_limit_per_minute = 1000000 where id = $1", [partner.clientId]);
-  credentials = ["", `Bearer ${staff.accessToken}`, `Bearer ${partner.accessToken}`, "Bearer not.a.token", "Basic AAAA"];
+  credentials = [
+    "",
+    `Bearer ${staff.accessToken}`,
+    `Bearer ${partner.accessToken}`,
+    "Bearer not.a.token",
+    "Basic AAAA",
+  ];
   routes = [...app.gateway!.routes];
   methods = [...new Set(routes.map((r) => r.method))];
   // RPCs without a REST binding are fuzzed too (the gRPC/Connect-only services): every unary RPC of the contract.
-  for (const m of await contractMethods()) if (!methods.some((x) => x.parent.typeName === m.parent.typeName && x.name === m.name)) methods.push(m);
+  for (const m of await contractMethods())
+    if (!methods.some((x) => x.parent.typeName === m.parent.typeName && x.name === m.name)) methods.push(m);
   session = http2.connect(app.baseUrl);
   session.on("error", () => undefined);
 }, 60_000);
 afterAll(async () => {
   session?.destroy();
   await app?.close();
-  const statuses = [...counts.byStatus.entries()].sort().map(([k, v]) => `${k}:${v}`).join(" ");
-  console.log(`fuzz: seed ${SEED}, REST ${counts.rest}, Connect JSON ${counts.connectJson}, Connect proto ${counts.connectProto}, gRPC ${counts.grpc}; statuses ${statuses}`);
+  const statuses = [...counts.byStatus.entries()]
+    .sort()
+    .map(([k, v]) => `${k}:${v}`)
+    .join(" ");
+  console.log(
+    `fuzz: seed ${SEED}, REST ${counts.rest}, Connect JSON ${counts.connectJson}, Connect proto ${counts.connectProto}, gRPC ${counts.grpc}; statuses ${statuses}`,
+  );
 });
 
 const tally = (face: string, status: string | number): void => {
@@ -59,23 +74,45 @@ const tally = (face: string, status: string | number): void => {
  * One HTTP/1.1 request with node:http, not fetch: the test setup checks every fetch exchange against the OpenAPI
  * document, and fuzz requests break the document on purpose (the server's answers are what is asserted here).
  */
-function call(url: string, init: { method?: string; headers?: Record<string, string>; body?: string | Uint8Array }): Promise<{ status: number; contentType: string; text: string }> {
+function call(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string | Uint8Array },
+): Promise<{ status: number; contentType: string; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: init.method ?? "GET", headers: init.headers ?? {}, timeout: TIMEOUT_MS }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers["content-type"] ?? ""), text: Buffer.concat(chunks).toString("utf8") }));
-      res.on("error", reject);
-    });
+    const req = httpRequest(
+      url,
+      { method: init.method ?? "GET", headers: init.headers ?? {}, timeout: TIMEOUT_MS },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            contentType: String(res.headers["content-type"] ?? ""),
+            text: Buffer.concat(chunks).toString("utf8"),
+          }),
+        );
+        res.on("error", reject);
+      },
+    );
     req.on("timeout", () => req.destroy(new Error(`${url} hung`)));
     req.on("error", reject);
     req.end(init.body);
   });
 }
 
-function grpcCall(path: string, payload: Uint8Array, authorization: string): Promise<{ status: string; message: string }> {
+function grpcCall(
+  path: string,
+  payload: Uint8Array,
+  authorization: string,
+): Promise<{ status: string; message: string }> {
   return new Promise((resolve, reject) => {
-    const headers: http2.OutgoingHttpHeaders = { ":method": "POST", ":path": path, "content-type": "application/grpc", te: "trailers" };
+    const headers: http2.OutgoingHttpHeaders = {
+      ":method": "POST",
+      ":path": path,
+      "content-type": "application/grpc",
+      te: "trailers",
+    };
     if (authorization !== "") headers.authorization = authorization;
     const stream = session.request(headers);
     const timer = setTimeout(() => (stream.close(), reject(new Error(`gRPC ${path} hung`))), TIMEOUT_MS);
@@ -104,7 +141,9 @@ async function contractMethods(): Promise<DescMethod[]> {
   const found: DescMethod[] = [];
   for (const file of readdirSync(root, { recursive: true, encoding: "utf8" })) {
     if (!file.endsWith("_pb.js")) continue;
-    for (const value of Object.values((await import(new URL(file, root).href)) as Record<string, { kind?: string; methods?: DescMethod[] }>)) {
+    for (const value of Object.values(
+      (await import(new URL(file, root).href)) as Record<string, { kind?: string; methods?: DescMethod[] }>,
+    )) {
       if (value?.kind === "service") found.push(...(value.methods ?? []).filter((m) => m.methodKind === "unary"));
     }
   }
@@ -117,7 +156,12 @@ const rpcPath = (m: DescMethod): string => `/${m.parent.typeName}/${m.name}`;
 function protoBytes(m: DescMethod): fc.Arbitrary<Uint8Array> {
   return fc.oneof(
     fc.uint8Array({ maxLength: 64 }),
-    fc.constantFrom(new Uint8Array([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f]), new Uint8Array([0xff]), new Uint8Array([0x08]), new Uint8Array([0x12, 0x05, 0x61])),
+    fc.constantFrom(
+      new Uint8Array([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f]),
+      new Uint8Array([0xff]),
+      new Uint8Array([0x08]),
+      new Uint8Array([0x12, 0x05, 0x61]),
+    ),
     messageJson(m.input).map((json) => {
       try {
         return toBinary(m.input, fromJson(m.input, json as never, { ignoreUnknownFields: true }));
@@ -136,9 +180,30 @@ function restCase(): fc.Arbitrary<{ route: Route; path: string; query: string; b
         let i = 0;
         return route.template.source.replace(/\{[^}]+\}/g, () => values[i++] ?? "x");
       }),
-      query: fc.dictionary(fc.constantFrom("from", "to", "limit", "cursor", "updatedSince", "year", "month", "roomTypes", "status", "arrivalDate", "departureDate", "adults"), pathValue, { maxKeys: 4 }).map((q) =>
-        Object.entries(q).map(([k, v]) => `${k}=${v}`).join("&"),
-      ),
+      query: fc
+        .dictionary(
+          fc.constantFrom(
+            "from",
+            "to",
+            "limit",
+            "cursor",
+            "updatedSince",
+            "year",
+            "month",
+            "roomTypes",
+            "status",
+            "arrivalDate",
+            "departureDate",
+            "adults",
+          ),
+          pathValue,
+          { maxKeys: 4 },
+        )
+        .map((q) =>
+          Object.entries(q)
+            .map(([k, v]) => `${k}=${v}`)
+            .join("&"),
+        ),
       body: bodyText(route.method.input, MAX_BODY),
       auth: fc.constantFrom(...credentials),
     }),
@@ -159,38 +224,65 @@ const params = (): fc.Parameters<unknown> => ({
       return typeof v === "string" && v.length > 200 ? `${v.slice(0, 200)}...(${v.length} chars)` : v;
     });
     const cause = out.errorInstance instanceof Error ? out.errorInstance.message : String(out.errorInstance);
-    throw new Error(`fuzz case failed (seed ${out.seed}, path ${out.counterexamplePath}): ${cause.slice(0, 1500)}\ncase: ${example?.slice(0, 1500)}`);
+    throw new Error(
+      `fuzz case failed (seed ${out.seed}, path ${out.counterexamplePath}): ${cause.slice(0, 1500)}\ncase: ${example?.slice(0, 1500)}`,
+    );
   },
 });
 
 describe("fuzz (fast-check, fixed seed)", () => {
-  it("REST: every route, hostile paths, queries and bodies: never 5xx, never a hang, our error body", { timeout: 600_000 }, async () => {
-    await fc.assert(
-      fc.asyncProperty(restCase(), async (c) => {
-        const headers: Record<string, string> = { "content-type": c.route.rest.requestContentTypes.includes("application/x-www-form-urlencoded") ? "application/x-www-form-urlencoded" : "application/json" };
-        if (c.auth !== "") headers.authorization = c.auth;
-        const hasBody = c.route.httpMethod !== "GET" && c.route.httpMethod !== "DELETE";
-        const res = await call(`${app.baseUrl}${c.path}${c.query === "" ? "" : `?${c.query}`}`, { method: c.route.httpMethod, headers, ...(hasBody ? { body: c.body } : {}) });
-        counts.rest++;
-        tally("rest", res.status);
-        expect(res.status, `${c.route.httpMethod} ${c.path}: ${res.text.slice(0, 300)}`).toBeLessThan(500);
-        if (res.status >= 400) {
-          expect(res.contentType).toMatch(/^application\/json/);
-          const body = JSON.parse(res.text) as { error: unknown };
-          // Headers too large (431) are refused while parsing, before any route is known: always our body.
-          if (c.route.rest.errorStyle === "oauth2" && res.status !== 431) expect(typeof body.error).toBe("string");
-          else expect(body.error).toMatchObject({ code: expect.any(String), message: expect.any(String), requestId: expect.any(String) });
-        }
-      }),
-      params(),
-    );
-  });
+  it(
+    "REST: every route, hostile paths, queries and bodies: never 5xx, never a hang, our error body",
+    { timeout: 600_000 },
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(restCase(), async (c) => {
+          const headers: Record<string, string> = {
+            "content-type": c.route.rest.requestContentTypes.includes("application/x-www-form-urlencoded")
+              ? "application/x-www-form-urlencoded"
+              : "application/json",
+          };
+          if (c.auth !== "") headers.authorization = c.auth;
+          const hasBody = c.route.httpMethod !== "GET" && c.route.httpMethod !== "DELETE";
+          const res = await call(`${app.baseUrl}${c.path}${c.query === "" ? "" : `?${c.query}`}`, {
+            method: c.route.httpMethod,
+            headers,
+            ...(hasBody ? { body: c.body } : {}),
+          });
+          counts.rest++;
+          tally("rest", res.status);
+          expect(res.status, `${c.route.httpMethod} ${c.path}: ${res.text.slice(0, 300)}`).toBeLessThan(500);
+          if (res.status >= 400) {
+            expect(res.contentType).toMatch(/^application\/json/);
+            const body = JSON.parse(res.text) as { error: unknown };
+            // Headers too large (431) are refused while parsing, before any route is known: always our body.
+            if (c.route.rest.errorStyle === "oauth2" && res.status !== 431) expect(typeof body.error).toBe("string");
+            else
+              expect(body.error).toMatchObject({
+                code: expect.any(String),
+                message: expect.any(String),
+                requestId: expect.any(String),
+              });
+          }
+        }),
+        params(),
+      );
+    },
+  );
 
   it("Connect JSON: every unary RPC, hostile bodies: never 5xx, never a hang", { timeout: 600_000 }, async () => {
-    const arb = fc.constantFrom(...methods).chain((m) => fc.record({ m: fc.constant(m), body: bodyText(m.input, MAX_BODY), auth: fc.constantFrom(...credentials) }));
+    const arb = fc
+      .constantFrom(...methods)
+      .chain((m) =>
+        fc.record({ m: fc.constant(m), body: bodyText(m.input, MAX_BODY), auth: fc.constantFrom(...credentials) }),
+      );
     await fc.assert(
       fc.asyncProperty(arb, async ({ m, body, auth }) => {
-        const res = await call(`${app.baseUrl}${rpcPath(m)}`, { method: "POST", headers: { "content-type": "application/json", ...(auth !== "" ? { authorization: auth } : {}) }, body });
+        const res = await call(`${app.baseUrl}${rpcPath(m)}`, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...(auth !== "" ? { authorization: auth } : {}) },
+          body,
+        });
         counts.connectJson++;
         tally("connect-json", res.status);
         expect(res.status, `${rpcPath(m)}: ${res.text.slice(0, 300)}`).toBeLessThan(500);
@@ -200,32 +292,48 @@ describe("fuzz (fast-check, fixed seed)", () => {
     );
   });
 
-  it("Connect protobuf: malformed and hostile binary bodies: never 5xx, never a hang", { timeout: 600_000 }, async () => {
-    const arb = fc.constantFrom(...methods).chain((m) => fc.record({ m: fc.constant(m), bytes: protoBytes(m), auth: fc.constantFrom(...credentials) }));
-    await fc.assert(
-      fc.asyncProperty(arb, async ({ m, bytes, auth }) => {
-        const res = await call(`${app.baseUrl}${rpcPath(m)}`, { method: "POST", headers: { "content-type": "application/proto", ...(auth !== "" ? { authorization: auth } : {}) }, body: bytes });
-        counts.connectProto++;
-        tally("connect-proto", res.status);
-        expect(res.status, `${rpcPath(m)}: ${res.text.slice(0, 300)}`).toBeLessThan(500);
-      }),
-      params(),
-    );
-  });
+  it(
+    "Connect protobuf: malformed and hostile binary bodies: never 5xx, never a hang",
+    { timeout: 600_000 },
+    async () => {
+      const arb = fc
+        .constantFrom(...methods)
+        .chain((m) => fc.record({ m: fc.constant(m), bytes: protoBytes(m), auth: fc.constantFrom(...credentials) }));
+      await fc.assert(
+        fc.asyncProperty(arb, async ({ m, bytes, auth }) => {
+          const res = await call(`${app.baseUrl}${rpcPath(m)}`, {
+            method: "POST",
+            headers: { "content-type": "application/proto", ...(auth !== "" ? { authorization: auth } : {}) },
+            body: bytes,
+          });
+          counts.connectProto++;
+          tally("connect-proto", res.status);
+          expect(res.status, `${rpcPath(m)}: ${res.text.slice(0, 300)}`).toBeLessThan(500);
+        }),
+        params(),
+      );
+    },
+  );
 
-  it("gRPC (h2c): malformed and hostile messages: never Unknown/Internal/DataLoss, never a hang", { timeout: 600_000 }, async () => {
-    const arb = fc.constantFrom(...methods).chain((m) => fc.record({ m: fc.constant(m), bytes: protoBytes(m), auth: fc.constantFrom(...credentials) }));
-    await fc.assert(
-      fc.asyncProperty(arb, async ({ m, bytes, auth }) => {
-        const res = await grpcCall(rpcPath(m), bytes, auth);
-        counts.grpc++;
-        tally("grpc", res.status);
-        expect(BAD_GRPC.has(res.status), `${rpcPath(m)}: grpc-status ${res.status} ${res.message}`).toBe(false);
-        expect(res.status).not.toBe("");
-      }),
-      params(),
-    );
-  });
+  it(
+    "gRPC (h2c): malformed and hostile messages: never Unknown/Internal/DataLoss, never a hang",
+    { timeout: 600_000 },
+    async () => {
+      const arb = fc
+        .constantFrom(...methods)
+        .chain((m) => fc.record({ m: fc.constant(m), bytes: protoBytes(m), auth: fc.constantFrom(...credentials) }));
+      await fc.assert(
+        fc.asyncProperty(arb, async ({ m, bytes, auth }) => {
+          const res = await grpcCall(rpcPath(m), bytes, auth);
+          counts.grpc++;
+          tally("grpc", res.status);
+          expect(BAD_GRPC.has(res.status), `${rpcPath(m)}: grpc-status ${res.status} ${res.message}`).toBe(false);
+          expect(res.status).not.toBe("");
+        }),
+        params(),
+      );
+    },
+  );
 
   it("the server is healthy afterwards", async () => {
     expect((await call(`${app.baseUrl}/readyz`, {})).status).toBe(200);

@@ -18,27 +18,58 @@ beforeAll(async () => {
   const logger = pino({ level: "silent" });
   const router = createRecordingRouter({ interceptors: [createCallInterceptor(logger)] });
   router.service(GatewayTestService, {
-    getThing: (req) => ({ id: req.thing?.id ?? "", name: `${req.propertyCode}|${req.verbose}`, createdAt: timestampFromDate(created), amountMinor: 9007199254740991n }),
+    getThing: (req) => ({
+      id: req.thing?.id ?? "",
+      name: `${req.propertyCode}|${req.verbose}`,
+      createdAt: timestampFromDate(created),
+      amountMinor: 9007199254740991n,
+    }),
     createThing: (req) => ({ ...(req.thing as Thing), name: `${req.propertyCode}:${req.thing?.name}:${req.dryRun}` }),
-    updateThing: (req) => ({ id: req.id, name: req.name, amountMinor: req.amountMinor, createdAt: req.createdAt, color: req.color, ...(req.note !== undefined ? { note: req.note } : {}) }),
+    updateThing: (req) => ({
+      id: req.id,
+      name: req.name,
+      amountMinor: req.amountMinor,
+      createdAt: req.createdAt,
+      color: req.color,
+      ...(req.note !== undefined ? { note: req.note } : {}),
+    }),
     deleteThing: () => ({}),
     searchThings: (req) => ({
-      things: [{ id: "1", tags: req.tags, count: req.counts.reduce((a, b) => a + b, 0), name: `${req.parent?.id}|${Color[req.color]}|${req.active}|${req.limit}`, amountMinor: req.minAmount, ...(req.updatedSince ? { createdAt: req.updatedSince } : {}) }],
+      things: [
+        {
+          id: "1",
+          tags: req.tags,
+          count: req.counts.reduce((a, b) => a + b, 0),
+          name: `${req.parent?.id}|${Color[req.color]}|${req.active}|${req.limit}`,
+          amountMinor: req.minAmount,
+          ...(req.updatedSince ? { createdAt: req.updatedSince } : {}),
+        },
+      ],
       nextCursor: "c",
     }),
     fileThing: (req) => ({ path: req.path, content: req.content }),
     submitForm: (req) => {
-      if (req.grantType !== "client_credentials") throw new AppError("invalid_argument", "grant_type must be client_credentials", { headers: { "x-oauth-error": "unsupported_grant_type" } });
+      if (req.grantType !== "client_credentials")
+        throw new AppError("invalid_argument", "grant_type must be client_credentials", {
+          headers: { "x-oauth-error": "unsupported_grant_type" },
+        });
       return { accessToken: "tok", scope: req.scope, count: req.count };
     },
-    upload: (req) => ({ documentType: req.documentType, sizes: req.images.map((i) => i.content.length), contentTypes: req.images.map((i) => i.contentType) }),
+    upload: (req) => ({
+      documentType: req.documentType,
+      sizes: req.images.map((i) => i.content.length),
+      contentTypes: req.images.map((i) => i.contentType),
+    }),
     fail: (req) => {
       if (req.code === "boom") throw new Error("secret internals: SELECT * FROM x");
       throw new AppError(req.code as ErrorCode, `failed with ${req.code}`, { retryAfterSeconds: 7 });
     },
   });
   const gateway = createGateway({ ...router.direct, maxBodyBytes: 1024, maxFileBytes: 2048 });
-  listener = await listen(createDispatcher({ handlers: router.handlers, gateway, ready: async () => true, logger }), { port: 0, host: "127.0.0.1" });
+  listener = await listen(createDispatcher({ handlers: router.handlers, gateway, ready: async () => true, logger }), {
+    port: 0,
+    host: "127.0.0.1",
+  });
   base = `http://127.0.0.1:${listener.port}`;
 });
 afterAll(async () => {
@@ -47,7 +78,11 @@ afterAll(async () => {
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
 type Json = any;
-const json = (body: unknown) => ({ method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+const json = (body: unknown) => ({
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify(body),
+});
 
 describe("path templates", () => {
   it("binds path variables including nested fields, and query parameters", async () => {
@@ -90,24 +125,53 @@ describe("JSON rendering", () => {
   });
 
   it("round-trips enums, optional, wrappers, maps and nested messages through body: field", async () => {
-    const thing = { id: "t1", name: "n", amountMinor: 12345, createdAt: "2026-01-02T03:04:05Z", note: "hi", channel: "BOOKING", color: "DEEP_BLUE", tags: ["a"], active: true, count: 3, parent: { id: "p" }, totals: { a: 5 }, palette: ["RED", "COLOR_DEEP_BLUE"] };
+    const thing = {
+      id: "t1",
+      name: "n",
+      amountMinor: 12345,
+      createdAt: "2026-01-02T03:04:05Z",
+      note: "hi",
+      channel: "BOOKING",
+      color: "DEEP_BLUE",
+      tags: ["a"],
+      active: true,
+      count: 3,
+      parent: { id: "p" },
+      totals: { a: 5 },
+      palette: ["RED", "COLOR_DEEP_BLUE"],
+    };
     const res = await fetch(`${base}/t/v1/properties/P1/things?dryRun=true`, json(thing));
     expect(res.status).toBe(201);
-    expect(await res.json()).toEqual({ ...thing, name: "P1:n:true", createdAt: "2026-01-02T03:04:05.000Z", palette: ["RED", "DEEP_BLUE"] });
+    expect(await res.json()).toEqual({
+      ...thing,
+      name: "P1:n:true",
+      createdAt: "2026-01-02T03:04:05.000Z",
+      palette: ["RED", "DEEP_BLUE"],
+    });
   });
 
   it("serves body: '*' with path variables", async () => {
-    const res = await fetch(`${base}/t/v1/things/u1`, { ...json({ name: "renamed", amountMinor: -5, color: "RED" }), method: "PATCH" });
+    const res = await fetch(`${base}/t/v1/things/u1`, {
+      ...json({ name: "renamed", amountMinor: -5, color: "RED" }),
+      method: "PATCH",
+    });
     expect(await res.json()).toMatchObject({ id: "u1", name: "renamed", amountMinor: -5, color: "RED", note: null });
   });
 
   it("applies response_body and query forms (repeated, comma list, nested, enum, bool, int64, timestamp)", async () => {
-    const q = "tags=a&tags=b,c&counts=1,2&counts=3&parent.id=P&color=DEEP_BLUE&active=true&minAmount=42&limit=7&updatedSince=2026-03-01T00:00:00Z";
+    const q =
+      "tags=a&tags=b,c&counts=1,2&counts=3&parent.id=P&color=DEEP_BLUE&active=true&minAmount=42&limit=7&updatedSince=2026-03-01T00:00:00Z";
     const res = await fetch(`${base}/t/v1/things?${q}`);
     expect(res.status).toBe(200);
     const body = (await res.json()) as Json;
     expect(Array.isArray(body)).toBe(true);
-    expect(body[0]).toMatchObject({ tags: ["a", "b", "c"], count: 6, name: "P|DEEP_BLUE|true|7", amountMinor: 42, createdAt: "2026-03-01T00:00:00.000Z" });
+    expect(body[0]).toMatchObject({
+      tags: ["a", "b", "c"],
+      count: 6,
+      name: "P|DEEP_BLUE|true|7",
+      amountMinor: 42,
+      createdAt: "2026-03-01T00:00:00.000Z",
+    });
   });
 
   it("answers 204 with no body", async () => {
@@ -139,33 +203,74 @@ describe("bad input", () => {
   });
 
   it("400 with details naming the field", async () => {
-    const err = await expectError(await fetch(`${base}/t/v1/things/u1`, { ...json({ amountMinor: "12", color: "GREEN", nope: 1, createdAt: "yesterday" }), method: "PATCH" }), 400, "invalid_argument");
+    const err = await expectError(
+      await fetch(`${base}/t/v1/things/u1`, {
+        ...json({ amountMinor: "12", color: "GREEN", nope: 1, createdAt: "yesterday" }),
+        method: "PATCH",
+      }),
+      400,
+      "invalid_argument",
+    );
     const fields = err.details.map((d: { field: string }) => d.field).sort();
     expect(fields).toEqual(["amountMinor", "color", "createdAt", "nope"]);
   });
 
   it("400 for malformed JSON, non-object JSON and bad query values", async () => {
-    await expectError(await fetch(`${base}/t/v1/things/u1`, { method: "PATCH", headers: { "content-type": "application/json" }, body: "{bad" }), 400, "invalid_argument");
-    await expectError(await fetch(`${base}/t/v1/things/u1`, { ...json([1]), method: "PATCH" }), 400, "invalid_argument");
+    await expectError(
+      await fetch(`${base}/t/v1/things/u1`, {
+        method: "PATCH",
+        headers: { "content-type": "application/json" },
+        body: "{bad",
+      }),
+      400,
+      "invalid_argument",
+    );
+    await expectError(
+      await fetch(`${base}/t/v1/things/u1`, { ...json([1]), method: "PATCH" }),
+      400,
+      "invalid_argument",
+    );
     const err = await expectError(await fetch(`${base}/t/v1/things?limit=ten&unknown=1`), 400, "invalid_argument");
     expect(err.details.map((d: { field: string }) => d.field).sort()).toEqual(["limit", "unknown"]);
   });
 
   it("rejects int64 beyond 2^53", async () => {
-    const err = await expectError(await fetch(`${base}/t/v1/things/u1`, { method: "PATCH", headers: { "content-type": "application/json" }, body: `{"amountMinor":9007199254740993}` }), 400, "invalid_argument");
+    const err = await expectError(
+      await fetch(`${base}/t/v1/things/u1`, {
+        method: "PATCH",
+        headers: { "content-type": "application/json" },
+        body: `{"amountMinor":9007199254740993}`,
+      }),
+      400,
+      "invalid_argument",
+    );
     expect(err.details[0].field).toBe("amountMinor");
   });
 
   it("415 for a non-JSON body on a JSON route", async () => {
-    await expectError(await fetch(`${base}/t/v1/things/u1`, { method: "PATCH", headers: { "content-type": "text/plain" }, body: "x" }), 415, "unsupported_media_type");
+    await expectError(
+      await fetch(`${base}/t/v1/things/u1`, { method: "PATCH", headers: { "content-type": "text/plain" }, body: "x" }),
+      415,
+      "unsupported_media_type",
+    );
   });
 
   it("413 for a body over the limit", async () => {
-    await expectError(await fetch(`${base}/t/v1/things/u1`, { ...json({ name: "x".repeat(5000) }), method: "PATCH" }), 413, "payload_too_large");
+    await expectError(
+      await fetch(`${base}/t/v1/things/u1`, { ...json({ name: "x".repeat(5000) }), method: "PATCH" }),
+      413,
+      "payload_too_large",
+    );
   });
 
   it("maps AppError codes to statuses, with Retry-After", async () => {
-    for (const [code, status] of [["not_found", 404], ["conflict", 409], ["forbidden", 403], ["rate_limited", 429], ["unavailable", 503]] as const) {
+    for (const [code, status] of [
+      ["not_found", 404],
+      ["conflict", 409],
+      ["forbidden", 403],
+      ["rate_limited", 429],
+      ["unavailable", 503],
+    ] as const) {
       const res = await fetch(`${base}/t/v1/fail/${code}`, { method: "POST" });
       await expectError(res, status, code);
       expect(res.headers.get("retry-after")).toBe("7");
@@ -182,14 +287,25 @@ describe("bad input", () => {
 
 describe("form and multipart adapters", () => {
   it("accepts application/x-www-form-urlencoded where declared, with snake_case json names", async () => {
-    const res = await fetch(`${base}/t/v1/form`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "grant_type=client_credentials&scope=a+b&count=3" });
+    const res = await fetch(`${base}/t/v1/form`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "grant_type=client_credentials&scope=a+b&count=3",
+    });
     expect(await res.json()).toEqual({ access_token: "tok", scope: "a b", count: 3 });
   });
 
   it("uses the oauth2 error style and refuses JSON on a form route", async () => {
-    const bad = await fetch(`${base}/t/v1/form`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "grant_type=password" });
+    const bad = await fetch(`${base}/t/v1/form`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "grant_type=password",
+    });
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toEqual({ error: "unsupported_grant_type", error_description: "grant_type must be client_credentials" });
+    expect(await bad.json()).toEqual({
+      error: "unsupported_grant_type",
+      error_description: "grant_type must be client_credentials",
+    });
     // RFC 6749: every OAuth error is 400 (or 401), also for a JSON body
     const jsonBody = await fetch(`${base}/t/v1/form`, json({ grant_type: "client_credentials" }));
     expect(jsonBody.status).toBe(400);
@@ -197,9 +313,17 @@ describe("form and multipart adapters", () => {
   });
 
   it("ignores unknown form parameters and refuses a repeated one", async () => {
-    const extra = await fetch(`${base}/t/v1/form`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "grant_type=client_credentials&unknown=1&scope=a" });
+    const extra = await fetch(`${base}/t/v1/form`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "grant_type=client_credentials&unknown=1&scope=a",
+    });
     expect(extra.status).toBe(200);
-    const twice = await fetch(`${base}/t/v1/form`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "grant_type=client_credentials&scope=a&scope=b" });
+    const twice = await fetch(`${base}/t/v1/form`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "grant_type=client_credentials&scope=a&scope=b",
+    });
     expect(twice.status).toBe(400);
     expect(((await twice.json()) as Json).error).toBe("invalid_request");
   });
@@ -210,7 +334,11 @@ describe("form and multipart adapters", () => {
     form.append("images", new Blob([new Uint8Array(100)], { type: "image/png" }), "a.png");
     form.append("images", new Blob([new Uint8Array(200)], { type: "image/jpeg" }), "b.jpg");
     const res = await fetch(`${base}/t/v1/upload`, { method: "POST", body: form });
-    expect(await res.json()).toEqual({ documentType: "PASSPORT", sizes: [100, 200], contentTypes: ["image/png", "image/jpeg"] });
+    expect(await res.json()).toEqual({
+      documentType: "PASSPORT",
+      sizes: [100, 200],
+      contentTypes: ["image/png", "image/jpeg"],
+    });
   });
 
   it("413 as soon as a file passes its limit", async () => {
@@ -224,7 +352,10 @@ describe("form and multipart adapters", () => {
 
 describe("timestamps", () => {
   it("truncates to exactly three fraction digits", async () => {
-    const res = await fetch(`${base}/t/v1/things/u1`, { ...json({ createdAt: "2026-11-22T09:30:00.123456789Z" }), method: "PATCH" });
+    const res = await fetch(`${base}/t/v1/things/u1`, {
+      ...json({ createdAt: "2026-11-22T09:30:00.123456789Z" }),
+      method: "PATCH",
+    });
     const body = (await res.json()) as Json;
     expect(body.createdAt).toBe("2026-11-22T09:30:00.123Z");
     expect(timestampDate(timestampFromDate(new Date(body.createdAt))).toISOString()).toBe(body.createdAt);

@@ -22,9 +22,19 @@ const generousRateLimits = {
 };
 
 /** The whole service on a fresh database and a free port, as a test file sees it over real sockets. */
-export async function startTestApp(options: { env?: Record<string, string>; clock?: Clock; databaseUrl?: string } = {}): Promise<TestApp> {
+export async function startTestApp(
+  options: { env?: Record<string, string>; clock?: Clock; databaseUrl?: string } = {},
+): Promise<TestApp> {
   const databaseUrl = options.databaseUrl ?? (await freshDatabaseUrl());
-  const config: Config = loadConfig({ PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "silent", DATABASE_URL: databaseUrl, SHUTDOWN_GRACE_MS: "2000", ...generousRateLimits, ...options.env });
+  const config: Config = loadConfig({
+    PORT: "0",
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "silent",
+    DATABASE_URL: databaseUrl,
+    SHUTDOWN_GRACE_MS: "2000",
+    ...generousRateLimits,
+    ...options.env,
+  });
   const app = await createApp(config, { logger: testLogger(), ...(options.clock ? { clock: options.clock } : {}) });
   if (app.port === undefined) throw new Error("test app has no port (ROLE=worker?)");
   return Object.assign(app, { baseUrl: `http://127.0.0.1:${app.port}`, port: app.port });

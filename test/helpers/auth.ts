@@ -9,8 +9,24 @@ const suffix = (): string => randomBytes(4).toString("hex").toUpperCase();
 /** A property of its own (group TEST, currency TRY, scale 100, Europe/Istanbul) unless told otherwise. */
 export async function createTestProperty(
   app: AppLike,
-  opts: { code?: string; groupCode?: string; currency?: string; amountScale?: number; timeZone?: string; businessDate?: string; emailVerification?: boolean; sandbox?: boolean } = {},
-): Promise<{ id: string; code: string; currency: string; amountScale: number; timeZone: string; businessDate: string }> {
+  opts: {
+    code?: string;
+    groupCode?: string;
+    currency?: string;
+    amountScale?: number;
+    timeZone?: string;
+    businessDate?: string;
+    emailVerification?: boolean;
+    sandbox?: boolean;
+  } = {},
+): Promise<{
+  id: string;
+  code: string;
+  currency: string;
+  amountScale: number;
+  timeZone: string;
+  businessDate: string;
+}> {
   const admin = app.services.admin;
   const p = await admin.createProperty({
     groupCode: opts.groupCode ?? "TEST",
@@ -23,7 +39,14 @@ export async function createTestProperty(
     emailVerification: opts.emailVerification ?? false,
     sandbox: opts.sandbox ?? false,
   });
-  return { id: p.id, code: p.code, currency: p.currency, amountScale: p.amountScale, timeZone: p.timeZone, businessDate: p.businessDate };
+  return {
+    id: p.id,
+    code: p.code,
+    currency: p.currency,
+    amountScale: p.amountScale,
+    timeZone: p.timeZone,
+    businessDate: p.businessDate,
+  };
 }
 
 /**
@@ -32,13 +55,30 @@ export async function createTestProperty(
  */
 export async function createTestClient(
   app: AppLike,
-  opts: { kind?: "partner" | "internal"; provider?: string; propertyCodes: string[]; scopes: string[]; approved?: boolean },
+  opts: {
+    kind?: "partner" | "internal";
+    provider?: string;
+    propertyCodes: string[];
+    scopes: string[];
+    approved?: boolean;
+  },
 ): Promise<{ clientId: string; clientSecret: string; accessToken: string }> {
   const admin = app.services.admin;
-  const { client, clientSecret } = await admin.createClient({ kind: opts.kind ?? "partner", provider: opts.provider ?? "testprov", propertyCodes: opts.propertyCodes, scopes: opts.scopes });
+  const { client, clientSecret } = await admin.createClient({
+    kind: opts.kind ?? "partner",
+    provider: opts.provider ?? "testprov",
+    propertyCodes: opts.propertyCodes,
+    scopes: opts.scopes,
+  });
   if (opts.approved === true) await admin.approveClient(client.id);
   const basic = `Basic ${Buffer.from(`${client.id}:${clientSecret}`).toString("base64")}`;
-  const token = await app.services.auth.clientTokens.createToken({ authorization: basic, grantType: "client_credentials", scope: "", clientId: "", clientSecret: "" });
+  const token = await app.services.auth.clientTokens.createToken({
+    authorization: basic,
+    grantType: "client_credentials",
+    scope: "",
+    clientId: "",
+    clientSecret: "",
+  });
   return { clientId: client.id, clientSecret, accessToken: token.accessToken };
 }
 
@@ -49,14 +89,35 @@ export async function createTestClient(
 export async function createStaffSession(
   app: AppLike,
   opts: { propertyCode: string; role: string; email?: string; password?: string; deviceId?: string },
-): Promise<{ accessToken: string; refreshToken: string; userId: string; propertyId: string; sessionId: string; email: string }> {
+): Promise<{
+  accessToken: string;
+  refreshToken: string;
+  userId: string;
+  propertyId: string;
+  sessionId: string;
+  email: string;
+}> {
   const admin = app.services.admin;
   const email = opts.email ?? `user-${suffix().toLowerCase()}@test.test`;
   const existing = await findUserByEmail(app.deps.db, email);
-  const userId = existing?.id ?? (await admin.createUser({ email, name: "Test User", password: opts.password ?? "test-pass-2026" })).id;
+  const userId =
+    existing?.id ??
+    (await admin.createUser({ email, name: "Test User", password: opts.password ?? "test-pass-2026" })).id;
   const membership = await admin.createMembership({ email, propertyCode: opts.propertyCode, role: opts.role });
-  const tokens = await app.services.auth.sessions.openStaffSession({ userId, propertyId: membership.propertyId, deviceId: opts.deviceId ?? "test-device", deviceName: "Test device" });
-  return { accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, userId, propertyId: membership.propertyId, sessionId: tokens.sessionId, email };
+  const tokens = await app.services.auth.sessions.openStaffSession({
+    userId,
+    propertyId: membership.propertyId,
+    deviceId: opts.deviceId ?? "test-device",
+    deviceName: "Test device",
+  });
+  return {
+    accessToken: tokens.accessToken,
+    refreshToken: tokens.refreshToken,
+    userId,
+    propertyId: membership.propertyId,
+    sessionId: tokens.sessionId,
+    email,
+  };
 }
 
 /** `{ authorization: "Bearer ..." }` for fetch or Connect headers. */

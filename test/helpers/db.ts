@@ -47,10 +47,12 @@ export async function openTestDatabase(options: { role?: Role; url?: string } = 
   const logger = testLogger();
   const url = options.url ?? (await freshDatabaseUrl());
   const db = await openDatabase({ databaseUrl: url, dataDir: "/nonexistent" }, logger);
-  const boss = await startBoss({ pool: db.pool, url, role: options.role ?? "all", logger, graceMs: 2_000 }).catch(async (err: unknown) => {
-    await db.close();
-    throw err;
-  });
+  const boss = await startBoss({ pool: db.pool, url, role: options.role ?? "all", logger, graceMs: 2_000 }).catch(
+    async (err: unknown) => {
+      await db.close();
+      throw err;
+    },
+  );
   return {
     url,
     db,

@@ -17,7 +17,14 @@ export interface SeededProperty {
 
 export async function seedProperty(
   pool: pg.Pool,
-  opts: { businessDate?: string; amountScale?: number; vatRateBp?: number; accommodationTaxRateBp?: number; currency?: string; code?: string } = {},
+  opts: {
+    businessDate?: string;
+    amountScale?: number;
+    vatRateBp?: number;
+    accommodationTaxRateBp?: number;
+    currency?: string;
+    code?: string;
+  } = {},
 ): Promise<SeededProperty> {
   const groupId = newId();
   const id = newId();
@@ -26,31 +33,50 @@ export async function seedProperty(
   await pool.query(
     `insert into properties (id, group_id, code, name, time_zone, currency, amount_scale, vat_rate_bp, accommodation_tax_rate_bp, business_date)
      values ($1, $2, $3, 'Hotel', 'Europe/Istanbul', $4, $5, $6, $7, $8)`,
-    [id, groupId, code, opts.currency ?? "TRY", opts.amountScale ?? 100, opts.vatRateBp ?? 1000, opts.accommodationTaxRateBp ?? 200, opts.businessDate ?? "2026-11-22"],
+    [
+      id,
+      groupId,
+      code,
+      opts.currency ?? "TRY",
+      opts.amountScale ?? 100,
+      opts.vatRateBp ?? 1000,
+      opts.accommodationTaxRateBp ?? 200,
+      opts.businessDate ?? "2026-11-22",
+    ],
   );
   return seedRoomTypeAndRatePlan(pool, { id, code });
 }
 
 /** A room type DBL and a rate plan BAR for an existing property (e.g. one made by createTestProperty). */
-export async function seedRoomTypeAndRatePlan(pool: pg.Pool, property: { id: string; code: string }): Promise<SeededProperty> {
+export async function seedRoomTypeAndRatePlan(
+  pool: pg.Pool,
+  property: { id: string; code: string },
+): Promise<SeededProperty> {
   const { id, code } = property;
   const roomTypeId = newId();
   const ratePlanId = newId();
-  await pool.query(`insert into room_types (id, property_id, code, name, max_occupancy, room_count, created_at) values ($1, $2, 'DBL', 'Double', 2, 10, now())`, [roomTypeId, id]);
-  await pool.query(`insert into rate_plans (id, property_id, code, name, board_type, created_at) values ($1, $2, 'BAR', 'Best available', 'ROOM_ONLY', now())`, [ratePlanId, id]);
-  await pool.query(`insert into rate_plan_room_types (property_id, rate_plan_id, room_type_id) values ($1, $2, $3)`, [id, ratePlanId, roomTypeId]);
+  await pool.query(
+    `insert into room_types (id, property_id, code, name, max_occupancy, room_count, created_at) values ($1, $2, 'DBL', 'Double', 2, 10, now())`,
+    [roomTypeId, id],
+  );
+  await pool.query(
+    `insert into rate_plans (id, property_id, code, name, board_type, created_at) values ($1, $2, 'BAR', 'Best available', 'ROOM_ONLY', now())`,
+    [ratePlanId, id],
+  );
+  await pool.query(`insert into rate_plan_room_types (property_id, rate_plan_id, room_type_id) values ($1, $2, $3)`, [
+    id,
+    ratePlanId,
+    roomTypeId,
+  ]);
   return { id, code, roomTypeId, ratePlanId };
 }
 
 export async function seedRoom(pool: pg.Pool, p: SeededProperty, number: string, status = "CLEAN"): Promise<string> {
   const id = newId();
-  await pool.query(`insert into rooms (id, property_id, room_type_id, number, status, created_at, updated_at) values ($1, $2, $3, $4, $5, now(), now())`, [
-    id,
-    p.id,
-    p.roomTypeId,
-    number,
-    status,
-  ]);
+  await pool.query(
+    `insert into rooms (id, property_id, room_type_id, number, status, created_at, updated_at) values ($1, $2, $3, $4, $5, now(), now())`,
+    [id, p.id, p.roomTypeId, number, status],
+  );
   return id;
 }
 
@@ -64,7 +90,15 @@ export interface SeededReservation {
 export async function seedReservation(
   pool: pg.Pool,
   p: SeededProperty,
-  opts: { arrival: string; departure: string; nightly: bigint[]; status?: string; roomId?: string; checkedInAt?: Date; checkedOutAt?: Date },
+  opts: {
+    arrival: string;
+    departure: string;
+    nightly: bigint[];
+    status?: string;
+    roomId?: string;
+    checkedInAt?: Date;
+    checkedOutAt?: Date;
+  },
 ): Promise<SeededReservation> {
   const id = newId();
   const code = `R${suffix()}${suffix()}`;
@@ -85,7 +119,18 @@ export async function seedReservation(
   await pool.query(
     `insert into reservation_rooms (id, property_id, reservation_id, position, room_type_id, rate_plan_id, room_id, adults, children, nightly_minor, total_minor, checked_in_at, checked_out_at)
      values ($1, $2, $3, 1, $4, $5, $6, 2, 0, $7::bigint[], $8, $9, $10)`,
-    [roomLineId, p.id, id, p.roomTypeId, p.ratePlanId, opts.roomId ?? null, opts.nightly.map(String), total.toString(), opts.checkedInAt ?? null, opts.checkedOutAt ?? null],
+    [
+      roomLineId,
+      p.id,
+      id,
+      p.roomTypeId,
+      p.ratePlanId,
+      opts.roomId ?? null,
+      opts.nightly.map(String),
+      total.toString(),
+      opts.checkedInAt ?? null,
+      opts.checkedOutAt ?? null,
+    ],
   );
   return { id, code, roomLineId };
 }

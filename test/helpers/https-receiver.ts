@@ -19,11 +19,51 @@ export function createTestCa(): TestCa {
   const dir = mkdtempSync(join(tmpdir(), "webhook-ca-"));
   const run = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
   const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"];
-  run("req", "-x509", ...ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=Webhook Test CA", "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign");
+  run(
+    "req",
+    "-x509",
+    ...ec,
+    "-keyout",
+    "ca.key",
+    "-out",
+    "ca.crt",
+    "-days",
+    "2",
+    "-subj",
+    "/CN=Webhook Test CA",
+    "-addext",
+    "basicConstraints=critical,CA:TRUE",
+    "-addext",
+    "keyUsage=critical,keyCertSign,cRLSign",
+  );
   run("req", ...ec, "-keyout", "srv.key", "-out", "srv.csr", "-subj", "/CN=receiver.test");
-  writeFileSync(join(dir, "srv.ext"), "subjectAltName=DNS:receiver.test,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n");
-  run("x509", "-req", "-in", "srv.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-out", "srv.crt", "-days", "2", "-extfile", "srv.ext");
-  return { dir, caFile: join(dir, "ca.crt"), key: readFileSync(join(dir, "srv.key"), "utf8"), cert: readFileSync(join(dir, "srv.crt"), "utf8") };
+  writeFileSync(
+    join(dir, "srv.ext"),
+    "subjectAltName=DNS:receiver.test,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
+  );
+  run(
+    "x509",
+    "-req",
+    "-in",
+    "srv.csr",
+    "-CA",
+    "ca.crt",
+    "-CAkey",
+    "ca.key",
+    "-CAcreateserial",
+    "-out",
+    "srv.crt",
+    "-days",
+    "2",
+    "-extfile",
+    "srv.ext",
+  );
+  return {
+    dir,
+    caFile: join(dir, "ca.crt"),
+    key: readFileSync(join(dir, "srv.key"), "utf8"),
+    cert: readFileSync(join(dir, "srv.crt"), "utf8"),
+  };
 }
 
 export interface Received {
@@ -66,7 +106,8 @@ export async function startReceiver(ca: TestCa) {
     async waitFor(count: number, ms = 5_000): Promise<Received[]> {
       const deadline = Date.now() + ms;
       while (received.length < count) {
-        if (Date.now() > deadline) throw new Error(`receiver got ${received.length} of ${count} requests within ${ms} ms`);
+        if (Date.now() > deadline)
+          throw new Error(`receiver got ${received.length} of ${count} requests within ${ms} ms`);
         await new Promise<void>((r) => {
           waiters.push(r);
           setTimeout(r, 50);
@@ -81,4 +122,3 @@ export async function startReceiver(ca: TestCa) {
   };
 }
 export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
-

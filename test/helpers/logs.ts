@@ -10,5 +10,8 @@ import { createLogger, type Logger } from "../../src/lib/logger.ts";
  */
 export function testLogger(): Logger {
   const dir = inject("TEST_LOG_DIR");
-  return createLogger(process.env.TEST_LOG_LEVEL ?? "debug", pino.destination({ dest: join(dir, `${process.pid}.ndjson`), append: true, sync: false, mkdir: true }));
+  return createLogger(
+    process.env.TEST_LOG_LEVEL ?? "debug",
+    pino.destination({ dest: join(dir, `${process.pid}.ndjson`), append: true, sync: false, mkdir: true }),
+  );
 }

@@ -19,9 +19,20 @@ globalThis.fetch = async function checkedFetch(input: string | URL | Request, in
     const method = (init?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase();
     if (method === "HEAD" || method === "OPTIONS") return res;
     const requestHeaders = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
-    const requestBody = input instanceof Request && init?.body === undefined ? { kind: "unknown" as const } : bodyOf(init?.body, requestHeaders);
+    const requestBody =
+      input instanceof Request && init?.body === undefined
+        ? { kind: "unknown" as const }
+        : bodyOf(init?.body, requestHeaders);
     const responseText = await res.clone().text();
-    const exchange: Exchange = { method, url, requestHeaders, requestBody, status: res.status, responseHeaders: res.headers, responseText };
+    const exchange: Exchange = {
+      method,
+      url,
+      requestHeaders,
+      requestBody,
+      status: res.status,
+      responseHeaders: res.headers,
+      responseText,
+    };
     const found = checker.check(exchange);
     if (found !== undefined) problems.push(...found);
   } catch {
@@ -38,7 +49,8 @@ function bodyOf(body: RequestInit["body"], headers: Headers): Exchange["requestB
     for (const [name, value] of body) {
       const v = typeof value === "string" ? value : "(file)";
       const prev = fields[name];
-      fields[name] = prev === undefined ? (name === "images" ? [v] : v) : Array.isArray(prev) ? [...prev, v] : [prev, v];
+      fields[name] =
+        prev === undefined ? (name === "images" ? [v] : v) : Array.isArray(prev) ? [...prev, v] : [prev, v];
     }
     return { kind: "multipart", fields };
   }
@@ -47,7 +59,8 @@ function bodyOf(body: RequestInit["body"], headers: Headers): Exchange["requestB
   else if (body instanceof Uint8Array) text = Buffer.from(body).toString("utf8");
   else return { kind: "unknown" };
   const type = (headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
-  if (type === "application/x-www-form-urlencoded") return { kind: "form", fields: Object.fromEntries(new URLSearchParams(text)) };
+  if (type === "application/x-www-form-urlencoded")
+    return { kind: "form", fields: Object.fromEntries(new URLSearchParams(text)) };
   if (type === "application/json" || type === "") return text === "" ? { kind: "none" } : { kind: "json", text };
   return { kind: "unknown" };
 }

@@ -16,7 +16,12 @@ export interface Exchange {
   url: URL;
   requestHeaders: Headers;
   /** The parsed request body: JSON value, form fields, multipart text fields; "unknown" when it cannot be read. */
-  requestBody: { kind: "none" } | { kind: "json"; text: string } | { kind: "form"; fields: Record<string, string> } | { kind: "multipart"; fields: Record<string, unknown> } | { kind: "unknown" };
+  requestBody:
+    | { kind: "none" }
+    | { kind: "json"; text: string }
+    | { kind: "form"; fields: Record<string, string> }
+    | { kind: "multipart"; fields: Record<string, unknown> }
+    | { kind: "unknown" };
   status: number;
   responseHeaders: Headers;
   responseText: string;
@@ -25,7 +30,9 @@ export interface Exchange {
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const base = "https://hotelops.test/openapi.json";
 
-export function createTrafficChecker(doc: Json = JSON.parse(readFileSync(new URL("../../openapi/hotelops.v1.json", import.meta.url), "utf8")) as Json) {
+export function createTrafficChecker(
+  doc: Json = JSON.parse(readFileSync(new URL("../../openapi/hotelops.v1.json", import.meta.url), "utf8")) as Json,
+) {
   const ajv = new Ajv2020({ strict: false, allErrors: false });
   for (const f of ["int32", "int64", "uint32", "double", "float"]) ajv.addFormat(f, true);
   ajv.addFormat("date-time", /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
@@ -33,8 +40,10 @@ export function createTrafficChecker(doc: Json = JSON.parse(readFileSync(new URL
   ajv.addFormat("uuid", /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
   ajv.addFormat("email", /^[^\s@]+@[^\s@]+$/);
   ajv.addFormat("uri", /^[a-z][a-z0-9+.-]*:\/\/\S+$/i);
-  const rewrite = (s: unknown): unknown => JSON.parse(JSON.stringify(s).replaceAll('"#/components/', `"${base}#/components/`));
-  for (const [name, schema] of Object.entries(doc.components?.schemas ?? {})) ajv.addSchema(rewrite(schema) as object, `${base}#/components/schemas/${name}`);
+  const rewrite = (s: unknown): unknown =>
+    JSON.parse(JSON.stringify(s).replaceAll('"#/components/', `"${base}#/components/`));
+  for (const [name, schema] of Object.entries(doc.components?.schemas ?? {}))
+    ajv.addSchema(rewrite(schema) as object, `${base}#/components/schemas/${name}`);
   const compiled = new Map<string, ValidateFunction>();
   const validator = (schema: unknown): ValidateFunction => {
     const key = JSON.stringify(schema);
@@ -42,13 +51,23 @@ export function createTrafficChecker(doc: Json = JSON.parse(readFileSync(new URL
     if (v === undefined) compiled.set(key, (v = ajv.compile(rewrite(schema) as object)));
     return v;
   };
-  const deref = (node: Json): Json => (typeof node?.$ref === "string" ? deref(node.$ref.slice(2).split("/").reduce((n: Json, k: string) => n?.[k], doc)) : node);
+  const deref = (node: Json): Json =>
+    typeof node?.$ref === "string"
+      ? deref(
+          node.$ref
+            .slice(2)
+            .split("/")
+            .reduce((n: Json, k: string) => n?.[k], doc),
+        )
+      : node;
 
   // literal segments win over variables (`/reservations/options` before `/reservations/{reservationId}`)
   const templates = Object.keys(doc.paths)
     .map((path) => {
       const names: string[] = [];
-      const source = path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{([^}]+)\}/g, (_, name: string) => (names.push(name), "([^/]+)"));
+      const source = path
+        .replace(/[.*+?^$()|[\]\\]/g, "\\$&")
+        .replace(/\{([^}]+)\}/g, (_, name: string) => (names.push(name), "([^/]+)"));
       return { path, names, regex: new RegExp(`^${source}$`) };
     })
     .sort((a, b) => a.names.length - b.names.length);
@@ -66,7 +85,10 @@ export function createTrafficChecker(doc: Json = JSON.parse(readFileSync(new URL
         if (p.required === true) out.push(`missing required ${p.in} parameter ${p.name}`);
         continue;
       }
-      const value = p.schema?.type === "array" ? values.flatMap((v) => v.split(",")).map((v) => coerce(v, p.schema.items)) : coerce(values[0]!, p.schema);
+      const value =
+        p.schema?.type === "array"
+          ? values.flatMap((v) => v.split(",")).map((v) => coerce(v, p.schema.items))
+          : coerce(values[0]!, p.schema);
       const v = validator(p.schema ?? {});
       if (!v(value)) out.push(`${p.in} parameter ${p.name}=${JSON.stringify(value)}: ${ajv.errorsText(v.errors)}`);
     }
@@ -76,7 +98,12 @@ export function createTrafficChecker(doc: Json = JSON.parse(readFileSync(new URL
       if (b.kind === "none") {
         if (body.required === true) out.push("missing required request body");
       } else if (b.kind === "json" || b.kind === "form" || b.kind === "multipart") {
-        const type = b.kind === "json" ? "application/json" : b.kind === "form" ? "application/x-www-form-urlencoded" : "multipart/form-data";
+        const type =
+          b.kind === "json"
+            ? "application/json"
+            : b.kind === "form"
+              ? "application/x-www-form-urlencoded"
+              : "multipart/form-data";
         const media = body.content?.[type];
         if (media === undefined) out.push(`request content type ${type} is not documented`);
         else if (b.kind === "json") {
@@ -101,12 +128,17 @@ export function createTrafficChecker(doc: Json = JSON.parse(readFileSync(new URL
 
   function responseProblems(op: Json, x: Exchange): string[] {
     const declared = op.responses?.[String(x.status)] ?? op.responses?.default;
-    if (declared === undefined) return [`status ${x.status} is not documented (documented: ${Object.keys(op.responses ?? {}).join(", ")}): ${x.responseText.slice(0, 200)}`];
+    if (declared === undefined)
+      return [
+        `status ${x.status} is not documented (documented: ${Object.keys(op.responses ?? {}).join(", ")}): ${x.responseText.slice(0, 200)}`,
+      ];
     const response = deref(declared);
     const content = response.content as Json | undefined;
-    if (content === undefined) return x.responseText === "" ? [] : [`status ${x.status} is documented without a body but has one`];
+    if (content === undefined)
+      return x.responseText === "" ? [] : [`status ${x.status} is documented without a body but has one`];
     const media = content[(x.responseHeaders.get("content-type") ?? "").split(";")[0]!.trim()];
-    if (media === undefined) return [`response content type ${x.responseHeaders.get("content-type")} is not documented for ${x.status}`];
+    if (media === undefined)
+      return [`response content type ${x.responseHeaders.get("content-type")} is not documented for ${x.status}`];
     let value: unknown;
     try {
       value = JSON.parse(x.responseText);
@@ -114,7 +146,9 @@ export function createTrafficChecker(doc: Json = JSON.parse(readFileSync(new URL
       return [`status ${x.status}: response body is not JSON`];
     }
     const v = validator(media.schema);
-    return v(value) ? [] : [`status ${x.status} response body: ${ajv.errorsText(v.errors)}: ${x.responseText.slice(0, 300)}`];
+    return v(value)
+      ? []
+      : [`status ${x.status} response body: ${ajv.errorsText(v.errors)}: ${x.responseText.slice(0, 300)}`];
   }
 
   return {
@@ -130,7 +164,8 @@ export function createTrafficChecker(doc: Json = JSON.parse(readFileSync(new URL
         const label = `${x.method} ${x.url.pathname}${x.url.search} -> ${x.status}`;
         const problems: string[] = [];
         const invalid = requestProblems(op, vars, x);
-        if (invalid.length > 0 && x.status < 400) problems.push(`the server accepted a request the document forbids (${invalid.join("; ")})`);
+        if (invalid.length > 0 && x.status < 400)
+          problems.push(`the server accepted a request the document forbids (${invalid.join("; ")})`);
         problems.push(...responseProblems(op, x));
         return problems.map((p) => `${label}: ${p}`);
       }
@@ -141,7 +176,8 @@ export function createTrafficChecker(doc: Json = JSON.parse(readFileSync(new URL
 
 function coerce(value: string, schema: Json | undefined): unknown {
   const type = Array.isArray(schema?.type) ? schema.type.find((t: string) => t !== "null") : schema?.type;
-  if ((type === "integer" || type === "number") && value.trim() !== "" && !Number.isNaN(Number(value))) return Number(value);
+  if ((type === "integer" || type === "number") && value.trim() !== "" && !Number.isNaN(Number(value)))
+    return Number(value);
   if (type === "boolean" && (value === "true" || value === "false")) return value === "true";
   return value;
 }

@@ -34,11 +34,27 @@ export async function startOtlpReceiver() {
         return;
       }
       const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
-        resourceSpans: { resource: { attributes: OtlpAttribute[] }; scopeSpans: { spans: (Omit<ReceivedSpan, "attributes" | "service" | "links"> & { attributes?: OtlpAttribute[]; links?: { traceId: string; spanId: string }[] })[] }[] }[];
+        resourceSpans: {
+          resource: { attributes: OtlpAttribute[] };
+          scopeSpans: {
+            spans: (Omit<ReceivedSpan, "attributes" | "service" | "links"> & {
+              attributes?: OtlpAttribute[];
+              links?: { traceId: string; spanId: string }[];
+            })[];
+          }[];
+        }[];
       };
       for (const rs of body.resourceSpans) {
         const service = String(attributesOf(rs.resource.attributes)["service.name"] ?? "");
-        for (const ss of rs.scopeSpans) for (const s of ss.spans) spans.push({ ...s, parentSpanId: s.parentSpanId ?? "", attributes: attributesOf(s.attributes ?? []), links: s.links ?? [], service });
+        for (const ss of rs.scopeSpans)
+          for (const s of ss.spans)
+            spans.push({
+              ...s,
+              parentSpanId: s.parentSpanId ?? "",
+              attributes: attributesOf(s.attributes ?? []),
+              links: s.links ?? [],
+              service,
+            });
       }
       res.writeHead(200, { "content-type": "application/json" }).end("{}");
     });
@@ -66,6 +82,12 @@ export async function startOtlpReceiver() {
 
 function attributesOf(list: OtlpAttribute[]): Record<string, string | number | boolean> {
   const out: Record<string, string | number | boolean> = {};
-  for (const a of list) out[a.key] = a.value.stringValue ?? (a.value.intValue !== undefined ? Number(a.value.intValue) : undefined) ?? a.value.boolValue ?? a.value.doubleValue ?? "";
+  for (const a of list)
+    out[a.key] =
+      a.value.stringValue ??
+      (a.value.intValue !== undefined ? Number(a.value.intValue) : undefined) ??
+      a.value.boolValue ??
+      a.value.doubleValue ??
+      "";
   return out;
 }

@@ -18,7 +18,8 @@ const personalData: [string, RegExp][] = [
 export function personalDataIn(lines: readonly string[], where = "log"): string[] {
   const found: string[] = [];
   lines.forEach((line, i) => {
-    for (const [kind, pattern] of personalData) if (pattern.test(line)) found.push(`${where}:${i + 1}: ${kind}: ${line.slice(0, 300)}`);
+    for (const [kind, pattern] of personalData)
+      if (pattern.test(line)) found.push(`${where}:${i + 1}: ${kind}: ${line.slice(0, 300)}`);
   });
   return found;
 }

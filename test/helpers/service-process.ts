@@ -19,19 +19,33 @@ export async function startService(env: Record<string, string>): Promise<Service
   const role = env.ROLE ?? "all";
   const port = env.PORT ?? String(await freePort());
   let out = "";
-  const child = spawn(process.execPath, ["src/main.ts"], { cwd: join(import.meta.dirname, "../.."), env: { ...process.env, LOG_LEVEL: "warn", HOST: "127.0.0.1", PORT: port, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["src/main.ts"], {
+    cwd: join(import.meta.dirname, "../.."),
+    env: { ...process.env, LOG_LEVEL: "warn", HOST: "127.0.0.1", PORT: port, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   running.add(child);
   child.stdout!.on("data", (c: Buffer) => (out += c.toString()));
   child.stderr!.on("data", (c: Buffer) => (out += c.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => {
-    running.delete(child);
-    resolve(code);
-  }));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code) => {
+      running.delete(child);
+      resolve(code);
+    }),
+  );
   const service: ServiceProcess = { child, role, base: `http://127.0.0.1:${port}`, output: () => out, exited };
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`ROLE=${role} exited with ${child.exitCode}: ${out}`);
-    if (role === "worker" ? out.includes("Worker started") : await fetch(`${service.base}/readyz`).then((r) => r.status === 200, () => false)) return service;
+    if (
+      role === "worker"
+        ? out.includes("Worker started")
+        : await fetch(`${service.base}/readyz`).then(
+            (r) => r.status === 200,
+            () => false,
+          )
+    )
+      return service;
     if (Date.now() > deadline) throw new Error(`ROLE=${role} did not start: ${out}`);
     await new Promise((r) => setTimeout(r, 100));
   }

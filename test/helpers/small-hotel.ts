@@ -10,20 +10,47 @@ export async function smallHotel(app: Pick<App, "deps" | "services">, baseUrl: s
   const property = await createTestProperty(app, { businessDate: "2027-03-01" });
   const inventory = app.services.inventory;
   const dbl = await inventory.createRoomType(property.id, { code: "DBL", name: "Double", maxOccupancy: 2 });
-  for (const n of ["101", "102", "103", "104"]) await inventory.createRoom(property.id, { number: n, roomTypeId: dbl.id });
-  const bar = await inventory.createRatePlan(property.id, { code: "BAR", name: "Best available", boardType: "ROOM_ONLY", roomTypeIds: [dbl.id] });
-  await inventory.setPrices(property.id, { ratePlanId: bar.id, roomTypeId: dbl.id, from: "2027-03-01", to: "2027-04-30", amountMinor: 25000n });
+  for (const n of ["101", "102", "103", "104"])
+    await inventory.createRoom(property.id, { number: n, roomTypeId: dbl.id });
+  const bar = await inventory.createRatePlan(property.id, {
+    code: "BAR",
+    name: "Best available",
+    boardType: "ROOM_ONLY",
+    roomTypeIds: [dbl.id],
+  });
+  await inventory.setPrices(property.id, {
+    ratePlanId: bar.id,
+    roomTypeId: dbl.id,
+    from: "2027-03-01",
+    to: "2027-04-30",
+    amountMinor: 25000n,
+  });
   const manager = await createStaffSession(app, { propertyCode: property.code, role: "manager" });
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${baseUrl}${path}`, { method: "POST", headers: { ...bearer(manager.accessToken), "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+    fetch(`${baseUrl}${path}`, {
+      method: "POST",
+      headers: { ...bearer(manager.accessToken), "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    });
   return {
     property,
     manager,
     roomTypeId: dbl.id,
     ratePlanId: bar.id,
-    stay: (over: Record<string, unknown> = {}) => ({ holderName: "Ayse Yilmaz", arrivalDate: "2027-03-10", departureDate: "2027-03-12", roomTypeId: dbl.id, ratePlanId: bar.id, adults: 2, totalMinor: 50000, currency: "TRY", ...over }),
+    stay: (over: Record<string, unknown> = {}) => ({
+      holderName: "Ayse Yilmaz",
+      arrivalDate: "2027-03-10",
+      departureDate: "2027-03-12",
+      roomTypeId: dbl.id,
+      ratePlanId: bar.id,
+      adults: 2,
+      totalMinor: 50000,
+      currency: "TRY",
+      ...over,
+    }),
     /** POST /api/mobile/v1/reservations with a fresh Idempotency-Key unless one is given. */
-    createReservation: (body: unknown, headers: Record<string, string> = {}) => post("/api/mobile/v1/reservations", body, { "idempotency-key": newId(), ...headers }),
+    createReservation: (body: unknown, headers: Record<string, string> = {}) =>
+      post("/api/mobile/v1/reservations", body, { "idempotency-key": newId(), ...headers }),
     async addWebhook(url: string, eventTypes = ["reservation.created"]): Promise<{ id: string; secret: string }> {
       const res = await post("/api/panel/v1/webhook-endpoints", { url, eventTypes, description: "observability test" });
       if (res.status !== 201) throw new Error(`webhook endpoint: ${res.status} ${await res.text()}`);

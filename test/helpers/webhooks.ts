@@ -4,15 +4,29 @@ import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
 import { createApp, type App } from "../../src/app.ts";
 import type { Clock } from "../../src/lib/clock.ts";
-import { createWebhookParts, systemResolver, type Resolver, type WebhookOptions } from "../../src/modules/webhooks/index.ts";
+import {
+  createWebhookParts,
+  systemResolver,
+  type Resolver,
+  type WebhookOptions,
+} from "../../src/modules/webhooks/index.ts";
 import { freshDatabaseUrl } from "./db.ts";
 import { testLogger } from "./logs.ts";
 import type { TestCa } from "./https-receiver.ts";
 
-export { createTestCa, startReceiver, type TestCa, type Received, type Behavior, type Receiver } from "./https-receiver.ts";
+export {
+  createTestCa,
+  startReceiver,
+  type TestCa,
+  type Received,
+  type Behavior,
+  type Receiver,
+} from "./https-receiver.ts";
 
 /** DNS for tests: names in `answers` resolve as told (changeable mid-test), everything else through the system. */
-export function testResolver(answers: Map<string, string[]> = new Map([["receiver.test", ["127.0.0.1"]]])): Resolver & { answers: Map<string, string[]>; calls: string[] } {
+export function testResolver(
+  answers: Map<string, string[]> = new Map([["receiver.test", ["127.0.0.1"]]]),
+): Resolver & { answers: Map<string, string[]>; calls: string[] } {
   const calls: string[] = [];
   const resolver = (async (host: string) => {
     calls.push(host);
@@ -31,7 +45,12 @@ export const testSecretKey = "7f".repeat(32);
  * The whole service with loopback targets allowed and the test CA trusted, plus a second set of webhook
  * parts on the same deps (same options) so a test can run due work by hand after moving the clock.
  */
-export async function startWebhookApp(opts: { ca: TestCa; clock: Clock; webhooks: WebhookOptions; env?: Record<string, string> }) {
+export async function startWebhookApp(opts: {
+  ca: TestCa;
+  clock: Clock;
+  webhooks: WebhookOptions;
+  env?: Record<string, string>;
+}) {
   const dataDir = mkdtempSync(join(tmpdir(), "webhook-data-"));
   const config = loadConfig({
     PORT: "0",

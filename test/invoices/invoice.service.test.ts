@@ -24,7 +24,8 @@ afterAll(async () => {
 async function folioWithCharges(p: SeededProperty, amounts: bigint[]) {
   const r = await seedReservation(t.db.pool, p, { arrival: "2026-11-22", departure: "2026-11-23", nightly: [100_00n] });
   const f = await folios.getFolio(p.id, { reservationId: r.id });
-  for (const amountMinor of amounts) await folios.postCharge(p.id, "user:u1", { folioId: f.id, code: "EXTRA", description: "Service", amountMinor });
+  for (const amountMinor of amounts)
+    await folios.postCharge(p.id, "user:u1", { folioId: f.id, code: "EXTRA", description: "Service", amountMinor });
   return { reservation: r, folio: f };
 }
 
@@ -42,13 +43,30 @@ describe("invoices", () => {
     const p = await seedProperty(t.db.pool, { code: "DEMO-INV", businessDate: "2026-12-31" });
     const { reservation, folio } = await folioWithCharges(p, [100_00n, 12_00n]);
     const draft = await invoices.createDraft(p.id, "user:u1", { folioId: folio.id });
-    expect(draft).toMatchObject({ status: "DRAFT", type: "E_ARSIV", number: null, series: null, totalMinor: 112_00n, netMinor: 100_00n, taxMinor: 10_00n, accommodationTaxMinor: 2_00n });
+    expect(draft).toMatchObject({
+      status: "DRAFT",
+      type: "E_ARSIV",
+      number: null,
+      series: null,
+      totalMinor: 112_00n,
+      netMinor: 100_00n,
+      taxMinor: 10_00n,
+      accommodationTaxMinor: 2_00n,
+    });
     expect(draft.chargeIds).toHaveLength(2);
     clock.set("2027-01-01T00:30:00.000Z");
     const issued = await invoices.finalize(p.id, "user:u1", { invoiceId: draft.id });
-    expect(issued).toMatchObject({ status: "ISSUED", series: "DEM", number: "DEM2026000000001", issueDate: "2026-12-31" });
+    expect(issued).toMatchObject({
+      status: "ISSUED",
+      series: "DEM",
+      number: "DEM2026000000001",
+      issueDate: "2026-12-31",
+    });
     expect(await invoices.getInvoice(p.id, draft.id)).toEqual(issued);
-    const { rows } = await t.db.pool.query<{ data: unknown }>(`select data from domain_events where property_id = $1 and type = 'invoice.issued'`, [p.id]);
+    const { rows } = await t.db.pool.query<{ data: unknown }>(
+      `select data from domain_events where property_id = $1 and type = 'invoice.issued'`,
+      [p.id],
+    );
     expect(rows.map((r) => r.data)).toEqual([
       {
         invoiceId: draft.id,
@@ -74,10 +92,22 @@ describe("invoices", () => {
   });
 
   it("uses the property's rates and scale and always adds up", async () => {
-    const p = await seedProperty(t.db.pool, { amountScale: 1000, vatRateBp: 2000, accommodationTaxRateBp: 0, currency: "KWD" });
+    const p = await seedProperty(t.db.pool, {
+      amountScale: 1000,
+      vatRateBp: 2000,
+      accommodationTaxRateBp: 0,
+      currency: "KWD",
+    });
     const { folio } = await folioWithCharges(p, [1n, 999n, 33_333n]);
     const draft = await invoices.createDraft(p.id, "user:u1", { folioId: folio.id });
-    expect(draft).toMatchObject({ amountScale: 1000, currency: "KWD", vatRateBp: 2000, accommodationTaxRateBp: 0, totalMinor: 34_333n, accommodationTaxMinor: 0n });
+    expect(draft).toMatchObject({
+      amountScale: 1000,
+      currency: "KWD",
+      vatRateBp: 2000,
+      accommodationTaxRateBp: 0,
+      totalMinor: 34_333n,
+      accommodationTaxMinor: 0n,
+    });
     expect(draft.netMinor + draft.taxMinor + draft.accommodationTaxMinor).toBe(draft.totalMinor);
     expect(draft.taxMinor).toBe(5_722n); // 34333 * 2000 / 12000 = 5722.17 -> 5722
   });

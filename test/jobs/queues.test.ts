@@ -10,7 +10,9 @@ beforeAll(async () => {
   databaseUrl = await freshDatabaseUrl();
   // A database from an older release: the reservation-events queue exists with pg-boss's 15-minute default.
   const first = await startTestApp({ databaseUrl });
-  await first.db.pool.query("update pgboss.queue set expire_seconds = 900 where name = 'connectivity.reservation-events'");
+  await first.db.pool.query(
+    "update pgboss.queue set expire_seconds = 900 where name = 'connectivity.reservation-events'",
+  );
   await first.close();
   app = await startTestApp({ databaseUrl });
 });
@@ -23,10 +25,21 @@ describe("job expiry fits the work", () => {
     const client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
     try {
-      const { rows } = await client.query<{ name: string; expire_seconds: number }>("select name, expire_seconds from pgboss.queue order by name");
-      expect(rows.map((r) => r.name)).toEqual(expect.arrayContaining(["connectivity.reservation-events", "events.fanout", "webhooks.deliver", "platform.purge"]));
+      const { rows } = await client.query<{ name: string; expire_seconds: number }>(
+        "select name, expire_seconds from pgboss.queue order by name",
+      );
+      expect(rows.map((r) => r.name)).toEqual(
+        expect.arrayContaining([
+          "connectivity.reservation-events",
+          "events.fanout",
+          "webhooks.deliver",
+          "platform.purge",
+        ]),
+      );
       // pg-boss's own cron queue (__pgboss__send-it) only moves schedules into our queues.
-      const tooLong = rows.filter((r) => !r.name.startsWith("__pgboss__") && r.expire_seconds > 50).map((r) => `${r.name}: ${r.expire_seconds} s`);
+      const tooLong = rows
+        .filter((r) => !r.name.startsWith("__pgboss__") && r.expire_seconds > 50)
+        .map((r) => `${r.name}: ${r.expire_seconds} s`);
       expect(tooLong).toEqual([]);
     } finally {
       await client.end();

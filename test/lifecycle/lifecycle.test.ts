@@ -18,7 +18,11 @@ afterAll(() => {
 
 function startMain(env: Record<string, string>): { child: ChildProcess; output: () => string } {
   let out = "";
-  const child = spawn(process.execPath, ["src/main.ts"], { cwd: join(import.meta.dirname, "../.."), env: { ...process.env, LOG_LEVEL: "warn", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["src/main.ts"], {
+    cwd: join(import.meta.dirname, "../.."),
+    env: { ...process.env, LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   child.stdout!.on("data", (c: Buffer) => (out += c.toString()));
   child.stderr!.on("data", (c: Buffer) => (out += c.toString()));
   children.push(child);
@@ -39,7 +43,9 @@ async function waitReady(base: string, ms = 60_000): Promise<void> {
 }
 
 function exited(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once("exit", (code) => resolve(code))));
+  return new Promise((resolve) =>
+    child.exitCode !== null ? resolve(child.exitCode) : child.once("exit", (code) => resolve(code)),
+  );
 }
 
 describe("graceful shutdown", () => {
@@ -64,19 +70,27 @@ describe("the start command on an embedded database", () => {
   it("starts, serves, stops on SIGTERM, and keeps its data across a restart", { timeout: 120_000 }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "hotelops-main-"));
     dirs.push(dataDir);
-    const env = { DATA_DIR: dataDir, PORT: String(await freePort()), EMBEDDED_PG_PORT: String(await freePort()), HOST: "127.0.0.1" };
+    const env = {
+      DATA_DIR: dataDir,
+      PORT: String(await freePort()),
+      EMBEDDED_PG_PORT: String(await freePort()),
+      HOST: "127.0.0.1",
+    };
     const base = `http://127.0.0.1:${env.PORT}`;
 
     const first = startMain(env);
     await waitReady(base);
     // the child's stdout may reach us after its HTTP answers do
-    for (let i = 0; i < 100 && !first.output().includes("/api/v1/status"); i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 100 && !first.output().includes("/api/v1/status"); i++)
+      await new Promise((r) => setTimeout(r, 100));
     expect(first.output()).toContain(`localhost:${env.PORT}/api/v1/status`);
     expect(first.output()).toContain(`localhost:${env.PORT}/docs`);
     expect(first.output()).toContain(`localhost:${env.PORT}/openapi.json`);
     expect(await (await fetch(`${base}/api/v1/status`)).json()).toMatchObject({ partnerApi: "enabled" });
     // change data directly in the embedded database
-    const client = new pg.Client({ connectionString: `postgres://hotelops:hotelops@127.0.0.1:${env.EMBEDDED_PG_PORT}/hotelops` });
+    const client = new pg.Client({
+      connectionString: `postgres://hotelops:hotelops@127.0.0.1:${env.EMBEDDED_PG_PORT}/hotelops`,
+    });
     await client.connect();
     await client.query("update platform_settings set partner_api_enabled = false");
     await client.end();
@@ -96,7 +110,12 @@ describe("the start command on an embedded database", () => {
   it("recovers after kill -9 left PostgreSQL running with a stale pid file", { timeout: 120_000 }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "hotelops-kill-"));
     dirs.push(dataDir);
-    const env = { DATA_DIR: dataDir, PORT: String(await freePort()), EMBEDDED_PG_PORT: String(await freePort()), HOST: "127.0.0.1" };
+    const env = {
+      DATA_DIR: dataDir,
+      PORT: String(await freePort()),
+      EMBEDDED_PG_PORT: String(await freePort()),
+      HOST: "127.0.0.1",
+    };
     const base = `http://127.0.0.1:${env.PORT}`;
     const first = startMain(env);
     await waitReady(base);
@@ -115,7 +134,15 @@ describe("the start command on an embedded database", () => {
 
 describe("configuration", () => {
   it("refuses bad values with one message naming each problem", () => {
-    expect(() => loadConfig({ PORT: "x", ROLE: "boss", DATABASE_URL: "mysql://x", NODE_ENV: "production", WEBHOOK_ALLOW_PRIVATE_TARGETS: "1" })).toThrow(ConfigError);
+    expect(() =>
+      loadConfig({
+        PORT: "x",
+        ROLE: "boss",
+        DATABASE_URL: "mysql://x",
+        NODE_ENV: "production",
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: "1",
+      }),
+    ).toThrow(ConfigError);
     try {
       loadConfig({ PORT: "x", ROLE: "boss", TLS_CERT_FILE: "a" });
     } catch (err) {

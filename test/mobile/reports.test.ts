@@ -18,16 +18,27 @@ const tokens: Record<string, string> = {};
 let property: { id: string };
 let managerUserId: string;
 
-async function call(method: string, path: string, token?: string, body?: unknown, key?: string): Promise<{ status: number; body: Json; headers: Headers }> {
+async function call(
+  method: string,
+  path: string,
+  token?: string,
+  body?: unknown,
+  key?: string,
+): Promise<{ status: number; body: Json; headers: Headers }> {
   const headers: Record<string, string> = token === undefined ? {} : bearer(token);
   if (body !== undefined) headers["content-type"] = "application/json";
   if (key !== undefined) headers["idempotency-key"] = key;
-  const res = await fetch(`${app.baseUrl}/api/mobile/v1${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  const res = await fetch(`${app.baseUrl}/api/mobile/v1${path}`, {
+    method,
+    headers,
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
   const text = await res.text();
   return { status: res.status, body: text === "" ? null : JSON.parse(text), headers: res.headers };
 }
 
-const run = (reportId: string, start: string, end: string, token = tokens.manager) => call("POST", "/reports", token, { reportId, start, end });
+const run = (reportId: string, start: string, end: string, token = tokens.manager) =>
+  call("POST", "/reports", token, { reportId, start, end });
 
 beforeAll(async () => {
   app = await startTestApp({ clock });
@@ -42,10 +53,31 @@ beforeAll(async () => {
   const room101 = await inventory.createRoom(property.id, { number: "101", roomTypeId: dbl.id });
   await inventory.createRoom(property.id, { number: "102", roomTypeId: dbl.id });
   await inventory.createRoom(property.id, { number: "103", roomTypeId: dbl.id });
-  const bar = await inventory.createRatePlan(property.id, { code: "BAR", name: "BAR", boardType: "ROOM_ONLY", roomTypeIds: [dbl.id] });
-  await inventory.setPrices(property.id, { ratePlanId: bar.id, roomTypeId: dbl.id, from: "2027-05-01", to: "2027-06-30", amountMinor: 25000n });
+  const bar = await inventory.createRatePlan(property.id, {
+    code: "BAR",
+    name: "BAR",
+    boardType: "ROOM_ONLY",
+    roomTypeIds: [dbl.id],
+  });
+  await inventory.setPrices(property.id, {
+    ratePlanId: bar.id,
+    roomTypeId: dbl.id,
+    from: "2027-05-01",
+    to: "2027-06-30",
+    amountMinor: 25000n,
+  });
   const book = async (holderName: string, arrivalDate: string, departureDate: string) =>
-    (await reservations.create(actor, { source: "DIRECT", channel: null, externalReference: null, holderName, arrivalDate, departureDate, rooms: [{ roomTypeId: dbl.id, ratePlanId: bar.id, adults: 2 }] })).reservation;
+    (
+      await reservations.create(actor, {
+        source: "DIRECT",
+        channel: null,
+        externalReference: null,
+        holderName,
+        arrivalDate,
+        departureDate,
+        rooms: [{ roomTypeId: dbl.id, ratePlanId: bar.id, adults: 2 }],
+      })
+    ).reservation;
 
   const ada = await book("Ada Stay", "2027-05-01", "2027-05-03");
   await book("Bo Later", "2027-05-02", "2027-05-04");
@@ -53,7 +85,12 @@ beforeAll(async () => {
   await reservations.cancel(actor, cy.id);
   await reservations.checkIn(actor, ada.id, ada.rooms[0]!.id, room101.id);
   const { id: folioId } = await folios.getFolio(property.id, { reservationId: ada.id });
-  await folios.postCharge(property.id, "user:test", { folioId, code: "MINIBAR", description: "Minibar", amountMinor: 1500n });
+  await folios.postCharge(property.id, "user:test", {
+    folioId,
+    code: "MINIBAR",
+    description: "Minibar",
+    amountMinor: 1500n,
+  });
   await folios.postPayment(property.id, "user:test", { folioId, amountMinor: 10000n, methodCode: "CASH" });
   const card = await folios.postPayment(property.id, "user:test", { folioId, amountMinor: 5000n, methodCode: "VISA" });
   await folios.reversePayment(property.id, "user:test", { paymentId: card.id });
@@ -61,12 +98,31 @@ beforeAll(async () => {
   // the other property has a guest arriving the same day
   const oDbl = await inventory.createRoomType(other.id, { code: "DBL", name: "Double", maxOccupancy: 2 });
   await inventory.createRoom(other.id, { number: "101", roomTypeId: oDbl.id });
-  const oBar = await inventory.createRatePlan(other.id, { code: "BAR", name: "BAR", boardType: "ROOM_ONLY", roomTypeIds: [oDbl.id] });
-  await inventory.setPrices(other.id, { ratePlanId: oBar.id, roomTypeId: oDbl.id, from: "2027-05-01", to: "2027-05-31", amountMinor: 10000n });
-  await reservations.create({ propertyId: other.id, canOverridePrice: false }, {
-    source: "DIRECT", channel: null, externalReference: null, holderName: "Other Guest", arrivalDate: "2027-05-01", departureDate: "2027-05-02",
-    rooms: [{ roomTypeId: oDbl.id, ratePlanId: oBar.id, adults: 1 }],
+  const oBar = await inventory.createRatePlan(other.id, {
+    code: "BAR",
+    name: "BAR",
+    boardType: "ROOM_ONLY",
+    roomTypeIds: [oDbl.id],
   });
+  await inventory.setPrices(other.id, {
+    ratePlanId: oBar.id,
+    roomTypeId: oDbl.id,
+    from: "2027-05-01",
+    to: "2027-05-31",
+    amountMinor: 10000n,
+  });
+  await reservations.create(
+    { propertyId: other.id, canOverridePrice: false },
+    {
+      source: "DIRECT",
+      channel: null,
+      externalReference: null,
+      holderName: "Other Guest",
+      arrivalDate: "2027-05-01",
+      departureDate: "2027-05-02",
+      rooms: [{ roomTypeId: oDbl.id, ratePlanId: oBar.id, adults: 1 }],
+    },
+  );
 
   const manager = await createStaffSession(app, { propertyCode: "REP-1", role: "manager" });
   managerUserId = manager.userId;
@@ -87,10 +143,24 @@ describe("GET /reports", () => {
     const res = await call("GET", "/reports", tokens.accountant);
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toContain("no-store");
-    expect(res.body.reports.map((r: Json) => r.reportId)).toEqual(["arrivals", "departures", "in_house", "occupancy_by_day", "revenue_by_day", "payments_by_method", "cancellations"]);
+    expect(res.body.reports.map((r: Json) => r.reportId)).toEqual([
+      "arrivals",
+      "departures",
+      "in_house",
+      "occupancy_by_day",
+      "revenue_by_day",
+      "payments_by_method",
+      "cancellations",
+    ]);
     const arrivals = res.body.reports[0];
     expect(arrivals.name).toBe("Arrivals");
-    expect(arrivals.columns[0]).toEqual({ key: "arrivalDate", label: "Arrival", type: "date", currency: null, amountScale: null });
+    expect(arrivals.columns[0]).toEqual({
+      key: "arrivalDate",
+      label: "Arrival",
+      type: "date",
+      currency: null,
+      amountScale: null,
+    });
     expect((await call("GET", "/reports", tokens.frontDesk)).status).toBe(403);
     expect((await call("GET", "/reports")).status).toBe(401);
   });
@@ -101,8 +171,20 @@ describe("POST /reports", () => {
     const res = await run("arrivals", "2027-05-01", "2027-05-31");
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toContain("no-store");
-    expect(res.body).toMatchObject({ ok: true, name: "Arrivals", rowCount: 2, truncated: false, runId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
-    expect(res.body.columns.find((c: Json) => c.key === "totalMinor")).toEqual({ key: "totalMinor", label: "Total", type: "money", currency: "TRY", amountScale: 100 });
+    expect(res.body).toMatchObject({
+      ok: true,
+      name: "Arrivals",
+      rowCount: 2,
+      truncated: false,
+      runId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
+    expect(res.body.columns.find((c: Json) => c.key === "totalMinor")).toEqual({
+      key: "totalMinor",
+      label: "Total",
+      type: "money",
+      currency: "TRY",
+      amountScale: 100,
+    });
     expect(res.body.rows).toEqual([
       ["2027-05-01", expect.any(String), "Ada Stay", "IN_HOUSE", 1, 2, 0, "2027-05-03", 50000],
       ["2027-05-02", expect.any(String), "Bo Later", "GUARANTEED", 1, 2, 0, "2027-05-04", 50000],
@@ -112,12 +194,18 @@ describe("POST /reports", () => {
   });
 
   it("departures, in-house with rooms, cancellations by the property's day", async () => {
-    expect((await run("departures", "2027-05-03", "2027-05-03")).body.rows.map((r: Json[]) => [r[0], r[2], r[3]])).toEqual([["2027-05-03", "Ada Stay", "IN_HOUSE"]]);
+    expect(
+      (await run("departures", "2027-05-03", "2027-05-03")).body.rows.map((r: Json[]) => [r[0], r[2], r[3]]),
+    ).toEqual([["2027-05-03", "Ada Stay", "IN_HOUSE"]]);
     const inHouse = await run("in_house", "2027-05-01", "2027-05-01");
-    expect(inHouse.body.rows).toEqual([[expect.any(String), "Ada Stay", "101", "2027-05-01", "2027-05-03", "IN_HOUSE", 2, 0]]);
+    expect(inHouse.body.rows).toEqual([
+      [expect.any(String), "Ada Stay", "101", "2027-05-01", "2027-05-03", "IN_HOUSE", 2, 0],
+    ]);
     expect((await run("in_house", "2027-05-04", "2027-05-10")).body.rowCount).toBe(0);
     const cancelled = await run("cancellations", "2027-05-01", "2027-05-01");
-    expect(cancelled.body.rows).toEqual([["2027-05-01", expect.any(String), "Cy Cancel", "DIRECT", "", "2027-05-05", "2027-05-06", 25000]]);
+    expect(cancelled.body.rows).toEqual([
+      ["2027-05-01", expect.any(String), "Cy Cancel", "DIRECT", "", "2027-05-05", "2027-05-06", 25000],
+    ]);
   });
 
   it("occupancy, revenue and payments by day or method", async () => {
@@ -142,13 +230,21 @@ describe("POST /reports", () => {
 
   it("is the same RPC over gRPC (rows as google.protobuf.ListValue)", async () => {
     const client = createClient(MobileService, createGrpcTransport({ baseUrl: app.baseUrl }));
-    const run = await client.runReport({ reportId: "payments_by_method", start: "2027-05-01", end: "2027-05-01" }, { headers: bearer(tokens.manager!) });
+    const run = await client.runReport(
+      { reportId: "payments_by_method", start: "2027-05-01", end: "2027-05-01" },
+      { headers: bearer(tokens.manager!) },
+    );
     expect(run).toMatchObject({ ok: true, name: "Payments by method", rowCount: 2, truncated: false });
     expect(run.rows.map((r) => toJson(ListValueSchema, r))).toEqual([
       ["CASH", "CASH", 1, 0, 10000],
       ["VISA", "CARD", 1, 1, 0],
     ]);
-    await expect(client.runReport({ reportId: "arrivals", start: "2027-05-01", end: "2027-05-02" }, { headers: bearer(tokens.frontDesk!) })).rejects.toMatchObject({ code: Code.PermissionDenied });
+    await expect(
+      client.runReport(
+        { reportId: "arrivals", start: "2027-05-01", end: "2027-05-02" },
+        { headers: bearer(tokens.frontDesk!) },
+      ),
+    ).rejects.toMatchObject({ code: Code.PermissionDenied });
   });
 
   it("previews at most 60 rows and says so; 366 days at most", async () => {
@@ -165,14 +261,39 @@ describe("POST /reports", () => {
 
   it("records every run with who ran it, and never stores the rows for an Idempotency-Key", async () => {
     const key = newId();
-    const res = await call("POST", "/reports", tokens.manager, { reportId: "arrivals", start: "2027-05-01", end: "2027-05-02" }, key);
+    const res = await call(
+      "POST",
+      "/reports",
+      tokens.manager,
+      { reportId: "arrivals", start: "2027-05-01", end: "2027-05-02" },
+      key,
+    );
     expect(res.status).toBe(200);
-    const { rows } = await app.db.pool.query("select property_id, report_id, to_char(start_date, 'YYYY-MM-DD') as start, to_char(end_date, 'YYYY-MM-DD') as end, user_id, row_count, truncated from report_runs where id = $1", [res.body.runId]);
-    expect(rows).toEqual([{ property_id: property.id, report_id: "arrivals", start: "2027-05-01", end: "2027-05-02", user_id: managerUserId, row_count: 2, truncated: false }]);
+    const { rows } = await app.db.pool.query(
+      "select property_id, report_id, to_char(start_date, 'YYYY-MM-DD') as start, to_char(end_date, 'YYYY-MM-DD') as end, user_id, row_count, truncated from report_runs where id = $1",
+      [res.body.runId],
+    );
+    expect(rows).toEqual([
+      {
+        property_id: property.id,
+        report_id: "arrivals",
+        start: "2027-05-01",
+        end: "2027-05-02",
+        user_id: managerUserId,
+        row_count: 2,
+        truncated: false,
+      },
+    ]);
     const stored = await app.db.pool.query("select count(*)::int as n from idempotency_keys where key = $1", [key]);
     expect(stored.rows[0].n).toBe(0);
     // a second run is a new run
-    const again = await call("POST", "/reports", tokens.manager, { reportId: "arrivals", start: "2027-05-01", end: "2027-05-02" }, key);
+    const again = await call(
+      "POST",
+      "/reports",
+      tokens.manager,
+      { reportId: "arrivals", start: "2027-05-01", end: "2027-05-02" },
+      key,
+    );
     expect(again.body.runId).not.toBe(res.body.runId);
   });
 
@@ -190,6 +311,9 @@ describe("POST /reports", () => {
       expect(res.body.error.code).toBe("invalid_argument");
     }
     expect((await run("arrivals", "2027-05-01", "2027-05-02", tokens.frontDesk)).status).toBe(403);
-    expect((await call("POST", "/reports", undefined, { reportId: "arrivals", start: "2027-05-01", end: "2027-05-02" })).status).toBe(401);
+    expect(
+      (await call("POST", "/reports", undefined, { reportId: "arrivals", start: "2027-05-01", end: "2027-05-02" }))
+        .status,
+    ).toBe(401);
   });
 });

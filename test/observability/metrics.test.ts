@@ -22,7 +22,14 @@ let app: TestApp;
 beforeAll(async () => {
   ca = createTestCa();
   receiver = await startReceiver(ca);
-  app = await startTestApp({ env: { DATA_DIR: mkdtempSync(join(tmpdir(), "metrics-data-")), WEBHOOK_ALLOW_PRIVATE_TARGETS: "1", WEBHOOK_EXTRA_CA_FILE: ca.caFile, WEBHOOK_SECRET_KEY: testSecretKey } });
+  app = await startTestApp({
+    env: {
+      DATA_DIR: mkdtempSync(join(tmpdir(), "metrics-data-")),
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: "1",
+      WEBHOOK_EXTRA_CA_FILE: ca.caFile,
+      WEBHOOK_SECRET_KEY: testSecretKey,
+    },
+  });
 });
 afterAll(async () => {
   await app?.close();
@@ -59,7 +66,9 @@ describe("GET /metrics (Prometheus text format)", () => {
     for (const [, transport] of faces) {
       await createClient(StatusService, transport).getStatus({});
       // no session: unauthorized, counted under its code
-      const err = await createClient(MobileService, transport).getDashboard({}).catch((e: unknown) => ConnectError.from(e));
+      const err = await createClient(MobileService, transport)
+        .getDashboard({})
+        .catch((e: unknown) => ConnectError.from(e));
       expect((err as ConnectError).code).toBe(Code.Unauthenticated);
     }
     expect((await fetch(`${app.baseUrl}/api/v1/status`)).status).toBe(200);
@@ -68,9 +77,19 @@ describe("GET /metrics (Prometheus text format)", () => {
 
     const m = await scrape(`${app.baseUrl}/metrics`);
     const status = "hotelops.status.v1.StatusService/GetStatus";
-    for (const face of ["rest", "connect", "grpc", "grpc-web"]) expect(m.get(`hotelops_rpc_requests_total{face="${face}",rpc="${status}",code="ok"}`)).toBe(1);
-    for (const face of ["connect", "grpc", "grpc-web"]) expect(m.get(`hotelops_rpc_requests_total{face="${face}",rpc="hotelops.mobile.v1.MobileService/GetDashboard",code="unauthorized"}`)).toBe(1);
-    expect(m.get(`hotelops_rpc_requests_total{face="rest",rpc="hotelops.mobile.v1.MobileService/CreateMobileReservation",code="ok"}`)).toBe(1);
+    for (const face of ["rest", "connect", "grpc", "grpc-web"])
+      expect(m.get(`hotelops_rpc_requests_total{face="${face}",rpc="${status}",code="ok"}`)).toBe(1);
+    for (const face of ["connect", "grpc", "grpc-web"])
+      expect(
+        m.get(
+          `hotelops_rpc_requests_total{face="${face}",rpc="hotelops.mobile.v1.MobileService/GetDashboard",code="unauthorized"}`,
+        ),
+      ).toBe(1);
+    expect(
+      m.get(
+        `hotelops_rpc_requests_total{face="rest",rpc="hotelops.mobile.v1.MobileService/CreateMobileReservation",code="ok"}`,
+      ),
+    ).toBe(1);
     expect(m.get(`hotelops_rpc_duration_seconds_count{face="grpc",rpc="${status}",code="ok"}`)).toBe(1);
     expect(m.get(`hotelops_rpc_duration_seconds_bucket{le="+Inf",face="grpc",rpc="${status}",code="ok"}`)).toBe(1);
     expect(m.get(`hotelops_webhook_attempts_total{outcome="succeeded",attempt="1"}`)).toBe(1);
@@ -88,9 +107,13 @@ describe("GET /metrics (Prometheus text format)", () => {
   });
 
   it("a failed job is counted under its queue", async () => {
-    await app.boss.registerWorker("test.always-fails", async () => {
-      throw new Error("boom");
-    }, { queue: { retryLimit: 0 } });
+    await app.boss.registerWorker(
+      "test.always-fails",
+      async () => {
+        throw new Error("boom");
+      },
+      { queue: { retryLimit: 0 } },
+    );
     await app.boss.pgboss.send("test.always-fails", {});
     const deadline = Date.now() + 10_000;
     for (;;) {
@@ -105,7 +128,9 @@ describe("GET /metrics (Prometheus text format)", () => {
     const guarded = await startTestApp({ env: { METRICS_TOKEN: "s3cret-scrape" } });
     try {
       expect((await fetch(`${guarded.baseUrl}/metrics`)).status).toBe(401);
-      expect((await fetch(`${guarded.baseUrl}/metrics`, { headers: { authorization: "Bearer wrong" } })).status).toBe(401);
+      expect((await fetch(`${guarded.baseUrl}/metrics`, { headers: { authorization: "Bearer wrong" } })).status).toBe(
+        401,
+      );
       const m = await scrape(`${guarded.baseUrl}/metrics`, { authorization: "Bearer s3cret-scrape" });
       expect(m.get("process_resident_memory_bytes")).toBeGreaterThan(0);
     } finally {
@@ -121,7 +146,15 @@ describe("GET /metrics (Prometheus text format)", () => {
   });
 
   it("METRICS_PORT serves them on a port of their own, also for ROLE=worker (which has no API port)", async () => {
-    const config = loadConfig({ ROLE: "worker", PORT: "0", HOST: "127.0.0.1", METRICS_PORT: "0", LOG_LEVEL: "silent", DATABASE_URL: await freshDatabaseUrl(), SHUTDOWN_GRACE_MS: "1000" });
+    const config = loadConfig({
+      ROLE: "worker",
+      PORT: "0",
+      HOST: "127.0.0.1",
+      METRICS_PORT: "0",
+      LOG_LEVEL: "silent",
+      DATABASE_URL: await freshDatabaseUrl(),
+      SHUTDOWN_GRACE_MS: "1000",
+    });
     const worker: App = await createApp(config, { logger: pino({ level: "silent" }) });
     try {
       expect(worker.port).toBeUndefined();

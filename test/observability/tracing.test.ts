@@ -31,7 +31,8 @@ beforeAll(async () => {
   receiver = await startReceiver(ca);
   const logs = new Writable({
     write(chunk: Buffer, _enc, done) {
-      for (const line of chunk.toString("utf8").split("\n")) if (line !== "") lines.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of chunk.toString("utf8").split("\n"))
+        if (line !== "") lines.push(JSON.parse(line) as Record<string, unknown>);
       done();
     },
   });
@@ -100,9 +101,14 @@ describe("OpenTelemetry tracing (OTLP export to an in-process receiver)", () => 
     for (const [face, transport] of faces) {
       const trace = traceId();
       const parent = spanId();
-      await createClient(StatusService, transport).getStatus({}, { headers: { traceparent: `00-${trace}-${parent}-01` } });
+      await createClient(StatusService, transport).getStatus(
+        {},
+        { headers: { traceparent: `00-${trace}-${parent}-01` } },
+      );
       const name = "hotelops.status.v1.StatusService/GetStatus";
-      const span = (await otlp.until((all) => all.some((s) => s.traceId === trace && s.name === name))).find((s) => s.traceId === trace && s.name === name);
+      const span = (await otlp.until((all) => all.some((s) => s.traceId === trace && s.name === name))).find(
+        (s) => s.traceId === trace && s.name === name,
+      );
       expect(span!.parentSpanId).toBe(parent);
       expect(span!.attributes["hotelops.face"]).toBe(face);
     }
@@ -110,7 +116,9 @@ describe("OpenTelemetry tracing (OTLP export to an in-process receiver)", () => 
 
   it("log lines written during a request carry its request id and trace id", async () => {
     const trace = traceId();
-    const res = await fetch(`${baseUrl}/api/v1/status`, { headers: { traceparent: `00-${trace}-${spanId()}-01`, "x-request-id": "req-trace-test-1" } });
+    const res = await fetch(`${baseUrl}/api/v1/status`, {
+      headers: { traceparent: `00-${trace}-${spanId()}-01`, "x-request-id": "req-trace-test-1" },
+    });
     expect(res.status).toBe(200);
     const line = lines.find((l) => l.requestId === "req-trace-test-1");
     expect(line).toMatchObject({ msg: "call", requestId: "req-trace-test-1", traceId: trace });

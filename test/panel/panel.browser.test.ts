@@ -13,11 +13,21 @@ import { readOutbox } from "../../src/lib/mail.ts";
 import { recordEvent } from "../../src/modules/events/index.ts";
 import { buildPanel } from "../../panel/build.ts";
 import { bearer, createStaffSession, createTestClient, createTestProperty } from "../helpers/auth.ts";
-import { createTestCa, startReceiver, startWebhookApp, testResolver, type Receiver, type TestCa, type WebhookApp } from "../helpers/webhooks.ts";
+import {
+  createTestCa,
+  startReceiver,
+  startWebhookApp,
+  testResolver,
+  type Receiver,
+  type TestCa,
+  type WebhookApp,
+} from "../helpers/webhooks.ts";
 
 const CHROMIUM = "/usr/bin/chromium"; // .ci/run installs Debian's chromium when it is missing
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-const shotsDir = process.env.PANEL_SCREENSHOTS_DIR ?? join(tmpdir(), `hotelops-panel-screens-${new Date().toISOString().replace(/[:.]/g, "-")}`);
+const shotsDir =
+  process.env.PANEL_SCREENSHOTS_DIR ??
+  join(tmpdir(), `hotelops-panel-screens-${new Date().toISOString().replace(/[:.]/g, "-")}`);
 const password = "panel-pass-2026";
 
 let ca: TestCa;
@@ -43,7 +53,11 @@ beforeAll(async () => {
     ca,
     clock,
     webhooks: { resolver: testResolver(), random: () => 0.5, timeoutMs: 2_000, dispatch: false },
-    env: { RATE_LIMIT_STAFF_PER_MINUTE: "100000", RATE_LIMIT_ANON_PER_MINUTE: "100000", RATE_LIMIT_AUTH_PER_MINUTE: "30" },
+    env: {
+      RATE_LIMIT_STAFF_PER_MINUTE: "100000",
+      RATE_LIMIT_ANON_PER_MINUTE: "100000",
+      RATE_LIMIT_AUTH_PER_MINUTE: "30",
+    },
   });
   ist = await createTestProperty(app, { code: `IST-${Date.now() % 100000}` });
   ank = await createTestProperty(app, { code: `ANK-${Date.now() % 100000}`, emailVerification: true });
@@ -52,7 +66,14 @@ beforeAll(async () => {
   managerEmail = manager.email;
   await createStaffSession(app, { propertyCode: ank.code, role: "manager", email: managerEmail });
   viewerEmail = (await createStaffSession(app, { propertyCode: ist.code, role: "viewer", password })).email;
-  partnerClientId = (await createTestClient(app, { provider: "acme", propertyCodes: [ist.code], scopes: ["availability.read", "reservations.read"], approved: true })).clientId;
+  partnerClientId = (
+    await createTestClient(app, {
+      provider: "acme",
+      propertyCodes: [ist.code],
+      scopes: ["availability.read", "reservations.read"],
+      approved: true,
+    })
+  ).clientId;
   // an address of a property our manager has nothing to do with
   const stranger = await createStaffSession(app, { propertyCode: otherHotel.code, role: "manager" });
   const res = await fetch(`${app.baseUrl}/api/panel/v1/webhook-endpoints`, {
@@ -63,7 +84,15 @@ beforeAll(async () => {
   foreignEndpointId = ((await res.json()) as { endpoint: { id: string } }).endpoint.id;
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
   });
 }, 120_000);
 
@@ -91,7 +120,8 @@ async function openPage(context: BrowserContext) {
   page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
   // a request cut short by the test navigating away (page.goto) is not a failure of the app
   page.on("requestfailed", (r) => {
-    if (r.failure()?.errorText !== "net::ERR_ABORTED") problems.push(`requestfailed: ${r.url()} ${r.failure()?.errorText ?? ""}`);
+    if (r.failure()?.errorText !== "net::ERR_ABORTED")
+      problems.push(`requestfailed: ${r.url()} ${r.failure()?.errorText ?? ""}`);
   });
   page.on("request", (r) => {
     if (!r.url().startsWith(app.baseUrl) && !r.url().startsWith("data:")) outside.push(r.url());
@@ -123,7 +153,11 @@ async function screen(page: Page, name: string): Promise<void> {
   }
 }
 
-const see = (page: Page, selector: string, text?: string | RegExp) => page.locator(selector, text === undefined ? {} : { hasText: text }).first().waitFor({ timeout: 20_000 });
+const see = (page: Page, selector: string, text?: string | RegExp) =>
+  page
+    .locator(selector, text === undefined ? {} : { hasText: text })
+    .first()
+    .waitFor({ timeout: 20_000 });
 const heading = (page: Page) => page.locator("h1").first().innerText();
 
 async function signIn(page: Page, hotel: string, email: string) {
@@ -137,7 +171,8 @@ async function emit(type: "reservation.created" | "invoice.issued", data: object
   return app.deps.transact((tx) => recordEvent(tx, { propertyId: ist.id, type, occurredAt: clock.now(), data }));
 }
 
-const sign = (secret: string, t: string, body: string) => createHmac("sha256", Buffer.from(secret, "utf8")).update(`${t}.${body}`).digest("hex");
+const sign = (secret: string, t: string, body: string) =>
+  createHmac("sha256", Buffer.from(secret, "utf8")).update(`${t}.${body}`).digest("hex");
 function signedWith(secret: string, got: { headers: Record<string, unknown>; body: string }): boolean {
   const parts = String(got.headers["service-signature"]).split(",");
   const t = parts.find((p) => p.startsWith("t="))!.slice(2);
@@ -162,8 +197,12 @@ describe("the panel at /panel", () => {
     const plain = await fetch(`${app.baseUrl}${js}`, { headers: { "accept-encoding": "identity" } });
     const plainBytes = Number(plain.headers.get("content-length"));
     expect(brBytes).toBeLessThan(plainBytes / 3);
-    console.log(`panel script: ${plainBytes} bytes, ${brBytes} with brotli, ${gz.headers.get("content-length")} with gzip`);
-    expect((await fetch(`${app.baseUrl}${js}`, { headers: { "if-none-match": asset.headers.get("etag")! } })).status).toBe(304);
+    console.log(
+      `panel script: ${plainBytes} bytes, ${brBytes} with brotli, ${gz.headers.get("content-length")} with gzip`,
+    );
+    expect(
+      (await fetch(`${app.baseUrl}${js}`, { headers: { "if-none-match": asset.headers.get("etag")! } })).status,
+    ).toBe(304);
     expect((await fetch(`${app.baseUrl}/panel/assets/nope.js`)).status).toBe(404);
     expect((await fetch(`${app.baseUrl}/panel`, { method: "POST" })).status).toBe(405);
   });
@@ -276,7 +315,10 @@ describe("the panel at /panel", () => {
       await page.selectOption("#filter-status", "FAILED");
       await see(page, "main p", "No delivery matches");
       await page.selectOption("#filter-status", "");
-      await page.locator("#history").getByRole("button", { name: /^Resend reservation\.created/ }).click();
+      await page
+        .locator("#history")
+        .getByRole("button", { name: /^Resend reservation\.created/ })
+        .click();
       await see(page, "#resend-result", /Resent: HTTP 204 in \d+ ms/);
       const resent = (await receiver.waitFor(before + 3))[before + 2]!;
       expect(resent.headers["service-event-id"]).toBe(eventId);
@@ -303,7 +345,11 @@ describe("the panel at /panel", () => {
         res.end();
       });
       await emit("invoice.issued", { invoiceId: "i-2" });
-      await until(async () => ((await deliveriesOf(endpointId)).some((d) => d.status === "pending" && d.last_error_class !== null) ? true : undefined));
+      await until(async () =>
+        (await deliveriesOf(endpointId)).some((d) => d.status === "pending" && d.last_error_class !== null)
+          ? true
+          : undefined,
+      );
       for (let i = 0; i < 10; i++) {
         const d = (await deliveriesOf(endpointId)).find((x) => x.status === "pending");
         if (d === undefined) break;
@@ -312,7 +358,12 @@ describe("the panel at /panel", () => {
       }
       clock.advance(90 * 60_000);
       await emit("invoice.issued", { invoiceId: "i-3" });
-      await until(async () => ((await app.deps.db.pool.query("select status from webhook_endpoints where id = $1", [endpointId])).rows[0]?.status === "closed" ? true : undefined));
+      await until(async () =>
+        (await app.deps.db.pool.query("select status from webhook_endpoints where id = $1", [endpointId])).rows[0]
+          ?.status === "closed"
+          ? true
+          : undefined,
+      );
 
       // the bell counts it; the notice links to the address (the session refreshed itself across the clock jump)
       await page.reload();
@@ -364,7 +415,9 @@ describe("the panel at /panel", () => {
           `[...document.querySelectorAll("body *")].filter((e) => !e.closest(".table-wrap") && e.getBoundingClientRect().right > window.innerWidth + 1).map((e) => e.tagName + "." + e.className)`,
         );
         expect(tooWide, path).toEqual([]);
-        expect(await page.evaluate<boolean>("document.documentElement.scrollWidth <= window.innerWidth"), path).toBe(true);
+        expect(await page.evaluate<boolean>("document.documentElement.scrollWidth <= window.innerWidth"), path).toBe(
+          true,
+        );
       }
       await screen(page, "13-phone-notifications");
       await page.goto(`${app.baseUrl}/panel/webhooks`);
@@ -376,7 +429,6 @@ describe("the panel at /panel", () => {
       await page.reload();
       await see(page, ".notice", "session has ended");
       expect(await heading(page)).toBe("Sign in to the panel");
-
 
       expect(problems).toEqual([]);
       expect(outside).toEqual([]);
@@ -421,7 +473,13 @@ describe("the panel at /panel", () => {
 
 async function deliveriesOf(endpointId: string) {
   return (
-    await app.deps.db.pool.query<{ id: string; status: string; attempts: number; next_attempt_at: Date; last_error_class: string | null }>(
+    await app.deps.db.pool.query<{
+      id: string;
+      status: string;
+      attempts: number;
+      next_attempt_at: Date;
+      last_error_class: string | null;
+    }>(
       "select id, status, attempts, next_attempt_at, last_error_class from webhook_deliveries where endpoint_id = $1 order by created_at, id",
       [endpointId],
     )

@@ -8,7 +8,11 @@ import { createRecordingRouter } from "../../src/server/calls.ts";
 import { systemClock, type Clock } from "../../src/lib/clock.ts";
 import { newId } from "../../src/lib/ids.ts";
 import { principalKey, type Principal } from "../../src/modules/auth/principal.ts";
-import { createPlatformInterceptors, type IdempotencyOptions, type RateLimits } from "../../src/modules/platform/index.ts";
+import {
+  createPlatformInterceptors,
+  type IdempotencyOptions,
+  type RateLimits,
+} from "../../src/modules/platform/index.ts";
 import { createDispatcher } from "../../src/server/dispatch.ts";
 import { createCallInterceptor } from "../../src/server/interceptors.ts";
 import { listen } from "../../src/server/listen.ts";
@@ -32,7 +36,14 @@ const testPrincipal: Interceptor = (next) => async (req) => {
     const [kind, id, session, property] = raw.split(":");
     const principal: Principal =
       kind === "staff"
-        ? { kind: "staff", userId: id!, sessionId: session ?? "s", activePropertyId: property ?? "p1", propertyIds: [property ?? "p1"], permissions: new Set() }
+        ? {
+            kind: "staff",
+            userId: id!,
+            sessionId: session ?? "s",
+            activePropertyId: property ?? "p1",
+            propertyIds: [property ?? "p1"],
+            permissions: new Set(),
+          }
         : { kind: "partner", clientId: id!, provider: "test", environment: "test", propertyIds: [], scopes: new Set() };
     req.contextValues.set(principalKey, principal);
   }
@@ -44,16 +55,32 @@ const testPrincipal: Interceptor = (next) => async (req) => {
  * auth, rate limit, idempotency; gateway and dispatcher on a real socket), on the given database. Two of these
  * on one database URL are two "processes" sharing PostgreSQL.
  */
-export async function startPlatformServer(opts: { databaseUrl: string; clock?: Clock; limits?: Partial<RateLimits>; idempotency?: Partial<IdempotencyOptions> }): Promise<PlatformServer> {
+export async function startPlatformServer(opts: {
+  databaseUrl: string;
+  clock?: Clock;
+  limits?: Partial<RateLimits>;
+  idempotency?: Partial<IdempotencyOptions>;
+}): Promise<PlatformServer> {
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
   const clock = opts.clock ?? systemClock;
   const db = await openDatabase({ databaseUrl: opts.databaseUrl, dataDir: "/nonexistent" }, logger);
-  const limits: RateLimits = { staffPerMinute: 100_000, anonPerMinute: 100_000, authPerMinute: 100_000, ...opts.limits };
+  const limits: RateLimits = {
+    staffPerMinute: 100_000,
+    anonPerMinute: 100_000,
+    authPerMinute: 100_000,
+    ...opts.limits,
+  };
   const router = createRecordingRouter({
     interceptors: [
       createCallInterceptor(logger),
       testPrincipal,
-      ...createPlatformInterceptors({ pool: db.pool, clock, logger, limits, ...(opts.idempotency !== undefined ? { idempotency: opts.idempotency } : {}) }),
+      ...createPlatformInterceptors({
+        pool: db.pool,
+        clock,
+        logger,
+        limits,
+        ...(opts.idempotency !== undefined ? { idempotency: opts.idempotency } : {}),
+      }),
     ],
   });
   let executions = 0;
@@ -62,7 +89,10 @@ export async function startPlatformServer(opts: { databaseUrl: string; clock?: C
     const execution = executions;
     if (req.delayMs) await new Promise((r) => setTimeout(r, req.delayMs));
     if (req.failWith === "boom") throw new Error("boom");
-    if (req.failWith) throw new AppError(req.failWith as ErrorCode, `failed with ${req.failWith}`, { details: [{ field: "name", reason: "test" }] });
+    if (req.failWith)
+      throw new AppError(req.failWith as ErrorCode, `failed with ${req.failWith}`, {
+        details: [{ field: "name", reason: "test" }],
+      });
     return { id: newId(), name: req.name, execution };
   };
   router.service(PlatformTestService, {
@@ -73,7 +103,10 @@ export async function startPlatformServer(opts: { databaseUrl: string; clock?: C
     ping: () => ({}),
   });
   const gateway = createGateway({ ...router.direct, maxBodyBytes: 64 * 1024 });
-  const listener = await listen(createDispatcher({ handlers: router.handlers, gateway, ready: async () => true, logger }), { port: 0, host: "127.0.0.1" });
+  const listener = await listen(
+    createDispatcher({ handlers: router.handlers, gateway, ready: async () => true, logger }),
+    { port: 0, host: "127.0.0.1" },
+  );
   return {
     base: `http://127.0.0.1:${listener.port}`,
     port: listener.port,

@@ -5,7 +5,11 @@ import { Agent, fetch as undiciFetch } from "undici";
 import { pino } from "pino";
 import { PlatformTestService } from "../gen/hotelops/platformtest/v1/platform_test_pb.js";
 import { ManualClock } from "../../src/lib/clock.ts";
-import { createIdempotencyRepository, createRateLimitRepository, purgePlatform } from "../../src/modules/platform/index.ts";
+import {
+  createIdempotencyRepository,
+  createRateLimitRepository,
+  purgePlatform,
+} from "../../src/modules/platform/index.ts";
 import { freshDatabaseUrl } from "../helpers/db.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { startPlatformServer, type PlatformServer } from "./harness.ts";
@@ -27,8 +31,13 @@ afterAll(async () => {
 });
 
 const nextMinute = () => clock.set(new Date(Math.floor(clock.now().getTime() / 60_000) * 60_000 + 60_000 + 20_000));
-const get = (server: PlatformServer, headers: Record<string, string> = {}) => fetch(`${server.base}/pt/v1/widgets/w`, { headers });
-const limitHeaders = (res: Response) => [res.headers.get("ratelimit-limit"), res.headers.get("ratelimit-remaining"), res.headers.get("ratelimit-reset")];
+const get = (server: PlatformServer, headers: Record<string, string> = {}) =>
+  fetch(`${server.base}/pt/v1/widgets/w`, { headers });
+const limitHeaders = (res: Response) => [
+  res.headers.get("ratelimit-limit"),
+  res.headers.get("ratelimit-remaining"),
+  res.headers.get("ratelimit-reset"),
+];
 
 describe("limits shared through PostgreSQL", () => {
   it("counts anonymous calls per IP across two processes, then answers 429 with Retry-After on every face", async () => {
@@ -61,7 +70,8 @@ describe("limits shared through PostgreSQL", () => {
 
   it("gives each staff session its own bucket with the staff limit", async () => {
     nextMinute();
-    for (const left of [2, 1, 0]) expect(limitHeaders(await get(a, { authorization: "Test staff:u1:s1" }))).toEqual(["3", String(left), "40"]);
+    for (const left of [2, 1, 0])
+      expect(limitHeaders(await get(a, { authorization: "Test staff:u1:s1" }))).toEqual(["3", String(left), "40"]);
     expect((await get(b, { authorization: "Test staff:u1:s1" })).status).toBe(429);
     expect((await get(b, { authorization: "Test staff:u1:s2" })).status).toBe(200);
     expect((await get(b)).status).toBe(200); // anonymous is a bucket of its own
@@ -69,7 +79,9 @@ describe("limits shared through PostgreSQL", () => {
 
   it("takes a client's limit from api_clients.rate_limit_per_minute, 600 without a row", async () => {
     nextMinute();
-    await a.db.pool.query("insert into api_clients (id, kind, provider, secret_hash, rate_limit_per_minute) values ('cl-slow', 'partner', 'p', 'x', 2)");
+    await a.db.pool.query(
+      "insert into api_clients (id, kind, provider, secret_hash, rate_limit_per_minute) values ('cl-slow', 'partner', 'p', 'x', 2)",
+    );
     expect(limitHeaders(await get(a, { authorization: "Test client:cl-slow" }))).toEqual(["2", "1", "40"]);
     expect(limitHeaders(await get(b, { authorization: "Test client:cl-slow" }))).toEqual(["2", "0", "40"]);
     const over = await get(a, { authorization: "Test client:cl-slow" });
@@ -80,8 +92,14 @@ describe("limits shared through PostgreSQL", () => {
   it("claims no Idempotency-Key for a call over its limit (count and claim are one statement)", async () => {
     nextMinute();
     const write = (server: PlatformServer, key: string, name: string) =>
-      fetch(`${server.base}/pt/v1/widgets`, { method: "POST", headers: { "content-type": "application/json", authorization: "Test client:cl-writer", "idempotency-key": key }, body: JSON.stringify({ name }) });
-    await a.db.pool.query("insert into api_clients (id, kind, provider, secret_hash, rate_limit_per_minute) values ('cl-writer', 'partner', 'p', 'x', 2)");
+      fetch(`${server.base}/pt/v1/widgets`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: "Test client:cl-writer", "idempotency-key": key },
+        body: JSON.stringify({ name }),
+      });
+    await a.db.pool.query(
+      "insert into api_clients (id, kind, provider, secret_hash, rate_limit_per_minute) values ('cl-writer', 'partner', 'p', 'x', 2)",
+    );
     const before = a.executions() + b.executions();
     const first = await write(a, "k-1", "one");
     expect(first.status).toBe(201);
@@ -90,7 +108,9 @@ describe("limits shared through PostgreSQL", () => {
     expect(limitHeaders(replayed)).toEqual(["2", "0", "40"]);
     const limited = await write(a, "k-2", "two");
     expect(limited.status).toBe(429);
-    const { rows } = await a.db.pool.query("select key from idempotency_keys where caller = 'client:cl-writer' order by key");
+    const { rows } = await a.db.pool.query(
+      "select key from idempotency_keys where caller = 'client:cl-writer' order by key",
+    );
     expect(rows).toEqual([{ key: "k-1" }]);
     nextMinute();
     // the key of the refused call is free: the retry executes at once instead of waiting for a claim
@@ -102,7 +122,11 @@ describe("limits shared through PostgreSQL", () => {
 
   it("sends the limit headers with error responses too", async () => {
     nextMinute();
-    const res = await fetch(`${a.base}/pt/v1/widgets`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "x", failWith: "validation_failed" }) });
+    const res = await fetch(`${a.base}/pt/v1/widgets`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "x", failWith: "validation_failed" }),
+    });
     expect(res.status).toBe(422);
     expect(limitHeaders(res)).toEqual(["5", "4", "40"]);
   });
@@ -128,7 +152,12 @@ describe("auth class", () => {
     await Promise.all([ipA.close(), ipB.close(), ipC.close()]);
   });
   const login = (agent: Agent, email: string, server = a) =>
-    undiciFetch(`${server.base}/pt/v1/login`, { method: "POST", dispatcher: agent, headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password: "x" }) });
+    undiciFetch(`${server.base}/pt/v1/login`, {
+      method: "POST",
+      dispatcher: agent,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email, password: "x" }),
+    });
 
   it("limits login-like calls per client IP and per account, with the strict limit", async () => {
     nextMinute();
@@ -146,7 +175,9 @@ describe("auth class", () => {
   });
 
   it("does not store account names in the table", async () => {
-    const rows = await a.db.pool.query<{ bucket: string }>("select bucket from rate_limits where bucket like 'auth-account:%'");
+    const rows = await a.db.pool.query<{ bucket: string }>(
+      "select bucket from rate_limits where bucket like 'auth-account:%'",
+    );
     expect(rows.rows.length).toBeGreaterThan(0);
     for (const r of rows.rows) expect(r.bucket).not.toContain("@");
   });
@@ -157,9 +188,17 @@ describe("purge", () => {
     nextMinute();
     await get(a);
     clock.advance(3 * 60_000);
-    const purged = await purgePlatform({ idempotency: createIdempotencyRepository(a.db.pool), rateLimits: createRateLimitRepository(a.db.pool), clock, logger: pino({ level: "silent" }) });
+    const purged = await purgePlatform({
+      idempotency: createIdempotencyRepository(a.db.pool),
+      rateLimits: createRateLimitRepository(a.db.pool),
+      clock,
+      logger: pino({ level: "silent" }),
+    });
     expect(purged.rateLimitWindows).toBeGreaterThan(0);
-    const left = await a.db.pool.query<{ n: number }>("select count(*)::int as n from rate_limits where window_start < $1", [new Date(clock.now().getTime() - 2 * 60_000)]);
+    const left = await a.db.pool.query<{ n: number }>(
+      "select count(*)::int as n from rate_limits where window_start < $1",
+      [new Date(clock.now().getTime() - 2 * 60_000)],
+    );
     expect(left.rows[0]?.n).toBe(0);
   });
 });
@@ -181,7 +220,10 @@ describe("the service: two app instances on one database", () => {
   const token = (app: TestApp) =>
     fetch(`${app.baseUrl}/api/v1/oauth/token`, {
       method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${Buffer.from("nobody:wrong").toString("base64")}` },
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        authorization: `Basic ${Buffer.from("nobody:wrong").toString("base64")}`,
+      },
       body: "grant_type=client_credentials",
     });
 
@@ -192,7 +234,11 @@ describe("the service: two app instances on one database", () => {
       expect(res.status).toBe(401);
       answers.push([res.headers.get("ratelimit-limit"), res.headers.get("ratelimit-remaining")]);
     }
-    expect(answers).toEqual([["3", "2"], ["3", "1"], ["3", "0"]]);
+    expect(answers).toEqual([
+      ["3", "2"],
+      ["3", "1"],
+      ["3", "0"],
+    ]);
     const over = await token(two);
     expect(over.status).toBe(429);
     expect(Number(over.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
@@ -203,12 +249,19 @@ describe("the service: two app instances on one database", () => {
     const tokenAs = (app: TestApp, client: string, forwardedFor: string) =>
       fetch(`${app.baseUrl}/api/v1/oauth/token`, {
         method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${Buffer.from(`${client}:wrong`).toString("base64")}`, "x-forwarded-for": forwardedFor },
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          authorization: `Basic ${Buffer.from(`${client}:wrong`).toString("base64")}`,
+          "x-forwarded-for": forwardedFor,
+        },
         body: "grant_type=client_credentials",
       });
     // `one` trusts no proxy: the header changes nothing, the loopback bucket is spent
     expect((await tokenAs(one, "xff-a", "203.0.113.50")).status).toBe(429);
-    const proxied = await startTestApp({ databaseUrl, env: { RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE: "2", TRUSTED_PROXIES: "127.0.0.1,::1" } });
+    const proxied = await startTestApp({
+      databaseUrl,
+      env: { RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE: "2", TRUSTED_PROXIES: "127.0.0.1,::1" },
+    });
     try {
       expect((await tokenAs(proxied, "xff-1", "198.51.100.9, 203.0.113.1")).status).toBe(401);
       expect((await tokenAs(proxied, "xff-2", "203.0.113.1")).status).toBe(401);
@@ -222,7 +275,9 @@ describe("the service: two app instances on one database", () => {
   });
 
   it("schedules the purge job", async () => {
-    const rows = await one.db.pool.query<{ cron: string }>("select cron from pgboss.schedule where name = 'platform.purge'");
+    const rows = await one.db.pool.query<{ cron: string }>(
+      "select cron from pgboss.schedule where name = 'platform.purge'",
+    );
     expect(rows.rows.map((r) => r.cron)).toEqual(["*/5 * * * *"]);
   });
 

@@ -14,10 +14,23 @@ afterAll(async () => {
   await app?.close();
 });
 
-const property = (code: string) => ({ groupCode: "PLAT", code, name: `Hotel ${code}`, timeZone: "Europe/Istanbul", currency: "TRY", amountScale: 100 });
+const property = (code: string) => ({
+  groupCode: "PLAT",
+  code,
+  name: `Hotel ${code}`,
+  timeZone: "Europe/Istanbul",
+  currency: "TRY",
+  amountScale: 100,
+});
 const createProperty = (token: string, key: string, body: object) =>
-  fetch(`${app.baseUrl}/api/admin/v1/properties`, { method: "POST", headers: { "content-type": "application/json", "idempotency-key": key, ...bearer(token) }, body: JSON.stringify(body) });
-const count = async (code: string) => (await app.db.pool.query<{ n: number }>("select count(*)::int as n from properties where code = $1", [code])).rows[0]?.n;
+  fetch(`${app.baseUrl}/api/admin/v1/properties`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "idempotency-key": key, ...bearer(token) },
+    body: JSON.stringify(body),
+  });
+const count = async (code: string) =>
+  (await app.db.pool.query<{ n: number }>("select count(*)::int as n from properties where code = $1", [code])).rows[0]
+    ?.n;
 
 describe("idempotency in the service", () => {
   it("replays an admin write for its client byte for byte, also to gRPC, and creates one property", async () => {
@@ -32,7 +45,10 @@ describe("idempotency in the service", () => {
 
     const client = createClient(AdminService, createGrpcTransport({ baseUrl: app.baseUrl }));
     let replayed: string | null = null;
-    const res = await client.createProperty(property("PLAT-A"), { headers: { "idempotency-key": "prop-1", ...bearer(admin.accessToken) }, onHeader: (h) => (replayed = h.get("idempotency-replayed")) });
+    const res = await client.createProperty(property("PLAT-A"), {
+      headers: { "idempotency-key": "prop-1", ...bearer(admin.accessToken) },
+      onHeader: (h) => (replayed = h.get("idempotency-replayed")),
+    });
     expect(replayed).toBe("true");
     expect(res.property?.code).toBe("PLAT-A");
     expect(await count("PLAT-A")).toBe(1);
@@ -70,7 +86,9 @@ describe("rate limits in the service", () => {
     const over = await list();
     expect(over.status).toBe(429);
     expect(Number(over.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-    const err = await client.listClients({}, { headers: bearer(admin.accessToken) }).catch((e: unknown) => ConnectError.from(e));
+    const err = await client
+      .listClients({}, { headers: bearer(admin.accessToken) })
+      .catch((e: unknown) => ConnectError.from(e));
     expect((err as ConnectError).code).toBe(Code.ResourceExhausted);
   });
 });

@@ -21,19 +21,55 @@ interface EventRow {
 
 // Insertion order: ids of one millisecond (the test clock stands still) are not ordered among themselves.
 async function eventsOf(propertyId: string): Promise<EventRow[]> {
-  const { rows } = await app.deps.db.pool.query<EventRow>("select id, type, occurred_at, data from domain_events where property_id = $1 order by created_at, ctid", [propertyId]);
+  const { rows } = await app.deps.db.pool.query<EventRow>(
+    "select id, type, occurred_at, data from domain_events where property_id = $1 order by created_at, ctid",
+    [propertyId],
+  );
   return rows;
 }
 
-const reservationKeys = ["adults", "arrivalDate", "cancelledAt", "channel", "children", "code", "createdAt", "departureDate", "externalReference", "id", "roomTypes", "source", "status", "updatedAt"];
-const roomLineKeys = ["adults", "arrivalDate", "checkedInAt", "checkedOutAt", "children", "departureDate", "externalReference", "reservationCode", "reservationId", "reservationRoomId", "roomNumber", "roomTypeCode"];
+const reservationKeys = [
+  "adults",
+  "arrivalDate",
+  "cancelledAt",
+  "channel",
+  "children",
+  "code",
+  "createdAt",
+  "departureDate",
+  "externalReference",
+  "id",
+  "roomTypes",
+  "source",
+  "status",
+  "updatedAt",
+];
+const roomLineKeys = [
+  "adults",
+  "arrivalDate",
+  "checkedInAt",
+  "checkedOutAt",
+  "children",
+  "departureDate",
+  "externalReference",
+  "reservationCode",
+  "reservationId",
+  "reservationRoomId",
+  "roomNumber",
+  "roomTypeCode",
+];
 const availabilityKeys = ["from", "reason", "roomTypes", "to", "toExclusive"];
 
 describe("event log", () => {
   it("writes exactly the spec's fields, no personal data, and one fan-out job per event, for every change", async () => {
     const h = await createHotel(app, svc.inventory, { rooms: 2 });
     const { reservation } = await svc.reservations.create(h.actor, {
-      ...booking(h, { arrivalDate: "2026-11-22", departureDate: "2026-11-24", externalReference: "EXP-1", channel: "expedia" }),
+      ...booking(h, {
+        arrivalDate: "2026-11-22",
+        departureDate: "2026-11-24",
+        externalReference: "EXP-1",
+        channel: "expedia",
+      }),
       source: "CHANNEL",
       notes: "allergic to feathers",
     });
@@ -43,9 +79,16 @@ describe("event log", () => {
     await svc.reservations.checkIn(h.actor, reservation.id, line, h.roomIds[0]!);
     svc.clock.advance(60_000);
     await svc.reservations.checkOut(h.actor, reservation.id, line);
-    const other = (await svc.reservations.create(h.actor, booking(h, { arrivalDate: "2026-12-01", departureDate: "2026-12-03" }))).reservation;
+    const other = (
+      await svc.reservations.create(h.actor, booking(h, { arrivalDate: "2026-12-01", departureDate: "2026-12-03" }))
+    ).reservation;
     await svc.reservations.cancel(h.actor, other.id);
-    await svc.inventory.createRoomBlock(h.propertyId, { roomTypeId: h.roomTypeId, from: "2026-12-10", to: "2026-12-12", count: 1 });
+    await svc.inventory.createRoomBlock(h.propertyId, {
+      roomTypeId: h.roomTypeId,
+      from: "2026-12-10",
+      to: "2026-12-12",
+      count: 1,
+    });
 
     const events = await eventsOf(h.propertyId);
     // The hotel's prices were set first: a rate change is an availability hint too.
@@ -91,7 +134,13 @@ describe("event log", () => {
       createdAt: "2026-11-22T09:00:00.000Z",
       updatedAt: "2026-11-22T09:00:00.000Z",
     });
-    expect(events[1]!.data).toEqual({ from: "2026-11-22", to: "2026-11-24", toExclusive: true, roomTypes: ["DBL"], reason: "reservation" });
+    expect(events[1]!.data).toEqual({
+      from: "2026-11-22",
+      to: "2026-11-24",
+      toExclusive: true,
+      roomTypes: ["DBL"],
+      reason: "reservation",
+    });
     expect(events[2]!.data).toMatchObject({ departureDate: "2026-11-25", updatedAt: "2026-11-22T09:01:00.000Z" });
     expect(events[4]!.data).toEqual({
       reservationId: reservation.id,
@@ -107,11 +156,21 @@ describe("event log", () => {
       checkedInAt: "2026-11-22T09:01:00.000Z",
       checkedOutAt: null,
     });
-    expect(events[6]!.data).toMatchObject({ checkedInAt: "2026-11-22T09:01:00.000Z", checkedOutAt: "2026-11-22T09:02:00.000Z" });
-    expect(events[10]!.data).toMatchObject({ status: "CANCELLED", cancelledAt: "2026-11-22T09:02:00.000Z", channel: null, externalReference: null });
+    expect(events[6]!.data).toMatchObject({
+      checkedInAt: "2026-11-22T09:01:00.000Z",
+      checkedOutAt: "2026-11-22T09:02:00.000Z",
+    });
+    expect(events[10]!.data).toMatchObject({
+      status: "CANCELLED",
+      cancelledAt: "2026-11-22T09:02:00.000Z",
+      channel: null,
+      externalReference: null,
+    });
     expect(events[12]!.data).toMatchObject({ reason: "room_block" });
 
-    const { rows: jobs } = await app.deps.db.pool.query<{ event_id: string }>("select data->>'eventId' as event_id from pgboss.job where name = 'events.fanout'");
+    const { rows: jobs } = await app.deps.db.pool.query<{ event_id: string }>(
+      "select data->>'eventId' as event_id from pgboss.job where name = 'events.fanout'",
+    );
     const jobbed = new Set(jobs.map((j) => j.event_id));
     for (const e of events) expect(jobbed.has(e.id)).toBe(true);
   });

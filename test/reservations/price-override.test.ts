@@ -25,12 +25,29 @@ beforeAll(async () => {
   property = await createTestProperty(app, { code: "OVR-1", businessDate: "2027-03-01" });
   const inventory = createInventoryService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock });
   dbl = await inventory.createRoomType(property.id, { code: "DBL", name: "Double", maxOccupancy: 2 });
-  for (let i = 0; i < 12; i++) await inventory.createRoom(property.id, { number: `1${String(i).padStart(2, "0")}`, roomTypeId: dbl.id });
-  bar = await inventory.createRatePlan(property.id, { code: "BAR", name: "Best available", boardType: "ROOM_ONLY", roomTypeIds: [dbl.id] });
-  await inventory.setPrices(property.id, { ratePlanId: bar.id, roomTypeId: dbl.id, from: "2027-03-01", to: "2027-06-30", amountMinor: 25000n });
+  for (let i = 0; i < 12; i++)
+    await inventory.createRoom(property.id, { number: `1${String(i).padStart(2, "0")}`, roomTypeId: dbl.id });
+  bar = await inventory.createRatePlan(property.id, {
+    code: "BAR",
+    name: "Best available",
+    boardType: "ROOM_ONLY",
+    roomTypeIds: [dbl.id],
+  });
+  await inventory.setPrices(property.id, {
+    ratePlanId: bar.id,
+    roomTypeId: dbl.id,
+    from: "2027-03-01",
+    to: "2027-06-30",
+    amountMinor: 25000n,
+  });
   manager = await createStaffSession(app, { propertyCode: property.code, role: "manager" });
   frontDesk = await createStaffSession(app, { propertyCode: property.code, role: "front_desk" });
-  internal = await createTestClient(app, { kind: "internal", provider: "pms", propertyCodes: [property.code], scopes: ["admin", "reservations.write", "reservations.read"] });
+  internal = await createTestClient(app, {
+    kind: "internal",
+    provider: "pms",
+    propertyCodes: [property.code],
+    scopes: ["admin", "reservations.write", "reservations.read"],
+  });
 });
 afterAll(async () => {
   await app?.close();
@@ -43,9 +60,21 @@ function stay(): { arrivalDate: string; departureDate: string } {
   return { arrivalDate: d(day), departureDate: d(day + 2) };
 }
 
-const mobileStay = (over: Record<string, unknown> = {}) => ({ holderName: "Price Guest", ...stay(), roomTypeId: dbl.id, ratePlanId: bar.id, adults: 2, currency: "TRY", totalMinor: 1, ...over });
+const mobileStay = (over: Record<string, unknown> = {}) => ({
+  holderName: "Price Guest",
+  ...stay(),
+  roomTypeId: dbl.id,
+  ratePlanId: bar.id,
+  adults: 2,
+  currency: "TRY",
+  totalMinor: 1,
+  ...over,
+});
 
-async function rest(body: unknown, token: string): Promise<{ status: number; body: { id?: string; totalMinor?: number; error?: { code: string } } }> {
+async function rest(
+  body: unknown,
+  token: string,
+): Promise<{ status: number; body: { id?: string; totalMinor?: number; error?: { code: string } } }> {
   const res = await fetch(`${app.baseUrl}/api/mobile/v1/reservations`, {
     method: "POST",
     headers: { ...bearer(token), "content-type": "application/json", "idempotency-key": newId() },
@@ -90,20 +119,37 @@ describe("price override", () => {
     expect(record.at).toBeInstanceOf(Date);
 
     // asking for an override needs the permission; without asking the price is checked for everyone
-    expect((await rest(mobileStay({ totalMinor: 40000, priceOverride: true }), frontDesk.accessToken)).status).toBe(403);
+    expect((await rest(mobileStay({ totalMinor: 40000, priceOverride: true }), frontDesk.accessToken)).status).toBe(
+      403,
+    );
     expect((await rest(mobileStay({ totalMinor: 40000 }), frontDesk.accessToken)).status).toBe(422);
   });
 
   it("Connect: MobileService applies the same rule", async () => {
     const mobile = createClient(MobileService, createConnectTransport({ baseUrl: app.baseUrl, httpVersion: "1.1" }));
     const opts = () => ({ headers: { ...bearer(manager.accessToken), "idempotency-key": newId() } });
-    const base = () => ({ holderName: "Connect Guest", ...stay(), roomTypeId: dbl.id, ratePlanId: bar.id, adults: 2, currency: "TRY" });
-    expect(await failure(mobile.createMobileReservation({ ...base(), totalMinor: 1n }, opts()))).toEqual({ code: Code.InvalidArgument, appCode: "validation_failed" });
-    const { reservation } = await mobile.createMobileReservation({ ...base(), totalMinor: 1n, priceOverride: true }, opts());
+    const base = () => ({
+      holderName: "Connect Guest",
+      ...stay(),
+      roomTypeId: dbl.id,
+      ratePlanId: bar.id,
+      adults: 2,
+      currency: "TRY",
+    });
+    expect(await failure(mobile.createMobileReservation({ ...base(), totalMinor: 1n }, opts()))).toEqual({
+      code: Code.InvalidArgument,
+      appCode: "validation_failed",
+    });
+    const { reservation } = await mobile.createMobileReservation(
+      { ...base(), totalMinor: 1n, priceOverride: true },
+      opts(),
+    );
     expect(reservation!.totalMinor).toBe(1n);
     expect((await recorded(reservation!.id)).by).toBe(`user:${manager.userId}`);
     const fd = { headers: { ...bearer(frontDesk.accessToken), "idempotency-key": newId() } };
-    expect(await failure(mobile.createMobileReservation({ ...base(), totalMinor: 1n, priceOverride: true }, fd))).toMatchObject({ code: Code.PermissionDenied, appCode: "forbidden" });
+    expect(
+      await failure(mobile.createMobileReservation({ ...base(), totalMinor: 1n, priceOverride: true }, fd)),
+    ).toMatchObject({ code: Code.PermissionDenied, appCode: "forbidden" });
   });
 
   it("gRPC: ReservationService (internal client with admin) and MobileService need priceOverride too", async () => {
@@ -117,17 +163,36 @@ describe("price override", () => {
       rooms: [{ roomTypeId: dbl.id, ratePlanId: bar.id, adults: 2, children: 0, amountMinor }],
       priceOverride,
     });
-    expect(await failure(reservations.createReservation(request(1n, false), h))).toMatchObject({ appCode: "validation_failed" });
+    expect(await failure(reservations.createReservation(request(1n, false), h))).toMatchObject({
+      appCode: "validation_failed",
+    });
     const { reservation } = await reservations.createReservation(request(30000n, true), h);
     expect(reservation!.totalMinor).toBe(30000n);
     expect(reservation!.rooms[0]!.nightlyMinor).toEqual([15000n, 15000n]);
     expect(await recorded(reservation!.id)).toMatchObject({ by: `client:${internal.clientId}`, listed: "50000" });
 
     const frontDeskCall = { headers: bearer(frontDesk.accessToken) };
-    expect(await failure(reservations.createReservation(request(30000n, true), frontDeskCall))).toMatchObject({ code: Code.PermissionDenied, appCode: "forbidden" });
+    expect(await failure(reservations.createReservation(request(30000n, true), frontDeskCall))).toMatchObject({
+      code: Code.PermissionDenied,
+      appCode: "forbidden",
+    });
 
     const mobile = createClient(MobileService, transport);
-    const body = { holderName: "Grpc Mobile", ...stay(), roomTypeId: dbl.id, ratePlanId: bar.id, adults: 2, currency: "TRY", totalMinor: 1n };
-    expect(await failure(mobile.createMobileReservation(body, { headers: { ...bearer(manager.accessToken), "idempotency-key": newId() } }))).toMatchObject({ appCode: "validation_failed" });
+    const body = {
+      holderName: "Grpc Mobile",
+      ...stay(),
+      roomTypeId: dbl.id,
+      ratePlanId: bar.id,
+      adults: 2,
+      currency: "TRY",
+      totalMinor: 1n,
+    };
+    expect(
+      await failure(
+        mobile.createMobileReservation(body, {
+          headers: { ...bearer(manager.accessToken), "idempotency-key": newId() },
+        }),
+      ),
+    ).toMatchObject({ appCode: "validation_failed" });
   });
 });

@@ -111,7 +111,11 @@ describe("HTTP/2 stream hoarding", () => {
     const codes: number[] = [];
     const started = performance.now();
     const streams = Array.from({ length: 30 }, () => {
-      const stream = session.request({ ":method": "POST", ":path": "/hotelops.mobile.v1.MobileService/RunReport", "content-type": "application/json" });
+      const stream = session.request({
+        ":method": "POST",
+        ":path": "/hotelops.mobile.v1.MobileService/RunReport",
+        "content-type": "application/json",
+      });
       stream.on("error", () => undefined);
       stream.resume();
       return new Promise<void>((resolve) => stream.once("close", () => (codes.push(stream.rstCode ?? -1), resolve())));
@@ -129,10 +133,16 @@ describe("HTTP/2 stream hoarding", () => {
   it("REST answers 401 before reading the body of an unauthenticated request and resets the stream", async () => {
     const session = http2.connect(app.baseUrl);
     session.on("error", () => undefined);
-    const stream = session.request({ ":method": "POST", ":path": "/api/mobile/v1/reports", "content-type": "application/json" });
+    const stream = session.request({
+      ":method": "POST",
+      ":path": "/api/mobile/v1/reports",
+      "content-type": "application/json",
+    });
     stream.write("{"); // and never the rest
     stream.on("error", () => undefined);
-    const status = await new Promise<number>((resolve) => stream.once("response", (h) => resolve(Number(h[":status"]))));
+    const status = await new Promise<number>((resolve) =>
+      stream.once("response", (h) => resolve(Number(h[":status"]))),
+    );
     let body = "";
     stream.on("data", (d: Buffer) => (body += d.toString()));
     const rst = await new Promise<number>((resolve) => stream.once("close", () => resolve(stream.rstCode)));

@@ -15,7 +15,10 @@ const CHROMIUM = "/usr/bin/chromium"; // .ci/run installs Debian's chromium when
 async function servePage(host: string, script: string): Promise<{ server: Server; origin: string }> {
   const server = createServer((req, res) => {
     if (req.url === "/sdk.js") res.writeHead(200, { "content-type": "text/javascript" }).end(script);
-    else res.writeHead(200, { "content-type": "text/html" }).end('<!doctype html><title>partner app</title><script src="/sdk.js"></script>');
+    else
+      res
+        .writeHead(200, { "content-type": "text/html" })
+        .end('<!doctype html><title>partner app</title><script src="/sdk.js"></script>');
   });
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
   return { server, origin: `http://${host}:${(server.address() as AddressInfo).port}` };
@@ -26,14 +29,31 @@ let browser: Browser;
 let allowed: { server: Server; origin: string };
 let other: { server: Server; origin: string };
 beforeAll(async () => {
-  const bundle = await build({ entryPoints: [new URL("../../sdk/src/browser.ts", import.meta.url).pathname], bundle: true, write: false, format: "iife", globalName: "hotelops", platform: "browser", target: "es2022", logLevel: "silent" });
+  const bundle = await build({
+    entryPoints: [new URL("../../sdk/src/browser.ts", import.meta.url).pathname],
+    bundle: true,
+    write: false,
+    format: "iife",
+    globalName: "hotelops",
+    platform: "browser",
+    target: "es2022",
+    logLevel: "silent",
+  });
   const script = bundle.outputFiles[0]!.text;
   allowed = await servePage("127.0.0.2", script);
   other = await servePage("127.0.0.3", script);
   app = await startTestApp({ env: { CORS_ORIGINS: `https://app.example.com, ${allowed.origin}` } });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
   });
 }, 60_000);
 afterAll(async () => {
@@ -60,11 +80,26 @@ describe("CORS in a browser on another origin", () => {
         const login = await fetch(`${api}/api/mobile/v1/auth/login`, {
           method: "POST",
           headers: { "content-type": "application/json", "idempotency-key": crypto.randomUUID() },
-          body: JSON.stringify({ hotelCode: "NOPE", email: "nobody@example.com", password: "wrong-password", deviceId: "browser", deviceName: "Browser" }),
+          body: JSON.stringify({
+            hotelCode: "NOPE",
+            email: "nobody@example.com",
+            password: "wrong-password",
+            deviceId: "browser",
+            deviceName: "Browser",
+          }),
         });
         return {
-          caps: { status: caps.status, body: (await caps.json()) as { clientId: string }, requestId: caps.headers.get("x-request-id"), limit: caps.headers.get("ratelimit-limit") },
-          login: { status: login.status, body: (await login.json()) as { error: { code: string } }, requestId: login.headers.get("x-request-id") },
+          caps: {
+            status: caps.status,
+            body: (await caps.json()) as { clientId: string },
+            requestId: caps.headers.get("x-request-id"),
+            limit: caps.headers.get("ratelimit-limit"),
+          },
+          login: {
+            status: login.status,
+            body: (await login.json()) as { error: { code: string } },
+            requestId: login.headers.get("x-request-id"),
+          },
         };
       },
       { api: app.baseUrl, token: client.accessToken },
@@ -90,7 +125,9 @@ describe("CORS in a browser on another origin", () => {
         const results: Record<string, unknown> = {};
         for (const transport of ["connect", "grpc-web"] as const) {
           const status = await sdk.createHotelOpsClient(sdk.StatusService, { baseUrl: api, transport }).getStatus({});
-          const caps = await sdk.createHotelOpsClient(sdk.ConnectivityService, { baseUrl: api, transport, auth: token }).getCapabilities({});
+          const caps = await sdk
+            .createHotelOpsClient(sdk.ConnectivityService, { baseUrl: api, transport, auth: token })
+            .getCapabilities({});
           const refused = await sdk
             .createHotelOpsClient(sdk.ConnectivityService, { baseUrl: api, transport })
             .getCapabilities({})
@@ -104,7 +141,8 @@ describe("CORS in a browser on another origin", () => {
       },
       { api: app.baseUrl, token: client.accessToken },
     );
-    for (const transport of ["connect", "grpc-web"]) expect(out[transport], transport).toEqual({ status: "operational", clientId: client.clientId, refused: 16 });
+    for (const transport of ["connect", "grpc-web"])
+      expect(out[transport], transport).toEqual({ status: "operational", clientId: client.clientId, refused: 16 });
     await page.close();
   });
 
@@ -119,7 +157,15 @@ describe("CORS in a browser on another origin", () => {
       );
       const rpc = [];
       for (const transport of ["connect", "grpc-web"] as const) {
-        rpc.push(await sdk.createHotelOpsClient(sdk.StatusService, { baseUrl: api, transport }).getStatus({}).then(() => "ok", (e: unknown) => sdk.ConnectError.from(e).rawMessage));
+        rpc.push(
+          await sdk
+            .createHotelOpsClient(sdk.StatusService, { baseUrl: api, transport })
+            .getStatus({})
+            .then(
+              () => "ok",
+              (e: unknown) => sdk.ConnectError.from(e).rawMessage,
+            ),
+        );
       }
       return { rest, rpc };
     }, app.baseUrl);
@@ -132,14 +178,35 @@ describe("CORS in a browser on another origin", () => {
 describe("CORS answers on the wire", () => {
   it("preflight: 204 with our methods, request headers and a max age for an allowed origin; 403 with our error body otherwise", async () => {
     for (const path of ["/api/v1/capabilities", "/hotelops.status.v1.StatusService/GetStatus"]) {
-      const ok = await fetch(`${app.baseUrl}${path}`, { method: "OPTIONS", headers: { origin: "https://app.example.com", "access-control-request-method": "POST", "access-control-request-headers": "authorization, idempotency-key, content-type" } });
+      const ok = await fetch(`${app.baseUrl}${path}`, {
+        method: "OPTIONS",
+        headers: {
+          origin: "https://app.example.com",
+          "access-control-request-method": "POST",
+          "access-control-request-headers": "authorization, idempotency-key, content-type",
+        },
+      });
       expect(ok.status, path).toBe(204);
       expect(ok.headers.get("access-control-allow-origin")).toBe("https://app.example.com");
       expect(ok.headers.get("vary")).toContain("Origin");
       expect(ok.headers.get("access-control-allow-methods")).toBe("GET, POST, PUT, PATCH, DELETE");
       const allowHeaders = ok.headers.get("access-control-allow-headers")!.toLowerCase().split(", ");
-      expect(allowHeaders).toEqual(expect.arrayContaining(["authorization", "idempotency-key", "content-type", "connect-protocol-version", "connect-timeout-ms", "x-grpc-web", "grpc-timeout", "x-user-agent"]));
-      const refused = await fetch(`${app.baseUrl}${path}`, { method: "OPTIONS", headers: { origin: "https://evil.example.com", "access-control-request-method": "POST" } });
+      expect(allowHeaders).toEqual(
+        expect.arrayContaining([
+          "authorization",
+          "idempotency-key",
+          "content-type",
+          "connect-protocol-version",
+          "connect-timeout-ms",
+          "x-grpc-web",
+          "grpc-timeout",
+          "x-user-agent",
+        ]),
+      );
+      const refused = await fetch(`${app.baseUrl}${path}`, {
+        method: "OPTIONS",
+        headers: { origin: "https://evil.example.com", "access-control-request-method": "POST" },
+      });
       expect(refused.status).toBe(403);
       expect(refused.headers.get("access-control-allow-origin")).toBeNull();
       expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("forbidden");
@@ -150,7 +217,19 @@ describe("CORS answers on the wire", () => {
     const ok = await fetch(`${app.baseUrl}/api/v1/status`, { headers: { origin: "https://app.example.com" } });
     expect(ok.headers.get("access-control-allow-origin")).toBe("https://app.example.com");
     const exposed = ok.headers.get("access-control-expose-headers")!.toLowerCase().split(", ");
-    expect(exposed).toEqual(expect.arrayContaining(["x-request-id", "ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "retry-after", "idempotency-replayed", "grpc-status", "grpc-message", "grpc-status-details-bin"]));
+    expect(exposed).toEqual(
+      expect.arrayContaining([
+        "x-request-id",
+        "ratelimit-limit",
+        "ratelimit-remaining",
+        "ratelimit-reset",
+        "retry-after",
+        "idempotency-replayed",
+        "grpc-status",
+        "grpc-message",
+        "grpc-status-details-bin",
+      ]),
+    );
     expect((await fetch(`${app.baseUrl}/api/v1/status`)).headers.get("access-control-allow-origin")).toBeNull();
     const foreign = await fetch(`${app.baseUrl}/api/v1/status`, { headers: { origin: "https://evil.example.com" } });
     expect(foreign.status).toBe(200);
@@ -162,7 +241,10 @@ describe("CORS answers on the wire", () => {
     expect(loadConfig({ ...base, NODE_ENV: "production" }).corsOrigins).toEqual([]);
     expect(loadConfig({ ...base }).corsOrigins).toEqual(["loopback"]);
     expect(loadConfig({ ...base, CORS_ORIGINS: "none" }).corsOrigins).toEqual([]);
-    expect(loadConfig({ ...base, NODE_ENV: "production", CORS_ORIGINS: "https://a.example.com,https://b.example.com:8443" }).corsOrigins).toEqual(["https://a.example.com", "https://b.example.com:8443"]);
+    expect(
+      loadConfig({ ...base, NODE_ENV: "production", CORS_ORIGINS: "https://a.example.com,https://b.example.com:8443" })
+        .corsOrigins,
+    ).toEqual(["https://a.example.com", "https://b.example.com:8443"]);
     expect(() => loadConfig({ ...base, CORS_ORIGINS: "https://a.example.com/path" })).toThrow(/CORS_ORIGINS/);
     expect(() => loadConfig({ ...base, CORS_ORIGINS: "a.example.com" })).toThrow(/CORS_ORIGINS/);
   });
@@ -175,11 +257,21 @@ describe("CORS answers on the wire", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
     try {
-      for (const origin of ["http://localhost:5173", "http://127.0.0.1:3000", "http://[::1]:8080", "https://localhost"]) {
-        expect((await fetch(url, { headers: { origin } })).headers.get("access-control-allow-origin"), origin).toBe(origin);
+      for (const origin of [
+        "http://localhost:5173",
+        "http://127.0.0.1:3000",
+        "http://[::1]:8080",
+        "https://localhost",
+      ]) {
+        expect((await fetch(url, { headers: { origin } })).headers.get("access-control-allow-origin"), origin).toBe(
+          origin,
+        );
       }
       for (const origin of ["http://localhost.example.com", "http://127.0.0.2:3000", "https://app.example.com"]) {
-        expect((await fetch(url, { headers: { origin } })).headers.get("access-control-allow-origin"), origin).toBeNull();
+        expect(
+          (await fetch(url, { headers: { origin } })).headers.get("access-control-allow-origin"),
+          origin,
+        ).toBeNull();
       }
     } finally {
       server.close();

@@ -26,7 +26,9 @@ afterAll(async () => {
 async function fileOf(symbol: string) {
   const client = createClient(reflection.ServerReflection, createGrpcTransport({ baseUrl: app.baseUrl }));
   async function* one() {
-    yield create(reflection.ServerReflectionRequestSchema, { messageRequest: { case: "fileContainingSymbol", value: symbol } });
+    yield create(reflection.ServerReflectionRequestSchema, {
+      messageRequest: { case: "fileContainingSymbol", value: symbol },
+    });
   }
   for await (const res of client.serverReflectionInfo(one())) {
     if (res.messageResponse.case !== "fileDescriptorResponse") throw new Error(`no file for ${symbol}`);
@@ -37,8 +39,11 @@ async function fileOf(symbol: string) {
 
 describe("gRPC reflection with the proto's comments", () => {
   it("serves source info: the service, method and field comments of reservation.proto", async () => {
-    const file = (await fileOf("hotelops.reservation.v1.ReservationService")).find((f) => f.name === "hotelops/reservation/v1/reservation.proto")!;
-    const commentAt = (path: number[]) => file.sourceCodeInfo?.location.find((l) => l.path.join(".") === path.join("."))?.leadingComments ?? "";
+    const file = (await fileOf("hotelops.reservation.v1.ReservationService")).find(
+      (f) => f.name === "hotelops/reservation/v1/reservation.proto",
+    )!;
+    const commentAt = (path: number[]) =>
+      file.sourceCodeInfo?.location.find((l) => l.path.join(".") === path.join("."))?.leadingComments ?? "";
     const serviceIndex = file.service.findIndex((s) => s.name === "ReservationService");
     const createIndex = file.service[serviceIndex]!.method.findIndex((m) => m.name === "CreateReservation");
     // FileDescriptorProto field 6 = service, ServiceDescriptorProto field 2 = method
@@ -50,9 +55,24 @@ describe("gRPC reflection with the proto's comments", () => {
 
   it("is read by buf curl over gRPC (h2c) and Connect: it lists the methods and calls one by reflection", async () => {
     const buf = new URL("../../node_modules/.bin/buf", import.meta.url).pathname;
-    const listed = await run(buf, ["curl", "--http2-prior-knowledge", "--protocol", "grpc", "--list-methods", app.baseUrl]);
+    const listed = await run(buf, [
+      "curl",
+      "--http2-prior-knowledge",
+      "--protocol",
+      "grpc",
+      "--list-methods",
+      app.baseUrl,
+    ]);
     expect(listed.stdout).toContain("hotelops.reservation.v1.ReservationService/CreateReservation");
-    const status = await run(buf, ["curl", "--http2-prior-knowledge", "--protocol", "connect", "-d", "{}", `${app.baseUrl}/hotelops.status.v1.StatusService/GetStatus`]);
+    const status = await run(buf, [
+      "curl",
+      "--http2-prior-knowledge",
+      "--protocol",
+      "connect",
+      "-d",
+      "{}",
+      `${app.baseUrl}/hotelops.status.v1.StatusService/GetStatus`,
+    ]);
     expect(JSON.parse(status.stdout)).toMatchObject({ status: "operational" });
   });
 });
@@ -61,9 +81,16 @@ describe("ReservationService without propertyCode", () => {
   it("staff over gRPC and Connect: acts on the session's active property", async () => {
     const p = await createTestProperty(app);
     const seeded = await seedRoomTypeAndRatePlan(app.deps.db.pool, p);
-    const r = await seedReservation(app.deps.db.pool, seeded, { arrival: "2026-12-01", departure: "2026-12-03", nightly: [100_00n, 100_00n] });
+    const r = await seedReservation(app.deps.db.pool, seeded, {
+      arrival: "2026-12-01",
+      departure: "2026-12-03",
+      nightly: [100_00n, 100_00n],
+    });
     const staff = await createStaffSession(app, { propertyCode: p.code, role: "manager" });
-    for (const transport of [createGrpcTransport({ baseUrl: app.baseUrl }), createConnectTransport({ baseUrl: app.baseUrl, httpVersion: "1.1" })]) {
+    for (const transport of [
+      createGrpcTransport({ baseUrl: app.baseUrl }),
+      createConnectTransport({ baseUrl: app.baseUrl, httpVersion: "1.1" }),
+    ]) {
       const client = createClient(ReservationService, transport);
       const page = await client.listReservations({}, { headers: bearer(staff.accessToken) });
       expect(page.reservations.map((x) => x.id)).toEqual([r.id]);
@@ -74,8 +101,16 @@ describe("ReservationService without propertyCode", () => {
 
   it("clients over gRPC and Connect: invalid_argument naming the field", async () => {
     const p = await createTestProperty(app);
-    const internal = await createTestClient(app, { kind: "internal", provider: "pms", propertyCodes: [p.code], scopes: ["reservations.read"] });
-    for (const transport of [createGrpcTransport({ baseUrl: app.baseUrl }), createConnectTransport({ baseUrl: app.baseUrl, httpVersion: "1.1" })]) {
+    const internal = await createTestClient(app, {
+      kind: "internal",
+      provider: "pms",
+      propertyCodes: [p.code],
+      scopes: ["reservations.read"],
+    });
+    for (const transport of [
+      createGrpcTransport({ baseUrl: app.baseUrl }),
+      createConnectTransport({ baseUrl: app.baseUrl, httpVersion: "1.1" }),
+    ]) {
       const err = await createClient(ReservationService, transport)
         .listReservations({}, { headers: bearer(internal.accessToken) })
         .catch((e: unknown) => ConnectError.from(e));

@@ -3,7 +3,11 @@ import * as grpc from "@grpc/grpc-js";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { toBinary, fromBinary } from "@bufbuild/protobuf";
-import { StatusService, GetStatusRequestSchema, GetStatusResponseSchema } from "../../gen/hotelops/status/v1/status_pb.js";
+import {
+  StatusService,
+  GetStatusRequestSchema,
+  GetStatusResponseSchema,
+} from "../../gen/hotelops/status/v1/status_pb.js";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 
 let app: TestApp;
@@ -29,7 +33,12 @@ describe("one RPC, every protocol, one port", () => {
     for (const httpVersion of ["1.1", "2"] as const) {
       const client = createClient(StatusService, createConnectTransport({ baseUrl: app.baseUrl, httpVersion }));
       const res = await client.getStatus({});
-      expect({ status: res.status, apiVersion: res.apiVersion, partnerApi: res.partnerApi, partnerApiRelease: res.partnerApiRelease }).toEqual(expected);
+      expect({
+        status: res.status,
+        apiVersion: res.apiVersion,
+        partnerApi: res.partnerApi,
+        partnerApiRelease: res.partnerApiRelease,
+      }).toEqual(expected);
     }
   });
 

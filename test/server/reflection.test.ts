@@ -16,7 +16,10 @@ afterAll(async () => {
   await app?.close();
 });
 
-async function ask<T extends typeof v1.ServerReflection | typeof v1alpha.ServerReflection>(service: T, request: object) {
+async function ask<T extends typeof v1.ServerReflection | typeof v1alpha.ServerReflection>(
+  service: T,
+  request: object,
+) {
   const client = createClient(service as typeof v1.ServerReflection, createGrpcTransport({ baseUrl: app.baseUrl }));
   async function* one() {
     yield create(v1.ServerReflectionRequestSchema, request);
@@ -32,21 +35,40 @@ describe("gRPC server reflection", () => {
     for (const service of [v1.ServerReflection, v1alpha.ServerReflection]) {
       const res = await ask(service, { messageRequest: { case: "listServices", value: "*" } });
       expect(res.messageResponse.case).toBe("listServicesResponse");
-      const names = res.messageResponse.case === "listServicesResponse" ? res.messageResponse.value.service.map((s) => s.name) : [];
-      expect(names).toEqual(expect.arrayContaining(["hotelops.status.v1.StatusService", "grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection"]));
+      const names =
+        res.messageResponse.case === "listServicesResponse" ? res.messageResponse.value.service.map((s) => s.name) : [];
+      expect(names).toEqual(
+        expect.arrayContaining([
+          "hotelops.status.v1.StatusService",
+          "grpc.health.v1.Health",
+          "grpc.reflection.v1.ServerReflection",
+        ]),
+      );
     }
   });
 
   it("returns the file of a symbol with its imports", async () => {
-    const res = await ask(v1.ServerReflection, { messageRequest: { case: "fileContainingSymbol", value: "hotelops.status.v1.StatusService" } });
+    const res = await ask(v1.ServerReflection, {
+      messageRequest: { case: "fileContainingSymbol", value: "hotelops.status.v1.StatusService" },
+    });
     expect(res.messageResponse.case).toBe("fileDescriptorResponse");
     if (res.messageResponse.case !== "fileDescriptorResponse") return;
-    const names = res.messageResponse.value.fileDescriptorProto.map((b) => fromBinary(FileDescriptorProtoSchema, b).name);
-    expect(names).toEqual(expect.arrayContaining(["hotelops/status/v1/status.proto", "google/api/annotations.proto", "google/api/http.proto"]));
+    const names = res.messageResponse.value.fileDescriptorProto.map(
+      (b) => fromBinary(FileDescriptorProtoSchema, b).name,
+    );
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "hotelops/status/v1/status.proto",
+        "google/api/annotations.proto",
+        "google/api/http.proto",
+      ]),
+    );
   });
 
   it("answers NOT_FOUND for an unknown symbol", async () => {
-    const res = await ask(v1.ServerReflection, { messageRequest: { case: "fileContainingSymbol", value: "no.such.Service" } });
+    const res = await ask(v1.ServerReflection, {
+      messageRequest: { case: "fileContainingSymbol", value: "no.such.Service" },
+    });
     expect(res.messageResponse.case).toBe("errorResponse");
   });
 });
@@ -55,7 +77,9 @@ describe("gRPC health", () => {
   it("reports SERVING overall and per service, and NOT_FOUND for unknown services", async () => {
     const client = createClient(Health, createGrpcTransport({ baseUrl: app.baseUrl }));
     expect((await client.check({ service: "" })).status).toBe(HealthCheckResponse_ServingStatus.SERVING);
-    expect((await client.check({ service: "hotelops.status.v1.StatusService" })).status).toBe(HealthCheckResponse_ServingStatus.SERVING);
+    expect((await client.check({ service: "hotelops.status.v1.StatusService" })).status).toBe(
+      HealthCheckResponse_ServingStatus.SERVING,
+    );
     await expect(client.check({ service: "nope.Service" })).rejects.toThrow(/unknown service/);
   });
 });

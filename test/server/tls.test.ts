@@ -13,7 +13,29 @@ let ca: Buffer;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "hotelops-tls-"));
-  execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem")], { stdio: "ignore" });
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-days",
+      "1",
+      "-subj",
+      "/CN=localhost",
+      "-addext",
+      "subjectAltName=DNS:localhost,IP:127.0.0.1",
+      "-keyout",
+      join(dir, "key.pem"),
+      "-out",
+      join(dir, "cert.pem"),
+    ],
+    { stdio: "ignore" },
+  );
   ca = readFileSync(join(dir, "cert.pem"));
   app = await startTestApp({ env: { TLS_CERT_FILE: join(dir, "cert.pem"), TLS_KEY_FILE: join(dir, "key.pem") } });
 });
@@ -25,11 +47,13 @@ afterAll(async () => {
 describe("TLS with ALPN on the same port", () => {
   it("serves REST over HTTPS/1.1", async () => {
     const body = await new Promise<string>((resolve, reject) => {
-      https.get({ host: "127.0.0.1", port: app.port, path: "/api/v1/status", ca, servername: "localhost" }, (res) => {
-        let data = "";
-        res.on("data", (c: Buffer) => (data += c.toString()));
-        res.on("end", () => resolve(data));
-      }).on("error", reject);
+      https
+        .get({ host: "127.0.0.1", port: app.port, path: "/api/v1/status", ca, servername: "localhost" }, (res) => {
+          let data = "";
+          res.on("data", (c: Buffer) => (data += c.toString()));
+          res.on("end", () => resolve(data));
+        })
+        .on("error", reject);
     });
     expect(JSON.parse(body)).toMatchObject({ status: "operational" });
   });

@@ -7,12 +7,23 @@ import { eventCatalogue } from "../../src/modules/events/index.ts";
 import { createFolioService } from "../../src/modules/folio/index.ts";
 import { createInvoiceService } from "../../src/modules/invoices/index.ts";
 import { bearer, createStaffSession } from "../helpers/auth.ts";
-import { createTestCa, startReceiver, startWebhookApp, testResolver, type Receiver, type TestCa, type WebhookApp } from "../helpers/webhooks.ts";
+import {
+  createTestCa,
+  startReceiver,
+  startWebhookApp,
+  testResolver,
+  type Receiver,
+  type TestCa,
+  type WebhookApp,
+} from "../helpers/webhooks.ts";
 import { booking, createHotel, services } from "../reservations/fixtures.ts";
 
 // The committed OpenAPI document (what /openapi.json and /docs serve) against real deliveries of every type.
 const doc = JSON.parse(readFileSync(new URL("../../openapi/hotelops.v1.json", import.meta.url), "utf8")) as {
-  webhooks: Record<string, { post: { requestBody: { content: { "application/json": { schema: object; example: unknown } } } } }>;
+  webhooks: Record<
+    string,
+    { post: { requestBody: { content: { "application/json": { schema: object; example: unknown } } } } }
+  >;
 };
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 (addFormats as unknown as (a: Ajv2020) => void)(ajv);
@@ -54,23 +65,49 @@ describe("event catalogue in OpenAPI", () => {
     const created = await fetch(`${app.baseUrl}/api/panel/v1/webhook-endpoints`, {
       method: "POST",
       headers: { ...bearer(manager.accessToken), "content-type": "application/json" },
-      body: JSON.stringify({ url: receiver.url("/all"), eventTypes: Object.keys(eventCatalogue).filter((t) => t !== "webhook.test") }),
+      body: JSON.stringify({
+        url: receiver.url("/all"),
+        eventTypes: Object.keys(eventCatalogue).filter((t) => t !== "webhook.test"),
+      }),
     }).then((r) => r.json() as Promise<{ endpoint: { id: string } }>);
 
     // Every event type through the services that make it, as in production.
-    const { reservation } = await svc.reservations.create(h.actor, { ...booking(h, { arrivalDate: "2026-11-22", departureDate: "2026-11-24", externalReference: "EXP-1", channel: "expedia" }), source: "CHANNEL" });
+    const { reservation } = await svc.reservations.create(h.actor, {
+      ...booking(h, {
+        arrivalDate: "2026-11-22",
+        departureDate: "2026-11-24",
+        externalReference: "EXP-1",
+        channel: "expedia",
+      }),
+      source: "CHANNEL",
+    });
     const line = reservation.rooms[0]!.id;
     await svc.reservations.update(h.actor, reservation.id, { departureDate: "2026-11-25" });
     await svc.reservations.checkIn(h.actor, reservation.id, line, h.roomIds[0]!);
     const folio = await folios.getFolio(h.propertyId, { reservationId: reservation.id });
-    await folios.postCharge(h.propertyId, "user:test", { folioId: folio.id, code: "MINIBAR", description: "Minibar", amountMinor: 12_000n });
-    await folios.postPayment(h.propertyId, "user:test", { folioId: folio.id, amountMinor: 12_000n, methodCode: "VISA" });
+    await folios.postCharge(h.propertyId, "user:test", {
+      folioId: folio.id,
+      code: "MINIBAR",
+      description: "Minibar",
+      amountMinor: 12_000n,
+    });
+    await folios.postPayment(h.propertyId, "user:test", {
+      folioId: folio.id,
+      amountMinor: 12_000n,
+      methodCode: "VISA",
+    });
     const draft = await invoices.createDraft(h.propertyId, "user:test", { folioId: folio.id });
     await invoices.finalize(h.propertyId, "user:test", { invoiceId: draft.id });
     await svc.reservations.checkOut(h.actor, reservation.id, line);
-    const other = (await svc.reservations.create(h.actor, booking(h, { arrivalDate: "2026-12-01", departureDate: "2026-12-03" }))).reservation;
+    const other = (
+      await svc.reservations.create(h.actor, booking(h, { arrivalDate: "2026-12-01", departureDate: "2026-12-03" }))
+    ).reservation;
     await svc.reservations.cancel(h.actor, other.id);
-    const test = await fetch(`${app.baseUrl}/api/panel/v1/webhook-endpoints/${created.endpoint.id}/test`, { method: "POST", headers: { ...bearer(manager.accessToken), "content-type": "application/json" }, body: "{}" });
+    const test = await fetch(`${app.baseUrl}/api/panel/v1/webhook-endpoints/${created.endpoint.id}/test`, {
+      method: "POST",
+      headers: { ...bearer(manager.accessToken), "content-type": "application/json" },
+      body: "{}",
+    });
     expect(test.status).toBe(200);
 
     const seen = new Map<string, unknown[]>();

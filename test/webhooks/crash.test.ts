@@ -58,7 +58,10 @@ describe("worker killed mid-attempt", () => {
     const app = { deps, services: createServices(deps) };
     const property = await createTestProperty(app);
     const user = await createStaffSession(app, { propertyCode: property.code, role: "manager" });
-    const { endpoint } = await parts.service.create({ propertyId: property.id, userId: user.userId }, { url: receiver.url("/hook", "localhost"), eventTypes: ["reservation.created"] });
+    const { endpoint } = await parts.service.create(
+      { propertyId: property.id, userId: user.userId },
+      { url: receiver.url("/hook", "localhost"), eventTypes: ["reservation.created"] },
+    );
 
     // The first request is held open forever: the worker is inside its attempt when it dies.
     receiver.behave((_req, res) => {
@@ -66,8 +69,19 @@ describe("worker killed mid-attempt", () => {
       res.writeHead(204);
       res.end();
     });
-    child = spawn(process.execPath, ["src/main.ts"], { cwd: join(import.meta.dirname, "../.."), env: { ...process.env, ...env, ROLE: "worker" }, stdio: "ignore" });
-    const eventId = await deps.transact((tx) => recordEvent(tx, { propertyId: property.id, type: "reservation.created", occurredAt: clock.now(), data: { id: "r" } }));
+    child = spawn(process.execPath, ["src/main.ts"], {
+      cwd: join(import.meta.dirname, "../.."),
+      env: { ...process.env, ...env, ROLE: "worker" },
+      stdio: "ignore",
+    });
+    const eventId = await deps.transact((tx) =>
+      recordEvent(tx, {
+        propertyId: property.id,
+        type: "reservation.created",
+        occurredAt: clock.now(),
+        data: { id: "r" },
+      }),
+    );
     const [first] = await receiver.waitFor(1, 20_000);
     expect(first!.headers["service-event-id"]).toBe(eventId);
     expect(first!.headers["service-delivery-attempt"]).toBe("1");

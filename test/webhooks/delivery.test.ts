@@ -4,7 +4,15 @@ import { ManualClock } from "../../src/lib/clock.ts";
 import { readOutbox } from "../../src/lib/mail.ts";
 import { recordEvent, type EventType } from "../../src/modules/events/index.ts";
 import { bearer, createStaffSession, createTestProperty } from "../helpers/auth.ts";
-import { createTestCa, startReceiver, startWebhookApp, testResolver, type Receiver, type TestCa, type WebhookApp } from "../helpers/webhooks.ts";
+import {
+  createTestCa,
+  startReceiver,
+  startWebhookApp,
+  testResolver,
+  type Receiver,
+  type TestCa,
+  type WebhookApp,
+} from "../helpers/webhooks.ts";
 
 let ca: TestCa;
 let app: WebhookApp;
@@ -18,7 +26,11 @@ const resolver = testResolver();
 beforeAll(async () => {
   ca = createTestCa();
   receiver = await startReceiver(ca);
-  app = await startWebhookApp({ ca, clock, webhooks: { resolver, random: () => jitter, timeoutMs: 2_000, dispatch: false } });
+  app = await startWebhookApp({
+    ca,
+    clock,
+    webhooks: { resolver, random: () => jitter, timeoutMs: 2_000, dispatch: false },
+  });
   property = await createTestProperty(app);
   manager = await createStaffSession(app, { propertyCode: property.code, role: "manager" });
   sessionAt = clock.now().getTime();
@@ -56,14 +68,26 @@ async function rest(method: string, path: string, body?: unknown, explicitToken?
   return { status: res.status, body: text === "" ? undefined : JSON.parse(text) };
 }
 
-async function createEndpoint(eventTypes: string[] = ["reservation.created"], path = "/hook"): Promise<{ id: string; secret: string }> {
-  const r = await rest("POST", "/webhook-endpoints", { url: receiver.url(path), eventTypes, description: "test receiver" });
+async function createEndpoint(
+  eventTypes: string[] = ["reservation.created"],
+  path = "/hook",
+): Promise<{ id: string; secret: string }> {
+  const r = await rest("POST", "/webhook-endpoints", {
+    url: receiver.url(path),
+    eventTypes,
+    description: "test receiver",
+  });
   expect(r.status).toBe(201);
   return { id: r.body.endpoint.id, secret: r.body.secret };
 }
 
-async function emit(type: EventType = "reservation.created", data: object = { id: "r1", code: "R-1" }): Promise<string> {
-  return app.deps.transact((tx) => recordEvent(tx, { propertyId: property.id, type, occurredAt: new Date("2026-11-22T08:59:59.123Z"), data }));
+async function emit(
+  type: EventType = "reservation.created",
+  data: object = { id: "r1", code: "R-1" },
+): Promise<string> {
+  return app.deps.transact((tx) =>
+    recordEvent(tx, { propertyId: property.id, type, occurredAt: new Date("2026-11-22T08:59:59.123Z"), data }),
+  );
 }
 
 async function sql<R = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<R[]> {
@@ -89,13 +113,22 @@ function stripeVerify(header: string, rawBody: string, secret: string, nowSecond
   const t = pairs.find(([k]) => k === "t")?.[1];
   if (t === undefined || !/^\d+$/.test(t) || Math.abs(nowSeconds - Number(t)) > 300) return false;
   const expected = createHmac("sha256", Buffer.from(secret, "utf8")).update(`${t}.${rawBody}`).digest();
-  return pairs.some(([k, v]) => k === "v1" && /^[0-9a-f]{64}$/.test(v) && timingSafeEqual(Buffer.from(v, "hex"), expected));
+  return pairs.some(
+    ([k, v]) => k === "v1" && /^[0-9a-f]{64}$/.test(v) && timingSafeEqual(Buffer.from(v, "hex"), expected),
+  );
 }
 
 const nowSeconds = () => Math.floor(clock.now().getTime() / 1000);
 
 async function deliveriesOf(endpointId: string) {
-  return sql<{ id: string; status: string; attempts: number; next_attempt_at: Date | null; event_id: string; last_error_class: string | null }>(
+  return sql<{
+    id: string;
+    status: string;
+    attempts: number;
+    next_attempt_at: Date | null;
+    event_id: string;
+    last_error_class: string | null;
+  }>(
     "select id, status, attempts, next_attempt_at, event_id, last_error_class from webhook_deliveries where endpoint_id = $1 order by created_at, id",
     [endpointId],
   );
@@ -125,9 +158,18 @@ describe("delivery", () => {
     expect(stripeVerify(h["service-signature"] as string, got!.body + "x", ep.secret, nowSeconds())).toBe(false);
     const envelope = JSON.parse(got!.body);
     expect(Object.keys(envelope)).toEqual(["id", "type", "apiVersion", "createdAt", "occurredAt", "property", "data"]);
-    expect(envelope).toMatchObject({ id: eventId, type: "reservation.created", apiVersion: "v1", occurredAt: "2026-11-22T08:59:59.123Z", property: { code: property.code }, data: { id: "r1", code: "R-1", channel: null } });
+    expect(envelope).toMatchObject({
+      id: eventId,
+      type: "reservation.created",
+      apiVersion: "v1",
+      occurredAt: "2026-11-22T08:59:59.123Z",
+      property: { code: property.code },
+      data: { id: "r1", code: "R-1", channel: null },
+    });
     expect(envelope.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-    expect(await until(async () => ((await deliveriesOf(ep.id))[0]?.status === "succeeded" ? true : undefined))).toBe(true);
+    expect(await until(async () => ((await deliveriesOf(ep.id))[0]?.status === "succeeded" ? true : undefined))).toBe(
+      true,
+    );
     await rest("DELETE", `/webhook-endpoints/${ep.id}`);
   });
 
@@ -135,7 +177,12 @@ describe("delivery", () => {
     const ep = await createEndpoint(["guest.checked_in"]);
     const other = await createTestProperty(app);
     const otherManager = await createStaffSession(app, { propertyCode: other.code, role: "manager" });
-    const otherEp = await rest("POST", "/webhook-endpoints", { url: receiver.url("/other"), eventTypes: ["guest.checked_in"] }, otherManager.accessToken);
+    const otherEp = await rest(
+      "POST",
+      "/webhook-endpoints",
+      { url: receiver.url("/other"), eventTypes: ["guest.checked_in"] },
+      otherManager.accessToken,
+    );
     expect(otherEp.status).toBe(201);
     const before = receiver.received.length;
     await emit("reservation.created");
@@ -186,7 +233,9 @@ describe("delivery", () => {
     }
     const [d] = await deliveriesOf(ep.id);
     expect(d).toMatchObject({ status: "failed", attempts: 8, next_attempt_at: null });
-    const headers = receiver.received.filter((r) => r.headers["service-delivery-id"] === d!.id).map((r) => r.headers["service-delivery-attempt"]);
+    const headers = receiver.received
+      .filter((r) => r.headers["service-delivery-id"] === d!.id)
+      .map((r) => r.headers["service-delivery-attempt"]);
     expect(headers).toEqual(["1", "2", "3", "4", "5", "6", "7", "8"]);
     clock.advance(48 * 3600_000);
     expect(await app.parts.engine.runDue()).toEqual([]);
@@ -285,27 +334,52 @@ describe("batches", () => {
     // Three events in one transaction: their fan-out jobs are fetched, claimed and recorded together.
     const eventIds = await app.deps.transact(async (tx) => {
       const ids: string[] = [];
-      for (const code of ["R-1", "R-2", "R-3"]) ids.push(await recordEvent(tx, { propertyId: property.id, type: "reservation.created", occurredAt: clock.now(), data: { code } }));
+      for (const code of ["R-1", "R-2", "R-3"])
+        ids.push(
+          await recordEvent(tx, {
+            propertyId: property.id,
+            type: "reservation.created",
+            occurredAt: clock.now(),
+            data: { code },
+          }),
+        );
       return ids;
     });
     const got = (await receiver.waitFor(before + 6)).slice(before);
-    const sent = (path: string) => got.filter((g) => g.path === path).map((g) => [g.headers["service-event-id"], g.headers["service-delivery-attempt"]]);
+    const sent = (path: string) =>
+      got
+        .filter((g) => g.path === path)
+        .map((g) => [g.headers["service-event-id"], g.headers["service-delivery-attempt"]]);
     expect(sent("/good").sort()).toEqual(eventIds.map((id) => [id, "1"]).sort());
     expect(sent("/bad").sort()).toEqual(eventIds.map((id) => [id, "1"]).sort());
     const settled = async (ep: { id: string }) => {
       const ds = await deliveriesOf(ep.id);
-      return ds.length === 3 && ds.every((x) => x.last_error_class !== null || x.status === "succeeded") ? ds : undefined;
+      return ds.length === 3 && ds.every((x) => x.last_error_class !== null || x.status === "succeeded")
+        ? ds
+        : undefined;
     };
-    expect((await until(() => settled(good))).map((x) => [x.status, x.attempts])).toEqual(Array(3).fill(["succeeded", 1]));
+    expect((await until(() => settled(good))).map((x) => [x.status, x.attempts])).toEqual(
+      Array(3).fill(["succeeded", 1]),
+    );
     const failing = await until(() => settled(bad));
-    expect(failing.map((x) => [x.status, x.attempts, x.last_error_class])).toEqual(Array(3).fill(["pending", 1, "http_status"]));
+    expect(failing.map((x) => [x.status, x.attempts, x.last_error_class])).toEqual(
+      Array(3).fill(["pending", 1, "http_status"]),
+    );
     const attempts = await sql<{ endpoint_id: string; attempt: number; http_status: number }>(
       "select endpoint_id, attempt, http_status from webhook_attempts where delivery_id = any($1::uuid[]) order by http_status",
       [[...(await deliveriesOf(good.id)), ...failing].map((x) => x.id)],
     );
-    expect(attempts.map((a) => [a.endpoint_id, a.attempt, a.http_status])).toEqual([...Array(3).fill([good.id, 1, 204]), ...Array(3).fill([bad.id, 1, 500])]);
+    expect(attempts.map((a) => [a.endpoint_id, a.attempt, a.http_status])).toEqual([
+      ...Array(3).fill([good.id, 1, 204]),
+      ...Array(3).fill([bad.id, 1, 500]),
+    ]);
     const health = async (ep: { id: string }) =>
-      (await sql<{ failures_since_success: number; failing_since: Date | null }>("select failures_since_success, failing_since from webhook_endpoints where id = $1", [ep.id]))[0];
+      (
+        await sql<{ failures_since_success: number; failing_since: Date | null }>(
+          "select failures_since_success, failing_since from webhook_endpoints where id = $1",
+          [ep.id],
+        )
+      )[0];
     expect(await health(bad)).toMatchObject({ failures_since_success: 3, failing_since: expect.any(Date) });
     expect(await health(good)).toMatchObject({ failures_since_success: 0, failing_since: null });
 
@@ -370,13 +444,18 @@ describe("closing, re-enabling and the panel", () => {
     clock.advance(90 * 60_000);
     await emit("invoice.issued", { invoiceId: "i1" });
     await emit("availability.changed", { from: "2026-11-24", to: "2026-11-25" });
-    await until(async () => ((await rest("GET", `/webhook-endpoints/${ep.id}`)).body.endpoint.status === "CLOSED" ? true : undefined));
+    await until(async () =>
+      (await rest("GET", `/webhook-endpoints/${ep.id}`)).body.endpoint.status === "CLOSED" ? true : undefined,
+    );
     const got = (await rest("GET", `/webhook-endpoints/${ep.id}`)).body.endpoint;
     expect(got.closedReason).toMatch(/24 hours/);
     expect(got.closedAt).not.toBeNull();
     const pending = (await deliveriesOf(ep.id)).filter((d) => d.status === "pending");
     expect(pending).toEqual([]);
-    expect((await deliveriesOf(ep.id)).some((d) => d.status === "cancelled"), JSON.stringify(await deliveriesOf(ep.id))).toBe(true);
+    expect(
+      (await deliveriesOf(ep.id)).some((d) => d.status === "cancelled"),
+      JSON.stringify(await deliveriesOf(ep.id)),
+    ).toBe(true);
     // No new deliveries while closed; due work does nothing.
     const count = (await deliveriesOf(ep.id)).length;
     const before = receiver.received.length;
@@ -422,7 +501,9 @@ describe("closing, re-enabling and the panel", () => {
     const newSecret: string = rotated.body.secret;
     expect(newSecret).toMatch(/^whsec_/);
     expect(newSecret).not.toBe(ep.secret);
-    expect(rotated.body.endpoint.previousSecretExpiresAt).toBe(new Date(clock.now().getTime() + 24 * 3600_000).toISOString());
+    expect(rotated.body.endpoint.previousSecretExpiresAt).toBe(
+      new Date(clock.now().getTime() + 24 * 3600_000).toISOString(),
+    );
     let before = receiver.received.length;
     await emit("reservation.created");
     let [got] = (await receiver.waitFor(before + 1)).slice(before);
@@ -442,7 +523,10 @@ describe("closing, re-enabling and the panel", () => {
     expect(stripeVerify(sig, got!.body, newSecret, nowSeconds())).toBe(true);
     expect(stripeVerify(sig, got!.body, ep.secret, nowSeconds())).toBe(false);
     // Secrets are stored sealed, never in clear.
-    const [row] = await sql<{ secret_sealed: string; previous_secret_sealed: string }>("select secret_sealed, previous_secret_sealed from webhook_endpoints where id = $1", [ep.id]);
+    const [row] = await sql<{ secret_sealed: string; previous_secret_sealed: string }>(
+      "select secret_sealed, previous_secret_sealed from webhook_endpoints where id = $1",
+      [ep.id],
+    );
     expect(row!.secret_sealed).not.toContain(newSecret.slice(6));
     expect(row!.previous_secret_sealed).not.toContain(ep.secret.slice(6));
     await rest("DELETE", `/webhook-endpoints/${ep.id}`);
@@ -459,7 +543,11 @@ describe("closing, re-enabling and the panel", () => {
     expect(t!.headers["service-event-type"]).toBe("webhook.test");
     expect(t!.headers["service-delivery-id"]).toBe(test.body.deliveryId);
     expect(stripeVerify(String(t!.headers["service-signature"]), t!.body, ep.secret, nowSeconds())).toBe(true);
-    expect(JSON.parse(t!.body)).toMatchObject({ type: "webhook.test", apiVersion: "v1", property: { code: property.code } });
+    expect(JSON.parse(t!.body)).toMatchObject({
+      type: "webhook.test",
+      apiVersion: "v1",
+      property: { code: property.code },
+    });
 
     receiver.behave((_req, res) => {
       res.writeHead(400);
@@ -476,7 +564,9 @@ describe("closing, re-enabling and the panel", () => {
     const eventId = await emit("folio.payment_posted", { paymentId: "p1" });
     await receiver.waitFor(before + 1);
     const [original] = (await deliveriesOf(ep.id)).filter((d) => d.event_id === eventId);
-    await until(async () => ((await deliveriesOf(ep.id)).find((d) => d.id === original!.id)?.status === "succeeded" ? true : undefined));
+    await until(async () =>
+      (await deliveriesOf(ep.id)).find((d) => d.id === original!.id)?.status === "succeeded" ? true : undefined,
+    );
     before = receiver.received.length;
     const resent = await rest("POST", `/webhook-endpoints/${ep.id}/deliveries/${original!.id}/resend`, {});
     expect(resent.status).toBe(200);
@@ -485,14 +575,29 @@ describe("closing, re-enabling and the panel", () => {
     expect(again!.headers["service-event-id"]).toBe(eventId);
     expect(again!.headers["service-delivery-id"]).toBe(resent.body.deliveryId);
     expect(again!.headers["service-delivery-attempt"]).toBe("1");
-    expect((await rest("POST", `/webhook-endpoints/${ep.id}/deliveries/00000000-0000-7000-8000-000000000000/resend`, {})).status).toBe(404);
+    expect(
+      (await rest("POST", `/webhook-endpoints/${ep.id}/deliveries/00000000-0000-7000-8000-000000000000/resend`, {}))
+        .status,
+    ).toBe(404);
 
     // History: newest first, no body or key, cursor paging.
-    await until(async () => ((await sql("select 1 from webhook_attempts where delivery_id = $1", [resent.body.deliveryId])).length > 0 ? true : undefined));
+    await until(async () =>
+      (await sql("select 1 from webhook_attempts where delivery_id = $1", [resent.body.deliveryId])).length > 0
+        ? true
+        : undefined,
+    );
     const page1 = await rest("GET", `/webhook-endpoints/${ep.id}/deliveries?limit=2`);
     expect(page1.status).toBe(200);
     expect(page1.body.deliveries).toHaveLength(2);
-    expect(page1.body.deliveries[0]).toMatchObject({ deliveryId: resent.body.deliveryId, eventId, eventType: "folio.payment_posted", attempt: 1, httpStatus: 204, errorClass: null, deliveryStatus: "SUCCEEDED" });
+    expect(page1.body.deliveries[0]).toMatchObject({
+      deliveryId: resent.body.deliveryId,
+      eventId,
+      eventType: "folio.payment_posted",
+      attempt: 1,
+      httpStatus: 204,
+      errorClass: null,
+      deliveryStatus: "SUCCEEDED",
+    });
     expect(JSON.stringify(page1.body)).not.toContain("whsec_");
     expect(page1.body.nextCursor).toEqual(expect.any(String));
     const page2 = await rest("GET", `/webhook-endpoints/${ep.id}/deliveries?limit=2&cursor=${page1.body.nextCursor}`);
@@ -575,28 +680,60 @@ describe("closing, re-enabling and the panel", () => {
     }
     resolver.answers.set("metadata.test", ["169.254.169.254"]);
     resolver.answers.set("mixed.test", ["127.0.0.1", "169.254.169.254"]);
-    expect((await rest("POST", "/webhook-endpoints", { url: "https://metadata.test/", eventTypes: ["reservation.created"] })).status).toBe(422);
-    expect((await rest("POST", "/webhook-endpoints", { url: "https://mixed.test/", eventTypes: ["reservation.created"] })).status).toBe(422);
+    expect(
+      (await rest("POST", "/webhook-endpoints", { url: "https://metadata.test/", eventTypes: ["reservation.created"] }))
+        .status,
+    ).toBe(422);
+    expect(
+      (await rest("POST", "/webhook-endpoints", { url: "https://mixed.test/", eventTypes: ["reservation.created"] }))
+        .status,
+    ).toBe(422);
     expect((await rest("POST", "/webhook-endpoints", { url: receiver.url(), eventTypes: [] })).status).toBe(422);
-    expect((await rest("POST", "/webhook-endpoints", { url: receiver.url(), eventTypes: ["reservation.deleted"] })).status).toBe(422);
+    expect(
+      (await rest("POST", "/webhook-endpoints", { url: receiver.url(), eventTypes: ["reservation.deleted"] })).status,
+    ).toBe(422);
 
     const ids: string[] = [];
     for (let i = 0; i < 10; i++) ids.push((await createEndpoint(["reservation.created"], `/n${i}`)).id);
-    const eleventh = await rest("POST", "/webhook-endpoints", { url: receiver.url(), eventTypes: ["reservation.created"] });
+    const eleventh = await rest("POST", "/webhook-endpoints", {
+      url: receiver.url(),
+      eventTypes: ["reservation.created"],
+    });
     expect(eleventh.status).toBe(409);
     const list = await rest("GET", "/webhook-endpoints");
     expect(list.body.endpoints).toHaveLength(10);
     expect(JSON.stringify(list.body)).not.toContain("whsec_");
-    expect(list.body.endpoints[0]).toMatchObject({ status: "OPEN", createdBy: manager.userId, closedAt: null, eventTypes: ["reservation.created"] });
+    expect(list.body.endpoints[0]).toMatchObject({
+      status: "OPEN",
+      createdBy: manager.userId,
+      closedAt: null,
+      eventTypes: ["reservation.created"],
+    });
 
-    const patched = await rest("PATCH", `/webhook-endpoints/${ids[0]}`, { eventTypes: ["guest.checked_out", "webhook.test"], description: "renamed" });
-    expect(patched.body.endpoint).toMatchObject({ eventTypes: ["guest.checked_out"], description: "renamed", url: receiver.url("/n0") });
+    const patched = await rest("PATCH", `/webhook-endpoints/${ids[0]}`, {
+      eventTypes: ["guest.checked_out", "webhook.test"],
+      description: "renamed",
+    });
+    expect(patched.body.endpoint).toMatchObject({
+      eventTypes: ["guest.checked_out"],
+      description: "renamed",
+      url: receiver.url("/n0"),
+    });
     expect((await rest("PATCH", `/webhook-endpoints/${ids[0]}`, { url: "https://169.254.169.254/" })).status).toBe(422);
     for (const id of ids) expect((await rest("DELETE", `/webhook-endpoints/${id}`)).status).toBe(204);
 
     const viewer = await createStaffSession(app, { propertyCode: property.code, role: "viewer" });
     expect((await rest("GET", "/webhook-endpoints", undefined, viewer.accessToken)).status).toBe(403);
-    expect((await rest("POST", "/webhook-endpoints", { url: receiver.url(), eventTypes: ["reservation.created"] }, viewer.accessToken)).status).toBe(403);
+    expect(
+      (
+        await rest(
+          "POST",
+          "/webhook-endpoints",
+          { url: receiver.url(), eventTypes: ["reservation.created"] },
+          viewer.accessToken,
+        )
+      ).status,
+    ).toBe(403);
     expect((await rest("GET", "/webhook-endpoints", undefined, "nope")).status).toBe(401);
   });
 });

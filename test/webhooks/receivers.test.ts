@@ -7,7 +7,16 @@ import { systemClock } from "../../src/lib/clock.ts";
 import { recordEvent } from "../../src/modules/events/index.ts";
 import { createSecretBox, decodeKey } from "../../src/modules/webhooks/secrets.ts";
 import { bearer, createStaffSession, createTestProperty } from "../helpers/auth.ts";
-import { createTestCa, startReceiver, startWebhookApp, testResolver, testSecretKey, type Receiver, type TestCa, type WebhookApp } from "../helpers/webhooks.ts";
+import {
+  createTestCa,
+  startReceiver,
+  startWebhookApp,
+  testResolver,
+  testSecretKey,
+  type Receiver,
+  type TestCa,
+  type WebhookApp,
+} from "../helpers/webhooks.ts";
 
 // Real clock throughout: both libraries check the timestamp against the time now.
 let ca: TestCa;
@@ -34,10 +43,15 @@ function headerMap(h: IncomingHttpHeaders): Record<string, string> {
 
 /** The README's five-line ed25519 check with node:crypto only. */
 function verifyEd25519(publicKey: string, headers: Record<string, string>, rawBody: string): boolean {
-  const key = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(publicKey.slice(5), "base64").toString("base64url") }, format: "jwk" });
+  const key = createPublicKey({
+    key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(publicKey.slice(5), "base64").toString("base64url") },
+    format: "jwk",
+  });
   const signed = Buffer.from(`${headers["webhook-id"]}.${headers["webhook-timestamp"]}.${rawBody}`);
   if (Math.abs(Date.now() / 1000 - Number(headers["webhook-timestamp"])) > 300) return false;
-  return (headers["webhook-signature"] ?? "").split(" ").some((s) => s.startsWith("v1a,") && cryptoVerify(null, signed, key, Buffer.from(s.slice(4), "base64")));
+  return (headers["webhook-signature"] ?? "")
+    .split(" ")
+    .some((s) => s.startsWith("v1a,") && cryptoVerify(null, signed, key, Buffer.from(s.slice(4), "base64")));
 }
 
 function attempt(fn: () => unknown): boolean {
@@ -58,7 +72,9 @@ beforeAll(async () => {
     const keys = secrets.get(req.url ?? "") ?? { hmac: [], publicKeys: [] };
     const h = headerMap(req.headers);
     const v: Verdict = {
-      stripe: keys.hmac.map((s) => attempt(() => stripe.webhooks.constructEvent(body, h["service-signature"] ?? "", s))),
+      stripe: keys.hmac.map((s) =>
+        attempt(() => stripe.webhooks.constructEvent(body, h["service-signature"] ?? "", s)),
+      ),
       standard: keys.hmac.map((s) => attempt(() => new Webhook(s).verify(body, h))),
       ed25519: keys.publicKeys.map((k) => verifyEd25519(k, h, body)),
     };
@@ -87,7 +103,14 @@ async function rest(method: string, path: string, body?: unknown) {
 }
 
 async function emit(occurredAt = new Date()): Promise<string> {
-  return app.deps.transact((tx) => recordEvent(tx, { propertyId: property.id, type: "reservation.created", occurredAt, data: { id: "r1", code: "R-1" } }));
+  return app.deps.transact((tx) =>
+    recordEvent(tx, {
+      propertyId: property.id,
+      type: "reservation.created",
+      occurredAt,
+      data: { id: "r1", code: "R-1" },
+    }),
+  );
 }
 
 /** Emits one event and returns the request the receiver got for `path` and what its libraries said. */
@@ -106,7 +129,10 @@ async function deliverOne(path: string) {
 
 describe("receivers written with common libraries", () => {
   it("Stripe's constructEvent and the standardwebhooks library both accept a delivery, side by side headers", async () => {
-    const r = await rest("POST", "/webhook-endpoints", { url: receiver.url("/std"), eventTypes: ["reservation.created"] });
+    const r = await rest("POST", "/webhook-endpoints", {
+      url: receiver.url("/std"),
+      eventTypes: ["reservation.created"],
+    });
     expect(r.status).toBe(201);
     expect(r.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(r.body.endpoint.publicKey).toBeNull();
@@ -120,7 +146,9 @@ describe("receivers written with common libraries", () => {
     // A tampered body fails with both libraries.
     const h = headerMap(got.headers);
     expect(attempt(() => new Webhook(r.body.secret).verify(got.body + " ", h))).toBe(false);
-    expect(attempt(() => stripe.webhooks.constructEvent(got.body + " ", h["service-signature"]!, r.body.secret))).toBe(false);
+    expect(attempt(() => stripe.webhooks.constructEvent(got.body + " ", h["service-signature"]!, r.body.secret))).toBe(
+      false,
+    );
 
     // Rotation: for 24 h both headers carry both signatures; old and new secrets verify with both libraries.
     const rotated = await rest("POST", `/webhook-endpoints/${r.body.endpoint.id}/rotate-secret`, {});
@@ -134,10 +162,16 @@ describe("receivers written with common libraries", () => {
   });
 
   it("a secret made before standard base64 (base64url) keeps working: Service-Signature as before, webhook-signature with its bytes", async () => {
-    const r = await rest("POST", "/webhook-endpoints", { url: receiver.url("/old"), eventTypes: ["reservation.created"] });
+    const r = await rest("POST", "/webhook-endpoints", {
+      url: receiver.url("/old"),
+      eventTypes: ["reservation.created"],
+    });
     // An address created before this release: its secret is base64url with `-` and `_`.
     const oldSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2-LaLaSw2Aqxyhz1s_";
-    await app.deps.db.pool.query("update webhook_endpoints set secret_sealed = $2 where id = $1", [r.body.endpoint.id, createSecretBox(decodeKey(testSecretKey)!).seal(oldSecret, r.body.endpoint.id)]);
+    await app.deps.db.pool.query("update webhook_endpoints set secret_sealed = $2 where id = $1", [
+      r.body.endpoint.id,
+      createSecretBox(decodeKey(testSecretKey)!).seal(oldSecret, r.body.endpoint.id),
+    ]);
     secrets.set("/old", { hmac: [], publicKeys: [] });
     const { got } = await deliverOne("/old");
     const h = headerMap(got.headers);
@@ -149,14 +183,22 @@ describe("receivers written with common libraries", () => {
   });
 
   it("ed25519 per address: v1a verifies with the whpk_ key and node:crypto alone, through a rotation", async () => {
-    const r = await rest("POST", "/webhook-endpoints", { url: receiver.url("/ed"), eventTypes: ["reservation.created"], ed25519: true });
+    const r = await rest("POST", "/webhook-endpoints", {
+      url: receiver.url("/ed"),
+      eventTypes: ["reservation.created"],
+      ed25519: true,
+    });
     expect(r.status).toBe(201);
     const pk = r.body.endpoint.publicKey as string;
     expect(pk).toMatch(/^whpk_[A-Za-z0-9+/]{43}=$/);
     secrets.set("/ed", { hmac: [r.body.secret], publicKeys: [pk] });
     const first = await deliverOne("/ed");
     expect(first.verdict).toEqual({ stripe: [true], standard: [true], ed25519: [true] });
-    expect(String(first.got.headers["webhook-signature"]).split(" ").map((s) => s.split(",")[0])).toEqual(["v1", "v1a"]);
+    expect(
+      String(first.got.headers["webhook-signature"])
+        .split(" ")
+        .map((s) => s.split(",")[0]),
+    ).toEqual(["v1", "v1a"]);
 
     const rotated = await rest("POST", `/webhook-endpoints/${r.body.endpoint.id}/rotate-secret`, {});
     const newPk = rotated.body.endpoint.publicKey as string;
@@ -165,21 +207,32 @@ describe("receivers written with common libraries", () => {
     secrets.set("/ed", { hmac: [rotated.body.secret, r.body.secret], publicKeys: [newPk, pk] });
     const second = await deliverOne("/ed");
     expect(second.verdict).toEqual({ stripe: [true, true], standard: [true, true], ed25519: [true, true] });
-    expect(String(second.got.headers["webhook-signature"]).split(" ").map((s) => s.split(",")[0])).toEqual(["v1", "v1", "v1a", "v1a"]);
+    expect(
+      String(second.got.headers["webhook-signature"])
+        .split(" ")
+        .map((s) => s.split(",")[0]),
+    ).toEqual(["v1", "v1", "v1a", "v1a"]);
 
     // Switching ed25519 off drops the key: no v1a any more.
     const off = await rest("PATCH", `/webhook-endpoints/${r.body.endpoint.id}`, { ed25519: false });
     expect(off.body.endpoint.publicKey).toBeNull();
     secrets.set("/ed", { hmac: [rotated.body.secret], publicKeys: [] });
     const third = await deliverOne("/ed");
-    expect(String(third.got.headers["webhook-signature"]).split(" ").every((s) => s.startsWith("v1,"))).toBe(true);
+    expect(
+      String(third.got.headers["webhook-signature"])
+        .split(" ")
+        .every((s) => s.startsWith("v1,")),
+    ).toBe(true);
     await rest("DELETE", `/webhook-endpoints/${r.body.endpoint.id}`);
   });
 });
 
 describe("event times", () => {
   it("createdAt is never before occurredAt, even when the change's transaction started earlier", async () => {
-    const r = await rest("POST", "/webhook-endpoints", { url: receiver.url("/times"), eventTypes: ["reservation.created"] });
+    const r = await rest("POST", "/webhook-endpoints", {
+      url: receiver.url("/times"),
+      eventTypes: ["reservation.created"],
+    });
     secrets.set("/times", { hmac: [r.body.secret], publicKeys: [] });
     const before = receiver.received.length;
     for (let i = 0; i < 3; i++) {
@@ -187,7 +240,12 @@ describe("event times", () => {
         await tx.query("select 1");
         // The change takes a moment inside its transaction; occurredAt is taken after it.
         await new Promise((res) => setTimeout(res, 15));
-        await recordEvent(tx, { propertyId: property.id, type: "reservation.created", occurredAt: new Date(), data: { id: "r", code: "R" } });
+        await recordEvent(tx, {
+          propertyId: property.id,
+          type: "reservation.created",
+          occurredAt: new Date(),
+          data: { id: "r", code: "R" },
+        });
       });
     }
     let got = receiver.received.slice(before).filter((g) => g.path === "/times");

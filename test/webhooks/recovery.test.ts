@@ -6,7 +6,15 @@ import { WebhookService } from "../../gen/hotelops/webhook/v1/webhook_pb.js";
 import { systemClock } from "../../src/lib/clock.ts";
 import { recordEvents } from "../../src/modules/events/index.ts";
 import { bearer, createStaffSession, createTestProperty } from "../helpers/auth.ts";
-import { createTestCa, startReceiver, startWebhookApp, testResolver, type Receiver, type TestCa, type WebhookApp } from "../helpers/webhooks.ts";
+import {
+  createTestCa,
+  startReceiver,
+  startWebhookApp,
+  testResolver,
+  type Receiver,
+  type TestCa,
+  type WebhookApp,
+} from "../helpers/webhooks.ts";
 
 // Real clock and the production dispatcher; the retry schedule is one short retry so failures settle fast.
 let ca: TestCa;
@@ -17,12 +25,23 @@ let manager: { accessToken: string };
 let viewer: { accessToken: string };
 let down = true;
 
-const auth = (token: string) => [(next: (r: { header: Headers }) => unknown) => (req: { header: Headers }) => (req.header.set("authorization", `Bearer ${token}`), next(req))];
+const auth = (token: string) => [
+  (next: (r: { header: Headers }) => unknown) => (req: { header: Headers }) => (
+    req.header.set("authorization", `Bearer ${token}`),
+    next(req)
+  ),
+];
 function grpc(token: string): Client<typeof WebhookService> {
-  return createClient(WebhookService, createGrpcTransport({ baseUrl: app.baseUrl, interceptors: auth(token) as never }));
+  return createClient(
+    WebhookService,
+    createGrpcTransport({ baseUrl: app.baseUrl, interceptors: auth(token) as never }),
+  );
 }
 function connect(token: string): Client<typeof WebhookService> {
-  return createClient(WebhookService, createConnectTransport({ baseUrl: app.baseUrl, httpVersion: "1.1", interceptors: auth(token) as never }));
+  return createClient(
+    WebhookService,
+    createConnectTransport({ baseUrl: app.baseUrl, httpVersion: "1.1", interceptors: auth(token) as never }),
+  );
 }
 
 beforeAll(async () => {
@@ -56,7 +75,12 @@ const emit = (n: number) =>
   app.deps.transact((tx) =>
     recordEvents(
       tx,
-      Array.from({ length: n }, (_, i) => ({ propertyId: property.id, type: "reservation.cancelled" as const, occurredAt: new Date(), data: { id: `r${i}`, code: `R-${i}` } })),
+      Array.from({ length: n }, (_, i) => ({
+        propertyId: property.id,
+        type: "reservation.cancelled" as const,
+        occurredAt: new Date(),
+        data: { id: `r${i}`, code: `R-${i}` },
+      })),
     ),
   );
 
@@ -71,7 +95,10 @@ async function until<T>(probe: () => Promise<T | undefined>, ms = 10_000): Promi
 }
 
 async function statusCounts(endpointId: string): Promise<Record<string, number>> {
-  const { rows } = await app.deps.db.pool.query<{ status: string; n: number }>("select status, count(*)::int as n from webhook_deliveries where endpoint_id = $1 group by 1", [endpointId]);
+  const { rows } = await app.deps.db.pool.query<{ status: string; n: number }>(
+    "select status, count(*)::int as n from webhook_deliveries where endpoint_id = $1 group by 1",
+    [endpointId],
+  );
   return Object.fromEntries(rows.map((r) => [r.status, r.n]));
 }
 
@@ -87,7 +114,11 @@ function peak(times: number[], ms: number): number {
 
 describe("recovery", () => {
   it("re-sends every failed event once, paced, with progress in the history; asking again is harmless (REST, Connect, gRPC)", async () => {
-    const created = await rest("POST", "/webhook-endpoints", { url: receiver.url("/rec"), eventTypes: ["reservation.cancelled"], maxPerSecond: 10 });
+    const created = await rest("POST", "/webhook-endpoints", {
+      url: receiver.url("/rec"),
+      eventTypes: ["reservation.cancelled"],
+      maxPerSecond: 10,
+    });
     const endpointId = created.body.endpoint.id as string;
     // One event delivered while the receiver is up, then 25 that fail for good while it is down.
     down = false;
@@ -104,7 +135,10 @@ describe("recovery", () => {
     expect(started.status).toBe(202);
     expect(started.body.recovery).toMatchObject({ endpointId, status: "RUNNING", since: since.toISOString() });
     // Asked again while it runs (Connect): the same recovery, nothing started twice.
-    const again = await connect(manager.accessToken).recoverWebhookEndpoint({ endpointId, since: timestampFromDate(since) });
+    const again = await connect(manager.accessToken).recoverWebhookEndpoint({
+      endpointId,
+      since: timestampFromDate(since),
+    });
     expect(again.recovery?.id).toBe(started.body.recovery.id);
 
     const done = await until(async () => {
@@ -113,7 +147,9 @@ describe("recovery", () => {
       return r?.status === "DONE" ? { r, page } : undefined;
     }, 20_000);
     expect(done.r).toMatchObject({ eventsTotal: 25, succeeded: 25, failed: 0, pending: 0 });
-    expect(done.page.deliveries.filter((a) => a.recoveryId === started.body.recovery.id && a.httpStatus === 204)).toHaveLength(25);
+    expect(
+      done.page.deliveries.filter((a) => a.recoveryId === started.body.recovery.id && a.httpStatus === 204),
+    ).toHaveLength(25);
 
     const resent = receiver.received.slice(before).filter((r) => r.path === "/rec");
     expect(resent.map((r) => r.headers["service-event-id"]).sort()).toEqual([...failedEvents].sort());
@@ -121,11 +157,19 @@ describe("recovery", () => {
     // New deliveries of the same events, paced at the address's 10 per second: starts are 100 ms apart (at most
     // 11 in a second); arrival times carry connection and scheduling jitter on top, hence one more.
     expect(new Set(resent.map((r) => r.headers["service-delivery-id"])).size).toBe(25);
-    expect(peak(resent.map((r) => r.at), 1_000)).toBeLessThanOrEqual(12);
+    expect(
+      peak(
+        resent.map((r) => r.at),
+        1_000,
+      ),
+    ).toBeLessThanOrEqual(12);
     expect(Math.max(...resent.map((r) => r.at)) - Math.min(...resent.map((r) => r.at))).toBeGreaterThanOrEqual(2_000);
 
     // A second recovery over gRPC finds nothing left to send: no event goes out twice.
-    const second = await grpc(manager.accessToken).recoverWebhookEndpoint({ endpointId, since: timestampFromDate(since) });
+    const second = await grpc(manager.accessToken).recoverWebhookEndpoint({
+      endpointId,
+      since: timestampFromDate(since),
+    });
     expect(second.recovery?.id).not.toBe(started.body.recovery.id);
     const secondDone = await until(async () => {
       const page = await rest("GET", `/webhook-endpoints/${endpointId}/deliveries`);
@@ -138,7 +182,10 @@ describe("recovery", () => {
   }, 60_000);
 
   it("refuses bad input, missing permission and closed addresses on every face", async () => {
-    const created = await rest("POST", "/webhook-endpoints", { url: receiver.url("/rec2"), eventTypes: ["reservation.cancelled"] });
+    const created = await rest("POST", "/webhook-endpoints", {
+      url: receiver.url("/rec2"),
+      eventTypes: ["reservation.cancelled"],
+    });
     const endpointId = created.body.endpoint.id as string;
     const tooOld = new Date(Date.now() - 31 * 24 * 3600_000);
 
@@ -147,26 +194,56 @@ describe("recovery", () => {
     expect(r1.body.error.details).toEqual([{ field: "since", reason: "at most 30 days back" }]);
     const r2 = await rest("POST", `/webhook-endpoints/${endpointId}/recover`, {});
     expect(r2.status).toBe(400);
-    const g1 = await grpc(manager.accessToken).recoverWebhookEndpoint({ endpointId, since: timestampFromDate(tooOld) }).catch((e: unknown) => e);
+    const g1 = await grpc(manager.accessToken)
+      .recoverWebhookEndpoint({ endpointId, since: timestampFromDate(tooOld) })
+      .catch((e: unknown) => e);
     expect(g1).toBeInstanceOf(ConnectError);
     expect((g1 as ConnectError).code).toBe(Code.InvalidArgument);
-    const c1 = await connect(manager.accessToken).recoverWebhookEndpoint({ endpointId, since: timestampFromDate(new Date(Date.now() + 3600_000)) }).catch((e: unknown) => e);
+    const c1 = await connect(manager.accessToken)
+      .recoverWebhookEndpoint({ endpointId, since: timestampFromDate(new Date(Date.now() + 3600_000)) })
+      .catch((e: unknown) => e);
     expect((c1 as ConnectError).code).toBe(Code.InvalidArgument);
 
     // integrations.manage is needed.
-    expect((await rest("POST", `/webhook-endpoints/${endpointId}/recover`, { since: new Date().toISOString() }, viewer.accessToken)).status).toBe(403);
-    const g2 = await grpc(viewer.accessToken).recoverWebhookEndpoint({ endpointId, since: timestampFromDate(new Date()) }).catch((e: unknown) => e);
+    expect(
+      (
+        await rest(
+          "POST",
+          `/webhook-endpoints/${endpointId}/recover`,
+          { since: new Date().toISOString() },
+          viewer.accessToken,
+        )
+      ).status,
+    ).toBe(403);
+    const g2 = await grpc(viewer.accessToken)
+      .recoverWebhookEndpoint({ endpointId, since: timestampFromDate(new Date()) })
+      .catch((e: unknown) => e);
     expect((g2 as ConnectError).code).toBe(Code.PermissionDenied);
-    const c2 = await connect(viewer.accessToken).recoverWebhookEndpoint({ endpointId, since: timestampFromDate(new Date()) }).catch((e: unknown) => e);
+    const c2 = await connect(viewer.accessToken)
+      .recoverWebhookEndpoint({ endpointId, since: timestampFromDate(new Date()) })
+      .catch((e: unknown) => e);
     expect((c2 as ConnectError).code).toBe(Code.PermissionDenied);
 
     // A disabled address is enabled first (409), and another property's address is not found.
     await rest("POST", `/webhook-endpoints/${endpointId}/disable`, {});
-    expect((await rest("POST", `/webhook-endpoints/${endpointId}/recover`, { since: new Date().toISOString() })).status).toBe(409);
-    const g3 = await grpc(manager.accessToken).recoverWebhookEndpoint({ endpointId, since: timestampFromDate(new Date()) }).catch((e: unknown) => e);
+    expect(
+      (await rest("POST", `/webhook-endpoints/${endpointId}/recover`, { since: new Date().toISOString() })).status,
+    ).toBe(409);
+    const g3 = await grpc(manager.accessToken)
+      .recoverWebhookEndpoint({ endpointId, since: timestampFromDate(new Date()) })
+      .catch((e: unknown) => e);
     expect((g3 as ConnectError).code).toBe(Code.FailedPrecondition);
     const other = await createTestProperty(app);
     const otherManager = await createStaffSession(app, { propertyCode: other.code, role: "manager" });
-    expect((await rest("POST", `/webhook-endpoints/${endpointId}/recover`, { since: new Date().toISOString() }, otherManager.accessToken)).status).toBe(404);
+    expect(
+      (
+        await rest(
+          "POST",
+          `/webhook-endpoints/${endpointId}/recover`,
+          { since: new Date().toISOString() },
+          otherManager.accessToken,
+        )
+      ).status,
+    ).toBe(404);
   });
 });

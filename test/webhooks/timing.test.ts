@@ -3,7 +3,15 @@ import { systemClock } from "../../src/lib/clock.ts";
 import { readOutbox } from "../../src/lib/mail.ts";
 import { recordEvents } from "../../src/modules/events/index.ts";
 import { bearer, createStaffSession, createTestProperty } from "../helpers/auth.ts";
-import { createTestCa, startReceiver, startWebhookApp, testResolver, type Receiver, type TestCa, type WebhookApp } from "../helpers/webhooks.ts";
+import {
+  createTestCa,
+  startReceiver,
+  startWebhookApp,
+  testResolver,
+  type Receiver,
+  type TestCa,
+  type WebhookApp,
+} from "../helpers/webhooks.ts";
 
 // Wall-clock tests of the production mechanism (the dispatcher of the app's worker role); only the retry
 // schedule is configured short: 2 s, then 4 s, then 2 s (jitter pinned to the middle: factor 1.0).
@@ -35,7 +43,11 @@ beforeAll(async () => {
       res.end();
     }
   });
-  app = await startWebhookApp({ ca, clock: systemClock, webhooks: { resolver: testResolver(), random: () => 0.5, retryDelaysMs: schedule } });
+  app = await startWebhookApp({
+    ca,
+    clock: systemClock,
+    webhooks: { resolver: testResolver(), random: () => 0.5, retryDelaysMs: schedule },
+  });
   property = await createTestProperty(app);
   manager = await createStaffSession(app, { propertyCode: property.code, role: "manager" });
 });
@@ -55,7 +67,11 @@ async function rest(method: string, path: string, body?: unknown) {
 }
 
 async function endpoint(path: string, extra: object = {}): Promise<string> {
-  const r = await rest("POST", "/webhook-endpoints", { url: receiver.url(path), eventTypes: ["availability.changed"], ...extra });
+  const r = await rest("POST", "/webhook-endpoints", {
+    url: receiver.url(path),
+    eventTypes: ["availability.changed"],
+    ...extra,
+  });
   expect(r.status).toBe(201);
   return r.body.endpoint.id;
 }
@@ -64,7 +80,18 @@ const emit = (n = 1) =>
   app.deps.transact((tx) =>
     recordEvents(
       tx,
-      Array.from({ length: n }, () => ({ propertyId: property.id, type: "availability.changed" as const, occurredAt: new Date(), data: { from: "2027-01-01", to: "2027-01-02", toExclusive: true as const, roomTypes: ["DBL"], reason: "inventory" as const } })),
+      Array.from({ length: n }, () => ({
+        propertyId: property.id,
+        type: "availability.changed" as const,
+        occurredAt: new Date(),
+        data: {
+          from: "2027-01-01",
+          to: "2027-01-02",
+          toExclusive: true as const,
+          roomTypes: ["DBL"],
+          reason: "inventory" as const,
+        },
+      })),
     ),
   );
 
@@ -73,7 +100,8 @@ const arrivals = (path: string) => receiver.received.filter((r) => r.path === pa
 async function waitArrivals(path: string, count: number, ms: number) {
   const deadline = Date.now() + ms;
   while (arrivals(path).length < count) {
-    if (Date.now() > deadline) throw new Error(`${path}: ${arrivals(path).length} of ${count} requests within ${ms} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`${path}: ${arrivals(path).length} of ${count} requests within ${ms} ms`);
     await new Promise((r) => setTimeout(r, 20));
   }
   return arrivals(path);
@@ -113,7 +141,10 @@ describe("retries on the wall clock", () => {
   }, 30_000);
 
   it("429 and 503 with Retry-After are retried no earlier than asked", async () => {
-    for (const [path, status] of [["/busy", 429], ["/unavailable", 503]] as const) {
+    for (const [path, status] of [
+      ["/busy", 429],
+      ["/unavailable", 503],
+    ] as const) {
       handlers.set(path, (n, res) => {
         res.writeHead(n === 1 ? status : 204, n === 1 ? { "retry-after": "4" } : {});
         res.end();
@@ -147,7 +178,10 @@ describe("retries on the wall clock", () => {
     }
     expect(ep.status).toBe("CLOSED");
     expect(ep.closedReason).toContain("410");
-    const notes = (await rest("GET", "/notifications")).body.notifications as { kind: string; data: { endpointId?: string } }[];
+    const notes = (await rest("GET", "/notifications")).body.notifications as {
+      kind: string;
+      data: { endpointId?: string };
+    }[];
     expect(notes.some((n) => n.kind === "webhook.endpoint_closed" && n.data.endpointId === id)).toBe(true);
     let mail: { to: string; subject: string }[] = [];
     for (let i = 0; i < 100 && mail.length === 0; i++) {
@@ -188,7 +222,12 @@ describe("throttling per address", () => {
     let settled = rows;
     for (let i = 0; i < 50 && !(settled.length === 1 && settled[0]!.status === "succeeded"); i++) {
       await new Promise((r) => setTimeout(r, 100));
-      settled = (await app.deps.db.pool.query<{ status: string; attempts: number; n: number }>("select status, attempts, count(*)::int as n from webhook_deliveries where endpoint_id = $1 group by 1, 2", [id])).rows;
+      settled = (
+        await app.deps.db.pool.query<{ status: string; attempts: number; n: number }>(
+          "select status, attempts, count(*)::int as n from webhook_deliveries where endpoint_id = $1 group by 1, 2",
+          [id],
+        )
+      ).rows;
     }
     expect(settled).toEqual([{ status: "succeeded", attempts: 1, n: 15 }]);
     expect(got.every((g) => g.headers["service-delivery-attempt"] === "1")).toBe(true);
@@ -196,12 +235,23 @@ describe("throttling per address", () => {
   }, 30_000);
 
   it("validates the limits (1-1000 per second, 1-64 at once)", async () => {
-    const bad = await rest("POST", "/webhook-endpoints", { url: receiver.url("/x"), eventTypes: ["availability.changed"], maxPerSecond: 0 });
+    const bad = await rest("POST", "/webhook-endpoints", {
+      url: receiver.url("/x"),
+      eventTypes: ["availability.changed"],
+      maxPerSecond: 0,
+    });
     expect(bad.status).toBe(422);
     expect(bad.body.error.details).toEqual([{ field: "maxPerSecond", reason: "an integer from 1 to 1000" }]);
-    const bad2 = await rest("POST", "/webhook-endpoints", { url: receiver.url("/x"), eventTypes: ["availability.changed"], maxConcurrency: 65 });
+    const bad2 = await rest("POST", "/webhook-endpoints", {
+      url: receiver.url("/x"),
+      eventTypes: ["availability.changed"],
+      maxConcurrency: 65,
+    });
     expect(bad2.status).toBe(422);
-    const ok = await rest("POST", "/webhook-endpoints", { url: receiver.url("/x"), eventTypes: ["availability.changed"] });
+    const ok = await rest("POST", "/webhook-endpoints", {
+      url: receiver.url("/x"),
+      eventTypes: ["availability.changed"],
+    });
     expect(ok.body.endpoint).toMatchObject({ maxPerSecond: 50, maxConcurrency: 10 });
     const patched = await rest("PATCH", `/webhook-endpoints/${ok.body.endpoint.id}`, { maxPerSecond: 7 });
     expect(patched.body.endpoint).toMatchObject({ maxPerSecond: 7, maxConcurrency: 10 });

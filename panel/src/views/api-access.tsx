@@ -13,7 +13,10 @@ export function ApiAccess({ signed }: { signed: Signed }) {
       <ErrorBox problem={st.problem} />
       {st.data && (
         <p class="status-line">
-          <span class={`dot ${st.data.status === "operational" && st.data.partnerApi === "enabled" ? "ok" : "off"}`} aria-hidden="true" />
+          <span
+            class={`dot ${st.data.status === "operational" && st.data.partnerApi === "enabled" ? "ok" : "off"}`}
+            aria-hidden="true"
+          />
           <strong id="api-status">{lookup(lang, `status_${st.data.status}`) ?? st.data.status}</strong>
           {" · "}
           <span class="tag">{t("versionBeta", { v: st.data.apiVersion })}</span>

@@ -20,7 +20,13 @@ export function ErrorBox({ problem }: { problem: Problem | undefined }) {
   if (problem === undefined) return null;
   return (
     <div class="error" role="alert">
-      <p>{problem.network ? t("networkError") : problem.retryAfterSeconds !== undefined ? t("retryIn", { s: problem.retryAfterSeconds }) : problem.message}</p>
+      <p>
+        {problem.network
+          ? t("networkError")
+          : problem.retryAfterSeconds !== undefined
+            ? t("retryIn", { s: problem.retryAfterSeconds })
+            : problem.message}
+      </p>
       {problem.fields.length > 0 && (
         <ul>
           {problem.fields.map((f) => (
@@ -36,8 +42,15 @@ export function ErrorBox({ problem }: { problem: Problem | undefined }) {
 }
 
 /** Runs an async load; `reload()` runs it again. A 401 that survived the refresh ends the session elsewhere. */
-export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefined; problem: Problem | undefined; loading: boolean; reload: () => void } {
-  const [state, setState] = useState<{ data: T | undefined; problem: Problem | undefined; loading: boolean }>({ data: undefined, problem: undefined, loading: true });
+export function useLoad<T>(
+  load: () => Promise<T>,
+  deps: unknown[],
+): { data: T | undefined; problem: Problem | undefined; loading: boolean; reload: () => void } {
+  const [state, setState] = useState<{ data: T | undefined; problem: Problem | undefined; loading: boolean }>({
+    data: undefined,
+    problem: undefined,
+    loading: true,
+  });
   const [tick, setTick] = useState(0);
   useEffect(() => {
     let live = true;
@@ -79,7 +92,14 @@ export function SecretBox({ secret, note, onDone }: { secret: string; note?: str
         <label class="visually-hidden" for="secret-value">
           {t("secretTitle")}
         </label>
-        <input id="secret-value" ref={input} readOnly value={secret} class="mono" onFocus={(e) => (e.target as HTMLInputElement).select()} />
+        <input
+          id="secret-value"
+          ref={input}
+          readOnly
+          value={secret}
+          class="mono"
+          onFocus={(e) => (e.target as HTMLInputElement).select()}
+        />
         <button type="button" onClick={copy}>
           {t("secretCopy")}
         </button>

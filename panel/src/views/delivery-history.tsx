@@ -29,7 +29,13 @@ export function History({ signed, endpointId, tick }: { signed: Signed; endpoint
 
   async function more() {
     try {
-      const r = await signed.webhooks.listWebhookDeliveries({ endpointId, deliveryStatus, eventType, limit: 50, cursor: cursor ?? "" });
+      const r = await signed.webhooks.listWebhookDeliveries({
+        endpointId,
+        deliveryStatus,
+        eventType,
+        limit: 50,
+        cursor: cursor ?? "",
+      });
       setOlder([...older, ...r.deliveries]);
       setCursor(r.nextCursor);
     } catch (err) {
@@ -50,7 +56,9 @@ export function History({ signed, endpointId, tick }: { signed: Signed; endpoint
         const a = h.deliveries.find((d) => d.deliveryId === r.deliveryId);
         if (a !== undefined) {
           setResendMessage(
-            a.errorClass === undefined ? { key: "resendOk", params: { status: a.httpStatus ?? "", ms: a.durationMs } } : { key: "resendFailed", params: { error: a.errorMessage ?? a.errorClass } },
+            a.errorClass === undefined
+              ? { key: "resendOk", params: { status: a.httpStatus ?? "", ms: a.durationMs } }
+              : { key: "resendFailed", params: { error: a.errorMessage ?? a.errorClass } },
           );
           break;
         }
@@ -131,7 +139,12 @@ export function History({ signed, endpointId, tick }: { signed: Signed; endpoint
                       {first && a.eventType !== "webhook.test" && (
                         <>
                           {" "}
-                          <button type="button" class="small-button" aria-label={t("resendLabel", { event: a.eventType, id: a.deliveryId.slice(-8) })} onClick={() => void resend(a.deliveryId)}>
+                          <button
+                            type="button"
+                            class="small-button"
+                            aria-label={t("resendLabel", { event: a.eventType, id: a.deliveryId.slice(-8) })}
+                            onClick={() => void resend(a.deliveryId)}
+                          >
                             {t("resend")}
                           </button>
                         </>

@@ -33,7 +33,8 @@ export function Notifications({ signed, onChanged }: { signed: Signed; onChanged
           return (
             <li key={n.id} class={read ? "read" : "unread"}>
               <h2>
-                {lookup(lang, `kind_${n.kind.replace(".", "_")}`) ?? n.title} <span class="small">({read ? t("read") : t("unread")})</span>
+                {lookup(lang, `kind_${n.kind.replace(".", "_")}`) ?? n.title}{" "}
+                <span class="small">({read ? t("read") : t("unread")})</span>
               </h2>
               <p class="small">{formatDate(lang, dateOf(n.createdAt))}</p>
               <p>{n.body}</p>

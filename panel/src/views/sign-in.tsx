@@ -3,7 +3,15 @@ import { login, problemOf, verify, type Problem, type Signed } from "../api.ts";
 import { useI18n } from "../i18n.ts";
 import { ErrorBox, PageTitle } from "./common.tsx";
 
-export function SignIn({ notice, onSigned, onEnded }: { notice: string | undefined; onSigned: (s: Signed) => void; onEnded: () => void }) {
+export function SignIn({
+  notice,
+  onSigned,
+  onEnded,
+}: {
+  notice: string | undefined;
+  onSigned: (s: Signed) => void;
+  onEnded: () => void;
+}) {
   const { t } = useI18n();
   const [hotelCode, setHotelCode] = useState("");
   const [email, setEmail] = useState("");
@@ -53,14 +61,38 @@ export function SignIn({ notice, onSigned, onEnded }: { notice: string | undefin
       {challenge === undefined ? (
         <form onSubmit={submitLogin} class="stack">
           <label for="hotel">{t("hotelCode")}</label>
-          <input id="hotel" name="hotel" required autoComplete="organization" aria-describedby="hotel-help" value={hotelCode} onInput={(e) => setHotelCode(e.currentTarget.value)} />
+          <input
+            id="hotel"
+            name="hotel"
+            required
+            autoComplete="organization"
+            aria-describedby="hotel-help"
+            value={hotelCode}
+            onInput={(e) => setHotelCode(e.currentTarget.value)}
+          />
           <p id="hotel-help" class="small">
             {t("hotelCodeHelp")}
           </p>
           <label for="email">{t("email")}</label>
-          <input id="email" name="email" type="email" required autoComplete="username" value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+          <input
+            id="email"
+            name="email"
+            type="email"
+            required
+            autoComplete="username"
+            value={email}
+            onInput={(e) => setEmail(e.currentTarget.value)}
+          />
           <label for="password">{t("password")}</label>
-          <input id="password" name="password" type="password" required autoComplete="current-password" value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+          <input
+            id="password"
+            name="password"
+            type="password"
+            required
+            autoComplete="current-password"
+            value={password}
+            onInput={(e) => setPassword(e.currentTarget.value)}
+          />
           <button type="submit" class="primary" disabled={busy}>
             {t("signIn")}
           </button>
@@ -69,7 +101,17 @@ export function SignIn({ notice, onSigned, onEnded }: { notice: string | undefin
         <form onSubmit={submitCode} class="stack">
           <p>{t("codeSent", { email: challenge.maskedEmail })}</p>
           <label for="code">{t("code")}</label>
-          <input id="code" name="code" required inputMode="numeric" autoComplete="one-time-code" pattern="[0-9]{6}" maxLength={6} value={code} onInput={(e) => setCode(e.currentTarget.value)} />
+          <input
+            id="code"
+            name="code"
+            required
+            inputMode="numeric"
+            autoComplete="one-time-code"
+            pattern="[0-9]{6}"
+            maxLength={6}
+            value={code}
+            onInput={(e) => setCode(e.currentTarget.value)}
+          />
           <button type="submit" class="primary" disabled={busy}>
             {t("verify")}
           </button>

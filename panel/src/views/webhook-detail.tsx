@@ -62,7 +62,10 @@ export function WebhookDetail({ signed, id }: { signed: Signed; id: string }) {
       setHistoryTick((n) => n + 1);
       return r.error === undefined
         ? { key: "testOk", params: { status: r.httpStatus ?? "", ms: r.durationMs } }
-        : { key: "testFailed", params: { ms: r.durationMs, error: r.httpStatus ? `HTTP ${r.httpStatus}: ${r.error}` : r.error } };
+        : {
+            key: "testFailed",
+            params: { ms: r.durationMs, error: r.httpStatus ? `HTTP ${r.httpStatus}: ${r.error}` : r.error },
+          };
     });
   const rotate = () =>
     act(async () => {
@@ -102,7 +105,10 @@ export function WebhookDetail({ signed, id }: { signed: Signed; id: string }) {
       </p>
       {ep.status === WebhookEndpointStatus.CLOSED && (
         <p class="warning" id="closed-banner">
-          {t("detailClosed", { at: formatDate(lang, dateOf(ep.closedAt)), reason: (ep.closedReason ?? "").replace(/\.$/, "") })}
+          {t("detailClosed", {
+            at: formatDate(lang, dateOf(ep.closedAt)),
+            reason: (ep.closedReason ?? "").replace(/\.$/, ""),
+          })}
         </p>
       )}
       {ep.status === WebhookEndpointStatus.DISABLED && <p class="warning">{t("detailDisabled")}</p>}
@@ -123,7 +129,11 @@ export function WebhookDetail({ signed, id }: { signed: Signed; id: string }) {
         <dd>{ep.failuresSinceSuccess}</dd>
       </dl>
       {secret ? (
-        <SecretBox secret={secret} note={t("secretOverlap", { at: overlapUntil })} onDone={() => setSecret(undefined)} />
+        <SecretBox
+          secret={secret}
+          note={t("secretOverlap", { at: overlapUntil })}
+          onDone={() => setSecret(undefined)}
+        />
       ) : (
         <div class="actions">
           <button type="button" class="primary" disabled={busy} onClick={() => void test()}>
@@ -146,9 +156,15 @@ export function WebhookDetail({ signed, id }: { signed: Signed; id: string }) {
           </button>
         </div>
       )}
-      {pending === "rotate" && <Confirm text={t("confirmRotate")} onYes={() => void rotate()} onNo={() => setPending(undefined)} />}
-      {pending === "disable" && <Confirm text={t("confirmDisable")} onYes={() => void disable()} onNo={() => setPending(undefined)} />}
-      {pending === "delete" && <Confirm text={t("confirmDelete")} onYes={() => void remove()} onNo={() => setPending(undefined)} />}
+      {pending === "rotate" && (
+        <Confirm text={t("confirmRotate")} onYes={() => void rotate()} onNo={() => setPending(undefined)} />
+      )}
+      {pending === "disable" && (
+        <Confirm text={t("confirmDisable")} onYes={() => void disable()} onNo={() => setPending(undefined)} />
+      )}
+      {pending === "delete" && (
+        <Confirm text={t("confirmDelete")} onYes={() => void remove()} onNo={() => setPending(undefined)} />
+      )}
       <p role="status" id="action-result" class="result">
         {message && t(message.key, message.params)}
       </p>

@@ -4,11 +4,19 @@ import { formatDate, lookup, useI18n, type Key, type T } from "../i18n.ts";
 import { navigate } from "../router.ts";
 import { ErrorBox, PageTitle, SecretBox, useLoad } from "./common.tsx";
 
-export const statusKey = (s: WebhookEndpointStatus): Key => (s === WebhookEndpointStatus.CLOSED ? "status_CLOSED" : s === WebhookEndpointStatus.DISABLED ? "status_DISABLED" : "status_OPEN");
+export const statusKey = (s: WebhookEndpointStatus): Key =>
+  s === WebhookEndpointStatus.CLOSED
+    ? "status_CLOSED"
+    : s === WebhookEndpointStatus.DISABLED
+      ? "status_DISABLED"
+      : "status_OPEN";
 
 export function Webhooks({ signed }: { signed: Signed }) {
   const { t, lang } = useI18n();
-  const list = useLoad(() => Promise.all([signed.webhooks.listWebhookEndpoints({}), signed.webhooks.listWebhookEventTypes({})]), []);
+  const list = useLoad(
+    () => Promise.all([signed.webhooks.listWebhookEndpoints({}), signed.webhooks.listWebhookEventTypes({})]),
+    [],
+  );
   const endpoints = list.data?.[0].endpoints;
   const max = list.data?.[1].maxEndpoints ?? 10;
   return (
@@ -18,7 +26,9 @@ export function Webhooks({ signed }: { signed: Signed }) {
       {list.loading && <p>{t("loading")}</p>}
       {endpoints && (
         <>
-          <p id="limit">{endpoints.length >= max ? t("limitReached", { max }) : t("limitUsed", { n: endpoints.length, max })}</p>
+          <p id="limit">
+            {endpoints.length >= max ? t("limitReached", { max }) : t("limitUsed", { n: endpoints.length, max })}
+          </p>
           {endpoints.length < max && (
             <p>
               <a class="button primary" href="/panel/webhooks/new">
@@ -149,7 +159,12 @@ export function CreateWebhook({ signed }: { signed: Signed }) {
           </p>
         )}
         <label for="description">{t("descriptionLabel")}</label>
-        <input id="description" maxLength={500} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
+        <input
+          id="description"
+          maxLength={500}
+          value={description}
+          onInput={(e) => setDescription(e.currentTarget.value)}
+        />
         <fieldset aria-describedby={typesError ? "events-help events-error" : "events-help"}>
           <legend id="events-legend" tabIndex={-1}>
             {t("eventsLegend")}
@@ -160,7 +175,9 @@ export function CreateWebhook({ signed }: { signed: Signed }) {
                 type="checkbox"
                 id={`ev-${et.type}`}
                 checked={types.includes(et.type)}
-                onChange={(e) => setTypes(e.currentTarget.checked ? [...types, et.type] : types.filter((x) => x !== et.type))}
+                onChange={(e) =>
+                  setTypes(e.currentTarget.checked ? [...types, et.type] : types.filter((x) => x !== et.type))
+                }
                 aria-describedby={`ev-${et.type}-d`}
               />
               <label for={`ev-${et.type}`}>

@@ -8,6 +8,8 @@ export class Migration0015TokenLimits extends Migration {
   override name = "0015-token-limits";
 
   override up(): void {
-    this.addSql("alter table api_clients add column token_requests_per_minute integer check (token_requests_per_minute > 0);");
+    this.addSql(
+      "alter table api_clients add column token_requests_per_minute integer check (token_requests_per_minute > 0);",
+    );
   }
 }

@@ -20,7 +20,23 @@ import { Migration0019WebhookReceivers } from "./0019-webhook-receivers.ts";
 
 /** Every migration, in order. Listed explicitly so nothing depends on file globbing at run time. */
 export const migrations = [
-  Migration0001Platform, Migration0002CoreIdentity, Migration0003Auth, Migration0004InventoryReservations, Migration0005Webhooks, Migration0006Platform, Migration0007Folio,
-  Migration0008Connectivity, Migration0009LoginChallenges, Migration0010ReportRuns, Migration0011RoomTypeDaysByKey, Migration0012PriceOverride, Migration0013ChannelBookings,
-  Migration0014Ari, Migration0015TokenLimits, Migration0016ClientLastToken, Migration0017MessageAndEventNames, Migration0018SessionEmailVerified, Migration0019WebhookReceivers,
+  Migration0001Platform,
+  Migration0002CoreIdentity,
+  Migration0003Auth,
+  Migration0004InventoryReservations,
+  Migration0005Webhooks,
+  Migration0006Platform,
+  Migration0007Folio,
+  Migration0008Connectivity,
+  Migration0009LoginChallenges,
+  Migration0010ReportRuns,
+  Migration0011RoomTypeDaysByKey,
+  Migration0012PriceOverride,
+  Migration0013ChannelBookings,
+  Migration0014Ari,
+  Migration0015TokenLimits,
+  Migration0016ClientLastToken,
+  Migration0017MessageAndEventNames,
+  Migration0018SessionEmailVerified,
+  Migration0019WebhookReceivers,
 ];

@@ -1,7 +1,13 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
-import { AdminService as AdminRpc, ClientKind, ClientSchema, PropertySchema, type Client } from "../../../gen/hotelops/admin/v1/admin_pb.js";
+import {
+  AdminService as AdminRpc,
+  ClientKind,
+  ClientSchema,
+  PropertySchema,
+  type Client,
+} from "../../../gen/hotelops/admin/v1/admin_pb.js";
 import { invalidField } from "../../errors.ts";
 import type { ApiClient } from "../auth/index.ts";
 import type { Property } from "../properties/index.ts";
@@ -30,12 +36,29 @@ export function registerAdminRpc(router: ConnectRouter, service: AdminService): 
       return { user: await service.createUser({ email: req.email, name: req.name, password: req.password }) };
     },
     async createMembership(req) {
-      return { membership: await service.createMembership({ email: req.email, propertyCode: req.propertyCode, role: req.role }) };
+      return {
+        membership: await service.createMembership({
+          email: req.email,
+          propertyCode: req.propertyCode,
+          role: req.role,
+        }),
+      };
     },
     async createClient(req) {
-      const kind = req.kind === ClientKind.INTERNAL ? "internal" : req.kind === ClientKind.PARTNER || req.kind === ClientKind.UNSPECIFIED ? "partner" : undefined;
+      const kind =
+        req.kind === ClientKind.INTERNAL
+          ? "internal"
+          : req.kind === ClientKind.PARTNER || req.kind === ClientKind.UNSPECIFIED
+            ? "partner"
+            : undefined;
       if (kind === undefined) throw invalidField("kind", "must be PARTNER or INTERNAL");
-      const { client, clientSecret } = await service.createClient({ kind, provider: req.provider, name: req.name, propertyCodes: req.propertyCodes, scopes: req.scopes });
+      const { client, clientSecret } = await service.createClient({
+        kind,
+        provider: req.provider,
+        name: req.name,
+        propertyCodes: req.propertyCodes,
+        scopes: req.scopes,
+      });
       return { client: clientOut(client), clientSecret };
     },
     async approveClient(req) {

@@ -5,8 +5,29 @@ import { createPlatformSettings } from "../platform/index.ts";
 import type { Transact } from "../../db/transaction.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId, newToken } from "../../lib/ids.ts";
-import { approveClient, findClient, grantProperties, hashSecret, insertClient, listClients, scopes as partnerScopes, type ApiClient, type ClientKind } from "../auth/index.ts";
-import { ensureGroup, findPropertiesByCodes, findPropertyByCode, findRole, findUserByEmail, insertProperty, insertUser, upsertMembership, type Property, type User } from "../properties/index.ts";
+import {
+  approveClient,
+  findClient,
+  grantProperties,
+  hashSecret,
+  insertClient,
+  listClients,
+  scopes as partnerScopes,
+  type ApiClient,
+  type ClientKind,
+} from "../auth/index.ts";
+import {
+  ensureGroup,
+  findPropertiesByCodes,
+  findPropertyByCode,
+  findRole,
+  findUserByEmail,
+  insertProperty,
+  insertUser,
+  upsertMembership,
+  type Property,
+  type User,
+} from "../properties/index.ts";
 
 /** The scope of internal clients that may call hotelops.admin.v1.AdminService. */
 export const ADMIN_SCOPE = "admin";
@@ -66,19 +87,34 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
       if (!CODE.test(groupCode)) throw invalidField("groupCode", "must be 2-32 characters of A-Z, 0-9, _ and -");
       if (!CODE.test(code)) throw invalidField("code", "must be 2-32 characters of A-Z, 0-9, _ and -");
       if (input.name.trim() === "") throw invalidField("name", "is required");
-      if (!validTimeZone(input.timeZone)) throw invalidField("timeZone", "must be an IANA time zone such as Europe/Istanbul");
+      if (!validTimeZone(input.timeZone))
+        throw invalidField("timeZone", "must be an IANA time zone such as Europe/Istanbul");
       const currency = input.currency.trim().toUpperCase();
       if (!/^[A-Z]{3}$/.test(currency)) throw invalidField("currency", "must be an ISO 4217 code such as TRY");
       const amountScale = input.amountScale ?? 100;
       if (![1, 10, 100, 1000].includes(amountScale)) throw invalidField("amountScale", "must be 1, 10, 100 or 1000");
       const now = clock.now();
       const businessDate = input.businessDate ?? dateIn(input.timeZone, now);
-      if (!DATE.test(businessDate) || Number.isNaN(Date.parse(`${businessDate}T00:00:00Z`))) throw invalidField("businessDate", "must be a date YYYY-MM-DD");
+      if (!DATE.test(businessDate) || Number.isNaN(Date.parse(`${businessDate}T00:00:00Z`)))
+        throw invalidField("businessDate", "must be a date YYYY-MM-DD");
       return transact(async (tx) => {
-        if ((await findPropertyByCode(tx, code)) !== undefined) throw new AppError("conflict", `Property ${code} already exists.`);
+        if ((await findPropertyByCode(tx, code)) !== undefined)
+          throw new AppError("conflict", `Property ${code} already exists.`);
         const group = await ensureGroup(tx, groupCode, input.groupName?.trim() || groupCode);
         const id = newId(now.getTime());
-        await insertProperty(tx, { id, groupId: group.id, code, name: input.name.trim(), timeZone: input.timeZone, currency, amountScale, businessDate, emailVerification: input.emailVerification ?? false, sandbox: input.sandbox ?? false, now });
+        await insertProperty(tx, {
+          id,
+          groupId: group.id,
+          code,
+          name: input.name.trim(),
+          timeZone: input.timeZone,
+          currency,
+          amountScale,
+          businessDate,
+          emailVerification: input.emailVerification ?? false,
+          sandbox: input.sandbox ?? false,
+          now,
+        });
         return (await findPropertyByCode(tx, code))!;
       });
     },
@@ -91,7 +127,8 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
       const passwordHash = await hashSecret(input.password);
       const id = newId(clock.now().getTime());
       return transact(async (tx) => {
-        if ((await findUserByEmail(tx, email)) !== undefined) throw new AppError("conflict", `A user with e-mail ${email} already exists.`);
+        if ((await findUserByEmail(tx, email)) !== undefined)
+          throw new AppError("conflict", `A user with e-mail ${email} already exists.`);
         await insertUser(tx, { id, email, name: input.name?.trim() ?? "", passwordHash, now: clock.now() });
         return { id, email, name: input.name?.trim() ?? "", active: true };
       });
@@ -103,22 +140,34 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
         if (user === undefined) throw new AppError("not_found", `No user with e-mail ${input.email}.`);
         const property = await findPropertyByCode(tx, input.propertyCode.trim().toUpperCase());
         if (property === undefined) throw new AppError("not_found", `No property ${input.propertyCode}.`);
-        if ((await findRole(tx, input.role)) === undefined) throw invalidField("role", "is not a known role (manager, front_desk, accountant, viewer)");
-        const id = await upsertMembership(tx, { userId: user.id, propertyId: property.id, role: input.role, now: clock.now() });
+        if ((await findRole(tx, input.role)) === undefined)
+          throw invalidField("role", "is not a known role (manager, front_desk, accountant, viewer)");
+        const id = await upsertMembership(tx, {
+          userId: user.id,
+          propertyId: property.id,
+          role: input.role,
+          now: clock.now(),
+        });
         return { id, userId: user.id, propertyId: property.id, propertyCode: property.code, role: input.role };
       });
     },
 
     async createClient(input) {
-      if (input.kind !== "partner" && input.kind !== "internal") throw invalidField("kind", "must be partner or internal");
+      if (input.kind !== "partner" && input.kind !== "internal")
+        throw invalidField("kind", "must be partner or internal");
       const provider = input.provider.trim().toLowerCase();
       if (!PROVIDER.test(provider)) throw invalidField("provider", "must be 2-32 characters of a-z, 0-9, ., _ and -");
       const allowed: readonly string[] = input.kind === "internal" ? [...partnerScopes, ADMIN_SCOPE] : partnerScopes;
       const scopes = [...new Set(input.scopes.map((s) => s.trim()).filter((s) => s !== ""))];
       const unknown = scopes.filter((s) => !allowed.includes(s));
-      if (unknown.length > 0) throw invalidField("scopes", `not allowed for ${input.kind} clients: ${unknown.join(", ")} (allowed: ${allowed.join(", ")})`);
+      if (unknown.length > 0)
+        throw invalidField(
+          "scopes",
+          `not allowed for ${input.kind} clients: ${unknown.join(", ")} (allowed: ${allowed.join(", ")})`,
+        );
       const codes = [...new Set(input.propertyCodes.map((c) => c.trim().toUpperCase()).filter((c) => c !== ""))];
-      if (input.kind === "partner" && codes.length === 0) throw invalidField("propertyCodes", "a partner client needs at least one property");
+      if (input.kind === "partner" && codes.length === 0)
+        throw invalidField("propertyCodes", "a partner client needs at least one property");
       const clientId = `cli_${randomBytes(12).toString("hex")}`;
       const clientSecret = newToken("cs_", 32);
       const secretHash = await hashSecret(clientSecret);
@@ -126,8 +175,20 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
         const properties = await findPropertiesByCodes(tx, codes);
         const missing = codes.filter((c) => !properties.some((p) => p.code === c));
         if (missing.length > 0) throw invalidField("propertyCodes", `unknown property: ${missing.join(", ")}`);
-        await insertClient(tx, { id: clientId, kind: input.kind, provider, name: input.name?.trim() ?? "", secretHash, scopes, now: clock.now() });
-        await grantProperties(tx, clientId, properties.map((p) => p.id));
+        await insertClient(tx, {
+          id: clientId,
+          kind: input.kind,
+          provider,
+          name: input.name?.trim() ?? "",
+          secretHash,
+          scopes,
+          now: clock.now(),
+        });
+        await grantProperties(
+          tx,
+          clientId,
+          properties.map((p) => p.id),
+        );
         return (await findClient(tx, clientId))!;
       });
       return { client, clientSecret };
@@ -135,7 +196,8 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
 
     async approveClient(clientId) {
       return transact(async (tx) => {
-        if (!(await approveClient(tx, clientId, clock.now()))) throw new AppError("not_found", `No client ${clientId}.`);
+        if (!(await approveClient(tx, clientId, clock.now())))
+          throw new AppError("not_found", `No client ${clientId}.`);
         return (await findClient(tx, clientId))!;
       });
     },

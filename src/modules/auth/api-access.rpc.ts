@@ -13,7 +13,8 @@ export function registerApiAccessRpc(router: ConnectRouter, pool: pg.Pool): void
   router.service(ApiAccessRpc, {
     async listApiClients(_req, ctx) {
       const p = requireStaff(ctx.values);
-      if (!p.permissions.has("integrations.manage")) throw new AppError("forbidden", "Missing permission integrations.manage in the active property.");
+      if (!p.permissions.has("integrations.manage"))
+        throw new AppError("forbidden", "Missing permission integrations.manage in the active property.");
       const clients = await listPropertyClients(pool, p.activePropertyId);
       return {
         clients: clients.map((c) => ({

@@ -29,7 +29,14 @@ function ruleOf(method: DescMethod): Rule {
   const r = getOption(method, ruleOption);
   if (r.public) return PUBLIC;
   const kinds = new Set(r.principals.length > 0 ? r.principals : [PrincipalKind.STAFF, PrincipalKind.INTERNAL]);
-  return { public: false, permission: r.permission, scope: r.scope, staff: kinds.has(PrincipalKind.STAFF), partner: kinds.has(PrincipalKind.PARTNER), internal: kinds.has(PrincipalKind.INTERNAL) };
+  return {
+    public: false,
+    permission: r.permission,
+    scope: r.scope,
+    staff: kinds.has(PrincipalKind.STAFF),
+    partner: kinds.has(PrincipalKind.PARTNER),
+    internal: kinds.has(PrincipalKind.INTERNAL),
+  };
 }
 
 const STAFF_SQL = `select s.user_id as "userId", s.property_id as "propertyId", r.permissions
@@ -41,7 +48,9 @@ const STAFF_SQL = `select s.user_id as "userId", s.property_id as "propertyId", 
   where s.id = $1 and s.revoked_at is null and s.expires_at > $2`;
 
 function unauthorized(message: string, invalidToken: boolean): AppError {
-  return new AppError("unauthorized", message, { headers: { "www-authenticate": invalidToken ? 'Bearer error="invalid_token"' : "Bearer" } });
+  return new AppError("unauthorized", message, {
+    headers: { "www-authenticate": invalidToken ? 'Bearer error="invalid_token"' : "Bearer" },
+  });
 }
 
 /**
@@ -54,7 +63,8 @@ export function createAuthInterceptor(deps: { pool: pg.Pool; tokens: TokenIssuer
   const rules = new WeakMap<DescMethod, Rule>();
 
   async function principalOf(authorization: string | null): Promise<Principal> {
-    if (authorization === null || authorization === "") throw unauthorized("Authentication required: send Authorization: Bearer <access token>.", false);
+    if (authorization === null || authorization === "")
+      throw unauthorized("Authentication required: send Authorization: Bearer <access token>.", false);
     const match = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i.exec(authorization);
     if (match === null) throw unauthorized("Authorization must be a Bearer access token.", false);
     const claims = await deps.tokens.verify(match[1]!);
@@ -62,18 +72,39 @@ export function createAuthInterceptor(deps: { pool: pg.Pool; tokens: TokenIssuer
 
     if (claims.kind === "staff") {
       if (!isUuid(claims.sid)) throw unauthorized("The access token is invalid or expired.", true);
-      const { rows } = await deps.pool.query<{ userId: string; propertyId: string; permissions: string[] }>(STAFF_SQL, [claims.sid, deps.clock.now()]);
+      const { rows } = await deps.pool.query<{ userId: string; propertyId: string; permissions: string[] }>(STAFF_SQL, [
+        claims.sid,
+        deps.clock.now(),
+      ]);
       const s = rows[0];
       if (s === undefined || s.userId !== claims.sub) throw unauthorized("The session has ended; sign in again.", true);
-      if (s.propertyId !== claims.pid) throw unauthorized("The session's active property has changed; use the access token issued with the switch.", true);
-      return { kind: "staff", userId: s.userId, sessionId: claims.sid, activePropertyId: s.propertyId, propertyIds: [s.propertyId], permissions: new Set(s.permissions) };
+      if (s.propertyId !== claims.pid)
+        throw unauthorized(
+          "The session's active property has changed; use the access token issued with the switch.",
+          true,
+        );
+      return {
+        kind: "staff",
+        userId: s.userId,
+        sessionId: claims.sid,
+        activePropertyId: s.propertyId,
+        propertyIds: [s.propertyId],
+        permissions: new Set(s.permissions),
+      };
     }
     const { rows } = await deps.pool.query<ClientCredentials>(clientCredentialsSql, [claims.sub]);
     const c = rows[0];
     if (c === undefined || !c.active || c.kind !== claims.kind) throw unauthorized("The client is disabled.", true);
     // The token's scope, narrowed to what the client still holds: removing a scope acts at once.
     const scopes = new Set(claims.scope.split(" ").filter((s) => s !== "" && c.scopes.includes(s)));
-    return { kind: c.kind, clientId: c.id, provider: c.provider, environment: c.environment, propertyIds: c.propertyIds, scopes };
+    return {
+      kind: c.kind,
+      clientId: c.id,
+      provider: c.provider,
+      environment: c.environment,
+      propertyIds: c.propertyIds,
+      scopes,
+    };
   }
 
   return (next) => async (req) => {
@@ -82,14 +113,21 @@ export function createAuthInterceptor(deps: { pool: pg.Pool; tokens: TokenIssuer
     if (rule.public) return next(req);
 
     const principal = await principalOf(req.header.get("authorization"));
-    const allowed = principal.kind === "staff" ? rule.staff : principal.kind === "partner" ? rule.partner : rule.internal;
-    if (!allowed) throw new AppError("forbidden", `This operation is not available to ${principal.kind === "staff" ? "staff sessions" : `${principal.kind} clients`}.`);
+    const allowed =
+      principal.kind === "staff" ? rule.staff : principal.kind === "partner" ? rule.partner : rule.internal;
+    if (!allowed)
+      throw new AppError(
+        "forbidden",
+        `This operation is not available to ${principal.kind === "staff" ? "staff sessions" : `${principal.kind} clients`}.`,
+      );
     if (principal.kind === "staff") {
       if (rule.permission !== "" && !principal.permissions.has(rule.permission)) {
         throw new AppError("forbidden", `Missing permission ${rule.permission} in the active property.`);
       }
     } else if (rule.scope !== "" && !principal.scopes.has(rule.scope)) {
-      throw new AppError("forbidden", `The access token lacks the scope ${rule.scope}.`, { headers: { "www-authenticate": `Bearer error="insufficient_scope", scope="${rule.scope}"` } });
+      throw new AppError("forbidden", `The access token lacks the scope ${rule.scope}.`, {
+        headers: { "www-authenticate": `Bearer error="insufficient_scope", scope="${rule.scope}"` },
+      });
     }
     req.contextValues.set(principalKey, principal);
     return next(req);

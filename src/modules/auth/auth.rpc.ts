@@ -8,18 +8,33 @@ import { requireStaff } from "./scope.ts";
 
 export const authRpcServices = [AuthRpc];
 
-const tokensOf = (t: StaffTokens) => ({ accessToken: t.accessToken, refreshToken: t.refreshToken, expiresIn: t.expiresIn });
+const tokensOf = (t: StaffTokens) => ({
+  accessToken: t.accessToken,
+  refreshToken: t.refreshToken,
+  expiresIn: t.expiresIn,
+});
 
 export function registerAuthRpc(router: ConnectRouter, service: ClientTokenService, login: LoginService): void {
   router.service(AuthRpc, {
     async login(req) {
-      const r = await login.login({ hotelCode: req.hotelCode, email: req.email, password: req.password, deviceId: req.deviceId, deviceName: req.deviceName });
+      const r = await login.login({
+        hotelCode: req.hotelCode,
+        email: req.email,
+        password: req.password,
+        deviceId: req.deviceId,
+        deviceName: req.deviceName,
+      });
       return r.kind === "challenge"
         ? { challengeId: r.challengeId, maskedEmail: r.maskedEmail, expiresAt: timestampFromDate(r.expiresAt) }
         : { tokens: tokensOf(r.tokens), profile: r.profile };
     },
     async verifyLogin(req) {
-      const r = await login.verify({ challengeId: req.challengeId, code: req.code, deviceId: req.deviceId, deviceName: req.deviceName });
+      const r = await login.verify({
+        challengeId: req.challengeId,
+        code: req.code,
+        deviceId: req.deviceId,
+        deviceName: req.deviceName,
+      });
       return { tokens: tokensOf(r.tokens), profile: r.profile };
     },
     async refreshSession(req) {

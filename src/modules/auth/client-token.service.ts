@@ -7,11 +7,19 @@ import type { TokenIssuer } from "./tokens.ts";
 import type { Clock } from "../../lib/clock.ts";
 
 /** RFC 6749 section 5.2 error codes; the gateway's oauth2 error style reads them from `x-oauth-error`. */
-export type OAuthError = "invalid_request" | "invalid_client" | "invalid_grant" | "unauthorized_client" | "unsupported_grant_type" | "invalid_scope";
+export type OAuthError =
+  | "invalid_request"
+  | "invalid_client"
+  | "invalid_grant"
+  | "unauthorized_client"
+  | "unsupported_grant_type"
+  | "invalid_scope";
 
 export function oauthError(error: OAuthError, description: string): AppError {
   if (error === "invalid_client") {
-    return new AppError("unauthorized", description, { headers: { "x-oauth-error": error, "www-authenticate": 'Basic realm="hotelops", charset="UTF-8"' } });
+    return new AppError("unauthorized", description, {
+      headers: { "x-oauth-error": error, "www-authenticate": 'Basic realm="hotelops", charset="UTF-8"' },
+    });
   }
   return new AppError("invalid_argument", description, { headers: { "x-oauth-error": error } });
 }
@@ -40,20 +48,32 @@ export interface ClientTokenService {
 // RFC 6749 appendix A.4: scope-token = 1*( %x21 / %x23-5B / %x5D-7E ).
 const scopeToken = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 
-export function createClientTokenService(deps: { pool: pg.Pool; tokens: TokenIssuer; clock: Clock }): ClientTokenService {
+export function createClientTokenService(deps: {
+  pool: pg.Pool;
+  tokens: TokenIssuer;
+  clock: Clock;
+}): ClientTokenService {
   return {
     async createToken(req) {
       const basic = parseBasic(req.authorization);
       if (basic !== undefined && (req.clientId !== "" || req.clientSecret !== "")) {
-        throw oauthError("invalid_request", "Use one client authentication method: HTTP Basic or client_id/client_secret in the body, not both.");
+        throw oauthError(
+          "invalid_request",
+          "Use one client authentication method: HTTP Basic or client_id/client_secret in the body, not both.",
+        );
       }
       if (req.grantType === "") throw oauthError("invalid_request", "grant_type is required.");
-      const credentials = basic ?? (req.clientId !== "" || req.clientSecret !== "" ? { id: req.clientId, secret: req.clientSecret } : undefined);
-      if (credentials === undefined) throw oauthError("invalid_client", "Client authentication is required (HTTP Basic).");
-      if (credentials.id === "" || credentials.secret === "") throw oauthError("invalid_client", "Client authentication failed.");
+      const credentials =
+        basic ??
+        (req.clientId !== "" || req.clientSecret !== "" ? { id: req.clientId, secret: req.clientSecret } : undefined);
+      if (credentials === undefined)
+        throw oauthError("invalid_client", "Client authentication is required (HTTP Basic).");
+      if (credentials.id === "" || credentials.secret === "")
+        throw oauthError("invalid_client", "Client authentication failed.");
 
       const client = await authenticate(deps.pool, credentials.id, credentials.secret);
-      if (req.grantType !== "client_credentials") throw oauthError("unsupported_grant_type", "Only grant_type=client_credentials is supported.");
+      if (req.grantType !== "client_credentials")
+        throw oauthError("unsupported_grant_type", "Only grant_type=client_credentials is supported.");
 
       let granted = client.scopes;
       if (req.scope.trim() !== "") {
@@ -76,9 +96,11 @@ export function createClientTokenService(deps: { pool: pg.Pool; tokens: TokenIss
 
 /** An unknown client costs as much time as a wrong secret, so timing does not reveal which ids exist. */
 async function authenticate(pool: pg.Pool, id: string, secret: string): Promise<ClientCredentials> {
-  const client = id.length <= 200 ? (await pool.query<ClientCredentials>(clientCredentialsSql, [id])).rows[0] : undefined;
+  const client =
+    id.length <= 200 ? (await pool.query<ClientCredentials>(clientCredentialsSql, [id])).rows[0] : undefined;
   const ok = client === undefined ? await burnVerify(secret) : await verifySecret(client.secretHash, secret);
-  if (client === undefined || !ok || !client.active) throw oauthError("invalid_client", "Client authentication failed.");
+  if (client === undefined || !ok || !client.active)
+    throw oauthError("invalid_client", "Client authentication failed.");
   return client;
 }
 
@@ -87,9 +109,11 @@ export function parseBasic(header: string | null): { id: string; secret: string 
   if (header === null || header === "") return undefined;
   const space = header.indexOf(" ");
   const scheme = space === -1 ? header : header.slice(0, space);
-  if (scheme.toLowerCase() !== "basic") throw oauthError("invalid_client", "Client authentication must use the Basic scheme.");
+  if (scheme.toLowerCase() !== "basic")
+    throw oauthError("invalid_client", "Client authentication must use the Basic scheme.");
   const encoded = header.slice(space + 1).trim();
-  if (space === -1 || !/^[A-Za-z0-9+/]+={0,2}$/.test(encoded)) throw oauthError("invalid_client", "Malformed Basic credentials.");
+  if (space === -1 || !/^[A-Za-z0-9+/]+={0,2}$/.test(encoded))
+    throw oauthError("invalid_client", "Malformed Basic credentials.");
   const decoded = Buffer.from(encoded, "base64").toString("utf8");
   const colon = decoded.indexOf(":");
   if (colon === -1) throw oauthError("invalid_client", "Malformed Basic credentials.");
@@ -100,7 +124,9 @@ export function parseBasic(header: string | null): { id: string; secret: string 
     throw oauthError("invalid_client", "Malformed Basic credentials.");
   }
   if (isUnstorableText(credentials.id) || isUnstorableText(credentials.secret)) {
-    throw new AppError("invalid_argument", "Basic credentials contain a NUL character or an unpaired surrogate.", { headers: { "x-oauth-error": "invalid_request" } });
+    throw new AppError("invalid_argument", "Basic credentials contain a NUL character or an unpaired surrogate.", {
+      headers: { "x-oauth-error": "invalid_request" },
+    });
   }
   return credentials;
 }

@@ -29,13 +29,22 @@ export interface ClientCredentials {
   propertyIds: string[];
 }
 
-export async function insertClient(db: Queryable, c: { id: string; kind: ClientKind; provider: string; name: string; secretHash: string; scopes: string[]; now: Date }): Promise<void> {
-  await db.query(`insert into api_clients (id, kind, provider, name, secret_hash, scopes, created_at) values ($1, $2, $3, $4, $5, $6::text[], $7)`, [c.id, c.kind, c.provider, c.name, c.secretHash, c.scopes, c.now]);
+export async function insertClient(
+  db: Queryable,
+  c: { id: string; kind: ClientKind; provider: string; name: string; secretHash: string; scopes: string[]; now: Date },
+): Promise<void> {
+  await db.query(
+    `insert into api_clients (id, kind, provider, name, secret_hash, scopes, created_at) values ($1, $2, $3, $4, $5, $6::text[], $7)`,
+    [c.id, c.kind, c.provider, c.name, c.secretHash, c.scopes, c.now],
+  );
 }
 
 export async function grantProperties(db: Queryable, clientId: string, propertyIds: readonly string[]): Promise<void> {
   if (propertyIds.length === 0) return;
-  await db.query(`insert into api_client_properties (client_id, property_id) select $1, unnest($2::uuid[]) on conflict do nothing`, [clientId, [...propertyIds]]);
+  await db.query(
+    `insert into api_client_properties (client_id, property_id) select $1, unnest($2::uuid[]) on conflict do nothing`,
+    [clientId, [...propertyIds]],
+  );
 }
 
 const clientColumns = `c.id, c.kind, c.provider, c.name, c.scopes, c.environment, c.active, c.created_at as "createdAt", c.approved_at as "approvedAt",
@@ -76,7 +85,10 @@ export async function listPropertyClients(pool: pg.Pool, propertyId: string): Pr
 
 /** Marks the client approved for live writes; false when there is no such client. */
 export async function approveClient(db: Queryable, id: string, now: Date): Promise<boolean> {
-  const rows = await db.query(`update api_clients set environment = 'live', approved_at = coalesce(approved_at, $1) where id = $2 returning id`, [now, id]);
+  const rows = await db.query(
+    `update api_clients set environment = 'live', approved_at = coalesce(approved_at, $1) where id = $2 returning id`,
+    [now, id],
+  );
   return rows.length > 0;
 }
 

@@ -11,12 +11,34 @@ import { createSessionService, type SessionService } from "./sessions.service.ts
 import { createTokenIssuer, type TokenIssuer } from "./tokens.ts";
 
 export { permissions, scopes, principalKey, type Permission, type Principal, type Scope } from "./principal.ts";
-export { holds, requirePrincipal, requireProperty, requireStaff, requirePermission, requireScope, type PropertyRef } from "./scope.ts";
+export {
+  holds,
+  requirePrincipal,
+  requireProperty,
+  requireStaff,
+  requirePermission,
+  requireScope,
+  type PropertyRef,
+} from "./scope.ts";
 export { hashSecret, verifySecret, burnVerify, argon2Params } from "./passwords.ts";
 export { ACCESS_TOKEN_TTL_SECONDS, type AccessClaims, type TokenIssuer } from "./tokens.ts";
-export { SESSION_TTL_MS, hashRefreshToken, type OpenSessionInput, type SessionService, type StaffTokens } from "./sessions.service.ts";
+export {
+  SESSION_TTL_MS,
+  hashRefreshToken,
+  type OpenSessionInput,
+  type SessionService,
+  type StaffTokens,
+} from "./sessions.service.ts";
 export { oauthError, type ClientTokenService, type TokenRequest, type TokenResponse } from "./client-token.service.ts";
-export { approveClient, findClient, grantProperties, insertClient, listClients, type ApiClient, type ClientKind } from "./clients.repository.ts";
+export {
+  approveClient,
+  findClient,
+  grantProperties,
+  insertClient,
+  listClients,
+  type ApiClient,
+  type ClientKind,
+} from "./clients.repository.ts";
 export type { KeyStore } from "./keys.ts";
 export { maskEmail, type LoginService, type Profile } from "./login.service.ts";
 
@@ -33,8 +55,20 @@ export function createAuthServices(deps: Pick<Deps, "config" | "db" | "transact"
   const keys = createKeyStore(deps.db.pool, deps.clock);
   const tokens = createTokenIssuer(keys, deps.clock);
   const sessions = createSessionService({ transact: deps.transact, clock: deps.clock, tokens });
-  const login = createLoginService({ db: deps.db, transact: deps.transact, clock: deps.clock, sessions, mailer: createMailer(deps.config) });
-  return { keys, tokens, sessions, clientTokens: createClientTokenService({ pool: deps.db.pool, tokens, clock: deps.clock }), login };
+  const login = createLoginService({
+    db: deps.db,
+    transact: deps.transact,
+    clock: deps.clock,
+    sessions,
+    mailer: createMailer(deps.config),
+  });
+  return {
+    keys,
+    tokens,
+    sessions,
+    clientTokens: createClientTokenService({ pool: deps.db.pool, tokens, clock: deps.clock }),
+    login,
+  };
 }
 
 /** Authentication of every call, for every protocol; app.ts places it in the interceptor chain. */

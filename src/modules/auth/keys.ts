@@ -41,11 +41,16 @@ export function createKeyStore(pool: pg.Pool, clock: Clock, refreshMs = 5 * 60_0
   let verifying = new Map<string, CryptoKey>();
 
   async function load(): Promise<void> {
-    const { rows } = await pool.query<Row>("select kid, private_jwk, public_jwk, created_at from signing_keys where retired_at is null order by seq desc");
+    const { rows } = await pool.query<Row>(
+      "select kid, private_jwk, public_jwk, created_at from signing_keys where retired_at is null order by seq desc",
+    );
     const next = new Map<string, CryptoKey>();
     for (const row of rows) next.set(row.kid, (await importJWK(row.public_jwk, SIGNING_ALG)) as CryptoKey);
     const newest = rows[0];
-    signing = newest === undefined ? undefined : { kid: newest.kid, key: (await importJWK(newest.private_jwk, SIGNING_ALG)) as CryptoKey };
+    signing =
+      newest === undefined
+        ? undefined
+        : { kid: newest.kid, key: (await importJWK(newest.private_jwk, SIGNING_ALG)) as CryptoKey };
     verifying = next;
     loadedAt = performance.now();
   }
@@ -70,13 +75,16 @@ export function createKeyStore(pool: pg.Pool, clock: Clock, refreshMs = 5 * 60_0
           return "";
         }
       }
-      await client.query("insert into signing_keys (kid, alg, private_jwk, public_jwk, created_at) values ($1, $2, $3, $4, $5)", [
-        kid,
-        SIGNING_ALG,
-        { ...(await exportJWK(privateKey)), kid, alg: SIGNING_ALG },
-        { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALG, use: "sig" },
-        clock.now(),
-      ]);
+      await client.query(
+        "insert into signing_keys (kid, alg, private_jwk, public_jwk, created_at) values ($1, $2, $3, $4, $5)",
+        [
+          kid,
+          SIGNING_ALG,
+          { ...(await exportJWK(privateKey)), kid, alg: SIGNING_ALG },
+          { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALG, use: "sig" },
+          clock.now(),
+        ],
+      );
       await client.query("commit");
       return kid;
     } catch (err) {
@@ -115,7 +123,10 @@ export function createKeyStore(pool: pg.Pool, clock: Clock, refreshMs = 5 * 60_0
       return kid;
     },
     async retire(kid) {
-      await pool.query("update signing_keys set retired_at = $2 where kid = $1 and retired_at is null", [kid, clock.now()]);
+      await pool.query("update signing_keys set retired_at = $2 where kid = $1 and retired_at is null", [
+        kid,
+        clock.now(),
+      ]);
       await reload();
     },
   };

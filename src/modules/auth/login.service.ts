@@ -5,7 +5,12 @@ import type { Transact } from "../../db/transaction.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId } from "../../lib/ids.ts";
 import type { Mailer } from "../../lib/mail.ts";
-import { findPropertiesOfGroup, findPropertyByCode, findUserByEmail, listActiveMemberships } from "../properties/index.ts";
+import {
+  findPropertiesOfGroup,
+  findPropertyByCode,
+  findUserByEmail,
+  listActiveMemberships,
+} from "../properties/index.ts";
 import { burnVerify, hashSecret, verifySecret } from "./passwords.ts";
 import type { SessionService, StaffTokens } from "./sessions.service.ts";
 
@@ -31,27 +36,56 @@ export interface LoginInput {
 }
 
 /** The same answer for a wrong hotel, e-mail or password: nothing tells which one was wrong. */
-const badLogin = (): AppError => new AppError("unauthorized", "Hotel code, e-mail or password is wrong, or the account is not active.");
-const badChallenge = (): AppError => new AppError("unauthorized", "The verification code is wrong or expired; sign in again if it keeps failing.");
+const badLogin = (): AppError =>
+  new AppError("unauthorized", "Hotel code, e-mail or password is wrong, or the account is not active.");
+const badChallenge = (): AppError =>
+  new AppError("unauthorized", "The verification code is wrong or expired; sign in again if it keeps failing.");
 
 /** "manager@demo.test" -> "m*****r@demo.test". */
 export function maskEmail(email: string): string {
   const at = email.lastIndexOf("@");
   const local = email.slice(0, at);
-  const shown = local.length <= 2 ? `${local[0] ?? ""}*` : `${local[0]}${"*".repeat(Math.max(1, local.length - 2))}${local.at(-1)}`;
+  const shown =
+    local.length <= 2 ? `${local[0] ?? ""}*` : `${local[0]}${"*".repeat(Math.max(1, local.length - 2))}${local.at(-1)}`;
   return `${shown}${email.slice(at)}`;
 }
 
-export function createLoginService(deps: { db: Queryable; transact: Transact; clock: Clock; sessions: SessionService; mailer: Mailer }) {
+export function createLoginService(deps: {
+  db: Queryable;
+  transact: Transact;
+  clock: Clock;
+  sessions: SessionService;
+  mailer: Mailer;
+}) {
   const { db, clock, sessions } = deps;
 
   async function profileOf(userId: string, activePropertyId: string): Promise<Profile> {
     const memberships = await listActiveMemberships(db, userId);
-    return { userId, activePropertyId, properties: memberships.map((m) => ({ id: m.propertyId, code: m.propertyCode, name: m.propertyName, permissions: [...m.permissions].sort() })) };
+    return {
+      userId,
+      activePropertyId,
+      properties: memberships.map((m) => ({
+        id: m.propertyId,
+        code: m.propertyCode,
+        name: m.propertyName,
+        permissions: [...m.permissions].sort(),
+      })),
+    };
   }
 
-  async function open(userId: string, propertyId: string, device: { deviceId: string; deviceName: string }, emailVerified = false): Promise<LoginResult & { kind: "session" }> {
-    const tokens = await sessions.openStaffSession({ userId, propertyId, deviceId: device.deviceId.slice(0, 100), deviceName: device.deviceName.slice(0, 100), emailVerified });
+  async function open(
+    userId: string,
+    propertyId: string,
+    device: { deviceId: string; deviceName: string },
+    emailVerified = false,
+  ): Promise<LoginResult & { kind: "session" }> {
+    const tokens = await sessions.openStaffSession({
+      userId,
+      propertyId,
+      deviceId: device.deviceId.slice(0, 100),
+      deviceName: device.deviceName.slice(0, 100),
+      emailVerified,
+    });
     return { kind: "session", tokens, profile: await profileOf(userId, propertyId) };
   }
 
@@ -63,7 +97,8 @@ export function createLoginService(deps: { db: Queryable; transact: Transact; cl
      */
     async login(input: LoginInput): Promise<LoginResult> {
       const user = input.email.length <= 320 ? await findUserByEmail(db, input.email.trim()) : undefined;
-      const passwordOk = user === undefined ? await burnVerify(input.password) : await verifySecret(user.passwordHash, input.password);
+      const passwordOk =
+        user === undefined ? await burnVerify(input.password) : await verifySecret(user.passwordHash, input.password);
       if (user === undefined || !passwordOk || !user.active) throw badLogin();
       const code = input.hotelCode.trim().toUpperCase();
       const memberships = await listActiveMemberships(db, user.id);
@@ -77,8 +112,11 @@ export function createLoginService(deps: { db: Queryable; transact: Transact; cl
       const otp = String(randomInt(0, 1_000_000)).padStart(6, "0");
       const now = clock.now();
       const expiresAt = new Date(now.getTime() + CHALLENGE_TTL_MS);
-      await db.query(`insert into login_challenges (id, user_id, property_id, code_hash, created_at, expires_at)
-        values ($1, $2, $3, $4, $5, $6)`, [challengeId, user.id, active.id, await hashSecret(otp), now, expiresAt]);
+      await db.query(
+        `insert into login_challenges (id, user_id, property_id, code_hash, created_at, expires_at)
+        values ($1, $2, $3, $4, $5, $6)`,
+        [challengeId, user.id, active.id, await hashSecret(otp), now, expiresAt],
+      );
       await deps.mailer.send({
         to: user.email,
         subject: `${otp} is your sign-in code for ${active.name}`,
@@ -88,7 +126,12 @@ export function createLoginService(deps: { db: Queryable; transact: Transact; cl
     },
 
     /** A code is single use; after MAX_CODE_ATTEMPTS wrong codes the challenge is dead. */
-    async verify(input: { challengeId: string; code: string; deviceId: string; deviceName: string }): Promise<LoginResult & { kind: "session" }> {
+    async verify(input: {
+      challengeId: string;
+      code: string;
+      deviceId: string;
+      deviceName: string;
+    }): Promise<LoginResult & { kind: "session" }> {
       if (!/^[0-9a-f-]{36}$/i.test(input.challengeId)) throw badChallenge();
       const now = clock.now();
       const claimed = await deps.transact(async (tx) => {
@@ -100,7 +143,9 @@ export function createLoginService(deps: { db: Queryable; transact: Transact; cl
         if (row === undefined || !row.live) return undefined;
         if (!/^\d{6}$/.test(input.code) || !(await verifySecret(row.code_hash, input.code))) {
           // committed even though the call fails: the attempt counts
-          await tx.query("update login_challenges set failed_attempts = failed_attempts + 1 where id = $1", [input.challengeId]);
+          await tx.query("update login_challenges set failed_attempts = failed_attempts + 1 where id = $1", [
+            input.challengeId,
+          ]);
           return undefined;
         }
         await tx.query("update login_challenges set used_at = $2 where id = $1", [input.challengeId, now]);
@@ -115,7 +160,10 @@ export function createLoginService(deps: { db: Queryable; transact: Transact; cl
     },
 
     /** The session result for another property of the user (`POST /api/mobile/v1/session/active-property`). */
-    async switchProperty(session: { sessionId: string; userId: string; activePropertyId: string }, propertyId: string): Promise<{ tokens: StaffTokens; profile: Profile }> {
+    async switchProperty(
+      session: { sessionId: string; userId: string; activePropertyId: string },
+      propertyId: string,
+    ): Promise<{ tokens: StaffTokens; profile: Profile }> {
       const tokens = await sessions.switchStaffProperty(session.sessionId, session.activePropertyId, propertyId);
       return { tokens, profile: await profileOf(session.userId, propertyId) };
     },

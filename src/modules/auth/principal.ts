@@ -19,7 +19,13 @@ export const permissions = [
 ] as const;
 export type Permission = (typeof permissions)[number];
 
-export const scopes = ["availability.read", "reservations.read", "mappings.read", "reservations.write", "ari.read"] as const;
+export const scopes = [
+  "availability.read",
+  "reservations.read",
+  "mappings.read",
+  "reservations.write",
+  "ari.read",
+] as const;
 export type Scope = (typeof scopes)[number];
 
 /**

@@ -31,7 +31,8 @@ export function requireStaff(values: ContextValues): Extract<Principal, { kind: 
 
 /** Staff permission check inside a service (the interceptor already checked the RPC's own rule). */
 export function requirePermission(principal: Principal, permission: string): void {
-  if (principal.kind === "staff" && !principal.permissions.has(permission)) throw new AppError("forbidden", `Missing permission ${permission} in the active property.`);
+  if (principal.kind === "staff" && !principal.permissions.has(permission))
+    throw new AppError("forbidden", `Missing permission ${permission} in the active property.`);
 }
 
 /**
@@ -45,7 +46,8 @@ export function holds(principal: Principal, permission: string): boolean {
 
 /** Client scope check inside a service; staff pass (they are governed by permissions). */
 export function requireScope(principal: Principal, scope: string): void {
-  if (principal.kind !== "staff" && !principal.scopes.has(scope)) throw new AppError("forbidden", `The access token lacks the scope ${scope}.`);
+  if (principal.kind !== "staff" && !principal.scopes.has(scope))
+    throw new AppError("forbidden", `The access token lacks the scope ${scope}.`);
 }
 
 const TTL_MS = 60_000;
@@ -56,17 +58,24 @@ const caches = new WeakMap<pg.Pool, Map<string, { ref: PropertyRef; at: number }
  * looks exactly like one that does not exist (no existence leak, never 403). Repositories then filter every
  * query by the returned id. Cached per process for a minute (these fields practically never change).
  */
-export async function requireProperty(db: { pool: pg.Pool }, principal: Principal, propertyIdOrCode: string): Promise<PropertyRef> {
+export async function requireProperty(
+  db: { pool: pg.Pool },
+  principal: Principal,
+  propertyIdOrCode: string,
+): Promise<PropertyRef> {
   let cache = caches.get(db.pool);
   if (cache === undefined) caches.set(db.pool, (cache = new Map()));
   const key = isUuid(propertyIdOrCode) ? propertyIdOrCode.toLowerCase() : propertyIdOrCode;
   let hit = cache.get(key);
   if (hit === undefined || performance.now() - hit.at > TTL_MS) {
     const column = isUuid(key) ? "id" : "code";
-    const { rows } = key === "" || key.length > 64 ? { rows: [] } : await db.pool.query<PropertyRef>(
-      `select id, code, name, time_zone as "timeZone", currency, amount_scale as "amountScale", sandbox from properties where ${column} = $1`,
-      [key],
-    );
+    const { rows } =
+      key === "" || key.length > 64
+        ? { rows: [] }
+        : await db.pool.query<PropertyRef>(
+            `select id, code, name, time_zone as "timeZone", currency, amount_scale as "amountScale", sandbox from properties where ${column} = $1`,
+            [key],
+          );
     const ref = rows[0];
     if (ref !== undefined) {
       hit = { ref, at: performance.now() };
@@ -77,6 +86,7 @@ export async function requireProperty(db: { pool: pg.Pool }, principal: Principa
       hit = undefined;
     }
   }
-  if (hit === undefined || !principal.propertyIds.includes(hit.ref.id)) throw new AppError("not_found", "No such property.");
+  if (hit === undefined || !principal.propertyIds.includes(hit.ref.id))
+    throw new AppError("not_found", "No such property.");
   return hit.ref;
 }

@@ -49,7 +49,8 @@ export function hashRefreshToken(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
 
-const invalidRefresh = (): AppError => new AppError("unauthorized", "The refresh token is invalid, expired or revoked; sign in again.");
+const invalidRefresh = (): AppError =>
+  new AppError("unauthorized", "The refresh token is invalid, expired or revoked; sign in again.");
 
 export function createSessionService(deps: { transact: Transact; clock: Clock; tokens: TokenIssuer }): SessionService {
   const { transact, clock, tokens } = deps;
@@ -63,15 +64,44 @@ export function createSessionService(deps: { transact: Transact; clock: Clock; t
       let perms: string[] = [];
       await transact(async (tx) => {
         const users = await tx.query<{ active: boolean }>(`select active from users where id = $1`, [input.userId]);
-        const membership = users[0]?.active === true ? await findActiveMembership(tx, input.userId, input.propertyId) : undefined;
-        if (membership === undefined) throw new AppError("unauthorized", "The user has no active membership in this property.");
+        const membership =
+          users[0]?.active === true ? await findActiveMembership(tx, input.userId, input.propertyId) : undefined;
+        if (membership === undefined)
+          throw new AppError("unauthorized", "The user has no active membership in this property.");
         perms = membership.permissions;
-        await tx.query(`insert into staff_sessions (id, user_id, property_id, device_id, device_name, created_at, expires_at, email_verified)
-          values ($1, $2, $3, $4, $5, $6, $7, $8)`, [sessionId, input.userId, input.propertyId, input.deviceId ?? "", input.deviceName ?? "", now, expiresAt, input.emailVerified === true]);
-        await tx.query(`insert into refresh_tokens (id, session_id, token_hash, created_at, expires_at) values ($1, $2, $3, $4, $5)`, [newId(), sessionId, hashRefreshToken(refreshToken), now, expiresAt]);
+        await tx.query(
+          `insert into staff_sessions (id, user_id, property_id, device_id, device_name, created_at, expires_at, email_verified)
+          values ($1, $2, $3, $4, $5, $6, $7, $8)`,
+          [
+            sessionId,
+            input.userId,
+            input.propertyId,
+            input.deviceId ?? "",
+            input.deviceName ?? "",
+            now,
+            expiresAt,
+            input.emailVerified === true,
+          ],
+        );
+        await tx.query(
+          `insert into refresh_tokens (id, session_id, token_hash, created_at, expires_at) values ($1, $2, $3, $4, $5)`,
+          [newId(), sessionId, hashRefreshToken(refreshToken), now, expiresAt],
+        );
       });
-      const access = await tokens.sign({ kind: "staff", sub: input.userId, sid: sessionId, pid: input.propertyId, perms });
-      return { accessToken: access.token, refreshToken, expiresIn: access.expiresIn, sessionId, sessionExpiresAt: expiresAt };
+      const access = await tokens.sign({
+        kind: "staff",
+        sub: input.userId,
+        sid: sessionId,
+        pid: input.propertyId,
+        perms,
+      });
+      return {
+        accessToken: access.token,
+        refreshToken,
+        expiresIn: access.expiresIn,
+        sessionId,
+        sessionExpiresAt: expiresAt,
+      };
     },
 
     async refreshStaffSession(presented) {
@@ -80,29 +110,59 @@ export function createSessionService(deps: { transact: Transact; clock: Clock; t
       const outcome = await transact(async (tx) => {
         // The row lock serialises two refreshes of one token: the second sees used_at and counts as reuse.
         // perms is null when the membership, the user or the property is no longer active: no new tokens then.
-        const rows = await tx.query<{ id: string; sessionId: string; used: boolean; live: boolean; userId: string; propertyId: string; sessionExpiresAt: Date; perms: string[] | null }>(`
+        const rows = await tx.query<{
+          id: string;
+          sessionId: string;
+          used: boolean;
+          live: boolean;
+          userId: string;
+          propertyId: string;
+          sessionExpiresAt: Date;
+          perms: string[] | null;
+        }>(
+          `
           select t.id, t.session_id as "sessionId", t.used_at is not null as used, s.user_id as "userId", s.property_id as "propertyId",
             (s.revoked_at is null and s.expires_at > $1 and t.expires_at > $2) as live, s.expires_at as "sessionExpiresAt",
             (select r.permissions from memberships m join roles r on r.code = m.role_code join users u on u.id = m.user_id and u.active
               join properties p on p.id = m.property_id and p.active
               where m.user_id = s.user_id and m.property_id = s.property_id and m.active) as perms
-          from refresh_tokens t join staff_sessions s on s.id = t.session_id where t.token_hash = $3 for update of t, s`, [now, now, hashRefreshToken(presented)]);
+          from refresh_tokens t join staff_sessions s on s.id = t.session_id where t.token_hash = $3 for update of t, s`,
+          [now, now, hashRefreshToken(presented)],
+        );
         const row = rows[0];
         if (row === undefined || !row.live || row.perms === null) return { ok: false as const };
         if (row.used) {
-          await tx.query(`update staff_sessions set revoked_at = $1, revoked_reason = 'refresh_token_reuse' where id = $2 and revoked_at is null`, [now, row.sessionId]);
+          await tx.query(
+            `update staff_sessions set revoked_at = $1, revoked_reason = 'refresh_token_reuse' where id = $2 and revoked_at is null`,
+            [now, row.sessionId],
+          );
           return { ok: false as const };
         }
         await tx.query(`update refresh_tokens set used_at = $1 where id = $2`, [now, row.id]);
-        await tx.query(`insert into refresh_tokens (id, session_id, token_hash, parent_id, created_at, expires_at) values ($1, $2, $3, $4, $5, $6)`, [newId(), row.sessionId, hashRefreshToken(next), row.id, now, row.sessionExpiresAt]);
+        await tx.query(
+          `insert into refresh_tokens (id, session_id, token_hash, parent_id, created_at, expires_at) values ($1, $2, $3, $4, $5, $6)`,
+          [newId(), row.sessionId, hashRefreshToken(next), row.id, now, row.sessionExpiresAt],
+        );
         await tx.query(`update staff_sessions set last_used_at = $1 where id = $2`, [now, row.sessionId]);
         return { ok: true as const, row };
       });
       // Thrown after commit, so a detected reuse stays revoked.
       if (!outcome.ok) throw invalidRefresh();
       const { row } = outcome;
-      const access = await tokens.sign({ kind: "staff", sub: row.userId, sid: row.sessionId, pid: row.propertyId, perms: row.perms ?? [] });
-      return { accessToken: access.token, refreshToken: next, expiresIn: access.expiresIn, sessionId: row.sessionId, sessionExpiresAt: row.sessionExpiresAt };
+      const access = await tokens.sign({
+        kind: "staff",
+        sub: row.userId,
+        sid: row.sessionId,
+        pid: row.propertyId,
+        perms: row.perms ?? [],
+      });
+      return {
+        accessToken: access.token,
+        refreshToken: next,
+        expiresIn: access.expiresIn,
+        sessionId: row.sessionId,
+        sessionExpiresAt: row.sessionExpiresAt,
+      };
     },
 
     async switchStaffProperty(sessionId, fromPropertyId, propertyId) {
@@ -111,35 +171,76 @@ export function createSessionService(deps: { transact: Transact; clock: Clock; t
       const next = newToken("rt_");
       const session = await transact(async (tx) => {
         // Token rows first, then the session: the order a refresh locks them in (no deadlock between the two).
-        await tx.query(`select id from refresh_tokens where session_id = $1 and used_at is null for update`, [sessionId]);
-        const rows = await tx.query<{ userId: string; expiresAt: Date; active: boolean; propertyId: string; emailVerified: boolean }>(`
+        await tx.query(`select id from refresh_tokens where session_id = $1 and used_at is null for update`, [
+          sessionId,
+        ]);
+        const rows = await tx.query<{
+          userId: string;
+          expiresAt: Date;
+          active: boolean;
+          propertyId: string;
+          emailVerified: boolean;
+        }>(
+          `
           select s.user_id as "userId", s.expires_at as "expiresAt", u.active, s.property_id as "propertyId", s.email_verified as "emailVerified"
           from staff_sessions s join users u on u.id = s.user_id
-          where s.id = $1 and s.revoked_at is null and s.expires_at > $2 for update of s`, [sessionId, now]);
+          where s.id = $1 and s.revoked_at is null and s.expires_at > $2 for update of s`,
+          [sessionId, now],
+        );
         const row = rows[0];
-        if (row === undefined || !row.active) throw new AppError("unauthorized", "The session has ended; sign in again.");
-        if (row.propertyId !== fromPropertyId) throw new AppError("conflict", "The session switched property meanwhile; use the tokens of that switch.");
+        if (row === undefined || !row.active)
+          throw new AppError("unauthorized", "The session has ended; sign in again.");
+        if (row.propertyId !== fromPropertyId)
+          throw new AppError("conflict", "The session switched property meanwhile; use the tokens of that switch.");
         const membership = await findActiveMembership(tx, row.userId, propertyId);
         if (membership === undefined) throw new AppError("not_found", "Property not found.");
         // A session is only as trusted as its login: one opened without an e-mail code cannot enter a property that asks for one.
         const target = await findPropertyById(tx, propertyId);
         if (target?.emailVerification === true && !row.emailVerified) {
-          throw new AppError("email_verification_required", `${membership.propertyCode} requires e-mail verification: sign in with its hotel code to receive a code.`);
+          throw new AppError(
+            "email_verification_required",
+            `${membership.propertyCode} requires e-mail verification: sign in with its hotel code to receive a code.`,
+          );
         }
-        await tx.query(`update staff_sessions set property_id = $1, last_used_at = $2 where id = $3`, [propertyId, now, sessionId]);
+        await tx.query(`update staff_sessions set property_id = $1, last_used_at = $2 where id = $3`, [
+          propertyId,
+          now,
+          sessionId,
+        ]);
         // the tokens held so far are spent, as on a refresh: presenting one again is reuse
-        await tx.query(`update refresh_tokens set used_at = $1 where session_id = $2 and used_at is null`, [now, sessionId]);
-        await tx.query(`insert into refresh_tokens (id, session_id, token_hash, created_at, expires_at) values ($1, $2, $3, $4, $5)`, [newId(), sessionId, hashRefreshToken(next), now, row.expiresAt]);
+        await tx.query(`update refresh_tokens set used_at = $1 where session_id = $2 and used_at is null`, [
+          now,
+          sessionId,
+        ]);
+        await tx.query(
+          `insert into refresh_tokens (id, session_id, token_hash, created_at, expires_at) values ($1, $2, $3, $4, $5)`,
+          [newId(), sessionId, hashRefreshToken(next), now, row.expiresAt],
+        );
         return { userId: row.userId, expiresAt: row.expiresAt, perms: membership.permissions };
       });
-      const access = await tokens.sign({ kind: "staff", sub: session.userId, sid: sessionId, pid: propertyId, perms: session.perms });
-      return { accessToken: access.token, refreshToken: next, expiresIn: access.expiresIn, sessionId, sessionExpiresAt: session.expiresAt };
+      const access = await tokens.sign({
+        kind: "staff",
+        sub: session.userId,
+        sid: sessionId,
+        pid: propertyId,
+        perms: session.perms,
+      });
+      return {
+        accessToken: access.token,
+        refreshToken: next,
+        expiresIn: access.expiresIn,
+        sessionId,
+        sessionExpiresAt: session.expiresAt,
+      };
     },
 
     async revokeSession(sessionId, reason = "logout") {
       if (!isUuid(sessionId)) return;
       await transact(async (tx) => {
-        await tx.query(`update staff_sessions set revoked_at = $1, revoked_reason = $2 where id = $3 and revoked_at is null`, [clock.now(), reason, sessionId]);
+        await tx.query(
+          `update staff_sessions set revoked_at = $1, revoked_reason = $2 where id = $3 and revoked_at is null`,
+          [clock.now(), reason, sessionId],
+        );
       });
     },
   };

@@ -52,7 +52,8 @@ export function createTokenIssuer(keys: KeyStore, clock: Clock): TokenIssuer {
     async verify(token) {
       const hit = verified.get(token);
       if (hit !== undefined) {
-        if (clock.now().getTime() < hit.expiresAtMs && (await keys.verificationKey(hit.kid)) !== undefined) return hit.claims;
+        if (clock.now().getTime() < hit.expiresAtMs && (await keys.verificationKey(hit.kid)) !== undefined)
+          return hit.claims;
         verified.delete(token);
       }
       let kid: string | undefined;
@@ -91,6 +92,7 @@ function claimsOf(p: Record<string, unknown>): AccessClaims | undefined {
   const str = (v: unknown): v is string => typeof v === "string" && v !== "";
   if (!str(p.sub)) return undefined;
   if (p.kind === "staff" && str(p.sid) && str(p.pid)) return { kind: "staff", sub: p.sub, sid: p.sid, pid: p.pid };
-  if ((p.kind === "partner" || p.kind === "internal") && typeof p.scope === "string") return { kind: p.kind, sub: p.sub, scope: p.scope };
+  if ((p.kind === "partner" || p.kind === "internal") && typeof p.scope === "string")
+    return { kind: p.kind, sub: p.sub, scope: p.scope };
   return undefined;
 }

@@ -20,13 +20,18 @@ export interface FolioRpcServices {
  * The property and the acting caller of one call. An empty property code means the caller's only property
  * (a staff session's active property, or an internal client's single grant); any property out of reach is 404.
  */
-async function scope(pool: pg.Pool, ctx: HandlerContext, propertyCode: string): Promise<{ propertyId: string; actor: string }> {
+async function scope(
+  pool: pg.Pool,
+  ctx: HandlerContext,
+  propertyCode: string,
+): Promise<{ propertyId: string; actor: string }> {
   const principal = requirePrincipal(ctx.values);
   const actor = principal.kind === "staff" ? `user:${principal.userId}` : `client:${principal.clientId}`;
   if (propertyCode === "") {
     if (principal.kind === "staff") return { propertyId: principal.activePropertyId, actor };
     const [only, ...more] = principal.propertyIds;
-    if (only === undefined || more.length > 0) throw invalidField("propertyCode", "required for clients with several properties");
+    if (only === undefined || more.length > 0)
+      throw invalidField("propertyCode", "required for clients with several properties");
     return { propertyId: only, actor };
   }
   return { propertyId: (await requireProperty({ pool }, principal, propertyCode)).id, actor };
@@ -100,23 +105,40 @@ export function registerFolioRpc(router: ConnectRouter, s: FolioRpcServices, poo
   router.service(FolioRpc, {
     async getFolio(req, ctx) {
       const { propertyId } = await scope(pool, ctx, req.propertyCode);
-      if ((req.folioId === "") === (req.reservationId === "")) throw invalidField("folioId", "give exactly one of folioId and reservationId");
-      const folio = await s.folios.getFolio(propertyId, req.folioId !== "" ? { folioId: req.folioId } : { reservationId: req.reservationId });
+      if ((req.folioId === "") === (req.reservationId === ""))
+        throw invalidField("folioId", "give exactly one of folioId and reservationId");
+      const folio = await s.folios.getFolio(
+        propertyId,
+        req.folioId !== "" ? { folioId: req.folioId } : { reservationId: req.reservationId },
+      );
       return { folio: folioOut(folio) };
     },
     async postCharge(req, ctx) {
       const { propertyId, actor } = await scope(pool, ctx, req.propertyCode);
-      const charge = await s.folios.postCharge(propertyId, actor, { folioId: req.folioId, code: req.code, description: req.description, amountMinor: req.amountMinor });
+      const charge = await s.folios.postCharge(propertyId, actor, {
+        folioId: req.folioId,
+        code: req.code,
+        description: req.description,
+        amountMinor: req.amountMinor,
+      });
       return { charge: chargeOut(charge) };
     },
     async postPayment(req, ctx) {
       const { propertyId, actor } = await scope(pool, ctx, req.propertyCode);
-      const payment = await s.folios.postPayment(propertyId, actor, { folioId: req.folioId, amountMinor: req.amountMinor, methodCode: req.methodCode, reference: req.reference });
+      const payment = await s.folios.postPayment(propertyId, actor, {
+        folioId: req.folioId,
+        amountMinor: req.amountMinor,
+        methodCode: req.methodCode,
+        reference: req.reference,
+      });
       return { payment: paymentOut(payment) };
     },
     async reversePayment(req, ctx) {
       const { propertyId, actor } = await scope(pool, ctx, req.propertyCode);
-      const reversal = await s.folios.reversePayment(propertyId, actor, { paymentId: req.paymentId, reference: req.reference });
+      const reversal = await s.folios.reversePayment(propertyId, actor, {
+        paymentId: req.paymentId,
+        reference: req.reference,
+      });
       return { reversal: paymentOut(reversal) };
     },
     async createInvoiceDraft(req, ctx) {

@@ -41,7 +41,10 @@ describe("default JSON adapter", () => {
     expect(violations({ ...valid, rooms: [] })).toEqual(["rooms"]);
     expect(violations({ ...valid, holder: {} })).toEqual(["holder.name"]);
     expect(violations({ ...valid, currency: "try" })).toEqual(["currency"]);
-    expect(violations({ ...valid, rooms: [{ ...valid.rooms[0], adults: 0, roomTypeCode: "" }] })).toEqual(["rooms[0].adults", "rooms[0].roomTypeCode"]);
+    expect(violations({ ...valid, rooms: [{ ...valid.rooms[0], adults: 0, roomTypeCode: "" }] })).toEqual([
+      "rooms[0].adults",
+      "rooms[0].roomTypeCode",
+    ]);
   });
 
   it("validates calendar dates", () => {

@@ -43,45 +43,78 @@ export const jsonAdapter: ProviderAdapter = {
         if (required) v.push({ field: name, reason: "is required" });
         return "";
       }
-      if (typeof x !== "string" || x.length > max) v.push({ field: name, reason: `must be text of at most ${max} characters` });
+      if (typeof x !== "string" || x.length > max)
+        v.push({ field: name, reason: `must be text of at most ${max} characters` });
       return typeof x === "string" ? x : "";
     };
     const eventType = str("eventType", 20, true);
-    if (eventType !== "" && !["NEW", "MODIFIED", "CANCELLED"].includes(eventType)) v.push({ field: "eventType", reason: "must be NEW, MODIFIED or CANCELLED" });
+    if (eventType !== "" && !["NEW", "MODIFIED", "CANCELLED"].includes(eventType))
+      v.push({ field: "eventType", reason: "must be NEW, MODIFIED or CANCELLED" });
     const full = eventType !== "CANCELLED";
     const externalReference = str("externalReference", 100, true);
     const channel = str("channel", 64, false);
     const arrivalDate = str("arrivalDate", 10, full);
     const departureDate = str("departureDate", 10, full);
-    if (arrivalDate !== "" && !isDate(arrivalDate)) v.push({ field: "arrivalDate", reason: "must be a date YYYY-MM-DD" });
-    if (departureDate !== "" && !isDate(departureDate)) v.push({ field: "departureDate", reason: "must be a date YYYY-MM-DD" });
-    if (isDate(arrivalDate) && isDate(departureDate) && arrivalDate >= departureDate) v.push({ field: "departureDate", reason: "must be after arrivalDate" });
+    if (arrivalDate !== "" && !isDate(arrivalDate))
+      v.push({ field: "arrivalDate", reason: "must be a date YYYY-MM-DD" });
+    if (departureDate !== "" && !isDate(departureDate))
+      v.push({ field: "departureDate", reason: "must be a date YYYY-MM-DD" });
+    if (isDate(arrivalDate) && isDate(departureDate) && arrivalDate >= departureDate)
+      v.push({ field: "departureDate", reason: "must be after arrivalDate" });
     const currency = str("currency", 3, full);
-    if (currency !== "" && !/^[A-Z]{3}$/.test(currency)) v.push({ field: "currency", reason: "must be an ISO 4217 code" });
+    if (currency !== "" && !/^[A-Z]{3}$/.test(currency))
+      v.push({ field: "currency", reason: "must be an ISO 4217 code" });
     const holder = p.holder as { name?: unknown } | undefined;
     const holderName = typeof holder?.name === "string" ? holder.name.trim() : "";
     if (eventType === "NEW" && holderName === "") v.push({ field: "holder.name", reason: "is required" });
     const rawRooms = Array.isArray(p.rooms) ? (p.rooms as Record<string, unknown>[]) : [];
-    if (full && (rawRooms.length === 0 || rawRooms.length > 20)) v.push({ field: "rooms", reason: "must hold 1 to 20 rooms" });
+    if (full && (rawRooms.length === 0 || rawRooms.length > 20))
+      v.push({ field: "rooms", reason: "must hold 1 to 20 rooms" });
     const rooms = rawRooms.map((r, i) => {
       const code = (k: string): string => {
         const x = r[k];
-        if (typeof x !== "string" || x === "" || x.length > 100) v.push({ field: `rooms[${i}].${k}`, reason: "is required" });
+        if (typeof x !== "string" || x === "" || x.length > 100)
+          v.push({ field: `rooms[${i}].${k}`, reason: "is required" });
         return typeof x === "string" ? x : "";
       };
       const count = (k: string, min: number, max: number): number => {
         const x = r[k] ?? 0;
-        if (typeof x !== "number" || !Number.isInteger(x) || x < min || x > max) v.push({ field: `rooms[${i}].${k}`, reason: `must be an integer from ${min} to ${max}` });
+        if (typeof x !== "number" || !Number.isInteger(x) || x < min || x > max)
+          v.push({ field: `rooms[${i}].${k}`, reason: `must be an integer from ${min} to ${max}` });
         return typeof x === "number" ? x : 0;
       };
-      return { roomTypeCode: code("roomTypeCode"), ratePlanCode: code("ratePlanCode"), adults: count("adults", 1, 10), children: count("children", 0, 10), amountMinor: count("amountMinor", 0, Number.MAX_SAFE_INTEGER) };
+      return {
+        roomTypeCode: code("roomTypeCode"),
+        ratePlanCode: code("ratePlanCode"),
+        adults: count("adults", 1, 10),
+        children: count("children", 0, 10),
+        amountMinor: count("amountMinor", 0, Number.MAX_SAFE_INTEGER),
+      };
     });
     const totalMinor = typeof p.totalMinor === "number" ? p.totalMinor : 0;
-    if (full && (!Number.isSafeInteger(totalMinor) || totalMinor < 0)) v.push({ field: "totalMinor", reason: "must be a non-negative integer" });
-    if (full && rooms.length > 0 && rooms.reduce((a, r) => a + r.amountMinor, 0) !== totalMinor) v.push({ field: "totalMinor", reason: "must equal the sum of rooms[].amountMinor" });
+    if (full && (!Number.isSafeInteger(totalMinor) || totalMinor < 0))
+      v.push({ field: "totalMinor", reason: "must be a non-negative integer" });
+    if (full && rooms.length > 0 && rooms.reduce((a, r) => a + r.amountMinor, 0) !== totalMinor)
+      v.push({ field: "totalMinor", reason: "must equal the sum of rooms[].amountMinor" });
     const notes = str("notes", 2000, false);
-    if (v.length > 0) throw new AppError("validation_failed", `Invalid reservation event: ${v.map((x) => `${x.field} ${x.reason}`).join("; ")}`, { details: v });
-    return { eventType: eventType as ReservationEventType, externalReference, channel, arrivalDate, departureDate, rooms, totalMinor, currency, holderName, notes };
+    if (v.length > 0)
+      throw new AppError(
+        "validation_failed",
+        `Invalid reservation event: ${v.map((x) => `${x.field} ${x.reason}`).join("; ")}`,
+        { details: v },
+      );
+    return {
+      eventType: eventType as ReservationEventType,
+      externalReference,
+      channel,
+      arrivalDate,
+      departureDate,
+      rooms,
+      totalMinor,
+      currency,
+      holderName,
+      notes,
+    };
   },
 };
 

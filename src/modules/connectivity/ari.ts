@@ -22,18 +22,33 @@ function dates(from: string, n: number): string[] {
  */
 export function createAriReads(deps: { pool: pg.Pool; inventory: InventoryService }) {
   return {
-    async ari(caller: Caller, propertyCode: string, q: { from: string; to: string; roomTypes: string[]; ratePlans: string[] }) {
+    async ari(
+      caller: Caller,
+      propertyCode: string,
+      q: { from: string; to: string; roomTypes: string[]; ratePlans: string[] },
+    ) {
       const property = await requireProperty(deps, caller, propertyCode);
       if (!isDate(q.from)) throw invalidField("from", "must be a date YYYY-MM-DD");
       if (!isDate(q.to)) throw invalidField("to", "must be a date YYYY-MM-DD");
       const days = (Date.parse(q.to) - Date.parse(q.from)) / DAY_MS;
       if (days < 1) throw invalidField("to", "must be after from (to is exclusive)");
       if (days > 366) throw invalidField("to", "the range is at most 366 days");
-      const [mapped, roomTypes, ratePlans] = await Promise.all([mappingsOf(deps.pool, property.id, caller.provider), roomTypesOf(deps.pool, property.id), ratePlansOf(deps.pool, property.id)]);
+      const [mapped, roomTypes, ratePlans] = await Promise.all([
+        mappingsOf(deps.pool, property.id, caller.provider),
+        roomTypesOf(deps.pool, property.id),
+        ratePlansOf(deps.pool, property.id),
+      ]);
       // A filter names our code or the provider's; nothing matching a filter selects nothing.
       const pick = (items: { id: string; code: string }[], wanted: string[]) => {
-        const w = new Set(wanted.flatMap((x) => x.split(",")).map((x) => x.trim()).filter((x) => x !== ""));
-        return w.size === 0 ? undefined : items.filter((i) => w.has(i.code) || w.has(mapped.get(i.id) ?? "")).map((i) => i.id);
+        const w = new Set(
+          wanted
+            .flatMap((x) => x.split(","))
+            .map((x) => x.trim())
+            .filter((x) => x !== ""),
+        );
+        return w.size === 0
+          ? undefined
+          : items.filter((i) => w.has(i.code) || w.has(mapped.get(i.id) ?? "")).map((i) => i.id);
       };
       const roomTypeIds = pick(roomTypes, q.roomTypes);
       const ratePlanIds = pick(ratePlans, q.ratePlans);
@@ -63,7 +78,11 @@ export function createAriReads(deps: { pool: pg.Pool; inventory: InventoryServic
       };
     },
 
-    async changes(caller: Caller, propertyCode: string, opts: { cursor: string; updatedSince: Date | undefined; limit: number }) {
+    async changes(
+      caller: Caller,
+      propertyCode: string,
+      opts: { cursor: string; updatedSince: Date | undefined; limit: number },
+    ) {
       const property = await requireProperty(deps, caller, propertyCode);
       const limit = opts.limit === 0 ? 100 : opts.limit;
       if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw invalidField("limit", "must be from 1 to 500");
@@ -76,7 +95,10 @@ export function createAriReads(deps: { pool: pg.Pool; inventory: InventoryServic
         roomTypesOf(deps.pool, property.id),
         ratePlansOf(deps.pool, property.id),
       ]);
-      const external = new Map([...roomTypes.map((rt) => [`rt:${rt.code}`, mapped.get(rt.id)] as const), ...ratePlans.map((rp) => [`rp:${rp.code}`, mapped.get(rp.id)] as const)]);
+      const external = new Map([
+        ...roomTypes.map((rt) => [`rt:${rt.code}`, mapped.get(rt.id)] as const),
+        ...ratePlans.map((rp) => [`rp:${rp.code}`, mapped.get(rp.id)] as const),
+      ]);
       const page = rows.slice(0, limit);
       return {
         data: page.map((c) => ({

@@ -10,7 +10,10 @@ export interface PropertyRef {
 }
 
 export async function propertiesInReach(pool: pg.Pool, principal: Principal): Promise<PropertyRef[]> {
-  const { rows } = await pool.query<PropertyRef>("select id, code, name, sandbox from properties where id = any($1::uuid[]) and active order by code", [principal.propertyIds]);
+  const { rows } = await pool.query<PropertyRef>(
+    "select id, code, name, sandbox from properties where id = any($1::uuid[]) and active order by code",
+    [principal.propertyIds],
+  );
   return rows;
 }
 
@@ -34,16 +37,51 @@ export const messageColumns = {
   created_at: "timestamptz",
 } as const;
 
-export function messageRow(e: { id: string; propertyId: string; clientId: string; provider: string; event: InboundPartnerMessage; now: Date }): unknown[] {
-  return [e.id, e.propertyId, e.clientId, e.provider, e.event.eventType, e.event.externalReference, JSON.stringify(e.event), e.now];
+export function messageRow(e: {
+  id: string;
+  propertyId: string;
+  clientId: string;
+  provider: string;
+  event: InboundPartnerMessage;
+  now: Date;
+}): unknown[] {
+  return [
+    e.id,
+    e.propertyId,
+    e.clientId,
+    e.provider,
+    e.event.eventType,
+    e.event.externalReference,
+    JSON.stringify(e.event),
+    e.now,
+  ];
 }
 
 /** One event of this client at this property (another client's or property's event is 404). */
-export async function findPartnerMessage(pool: pg.Pool, propertyId: string, clientId: string, eventId: string): Promise<StoredPartnerMessage | undefined> {
-  const { rows } = await pool.query<{ id: string; status: StoredPartnerMessage["status"]; reservation_id: string | null; reservation_code: string | null; error: string | null }>(
+export async function findPartnerMessage(
+  pool: pg.Pool,
+  propertyId: string,
+  clientId: string,
+  eventId: string,
+): Promise<StoredPartnerMessage | undefined> {
+  const { rows } = await pool.query<{
+    id: string;
+    status: StoredPartnerMessage["status"];
+    reservation_id: string | null;
+    reservation_code: string | null;
+    error: string | null;
+  }>(
     "select id, status, reservation_id, reservation_code, error from partner_messages where id = $1 and property_id = $2 and client_id = $3",
     [eventId, propertyId, clientId],
   );
   const r = rows[0];
-  return r && { id: r.id, status: r.status, reservationId: r.reservation_id, reservationCode: r.reservation_code, error: r.error };
+  return (
+    r && {
+      id: r.id,
+      status: r.status,
+      reservationId: r.reservation_id,
+      reservationCode: r.reservation_code,
+      error: r.error,
+    }
+  );
 }

@@ -13,11 +13,28 @@ export function registerConnectivityRpc(router: ConnectRouter, service: Connecti
   router.service(ConnectivityRpc, {
     getCapabilities: (_req, ctx) => service.capabilities(ctx.values.get(principalKey)),
     async getAvailability(req, ctx) {
-      const a = await service.availability(ctx.values.get(principalKey), req.propertyCode, req.from, req.to, req.roomTypes);
-      return { ...a, roomTypes: a.roomTypes.map((rt) => ({ code: rt.code, days: rt.days, ...(rt.externalCode !== undefined ? { externalCode: rt.externalCode } : {}) })) };
+      const a = await service.availability(
+        ctx.values.get(principalKey),
+        req.propertyCode,
+        req.from,
+        req.to,
+        req.roomTypes,
+      );
+      return {
+        ...a,
+        roomTypes: a.roomTypes.map((rt) => ({
+          code: rt.code,
+          days: rt.days,
+          ...(rt.externalCode !== undefined ? { externalCode: rt.externalCode } : {}),
+        })),
+      };
     },
     async listReservations(req, ctx) {
-      const page = await service.reservationsFeed(ctx.values.get(principalKey), req.propertyCode, { cursor: req.cursor, updatedSince: req.updatedSince ? timestampDate(req.updatedSince) : undefined, limit: req.limit });
+      const page = await service.reservationsFeed(ctx.values.get(principalKey), req.propertyCode, {
+        cursor: req.cursor,
+        updatedSince: req.updatedSince ? timestampDate(req.updatedSince) : undefined,
+        limit: req.limit,
+      });
       return {
         ...page,
         data: page.data.map((r) => ({
@@ -41,11 +58,21 @@ export function registerConnectivityRpc(router: ConnectRouter, service: Connecti
     },
     async createReservationEvent(req, ctx) {
       const { propertyCode, holder, rooms, ...rest } = req;
-      const payload = { ...rest, holder: { name: holder?.name ?? "" }, rooms: rooms.map((r) => ({ ...r, amountMinor: Number(r.amountMinor) })), totalMinor: Number(req.totalMinor) };
+      const payload = {
+        ...rest,
+        holder: { name: holder?.name ?? "" },
+        rooms: rooms.map((r) => ({ ...r, amountMinor: Number(r.amountMinor) })),
+        totalMinor: Number(req.totalMinor),
+      };
       return service.queueReservationEvent(ctx.values.get(principalKey), propertyCode, payload);
     },
     async getAri(req, ctx) {
-      const a = await ari.ari(client(ctx.values.get(principalKey)), req.propertyCode, { from: req.from, to: req.to, roomTypes: req.roomTypes, ratePlans: req.ratePlans });
+      const a = await ari.ari(client(ctx.values.get(principalKey)), req.propertyCode, {
+        from: req.from,
+        to: req.to,
+        roomTypes: req.roomTypes,
+        ratePlans: req.ratePlans,
+      });
       return {
         ...a,
         roomTypes: a.roomTypes.map((rt) => ({
@@ -54,15 +81,33 @@ export function registerConnectivityRpc(router: ConnectRouter, service: Connecti
           ratePlans: rt.ratePlans.map((rp) => ({
             code: rp.code,
             externalCode: opt(rp.externalCode),
-            days: rp.days.map((d) => ({ ...d, priceMinor: opt(d.priceMinor), minStay: opt(d.minStay), maxStay: opt(d.maxStay) })),
+            days: rp.days.map((d) => ({
+              ...d,
+              priceMinor: opt(d.priceMinor),
+              minStay: opt(d.minStay),
+              maxStay: opt(d.maxStay),
+            })),
           })),
         })),
       };
     },
     async listAriChanges(req, ctx) {
-      const page = await ari.changes(client(ctx.values.get(principalKey)), req.propertyCode, { cursor: req.cursor, updatedSince: req.updatedSince ? timestampDate(req.updatedSince) : undefined, limit: req.limit });
-      const pairs = (xs: { code: string; externalCode: string | undefined }[]) => xs.map((x) => ({ code: x.code, externalCode: opt(x.externalCode) }));
-      return { ...page, data: page.data.map((c) => ({ ...c, roomTypes: pairs(c.roomTypes), ratePlans: pairs(c.ratePlans), changedAt: ts(c.changedAt) })) };
+      const page = await ari.changes(client(ctx.values.get(principalKey)), req.propertyCode, {
+        cursor: req.cursor,
+        updatedSince: req.updatedSince ? timestampDate(req.updatedSince) : undefined,
+        limit: req.limit,
+      });
+      const pairs = (xs: { code: string; externalCode: string | undefined }[]) =>
+        xs.map((x) => ({ code: x.code, externalCode: opt(x.externalCode) }));
+      return {
+        ...page,
+        data: page.data.map((c) => ({
+          ...c,
+          roomTypes: pairs(c.roomTypes),
+          ratePlans: pairs(c.ratePlans),
+          changedAt: ts(c.changedAt),
+        })),
+      };
     },
     async getReservationEvent(req, ctx) {
       const e = await service.getReservationEvent(ctx.values.get(principalKey), req.propertyCode, req.eventId);

@@ -4,13 +4,17 @@ import type { RowWriter } from "../../jobs/boss.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { isUuid, newId } from "../../lib/ids.ts";
 import { adapterFor, isDate } from "./adapters.ts";
-import { messageRow, findPartnerMessage, propertiesInReach, type StoredPartnerMessage } from "./connectivity.repository.ts";
+import {
+  messageRow,
+  findPartnerMessage,
+  propertiesInReach,
+  type StoredPartnerMessage,
+} from "./connectivity.repository.ts";
 import { requireProperty, type Principal } from "../auth/index.ts";
 import { poolQueryable } from "../../db/queryable.ts";
 import { changeFeed, changeFeedHead } from "../reservations/index.ts";
 import { CONNECTIVITY_RELEASE } from "../status/index.ts";
 import { inventoryRowsOf, mappingsOf, ratePlansOf, roomTypesOf } from "./reads.repository.ts";
-
 
 export interface ConnectivityDeps {
   pool: pg.Pool;
@@ -22,7 +26,8 @@ export interface ConnectivityDeps {
 type ClientPrincipal = Extract<Principal, { kind: "partner" | "internal" }>;
 
 export function client(principal: Principal | undefined): ClientPrincipal {
-  if (principal === undefined || principal.kind === "staff") throw new AppError("forbidden", "The connectivity API is for partner and internal clients.");
+  if (principal === undefined || principal.kind === "staff")
+    throw new AppError("forbidden", "The connectivity API is for partner and internal clients.");
   return principal;
 }
 
@@ -66,7 +71,10 @@ export function createConnectivityService(deps: ConnectivityDeps) {
     async capabilities(principal: Principal | undefined) {
       const caller = client(principal);
       const properties = await propertiesInReach(deps.pool, caller);
-      const capabilities = [...caller.scopes].map((s) => CAPABILITIES[s]).filter((c): c is string => c !== undefined).sort();
+      const capabilities = [...caller.scopes]
+        .map((s) => CAPABILITIES[s])
+        .filter((c): c is string => c !== undefined)
+        .sort();
       return {
         clientId: caller.clientId,
         provider: caller.provider,
@@ -76,13 +84,22 @@ export function createConnectivityService(deps: ConnectivityDeps) {
         properties: properties.map((p) => ({
           code: p.code,
           name: p.name,
-          capabilities: caller.environment === "live" || p.sandbox ? capabilities : capabilities.filter((c) => c !== "reservation-events"),
+          capabilities:
+            caller.environment === "live" || p.sandbox
+              ? capabilities
+              : capabilities.filter((c) => c !== "reservation-events"),
         })),
       };
     },
 
     /** Availability over [from, to) in our room type codes with the caller's provider codes beside them. */
-    async availability(principal: Principal | undefined, propertyCode: string, from: string, to: string, roomTypeFilter: string[]) {
+    async availability(
+      principal: Principal | undefined,
+      propertyCode: string,
+      from: string,
+      to: string,
+      roomTypeFilter: string[],
+    ) {
       const caller = client(principal);
       const property = await requireProperty(deps, caller, propertyCode);
       if (!isDate(from)) throw invalidField("from", "must be a date YYYY-MM-DD");
@@ -90,10 +107,22 @@ export function createConnectivityService(deps: ConnectivityDeps) {
       const days = (Date.parse(to) - Date.parse(from)) / DAY_MS;
       if (days < 1) throw invalidField("to", "must be after from (to is exclusive)");
       if (days > 366) throw invalidField("to", "the range is at most 366 days");
-      const [roomTypes, mapped] = await Promise.all([roomTypesOf(deps.pool, property.id), mappingsOf(deps.pool, property.id, caller.provider)]);
+      const [roomTypes, mapped] = await Promise.all([
+        roomTypesOf(deps.pool, property.id),
+        mappingsOf(deps.pool, property.id, caller.provider),
+      ]);
       const wanted = new Set(roomTypeFilter);
-      const selected = wanted.size === 0 ? roomTypes : roomTypes.filter((rt) => wanted.has(rt.code) || wanted.has(mapped.get(rt.id) ?? ""));
-      const rows = await inventoryRowsOf(deps.pool, property.id, selected.map((rt) => rt.id), from, to);
+      const selected =
+        wanted.size === 0
+          ? roomTypes
+          : roomTypes.filter((rt) => wanted.has(rt.code) || wanted.has(mapped.get(rt.id) ?? ""));
+      const rows = await inventoryRowsOf(
+        deps.pool,
+        property.id,
+        selected.map((rt) => rt.id),
+        from,
+        to,
+      );
       const known = new Map(rows.map((r) => [`${r.room_type_id}|${r.date}`, r]));
       const dates = datesBetween(from, days);
       return {
@@ -106,13 +135,24 @@ export function createConnectivityService(deps: ConnectivityDeps) {
           externalCode: mapped.get(rt.id),
           days: dates.map((date) => {
             const r = known.get(`${rt.id}|${date}`) ?? { total: rt.room_count, sold: 0, blocked: 0, out_of_order: 0 };
-            return { date, total: r.total, sold: r.sold, blocked: r.blocked, outOfOrder: r.out_of_order, available: Math.max(0, r.total - r.sold - r.blocked - r.out_of_order) };
+            return {
+              date,
+              total: r.total,
+              sold: r.sold,
+              blocked: r.blocked,
+              outOfOrder: r.out_of_order,
+              available: Math.max(0, r.total - r.sold - r.blocked - r.out_of_order),
+            };
           }),
         })),
       };
     },
 
-    async reservationsFeed(principal: Principal | undefined, propertyCode: string, opts: { cursor: string; updatedSince: Date | undefined; limit: number }) {
+    async reservationsFeed(
+      principal: Principal | undefined,
+      propertyCode: string,
+      opts: { cursor: string; updatedSince: Date | undefined; limit: number },
+    ) {
       const caller = client(principal);
       const property = await requireProperty(deps, caller, propertyCode);
       const limit = opts.limit === 0 ? 100 : opts.limit;
@@ -121,20 +161,38 @@ export function createConnectivityService(deps: ConnectivityDeps) {
       const q = poolQueryable(deps.pool);
       // The head is read BEFORE the page: every change up to it is committed, so an empty page may jump there.
       const head = await changeFeedHead(q, property.id);
-      const [rows, mapped] = await Promise.all([changeFeed(q, property.id, after, opts.cursor === "" ? opts.updatedSince : undefined, limit + 1), mappingsOf(deps.pool, property.id, caller.provider)]);
+      const [rows, mapped] = await Promise.all([
+        changeFeed(q, property.id, after, opts.cursor === "" ? opts.updatedSince : undefined, limit + 1),
+        mappingsOf(deps.pool, property.id, caller.provider),
+      ]);
       const codes = new Map((await roomTypesOf(deps.pool, property.id)).map((rt) => [rt.code, mapped.get(rt.id)]));
-      const page = rows.slice(0, limit).map((r) => ({ ...r, roomTypeCodes: r.roomTypes.map((code) => ({ code, externalCode: codes.get(code) })) }));
-      return { data: page, nextCursor: nextCursorOf(after, page.at(-1)?.changeSeq, head), hasMore: rows.length > limit };
+      const page = rows
+        .slice(0, limit)
+        .map((r) => ({ ...r, roomTypeCodes: r.roomTypes.map((code) => ({ code, externalCode: codes.get(code) })) }));
+      return {
+        data: page,
+        nextCursor: nextCursorOf(after, page.at(-1)?.changeSeq, head),
+        hasMore: rows.length > limit,
+      };
     },
 
     async mappings(principal: Principal | undefined, propertyCode: string) {
       const caller = client(principal);
       const property = await requireProperty(deps, caller, propertyCode);
-      const [mapped, roomTypes, ratePlans] = await Promise.all([mappingsOf(deps.pool, property.id, caller.provider), roomTypesOf(deps.pool, property.id), ratePlansOf(deps.pool, property.id)]);
+      const [mapped, roomTypes, ratePlans] = await Promise.all([
+        mappingsOf(deps.pool, property.id, caller.provider),
+        roomTypesOf(deps.pool, property.id),
+        ratePlansOf(deps.pool, property.id),
+      ]);
       return {
         property: { code: property.code, externalCode: mapped.get(property.id) },
         roomTypes: roomTypes.map((rt) => ({ code: rt.code, name: rt.name, externalCode: mapped.get(rt.id) })),
-        ratePlans: ratePlans.map((rp) => ({ code: rp.code, name: rp.name, externalCode: mapped.get(rp.id), roomTypeCodes: rp.room_type_codes })),
+        ratePlans: ratePlans.map((rp) => ({
+          code: rp.code,
+          name: rp.name,
+          externalCode: mapped.get(rp.id),
+          roomTypeCodes: rp.room_type_codes,
+        })),
       };
     },
 
@@ -143,26 +201,49 @@ export function createConnectivityService(deps: ConnectivityDeps) {
      * committed together (one statement, shared with events accepted at the same moment). Clients not yet approved
      * for live (environment "test") may write to sandbox properties only.
      */
-    async queueReservationEvent(principal: Principal | undefined, propertyCode: string, payload: Record<string, unknown>): Promise<{ eventId: string; status: "QUEUED" }> {
+    async queueReservationEvent(
+      principal: Principal | undefined,
+      propertyCode: string,
+      payload: Record<string, unknown>,
+    ): Promise<{ eventId: string; status: "QUEUED" }> {
       const caller = client(principal);
       const property = await requireProperty(deps, caller, propertyCode);
       if (caller.environment !== "live" && !property.sandbox) {
-        throw new AppError("partner_not_approved", "Live writes need partner approval; until then reservation events are accepted for the sandbox property only.");
+        throw new AppError(
+          "partner_not_approved",
+          "Live writes need partner approval; until then reservation events are accepted for the sandbox property only.",
+        );
       }
       const event = adapterFor(caller.provider).parse(payload);
       const id = newId();
-      await deps.messages.write(messageRow({ id, propertyId: property.id, clientId: caller.clientId, provider: caller.provider, event, now: deps.clock.now() }), {
-        eventId: id,
-        propertyId: property.id,
-        externalReference: event.externalReference,
-      });
+      await deps.messages.write(
+        messageRow({
+          id,
+          propertyId: property.id,
+          clientId: caller.clientId,
+          provider: caller.provider,
+          event,
+          now: deps.clock.now(),
+        }),
+        {
+          eventId: id,
+          propertyId: property.id,
+          externalReference: event.externalReference,
+        },
+      );
       return { eventId: id, status: "QUEUED" };
     },
 
-    async getReservationEvent(principal: Principal | undefined, propertyCode: string, eventId: string): Promise<StoredPartnerMessage> {
+    async getReservationEvent(
+      principal: Principal | undefined,
+      propertyCode: string,
+      eventId: string,
+    ): Promise<StoredPartnerMessage> {
       const caller = client(principal);
       const property = await requireProperty(deps, caller, propertyCode);
-      const found = isUuid(eventId) ? await findPartnerMessage(deps.pool, property.id, caller.clientId, eventId) : undefined;
+      const found = isUuid(eventId)
+        ? await findPartnerMessage(deps.pool, property.id, caller.clientId, eventId)
+        : undefined;
       if (found === undefined) throw new AppError("not_found", `Reservation event ${eventId} was not found.`);
       return found;
     },

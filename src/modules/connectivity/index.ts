@@ -11,24 +11,45 @@ import { connectivityRpcServices, registerConnectivityRpc } from "./connectivity
 
 export { createPartnerSwitchInterceptor } from "./partner-switch.interceptor.ts";
 
-export { adapterFor, registerAdapter, jsonAdapter, type ProviderAdapter, type InboundPartnerMessage } from "./adapters.ts";
+export {
+  adapterFor,
+  registerAdapter,
+  jsonAdapter,
+  type ProviderAdapter,
+  type InboundPartnerMessage,
+} from "./adapters.ts";
 
 // A job held by a worker that died (SIGKILL, lost host) is retried once its lock expires (JOB_EXPIRY_SECONDS), not after pg-boss's 15 min.
 const MESSAGE_JOB = { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: JOB_EXPIRY_SECONDS };
 
 /** The partner face (its interceptor, the platform switch, is placed by app.ts before authentication). */
-export function createConnectivityModule(deps: Deps, reservations: ReservationService, inventory: InventoryService): Module {
-  const messages = createRowWriter(deps.db.pool, deps.boss.pgboss, { table: "partner_messages", columns: messageColumns, queue: queues.partnerMessages, job: MESSAGE_JOB }, deps.transact);
+export function createConnectivityModule(
+  deps: Deps,
+  reservations: ReservationService,
+  inventory: InventoryService,
+): Module {
+  const messages = createRowWriter(
+    deps.db.pool,
+    deps.boss.pgboss,
+    { table: "partner_messages", columns: messageColumns, queue: queues.partnerMessages, job: MESSAGE_JOB },
+    deps.transact,
+  );
   const service = createConnectivityService({ pool: deps.db.pool, messages, clock: deps.clock });
   return {
     name: "connectivity",
     services: connectivityRpcServices,
-    registerRpc: (router) => registerConnectivityRpc(router, service, createAriReads({ pool: deps.db.pool, inventory })),
+    registerRpc: (router) =>
+      registerConnectivityRpc(router, service, createAriReads({ pool: deps.db.pool, inventory })),
     // Jobs carry the (property, external reference) key; the processor drains that key in arrival order.
     startWorkers: () =>
       deps.boss.registerWorker<{ propertyId: string; externalReference: string }>(
         queues.partnerMessages,
-        (job) => processPartnerMessages({ pool: deps.db.pool, reservations, clock: deps.clock, logger: deps.logger }, job.data.propertyId, job.data.externalReference),
+        (job) =>
+          processPartnerMessages(
+            { pool: deps.db.pool, reservations, clock: deps.clock, logger: deps.logger },
+            job.data.propertyId,
+            job.data.externalReference,
+          ),
         { queue: MESSAGE_JOB },
       ),
   };

@@ -3,7 +3,12 @@ import { AppError } from "../../errors.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
 import { poolQueryable } from "../../db/queryable.ts";
-import { findByExternalReference, findByProviderReference, type ReservationService, type RoomLineInput } from "../reservations/index.ts";
+import {
+  findByExternalReference,
+  findByProviderReference,
+  type ReservationService,
+  type RoomLineInput,
+} from "../reservations/index.ts";
 import type { InboundPartnerMessage } from "./adapters.ts";
 import { internalIdOf } from "./reads.repository.ts";
 
@@ -14,7 +19,8 @@ export interface ProcessorDeps {
   logger: Logger;
 }
 
-type Outcome = { status: "PROCESSED"; reservationId: string; reservationCode: string } | { status: "REJECTED"; error: string };
+type Outcome =
+  { status: "PROCESSED"; reservationId: string; reservationCode: string } | { status: "REJECTED"; error: string };
 
 interface QueuedRow {
   id: string;
@@ -33,10 +39,17 @@ interface QueuedRow {
  * reservation is a no-op. Business failures end as REJECTED with
  * the reason; anything else is thrown so pg-boss retries the job.
  */
-export async function processPartnerMessages(deps: ProcessorDeps, propertyId: string, externalReference: string): Promise<void> {
+export async function processPartnerMessages(
+  deps: ProcessorDeps,
+  propertyId: string,
+  externalReference: string,
+): Promise<void> {
   const client = await deps.pool.connect();
   try {
-    await client.query("select pg_advisory_lock(hashtext('reservation-events'), hashtext($1 || ':' || $2))", [propertyId, externalReference]);
+    await client.query("select pg_advisory_lock(hashtext('reservation-events'), hashtext($1 || ':' || $2))", [
+      propertyId,
+      externalReference,
+    ]);
     try {
       const { rows } = await client.query<QueuedRow>(
         "select id, property_id, provider, payload from partner_messages where property_id = $1 and external_reference = $2 and status = 'QUEUED' order by seq",
@@ -44,17 +57,23 @@ export async function processPartnerMessages(deps: ProcessorDeps, propertyId: st
       );
       for (const row of rows) {
         const outcome = await apply(deps, row).catch((err: unknown) => {
-          if (err instanceof AppError && err.code !== "internal" && err.code !== "unavailable") return { status: "REJECTED", error: err.message } as const;
+          if (err instanceof AppError && err.code !== "internal" && err.code !== "unavailable")
+            return { status: "REJECTED", error: err.message } as const;
           throw err;
         });
         await client.query(
           `update partner_messages set status = $2, reservation_id = $3, reservation_code = $4, error = $5, processed_at = $6, attempts = attempts + 1 where id = $1`,
-          outcome.status === "PROCESSED" ? [row.id, outcome.status, outcome.reservationId, outcome.reservationCode, null, deps.clock.now()] : [row.id, outcome.status, null, null, outcome.error, deps.clock.now()],
+          outcome.status === "PROCESSED"
+            ? [row.id, outcome.status, outcome.reservationId, outcome.reservationCode, null, deps.clock.now()]
+            : [row.id, outcome.status, null, null, outcome.error, deps.clock.now()],
         );
         deps.logger.info({ eventId: row.id, status: outcome.status }, "reservation event applied");
       }
     } finally {
-      await client.query("select pg_advisory_unlock(hashtext('reservation-events'), hashtext($1 || ':' || $2))", [propertyId, externalReference]);
+      await client.query("select pg_advisory_unlock(hashtext('reservation-events'), hashtext($1 || ':' || $2))", [
+        propertyId,
+        externalReference,
+      ]);
     }
   } finally {
     client.release();
@@ -65,7 +84,12 @@ async function apply(deps: ProcessorDeps, row: QueuedRow): Promise<Outcome> {
   const e = row.payload;
   // The channel already sold it: its amounts stand (an override recorded against the channel, with the difference to
   // our rates) and broken restrictions are recorded, not refused.
-  const actor = { propertyId: row.property_id, canOverridePrice: true, by: `channel:${row.provider}`, channelSale: true };
+  const actor = {
+    propertyId: row.property_id,
+    canOverridePrice: true,
+    by: `channel:${row.provider}`,
+    channelSale: true,
+  };
   const channel = e.channel === "" ? null : e.channel;
   const q = poolQueryable(deps.pool);
   let foundId = await findByExternalReference(q, row.property_id, row.provider, channel, e.externalReference);
@@ -84,10 +108,24 @@ async function apply(deps: ProcessorDeps, row: QueuedRow): Promise<Outcome> {
   const rooms: RoomLineInput[] = [];
   for (const [i, room] of e.rooms.entries()) {
     const roomTypeId = await internalIdOf(deps.pool, row.property_id, row.provider, "room_type", room.roomTypeCode);
-    if (roomTypeId === undefined) return { status: "REJECTED", error: `rooms[${i}].roomTypeCode ${room.roomTypeCode} is not mapped for provider ${row.provider}.` };
+    if (roomTypeId === undefined)
+      return {
+        status: "REJECTED",
+        error: `rooms[${i}].roomTypeCode ${room.roomTypeCode} is not mapped for provider ${row.provider}.`,
+      };
     const ratePlanId = await internalIdOf(deps.pool, row.property_id, row.provider, "rate_plan", room.ratePlanCode);
-    if (ratePlanId === undefined) return { status: "REJECTED", error: `rooms[${i}].ratePlanCode ${room.ratePlanCode} is not mapped for provider ${row.provider}.` };
-    rooms.push({ roomTypeId, ratePlanId, adults: room.adults, children: room.children, amountMinor: BigInt(room.amountMinor) });
+    if (ratePlanId === undefined)
+      return {
+        status: "REJECTED",
+        error: `rooms[${i}].ratePlanCode ${room.ratePlanCode} is not mapped for provider ${row.provider}.`,
+      };
+    rooms.push({
+      roomTypeId,
+      ratePlanId,
+      adults: room.adults,
+      children: room.children,
+      amountMinor: BigInt(room.amountMinor),
+    });
   }
   if (e.eventType === "NEW" || found === undefined) {
     if (e.eventType === "MODIFIED") return { status: "REJECTED", error: unknown };
@@ -111,7 +149,10 @@ async function apply(deps: ProcessorDeps, row: QueuedRow): Promise<Outcome> {
   }
   const current = found;
   if (current.rooms.length !== rooms.length) {
-    return { status: "REJECTED", error: "A modification cannot add or remove rooms; cancel and send a NEW reservation." };
+    return {
+      status: "REJECTED",
+      error: "A modification cannot add or remove rooms; cancel and send a NEW reservation.",
+    };
   }
   const updated = await deps.reservations.update(actor, found.id, {
     arrivalDate: e.arrivalDate,
@@ -120,7 +161,12 @@ async function apply(deps: ProcessorDeps, row: QueuedRow): Promise<Outcome> {
     notes: e.notes,
     // The channel's amounts stand on every revision, as on NEW (the difference to our rates is recorded).
     rooms: current.rooms.map((line, i) => ({
-      reservationRoomId: line.id, roomTypeId: rooms[i]!.roomTypeId, ratePlanId: rooms[i]!.ratePlanId, adults: rooms[i]!.adults, children: rooms[i]!.children ?? 0, amountMinor: rooms[i]!.amountMinor,
+      reservationRoomId: line.id,
+      roomTypeId: rooms[i]!.roomTypeId,
+      ratePlanId: rooms[i]!.ratePlanId,
+      adults: rooms[i]!.adults,
+      children: rooms[i]!.children ?? 0,
+      amountMinor: rooms[i]!.amountMinor,
     })),
   });
   return { status: "PROCESSED", reservationId: updated.id, reservationCode: updated.code };

@@ -4,17 +4,32 @@ export type MappingKind = "property" | "room_type" | "rate_plan";
 
 /** internal id -> provider code, for one provider at one property. */
 export async function mappingsOf(pool: pg.Pool, propertyId: string, provider: string): Promise<Map<string, string>> {
-  const { rows } = await pool.query<{ internal_id: string; external_code: string }>("select internal_id, external_code from provider_mappings where property_id = $1 and provider = $2", [propertyId, provider]);
+  const { rows } = await pool.query<{ internal_id: string; external_code: string }>(
+    "select internal_id, external_code from provider_mappings where property_id = $1 and provider = $2",
+    [propertyId, provider],
+  );
   return new Map(rows.map((r) => [r.internal_id, r.external_code]));
 }
 
 /** Provider code -> internal id for one kind (used to translate inbound events). */
-export async function internalIdOf(db: { query: pg.Pool["query"] }, propertyId: string, provider: string, kind: MappingKind, externalCode: string): Promise<string | undefined> {
-  const { rows } = await db.query<{ internal_id: string }>("select internal_id from provider_mappings where property_id = $1 and provider = $2 and kind = $3 and external_code = $4", [propertyId, provider, kind, externalCode]);
+export async function internalIdOf(
+  db: { query: pg.Pool["query"] },
+  propertyId: string,
+  provider: string,
+  kind: MappingKind,
+  externalCode: string,
+): Promise<string | undefined> {
+  const { rows } = await db.query<{ internal_id: string }>(
+    "select internal_id from provider_mappings where property_id = $1 and provider = $2 and kind = $3 and external_code = $4",
+    [propertyId, provider, kind, externalCode],
+  );
   return rows[0]?.internal_id;
 }
 
-export async function setMapping(pool: pg.Pool, m: { propertyId: string; provider: string; kind: MappingKind; internalId: string; externalCode: string }): Promise<void> {
+export async function setMapping(
+  pool: pg.Pool,
+  m: { propertyId: string; provider: string; kind: MappingKind; internalId: string; externalCode: string },
+): Promise<void> {
   await pool.query(
     `insert into provider_mappings (property_id, provider, kind, internal_id, external_code) values ($1, $2, $3, $4, $5)
      on conflict (property_id, provider, kind, internal_id) do update set external_code = excluded.external_code, updated_at = now()`,
@@ -30,10 +45,18 @@ export interface RoomTypeRow {
 }
 
 export async function roomTypesOf(pool: pg.Pool, propertyId: string): Promise<RoomTypeRow[]> {
-  return (await pool.query<RoomTypeRow>("select id, code, name, room_count from room_types where property_id = $1 order by code", [propertyId])).rows;
+  return (
+    await pool.query<RoomTypeRow>(
+      "select id, code, name, room_count from room_types where property_id = $1 order by code",
+      [propertyId],
+    )
+  ).rows;
 }
 
-export async function ratePlansOf(pool: pg.Pool, propertyId: string): Promise<{ id: string; code: string; name: string; room_type_codes: string[] }[]> {
+export async function ratePlansOf(
+  pool: pg.Pool,
+  propertyId: string,
+): Promise<{ id: string; code: string; name: string; room_type_codes: string[] }[]> {
   const { rows } = await pool.query<{ id: string; code: string; name: string; room_type_codes: string[] | null }>(
     `select rp.id, rp.code, rp.name, array_agg(rt.code order by rt.code) filter (where rt.code is not null) as room_type_codes
        from rate_plans rp
@@ -61,7 +84,13 @@ export interface DayRow {
  * have a row. Days without one have had no booking, block or out-of-order yet (the caller fills them in with
  * the room type's room count), which keeps a 50 x 366 request to a few hundred rows on a quiet calendar.
  */
-export async function inventoryRowsOf(pool: pg.Pool, propertyId: string, roomTypeIds: string[], from: string, to: string): Promise<DayRow[]> {
+export async function inventoryRowsOf(
+  pool: pg.Pool,
+  propertyId: string,
+  roomTypeIds: string[],
+  from: string,
+  to: string,
+): Promise<DayRow[]> {
   const { rows } = await pool.query<DayRow>(
     `select room_type_id, to_char(date, 'YYYY-MM-DD') as date, total, sold, blocked, out_of_order
        from room_type_days
@@ -70,4 +99,3 @@ export async function inventoryRowsOf(pool: pg.Pool, propertyId: string, roomTyp
   );
   return rows;
 }
-

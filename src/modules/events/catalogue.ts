@@ -12,7 +12,13 @@ const count = { type: "integer", minimum: 0 } as const;
 
 /** Every property listed is required and nothing else may appear. */
 function object<P extends Record<string, Schema>>(description: string, properties: P) {
-  return { type: "object", description, properties, required: Object.keys(properties) as (keyof P & string)[], additionalProperties: false } as const;
+  return {
+    type: "object",
+    description,
+    properties,
+    required: Object.keys(properties) as (keyof P & string)[],
+    additionalProperties: false,
+  } as const;
 }
 
 const reservation = object("Reservation data (the fields of the connectivity reservation list); no personal data.", {
@@ -81,13 +87,16 @@ const invoice = object("Invoice data (E-Arşiv); amounts in integer minor units 
   reservationId: uuid,
 });
 
-const availability = object("A hint that availability changed in a date range; read the current numbers from the availability endpoint.", {
-  from: date,
-  to: date,
-  toExclusive: { type: "boolean", const: true },
-  roomTypes: { type: "array", items: text },
-  reason: { type: "string", enum: ["reservation", "room_block", "out_of_order", "inventory", "rate", "restriction"] },
-});
+const availability = object(
+  "A hint that availability changed in a date range; read the current numbers from the availability endpoint.",
+  {
+    from: date,
+    to: date,
+    toExclusive: { type: "boolean", const: true },
+    roomTypes: { type: "array", items: text },
+    reason: { type: "string", enum: ["reservation", "room_block", "out_of_order", "inventory", "rate", "restriction"] },
+  },
+);
 
 const webhookTest = object("Sent by the panel's test button.", { endpointId: uuid, message: text });
 
@@ -124,11 +133,32 @@ const roomLineExample = {
 
 /** Every event type with its `data` schema and an example of it. */
 export const eventCatalogue = {
-  "reservation.created": { summary: "A reservation was created (any source).", data: reservation, example: reservationExample },
-  "reservation.updated": { summary: "A reservation changed: dates, guests, rooms, status (check-in and check-out too).", data: reservation, example: { ...reservationExample, status: "IN_HOUSE", updatedAt: "2027-01-10T14:02:11.000Z" } },
-  "reservation.cancelled": { summary: "A reservation was cancelled.", data: reservation, example: { ...reservationExample, status: "CANCELLED", cancelledAt: "2026-12-05T08:00:00.000Z", updatedAt: "2026-12-05T08:00:00.000Z" } },
+  "reservation.created": {
+    summary: "A reservation was created (any source).",
+    data: reservation,
+    example: reservationExample,
+  },
+  "reservation.updated": {
+    summary: "A reservation changed: dates, guests, rooms, status (check-in and check-out too).",
+    data: reservation,
+    example: { ...reservationExample, status: "IN_HOUSE", updatedAt: "2027-01-10T14:02:11.000Z" },
+  },
+  "reservation.cancelled": {
+    summary: "A reservation was cancelled.",
+    data: reservation,
+    example: {
+      ...reservationExample,
+      status: "CANCELLED",
+      cancelledAt: "2026-12-05T08:00:00.000Z",
+      updatedAt: "2026-12-05T08:00:00.000Z",
+    },
+  },
   "guest.checked_in": { summary: "A room of a reservation was checked in.", data: roomLine, example: roomLineExample },
-  "guest.checked_out": { summary: "A room of a reservation was checked out.", data: roomLine, example: { ...roomLineExample, checkedOutAt: "2027-01-12T10:30:00.000Z" } },
+  "guest.checked_out": {
+    summary: "A room of a reservation was checked out.",
+    data: roomLine,
+    example: { ...roomLineExample, checkedOutAt: "2027-01-12T10:30:00.000Z" },
+  },
   "folio.payment_posted": {
     summary: "A payment (or the reversal of one) was posted to a folio.",
     data: payment,
@@ -170,14 +200,18 @@ export const eventCatalogue = {
     },
   },
   "availability.changed": {
-    summary: "Availability changed for some room types and dates (a hint: read the numbers from the availability endpoint).",
+    summary:
+      "Availability changed for some room types and dates (a hint: read the numbers from the availability endpoint).",
     data: availability,
     example: { from: "2027-01-10", to: "2027-01-12", toExclusive: true, roomTypes: ["DBL"], reason: "reservation" },
   },
   "webhook.test": {
     summary: "The panel's test button (never recorded in the event log; always sent, never subscribed to).",
     data: webhookTest,
-    example: { endpointId: "0195f3a0-5b2e-7c41-9d7a-3c5b8e2f1a95", message: "Test event sent from the panel (connection verify)." },
+    example: {
+      endpointId: "0195f3a0-5b2e-7c41-9d7a-3c5b8e2f1a95",
+      message: "Test event sent from the panel (connection verify).",
+    },
   },
 } as const;
 

@@ -47,9 +47,18 @@ export async function recordEvents(tx: Tx, events: readonly NewEvent[]): Promise
   await tx.query(
     `insert into domain_events (id, property_id, type, occurred_at, data, created_at)
      select u.*, greatest(clock_timestamp(), u.occurred_at) from unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $5::jsonb[]) as u(id, property_id, type, occurred_at, data)`,
-    [ids, events.map((e) => e.propertyId), events.map((e) => e.type), events.map((e) => e.occurredAt), events.map((e) => JSON.stringify(e.data))],
+    [
+      ids,
+      events.map((e) => e.propertyId),
+      events.map((e) => e.type),
+      events.map((e) => e.occurredAt),
+      events.map((e) => JSON.stringify(e.data)),
+    ],
   );
-  await tx.enqueueMany(queues.eventsFanout, ids.map((eventId): EventFanoutJob => ({ eventId })));
+  await tx.enqueueMany(
+    queues.eventsFanout,
+    ids.map((eventId): EventFanoutJob => ({ eventId })),
+  );
   return ids;
 }
 

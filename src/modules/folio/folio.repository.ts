@@ -63,13 +63,28 @@ function toFolio(r: Raw): FolioRow {
   };
 }
 
-export async function findFolio(tx: Tx, propertyId: string, folioId: string, lock = false): Promise<FolioRow | undefined> {
-  const [r] = await tx.query<Raw>(`select ${folioColumns} from folios where property_id = $1 and id = $2 ${lock ? "for no key update" : ""}`, [propertyId, folioId]);
+export async function findFolio(
+  tx: Tx,
+  propertyId: string,
+  folioId: string,
+  lock = false,
+): Promise<FolioRow | undefined> {
+  const [r] = await tx.query<Raw>(
+    `select ${folioColumns} from folios where property_id = $1 and id = $2 ${lock ? "for no key update" : ""}`,
+    [propertyId, folioId],
+  );
   return r === undefined ? undefined : toFolio(r);
 }
 
-export async function findFolioByReservation(tx: Tx, propertyId: string, reservationId: string): Promise<FolioRow | undefined> {
-  const [r] = await tx.query<Raw>(`select ${folioColumns} from folios where property_id = $1 and reservation_id = $2`, [propertyId, reservationId]);
+export async function findFolioByReservation(
+  tx: Tx,
+  propertyId: string,
+  reservationId: string,
+): Promise<FolioRow | undefined> {
+  const [r] = await tx.query<Raw>(`select ${folioColumns} from folios where property_id = $1 and reservation_id = $2`, [
+    propertyId,
+    reservationId,
+  ]);
   return r === undefined ? undefined : toFolio(r);
 }
 
@@ -85,7 +100,16 @@ export async function insertFolio(tx: Tx, row: Omit<FolioRow, "number">): Promis
   const inserted = await tx.query<Raw>(
     `insert into folios (${folioColumns}) values ($1, $2, $3, $4, $5, $6, $7, $8)
      on conflict (property_id, reservation_id) do nothing returning ${folioColumns}`,
-    [row.id, row.propertyId, row.reservationId, row.reservationCode, number, row.currency, row.amountScale, row.createdAt],
+    [
+      row.id,
+      row.propertyId,
+      row.reservationId,
+      row.reservationCode,
+      number,
+      row.currency,
+      row.amountScale,
+      row.createdAt,
+    ],
   );
   if (inserted[0] !== undefined) return toFolio(inserted[0]);
   const existing = await findFolioByReservation(tx, row.propertyId, row.reservationId);
@@ -113,18 +137,37 @@ function toCharge(r: Raw): ChargeRow {
 }
 
 export async function listCharges(tx: Tx, propertyId: string, folioId: string): Promise<ChargeRow[]> {
-  const rows = await tx.query<Raw>(`select ${chargeColumns} from folio_charges where property_id = $1 and folio_id = $2 order by posted_at, id`, [propertyId, folioId]);
+  const rows = await tx.query<Raw>(
+    `select ${chargeColumns} from folio_charges where property_id = $1 and folio_id = $2 order by posted_at, id`,
+    [propertyId, folioId],
+  );
   return rows.map(toCharge);
 }
 
 /** Inserts a charge; a room charge for a night already charged is skipped and `undefined` returned. */
-export async function insertCharge(tx: Tx, propertyId: string, c: Omit<ChargeRow, "invoiceId">): Promise<ChargeRow | undefined> {
+export async function insertCharge(
+  tx: Tx,
+  propertyId: string,
+  c: Omit<ChargeRow, "invoiceId">,
+): Promise<ChargeRow | undefined> {
   const rows = await tx.query<Raw>(
     `insert into folio_charges (id, property_id, folio_id, kind, code, description, amount_minor, business_date, reservation_room_id, posted_at, posted_by)
      values ($1, $2, $3, $4, $5, $6, $7::bigint, $8::date, $9, $10, $11)
      on conflict (property_id, reservation_room_id, business_date) where kind = 'ROOM' do nothing
      returning ${chargeColumns}`,
-    [c.id, propertyId, c.folioId, c.kind, c.code, c.description, c.amountMinor.toString(), c.businessDate, c.reservationRoomId, c.postedAt, c.postedBy],
+    [
+      c.id,
+      propertyId,
+      c.folioId,
+      c.kind,
+      c.code,
+      c.description,
+      c.amountMinor.toString(),
+      c.businessDate,
+      c.reservationRoomId,
+      c.postedAt,
+      c.postedBy,
+    ],
   );
   return rows[0] === undefined ? undefined : toCharge(rows[0]);
 }
@@ -150,30 +193,58 @@ function toPayment(r: Raw): PaymentRow {
 }
 
 export async function listPayments(tx: Tx, propertyId: string, folioId: string): Promise<PaymentRow[]> {
-  const rows = await tx.query<Raw>(`select ${paymentColumns} from folio_payments p where p.property_id = $1 and p.folio_id = $2 order by p.posted_at, p.id`, [propertyId, folioId]);
+  const rows = await tx.query<Raw>(
+    `select ${paymentColumns} from folio_payments p where p.property_id = $1 and p.folio_id = $2 order by p.posted_at, p.id`,
+    [propertyId, folioId],
+  );
   return rows.map(toPayment);
 }
 
 export async function findPayment(tx: Tx, propertyId: string, paymentId: string): Promise<PaymentRow | undefined> {
-  const [r] = await tx.query<Raw>(`select ${paymentColumns} from folio_payments p where p.property_id = $1 and p.id = $2`, [propertyId, paymentId]);
+  const [r] = await tx.query<Raw>(
+    `select ${paymentColumns} from folio_payments p where p.property_id = $1 and p.id = $2`,
+    [propertyId, paymentId],
+  );
   return r === undefined ? undefined : toPayment(r);
 }
 
-export async function insertPayment(tx: Tx, propertyId: string, p: Omit<PaymentRow, "reversedByPaymentId">): Promise<PaymentRow> {
+export async function insertPayment(
+  tx: Tx,
+  propertyId: string,
+  p: Omit<PaymentRow, "reversedByPaymentId">,
+): Promise<PaymentRow> {
   await tx.query(
     `insert into folio_payments (id, property_id, folio_id, amount_minor, method_code, method_kind, reference, reversed_payment_id, business_date, posted_at, posted_by)
      values ($1, $2, $3, $4::bigint, $5, $6, $7, $8, $9::date, $10, $11)`,
-    [p.id, propertyId, p.folioId, p.amountMinor.toString(), p.methodCode, p.methodKind, p.reference, p.reversedPaymentId, p.businessDate, p.postedAt, p.postedBy],
+    [
+      p.id,
+      propertyId,
+      p.folioId,
+      p.amountMinor.toString(),
+      p.methodCode,
+      p.methodKind,
+      p.reference,
+      p.reversedPaymentId,
+      p.businessDate,
+      p.postedAt,
+      p.postedBy,
+    ],
   );
   return { ...p, reversedByPaymentId: null };
 }
 
 /** The ledger sums of folio `f`: the one place the balance (charges - payments, reversals included) is written. */
-const chargesOfF = "coalesce((select sum(c.amount_minor) from folio_charges c where c.property_id = f.property_id and c.folio_id = f.id), 0)";
-const paymentsOfF = "coalesce((select sum(p.amount_minor) from folio_payments p where p.property_id = f.property_id and p.folio_id = f.id), 0)";
+const chargesOfF =
+  "coalesce((select sum(c.amount_minor) from folio_charges c where c.property_id = f.property_id and c.folio_id = f.id), 0)";
+const paymentsOfF =
+  "coalesce((select sum(p.amount_minor) from folio_payments p where p.property_id = f.property_id and p.folio_id = f.id), 0)";
 
 /** Sums of the ledger of several folios at once (for balances in lists and night-audit checks). */
-export async function folioTotals(q: Queryable, propertyId: string, folioIds: readonly string[]): Promise<Map<string, { chargesMinor: bigint; paymentsMinor: bigint }>> {
+export async function folioTotals(
+  q: Queryable,
+  propertyId: string,
+  folioIds: readonly string[],
+): Promise<Map<string, { chargesMinor: bigint; paymentsMinor: bigint }>> {
   const rows = await q.query<{ folio_id: string; charges: string; payments: string }>(
     `select f.id as folio_id, ${chargesOfF}::text as charges, ${paymentsOfF}::text as payments
        from folios f where f.property_id = $1 and f.id = any($2::uuid[])`,
@@ -183,7 +254,11 @@ export async function folioTotals(q: Queryable, propertyId: string, folioIds: re
 }
 
 /** The balance of a reservation's folio, or undefined when it has none yet. */
-export async function folioBalanceOfReservation(q: Queryable, propertyId: string, reservationId: string): Promise<bigint | undefined> {
+export async function folioBalanceOfReservation(
+  q: Queryable,
+  propertyId: string,
+  reservationId: string,
+): Promise<bigint | undefined> {
   const [r] = await q.query<{ balance: string }>(
     `select (${chargesOfF} - ${paymentsOfF})::text as balance from folios f where f.property_id = $1 and f.reservation_id = $2`,
     [propertyId, reservationId],
@@ -210,7 +285,12 @@ export async function uninvoicedCharges(tx: Tx, propertyId: string, folioId: str
 }
 
 /** Marks charges as invoiced; returns how many were still free (fewer than asked: someone invoiced them first). */
-export async function markChargesInvoiced(tx: Tx, propertyId: string, chargeIds: readonly string[], invoiceId: string): Promise<number> {
+export async function markChargesInvoiced(
+  tx: Tx,
+  propertyId: string,
+  chargeIds: readonly string[],
+  invoiceId: string,
+): Promise<number> {
   const rows = await tx.query(
     `update folio_charges set invoice_id = $3 where property_id = $1 and id = any($2::uuid[]) and invoice_id is null returning id`,
     [propertyId, chargeIds, invoiceId],
@@ -222,8 +302,15 @@ export async function markChargesInvoiced(tx: Tx, propertyId: string, chargeIds:
  * The reservation a folio belongs to (id and code only). Read-only look-up of the reservations table: the
  * folio copies the code when it opens and never changes reservations.
  */
-export async function findReservationRef(tx: Tx, propertyId: string, reservationId: string): Promise<{ id: string; code: string } | undefined> {
-  const [r] = await tx.query<{ id: string; code: string }>(`select id, code from reservations where property_id = $1 and id = $2`, [propertyId, reservationId]);
+export async function findReservationRef(
+  tx: Tx,
+  propertyId: string,
+  reservationId: string,
+): Promise<{ id: string; code: string } | undefined> {
+  const [r] = await tx.query<{ id: string; code: string }>(
+    `select id, code from reservations where property_id = $1 and id = $2`,
+    [propertyId, reservationId],
+  );
   return r;
 }
 

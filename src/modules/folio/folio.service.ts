@@ -104,13 +104,21 @@ export function createFolioService(deps: FolioDeps): FolioService {
   }
 
   async function readFolio(tx: Tx, propertyId: string, folio: FolioRow): Promise<Folio> {
-    const [charges, payments] = [await repo.listCharges(tx, propertyId, folio.id), await repo.listPayments(tx, propertyId, folio.id)];
+    const [charges, payments] = [
+      await repo.listCharges(tx, propertyId, folio.id),
+      await repo.listPayments(tx, propertyId, folio.id),
+    ];
     const chargesMinor = charges.reduce((s, c) => s + c.amountMinor, 0n);
     const paymentsMinor = payments.reduce((s, p) => s + p.amountMinor, 0n);
     return { ...folio, chargesMinor, paymentsMinor, balanceMinor: chargesMinor - paymentsMinor, charges, payments };
   }
 
-  async function writePayment(tx: Tx, propertyId: string, folio: FolioRow, payment: Omit<PaymentRow, "reversedByPaymentId">): Promise<PaymentRow> {
+  async function writePayment(
+    tx: Tx,
+    propertyId: string,
+    folio: FolioRow,
+    payment: Omit<PaymentRow, "reversedByPaymentId">,
+  ): Promise<PaymentRow> {
     const row = await repo.insertPayment(tx, propertyId, payment);
     await recordEvent(tx, {
       propertyId,
@@ -145,7 +153,8 @@ export function createFolioService(deps: FolioDeps): FolioService {
       if (!/^[A-Z0-9_]{1,32}$/.test(code)) throw invalidField("code", "must be 1-32 characters A-Z, 0-9 or _");
       if (code === "ROOM") throw invalidField("code", "ROOM charges are posted by the night audit");
       const description = input.description.trim();
-      if (description.length === 0 || description.length > 200) throw invalidField("description", "must be 1-200 characters");
+      if (description.length === 0 || description.length > 200)
+        throw invalidField("description", "must be 1-200 characters");
       checkAmount("amountMinor", input.amountMinor);
       return transact(async (tx) => {
         const folio = await lockedFolio(tx, propertyId, input.folioId);
@@ -200,9 +209,11 @@ export function createFolioService(deps: FolioDeps): FolioService {
         if (original === undefined) throw new AppError("not_found", "Payment not found.");
         // The folio lock serializes reversals of one payment; the unique index is the last line of defence.
         const folio = await lockedFolio(tx, propertyId, original.folioId);
-        if (original.reversedPaymentId !== null) throw new AppError("invalid_transition", "A reversal cannot be reversed; post a new payment instead.");
+        if (original.reversedPaymentId !== null)
+          throw new AppError("invalid_transition", "A reversal cannot be reversed; post a new payment instead.");
         const current = await repo.findPayment(tx, propertyId, original.id);
-        if (current?.reversedByPaymentId != null) throw new AppError("invalid_transition", "The payment is already reversed.");
+        if (current?.reversedByPaymentId != null)
+          throw new AppError("invalid_transition", "The payment is already reversed.");
         const p = await property(tx, propertyId);
         const now = clock.now();
         return writePayment(tx, propertyId, folio, {
@@ -242,7 +253,10 @@ export function createFolioService(deps: FolioDeps): FolioService {
 }
 
 /** Exactly the spec's "Payment data" fields; no personal data. */
-export function paymentEventData(folio: FolioRow, p: PaymentRow | Omit<PaymentRow, "reversedByPaymentId">): PaymentEventData {
+export function paymentEventData(
+  folio: FolioRow,
+  p: PaymentRow | Omit<PaymentRow, "reversedByPaymentId">,
+): PaymentEventData {
   return {
     paymentId: p.id,
     folioId: folio.id,
@@ -261,7 +275,8 @@ export function paymentEventData(folio: FolioRow, p: PaymentRow | Omit<PaymentRo
 }
 
 function checkAmount(field: string, amount: bigint, allowZero = false): void {
-  if (amount < 0n || (!allowZero && amount === 0n)) throw invalidField(field, allowZero ? "must not be negative" : "must be positive");
+  if (amount < 0n || (!allowZero && amount === 0n))
+    throw invalidField(field, allowZero ? "must not be negative" : "must be positive");
   if (amount > MAX_AMOUNT_MINOR) throw invalidField(field, `must be at most ${MAX_AMOUNT_MINOR}`);
 }
 

@@ -4,16 +4,25 @@ import { MobileService, type ScannedFieldSchema } from "../../../gen/hotelops/mo
 import type { IdentityScanService } from "./identity.service.ts";
 import type { ReadField } from "./mrz.ts";
 
-const scanned = (f: ReadField): MessageInitShape<typeof ScannedFieldSchema> => ({ ...(f.value === null ? {} : { value: f.value }), valid: f.valid, corrected: f.corrected === true });
+const scanned = (f: ReadField): MessageInitShape<typeof ScannedFieldSchema> => ({
+  ...(f.value === null ? {} : { value: f.value }),
+  valid: f.valid,
+  corrected: f.corrected === true,
+});
 
 /**
  * This module's part of MobileService. Other mobile RPCs live in other modules: whoever registers
  * MobileService spreads every module's part into one implementation object (`{...identityMobileRpc(s), ...}`).
  */
-export function identityMobileRpc(service: IdentityScanService): Pick<ServiceImpl<typeof MobileService>, "scanIdentityDocument"> {
+export function identityMobileRpc(
+  service: IdentityScanService,
+): Pick<ServiceImpl<typeof MobileService>, "scanIdentityDocument"> {
   return {
     async scanIdentityDocument(req) {
-      const r = await service.scan({ documentType: req.documentType, images: req.images.map((i) => ({ content: i.content, contentType: i.contentType, filename: i.filename })) });
+      const r = await service.scan({
+        documentType: req.documentType,
+        images: req.images.map((i) => ({ content: i.content, contentType: i.contentType, filename: i.filename })),
+      });
       return {
         documentType: r.documentType,
         mrzFormat: r.format,

@@ -3,7 +3,16 @@ import { createIdentityScanService } from "./identity.service.ts";
 import { identityMobileRpc } from "./identity.rpc.ts";
 import { createOcrEngine, type OcrOptions } from "./ocr.ts";
 
-export { createIdentityScanService, documentTypes, MAX_IMAGE_BYTES, type DocumentType, type IdentityScanInput, type IdentityScanResult, type IdentityScanService, type UploadedImage } from "./identity.service.ts";
+export {
+  createIdentityScanService,
+  documentTypes,
+  MAX_IMAGE_BYTES,
+  type DocumentType,
+  type IdentityScanInput,
+  type IdentityScanResult,
+  type IdentityScanService,
+  type UploadedImage,
+} from "./identity.service.ts";
 export { identityMobileRpc } from "./identity.rpc.ts";
 export { createOcrEngine, type OcrEngine, type OcrOptions } from "./ocr.ts";
 export { isValidTcIdentityNumber } from "./tc-number.ts";
@@ -12,7 +21,10 @@ export { isValidTcIdentityNumber } from "./tc-number.ts";
  * Identity-document scan at check-in (MobileService.ScanIdentityDocument). The OCR worker thread starts on the
  * first scan and stops with the app.
  */
-export function createIdentityModule(deps: Pick<Deps, "clock" | "logger">, options: Omit<OcrOptions, "logger"> = {}): Module & { mobileRpc: ReturnType<typeof identityMobileRpc> } {
+export function createIdentityModule(
+  deps: Pick<Deps, "clock" | "logger">,
+  options: Omit<OcrOptions, "logger"> = {},
+): Module & { mobileRpc: ReturnType<typeof identityMobileRpc> } {
   const ocr = createOcrEngine({ ...options, logger: deps.logger });
   const service = createIdentityScanService({ ocr, clock: deps.clock, logger: deps.logger });
   return {

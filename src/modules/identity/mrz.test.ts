@@ -113,12 +113,20 @@ describe("readMrz on TD1 (TC kimlik card)", () => {
 
 describe("findMrzLines", () => {
   it("finds the MRZ below other text and mends miscounted fillers", () => {
-    const ocr = ["PASSPORT UTOPIA", "SURNAME ERIKSSON", "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<", "L898902C36UTO7408122F1204159ZE184226B<<<<<<10", ""].join("\n");
+    const ocr = [
+      "PASSPORT UTOPIA",
+      "SURNAME ERIKSSON",
+      "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<",
+      "L898902C36UTO7408122F1204159ZE184226B<<<<<<10",
+      "",
+    ].join("\n");
     expect(findMrzLines(ocr, "TD3")).toEqual(passportMrz);
   });
 
   it("ignores spaces OCR puts between characters", () => {
-    const ocr = tcKimlikMrz().map((l) => l.replace(/(.{5})/g, "$1 ")).join("\n");
+    const ocr = tcKimlikMrz()
+      .map((l) => l.replace(/(.{5})/g, "$1 "))
+      .join("\n");
     expect(findMrzLines(ocr, "TD1")).toEqual(tcKimlikMrz());
   });
 

@@ -52,7 +52,8 @@ export function findMrzLines(ocrText: string, format: MrzFormat): string[] | und
   const groups: string[][] = [];
   for (let i = 0; i + count <= lines.length; i++) {
     const group = lines.slice(i, i + count);
-    if (group.every((l) => l.length >= width - 6 && l.length <= width + 3 && l.includes("<"))) groups.push(group.map((l) => fitWidth(l, width)));
+    if (group.every((l) => l.length >= width - 6 && l.length <= width + 3 && l.includes("<")))
+      groups.push(group.map((l) => fitWidth(l, width)));
   }
   const preferred = groups.filter((g) => codes.includes(g[0]![0]!));
   return (preferred.length > 0 ? preferred : groups).at(-1);
@@ -64,19 +65,40 @@ export function fitWidth(line: string, width: number): string {
   while (out.length !== width) {
     const run = longestFillerRun(out);
     const at = run === undefined ? out.length : run.start + run.length;
-    out = out.length < width ? `${out.slice(0, at)}<${out.slice(at)}` : run === undefined ? out.slice(0, -1) : out.slice(0, at - 1) + out.slice(at);
+    out =
+      out.length < width
+        ? `${out.slice(0, at)}<${out.slice(at)}`
+        : run === undefined
+          ? out.slice(0, -1)
+          : out.slice(0, at - 1) + out.slice(at);
   }
   return out;
 }
 
 function longestFillerRun(line: string): { start: number; length: number } | undefined {
   let best: { start: number; length: number } | undefined;
-  for (const m of line.matchAll(/<+/g)) if (best === undefined || m[0].length > best.length) best = { start: m.index, length: m[0].length };
+  for (const m of line.matchAll(/<+/g))
+    if (best === undefined || m[0].length > best.length) best = { start: m.index, length: m[0].length };
   return best;
 }
 
 /** Characters OCR confuses, each way round; tried in alphanumeric fields when a check digit fails. */
-const LOOKALIKES: Record<string, string[]> = { "0": ["O", "D", "Q"], O: ["0"], D: ["0"], Q: ["0"], "1": ["I"], I: ["1"], "2": ["Z"], Z: ["2"], "5": ["S"], S: ["5"], "8": ["B"], B: ["8"], "6": ["G"], G: ["6"] };
+const LOOKALIKES: Record<string, string[]> = {
+  "0": ["O", "D", "Q"],
+  O: ["0"],
+  D: ["0"],
+  Q: ["0"],
+  "1": ["I"],
+  I: ["1"],
+  "2": ["Z"],
+  Z: ["2"],
+  "5": ["S"],
+  S: ["5"],
+  "8": ["B"],
+  B: ["8"],
+  "6": ["G"],
+  G: ["6"],
+};
 const TO_DIGIT: Record<string, string> = { O: "0", D: "0", Q: "0", I: "1", Z: "2", S: "5", B: "8", G: "6" };
 
 export interface ReadOptions {
@@ -111,8 +133,10 @@ function digitsWhereNumeric(lines: string[]): string[] {
   const toDigits = (s: string): string => s.replace(/[ODQIZSBG]/g, (c) => TO_DIGIT[c]!);
   const turkish = (out[0] ?? "").slice(2, 5) === "TUR";
   if (!turkish) return out;
-  if (out.length === 3 && out[0]!.length === 30) out[0] = out[0]!.slice(0, 15) + toDigits(out[0]!.slice(15, 26)) + out[0]!.slice(26);
-  if (out.length === 2 && out[1]!.length === 44) out[1] = out[1]!.slice(0, 28) + toDigits(out[1]!.slice(28, 39)) + out[1]!.slice(39);
+  if (out.length === 3 && out[0]!.length === 30)
+    out[0] = out[0]!.slice(0, 15) + toDigits(out[0]!.slice(15, 26)) + out[0]!.slice(26);
+  if (out.length === 2 && out[1]!.length === 44)
+    out[1] = out[1]!.slice(0, 28) + toDigits(out[1]!.slice(28, 39)) + out[1]!.slice(39);
   return out;
 }
 
@@ -130,7 +154,10 @@ function correctDocumentNumber(lines: string[], result: ParseResult): ParseResul
   const found: ParseResult[] = [];
   for (let i = data.start; i < data.end; i++) {
     for (const c of LOOKALIKES[line[i]!] ?? []) {
-      const r = parse(lines.map((l, n) => (n === data.line ? line.slice(0, i) + c + line.slice(i + 1) : l)), { autocorrect: true });
+      const r = parse(
+        lines.map((l, n) => (n === data.line ? line.slice(0, i) + c + line.slice(i + 1) : l)),
+        { autocorrect: true },
+      );
       if (r.details.find((d) => d.field === "documentNumberCheckDigit")?.valid === true) found.push(r);
     }
   }
@@ -173,22 +200,32 @@ function toReading(result: ParseResult, lines: string[], opts: ReadOptions): Mrz
   for (const d of result.details) {
     if (d.valid || d.field === null) continue;
     if ((d.field === "nationality" || d.field === "issuingState") && raw(d.field) === SPECIMEN_STATE) continue;
-    problems.push({ field: FIELD_OF[d.field] ?? d.field, reason: d.field.endsWith("CheckDigit") ? "check digit does not match" : (d.error ?? "is invalid") });
+    problems.push({
+      field: FIELD_OF[d.field] ?? d.field,
+      reason: d.field.endsWith("CheckDigit") ? "check digit does not match" : (d.error ?? "is invalid"),
+    });
   }
   const failed = (field: string): boolean => problems.some((p) => p.field === field);
-  const field = (name: string, value: string): ReadField => ({ value: value === "" ? null : value, valid: value !== "" && !failed(name) });
+  const field = (name: string, value: string): ReadField => ({
+    value: value === "" ? null : value,
+    valid: value !== "" && !failed(name),
+  });
 
   const [surname, ...given] = raw("lastName").split("<<");
   const birth = toIsoDate(raw("birthDate"), "birth", opts.today);
   const expiry = toIsoDate(raw("expirationDate"), "expiry", opts.today);
   if (birth === null && !failed("birthDate")) problems.push({ field: "birthDate", reason: "is not a calendar date" });
-  if (expiry === null && !failed("expiryDate")) problems.push({ field: "expiryDate", reason: "is not a calendar date" });
+  if (expiry === null && !failed("expiryDate"))
+    problems.push({ field: "expiryDate", reason: "is not a calendar date" });
   const sexChar = raw("sex");
 
   const reading: MrzReading = {
     format,
     valid: false,
-    documentNumber: field("documentNumber", detail("documentNumber")?.value ?? trimmed("documentNumber").replace(/ /g, "")),
+    documentNumber: field(
+      "documentNumber",
+      detail("documentNumber")?.value ?? trimmed("documentNumber").replace(/ /g, ""),
+    ),
     surname: field("surname", (surname ?? "").replace(/</g, " ").trim()),
     givenNames: field("givenNames", given.join(" ").replace(/</g, " ").trim()),
     nationality: field("nationality", trimmed("nationality")),
@@ -207,11 +244,13 @@ function toReading(result: ParseResult, lines: string[], opts: ReadOptions): Mrz
 
 function tcNumber(format: MrzFormat, lines: string[], issuingState: string, problems: ScanProblem[]): ReadField | null {
   if (issuingState !== "TUR") return null;
-  const value = format === "TD1" ? lines[0]!.slice(15, 30).replace(/<+$/, "") : lines[1]!.slice(28, 42).replace(/<+$/, "");
+  const value =
+    format === "TD1" ? lines[0]!.slice(15, 30).replace(/<+$/, "") : lines[1]!.slice(28, 42).replace(/<+$/, "");
   // a Turkish passport without an 11-digit personal number simply carries none
   if (format === "TD3" && !/^[0-9]{11}$/.test(value)) return null;
   const valid = isValidTcIdentityNumber(value);
-  if (!valid) problems.push({ field: "tcIdentityNumber", reason: value === "" ? "is missing" : "check digits do not match" });
+  if (!valid)
+    problems.push({ field: "tcIdentityNumber", reason: value === "" ? "is missing" : "check digits do not match" });
   return { value: value === "" ? null : value, valid };
 }
 

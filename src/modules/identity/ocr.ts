@@ -44,7 +44,11 @@ export function createOcrEngine(opts: OcrOptions): OcrEngine {
       logger: () => {},
       errorHandler: (err: unknown) => opts.logger.error({ err: String(err) }, "identity OCR worker error"),
     });
-    await w.setParameters({ tessedit_char_whitelist: MRZ_ALPHABET, tessedit_pageseg_mode: PSM.SINGLE_BLOCK, user_defined_dpi: "300" });
+    await w.setParameters({
+      tessedit_char_whitelist: MRZ_ALPHABET,
+      tessedit_pageseg_mode: PSM.SINGLE_BLOCK,
+      user_defined_dpi: "300",
+    });
     return w;
   };
   const stop = async (): Promise<void> => {
@@ -61,7 +65,13 @@ export function createOcrEngine(opts: OcrOptions): OcrEngine {
     });
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new AppError("unavailable", "Reading the document took too long; try again.", { retryAfterSeconds: 5 })), timeoutMs);
+      timer = setTimeout(
+        () =>
+          reject(
+            new AppError("unavailable", "Reading the document took too long; try again.", { retryAfterSeconds: 5 }),
+          ),
+        timeoutMs,
+      );
     });
     try {
       const result = await Promise.race([w.recognize(png), timeout]);
@@ -76,7 +86,10 @@ export function createOcrEngine(opts: OcrOptions): OcrEngine {
 
   return {
     readMrzText(png) {
-      if (waiting >= maxWaiting) throw new AppError("unavailable", "Too many identity scans are waiting; try again shortly.", { retryAfterSeconds: 5 });
+      if (waiting >= maxWaiting)
+        throw new AppError("unavailable", "Too many identity scans are waiting; try again shortly.", {
+          retryAfterSeconds: 5,
+        });
       waiting++;
       const run = tail.then(() => recognize(png)).finally(() => waiting--);
       tail = run.catch(() => undefined);

@@ -23,7 +23,12 @@ export interface AriChange {
  * The counter row stays locked until commit, so call this near the END of the transaction (after the row locks
  * of the change itself): sequence numbers then become visible in commit order and a reader never skips one.
  */
-export async function recordAriChanges(tx: Queryable, propertyId: string, changes: readonly AriChange[], at: Date): Promise<void> {
+export async function recordAriChanges(
+  tx: Queryable,
+  propertyId: string,
+  changes: readonly AriChange[],
+  at: Date,
+): Promise<void> {
   const list = changes.filter((c) => c.roomTypes.length > 0 && c.from < c.to);
   if (list.length === 0) return;
   await tx.query(
@@ -34,8 +39,14 @@ export async function recordAriChanges(tx: Queryable, propertyId: string, change
             array(select jsonb_array_elements_text(x.room_types)), array(select jsonb_array_elements_text(x.rate_plans)), $8
        from c cross join unnest($3::text[], $4::date[], $5::date[], $6::jsonb[], $7::jsonb[]) with ordinality as x(reason, from_date, to_date, room_types, rate_plans, n)`,
     [
-      propertyId, list.length, list.map((c) => c.reason), list.map((c) => c.from), list.map((c) => c.to),
-      list.map((c) => JSON.stringify([...new Set(c.roomTypes)].sort())), list.map((c) => JSON.stringify([...new Set(c.ratePlans)].sort())), at,
+      propertyId,
+      list.length,
+      list.map((c) => c.reason),
+      list.map((c) => c.from),
+      list.map((c) => c.to),
+      list.map((c) => JSON.stringify([...new Set(c.roomTypes)].sort())),
+      list.map((c) => JSON.stringify([...new Set(c.ratePlans)].sort())),
+      at,
     ],
   );
 }
@@ -51,7 +62,13 @@ export interface AriChangeRow {
 }
 
 /** One page of the ARI delta feed after `after`, in sequence (= commit) order. */
-export function ariChangesAfter(q: Queryable, propertyId: string, after: bigint, changedSince: Date | undefined, limit: number): Promise<AriChangeRow[]> {
+export function ariChangesAfter(
+  q: Queryable,
+  propertyId: string,
+  after: bigint,
+  changedSince: Date | undefined,
+  limit: number,
+): Promise<AriChangeRow[]> {
   return q.query<AriChangeRow>(
     `select seq::text as seq, reason, to_char(from_date, 'YYYY-MM-DD') as "from", to_char(to_date, 'YYYY-MM-DD') as "to",
             room_types as "roomTypes", rate_plans as "ratePlans", changed_at as "changedAt"
@@ -64,6 +81,8 @@ export function ariChangesAfter(q: Queryable, propertyId: string, after: bigint,
 
 /** The last committed ARI sequence number of the property (0 before the first change). */
 export async function ariHead(q: Queryable, propertyId: string): Promise<bigint> {
-  const [row] = await q.query<{ seq: string }>("select seq::text as seq from ari_counters where property_id = $1", [propertyId]);
+  const [row] = await q.query<{ seq: string }>("select seq::text as seq from ari_counters where property_id = $1", [
+    propertyId,
+  ]);
   return BigInt(row?.seq ?? "0");
 }

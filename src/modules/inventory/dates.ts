@@ -7,12 +7,18 @@ const dayMs = 86_400_000;
 export function parseDate(field: string, value: string): string {
   if (!datePattern.test(value)) throw invalidField(field, "must be a date YYYY-MM-DD");
   const d = new Date(`${value}T00:00:00.000Z`);
-  if (Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== value) throw invalidField(field, "is not a calendar date");
+  if (Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== value)
+    throw invalidField(field, "is not a calendar date");
   return value;
 }
 
 /** A date range [from, to) of at least one and at most `maxDays` days. */
-export function parseRange(from: string, to: string, maxDays: number, names: [string, string] = ["from", "to"]): { from: string; to: string; days: number } {
+export function parseRange(
+  from: string,
+  to: string,
+  maxDays: number,
+  names: [string, string] = ["from", "to"],
+): { from: string; to: string; days: number } {
   parseDate(names[0], from);
   parseDate(names[1], to);
   const days = daysBetween(from, to);

@@ -2,16 +2,58 @@ import type { Deps, Module } from "../module.ts";
 import type { InventoryService } from "./inventory.service.ts";
 import { inventoryRpcServices, registerInventoryRpc } from "./inventory.rpc.ts";
 
-export { createInventoryService, requireRoomType, maxAvailabilityDays, type InventoryService, type InventoryDeps, type SetRoomStatusInput } from "./inventory.service.ts";
-export { takeRooms, releaseRooms, readAvailability, type DayCounter, type AvailabilityDay, type RoomTypeAvailability } from "./inventory-days.ts";
-export { findRoom, findRatePlan, findRoomType, nightlyPrices, quoteStay, updateRoomStatus, outOfOrderRanges, roomStatuses, boardTypes } from "./inventory.repository.ts";
+export {
+  createInventoryService,
+  requireRoomType,
+  maxAvailabilityDays,
+  type InventoryService,
+  type InventoryDeps,
+  type SetRoomStatusInput,
+} from "./inventory.service.ts";
+export {
+  takeRooms,
+  releaseRooms,
+  readAvailability,
+  type DayCounter,
+  type AvailabilityDay,
+  type RoomTypeAvailability,
+} from "./inventory-days.ts";
+export {
+  findRoom,
+  findRatePlan,
+  findRoomType,
+  nightlyPrices,
+  quoteStay,
+  updateRoomStatus,
+  outOfOrderRanges,
+  roomStatuses,
+  boardTypes,
+} from "./inventory.repository.ts";
 export type { RoomType, Room, RatePlan, RoomStatus, BoardType, StayLineQuote } from "./inventory.repository.ts";
 export { parseDate, parseRange, addDays, daysBetween, maxDate } from "./dates.ts";
 export { seedInventory } from "./seed.ts";
-export { recordAriChanges, ariChangesAfter, ariHead, type AriChange, type AriChangeRow, type AriReason } from "./ari-log.ts";
-export { stayViolations, restrictionError, type StayViolations, type StayLine, type AriCell, type SetRestrictionsInput } from "./restrictions.ts";
+export {
+  recordAriChanges,
+  ariChangesAfter,
+  ariHead,
+  type AriChange,
+  type AriChangeRow,
+  type AriReason,
+} from "./ari-log.ts";
+export {
+  stayViolations,
+  restrictionError,
+  type StayViolations,
+  type StayLine,
+  type AriCell,
+  type SetRestrictionsInput,
+} from "./restrictions.ts";
 export type { Ari } from "./inventory.service.ts";
 
 export function createInventoryModule(deps: Deps, service: InventoryService): Module {
-  return { name: "inventory", services: inventoryRpcServices, registerRpc: (router) => registerInventoryRpc(router, service, deps.db.pool) };
+  return {
+    name: "inventory",
+    services: inventoryRpcServices,
+    registerRpc: (router) => registerInventoryRpc(router, service, deps.db.pool),
+  };
 }

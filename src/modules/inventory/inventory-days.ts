@@ -6,7 +6,15 @@ import type { Queryable } from "../../db/queryable.ts";
 export type DayCounter = "sold" | "blocked" | "out_of_order";
 
 /** The guarded UPDATE: adds `count` on the dates of [from, to) that still have room; returns those dates. */
-async function guardedTake(tx: Queryable, propertyId: string, roomTypeId: string, counter: DayCounter, from: string, to: string, count: number): Promise<string[]> {
+async function guardedTake(
+  tx: Queryable,
+  propertyId: string,
+  roomTypeId: string,
+  counter: DayCounter,
+  from: string,
+  to: string,
+  count: number,
+): Promise<string[]> {
   const rows = await tx.query<{ date: string }>(
     `update room_type_days set ${counter} = ${counter} + $5
       where property_id = $1 and room_type_id = $2 and date >= $3 and date < $4 and sold + blocked + out_of_order + $5 <= total
@@ -23,7 +31,16 @@ async function guardedTake(tx: Queryable, propertyId: string, roomTypeId: string
  * room. A row another transaction created meanwhile is taken with the same guard as guardedTake (ON CONFLICT
  * waits for that transaction and re-checks the committed row). Returns the dates taken.
  */
-async function createAndTake(tx: Queryable, propertyId: string, roomTypeId: string, counter: DayCounter, from: string, to: string, count: number, skip: string[]): Promise<string[]> {
+async function createAndTake(
+  tx: Queryable,
+  propertyId: string,
+  roomTypeId: string,
+  counter: DayCounter,
+  from: string,
+  to: string,
+  count: number,
+  skip: string[],
+): Promise<string[]> {
   const rows = await tx.query<{ date: string }>(
     `insert into room_type_days as d (property_id, room_type_id, date, total, ${counter})
      select rt.property_id, rt.id, g.day::date, rt.room_count, $5
@@ -45,15 +62,33 @@ async function createAndTake(tx: Queryable, propertyId: string, roomTypeId: stri
  * rows created and the remaining dates taken (one more statement). On a throw some days may already have
  * been taken: the caller's transaction rolls back (it must not catch and continue).
  */
-export async function takeRooms(tx: Queryable, propertyId: string, roomTypeId: string, counter: DayCounter, from: string, to: string, count = 1): Promise<void> {
+export async function takeRooms(
+  tx: Queryable,
+  propertyId: string,
+  roomTypeId: string,
+  counter: DayCounter,
+  from: string,
+  to: string,
+  count = 1,
+): Promise<void> {
   const nights = daysBetween(from, to);
   let taken = await guardedTake(tx, propertyId, roomTypeId, counter, from, to, count);
-  if (taken.length < nights) taken = taken.concat(await createAndTake(tx, propertyId, roomTypeId, counter, from, to, count, taken));
-  if (taken.length !== nights) throw new AppError("no_availability", "No room of this type is available on every date of the stay.");
+  if (taken.length < nights)
+    taken = taken.concat(await createAndTake(tx, propertyId, roomTypeId, counter, from, to, count, taken));
+  if (taken.length !== nights)
+    throw new AppError("no_availability", "No room of this type is available on every date of the stay.");
 }
 
 /** Gives back rooms taken by `takeRooms` (same counter, dates and count). */
-export async function releaseRooms(tx: Queryable, propertyId: string, roomTypeId: string, counter: DayCounter, from: string, to: string, count = 1): Promise<void> {
+export async function releaseRooms(
+  tx: Queryable,
+  propertyId: string,
+  roomTypeId: string,
+  counter: DayCounter,
+  from: string,
+  to: string,
+  count = 1,
+): Promise<void> {
   if (from >= to) return;
   await tx.query(
     `update room_type_days set ${counter} = ${counter} - $5 where property_id = $1 and room_type_id = $2 and date >= $3 and date < $4`,
@@ -62,9 +97,22 @@ export async function releaseRooms(tx: Queryable, propertyId: string, roomTypeId
 }
 
 /** One more (or one fewer) room of a type from `fromDate` on: room_count and the totals of existing rows. */
-export async function changeRoomCount(tx: Queryable, propertyId: string, roomTypeId: string, delta: number, fromDate: string): Promise<void> {
-  await tx.query("update room_types set room_count = room_count + $3 where property_id = $1 and id = $2", [propertyId, roomTypeId, delta]);
-  await tx.query("update room_type_days set total = total + $3 where property_id = $1 and room_type_id = $2 and date >= $4", [propertyId, roomTypeId, delta, fromDate]);
+export async function changeRoomCount(
+  tx: Queryable,
+  propertyId: string,
+  roomTypeId: string,
+  delta: number,
+  fromDate: string,
+): Promise<void> {
+  await tx.query("update room_types set room_count = room_count + $3 where property_id = $1 and id = $2", [
+    propertyId,
+    roomTypeId,
+    delta,
+  ]);
+  await tx.query(
+    "update room_type_days set total = total + $3 where property_id = $1 and room_type_id = $2 and date >= $4",
+    [propertyId, roomTypeId, delta, fromDate],
+  );
 }
 
 export interface AvailabilityDay {
@@ -100,7 +148,13 @@ interface AvailabilityRow {
  * carries its own index, so nothing depends on aggregation order. Dates without a stored row have
  * total = room_count and nothing taken.
  */
-export async function readAvailability(q: Queryable, propertyId: string, from: string, to: string, roomTypeCodes: readonly string[] = []): Promise<RoomTypeAvailability[]> {
+export async function readAvailability(
+  q: Queryable,
+  propertyId: string,
+  from: string,
+  to: string,
+  roomTypeCodes: readonly string[] = [],
+): Promise<RoomTypeAvailability[]> {
   const rows = await q.query<AvailabilityRow>(
     `select rt.id, rt.code, rt.room_count, d.days::text as days
        from room_types rt
@@ -113,7 +167,8 @@ export async function readAvailability(q: Queryable, propertyId: string, from: s
   );
   const n = daysBetween(from, to);
   const dates: string[] = [];
-  for (let i = 0, t = Date.parse(`${from}T00:00:00Z`); i < n; i++, t += 86_400_000) dates.push(new Date(t).toISOString().slice(0, 10));
+  for (let i = 0, t = Date.parse(`${from}T00:00:00Z`); i < n; i++, t += 86_400_000)
+    dates.push(new Date(t).toISOString().slice(0, 10));
   return rows.map((r) => {
     const days = new Array<AvailabilityDay>(n);
     const v = r.days === null ? [] : (JSON.parse(`[${r.days.replace(/[{}]/g, "")}]`) as number[]);
@@ -123,9 +178,17 @@ export async function readAvailability(q: Queryable, propertyId: string, from: s
       const sold = v[k + 2]!;
       const blocked = v[k + 3]!;
       const outOfOrder = v[k + 4]!;
-      days[i] = { date: dates[i]!, total, sold, blocked, outOfOrder, available: Math.max(0, total - sold - blocked - outOfOrder) };
+      days[i] = {
+        date: dates[i]!,
+        total,
+        sold,
+        blocked,
+        outOfOrder,
+        available: Math.max(0, total - sold - blocked - outOfOrder),
+      };
     }
-    for (let i = 0; i < n; i++) days[i] ??= { date: dates[i]!, total: r.room_count, sold: 0, blocked: 0, outOfOrder: 0, available: r.room_count };
+    for (let i = 0; i < n; i++)
+      days[i] ??= { date: dates[i]!, total: r.room_count, sold: 0, blocked: 0, outOfOrder: 0, available: r.room_count };
     return { roomTypeId: r.id, code: r.code, days };
   });
 }

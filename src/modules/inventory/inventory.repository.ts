@@ -36,7 +36,12 @@ const ratePlanCols = `rp.id, rp.code, rp.name, rp.board_type as "boardType",
   coalesce((select array_agg(x.room_type_id::text order by x.room_type_id) from rate_plan_room_types x
              where x.property_id = rp.property_id and x.rate_plan_id = rp.id), '{}') as "roomTypeIds"`;
 
-export async function insertRoomType(q: Queryable, propertyId: string, rt: Omit<RoomType, "roomCount">, now: Date): Promise<RoomType> {
+export async function insertRoomType(
+  q: Queryable,
+  propertyId: string,
+  rt: Omit<RoomType, "roomCount">,
+  now: Date,
+): Promise<RoomType> {
   const [row] = await q.query<RoomType>(
     `insert into room_types (id, property_id, code, name, max_occupancy, created_at) values ($1, $2, $3, $4, $5, $6) returning ${roomTypeCols}`,
     [rt.id, propertyId, rt.code, rt.name, rt.maxOccupancy, now],
@@ -49,7 +54,10 @@ export function listRoomTypes(q: Queryable, propertyId: string): Promise<RoomTyp
 }
 
 export async function findRoomType(q: Queryable, propertyId: string, id: string): Promise<RoomType | undefined> {
-  const [row] = await q.query<RoomType>(`select ${roomTypeCols} from room_types where property_id = $1 and id = $2`, [propertyId, id]);
+  const [row] = await q.query<RoomType>(`select ${roomTypeCols} from room_types where property_id = $1 and id = $2`, [
+    propertyId,
+    id,
+  ]);
   return row;
 }
 
@@ -67,12 +75,24 @@ export function listRooms(q: Queryable, propertyId: string): Promise<Room[]> {
 
 /** The room, locked for update when `lock` (status changes, assignment and check-in serialise per room). */
 export async function findRoom(q: Queryable, propertyId: string, id: string, lock = false): Promise<Room | undefined> {
-  const [row] = await q.query<Room>(`select ${roomCols} from rooms where property_id = $1 and id = $2${lock ? " for update" : ""}`, [propertyId, id]);
+  const [row] = await q.query<Room>(
+    `select ${roomCols} from rooms where property_id = $1 and id = $2${lock ? " for update" : ""}`,
+    [propertyId, id],
+  );
   return row;
 }
 
-export async function updateRoomStatus(q: Queryable, propertyId: string, id: string, status: RoomStatus, now: Date): Promise<Room> {
-  const [row] = await q.query<Room>(`update rooms set status = $3, updated_at = $4 where property_id = $1 and id = $2 returning ${roomCols}`, [propertyId, id, status, now]);
+export async function updateRoomStatus(
+  q: Queryable,
+  propertyId: string,
+  id: string,
+  status: RoomStatus,
+  now: Date,
+): Promise<Room> {
+  const [row] = await q.query<Room>(
+    `update rooms set status = $3, updated_at = $4 where property_id = $1 and id = $2 returning ${roomCols}`,
+    [propertyId, id, status, now],
+  );
   return row!;
 }
 
@@ -83,7 +103,12 @@ export interface OutOfOrderRange {
 }
 
 /** Out-of-order ranges of a room that end after `after`. */
-export function outOfOrderRanges(q: Queryable, propertyId: string, roomId: string, after: string): Promise<OutOfOrderRange[]> {
+export function outOfOrderRanges(
+  q: Queryable,
+  propertyId: string,
+  roomId: string,
+  after: string,
+): Promise<OutOfOrderRange[]> {
   return q.query<OutOfOrderRange>(
     `select id, to_char(from_date, 'YYYY-MM-DD') as "fromDate", to_char(to_date, 'YYYY-MM-DD') as "toDate"
        from room_out_of_order where property_id = $1 and room_id = $2 and to_date > $3 order by from_date`,
@@ -92,21 +117,40 @@ export function outOfOrderRanges(q: Queryable, propertyId: string, roomId: strin
 }
 
 export async function insertRatePlan(q: Queryable, propertyId: string, rp: RatePlan, now: Date): Promise<void> {
-  await q.query("insert into rate_plans (id, property_id, code, name, board_type, created_at) values ($1, $2, $3, $4, $5, $6)", [rp.id, propertyId, rp.code, rp.name, rp.boardType, now]);
-  await q.query("insert into rate_plan_room_types (property_id, rate_plan_id, room_type_id) select $1, $2, unnest($3::uuid[])", [propertyId, rp.id, rp.roomTypeIds]);
+  await q.query(
+    "insert into rate_plans (id, property_id, code, name, board_type, created_at) values ($1, $2, $3, $4, $5, $6)",
+    [rp.id, propertyId, rp.code, rp.name, rp.boardType, now],
+  );
+  await q.query(
+    "insert into rate_plan_room_types (property_id, rate_plan_id, room_type_id) select $1, $2, unnest($3::uuid[])",
+    [propertyId, rp.id, rp.roomTypeIds],
+  );
 }
 
 export function listRatePlans(q: Queryable, propertyId: string): Promise<RatePlan[]> {
-  return q.query<RatePlan>(`select ${ratePlanCols} from rate_plans rp where rp.property_id = $1 order by rp.code`, [propertyId]);
+  return q.query<RatePlan>(`select ${ratePlanCols} from rate_plans rp where rp.property_id = $1 order by rp.code`, [
+    propertyId,
+  ]);
 }
 
 export async function findRatePlan(q: Queryable, propertyId: string, id: string): Promise<RatePlan | undefined> {
-  const [row] = await q.query<RatePlan>(`select ${ratePlanCols} from rate_plans rp where rp.property_id = $1 and rp.id = $2`, [propertyId, id]);
+  const [row] = await q.query<RatePlan>(
+    `select ${ratePlanCols} from rate_plans rp where rp.property_id = $1 and rp.id = $2`,
+    [propertyId, id],
+  );
   return row;
 }
 
 /** Upserts one price for every date of [from, to); returns the number of dates. */
-export async function upsertPrices(q: Queryable, propertyId: string, ratePlanId: string, roomTypeId: string, from: string, to: string, amountMinor: bigint): Promise<number> {
+export async function upsertPrices(
+  q: Queryable,
+  propertyId: string,
+  ratePlanId: string,
+  roomTypeId: string,
+  from: string,
+  to: string,
+  amountMinor: bigint,
+): Promise<number> {
   const rows = await q.query(
     `insert into daily_prices (property_id, rate_plan_id, room_type_id, date, amount_minor)
      select $1, $2, $3, d.day::date, $6 from generate_series($4::date, $5::date - 1, interval '1 day') as d(day)
@@ -118,7 +162,14 @@ export async function upsertPrices(q: Queryable, propertyId: string, ratePlanId:
 }
 
 /** Nightly prices over [from, to) in date order; a missing date is absent from the result. */
-export async function nightlyPrices(q: Queryable, propertyId: string, ratePlanId: string, roomTypeId: string, from: string, to: string): Promise<{ date: string; amountMinor: bigint }[]> {
+export async function nightlyPrices(
+  q: Queryable,
+  propertyId: string,
+  ratePlanId: string,
+  roomTypeId: string,
+  from: string,
+  to: string,
+): Promise<{ date: string; amountMinor: bigint }[]> {
   const rows = await q.query<{ date: string; amount: string }>(
     `select to_char(date, 'YYYY-MM-DD') as date, amount_minor::text as amount from daily_prices
       where property_id = $1 and rate_plan_id = $2 and room_type_id = $3 and date >= $4 and date < $5 order by date`,
@@ -184,7 +235,10 @@ export async function quoteStay(
   return {
     property,
     lines: rows.map((r) => ({
-      roomType: r.rtId === null ? undefined : { id: r.rtId, code: r.rtCode, name: r.rtName, maxOccupancy: r.maxOccupancy, roomCount: r.roomCount },
+      roomType:
+        r.rtId === null
+          ? undefined
+          : { id: r.rtId, code: r.rtCode, name: r.rtName, maxOccupancy: r.maxOccupancy, roomCount: r.roomCount },
       ratePlan: r.rpId === null ? undefined : { id: r.rpId, code: r.rpCode, coversRoomType: r.covers },
       nightly: r.nightly.map(BigInt),
     })),

@@ -1,6 +1,10 @@
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import type pg from "pg";
-import { BoardType as BoardTypeEnum, InventoryService as InventoryRpc, RoomStatus as RoomStatusEnum } from "../../../gen/hotelops/inventory/v1/inventory_pb.js";
+import {
+  BoardType as BoardTypeEnum,
+  InventoryService as InventoryRpc,
+  RoomStatus as RoomStatusEnum,
+} from "../../../gen/hotelops/inventory/v1/inventory_pb.js";
 import { invalidField } from "../../errors.ts";
 import { addDays, daysBetween } from "./dates.ts";
 import type { InventoryService } from "./inventory.service.ts";
@@ -10,30 +14,51 @@ import { requirePrincipal, requireProperty } from "../auth/index.ts";
 export const inventoryRpcServices = [InventoryRpc];
 
 function roomStatusIn(value: RoomStatusEnum): RoomStatus {
-  if (value === RoomStatusEnum.UNSPECIFIED || RoomStatusEnum[value] === undefined) throw invalidField("status", "required");
+  if (value === RoomStatusEnum.UNSPECIFIED || RoomStatusEnum[value] === undefined)
+    throw invalidField("status", "required");
   return RoomStatusEnum[value] as RoomStatus;
 }
 
 function boardTypeIn(value: BoardTypeEnum): BoardType {
-  if (value === BoardTypeEnum.UNSPECIFIED || BoardTypeEnum[value] === undefined) throw invalidField("boardType", "required");
+  if (value === BoardTypeEnum.UNSPECIFIED || BoardTypeEnum[value] === undefined)
+    throw invalidField("boardType", "required");
   return BoardTypeEnum[value] as BoardType;
 }
 
-const roomOut = (r: Room) => ({ id: r.id, number: r.number, roomTypeId: r.roomTypeId, status: RoomStatusEnum[r.status] });
-const ratePlanOut = (p: RatePlan) => ({ id: p.id, code: p.code, name: p.name, boardType: BoardTypeEnum[p.boardType], roomTypeIds: p.roomTypeIds });
+const roomOut = (r: Room) => ({
+  id: r.id,
+  number: r.number,
+  roomTypeId: r.roomTypeId,
+  status: RoomStatusEnum[r.status],
+});
+const ratePlanOut = (p: RatePlan) => ({
+  id: p.id,
+  code: p.code,
+  name: p.name,
+  boardType: BoardTypeEnum[p.boardType],
+  roomTypeIds: p.roomTypeIds,
+});
 
 export function registerInventoryRpc(router: ConnectRouter, service: InventoryService, pool: pg.Pool): void {
-  const scope = async (ctx: HandlerContext, code: string) => (await requireProperty({ pool }, requirePrincipal(ctx.values), code)).id;
+  const scope = async (ctx: HandlerContext, code: string) =>
+    (await requireProperty({ pool }, requirePrincipal(ctx.values), code)).id;
   router.service(InventoryRpc, {
     async createRoomType(req, ctx) {
-      const roomType = await service.createRoomType(await scope(ctx, req.propertyCode), { code: req.code, name: req.name, maxOccupancy: req.maxOccupancy });
+      const roomType = await service.createRoomType(await scope(ctx, req.propertyCode), {
+        code: req.code,
+        name: req.name,
+        maxOccupancy: req.maxOccupancy,
+      });
       return { roomType };
     },
     async listRoomTypes(req, ctx) {
       return { roomTypes: await service.listRoomTypes(await scope(ctx, req.propertyCode)) };
     },
     async createRoom(req, ctx) {
-      const room = await service.createRoom(await scope(ctx, req.propertyCode), { number: req.number, roomTypeId: req.roomTypeId });
+      const room = await service.createRoom(await scope(ctx, req.propertyCode), {
+        number: req.number,
+        roomTypeId: req.roomTypeId,
+      });
       return { room: roomOut(room) };
     },
     async listRooms(req, ctx) {
@@ -52,7 +77,12 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
     },
     async createRatePlan(req, ctx) {
       const propertyId = await scope(ctx, req.propertyCode);
-      const ratePlan = await service.createRatePlan(propertyId, { code: req.code, name: req.name, boardType: boardTypeIn(req.boardType), roomTypeIds: req.roomTypeIds });
+      const ratePlan = await service.createRatePlan(propertyId, {
+        code: req.code,
+        name: req.name,
+        boardType: boardTypeIn(req.boardType),
+        roomTypeIds: req.roomTypeIds,
+      });
       return { ratePlan: ratePlanOut(ratePlan) };
     },
     async listRatePlans(req, ctx) {
@@ -60,12 +90,24 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
     },
     async setPrices(req, ctx) {
       const propertyId = await scope(ctx, req.propertyCode);
-      const days = await service.setPrices(propertyId, { ratePlanId: req.ratePlanId, roomTypeId: req.roomTypeId, from: req.from, to: req.to, amountMinor: req.amountMinor });
+      const days = await service.setPrices(propertyId, {
+        ratePlanId: req.ratePlanId,
+        roomTypeId: req.roomTypeId,
+        from: req.from,
+        to: req.to,
+        amountMinor: req.amountMinor,
+      });
       return { days };
     },
     async createRoomBlock(req, ctx) {
       const propertyId = await scope(ctx, req.propertyCode);
-      const roomBlockId = await service.createRoomBlock(propertyId, { roomTypeId: req.roomTypeId, from: req.from, to: req.to, count: req.count, name: req.name });
+      const roomBlockId = await service.createRoomBlock(propertyId, {
+        roomTypeId: req.roomTypeId,
+        from: req.from,
+        to: req.to,
+        count: req.count,
+        name: req.name,
+      });
       return { roomBlockId };
     },
     async setRestrictions(req, ctx) {
@@ -105,14 +147,25 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
           ratePlans: rt.ratePlans.map((rp) => ({
             ratePlanId: rp.id,
             code: rp.code,
-            days: rp.cells.map((c, i) => ({ ...c, date: dates[i]!, available: rt.available[i]!, priceMinor: opt(c.priceMinor), minStay: opt(c.minStay), maxStay: opt(c.maxStay) })),
+            days: rp.cells.map((c, i) => ({
+              ...c,
+              date: dates[i]!,
+              available: rt.available[i]!,
+              priceMinor: opt(c.priceMinor),
+              minStay: opt(c.minStay),
+              maxStay: opt(c.maxStay),
+            })),
           })),
         })),
       };
     },
     async getAvailability(req, ctx) {
       const propertyId = await scope(ctx, req.propertyCode);
-      const roomTypes = await service.getAvailability(propertyId, { from: req.from, to: req.to, roomTypeCodes: req.roomTypeCodes });
+      const roomTypes = await service.getAvailability(propertyId, {
+        from: req.from,
+        to: req.to,
+        roomTypeCodes: req.roomTypeCodes,
+      });
       return { from: req.from, to: req.to, roomTypes };
     },
   });

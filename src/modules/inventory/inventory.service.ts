@@ -6,10 +6,30 @@ import { newId } from "../../lib/ids.ts";
 import { recordEvent, type AvailabilityEventData } from "../events/index.ts";
 import { addDays, maxDate, parseRange } from "./dates.ts";
 import { recordAriChanges, type AriReason } from "./ari-log.ts";
-import { checkRestrictionInput, readRatesAndRestrictions, upsertRestrictions, type AriCell, type SetRestrictionsInput } from "./restrictions.ts";
-import { changeRoomCount, readAvailability, releaseRooms, takeRooms, type RoomTypeAvailability } from "./inventory-days.ts";
+import {
+  checkRestrictionInput,
+  readRatesAndRestrictions,
+  upsertRestrictions,
+  type AriCell,
+  type SetRestrictionsInput,
+} from "./restrictions.ts";
+import {
+  changeRoomCount,
+  readAvailability,
+  releaseRooms,
+  takeRooms,
+  type RoomTypeAvailability,
+} from "./inventory-days.ts";
 import * as repo from "./inventory.repository.ts";
-import { boardTypes, roomStatuses, type BoardType, type RatePlan, type Room, type RoomStatus, type RoomType } from "./inventory.repository.ts";
+import {
+  boardTypes,
+  roomStatuses,
+  type BoardType,
+  type RatePlan,
+  type Room,
+  type RoomStatus,
+  type RoomType,
+} from "./inventory.repository.ts";
 import { conflictOnDuplicate, poolQueryable, type Queryable } from "../../db/queryable.ts";
 import { requireId } from "../../lib/ids.ts";
 import { propertyById } from "../properties/index.ts";
@@ -40,25 +60,46 @@ export interface InventoryService {
   createRoom(propertyId: string, input: { number: string; roomTypeId: string }): Promise<Room>;
   listRooms(propertyId: string): Promise<Room[]>;
   setRoomStatus(propertyId: string, input: SetRoomStatusInput): Promise<Room>;
-  createRatePlan(propertyId: string, input: { code: string; name: string; boardType: BoardType; roomTypeIds: string[] }): Promise<RatePlan>;
+  createRatePlan(
+    propertyId: string,
+    input: { code: string; name: string; boardType: BoardType; roomTypeIds: string[] },
+  ): Promise<RatePlan>;
   listRatePlans(propertyId: string): Promise<RatePlan[]>;
-  setPrices(propertyId: string, input: { ratePlanId: string; roomTypeId: string; from: string; to: string; amountMinor: bigint }): Promise<number>;
-  createRoomBlock(propertyId: string, input: { roomTypeId: string; from: string; to: string; count: number; name?: string }): Promise<string>;
-  getAvailability(propertyId: string, input: { from: string; to: string; roomTypeCodes?: readonly string[] }): Promise<RoomTypeAvailability[]>;
+  setPrices(
+    propertyId: string,
+    input: { ratePlanId: string; roomTypeId: string; from: string; to: string; amountMinor: bigint },
+  ): Promise<number>;
+  createRoomBlock(
+    propertyId: string,
+    input: { roomTypeId: string; from: string; to: string; count: number; name?: string },
+  ): Promise<string>;
+  getAvailability(
+    propertyId: string,
+    input: { from: string; to: string; roomTypeCodes?: readonly string[] },
+  ): Promise<RoomTypeAvailability[]>;
   /** Sets restrictions of rate plans x room types for the chosen weekdays of a range; returns the cells written. */
   setRestrictions(propertyId: string, input: SetRestrictionsInput): Promise<number>;
   /** Availability, prices and restrictions per room type x rate plan x day over [from, to) (at most 366 days). */
-  getAri(propertyId: string, input: { from: string; to: string; roomTypeIds?: readonly string[]; ratePlanIds?: readonly string[] }): Promise<Ari>;
+  getAri(
+    propertyId: string,
+    input: { from: string; to: string; roomTypeIds?: readonly string[]; ratePlanIds?: readonly string[] },
+  ): Promise<Ari>;
 }
 
 export interface Ari {
   currency: string;
   amountScale: number;
-  roomTypes: { id: string; code: string; available: number[]; ratePlans: { id: string; code: string; cells: AriCell[] }[] }[];
+  roomTypes: {
+    id: string;
+    code: string;
+    available: number[];
+    ratePlans: { id: string; code: string; cells: AriCell[] }[];
+  }[];
 }
 
 function checkCode(field: string, code: string): string {
-  if (!codePattern.test(code)) throw invalidField(field, "1-32 characters A-Z, 0-9, _ and -, starting with a letter or digit");
+  if (!codePattern.test(code))
+    throw invalidField(field, "1-32 characters A-Z, 0-9, _ and -, starting with a letter or digit");
   return code;
 }
 
@@ -75,9 +116,20 @@ export async function requireRoomType(q: Queryable, propertyId: string, id: stri
 }
 
 /** The availability.changed hint and the ARI delta feed entry of one change (call it last in the transaction). */
-async function availabilityChanged(tx: Tx, propertyId: string, now: Date, data: AvailabilityEventData, ratePlans: readonly string[] = []): Promise<void> {
+async function availabilityChanged(
+  tx: Tx,
+  propertyId: string,
+  now: Date,
+  data: AvailabilityEventData,
+  ratePlans: readonly string[] = [],
+): Promise<void> {
   await recordEvent(tx, { propertyId, type: "availability.changed", occurredAt: now, data });
-  await recordAriChanges(tx, propertyId, [{ reason: data.reason as AriReason, from: data.from, to: data.to, roomTypes: data.roomTypes, ratePlans }], now);
+  await recordAriChanges(
+    tx,
+    propertyId,
+    [{ reason: data.reason as AriReason, from: data.from, to: data.to, roomTypes: data.roomTypes, ratePlans }],
+    now,
+  );
 }
 
 export function createInventoryService(deps: InventoryDeps): InventoryService {
@@ -88,8 +140,16 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
     async createRoomType(propertyId, input) {
       checkCode("code", input.code);
       const name = checkName("name", input.name);
-      if (!Number.isInteger(input.maxOccupancy) || input.maxOccupancy < 1 || input.maxOccupancy > 20) throw invalidField("maxOccupancy", "1 to 20");
-      const work = transact((tx) => repo.insertRoomType(tx, propertyId, { id: newId(), code: input.code, name, maxOccupancy: input.maxOccupancy }, clock.now()));
+      if (!Number.isInteger(input.maxOccupancy) || input.maxOccupancy < 1 || input.maxOccupancy > 20)
+        throw invalidField("maxOccupancy", "1 to 20");
+      const work = transact((tx) =>
+        repo.insertRoomType(
+          tx,
+          propertyId,
+          { id: newId(), code: input.code, name, maxOccupancy: input.maxOccupancy },
+          clock.now(),
+        ),
+      );
       return conflictOnDuplicate(work, `Room type ${input.code} exists.`);
     },
 
@@ -100,11 +160,21 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
       const work = transact(async (tx) => {
         const property = await propertyById(tx, propertyId);
         const rt = await requireRoomType(tx, propertyId, input.roomTypeId);
-        const room = await repo.insertRoom(tx, propertyId, { id: newId(), number, roomTypeId: rt.id, status: "CLEAN" }, clock.now());
+        const room = await repo.insertRoom(
+          tx,
+          propertyId,
+          { id: newId(), number, roomTypeId: rt.id, status: "CLEAN" },
+          clock.now(),
+        );
         await changeRoomCount(tx, propertyId, rt.id, 1, property.businessDate);
         // No availability.changed hint (setting up a hotel is not news for webhooks), but the ARI feed says it.
         const from = property.businessDate;
-        await recordAriChanges(tx, propertyId, [{ reason: "inventory", from, to: addDays(from, maxPriceDays), roomTypes: [rt.code], ratePlans: [] }], clock.now());
+        await recordAriChanges(
+          tx,
+          propertyId,
+          [{ reason: "inventory", from, to: addDays(from, maxPriceDays), roomTypes: [rt.code], ratePlans: [] }],
+          clock.now(),
+        );
         return room;
       });
       return conflictOnDuplicate(work, `Room ${number} exists.`);
@@ -125,28 +195,45 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
           const from = input.outOfOrderFrom ?? "";
           const to = input.outOfOrderTo ?? "";
           parseRange(from, to, maxPriceDays, ["outOfOrderFrom", "outOfOrderTo"]);
-          if (from < property.businessDate) throw invalidField("outOfOrderFrom", "must not be before the business date", "validation_failed");
+          if (from < property.businessDate)
+            throw invalidField("outOfOrderFrom", "must not be before the business date", "validation_failed");
           const overlapping = (await repo.outOfOrderRanges(tx, propertyId, roomId, from)).some((r) => r.fromDate < to);
           if (overlapping) throw new AppError("conflict", "The room is already out of order on some of these dates.");
           await takeRooms(tx, propertyId, rt.id, "out_of_order", from, to);
-          await tx.query("insert into room_out_of_order (id, property_id, room_id, from_date, to_date, reason, created_at) values ($1, $2, $3, $4, $5, $6, $7)", [
-            newId(),
-            propertyId,
-            roomId,
+          await tx.query(
+            "insert into room_out_of_order (id, property_id, room_id, from_date, to_date, reason, created_at) values ($1, $2, $3, $4, $5, $6, $7)",
+            [newId(), propertyId, roomId, from, to, (input.reason ?? "").slice(0, 500), now],
+          );
+          await availabilityChanged(tx, propertyId, now, {
             from,
             to,
-            (input.reason ?? "").slice(0, 500),
-            now,
-          ]);
-          await availabilityChanged(tx, propertyId, now, { from, to, toExclusive: true, roomTypes: [rt.code], reason: "out_of_order" });
+            toExclusive: true,
+            roomTypes: [rt.code],
+            reason: "out_of_order",
+          });
         } else {
           // Back in service: every out-of-order day from the business date on returns to inventory.
           for (const range of await repo.outOfOrderRanges(tx, propertyId, roomId, property.businessDate)) {
             const releaseFrom = maxDate(range.fromDate, property.businessDate);
             await releaseRooms(tx, propertyId, rt.id, "out_of_order", releaseFrom, range.toDate);
-            if (range.fromDate >= property.businessDate) await tx.query("delete from room_out_of_order where property_id = $1 and id = $2", [propertyId, range.id]);
-            else await tx.query("update room_out_of_order set to_date = $3 where property_id = $1 and id = $2", [propertyId, range.id, property.businessDate]);
-            await availabilityChanged(tx, propertyId, now, { from: releaseFrom, to: range.toDate, toExclusive: true, roomTypes: [rt.code], reason: "out_of_order" });
+            if (range.fromDate >= property.businessDate)
+              await tx.query("delete from room_out_of_order where property_id = $1 and id = $2", [
+                propertyId,
+                range.id,
+              ]);
+            else
+              await tx.query("update room_out_of_order set to_date = $3 where property_id = $1 and id = $2", [
+                propertyId,
+                range.id,
+                property.businessDate,
+              ]);
+            await availabilityChanged(tx, propertyId, now, {
+              from: releaseFrom,
+              to: range.toDate,
+              toExclusive: true,
+              roomTypes: [rt.code],
+              reason: "out_of_order",
+            });
           }
         }
         return repo.updateRoomStatus(tx, propertyId, roomId, input.status, now);
@@ -172,39 +259,49 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
 
     async setPrices(propertyId, input) {
       parseRange(input.from, input.to, maxPriceDays);
-      if (input.amountMinor < 0n || input.amountMinor > 1_000_000_000_000n) throw invalidField("amountMinor", "0 or more (minor units)");
+      if (input.amountMinor < 0n || input.amountMinor > 1_000_000_000_000n)
+        throw invalidField("amountMinor", "0 or more (minor units)");
       return transact(async (tx) => {
         const rp = await repo.findRatePlan(tx, propertyId, requireId(input.ratePlanId, "Rate plan"));
         if (rp === undefined) throw new AppError("not_found", "Rate plan not found.");
         const rt = await requireRoomType(tx, propertyId, input.roomTypeId);
-        if (!rp.roomTypeIds.includes(rt.id)) throw invalidField("roomTypeId", "the rate plan does not cover this room type", "validation_failed");
+        if (!rp.roomTypeIds.includes(rt.id))
+          throw invalidField("roomTypeId", "the rate plan does not cover this room type", "validation_failed");
         const days = await repo.upsertPrices(tx, propertyId, rp.id, rt.id, input.from, input.to, input.amountMinor);
-        await availabilityChanged(tx, propertyId, clock.now(), { from: input.from, to: input.to, toExclusive: true, roomTypes: [rt.code], reason: "rate" }, [rp.code]);
+        await availabilityChanged(
+          tx,
+          propertyId,
+          clock.now(),
+          { from: input.from, to: input.to, toExclusive: true, roomTypes: [rt.code], reason: "rate" },
+          [rp.code],
+        );
         return days;
       });
     },
 
     async createRoomBlock(propertyId, input) {
       parseRange(input.from, input.to, maxPriceDays);
-      if (!Number.isInteger(input.count) || input.count < 1 || input.count > 10_000) throw invalidField("count", "1 or more");
+      if (!Number.isInteger(input.count) || input.count < 1 || input.count > 10_000)
+        throw invalidField("count", "1 or more");
       return transact(async (tx) => {
         const now = clock.now();
         const property = await propertyById(tx, propertyId);
-        if (input.from < property.businessDate) throw invalidField("from", "must not be before the business date", "validation_failed");
+        if (input.from < property.businessDate)
+          throw invalidField("from", "must not be before the business date", "validation_failed");
         const rt = await requireRoomType(tx, propertyId, input.roomTypeId);
         await takeRooms(tx, propertyId, rt.id, "blocked", input.from, input.to, input.count);
         const id = newId();
-        await tx.query("insert into room_blocks (id, property_id, room_type_id, name, from_date, to_date, count, created_at) values ($1, $2, $3, $4, $5, $6, $7, $8)", [
-          id,
-          propertyId,
-          rt.id,
-          (input.name ?? "").slice(0, 200),
-          input.from,
-          input.to,
-          input.count,
-          now,
-        ]);
-        await availabilityChanged(tx, propertyId, now, { from: input.from, to: input.to, toExclusive: true, roomTypes: [rt.code], reason: "room_block" });
+        await tx.query(
+          "insert into room_blocks (id, property_id, room_type_id, name, from_date, to_date, count, created_at) values ($1, $2, $3, $4, $5, $6, $7, $8)",
+          [id, propertyId, rt.id, (input.name ?? "").slice(0, 200), input.from, input.to, input.count, now],
+        );
+        await availabilityChanged(tx, propertyId, now, {
+          from: input.from,
+          to: input.to,
+          toExclusive: true,
+          roomTypes: [rt.code],
+          reason: "room_block",
+        });
         return id;
       });
     },
@@ -227,13 +324,24 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
           const wanted = input.roomTypeIds.length === 0 ? rp.roomTypeIds : [...new Set(input.roomTypeIds)];
           for (const rt of wanted) {
             if (!roomTypes.has(rt)) throw new AppError("not_found", "Room type not found.");
-            if (!rp.roomTypeIds.includes(rt)) throw invalidField("roomTypeIds", `rate plan ${rp.code} does not cover room type ${roomTypes.get(rt)}`, "validation_failed");
+            if (!rp.roomTypeIds.includes(rt))
+              throw invalidField(
+                "roomTypeIds",
+                `rate plan ${rp.code} does not cover room type ${roomTypes.get(rt)}`,
+                "validation_failed",
+              );
             pairs.push({ ratePlanId: rp.id, roomTypeId: rt });
           }
         }
         const cells = await upsertRestrictions(tx, propertyId, pairs, input, weekdays);
         const codes = [...new Set(pairs.map((p) => roomTypes.get(p.roomTypeId)!))];
-        await availabilityChanged(tx, propertyId, clock.now(), { from: input.from, to: input.to, toExclusive: true, roomTypes: codes, reason: "restriction" }, ratePlanCodes);
+        await availabilityChanged(
+          tx,
+          propertyId,
+          clock.now(),
+          { from: input.from, to: input.to, toExclusive: true, roomTypes: codes, reason: "restriction" },
+          ratePlanCodes,
+        );
         return cells;
       });
     },
@@ -243,10 +351,17 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
       const property = await propertyById(reads, propertyId);
       const wantRt = new Set(input.roomTypeIds ?? []);
       const wantRp = new Set(input.ratePlanIds ?? []);
-      const [availability, ratePlans] = await Promise.all([readAvailability(reads, propertyId, input.from, input.to), repo.listRatePlans(reads, propertyId)]);
+      const [availability, ratePlans] = await Promise.all([
+        readAvailability(reads, propertyId, input.from, input.to),
+        repo.listRatePlans(reads, propertyId),
+      ]);
       const roomTypes = availability.filter((rt) => wantRt.size === 0 || wantRt.has(rt.roomTypeId));
       const plans = ratePlans.filter((rp) => wantRp.size === 0 || wantRp.has(rp.id));
-      const pairs = roomTypes.flatMap((rt) => plans.filter((rp) => rp.roomTypeIds.includes(rt.roomTypeId)).map((rp) => ({ ratePlanId: rp.id, roomTypeId: rt.roomTypeId })));
+      const pairs = roomTypes.flatMap((rt) =>
+        plans
+          .filter((rp) => rp.roomTypeIds.includes(rt.roomTypeId))
+          .map((rp) => ({ ratePlanId: rp.id, roomTypeId: rt.roomTypeId })),
+      );
       const grid = await readRatesAndRestrictions(reads, propertyId, pairs, input.from, input.to);
       return {
         currency: property.currency,
@@ -255,10 +370,11 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
           id: rt.roomTypeId,
           code: rt.code,
           available: rt.days.map((d) => d.available),
-          ratePlans: plans.filter((rp) => grid.has(`${rp.id}|${rt.roomTypeId}`)).map((rp) => ({ id: rp.id, code: rp.code, cells: grid.get(`${rp.id}|${rt.roomTypeId}`)! })),
+          ratePlans: plans
+            .filter((rp) => grid.has(`${rp.id}|${rt.roomTypeId}`))
+            .map((rp) => ({ id: rp.id, code: rp.code, cells: grid.get(`${rp.id}|${rt.roomTypeId}`)! })),
         })),
       };
     },
   };
 }
-

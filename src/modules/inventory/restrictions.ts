@@ -27,14 +27,25 @@ export interface SetRestrictionsInput extends RestrictionValues {
 export function checkRestrictionInput(input: SetRestrictionsInput): number[] {
   parseRange(input.from, input.to, maxRestrictionDays);
   if (input.ratePlanIds.length === 0) throw invalidField("ratePlanIds", "at least one rate plan");
-  for (const [field, v] of [["minStay", input.minStay], ["maxStay", input.maxStay]] as const) {
-    if (v !== undefined && (!Number.isInteger(v) || v < 0 || v > 366)) throw invalidField(field, "0 (no limit) to 366 nights");
+  for (const [field, v] of [
+    ["minStay", input.minStay],
+    ["maxStay", input.maxStay],
+  ] as const) {
+    if (v !== undefined && (!Number.isInteger(v) || v < 0 || v > 366))
+      throw invalidField(field, "0 (no limit) to 366 nights");
   }
-  if (input.minStay !== undefined && input.maxStay !== undefined && input.minStay > 0 && input.maxStay > 0 && input.minStay > input.maxStay) {
+  if (
+    input.minStay !== undefined &&
+    input.maxStay !== undefined &&
+    input.minStay > 0 &&
+    input.maxStay > 0 &&
+    input.minStay > input.maxStay
+  ) {
     throw invalidField("maxStay", "must not be below minStay", "validation_failed");
   }
   const weekdays = [...new Set(input.weekdays)];
-  for (const d of weekdays) if (!Number.isInteger(d) || d < 1 || d > 7) throw invalidField("weekdays", "ISO weekdays 1 (Monday) to 7 (Sunday)");
+  for (const d of weekdays)
+    if (!Number.isInteger(d) || d < 1 || d > 7) throw invalidField("weekdays", "ISO weekdays 1 (Monday) to 7 (Sunday)");
   const values = [input.minStay, input.maxStay, input.closedToArrival, input.closedToDeparture, input.stopSell];
   if (values.every((v) => v === undefined)) throw invalidField("minStay", "set at least one restriction field");
   return weekdays.length === 0 ? [1, 2, 3, 4, 5, 6, 7] : weekdays;
@@ -44,7 +55,13 @@ export function checkRestrictionInput(input: SetRestrictionsInput): number[] {
  * Upserts the given restriction fields for every (rate plan, room type) pair and every selected weekday of
  * [from, to) in one statement; other fields of existing rows stay. Returns the number of cells written.
  */
-export async function upsertRestrictions(q: Queryable, propertyId: string, pairs: readonly { ratePlanId: string; roomTypeId: string }[], input: SetRestrictionsInput, weekdays: number[]): Promise<number> {
+export async function upsertRestrictions(
+  q: Queryable,
+  propertyId: string,
+  pairs: readonly { ratePlanId: string; roomTypeId: string }[],
+  input: SetRestrictionsInput,
+  weekdays: number[],
+): Promise<number> {
   const stay = (v: number | undefined) => (v === undefined || v === 0 ? null : v);
   const rows = await q.query(
     `insert into rate_restrictions as r (property_id, rate_plan_id, room_type_id, date, min_stay, max_stay, closed_to_arrival, closed_to_departure, stop_sell)
@@ -60,9 +77,19 @@ export async function upsertRestrictions(q: Queryable, propertyId: string, pairs
        stop_sell = coalesce($12::boolean, r.stop_sell)
      returning 1`,
     [
-      propertyId, pairs.map((p) => p.ratePlanId), pairs.map((p) => p.roomTypeId), input.from, input.to,
-      input.minStay !== undefined, stay(input.minStay), input.maxStay !== undefined, stay(input.maxStay),
-      input.closedToArrival ?? null, input.closedToDeparture ?? null, input.stopSell ?? null, weekdays,
+      propertyId,
+      pairs.map((p) => p.ratePlanId),
+      pairs.map((p) => p.roomTypeId),
+      input.from,
+      input.to,
+      input.minStay !== undefined,
+      stay(input.minStay),
+      input.maxStay !== undefined,
+      stay(input.maxStay),
+      input.closedToArrival ?? null,
+      input.closedToDeparture ?? null,
+      input.stopSell ?? null,
+      weekdays,
     ],
   );
   return rows.length;
@@ -97,7 +124,14 @@ export interface StayViolations {
  * closed to arrival on the arrival date (only when `arrivalIsNew`: an in-house guest's arrival is history),
  * closed to departure on the departure date, and the minimum/maximum stay of the arrival date.
  */
-export async function stayViolations(q: Queryable, propertyId: string, lines: readonly StayLine[], arrival: string, departure: string, arrivalIsNew = true): Promise<StayViolations> {
+export async function stayViolations(
+  q: Queryable,
+  propertyId: string,
+  lines: readonly StayLine[],
+  arrival: string,
+  departure: string,
+  arrivalIsNew = true,
+): Promise<StayViolations> {
   const rows = await q.query<RestrictionRow>(
     `select r.rate_plan_id as rp, r.room_type_id as rt, to_char(r.date, 'YYYY-MM-DD') as date, r.min_stay, r.max_stay, r.closed_to_arrival, r.closed_to_departure, r.stop_sell
        from rate_restrictions r join unnest($2::uuid[], $3::uuid[]) as l(rp, rt) on r.rate_plan_id = l.rp and r.room_type_id = l.rt
@@ -114,14 +148,31 @@ export async function stayViolations(q: Queryable, propertyId: string, lines: re
     const field = `rooms[${i}]`;
     const what = `${line.roomTypeCode}/${line.ratePlanCode}`;
     const mine = rows.filter((r) => r.rp === line.ratePlanId && r.rt === line.roomTypeId);
-    const stopped = mine.filter((r) => r.stop_sell && r.date < departure).map((r) => r.date).sort();
-    if (stopped.length > 0) out.closed.push({ field, reason: `stop_sell: ${what} is not sold on ${stopped.join(", ")}` });
+    const stopped = mine
+      .filter((r) => r.stop_sell && r.date < departure)
+      .map((r) => r.date)
+      .sort();
+    if (stopped.length > 0)
+      out.closed.push({ field, reason: `stop_sell: ${what} is not sold on ${stopped.join(", ")}` });
     const onArrival = mine.find((r) => r.date === arrival);
     const onDeparture = mine.find((r) => r.date === departure);
-    if (arrivalIsNew && onArrival?.closed_to_arrival === true) out.closed.push({ field: "arrivalDate", reason: `closed_to_arrival: ${what} takes no arrival on ${arrival}` });
-    if (onDeparture?.closed_to_departure === true) out.closed.push({ field: "departureDate", reason: `closed_to_departure: ${what} takes no departure on ${departure}` });
-    if (onArrival?.min_stay != null && nights < onArrival.min_stay) out.length.push({ field: "departureDate", reason: `min_stay: ${what} arriving ${arrival} needs at least ${onArrival.min_stay} nights` });
-    if (onArrival?.max_stay != null && nights > onArrival.max_stay) out.length.push({ field: "departureDate", reason: `max_stay: ${what} arriving ${arrival} allows at most ${onArrival.max_stay} nights` });
+    if (arrivalIsNew && onArrival?.closed_to_arrival === true)
+      out.closed.push({ field: "arrivalDate", reason: `closed_to_arrival: ${what} takes no arrival on ${arrival}` });
+    if (onDeparture?.closed_to_departure === true)
+      out.closed.push({
+        field: "departureDate",
+        reason: `closed_to_departure: ${what} takes no departure on ${departure}`,
+      });
+    if (onArrival?.min_stay != null && nights < onArrival.min_stay)
+      out.length.push({
+        field: "departureDate",
+        reason: `min_stay: ${what} arriving ${arrival} needs at least ${onArrival.min_stay} nights`,
+      });
+    if (onArrival?.max_stay != null && nights > onArrival.max_stay)
+      out.length.push({
+        field: "departureDate",
+        reason: `max_stay: ${what} arriving ${arrival} allows at most ${onArrival.max_stay} nights`,
+      });
   }
   return out;
 }
@@ -160,7 +211,13 @@ function ints(text: string | null): number[] {
  * days into int arrays in text form ({{dayIndex,amount},...} and {{dayIndex,min,max,cta,ctd,stop},...}), which one
  * JSON.parse reads far faster than node-postgres parses one row per day. Returns `pair key -> cells by day`.
  */
-export async function readRatesAndRestrictions(q: Queryable, propertyId: string, pairs: readonly { ratePlanId: string; roomTypeId: string }[], from: string, to: string): Promise<Map<string, AriCell[]>> {
+export async function readRatesAndRestrictions(
+  q: Queryable,
+  propertyId: string,
+  pairs: readonly { ratePlanId: string; roomTypeId: string }[],
+  from: string,
+  to: string,
+): Promise<Map<string, AriCell[]>> {
   const byPlan = new Map<string, string[]>();
   for (const p of pairs) byPlan.set(p.ratePlanId, [...(byPlan.get(p.ratePlanId) ?? []), p.roomTypeId]);
   const n = daysBetween(from, to);
@@ -182,7 +239,15 @@ export async function readRatesAndRestrictions(q: Queryable, propertyId: string,
       const found = new Map(rows.map((r) => [r.rt, r]));
       for (const rt of roomTypeIds) {
         const cells = new Array<AriCell>(n);
-        for (let i = 0; i < n; i++) cells[i] = { priceMinor: null, minStay: null, maxStay: null, closedToArrival: false, closedToDeparture: false, stopSell: false };
+        for (let i = 0; i < n; i++)
+          cells[i] = {
+            priceMinor: null,
+            minStay: null,
+            maxStay: null,
+            closedToArrival: false,
+            closedToDeparture: false,
+            stopSell: false,
+          };
         const row = found.get(rt);
         const p = ints(row?.prices ?? null);
         for (let k = 0; k + 1 < p.length; k += 2) cells[p[k]!]!.priceMinor = BigInt(p[k + 1]!);

@@ -26,10 +26,20 @@ export async function seedInventory(tx: Tx, propertyId: string): Promise<void> {
   const until = addDays(property.businessDate, priceDays);
   const types: { id: string; price: bigint }[] = [];
   for (const t of demoRoomTypes) {
-    const rt = await repo.insertRoomType(tx, propertyId, { id: newId(), code: t.code, name: t.name, maxOccupancy: t.maxOccupancy }, now);
+    const rt = await repo.insertRoomType(
+      tx,
+      propertyId,
+      { id: newId(), code: t.code, name: t.name, maxOccupancy: t.maxOccupancy },
+      now,
+    );
     types.push({ id: rt.id, price: t.price });
     for (let i = 1; i <= t.rooms; i++) {
-      await repo.insertRoom(tx, propertyId, { id: newId(), number: `${t.floor}${String(i).padStart(2, "0")}`, roomTypeId: rt.id, status: "CLEAN" }, now);
+      await repo.insertRoom(
+        tx,
+        propertyId,
+        { id: newId(), number: `${t.floor}${String(i).padStart(2, "0")}`, roomTypeId: rt.id, status: "CLEAN" },
+        now,
+      );
     }
     await changeRoomCount(tx, propertyId, rt.id, t.rooms, property.businessDate);
   }
@@ -40,7 +50,13 @@ export async function seedInventory(tx: Tx, propertyId: string): Promise<void> {
   ] as const;
   for (const p of plans) {
     const id = newId();
-    await repo.insertRatePlan(tx, propertyId, { id, code: p.code, name: p.name, boardType: p.boardType, roomTypeIds }, now);
-    for (const t of types) await repo.upsertPrices(tx, propertyId, id, t.id, property.businessDate, until, t.price + p.supplement);
+    await repo.insertRatePlan(
+      tx,
+      propertyId,
+      { id, code: p.code, name: p.name, boardType: p.boardType, roomTypeIds },
+      now,
+    );
+    for (const t of types)
+      await repo.upsertPrices(tx, propertyId, id, t.id, property.businessDate, until, t.price + p.supplement);
   }
 }

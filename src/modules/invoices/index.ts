@@ -1,3 +1,9 @@
-export { createInvoiceService, invoiceEventData, type Invoice, type InvoiceDeps, type InvoiceService } from "./invoice.service.ts";
+export {
+  createInvoiceService,
+  invoiceEventData,
+  type Invoice,
+  type InvoiceDeps,
+  type InvoiceService,
+} from "./invoice.service.ts";
 export { splitGross, divideRoundHalfAway, type TaxRates, type TaxSplit } from "./tax-split.ts";
 export { defaultSeries, formatInvoiceNumber } from "./numbering.ts";

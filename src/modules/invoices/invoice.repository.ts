@@ -55,30 +55,62 @@ function toInvoice(r: Raw): InvoiceRow {
   };
 }
 
-export async function findInvoice(tx: Tx, propertyId: string, invoiceId: string, lock = false): Promise<InvoiceRow | undefined> {
-  const [r] = await tx.query<Raw>(`select ${columns} from invoices i where i.property_id = $1 and i.id = $2 ${lock ? "for no key update of i" : ""}`, [propertyId, invoiceId]);
+export async function findInvoice(
+  tx: Tx,
+  propertyId: string,
+  invoiceId: string,
+  lock = false,
+): Promise<InvoiceRow | undefined> {
+  const [r] = await tx.query<Raw>(
+    `select ${columns} from invoices i where i.property_id = $1 and i.id = $2 ${lock ? "for no key update of i" : ""}`,
+    [propertyId, invoiceId],
+  );
   return r === undefined ? undefined : toInvoice(r);
 }
 
-export async function insertDraft(tx: Tx, row: Omit<InvoiceRow, "status" | "series" | "number" | "issueDate" | "issuedAt">, createdBy: string): Promise<void> {
+export async function insertDraft(
+  tx: Tx,
+  row: Omit<InvoiceRow, "status" | "series" | "number" | "issueDate" | "issuedAt">,
+  createdBy: string,
+): Promise<void> {
   await tx.query(
     `insert into invoices (id, property_id, folio_id, status, type, net_minor, tax_minor, accommodation_tax_minor, total_minor,
        vat_rate_bp, accommodation_tax_rate_bp, currency, amount_scale, created_at, created_by)
      values ($1, $2, $3, 'DRAFT', $4, $5::bigint, $6::bigint, $7::bigint, $8::bigint, $9, $10, $11, $12, $13, $14)`,
-    [row.id, row.propertyId, row.folioId, row.type, row.netMinor.toString(), row.taxMinor.toString(), row.accommodationTaxMinor.toString(),
-      row.totalMinor.toString(), row.vatRateBp, row.accommodationTaxRateBp, row.currency, row.amountScale, row.createdAt, createdBy],
+    [
+      row.id,
+      row.propertyId,
+      row.folioId,
+      row.type,
+      row.netMinor.toString(),
+      row.taxMinor.toString(),
+      row.accommodationTaxMinor.toString(),
+      row.totalMinor.toString(),
+      row.vatRateBp,
+      row.accommodationTaxRateBp,
+      row.currency,
+      row.amountScale,
+      row.createdAt,
+      createdBy,
+    ],
   );
-  await tx.query(
-    `insert into invoice_lines (invoice_id, charge_id, property_id) select $1, unnest($2::uuid[]), $3`,
-    [row.id, row.chargeIds, row.propertyId],
-  );
+  await tx.query(`insert into invoice_lines (invoice_id, charge_id, property_id) select $1, unnest($2::uuid[]), $3`, [
+    row.id,
+    row.chargeIds,
+    row.propertyId,
+  ]);
 }
 
 /**
  * The next invoice number of a property and year. The counter row is locked FOR UPDATE until the finalizing
  * transaction ends, so concurrent finalizations queue on it, and a rollback returns the number: no gaps.
  */
-export async function takeInvoiceNumber(tx: Tx, propertyId: string, year: number, defaultSeries: string): Promise<{ series: string; sequence: bigint }> {
+export async function takeInvoiceNumber(
+  tx: Tx,
+  propertyId: string,
+  year: number,
+  defaultSeries: string,
+): Promise<{ series: string; sequence: bigint }> {
   await tx.query(
     `insert into invoice_counters (property_id, year, series, last_number) values ($1, $2, $3, 0) on conflict (property_id, year) do nothing`,
     [propertyId, year, defaultSeries],
@@ -88,11 +120,20 @@ export async function takeInvoiceNumber(tx: Tx, propertyId: string, year: number
     [propertyId, year],
   );
   const sequence = BigInt(row!.last_number) + 1n;
-  await tx.query(`update invoice_counters set last_number = $3::bigint where property_id = $1 and year = $2`, [propertyId, year, sequence.toString()]);
+  await tx.query(`update invoice_counters set last_number = $3::bigint where property_id = $1 and year = $2`, [
+    propertyId,
+    year,
+    sequence.toString(),
+  ]);
   return { series: row!.series, sequence };
 }
 
-export async function markIssued(tx: Tx, propertyId: string, invoiceId: string, f: { series: string; number: string; issueDate: string; issuedAt: Date; issuedBy: string }): Promise<void> {
+export async function markIssued(
+  tx: Tx,
+  propertyId: string,
+  invoiceId: string,
+  f: { series: string; number: string; issueDate: string; issuedAt: Date; issuedBy: string },
+): Promise<void> {
   await tx.query(
     `update invoices set status = 'ISSUED', series = $3, number = $4, issue_date = $5::date, issued_at = $6, issued_by = $7
       where property_id = $1 and id = $2 and status = 'DRAFT'`,

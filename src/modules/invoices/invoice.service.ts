@@ -44,7 +44,10 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
         const property = await findPropertyRow(tx, propertyId);
         if (property === undefined) throw new AppError("not_found", "Property not found.");
         const charges = await uninvoicedCharges(tx, propertyId, folio.id);
-        if (charges.length === 0) throw new AppError("validation_failed", "The folio has no charges left to invoice.", { details: [{ field: "folioId", reason: "no uninvoiced charges" }] });
+        if (charges.length === 0)
+          throw new AppError("validation_failed", "The folio has no charges left to invoice.", {
+            details: [{ field: "folioId", reason: "no uninvoiced charges" }],
+          });
         const gross = charges.reduce((s, c) => s + c.amountMinor, 0n);
         const rates = { vatRateBp: property.vatRateBp, accommodationTaxRateBp: property.accommodationTaxRateBp };
         const split = splitGross(gross, rates);
@@ -52,7 +55,18 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
         const id = newId(now.getTime());
         await repo.insertDraft(
           tx,
-          { id, propertyId, folioId: folio.id, type: "E_ARSIV", ...split, ...rates, currency: folio.currency, amountScale: folio.amountScale, createdAt: now, chargeIds: charges.map((c) => c.id) },
+          {
+            id,
+            propertyId,
+            folioId: folio.id,
+            type: "E_ARSIV",
+            ...split,
+            ...rates,
+            currency: folio.currency,
+            amountScale: folio.amountScale,
+            createdAt: now,
+            chargeIds: charges.map((c) => c.id),
+          },
           actor,
         );
         return (await repo.findInvoice(tx, propertyId, id))!;
@@ -79,7 +93,12 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
         const issuedAt = clock.now();
         await repo.markIssued(tx, propertyId, draft.id, { series, number, issueDate, issuedAt, issuedBy: actor });
         const issued = (await repo.findInvoice(tx, propertyId, draft.id))!;
-        await recordEvent(tx, { propertyId, type: "invoice.issued", occurredAt: issuedAt, data: invoiceEventData(issued, folio) });
+        await recordEvent(tx, {
+          propertyId,
+          type: "invoice.issued",
+          occurredAt: issuedAt,
+          data: invoiceEventData(issued, folio),
+        });
         return issued;
       });
     },

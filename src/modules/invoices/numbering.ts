@@ -15,5 +15,9 @@ export function formatInvoiceNumber(series: string, year: number, sequence: bigi
  * (`DEMO-IST` -> `DEM`). Stored on the counter row the first time the property issues an invoice in a year.
  */
 export function defaultSeries(propertyCode: string): string {
-  return propertyCode.toUpperCase().replace(/[^A-Z0-9]/g, "").slice(0, 3).padEnd(3, "X");
+  return propertyCode
+    .toUpperCase()
+    .replace(/[^A-Z0-9]/g, "")
+    .slice(0, 3)
+    .padEnd(3, "X");
 }

@@ -68,7 +68,12 @@ describe("splitGross", () => {
       totalMinor: 10_000n,
     });
     expect(splitGross(0n, { vatRateBp: 1000, accommodationTaxRateBp: 200 }).netMinor).toBe(0n);
-    expect(splitGross(1n, { vatRateBp: 0, accommodationTaxRateBp: 0 })).toEqual({ netMinor: 1n, taxMinor: 0n, accommodationTaxMinor: 0n, totalMinor: 1n });
+    expect(splitGross(1n, { vatRateBp: 0, accommodationTaxRateBp: 0 })).toEqual({
+      netMinor: 1n,
+      taxMinor: 0n,
+      accommodationTaxMinor: 0n,
+      totalMinor: 1n,
+    });
   });
 
   it("rejects rates outside 0..10000 basis points and fractional rates", () => {

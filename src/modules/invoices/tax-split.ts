@@ -38,7 +38,12 @@ export function splitGross(grossMinor: bigint, rates: TaxRates): TaxSplit {
   const divisor = BP + vat + acc;
   const taxMinor = divideRoundHalfAway(grossMinor * vat, divisor);
   const accommodationTaxMinor = divideRoundHalfAway(grossMinor * acc, divisor);
-  return { netMinor: grossMinor - taxMinor - accommodationTaxMinor, taxMinor, accommodationTaxMinor, totalMinor: grossMinor };
+  return {
+    netMinor: grossMinor - taxMinor - accommodationTaxMinor,
+    taxMinor,
+    accommodationTaxMinor,
+    totalMinor: grossMinor,
+  };
 }
 
 /** Integer division rounding to the nearest integer, halves away from zero. `divisor` must be positive. */
@@ -51,6 +56,7 @@ export function divideRoundHalfAway(numerator: bigint, divisor: bigint): bigint 
 }
 
 function rateToBigint(bp: number, name: string): bigint {
-  if (!Number.isInteger(bp) || bp < 0 || bp > 10_000) throw new RangeError(`${name} must be an integer between 0 and 10000`);
+  if (!Number.isInteger(bp) || bp < 0 || bp > 10_000)
+    throw new RangeError(`${name} must be an integer between 0 and 10000`);
   return BigInt(bp);
 }

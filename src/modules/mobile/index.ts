@@ -8,7 +8,13 @@ import { mobileRpc } from "./mobile.rpc.ts";
 import { createMobileReservations } from "./reservations.service.ts";
 import { createReportsService, createStatsService } from "../reports/index.ts";
 
-export { createMobileReservations, type MobileReservations, type MobileCreateInput, type ReservationOptions, type RateQuote } from "./reservations.service.ts";
+export {
+  createMobileReservations,
+  type MobileReservations,
+  type MobileCreateInput,
+  type ReservationOptions,
+  type RateQuote,
+} from "./reservations.service.ts";
 export { mobileRpc, type MobileRpc } from "./mobile.rpc.ts";
 
 /** The parts of MobileService other modules implement (merged into this module's one registration). */
@@ -21,10 +27,19 @@ export type MobileRpcParts = Pick<ServiceImpl<typeof MobileService>, "scanIdenti
  */
 export function createMobileModule(
   deps: Deps,
-  options: { inventory: InventoryService; reservations: ReservationService; nightAudit: NightAuditService; parts: MobileRpcParts },
+  options: {
+    inventory: InventoryService;
+    reservations: ReservationService;
+    nightAudit: NightAuditService;
+    parts: MobileRpcParts;
+  },
 ): Module {
   const impl = mobileRpc({
-    reservations: createMobileReservations({ pool: deps.db.pool, inventory: options.inventory, reservations: options.reservations }),
+    reservations: createMobileReservations({
+      pool: deps.db.pool,
+      inventory: options.inventory,
+      reservations: options.reservations,
+    }),
     stats: createStatsService({ pool: deps.db.pool }),
     reports: createReportsService({ pool: deps.db.pool, clock: deps.clock }),
     nightAudit: options.nightAudit,

@@ -19,13 +19,23 @@ export interface MobileRpcServices {
   nightAudit: NightAuditService;
 }
 
-
 function requireAny(principal: Extract<Principal, { kind: "staff" }>, ...permissions: string[]): void {
-  if (!permissions.some((p) => principal.permissions.has(p))) throw new AppError("forbidden", `Missing permission ${permissions.join(" or ")} in the active property.`);
+  if (!permissions.some((p) => principal.permissions.has(p)))
+    throw new AppError("forbidden", `Missing permission ${permissions.join(" or ")} in the active property.`);
 }
 
-const actorOf = (p: Extract<Principal, { kind: "staff" }>): Actor => ({ propertyId: p.activePropertyId, canOverridePrice: p.permissions.has("reservations.override_price"), by: `user:${p.userId}` });
-const columnOut = (c: ReportColumn & { currency?: string; amountScale?: number }) => ({ key: c.key, label: c.label, type: c.type, currency: c.currency, amountScale: c.amountScale });
+const actorOf = (p: Extract<Principal, { kind: "staff" }>): Actor => ({
+  propertyId: p.activePropertyId,
+  canOverridePrice: p.permissions.has("reservations.override_price"),
+  by: `user:${p.userId}`,
+});
+const columnOut = (c: ReportColumn & { currency?: string; amountScale?: number }) => ({
+  key: c.key,
+  label: c.label,
+  type: c.type,
+  currency: c.currency,
+  amountScale: c.amountScale,
+});
 const checkOut = (c: NightAuditCheck) => ({ id: c.id, status: c.status, message: c.message, count: c.count });
 
 export function mobileRpc(s: MobileRpcServices): MobileRpc {
@@ -33,12 +43,28 @@ export function mobileRpc(s: MobileRpcServices): MobileRpc {
     async getReservationOptions(req, ctx) {
       const p = requireStaff(ctx.values);
       requireAny(p, "reservations.view", "reservations.create");
-      const o = await s.reservations.options(p.activePropertyId, { arrivalDate: req.arrivalDate, departureDate: req.departureDate, adults: req.adults, children: req.children });
+      const o = await s.reservations.options(p.activePropertyId, {
+        arrivalDate: req.arrivalDate,
+        departureDate: req.departureDate,
+        adults: req.adults,
+        children: req.children,
+      });
       return {
         currency: o.currency,
         amountScale: o.amountScale,
-        roomTypes: o.roomTypes.map((rt) => ({ id: rt.id, code: rt.code, name: rt.name, maxOccupancy: rt.maxOccupancy })),
-        ratePlans: o.ratePlans.map((rp) => ({ id: rp.id, code: rp.code, name: rp.name, boardType: rp.boardType, roomTypeIds: rp.roomTypeIds })),
+        roomTypes: o.roomTypes.map((rt) => ({
+          id: rt.id,
+          code: rt.code,
+          name: rt.name,
+          maxOccupancy: rt.maxOccupancy,
+        })),
+        ratePlans: o.ratePlans.map((rp) => ({
+          id: rp.id,
+          code: rp.code,
+          name: rp.name,
+          boardType: rp.boardType,
+          roomTypeIds: rp.roomTypeIds,
+        })),
         rooms: o.rooms.map((r) => ({ id: r.id, number: r.number, roomTypeId: r.roomTypeId, status: r.status })),
         boardTypes: [...o.boardTypes],
         sources: [...o.sources],
@@ -68,8 +94,18 @@ export function mobileRpc(s: MobileRpcServices): MobileRpc {
     },
     async listMobileReservations(req, ctx) {
       const p = requireStaff(ctx.values);
-      const page = await s.reservations.list(actorOf(p), { from: req.from, to: req.to, status: req.status, cursor: req.cursor, limit: req.limit });
-      return { reservations: page.reservations.map(reservationOut), nextCursor: page.nextCursor, hasMore: page.hasMore };
+      const page = await s.reservations.list(actorOf(p), {
+        from: req.from,
+        to: req.to,
+        status: req.status,
+        cursor: req.cursor,
+        limit: req.limit,
+      });
+      return {
+        reservations: page.reservations.map(reservationOut),
+        nextCursor: page.nextCursor,
+        hasMore: page.hasMore,
+      };
     },
     async getMobileReservation(req, ctx) {
       const p = requireStaff(ctx.values);
@@ -80,26 +116,59 @@ export function mobileRpc(s: MobileRpcServices): MobileRpc {
       return s.stats.dashboard(requireStaff(ctx.values).activePropertyId);
     },
     async getForecast(req, ctx) {
-      return s.stats.forecast(requireStaff(ctx.values).activePropertyId, { year: req.year, month: req.month, includeOptions: req.includeOptions });
+      return s.stats.forecast(requireStaff(ctx.values).activePropertyId, {
+        year: req.year,
+        month: req.month,
+        includeOptions: req.includeOptions,
+      });
     },
     async listReports() {
-      return { reports: s.reports.catalogue().map((r) => ({ reportId: r.id, name: r.name, description: r.description, columns: r.columns.map(columnOut) })) };
+      return {
+        reports: s.reports.catalogue().map((r) => ({
+          reportId: r.id,
+          name: r.name,
+          description: r.description,
+          columns: r.columns.map(columnOut),
+        })),
+      };
     },
     async runReport(req, ctx) {
       const p = requireStaff(ctx.values);
-      const run = await s.reports.run(p.activePropertyId, { userId: p.userId, sessionId: p.sessionId }, { reportId: req.reportId, start: req.start, end: req.end });
-      return { ok: true, runId: run.runId, name: run.name, rowCount: run.rowCount, columns: run.columns.map(columnOut), rows: run.rows.map((row) => fromJson(ListValueSchema, row)), truncated: run.truncated };
+      const run = await s.reports.run(
+        p.activePropertyId,
+        { userId: p.userId, sessionId: p.sessionId },
+        { reportId: req.reportId, start: req.start, end: req.end },
+      );
+      return {
+        ok: true,
+        runId: run.runId,
+        name: run.name,
+        rowCount: run.rowCount,
+        columns: run.columns.map(columnOut),
+        rows: run.rows.map((row) => fromJson(ListValueSchema, row)),
+        truncated: run.truncated,
+      };
     },
     async getMobileNightAudit(_req, ctx) {
       const p = requireStaff(ctx.values);
       requireAny(p, "night_audit.run", "dashboard.view");
       const res = await s.nightAudit.getChecks(p.activePropertyId);
-      return { businessDate: res.businessDate, checks: res.checks.map(checkOut), canRun: res.canRun && p.permissions.has("night_audit.run") };
+      return {
+        businessDate: res.businessDate,
+        checks: res.checks.map(checkOut),
+        canRun: res.canRun && p.permissions.has("night_audit.run"),
+      };
     },
     async runMobileNightAudit(req, ctx) {
       const p = requireStaff(ctx.values);
-      const res = await s.nightAudit.run(p.activePropertyId, `user:${p.userId}`, { expectedBusinessDate: req.expectedBusinessDate });
-      return { previousBusinessDate: res.previousBusinessDate, businessDate: res.businessDate, summary: { ...res.summary, checks: res.summary.checks.map(checkOut) } };
+      const res = await s.nightAudit.run(p.activePropertyId, `user:${p.userId}`, {
+        expectedBusinessDate: req.expectedBusinessDate,
+      });
+      return {
+        previousBusinessDate: res.previousBusinessDate,
+        businessDate: res.businessDate,
+        summary: { ...res.summary, checks: res.summary.checks.map(checkOut) },
+      };
     },
   };
 }

@@ -1,11 +1,32 @@
 import type pg from "pg";
 import { AppError, invalidField } from "../../errors.ts";
-import { addDays, boardTypes, findRatePlan, findRoom, parseDate, parseRange, readAvailability, type InventoryService, type RatePlan, type Room, type RoomType } from "../inventory/index.ts";
+import {
+  addDays,
+  boardTypes,
+  findRatePlan,
+  findRoom,
+  parseDate,
+  parseRange,
+  readAvailability,
+  type InventoryService,
+  type RatePlan,
+  type Room,
+  type RoomType,
+} from "../inventory/index.ts";
 import { poolQueryable } from "../../db/queryable.ts";
 import { propertyById } from "../properties/index.ts";
 import { requireId } from "../../lib/ids.ts";
 import { folioBalanceOfReservation } from "../folio/index.ts";
-import { maxNights, reservationSources, reservationStatuses, type Actor, type Reservation, type ReservationService, type ReservationSource, type ReservationStatus } from "../reservations/index.ts";
+import {
+  maxNights,
+  reservationSources,
+  reservationStatuses,
+  type Actor,
+  type Reservation,
+  type ReservationService,
+  type ReservationSource,
+  type ReservationStatus,
+} from "../reservations/index.ts";
 
 export interface OptionsQuery {
   arrivalDate?: string | undefined;
@@ -63,7 +84,10 @@ export interface MobileListInput {
 export interface MobileReservations {
   options(propertyId: string, query: OptionsQuery): Promise<ReservationOptions>;
   create(actor: Actor, input: MobileCreateInput): Promise<Reservation>;
-  list(actor: Actor, input: MobileListInput): Promise<{ reservations: Reservation[]; nextCursor: string; hasMore: boolean }>;
+  list(
+    actor: Actor,
+    input: MobileListInput,
+  ): Promise<{ reservations: Reservation[]; nextCursor: string; hasMore: boolean }>;
   get(actor: Actor, reservationId: string): Promise<{ reservation: Reservation; folioBalanceMinor: bigint | null }>;
 }
 
@@ -82,11 +106,20 @@ function count(field: string, value: number | undefined, fallback: number, min: 
  * The mobile app's reservation face: options for the create form (with quotes from the daily prices) and the
  * spec's one-room create request on top of the reservations service, which checks prices and availability.
  */
-export function createMobileReservations(deps: { pool: pg.Pool; inventory: InventoryService; reservations: ReservationService }): MobileReservations {
+export function createMobileReservations(deps: {
+  pool: pg.Pool;
+  inventory: InventoryService;
+  reservations: ReservationService;
+}): MobileReservations {
   const reads = poolQueryable(deps.pool);
   const { inventory, reservations } = deps;
 
-  async function quotes(propertyId: string, roomTypes: RoomType[], ratePlans: RatePlan[], q: OptionsQuery): Promise<RateQuote[]> {
+  async function quotes(
+    propertyId: string,
+    roomTypes: RoomType[],
+    ratePlans: RatePlan[],
+    q: OptionsQuery,
+  ): Promise<RateQuote[]> {
     if (q.arrivalDate === undefined && q.departureDate === undefined) return [];
     if (q.arrivalDate === undefined) throw invalidField("arrivalDate", "required with departureDate");
     if (q.departureDate === undefined) throw invalidField("departureDate", "required with arrivalDate");
@@ -102,13 +135,20 @@ export function createMobileReservations(deps: { pool: pg.Pool; inventory: Inven
     ]);
     const free = new Map(availability.map((a) => [a.roomTypeId, a.days.every((d) => d.available > 0)]));
     const occupancy = new Map(roomTypes.map((rt) => [rt.id, rt.maxOccupancy]));
-    const priced = new Map(prices.filter((p) => p.nights === days).map((p) => [`${p.ratePlanId}/${p.roomTypeId}`, BigInt(p.total)]));
+    const priced = new Map(
+      prices.filter((p) => p.nights === days).map((p) => [`${p.ratePlanId}/${p.roomTypeId}`, BigInt(p.total)]),
+    );
     const out: RateQuote[] = [];
     for (const rp of ratePlans) {
       for (const roomTypeId of rp.roomTypeIds) {
         const total = priced.get(`${rp.id}/${roomTypeId}`);
         if (total === undefined) continue;
-        out.push({ roomTypeId, ratePlanId: rp.id, totalMinor: total, available: (free.get(roomTypeId) ?? false) && guests <= (occupancy.get(roomTypeId) ?? 0) });
+        out.push({
+          roomTypeId,
+          ratePlanId: rp.id,
+          totalMinor: total,
+          available: (free.get(roomTypeId) ?? false) && guests <= (occupancy.get(roomTypeId) ?? 0),
+        });
       }
     }
     return out;
@@ -148,19 +188,24 @@ export function createMobileReservations(deps: { pool: pg.Pool; inventory: Inven
       const source = (input.source ?? "MOBILE") as ReservationSource;
       if (!reservationSources.includes(source)) throw invalidField("source", reservationSources.join(", "));
       const status = input.status;
-      if (status !== undefined && status !== "TENTATIVE" && status !== "GUARANTEED") throw invalidField("status", "TENTATIVE or GUARANTEED");
+      if (status !== undefined && status !== "TENTATIVE" && status !== "GUARANTEED")
+        throw invalidField("status", "TENTATIVE or GUARANTEED");
       if (input.boardType !== undefined) {
-        if (!(boardTypes as readonly string[]).includes(input.boardType)) throw invalidField("boardType", boardTypes.join(", "));
+        if (!(boardTypes as readonly string[]).includes(input.boardType))
+          throw invalidField("boardType", boardTypes.join(", "));
         const rp = await findRatePlan(reads, actor.propertyId, requireId(input.ratePlanId, "Rate plan"));
         if (rp === undefined) throw new AppError("not_found", "Rate plan not found.");
-        if (rp.boardType !== input.boardType) throw invalidField("boardType", `the rate plan's board type is ${rp.boardType}`, "validation_failed");
+        if (rp.boardType !== input.boardType)
+          throw invalidField("boardType", `the rate plan's board type is ${rp.boardType}`, "validation_failed");
       }
       if (input.roomId !== undefined) {
         // Checked again under lock by the assignment; here for a clear answer before anything is written.
         const room = await findRoom(reads, actor.propertyId, requireId(input.roomId, "Room"));
         if (room === undefined) throw new AppError("not_found", "Room not found.");
-        if (room.roomTypeId !== input.roomTypeId) throw invalidField("roomId", "the room is not of the room type", "validation_failed");
-        if (room.status === "OUT_OF_ORDER") throw invalidField("roomId", "the room is out of order", "validation_failed");
+        if (room.roomTypeId !== input.roomTypeId)
+          throw invalidField("roomId", "the room is not of the room type", "validation_failed");
+        if (room.status === "OUT_OF_ORDER")
+          throw invalidField("roomId", "the room is out of order", "validation_failed");
       }
       const { reservation } = await reservations.create(actor, {
         source,
@@ -180,8 +225,13 @@ export function createMobileReservations(deps: { pool: pg.Pool; inventory: Inven
     },
 
     async list(actor, input) {
-      const statuses = (input.status ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
-      for (const s of statuses) if (!(reservationStatuses as readonly string[]).includes(s)) throw invalidField("status", reservationStatuses.join(", "));
+      const statuses = (input.status ?? "")
+        .split(",")
+        .map((s) => s.trim())
+        .filter((s) => s !== "");
+      for (const s of statuses)
+        if (!(reservationStatuses as readonly string[]).includes(s))
+          throw invalidField("status", reservationStatuses.join(", "));
       const from = input.from === undefined || input.from === "" ? undefined : parseDate("from", input.from);
       const to = input.to === undefined || input.to === "" ? undefined : parseDate("to", input.to);
       if (from !== undefined && to !== undefined && to < from) throw invalidField("to", "must not be before from");

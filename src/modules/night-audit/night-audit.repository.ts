@@ -39,7 +39,11 @@ export async function countUnbalancedDepartedFolios(tx: Tx, propertyId: string):
  * Rooms whose housekeeping status nobody set during the business day: the status was last written before
  * the business date began in the property's time zone (out-of-order rooms are excluded).
  */
-export async function countRoomsWithoutHousekeepingStatus(tx: Tx, propertyId: string, businessDate: string): Promise<number> {
+export async function countRoomsWithoutHousekeepingStatus(
+  tx: Tx,
+  propertyId: string,
+  businessDate: string,
+): Promise<number> {
   const [r] = await tx.query<{ n: number }>(
     `select count(*)::int as n from rooms m join properties p on p.id = m.property_id
       where m.property_id = $1 and m.status <> 'OUT_OF_ORDER' and m.updated_at < ($2::date::timestamp at time zone p.time_zone)`,
@@ -68,7 +72,12 @@ export async function inHouseNights(tx: Tx, propertyId: string, businessDate: st
       order by r.code, l.position`,
     [propertyId, businessDate],
   );
-  return rows.map((r) => ({ reservationId: r.reservation_id, reservationRoomId: r.id, roomNumber: r.number, amountMinor: r.amount === null ? null : BigInt(r.amount) }));
+  return rows.map((r) => ({
+    reservationId: r.reservation_id,
+    reservationRoomId: r.id,
+    roomNumber: r.number,
+    amountMinor: r.amount === null ? null : BigInt(r.amount),
+  }));
 }
 
 /**
@@ -77,16 +86,24 @@ export async function inHouseNights(tx: Tx, propertyId: string, businessDate: st
  * reference the property (their foreign-key KEY SHARE lock) instead of queueing behind the audit or
  * deadlocking with it.
  */
-export async function lockBusinessDate(tx: Tx, propertyId: string): Promise<{ businessDate: string; currency: string; amountScale: number } | undefined> {
+export async function lockBusinessDate(
+  tx: Tx,
+  propertyId: string,
+): Promise<{ businessDate: string; currency: string; amountScale: number } | undefined> {
   const [r] = await tx.query<{ business_date: string; currency: string; amount_scale: number }>(
     `select business_date::text as business_date, currency, amount_scale from properties where id = $1 for no key update`,
     [propertyId],
   );
-  return r === undefined ? undefined : { businessDate: r.business_date, currency: r.currency, amountScale: r.amount_scale };
+  return r === undefined
+    ? undefined
+    : { businessDate: r.business_date, currency: r.currency, amountScale: r.amount_scale };
 }
 
 export async function readBusinessDate(tx: Tx, propertyId: string): Promise<string | undefined> {
-  const [r] = await tx.query<{ business_date: string }>(`select business_date::text as business_date from properties where id = $1`, [propertyId]);
+  const [r] = await tx.query<{ business_date: string }>(
+    `select business_date::text as business_date from properties where id = $1`,
+    [propertyId],
+  );
   return r?.business_date;
 }
 

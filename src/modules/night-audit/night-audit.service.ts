@@ -5,7 +5,11 @@ import type { FolioService } from "../folio/index.ts";
 import * as repo from "./night-audit.repository.ts";
 
 export type CheckStatus = "ok" | "warning" | "blocking";
-export type CheckId = "arrivals_not_checked_in" | "departures_not_checked_out" | "unbalanced_departed_folios" | "rooms_without_housekeeping_status";
+export type CheckId =
+  | "arrivals_not_checked_in"
+  | "departures_not_checked_out"
+  | "unbalanced_departed_folios"
+  | "rooms_without_housekeeping_status";
 
 export interface NightAuditCheck {
   id: CheckId;
@@ -73,10 +77,34 @@ async function evaluate(tx: Tx, propertyId: string, businessDate: string): Promi
     count,
   });
   return [
-    check("arrivals_not_checked_in", arrivals, "warning", "Every arrival is checked in.", "{n} arrival(s) not checked in; the audit marks them as no-shows."),
-    check("departures_not_checked_out", departures, "blocking", "Every departure is checked out.", "{n} departing room(s) not checked out; check them out before the audit."),
-    check("unbalanced_departed_folios", unbalanced, "warning", "Every departed guest's folio is balanced.", "{n} folio(s) of departed guests have an open balance."),
-    check("rooms_without_housekeeping_status", rooms, "warning", "Every room has a housekeeping status for the day.", "{n} room(s) have no housekeeping status for the day."),
+    check(
+      "arrivals_not_checked_in",
+      arrivals,
+      "warning",
+      "Every arrival is checked in.",
+      "{n} arrival(s) not checked in; the audit marks them as no-shows.",
+    ),
+    check(
+      "departures_not_checked_out",
+      departures,
+      "blocking",
+      "Every departure is checked out.",
+      "{n} departing room(s) not checked out; check them out before the audit.",
+    ),
+    check(
+      "unbalanced_departed_folios",
+      unbalanced,
+      "warning",
+      "Every departed guest's folio is balanced.",
+      "{n} folio(s) of departed guests have an open balance.",
+    ),
+    check(
+      "rooms_without_housekeeping_status",
+      rooms,
+      "warning",
+      "Every room has a housekeeping status for the day.",
+      "{n} room(s) have no housekeeping status for the day.",
+    ),
   ];
 }
 
@@ -105,14 +133,20 @@ export function createNightAuditService(deps: NightAuditDeps): NightAuditService
         if (property === undefined) throw new AppError("not_found", "Property not found.");
         const businessDate = property.businessDate;
         if (businessDate !== expected) {
-          throw new AppError("business_date_moved", `The business date is ${businessDate}, not ${expected}; reload and try again.`, {
-            details: [{ field: "expectedBusinessDate", reason: `business date is ${businessDate}` }],
-          });
+          throw new AppError(
+            "business_date_moved",
+            `The business date is ${businessDate}, not ${expected}; reload and try again.`,
+            {
+              details: [{ field: "expectedBusinessDate", reason: `business date is ${businessDate}` }],
+            },
+          );
         }
         const checks = await evaluate(tx, propertyId, businessDate);
         const blocking = checks.filter((c) => c.status === "blocking");
         if (blocking.length > 0) {
-          throw new AppError("conflict", "The night audit is blocked by failing checks.", { details: blocking.map((c) => ({ field: c.id, reason: c.message })) });
+          throw new AppError("conflict", "The night audit is blocked by failing checks.", {
+            details: blocking.map((c) => ({ field: c.id, reason: c.message })),
+          });
         }
 
         let roomChargesPosted = 0;
@@ -124,7 +158,10 @@ export function createNightAuditService(deps: NightAuditDeps): NightAuditService
             reservationRoomId: night.reservationRoomId,
             businessDate,
             amountMinor: night.amountMinor,
-            description: night.roomNumber === null ? `Room, night of ${businessDate}` : `Room ${night.roomNumber}, night of ${businessDate}`,
+            description:
+              night.roomNumber === null
+                ? `Room, night of ${businessDate}`
+                : `Room ${night.roomNumber}, night of ${businessDate}`,
             actor,
           });
           if (charge !== undefined) {
@@ -140,10 +177,16 @@ export function createNightAuditService(deps: NightAuditDeps): NightAuditService
         return {
           previousBusinessDate: businessDate,
           businessDate: next,
-          summary: { roomChargesPosted, roomChargesMinor, noShowsMarked: noShows.length, currency: property.currency, amountScale: property.amountScale, checks },
+          summary: {
+            roomChargesPosted,
+            roomChargesMinor,
+            noShowsMarked: noShows.length,
+            currency: property.currency,
+            amountScale: property.amountScale,
+            checks,
+          },
         };
       });
     },
   };
 }
-

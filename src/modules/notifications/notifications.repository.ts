@@ -31,21 +31,23 @@ interface Row {
   read_at: Date | null;
 }
 
-const toNotification = (r: Row): Notification => ({ id: r.id, kind: r.kind, title: r.title, body: r.body, data: r.data, createdAt: r.created_at, readAt: r.read_at });
+const toNotification = (r: Row): Notification => ({
+  id: r.id,
+  kind: r.kind,
+  title: r.title,
+  body: r.body,
+  data: r.data,
+  createdAt: r.created_at,
+  readAt: r.read_at,
+});
 
 /** Written on the caller's transaction, with the change it tells the user about. */
 export async function insertNotification(tx: Tx, n: NewNotification, now: Date): Promise<string> {
   const id = newId(now.getTime());
-  await tx.query("insert into notifications (id, property_id, user_id, kind, title, body, data, created_at) values ($1, $2, $3, $4, $5, $6, $7, $8)", [
-    id,
-    n.propertyId,
-    n.userId,
-    n.kind,
-    n.title,
-    n.body,
-    JSON.stringify(n.data ?? {}),
-    now,
-  ]);
+  await tx.query(
+    "insert into notifications (id, property_id, user_id, kind, title, body, data, created_at) values ($1, $2, $3, $4, $5, $6, $7, $8)",
+    [id, n.propertyId, n.userId, n.kind, n.title, n.body, JSON.stringify(n.data ?? {}), now],
+  );
   return id;
 }
 

@@ -1,6 +1,13 @@
 import { createHash } from "node:crypto";
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
-import { createContextKey, type ContextValues, type Interceptor, type StreamRequest, type UnaryRequest, type UnaryResponse } from "@connectrpc/connect";
+import {
+  createContextKey,
+  type ContextValues,
+  type Interceptor,
+  type StreamRequest,
+  type UnaryRequest,
+  type UnaryResponse,
+} from "@connectrpc/connect";
 import { AppError, errorCodes, type ErrorCode } from "../../errors.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
@@ -30,17 +37,28 @@ export interface IdempotencyOptions {
 
 const VALID_KEY = /^[\x21-\x7e]{1,255}$/;
 /** Headers that belong to one delivery or one protocol, not to the stored outcome. */
-const NOT_STORED = /^(x-request-id$|ratelimit-|retry-after$|idempotency-replayed$|content-|accept-encoding$|connect-|grpc-|trailer-)/;
+const NOT_STORED =
+  /^(x-request-id$|ratelimit-|retry-after$|idempotency-replayed$|content-|accept-encoding$|connect-|grpc-|trailer-)/;
 /**
  * Refusals, not answers of an RPC that ran: authentication, permission, approval, rate limit, a request still in
  * progress or a key conflict (and every 5xx, the platform switch included). A retry may get another answer once
  * the cause is gone, so they are never stored; the key is released instead.
  */
-const REFUSALS = new Set<ErrorCode>(["unauthorized", "forbidden", "partner_not_approved", "rate_limited", "request_in_progress", "idempotency_conflict", "unavailable"]);
+const REFUSALS = new Set<ErrorCode>([
+  "unauthorized",
+  "forbidden",
+  "partner_not_approved",
+  "rate_limited",
+  "request_in_progress",
+  "idempotency_conflict",
+  "unavailable",
+]);
 const TRANSIENT_PG = new Set(["40001", "40P01", "55P03", "57014"]);
 
 /** A claim the rate-limit statement already tried for this call (one round trip for both); see claimFor. */
-export const takenClaimKey = createContextKey<{ claim: Claim; claimed: boolean } | undefined>(undefined, { description: "hotelops idempotency claim taken with the rate limit" });
+export const takenClaimKey = createContextKey<{ claim: Claim; claimed: boolean } | undefined>(undefined, {
+  description: "hotelops idempotency claim taken with the rate limit",
+});
 
 export interface Idempotency {
   interceptor: Interceptor;
@@ -66,7 +84,15 @@ export function createIdempotency(opts: IdempotencyOptions): Idempotency {
   function claimOf(req: UnaryRequest, key: string, caller: string, rpc: string): Claim {
     const requestHash = hashRequest(rpc, req.contextValues.get(principalKey), toBinary(req.method.input, req.message));
     const now = opts.clock.now();
-    return { caller, key, rpc, requestHash, now, expiresAt: new Date(now.getTime() + ttlMs), lockedUntil: new Date(now.getTime() + leaseMs) };
+    return {
+      caller,
+      key,
+      rpc,
+      requestHash,
+      now,
+      expiresAt: new Date(now.getTime() + ttlMs),
+      lockedUntil: new Date(now.getTime() + leaseMs),
+    };
   }
 
   function claimFor(req: UnaryRequest | StreamRequest): Claim | undefined {
@@ -84,38 +110,62 @@ export function createIdempotency(opts: IdempotencyOptions): Idempotency {
     if (!policy.write) return next(req);
     const key = req.header.get("idempotency-key");
     if (key === null) {
-      if (policy.idempotencyKeyRequired) throw keyError("is required", "This request requires an Idempotency-Key header.");
+      if (policy.idempotencyKeyRequired)
+        throw keyError("is required", "This request requires an Idempotency-Key header.");
       return next(req);
     }
-    if (!VALID_KEY.test(key)) throw keyError("must be 1-255 visible ASCII characters", "Idempotency-Key must be 1-255 visible ASCII characters.");
+    if (!VALID_KEY.test(key))
+      throw keyError(
+        "must be 1-255 visible ASCII characters",
+        "Idempotency-Key must be 1-255 visible ASCII characters.",
+      );
     const principal = req.contextValues.get(principalKey);
     const caller = callerOf(principal, req.contextValues, policy.idempotencyKeyRequired);
     if (caller === undefined) return next(req);
 
     const taken = req.contextValues.get(takenClaimKey);
-    let claim = taken !== undefined && taken.claim.caller === caller && taken.claim.key === key ? taken.claim : claimOf(req, key, caller, policy.rpc);
+    let claim =
+      taken !== undefined && taken.claim.caller === caller && taken.claim.key === key
+        ? taken.claim
+        : claimOf(req, key, caller, policy.rpc);
     let claimed = taken?.claim === claim ? taken.claimed : await repo.claim(claim);
     const deadline = performance.now() + waitMs;
     for (let delay = 20; !claimed; delay = Math.min(delay * 2, 200)) {
       const found = await repo.find(caller, key);
       if (found !== undefined) {
         if (found.requestHash !== claim.requestHash) {
-          throw new AppError("idempotency_conflict", "This Idempotency-Key was already used with a different request.", { details: [{ field: "Idempotency-Key", reason: "was used with a different request" }] });
+          throw new AppError(
+            "idempotency_conflict",
+            "This Idempotency-Key was already used with a different request.",
+            { details: [{ field: "Idempotency-Key", reason: "was used with a different request" }] },
+          );
         }
         if (found.state === "done") return replay(req, found.response, found.responseHeaders, found.error);
         if (performance.now() + delay > deadline) {
-          throw new AppError("request_in_progress", "A request with this Idempotency-Key is still in progress; retry later.", { retryAfterSeconds: 1 });
+          throw new AppError(
+            "request_in_progress",
+            "A request with this Idempotency-Key is still in progress; retry later.",
+            { retryAfterSeconds: 1 },
+          );
         }
         await new Promise((r) => setTimeout(r, delay));
       } // else released (5xx) or purged between the two statements: claim again at once
       const now = opts.clock.now();
-      claim = { ...claim, now, expiresAt: new Date(now.getTime() + ttlMs), lockedUntil: new Date(now.getTime() + leaseMs) };
+      claim = {
+        ...claim,
+        now,
+        expiresAt: new Date(now.getTime() + ttlMs),
+        lockedUntil: new Date(now.getTime() + leaseMs),
+      };
       claimed = await repo.claim(claim);
     }
 
     // This request holds the key. Its outcome is recorded in the RPC's own transaction, held open until the
     // response is known (held-transaction.ts): after a crash a retry replays it or finds nothing done.
-    const held = createHeldTransaction({ onOpen: (tx) => repo.lock(tx, claim), ...(opts.commitDelayMs ? { commitDelayMs: opts.commitDelayMs } : {}) });
+    const held = createHeldTransaction({
+      onOpen: (tx) => repo.lock(tx, claim),
+      ...(opts.commitDelayMs ? { commitDelayMs: opts.commitDelayMs } : {}),
+    });
     let res: UnaryResponse | undefined;
     let failure: unknown;
     try {
@@ -123,7 +173,10 @@ export function createIdempotency(opts: IdempotencyOptions): Idempotency {
     } catch (err) {
       failure = err ?? new Error("rejected without a reason");
     }
-    const outcome = res !== undefined ? { response: toBinary(req.method.output, res.message), headers: storedHeaders(res.header) } : storable(failure);
+    const outcome =
+      res !== undefined
+        ? { response: toBinary(req.method.output, res.message), headers: storedHeaders(res.header) }
+        : storable(failure);
     if (held.holding) {
       try {
         if (outcome === undefined) await held.rollback();
@@ -135,7 +188,10 @@ export function createIdempotency(opts: IdempotencyOptions): Idempotency {
       }
     } else {
       // The RPC changed nothing through a transaction (it failed before, or had nothing to write).
-      await bookkeep(() => (outcome === undefined ? repo.release(claim) : repo.complete(claim, outcome)), outcome === undefined ? "release" : "complete");
+      await bookkeep(
+        () => (outcome === undefined ? repo.release(claim) : repo.complete(claim, outcome)),
+        outcome === undefined ? "release" : "complete",
+      );
     }
     if (res === undefined) throw failure;
     return res;
@@ -161,7 +217,8 @@ function keyError(reason: string, message: string): AppError {
  * requires a key, then their client address is the best subject there is.
  */
 function callerOf(principal: Principal | undefined, values: ContextValues, required: boolean): string | undefined {
-  if (principal !== undefined) return principal.kind === "staff" ? `user:${principal.userId}` : `client:${principal.clientId}`;
+  if (principal !== undefined)
+    return principal.kind === "staff" ? `user:${principal.userId}` : `client:${principal.clientId}`;
   if (!required) return undefined;
   return `ip:${values.get(callInfoKey)?.remoteAddress ?? ""}`;
 }
@@ -172,7 +229,12 @@ function hashRequest(rpc: string, principal: Principal | undefined, body: Uint8A
   return createHash("sha256").update(rpc).update("\0").update(scope).update("\0").update(body).digest("base64url");
 }
 
-function replay(req: UnaryRequest, response: Uint8Array | null, headers: [string, string][] | null, error: StoredError | null): UnaryResponse {
+function replay(
+  req: UnaryRequest,
+  response: Uint8Array | null,
+  headers: [string, string][] | null,
+  error: StoredError | null,
+): UnaryResponse {
   if (error !== null) {
     const code: ErrorCode = error.code in errorCodes ? (error.code as ErrorCode) : "internal";
     throw new AppError(code, error.message, {
@@ -184,7 +246,14 @@ function replay(req: UnaryRequest, response: Uint8Array | null, headers: [string
   const { header, trailer } = protocolHeadersOf(req);
   for (const [name, value] of headers ?? []) header.set(name, value);
   header.set("idempotency-replayed", "true");
-  return { stream: false, service: req.service, method: req.method, header, trailer, message: fromBinary(req.method.output, response ?? new Uint8Array(0)) };
+  return {
+    stream: false,
+    service: req.service,
+    method: req.method,
+    header,
+    trailer,
+    message: fromBinary(req.method.output, response ?? new Uint8Array(0)),
+  };
 }
 
 /**
@@ -194,11 +263,20 @@ function replay(req: UnaryRequest, response: Uint8Array | null, headers: [string
  */
 function protocolHeadersOf(req: UnaryRequest): { header: Headers; trailer: Headers } {
   const requested = (req.header.get("content-type") ?? "").toLowerCase();
-  const json = requested.includes("json") || (req.requestMethod === "GET" && new URL(req.url, "http://x").searchParams.get("encoding") === "json");
+  const json =
+    requested.includes("json") ||
+    (req.requestMethod === "GET" && new URL(req.url, "http://x").searchParams.get("encoding") === "json");
   for (const grpc of ["application/grpc-web", "application/grpc"]) {
-    if (requested.startsWith(grpc)) return { header: new Headers({ "content-type": `${grpc}+${json ? "json" : "proto"}` }), trailer: new Headers({ "grpc-status": "0" }) };
+    if (requested.startsWith(grpc))
+      return {
+        header: new Headers({ "content-type": `${grpc}+${json ? "json" : "proto"}` }),
+        trailer: new Headers({ "grpc-status": "0" }),
+      };
   }
-  return { header: new Headers({ "content-type": json ? "application/json" : "application/proto" }), trailer: new Headers() };
+  return {
+    header: new Headers({ "content-type": json ? "application/json" : "application/proto" }),
+    trailer: new Headers(),
+  };
 }
 
 function storedHeaders(header: Headers): [string, string][] {
@@ -211,9 +289,17 @@ function storedHeaders(header: Headers): [string, string][] {
 
 /** The RPC's own 4xx answer (409, 422, 400, 404) is stored; a refusal or anything else releases the key for a retry. */
 function storable(err: unknown): { error: StoredError; status: number } | undefined {
-  if (!(err instanceof AppError) || err.httpStatus < 400 || err.httpStatus >= 500 || REFUSALS.has(err.code) || hasTransientCause(err)) return undefined;
+  if (
+    !(err instanceof AppError) ||
+    err.httpStatus < 400 ||
+    err.httpStatus >= 500 ||
+    REFUSALS.has(err.code) ||
+    hasTransientCause(err)
+  )
+    return undefined;
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(err.headers)) if (!NOT_STORED.test(name.toLowerCase())) headers[name] = value;
+  for (const [name, value] of Object.entries(err.headers))
+    if (!NOT_STORED.test(name.toLowerCase())) headers[name] = value;
   const error: StoredError = { code: err.code, message: err.message, details: err.details, headers };
   if (err.retryAfterSeconds !== undefined) error.retryAfterSeconds = err.retryAfterSeconds;
   return { error, status: err.httpStatus };

@@ -77,18 +77,29 @@ export function claimValues(c: Claim): unknown[] {
 const CLAIM = claimStatement("values ($1, $2, $3, $4, 'in_progress', $5, $6, $7)");
 
 // A claim is identified by its created_at (a takeover after the lease writes a new one): the fencing token.
-const LOCK = "select 1 from idempotency_keys where caller = $1 and key = $2 and state = 'in_progress' and created_at = $3 for update";
+const LOCK =
+  "select 1 from idempotency_keys where caller = $1 and key = $2 and state = 'in_progress' and created_at = $3 for update";
 const COMPLETE = `update idempotency_keys set state = 'done', response = $4, response_headers = $5, error = $6, response_status = $7, locked_until = null
   where caller = $1 and key = $2 and state = 'in_progress' and created_at = $3 returning 1`;
 
 function completeValues(c: Claim, outcome: Outcome): unknown[] {
   const ok = "response" in outcome;
-  return [c.caller, c.key, c.now, ok ? Buffer.from(outcome.response) : null, ok ? JSON.stringify(outcome.headers) : null, ok ? null : JSON.stringify(outcome.error), ok ? 200 : outcome.status];
+  return [
+    c.caller,
+    c.key,
+    c.now,
+    ok ? Buffer.from(outcome.response) : null,
+    ok ? JSON.stringify(outcome.headers) : null,
+    ok ? null : JSON.stringify(outcome.error),
+    ok ? 200 : outcome.status,
+  ];
 }
 
 /** The lease ran out and another request took the key: this one must not commit (its retry decides). */
 function lostClaim(): AppError {
-  return new AppError("request_in_progress", "This request's Idempotency-Key was taken over by a retry; retry later.", { retryAfterSeconds: 1 });
+  return new AppError("request_in_progress", "This request's Idempotency-Key was taken over by a retry; retry later.", {
+    retryAfterSeconds: 1,
+  });
 }
 
 export function createIdempotencyRepository(pool: pg.Pool): IdempotencyRepository {
@@ -99,14 +110,28 @@ export function createIdempotencyRepository(pool: pg.Pool): IdempotencyRepositor
     },
 
     async find(caller, key) {
-      const r = await pool.query<{ rpc: string; request_hash: string; state: "in_progress" | "done"; response: Buffer | null; response_headers: [string, string][] | null; error: StoredError | null }>({
+      const r = await pool.query<{
+        rpc: string;
+        request_hash: string;
+        state: "in_progress" | "done";
+        response: Buffer | null;
+        response_headers: [string, string][] | null;
+        error: StoredError | null;
+      }>({
         name: "idem_find",
         text: "select rpc, request_hash, state, response, response_headers, error from idempotency_keys where caller = $1 and key = $2",
         values: [caller, key],
       });
       const row = r.rows[0];
       if (row === undefined) return undefined;
-      return { rpc: row.rpc, requestHash: row.request_hash, state: row.state, response: row.response, responseHeaders: row.response_headers, error: row.error };
+      return {
+        rpc: row.rpc,
+        requestHash: row.request_hash,
+        state: row.state,
+        response: row.response,
+        responseHeaders: row.response_headers,
+        error: row.error,
+      };
     },
 
     async lock(tx, c) {
@@ -124,7 +149,11 @@ export function createIdempotencyRepository(pool: pg.Pool): IdempotencyRepositor
     },
 
     async release(c) {
-      await pool.query({ name: "idem_release", text: "delete from idempotency_keys where caller = $1 and key = $2 and state = 'in_progress' and created_at = $3", values: [c.caller, c.key, c.now] });
+      await pool.query({
+        name: "idem_release",
+        text: "delete from idempotency_keys where caller = $1 and key = $2 and state = 'in_progress' and created_at = $3",
+        values: [c.caller, c.key, c.now],
+      });
     },
 
     async purgeExpired(now) {

@@ -14,7 +14,15 @@ export { createIdempotencyRepository, type IdempotencyRepository } from "./idemp
 export { createRateLimitInterceptor, type RateLimitOptions, type RateLimits } from "./rate-limit.interceptor.ts";
 export { createRateLimitRepository, type RateLimitRepository } from "./rate-limit.repository.ts";
 export { purgePlatform } from "./platform.jobs.ts";
-export { createPlatformSettings, getPlatformSettings, partnerApiOnSql, platformStatuses, setPartnerApi, type PlatformSettingsValue, type PlatformStatusValue } from "./settings.ts";
+export {
+  createPlatformSettings,
+  getPlatformSettings,
+  partnerApiOnSql,
+  platformStatuses,
+  setPartnerApi,
+  type PlatformSettingsValue,
+  type PlatformStatusValue,
+} from "./settings.ts";
 export { policyOf, type MethodPolicy, type RateLimitClass } from "./policy.rpc.ts";
 
 /**
@@ -28,9 +36,21 @@ export function createPlatformInterceptors(opts: {
   limits: RateLimits;
   idempotency?: Partial<Omit<IdempotencyOptions, "repository" | "clock" | "logger">>;
 }): Interceptor[] {
-  const idempotency = createIdempotency({ ...opts.idempotency, repository: createIdempotencyRepository(opts.pool), clock: opts.clock, logger: opts.logger });
+  const idempotency = createIdempotency({
+    ...opts.idempotency,
+    repository: createIdempotencyRepository(opts.pool),
+    clock: opts.clock,
+    logger: opts.logger,
+  });
   return [
-    createRateLimitInterceptor({ repository: createRateLimitRepository(opts.pool), pool: opts.pool, clock: opts.clock, limits: opts.limits, logger: opts.logger, claimFor: idempotency.claimFor }),
+    createRateLimitInterceptor({
+      repository: createRateLimitRepository(opts.pool),
+      pool: opts.pool,
+      clock: opts.clock,
+      limits: opts.limits,
+      logger: opts.logger,
+      claimFor: idempotency.claimFor,
+    }),
     idempotency.interceptor,
   ];
 }
@@ -41,7 +61,8 @@ export function createPlatformModule(deps: Deps): Module {
   const rateLimits = createRateLimitRepository(deps.db.pool);
   return {
     name: "platform",
-    startWorkers: () => startPlatformJobs(deps.boss, { idempotency, rateLimits, clock: deps.clock, logger: deps.logger }),
+    startWorkers: () =>
+      startPlatformJobs(deps.boss, { idempotency, rateLimits, clock: deps.clock, logger: deps.logger }),
   };
 }
 
@@ -51,6 +72,9 @@ export function rateLimitsOf(config: Deps["config"]): RateLimits {
     staffPerMinute: config.rateLimitStaffPerMinute,
     anonPerMinute: config.rateLimitAnonPerMinute,
     authPerMinute: config.rateLimitAuthPerMinute,
-    token: { perClientPerMinute: config.rateLimitTokenPerMinute, failuresPerMinute: config.rateLimitTokenFailuresPerMinute },
+    token: {
+      perClientPerMinute: config.rateLimitTokenPerMinute,
+      failuresPerMinute: config.rateLimitTokenFailuresPerMinute,
+    },
   };
 }

@@ -15,8 +15,16 @@ import { policyOf } from "./policy.rpc.ts";
 
 describe("policyOf", () => {
   it("reads writes, required keys and rate-limit classes from the descriptors", () => {
-    expect(policyOf(PlatformTestService.method.createWidget)).toEqual({ rpc: "hotelops.platformtest.v1.PlatformTestService/CreateWidget", write: true, idempotencyKeyRequired: false, rateLimitClass: "" });
-    expect(policyOf(PlatformTestService.method.createOrder)).toMatchObject({ write: true, idempotencyKeyRequired: true });
+    expect(policyOf(PlatformTestService.method.createWidget)).toEqual({
+      rpc: "hotelops.platformtest.v1.PlatformTestService/CreateWidget",
+      write: true,
+      idempotencyKeyRequired: false,
+      rateLimitClass: "",
+    });
+    expect(policyOf(PlatformTestService.method.createOrder)).toMatchObject({
+      write: true,
+      idempotencyKeyRequired: true,
+    });
     expect(policyOf(PlatformTestService.method.getWidget)).toMatchObject({ write: false, rateLimitClass: "" });
     expect(policyOf(PlatformTestService.method.login)).toMatchObject({ write: true, rateLimitClass: "auth" });
     expect(policyOf(PlatformTestService.method.ping)).toMatchObject({ write: false, rateLimitClass: "none" });
@@ -29,7 +37,10 @@ describe("policyOf", () => {
     expect(policyOf(AuthService.method.switchActiveProperty)).toMatchObject({ write: false, rateLimitClass: "" });
     expect(policyOf(MobileService.method.scanIdentityDocument)).toMatchObject({ write: false });
     expect(policyOf(MobileService.method.runReport)).toMatchObject({ write: false });
-    expect(policyOf(MobileService.method.createMobileReservation)).toMatchObject({ write: true, idempotencyKeyRequired: true });
+    expect(policyOf(MobileService.method.createMobileReservation)).toMatchObject({
+      write: true,
+      idempotencyKeyRequired: true,
+    });
     expect(policyOf(Health.method.check)).toMatchObject({ write: false, rateLimitClass: "none" });
   });
 });
@@ -45,7 +56,8 @@ async function contractServices(): Promise<DescService[]> {
   }
   return found;
 }
-const isService = (v: unknown): v is DescService => typeof v === "object" && v !== null && (v as { kind?: unknown }).kind === "service";
+const isService = (v: unknown): v is DescService =>
+  typeof v === "object" && v !== null && (v as { kind?: unknown }).kind === "service";
 
 /** A read by its name or binding; anything else must say what it is. */
 const READ_NAME = /^(Get|List)[A-Z]/;
@@ -61,15 +73,21 @@ describe("every state-changing RPC is marked in the proto", () => {
         const rule = getOption(method, http);
         const boundWrite = rule.pattern.case !== undefined && rule.pattern.case !== "get";
         const marked = options.stateChanging !== options.readOnly;
-        if ((!READ_NAME.test(method.name) || boundWrite) && !marked) unmarked.push(`${service.typeName}/${method.name}`);
-        if (READ_NAME.test(method.name) && options.stateChanging && !boundWrite) unmarked.push(`${service.typeName}/${method.name} (a read by name marked state_changing)`);
+        if ((!READ_NAME.test(method.name) || boundWrite) && !marked)
+          unmarked.push(`${service.typeName}/${method.name}`);
+        if (READ_NAME.test(method.name) && options.stateChanging && !boundWrite)
+          unmarked.push(`${service.typeName}/${method.name} (a read by name marked state_changing)`);
       }
     }
     expect(unmarked).toEqual([]);
   });
 
   it("makes the gRPC/Connect-only writes writes (no REST binding needed)", () => {
-    for (const m of [FolioService.method.postPayment, ReservationService.method.createReservation, InventoryService.method.setPrices]) {
+    for (const m of [
+      FolioService.method.postPayment,
+      ReservationService.method.createReservation,
+      InventoryService.method.setPrices,
+    ]) {
       expect(getOption(m, http).pattern.case).toBeUndefined();
       expect(policyOf(m)).toMatchObject({ write: true });
     }

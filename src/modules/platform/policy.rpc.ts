@@ -20,18 +20,27 @@ export interface MethodPolicy {
 const cache = new WeakMap<DescMethod, MethodPolicy>();
 
 /** Services outside our contract that are never limited (probes and tooling). */
-const unlimitedServices = new Set(["grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection"]);
+const unlimitedServices = new Set([
+  "grpc.health.v1.Health",
+  "grpc.reflection.v1.ServerReflection",
+  "grpc.reflection.v1alpha.ServerReflection",
+]);
 
 export function policyOf(method: DescMethod): MethodPolicy {
   let policy = cache.get(method);
   if (policy === undefined) {
     const options = getOption(method, rest);
-    if (options.stateChanging && options.readOnly) throw new Error(`${method.parent.typeName}/${method.name}: both state_changing and read_only`);
+    if (options.stateChanging && options.readOnly)
+      throw new Error(`${method.parent.typeName}/${method.name}: both state_changing and read_only`);
     const declared = options.rateLimitClass;
-    if (declared !== "" && declared !== "auth" && declared !== "token" && declared !== "none") throw new Error(`${method.parent.typeName}/${method.name}: unknown rate_limit_class "${declared}"`);
+    if (declared !== "" && declared !== "auth" && declared !== "token" && declared !== "none")
+      throw new Error(`${method.parent.typeName}/${method.name}: unknown rate_limit_class "${declared}"`);
     policy = {
       rpc: `${method.parent.typeName}/${method.name}`,
-      write: method.methodKind === "unary" && !options.sensitiveResponse && (options.stateChanging || options.idempotencyKeyRequired),
+      write:
+        method.methodKind === "unary" &&
+        !options.sensitiveResponse &&
+        (options.stateChanging || options.idempotencyKeyRequired),
       idempotencyKeyRequired: options.idempotencyKeyRequired,
       rateLimitClass: unlimitedServices.has(method.parent.typeName) ? "none" : declared,
     };

@@ -61,7 +61,14 @@ export function createRateLimitInterceptor(opts: RateLimitOptions): Interceptor 
     const cls = opts.classOf?.(req.method) ?? policyOf(req.method).rateLimitClass;
     if (cls === "none") return next(req);
     if (cls === "token" && opts.pool !== undefined) {
-      return limitTokenRequest(opts.pool, opts.limits.token ?? { perClientPerMinute: 30, failuresPerMinute: 20 }, opts.clock.now().getTime(), req, rawAccountOf(req), () => next(req));
+      return limitTokenRequest(
+        opts.pool,
+        opts.limits.token ?? { perClientPerMinute: 30, failuresPerMinute: 20 },
+        opts.clock.now().getTime(),
+        req,
+        rawAccountOf(req),
+        () => next(req),
+      );
     }
     const plan = planOf(cls, req, opts.limits);
     const nowMs = opts.clock.now().getTime();
@@ -69,7 +76,12 @@ export function createRateLimitInterceptor(opts: RateLimitOptions): Interceptor 
     const claim = plan.buckets.length === 1 ? opts.claimFor?.(req) : undefined;
     let hit;
     try {
-      hit = await opts.repository.hit(plan.buckets, new Date(windowStartMs), plan.clientId, claim && { claim, limit: plan.clientId !== undefined ? clientDefault : plan.limit });
+      hit = await opts.repository.hit(
+        plan.buckets,
+        new Date(windowStartMs),
+        plan.clientId,
+        claim && { claim, limit: plan.clientId !== undefined ? clientDefault : plan.limit },
+      );
     } catch (err) {
       // Fail open: a counter that cannot be written must not take the API down with it.
       opts.logger.warn({ err, rpc: `${req.service.typeName}/${req.method.name}` }, "rate limit not counted");
@@ -79,11 +91,19 @@ export function createRateLimitInterceptor(opts: RateLimitOptions): Interceptor 
     let remaining = limit;
     for (const count of hit.counts.values()) remaining = Math.min(remaining, limit - count);
     const reset = Math.max(1, Math.ceil((windowStartMs + WINDOW_MS - nowMs) / 1000));
-    const headers = { "ratelimit-limit": String(limit), "ratelimit-remaining": String(Math.max(0, remaining)), "ratelimit-reset": String(reset) };
+    const headers = {
+      "ratelimit-limit": String(limit),
+      "ratelimit-remaining": String(Math.max(0, remaining)),
+      "ratelimit-reset": String(reset),
+    };
     if (remaining < 0) {
-      throw new AppError("rate_limited", `Rate limit of ${limit} requests per minute exceeded; retry in ${reset} s.`, { retryAfterSeconds: reset, headers });
+      throw new AppError("rate_limited", `Rate limit of ${limit} requests per minute exceeded; retry in ${reset} s.`, {
+        retryAfterSeconds: reset,
+        headers,
+      });
     }
-    if (claim !== undefined && hit.claimed !== undefined) req.contextValues.set(takenClaimKey, { claim, claimed: hit.claimed });
+    if (claim !== undefined && hit.claimed !== undefined)
+      req.contextValues.set(takenClaimKey, { claim, claimed: hit.claimed });
     let res;
     try {
       res = await next(req);

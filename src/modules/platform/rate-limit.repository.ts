@@ -29,7 +29,10 @@ export interface RateLimitRepository {
 const UPSERT = "on conflict (bucket, window_start) do update set count = rate_limits.count + 1";
 
 // Named statements: parsed once per pooled connection.
-const ONE = { name: "rl_one", text: `insert into rate_limits (bucket, window_start, count) values ($1, $2, 1) ${UPSERT} returning count` };
+const ONE = {
+  name: "rl_one",
+  text: `insert into rate_limits (bucket, window_start, count) values ($1, $2, 1) ${UPSERT} returning count`,
+};
 const CLIENT = {
   name: "rl_client",
   text: `insert into rate_limits (bucket, window_start, count) values ($1, $2, 1) ${UPSERT}
@@ -47,7 +50,10 @@ const CLAIMING = {
          select count, client_limit, exists (select from claim) as claimed from hit`,
 };
 // Buckets in sorted order, so two requests touching the same pair of rows lock them in the same order.
-const MANY = { name: "rl_many", text: `insert into rate_limits (bucket, window_start, count) select b, $2, 1 from unnest($1::text[]) as b order by b ${UPSERT} returning bucket, count` };
+const MANY = {
+  name: "rl_many",
+  text: `insert into rate_limits (bucket, window_start, count) select b, $2, 1 from unnest($1::text[]) as b order by b ${UPSERT} returning bucket, count`,
+};
 
 export function createRateLimitRepository(pool: pg.Pool): RateLimitRepository {
   return {
@@ -55,15 +61,25 @@ export function createRateLimitRepository(pool: pg.Pool): RateLimitRepository {
       if (buckets.length === 1) {
         const bucket = buckets[0]!;
         if (claim !== undefined) {
-          const r = await pool.query<{ count: number; client_limit: number | null; claimed: boolean }>({ ...CLAIMING, values: [bucket, windowStart, clientId ?? null, claim.limit, ...claimValues(claim.claim)] });
+          const r = await pool.query<{ count: number; client_limit: number | null; claimed: boolean }>({
+            ...CLAIMING,
+            values: [bucket, windowStart, clientId ?? null, claim.limit, ...claimValues(claim.claim)],
+          });
           const row = r.rows[0]!;
-          return { counts: new Map([[bucket, row.count]]), clientLimit: row.client_limit ?? undefined, claimed: row.claimed };
+          return {
+            counts: new Map([[bucket, row.count]]),
+            clientLimit: row.client_limit ?? undefined,
+            claimed: row.claimed,
+          };
         }
         if (clientId === undefined) {
           const r = await pool.query<{ count: number }>({ ...ONE, values: [bucket, windowStart] });
           return { counts: new Map([[bucket, r.rows[0]!.count]]), clientLimit: undefined };
         }
-        const r = await pool.query<{ count: number; client_limit: number | null }>({ ...CLIENT, values: [bucket, windowStart, clientId] });
+        const r = await pool.query<{ count: number; client_limit: number | null }>({
+          ...CLIENT,
+          values: [bucket, windowStart, clientId],
+        });
         const row = r.rows[0]!;
         return { counts: new Map([[bucket, row.count]]), clientLimit: row.client_limit ?? undefined };
       }

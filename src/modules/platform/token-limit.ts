@@ -49,11 +49,22 @@ export async function limitTokenRequest<R extends UnaryResponse | StreamResponse
   const windowStart = new Date(windowStartMs);
   const reset = Math.max(1, Math.ceil((windowStartMs + WINDOW_MS - nowMs) / 1000));
   const ip = req.contextValues.get(callInfoKey)?.remoteAddress || "unknown";
-  const buckets = { ip: `token-fail-ip:${ip}`, clientFail: `token-fail-client:${hashed(clientId ?? "")}`, client: `token-client:${hashed(clientId ?? "")}` };
+  const buckets = {
+    ip: `token-fail-ip:${ip}`,
+    clientFail: `token-fail-client:${hashed(clientId ?? "")}`,
+    client: `token-client:${hashed(clientId ?? "")}`,
+  };
   const id = clientId !== undefined && clientId.length <= 200 ? clientId : null;
   let peek;
   try {
-    peek = (await pool.query<{ ip_failures: number; client_failures: number; client_tokens: number; client_limit: number | null }>({ ...PEEK, values: [buckets.ip, buckets.clientFail, buckets.client, windowStart, id] })).rows[0]!;
+    peek = (
+      await pool.query<{
+        ip_failures: number;
+        client_failures: number;
+        client_tokens: number;
+        client_limit: number | null;
+      }>({ ...PEEK, values: [buckets.ip, buckets.clientFail, buckets.client, windowStart, id] })
+    ).rows[0]!;
   } catch {
     return next(); // fail open, like every other limit: a counter that cannot be read must not stop token issuing
   }
@@ -61,12 +72,24 @@ export async function limitTokenRequest<R extends UnaryResponse | StreamResponse
   const limited = (limit: number, what: string) =>
     new AppError("rate_limited", `Too many ${what}; retry in ${reset} s.`, {
       retryAfterSeconds: reset,
-      headers: { "x-oauth-error": TOKEN_RATE_LIMITED_ERROR, "ratelimit-limit": String(limit), "ratelimit-remaining": "0", "ratelimit-reset": String(reset) },
+      headers: {
+        "x-oauth-error": TOKEN_RATE_LIMITED_ERROR,
+        "ratelimit-limit": String(limit),
+        "ratelimit-remaining": "0",
+        "ratelimit-reset": String(reset),
+      },
     });
-  if (peek.ip_failures >= limits.failuresPerMinute) throw limited(limits.failuresPerMinute, "failed client authentications from this address");
-  if (clientId !== undefined && peek.client_failures >= limits.failuresPerMinute) throw limited(limits.failuresPerMinute, "failed authentications of this client");
-  if (clientId !== undefined && peek.client_tokens >= clientLimit) throw limited(clientLimit, "token requests of this client");
-  const headers = (used: number) => ({ "ratelimit-limit": String(clientLimit), "ratelimit-remaining": String(Math.max(0, clientLimit - used)), "ratelimit-reset": String(reset) });
+  if (peek.ip_failures >= limits.failuresPerMinute)
+    throw limited(limits.failuresPerMinute, "failed client authentications from this address");
+  if (clientId !== undefined && peek.client_failures >= limits.failuresPerMinute)
+    throw limited(limits.failuresPerMinute, "failed authentications of this client");
+  if (clientId !== undefined && peek.client_tokens >= clientLimit)
+    throw limited(clientLimit, "token requests of this client");
+  const headers = (used: number) => ({
+    "ratelimit-limit": String(clientLimit),
+    "ratelimit-remaining": String(Math.max(0, clientLimit - used)),
+    "ratelimit-reset": String(reset),
+  });
   let res: R;
   try {
     res = await next();
@@ -75,13 +98,29 @@ export async function limitTokenRequest<R extends UnaryResponse | StreamResponse
     // Failed authentication (or no usable credentials): counted per IP and per client id. A request that did
     // authenticate but asked for something wrong (scope, grant type) counts for its client like a success.
     const failed = app.code === "unauthorized" || app.headers["x-oauth-error"] === "invalid_request";
-    await pool.query({ ...COUNT, values: [failed ? [buckets.ip, ...(clientId !== undefined ? [buckets.clientFail] : [])] : [buckets.client], windowStart] }).catch(() => undefined);
+    await pool
+      .query({
+        ...COUNT,
+        values: [
+          failed ? [buckets.ip, ...(clientId !== undefined ? [buckets.clientFail] : [])] : [buckets.client],
+          windowStart,
+        ],
+      })
+      .catch(() => undefined);
     // A failure reports the failure budget left (the tighter of the IP's and the client id's); else the client's.
     const used = Math.max(peek.ip_failures, clientId !== undefined ? peek.client_failures : 0) + 1;
     const limitHeaders = failed
-      ? { "ratelimit-limit": String(limits.failuresPerMinute), "ratelimit-remaining": String(Math.max(0, limits.failuresPerMinute - used)), "ratelimit-reset": String(reset) }
+      ? {
+          "ratelimit-limit": String(limits.failuresPerMinute),
+          "ratelimit-remaining": String(Math.max(0, limits.failuresPerMinute - used)),
+          "ratelimit-reset": String(reset),
+        }
       : headers(peek.client_tokens + 1);
-    throw new AppError(app.code, app.message, { details: app.details, headers: { ...app.headers, ...limitHeaders }, cause: app.cause ?? err });
+    throw new AppError(app.code, app.message, {
+      details: app.details,
+      headers: { ...app.headers, ...limitHeaders },
+      cause: app.cause ?? err,
+    });
   }
   await pool.query({ ...COUNT, values: [[buckets.client], windowStart] }).catch(() => undefined);
   for (const [name, value] of Object.entries(headers(peek.client_tokens + 1))) res.header.set(name, value);

@@ -1,7 +1,20 @@
 // Groups, properties, users, memberships and roles: the identity data every other module is scoped by.
 export { ensureGroup, findGroupByCode, type HotelGroup } from "./groups.repository.ts";
-export { findPropertiesByCodes, findPropertiesOfGroup, findPropertyByCode, findPropertyById, insertProperty, type NewProperty, type Property } from "./properties.repository.ts";
+export {
+  findPropertiesByCodes,
+  findPropertiesOfGroup,
+  findPropertyByCode,
+  findPropertyById,
+  insertProperty,
+  type NewProperty,
+  type Property,
+} from "./properties.repository.ts";
 export { findUserByEmail, findUserById, insertUser, type User, type UserWithHash } from "./users.repository.ts";
-export { findActiveMembership, listActiveMemberships, upsertMembership, type Membership } from "./memberships.repository.ts";
+export {
+  findActiveMembership,
+  listActiveMemberships,
+  upsertMembership,
+  type Membership,
+} from "./memberships.repository.ts";
 export { findRole, listRoles, type Role } from "./roles.repository.ts";
 export { findPropertyRow, propertyById, propertyRowColumns, type PropertyRow } from "./lookup.ts";

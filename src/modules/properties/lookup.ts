@@ -20,14 +20,24 @@ export const propertyRowColumns = `p.id, p.code, p.currency, p.amount_scale as "
  * The property by id, active or not; `lock` takes FOR NO KEY UPDATE (it serializes writers of the property's
  * counters and business date, and still lets other transactions insert rows that reference the property).
  */
-export async function findPropertyRow(q: Queryable, propertyId: string, lock = false): Promise<PropertyRow | undefined> {
-  const [row] = await q.query<PropertyRow>(`select ${propertyRowColumns} from properties p where p.id = $1${lock ? " for no key update" : ""}`, [propertyId]);
+export async function findPropertyRow(
+  q: Queryable,
+  propertyId: string,
+  lock = false,
+): Promise<PropertyRow | undefined> {
+  const [row] = await q.query<PropertyRow>(
+    `select ${propertyRowColumns} from properties p where p.id = $1${lock ? " for no key update" : ""}`,
+    [propertyId],
+  );
   return row;
 }
 
 /** The active property by id, else `not_found`. */
 export async function propertyById(q: Queryable, propertyId: string): Promise<PropertyRow> {
-  const [row] = await q.query<PropertyRow>(`select ${propertyRowColumns} from properties p where p.active and p.id = $1`, [propertyId]);
+  const [row] = await q.query<PropertyRow>(
+    `select ${propertyRowColumns} from properties p where p.active and p.id = $1`,
+    [propertyId],
+  );
   if (row === undefined) throw new AppError("not_found", "Property not found.");
   return row;
 }

@@ -35,29 +35,57 @@ export interface NewProperty {
 }
 
 export async function insertProperty(db: Queryable, p: NewProperty): Promise<void> {
-  await db.query(`insert into properties (id, group_id, code, name, time_zone, currency, amount_scale, business_date, email_verification, sandbox, created_at, updated_at)
-    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`, [p.id, p.groupId, p.code, p.name, p.timeZone, p.currency, p.amountScale, p.businessDate, p.emailVerification, p.sandbox, p.now, p.now]);
+  await db.query(
+    `insert into properties (id, group_id, code, name, time_zone, currency, amount_scale, business_date, email_verification, sandbox, created_at, updated_at)
+    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+    [
+      p.id,
+      p.groupId,
+      p.code,
+      p.name,
+      p.timeZone,
+      p.currency,
+      p.amountScale,
+      p.businessDate,
+      p.emailVerification,
+      p.sandbox,
+      p.now,
+      p.now,
+    ],
+  );
 }
 
 export async function findPropertyByCode(db: Queryable, code: string): Promise<Property | undefined> {
-  const rows = await db.query<Property>(`select ${columns} from properties p join hotel_groups g on g.id = p.group_id where p.code = $1`, [code]);
+  const rows = await db.query<Property>(
+    `select ${columns} from properties p join hotel_groups g on g.id = p.group_id where p.code = $1`,
+    [code],
+  );
   return rows[0];
 }
 
 export async function findPropertyById(db: Queryable, id: string): Promise<Property | undefined> {
-  const rows = await db.query<Property>(`select ${columns} from properties p join hotel_groups g on g.id = p.group_id where p.id = $1`, [id]);
+  const rows = await db.query<Property>(
+    `select ${columns} from properties p join hotel_groups g on g.id = p.group_id where p.id = $1`,
+    [id],
+  );
   return rows[0];
 }
 
 /** Properties by code; the result lacks the codes that do not exist. */
 export async function findPropertiesByCodes(db: Queryable, codes: readonly string[]): Promise<Property[]> {
   if (codes.length === 0) return [];
-  const rows = await db.query<Property>(`select ${columns} from properties p join hotel_groups g on g.id = p.group_id where p.code = any($1::text[]) order by p.code`, [[...codes]]);
+  const rows = await db.query<Property>(
+    `select ${columns} from properties p join hotel_groups g on g.id = p.group_id where p.code = any($1::text[]) order by p.code`,
+    [[...codes]],
+  );
   return rows;
 }
 
 /** Properties of a hotel group (the mobile login's hotelCode may be a group code). */
 export async function findPropertiesOfGroup(db: Queryable, groupCode: string): Promise<Property[]> {
-  const rows = await db.query<Property>(`select ${columns} from properties p join hotel_groups g on g.id = p.group_id where g.code = $1 order by p.code`, [groupCode]);
+  const rows = await db.query<Property>(
+    `select ${columns} from properties p join hotel_groups g on g.id = p.group_id where g.code = $1 order by p.code`,
+    [groupCode],
+  );
   return rows;
 }

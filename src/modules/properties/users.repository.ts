@@ -11,13 +11,25 @@ export interface UserWithHash extends User {
   passwordHash: string;
 }
 
-export async function insertUser(db: Queryable, u: { id: string; email: string; name: string; passwordHash: string; now: Date }): Promise<void> {
-  await db.query(`insert into users (id, email, name, password_hash, created_at) values ($1, $2, $3, $4, $5)`, [u.id, u.email, u.name, u.passwordHash, u.now]);
+export async function insertUser(
+  db: Queryable,
+  u: { id: string; email: string; name: string; passwordHash: string; now: Date },
+): Promise<void> {
+  await db.query(`insert into users (id, email, name, password_hash, created_at) values ($1, $2, $3, $4, $5)`, [
+    u.id,
+    u.email,
+    u.name,
+    u.passwordHash,
+    u.now,
+  ]);
 }
 
 /** E-mail lookup is case-insensitive (unique index on lower(email)). Includes the hash: for login only. */
 export async function findUserByEmail(db: Queryable, email: string): Promise<UserWithHash | undefined> {
-  const rows = await db.query<UserWithHash>(`select id, email, name, active, password_hash as "passwordHash" from users where lower(email) = lower($1)`, [email]);
+  const rows = await db.query<UserWithHash>(
+    `select id, email, name, active, password_hash as "passwordHash" from users where lower(email) = lower($1)`,
+    [email],
+  );
   return rows[0];
 }
 

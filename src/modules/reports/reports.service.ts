@@ -39,17 +39,20 @@ export interface ReportsService {
 function cell(column: ReportColumn, value: unknown): ReportValue {
   if (column.type === "date" || column.type === "text") return String(value ?? "");
   const n = Number(value);
-  if (!Number.isSafeInteger(n)) throw new AppError("internal", `Report value of ${column.key} is out of the exact number range.`);
+  if (!Number.isSafeInteger(n))
+    throw new AppError("internal", `Report value of ${column.key} is out of the exact number range.`);
   return n;
 }
 
 function parseInput(input: RunReportInput): ReportDefinition & { start: string; end: string } {
   const report = reports.find((r) => r.id === input.reportId);
-  if (report === undefined) throw invalidField("reportId", `unknown report; one of ${reports.map((r) => r.id).join(", ")}`);
+  if (report === undefined)
+    throw invalidField("reportId", `unknown report; one of ${reports.map((r) => r.id).join(", ")}`);
   const start = parseDate("start", input.start);
   const end = parseDate("end", input.end);
   if (end < start) throw invalidField("end", "must not be before start");
-  if (daysBetween(start, end) + 1 > MAX_REPORT_DAYS) throw invalidField("end", `at most ${MAX_REPORT_DAYS} days from start, both included`);
+  if (daysBetween(start, end) + 1 > MAX_REPORT_DAYS)
+    throw invalidField("end", `at most ${MAX_REPORT_DAYS} days from start, both included`);
   return { ...report, start, end };
 }
 
@@ -57,12 +60,22 @@ export function createReportsService(deps: { pool: pg.Pool; clock: Clock }): Rep
   const reads = poolQueryable(deps.pool);
 
   /** The preview rows (key -> value) and the count of all rows. */
-  async function select(report: ReportDefinition, propertyId: string, start: string, end: string): Promise<{ rows: Record<string, unknown>[]; total: number }> {
+  async function select(
+    report: ReportDefinition,
+    propertyId: string,
+    start: string,
+    end: string,
+  ): Promise<{ rows: Record<string, unknown>[]; total: number }> {
     if (report.sql === "occupancy") {
       const days = await occupancyDays(reads, propertyId, start, addDays(end, 1), false);
       return { rows: days.slice(0, PREVIEW_ROWS) as unknown as Record<string, unknown>[], total: days.length };
     }
-    const rows = await reads.query<Record<string, unknown> & { total: string }>(report.sql, [propertyId, start, end, PREVIEW_ROWS]);
+    const rows = await reads.query<Record<string, unknown> & { total: string }>(report.sql, [
+      propertyId,
+      start,
+      end,
+      PREVIEW_ROWS,
+    ]);
     return { rows, total: rows.length === 0 ? 0 : Number(rows[0]!.total) };
   }
 
@@ -71,19 +84,35 @@ export function createReportsService(deps: { pool: pg.Pool; clock: Clock }): Rep
 
     async run(propertyId, ranBy, input) {
       const report = parseInput(input);
-      const [property, { rows, total }] = await Promise.all([propertyById(reads, propertyId), select(report, propertyId, report.start, report.end)]);
+      const [property, { rows, total }] = await Promise.all([
+        propertyById(reads, propertyId),
+        select(report, propertyId, report.start, report.end),
+      ]);
       const runId = newId();
       const truncated = total > rows.length;
       await reads.query(
         `insert into report_runs (id, property_id, report_id, start_date, end_date, user_id, session_id, row_count, truncated, created_at)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-        [runId, propertyId, report.id, report.start, report.end, ranBy.userId, ranBy.sessionId, total, truncated, deps.clock.now()],
+        [
+          runId,
+          propertyId,
+          report.id,
+          report.start,
+          report.end,
+          ranBy.userId,
+          ranBy.sessionId,
+          total,
+          truncated,
+          deps.clock.now(),
+        ],
       );
       return {
         runId,
         name: report.name,
         rowCount: total,
-        columns: report.columns.map((c) => (c.type === "money" ? { ...c, currency: property.currency, amountScale: property.amountScale } : { ...c })),
+        columns: report.columns.map((c) =>
+          c.type === "money" ? { ...c, currency: property.currency, amountScale: property.amountScale } : { ...c },
+        ),
         rows: rows.map((row) => report.columns.map((c) => cell(c, row[c.key]))),
         truncated,
       };

@@ -42,7 +42,8 @@ export interface StatsService {
   forecast(propertyId: string, input: { year: number; month: number; includeOptions: boolean }): Promise<Forecast>;
 }
 
-const occupancy = (sold: number, sellable: number): number => (sellable <= 0 ? 0 : Math.floor((sold * 10000) / sellable));
+const occupancy = (sold: number, sellable: number): number =>
+  sellable <= 0 ? 0 : Math.floor((sold * 10000) / sellable);
 
 // One statement: the property's business date, today's movements, tonight's room counters and the day's charges.
 export const dashboardSql = `
@@ -87,9 +88,20 @@ select to_char(days.date, 'YYYY-MM-DD') as date, coalesce(cap.sellable, 0) as se
  * Per night of [from, to): sellable rooms, room nights on the books (GUARANTEED, IN_HOUSE and CHECKED_OUT;
  * `includeOptions` adds TENTATIVE), occupancy, ADR and revenue. The forecast and the occupancy report.
  */
-export async function occupancyDays(q: Queryable, propertyId: string, from: string, to: string, includeOptions: boolean): Promise<ForecastDay[]> {
+export async function occupancyDays(
+  q: Queryable,
+  propertyId: string,
+  from: string,
+  to: string,
+  includeOptions: boolean,
+): Promise<ForecastDay[]> {
   const statuses = ["GUARANTEED", "IN_HOUSE", "CHECKED_OUT", ...(includeOptions ? ["TENTATIVE"] : [])];
-  const rows = await q.query<{ date: string; sellable: number; sold: number; revenue: string }>(forecastSql, [propertyId, from, to, statuses]);
+  const rows = await q.query<{ date: string; sellable: number; sold: number; revenue: string }>(forecastSql, [
+    propertyId,
+    from,
+    to,
+    statuses,
+  ]);
   return rows.map((r) => {
     const revenue = BigInt(r.revenue);
     return {
@@ -109,8 +121,17 @@ export function createStatsService(deps: { pool: pg.Pool }): StatsService {
   return {
     async dashboard(propertyId) {
       const [row] = await reads.query<{
-        businessDate: string; currency: string; amountScale: number; arrivals: number; departures: number; inHouse: number;
-        revenue: string; total: number; sold: number; blocked: number; ooo: number;
+        businessDate: string;
+        currency: string;
+        amountScale: number;
+        arrivals: number;
+        departures: number;
+        inHouse: number;
+        revenue: string;
+        total: number;
+        sold: number;
+        blocked: number;
+        ooo: number;
       }>(dashboardSql, [propertyId]);
       if (row === undefined) throw new AppError("not_found", "Property not found.");
       return {
@@ -130,12 +151,23 @@ export function createStatsService(deps: { pool: pg.Pool }): StatsService {
     },
 
     async forecast(propertyId, input) {
-      if (!Number.isInteger(input.year) || input.year < 2000 || input.year > 2100) throw invalidField("year", "2000 to 2100");
+      if (!Number.isInteger(input.year) || input.year < 2000 || input.year > 2100)
+        throw invalidField("year", "2000 to 2100");
       if (!Number.isInteger(input.month) || input.month < 1 || input.month > 12) throw invalidField("month", "1 to 12");
       const from = `${input.year}-${String(input.month).padStart(2, "0")}-01`;
-      const to = input.month === 12 ? `${input.year + 1}-01-01` : `${input.year}-${String(input.month + 1).padStart(2, "0")}-01`;
-      const [property, days] = await Promise.all([propertyById(reads, propertyId), occupancyDays(reads, propertyId, from, to, input.includeOptions)]);
-      return { year: input.year, month: input.month, currency: property.currency, amountScale: property.amountScale, days };
+      const to =
+        input.month === 12 ? `${input.year + 1}-01-01` : `${input.year}-${String(input.month + 1).padStart(2, "0")}-01`;
+      const [property, days] = await Promise.all([
+        propertyById(reads, propertyId),
+        occupancyDays(reads, propertyId, from, to, input.includeOptions),
+      ]);
+      return {
+        year: input.year,
+        month: input.month,
+        currency: property.currency,
+        amountScale: property.amountScale,
+        days,
+      };
     },
   };
 }

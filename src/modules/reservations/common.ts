@@ -30,8 +30,14 @@ export async function requireReservation(tx: Tx, propertyId: string, id: string,
 /** Event rows for a finished change, the ARI feed entries of its availability hints, then the change sequence (last, see bumpChangeSeq). */
 export async function finishChange(tx: Tx, r: Reservation, events: readonly NewEvent[]): Promise<Reservation> {
   await recordEvents(tx, events);
-  const hints = events.filter((e) => e.type === "availability.changed").map((e) => e.data as { from: string; to: string; roomTypes: string[]; reason: AriReason });
-  await recordAriChanges(tx, r.propertyId, hints.map((h) => ({ reason: h.reason, from: h.from, to: h.to, roomTypes: h.roomTypes, ratePlans: [] })), events[0]?.occurredAt ?? r.updatedAt);
+  const hints = events
+    .filter((e) => e.type === "availability.changed")
+    .map((e) => e.data as { from: string; to: string; roomTypes: string[]; reason: AriReason });
+  await recordAriChanges(
+    tx,
+    r.propertyId,
+    hints.map((h) => ({ reason: h.reason, from: h.from, to: h.to, roomTypes: h.roomTypes, ratePlans: [] })),
+    events[0]?.occurredAt ?? r.updatedAt,
+  );
   return { ...r, changeSeq: await repo.bumpChangeSeq(tx, r.propertyId, r.id) };
 }
-

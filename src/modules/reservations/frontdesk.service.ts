@@ -34,21 +34,34 @@ function lineOf(r: Reservation, lineId: string) {
 export function createFrontDesk(deps: { transact: Transact; clock: Clock }): FrontDesk {
   const { transact, clock } = deps;
 
-  async function assignInTx(tx: Tx, propertyId: string, reservationId: string, lineId: string, roomId: string): Promise<void> {
+  async function assignInTx(
+    tx: Tx,
+    propertyId: string,
+    reservationId: string,
+    lineId: string,
+    roomId: string,
+  ): Promise<void> {
     const r = await requireReservation(tx, propertyId, reservationId, false);
     const line = lineOf(r, lineId);
-    if (line.checkedInAt !== null && line.roomId !== roomId) throw new AppError("conflict", "The room line is checked in; its room cannot change.");
+    if (line.checkedInAt !== null && line.roomId !== roomId)
+      throw new AppError("conflict", "The room line is checked in; its room cannot change.");
     // The room row lock serialises every assignment and check-in of this room.
     const room = await findRoom(tx, propertyId, requireId(roomId, "Room"), true);
     if (room === undefined) throw new AppError("not_found", "Room not found.");
-    if (room.roomTypeId !== line.roomTypeId) throw invalidField("roomId", "the room is not of the room line's room type", "validation_failed");
+    if (room.roomTypeId !== line.roomTypeId)
+      throw invalidField("roomId", "the room is not of the room line's room type", "validation_failed");
     if (room.status === "OUT_OF_ORDER") throw new AppError("conflict", "The room is out of order.");
     const ooo = await outOfOrderRanges(tx, propertyId, room.id, r.arrivalDate);
-    if (ooo.some((range) => range.fromDate < r.departureDate)) throw new AppError("conflict", "The room is out of order during the stay.");
+    if (ooo.some((range) => range.fromDate < r.departureDate))
+      throw new AppError("conflict", "The room is out of order during the stay.");
     if (await repo.roomTakenBetween(tx, propertyId, room.id, line.id, r.arrivalDate, r.departureDate)) {
       throw new AppError("conflict", "The room is assigned to another reservation on overlapping dates.");
     }
-    await tx.query("update reservation_rooms set room_id = $3 where property_id = $1 and id = $2", [propertyId, line.id, room.id]);
+    await tx.query("update reservation_rooms set room_id = $3 where property_id = $1 and id = $2", [
+      propertyId,
+      line.id,
+      room.id,
+    ]);
   }
 
   async function markNoShowInTx(tx: Tx, propertyId: string, reservationId: string): Promise<void> {
@@ -58,20 +71,45 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
     for (const l of [...before.rooms].sort((a, b) => (a.roomTypeId < b.roomTypeId ? -1 : 1))) {
       await releaseRooms(tx, propertyId, l.roomTypeId, "sold", before.arrivalDate, before.departureDate);
     }
-    await tx.query("update reservations set status = 'NO_SHOW', updated_at = $3 where property_id = $1 and id = $2", [propertyId, before.id, now]);
+    await tx.query("update reservations set status = 'NO_SHOW', updated_at = $3 where property_id = $1 and id = $2", [
+      propertyId,
+      before.id,
+      now,
+    ]);
     const r = await requireReservation(tx, propertyId, before.id, false);
-    await finishChange(tx, r, [reservationEvent("reservation.updated", r, now), ...availabilityEvents(propertyId, r.arrivalDate, r.departureDate, r.rooms.map((l) => l.roomTypeCode), now)]);
+    await finishChange(tx, r, [
+      reservationEvent("reservation.updated", r, now),
+      ...availabilityEvents(
+        propertyId,
+        r.arrivalDate,
+        r.departureDate,
+        r.rooms.map((l) => l.roomTypeCode),
+        now,
+      ),
+    ]);
   }
 
   async function writable(tx: Tx, actor: Actor, reservationId: string): Promise<Reservation> {
     const r = await requireReservation(tx, actor.propertyId, reservationId, true);
-    if (!holdsInventory.has(r.status)) throw new AppError("invalid_transition", `A ${r.status} reservation cannot be changed.`);
+    if (!holdsInventory.has(r.status))
+      throw new AppError("invalid_transition", `A ${r.status} reservation cannot be changed.`);
     return r;
   }
 
   async function touch(tx: Tx, actor: Actor, id: string, now: Date, status?: string): Promise<Reservation> {
-    if (status === undefined) await tx.query("update reservations set updated_at = $3 where property_id = $1 and id = $2", [actor.propertyId, id, now]);
-    else await tx.query("update reservations set status = $4, updated_at = $3 where property_id = $1 and id = $2", [actor.propertyId, id, now, status]);
+    if (status === undefined)
+      await tx.query("update reservations set updated_at = $3 where property_id = $1 and id = $2", [
+        actor.propertyId,
+        id,
+        now,
+      ]);
+    else
+      await tx.query("update reservations set status = $4, updated_at = $3 where property_id = $1 and id = $2", [
+        actor.propertyId,
+        id,
+        now,
+        status,
+      ]);
     return requireReservation(tx, actor.propertyId, id, false);
   }
 
@@ -94,18 +132,32 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
         const before = await writable(tx, actor, reservationId);
         const line = lineOf(before, lineId);
         if (line.checkedInAt !== null) throw new AppError("conflict", "The room line is already checked in.");
-        if (property.businessDate < before.arrivalDate) throw new AppError("conflict", `Check-in opens on the arrival date ${before.arrivalDate} (business date ${property.businessDate}).`);
-        if (property.businessDate >= before.departureDate) throw new AppError("conflict", "The stay has ended; check-in is closed.");
+        if (property.businessDate < before.arrivalDate)
+          throw new AppError(
+            "conflict",
+            `Check-in opens on the arrival date ${before.arrivalDate} (business date ${property.businessDate}).`,
+          );
+        if (property.businessDate >= before.departureDate)
+          throw new AppError("conflict", "The stay has ended; check-in is closed.");
         const targetRoom = roomId ?? line.roomId;
         if (targetRoom === null) throw invalidField("roomId", "assign a room before check-in", "validation_failed");
         await assignInTx(tx, actor.propertyId, before.id, line.id, targetRoom);
         const room = (await findRoom(tx, actor.propertyId, targetRoom, true))!;
-        if (room.status !== "CLEAN" && room.status !== "INSPECTED") throw new AppError("conflict", `The room is ${room.status}; it must be CLEAN or INSPECTED.`);
-        if (await repo.roomOccupied(tx, actor.propertyId, room.id, line.id)) throw new AppError("conflict", "Another guest is in this room.");
+        if (room.status !== "CLEAN" && room.status !== "INSPECTED")
+          throw new AppError("conflict", `The room is ${room.status}; it must be CLEAN or INSPECTED.`);
+        if (await repo.roomOccupied(tx, actor.propertyId, room.id, line.id))
+          throw new AppError("conflict", "Another guest is in this room.");
         if (before.status !== "IN_HOUSE") assertTransition(before.status, "IN_HOUSE");
-        await tx.query("update reservation_rooms set checked_in_at = $3 where property_id = $1 and id = $2", [actor.propertyId, line.id, now]);
+        await tx.query("update reservation_rooms set checked_in_at = $3 where property_id = $1 and id = $2", [
+          actor.propertyId,
+          line.id,
+          now,
+        ]);
         const r = await touch(tx, actor, before.id, now, "IN_HOUSE");
-        return finishChange(tx, r, [roomLineEvent("guest.checked_in", r, lineOf(r, line.id), now), reservationEvent("reservation.updated", r, now)]);
+        return finishChange(tx, r, [
+          roomLineEvent("guest.checked_in", r, lineOf(r, line.id), now),
+          reservationEvent("reservation.updated", r, now),
+        ]);
       }),
 
     checkOut: (actor, reservationId, lineId) =>
@@ -113,13 +165,22 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
         const now = clock.now();
         const before = await requireReservation(tx, actor.propertyId, reservationId, true);
         const line = lineOf(before, lineId);
-        if (before.status !== "IN_HOUSE" || line.checkedInAt === null) throw new AppError("invalid_transition", "The room line is not checked in.");
-        if (line.checkedOutAt !== null) throw new AppError("invalid_transition", "The room line is already checked out.");
-        await tx.query("update reservation_rooms set checked_out_at = $3 where property_id = $1 and id = $2", [actor.propertyId, line.id, now]);
+        if (before.status !== "IN_HOUSE" || line.checkedInAt === null)
+          throw new AppError("invalid_transition", "The room line is not checked in.");
+        if (line.checkedOutAt !== null)
+          throw new AppError("invalid_transition", "The room line is already checked out.");
+        await tx.query("update reservation_rooms set checked_out_at = $3 where property_id = $1 and id = $2", [
+          actor.propertyId,
+          line.id,
+          now,
+        ]);
         if (line.roomId !== null) await updateRoomStatus(tx, actor.propertyId, line.roomId, "DIRTY", now);
         const stillIn = before.rooms.some((l) => l.id !== line.id && l.checkedInAt !== null && l.checkedOutAt === null);
         const r = await touch(tx, actor, before.id, now, stillIn ? undefined : "CHECKED_OUT");
-        return finishChange(tx, r, [roomLineEvent("guest.checked_out", r, lineOf(r, line.id), now), reservationEvent("reservation.updated", r, now)]);
+        return finishChange(tx, r, [
+          roomLineEvent("guest.checked_out", r, lineOf(r, line.id), now),
+          reservationEvent("reservation.updated", r, now),
+        ]);
       }),
 
     markNoShowInTx,

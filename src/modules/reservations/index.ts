@@ -22,10 +22,28 @@ export {
   type Actor,
 } from "./reservation.service.ts";
 export type { Reservation, ReservationSummary, RoomLine } from "./reservation.repository.ts";
-export { changeFeed, changeFeedHead, countInStatus, findByExternalReference, findByProviderReference } from "./reservation.repository.ts";
-export { transitions, canTransition, holdsInventory, reservationStatuses, reservationSources, type ReservationStatus, type ReservationSource } from "./transitions.ts";
+export {
+  changeFeed,
+  changeFeedHead,
+  countInStatus,
+  findByExternalReference,
+  findByProviderReference,
+} from "./reservation.repository.ts";
+export {
+  transitions,
+  canTransition,
+  holdsInventory,
+  reservationStatuses,
+  reservationSources,
+  type ReservationStatus,
+  type ReservationSource,
+} from "./transitions.ts";
 export { reservationData, roomLineData } from "./reservation.events.ts";
 
 export function createReservationsModule(deps: Deps, service: ReservationService): Module {
-  return { name: "reservations", services: reservationRpcServices, registerRpc: (router) => registerReservationRpc(router, service, deps.db.pool) };
+  return {
+    name: "reservations",
+    services: reservationRpcServices,
+    registerRpc: (router) => registerReservationRpc(router, service, deps.db.pool),
+  };
 }

@@ -6,14 +6,27 @@ import { type Queryable } from "../../db/queryable.ts";
  * The nightly prices of a stay from the daily price table. Every night must have a price: a gap means the
  * rate is not sold on that date (422).
  */
-export async function stayPrices(q: Queryable, propertyId: string, ratePlanId: string, roomTypeId: string, arrival: string, departure: string, field: string): Promise<bigint[]> {
+export async function stayPrices(
+  q: Queryable,
+  propertyId: string,
+  ratePlanId: string,
+  roomTypeId: string,
+  arrival: string,
+  departure: string,
+  field: string,
+): Promise<bigint[]> {
   const prices = await nightlyPrices(q, propertyId, ratePlanId, roomTypeId, arrival, departure);
-  return everyNightPriced(prices.map((p) => p.amountMinor), daysBetween(arrival, departure), field);
+  return everyNightPriced(
+    prices.map((p) => p.amountMinor),
+    daysBetween(arrival, departure),
+    field,
+  );
 }
 
 /** The listed prices of a stay's `nights`, checked to have one for every night (see stayPrices). */
 export function everyNightPriced(listed: bigint[], nights: number, field: string): bigint[] {
-  if (listed.length !== nights) throw invalidField(field, "the rate plan has no price for every night of the stay", "validation_failed");
+  if (listed.length !== nights)
+    throw invalidField(field, "the rate plan has no price for every night of the stay", "validation_failed");
   return listed;
 }
 
@@ -26,12 +39,21 @@ export function sum(values: readonly bigint[]): bigint {
  * otherwise, only when the request asked for a price override, the amount spread evenly, the remainder on the
  * first nights. Whether the caller may override is checked before (see CreateReservationInput.priceOverride).
  */
-export function chargedNights(listed: readonly bigint[], amount: bigint | undefined, priceOverride: boolean, field: string): bigint[] {
+export function chargedNights(
+  listed: readonly bigint[],
+  amount: bigint | undefined,
+  priceOverride: boolean,
+  field: string,
+): bigint[] {
   const total = sum(listed);
   if (amount === undefined || amount === total) return [...listed];
   if (amount < 0n) throw invalidField(field, "must not be negative");
   if (!priceOverride) {
-    throw new AppError("validation_failed", `${field}: ${amount} does not match the price of the stay (${total}); set priceOverride to charge another amount.`, { details: [{ field, reason: `expected ${total}` }] });
+    throw new AppError(
+      "validation_failed",
+      `${field}: ${amount} does not match the price of the stay (${total}); set priceOverride to charge another amount.`,
+      { details: [{ field, reason: `expected ${total}` }] },
+    );
   }
   const n = BigInt(listed.length);
   const base = amount / n;

@@ -24,7 +24,12 @@ export function summaryOf(r: Reservation): ReservationSummary {
 /** The spec's reservation data as an event payload (JSON: ISO timestamps; null for no external reference, as on every face). */
 export function reservationData(r: Reservation): ReservationEventData {
   const s = summaryOf(r);
-  return { ...s, cancelledAt: s.cancelledAt?.toISOString() ?? null, createdAt: s.createdAt.toISOString(), updatedAt: s.updatedAt.toISOString() };
+  return {
+    ...s,
+    cancelledAt: s.cancelledAt?.toISOString() ?? null,
+    createdAt: s.createdAt.toISOString(),
+    updatedAt: s.updatedAt.toISOString(),
+  };
 }
 
 /** Distinct room type codes in code order (as the connectivity reservation list shows them). */
@@ -55,12 +60,30 @@ export function reservationEvent(type: ReservationEventType, r: Reservation, at:
   return { propertyId: r.propertyId, type, occurredAt: at, data: reservationData(r) };
 }
 
-export function roomLineEvent(type: "guest.checked_in" | "guest.checked_out", r: Reservation, line: RoomLine, at: Date): NewEvent {
+export function roomLineEvent(
+  type: "guest.checked_in" | "guest.checked_out",
+  r: Reservation,
+  line: RoomLine,
+  at: Date,
+): NewEvent {
   return { propertyId: r.propertyId, type, occurredAt: at, data: roomLineData(r, line) };
 }
 
 /** Hint that availability moved for these dates and room types (read the numbers from availability); none when nothing moved. */
-export function availabilityEvents(propertyId: string, from: string, to: string, roomTypes: string[], at: Date): NewEvent[] {
+export function availabilityEvents(
+  propertyId: string,
+  from: string,
+  to: string,
+  roomTypes: string[],
+  at: Date,
+): NewEvent[] {
   if (roomTypes.length === 0 || from >= to) return [];
-  return [{ propertyId, type: "availability.changed", occurredAt: at, data: { from, to, toExclusive: true, roomTypes: [...new Set(roomTypes)].sort(), reason: "reservation" } }];
+  return [
+    {
+      propertyId,
+      type: "availability.changed",
+      occurredAt: at,
+      data: { from, to, toExclusive: true, roomTypes: [...new Set(roomTypes)].sort(), reason: "reservation" },
+    },
+  ];
 }

@@ -49,8 +49,16 @@ export interface Reservation {
   rooms: RoomLine[];
 }
 
-type Row = Omit<Reservation, "totalMinor" | "changeSeq" | "rooms" | "rateDifferenceMinor"> & { totalMinor: string; changeSeq: string | null; rateDifferenceMinor: string | null };
-type LineRow = Omit<RoomLine, "nightlyMinor" | "totalMinor"> & { reservationId: string; nightlyMinor: string[]; totalMinor: string };
+type Row = Omit<Reservation, "totalMinor" | "changeSeq" | "rooms" | "rateDifferenceMinor"> & {
+  totalMinor: string;
+  changeSeq: string | null;
+  rateDifferenceMinor: string | null;
+};
+type LineRow = Omit<RoomLine, "nightlyMinor" | "totalMinor"> & {
+  reservationId: string;
+  nightlyMinor: string[];
+  totalMinor: string;
+};
 
 const reservationCols = `r.id, r.property_id as "propertyId", r.code, r.status, r.source, r.provider, r.channel, r.external_reference as "externalReference",
   r.holder_name as "holderName", to_char(r.arrival_date, 'YYYY-MM-DD') as "arrivalDate", to_char(r.departure_date, 'YYYY-MM-DD') as "departureDate",
@@ -93,7 +101,12 @@ async function withLines(q: Queryable, propertyId: string, rows: Row[]): Promise
 }
 
 /** One reservation of the property with its lines; `lock` takes the row lock that serialises its writers. */
-export async function findReservation(q: Queryable, propertyId: string, id: string, lock = false): Promise<Reservation | undefined> {
+export async function findReservation(
+  q: Queryable,
+  propertyId: string,
+  id: string,
+  lock = false,
+): Promise<Reservation | undefined> {
   const rows = await q.query<Row>(
     `select ${reservationCols} from reservations r join properties p on p.id = r.property_id
       where r.property_id = $1 and r.id = $2${lock ? " for update of r" : ""}`,
@@ -103,7 +116,13 @@ export async function findReservation(q: Queryable, propertyId: string, id: stri
 }
 
 /** A booking is identified by (provider, channel, external reference); provider and channel may be null. */
-export async function findByExternalReference(q: Queryable, propertyId: string, provider: string | null, channel: string | null, externalReference: string): Promise<string | undefined> {
+export async function findByExternalReference(
+  q: Queryable,
+  propertyId: string,
+  provider: string | null,
+  channel: string | null,
+  externalReference: string,
+): Promise<string | undefined> {
   const [row] = await q.query<{ id: string }>(
     "select id from reservations where property_id = $1 and coalesce(provider, '') = $2 and coalesce(channel, '') = $3 and external_reference = $4",
     [propertyId, provider ?? "", channel ?? "", externalReference],
@@ -112,8 +131,16 @@ export async function findByExternalReference(q: Queryable, propertyId: string, 
 }
 
 /** The bookings of one provider with this reference, whatever their channel (at most a few). */
-export async function findByProviderReference(q: Queryable, propertyId: string, provider: string, externalReference: string): Promise<string[]> {
-  const rows = await q.query<{ id: string }>("select id from reservations where property_id = $1 and provider = $2 and external_reference = $3 limit 2", [propertyId, provider, externalReference]);
+export async function findByProviderReference(
+  q: Queryable,
+  propertyId: string,
+  provider: string,
+  externalReference: string,
+): Promise<string[]> {
+  const rows = await q.query<{ id: string }>(
+    "select id from reservations where property_id = $1 and provider = $2 and external_reference = $3 limit 2",
+    [propertyId, provider, externalReference],
+  );
   return rows.map((r) => r.id);
 }
 
@@ -123,7 +150,19 @@ export async function findByProviderReference(q: Queryable, propertyId: string, 
  */
 export type ReservationSummary = Pick<
   Reservation,
-  "id" | "code" | "status" | "source" | "externalReference" | "channel" | "arrivalDate" | "departureDate" | "adults" | "children" | "cancelledAt" | "createdAt" | "updatedAt"
+  | "id"
+  | "code"
+  | "status"
+  | "source"
+  | "externalReference"
+  | "channel"
+  | "arrivalDate"
+  | "departureDate"
+  | "adults"
+  | "children"
+  | "cancelledAt"
+  | "createdAt"
+  | "updatedAt"
 > & { roomTypes: string[] };
 
 /**
@@ -131,7 +170,13 @@ export type ReservationSummary = Pick<
  * from a per-property counter row held until commit, so sequence order is commit order: a reader that resumes
  * after the last seq it saw never skips a change committed later.
  */
-export async function changeFeed(q: Queryable, propertyId: string, after: bigint, updatedSince: Date | undefined, limit: number): Promise<(ReservationSummary & { changeSeq: string })[]> {
+export async function changeFeed(
+  q: Queryable,
+  propertyId: string,
+  after: bigint,
+  updatedSince: Date | undefined,
+  limit: number,
+): Promise<(ReservationSummary & { changeSeq: string })[]> {
   return q.query(
     `select r.id, r.code, r.status, r.source, r.external_reference as "externalReference", r.channel,
             to_char(r.arrival_date, 'YYYY-MM-DD') as "arrivalDate", to_char(r.departure_date, 'YYYY-MM-DD') as "departureDate",
@@ -149,10 +194,35 @@ export async function changeFeed(q: Queryable, propertyId: string, after: bigint
 
 export type NewReservation = Pick<
   Reservation,
-  "id" | "propertyId" | "status" | "source" | "provider" | "channel" | "externalReference" | "holderName" | "arrivalDate" | "departureDate" | "adults" | "children" | "notes" | "totalMinor" | "currency" | "createdAt" | "rateDifferenceMinor" | "restrictionOverrides"
+  | "id"
+  | "propertyId"
+  | "status"
+  | "source"
+  | "provider"
+  | "channel"
+  | "externalReference"
+  | "holderName"
+  | "arrivalDate"
+  | "departureDate"
+  | "adults"
+  | "children"
+  | "notes"
+  | "totalMinor"
+  | "currency"
+  | "createdAt"
+  | "rateDifferenceMinor"
+  | "restrictionOverrides"
 > & {
   /** In position order. */
-  lines: { id: string; roomTypeId: string; ratePlanId: string; adults: number; children: number; nightlyMinor: readonly bigint[]; totalMinor: bigint }[];
+  lines: {
+    id: string;
+    roomTypeId: string;
+    ratePlanId: string;
+    adults: number;
+    children: number;
+    nightlyMinor: readonly bigint[];
+    totalMinor: bigint;
+  }[];
   /** Set when the amounts charged differ from the daily prices (an explicit, permitted override). */
   priceOverride?: { by: string; at: Date; listedMinor: bigint } | null;
 };
@@ -179,12 +249,34 @@ export async function insertReservation(q: Queryable, r: NewReservation): Promis
      )
      select code from r`,
     [
-      r.id, r.propertyId, r.status, r.source, r.channel, r.externalReference, r.holderName, r.arrivalDate, r.departureDate,
-      r.adults, r.children, r.notes, r.totalMinor.toString(), r.currency, r.createdAt,
-      r.lines.map((l) => l.id), r.lines.map((l) => l.roomTypeId), r.lines.map((l) => l.ratePlanId), r.lines.map((l) => l.adults), r.lines.map((l) => l.children),
-      r.lines.map((l) => `{${l.nightlyMinor.join(",")}}`), r.lines.map((l) => l.totalMinor.toString()),
-      r.priceOverride?.by ?? null, r.priceOverride?.at ?? null, r.priceOverride?.listedMinor.toString() ?? null,
-      r.provider, r.rateDifferenceMinor?.toString() ?? null, r.restrictionOverrides,
+      r.id,
+      r.propertyId,
+      r.status,
+      r.source,
+      r.channel,
+      r.externalReference,
+      r.holderName,
+      r.arrivalDate,
+      r.departureDate,
+      r.adults,
+      r.children,
+      r.notes,
+      r.totalMinor.toString(),
+      r.currency,
+      r.createdAt,
+      r.lines.map((l) => l.id),
+      r.lines.map((l) => l.roomTypeId),
+      r.lines.map((l) => l.ratePlanId),
+      r.lines.map((l) => l.adults),
+      r.lines.map((l) => l.children),
+      r.lines.map((l) => `{${l.nightlyMinor.join(",")}}`),
+      r.lines.map((l) => l.totalMinor.toString()),
+      r.priceOverride?.by ?? null,
+      r.priceOverride?.at ?? null,
+      r.priceOverride?.listedMinor.toString() ?? null,
+      r.provider,
+      r.rateDifferenceMinor?.toString() ?? null,
+      r.restrictionOverrides,
     ],
   );
   return row?.code;
@@ -201,7 +293,10 @@ export interface ListFilter {
 
 /** The current head of the property's reservation change sequence (0 before the first change). */
 export async function changeFeedHead(q: Queryable, propertyId: string): Promise<bigint> {
-  const [row] = await q.query<{ seq: string }>("select change_seq::text as seq from property_counters where property_id = $1", [propertyId]);
+  const [row] = await q.query<{ seq: string }>(
+    "select change_seq::text as seq from property_counters where property_id = $1",
+    [propertyId],
+  );
   return BigInt(row?.seq ?? "0");
 }
 
@@ -214,7 +309,15 @@ export async function listReservations(q: Queryable, propertyId: string, f: List
         and ($4::date is null or r.arrival_date >= $4::date) and ($5::date is null or r.arrival_date < $5::date)
         and ($6::timestamptz is null or r.updated_at >= $6)
       order by r.change_seq limit $7`,
-    [propertyId, f.afterSeq.toString(), f.statuses, f.arrivalFrom ?? null, f.arrivalTo ?? null, f.updatedSince ?? null, f.limit],
+    [
+      propertyId,
+      f.afterSeq.toString(),
+      f.statuses,
+      f.arrivalFrom ?? null,
+      f.arrivalTo ?? null,
+      f.updatedSince ?? null,
+      f.limit,
+    ],
   );
   return withLines(q, propertyId, rows);
 }
@@ -234,7 +337,14 @@ export async function bumpChangeSeq(q: Queryable, propertyId: string, reservatio
 }
 
 /** Another active line holding this room on overlapping dates (an assignment conflict), if any. */
-export async function roomTakenBetween(q: Queryable, propertyId: string, roomId: string, exceptLineId: string, arrival: string, departure: string): Promise<boolean> {
+export async function roomTakenBetween(
+  q: Queryable,
+  propertyId: string,
+  roomId: string,
+  exceptLineId: string,
+  arrival: string,
+  departure: string,
+): Promise<boolean> {
   const rows = await q.query(
     `select 1 from reservation_rooms rr join reservations r on r.property_id = rr.property_id and r.id = rr.reservation_id
       where rr.property_id = $1 and rr.room_id = $2 and rr.id <> $3 and rr.checked_out_at is null
@@ -245,7 +355,12 @@ export async function roomTakenBetween(q: Queryable, propertyId: string, roomId:
 }
 
 /** Someone is in the room right now (checked in, not out). */
-export async function roomOccupied(q: Queryable, propertyId: string, roomId: string, exceptLineId: string): Promise<boolean> {
+export async function roomOccupied(
+  q: Queryable,
+  propertyId: string,
+  roomId: string,
+  exceptLineId: string,
+): Promise<boolean> {
   const rows = await q.query(
     "select 1 from reservation_rooms where property_id = $1 and room_id = $2 and id <> $3 and checked_in_at is not null and checked_out_at is null limit 1",
     [propertyId, roomId, exceptLineId],
@@ -254,7 +369,12 @@ export async function roomOccupied(q: Queryable, propertyId: string, roomId: str
 }
 
 /** How many of these reservations are in the status (for checks over ids another module found). */
-export async function countInStatus(q: Queryable, propertyId: string, reservationIds: readonly string[], status: string): Promise<number> {
+export async function countInStatus(
+  q: Queryable,
+  propertyId: string,
+  reservationIds: readonly string[],
+  status: string,
+): Promise<number> {
   if (reservationIds.length === 0) return 0;
   const [r] = await q.query<{ n: number }>(
     "select count(*)::int as n from reservations where property_id = $1 and id = any($2::uuid[]) and status = $3",
@@ -264,7 +384,12 @@ export async function countInStatus(q: Queryable, propertyId: string, reservatio
 }
 
 /** The reservation a channel knows by its own reference (id and status), if any. */
-export async function findChannelReservation(q: Queryable, propertyId: string, channel: string, externalReference: string): Promise<{ id: string; status: string } | undefined> {
+export async function findChannelReservation(
+  q: Queryable,
+  propertyId: string,
+  channel: string,
+  externalReference: string,
+): Promise<{ id: string; status: string } | undefined> {
   const [r] = await q.query<{ id: string; status: string }>(
     "select id, status from reservations where property_id = $1 and channel = $2 and external_reference = $3",
     [propertyId, channel, externalReference],

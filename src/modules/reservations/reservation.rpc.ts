@@ -24,7 +24,8 @@ function statusIn(value: StatusEnum): ReservationStatus | undefined {
 
 function bookableStatus(value: StatusEnum): "TENTATIVE" | "GUARANTEED" | undefined {
   const s = statusIn(value);
-  if (s !== undefined && s !== "TENTATIVE" && s !== "GUARANTEED") throw invalidField("status", "TENTATIVE or GUARANTEED");
+  if (s !== undefined && s !== "TENTATIVE" && s !== "GUARANTEED")
+    throw invalidField("status", "TENTATIVE or GUARANTEED");
   return s;
 }
 
@@ -35,7 +36,14 @@ function sourceIn(value: SourceEnum): ReservationSource {
   return name;
 }
 
-const lineIn = (l: RoomLineInputMsg): RoomLineInput => ({ roomTypeId: l.roomTypeId, ratePlanId: l.ratePlanId, roomId: l.roomId, adults: l.adults, children: l.children, amountMinor: l.amountMinor });
+const lineIn = (l: RoomLineInputMsg): RoomLineInput => ({
+  roomTypeId: l.roomTypeId,
+  ratePlanId: l.ratePlanId,
+  roomId: l.roomId,
+  adults: l.adults,
+  children: l.children,
+  amountMinor: l.amountMinor,
+});
 
 export function reservationOut(r: Reservation) {
   return {
@@ -85,8 +93,16 @@ export function registerReservationRpc(router: ConnectRouter, service: Reservati
     if (propertyCode === "" && principal.kind !== "staff") {
       throw invalidField("propertyCode", "is required");
     }
-    const property = await requireProperty({ pool }, principal, propertyCode === "" && principal.kind === "staff" ? principal.activePropertyId : propertyCode);
-    return { propertyId: property.id, canOverridePrice: holds(principal, "reservations.override_price"), by: principal.kind === "staff" ? `user:${principal.userId}` : `client:${principal.clientId}` };
+    const property = await requireProperty(
+      { pool },
+      principal,
+      propertyCode === "" && principal.kind === "staff" ? principal.activePropertyId : propertyCode,
+    );
+    return {
+      propertyId: property.id,
+      canOverridePrice: holds(principal, "reservations.override_price"),
+      by: principal.kind === "staff" ? `user:${principal.userId}` : `client:${principal.clientId}`,
+    };
   };
   router.service(ReservationRpc, {
     async createReservation(req, ctx) {
@@ -115,24 +131,56 @@ export function registerReservationRpc(router: ConnectRouter, service: Reservati
         holderName: req.holderName,
         notes: req.notes,
         status: bookableStatus(req.status),
-        rooms: req.rooms.map((c) => ({ reservationRoomId: c.reservationRoomId, roomTypeId: c.roomTypeId, ratePlanId: c.ratePlanId, adults: c.adults, children: c.children })),
+        rooms: req.rooms.map((c) => ({
+          reservationRoomId: c.reservationRoomId,
+          roomTypeId: c.roomTypeId,
+          ratePlanId: c.ratePlanId,
+          adults: c.adults,
+          children: c.children,
+        })),
       });
       return { reservation: reservationOut(r) };
     },
     async cancelReservation(req, ctx) {
-      return { reservation: reservationOut(await service.cancel(await actorOf(ctx, req.propertyCode), req.reservationId)) };
+      return {
+        reservation: reservationOut(await service.cancel(await actorOf(ctx, req.propertyCode), req.reservationId)),
+      };
     },
     async assignRoom(req, ctx) {
-      return { reservation: reservationOut(await service.assignRoom(await actorOf(ctx, req.propertyCode), req.reservationId, req.reservationRoomId, req.roomId)) };
+      return {
+        reservation: reservationOut(
+          await service.assignRoom(
+            await actorOf(ctx, req.propertyCode),
+            req.reservationId,
+            req.reservationRoomId,
+            req.roomId,
+          ),
+        ),
+      };
     },
     async checkInRoomLine(req, ctx) {
-      return { reservation: reservationOut(await service.checkIn(await actorOf(ctx, req.propertyCode), req.reservationId, req.reservationRoomId, req.roomId)) };
+      return {
+        reservation: reservationOut(
+          await service.checkIn(
+            await actorOf(ctx, req.propertyCode),
+            req.reservationId,
+            req.reservationRoomId,
+            req.roomId,
+          ),
+        ),
+      };
     },
     async checkOutRoomLine(req, ctx) {
-      return { reservation: reservationOut(await service.checkOut(await actorOf(ctx, req.propertyCode), req.reservationId, req.reservationRoomId)) };
+      return {
+        reservation: reservationOut(
+          await service.checkOut(await actorOf(ctx, req.propertyCode), req.reservationId, req.reservationRoomId),
+        ),
+      };
     },
     async getReservation(req, ctx) {
-      return { reservation: reservationOut(await service.get(await actorOf(ctx, req.propertyCode), req.reservationId)) };
+      return {
+        reservation: reservationOut(await service.get(await actorOf(ctx, req.propertyCode), req.reservationId)),
+      };
     },
     async listReservations(req, ctx) {
       const actor = await actorOf(ctx, req.propertyCode);
@@ -145,7 +193,11 @@ export function registerReservationRpc(router: ConnectRouter, service: Reservati
         cursor: req.cursor,
         limit: req.limit === 0 ? 100 : req.limit,
       });
-      return { reservations: page.reservations.map(reservationOut), nextCursor: page.nextCursor, hasMore: page.hasMore };
+      return {
+        reservations: page.reservations.map(reservationOut),
+        nextCursor: page.nextCursor,
+        hasMore: page.hasMore,
+      };
     },
   });
 }

@@ -3,14 +3,33 @@ import type { Transact, Tx } from "../../db/transaction.ts";
 import { AppError, invalidField } from "../../errors.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId, requireId } from "../../lib/ids.ts";
-import { findRatePlan, parseDate, maxDate, parseRange, quoteStay, releaseRooms, requireRoomType, restrictionError, stayViolations, takeRooms, type StayLine } from "../inventory/index.ts";
+import {
+  findRatePlan,
+  parseDate,
+  maxDate,
+  parseRange,
+  quoteStay,
+  releaseRooms,
+  requireRoomType,
+  restrictionError,
+  stayViolations,
+  takeRooms,
+  type StayLine,
+} from "../inventory/index.ts";
 import { poolQueryable, type Queryable } from "../../db/queryable.ts";
 import { propertyById, type PropertyRow } from "../properties/index.ts";
 import { chargedNights, everyNightPriced, stayPrices, sum } from "./pricing.ts";
 import * as repo from "./reservation.repository.ts";
 import type { Reservation } from "./reservation.repository.ts";
 import { availabilityEvents, reservationEvent } from "./reservation.events.ts";
-import { assertTransition, holdsInventory, reservationSources, reservationStatuses, type ReservationSource, type ReservationStatus } from "./transitions.ts";
+import {
+  assertTransition,
+  holdsInventory,
+  reservationSources,
+  reservationStatuses,
+  type ReservationSource,
+  type ReservationStatus,
+} from "./transitions.ts";
 import { createFrontDesk, type FrontDesk } from "./frontdesk.service.ts";
 import { finishChange, requireReservation, type Actor } from "./common.ts";
 
@@ -81,7 +100,10 @@ export interface ReservationService extends FrontDesk {
   update(actor: Actor, reservationId: string, input: UpdateReservationInput): Promise<Reservation>;
   cancel(actor: Actor, reservationId: string): Promise<Reservation>;
   get(actor: Actor, reservationId: string): Promise<Reservation>;
-  list(actor: Actor, input: ListReservationsInput): Promise<{ reservations: Reservation[]; nextCursor: string; hasMore: boolean }>;
+  list(
+    actor: Actor,
+    input: ListReservationsInput,
+  ): Promise<{ reservations: Reservation[]; nextCursor: string; hasMore: boolean }>;
 }
 
 export interface ReservationDeps {
@@ -101,26 +123,44 @@ class DuplicateReference extends Error {
 
 function text(field: string, value: string, max: number, required: boolean): string {
   const t = value.trim();
-  if ((required && t.length === 0) || t.length > max) throw invalidField(field, required ? `1-${max} characters` : `at most ${max} characters`);
+  if ((required && t.length === 0) || t.length > max)
+    throw invalidField(field, required ? `1-${max} characters` : `at most ${max} characters`);
   return t;
 }
 
 function guests(field: string, adults: number, children: number, maxOccupancy: number): void {
   if (!Number.isInteger(adults) || adults < 1) throw invalidField(`${field}.adults`, "at least 1");
   if (!Number.isInteger(children) || children < 0) throw invalidField(`${field}.children`, "0 or more");
-  if (adults + children > maxOccupancy) throw invalidField(`${field}.adults`, `adults + children exceed the room type's max occupancy (${maxOccupancy})`, "validation_failed");
+  if (adults + children > maxOccupancy)
+    throw invalidField(
+      `${field}.adults`,
+      `adults + children exceed the room type's max occupancy (${maxOccupancy})`,
+      "validation_failed",
+    );
 }
 
 function checkStay(property: PropertyRow, arrival: string, departure: string): void {
   parseRange(arrival, departure, maxNights, ["arrivalDate", "departureDate"]);
-  if (arrival < property.businessDate) throw invalidField("arrivalDate", `must not be before the business date ${property.businessDate}`, "validation_failed");
+  if (arrival < property.businessDate)
+    throw invalidField(
+      "arrivalDate",
+      `must not be before the business date ${property.businessDate}`,
+      "validation_failed",
+    );
 }
 
 /**
  * Restrictions on the stay: thrown (409 restricted / 422 validation_failed), or for a channel sale returned as the
  * reasons to record on the booking (the channel already sold it).
  */
-async function checkRestrictions(q: Queryable, actor: Actor, lines: readonly StayLine[], arrival: string, departure: string, arrivalIsNew: boolean): Promise<string[]> {
+async function checkRestrictions(
+  q: Queryable,
+  actor: Actor,
+  lines: readonly StayLine[],
+  arrival: string,
+  departure: string,
+  arrivalIsNew: boolean,
+): Promise<string[]> {
   const v = await stayViolations(q, actor.propertyId, lines, arrival, departure, arrivalIsNew);
   if (actor.channelSale === true) return [...v.closed, ...v.length].map((d) => d.reason);
   const err = restrictionError(v);
@@ -149,26 +189,40 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
   const frontDesk = createFrontDesk(deps);
 
   /** Sorted by room type so concurrent writers lock day rows in one order. */
-  async function moveInventory(tx: Tx, propertyId: string, lines: { roomTypeId: string; from: string; to: string }[], take: boolean): Promise<void> {
-    const sorted = [...lines].sort((a, b) => (a.roomTypeId < b.roomTypeId ? -1 : a.roomTypeId > b.roomTypeId ? 1 : a.from < b.from ? -1 : 1));
+  async function moveInventory(
+    tx: Tx,
+    propertyId: string,
+    lines: { roomTypeId: string; from: string; to: string }[],
+    take: boolean,
+  ): Promise<void> {
+    const sorted = [...lines].sort((a, b) =>
+      a.roomTypeId < b.roomTypeId ? -1 : a.roomTypeId > b.roomTypeId ? 1 : a.from < b.from ? -1 : 1,
+    );
     for (const l of sorted) {
       if (take) await takeRooms(tx, propertyId, l.roomTypeId, "sold", l.from, l.to);
       else await releaseRooms(tx, propertyId, l.roomTypeId, "sold", l.from, l.to);
     }
   }
 
-  async function create(actor: Actor, input: CreateReservationInput): Promise<{ reservation: Reservation; created: boolean }> {
+  async function create(
+    actor: Actor,
+    input: CreateReservationInput,
+  ): Promise<{ reservation: Reservation; created: boolean }> {
     if (!reservationSources.includes(input.source)) throw invalidField("source", reservationSources.join(", "));
     const status = input.status ?? "GUARANTEED";
     if (status !== "TENTATIVE" && status !== "GUARANTEED") throw invalidField("status", "TENTATIVE or GUARANTEED");
     const holderName = text("holderName", input.holderName, 200, true);
     const notes = text("notes", input.notes ?? "", 2000, false);
     const channel = input.channel === null ? null : text("channel", input.channel, 64, true);
-    const provider = input.provider === undefined || input.provider === null ? null : text("provider", input.provider, 64, true);
-    const externalReference = input.externalReference === null ? null : text("externalReference", input.externalReference, 128, true);
-    if (input.rooms.length === 0 || input.rooms.length > maxRoomLines) throw invalidField("rooms", `1 to ${maxRoomLines} room lines`);
+    const provider =
+      input.provider === undefined || input.provider === null ? null : text("provider", input.provider, 64, true);
+    const externalReference =
+      input.externalReference === null ? null : text("externalReference", input.externalReference, 128, true);
+    if (input.rooms.length === 0 || input.rooms.length > maxRoomLines)
+      throw invalidField("rooms", `1 to ${maxRoomLines} room lines`);
     const priceOverride = input.priceOverride === true;
-    if (priceOverride && !actor.canOverridePrice) throw new AppError("forbidden", "priceOverride needs the permission reservations.override_price.");
+    if (priceOverride && !actor.canOverridePrice)
+      throw new AppError("forbidden", "priceOverride needs the permission reservations.override_price.");
     parseDate("arrivalDate", input.arrivalDate);
     parseDate("departureDate", input.departureDate);
     const { arrivalDate: arrival, departureDate: departure } = input;
@@ -180,9 +234,16 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
         if (quote === undefined) throw new AppError("not_found", "Property not found.");
         const { property } = quote;
         checkStay(property, arrival, departure);
-        if (input.currency !== undefined && input.currency !== property.currency) throw invalidField("currency", `must be ${property.currency}`, "validation_failed");
+        if (input.currency !== undefined && input.currency !== property.currency)
+          throw invalidField("currency", `must be ${property.currency}`, "validation_failed");
         if (externalReference !== null) {
-          const existing = await repo.findByExternalReference(tx, actor.propertyId, provider, channel, externalReference);
+          const existing = await repo.findByExternalReference(
+            tx,
+            actor.propertyId,
+            provider,
+            channel,
+            externalReference,
+          );
           if (existing !== undefined) throw new DuplicateReference(existing);
         }
         const lines = [];
@@ -192,46 +253,126 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
           const { roomType: rt, ratePlan: rp, nightly: prices } = quote.lines[i]!;
           if (rt === undefined) throw new AppError("not_found", "Room type not found.");
           if (rp === undefined) throw new AppError("not_found", "Rate plan not found.");
-          if (!rp.coversRoomType) throw invalidField(`${field}.ratePlanId`, "the rate plan does not cover the room type", "validation_failed");
+          if (!rp.coversRoomType)
+            throw invalidField(
+              `${field}.ratePlanId`,
+              "the rate plan does not cover the room type",
+              "validation_failed",
+            );
           const children = line.children ?? 0;
           guests(field, line.adults, children, rt.maxOccupancy);
           const listed = everyNightPriced(prices, nights, `${field}.ratePlanId`);
           // A single-line request may carry its price as the total (the mobile create request does).
           const amount = line.amountMinor ?? (input.rooms.length === 1 ? input.totalMinor : undefined);
-          const nightly = chargedNights(listed, amount, priceOverride, line.amountMinor !== undefined ? `${field}.amountMinor` : "totalMinor");
+          const nightly = chargedNights(
+            listed,
+            amount,
+            priceOverride,
+            line.amountMinor !== undefined ? `${field}.amountMinor` : "totalMinor",
+          );
           listedTotal += sum(listed);
-          lines.push({ id: newId(), roomTypeId: rt.id, roomTypeCode: rt.code, ratePlanId: rp.id, ratePlanCode: rp.code, roomId: line.roomId, adults: line.adults, children, nightlyMinor: nightly, totalMinor: sum(nightly) });
+          lines.push({
+            id: newId(),
+            roomTypeId: rt.id,
+            roomTypeCode: rt.code,
+            ratePlanId: rp.id,
+            ratePlanCode: rp.code,
+            roomId: line.roomId,
+            adults: line.adults,
+            children,
+            nightlyMinor: nightly,
+            totalMinor: sum(nightly),
+          });
         }
         const total = sum(lines.map((l) => l.totalMinor));
         const restrictionOverrides = await checkRestrictions(tx, actor, lines, arrival, departure, true);
         const rateDifferenceMinor = rateDifference(actor, total, listedTotal);
-        if (input.totalMinor !== undefined && input.totalMinor !== total) throw invalidField("totalMinor", `must equal the sum of the room lines (${total})`, "validation_failed");
-        const overridden = lines.some((l, i) => l.nightlyMinor.some((n, night) => n !== quote.lines[i]!.nightly[night]));
+        if (input.totalMinor !== undefined && input.totalMinor !== total)
+          throw invalidField("totalMinor", `must equal the sum of the room lines (${total})`, "validation_failed");
+        const overridden = lines.some((l, i) =>
+          l.nightlyMinor.some((n, night) => n !== quote.lines[i]!.nightly[night]),
+        );
         const priceOverrideRecord = overridden ? { by: actor.by ?? "system", at: now, listedMinor: listedTotal } : null;
 
         const id = newId(now.getTime());
         const adults = lines.reduce((a, l) => a + l.adults, 0);
         const children = lines.reduce((a, l) => a + l.children, 0);
         const fields = {
-          id, propertyId: actor.propertyId, status, source: input.source, provider, channel, externalReference, holderName,
-          arrivalDate: arrival, departureDate: departure, adults, children, notes, totalMinor: total, currency: property.currency, rateDifferenceMinor, restrictionOverrides,
+          id,
+          propertyId: actor.propertyId,
+          status,
+          source: input.source,
+          provider,
+          channel,
+          externalReference,
+          holderName,
+          arrivalDate: arrival,
+          departureDate: departure,
+          adults,
+          children,
+          notes,
+          totalMinor: total,
+          currency: property.currency,
+          rateDifferenceMinor,
+          restrictionOverrides,
         };
-        const code = await repo.insertReservation(tx, { ...fields, createdAt: now, lines, priceOverride: priceOverrideRecord });
+        const code = await repo.insertReservation(tx, {
+          ...fields,
+          createdAt: now,
+          lines,
+          priceOverride: priceOverrideRecord,
+        });
         // A concurrent create with the same reference committed first (ON CONFLICT waited for it).
-        if (code === undefined) throw new DuplicateReference((await repo.findByExternalReference(tx, actor.propertyId, provider, channel, externalReference!))!);
-        await moveInventory(tx, actor.propertyId, lines.map((l) => ({ roomTypeId: l.roomTypeId, from: arrival, to: departure })), true);
+        if (code === undefined)
+          throw new DuplicateReference(
+            (await repo.findByExternalReference(tx, actor.propertyId, provider, channel, externalReference!))!,
+          );
+        await moveInventory(
+          tx,
+          actor.propertyId,
+          lines.map((l) => ({ roomTypeId: l.roomTypeId, from: arrival, to: departure })),
+          true,
+        );
         let r: Reservation = {
-          ...fields, code, amountScale: property.amountScale, cancelledAt: null, createdAt: now, updatedAt: now, changeSeq: 0n,
+          ...fields,
+          code,
+          amountScale: property.amountScale,
+          cancelledAt: null,
+          createdAt: now,
+          updatedAt: now,
+          changeSeq: 0n,
           rooms: lines.map((l, position) => ({
-            id: l.id, position, roomTypeId: l.roomTypeId, roomTypeCode: l.roomTypeCode, ratePlanId: l.ratePlanId, ratePlanCode: l.ratePlanCode,
-            roomId: null, roomNumber: null, adults: l.adults, children: l.children, nightlyMinor: l.nightlyMinor, totalMinor: l.totalMinor, checkedInAt: null, checkedOutAt: null,
+            id: l.id,
+            position,
+            roomTypeId: l.roomTypeId,
+            roomTypeCode: l.roomTypeCode,
+            ratePlanId: l.ratePlanId,
+            ratePlanCode: l.ratePlanCode,
+            roomId: null,
+            roomNumber: null,
+            adults: l.adults,
+            children: l.children,
+            nightlyMinor: l.nightlyMinor,
+            totalMinor: l.totalMinor,
+            checkedInAt: null,
+            checkedOutAt: null,
           })),
         };
         if (lines.some((l) => l.roomId !== undefined)) {
-          for (const l of lines) if (l.roomId !== undefined) await frontDesk.assignInTx(tx, actor.propertyId, id, l.id, l.roomId);
+          for (const l of lines)
+            if (l.roomId !== undefined) await frontDesk.assignInTx(tx, actor.propertyId, id, l.id, l.roomId);
           r = await requireReservation(tx, actor.propertyId, id, false);
         }
-        const events = [reservationEvent("reservation.created", r, now), ...availabilityEvents(actor.propertyId, arrival, departure, r.rooms.map((l) => l.roomTypeCode), now)];
+        const events = [
+          reservationEvent("reservation.created", r, now),
+          ...availabilityEvents(
+            actor.propertyId,
+            arrival,
+            departure,
+            r.rooms.map((l) => l.roomTypeCode),
+            now,
+          ),
+        ];
         return { reservation: await finishChange(tx, r, events), created: true };
       });
     } catch (err) {
@@ -245,28 +386,36 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
       const now = clock.now();
       const property = await propertyById(tx, actor.propertyId);
       const before = await requireReservation(tx, actor.propertyId, reservationId, true);
-      if (!holdsInventory.has(before.status)) throw new AppError("invalid_transition", `A ${before.status} reservation cannot be changed.`);
+      if (!holdsInventory.has(before.status))
+        throw new AppError("invalid_transition", `A ${before.status} reservation cannot be changed.`);
       const inHouse = before.status === "IN_HOUSE";
       const arrival = input.arrivalDate ?? before.arrivalDate;
       const departure = input.departureDate ?? before.departureDate;
       const datesChanged = arrival !== before.arrivalDate || departure !== before.departureDate;
       if (datesChanged) {
-        if (inHouse && arrival !== before.arrivalDate) throw new AppError("conflict", "The arrival date of an in-house reservation cannot change.");
+        if (inHouse && arrival !== before.arrivalDate)
+          throw new AppError("conflict", "The arrival date of an in-house reservation cannot change.");
         parseRange(arrival, departure, maxNights, ["arrivalDate", "departureDate"]);
         if (arrival !== before.arrivalDate) checkStay(property, arrival, departure);
-        if (departure <= property.businessDate && departure !== before.departureDate) throw invalidField("departureDate", "must be after the business date", "validation_failed");
+        if (departure <= property.businessDate && departure !== before.departureDate)
+          throw invalidField("departureDate", "must be after the business date", "validation_failed");
       }
       let status = before.status;
       if (input.status !== undefined && input.status !== before.status) {
         assertTransition(before.status, input.status);
         status = input.status;
       }
-      const holderName = input.holderName === undefined ? before.holderName : text("holderName", input.holderName, 200, true);
+      const holderName =
+        input.holderName === undefined ? before.holderName : text("holderName", input.holderName, 200, true);
       const notes = input.notes === undefined ? before.notes : text("notes", input.notes, 2000, false);
 
       const changes = new Map((input.rooms ?? []).map((c) => [c.reservationRoomId, c]));
-      for (const key of changes.keys()) if (!before.rooms.some((l) => l.id === key)) throw new AppError("not_found", "Room line not found.");
-      const moved: { old: { roomTypeId: string; from: string; to: string }; next: { roomTypeId: string; from: string; to: string } }[] = [];
+      for (const key of changes.keys())
+        if (!before.rooms.some((l) => l.id === key)) throw new AppError("not_found", "Room line not found.");
+      const moved: {
+        old: { roomTypeId: string; from: string; to: string };
+        next: { roomTypeId: string; from: string; to: string };
+      }[] = [];
       const lineUpdates = [];
       const stayLines: StayLine[] = [];
       let restayed = false;
@@ -277,38 +426,82 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
         const roomTypeId = c?.roomTypeId ?? line.roomTypeId;
         const ratePlanId = c?.ratePlanId ?? line.ratePlanId;
         const rt = await requireRoomType(tx, actor.propertyId, roomTypeId);
-        if (roomTypeId !== line.roomTypeId && line.checkedInAt !== null) throw new AppError("conflict", "The room type of a checked-in room line cannot change.");
+        if (roomTypeId !== line.roomTypeId && line.checkedInAt !== null)
+          throw new AppError("conflict", "The room type of a checked-in room line cannot change.");
         const rp = await findRatePlan(tx, actor.propertyId, requireId(ratePlanId, "Rate plan"));
         if (rp === undefined) throw new AppError("not_found", "Rate plan not found.");
-        if (!rp.roomTypeIds.includes(rt.id)) throw invalidField(`${field}.ratePlanId`, "the rate plan does not cover the room type", "validation_failed");
+        if (!rp.roomTypeIds.includes(rt.id))
+          throw invalidField(`${field}.ratePlanId`, "the rate plan does not cover the room type", "validation_failed");
         const adults = c?.adults ?? line.adults;
         const children = c?.children ?? line.children;
         guests(field, adults, children, rt.maxOccupancy);
         const repriced = datesChanged || roomTypeId !== line.roomTypeId || ratePlanId !== line.ratePlanId;
-        const listed = repriced || c?.amountMinor !== undefined ? await stayPrices(tx, actor.propertyId, rp.id, rt.id, arrival, departure, `${field}.ratePlanId`) : line.nightlyMinor;
+        const listed =
+          repriced || c?.amountMinor !== undefined
+            ? await stayPrices(tx, actor.propertyId, rp.id, rt.id, arrival, departure, `${field}.ratePlanId`)
+            : line.nightlyMinor;
         // An agreed amount (a channel's revision) stands; otherwise a repriced line takes our daily prices.
-        const nightly = c?.amountMinor !== undefined ? chargedNights(listed, c.amountMinor, actor.canOverridePrice, `${field}.amountMinor`) : listed;
+        const nightly =
+          c?.amountMinor !== undefined
+            ? chargedNights(listed, c.amountMinor, actor.canOverridePrice, `${field}.amountMinor`)
+            : listed;
         listedTotal += sum(listed);
         if (datesChanged || roomTypeId !== line.roomTypeId) {
-          moved.push({ old: { roomTypeId: line.roomTypeId, from: before.arrivalDate, to: before.departureDate }, next: { roomTypeId, from: arrival, to: departure } });
+          moved.push({
+            old: { roomTypeId: line.roomTypeId, from: before.arrivalDate, to: before.departureDate },
+            next: { roomTypeId, from: arrival, to: departure },
+          });
         }
         // A room of another type no longer fits the line; a kept room must still be free on the new dates.
         const roomId = roomTypeId !== line.roomTypeId ? null : line.roomId;
-        lineUpdates.push({ id: line.id, roomTypeId, ratePlanId, adults, children, nightly, total: sum(nightly), roomId, recheckRoom: datesChanged && roomId !== null });
+        lineUpdates.push({
+          id: line.id,
+          roomTypeId,
+          ratePlanId,
+          adults,
+          children,
+          nightly,
+          total: sum(nightly),
+          roomId,
+          recheckRoom: datesChanged && roomId !== null,
+        });
         stayLines.push({ roomTypeId, ratePlanId, roomTypeCode: rt.code, ratePlanCode: rp.code });
         if (repriced) restayed = true;
       }
       const newTotal = sum(lineUpdates.map((l) => l.total));
       // A changed stay meets the restrictions again (an in-house guest's arrival is history: no closed-to-arrival).
-      const restrictionOverrides = restayed ? await checkRestrictions(tx, actor, stayLines, arrival, departure, !inHouse) : before.restrictionOverrides;
-      const rateDifferenceMinor = actor.channelSale === true ? rateDifference(actor, newTotal, listedTotal) : before.rateDifferenceMinor;
-      await moveInventory(tx, actor.propertyId, moved.map((m) => m.old), false);
-      await moveInventory(tx, actor.propertyId, moved.map((m) => m.next), true);
+      const restrictionOverrides = restayed
+        ? await checkRestrictions(tx, actor, stayLines, arrival, departure, !inHouse)
+        : before.restrictionOverrides;
+      const rateDifferenceMinor =
+        actor.channelSale === true ? rateDifference(actor, newTotal, listedTotal) : before.rateDifferenceMinor;
+      await moveInventory(
+        tx,
+        actor.propertyId,
+        moved.map((m) => m.old),
+        false,
+      );
+      await moveInventory(
+        tx,
+        actor.propertyId,
+        moved.map((m) => m.next),
+        true,
+      );
       for (const l of lineUpdates) {
         await tx.query(
           `update reservation_rooms set room_type_id = $3, rate_plan_id = $4, adults = $5, children = $6, nightly_minor = $7::bigint[], total_minor = $8, room_id = $9
             where property_id = $1 and id = $2`,
-          [actor.propertyId, l.id, l.roomTypeId, l.ratePlanId, l.adults, l.children, l.nightly.map(String), l.total.toString(), l.roomId],
+          [
+            actor.propertyId,
+            l.id,
+            l.roomTypeId,
+            l.ratePlanId,
+            l.adults,
+            l.children,
+            l.nightly.map(String),
+            l.total.toString(),
+            l.roomId,
+          ],
         );
         if (l.recheckRoom && (await repo.roomTakenBetween(tx, actor.propertyId, l.roomId!, l.id, arrival, departure))) {
           throw new AppError("conflict", "The assigned room is taken on the new dates; assign another room first.");
@@ -318,15 +511,35 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
         `update reservations set arrival_date = $3, departure_date = $4, status = $5, holder_name = $6, notes = $7, adults = $8, children = $9, total_minor = $10, updated_at = $11,
                 rate_difference_minor = $12, restriction_overrides = $13
           where property_id = $1 and id = $2`,
-        [actor.propertyId, before.id, arrival, departure, status, holderName, notes,
-          lineUpdates.reduce((a, l) => a + l.adults, 0), lineUpdates.reduce((a, l) => a + l.children, 0), newTotal.toString(), now,
-          rateDifferenceMinor?.toString() ?? null, restrictionOverrides],
+        [
+          actor.propertyId,
+          before.id,
+          arrival,
+          departure,
+          status,
+          holderName,
+          notes,
+          lineUpdates.reduce((a, l) => a + l.adults, 0),
+          lineUpdates.reduce((a, l) => a + l.children, 0),
+          newTotal.toString(),
+          now,
+          rateDifferenceMinor?.toString() ?? null,
+          restrictionOverrides,
+        ],
       );
       const r = await requireReservation(tx, actor.propertyId, before.id, false);
       const events = [reservationEvent("reservation.updated", r, now)];
       if (moved.length > 0) {
         const codes = [...before.rooms.map((l) => l.roomTypeCode), ...r.rooms.map((l) => l.roomTypeCode)];
-        events.push(...availabilityEvents(actor.propertyId, arrival < before.arrivalDate ? arrival : before.arrivalDate, departure > before.departureDate ? departure : before.departureDate, codes, now));
+        events.push(
+          ...availabilityEvents(
+            actor.propertyId,
+            arrival < before.arrivalDate ? arrival : before.arrivalDate,
+            departure > before.departureDate ? departure : before.departureDate,
+            codes,
+            now,
+          ),
+        );
       }
       return finishChange(tx, r, events);
     });
@@ -340,14 +553,32 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
       // What the stay still holds: every night before arrival; once the guest came (in house, checked out) only
       // the nights from the business date on (a check-out does not give back the nights it cut short).
       const stayed = before.status === "IN_HOUSE" || before.status === "CHECKED_OUT";
-      const from = stayed ? maxDate(before.arrivalDate, (await propertyById(tx, actor.propertyId)).businessDate) : before.arrivalDate;
+      const from = stayed
+        ? maxDate(before.arrivalDate, (await propertyById(tx, actor.propertyId)).businessDate)
+        : before.arrivalDate;
       const releases = holdsInventory.has(before.status) || stayed ? from < before.departureDate : false;
       if (releases) {
-        await moveInventory(tx, actor.propertyId, before.rooms.map((l) => ({ roomTypeId: l.roomTypeId, from, to: before.departureDate })), false);
+        await moveInventory(
+          tx,
+          actor.propertyId,
+          before.rooms.map((l) => ({ roomTypeId: l.roomTypeId, from, to: before.departureDate })),
+          false,
+        );
       }
-      await tx.query("update reservations set status = 'CANCELLED', cancelled_at = $3, updated_at = $3 where property_id = $1 and id = $2", [actor.propertyId, before.id, now]);
+      await tx.query(
+        "update reservations set status = 'CANCELLED', cancelled_at = $3, updated_at = $3 where property_id = $1 and id = $2",
+        [actor.propertyId, before.id, now],
+      );
       const r = await requireReservation(tx, actor.propertyId, before.id, false);
-      const released = releases ? availabilityEvents(actor.propertyId, from, r.departureDate, r.rooms.map((l) => l.roomTypeCode), now) : [];
+      const released = releases
+        ? availabilityEvents(
+            actor.propertyId,
+            from,
+            r.departureDate,
+            r.rooms.map((l) => l.roomTypeCode),
+            now,
+          )
+        : [];
       return finishChange(tx, r, [reservationEvent("reservation.cancelled", r, now), ...released]);
     });
   }
@@ -365,7 +596,8 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
     async list(actor, input) {
       const limit = input.limit ?? 100;
       if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw invalidField("limit", "1 to 500");
-      for (const s of input.statuses ?? []) if (!reservationStatuses.includes(s)) throw invalidField("statuses", reservationStatuses.join(", "));
+      for (const s of input.statuses ?? [])
+        if (!reservationStatuses.includes(s)) throw invalidField("statuses", reservationStatuses.join(", "));
       if (input.arrivalFrom !== undefined) parseDate("arrivalFrom", input.arrivalFrom);
       if (input.arrivalTo !== undefined) parseDate("arrivalTo", input.arrivalTo);
       const afterSeq = input.cursor === undefined || input.cursor === "" ? 0n : decodeCursor(input.cursor);
@@ -379,7 +611,11 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
       });
       const page = rows.slice(0, limit);
       const last = page.at(-1);
-      return { reservations: page, nextCursor: encodeCursor(last === undefined ? afterSeq : last.changeSeq), hasMore: rows.length > limit };
+      return {
+        reservations: page,
+        nextCursor: encodeCursor(last === undefined ? afterSeq : last.changeSeq),
+        hasMore: rows.length > limit,
+      };
     },
   };
 }

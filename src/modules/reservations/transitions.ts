@@ -1,6 +1,13 @@
 import { AppError } from "../../errors.ts";
 
-export const reservationStatuses = ["TENTATIVE", "GUARANTEED", "IN_HOUSE", "CHECKED_OUT", "NO_SHOW", "CANCELLED"] as const;
+export const reservationStatuses = [
+  "TENTATIVE",
+  "GUARANTEED",
+  "IN_HOUSE",
+  "CHECKED_OUT",
+  "NO_SHOW",
+  "CANCELLED",
+] as const;
 export type ReservationStatus = (typeof reservationStatuses)[number];
 
 export const reservationSources = ["DIRECT", "MOBILE", "PANEL", "CHANNEL", "API"] as const;

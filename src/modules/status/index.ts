@@ -3,7 +3,13 @@ import { createPlatformSettings } from "../platform/index.ts";
 import { createStatusService } from "./status.service.ts";
 import { registerStatusRpc, statusRpcServices } from "./status.rpc.ts";
 
-export { createStatusService, CONNECTIVITY_RELEASE, type StatusService, type PlatformStatus, type PlatformSettingsReader } from "./status.service.ts";
+export {
+  createStatusService,
+  CONNECTIVITY_RELEASE,
+  type StatusService,
+  type PlatformStatus,
+  type PlatformSettingsReader,
+} from "./status.service.ts";
 
 export function createStatusModule(deps: Deps): Module {
   const service = createStatusService(createPlatformSettings(deps.db));

@@ -21,7 +21,12 @@ export function createStatusService(settings: PlatformSettingsReader): StatusSer
   return {
     async getStatus() {
       const s = await settings.read();
-      return { status: s.status, apiVersion: "v1", partnerApi: s.partnerApiEnabled ? "enabled" : "disabled", partnerApiRelease: CONNECTIVITY_RELEASE };
+      return {
+        status: s.status,
+        apiVersion: "v1",
+        partnerApi: s.partnerApiEnabled ? "enabled" : "disabled",
+        partnerApiRelease: CONNECTIVITY_RELEASE,
+      };
     },
   };
 }

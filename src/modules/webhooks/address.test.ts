@@ -28,7 +28,13 @@ describe("URL syntax", () => {
     expect(() => checkUrlSyntax(url)).toThrow(new RegExp(reason));
   });
 
-  it.each(["https://example.com/hook", "https://example.com:443/x?y=1", "https://example.com:1024/", "https://example.com:65535/", "https://EXAMPLE.com/"])("accepts %s", (url) => {
+  it.each([
+    "https://example.com/hook",
+    "https://example.com:443/x?y=1",
+    "https://example.com:1024/",
+    "https://example.com:65535/",
+    "https://EXAMPLE.com/",
+  ])("accepts %s", (url) => {
     expect(() => checkUrlSyntax(url)).not.toThrow();
   });
 
@@ -96,7 +102,15 @@ describe("IP ranges", () => {
     expect(ipVerdict(ip, strict).ok).toBe(false);
   });
 
-  it.each(["93.184.216.34", "8.8.8.8", "1.1.1.1", "2606:4700:4700::1111", "2a00:1450:4001::200e", "::ffff:8.8.8.8", "64:ff9b::808:808"])("accepts public %s", (ip) => {
+  it.each([
+    "93.184.216.34",
+    "8.8.8.8",
+    "1.1.1.1",
+    "2606:4700:4700::1111",
+    "2a00:1450:4001::200e",
+    "::ffff:8.8.8.8",
+    "64:ff9b::808:808",
+  ])("accepts public %s", (ip) => {
     expect(ipVerdict(ip, strict).ok).toBe(true);
   });
 
@@ -147,8 +161,14 @@ describe("full check with DNS", () => {
   });
 
   it("accepts a host with only public answers and pins the first one", async () => {
-    const t = await verifyTarget("https://hooks.example.com:8443/in?x=1", strict, dnsOf("93.184.216.34", "2606:4700:4700::1111"));
+    const t = await verifyTarget(
+      "https://hooks.example.com:8443/in?x=1",
+      strict,
+      dnsOf("93.184.216.34", "2606:4700:4700::1111"),
+    );
     expect(t).toMatchObject({ host: "hooks.example.com", port: 8443, ip: "93.184.216.34", family: 4 });
-    await expect(verifyTarget("https://hooks.example.com/", strict, publicDns)).resolves.toMatchObject({ ip: "93.184.216.34" });
+    await expect(verifyTarget("https://hooks.example.com/", strict, publicDns)).resolves.toMatchObject({
+      ip: "93.184.216.34",
+    });
   });
 });

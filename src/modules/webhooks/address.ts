@@ -47,7 +47,8 @@ export function checkUrlSyntax(raw: string): CheckedUrl {
     throw new AddressRejected("not a valid absolute URL");
   }
   if (url.protocol !== "https:") throw new AddressRejected("the scheme must be https");
-  if (url.username !== "" || url.password !== "") throw new AddressRejected("user name and password are not allowed in the address");
+  if (url.username !== "" || url.password !== "")
+    throw new AddressRejected("user name and password are not allowed in the address");
   // `new URL` drops an empty fragment ("https://x/#"), so look at the raw text too.
   if (url.hash !== "" || raw.includes("#")) throw new AddressRejected("a #fragment is not allowed in the address");
   const port = url.port === "" ? 443 : Number(url.port);

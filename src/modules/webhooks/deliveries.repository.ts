@@ -45,7 +45,10 @@ const claimedJoins = `join webhook_endpoints ep on ep.id = c.endpoint_id join pr
   left join domain_events e on e.id = c.event_id and e.property_id = c.property_id`;
 
 /** Each event with each OPEN address of its property subscribed to its type; none while the partner API is off. */
-export async function subscribedPairs(pool: pg.Pool, eventIds: readonly string[]): Promise<{ event_id: string; property_id: string; type: string; endpoint_id: string }[]> {
+export async function subscribedPairs(
+  pool: pg.Pool,
+  eventIds: readonly string[],
+): Promise<{ event_id: string; property_id: string; type: string; endpoint_id: string }[]> {
   const { rows } = await pool.query<{ event_id: string; property_id: string; type: string; endpoint_id: string }>(
     `select e.id as event_id, e.property_id, e.type, ep.id as endpoint_id from domain_events e
      join webhook_endpoints ep on ep.property_id = e.property_id and ep.status = 'open' and e.type = any(ep.event_types)
@@ -90,7 +93,12 @@ export async function insertClaimed(
 }
 
 /** Takes the attempts that are due and held by nobody; cancels those whose address or the platform switch is off. */
-export async function claim(pool: pg.Pool, deliveryIds: readonly string[], now: Date, leaseUntil: Date): Promise<Claimed[]> {
+export async function claim(
+  pool: pg.Pool,
+  deliveryIds: readonly string[],
+  now: Date,
+  leaseUntil: Date,
+): Promise<Claimed[]> {
   const { rows } = await pool.query<Claimed>(
     `with prev as (
        select dl.id, dl.lease_until from webhook_deliveries dl
@@ -206,7 +214,12 @@ export async function deferClaimed(pool: pg.Pool, deferred: readonly { c: Claime
  * Due deliveries grouped by address, at most `perAddress(max_per_second)` of each (about a second's worth), for
  * the addresses not in `skip` (this process still has a second's worth of theirs waiting), oldest first.
  */
-export async function dueByAddress(pool: pg.Pool, now: Date, skip: readonly string[], limit = 5000): Promise<{ endpoint_id: string; id: string; max_per_second: number }[]> {
+export async function dueByAddress(
+  pool: pg.Pool,
+  now: Date,
+  skip: readonly string[],
+  limit = 5000,
+): Promise<{ endpoint_id: string; id: string; max_per_second: number }[]> {
   const { rows } = await pool.query<{ endpoint_id: string; id: string; max_per_second: number }>(
     `select d.endpoint_id, d.id, ep.max_per_second from (
        select distinct endpoint_id from webhook_deliveries
@@ -224,7 +237,10 @@ export async function dueByAddress(pool: pg.Pool, now: Date, skip: readonly stri
 
 /** The next due time after `now` of a pending delivery (undefined: nothing scheduled). */
 export async function nextDueAfter(pool: pg.Pool, now: Date): Promise<Date | undefined> {
-  const { rows } = await pool.query<{ at: Date | null }>("select min(next_attempt_at) as at from webhook_deliveries where status = 'pending' and next_attempt_at > $1", [now]);
+  const { rows } = await pool.query<{ at: Date | null }>(
+    "select min(next_attempt_at) as at from webhook_deliveries where status = 'pending' and next_attempt_at > $1",
+    [now],
+  );
   return rows[0]?.at ?? undefined;
 }
 
@@ -240,6 +256,9 @@ export async function dueDeliveryIds(pool: pg.Pool, now: Date, limit = 1000): Pr
 /** Deletes attempt rows and finished deliveries older than `cutoff` (the 30-day history). */
 export async function purgeBefore(pool: pg.Pool, cutoff: Date): Promise<{ attempts: number; deliveries: number }> {
   const a = await pool.query("delete from webhook_attempts where started_at < $1", [cutoff]);
-  const dl = await pool.query("delete from webhook_deliveries where status <> 'pending' and coalesce(last_attempt_at, created_at) < $1", [cutoff]);
+  const dl = await pool.query(
+    "delete from webhook_deliveries where status <> 'pending' and coalesce(last_attempt_at, created_at) < $1",
+    [cutoff],
+  );
   return { attempts: a.rowCount ?? 0, deliveries: dl.rowCount ?? 0 };
 }

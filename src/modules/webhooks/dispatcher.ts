@@ -85,9 +85,11 @@ export function createDispatcher(d: DispatcherDeps) {
       running.add(work);
     }
     const next = await nextDueAfter(d.pool, now);
-    let waitMs = next === undefined ? d.pollMs : Math.min(d.pollMs, Math.max(0, next.getTime() - d.clock.now().getTime()));
+    let waitMs =
+      next === undefined ? d.pollMs : Math.min(d.pollMs, Math.max(0, next.getTime() - d.clock.now().getTime()));
     // Wake when an address with work under way may be topped up.
-    for (const [endpointId, until] of fedUntil) if ((batches.get(endpointId) ?? 0) < 2) waitMs = Math.min(waitMs, Math.max(0, until - performance.now()));
+    for (const [endpointId, until] of fedUntil)
+      if ((batches.get(endpointId) ?? 0) < 2) waitMs = Math.min(waitMs, Math.max(0, until - performance.now()));
     return waitMs;
   }
 

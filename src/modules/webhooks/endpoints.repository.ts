@@ -90,11 +90,17 @@ export function toEndpoint(r: EndpointRow): Endpoint {
 export function createEndpointsRepository(pool: pg.Pool) {
   return {
     async list(propertyId: string): Promise<Endpoint[]> {
-      const { rows } = await pool.query<EndpointRow>(`select ${endpointColumns} from webhook_endpoints where property_id = $1 order by created_at, id`, [propertyId]);
+      const { rows } = await pool.query<EndpointRow>(
+        `select ${endpointColumns} from webhook_endpoints where property_id = $1 order by created_at, id`,
+        [propertyId],
+      );
       return rows.map(toEndpoint);
     },
     async get(propertyId: string, id: string): Promise<Endpoint | undefined> {
-      const { rows } = await pool.query<EndpointRow>(`select ${endpointColumns} from webhook_endpoints where property_id = $1 and id = $2`, [propertyId, id]);
+      const { rows } = await pool.query<EndpointRow>(
+        `select ${endpointColumns} from webhook_endpoints where property_id = $1 and id = $2`,
+        [propertyId, id],
+      );
       return rows[0] === undefined ? undefined : toEndpoint(rows[0]);
     },
     /** Attempts since `since`, newest first, keyset-paged by (started_at, id); optionally of one delivery status and event type. */
@@ -128,7 +134,16 @@ export function createEndpointsRepository(pool: pg.Pool) {
            and ($5::timestamptz is null or (a.started_at, a.id) < ($5::timestamptz, $6::uuid))
            and ($7::text is null or dl.status = $7) and ($8::text is null or a.event_type = $8)
          order by a.started_at desc, a.id desc limit $4`,
-        [propertyId, endpointId, since, limit, after?.startedAt ?? null, after?.id ?? null, filter.deliveryStatus ?? null, filter.eventType ?? null],
+        [
+          propertyId,
+          endpointId,
+          since,
+          limit,
+          after?.startedAt ?? null,
+          after?.id ?? null,
+          filter.deliveryStatus ?? null,
+          filter.eventType ?? null,
+        ],
       );
       return rows.map((r) => ({
         id: r.id,

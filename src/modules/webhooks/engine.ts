@@ -95,11 +95,21 @@ export function createWebhookEngine(d: EngineDeps) {
         createdAt: c.created_at,
         occurredAt: c.created_at,
         propertyCode: c.property_code,
-        data: { endpointId: c.endpoint_id, message: "Test event sent from the panel (connection verify)." } satisfies EventDataOf<"webhook.test">,
+        data: {
+          endpointId: c.endpoint_id,
+          message: "Test event sent from the panel (connection verify).",
+        } satisfies EventDataOf<"webhook.test">,
       });
     }
     if (c.ev_created_at === null || c.ev_occurred_at === null) return undefined;
-    return envelopeBody({ id: c.event_id, type: c.event_type, createdAt: c.ev_created_at, occurredAt: c.ev_occurred_at, propertyCode: c.property_code, data: c.ev_data });
+    return envelopeBody({
+      id: c.event_id,
+      type: c.event_type,
+      createdAt: c.ev_created_at,
+      occurredAt: c.ev_occurred_at,
+      propertyCode: c.property_code,
+      data: c.ev_data,
+    });
   }
 
   function keysOf(c: Claimed, now: Date): SigningKeys {
@@ -107,7 +117,8 @@ export function createWebhookEngine(d: EngineDeps) {
     const secrets = [d.box.open(c.secret_sealed, c.endpoint_id)];
     if (overlap && c.previous_secret_sealed !== null) secrets.push(d.box.open(c.previous_secret_sealed, c.endpoint_id));
     const ed25519 = [];
-    if (c.ed25519_key_sealed !== null) ed25519.push(ed25519PrivateKey(d.box.open(c.ed25519_key_sealed, ed25519Aad(c.endpoint_id))));
+    if (c.ed25519_key_sealed !== null)
+      ed25519.push(ed25519PrivateKey(d.box.open(c.ed25519_key_sealed, ed25519Aad(c.endpoint_id))));
     if (overlap && c.ed25519_key_sealed !== null && c.previous_ed25519_key_sealed !== null) {
       ed25519.push(ed25519PrivateKey(d.box.open(c.previous_ed25519_key_sealed, ed25519Aad(c.endpoint_id))));
     }
@@ -128,7 +139,12 @@ export function createWebhookEngine(d: EngineDeps) {
         const result = await perform(c, now, memo).catch((err: unknown): SendResult => {
           // One delivery that cannot even be prepared fails alone (and runs into the attempt caps); the batch goes on.
           d.logger.error({ err, deliveryId: c.id, endpointId: c.endpoint_id }, "webhook attempt could not be made");
-          return { httpStatus: null, durationMs: 0, errorClass: "internal", errorMessage: "the service could not prepare this attempt" };
+          return {
+            httpStatus: null,
+            durationMs: 0,
+            errorClass: "internal",
+            errorMessage: "the service could not prepare this attempt",
+          };
         });
         if ("deferMs" in result) {
           deferred.push({ c, at: new Date(d.clock.now().getTime() + result.deferMs) });
@@ -146,7 +162,9 @@ export function createWebhookEngine(d: EngineDeps) {
     const successes = finished.filter((f) => f.result.errorClass === null && !f.c.is_test);
     if (successes.length > 0) await recordSuccesses(successes, now);
     return Promise.all(
-      finished.map((f) => (f.result.errorClass === null && !f.c.is_test ? outcome(f, "succeeded", undefined) : recordOne(f, now))),
+      finished.map((f) =>
+        f.result.errorClass === null && !f.c.is_test ? outcome(f, "succeeded", undefined) : recordOne(f, now),
+      ),
     );
   }
 
@@ -159,22 +177,37 @@ export function createWebhookEngine(d: EngineDeps) {
       d.logger.warn({ err }, "webhook batch record failed; recording one by one");
       for (const f of successes) {
         // still pending and leased if this fails too: retried once the lease lapses (at least once)
-        await repo.recordSuccesses(d.pool, [f], now).catch((e: unknown) => d.logger.error({ err: e, deliveryId: f.c.id }, "webhook success not recorded"));
+        await repo
+          .recordSuccesses(d.pool, [f], now)
+          .catch((e: unknown) => d.logger.error({ err: e, deliveryId: f.c.id }, "webhook success not recorded"));
       }
     }
   }
 
   function outcome(f: Finished, status: AttemptOutcome["status"], next: Date | undefined): AttemptOutcome {
-    return { ...f.result, deliveryId: f.c.id, attempt: f.c.attempts, status, nextAttemptAt: status === "pending" ? next : undefined, eventCreatedAt: f.c.ev_created_at };
+    return {
+      ...f.result,
+      deliveryId: f.c.id,
+      attempt: f.c.attempts,
+      status,
+      nextAttemptAt: status === "pending" ? next : undefined,
+      eventCreatedAt: f.c.ev_created_at,
+    };
   }
 
   async function perform(c: Claimed, now: Date, memo: BatchMemo): Promise<SendResult | { deferMs: number }> {
     const bodyKey = c.is_test ? c.id : c.event_id;
     if (!memo.bodies.has(bodyKey)) memo.bodies.set(bodyKey, bodyOf(c));
     const body = memo.bodies.get(bodyKey);
-    if (body === undefined) return { httpStatus: null, durationMs: 0, errorClass: "connection", errorMessage: "the event no longer exists" };
+    if (body === undefined)
+      return { httpStatus: null, durationMs: 0, errorClass: "connection", errorMessage: "the event no longer exists" };
     if (body.length > maxBodyBytes) {
-      return { httpStatus: null, durationMs: 0, errorClass: "payload_too_large", errorMessage: `the event body is ${body.length} bytes; the limit is ${maxBodyBytes}` };
+      return {
+        httpStatus: null,
+        durationMs: 0,
+        errorClass: "payload_too_large",
+        errorMessage: `the event body is ${body.length} bytes; the limit is ${maxBodyBytes}`,
+      };
     }
     const started = performance.now();
     let target;
@@ -186,14 +219,25 @@ export function createWebhookEngine(d: EngineDeps) {
       target = await check;
     } catch (err) {
       if (!(err instanceof AddressRejected)) throw err;
-      return { httpStatus: null, durationMs: Math.round(performance.now() - started), errorClass: "address_rejected", errorMessage: err.message };
+      return {
+        httpStatus: null,
+        durationMs: Math.round(performance.now() - started),
+        errorClass: "address_rejected",
+        errorMessage: err.message,
+      };
     }
     let keys = memo.keys.get(c.endpoint_id);
     if (keys === undefined) memo.keys.set(c.endpoint_id, (keys = keysOf(c, now)));
     // Preparing counts against the request budget; waiting for the address's turn does not.
     const prepared = performance.now() - started;
     // A test delivery is one button press: it skips the address's pacing.
-    const admission = c.is_test ? { release: () => undefined } : await d.throttle.admit(c.endpoint_id, { perSecond: c.max_per_second, concurrency: c.max_concurrency }, maxAdmissionWaitMs);
+    const admission = c.is_test
+      ? { release: () => undefined }
+      : await d.throttle.admit(
+          c.endpoint_id,
+          { perSecond: c.max_per_second, concurrency: c.max_concurrency },
+          maxAdmissionWaitMs,
+        );
     if ("deferMs" in admission) return admission;
     try {
       return await send(c, body, keys, target, prepared);
@@ -202,7 +246,13 @@ export function createWebhookEngine(d: EngineDeps) {
     }
   }
 
-  async function send(c: Claimed, body: Buffer, keys: SigningKeys, target: VerifiedTarget, preparedMs: number): Promise<SendResult> {
+  async function send(
+    c: Claimed,
+    body: Buffer,
+    keys: SigningKeys,
+    target: VerifiedTarget,
+    preparedMs: number,
+  ): Promise<SendResult> {
     const started = performance.now() - preparedMs;
     const headers = deliveryHeaders({
       body,
@@ -214,7 +264,12 @@ export function createWebhookEngine(d: EngineDeps) {
       attempt: c.attempts,
     });
     const spent = performance.now() - started;
-    const result = await d.sender.send({ target, headers, body, timeoutMs: Math.max(1, Math.round(d.timeoutMs - spent)) });
+    const result = await d.sender.send({
+      target,
+      headers,
+      body,
+      timeoutMs: Math.max(1, Math.round(d.timeoutMs - spent)),
+    });
     return { ...result, durationMs: result.durationMs + Math.round(spent) };
   }
 
@@ -225,7 +280,16 @@ export function createWebhookEngine(d: EngineDeps) {
     const ok = r.errorClass === null;
     const gone = r.httpStatus === 410 && !c.is_test;
     const permanent = r.errorClass === "payload_too_large" || c.is_test || gone;
-    const scheduled = ok || permanent ? undefined : nextAttemptAt({ attemptsMade: c.attempts, firstAttemptAt: c.first_attempt_at, now, random: d.random, delaysMs: d.schedule });
+    const scheduled =
+      ok || permanent
+        ? undefined
+        : nextAttemptAt({
+            attemptsMade: c.attempts,
+            firstAttemptAt: c.first_attempt_at,
+            now,
+            random: d.random,
+            delaysMs: d.schedule,
+          });
     const next = scheduled === undefined ? undefined : honourRetryAfter(scheduled, r, c, now);
     if (r.retryAfterMs !== undefined && !c.is_test) d.throttle.pause(c.endpoint_id, r.retryAfterMs);
     const status = ok ? "succeeded" : next === undefined ? "failed" : "pending";
@@ -234,10 +298,28 @@ export function createWebhookEngine(d: EngineDeps) {
       await tx.query(
         `insert into webhook_attempts (id, property_id, endpoint_id, delivery_id, event_id, event_type, attempt, http_status, duration_ms, error_class, error_message, started_at, finished_at)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) on conflict (delivery_id, attempt) do nothing`,
-        [newId(), c.property_id, c.endpoint_id, c.id, c.event_id, c.is_test ? testEventType : c.event_type, c.attempts, r.httpStatus, r.durationMs, r.errorClass, r.errorMessage, startedAt, now],
+        [
+          newId(),
+          c.property_id,
+          c.endpoint_id,
+          c.id,
+          c.event_id,
+          c.is_test ? testEventType : c.event_type,
+          c.attempts,
+          r.httpStatus,
+          r.durationMs,
+          r.errorClass,
+          r.errorMessage,
+          startedAt,
+          now,
+        ],
       );
       // The address row first (it serializes concurrent attempts of one address), then the delivery.
-      const open = c.is_test ? true : gone ? await closeEndpoint(tx, c, now, "The receiver answered 410 Gone: the address was disabled at once.") : await updateHealth(tx, c, startedAt, now);
+      const open = c.is_test
+        ? true
+        : gone
+          ? await closeEndpoint(tx, c, now, "The receiver answered 410 Gone: the address was disabled at once.")
+          : await updateHealth(tx, c, startedAt, now);
       const settled = status === "pending" && !open ? "cancelled" : status;
       // Only the holder of this attempt may settle it (a lease taken over after a crash moves `attempts` on).
       await tx.query(
@@ -261,8 +343,17 @@ export function createWebhookEngine(d: EngineDeps) {
       [c.endpoint_id, startedAt],
     );
     if (health === undefined || health.status !== "open") return false;
-    if (health.failures_since_success < closeAfterFailures || now.getTime() - health.failing_since.getTime() < closeAfterMs) return true;
-    return closeEndpoint(tx, c, now, `No successful response for 24 hours (${health.failures_since_success} failed attempts).`);
+    if (
+      health.failures_since_success < closeAfterFailures ||
+      now.getTime() - health.failing_since.getTime() < closeAfterMs
+    )
+      return true;
+    return closeEndpoint(
+      tx,
+      c,
+      now,
+      `No successful response for 24 hours (${health.failures_since_success} failed attempts).`,
+    );
   }
 
   /** Closes the address: pending deliveries stop, its creator gets a panel notification and an e-mail. Returns false (not open). */
@@ -271,16 +362,31 @@ export function createWebhookEngine(d: EngineDeps) {
       "update webhook_endpoints set status = 'closed', closed_at = $2, closed_reason = $3, updated_at = $2 where id = $1 and status = 'open' returning created_by, url",
       [c.endpoint_id, now, reason],
     );
-    await tx.query("update webhook_deliveries set status = 'cancelled', next_attempt_at = null, last_error_class = 'endpoint_closed' where endpoint_id = $1 and status = 'pending' and id <> $2", [
-      c.endpoint_id,
-      c.id,
-    ]);
+    await tx.query(
+      "update webhook_deliveries set status = 'cancelled', next_attempt_at = null, last_error_class = 'endpoint_closed' where endpoint_id = $1 and status = 'pending' and id <> $2",
+      [c.endpoint_id, c.id],
+    );
     if (closed !== undefined && closed.created_by !== null) {
       const body = `${closed.url}: ${reason} Re-enable it in Integrations > API access > Webhook addresses.`;
-      await insertNotification(tx, { propertyId: c.property_id, userId: closed.created_by, kind: "webhook.endpoint_closed", title: "Webhook address closed", body, data: { endpointId: c.endpoint_id } }, now);
+      await insertNotification(
+        tx,
+        {
+          propertyId: c.property_id,
+          userId: closed.created_by,
+          kind: "webhook.endpoint_closed",
+          title: "Webhook address closed",
+          body,
+          data: { endpointId: c.endpoint_id },
+        },
+        now,
+      );
       await tx.enqueue(queues.webhooksEndpointClosed, { endpointId: c.endpoint_id });
     }
-    if (closed !== undefined) d.logger.warn({ endpointId: c.endpoint_id, propertyId: c.property_id, reason }, "webhook address closed automatically");
+    if (closed !== undefined)
+      d.logger.warn(
+        { endpointId: c.endpoint_id, propertyId: c.property_id, reason },
+        "webhook address closed automatically",
+      );
     return false;
   }
 
@@ -309,7 +415,13 @@ export function createWebhookEngine(d: EngineDeps) {
     /** Queues an attempt job for every due delivery (the every-minute sweeper; also takes over crashed workers' claims). */
     async sweepDue(): Promise<number> {
       const ids = await repo.dueDeliveryIds(d.pool, d.clock.now());
-      if (ids.length > 0) await d.transact((tx) => tx.enqueueMany(queues.webhooksDeliver, ids.map((deliveryId) => ({ deliveryId }))));
+      if (ids.length > 0)
+        await d.transact((tx) =>
+          tx.enqueueMany(
+            queues.webhooksDeliver,
+            ids.map((deliveryId) => ({ deliveryId })),
+          ),
+        );
       return ids.length;
     },
     /** Runs every due attempt right here (tests move the clock, then call this instead of waiting for jobs). */

@@ -15,7 +15,8 @@ export const eventTypeDescriptions: Record<SubscribableEventType, string> = {
   "guest.checked_out": "Check-out is completed for a room line.",
   "folio.payment_posted": "A payment or a payment reversal is posted to the folio.",
   "invoice.issued": "A draft invoice is finalized or sent as an e-document.",
-  "availability.changed": "A reservation or room block may affect availability (a hint: read the current numbers from the availability API).",
+  "availability.changed":
+    "A reservation or room block may affect availability (a hint: read the current numbers from the availability API).",
 };
 
 export function isSubscribable(type: string): type is SubscribableEventType {

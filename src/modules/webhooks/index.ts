@@ -15,7 +15,15 @@ import { createWebhooksService, type WebhooksService } from "./webhooks.service.
 import { registerWebhookWorkers } from "./webhooks.jobs.ts";
 import { registerWebhookRpc, webhookRpcServices } from "./webhooks.rpc.ts";
 
-export { AddressRejected, checkUrlSyntax, ipVerdict, verifyTarget, systemResolver, type Resolver, type ResolvedAddress } from "./address.ts";
+export {
+  AddressRejected,
+  checkUrlSyntax,
+  ipVerdict,
+  verifyTarget,
+  systemResolver,
+  type Resolver,
+  type ResolvedAddress,
+} from "./address.ts";
 export { signatureHeader, newSigningSecret } from "./secrets.ts";
 export { subscribableEventTypes, testEventType } from "./event-types.ts";
 export { retryDelaysMs, maxAttempts, nextAttemptAt } from "./schedule.ts";
@@ -49,7 +57,8 @@ export interface WebhooksModule extends Module {
 /** The engine and panel service on one set of deps (tests build a second one to drive due work by hand). */
 export function createWebhookParts(deps: Deps, options: WebhookOptions = {}) {
   const box = createSecretBox(loadSecretKey(deps.config.webhookSecretKey, deps.config.dataDir));
-  const extraCa = deps.config.webhookExtraCaFile === undefined ? undefined : readFileSync(deps.config.webhookExtraCaFile, "utf8");
+  const extraCa =
+    deps.config.webhookExtraCaFile === undefined ? undefined : readFileSync(deps.config.webhookExtraCaFile, "utf8");
   const sender = withAttemptSpans(createSender({ extraCa }));
   const resolver = options.resolver ?? systemResolver;
   const policy = { allowPrivate: deps.config.webhookAllowPrivateTargets };
@@ -77,10 +86,31 @@ export function createWebhookParts(deps: Deps, options: WebhookOptions = {}) {
     deps.metrics?.observeWebhookAttempts(done, new Date());
     return done;
   };
-  const dispatcher = createDispatcher({ pool: deps.db.pool, clock: deps.clock, logger: deps.logger, throttle, attempt, pollMs: 1_000 });
+  const dispatcher = createDispatcher({
+    pool: deps.db.pool,
+    clock: deps.clock,
+    logger: deps.logger,
+    throttle,
+    attempt,
+    pollMs: 1_000,
+  });
   wake.fn = () => dispatcher.wake();
-  const recoveries = createRecoveries({ pool: deps.db.pool, transact: deps.transact, clock: deps.clock, wake: () => dispatcher.wake() });
-  const service = createWebhooksService({ pool: deps.db.pool, transact: deps.transact, clock: deps.clock, box, resolver, policy, engine, recoveries });
+  const recoveries = createRecoveries({
+    pool: deps.db.pool,
+    transact: deps.transact,
+    clock: deps.clock,
+    wake: () => dispatcher.wake(),
+  });
+  const service = createWebhooksService({
+    pool: deps.db.pool,
+    transact: deps.transact,
+    clock: deps.clock,
+    box,
+    resolver,
+    policy,
+    engine,
+    recoveries,
+  });
   return { engine, service, sender, dispatcher, recoveries, mailer: options.mailer ?? createMailer(deps.config) };
 }
 
@@ -96,7 +126,15 @@ export function createWebhooksModule(deps: Deps, options: WebhookOptions = {}): 
     services: webhookRpcServices,
     registerRpc: (router) => registerWebhookRpc(router, service, notifications),
     startWorkers: async () => {
-      await registerWebhookWorkers({ boss: deps.boss, pool: deps.db.pool, engine, recoveries, mailer, logger: deps.logger, metrics: deps.metrics });
+      await registerWebhookWorkers({
+        boss: deps.boss,
+        pool: deps.db.pool,
+        engine,
+        recoveries,
+        mailer,
+        logger: deps.logger,
+        metrics: deps.metrics,
+      });
       if (dispatches) dispatcher.start();
     },
     // The dispatcher, then the kept-alive connections to receivers (app.close() stops modules after pg-boss drained the jobs).

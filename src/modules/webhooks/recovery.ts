@@ -74,9 +74,15 @@ export function createRecoveries(d: { pool: pg.Pool; transact: Transact; clock: 
 
   return {
     /** Starts a recovery, or answers the one already running for the address (asking twice is harmless). */
-    async start(input: { propertyId: string; endpointId: string; userId: string; since: Date | undefined }): Promise<Recovery> {
+    async start(input: {
+      propertyId: string;
+      endpointId: string;
+      userId: string;
+      since: Date | undefined;
+    }): Promise<Recovery> {
       const now = d.clock.now();
-      if (input.since === undefined || Number.isNaN(input.since.getTime())) throw invalidField("since", "required: the time from which failed deliveries are sent again");
+      if (input.since === undefined || Number.isNaN(input.since.getTime()))
+        throw invalidField("since", "required: the time from which failed deliveries are sent again");
       if (input.since.getTime() < now.getTime() - recoveryWindowMs) throw invalidField("since", "at most 30 days back");
       if (input.since > now) throw invalidField("since", "must not be in the future");
       await settle(input.endpointId);
@@ -87,8 +93,12 @@ export function createRecoveries(d: { pool: pg.Pool; transact: Transact; clock: 
           [newId(now.getTime()), input.propertyId, input.endpointId, input.since, input.userId, now],
         );
         if (created === undefined) {
-          const [running] = await tx.query<{ id: string }>("select id from webhook_recoveries where endpoint_id = $1 and status = 'running'", [input.endpointId]);
-          if (running === undefined) throw new AppError("conflict", "A recovery of this address just finished; ask again.");
+          const [running] = await tx.query<{ id: string }>(
+            "select id from webhook_recoveries where endpoint_id = $1 and status = 'running'",
+            [input.endpointId],
+          );
+          if (running === undefined)
+            throw new AppError("conflict", "A recovery of this address just finished; ask again.");
           return running.id;
         }
         await tx.enqueue(queues.webhooksRecover, { recoveryId: created.id });
@@ -98,7 +108,10 @@ export function createRecoveries(d: { pool: pg.Pool; transact: Transact; clock: 
     },
 
     async get(propertyId: string, id: string): Promise<Recovery | undefined> {
-      const { rows } = await d.pool.query<RecoveryRow>(`${progressSql} where r.property_id = $1 and r.id = $2 group by r.id`, [propertyId, id]);
+      const { rows } = await d.pool.query<RecoveryRow>(
+        `${progressSql} where r.property_id = $1 and r.id = $2 group by r.id`,
+        [propertyId, id],
+      );
       return rows[0] === undefined ? undefined : toRecovery(rows[0]);
     },
 
@@ -117,10 +130,15 @@ export function createRecoveries(d: { pool: pg.Pool; transact: Transact; clock: 
      * then records the total and wakes the dispatcher. Rerunning after a crash adds nothing twice.
      */
     async fill(recoveryId: string): Promise<number> {
-      const { rows } = await d.pool.query<{ endpoint_id: string; property_id: string; since: Date; created_at: Date; status: string }>(
-        "select endpoint_id, property_id, since, created_at, status from webhook_recoveries where id = $1",
-        [recoveryId],
-      );
+      const { rows } = await d.pool.query<{
+        endpoint_id: string;
+        property_id: string;
+        since: Date;
+        created_at: Date;
+        status: string;
+      }>("select endpoint_id, property_id, since, created_at, status from webhook_recoveries where id = $1", [
+        recoveryId,
+      ]);
       const r = rows[0];
       if (r === undefined || r.status !== "running") return 0;
       let after = "00000000-0000-0000-0000-000000000000";
@@ -142,7 +160,15 @@ export function createRecoveries(d: { pool: pg.Pool; transact: Transact; clock: 
            select u.id, $1, $2, u.event_id, u.event_type, 'pending', 0, $3::timestamptz + u.n * interval '1 microsecond', $3, $4
            from unnest($5::uuid[], $6::uuid[], $7::text[]) with ordinality as u(id, event_id, event_type, n)
            on conflict (recovery_id, event_id) where recovery_id is not null do nothing`,
-          [r.property_id, r.endpoint_id, now, recoveryId, events.map(() => newId(now.getTime())), events.map((e) => e.event_id), events.map((e) => e.event_type)],
+          [
+            r.property_id,
+            r.endpoint_id,
+            now,
+            recoveryId,
+            events.map(() => newId(now.getTime())),
+            events.map((e) => e.event_id),
+            events.map((e) => e.event_type),
+          ],
         );
         d.wake();
         after = events.at(-1)!.event_id;

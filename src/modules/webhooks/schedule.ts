@@ -14,7 +14,13 @@ export type Random = () => number;
  * (8 attempts made, or the next attempt would start more than 24 h after the first one). `delaysMs` is the
  * production schedule unless a test configures a short one (the attempt cap is its length + 1).
  */
-export function nextAttemptAt(input: { attemptsMade: number; firstAttemptAt: Date; now: Date; random: Random; delaysMs?: readonly number[] }): Date | undefined {
+export function nextAttemptAt(input: {
+  attemptsMade: number;
+  firstAttemptAt: Date;
+  now: Date;
+  random: Random;
+  delaysMs?: readonly number[];
+}): Date | undefined {
   const delays = input.delaysMs ?? retryDelaysMs;
   if (input.attemptsMade >= Math.min(maxAttempts, delays.length + 1)) return undefined;
   const base = delays[input.attemptsMade - 1];

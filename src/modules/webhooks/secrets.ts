@@ -63,7 +63,8 @@ export function createSecretBox(key: Buffer): SecretBox {
     },
     open(sealed, rowId) {
       const [version, iv, tag, ct] = sealed.split(".");
-      if (version !== "v1" || iv === undefined || tag === undefined || ct === undefined) throw new Error("unknown sealed secret format");
+      if (version !== "v1" || iv === undefined || tag === undefined || ct === undefined)
+        throw new Error("unknown sealed secret format");
       const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
       decipher.setAAD(Buffer.from(rowId));
       decipher.setAuthTag(Buffer.from(tag, "base64url"));

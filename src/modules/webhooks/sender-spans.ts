@@ -12,11 +12,23 @@ export function withAttemptSpans(sender: Sender): Sender {
   return {
     close: () => sender.close(),
     send: (req) =>
-      inSpan(tracer, "webhook attempt", { kind: SpanKind.CLIENT, attributes: { "http.request.method": "POST", "hotelops.webhook.attempt": Number(req.headers["service-delivery-attempt"] ?? 0), "hotelops.webhook.delivery_id": req.headers["service-delivery-id"] ?? "" } }, async (span) => {
-        const result = await sender.send(req);
-        if (result.httpStatus !== null) span.setAttribute("http.response.status_code", result.httpStatus);
-        if (result.errorClass !== null) span.setStatus({ code: SpanStatusCode.ERROR, message: result.errorClass });
-        return result;
-      }),
+      inSpan(
+        tracer,
+        "webhook attempt",
+        {
+          kind: SpanKind.CLIENT,
+          attributes: {
+            "http.request.method": "POST",
+            "hotelops.webhook.attempt": Number(req.headers["service-delivery-attempt"] ?? 0),
+            "hotelops.webhook.delivery_id": req.headers["service-delivery-id"] ?? "",
+          },
+        },
+        async (span) => {
+          const result = await sender.send(req);
+          if (result.httpStatus !== null) span.setAttribute("http.response.status_code", result.httpStatus);
+          if (result.errorClass !== null) span.setStatus({ code: SpanStatusCode.ERROR, message: result.errorClass });
+          return result;
+        },
+      ),
   };
 }

@@ -46,9 +46,12 @@ export interface Sender {
  * check and connect: the socket's lookup answers with that IP only), verifies TLS against the host name
  * (SNI servername), follows no redirects and consumes at most 64 KiB of the answer.
  */
-export function createSender(options: { extraCa?: string | undefined; maxPools?: number; connectionsPerPool?: number } = {}): Sender {
+export function createSender(
+  options: { extraCa?: string | undefined; maxPools?: number; connectionsPerPool?: number } = {},
+): Sender {
   // One context for every connection: passing `ca` instead would parse every root certificate per handshake.
-  const secureContext = options.extraCa === undefined ? undefined : createSecureContext({ ca: [...rootCertificates, options.extraCa] });
+  const secureContext =
+    options.extraCa === undefined ? undefined : createSecureContext({ ca: [...rootCertificates, options.extraCa] });
   const pools = new Map<string, Pool>();
   const maxPools = options.maxPools ?? 256;
 
@@ -110,10 +113,24 @@ export function createSender(options: { extraCa?: string | undefined; maxPools?:
         });
         await consumeAtMost(res.body, maxResponseBytes);
         const status = res.statusCode;
-        if (status >= 200 && status < 300) return { httpStatus: status, durationMs: ms(), errorClass: null, errorMessage: null };
-        if (status >= 300 && status < 400) return { httpStatus: status, durationMs: ms(), errorClass: "redirect", errorMessage: `redirect (${status}) not followed` };
-        const retryAfterMs = status === 429 || status === 503 ? parseRetryAfter(res.headers["retry-after"], Date.now()) : undefined;
-        return { httpStatus: status, durationMs: ms(), errorClass: "http_status", errorMessage: `non-2xx response (${status})`, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
+        if (status >= 200 && status < 300)
+          return { httpStatus: status, durationMs: ms(), errorClass: null, errorMessage: null };
+        if (status >= 300 && status < 400)
+          return {
+            httpStatus: status,
+            durationMs: ms(),
+            errorClass: "redirect",
+            errorMessage: `redirect (${status}) not followed`,
+          };
+        const retryAfterMs =
+          status === 429 || status === 503 ? parseRetryAfter(res.headers["retry-after"], Date.now()) : undefined;
+        return {
+          httpStatus: status,
+          durationMs: ms(),
+          errorClass: "http_status",
+          errorMessage: `non-2xx response (${status})`,
+          ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+        };
       } catch (err) {
         const { errorClass, errorMessage } = classify(err, abort.signal);
         return { httpStatus: null, durationMs: ms(), errorClass, errorMessage };
@@ -142,7 +159,10 @@ class TimeoutError extends Error {
   override name = "TimeoutError";
 }
 
-async function consumeAtMost(body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown }, limit: number): Promise<void> {
+async function consumeAtMost(
+  body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown },
+  limit: number,
+): Promise<void> {
   let seen = 0;
   for await (const chunk of body) {
     seen += chunk.length;
@@ -159,13 +179,23 @@ const tlsCodes = /^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|ERR_
 function classify(err: unknown, signal: AbortSignal): { errorClass: ErrorClass; errorMessage: string } {
   if (signal.aborted) return { errorClass: "timeout", errorMessage: "no complete answer within the time limit" };
   const code = findCode(err);
-  if (code === "UND_ERR_CONNECT_TIMEOUT" || code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT" || code === "ETIMEDOUT") {
+  if (
+    code === "UND_ERR_CONNECT_TIMEOUT" ||
+    code === "UND_ERR_HEADERS_TIMEOUT" ||
+    code === "UND_ERR_BODY_TIMEOUT" ||
+    code === "ETIMEDOUT"
+  ) {
     return { errorClass: "timeout", errorMessage: "no complete answer within the time limit" };
   }
-  if (code !== undefined && tlsCodes.test(code)) return { errorClass: "tls", errorMessage: `TLS verification failed (${code})` };
-  if (err instanceof Error && /certificate|TLS|SSL/i.test(err.message)) return { errorClass: "tls", errorMessage: `TLS failed: ${err.message.slice(0, 200)}` };
+  if (code !== undefined && tlsCodes.test(code))
+    return { errorClass: "tls", errorMessage: `TLS verification failed (${code})` };
+  if (err instanceof Error && /certificate|TLS|SSL/i.test(err.message))
+    return { errorClass: "tls", errorMessage: `TLS failed: ${err.message.slice(0, 200)}` };
   const detail = err instanceof Error && err.message !== "" ? `: ${err.message.slice(0, 200)}` : "";
-  return { errorClass: "connection", errorMessage: `connection failed${code !== undefined ? ` (${code})` : ""}${detail}` };
+  return {
+    errorClass: "connection",
+    errorMessage: `connection failed${code !== undefined ? ` (${code})` : ""}${detail}`,
+  };
 }
 
 function findCode(err: unknown): string | undefined {

@@ -12,7 +12,8 @@ const vectors = {
   timestamp: 1767225600,
   body: '{"id":"0195f3a0-5b2e-7c41-9d7a-3c5b8e2f1a90","type":"webhook.test","apiVersion":"v1","createdAt":"2026-01-01T00:00:00.000Z","occurredAt":"2026-01-01T00:00:00.000Z","property":{"code":"DEMO-IST"},"data":{"message":"hello"}}',
   header: "t=1767225600,v1=22d94433e69ebfb137b1c6bc40db902e3584eb043ce28a80c6e46a4f8874022b",
-  rotatedHeader: "t=1767225600,v1=22d94433e69ebfb137b1c6bc40db902e3584eb043ce28a80c6e46a4f8874022b,v1=641817600e36e217285e690469b5227e7da755b0d98838bd7a4c1d6de3ef9a83",
+  rotatedHeader:
+    "t=1767225600,v1=22d94433e69ebfb137b1c6bc40db902e3584eb043ce28a80c6e46a4f8874022b,v1=641817600e36e217285e690469b5227e7da755b0d98838bd7a4c1d6de3ef9a83",
 };
 
 /** A receiver's check as Stripe documents it: raw body, 300 s tolerance, constant-time compare, any v1 matches. */
@@ -21,13 +22,17 @@ function verify(header: string, body: string, secret: string, nowSeconds: number
   const t = Number(items.find(([k]) => k === "t")?.[1]);
   if (!Number.isInteger(t) || Math.abs(nowSeconds - t) > 300) return false;
   const expected = createHmac("sha256", secret).update(`${t}.${body}`, "utf8").digest();
-  return items.filter(([k]) => k === "v1").some(([, v]) => v.length === 64 && timingSafeEqual(Buffer.from(v, "hex"), expected));
+  return items
+    .filter(([k]) => k === "v1")
+    .some(([, v]) => v.length === 64 && timingSafeEqual(Buffer.from(v, "hex"), expected));
 }
 
 describe("signature", () => {
   it("matches the published vectors", () => {
     expect(signatureHeader([vectors.secret], vectors.timestamp, vectors.body)).toBe(vectors.header);
-    expect(signatureHeader([vectors.secret, vectors.oldSecret], vectors.timestamp, Buffer.from(vectors.body))).toBe(vectors.rotatedHeader);
+    expect(signatureHeader([vectors.secret, vectors.oldSecret], vectors.timestamp, Buffer.from(vectors.body))).toBe(
+      vectors.rotatedHeader,
+    );
   });
 
   it("verifies with a Stripe-style receiver and fails on any change", () => {
@@ -36,7 +41,9 @@ describe("signature", () => {
     expect(verify(vectors.header, vectors.body, vectors.oldSecret, vectors.timestamp)).toBe(false);
     expect(verify(vectors.header, vectors.body + " ", vectors.secret, vectors.timestamp)).toBe(false);
     expect(verify(vectors.header, vectors.body, vectors.secret, vectors.timestamp + 301)).toBe(false);
-    expect(verify(vectors.header.replace("t=1767225600", "t=1767225601"), vectors.body, vectors.secret, vectors.timestamp)).toBe(false);
+    expect(
+      verify(vectors.header.replace("t=1767225600", "t=1767225601"), vectors.body, vectors.secret, vectors.timestamp),
+    ).toBe(false);
   });
 
   it("makes whsec_ secrets of 32 random bytes in standard base64", () => {
@@ -53,9 +60,14 @@ describe("Standard Webhooks signature", () => {
     const one = standardSignature({ secrets: [vectors.secret], ed25519: [] }, id, vectors.timestamp, vectors.body);
     expect(one).toBe("v1,2nigoo94xxy5hy9sn4FZziUjzTnbuRUkTQ6FRU6hO0Y=");
     expect(one).toBe(new Webhook(vectors.secret).sign(id, new Date(vectors.timestamp * 1000), vectors.body));
-    expect(standardSignature({ secrets: [vectors.secret, vectors.oldSecret], ed25519: [] }, id, vectors.timestamp, Buffer.from(vectors.body))).toBe(
-      "v1,2nigoo94xxy5hy9sn4FZziUjzTnbuRUkTQ6FRU6hO0Y= v1,S93fdILbFxoAlnovrf+77+9ZF3iydA//ftGQD/3rRWk=",
-    );
+    expect(
+      standardSignature(
+        { secrets: [vectors.secret, vectors.oldSecret], ed25519: [] },
+        id,
+        vectors.timestamp,
+        Buffer.from(vectors.body),
+      ),
+    ).toBe("v1,2nigoo94xxy5hy9sn4FZziUjzTnbuRUkTQ6FRU6hO0Y= v1,S93fdILbFxoAlnovrf+77+9ZF3iydA//ftGQD/3rRWk=");
   });
 
   it("is accepted by the standardwebhooks library, for a new secret and for one made before standard base64", () => {
@@ -64,11 +76,17 @@ describe("Standard Webhooks signature", () => {
     expect(header).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
     // The library checks the timestamp against the real clock: sign "now" for it.
     const now = Math.floor(Date.now() / 1000);
-    const headers = (secrets: string[]) => ({ "webhook-id": id, "webhook-timestamp": String(now), "webhook-signature": standardSignature({ secrets, ed25519: [] }, id, now, vectors.body) });
+    const headers = (secrets: string[]) => ({
+      "webhook-id": id,
+      "webhook-timestamp": String(now),
+      "webhook-signature": standardSignature({ secrets, ed25519: [] }, id, now, vectors.body),
+    });
     expect(new Webhook(fresh).verify(vectors.body, headers([fresh]))).toEqual(JSON.parse(vectors.body));
     expect(() => new Webhook(fresh).verify(vectors.body + " ", headers([fresh]))).toThrow();
     // An old base64url secret signs with its decoded bytes (a receiver passes those bytes to the library).
-    expect(new Webhook(hmacKeyOf(vectors.secret), { format: "raw" }).verify(vectors.body, headers([vectors.secret]))).toBeTruthy();
+    expect(
+      new Webhook(hmacKeyOf(vectors.secret), { format: "raw" }).verify(vectors.body, headers([vectors.secret])),
+    ).toBeTruthy();
     // During a rotation both values are there, space-separated, and either secret verifies.
     const both = headers([fresh, vectors.secret]);
     expect(both["webhook-signature"].split(" ")).toHaveLength(2);
@@ -81,13 +99,23 @@ describe("Standard Webhooks signature", () => {
     expect(pair.publicKey).toMatch(/^whpk_[A-Za-z0-9+/]{43}=$/);
     expect(publicKeyOf(pair.secretKey)).toBe(pair.publicKey);
     const old = newEd25519Pair();
-    const header = standardSignature({ secrets: [newSigningSecret()], ed25519: [ed25519PrivateKey(pair.secretKey), ed25519PrivateKey(old.secretKey)] }, id, vectors.timestamp, vectors.body);
+    const header = standardSignature(
+      { secrets: [newSigningSecret()], ed25519: [ed25519PrivateKey(pair.secretKey), ed25519PrivateKey(old.secretKey)] },
+      id,
+      vectors.timestamp,
+      vectors.body,
+    );
     const parts = header.split(" ");
     expect(parts.map((p) => p.split(",")[0])).toEqual(["v1", "v1a", "v1a"]);
     const verifyWith = (publicKey: string, body: string) => {
-      const key = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(publicKey.slice(5), "base64").toString("base64url") }, format: "jwk" });
+      const key = createPublicKey({
+        key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(publicKey.slice(5), "base64").toString("base64url") },
+        format: "jwk",
+      });
       const signed = Buffer.from(`${id}.${vectors.timestamp}.${body}`);
-      return parts.some((p) => p.startsWith("v1a,") && cryptoVerify(null, signed, key, Buffer.from(p.slice(4), "base64")));
+      return parts.some(
+        (p) => p.startsWith("v1a,") && cryptoVerify(null, signed, key, Buffer.from(p.slice(4), "base64")),
+      );
     };
     expect(verifyWith(pair.publicKey, vectors.body)).toBe(true);
     expect(verifyWith(old.publicKey, vectors.body)).toBe(true);
@@ -137,6 +165,8 @@ describe("retry schedule", () => {
     expect(nextAttemptAt({ attemptsMade: 7, firstAttemptAt: first, now: late, random: () => 0 })).toBeUndefined();
     expect(nextAttemptAt({ attemptsMade: 6, firstAttemptAt: first, now: late, random: () => 0 })).toBeUndefined();
     const early = new Date(first.getTime() + 10 * 3600_000);
-    expect(nextAttemptAt({ attemptsMade: 7, firstAttemptAt: first, now: early, random: () => 0.5 })?.getTime()).toBe(early.getTime() + 43_200_000);
+    expect(nextAttemptAt({ attemptsMade: 7, firstAttemptAt: first, now: early, random: () => 0.5 })?.getTime()).toBe(
+      early.getTime() + 43_200_000,
+    );
   });
 });

@@ -32,7 +32,10 @@ export function standardSignature(keys: SigningKeys, id: string, unixSeconds: nu
     parts.push(`v1,${mac.digest("base64")}`);
   }
   if (keys.ed25519.length > 0) {
-    const content = Buffer.concat([Buffer.from(prefix, "utf8"), typeof body === "string" ? Buffer.from(body, "utf8") : body]);
+    const content = Buffer.concat([
+      Buffer.from(prefix, "utf8"),
+      typeof body === "string" ? Buffer.from(body, "utf8") : body,
+    ]);
     for (const key of keys.ed25519) parts.push(`v1a,${sign(null, content, key).toString("base64")}`);
   }
   return parts.join(" ");
@@ -48,7 +51,11 @@ export function newEd25519Pair(): { secretKey: string; publicKey: string } {
 }
 
 export function ed25519PrivateKey(secretKey: string): KeyObject {
-  return createPrivateKey({ key: Buffer.from(secretKey.replace(/^whsk_/, ""), "base64"), format: "der", type: "pkcs8" });
+  return createPrivateKey({
+    key: Buffer.from(secretKey.replace(/^whsk_/, ""), "base64"),
+    format: "der",
+    type: "pkcs8",
+  });
 }
 
 /** `whpk_` + the raw 32-byte public key in base64 (the JWK `x` bytes). */

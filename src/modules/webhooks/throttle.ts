@@ -31,11 +31,31 @@ export function createThrottle(now: () => number = () => performance.now()) {
   const states = new Map<string, AddressState>();
   const stateOf = (id: string): AddressState => {
     let s = states.get(id);
-    if (s === undefined) states.set(id, (s = { nextStart: 0, inFlight: 0, waiting: [], queued: 0, pausedUntil: 0, turn: Promise.resolve(), lastStart: -Infinity }));
+    if (s === undefined)
+      states.set(
+        id,
+        (s = {
+          nextStart: 0,
+          inFlight: 0,
+          waiting: [],
+          queued: 0,
+          pausedUntil: 0,
+          turn: Promise.resolve(),
+          lastStart: -Infinity,
+        }),
+      );
     return s;
   };
   const forget = (id: string, s: AddressState) => {
-    if (s.inFlight === 0 && s.queued === 0 && s.waiting.length === 0 && s.nextStart < now() && s.pausedUntil < now() && now() - s.lastStart > 1000) states.delete(id);
+    if (
+      s.inFlight === 0 &&
+      s.queued === 0 &&
+      s.waiting.length === 0 &&
+      s.nextStart < now() &&
+      s.pausedUntil < now() &&
+      now() - s.lastStart > 1000
+    )
+      states.delete(id);
   };
 
   return {

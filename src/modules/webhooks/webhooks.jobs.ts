@@ -13,7 +13,15 @@ import type { Recoveries } from "./recovery.ts";
  * A delivery job's lock (expireInSeconds) outlives the 10 s request timeout; a job lost with its worker is
  * retried by pg-boss and, failing that, picked up by the sweeper once the claim's lease lapses.
  */
-export async function registerWebhookWorkers(deps: { boss: Boss; pool: pg.Pool; engine: WebhookEngine; recoveries: Recoveries; mailer: Mailer; logger: Logger; metrics?: Metrics | undefined }): Promise<void> {
+export async function registerWebhookWorkers(deps: {
+  boss: Boss;
+  pool: pg.Pool;
+  engine: WebhookEngine;
+  recoveries: Recoveries;
+  mailer: Mailer;
+  logger: Logger;
+  metrics?: Metrics | undefined;
+}): Promise<void> {
   const { boss, engine, metrics } = deps;
   const observed = async (attempts: Promise<AttemptOutcome[]>): Promise<AttemptOutcome[]> => {
     const done = await attempts;
@@ -25,15 +33,31 @@ export async function registerWebhookWorkers(deps: { boss: Boss; pool: pg.Pool; 
    * successes, with several batches in flight, fetching again at once while batches come back full.
    * A throw fails the whole batch; that is safe because fan-out is idempotent and attempts are claimed.
    */
-  const batchPolicy = { queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: JOB_EXPIRY_SECONDS }, localConcurrency: 4, burstWhenBatchFull: true };
-  await boss.registerBatchWorker<{ eventId: string }>(queues.eventsFanout, (jobs) => observed(engine.fanOut(jobs.map((j) => j.data.eventId))), { ...batchPolicy, batchSize: 20 });
-  await boss.registerBatchWorker<{ deliveryId: string }>(queues.webhooksDeliver, (jobs) => observed(engine.attempt(jobs.map((j) => j.data.deliveryId))), { ...batchPolicy, batchSize: 16 });
+  const batchPolicy = {
+    queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: JOB_EXPIRY_SECONDS },
+    localConcurrency: 4,
+    burstWhenBatchFull: true,
+  };
+  await boss.registerBatchWorker<{ eventId: string }>(
+    queues.eventsFanout,
+    (jobs) => observed(engine.fanOut(jobs.map((j) => j.data.eventId))),
+    { ...batchPolicy, batchSize: 20 },
+  );
+  await boss.registerBatchWorker<{ deliveryId: string }>(
+    queues.webhooksDeliver,
+    (jobs) => observed(engine.attempt(jobs.map((j) => j.data.deliveryId))),
+    { ...batchPolicy, batchSize: 16 },
+  );
   await boss.registerWorker(queues.webhooksSweep, async () => engine.sweepDue(), { queue: { retryLimit: 0 } });
   // A recovery's fill is idempotent (one delivery per recovery and event): a run taken over after expiry only
   // adds what the first had not, so the default expiry applies.
-  await boss.registerWorker<{ recoveryId: string }>(queues.webhooksRecover, async (job) => deps.recoveries.fill(job.data.recoveryId), {
-    queue: { retryLimit: 5, retryDelay: 10, retryBackoff: true },
-  });
+  await boss.registerWorker<{ recoveryId: string }>(
+    queues.webhooksRecover,
+    async (job) => deps.recoveries.fill(job.data.recoveryId),
+    {
+      queue: { retryLimit: 5, retryDelay: 10, retryBackoff: true },
+    },
+  );
   await boss.registerWorker(queues.webhooksPurge, async () => engine.purge(), { queue: { retryLimit: 2 } });
   await boss.registerWorker<{ endpointId: string }>(
     queues.webhooksEndpointClosed,

@@ -14,14 +14,19 @@ export const webhookRpcServices = [WebhookRpc];
 /** The staff caller and the session's active property; the auth interceptor already enforced the rule. */
 function actorOf(values: ContextValues, permission: string | undefined): Actor {
   const p = requireStaff(values);
-  if (permission !== undefined && !p.permissions.has(permission)) throw new AppError("forbidden", `Missing permission ${permission} in the active property.`);
+  if (permission !== undefined && !p.permissions.has(permission))
+    throw new AppError("forbidden", `Missing permission ${permission} in the active property.`);
   return { propertyId: p.activePropertyId, userId: p.userId };
 }
 
 const manage = (values: ContextValues) => actorOf(values, "integrations.manage");
 const ts = (d: Date | null) => (d === null ? undefined : timestampFromDate(d));
 const opt = <T>(v: T | null) => (v === null ? undefined : v);
-const statusOf = { open: WebhookEndpointStatus.OPEN, closed: WebhookEndpointStatus.CLOSED, disabled: WebhookEndpointStatus.DISABLED } as const;
+const statusOf = {
+  open: WebhookEndpointStatus.OPEN,
+  closed: WebhookEndpointStatus.CLOSED,
+  disabled: WebhookEndpointStatus.DISABLED,
+} as const;
 
 function endpointOut(e: Endpoint) {
   return {
@@ -60,7 +65,11 @@ function recoveryOut(r: Recovery) {
 }
 
 /** Optional proto fields as the service's optional inputs (absent stays absent). */
-function deliveryOptions(req: { ed25519?: boolean | undefined; maxPerSecond?: number | undefined; maxConcurrency?: number | undefined }) {
+function deliveryOptions(req: {
+  ed25519?: boolean | undefined;
+  maxPerSecond?: number | undefined;
+  maxConcurrency?: number | undefined;
+}) {
   return {
     ...(req.ed25519 !== undefined ? { ed25519: req.ed25519 } : {}),
     ...(req.maxPerSecond !== undefined ? { maxPerSecond: req.maxPerSecond } : {}),
@@ -71,13 +80,30 @@ function deliveryOptions(req: { ed25519?: boolean | undefined; maxPerSecond?: nu
 function notificationOut(n: Notification) {
   const data: Record<string, string> = {};
   for (const [k, v] of Object.entries(n.data)) data[k] = typeof v === "string" ? v : JSON.stringify(v);
-  return { id: n.id, kind: n.kind, title: n.title, body: n.body, data, createdAt: ts(n.createdAt), readAt: ts(n.readAt) };
+  return {
+    id: n.id,
+    kind: n.kind,
+    title: n.title,
+    body: n.body,
+    data,
+    createdAt: ts(n.createdAt),
+    readAt: ts(n.readAt),
+  };
 }
 
-export function registerWebhookRpc(router: ConnectRouter, service: WebhooksService, notifications: NotificationsService): void {
+export function registerWebhookRpc(
+  router: ConnectRouter,
+  service: WebhooksService,
+  notifications: NotificationsService,
+): void {
   router.service(WebhookRpc, {
     async createWebhookEndpoint(req, ctx) {
-      const r = await service.create(manage(ctx.values), { url: req.url, eventTypes: req.eventTypes, description: req.description, ...deliveryOptions(req) });
+      const r = await service.create(manage(ctx.values), {
+        url: req.url,
+        eventTypes: req.eventTypes,
+        description: req.description,
+        ...deliveryOptions(req),
+      });
       return { endpoint: endpointOut(r.endpoint), secret: r.secret };
     },
     async listWebhookEndpoints(_req, ctx) {
@@ -87,7 +113,12 @@ export function registerWebhookRpc(router: ConnectRouter, service: WebhooksServi
       return { endpoint: endpointOut(await service.get(manage(ctx.values), req.endpointId)) };
     },
     async updateWebhookEndpoint(req, ctx) {
-      const patch = { eventTypes: req.eventTypes, ...deliveryOptions(req), ...(req.url !== undefined ? { url: req.url } : {}), ...(req.description !== undefined ? { description: req.description } : {}) };
+      const patch = {
+        eventTypes: req.eventTypes,
+        ...deliveryOptions(req),
+        ...(req.url !== undefined ? { url: req.url } : {}),
+        ...(req.description !== undefined ? { description: req.description } : {}),
+      };
       return { endpoint: endpointOut(await service.patch(manage(ctx.values), req.endpointId, patch)) };
     },
     async deleteWebhookEndpoint(req, ctx) {
@@ -143,14 +174,19 @@ export function registerWebhookRpc(router: ConnectRouter, service: WebhooksServi
     },
     listWebhookEventTypes(_req, ctx) {
       manage(ctx.values);
-      return { eventTypes: subscribableEventTypes.map((type) => ({ type, description: eventTypeDescriptions[type] })), maxEndpoints: maxEndpointsPerProperty };
+      return {
+        eventTypes: subscribableEventTypes.map((type) => ({ type, description: eventTypeDescriptions[type] })),
+        maxEndpoints: maxEndpointsPerProperty,
+      };
     },
     async listNotifications(req, ctx) {
       const list = await notifications.list(actorOf(ctx.values, undefined), req.limit > 0 ? req.limit : 50);
       return { notifications: list.map(notificationOut) };
     },
     async markNotificationRead(req, ctx) {
-      return { notification: notificationOut(await notifications.markRead(actorOf(ctx.values, undefined), req.notificationId)) };
+      return {
+        notification: notificationOut(await notifications.markRead(actorOf(ctx.values, undefined), req.notificationId)),
+      };
     },
   });
 }

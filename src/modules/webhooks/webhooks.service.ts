@@ -7,7 +7,14 @@ import type { Clock } from "../../lib/clock.ts";
 import { isUuid, newId } from "../../lib/ids.ts";
 import { AddressRejected, verifyTarget, type AddressPolicy, type Resolver } from "./address.ts";
 import type { WebhookEngine } from "./engine.ts";
-import { createEndpointsRepository, endpointColumns, toEndpoint, type Endpoint, type EndpointRow, type HistoryEntry } from "./endpoints.repository.ts";
+import {
+  createEndpointsRepository,
+  endpointColumns,
+  toEndpoint,
+  type Endpoint,
+  type EndpointRow,
+  type HistoryEntry,
+} from "./endpoints.repository.ts";
 import { isSubscribable, subscribableEventTypes, testEventType } from "./event-types.ts";
 import { ed25519Aad } from "./engine.ts";
 import { newSigningSecret, type SecretBox } from "./secrets.ts";
@@ -88,20 +95,33 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
 
   function checkTypes(types: readonly string[]): string[] {
     const wanted = [...new Set(types.filter((t) => t !== testEventType))];
-    if (wanted.length === 0) throw invalidField("eventTypes", `choose at least one of ${subscribableEventTypes.join(", ")}`, "validation_failed");
-    for (const t of wanted) if (!isSubscribable(t)) throw invalidField("eventTypes", `unknown event type "${t}"`, "validation_failed");
+    if (wanted.length === 0)
+      throw invalidField(
+        "eventTypes",
+        `choose at least one of ${subscribableEventTypes.join(", ")}`,
+        "validation_failed",
+      );
+    for (const t of wanted)
+      if (!isSubscribable(t)) throw invalidField("eventTypes", `unknown event type "${t}"`, "validation_failed");
     return wanted;
   }
 
   function checkDescription(text: string | undefined): string {
     const value = (text ?? "").trim();
-    if (value.length > maxDescription) throw invalidField("description", `at most ${maxDescription} characters`, "validation_failed");
+    if (value.length > maxDescription)
+      throw invalidField("description", `at most ${maxDescription} characters`, "validation_failed");
     return value;
   }
 
-  function checkLimit(field: "maxPerSecond" | "maxConcurrency", value: number | undefined, max: number, current: number): number {
+  function checkLimit(
+    field: "maxPerSecond" | "maxConcurrency",
+    value: number | undefined,
+    max: number,
+    current: number,
+  ): number {
     if (value === undefined) return current;
-    if (!Number.isInteger(value) || value < 1 || value > max) throw invalidField(field, `an integer from 1 to ${max}`, "validation_failed");
+    if (!Number.isInteger(value) || value < 1 || value > max)
+      throw invalidField(field, `an integer from 1 to ${max}`, "validation_failed");
     return value;
   }
 
@@ -114,7 +134,10 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
   /** Updates one address of the actor's property and returns it; not found when it is another property's. */
   async function update(actor: Actor, id: string, setSql: string, params: unknown[]): Promise<Endpoint> {
     if (!isUuid(id)) throw new AppError("not_found", "Webhook address not found.");
-    const { rows } = await d.pool.query<EndpointRow>(`update webhook_endpoints set ${setSql} where property_id = $1 and id = $2 returning ${endpointColumns}`, [actor.propertyId, id, ...params]);
+    const { rows } = await d.pool.query<EndpointRow>(
+      `update webhook_endpoints set ${setSql} where property_id = $1 and id = $2 returning ${endpointColumns}`,
+      [actor.propertyId, id, ...params],
+    );
     if (rows[0] === undefined) throw new AppError("not_found", "Webhook address not found.");
     return toEndpoint(rows[0]);
   }
@@ -137,13 +160,30 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
       const row = await d.transact(async (tx) => {
         // Serializes creates of one property so two concurrent requests cannot make an eleventh address.
         await tx.query("select pg_advisory_xact_lock(hashtext('webhook_endpoints'), hashtext($1))", [actor.propertyId]);
-        const [count] = await tx.query<{ n: number }>("select count(*)::int as n from webhook_endpoints where property_id = $1", [actor.propertyId]);
-        if ((count?.n ?? 0) >= maxEndpointsPerProperty) throw new AppError("conflict", `A property can have at most ${maxEndpointsPerProperty} webhook addresses.`);
+        const [count] = await tx.query<{ n: number }>(
+          "select count(*)::int as n from webhook_endpoints where property_id = $1",
+          [actor.propertyId],
+        );
+        if ((count?.n ?? 0) >= maxEndpointsPerProperty)
+          throw new AppError("conflict", `A property can have at most ${maxEndpointsPerProperty} webhook addresses.`);
         const [inserted] = await tx.query<EndpointRow>(
           `insert into webhook_endpoints (id, property_id, url, description, event_types, status, secret_sealed, created_by, created_at, updated_at,
              ed25519_key_sealed, ed25519_public_key, max_per_second, max_concurrency)
            values ($1, $2, $3, $4, $5, 'open', $6, $7, $8, $8, $9, $10, $11, $12) returning ${endpointColumns}`,
-          [id, actor.propertyId, url, description, eventTypes, d.box.seal(secret, id), actor.userId, now, pair === undefined ? null : d.box.seal(pair.secretKey, ed25519Aad(id)), pair?.publicKey ?? null, maxPerSecond, maxConcurrency],
+          [
+            id,
+            actor.propertyId,
+            url,
+            description,
+            eventTypes,
+            d.box.seal(secret, id),
+            actor.userId,
+            now,
+            pair === undefined ? null : d.box.seal(pair.secretKey, ed25519Aad(id)),
+            pair?.publicKey ?? null,
+            maxPerSecond,
+            maxConcurrency,
+          ],
         );
         return inserted!;
       });
@@ -154,31 +194,37 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
     async patch(actor: Actor, id: string, patch: EndpointPatch): Promise<Endpoint> {
       const current = await mustGet(actor, id);
       const url = patch.url === undefined ? current.url : await checkUrl(patch.url);
-      const eventTypes = patch.eventTypes === undefined || patch.eventTypes.length === 0 ? current.eventTypes : checkTypes(patch.eventTypes);
+      const eventTypes =
+        patch.eventTypes === undefined || patch.eventTypes.length === 0
+          ? current.eventTypes
+          : checkTypes(patch.eventTypes);
       const description = patch.description === undefined ? current.description : checkDescription(patch.description);
       const maxPerSecond = checkLimit("maxPerSecond", patch.maxPerSecond, 1000, current.maxPerSecond);
       const maxConcurrency = checkLimit("maxConcurrency", patch.maxConcurrency, 64, current.maxConcurrency);
-      const updated = await update(actor, id, "url = $3, event_types = $4, description = $5, updated_at = $6, max_per_second = $7, max_concurrency = $8", [
-        url,
-        eventTypes,
-        description,
-        d.clock.now(),
-        maxPerSecond,
-        maxConcurrency,
-      ]);
+      const updated = await update(
+        actor,
+        id,
+        "url = $3, event_types = $4, description = $5, updated_at = $6, max_per_second = $7, max_concurrency = $8",
+        [url, eventTypes, description, d.clock.now(), maxPerSecond, maxConcurrency],
+      );
       if (patch.ed25519 === undefined || patch.ed25519 === (current.publicKey !== null)) return updated;
       // Switching ed25519 on makes a key pair; switching it off drops the keys (HMAC signatures go on).
       const pair = patch.ed25519 ? newEd25519Pair() : undefined;
-      return update(actor, id, "ed25519_key_sealed = $3, ed25519_public_key = $4, previous_ed25519_key_sealed = null, previous_ed25519_public_key = null", [
-        pair === undefined ? null : d.box.seal(pair.secretKey, ed25519Aad(id)),
-        pair?.publicKey ?? null,
-      ]);
+      return update(
+        actor,
+        id,
+        "ed25519_key_sealed = $3, ed25519_public_key = $4, previous_ed25519_key_sealed = null, previous_ed25519_public_key = null",
+        [pair === undefined ? null : d.box.seal(pair.secretKey, ed25519Aad(id)), pair?.publicKey ?? null],
+      );
     },
 
     /** Deletes the address with its deliveries and history. */
     async remove(actor: Actor, id: string): Promise<void> {
       if (!isUuid(id)) throw new AppError("not_found", "Webhook address not found.");
-      const { rowCount } = await d.pool.query("delete from webhook_endpoints where property_id = $1 and id = $2", [actor.propertyId, id]);
+      const { rowCount } = await d.pool.query("delete from webhook_endpoints where property_id = $1 and id = $2", [
+        actor.propertyId,
+        id,
+      ]);
       if (rowCount === 0) throw new AppError("not_found", "Webhook address not found.");
     },
 
@@ -197,7 +243,13 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
         `previous_secret_sealed = secret_sealed, previous_secret_expires_at = $4, secret_sealed = $3, updated_at = $5,
          previous_ed25519_key_sealed = ed25519_key_sealed, previous_ed25519_public_key = ed25519_public_key,
          ed25519_key_sealed = coalesce($6, ed25519_key_sealed), ed25519_public_key = coalesce($7, ed25519_public_key)`,
-        [d.box.seal(secret, id), new Date(now.getTime() + secretOverlapMs), now, pair === undefined ? null : d.box.seal(pair.secretKey, ed25519Aad(id)), pair?.publicKey ?? null],
+        [
+          d.box.seal(secret, id),
+          new Date(now.getTime() + secretOverlapMs),
+          now,
+          pair === undefined ? null : d.box.seal(pair.secretKey, ed25519Aad(id)),
+          pair?.publicKey ?? null,
+        ],
       );
       return { endpoint, secret };
     },
@@ -205,26 +257,34 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
     /** Stops the address; its pending deliveries stop too (nothing accumulates while it is off). */
     async disable(actor: Actor, id: string): Promise<Endpoint> {
       return d.transact(async (tx) => {
-        const [row] = await tx.query<EndpointRow>(`update webhook_endpoints set status = 'disabled', updated_at = $3 where property_id = $1 and id = $2 returning ${endpointColumns}`, [
-          actor.propertyId,
-          isUuid(id) ? id : null,
-          d.clock.now(),
-        ]);
+        const [row] = await tx.query<EndpointRow>(
+          `update webhook_endpoints set status = 'disabled', updated_at = $3 where property_id = $1 and id = $2 returning ${endpointColumns}`,
+          [actor.propertyId, isUuid(id) ? id : null, d.clock.now()],
+        );
         if (row === undefined) throw new AppError("not_found", "Webhook address not found.");
-        await tx.query("update webhook_deliveries set status = 'cancelled', next_attempt_at = null, last_error_class = 'endpoint_closed' where endpoint_id = $1 and status = 'pending'", [id]);
+        await tx.query(
+          "update webhook_deliveries set status = 'cancelled', next_attempt_at = null, last_error_class = 'endpoint_closed' where endpoint_id = $1 and status = 'pending'",
+          [id],
+        );
         return toEndpoint(row);
       });
     },
 
     /** Re-opens a closed or disabled address with a clean failure count. */
     async enable(actor: Actor, id: string): Promise<Endpoint> {
-      return update(actor, id, "status = 'open', closed_at = null, closed_reason = null, failing_since = null, failures_since_success = 0, updated_at = $3", [d.clock.now()]);
+      return update(
+        actor,
+        id,
+        "status = 'open', closed_at = null, closed_reason = null, failing_since = null, failures_since_success = 0, updated_at = $3",
+        [d.clock.now()],
+      );
     },
 
     /** Sends webhook.test at once (signed like any event) and answers with the outcome of that one attempt. */
     async sendTest(actor: Actor, id: string): Promise<TestResult> {
       await mustGet(actor, id);
-      if (!(await getPlatformSettings(poolQueryable(d.pool))).partnerApiEnabled) throw new AppError("conflict", "Webhooks are switched off platform-wide while the partner API is disabled.");
+      if (!(await getPlatformSettings(poolQueryable(d.pool))).partnerApiEnabled)
+        throw new AppError("conflict", "Webhooks are switched off platform-wide while the partner API is disabled.");
       const now = d.clock.now();
       const deliveryId = newId(now.getTime());
       await d.pool.query(
@@ -234,7 +294,12 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
       );
       const [outcome] = await d.engine.attempt([deliveryId]);
       if (outcome === undefined) throw new AppError("conflict", "The test event could not be sent.");
-      return { deliveryId, httpStatus: outcome.httpStatus, durationMs: outcome.durationMs, error: outcome.errorMessage };
+      return {
+        deliveryId,
+        httpStatus: outcome.httpStatus,
+        durationMs: outcome.durationMs,
+        error: outcome.errorMessage,
+      };
     },
 
     /**
@@ -244,7 +309,8 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
      */
     async recover(actor: Actor, id: string, since: Date | undefined): Promise<Recovery> {
       const endpoint = await mustGet(actor, id);
-      if (endpoint.status !== "open") throw new AppError("conflict", "The webhook address is not open; enable it first.");
+      if (endpoint.status !== "open")
+        throw new AppError("conflict", "The webhook address is not open; enable it first.");
       return d.recoveries.start({ propertyId: actor.propertyId, endpointId: id, userId: actor.userId, since });
     },
 
@@ -259,7 +325,8 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
         throw invalidField("deliveryStatus", `one of ${deliveryStatuses.map((s) => s.toUpperCase()).join(", ")}`);
       }
       const eventType = page.eventType || undefined;
-      if (eventType !== undefined && eventType !== testEventType && !isSubscribable(eventType)) throw invalidField("eventType", `unknown event type "${eventType}"`);
+      if (eventType !== undefined && eventType !== testEventType && !isSubscribable(eventType))
+        throw invalidField("eventType", `unknown event type "${eventType}"`);
       await mustGet(actor, id);
       const recoveries = await d.recoveries.recent(actor.propertyId, id);
       const limit = Math.min(Math.max(page.limit ?? 50, 1), 200);
@@ -269,13 +336,19 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
       const more = rows.length > limit;
       const deliveries = rows.slice(0, limit);
       const last = deliveries.at(-1);
-      return { deliveries, recoveries, nextCursor: more && last ? Buffer.from(`${last.startedAt.toISOString()}|${last.id}`).toString("base64url") : null };
+      return {
+        deliveries,
+        recoveries,
+        nextCursor:
+          more && last ? Buffer.from(`${last.startedAt.toISOString()}|${last.id}`).toString("base64url") : null,
+      };
     },
 
     /** Sends the same event (same id) again at once, as a new delivery with a fresh delivery id. */
     async resend(actor: Actor, endpointId: string, deliveryId: string): Promise<{ deliveryId: string }> {
       const endpoint = await mustGet(actor, endpointId);
-      if (endpoint.status !== "open") throw new AppError("conflict", "The webhook address is not open; enable it first.");
+      if (endpoint.status !== "open")
+        throw new AppError("conflict", "The webhook address is not open; enable it first.");
       const now = d.clock.now();
       const id = newId(now.getTime());
       return d.transact(async (tx) => {
@@ -296,6 +369,7 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
 function decodeCursor(cursor: string): { startedAt: Date; id: string } {
   const [at, id] = Buffer.from(cursor, "base64url").toString("utf8").split("|");
   const startedAt = new Date(at ?? "");
-  if (id === undefined || !isUuid(id) || Number.isNaN(startedAt.getTime())) throw invalidField("cursor", "not a cursor of this list");
+  if (id === undefined || !isUuid(id) || Number.isNaN(startedAt.getTime()))
+    throw invalidField("cursor", "not a cursor of this list");
   return { startedAt, id };
 }
