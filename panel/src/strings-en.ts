@@ -155,14 +155,6 @@ export const en = {
   requestId: "Request id (quote it to support): {id}",
   retryIn: "Too many requests: try again in {s} seconds.",
   networkError: "The server cannot be reached. Check the connection and try again.",
-  ev_reservation_created: "A new reservation is saved (panel, mobile app, channel or API).",
-  ev_reservation_updated: "Dates, guest counts, status or other reservation fields change.",
-  ev_reservation_cancelled: "A reservation moves to cancelled status.",
-  ev_guest_checked_in: "Check-in is completed for a room line.",
-  ev_guest_checked_out: "Check-out is completed for a room line.",
-  ev_folio_payment_posted: "A payment or a payment reversal is posted to the folio.",
-  ev_invoice_issued: "A draft invoice is finalized or sent as an e-document.",
-  ev_availability_changed: "A reservation or room block may affect availability.",
 };
 
 export type Key = keyof typeof en;

@@ -158,12 +158,4 @@ export const tr: Record<Key, string> = {
   requestId: "İstek kimliği (destekle paylaşın): {id}",
   retryIn: "Çok fazla istek: {s} saniye sonra yeniden deneyin.",
   networkError: "Sunucuya ulaşılamıyor. Bağlantıyı kontrol edip yeniden deneyin.",
-  ev_reservation_created: "Yeni bir rezervasyon kaydedilir (panel, mobil uygulama, kanal ya da API).",
-  ev_reservation_updated: "Tarihler, kişi sayıları, durum ya da diğer rezervasyon alanları değişir.",
-  ev_reservation_cancelled: "Bir rezervasyon iptal durumuna geçer.",
-  ev_guest_checked_in: "Bir oda satırı için giriş (check-in) tamamlanır.",
-  ev_guest_checked_out: "Bir oda satırı için çıkış (check-out) tamamlanır.",
-  ev_folio_payment_posted: "Folyoya bir ödeme ya da ödeme iptali işlenir.",
-  ev_invoice_issued: "Taslak fatura kesinleşir ya da e-belge olarak gönderilir.",
-  ev_availability_changed: "Bir rezervasyon ya da oda bloğu müsaitliği etkileyebilir.",
 };

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, ConnectError, Code } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { ManualClock } from "../../src/lib/clock.ts";
-import { recordEvent } from "../../src/modules/events/index.ts";
+import { eventCatalogue, recordEvent } from "../../src/modules/events/index.ts";
 import { WebhookService } from "../../gen/hotelops/webhook/v1/webhook_pb.js";
 import { ApiAccessService } from "../../gen/hotelops/panel/v1/api_access_pb.js";
 import { bearer, createStaffSession, createTestClient, createTestProperty } from "../helpers/auth.ts";
@@ -85,10 +85,23 @@ describe("event type catalogue", () => {
       "invoice.issued",
       "availability.changed",
     ]);
-    for (const t of r.body.eventTypes) expect(t.description.length).toBeGreaterThan(10);
+    // One source: every description is the event catalogue's (the OpenAPI webhooks section shows the same).
+    for (const t of r.body.eventTypes)
+      expect(t.description).toBe(eventCatalogue[t.type as keyof typeof eventCatalogue].summary);
+    const turkish = await fetch(`${app.baseUrl}/api/panel/v1/webhook-event-types`, {
+      headers: { ...bearer(manager.accessToken), "accept-language": "tr-TR,tr;q=0.9" },
+    }).then((x) => x.json() as Promise<{ eventTypes: { type: keyof typeof eventCatalogue; description: string }[] }>);
+    expect(turkish.eventTypes.map((t) => t.description)).toEqual(
+      turkish.eventTypes.map((t) => eventCatalogue[t.type].summaryTr),
+    );
     for (const transport of [connect(), grpc()]) {
       const got = await createClient(WebhookService, transport).listWebhookEventTypes({}, auth(manager.accessToken));
       expect(got.eventTypes.map((t) => t.type)).toEqual(types);
+      const tr = await createClient(WebhookService, transport).listWebhookEventTypes(
+        {},
+        { headers: { ...auth(manager.accessToken).headers, "accept-language": "tr" } },
+      );
+      expect(tr.eventTypes.map((t) => t.description)).toEqual(turkish.eventTypes.map((t) => t.description));
       expect(got.maxEndpoints).toBe(10);
       const denied = await createClient(WebhookService, transport)
         .listWebhookEventTypes({}, auth(viewer.accessToken))

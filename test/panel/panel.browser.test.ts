@@ -10,7 +10,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from "playwrig
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/lib/clock.ts";
 import { readOutbox } from "../../src/lib/mail.ts";
-import { recordEvent } from "../../src/modules/events/index.ts";
+import { eventCatalogue, recordEvent } from "../../src/modules/events/index.ts";
 import { buildPanel } from "../../panel/build.ts";
 import { bearer, createStaffSession, createTestClient, createTestProperty } from "../helpers/auth.ts";
 import {
@@ -265,6 +265,13 @@ describe("the panel at /panel", () => {
       await see(page, "h1", "New webhook address");
       await see(page, "label", "reservation.created");
       await screen(page, "05-create-form");
+      // what each type means comes from the server's event catalogue, in the panel's language
+      const described = () => page.locator("#ev-reservation\\.created-d").innerText();
+      expect(await described()).toBe(eventCatalogue["reservation.created"].summary);
+      await setLang(page, "tr");
+      await see(page, "#ev-reservation\\.created-d", eventCatalogue["reservation.created"].summaryTr);
+      await setLang(page, "en");
+      await see(page, "#ev-reservation\\.created-d", eventCatalogue["reservation.created"].summary);
 
       // checked in the browser like the server checks it, then the server's own reason on refusal
       await page.fill("#url", "http://receiver.test/hook");

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { dateOf, problemOf, WebhookEndpointStatus, type Problem, type Signed } from "../api.ts";
-import { formatDate, lookup, useI18n, type Key, type T } from "../i18n.ts";
+import { formatDate, useI18n, type Key, type T } from "../i18n.ts";
 import { navigate } from "../router.ts";
 import { ErrorBox, PageTitle, SecretBox, useLoad } from "./common.tsx";
 
@@ -92,7 +92,11 @@ export function urlProblem(value: string, t: T): string | undefined {
 
 export function CreateWebhook({ signed }: { signed: Signed }) {
   const { t, lang } = useI18n();
-  const catalogue = useLoad(() => signed.webhooks.listWebhookEventTypes({}), []);
+  // The descriptions come from the server's event catalogue, in the panel's language.
+  const catalogue = useLoad(
+    () => signed.webhooks.listWebhookEventTypes({}, { headers: { "accept-language": lang } }),
+    [lang],
+  );
   const [url, setUrl] = useState("https://");
   const [description, setDescription] = useState("");
   const [types, setTypes] = useState<string[]>([]);
@@ -184,7 +188,7 @@ export function CreateWebhook({ signed }: { signed: Signed }) {
                 <code>{et.type}</code>
               </label>
               <p id={`ev-${et.type}-d`} class="small">
-                {lookup(lang, `ev_${et.type.replace(".", "_")}`) ?? et.description}
+                {et.description}
               </p>
             </div>
           ))}

@@ -131,20 +131,26 @@ const roomLineExample = {
   checkedOutAt: null,
 } as const;
 
-/** Every event type with its `data` schema and an example of it. */
+/**
+ * Every event type with its `data` schema, an example of it, and what it means in English (`summary`: the
+ * OpenAPI document and the API) and Turkish (`summaryTr`: the panel in Turkish).
+ */
 export const eventCatalogue = {
   "reservation.created": {
     summary: "A reservation was created (any source).",
+    summaryTr: "Bir rezervasyon oluşturuldu (her kaynaktan).",
     data: reservation,
     example: reservationExample,
   },
   "reservation.updated": {
     summary: "A reservation changed: dates, guests, rooms, status (check-in and check-out too).",
+    summaryTr: "Bir rezervasyon değişti: tarihler, kişiler, odalar, durum (giriş ve çıkış da).",
     data: reservation,
     example: { ...reservationExample, status: "IN_HOUSE", updatedAt: "2027-01-10T14:02:11.000Z" },
   },
   "reservation.cancelled": {
     summary: "A reservation was cancelled.",
+    summaryTr: "Bir rezervasyon iptal edildi.",
     data: reservation,
     example: {
       ...reservationExample,
@@ -153,14 +159,21 @@ export const eventCatalogue = {
       updatedAt: "2026-12-05T08:00:00.000Z",
     },
   },
-  "guest.checked_in": { summary: "A room of a reservation was checked in.", data: roomLine, example: roomLineExample },
+  "guest.checked_in": {
+    summary: "A room of a reservation was checked in.",
+    summaryTr: "Bir rezervasyonun bir odası için giriş (check-in) yapıldı.",
+    data: roomLine,
+    example: roomLineExample,
+  },
   "guest.checked_out": {
     summary: "A room of a reservation was checked out.",
+    summaryTr: "Bir rezervasyonun bir odası için çıkış (check-out) yapıldı.",
     data: roomLine,
     example: { ...roomLineExample, checkedOutAt: "2027-01-12T10:30:00.000Z" },
   },
   "folio.payment_posted": {
     summary: "A payment (or the reversal of one) was posted to a folio.",
+    summaryTr: "Bir folyoya ödeme (ya da bir ödemenin iptali) işlendi.",
     data: payment,
     example: {
       paymentId: "0195f3a0-5b2e-7c41-9d7a-3c5b8e2f1a92",
@@ -180,6 +193,7 @@ export const eventCatalogue = {
   },
   "invoice.issued": {
     summary: "An invoice was issued (its number is final).",
+    summaryTr: "Bir fatura kesildi (numarası kesinleşti).",
     data: invoice,
     example: {
       invoiceId: "0195f3a0-5b2e-7c41-9d7a-3c5b8e2f1a94",
@@ -202,11 +216,14 @@ export const eventCatalogue = {
   "availability.changed": {
     summary:
       "Availability changed for some room types and dates (a hint: read the numbers from the availability endpoint).",
+    summaryTr:
+      "Bazı oda tipleri ve tarihler için müsaitlik değişti (bir ipucu: sayıları müsaitlik uç noktasından okuyun).",
     data: availability,
     example: { from: "2027-01-10", to: "2027-01-12", toExclusive: true, roomTypes: ["DBL"], reason: "reservation" },
   },
   "webhook.test": {
     summary: "The panel's test button (never recorded in the event log; always sent, never subscribed to).",
+    summaryTr: "Panelin test düğmesi (olay günlüğüne yazılmaz; her zaman gönderilir, abone olunmaz).",
     data: webhookTest,
     example: {
       endpointId: "0195f3a0-5b2e-7c41-9d7a-3c5b8e2f1a95",

@@ -6,7 +6,7 @@ import { requireStaff } from "../auth/index.ts";
 import type { Notification, NotificationsService } from "../notifications/index.ts";
 import type { Endpoint } from "./endpoints.repository.ts";
 import type { Recovery } from "./recovery.ts";
-import { eventTypeDescriptions, subscribableEventTypes } from "./event-types.ts";
+import { eventTypeDescription, subscribableEventTypes } from "./event-types.ts";
 import { maxEndpointsPerProperty, type Actor, type WebhooksService } from "./webhooks.service.ts";
 
 export const webhookRpcServices = [WebhookRpc];
@@ -174,8 +174,9 @@ export function registerWebhookRpc(
     },
     listWebhookEventTypes(_req, ctx) {
       manage(ctx.values);
+      const lang = ctx.requestHeader.get("accept-language");
       return {
-        eventTypes: subscribableEventTypes.map((type) => ({ type, description: eventTypeDescriptions[type] })),
+        eventTypes: subscribableEventTypes.map((type) => ({ type, description: eventTypeDescription(type, lang) })),
         maxEndpoints: maxEndpointsPerProperty,
       };
     },

@@ -830,7 +830,8 @@ export declare type WebhookEventType = Message<"hotelops.webhook.v1.WebhookEvent
   type: string;
 
   /**
-   * When it is sent, in English.
+   * When it is sent, from the event catalogue: in Turkish when the request's Accept-Language starts with
+   * "tr", otherwise in English.
    *
    * @generated from field: string description = 2;
    */
