@@ -2,3 +2,4 @@
 export * from "./common.ts";
 export { createHotelOpsClient, createHotelOpsTransport } from "./client.ts";
 export { verifyWebhook, WebhookVerificationError, type VerifyWebhookOptions, type WebhookFailure } from "./webhooks.ts";
+export { verifyStandardWebhook, type WebhookHeaders } from "./standard-webhooks.ts";

@@ -212,54 +212,74 @@ describe("the packed @hotelops/sdk", () => {
     }
   }, 60_000);
 
-  it("the webhook receiver example verifies a real delivery and says why a forged one fails", async () => {
+  it("the webhook receiver example verifies real deliveries with each scheme (Service-Signature, Standard Webhooks v1, ed25519 v1a) and says why a forged one fails", async () => {
     const property = await createTestProperty(app);
     const staff = await createStaffSession(app, { propertyCode: property.code, role: "manager" });
-    const port = await freePort();
-    const auth = {
+    const auth = () => ({
       authorization: `Bearer ${staff.accessToken}`,
       "content-type": "application/json",
       "idempotency-key": crypto.randomUUID(),
-    };
-    const created = (await (
-      await fetch(`${app.baseUrl}/api/panel/v1/webhook-endpoints`, {
-        method: "POST",
-        headers: auth,
-        body: JSON.stringify({ url: `https://receiver.test:${port}/hooks`, eventTypes: ["reservation.created"] }),
-      })
-    ).json()) as { endpoint: { id: string }; secret: string };
-    const receiver = spawn(process.execPath, [join(project, "out/webhook-receiver.js")], {
-      cwd: project,
-      env: {
-        ...process.env,
-        PORT: String(port),
-        WEBHOOK_SECRET: created.secret,
-        TLS_KEY_FILE: join(ca.dir, "srv.key"),
-        TLS_CERT_FILE: join(ca.dir, "srv.crt"),
-      },
     });
-    try {
-      const lines = linesOf(receiver);
-      await lines.next("listening");
-      const tested = await fetch(`${app.baseUrl}/api/panel/v1/webhook-endpoints/${created.endpoint.id}/test`, {
-        method: "POST",
-        headers: { ...auth, "idempotency-key": crypto.randomUUID() },
-        body: "{}",
+    const cases = [
+      { scheme: "service", ed25519: false },
+      { scheme: "standard", ed25519: false },
+      { scheme: "standard", ed25519: true },
+    ];
+    for (const c of cases) {
+      const port = await freePort();
+      const created = (await (
+        await fetch(`${app.baseUrl}/api/panel/v1/webhook-endpoints`, {
+          method: "POST",
+          headers: auth(),
+          body: JSON.stringify({
+            url: `https://receiver.test:${port}/hooks`,
+            eventTypes: ["reservation.created"],
+            ed25519: c.ed25519,
+          }),
+        })
+      ).json()) as { endpoint: { id: string; publicKey?: string }; secret: string };
+      // an ed25519 address is verified with its public key alone
+      const key = c.ed25519 ? created.endpoint.publicKey! : created.secret;
+      expect(key).toMatch(c.ed25519 ? /^whpk_/ : /^whsec_/);
+      const receiver = spawn(process.execPath, [join(project, "out/webhook-receiver.js")], {
+        cwd: project,
+        env: {
+          ...process.env,
+          PORT: String(port),
+          WEBHOOK_KEY: key,
+          SCHEME: c.scheme,
+          TLS_KEY_FILE: join(ca.dir, "srv.key"),
+          TLS_CERT_FILE: join(ca.dir, "srv.crt"),
+        },
       });
-      expect(((await tested.json()) as { httpStatus: number }).httpStatus).toBe(204);
-      expect(await lines.next("verified")).toMatch(/^verified webhook\.test [0-9a-f-]{36}$/);
-      const forged = await postTo(
-        port,
-        ca,
-        '{"type":"reservation.created"}',
-        `t=${Math.floor(Date.now() / 1000)},v1=${"0".repeat(64)}`,
-      );
-      expect(forged).toBe(400);
-      expect(await lines.next("rejected")).toMatch(/^rejected signature_mismatch: No v1 signature matches/);
-      expect(await postTo(port, ca, "{}", undefined)).toBe(400);
-      expect(await lines.next("rejected")).toMatch(/^rejected missing_header/);
-    } finally {
-      receiver.kill();
+      try {
+        const lines = linesOf(receiver);
+        await lines.next("listening");
+        const tested = await fetch(`${app.baseUrl}/api/panel/v1/webhook-endpoints/${created.endpoint.id}/test`, {
+          method: "POST",
+          headers: auth(),
+          body: "{}",
+        });
+        expect(((await tested.json()) as { httpStatus: number }).httpStatus, JSON.stringify(c)).toBe(204);
+        expect(await lines.next("verified")).toMatch(/^verified webhook\.test [0-9a-f-]{36}$/);
+        const t = String(Math.floor(Date.now() / 1000));
+        const forged = await postTo(port, ca, '{"type":"reservation.created"}', {
+          "service-signature": `t=${t},v1=${"0".repeat(64)}`,
+          "webhook-id": crypto.randomUUID(),
+          "webhook-timestamp": t,
+          "webhook-signature": `v1,${Buffer.alloc(32).toString("base64")} v1a,${Buffer.alloc(64).toString("base64")}`,
+        });
+        expect(forged).toBe(400);
+        expect(await lines.next("rejected")).toMatch(
+          c.scheme === "service"
+            ? /^rejected signature_mismatch: No v1 signature matches/
+            : new RegExp(`^rejected signature_mismatch: No ${c.ed25519 ? "v1a" : "v1"} signature matches`),
+        );
+        expect(await postTo(port, ca, "{}", {})).toBe(400);
+        expect(await lines.next("rejected")).toMatch(/^rejected missing_header/);
+      } finally {
+        receiver.kill();
+      }
     }
   });
 
@@ -352,12 +372,9 @@ function linesOf(child: ChildProcess): { next(prefix: string): Promise<string> }
   };
 }
 
-function postTo(port: number, ca: TestCa, body: string, signature: string | undefined): Promise<number> {
+function postTo(port: number, ca: TestCa, body: string, signed: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = {
-      "content-type": "application/json",
-      ...(signature === undefined ? {} : { "service-signature": signature }),
-    };
+    const headers: Record<string, string> = { "content-type": "application/json", ...signed };
     const req = request(
       {
         host: "127.0.0.1",

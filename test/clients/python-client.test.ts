@@ -1,13 +1,17 @@
 // The Python client (sdk-python/) against the real server, run by Debian's python3 with python3-grpcio and
 // python3-protobuf: its quickstart (status, partner token + availability, staff login + dashboard, an error with
-// its ErrorInfo), its webhook verifier on the README vectors, and grpcio's own `grpc` package left unshadowed.
+// its ErrorInfo), its webhook verifiers on the README vectors and on real deliveries of a started server (HMAC and
+// ed25519 addresses, every header scheme), and grpcio's own `grpc` package left unshadowed.
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { systemClock } from "../../src/lib/clock.ts";
+import { recordEvent } from "../../src/modules/events/index.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { createStaffSession, createTestClient, createTestProperty } from "../helpers/auth.ts";
 import { seedRoomTypeAndRatePlan } from "../helpers/hotel-fixtures.ts";
+import { createTestCa, startReceiver, startWebhookApp, testResolver } from "../helpers/webhooks.ts";
 
 const run = promisify(execFile);
 const sdkPython = new URL("../../sdk-python", import.meta.url).pathname;
@@ -98,9 +102,28 @@ def check(*args, **kw):
         return e.reason
 print(json.dumps([check(body, header, secret, now=t), check(body, [overlap], old, now=t), check(body + b" ", header, secret, now=t),
   check(body, header, secret, now=t + 301), check(body, None, secret, now=t), check(body, "t=abc", secret, now=t), check(body, header, "", now=t)]))
+from hotelops_client import verify_standard_webhook
+std = {"Webhook-Id": "0195f3a0-5b2e-7c41-9d7a-3c5b8e2f1a90", "webhook-timestamp": str(t), "webhook-signature": "v1,2nigoo94xxy5hy9sn4FZziUjzTnbuRUkTQ6FRU6hO0Y= v1,S93fdILbFxoAlnovrf+77+9ZF3iydA//ftGQD/3rRWk="}
+def check_std(*args, **kw):
+    try:
+        return list(verify_standard_webhook(*args, **kw))
+    except WebhookVerificationError as e:
+        return e.reason
+print(json.dumps([check_std(body, std, secret, now=t), check_std(body, std, old, now=t), check_std(body + b" ", std, secret, now=t),
+  check_std(body, std, secret, now=t - 301), check_std(body, {}, secret, now=t), check_std(body, dict(std, **{"webhook-timestamp": "x"}), secret, now=t)]))
 `;
     const { stdout } = await python(["-c", script]);
-    expect(JSON.parse(stdout)).toEqual([
+    const [serviceSignature, standard] = stdout.trim().split("\n");
+    const id = "0195f3a0-5b2e-7c41-9d7a-3c5b8e2f1a90";
+    expect(JSON.parse(standard!)).toEqual([
+      [id, 1767225600],
+      [id, 1767225600],
+      "signature_mismatch",
+      "timestamp_out_of_tolerance",
+      "missing_header",
+      "malformed_header",
+    ]);
+    expect(JSON.parse(serviceSignature!)).toEqual([
       1767225600,
       1767225600,
       "signature_mismatch",
@@ -109,6 +132,96 @@ print(json.dumps([check(body, header, secret, now=t), check(body, [overlap], old
       "malformed_header",
       "missing_secret",
     ]);
+  });
+
+  it("verifies real deliveries of a started server: Service-Signature and Standard Webhooks v1 with the secret, v1a with an ed25519 address's whpk_ key; a changed body fails", async () => {
+    const ca = createTestCa();
+    const receiver = await startReceiver(ca);
+    const hooks = await startWebhookApp({ ca, clock: systemClock, webhooks: { resolver: testResolver() } });
+    try {
+      const property = await createTestProperty(hooks);
+      const staff = await createStaffSession(hooks, { propertyCode: property.code, role: "manager" });
+      const actor = { propertyId: property.id, userId: staff.userId };
+      const hmacOnly = await hooks.parts.service.create(actor, {
+        url: receiver.url("/hmac"),
+        eventTypes: ["reservation.created"],
+      });
+      const signed = await hooks.parts.service.create(actor, {
+        url: receiver.url("/ed25519"),
+        eventTypes: ["reservation.created"],
+        ed25519: true,
+      });
+      await hooks.deps.transact((tx) =>
+        recordEvent(tx, {
+          propertyId: property.id,
+          type: "reservation.created",
+          occurredAt: new Date(),
+          data: { id: "r", code: "R-1", adults: 2 },
+        }),
+      );
+      const got = await receiver.waitFor(2, 15_000);
+      const delivery = (path: string) => {
+        const r = got.find((x) => x.path === path)!;
+        return { body: r.body, headers: r.headers };
+      };
+      const input = {
+        secret: hmacOnly.secret,
+        hmac: delivery("/hmac"),
+        publicKey: signed.endpoint.publicKey,
+        otherSecret: signed.secret,
+        ed25519: delivery("/ed25519"),
+      };
+      const script = `
+import json, sys
+from hotelops_client import verify_standard_webhook, verify_webhook, WebhookVerificationError
+d = json.loads(sys.stdin.read())
+def check(fn, *args):
+    try:
+        r = fn(*args)
+        return list(r) if isinstance(r, tuple) else r
+    except WebhookVerificationError as e:
+        return e.reason
+h, e = d["hmac"], d["ed25519"]
+body, ebody = h["body"].encode(), e["body"].encode()
+print(json.dumps({
+  "service": check(verify_webhook, body, h["headers"]["service-signature"], d["secret"]),
+  "standard": check(verify_standard_webhook, body, h["headers"], d["secret"]),
+  "ed25519": check(verify_standard_webhook, ebody, e["headers"], d["publicKey"]),
+  "ed25519WithItsSecret": check(verify_standard_webhook, ebody, e["headers"], d["otherSecret"]),
+  "ed25519ChangedBody": check(verify_standard_webhook, ebody + b" ", e["headers"], d["publicKey"]),
+  "standardOtherSecret": check(verify_standard_webhook, body, h["headers"], d["otherSecret"]),
+  "noEd25519OnHmacAddress": check(verify_standard_webhook, body, h["headers"], d["publicKey"]),
+  "id": json.loads(body)["id"],
+}))
+`;
+      const child = execFile(PYTHON, ["-c", script], {
+        cwd: sdkPython,
+        env: { ...process.env, PYTHONPATH: sdkPython },
+      });
+      child.stdin!.end(JSON.stringify(input));
+      const stdout = await new Promise<string>((resolve, reject) => {
+        let out = "";
+        let err = "";
+        child.stdout!.on("data", (c: Buffer) => (out += c.toString()));
+        child.stderr!.on("data", (c: Buffer) => (err += c.toString()));
+        child.on("close", (code) => (code === 0 ? resolve(out) : reject(new Error(err))));
+      });
+      const out = JSON.parse(stdout) as Record<string, unknown> & { id: string };
+      const t = Number(input.hmac.headers["webhook-timestamp"]);
+      expect(out).toEqual({
+        service: t,
+        standard: [out.id, t],
+        ed25519: [expect.stringMatching(/^[0-9a-f-]{36}$/), Number(input.ed25519.headers["webhook-timestamp"])],
+        ed25519WithItsSecret: [expect.stringMatching(/^[0-9a-f-]{36}$/), expect.any(Number)],
+        ed25519ChangedBody: "signature_mismatch",
+        standardOtherSecret: "signature_mismatch",
+        noEd25519OnHmacAddress: "malformed_header",
+        id: input.hmac.headers["webhook-id"],
+      });
+    } finally {
+      await hooks.close();
+      await receiver.close();
+    }
   });
 
   it("leaves grpcio's grpc package unshadowed: the stubs live under hotelops_client._proto, no vendored grpc/ is generated", async () => {
