@@ -2,13 +2,11 @@ import type pg from "pg";
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
 import { dueByAddress, nextDueAfter } from "./deliveries.repository.ts";
-import type { Throttle } from "./throttle.ts";
 
 export interface DispatcherDeps {
   pool: pg.Pool;
   clock: Clock;
   logger: Logger;
-  throttle: Throttle;
   /** Claims and makes the attempts of these deliveries (the engine's attempt). */
   attempt: (deliveryIds: readonly string[]) => Promise<unknown>;
   /** Longest sleep when nothing is known to be due (other processes' new work is seen within this). */
@@ -27,7 +25,7 @@ export function createDispatcher(d: DispatcherDeps) {
   let sleeping: { timer: NodeJS.Timeout; resolve: () => void } | undefined;
   let wakeRequested = false;
   let loop: Promise<void> | undefined;
-  /** Batches under way per address, and until when (ms) the address's last batch still fills its throttle. */
+  /** Batches under way per address, and until when (ms) the address's last batch still fills its start slots. */
   const batches = new Map<string, number>();
   const fedUntil = new Map<string, number>();
   const running = new Set<Promise<unknown>>();
@@ -124,7 +122,6 @@ export function createDispatcher(d: DispatcherDeps) {
     },
     /** Addresses this process is sending to right now. */
     inFlight: () => batches.size,
-    throttle: d.throttle,
   };
 }
 export type Dispatcher = ReturnType<typeof createDispatcher>;

@@ -13,7 +13,7 @@ import { deliveryWindowMs, nextAttemptAt, type Random } from "./schedule.ts";
 import type { SecretBox } from "./secrets.ts";
 import type { SendResult, Sender } from "./sender.ts";
 import { ed25519PrivateKey, type SigningKeys } from "./standard-signature.ts";
-import type { Throttle } from "./throttle.ts";
+import type { Pacing } from "./pacing.ts";
 import * as repo from "./deliveries.repository.ts";
 import type { Claimed, Finished } from "./deliveries.repository.ts";
 
@@ -37,13 +37,46 @@ export interface EngineDeps {
   leaseMs: number;
   /** Retry delays (production: retryDelaysMs; a real-clock test may configure a short one). */
   schedule: readonly number[];
-  throttle: Throttle;
+  pacing: Pacing;
   /** Called when a retry or a deferred delivery was scheduled, so the dispatcher of this process re-plans. */
   onScheduled: (at: Date) => void;
 }
 
-/** Longest wait for an address's rate or concurrency slot inside a batch; beyond it the delivery goes back to the queue. */
-const maxAdmissionWaitMs = 2_000;
+/** Longest wait for a free permit of an address before its deliveries go back to the queue. */
+const maxPermitWaitMs = 2_000;
+
+/**
+ * How late a start may be (half its interval, at least this: timers fire late on a busy event loop), so that any
+ * one second holds at most maxPerSecond + 1 starts up to 50/s (and 1 % more above that).
+ */
+const minSlackMs = 10;
+
+/** Where an attempt of a batch starts (ms, performance.now()) and the address's permits it runs under. */
+interface Slot {
+  startAt: number;
+  /** Later than this the slot is missed (it would bunch with the next ones): the delivery goes back to the queue. */
+  latestAt: number;
+  gate: Gate;
+}
+
+/** The concurrency permits a batch holds for one address, shared by its requests to it. */
+interface Gate {
+  acquire(): Promise<void>;
+  release(): void;
+}
+
+function createGate(permits: number): Gate {
+  let free = permits;
+  const waiting: (() => void)[] = [];
+  return {
+    acquire: () => (free > 0 ? (free--, Promise.resolve()) : new Promise<void>((r) => waiting.push(r))),
+    release: () => {
+      const next = waiting.shift();
+      if (next !== undefined) next();
+      else free++;
+    },
+  };
+}
 
 export interface AttemptOutcome extends SendResult {
   deliveryId: string;
@@ -134,31 +167,82 @@ export function createWebhookEngine(d: EngineDeps) {
     // Rows of one claim statement: one snapshot, so one body per event and one key set per address.
     const memo: BatchMemo = { bodies: new Map(), keys: new Map(), targets: new Map() };
     const deferred: { c: Claimed; at: Date }[] = [];
-    const all = await Promise.all(
-      claimed.map(async (c): Promise<Finished | undefined> => {
-        const result = await perform(c, now, memo).catch((err: unknown): SendResult => {
-          // One delivery that cannot even be prepared fails alone (and runs into the attempt caps); the batch goes on.
-          d.logger.error({ err, deliveryId: c.id, endpointId: c.endpoint_id }, "webhook attempt could not be made");
-          return {
-            httpStatus: null,
-            durationMs: 0,
-            errorClass: "internal",
-            errorMessage: "the service could not prepare this attempt",
-          };
-        });
-        if ("deferMs" in result) {
-          deferred.push({ c, at: new Date(d.clock.now().getTime() + result.deferMs) });
-          return undefined;
-        }
-        return { c, result, finishedAt: d.clock.now() };
-      }),
-    );
-    // Waiting for the address's throttle is not an attempt: handed back, due when its slot comes.
+    const attemptOne = async (c: Claimed, slot: Slot | undefined): Promise<Finished | undefined> => {
+      const result = await perform(c, now, memo, slot).catch((err: unknown): SendResult => {
+        // One delivery that cannot even be prepared fails alone (and runs into the attempt caps); the batch goes on.
+        d.logger.error({ err, deliveryId: c.id, endpointId: c.endpoint_id }, "webhook attempt could not be made");
+        return {
+          httpStatus: null,
+          durationMs: 0,
+          errorClass: "internal",
+          errorMessage: "the service could not prepare this attempt",
+        };
+      });
+      if ("deferMs" in result) {
+        deferred.push({ c, at: new Date(d.clock.now().getTime() + result.deferMs) });
+        return undefined;
+      }
+      return { c, result, finishedAt: d.clock.now() };
+    };
+    // The address's pacing, shared by every process: start slots and permits reserved for the batch in one
+    // statement; what gets none goes back to the queue (waiting is not an attempt). A test delivery is one
+    // button press: it skips the pacing.
+    const byAddress = new Map<string, Claimed[]>();
+    for (const c of claimed) {
+      if (c.is_test) continue;
+      const group = byAddress.get(c.endpoint_id);
+      if (group === undefined) byAddress.set(c.endpoint_id, [c]);
+      else group.push(c);
+    }
+    const work: Promise<(Finished | undefined)[]>[] = [
+      Promise.all(claimed.filter((c) => c.is_test).map((c) => attemptOne(c, undefined))),
+    ];
+    if (byAddress.size > 0) {
+      const { grants, token } = await d.pacing.reserve(
+        [...byAddress].map(([endpointId, group]) => ({
+          endpointId,
+          wanted: group.length,
+          perSecond: group[0]!.max_per_second,
+          concurrency: group[0]!.max_concurrency,
+        })),
+        maxPermitWaitMs,
+      );
+      const reservedAt = performance.now();
+      for (const [endpointId, group] of byAddress) {
+        const grant = grants.get(endpointId);
+        const starts = grant?.startsInMs ?? [];
+        for (const c of group.slice(starts.length))
+          deferred.push({ c, at: new Date(now.getTime() + (grant?.deferMs ?? 1000)) });
+        if (starts.length === 0) continue;
+        const gate = createGate(grant!.permits);
+        const slack = Math.max(500 / group[0]!.max_per_second, minSlackMs);
+        work.push(
+          Promise.all(
+            group
+              .slice(0, starts.length)
+              .map((c, i) =>
+                attemptOne(c, { startAt: reservedAt + starts[i]!, latestAt: reservedAt + starts[i]! + slack, gate }),
+              ),
+          ).finally(() =>
+            d.pacing
+              .release(endpointId, token)
+              .catch((err: unknown) =>
+                d.logger.warn({ err, endpointId }, "webhook permits not released (they expire)"),
+              ),
+          ),
+        );
+      }
+    }
+    const all = (await Promise.all(work)).flat();
+    // Handed back unmade (no slot or permit soon enough, or a pause): not an attempt, due when its slot comes.
     if (deferred.length > 0) {
       await repo.deferClaimed(d.pool, deferred);
       d.onScheduled(new Date(Math.min(...deferred.map((x) => x.at.getTime()))));
     }
-    const finished = all.filter((f): f is Finished => f !== undefined);
+    const order = new Map(claimed.map((c, i) => [c, i]));
+    const finished = all
+      .filter((f): f is Finished => f !== undefined)
+      .sort((a, b) => order.get(a.c)! - order.get(b.c)!);
     const successes = finished.filter((f) => f.result.errorClass === null && !f.c.is_test);
     if (successes.length > 0) await recordSuccesses(successes, now);
     return Promise.all(
@@ -195,7 +279,12 @@ export function createWebhookEngine(d: EngineDeps) {
     };
   }
 
-  async function perform(c: Claimed, now: Date, memo: BatchMemo): Promise<SendResult | { deferMs: number }> {
+  async function perform(
+    c: Claimed,
+    now: Date,
+    memo: BatchMemo,
+    slot: Slot | undefined,
+  ): Promise<SendResult | { deferMs: number }> {
     const bodyKey = c.is_test ? c.id : c.event_id;
     if (!memo.bodies.has(bodyKey)) memo.bodies.set(bodyKey, bodyOf(c));
     const body = memo.bodies.get(bodyKey);
@@ -230,19 +319,19 @@ export function createWebhookEngine(d: EngineDeps) {
     if (keys === undefined) memo.keys.set(c.endpoint_id, (keys = keysOf(c, now)));
     // Preparing counts against the request budget; waiting for the address's turn does not.
     const prepared = performance.now() - started;
-    // A test delivery is one button press: it skips the address's pacing.
-    const admission = c.is_test
-      ? { release: () => undefined }
-      : await d.throttle.admit(
-          c.endpoint_id,
-          { perSecond: c.max_per_second, concurrency: c.max_concurrency },
-          maxAdmissionWaitMs,
-        );
-    if ("deferMs" in admission) return admission;
+    if (slot === undefined) return send(c, body, keys, target, prepared);
+    const wait = slot.startAt - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    await slot.gate.acquire();
     try {
+      // A Retry-After seen meanwhile: back to the queue, due when the receiver asked.
+      const paused = d.pacing.pausedMs(c.endpoint_id);
+      if (paused > 0) return { deferMs: paused };
+      // Waited too long for a permit (the receiver answers slowly): starting now would crowd the slots after it.
+      if (performance.now() > slot.latestAt) return { deferMs: 0 };
       return await send(c, body, keys, target, prepared);
     } finally {
-      admission.release();
+      slot.gate.release();
     }
   }
 
@@ -291,7 +380,7 @@ export function createWebhookEngine(d: EngineDeps) {
             delaysMs: d.schedule,
           });
     const next = scheduled === undefined ? undefined : honourRetryAfter(scheduled, r, c, now);
-    if (r.retryAfterMs !== undefined && !c.is_test) d.throttle.pause(c.endpoint_id, r.retryAfterMs);
+    if (r.retryAfterMs !== undefined && !c.is_test) await d.pacing.pause(c.endpoint_id, r.retryAfterMs);
     const status = ok ? "succeeded" : next === undefined ? "failed" : "pending";
     const finalStatus = await d.transact(async (tx) => {
       // Real-time id: history is ordered by (started_at, id) and the test clock may stand still.

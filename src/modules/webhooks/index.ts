@@ -7,7 +7,7 @@ import { createWebhookEngine, type WebhookEngine } from "./engine.ts";
 import { createDispatcher } from "./dispatcher.ts";
 import { createRecoveries } from "./recovery.ts";
 import { retryDelaysMs, type Random } from "./schedule.ts";
-import { createThrottle } from "./throttle.ts";
+import { createPacing } from "./pacing.ts";
 import { createSecretBox, loadSecretKey } from "./secrets.ts";
 import { createSender, type Sender } from "./sender.ts";
 import { withAttemptSpans } from "./sender-spans.ts";
@@ -62,7 +62,9 @@ export function createWebhookParts(deps: Deps, options: WebhookOptions = {}) {
   const sender = withAttemptSpans(createSender({ extraCa }));
   const resolver = options.resolver ?? systemResolver;
   const policy = { allowPrivate: deps.config.webhookAllowPrivateTargets };
-  const throttle = createThrottle();
+  const leaseMs = options.leaseMs ?? 60_000;
+  // Start slots up to 2 s ahead; permits expire with the claim's lease (a dead process frees them).
+  const pacing = createPacing(deps.db.pool, { horizonMs: 2_000, holdMs: leaseMs });
   const wake = { fn: (_at: Date): void => undefined };
   const engine = createWebhookEngine({
     pool: deps.db.pool,
@@ -75,9 +77,9 @@ export function createWebhookParts(deps: Deps, options: WebhookOptions = {}) {
     policy,
     random: options.random ?? Math.random,
     timeoutMs: options.timeoutMs ?? 10_000,
-    leaseMs: options.leaseMs ?? 60_000,
+    leaseMs,
     schedule: options.retryDelaysMs ?? retryDelaysMs,
-    throttle,
+    pacing,
     onScheduled: (at) => wake.fn(at),
   });
   // The dispatcher's attempts (retries, deferred, recoveries) are counted like the job-driven ones.
@@ -90,7 +92,6 @@ export function createWebhookParts(deps: Deps, options: WebhookOptions = {}) {
     pool: deps.db.pool,
     clock: deps.clock,
     logger: deps.logger,
-    throttle,
     attempt,
     pollMs: 1_000,
   });
