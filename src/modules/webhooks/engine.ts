@@ -59,6 +59,16 @@ interface Slot {
   gate: Gate;
 }
 
+/** An attempt's request, made and signed. */
+interface Ready {
+  c: Claimed;
+  body: Buffer;
+  target: VerifiedTarget;
+  headers: Record<string, string>;
+  /** Spent preparing it (counts against the request's time budget). */
+  preparedMs: number;
+}
+
 /** The concurrency permits a batch holds for one address, shared by its requests to it. */
 interface Gate {
   acquire(): Promise<void>;
@@ -167,82 +177,86 @@ export function createWebhookEngine(d: EngineDeps) {
     // Rows of one claim statement: one snapshot, so one body per event and one key set per address.
     const memo: BatchMemo = { bodies: new Map(), keys: new Map(), targets: new Map() };
     const deferred: { c: Claimed; at: Date }[] = [];
-    const attemptOne = async (c: Claimed, slot: Slot | undefined): Promise<Finished | undefined> => {
-      const result = await perform(c, now, memo, slot).catch((err: unknown): SendResult => {
-        // One delivery that cannot even be prepared fails alone (and runs into the attempt caps); the batch goes on.
-        d.logger.error({ err, deliveryId: c.id, endpointId: c.endpoint_id }, "webhook attempt could not be made");
-        return {
-          httpStatus: null,
-          durationMs: 0,
-          errorClass: "internal",
-          errorMessage: "the service could not prepare this attempt",
-        };
-      });
-      if ("deferMs" in result) {
-        deferred.push({ c, at: new Date(d.clock.now().getTime() + result.deferMs) });
-        return undefined;
-      }
-      return { c, result, finishedAt: d.clock.now() };
+    const all: Finished[] = [];
+    const finish = (c: Claimed, result: SendResult | { deferMs: number }) => {
+      if ("deferMs" in result) deferred.push({ c, at: new Date(d.clock.now().getTime() + result.deferMs) });
+      else all.push({ c, result, finishedAt: d.clock.now() });
     };
+    // Everything a request needs (body, address check, signatures) is made first, so a start slot is not spent
+    // preparing. One delivery that cannot even be prepared fails alone (and runs into the attempt caps).
+    const ready: Ready[] = [];
+    await Promise.all(
+      claimed.map(async (c) => {
+        const p = await prepare(c, now, memo).catch((err: unknown): SendResult => {
+          d.logger.error({ err, deliveryId: c.id, endpointId: c.endpoint_id }, "webhook attempt could not be made");
+          return {
+            httpStatus: null,
+            durationMs: 0,
+            errorClass: "internal",
+            errorMessage: "the service could not prepare this attempt",
+          };
+        });
+        if ("headers" in p) ready.push(p);
+        else finish(c, p);
+      }),
+    );
     // The address's pacing, shared by every process: start slots and permits reserved for the batch in one
     // statement; what gets none goes back to the queue (waiting is not an attempt). A test delivery is one
     // button press: it skips the pacing.
-    const byAddress = new Map<string, Claimed[]>();
-    for (const c of claimed) {
-      if (c.is_test) continue;
-      const group = byAddress.get(c.endpoint_id);
-      if (group === undefined) byAddress.set(c.endpoint_id, [c]);
-      else group.push(c);
+    const byAddress = new Map<string, Ready[]>();
+    const work: Promise<void>[] = [];
+    for (const r of ready) {
+      if (r.c.is_test) {
+        work.push(send(r).then((result) => finish(r.c, result)));
+        continue;
+      }
+      const group = byAddress.get(r.c.endpoint_id);
+      if (group === undefined) byAddress.set(r.c.endpoint_id, [r]);
+      else group.push(r);
     }
-    const work: Promise<(Finished | undefined)[]>[] = [
-      Promise.all(claimed.filter((c) => c.is_test).map((c) => attemptOne(c, undefined))),
-    ];
     if (byAddress.size > 0) {
       const { grants, token } = await d.pacing.reserve(
         [...byAddress].map(([endpointId, group]) => ({
           endpointId,
           wanted: group.length,
-          perSecond: group[0]!.max_per_second,
-          concurrency: group[0]!.max_concurrency,
+          perSecond: group[0]!.c.max_per_second,
+          concurrency: group[0]!.c.max_concurrency,
         })),
         maxPermitWaitMs,
       );
-      const reservedAt = performance.now();
       for (const [endpointId, group] of byAddress) {
         const grant = grants.get(endpointId);
-        const starts = grant?.startsInMs ?? [];
-        for (const c of group.slice(starts.length))
-          deferred.push({ c, at: new Date(now.getTime() + (grant?.deferMs ?? 1000)) });
+        const starts = grant?.startsAt ?? [];
+        for (const r of group.slice(starts.length)) finish(r.c, { deferMs: grant?.deferMs ?? 1000 });
         if (starts.length === 0) continue;
         const gate = createGate(grant!.permits);
-        const slack = Math.max(500 / group[0]!.max_per_second, minSlackMs);
+        const slack = Math.max(500 / group[0]!.c.max_per_second, minSlackMs);
         work.push(
           Promise.all(
-            group
-              .slice(0, starts.length)
-              .map((c, i) =>
-                attemptOne(c, { startAt: reservedAt + starts[i]!, latestAt: reservedAt + starts[i]! + slack, gate }),
-              ),
-          ).finally(() =>
-            d.pacing
-              .release(endpointId, token)
-              .catch((err: unknown) =>
-                d.logger.warn({ err, endpointId }, "webhook permits not released (they expire)"),
-              ),
-          ),
+            group.slice(0, starts.length).map(async (r, i) => {
+              const startAt = starts[i]!;
+              finish(r.c, await paced(r, { startAt, latestAt: startAt + slack, gate }));
+            }),
+          )
+            .then(() => undefined)
+            .finally(() =>
+              d.pacing
+                .release(endpointId, token)
+                .catch((err: unknown) =>
+                  d.logger.warn({ err, endpointId }, "webhook permits not released (they expire)"),
+                ),
+            ),
         );
       }
     }
-    const all = (await Promise.all(work)).flat();
+    await Promise.all(work);
     // Handed back unmade (no slot or permit soon enough, or a pause): not an attempt, due when its slot comes.
     if (deferred.length > 0) {
       await repo.deferClaimed(d.pool, deferred);
       d.onScheduled(new Date(Math.min(...deferred.map((x) => x.at.getTime()))));
     }
     const order = new Map(claimed.map((c, i) => [c, i]));
-    const finished = all
-      .filter((f): f is Finished => f !== undefined)
-      .sort((a, b) => order.get(a.c)! - order.get(b.c)!);
+    const finished = all.sort((a, b) => order.get(a.c)! - order.get(b.c)!);
     const successes = finished.filter((f) => f.result.errorClass === null && !f.c.is_test);
     if (successes.length > 0) await recordSuccesses(successes, now);
     return Promise.all(
@@ -279,12 +293,8 @@ export function createWebhookEngine(d: EngineDeps) {
     };
   }
 
-  async function perform(
-    c: Claimed,
-    now: Date,
-    memo: BatchMemo,
-    slot: Slot | undefined,
-  ): Promise<SendResult | { deferMs: number }> {
+  /** The request of an attempt, ready to go: what remains is waiting for its slot and sending. */
+  async function prepare(c: Claimed, now: Date, memo: BatchMemo): Promise<Ready | SendResult> {
     const bodyKey = c.is_test ? c.id : c.event_id;
     if (!memo.bodies.has(bodyKey)) memo.bodies.set(bodyKey, bodyOf(c));
     const body = memo.bodies.get(bodyKey);
@@ -317,32 +327,7 @@ export function createWebhookEngine(d: EngineDeps) {
     }
     let keys = memo.keys.get(c.endpoint_id);
     if (keys === undefined) memo.keys.set(c.endpoint_id, (keys = keysOf(c, now)));
-    // Preparing counts against the request budget; waiting for the address's turn does not.
-    const prepared = performance.now() - started;
-    if (slot === undefined) return send(c, body, keys, target, prepared);
-    const wait = slot.startAt - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    await slot.gate.acquire();
-    try {
-      // A Retry-After seen meanwhile: back to the queue, due when the receiver asked.
-      const paused = d.pacing.pausedMs(c.endpoint_id);
-      if (paused > 0) return { deferMs: paused };
-      // Waited too long for a permit (the receiver answers slowly): starting now would crowd the slots after it.
-      if (performance.now() > slot.latestAt) return { deferMs: 0 };
-      return await send(c, body, keys, target, prepared);
-    } finally {
-      slot.gate.release();
-    }
-  }
-
-  async function send(
-    c: Claimed,
-    body: Buffer,
-    keys: SigningKeys,
-    target: VerifiedTarget,
-    preparedMs: number,
-  ): Promise<SendResult> {
-    const started = performance.now() - preparedMs;
+    // Signed now: the timestamp is at most the 2 s of a slot wait old when the request goes out.
     const headers = deliveryHeaders({
       body,
       keys,
@@ -352,14 +337,37 @@ export function createWebhookEngine(d: EngineDeps) {
       deliveryId: c.id,
       attempt: c.attempts,
     });
-    const spent = performance.now() - started;
+    return { c, body, target, headers, preparedMs: performance.now() - started };
+  }
+
+  /** Waits for the delivery's start slot and a permit of its address, then sends. */
+  async function paced(r: Ready, slot: Slot): Promise<SendResult | { deferMs: number }> {
+    const wait = slot.startAt - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const queued = performance.now();
+    await slot.gate.acquire();
+    try {
+      // A Retry-After seen meanwhile: back to the queue, due when the receiver asked.
+      const paused = d.pacing.pausedMs(r.c.endpoint_id);
+      if (paused > 0) return { deferMs: paused };
+      // Waited for a permit past its slot (the receiver answers slowly): starting now would crowd the next slots.
+      const t = performance.now();
+      if (t - queued > 1 && t > slot.latestAt) return { deferMs: 0 };
+      return await send(r);
+    } finally {
+      slot.gate.release();
+    }
+  }
+
+  /** Preparing counts against the request budget; waiting for the address's turn does not. */
+  async function send(r: Ready): Promise<SendResult> {
     const result = await d.sender.send({
-      target,
-      headers,
-      body,
-      timeoutMs: Math.max(1, Math.round(d.timeoutMs - spent)),
+      target: r.target,
+      headers: r.headers,
+      body: r.body,
+      timeoutMs: Math.max(1, Math.round(d.timeoutMs - r.preparedMs)),
     });
-    return { ...result, durationMs: result.durationMs + Math.round(spent) };
+    return { ...result, durationMs: result.durationMs + Math.round(r.preparedMs) };
   }
 
   /** A failed attempt or a test delivery: the attempt row, the address's health, the delivery settled, the retry queued. */

@@ -13,9 +13,9 @@ export interface PaceRequest extends Limits {
   wanted: number;
 }
 
-/** What it got: start offsets (ms from the answer) for the first `startsInMs.length`, and permits to run them. */
+/** What it got: start times (performance.now() of this process) for the first `startsAt.length`, and permits. */
 export interface Grant {
-  startsInMs: number[];
+  startsAt: number[];
   /** Requests of the batch that may be in flight at once (held in the database until released). */
   permits: number;
   /** The rest (not granted) is handed back to the queue, due this much later. */
@@ -32,6 +32,7 @@ export interface Grant {
  */
 interface ReserveRow {
   endpoint_id: string;
+  now_ms: number;
   first_ms: number;
   granted: number;
   permits: number;
@@ -68,7 +69,7 @@ const reserveSql = `with req as (
       holds = g.live || array_fill(((extract(epoch from g.now) * 1000 + $6::float8)::bigint)::text || '|' || $7::text, array[least(g.n, g.free)])
     from granted g where w.endpoint_id = g.endpoint_id
   )
-  select endpoint_id, extract(epoch from (start0 - now)) * 1000 as first_ms, n as granted, least(n, free) as permits, free,
+  select endpoint_id, extract(epoch from now) * 1000 as now_ms, extract(epoch from (start0 - now)) * 1000 as first_ms, n as granted, least(n, free) as permits, free,
     interval_ms, extract(epoch from (start0 + n * interval_ms * interval '1 millisecond' - now)) * 1000 as next_ms
   from granted`;
 
@@ -78,6 +79,18 @@ const noPermitMs = 100;
 export function createPacing(pool: pg.Pool, opts: { horizonMs: number; holdMs: number }) {
   /** Retry-After pauses seen by this process (checked again right before a start). */
   const paused = new Map<string, number>();
+  /**
+   * The database clock minus this process's performance clock, estimated like NTP from the statement's round
+   * trip (the database read its clock between sending and answering): the estimate with the shortest round
+   * trip is kept (its error is at most half of it), renewed every 30 s.
+   */
+  let clockOffset: { rtt: number; offset: number; at: number } | undefined;
+  function offsetOf(sent: number, answered: number, dbMs: number): number {
+    const rtt = answered - sent;
+    if (clockOffset === undefined || rtt <= clockOffset.rtt || answered - clockOffset.at > 30_000)
+      clockOffset = { rtt, offset: dbMs - (sent + answered) / 2, at: answered };
+    return clockOffset.offset;
+  }
 
   async function reserveOnce(requests: readonly PaceRequest[], token: string): Promise<Map<string, Grant>> {
     const params = [
@@ -89,6 +102,7 @@ export function createPacing(pool: pg.Pool, opts: { horizonMs: number; holdMs: n
       opts.holdMs,
       token,
     ];
+    let sent = performance.now();
     let { rows } = await pool.query<ReserveRow>(reserveSql, params);
     if (rows.length < requests.length) {
       // An address's first batch: its row is made here, once (the reservation locks existing rows only).
@@ -96,14 +110,17 @@ export function createPacing(pool: pg.Pool, opts: { horizonMs: number; holdMs: n
         "insert into webhook_pacing (endpoint_id, next_start_at) select unnest($1::uuid[]), '-infinity' on conflict (endpoint_id) do nothing",
         [requests.map((r) => r.endpointId)],
       );
+      sent = performance.now();
       ({ rows } = await pool.query<ReserveRow>(reserveSql, params));
     }
+    const answered = performance.now();
     const grants = new Map<string, Grant>();
     for (const r of rows) {
-      const first = Number(r.first_ms);
+      // The slot on the database's timeline, placed on this process's clock (all processes share that timeline).
+      const first = Number(r.now_ms) + Number(r.first_ms) - offsetOf(sent, answered, Number(r.now_ms));
       const interval = Number(r.interval_ms);
       grants.set(r.endpoint_id, {
-        startsInMs: Array.from({ length: r.granted }, (_, i) => first + i * interval),
+        startsAt: Array.from({ length: r.granted }, (_, i) => first + i * interval),
         permits: r.permits,
         // Not granted: a start slot beyond the horizon (due when the horizon reaches it), or no permit free
         // (another batch's requests are in flight: look again shortly).
@@ -130,7 +147,7 @@ export function createPacing(pool: pg.Pool, opts: { horizonMs: number; holdMs: n
       for (;;) {
         for (const [id, grant] of await reserveOnce(asking, token)) grants.set(id, grant);
         asking = asking.filter(
-          (r) => grants.get(r.endpointId)?.startsInMs.length === 0 && grants.get(r.endpointId)?.deferMs === noPermitMs,
+          (r) => grants.get(r.endpointId)?.startsAt.length === 0 && grants.get(r.endpointId)?.deferMs === noPermitMs,
         );
         if (asking.length === 0 || performance.now() + 25 > deadline) return { grants, token };
         await new Promise((r) => setTimeout(r, 25));
