@@ -12,7 +12,7 @@ import { testEventType } from "./event-types.ts";
 import { deliveryWindowMs, nextAttemptAt, type Random } from "./schedule.ts";
 import type { SecretBox } from "./secrets.ts";
 import type { SendResult, Sender } from "./sender.ts";
-import { ed25519PrivateKey, type SigningKeys } from "./standard-signature.ts";
+import { ed25519PrivateKey, signingKeys, type SigningKeys } from "./standard-signature.ts";
 import type { Pacing } from "./pacing.ts";
 import * as repo from "./deliveries.repository.ts";
 import type { Claimed, Finished } from "./deliveries.repository.ts";
@@ -165,7 +165,7 @@ export function createWebhookEngine(d: EngineDeps) {
     if (overlap && c.ed25519_key_sealed !== null && c.previous_ed25519_key_sealed !== null) {
       ed25519.push(ed25519PrivateKey(d.box.open(c.previous_ed25519_key_sealed, ed25519Aad(c.endpoint_id))));
     }
-    return { secrets, ed25519 };
+    return signingKeys(secrets, ed25519);
   }
 
   /** Makes the claimed attempts concurrently and records them; outcomes in the order of `claimed`. */
@@ -353,6 +353,7 @@ export function createWebhookEngine(d: EngineDeps) {
       // Waited for a permit past its slot (the receiver answers slowly): starting now would crowd the next slots.
       const t = performance.now();
       if (t - queued > 1 && t > slot.latestAt) return { deferMs: 0 };
+      await d.pacing.admitStart(r.c.endpoint_id, r.c.max_per_second);
       return await send(r);
     } finally {
       slot.gate.release();

@@ -46,7 +46,11 @@ export function deliveryHeaders(input: {
   return {
     "content-type": "application/json",
     "user-agent": userAgent,
-    "service-signature": signatureHeader(input.keys.secrets, input.unixSeconds, input.body),
+    "service-signature": signatureHeader(
+      input.keys.hmac.map((k) => k.service),
+      input.unixSeconds,
+      input.body,
+    ),
     "service-event-id": input.eventId,
     "service-event-type": input.eventType,
     "service-delivery-id": input.deliveryId,

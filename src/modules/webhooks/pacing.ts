@@ -79,6 +79,8 @@ const noPermitMs = 100;
 export function createPacing(pool: pg.Pool, opts: { horizonMs: number; holdMs: number }) {
   /** Retry-After pauses seen by this process (checked again right before a start). */
   const paused = new Map<string, number>();
+  /** This process's last maxPerSecond start times per address (a ring), and when it last started one. */
+  const windows = new Map<string, { starts: Float64Array; next: number; last: number }>();
   /**
    * The database clock minus this process's performance clock, estimated like NTP from the statement's round
    * trip (the database read its clock between sending and answering): the estimate with the shortest round
@@ -151,6 +153,27 @@ export function createPacing(pool: pg.Pool, opts: { horizonMs: number; holdMs: n
         );
         if (asking.length === 0 || performance.now() + 25 > deadline) return { grants, token };
         await new Promise((r) => setTimeout(r, 25));
+      }
+    },
+    /**
+     * The last word before a request starts: no one-second window of this process holds more than maxPerSecond
+     * starts, whatever its timers did (a stalled event loop releases its due starts late, not all at once).
+     */
+    async admitStart(endpointId: string, perSecond: number): Promise<void> {
+      for (;;) {
+        let w = windows.get(endpointId);
+        if (w === undefined || w.starts.length !== perSecond)
+          windows.set(endpointId, (w = { starts: new Float64Array(perSecond).fill(-Infinity), next: 0, last: 0 }));
+        const t = performance.now();
+        const oldest = w.starts[w.next]!;
+        if (t - oldest >= 1000) {
+          w.starts[w.next] = t;
+          w.next = (w.next + 1) % perSecond;
+          w.last = t;
+          if (windows.size > 1000) for (const [id, x] of windows) if (t - x.last > 5_000) windows.delete(id);
+          return;
+        }
+        await new Promise((r) => setTimeout(r, oldest + 1000 - t));
       }
     },
     /** Gives an address's permits of a batch back (its requests ended). */

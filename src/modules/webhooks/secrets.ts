@@ -1,4 +1,11 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:crypto";
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHmac,
+  createSecretKey,
+  randomBytes,
+  type KeyObject,
+} from "node:crypto";
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
@@ -52,7 +59,9 @@ export interface SecretBox {
   open(sealed: string, rowId: string): string;
 }
 
-export function createSecretBox(key: Buffer): SecretBox {
+export function createSecretBox(keyBytes: Buffer): SecretBox {
+  // A KeyObject: every attempt batch opens its addresses' secrets, and a Buffer key costs a throw per call.
+  const key = createSecretKey(keyBytes);
   return {
     seal(plain, rowId) {
       const iv = randomBytes(12);
@@ -76,12 +85,20 @@ export function createSecretBox(key: Buffer): SecretBox {
 /**
  * The `Service-Signature` header: `t=<unix seconds>,v1=<hex>` with one `v1` per secret (the current one first,
  * then the pre-rotation one during its 24 h overlap). Each value is the lowercase hex HMAC-SHA256 of
- * `<t>.<raw body>`, keyed with the UTF-8 bytes of the whole secret string (including `whsec_`).
+ * `<t>.<raw body>`, keyed with the UTF-8 bytes of the whole secret string (including `whsec_`); a KeyObject
+ * of those bytes may stand for a secret (see SigningKeys).
  */
-export function signatureHeader(secrets: readonly string[], unixSeconds: number, body: string | Buffer): string {
+export function signatureHeader(
+  secrets: readonly (string | KeyObject)[],
+  unixSeconds: number,
+  body: string | Buffer,
+): string {
   const parts = [`t=${unixSeconds}`];
   for (const secret of secrets) {
-    const mac = createHmac("sha256", Buffer.from(secret, "utf8"));
+    const mac = createHmac(
+      "sha256",
+      typeof secret === "string" ? createSecretKey(Buffer.from(secret, "utf8")) : secret,
+    );
     mac.update(`${unixSeconds}.`);
     mac.update(body);
     parts.push(`v1=${mac.digest("hex")}`);

@@ -3,7 +3,14 @@ import { createHmac, createPublicKey, timingSafeEqual, verify as cryptoVerify } 
 import { Webhook } from "standardwebhooks";
 import { createSecretBox, decodeKey, newSigningSecret, signatureHeader } from "./secrets.ts";
 import { nextAttemptAt, retryDelaysMs } from "./schedule.ts";
-import { ed25519PrivateKey, hmacKeyOf, newEd25519Pair, publicKeyOf, standardSignature } from "./standard-signature.ts";
+import {
+  ed25519PrivateKey,
+  hmacKeyOf,
+  newEd25519Pair,
+  publicKeyOf,
+  signingKeys,
+  standardSignature,
+} from "./standard-signature.ts";
 
 // The published test vectors (README.md, "Webhooks"); expected values computed with `openssl dgst -sha256 -hmac`.
 const vectors = {
@@ -57,12 +64,12 @@ describe("signature", () => {
 describe("Standard Webhooks signature", () => {
   const id = "0195f3a0-5b2e-7c41-9d7a-3c5b8e2f1a90";
   it("matches the published vectors and the standardwebhooks library's own signer", () => {
-    const one = standardSignature({ secrets: [vectors.secret], ed25519: [] }, id, vectors.timestamp, vectors.body);
+    const one = standardSignature(signingKeys([vectors.secret]), id, vectors.timestamp, vectors.body);
     expect(one).toBe("v1,2nigoo94xxy5hy9sn4FZziUjzTnbuRUkTQ6FRU6hO0Y=");
     expect(one).toBe(new Webhook(vectors.secret).sign(id, new Date(vectors.timestamp * 1000), vectors.body));
     expect(
       standardSignature(
-        { secrets: [vectors.secret, vectors.oldSecret], ed25519: [] },
+        signingKeys([vectors.secret, vectors.oldSecret]),
         id,
         vectors.timestamp,
         Buffer.from(vectors.body),
@@ -72,14 +79,14 @@ describe("Standard Webhooks signature", () => {
 
   it("is accepted by the standardwebhooks library, for a new secret and for one made before standard base64", () => {
     const fresh = newSigningSecret();
-    const header = standardSignature({ secrets: [fresh], ed25519: [] }, id, vectors.timestamp, vectors.body);
+    const header = standardSignature(signingKeys([fresh]), id, vectors.timestamp, vectors.body);
     expect(header).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
     // The library checks the timestamp against the real clock: sign "now" for it.
     const now = Math.floor(Date.now() / 1000);
     const headers = (secrets: string[]) => ({
       "webhook-id": id,
       "webhook-timestamp": String(now),
-      "webhook-signature": standardSignature({ secrets, ed25519: [] }, id, now, vectors.body),
+      "webhook-signature": standardSignature(signingKeys(secrets), id, now, vectors.body),
     });
     expect(new Webhook(fresh).verify(vectors.body, headers([fresh]))).toEqual(JSON.parse(vectors.body));
     expect(() => new Webhook(fresh).verify(vectors.body + " ", headers([fresh]))).toThrow();
@@ -100,7 +107,7 @@ describe("Standard Webhooks signature", () => {
     expect(publicKeyOf(pair.secretKey)).toBe(pair.publicKey);
     const old = newEd25519Pair();
     const header = standardSignature(
-      { secrets: [newSigningSecret()], ed25519: [ed25519PrivateKey(pair.secretKey), ed25519PrivateKey(old.secretKey)] },
+      signingKeys([newSigningSecret()], [ed25519PrivateKey(pair.secretKey), ed25519PrivateKey(old.secretKey)]),
       id,
       vectors.timestamp,
       vectors.body,
