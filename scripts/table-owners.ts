@@ -49,6 +49,7 @@ export const tableOwners: Readonly<Record<string, string>> = {
   webhook_endpoints: "webhooks",
   webhook_deliveries: "webhooks",
   webhook_attempts: "webhooks",
+  webhook_recoveries: "webhooks",
   webhook_pacing: "webhooks",
   notifications: "notifications",
   report_runs: "reports",

@@ -13,7 +13,7 @@ import { deliveryWindowMs, nextAttemptAt, type Random } from "./schedule.ts";
 import type { SecretBox } from "./secrets.ts";
 import type { SendResult, Sender } from "./sender.ts";
 import { ed25519PrivateKey, signingKeys, type SigningKeys } from "./standard-signature.ts";
-import type { Pacing } from "./pacing.ts";
+import { createGate, maxPermitWaitMs, minSlackMs, type Pacing, type Slot } from "./pacing.ts";
 import * as repo from "./deliveries.repository.ts";
 import type { Claimed, Finished } from "./deliveries.repository.ts";
 
@@ -42,23 +42,6 @@ export interface EngineDeps {
   onScheduled: (at: Date) => void;
 }
 
-/** Longest wait for a free permit of an address before its deliveries go back to the queue. */
-const maxPermitWaitMs = 2_000;
-
-/**
- * How late a start may be (half its interval, at least this: timers fire late on a busy event loop), so that any
- * one second holds at most maxPerSecond + 1 starts up to 50/s (and 1 % more above that).
- */
-const minSlackMs = 10;
-
-/** Where an attempt of a batch starts (ms, performance.now()) and the address's permits it runs under. */
-interface Slot {
-  startAt: number;
-  /** Later than this the slot is missed (it would bunch with the next ones): the delivery goes back to the queue. */
-  latestAt: number;
-  gate: Gate;
-}
-
 /** An attempt's request, made and signed. */
 interface Ready {
   c: Claimed;
@@ -67,25 +50,6 @@ interface Ready {
   headers: Record<string, string>;
   /** Spent preparing it (counts against the request's time budget). */
   preparedMs: number;
-}
-
-/** The concurrency permits a batch holds for one address, shared by its requests to it. */
-interface Gate {
-  acquire(): Promise<void>;
-  release(): void;
-}
-
-function createGate(permits: number): Gate {
-  let free = permits;
-  const waiting: (() => void)[] = [];
-  return {
-    acquire: () => (free > 0 ? (free--, Promise.resolve()) : new Promise<void>((r) => waiting.push(r))),
-    release: () => {
-      const next = waiting.shift();
-      if (next !== undefined) next();
-      else free++;
-    },
-  };
 }
 
 export interface AttemptOutcome extends SendResult {

@@ -73,6 +73,42 @@ const reserveSql = `with req as (
     interval_ms, extract(epoch from (start0 + n * interval_ms * interval '1 millisecond' - now)) * 1000 as next_ms
   from granted`;
 
+/** Longest wait for a free permit of an address before its deliveries go back to the queue. */
+export const maxPermitWaitMs = 2_000;
+
+/**
+ * How late past its slot a request that waited for a permit may still start (half its interval, at least this):
+ * later, it would crowd the slots after it (another batch's or process's), so it goes back to the queue.
+ */
+export const minSlackMs = 10;
+
+/** Where an attempt of a batch starts (ms, performance.now()) and the address's permits it runs under (engine side). */
+export interface Slot {
+  startAt: number;
+  /** Later than this the slot is missed (it would bunch with the next ones): the delivery goes back to the queue. */
+  latestAt: number;
+  gate: Gate;
+}
+
+/** The concurrency permits a batch holds for one address, shared by its requests to it. */
+export interface Gate {
+  acquire(): Promise<void>;
+  release(): void;
+}
+
+export function createGate(permits: number): Gate {
+  let free = permits;
+  const waiting: (() => void)[] = [];
+  return {
+    acquire: () => (free > 0 ? (free--, Promise.resolve()) : new Promise<void>((r) => waiting.push(r))),
+    release: () => {
+      const next = waiting.shift();
+      if (next !== undefined) next();
+      else free++;
+    },
+  };
+}
+
 /** No permit free: the delivery is looked at again this much later. */
 const noPermitMs = 100;
 
