@@ -353,7 +353,10 @@ export function createWebhookEngine(d: EngineDeps) {
             delaysMs: d.schedule,
           });
     const next = scheduled === undefined ? undefined : honourRetryAfter(scheduled, r, c, now);
-    if (r.retryAfterMs !== undefined && !c.is_test) await d.pacing.pause(c.endpoint_id, r.retryAfterMs);
+    if (r.retryAfterMs !== undefined && !c.is_test)
+      await d.pacing
+        .pause(c.endpoint_id, r.retryAfterMs)
+        .catch((err: unknown) => d.logger.warn({ err, endpointId: c.endpoint_id }, "webhook pause not shared"));
     const status = ok ? "succeeded" : next === undefined ? "failed" : "pending";
     const finalStatus = await d.transact(async (tx) => {
       // Real-time id: history is ordered by (started_at, id) and the test clock may stand still.

@@ -145,7 +145,8 @@ export function createPacing(pool: pg.Pool, opts: { horizonMs: number; holdMs: n
     if (rows.length < requests.length) {
       // An address's first batch: its row is made here, once (the reservation locks existing rows only).
       await pool.query(
-        "insert into webhook_pacing (endpoint_id, next_start_at) select unnest($1::uuid[]), '-infinity' on conflict (endpoint_id) do nothing",
+        // (an address deleted meanwhile gets none: its deliveries are handed back and then cancelled)
+        "insert into webhook_pacing (endpoint_id, next_start_at) select ep.id, '-infinity' from webhook_endpoints ep where ep.id = any($1::uuid[]) on conflict (endpoint_id) do nothing",
         [requests.map((r) => r.endpointId)],
       );
       sent = performance.now();
@@ -224,7 +225,8 @@ export function createPacing(pool: pg.Pool, opts: { horizonMs: number; holdMs: n
     async pause(endpointId: string, ms: number): Promise<void> {
       paused.set(endpointId, Math.max(paused.get(endpointId) ?? 0, performance.now() + ms));
       await pool.query(
-        `insert into webhook_pacing (endpoint_id, next_start_at, paused_until) values ($1, '-infinity', clock_timestamp() + $2::float8 * interval '1 millisecond')
+        `insert into webhook_pacing (endpoint_id, next_start_at, paused_until)
+         select ep.id, '-infinity', clock_timestamp() + $2::float8 * interval '1 millisecond' from webhook_endpoints ep where ep.id = $1
          on conflict (endpoint_id) do update set paused_until = greatest(webhook_pacing.paused_until, excluded.paused_until)`,
         [endpointId, ms],
       );
