@@ -98,11 +98,15 @@ describe("per-address limits across worker processes", () => {
       );
       await receiver.waitFor(events, 60_000);
       const times = receiver.received.map((r) => r.at).sort((a, b) => a - b);
-      let peak = 0;
-      for (let i = 0, j = 0; i < times.length; i++) {
-        while (times[i]! - times[j]! >= 1000) j++;
-        peak = Math.max(peak, i - j + 1);
-      }
+      const peakIn = (ms: number) => {
+        let most = 0;
+        for (let i = 0, j = 0; i < times.length; i++) {
+          while (times[i]! - times[j]! >= ms) j++;
+          most = Math.max(most, i - j + 1);
+        }
+        return most;
+      };
+      const peak = peakIn(1000);
       const seconds = (times.at(-1)! - times[0]!) / 1000;
       await until(
         async () =>
@@ -117,11 +121,14 @@ describe("per-address limits across worker processes", () => {
       // Both processes sent (otherwise this proves nothing about two of them).
       const perWorker = workers.map((w) => sentBy.get(w.child.pid!) ?? 0);
       console.log(
-        `two workers, limit ${rate}/s and ${concurrency} open: peak ${peak} starts in 1 s, ${peakOpen} open at once, ${events} in ${seconds.toFixed(1)} s, per worker ${perWorker.join(" + ")}`,
+        `two workers, limit ${rate}/s and ${concurrency} open: peak ${peak} starts in 1 s (${peakIn(3000)} in 3 s), ${peakOpen} open at once, ${events} in ${seconds.toFixed(1)} s, per worker ${perWorker.join(" + ")}`,
       );
       expect(perWorker.filter((n) => n > 0)).toHaveLength(2);
-      // Starts are spaced 1/rate apart: a one-second window holds at most rate + 1 of them.
-      expect(peak).toBeLessThanOrEqual(rate + 1);
+      // Starts are spaced 1/rate apart on the database's timeline: a one-second window holds at most rate + 1 of
+      // them; the arrival times add the jitter of a busy machine (one more at most, seen in 1 of 8 runs under
+      // load; 42 with the per-process throttle), and over three seconds that jitter no longer shows.
+      expect(peak).toBeLessThanOrEqual(rate + 2);
+      expect(peakIn(3000)).toBeLessThanOrEqual(3 * rate + 1);
       expect(peakOpen).toBeLessThanOrEqual(concurrency);
       // and the address is not starved either (half its budget at least, on a busy machine)
       expect(events / seconds).toBeGreaterThan(rate * 0.5);
