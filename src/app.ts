@@ -7,6 +7,7 @@ import { startBoss, type Boss } from "./jobs/boss.ts";
 import { createGateway, type Gateway } from "./gateway/index.ts";
 import { createClientAddress, parseTrustedProxies } from "./server/client-address.ts";
 import { createCors } from "./server/cors.ts";
+import { COMPRESS_MIN_BYTES, connectCompressions } from "./server/compression.ts";
 import { createDispatcher } from "./server/dispatch.ts";
 import { createCallInterceptor } from "./server/interceptors.ts";
 import { createRecordingRouter } from "./server/calls.ts";
@@ -177,6 +178,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const router = createRecordingRouter({
       interceptors: createInterceptors(deps, services, tracing),
       readMaxBytes: config.maxBodyBytes,
+      acceptCompression: connectCompressions,
+      compressMinBytes: COMPRESS_MIN_BYTES,
     });
     for (const m of modules) m.registerRpc?.(router);
     const served = modules.flatMap((m) => m.services ?? []);
