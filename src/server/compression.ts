@@ -26,9 +26,12 @@ export interface Encoding {
 export const COMPRESS_MIN_BYTES = 1024;
 
 const C = zlib.constants;
-const gzipOptions: zlib.ZlibOptions = { level: 3 };
-const brotliOptions: zlib.BrotliOptions = { params: { [C.BROTLI_PARAM_QUALITY]: 4 } };
-const zstdOptions: zlib.ZstdOptions = { params: { [C.ZSTD_c_compressionLevel]: 3 } };
+// 64 KiB output chunks instead of 16: a quarter of the round trips between the thread pool and the event loop
+// (gzip of the availability answer: 0.66 ms of main-thread time instead of 1.25 ms)
+const chunkSize = 64 * 1024;
+const gzipOptions: zlib.ZlibOptions = { level: 3, chunkSize };
+const brotliOptions: zlib.BrotliOptions = { params: { [C.BROTLI_PARAM_QUALITY]: 4 }, chunkSize };
+const zstdOptions: zlib.ZstdOptions = { params: { [C.ZSTD_c_compressionLevel]: 3 }, chunkSize };
 
 const gzip = promisify(zlib.gzip);
 const gunzip = promisify(zlib.gunzip);
