@@ -1,4 +1,5 @@
 import {
+  create,
   getOption,
   ScalarType,
   toJson,
@@ -258,7 +259,8 @@ function messageRenderer(desc: DescMessage, unboxed: boolean): Render {
     return unboxed ? inner : (v) => inner((v as { value: unknown }).value);
   }
   // Value, ListValue, Duration, FieldMask, Empty...: their canonical JSON is already plain JSON
-  if (desc.typeName.startsWith("google.protobuf.")) return (v) => toJson(desc, v as Message);
+  if (desc.typeName.startsWith("google.protobuf."))
+    return (v) => toJson(desc, isMessageValue(v) ? v : create(desc, v as MessageInitShape<DescMessage>));
   return (v) => rendererOf(desc)(v);
 }
 
@@ -288,8 +290,9 @@ function bytesOut(v: unknown): JsonValue {
 
 /** Exactly three fraction digits, truncated (every client parses milliseconds; rounding could move the second). */
 function timestampOut(v: unknown): JsonValue {
-  const ts = v as { seconds: bigint; nanos: number };
-  const ms = Number(ts.seconds) * 1000 + Math.floor(ts.nanos / 1_000_000);
+  // an init shape may leave either field out
+  const ts = v as { seconds?: bigint; nanos?: number };
+  const ms = Number(ts.seconds ?? 0n) * 1000 + Math.floor((ts.nanos ?? 0) / 1_000_000);
   if (!(ms >= MIN_TIMESTAMP_MS && ms <= MAX_TIMESTAMP_MS))
     throw new AppError("internal", `timestamp ${ts.seconds}s is outside 0001..9999`);
   return new Date(ms).toISOString();
