@@ -91,6 +91,32 @@ describe("REST answers are compressed when the client accepts it", () => {
     expect(((await res.json()) as { roomTypes: unknown[] }).roomTypes).toHaveLength(3);
   });
 
+  it("over HTTP/2 (h2c) too", async () => {
+    const session = http2.connect(app.baseUrl);
+    try {
+      const { headers, body } = await new Promise<{ headers: http2.IncomingHttpHeaders; body: Buffer }>(
+        (resolve, reject) => {
+          const stream = session.request({
+            ":path": new URL(availabilityUrl()).pathname + new URL(availabilityUrl()).search,
+            "accept-encoding": "br",
+            ...auth(),
+          });
+          const chunks: Buffer[] = [];
+          let headers: http2.IncomingHttpHeaders = {};
+          stream.on("response", (h) => (headers = h));
+          stream.on("data", (c: Buffer) => chunks.push(c));
+          stream.on("end", () => resolve({ headers, body: Buffer.concat(chunks) }));
+          stream.on("error", reject);
+        },
+      );
+      expect(headers[":status"]).toBe(200);
+      expect(headers["content-encoding"]).toBe("br");
+      expect(JSON.parse(zlib.brotliDecompressSync(body).toString("utf8")).roomTypes).toHaveLength(3);
+    } finally {
+      session.close();
+    }
+  });
+
   it("follows q-values, the server's order on ties, and q=0", async () => {
     const pick = async (accept: string) =>
       (await raw(availabilityUrl(), { ...auth(), "accept-encoding": accept })).encoding;
