@@ -30,7 +30,12 @@ const C = zlib.constants;
 // (gzip of the availability answer: 0.66 ms of main-thread time instead of 1.25 ms)
 const chunkSize = 64 * 1024;
 const gzipOptions: zlib.ZlibOptions = { level: 3, chunkSize };
-const brotliOptions: zlib.BrotliOptions = { params: { [C.BROTLI_PARAM_QUALITY]: 4 }, chunkSize };
+// a 256 KiB window instead of the default 4 MiB: the same size on the availability answer, less memory to
+// allocate and touch per answer (2.4 ms of CPU instead of 3.2 ms)
+const brotliOptions: zlib.BrotliOptions = {
+  params: { [C.BROTLI_PARAM_QUALITY]: 4, [C.BROTLI_PARAM_LGWIN]: 18 },
+  chunkSize,
+};
 const zstdOptions: zlib.ZstdOptions = { params: { [C.ZSTD_c_compressionLevel]: 3 }, chunkSize };
 
 const gzip = promisify(zlib.gzip);
