@@ -67,20 +67,26 @@ export const encodings: readonly Encoding[] = [
 ];
 
 const byName = new Map<string, Encoding>(encodings.map((e) => [e.name, e]));
+const ALL = encodings.map((e) => e.name);
 
 /**
  * The coding of an answer from `Accept-Encoding` (RFC 9110 12.5.3): the highest q-value wins, ties go to the
- * server's order, `*` stands for any coding not named, q=0 refuses. undefined: send the answer as it is.
+ * server's order, `*` stands for any coding not named, q=0 refuses. `offered`: the codings the answer exists in
+ * (precompressed static files). undefined: send the answer as it is.
  */
-export function negotiateEncoding(acceptEncoding: string | undefined): Encoding | undefined {
-  if (acceptEncoding === undefined || acceptEncoding === "") return undefined;
+export function negotiateEncoding(
+  acceptEncoding: string | string[] | undefined,
+  offered: readonly EncodingName[] = ALL,
+): Encoding | undefined {
+  if (typeof acceptEncoding !== "string" || acceptEncoding === "") return undefined;
   const weights = new Map<string, number>();
   for (const part of acceptEncoding.split(",")) {
     const [token = "", ...params] = part.split(";");
     let q = 1;
     for (const p of params) {
-      const m = /^\s*q\s*=\s*([0-9.]+)\s*$/i.exec(p);
-      if (m !== null) q = Number(m[1]);
+      const m = /^\s*q\s*=(.*)$/i.exec(p);
+      // a q-value that is not a number from 0 to 1 leaves the coding out
+      if (m !== null) q = /^\s*[01](\.\d{0,3})?\s*$/.test(m[1]!) ? Math.min(1, Number(m[1])) : Number.NaN;
     }
     if (!Number.isNaN(q)) weights.set(token.trim().toLowerCase(), q);
   }
@@ -88,6 +94,7 @@ export function negotiateEncoding(acceptEncoding: string | undefined): Encoding 
   let best: Encoding | undefined;
   let bestQ = 0;
   for (const e of encodings) {
+    if (!offered.includes(e.name)) continue;
     const q = weights.get(e.name) ?? any;
     if (q > bestQ) {
       best = e;
