@@ -13,8 +13,15 @@ export interface Result {
   p50: number;
   p99: number;
   errors: number;
+  /** Requests completed (for the CPU figure). */
+  requests?: number;
   /** Peak RSS (MiB) of the process that answered (the service or a bare baseline child) during this load. */
   peakMiB?: number | undefined;
+  /**
+   * CPU time (user + system) of that process per request, in microseconds: unlike req/s it hardly depends on what
+   * else runs on the box, so it is the figure to compare on a busy machine.
+   */
+  cpuUs?: number | undefined;
 }
 
 /** One embedded PostgreSQL for the whole bench run, in a temporary directory. */
@@ -53,14 +60,25 @@ export interface Measured {
 
 interface Child extends Measured {
   ports: number[];
-  /** during(), also handing back the phase's peak RSS. */
-  sample<T>(label: string, work: () => Promise<T>): Promise<[T, number]>;
+  /** during(), also handing back the phase's peak RSS and the CPU ms the process used meanwhile. */
+  sample<T>(label: string, work: () => Promise<T>): Promise<[T, number, number]>;
 }
 
 const running = new Set<Child>();
 process.once("exit", () => {
   for (const m of running) process.kill(m.pid, "SIGKILL");
 });
+
+/** CPU time (user + system) a process has used so far, in ms (/proc/<pid>/stat, clock ticks of 10 ms). */
+export function processCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
 
 /** RSS of a process in MiB (VmRSS of /proc/<pid>/status; 0 once it has exited). */
 export function processRssMiB(pid: number): number {
@@ -152,8 +170,10 @@ async function startChild(
   }
   const pid = child.pid!;
   // settle: what is loaded lazily right after start (timers, first pool connections) counts as idle
-  await new Promise((r) => setTimeout(r, 1000));
+  const cpuAtStart = processCpuMs(pid);
+  await new Promise((r) => setTimeout(r, 2000));
   const idleMiB = processRssMiB(pid);
+  const idleCpu = (processCpuMs(pid) - cpuAtStart) / 2;
   const peaks: { label: string; mib: number }[] = [];
   const self: Child = {
     name,
@@ -166,13 +186,14 @@ async function startChild(
       return (await self.sample(label, work))[0];
     },
     async sample(label, work) {
+      const cpu = processCpuMs(pid);
       let peak = processRssMiB(pid);
       const timer = setInterval(() => (peak = Math.max(peak, processRssMiB(pid))), 50);
       try {
         const value = await work();
         peak = Math.max(peak, processRssMiB(pid));
         peaks.push({ label, mib: peak });
-        return [value, peak];
+        return [value, peak, processCpuMs(pid) - cpu];
       } finally {
         clearInterval(timer);
       }
@@ -180,7 +201,7 @@ async function startChild(
     summary() {
       const top = peaks.reduce((a, b) => (b.mib > a.mib ? b : a), { label: "-", mib: 0 });
       const each = peaks.map((p) => `${p.label} ${p.mib}`).join(", ");
-      return `${name} RSS: idle ${idleMiB} MiB (target <= 150: ${idleMiB <= 150 ? "met" : "MISSED"}); peak under load ${top.mib} MiB in "${top.label}" (target <= 250: ${top.mib <= 250 ? "met" : "MISSED"})${each ? `; each phase: ${each}` : ""}`;
+      return `${name} (idle CPU ${idleCpu} ms/s) RSS: idle ${idleMiB} MiB (target <= 150: ${idleMiB <= 150 ? "met" : "MISSED"}); peak under load ${top.mib} MiB in "${top.label}" (target <= 250: ${top.mib <= 250 ? "met" : "MISSED"})${each ? `; each phase: ${each}` : ""}`;
     },
     async stop() {
       running.delete(self);
@@ -201,8 +222,9 @@ async function startChild(
 export async function measured(name: string, port: number, run: () => Promise<Result>): Promise<Result> {
   const target = [...running].find((m) => m.ports.includes(port));
   if (target === undefined) return run();
-  const [result, peakMiB] = await target.sample(name, run);
-  return { ...result, peakMiB };
+  const [result, peakMiB, cpuMs] = await target.sample(name, run);
+  const cpuUs = result.requests ? Math.round((cpuMs * 1000) / result.requests) : undefined;
+  return { ...result, peakMiB, cpuUs };
 }
 
 export interface LoadOptions {
@@ -237,17 +259,18 @@ export async function load(name: string, opts: LoadOptions): Promise<Result> {
         : {}),
     });
     const errors = run.errors + run.non2xx + run.timeouts;
-    return { name, rps: Math.round(run.requests.average), p50: run.latency.p50, p99: run.latency.p99, errors };
+    const { average, total } = run.requests;
+    return { name, rps: Math.round(average), p50: run.latency.p50, p99: run.latency.p99, errors, requests: total };
   });
 }
 
 export function table(results: Result[], baseline: Result): void {
   console.log(
-    `\n${"case".padEnd(42)} ${"req/s".padStart(8)} ${"p50 ms".padStart(7)} ${"p99 ms".padStart(7)} ${"x base rps".padStart(10)} ${"x base p99".padStart(10)} ${"peak MiB".padStart(8)} errors`,
+    `\n${"case".padEnd(42)} ${"req/s".padStart(8)} ${"p50 ms".padStart(7)} ${"p99 ms".padStart(7)} ${"x base rps".padStart(10)} ${"x base p99".padStart(10)} ${"peak MiB".padStart(8)} ${"CPU us/req".padStart(10)} errors`,
   );
   for (const r of results) {
     console.log(
-      `${r.name.padEnd(42)} ${String(r.rps).padStart(8)} ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)} ${(r.rps / baseline.rps).toFixed(2).padStart(10)} ${(r.p99 / Math.max(baseline.p99, 1)).toFixed(2).padStart(10)} ${String(r.peakMiB ?? "-").padStart(8)} ${r.errors}`,
+      `${r.name.padEnd(42)} ${String(r.rps).padStart(8)} ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)} ${(r.rps / baseline.rps).toFixed(2).padStart(10)} ${(r.p99 / Math.max(baseline.p99, 1)).toFixed(2).padStart(10)} ${String(r.peakMiB ?? "-").padStart(8)} ${String(r.cpuUs ?? "-").padStart(10)} ${r.errors}`,
     );
   }
 }

@@ -91,7 +91,7 @@ async function grpcLoad(name: string, port: number, concurrency = 50): Promise<R
       const elapsed = (performance.now() - started) / 1000;
       ms.sort((a, b) => a - b);
       const at = (q: number) => Math.round(ms[Math.min(ms.length - 1, Math.floor(ms.length * q))] ?? 0);
-      return { name, rps: Math.round(ms.length / elapsed), p50: at(0.5), p99: at(0.99), errors };
+      return { name, rps: Math.round(ms.length / elapsed), p50: at(0.5), p99: at(0.99), errors, requests: ms.length };
     } finally {
       client.close();
     }
