@@ -5,15 +5,17 @@ import http from "node:http";
 import http2 from "node:http2";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import pg from "pg";
-import {
-  GetStatusRequestSchema,
-  GetStatusResponseSchema,
-} from "../gen/hotelops/status/v1/status_pb.js";
+import { GetStatusRequestSchema, GetStatusResponseSchema } from "../gen/hotelops/status/v1/status_pb.js";
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 const sql = "select status, partner_api_enabled from platform_settings where id = 1";
 
-async function status(): Promise<{ status: string; apiVersion: string; partnerApi: string; partnerApiRelease: string }> {
+async function status(): Promise<{
+  status: string;
+  apiVersion: string;
+  partnerApi: string;
+  partnerApiRelease: string;
+}> {
   const row = (await pool.query<{ status: string; partner_api_enabled: boolean }>(sql)).rows[0]!;
   return {
     status: row.status,

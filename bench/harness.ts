@@ -97,8 +97,18 @@ export interface ServiceOptions {
   name?: string;
 }
 
+/** The arguments of `npm start` after `node` (package.json), so the bench starts the service exactly as it runs. */
+function startArguments(): string[] {
+  const pkg = JSON.parse(readFileSync(join(import.meta.dirname, "..", "package.json"), "utf8")) as {
+    scripts: { start: string };
+  };
+  const [node, ...args] = pkg.scripts.start.split(/\s+/);
+  if (node !== "node") throw new Error(`npm start must run node, not: ${pkg.scripts.start}`);
+  return args;
+}
+
 /**
- * Starts the service as production does (`node src/main.ts`, Node 24, the environment of the README) on its own
+ * Starts the service as production does (`npm start`'s command, Node 24, the environment of the README) on its own
  * port against `databaseUrl`, and resolves once /readyz answers 200 (a worker: once it says it started). Its log
  * lines are read and dropped. With BENCH_CPU_PROF=<dir> it runs under `--cpu-prof` and writes its profile there
  * when stopped.
@@ -109,7 +119,7 @@ export async function startService(databaseUrl: string, opts: ServiceOptions = {
   const profile = process.env.BENCH_CPU_PROF;
   return startChild(
     opts.name ?? (worker ? "worker" : "service"),
-    [...(profile ? ["--cpu-prof", "--cpu-prof-dir", profile] : []), "src/main.ts"],
+    [...(profile ? ["--cpu-prof", "--cpu-prof-dir", profile] : []), ...startArguments()],
     {
       HOST: "127.0.0.1",
       PORT: String(port),

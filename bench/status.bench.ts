@@ -40,7 +40,8 @@ export async function benchStatus(): Promise<void> {
     const grpcs = [await grpcLoad("bare node:http2 + pg gRPC (baseline)", bare2.port!)];
     grpcs.push(await grpcLoad("gRPC GetStatus (h2c, @grpc/grpc-js)", service.port!));
     table(grpcs, grpcs[0]!);
-    const ratio = (a: Result, b: Result) => `${(a.rps / b.rps).toFixed(2)}x, p99 ${(a.p99 / Math.max(1, b.p99)).toFixed(2)}x`;
+    const ratio = (a: Result, b: Result) =>
+      `${(a.rps / b.rps).toFixed(2)}x, p99 ${(a.p99 / Math.max(1, b.p99)).toFixed(2)}x`;
     console.log(
       `\nREST ${ratio(rest[1]!, rest[0]!)} (target >= 0.85x, <= 1.5x); Connect ${ratio(connect[1]!, rest[0]!)} of the bare GET (target >= 0.8x, <= 1.5x), ${ratio(connect[1]!, connect[0]!)} of the bare POST; gRPC-Web ${ratio(grpcWeb[1]!, grpcWeb[0]!)}, gRPC ${ratio(grpcs[1]!, grpcs[0]!)} (target >= 0.8x)`,
     );

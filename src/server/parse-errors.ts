@@ -34,7 +34,8 @@ async function unaryFixed(res: UniversalServerResponse, contentType: string): Pr
   if (contentType.startsWith("application/grpc-web")) {
     // the trailer frame is the last chunk
     const last = chunks.at(-1);
-    if (last !== undefined && decoder.decode(last).includes(PARSE)) return { ...res, body: rewriteFrames(each(chunks)) };
+    if (last !== undefined && decoder.decode(last).includes(PARSE))
+      return { ...res, body: rewriteFrames(each(chunks)) };
     return { ...res, body: once(whole) };
   }
   if (contentType.startsWith("application/grpc")) {
