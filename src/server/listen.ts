@@ -99,11 +99,9 @@ export async function listen(
       track(socket);
       sniff(socket, limits.sniffTimeoutMs, (isH2, head) => {
         if (isH2) {
-          // The sniffed bytes go back into the socket's buffer: the http2 session reads what is buffered there
-          // before it takes over the socket's handle (Node's "bytes already in buffer"), so HTTP/2 runs on the
-          // native socket, not through a JavaScript stream wrapper.
-          socket.unshift(head);
-          h2.emit("connection", socket);
+          const replay = new ReplaySocket(socket, head);
+          track(replay);
+          h2.emit("connection", replay);
         } else {
           socket.unshift(head);
           h1.emit("connection", socket);
@@ -136,9 +134,13 @@ export async function listen(
   };
 }
 
-/** The peer address of a request (HTTP/1.1 and HTTP/2 alike). */
+/**
+ * The peer address of a request. On h2c the http2 session wraps our ReplaySocket (not a net.Socket) in a
+ * stream adapter that does not forward remoteAddress; the adapter keeps the wrapped stream as `stream`.
+ */
 export function remoteAddressOf(req: IncomingMessage | Http2ServerRequest): string {
-  return req.socket?.remoteAddress ?? "";
+  const socket = req.socket as (net.Socket & { stream?: { remoteAddress?: string } }) | undefined;
+  return socket?.remoteAddress ?? socket?.stream?.remoteAddress ?? "";
 }
 
 /**
@@ -239,4 +241,66 @@ function sniff(socket: net.Socket, timeoutMs: number, decide: (isH2: boolean, he
   };
   socket.on("data", onData);
   socket.once("error", () => socket.destroy());
+}
+
+/**
+ * http2 reads from the socket handle directly, so unshift() cannot give back sniffed bytes; this Duplex
+ * replays them and then forwards the socket both ways.
+ */
+class ReplaySocket extends Duplex {
+  readonly #socket: net.Socket;
+
+  constructor(socket: net.Socket, head: Buffer) {
+    super();
+    this.#socket = socket;
+    this.push(head);
+    socket.on("data", (chunk: Buffer) => {
+      if (!this.push(chunk)) socket.pause();
+    });
+    socket.once("end", () => this.push(null));
+    socket.once("close", () => this.destroy());
+    socket.on("error", (err) => this.destroy(err));
+  }
+
+  get remoteAddress(): string | undefined {
+    return this.#socket.remoteAddress;
+  }
+  get remotePort(): number | undefined {
+    return this.#socket.remotePort;
+  }
+  get localAddress(): string | undefined {
+    return this.#socket.localAddress;
+  }
+  get localPort(): number | undefined {
+    return this.#socket.localPort;
+  }
+  get encrypted(): boolean {
+    return false;
+  }
+  setTimeout(ms: number, cb?: () => void): this {
+    this.#socket.setTimeout(ms, cb);
+    return this;
+  }
+  setNoDelay(noDelay?: boolean): this {
+    this.#socket.setNoDelay(noDelay);
+    return this;
+  }
+  setKeepAlive(enable?: boolean, delay?: number): this {
+    this.#socket.setKeepAlive(enable, delay);
+    return this;
+  }
+
+  override _read(): void {
+    this.#socket.resume();
+  }
+  override _write(chunk: Buffer, encoding: BufferEncoding, cb: (err?: Error | null) => void): void {
+    this.#socket.write(chunk, encoding, cb);
+  }
+  override _final(cb: (err?: Error | null) => void): void {
+    this.#socket.end(cb);
+  }
+  override _destroy(err: Error | null, cb: (err?: Error | null) => void): void {
+    this.#socket.destroy(err ?? undefined);
+    cb(err);
+  }
 }

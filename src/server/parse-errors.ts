@@ -32,9 +32,9 @@ async function unaryFixed(res: UniversalServerResponse, contentType: string): Pr
   const whole = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
   if (contentType.includes("json")) return { ...res, body: once(whole) };
   if (contentType.startsWith("application/grpc-web")) {
-    // the trailer frame is the last chunk
+    // the trailer frame is the last chunk (its grpc-message is percent-encoded: rewriteFrames decodes it)
     const last = chunks.at(-1);
-    if (last !== undefined && decoder.decode(last).includes(PARSE))
+    if (last !== undefined && /grpc-status: ?13\r\n/.test(decoder.decode(last)))
       return { ...res, body: rewriteFrames(each(chunks)) };
     return { ...res, body: once(whole) };
   }
