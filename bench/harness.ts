@@ -97,9 +97,15 @@ export interface ServiceOptions {
   name?: string;
 }
 
+/**
+ * The checkout whose service the benches start: this one, or BENCH_SERVICE_DIR (another checkout of the project
+ * with its node_modules, e.g. main's, to measure before and after side by side on the same box).
+ */
+const serviceDir = process.env.BENCH_SERVICE_DIR ?? join(import.meta.dirname, "..");
+
 /** The arguments of `npm start` after `node` (package.json), so the bench starts the service exactly as it runs. */
 function startArguments(): string[] {
-  const pkg = JSON.parse(readFileSync(join(import.meta.dirname, "..", "package.json"), "utf8")) as {
+  const pkg = JSON.parse(readFileSync(join(serviceDir, "package.json"), "utf8")) as {
     scripts: { start: string };
   };
   const [node, ...args] = pkg.scripts.start.split(/\s+/);
@@ -128,13 +134,15 @@ export async function startService(databaseUrl: string, opts: ServiceOptions = {
     },
     worker ? undefined : port,
     worker ? "Worker started" : undefined,
+    serviceDir,
   );
 }
 
 /** A bare baseline server in its own process: `script` (under bench/) listens on $PORT, then prints "bare ready". */
 export async function startBare(name: string, script: string, env: Record<string, string>): Promise<Measured> {
   const port = await freePort();
-  return startChild(name, [join("bench", script)], { ...env, PORT: String(port) }, port, "bare ready");
+  const here = join(import.meta.dirname, "..");
+  return startChild(name, [join("bench", script)], { ...env, PORT: String(port) }, port, "bare ready", here);
 }
 
 async function startChild(
@@ -143,10 +151,11 @@ async function startChild(
   env: Record<string, string>,
   port: number | undefined,
   readyLine: string | undefined,
+  cwd: string,
 ): Promise<Measured> {
   // ready when readyLine appears in its output, else when GET /readyz on port answers 200
   const child: ChildProcess = spawn(process.execPath, args, {
-    cwd: join(import.meta.dirname, ".."),
+    cwd,
     env: { ...process.env, ...env },
     // Log lines (stdout) go to /dev/null unless readiness is read from them: the service pays for writing
     // them, as in production, but no reader on this box competes with it for the CPU.
