@@ -95,6 +95,8 @@ export interface ServiceOptions {
   env?: Record<string, string>;
   /** Shown in summaries; default "service". */
   name?: string;
+  /** Another checkout to start the service from (default: BENCH_SERVICE_DIR, else this one). */
+  dir?: string;
 }
 
 /**
@@ -104,8 +106,8 @@ export interface ServiceOptions {
 const serviceDir = process.env.BENCH_SERVICE_DIR ?? join(import.meta.dirname, "..");
 
 /** The arguments of `npm start` after `node` (package.json), so the bench starts the service exactly as it runs. */
-function startArguments(): string[] {
-  const pkg = JSON.parse(readFileSync(join(serviceDir, "package.json"), "utf8")) as {
+function startArguments(dir: string): string[] {
+  const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
     scripts: { start: string };
   };
   const [node, ...args] = pkg.scripts.start.split(/\s+/);
@@ -123,9 +125,10 @@ export async function startService(databaseUrl: string, opts: ServiceOptions = {
   const worker = opts.env?.ROLE === "worker";
   const port = await freePort();
   const profile = process.env.BENCH_CPU_PROF;
+  const dir = opts.dir ?? serviceDir;
   return startChild(
     opts.name ?? (worker ? "worker" : "service"),
-    [...(profile ? ["--cpu-prof", "--cpu-prof-dir", profile] : []), ...startArguments()],
+    [...(profile ? ["--cpu-prof", "--cpu-prof-dir", profile] : []), ...startArguments(dir)],
     {
       HOST: "127.0.0.1",
       PORT: String(port),
@@ -134,7 +137,7 @@ export async function startService(databaseUrl: string, opts: ServiceOptions = {
     },
     worker ? undefined : port,
     worker ? "Worker started" : undefined,
-    serviceDir,
+    dir,
   );
 }
 

@@ -17,10 +17,18 @@ export async function benchStatus(): Promise<void> {
   const database = await benchDatabase();
   const env = { DATABASE_URL: database.url };
   const service = await startService(database.url);
+  // BENCH_COMPARE_DIR=<another checkout>: its service is measured in the same run, each face right after ours
+  const compareDir = process.env.BENCH_COMPARE_DIR;
+  const other = compareDir ? await startService(database.url, { dir: compareDir, name: "compared service" }) : undefined;
   const bare1 = await startBare("bare node:http + pg", "bare-status.ts", { ...env, BARE: "http1" });
   const bare2 = await startBare("bare node:http2 + pg", "bare-status.ts", { ...env, BARE: "http2" });
   try {
     const svc = `http://127.0.0.1:${service.port}`;
+    const cmp = `http://127.0.0.1:${other?.port}`;
+    /** The same face on the compared checkout's service, when there is one. */
+    const compared = async (rows: Result[], name: string, run: (base: string) => Promise<Result>) => {
+      if (other !== undefined) rows.push({ ...(await run(cmp)), name: `${name} (compared)` });
+    };
     const h1 = `http://127.0.0.1:${bare1.port}`;
     const json = { method: "POST" as const, body: "{}", headers: { "content-type": "application/json" } };
     const web = {
@@ -30,15 +38,19 @@ export async function benchStatus(): Promise<void> {
     };
     const rest = [await load("bare node:http + pg GET (baseline)", { url: `${h1}/api/v1/status` })];
     rest.push(await load("REST gateway GET /api/v1/status", { url: `${svc}/api/v1/status` }));
+    await compared(rest, "REST", (b) => load("REST", { url: `${b}/api/v1/status` }));
     table(rest, rest[0]!);
     const connect = [await load("bare node:http + pg POST JSON", { url: `${h1}${RPC}`, ...json })];
     connect.push(await load("Connect POST GetStatus (JSON)", { url: `${svc}${RPC}`, ...json }));
+    await compared(connect, "Connect", (b) => load("Connect", { url: `${b}${RPC}`, ...json }));
     table(connect, rest[0]!);
     const grpcWeb = [await load("bare node:http gRPC-Web frames", { url: `${h1}${RPC}`, ...web })];
     grpcWeb.push(await load("gRPC-Web GetStatus (binary, HTTP/1.1)", { url: `${svc}${RPC}`, ...web }));
+    await compared(grpcWeb, "gRPC-Web", (b) => load("gRPC-Web", { url: `${b}${RPC}`, ...web }));
     table(grpcWeb, grpcWeb[0]!);
     const grpcs = [await grpcLoad("bare node:http2 + pg gRPC (baseline)", bare2.port!)];
     grpcs.push(await grpcLoad("gRPC GetStatus (h2c, @grpc/grpc-js)", service.port!));
+    await compared(grpcs, "gRPC", () => grpcLoad("gRPC", other!.port!));
     table(grpcs, grpcs[0]!);
     const ratio = (a: Result, b: Result) =>
       `${(a.rps / b.rps).toFixed(2)}x, p99 ${(a.p99 / Math.max(1, b.p99)).toFixed(2)}x`;
@@ -46,8 +58,10 @@ export async function benchStatus(): Promise<void> {
       `\nREST ${ratio(rest[1]!, rest[0]!)} (target >= 0.85x, <= 1.5x); Connect ${ratio(connect[1]!, rest[0]!)} of the bare GET (target >= 0.8x, <= 1.5x), ${ratio(connect[1]!, connect[0]!)} of the bare POST; gRPC-Web ${ratio(grpcWeb[1]!, grpcWeb[0]!)}, gRPC ${ratio(grpcs[1]!, grpcs[0]!)} (target >= 0.8x)`,
     );
     console.log(service.summary());
+    if (other !== undefined) console.log(other.summary());
   } finally {
     await service.stop();
+    await other?.stop();
     await bare1.stop();
     await bare2.stop();
     await database.stop();
