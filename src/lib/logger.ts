@@ -29,8 +29,5 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       censor: "[redacted]",
     },
   };
-  // stdout by default, written asynchronously: while one write is under way the next lines gather and leave in one
-  // write, so a busy process makes a few writes a second instead of one per line (a line per call is a syscall per
-  // request otherwise). pino flushes what is pending when the process exits.
-  return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
+  return destination === undefined ? pino(options) : pino(options, destination);
 }

@@ -1,7 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
-import type { ServerResponse } from "node:http";
 import { Code, ConnectError, createContextValues } from "@connectrpc/connect";
-import type { UniversalHandler, UniversalServerResponse } from "@connectrpc/connect/protocol";
+import type { UniversalHandler } from "@connectrpc/connect/protocol";
 import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
 import { runWithRequestId } from "../lib/log-context.ts";
 import type { Logger } from "../lib/logger.ts";
@@ -96,39 +95,12 @@ export function createDispatcher(opts: DispatchOptions): NodeHandler {
     }
     const uReq = universalRequestFromNodeRequest(req, res, undefined, values);
     handler(uReq)
-      .then((uRes) => writeResponse(uRes, res, handler.method.methodKind === "unary"))
+      .then((uRes) => universalResponseToNodeResponse(uRes, res))
       .catch((reason: unknown) => {
         if (ConnectError.from(reason).code === Code.Aborted) return;
         opts.logger.warn({ err: reason, requestId: info.requestId }, "rpc response not completed");
       });
   }
-}
-
-/**
- * A unary answer (already read whole, see parse-errors.ts) goes out in one write: headers, the body with its
- * Content-Length on HTTP/1.1, then the trailers (gRPC over HTTP/2). connect-node's universalResponseToNodeResponse
- * writes each chunk and waits for it to be flushed, and ends a chunked HTTP/1.1 body with a write of its own:
- * three system calls for one small message. Streams keep that writer.
- */
-async function writeResponse(
-  uRes: UniversalServerResponse,
-  res: Parameters<NodeHandler>[1],
-  unary: boolean,
-): Promise<void> {
-  if (!unary) return universalResponseToNodeResponse(uRes, res);
-  const chunks: Uint8Array[] = [];
-  if (uRes.body !== undefined) for await (const chunk of uRes.body) chunks.push(chunk);
-  const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-  const headers: Record<string, string> = {};
-  uRes.header?.forEach((value, name) => (headers[name] = value));
-  if (uRes.trailer === undefined && !("stream" in res)) headers["content-length"] = String(body.byteLength);
-  (res as ServerResponse).writeHead(uRes.status, headers);
-  if (uRes.trailer !== undefined) {
-    const trailers: Record<string, string> = {};
-    uRes.trailer.forEach((value, name) => (trailers[name] = value));
-    res.addTrailers(trailers);
-  }
-  res.end(body);
 }
 
 /** Prometheus text format; with a token, anything else than `Bearer <token>` gets 401. */

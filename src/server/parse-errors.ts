@@ -8,11 +8,9 @@ import type { UniversalHandler, UniversalServerResponse } from "@connectrpc/conn
  * trailers) and gRPC-Web (the trailer frame in the body).
  */
 export function withParseErrorsAsInvalidArgument(handler: UniversalHandler): UniversalHandler {
-  const unary = handler.method.methodKind === "unary";
   const wrapped = async (req: Parameters<UniversalHandler>[0]): Promise<UniversalServerResponse> => {
     const res = await handler(req);
     const contentType = (req.header.get("content-type") ?? "").toLowerCase();
-    if (unary) return unaryFixed(res, contentType);
     if (contentType.includes("json")) return res; // JSON parse errors are invalid_argument already
     if (contentType.startsWith("application/grpc-web")) return { ...res, body: rewriteFrames(res.body) };
     if (contentType.startsWith("application/grpc")) return { ...res, body: fixTrailerAfter(res.body, res.trailer) };
@@ -20,30 +18,6 @@ export function withParseErrorsAsInvalidArgument(handler: UniversalHandler): Uni
     return res;
   };
   return Object.assign(wrapped, handler);
-}
-
-/**
- * A unary answer is one message (and its trailers): it is read whole here, so the fix looks at bytes and the
- * response leaves in one write (see writeResponse in dispatch.ts), not one write per envelope.
- */
-async function unaryFixed(res: UniversalServerResponse, contentType: string): Promise<UniversalServerResponse> {
-  const chunks: Uint8Array[] = [];
-  for await (const chunk of bodyOf(res.body)) chunks.push(chunk);
-  const whole = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-  if (contentType.includes("json")) return { ...res, body: once(whole) };
-  if (contentType.startsWith("application/grpc-web")) {
-    // the trailer frame is the last chunk (its grpc-message is percent-encoded: rewriteFrames decodes it)
-    const last = chunks.at(-1);
-    if (last !== undefined && /grpc-status: ?13\r\n/.test(decoder.decode(last)))
-      return { ...res, body: rewriteFrames(each(chunks)) };
-    return { ...res, body: once(whole) };
-  }
-  if (contentType.startsWith("application/grpc")) {
-    fixTrailer(res.trailer);
-    return { ...res, body: once(whole) };
-  }
-  if (res.status === 500) return connectUnary({ ...res, body: once(whole) });
-  return { ...res, body: once(whole) };
 }
 
 const PARSE = "parse binary:";
@@ -68,13 +42,9 @@ function fixTrailerAfter(
 ): AsyncIterable<Uint8Array> {
   return (async function* () {
     yield* bodyOf(body);
-    fixTrailer(trailer);
+    if (trailer?.get("grpc-status") === "13" && decodeURIComponent(trailer.get("grpc-message") ?? "").startsWith(PARSE))
+      trailer.set("grpc-status", "3");
   })();
-}
-
-function fixTrailer(trailer: Headers | undefined): void {
-  if (trailer?.get("grpc-status") === "13" && decodeURIComponent(trailer.get("grpc-message") ?? "").startsWith(PARSE))
-    trailer.set("grpc-status", "3");
 }
 
 function rewriteFrames(body: UniversalServerResponse["body"]): AsyncIterable<Uint8Array> {
@@ -111,8 +81,4 @@ async function* bodyOf(body: UniversalServerResponse["body"]): AsyncIterable<Uin
 
 async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
   yield bytes;
-}
-
-async function* each(chunks: Uint8Array[]): AsyncIterable<Uint8Array> {
-  yield* chunks;
 }

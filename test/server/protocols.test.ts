@@ -42,28 +42,6 @@ describe("one RPC, every protocol, one port", () => {
     }
   });
 
-  it("sends a unary Connect or gRPC-Web answer over HTTP/1.1 whole, with its Content-Length (not chunked)", async () => {
-    const rpc = `${app.baseUrl}/hotelops.status.v1.StatusService/GetStatus`;
-    const json = await fetch(rpc, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
-    const text = await json.text();
-    expect(json.headers.get("transfer-encoding")).toBeNull();
-    expect(json.headers.get("content-length")).toBe(String(Buffer.byteLength(text)));
-    expect(JSON.parse(text)).toEqual(expected);
-    const web = await fetch(rpc, {
-      method: "POST",
-      headers: { "content-type": "application/grpc-web+proto" },
-      body: new Uint8Array(5), // the empty request in one frame
-    });
-    const bytes = Buffer.from(await web.arrayBuffer());
-    expect(web.headers.get("transfer-encoding")).toBeNull();
-    expect(web.headers.get("content-length")).toBe(String(bytes.byteLength));
-    // a message frame, then the trailer frame with grpc-status 0
-    const length = bytes.readUInt32BE(1);
-    expect(fromBinary(GetStatusResponseSchema, bytes.subarray(5, 5 + length)).apiVersion).toBe("v1");
-    expect(bytes[5 + length]).toBe(0x80);
-    expect(bytes.subarray(10 + length).toString()).toMatch(/grpc-status: ?0\r\n/);
-  });
-
   it("answers gRPC-Web and Connect's gRPC transport", async () => {
     const web = createClient(StatusService, createGrpcWebTransport({ baseUrl: app.baseUrl, httpVersion: "1.1" }));
     expect((await web.getStatus({})).apiVersion).toBe("v1");
