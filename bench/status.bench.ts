@@ -19,7 +19,9 @@ export async function benchStatus(): Promise<void> {
   const service = await startService(database.url);
   // BENCH_COMPARE_DIR=<another checkout>: its service is measured in the same run, each face right after ours
   const compareDir = process.env.BENCH_COMPARE_DIR;
-  const other = compareDir ? await startService(database.url, { dir: compareDir, name: "compared service" }) : undefined;
+  const other = compareDir
+    ? await startService(database.url, { dir: compareDir, name: "compared service" })
+    : undefined;
   const bare1 = await startBare("bare node:http + pg", "bare-status.ts", { ...env, BARE: "http1" });
   const bare2 = await startBare("bare node:http2 + pg", "bare-status.ts", { ...env, BARE: "http2" });
   try {
