@@ -11,7 +11,7 @@ import { createApp } from "../src/app.ts";
 import { newId } from "../src/lib/ids.ts";
 import { queues } from "../src/jobs/queues.ts";
 import { createTestClient, createTestProperty } from "../test/helpers/auth.ts";
-import { benchDatabase, load, rssMiB, table, type Result } from "./harness.ts";
+import { benchDatabase, load, startService, table, type Result } from "./harness.ts";
 import { benchAri } from "./ari.bench.ts";
 
 /** Starts a ROLE=worker app, waits (at most 20 s) until no event is QUEUED, stops it; "<n> of <queued> in <s> s = <rate>/s". */
@@ -130,7 +130,9 @@ export async function benchConnectivity(): Promise<void> {
     });
     await new Promise<void>((r) => bare.listen(0, "127.0.0.1", r));
     const barePort = (bare.address() as { port: number }).port;
-    const base = `http://127.0.0.1:${app.port}/api/v1/properties/${property.code}`;
+    // the in-process app above sets the data up; the load goes to the service process (ROLE=api)
+    const service = await startService(database.url, { env: { ROLE: "api" } });
+    const base = `http://127.0.0.1:${service.port}/api/v1/properties/${property.code}`;
     const feedBase = await load("bare pg: feed page of 500 (baseline)", {
       url: `http://127.0.0.1:${barePort}/`,
       connections: 10,
@@ -171,7 +173,7 @@ export async function benchConnectivity(): Promise<void> {
     table([insertBase, accepted], insertBase);
     // the baseline's rows have no jobs: leave only the accepted events for the worker
     await pool.query("delete from partner_messages where client_id = 'bench'");
-    console.log(`events accepted ${accepted.rps}/s (target >= 500/s); RSS ${rssMiB()} MiB`);
+    console.log(`events accepted ${accepted.rps}/s (target >= 500/s)`);
     const one = await processQueued(database.url, pool);
     console.log(
       `events processed by one ROLE=worker process, all of one booking (serialized per reference by design): ${one}`,
@@ -194,7 +196,9 @@ export async function benchConnectivity(): Promise<void> {
     console.log(
       `events processed by one ROLE=worker process, each of its own booking: ${await processQueued(database.url, pool)}`,
     );
-    await benchAri(app as typeof app & { port: number }, pool, property);
+    await benchAri({ ...app, port: service.port! }, pool, property);
+    console.log(service.summary());
+    await service.stop();
     bare.close();
     bareInsert.close();
   } finally {

@@ -154,7 +154,7 @@ function createInterceptors(deps: Deps, s: Services, tracing: Tracing | undefine
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
-  const tracing = startTracing(config.otlpEndpoint, config.serviceName);
+  const tracing = await startTracing(config.otlpEndpoint, config.serviceName);
   const db = await openDatabase(config, logger);
   const metrics = config.metrics.enabled ? createMetrics(db.pool) : undefined;
   metrics?.instrumentPool("main", db.pool);
