@@ -30,7 +30,7 @@ for (const module of modules) {
     for (const m of text.matchAll(/from "\.\.\/([a-z-]+)\//g)) if (m[1] !== module) importsOf.get(module)!.add(m[1]!);
     const lines = text.split("\n");
     lines.forEach((line, i) => {
-      const code = line.replace(/\/\/.*$/, "").replace(/^\s*\*.*$/, "");
+      const code = line.replace(/\/\/.*$/, "").replace(/^\s*\/?\*.*$/, "");
       for (const m of code.matchAll(reference)) {
         const table = m[1]!.toLowerCase();
         const owner = tableOwners[table];

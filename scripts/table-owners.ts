@@ -59,10 +59,6 @@ export const tableOwners: Readonly<Record<string, string>> = {
  * and on an entry that no longer occurs (delete it then).
  */
 export const pendingCrossModuleSql: Readonly<Record<string, readonly string[]>> = {
-  "src/modules/auth/auth.interceptor.ts": ["memberships", "properties", "roles", "users"],
-  "src/modules/auth/clients.repository.ts": ["properties"],
-  "src/modules/auth/scope.ts": ["properties"],
-  "src/modules/auth/sessions.service.ts": ["memberships", "properties", "roles", "users"],
   "src/modules/connectivity/connectivity.repository.ts": ["properties"],
   "src/modules/connectivity/mappings.admin.ts": ["properties"],
   "src/modules/connectivity/reads.repository.ts": [
@@ -72,11 +68,8 @@ export const pendingCrossModuleSql: Readonly<Record<string, readonly string[]>> 
     "room_types",
   ],
   "src/modules/folio/folio.repository.ts": ["reservations"],
-  "src/modules/inventory/inventory.repository.ts": ["properties"],
   "src/modules/mobile/reservations.service.ts": ["daily_prices"],
   "src/modules/night-audit/night-audit.repository.ts": ["properties", "reservation_rooms", "reservations", "rooms"],
-  "src/modules/platform/rate-limit.repository.ts": ["api_clients"],
-  "src/modules/platform/token-limit.ts": ["api_clients"],
   "src/modules/reports/catalogue.ts": [
     "folio_charges",
     "folio_payments",
