@@ -32,6 +32,8 @@ export {
 export type { RoomType, Room, RatePlan, RoomStatus, BoardType, StayLineQuote } from "./inventory.repository.ts";
 export { parseDate, parseRange, addDays, daysBetween, maxDate } from "./dates.ts";
 export { seedInventory } from "./seed.ts";
+export { ratePlanCodeSql, roomNumberSql, roomTypeCodeSql } from "./sql.ts";
+export { countRoomsStatusWrittenBefore, stayPriceTotals } from "./reads.ts";
 export {
   recordAriChanges,
   ariChangesAfter,

@@ -30,6 +30,13 @@ export {
   findByProviderReference,
 } from "./reservation.repository.ts";
 export {
+  countDeparturesNotCheckedOut,
+  findReservationRef,
+  inHouseNights,
+  unarrivedReservations,
+  type InHouseNight,
+} from "./stays.repository.ts";
+export {
   transitions,
   canTransition,
   holdsInventory,

@@ -1,4 +1,6 @@
 import { type Queryable } from "../../db/queryable.ts";
+import { ratePlanCodeSql, roomNumberSql, roomTypeCodeSql } from "../inventory/index.ts";
+import { propertyFieldSql } from "../properties/index.ts";
 import type { ReservationSource, ReservationStatus } from "./transitions.ts";
 
 export interface RoomLine {
@@ -62,21 +64,19 @@ type LineRow = Omit<RoomLine, "nightlyMinor" | "totalMinor"> & {
 
 const reservationCols = `r.id, r.property_id as "propertyId", r.code, r.status, r.source, r.provider, r.channel, r.external_reference as "externalReference",
   r.holder_name as "holderName", to_char(r.arrival_date, 'YYYY-MM-DD') as "arrivalDate", to_char(r.departure_date, 'YYYY-MM-DD') as "departureDate",
-  r.adults, r.children, r.notes, r.total_minor::text as "totalMinor", r.currency, p.amount_scale as "amountScale",
+  r.adults, r.children, r.notes, r.total_minor::text as "totalMinor", r.currency, ${propertyFieldSql("amountScale", "$1")} as "amountScale",
   r.cancelled_at as "cancelledAt", r.created_at as "createdAt", r.updated_at as "updatedAt", r.change_seq::text as "changeSeq",
   r.rate_difference_minor::text as "rateDifferenceMinor", r.restriction_overrides as "restrictionOverrides"`;
 
 async function withLines(q: Queryable, propertyId: string, rows: Row[]): Promise<Reservation[]> {
   if (rows.length === 0) return [];
   const lines = await q.query<LineRow>(
-    `select rr.id, rr.reservation_id as "reservationId", rr.position, rr.room_type_id as "roomTypeId", rt.code as "roomTypeCode",
-            rr.rate_plan_id as "ratePlanId", rp.code as "ratePlanCode", rr.room_id as "roomId", rm.number as "roomNumber",
+    `select rr.id, rr.reservation_id as "reservationId", rr.position, rr.room_type_id as "roomTypeId", ${roomTypeCodeSql("rr.property_id", "rr.room_type_id")} as "roomTypeCode",
+            rr.rate_plan_id as "ratePlanId", ${ratePlanCodeSql("rr.property_id", "rr.rate_plan_id")} as "ratePlanCode",
+            rr.room_id as "roomId", ${roomNumberSql("rr.property_id", "rr.room_id")} as "roomNumber",
             rr.adults, rr.children, rr.nightly_minor::text[] as "nightlyMinor", rr.total_minor::text as "totalMinor",
             rr.checked_in_at as "checkedInAt", rr.checked_out_at as "checkedOutAt"
        from reservation_rooms rr
-       join room_types rt on rt.property_id = rr.property_id and rt.id = rr.room_type_id
-       join rate_plans rp on rp.property_id = rr.property_id and rp.id = rr.rate_plan_id
-       left join rooms rm on rm.property_id = rr.property_id and rm.id = rr.room_id
       where rr.property_id = $1 and rr.reservation_id = any($2::uuid[])
       order by rr.position`,
     [propertyId, rows.map((r) => r.id)],
@@ -108,7 +108,7 @@ export async function findReservation(
   lock = false,
 ): Promise<Reservation | undefined> {
   const rows = await q.query<Row>(
-    `select ${reservationCols} from reservations r join properties p on p.id = r.property_id
+    `select ${reservationCols} from reservations r
       where r.property_id = $1 and r.id = $2${lock ? " for update of r" : ""}`,
     [propertyId, id],
   );
@@ -181,9 +181,9 @@ export async function changeFeed(
     `select r.id, r.code, r.status, r.source, r.external_reference as "externalReference", r.channel,
             to_char(r.arrival_date, 'YYYY-MM-DD') as "arrivalDate", to_char(r.departure_date, 'YYYY-MM-DD') as "departureDate",
             r.adults, r.children, r.cancelled_at as "cancelledAt", r.created_at as "createdAt", r.updated_at as "updatedAt", r.change_seq::text as "changeSeq",
-            coalesce((select array_agg(distinct rt.code order by rt.code) from reservation_rooms rr
-                        join room_types rt on rt.property_id = rr.property_id and rt.id = rr.room_type_id
-                       where rr.property_id = r.property_id and rr.reservation_id = r.id), '{}') as "roomTypes"
+            coalesce((select array_agg(distinct x.code order by x.code)
+                        from (select ${roomTypeCodeSql("rr.property_id", "rr.room_type_id")} as code from reservation_rooms rr
+                               where rr.property_id = r.property_id and rr.reservation_id = r.id) x), '{}') as "roomTypes"
        from reservations r
       where r.property_id = $1 and r.change_seq > $2 and ($3::timestamptz is null or r.updated_at >= $3)
       order by r.change_seq
@@ -303,7 +303,7 @@ export async function changeFeedHead(q: Queryable, propertyId: string): Promise<
 /** A page in change-sequence order (the feed order: a changed reservation moves to the end). */
 export async function listReservations(q: Queryable, propertyId: string, f: ListFilter): Promise<Reservation[]> {
   const rows = await q.query<Row>(
-    `select ${reservationCols} from reservations r join properties p on p.id = r.property_id
+    `select ${reservationCols} from reservations r
       where r.property_id = $1 and r.change_seq > $2
         and (cardinality($3::text[]) = 0 or r.status = any($3::text[]))
         and ($4::date is null or r.arrival_date >= $4::date) and ($5::date is null or r.arrival_date < $5::date)
