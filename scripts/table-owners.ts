@@ -67,9 +67,6 @@ export const pendingCrossModuleSql: Readonly<Record<string, readonly string[]>> 
     "room_type_days",
     "room_types",
   ],
-  "src/modules/folio/folio.repository.ts": ["reservations"],
-  "src/modules/mobile/reservations.service.ts": ["daily_prices"],
-  "src/modules/night-audit/night-audit.repository.ts": ["properties", "reservation_rooms", "reservations", "rooms"],
   "src/modules/reports/catalogue.ts": [
     "folio_charges",
     "folio_payments",
@@ -86,7 +83,6 @@ export const pendingCrossModuleSql: Readonly<Record<string, readonly string[]>> 
     "room_type_days",
     "room_types",
   ],
-  "src/modules/reservations/reservation.repository.ts": ["properties", "rate_plans", "room_types", "rooms"],
   "src/modules/webhooks/deliveries.repository.ts": ["domain_events", "properties"],
   "src/modules/webhooks/webhooks.jobs.ts": ["properties", "users"],
 };
