@@ -59,14 +59,6 @@ export const tableOwners: Readonly<Record<string, string>> = {
  * and on an entry that no longer occurs (delete it then).
  */
 export const pendingCrossModuleSql: Readonly<Record<string, readonly string[]>> = {
-  "src/modules/connectivity/connectivity.repository.ts": ["properties"],
-  "src/modules/connectivity/mappings.admin.ts": ["properties"],
-  "src/modules/connectivity/reads.repository.ts": [
-    "rate_plan_room_types",
-    "rate_plans",
-    "room_type_days",
-    "room_types",
-  ],
   "src/modules/reports/catalogue.ts": [
     "folio_charges",
     "folio_payments",

@@ -1,5 +1,7 @@
 import type pg from "pg";
+import { poolQueryable } from "../../db/queryable.ts";
 import type { Principal } from "../auth/index.ts";
+import { findActivePropertiesByIds } from "../properties/index.ts";
 import type { InboundPartnerMessage } from "./adapters.ts";
 
 export interface PropertyRef {
@@ -10,11 +12,8 @@ export interface PropertyRef {
 }
 
 export async function propertiesInReach(pool: pg.Pool, principal: Principal): Promise<PropertyRef[]> {
-  const { rows } = await pool.query<PropertyRef>(
-    "select id, code, name, sandbox from properties where id = any($1::uuid[]) and active order by code",
-    [principal.propertyIds],
-  );
-  return rows;
+  const properties = await findActivePropertiesByIds(poolQueryable(pool), principal.propertyIds);
+  return properties.map(({ id, code, name, sandbox }) => ({ id, code, name, sandbox }));
 }
 
 export interface StoredPartnerMessage {

@@ -33,7 +33,16 @@ export type { RoomType, Room, RatePlan, RoomStatus, BoardType, StayLineQuote } f
 export { parseDate, parseRange, addDays, daysBetween, maxDate } from "./dates.ts";
 export { seedInventory } from "./seed.ts";
 export { ratePlanCodeSql, roomNumberSql, roomTypeCodeSql } from "./sql.ts";
-export { countRoomsStatusWrittenBefore, stayPriceTotals } from "./reads.ts";
+export {
+  countRoomsStatusWrittenBefore,
+  findCatalogueId,
+  inventoryRowsOf,
+  ratePlansOf,
+  roomTypesOf,
+  stayPriceTotals,
+  type DayRow,
+  type RoomTypeRow,
+} from "./reads.ts";
 export {
   recordAriChanges,
   ariChangesAfter,
