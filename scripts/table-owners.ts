@@ -75,6 +75,4 @@ export const pendingCrossModuleSql: Readonly<Record<string, readonly string[]>> 
     "room_type_days",
     "room_types",
   ],
-  "src/modules/webhooks/deliveries.repository.ts": ["domain_events", "properties"],
-  "src/modules/webhooks/webhooks.jobs.ts": ["properties", "users"],
 };
