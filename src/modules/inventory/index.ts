@@ -32,7 +32,7 @@ export {
 export type { RoomType, Room, RatePlan, RoomStatus, BoardType, StayLineQuote } from "./inventory.repository.ts";
 export { parseDate, parseRange, addDays, daysBetween, maxDate } from "./dates.ts";
 export { seedInventory } from "./seed.ts";
-export { ratePlanCodeSql, roomNumberSql, roomTypeCodeSql } from "./sql.ts";
+export { ratePlanCodeSql, roomCountsOnDaySql, roomNumberSql, roomTypeCodeSql, sellableRoomsByDaySql } from "./sql.ts";
 export {
   countRoomsStatusWrittenBefore,
   findCatalogueId,

@@ -18,3 +18,24 @@ export function ratePlanCodeSql(propertyIdExpr: string, idExpr: string): string 
 export function roomNumberSql(propertyIdExpr: string, idExpr: string): string {
   return `(select own_rm.number from rooms own_rm where own_rm.property_id = ${propertyIdExpr} and own_rm.id = ${idExpr})`;
 }
+
+/**
+ * A row source (use it as `(...) rooms`) of the property's room counters on the day `dayExpr`: `total`,
+ * `sold`, `blocked` and `ooo` summed over its room types (a day without a row counts the room type's rooms).
+ */
+export function roomCountsOnDaySql(propertyIdExpr: string, dayExpr: string): string {
+  return `select coalesce(sum(coalesce(own_d.total, own_rt.room_count)), 0)::int as total, coalesce(sum(own_d.sold), 0)::int as sold,
+         coalesce(sum(own_d.blocked), 0)::int as blocked, coalesce(sum(own_d.out_of_order), 0)::int as ooo
+    from room_types own_rt
+    left join room_type_days own_d on own_d.property_id = own_rt.property_id and own_d.room_type_id = own_rt.id and own_d.date = ${dayExpr}
+   where own_rt.property_id = ${propertyIdExpr}`;
+}
+
+/** Per day of the relation `days` (column `date`): the sellable rooms (rooms minus out of order) as `sellable`. */
+export function sellableRoomsByDaySql(days: string, propertyIdExpr: string): string {
+  return `select ${days}.date, sum(coalesce(own_x.total, own_rt.room_count) - coalesce(own_x.out_of_order, 0))::int as sellable
+    from ${days} cross join room_types own_rt
+    left join room_type_days own_x on own_x.property_id = own_rt.property_id and own_x.room_type_id = own_rt.id and own_x.date = ${days}.date
+   where own_rt.property_id = ${propertyIdExpr}
+   group by ${days}.date`;
+}

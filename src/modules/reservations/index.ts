@@ -37,6 +37,15 @@ export {
   type InHouseNight,
 } from "./stays.repository.ts";
 export {
+  arrivalsReport,
+  cancellationsReport,
+  dayMovementsSql,
+  departuresReport,
+  inHouseReport,
+  roomNightsByDaySql,
+  type ReportQuery,
+} from "./reports.repository.ts";
+export {
   transitions,
   canTransition,
   holdsInventory,
