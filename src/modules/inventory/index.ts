@@ -30,7 +30,6 @@ export {
   boardTypes,
 } from "./inventory.repository.ts";
 export type { RoomType, Room, RatePlan, RoomStatus, BoardType, StayLineQuote } from "./inventory.repository.ts";
-export { parseDate, parseRange, addDays, daysBetween, maxDate } from "./dates.ts";
 export { seedInventory } from "./seed.ts";
 export { ratePlanCodeSql, roomCountsOnDaySql, roomNumberSql, roomTypeCodeSql, sellableRoomsByDaySql } from "./sql.ts";
 export {

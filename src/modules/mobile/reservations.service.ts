@@ -1,12 +1,9 @@
 import type pg from "pg";
 import { AppError, invalidField } from "../../errors.ts";
 import {
-  addDays,
   boardTypes,
   findRatePlan,
   findRoom,
-  parseDate,
-  parseRange,
   readAvailability,
   stayPriceTotals,
   type InventoryService,
@@ -14,6 +11,7 @@ import {
   type Room,
   type RoomType,
 } from "../inventory/index.ts";
+import { addDays, parseDate, parseRange } from "../../lib/dates.ts";
 import { poolQueryable } from "../../db/queryable.ts";
 import { propertyById } from "../properties/index.ts";
 import { requireId } from "../../lib/ids.ts";

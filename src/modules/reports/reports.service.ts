@@ -2,7 +2,7 @@ import type pg from "pg";
 import { AppError, invalidField } from "../../errors.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId } from "../../lib/ids.ts";
-import { addDays, daysBetween, parseDate } from "../inventory/index.ts";
+import { addDays, daysBetween, parseDate } from "../../lib/dates.ts";
 import { poolQueryable } from "../../db/queryable.ts";
 import { propertyById } from "../properties/index.ts";
 import { reports, type ReportColumn, type ReportDefinition } from "./catalogue.ts";
