@@ -31,7 +31,7 @@ export {
 } from "./inventory.repository.ts";
 export type { RoomType, Room, RatePlan, RoomStatus, BoardType, StayLineQuote } from "./inventory.repository.ts";
 export { seedInventory } from "./seed.ts";
-export { ratePlanCodeSql, roomCountsOnDaySql, roomNumberSql, roomTypeCodeSql, sellableRoomsByDaySql } from "./sql.ts";
+export { ratePlansSql, roomCountsOnDaySql, roomsSql, roomTypesSql, sellableRoomsByDaySql } from "./sql.ts";
 export {
   countRoomsStatusWrittenBefore,
   findCatalogueId,

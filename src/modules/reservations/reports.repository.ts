@@ -1,5 +1,5 @@
 import type { Queryable } from "../../db/queryable.ts";
-import { roomNumberSql } from "../inventory/index.ts";
+import { roomsSql } from "../inventory/index.ts";
 import { propertyFieldSql } from "../properties/index.ts";
 
 /**
@@ -42,9 +42,9 @@ export const departuresReport = report(`
 /** Checked-in stays with at least one night between start and end, with their room numbers. */
 export const inHouseReport = report(`
   select r.code, r.holder_name as "holderName",
-      coalesce((select string_agg(x.number, ', ' order by x.number)
-                  from (select ${roomNumberSql("rr.property_id", "rr.room_id")} as number from reservation_rooms rr
-                         where rr.property_id = r.property_id and rr.reservation_id = r.id) x), '') as "roomNumbers",
+      coalesce((select string_agg(rm.number, ', ' order by rm.number) from reservation_rooms rr
+                  join (${roomsSql("r.property_id")}) rm on rm.id = rr.room_id
+                 where rr.property_id = r.property_id and rr.reservation_id = r.id), '') as "roomNumbers",
       ${day("r.arrival_date")} as "arrivalDate", ${day("r.departure_date")} as "departureDate", r.status, r.adults, r.children, count(*) over () as total
     from reservations r
     where r.property_id = $1 and r.status in ('IN_HOUSE', 'CHECKED_OUT') and r.arrival_date <= $3::date and r.departure_date > $2::date

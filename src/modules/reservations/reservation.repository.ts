@@ -1,5 +1,5 @@
 import { type Queryable } from "../../db/queryable.ts";
-import { ratePlanCodeSql, roomNumberSql, roomTypeCodeSql } from "../inventory/index.ts";
+import { ratePlansSql, roomsSql, roomTypesSql } from "../inventory/index.ts";
 import { propertyFieldSql } from "../properties/index.ts";
 import type { ReservationSource, ReservationStatus } from "./transitions.ts";
 
@@ -71,12 +71,14 @@ const reservationCols = `r.id, r.property_id as "propertyId", r.code, r.status, 
 async function withLines(q: Queryable, propertyId: string, rows: Row[]): Promise<Reservation[]> {
   if (rows.length === 0) return [];
   const lines = await q.query<LineRow>(
-    `select rr.id, rr.reservation_id as "reservationId", rr.position, rr.room_type_id as "roomTypeId", ${roomTypeCodeSql("rr.property_id", "rr.room_type_id")} as "roomTypeCode",
-            rr.rate_plan_id as "ratePlanId", ${ratePlanCodeSql("rr.property_id", "rr.rate_plan_id")} as "ratePlanCode",
-            rr.room_id as "roomId", ${roomNumberSql("rr.property_id", "rr.room_id")} as "roomNumber",
+    `select rr.id, rr.reservation_id as "reservationId", rr.position, rr.room_type_id as "roomTypeId", rt.code as "roomTypeCode",
+            rr.rate_plan_id as "ratePlanId", rp.code as "ratePlanCode", rr.room_id as "roomId", rm.number as "roomNumber",
             rr.adults, rr.children, rr.nightly_minor::text[] as "nightlyMinor", rr.total_minor::text as "totalMinor",
             rr.checked_in_at as "checkedInAt", rr.checked_out_at as "checkedOutAt"
        from reservation_rooms rr
+       join (${roomTypesSql("$1")}) rt on rt.id = rr.room_type_id
+       join (${ratePlansSql("$1")}) rp on rp.id = rr.rate_plan_id
+       left join (${roomsSql("$1")}) rm on rm.id = rr.room_id
       where rr.property_id = $1 and rr.reservation_id = any($2::uuid[])
       order by rr.position`,
     [propertyId, rows.map((r) => r.id)],
@@ -181,9 +183,9 @@ export async function changeFeed(
     `select r.id, r.code, r.status, r.source, r.external_reference as "externalReference", r.channel,
             to_char(r.arrival_date, 'YYYY-MM-DD') as "arrivalDate", to_char(r.departure_date, 'YYYY-MM-DD') as "departureDate",
             r.adults, r.children, r.cancelled_at as "cancelledAt", r.created_at as "createdAt", r.updated_at as "updatedAt", r.change_seq::text as "changeSeq",
-            coalesce((select array_agg(distinct x.code order by x.code)
-                        from (select ${roomTypeCodeSql("rr.property_id", "rr.room_type_id")} as code from reservation_rooms rr
-                               where rr.property_id = r.property_id and rr.reservation_id = r.id) x), '{}') as "roomTypes"
+            coalesce((select array_agg(distinct rt.code order by rt.code) from reservation_rooms rr
+                        join (${roomTypesSql("r.property_id")}) rt on rt.id = rr.room_type_id
+                       where rr.property_id = r.property_id and rr.reservation_id = r.id), '{}') as "roomTypes"
        from reservations r
       where r.property_id = $1 and r.change_seq > $2 and ($3::timestamptz is null or r.updated_at >= $3)
       order by r.change_seq

@@ -1,5 +1,5 @@
 import type { Queryable } from "../../db/queryable.ts";
-import { roomNumberSql } from "../inventory/index.ts";
+import { roomsSql } from "../inventory/index.ts";
 
 /**
  * Read-only questions other modules ask about reservations and their room lines (the folio, the night audit).
@@ -57,10 +57,10 @@ export interface InHouseNight {
 /** Checked-in room lines staying the night of the business date, with that night's price. */
 export async function inHouseNights(q: Queryable, propertyId: string, businessDate: string): Promise<InHouseNight[]> {
   const rows = await q.query<{ reservation_id: string; id: string; number: string | null; amount: string | null }>(
-    `select l.reservation_id, l.id, ${roomNumberSql("l.property_id", "l.room_id")} as number,
-            (l.nightly_minor[($2::date - r.arrival_date) + 1])::text as amount
+    `select l.reservation_id, l.id, m.number, (l.nightly_minor[($2::date - r.arrival_date) + 1])::text as amount
        from reservation_rooms l
        join reservations r on r.property_id = l.property_id and r.id = l.reservation_id
+       left join (${roomsSql("$1")}) m on m.id = l.room_id
       where l.property_id = $1 and r.status = 'IN_HOUSE' and l.checked_in_at is not null and l.checked_out_at is null
         and r.arrival_date <= $2::date and r.departure_date > $2::date
       order by r.code, l.position`,
