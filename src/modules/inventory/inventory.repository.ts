@@ -213,7 +213,7 @@ export async function quoteStay(
 ): Promise<{ property: PropertyRow; lines: StayLineQuote[] } | undefined> {
   const uuidOrNull = (id: string) => (isUuid(id) ? id : null);
   const rows = await q.query<StayQuoteRow>(
-    `select p.*,
+    `select p.id, p.code, p.currency, p."amountScale", p."vatRateBp", p."accommodationTaxRateBp", p."businessDate",
             rt.id as "rtId", rt.code as "rtCode", rt.name as "rtName", rt.max_occupancy as "maxOccupancy", rt.room_count as "roomCount",
             rp.id as "rpId", rp.code as "rpCode",
             exists (select 1 from rate_plan_room_types x where x.property_id = p.id and x.rate_plan_id = rp.id and x.room_type_id = rt.id) as covers,

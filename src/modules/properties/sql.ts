@@ -25,7 +25,10 @@ export function staffPermissionsSql(userIdExpr: string, propertyIdExpr: string):
      where own_m.user_id = ${userIdExpr} and own_m.property_id = ${propertyIdExpr} and own_m.active)`;
 }
 
-/** A row source (use it as `(...) p`) of the active property `idExpr` as a PropertyRow: no row when inactive. */
+/**
+ * A row source (use it as `(...) p`) of the active property `idExpr` as a PropertyRow, plus `business_date` as a
+ * date for the caller's comparisons (no round trip through text): no row when the property is inactive.
+ */
 export function activePropertyRowSql(idExpr: string): string {
-  return `select ${propertyRowColumns} from properties p where p.active and p.id = ${idExpr}`;
+  return `select ${propertyRowColumns}, p.business_date from properties p where p.active and p.id = ${idExpr}`;
 }

@@ -52,11 +52,11 @@ const occupancy = (sold: number, sellable: number): number =>
 // each part written by its owner (properties, reservations, inventory, folio).
 export const dashboardSql = `
 select p."businessDate", p.currency, p."amountScale",
-  ${dayMovementsSql("p.id", 'p."businessDate"::date')},
-  ${chargesOnDaySql("p.id", 'p."businessDate"::date')}::text as revenue,
+  ${dayMovementsSql("p.id", "p.business_date")},
+  ${chargesOnDaySql("p.id", "p.business_date")}::text as revenue,
   rooms.total, rooms.sold, rooms.blocked, rooms.ooo
 from (${activePropertyRowSql("$1")}) p
-cross join lateral (${roomCountsOnDaySql("p.id", 'p."businessDate"::date')}) rooms`;
+cross join lateral (${roomCountsOnDaySql("p.id", "p.business_date")}) rooms`;
 
 // Per night of [$2, $3): sellable rooms (inventory's room counters) and the room nights on the books with their
 // nightly prices (reservations).

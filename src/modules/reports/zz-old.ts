@@ -1,0 +1,173 @@
+import type pg from "pg";
+import { AppError, invalidField } from "../../errors.ts";
+import { poolQueryable, type Queryable } from "../../db/queryable.ts";
+import { propertyById } from "../properties/index.ts";
+
+export interface Dashboard {
+  businessDate: string;
+  arrivals: number;
+  departures: number;
+  inHouse: number;
+  roomsTotal: number;
+  roomsAvailable: number;
+  roomsOutOfOrder: number;
+  roomsSold: number;
+  /** Basis points (10000 = 100 %), integer division. */
+  occupancyBp: number;
+  revenueMinor: bigint;
+  currency: string;
+  amountScale: number;
+}
+
+export interface ForecastDay {
+  date: string;
+  roomsAvailable: number;
+  roomsSold: number;
+  occupancyBp: number;
+  /** revenueMinor / roomsSold rounded down; 0 when nothing is sold. */
+  adrMinor: bigint;
+  revenueMinor: bigint;
+}
+
+export interface Forecast {
+  year: number;
+  month: number;
+  currency: string;
+  amountScale: number;
+  days: ForecastDay[];
+}
+
+export interface StatsService {
+  dashboard(propertyId: string): Promise<Dashboard>;
+  forecast(propertyId: string, input: { year: number; month: number; includeOptions: boolean }): Promise<Forecast>;
+}
+
+const occupancy = (sold: number, sellable: number): number =>
+  sellable <= 0 ? 0 : Math.floor((sold * 10000) / sellable);
+
+// One statement: the property's business date, today's movements, tonight's room counters and the day's charges.
+export const dashboardSql = `
+select to_char(p.business_date, 'YYYY-MM-DD') as "businessDate", p.currency, p.amount_scale as "amountScale",
+  (select count(*) from reservations r where r.property_id = p.id and r.arrival_date = p.business_date
+      and r.status in ('TENTATIVE', 'GUARANTEED', 'IN_HOUSE'))::int as arrivals,
+  (select count(*) from reservations r where r.property_id = p.id and r.departure_date = p.business_date
+      and r.status in ('IN_HOUSE', 'CHECKED_OUT'))::int as departures,
+  (select count(*) from reservations r where r.property_id = p.id and r.status = 'IN_HOUSE')::int as "inHouse",
+  (select coalesce(sum(c.amount_minor), 0) from folio_charges c where c.property_id = p.id and c.business_date = p.business_date)::text as revenue,
+  rooms.total, rooms.sold, rooms.blocked, rooms.ooo
+from properties p
+cross join lateral (
+  select coalesce(sum(coalesce(d.total, rt.room_count)), 0)::int as total, coalesce(sum(d.sold), 0)::int as sold,
+         coalesce(sum(d.blocked), 0)::int as blocked, coalesce(sum(d.out_of_order), 0)::int as ooo
+    from room_types rt
+    left join room_type_days d on d.property_id = rt.property_id and d.room_type_id = rt.id and d.date = p.business_date
+   where rt.property_id = p.id) rooms
+where p.id = $1`;
+
+// Per night of [$2, $3): sellable rooms (room counters) and the room nights on the books with their nightly prices.
+export const forecastSql = `
+with days as (select d::date as date from generate_series($2::date, $3::date - 1, interval '1 day') d),
+cap as (
+  select days.date, sum(coalesce(x.total, rt.room_count) - coalesce(x.out_of_order, 0))::int as sellable
+    from days cross join room_types rt
+    left join room_type_days x on x.property_id = rt.property_id and x.room_type_id = rt.id and x.date = days.date
+   where rt.property_id = $1
+   group by days.date),
+sold as (
+  select days.date, count(*)::int as sold, sum(rr.nightly_minor[(days.date - r.arrival_date) + 1])::text as revenue
+    from days
+    join reservations r on r.property_id = $1 and r.arrival_date >= $2::date - 60 and r.arrival_date <= days.date
+                       and r.departure_date > days.date and r.status = any($4::text[])
+    join reservation_rooms rr on rr.property_id = r.property_id and rr.reservation_id = r.id
+   group by days.date)
+select to_char(days.date, 'YYYY-MM-DD') as date, coalesce(cap.sellable, 0) as sellable, coalesce(sold.sold, 0) as sold, coalesce(sold.revenue, '0') as revenue
+  from days left join cap using (date) left join sold using (date)
+ order by days.date`;
+
+/**
+ * Per night of [from, to): sellable rooms, room nights on the books (GUARANTEED, IN_HOUSE and CHECKED_OUT;
+ * `includeOptions` adds TENTATIVE), occupancy, ADR and revenue. The forecast and the occupancy report.
+ */
+export async function occupancyDays(
+  q: Queryable,
+  propertyId: string,
+  from: string,
+  to: string,
+  includeOptions: boolean,
+): Promise<ForecastDay[]> {
+  const statuses = ["GUARANTEED", "IN_HOUSE", "CHECKED_OUT", ...(includeOptions ? ["TENTATIVE"] : [])];
+  const rows = await q.query<{ date: string; sellable: number; sold: number; revenue: string }>(forecastSql, [
+    propertyId,
+    from,
+    to,
+    statuses,
+  ]);
+  return rows.map((r) => {
+    const revenue = BigInt(r.revenue);
+    return {
+      date: r.date,
+      roomsAvailable: r.sellable,
+      roomsSold: r.sold,
+      occupancyBp: occupancy(r.sold, r.sellable),
+      adrMinor: r.sold === 0 ? 0n : revenue / BigInt(r.sold),
+      revenueMinor: revenue,
+    };
+  });
+}
+
+/** Dashboard and monthly forecast of one property (the session's active property, resolved by the caller). */
+export function createStatsService(deps: { pool: pg.Pool }): StatsService {
+  const reads = poolQueryable(deps.pool);
+  return {
+    async dashboard(propertyId) {
+      const [row] = await reads.query<{
+        businessDate: string;
+        currency: string;
+        amountScale: number;
+        arrivals: number;
+        departures: number;
+        inHouse: number;
+        revenue: string;
+        total: number;
+        sold: number;
+        blocked: number;
+        ooo: number;
+      }>(dashboardSql, [propertyId]);
+      if (row === undefined) throw new AppError("not_found", "Property not found.");
+      return {
+        businessDate: row.businessDate,
+        arrivals: row.arrivals,
+        departures: row.departures,
+        inHouse: row.inHouse,
+        roomsTotal: row.total,
+        roomsAvailable: Math.max(0, row.total - row.sold - row.blocked - row.ooo),
+        roomsOutOfOrder: row.ooo,
+        roomsSold: row.sold,
+        occupancyBp: occupancy(row.sold, row.total - row.ooo),
+        revenueMinor: BigInt(row.revenue),
+        currency: row.currency,
+        amountScale: row.amountScale,
+      };
+    },
+
+    async forecast(propertyId, input) {
+      if (!Number.isInteger(input.year) || input.year < 2000 || input.year > 2100)
+        throw invalidField("year", "2000 to 2100");
+      if (!Number.isInteger(input.month) || input.month < 1 || input.month > 12) throw invalidField("month", "1 to 12");
+      const from = `${input.year}-${String(input.month).padStart(2, "0")}-01`;
+      const to =
+        input.month === 12 ? `${input.year + 1}-01-01` : `${input.year}-${String(input.month + 1).padStart(2, "0")}-01`;
+      const [property, days] = await Promise.all([
+        propertyById(reads, propertyId),
+        occupancyDays(reads, propertyId, from, to, input.includeOptions),
+      ]);
+      return {
+        year: input.year,
+        month: input.month,
+        currency: property.currency,
+        amountScale: property.amountScale,
+        days,
+      };
+    },
+  };
+}
