@@ -8,7 +8,7 @@ import pg from "pg";
 import { pino } from "pino";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
-import { addDays } from "../src/modules/inventory/index.ts";
+import { addDays } from "../src/lib/dates.ts";
 import { argon2Params, hashSecret } from "../src/modules/auth/index.ts";
 import { dashboardSql, forecastSql } from "../src/modules/reports/stats.service.ts";
 import { DEMO_PASSWORD, seedDemo } from "../src/ops/seed.ts";

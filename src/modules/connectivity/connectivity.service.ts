@@ -3,7 +3,8 @@ import { AppError, invalidField } from "../../errors.ts";
 import type { RowWriter } from "../../jobs/boss.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { isUuid, newId } from "../../lib/ids.ts";
-import { adapterFor, isDate } from "./adapters.ts";
+import { parseDate } from "../../lib/dates.ts";
+import { adapterFor } from "./adapters.ts";
 import {
   messageRow,
   findPartnerMessage,
@@ -102,8 +103,8 @@ export function createConnectivityService(deps: ConnectivityDeps) {
     ) {
       const caller = client(principal);
       const property = await requireProperty(deps, caller, propertyCode);
-      if (!isDate(from)) throw invalidField("from", "must be a date YYYY-MM-DD");
-      if (!isDate(to)) throw invalidField("to", "must be a date YYYY-MM-DD");
+      parseDate("from", from);
+      parseDate("to", to);
       const days = (Date.parse(to) - Date.parse(from)) / DAY_MS;
       if (days < 1) throw invalidField("to", "must be after from (to is exclusive)");
       if (days > 366) throw invalidField("to", "the range is at most 366 days");

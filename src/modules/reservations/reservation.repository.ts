@@ -1,4 +1,6 @@
 import { type Queryable } from "../../db/queryable.ts";
+import { ratePlansSql, roomsSql, roomTypesSql } from "../inventory/index.ts";
+import { propertyFieldSql } from "../properties/index.ts";
 import type { ReservationSource, ReservationStatus } from "./transitions.ts";
 
 export interface RoomLine {
@@ -62,7 +64,7 @@ type LineRow = Omit<RoomLine, "nightlyMinor" | "totalMinor"> & {
 
 const reservationCols = `r.id, r.property_id as "propertyId", r.code, r.status, r.source, r.provider, r.channel, r.external_reference as "externalReference",
   r.holder_name as "holderName", to_char(r.arrival_date, 'YYYY-MM-DD') as "arrivalDate", to_char(r.departure_date, 'YYYY-MM-DD') as "departureDate",
-  r.adults, r.children, r.notes, r.total_minor::text as "totalMinor", r.currency, p.amount_scale as "amountScale",
+  r.adults, r.children, r.notes, r.total_minor::text as "totalMinor", r.currency, ${propertyFieldSql("amountScale", "$1")} as "amountScale",
   r.cancelled_at as "cancelledAt", r.created_at as "createdAt", r.updated_at as "updatedAt", r.change_seq::text as "changeSeq",
   r.rate_difference_minor::text as "rateDifferenceMinor", r.restriction_overrides as "restrictionOverrides"`;
 
@@ -74,9 +76,9 @@ async function withLines(q: Queryable, propertyId: string, rows: Row[]): Promise
             rr.adults, rr.children, rr.nightly_minor::text[] as "nightlyMinor", rr.total_minor::text as "totalMinor",
             rr.checked_in_at as "checkedInAt", rr.checked_out_at as "checkedOutAt"
        from reservation_rooms rr
-       join room_types rt on rt.property_id = rr.property_id and rt.id = rr.room_type_id
-       join rate_plans rp on rp.property_id = rr.property_id and rp.id = rr.rate_plan_id
-       left join rooms rm on rm.property_id = rr.property_id and rm.id = rr.room_id
+       join (${roomTypesSql("$1")}) rt on rt.id = rr.room_type_id
+       join (${ratePlansSql("$1")}) rp on rp.id = rr.rate_plan_id
+       left join (${roomsSql("$1")}) rm on rm.id = rr.room_id
       where rr.property_id = $1 and rr.reservation_id = any($2::uuid[])
       order by rr.position`,
     [propertyId, rows.map((r) => r.id)],
@@ -108,7 +110,7 @@ export async function findReservation(
   lock = false,
 ): Promise<Reservation | undefined> {
   const rows = await q.query<Row>(
-    `select ${reservationCols} from reservations r join properties p on p.id = r.property_id
+    `select ${reservationCols} from reservations r
       where r.property_id = $1 and r.id = $2${lock ? " for update of r" : ""}`,
     [propertyId, id],
   );
@@ -182,7 +184,7 @@ export async function changeFeed(
             to_char(r.arrival_date, 'YYYY-MM-DD') as "arrivalDate", to_char(r.departure_date, 'YYYY-MM-DD') as "departureDate",
             r.adults, r.children, r.cancelled_at as "cancelledAt", r.created_at as "createdAt", r.updated_at as "updatedAt", r.change_seq::text as "changeSeq",
             coalesce((select array_agg(distinct rt.code order by rt.code) from reservation_rooms rr
-                        join room_types rt on rt.property_id = rr.property_id and rt.id = rr.room_type_id
+                        join (${roomTypesSql("r.property_id")}) rt on rt.id = rr.room_type_id
                        where rr.property_id = r.property_id and rr.reservation_id = r.id), '{}') as "roomTypes"
        from reservations r
       where r.property_id = $1 and r.change_seq > $2 and ($3::timestamptz is null or r.updated_at >= $3)
@@ -303,7 +305,7 @@ export async function changeFeedHead(q: Queryable, propertyId: string): Promise<
 /** A page in change-sequence order (the feed order: a changed reservation moves to the end). */
 export async function listReservations(q: Queryable, propertyId: string, f: ListFilter): Promise<Reservation[]> {
   const rows = await q.query<Row>(
-    `select ${reservationCols} from reservations r join properties p on p.id = r.property_id
+    `select ${reservationCols} from reservations r
       where r.property_id = $1 and r.change_seq > $2
         and (cardinality($3::text[]) = 0 or r.status = any($3::text[]))
         and ($4::date is null or r.arrival_date >= $4::date) and ($5::date is null or r.arrival_date < $5::date)
