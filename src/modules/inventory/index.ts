@@ -34,6 +34,7 @@ export { parseDate, parseRange, addDays, daysBetween, maxDate } from "./dates.ts
 export { seedInventory } from "./seed.ts";
 export {
   recordAriChanges,
+  ariChangesSql,
   ariChangesAfter,
   ariHead,
   type AriChange,
