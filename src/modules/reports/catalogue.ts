@@ -23,6 +23,8 @@ export interface ReportDefinition {
 
 const col = (key: string, label: string, type: ColumnType): ReportColumn => ({ key, label, type });
 const day = (expr: string): string => `to_char(${expr}, 'YYYY-MM-DD')`;
+// A stay is at most 60 nights: a range on departure (or on the nights stayed) also bounds arrival_date, so the
+// arrival index reads the range and never the property's whole history.
 const roomCount = `(select count(*) from reservation_rooms rr where rr.property_id = r.property_id and rr.reservation_id = r.id)::int`;
 
 export const reports: readonly ReportDefinition[] = [
@@ -64,7 +66,8 @@ export const reports: readonly ReportDefinition[] = [
     sql: `select ${day("r.departure_date")} as "departureDate", r.code, r.holder_name as "holderName", r.status, ${roomCount} as rooms,
         ${day("r.arrival_date")} as "arrivalDate", r.total_minor::text as "totalMinor", count(*) over () as total
       from reservations r
-      where r.property_id = $1 and r.departure_date between $2::date and $3::date and r.status in ('TENTATIVE', 'GUARANTEED', 'IN_HOUSE', 'CHECKED_OUT')
+      where r.property_id = $1 and r.departure_date between $2::date and $3::date and r.arrival_date between $2::date - 60 and $3::date
+        and r.status in ('TENTATIVE', 'GUARANTEED', 'IN_HOUSE', 'CHECKED_OUT')
       order by r.departure_date, r.code limit $4`,
   },
   {
@@ -87,7 +90,7 @@ export const reports: readonly ReportDefinition[] = [
                    where rr.property_id = r.property_id and rr.reservation_id = r.id), '') as "roomNumbers",
         ${day("r.arrival_date")} as "arrivalDate", ${day("r.departure_date")} as "departureDate", r.status, r.adults, r.children, count(*) over () as total
       from reservations r
-      where r.property_id = $1 and r.status in ('IN_HOUSE', 'CHECKED_OUT') and r.arrival_date <= $3::date and r.departure_date > $2::date
+      where r.property_id = $1 and r.status in ('IN_HOUSE', 'CHECKED_OUT') and r.arrival_date between $2::date - 60 and $3::date and r.departure_date > $2::date
       order by r.arrival_date, r.code limit $4`,
   },
   {
@@ -158,7 +161,7 @@ export const reports: readonly ReportDefinition[] = [
         r.total_minor::text as "totalMinor", count(*) over () as total
       from reservations r join properties p on p.id = r.property_id
       where r.property_id = $1 and r.status = 'CANCELLED'
-        and (r.cancelled_at at time zone p.time_zone)::date between $2::date and $3::date
+        and r.cancelled_at >= ($2::date::timestamp at time zone p.time_zone) and r.cancelled_at < (($3::date + 1)::timestamp at time zone p.time_zone)
       order by r.cancelled_at, r.code limit $4`,
   },
 ];

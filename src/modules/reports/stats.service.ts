@@ -46,11 +46,14 @@ const occupancy = (sold: number, sellable: number): number =>
   sellable <= 0 ? 0 : Math.floor((sold * 10000) / sellable);
 
 // One statement: the property's business date, today's movements, tonight's room counters and the day's charges.
+// Every count reads an index range of today's reservations (departures through the arrival index: a stay is at most
+// 60 nights; in-house through the partial index of IN_HOUSE), never the property's whole history.
 export const dashboardSql = `
 select to_char(p.business_date, 'YYYY-MM-DD') as "businessDate", p.currency, p.amount_scale as "amountScale",
   (select count(*) from reservations r where r.property_id = p.id and r.arrival_date = p.business_date
       and r.status in ('TENTATIVE', 'GUARANTEED', 'IN_HOUSE'))::int as arrivals,
   (select count(*) from reservations r where r.property_id = p.id and r.departure_date = p.business_date
+      and r.arrival_date >= p.business_date - 60 and r.arrival_date < p.business_date
       and r.status in ('IN_HOUSE', 'CHECKED_OUT'))::int as departures,
   (select count(*) from reservations r where r.property_id = p.id and r.status = 'IN_HOUSE')::int as "inHouse",
   (select coalesce(sum(c.amount_minor), 0) from folio_charges c where c.property_id = p.id and c.business_date = p.business_date)::text as revenue,
@@ -65,21 +68,25 @@ cross join lateral (
 where p.id = $1`;
 
 // Per night of [$2, $3): sellable rooms (room counters) and the room nights on the books with their nightly prices.
+// The stays are read once (arrivals from 60 nights, the longest stay, before the range) and spread over their nights
+// in the range: the cost follows the range, not the history (a join per night re-read every earlier arrival).
 export const forecastSql = `
 with days as (select d::date as date from generate_series($2::date, $3::date - 1, interval '1 day') d),
 cap as (
   select days.date, sum(coalesce(x.total, rt.room_count) - coalesce(x.out_of_order, 0))::int as sellable
     from days cross join room_types rt
     left join room_type_days x on x.property_id = rt.property_id and x.room_type_id = rt.id and x.date = days.date
+                              and x.date >= $2::date and x.date < $3::date
    where rt.property_id = $1
    group by days.date),
 sold as (
-  select days.date, count(*)::int as sold, sum(rr.nightly_minor[(days.date - r.arrival_date) + 1])::text as revenue
-    from days
-    join reservations r on r.property_id = $1 and r.arrival_date >= $2::date - 60 and r.arrival_date <= days.date
-                       and r.departure_date > days.date and r.status = any($4::text[])
+  select n.date, count(*)::int as sold, sum(rr.nightly_minor[(n.date - r.arrival_date) + 1])::text as revenue
+    from reservations r
     join reservation_rooms rr on rr.property_id = r.property_id and rr.reservation_id = r.id
-   group by days.date)
+   cross join lateral (select d::date as date from generate_series(greatest(r.arrival_date, $2::date), least(r.departure_date, $3::date) - 1, interval '1 day') d) n
+   where r.property_id = $1 and r.arrival_date >= $2::date - 60 and r.arrival_date < $3::date and r.departure_date > $2::date
+     and r.status = any($4::text[])
+   group by n.date)
 select to_char(days.date, 'YYYY-MM-DD') as date, coalesce(cap.sellable, 0) as sellable, coalesce(sold.sold, 0) as sold, coalesce(sold.revenue, '0') as revenue
   from days left join cap using (date) left join sold using (date)
  order by days.date`;
