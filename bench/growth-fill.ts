@@ -133,7 +133,7 @@ export async function fillHistory(
       "reservations",
       `insert into reservations (id, property_id, code, status, source, holder_name, arrival_date, departure_date, adults, children,
                                  total_minor, currency, cancelled_at, created_at, updated_at, change_seq)
-       select id, property_id, 'H' || n, status, case when n % 3 = 0 then 'CHANNEL' else 'DIRECT' end, 'Guest ' || n, arrival, departure, 2, 0,
+       select id, property_id, 'H' || seq, status, case when n % 3 = 0 then 'CHANNEL' else 'DIRECT' end, 'Guest ' || n, arrival, departure, 2, 0,
               250000 * nights, 'TRY', case when status = 'CANCELLED' then arrival - 3 end,
               arrival - 30, arrival - 30 + interval '1 hour', seq
          from gr`,

@@ -46,14 +46,13 @@ const occupancy = (sold: number, sellable: number): number =>
   sellable <= 0 ? 0 : Math.floor((sold * 10000) / sellable);
 
 // One statement: the property's business date, today's movements, tonight's room counters and the day's charges.
-// Every count reads an index range of today's reservations (departures through the arrival index: a stay is at most
-// 60 nights; in-house through the partial index of IN_HOUSE), never the property's whole history.
+// Every count reads an index of today's reservations (arrivals by date, departures and in-house through partial
+// indexes of IN_HOUSE and CHECKED_OUT stays), never the property's whole history.
 export const dashboardSql = `
 select to_char(p.business_date, 'YYYY-MM-DD') as "businessDate", p.currency, p.amount_scale as "amountScale",
   (select count(*) from reservations r where r.property_id = p.id and r.arrival_date = p.business_date
       and r.status in ('TENTATIVE', 'GUARANTEED', 'IN_HOUSE'))::int as arrivals,
   (select count(*) from reservations r where r.property_id = p.id and r.departure_date = p.business_date
-      and r.arrival_date >= p.business_date - 60 and r.arrival_date < p.business_date
       and r.status in ('IN_HOUSE', 'CHECKED_OUT'))::int as departures,
   (select count(*) from reservations r where r.property_id = p.id and r.status = 'IN_HOUSE')::int as "inHouse",
   (select coalesce(sum(c.amount_minor), 0) from folio_charges c where c.property_id = p.id and c.business_date = p.business_date)::text as revenue,
