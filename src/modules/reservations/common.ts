@@ -29,9 +29,15 @@ export async function requireReservation(tx: Tx, propertyId: string, id: string,
 
 /**
  * Event rows for a finished change, then in one last statement the ARI feed entries of its availability hints and
- * the change sequence (both counters are held until commit: see bumpChangeSeq and ariChangesSql).
+ * the change sequence (both counters are held until commit: see bumpChangeSeq and ariChangesSql). That statement
+ * goes out with the COMMIT (Tx.queryLast) unless `last: false` says the caller's transaction goes on.
  */
-export async function finishChange(tx: Tx, r: Reservation, events: readonly NewEvent[]): Promise<Reservation> {
+export async function finishChange(
+  tx: Tx,
+  r: Reservation,
+  events: readonly NewEvent[],
+  opts: { last: boolean } = { last: true },
+): Promise<Reservation> {
   await recordEvents(tx, events);
   const hints = events
     .filter((e) => e.type === "availability.changed")
@@ -42,5 +48,5 @@ export async function finishChange(tx: Tx, r: Reservation, events: readonly NewE
     events[0]?.occurredAt ?? r.updatedAt,
     3,
   );
-  return { ...r, changeSeq: await repo.bumpChangeSeq(tx, r.propertyId, r.id, ari) };
+  return { ...r, changeSeq: await repo.bumpChangeSeq(tx, r.propertyId, r.id, ari, opts.last) };
 }

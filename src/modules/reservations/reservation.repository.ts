@@ -324,18 +324,20 @@ export async function listReservations(q: Queryable, propertyId: string, f: List
 }
 
 /**
- * Gives the reservation the property's next change sequence: the LAST statement of the transaction (sent with
- * its COMMIT, Tx.queryLast): the counter row stays locked until commit, so sequences become visible in commit order. `also` (the ARI feed
- * entries of the change, parameters from $3) runs in the same statement, its counter taken first: the hot counter
- * rows are then held for this one round trip and the commit.
+ * Gives the reservation the property's next change sequence: the LAST statement of the transaction, sent with its
+ * COMMIT (Tx.queryLast). The counter row stays locked until commit, so sequences become visible in commit order.
+ * `also` (the ARI feed entries of the change, parameters from $3) runs in the same statement, its counter taken
+ * first: the hot counter rows are held for this one round trip and the commit. `last: false`: the caller's
+ * transaction goes on after it (an ordinary statement; the counters stay locked until that later commit).
  */
 export async function bumpChangeSeq(
   tx: Tx,
   propertyId: string,
   reservationId: string,
   also?: SqlPart,
+  last = true,
 ): Promise<bigint> {
-  const [row] = await tx.queryLast<{ seq: string }>(
+  const [row] = await (last ? tx.queryLast.bind(tx) : tx.query.bind(tx))<{ seq: string }>(
     `with ${also === undefined ? "" : `${also.with},`}
      c as (insert into property_counters (property_id, change_seq)
            select $1, 1 ${also === undefined ? "" : "from (select count(*) from ari_rows) a"}
