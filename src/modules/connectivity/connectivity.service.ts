@@ -123,7 +123,13 @@ export function createConnectivityService(deps: ConnectivityDeps) {
         from,
         to,
       );
-      const known = new Map(rows.map((r) => [`${r.room_type_id}|${r.date}`, r]));
+      // rows by room type, then date: one lookup per day without building a key string per day
+      const known = new Map<string, Map<string, (typeof rows)[number]>>();
+      for (const r of rows) {
+        let byDate = known.get(r.room_type_id);
+        if (byDate === undefined) known.set(r.room_type_id, (byDate = new Map()));
+        byDate.set(r.date, r);
+      }
       const dates = datesBetween(from, days);
       return {
         propertyCode: property.code,
@@ -134,7 +140,7 @@ export function createConnectivityService(deps: ConnectivityDeps) {
           code: rt.code,
           externalCode: mapped.get(rt.id),
           days: dates.map((date) => {
-            const r = known.get(`${rt.id}|${date}`) ?? { total: rt.room_count, sold: 0, blocked: 0, out_of_order: 0 };
+            const r = known.get(rt.id)?.get(date) ?? { total: rt.room_count, sold: 0, blocked: 0, out_of_order: 0 };
             return {
               date,
               total: r.total,
