@@ -17,6 +17,7 @@ import { Migration0016ClientLastToken } from "./0016-client-last-token.ts";
 import { Migration0017MessageAndEventNames } from "./0017-message-and-event-names.ts";
 import { Migration0018SessionEmailVerified } from "./0018-session-email-verified.ts";
 import { Migration0019WebhookReceivers } from "./0019-webhook-receivers.ts";
+import { Migration0021FlatGrowth } from "./0021-flat-growth.ts";
 
 /** Every migration, in order. Listed explicitly so nothing depends on file globbing at run time. */
 export const migrations = [
@@ -39,4 +40,5 @@ export const migrations = [
   Migration0017MessageAndEventNames,
   Migration0018SessionEmailVerified,
   Migration0019WebhookReceivers,
+  Migration0021FlatGrowth,
 ];

@@ -44,6 +44,7 @@ export {
 } from "./reads.ts";
 export {
   recordAriChanges,
+  ariChangesSql,
   ariChangesAfter,
   ariHead,
   type AriChange,

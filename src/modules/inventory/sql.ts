@@ -35,10 +35,12 @@ export function roomCountsOnDaySql(propertyIdExpr: string, dayExpr: string): str
 }
 
 /** Per day of the relation `days` (column `date`): the sellable rooms (rooms minus out of order) as `sellable`. */
-export function sellableRoomsByDaySql(days: string, propertyIdExpr: string): string {
+export function sellableRoomsByDaySql(days: string, propertyIdExpr: string, fromExpr: string, toExpr: string): string {
+  // the range bound on the day rows lets the planner read only the range's rows, not the property's history
   return `select ${days}.date, sum(coalesce(own_x.total, own_rt.room_count) - coalesce(own_x.out_of_order, 0))::int as sellable
     from ${days} cross join room_types own_rt
     left join room_type_days own_x on own_x.property_id = own_rt.property_id and own_x.room_type_id = own_rt.id and own_x.date = ${days}.date
+                                  and own_x.date >= ${fromExpr} and own_x.date < ${toExpr}
    where own_rt.property_id = ${propertyIdExpr}
    group by ${days}.date`;
 }

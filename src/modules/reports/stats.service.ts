@@ -50,6 +50,8 @@ const occupancy = (sold: number, sellable: number): number =>
 
 // One statement: the property's business date, today's movements, tonight's room counters and the day's charges,
 // each part written by its owner (properties, reservations, inventory, folio).
+// Every count reads an index of today's reservations (arrivals by date, departures and in-house through partial
+// indexes of IN_HOUSE and CHECKED_OUT stays), never the property's whole history.
 export const dashboardSql = `
 select p."businessDate", p.currency, p."amountScale",
   ${dayMovementsSql("p.id", "p.business_date")},
@@ -62,8 +64,8 @@ cross join lateral (${roomCountsOnDaySql("p.id", "p.business_date")}) rooms`;
 // nightly prices (reservations).
 export const forecastSql = `
 with days as (select d::date as date from generate_series($2::date, $3::date - 1, interval '1 day') d),
-cap as (${sellableRoomsByDaySql("days", "$1")}),
-sold as (${roomNightsByDaySql("days", "$1", "$2::date", "$4::text[]")})
+cap as (${sellableRoomsByDaySql("days", "$1", "$2::date", "$3::date")}),
+sold as (${roomNightsByDaySql("$1", "$2::date", "$3::date", "$4::text[]")})
 select to_char(days.date, 'YYYY-MM-DD') as date, coalesce(cap.sellable, 0) as sellable, coalesce(sold.sold, 0) as sold, coalesce(sold.revenue, '0') as revenue
   from days left join cap using (date) left join sold using (date)
  order by days.date`;

@@ -31,12 +31,17 @@ export const arrivalsReport = report(`
     where r.property_id = $1 and r.arrival_date between $2::date and $3::date and r.status <> 'CANCELLED'
     order by r.arrival_date, r.code limit $4`);
 
-/** Reservations departing between start and end that stay or stayed. */
+/**
+ * Reservations departing between start and end that stay or stayed. A stay is at most 60 nights: a range on
+ * departure (or on the nights stayed) also bounds arrival_date, so the arrival index reads the range, never the
+ * property's whole history.
+ */
 export const departuresReport = report(`
   select ${day("r.departure_date")} as "departureDate", r.code, r.holder_name as "holderName", r.status, ${roomCount} as rooms,
       ${day("r.arrival_date")} as "arrivalDate", r.total_minor::text as "totalMinor", count(*) over () as total
     from reservations r
-    where r.property_id = $1 and r.departure_date between $2::date and $3::date and r.status in ('TENTATIVE', 'GUARANTEED', 'IN_HOUSE', 'CHECKED_OUT')
+    where r.property_id = $1 and r.departure_date between $2::date and $3::date and r.arrival_date between $2::date - 60 and $3::date
+      and r.status in ('TENTATIVE', 'GUARANTEED', 'IN_HOUSE', 'CHECKED_OUT')
     order by r.departure_date, r.code limit $4`);
 
 /** Checked-in stays with at least one night between start and end, with their room numbers. */
@@ -47,10 +52,11 @@ export const inHouseReport = report(`
                  where rr.property_id = r.property_id and rr.reservation_id = r.id), '') as "roomNumbers",
       ${day("r.arrival_date")} as "arrivalDate", ${day("r.departure_date")} as "departureDate", r.status, r.adults, r.children, count(*) over () as total
     from reservations r
-    where r.property_id = $1 and r.status in ('IN_HOUSE', 'CHECKED_OUT') and r.arrival_date <= $3::date and r.departure_date > $2::date
+    where r.property_id = $1 and r.status in ('IN_HOUSE', 'CHECKED_OUT') and r.arrival_date between $2::date - 60 and $3::date and r.departure_date > $2::date
     order by r.arrival_date, r.code limit $4`);
 
-const cancelledDay = `(r.cancelled_at at time zone ${propertyFieldSql("timeZone", "$1")})::date`;
+const timeZone = propertyFieldSql("timeZone", "$1");
+const cancelledDay = `(r.cancelled_at at time zone ${timeZone})::date`;
 
 /** Reservations cancelled between start and end (the day in the property's time zone). */
 export const cancellationsReport = report(`
@@ -58,7 +64,8 @@ export const cancellationsReport = report(`
       coalesce(r.channel, '') as channel, ${day("r.arrival_date")} as "arrivalDate", ${day("r.departure_date")} as "departureDate",
       r.total_minor::text as "totalMinor", count(*) over () as total
     from reservations r
-    where r.property_id = $1 and r.status = 'CANCELLED' and ${cancelledDay} between $2::date and $3::date
+    where r.property_id = $1 and r.status = 'CANCELLED'
+      and r.cancelled_at >= ($2::date::timestamp at time zone ${timeZone}) and r.cancelled_at < (($3::date + 1)::timestamp at time zone ${timeZone})
     order by r.cancelled_at, r.code limit $4`);
 
 /** Columns `arrivals`, `departures` and `inHouse` of the day `dayExpr`, for the dashboard's one statement. */
@@ -71,20 +78,22 @@ export function dayMovementsSql(propertyIdExpr: string, dayExpr: string): string
 }
 
 /**
- * Per day of the relation `days` (column `date`): the room nights on the books in one of the statuses
- * `statusesExpr` (text[]) as `sold`, and their nightly prices summed as `revenue` (text); `fromExpr` is the
- * first day (stays arrive at most 60 days before it).
+ * Per night of [`fromExpr`, `toExpr`) (dates): the room nights on the books in one of the statuses `statusesExpr`
+ * (text[]) as `sold`, and their nightly prices summed as `revenue` (text), with the night as `date`. The stays are
+ * read once (arrivals from 60 nights, the longest stay, before the range) and spread over their nights in the
+ * range: the cost follows the range, not the history (a join per night re-read every earlier arrival).
  */
 export function roomNightsByDaySql(
-  days: string,
   propertyIdExpr: string,
   fromExpr: string,
+  toExpr: string,
   statusesExpr: string,
 ): string {
-  return `select ${days}.date, count(*)::int as sold, sum(own_rr.nightly_minor[(${days}.date - own_r.arrival_date) + 1])::text as revenue
-    from ${days}
-    join reservations own_r on own_r.property_id = ${propertyIdExpr} and own_r.arrival_date >= ${fromExpr} - 60
-                           and own_r.arrival_date <= ${days}.date and own_r.departure_date > ${days}.date and own_r.status = any(${statusesExpr})
+  return `select n.date, count(*)::int as sold, sum(own_rr.nightly_minor[(n.date - own_r.arrival_date) + 1])::text as revenue
+    from reservations own_r
     join reservation_rooms own_rr on own_rr.property_id = own_r.property_id and own_rr.reservation_id = own_r.id
-   group by ${days}.date`;
+   cross join lateral (select d::date as date from generate_series(greatest(own_r.arrival_date, ${fromExpr}), least(own_r.departure_date, ${toExpr}) - 1, interval '1 day') d) n
+   where own_r.property_id = ${propertyIdExpr} and own_r.arrival_date >= ${fromExpr} - 60 and own_r.arrival_date < ${toExpr}
+     and own_r.departure_date > ${fromExpr} and own_r.status = any(${statusesExpr})
+   group by n.date`;
 }

@@ -1,4 +1,5 @@
-import { type Queryable } from "../../db/queryable.ts";
+import { type Queryable, type SqlPart } from "../../db/queryable.ts";
+import type { Tx } from "../../db/transaction.ts";
 import { ratePlansSql, roomsSql, roomTypesSql } from "../inventory/index.ts";
 import { propertyFieldSql } from "../properties/index.ts";
 import type { ReservationSource, ReservationStatus } from "./transitions.ts";
@@ -325,15 +326,26 @@ export async function listReservations(q: Queryable, propertyId: string, f: List
 }
 
 /**
- * Gives the reservation the property's next change sequence. Must be the LAST statement of the transaction:
- * the counter row stays locked until commit, so sequences become visible in commit order.
+ * Gives the reservation the property's next change sequence: the LAST statement of the transaction, sent with its
+ * COMMIT (Tx.queryLast). The counter row stays locked until commit, so sequences become visible in commit order.
+ * `also` (the ARI feed entries of the change, parameters from $3) runs in the same statement, its counter taken
+ * first: the hot counter rows are held for this one round trip and the commit. `last: false`: the caller's
+ * transaction goes on after it (an ordinary statement; the counters stay locked until that later commit).
  */
-export async function bumpChangeSeq(q: Queryable, propertyId: string, reservationId: string): Promise<bigint> {
-  const [row] = await q.query<{ seq: string }>(
-    `with c as (insert into property_counters (property_id, change_seq) values ($1, 1)
-                on conflict (property_id) do update set change_seq = property_counters.change_seq + 1 returning change_seq)
+export async function bumpChangeSeq(
+  tx: Tx,
+  propertyId: string,
+  reservationId: string,
+  also?: SqlPart,
+  last = true,
+): Promise<bigint> {
+  const [row] = await (last ? tx.queryLast.bind(tx) : tx.query.bind(tx))<{ seq: string }>(
+    `with ${also === undefined ? "" : `${also.with},`}
+     c as (insert into property_counters (property_id, change_seq)
+           select $1, 1 ${also === undefined ? "" : "from (select count(*) from ari_rows) a"}
+           on conflict (property_id) do update set change_seq = property_counters.change_seq + 1 returning change_seq)
      update reservations r set change_seq = c.change_seq from c where r.property_id = $1 and r.id = $2 returning r.change_seq::text as seq`,
-    [propertyId, reservationId],
+    [propertyId, reservationId, ...(also?.params ?? [])],
   );
   return BigInt(row!.seq);
 }

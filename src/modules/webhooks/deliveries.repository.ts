@@ -255,12 +255,34 @@ export async function dueDeliveryIds(pool: pg.Pool, now: Date, limit = 1000): Pr
   return rows.map((r) => r.id);
 }
 
-/** Deletes attempt rows and finished deliveries older than `cutoff` (the 30-day history). */
-export async function purgeBefore(pool: pg.Pool, cutoff: Date): Promise<{ attempts: number; deliveries: number }> {
-  const a = await pool.query("delete from webhook_attempts where started_at < $1", [cutoff]);
-  const dl = await pool.query(
-    "delete from webhook_deliveries where status <> 'pending' and coalesce(last_attempt_at, created_at) < $1",
-    [cutoff],
+/** Rows one purge statement deletes: each batch commits on its own, so no statement holds locks for long. */
+export const purgeBatch = 2_000;
+
+/**
+ * Deletes attempt rows and finished deliveries older than `cutoff` (the 30-day history) in batches of `batch`
+ * rows, each its own short statement found through an index on the age (webhook_attempts_age,
+ * webhook_deliveries_finished_age): a purge of millions of rows never holds locks or a snapshot for long, and a
+ * delivery recorded meanwhile waits for one batch at most.
+ */
+export async function purgeBefore(
+  pool: pg.Pool,
+  cutoff: Date,
+  batch = purgeBatch,
+): Promise<{ attempts: number; deliveries: number }> {
+  const drain = async (sql: string): Promise<number> => {
+    let total = 0;
+    for (;;) {
+      const n = (await pool.query(sql, [cutoff, batch])).rowCount ?? 0;
+      total += n;
+      if (n < batch) return total;
+    }
+  };
+  const attempts = await drain(
+    "delete from webhook_attempts where id in (select id from webhook_attempts where started_at < $1 limit $2)",
   );
-  return { attempts: a.rowCount ?? 0, deliveries: dl.rowCount ?? 0 };
+  const deliveries = await drain(
+    `delete from webhook_deliveries where id in (select id from webhook_deliveries
+      where status <> 'pending' and coalesce(last_attempt_at, created_at) < $1 limit $2)`,
+  );
+  return { attempts, deliveries };
 }
