@@ -1,14 +1,17 @@
-// Connectivity API: a feed page of 500 and 366-day availability (p50/p99), and reservation events accepted per
-// second, each against a bare node:http + pg handler running the same SQL in the same run; then ARI (ari.bench.ts).
+// Connectivity API: a feed page of 500 and reservation events accepted per second, each against a bare
+// node:http + pg handler running the same SQL in the same run; 366-day availability (bytes, p50/p99) per
+// Accept-Encoding against its identity answer; then ARI (ari.bench.ts).
 import http from "node:http";
+import zlib from "node:zlib";
 import pg from "pg";
+import { request } from "undici";
 import { pino } from "pino";
 import { loadConfig } from "../src/config.ts";
 import { createApp } from "../src/app.ts";
 import { newId } from "../src/lib/ids.ts";
 import { queues } from "../src/jobs/queues.ts";
 import { createTestClient, createTestProperty } from "../test/helpers/auth.ts";
-import { benchDatabase, load, rssMiB, table } from "./harness.ts";
+import { benchDatabase, load, startService, table, type Result } from "./harness.ts";
 import { benchAri } from "./ari.bench.ts";
 
 /** Starts a ROLE=worker app, waits (at most 20 s) until no event is QUEUED, stops it; "<n> of <queued> in <s> s = <rate>/s". */
@@ -34,6 +37,53 @@ async function processQueued(url: string, pool: pg.Pool): Promise<string> {
   const processed = now.done - before.done;
   return `${processed} of ${before.queued} in ${seconds.toFixed(1)} s = ${Math.round(processed / seconds)}/s`;
 }
+
+/**
+ * The 366-day availability of 50 room types (1.5 MB of JSON) per Accept-Encoding, 10 connections each: the bytes
+ * on the wire and p50/p99, with the identity answer as the baseline of the same run. Every coding must decode to
+ * the identity answer's exact bytes.
+ */
+async function benchAvailability(url: string, auth: Record<string, string>): Promise<void> {
+  const wire = async (coding: string) => {
+    const res = await request(url, { headers: { ...auth, "accept-encoding": coding } });
+    const bytes = Buffer.from(await res.body.arrayBuffer());
+    if (res.statusCode !== 200) throw new Error(`availability answered ${res.statusCode}`);
+    const encoding = (res.headers["content-encoding"] as string | undefined) ?? "identity";
+    if (encoding !== coding) throw new Error(`asked for ${coding}, got ${encoding}`);
+    return { bytes: bytes.length, text: decode[coding]!(bytes).toString("utf8") };
+  };
+  const plain = await wire("identity");
+  const results: Result[] = [];
+  const sizes: string[] = [];
+  for (const coding of ["identity", "gzip", "br", "zstd"]) {
+    const answer = await wire(coding);
+    if (answer.text !== plain.text) throw new Error(`${coding} does not decode to the identity answer`);
+    sizes.push(`${coding} ${answer.bytes} bytes (${((100 * answer.bytes) / plain.bytes).toFixed(1)}%)`);
+    results.push(
+      await load(`availability 50x366, ${coding}`, {
+        url,
+        headers: { ...auth, "accept-encoding": coding },
+        connections: 10,
+      }),
+    );
+  }
+  table(results, results[0]!);
+  console.log(`availability 50x366 bytes: ${sizes.join(", ")}`);
+  const best = results.slice(1).reduce((a, b) => (b.p50 < a.p50 ? b : a));
+  console.log(
+    `availability 50x366: identity p50 ${results[0]!.p50} ms; compressed p50 ${results
+      .slice(1)
+      .map((r) => `${r.name.split(", ")[1]} ${r.p50} ms`)
+      .join(", ")} (target <= 40 ms; best ${best.p50} ms)`,
+  );
+}
+
+const decode: Record<string, (b: Buffer) => Buffer> = {
+  identity: (b) => b,
+  gzip: (b) => zlib.gunzipSync(b),
+  br: (b) => zlib.brotliDecompressSync(b),
+  zstd: (b) => zlib.zstdDecompressSync(b),
+};
 
 export async function benchConnectivity(): Promise<void> {
   const database = await benchDatabase();
@@ -80,7 +130,9 @@ export async function benchConnectivity(): Promise<void> {
     });
     await new Promise<void>((r) => bare.listen(0, "127.0.0.1", r));
     const barePort = (bare.address() as { port: number }).port;
-    const base = `http://127.0.0.1:${app.port}/api/v1/properties/${property.code}`;
+    // the in-process app above sets the data up; the load goes to the service process (ROLE=api)
+    const service = await startService(database.url, { env: { ROLE: "api" } });
+    const base = `http://127.0.0.1:${service.port}/api/v1/properties/${property.code}`;
     const feedBase = await load("bare pg: feed page of 500 (baseline)", {
       url: `http://127.0.0.1:${barePort}/`,
       connections: 10,
@@ -91,12 +143,7 @@ export async function benchConnectivity(): Promise<void> {
       connections: 10,
     });
     table([feedBase, feed], feedBase);
-    const avail = await load("GET availability 50 types x 366 days", {
-      url: `${base}/availability?from=2027-01-01&to=2028-01-02`,
-      headers: auth,
-      connections: 10,
-    });
-    console.log(`availability 50x366: ${avail.rps} req/s, p50 ${avail.p50} ms, p99 ${avail.p99} ms`);
+    await benchAvailability(`${base}/availability?from=2027-01-01&to=2028-01-02`, auth);
     const event = JSON.stringify({ eventType: "CANCELLED", externalReference: "X-1" });
     const accepted = await load("POST reservation-events (accepted)", {
       url: `${base}/reservation-events`,
@@ -126,7 +173,7 @@ export async function benchConnectivity(): Promise<void> {
     table([insertBase, accepted], insertBase);
     // the baseline's rows have no jobs: leave only the accepted events for the worker
     await pool.query("delete from partner_messages where client_id = 'bench'");
-    console.log(`events accepted ${accepted.rps}/s (target >= 500/s); RSS ${rssMiB()} MiB`);
+    console.log(`events accepted ${accepted.rps}/s (target >= 500/s)`);
     const one = await processQueued(database.url, pool);
     console.log(
       `events processed by one ROLE=worker process, all of one booking (serialized per reference by design): ${one}`,
@@ -149,7 +196,9 @@ export async function benchConnectivity(): Promise<void> {
     console.log(
       `events processed by one ROLE=worker process, each of its own booking: ${await processQueued(database.url, pool)}`,
     );
-    await benchAri(app as typeof app & { port: number }, pool, property);
+    await benchAri({ ...app, port: service.port! }, pool, property);
+    console.log(service.summary());
+    await service.stop();
     bare.close();
     bareInsert.close();
   } finally {

@@ -8,11 +8,11 @@ import pg from "pg";
 import { pino } from "pino";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
-import { addDays } from "../src/modules/inventory/index.ts";
+import { addDays } from "../src/lib/dates.ts";
 import { argon2Params, hashSecret } from "../src/modules/auth/index.ts";
 import { dashboardSql, forecastSql } from "../src/modules/reports/stats.service.ts";
 import { DEMO_PASSWORD, seedDemo } from "../src/ops/seed.ts";
-import { benchDatabase, load, rssMiB, table } from "./harness.ts";
+import { benchDatabase, load, startService, table, type Measured } from "./harness.ts";
 
 const SESSIONS = 50;
 
@@ -27,9 +27,11 @@ export async function benchMobile(): Promise<void> {
     RATE_LIMIT_STAFF_PER_MINUTE: "1000000000",
     RATE_LIMIT_AUTH_PER_MINUTE: "1000000000",
   };
+  // this in-process app seeds the data and opens the sessions; the load goes to the service process below
   const app = await createApp(loadConfig(env), { logger: pino({ level: "silent" }) });
   const pool = new pg.Pool({ connectionString: database.url, max: 10 });
   const servers: http.Server[] = [];
+  let service: Measured | undefined;
   try {
     // the demo hotel (30 rooms in 4 types) with about 60 % of the next 60 nights booked
     await seedDemo(app.deps, app.services.admin);
@@ -106,7 +108,9 @@ export async function benchMobile(): Promise<void> {
     const bareForecast = await bare("forecast", async () => ({
       days: (await pool.query(forecastSql, [ist!.id, from, to, statuses])).rows,
     }));
-    const api = `http://127.0.0.1:${app.port}/api/mobile/v1`;
+    const { PORT: _port, HOST: _host, LOG_LEVEL: _level, DATABASE_URL: _url, ...serviceEnv } = env;
+    service = await startService(database.url, { env: serviceEnv });
+    const api = `http://127.0.0.1:${service.port}/api/mobile/v1`;
     const opts = { connections: SESSIONS, setupClient };
     const dashBase = await load("bare pg: dashboard SQL (baseline)", { url: bareDashboard, connections: SESSIONS });
     const dash = await load(`GET /dashboard, ${SESSIONS} sessions`, { url: `${api}/dashboard`, ...opts });
@@ -147,9 +151,11 @@ export async function benchMobile(): Promise<void> {
     });
     const verifyRate = Math.round(verifies / seconds);
     console.log(
-      `\nlogin (argon2id m=${argon2Params.memoryCost} KiB, t=${argon2Params.timeCost}, p=${argon2Params.parallelism}): ${login.rps}/s, p50 ${login.p50} ms, p99 ${login.p99} ms, errors ${login.errors}; bare argon2 verifies ${verifyRate}/s (x${(login.rps / verifyRate).toFixed(2)}); RSS ${rssMiB()} MiB`,
+      `\nlogin (argon2id m=${argon2Params.memoryCost} KiB, t=${argon2Params.timeCost}, p=${argon2Params.parallelism}): ${login.rps}/s, p50 ${login.p50} ms, p99 ${login.p99} ms, errors ${login.errors}; bare argon2 verifies ${verifyRate}/s (x${(login.rps / verifyRate).toFixed(2)})`,
     );
+    console.log(service.summary());
   } finally {
+    await service?.stop();
     for (const s of servers) s.close();
     await pool.end();
     await app.close();

@@ -2,10 +2,7 @@
 // on one database, side by side: METRICS=off and no tracing, metrics on (the default), metrics + tracing
 // exported over OTLP/HTTP to a local sink that discards the spans (every request traced, with its statement span).
 import http from "node:http";
-import { pino } from "pino";
-import { createApp } from "../src/app.ts";
-import { loadConfig } from "../src/config.ts";
-import { benchDatabase, load, rssMiB, table, type Result } from "./harness.ts";
+import { benchDatabase, load, startService, table, type Measured, type Result } from "./harness.ts";
 
 export async function benchObservability(): Promise<void> {
   const database = await benchDatabase();
@@ -33,16 +30,10 @@ async function compare(databaseUrl: string, sinkUrl: string, exports: () => numb
     ["metrics on (default), tracing off", {}],
     ["metrics on, tracing on (OTLP)", { OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl }],
   ] as const;
-  // All three run at once (tracing is process-wide, but only the traced app opens spans) and take turns, three
-  // rounds, so a noisy neighbour weighs on each about equally; the median round of each is reported.
-  const apps = [];
-  for (const [, env] of configs)
-    apps.push(
-      await createApp(
-        loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: databaseUrl, LOG_LEVEL: "silent", ...env }),
-        { logger: pino({ level: "silent" }) },
-      ),
-    );
+  // All three run at once, each a service process of its own, and take turns, three rounds, so a noisy neighbour
+  // weighs on each about equally; the median round of each is reported.
+  const apps: Measured[] = [];
+  for (const [name, env] of configs) apps.push(await startService(databaseUrl, { env, name }));
   try {
     const rounds: Result[][] = configs.map(() => []);
     for (let round = 0; round < 3; round++) {
@@ -53,9 +44,10 @@ async function compare(databaseUrl: string, sinkUrl: string, exports: () => numb
     const [off, metrics, traced] = results as [Result, Result, Result];
     table(results, off);
     console.log(
-      `metrics: ${(metrics.rps / off.rps).toFixed(2)}x throughput, metrics + tracing: ${(traced.rps / off.rps).toFixed(2)}x (p99 ${off.p99} / ${metrics.p99} / ${traced.p99} ms); ${exports()} OTLP exports; RSS ${rssMiB()} MiB`,
+      `metrics: ${(metrics.rps / off.rps).toFixed(2)}x throughput, metrics + tracing: ${(traced.rps / off.rps).toFixed(2)}x (p99 ${off.p99} / ${metrics.p99} / ${traced.p99} ms); ${exports()} OTLP exports`,
     );
+    for (const app of apps) console.log(app.summary());
   } finally {
-    for (const app of apps) await app.close();
+    for (const app of apps) await app.stop();
   }
 }

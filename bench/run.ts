@@ -8,6 +8,7 @@ import { benchReservations } from "./reservations.bench.ts";
 import { benchWebhooks } from "./webhooks.bench.ts";
 import { benchCodec } from "./codec.bench.ts";
 import { benchMobile } from "./mobile.bench.ts";
+import { benchGrowth } from "./growth.bench.ts";
 
 const only = process.argv[2];
 const benches: Record<string, () => Promise<void>> = {
@@ -19,6 +20,7 @@ const benches: Record<string, () => Promise<void>> = {
   codec: benchCodec,
   mobile: benchMobile,
   observability: benchObservability,
+  growth: benchGrowth,
 };
 for (const [name, run] of Object.entries(benches)) {
   if (only !== undefined && only !== name) continue;

@@ -7,6 +7,7 @@ import { startBoss, type Boss } from "./jobs/boss.ts";
 import { createGateway, type Gateway } from "./gateway/index.ts";
 import { createClientAddress, parseTrustedProxies } from "./server/client-address.ts";
 import { createCors } from "./server/cors.ts";
+import { COMPRESS_MIN_BYTES, connectCompressions } from "./server/compression.ts";
 import { createDispatcher } from "./server/dispatch.ts";
 import { createCallInterceptor } from "./server/interceptors.ts";
 import { createRecordingRouter } from "./server/calls.ts";
@@ -153,7 +154,7 @@ function createInterceptors(deps: Deps, s: Services, tracing: Tracing | undefine
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
-  const tracing = startTracing(config.otlpEndpoint, config.serviceName);
+  const tracing = await startTracing(config.otlpEndpoint, config.serviceName);
   const db = await openDatabase(config, logger);
   const metrics = config.metrics.enabled ? createMetrics(db.pool) : undefined;
   metrics?.instrumentPool("main", db.pool);
@@ -177,6 +178,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const router = createRecordingRouter({
       interceptors: createInterceptors(deps, services, tracing),
       readMaxBytes: config.maxBodyBytes,
+      acceptCompression: connectCompressions,
+      compressMinBytes: COMPRESS_MIN_BYTES,
     });
     for (const m of modules) m.registerRpc?.(router);
     const served = modules.flatMap((m) => m.services ?? []);

@@ -49,11 +49,15 @@ export async function openDatabase(
     url = embedded.url;
   }
   // connectionTimeoutMillis: a lost database answers 503 within seconds instead of hanging requests.
+  // pipeline: statements a connection is given before the previous one answered go out at once, each with its own
+  // result (node-postgres' pipelining; the types do not know the option yet). Code that awaits each statement runs
+  // as before; a transaction's last statement and its COMMIT share one round trip (Tx.queryLast).
   const pool = new pg.Pool({
     connectionString: url,
     max: config.databasePoolMax ?? DEFAULT_POOL_MAX,
     connectionTimeoutMillis: 5_000,
     types: { getTypeParser },
+    ...({ pipeline: true } as pg.PoolConfig),
   });
   pool.on("error", (err) => logger.warn({ err }, "idle database connection failed"));
   const sessionUrl = config.databaseDirectUrl ?? url;

@@ -11,6 +11,12 @@ export interface Queryable {
   query<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<R[]>;
 }
 
+/** SQL to run inside another statement: its WITH items and their parameters (numbered where the caller says). */
+export interface SqlPart {
+  with: string;
+  params: unknown[];
+}
+
 /** The pool as a Queryable: each statement on whichever pooled connection is free (no transaction). */
 export function poolQueryable(pool: pg.Pool): Queryable {
   return {

@@ -9,6 +9,14 @@ export interface Tx extends Queryable {
   enqueue(queue: string, data: object, options?: Omit<SendOptions, "db">): Promise<string | null>;
   /** Enqueues one job per item (the queue's default options) in one statement, in the same transaction. */
   enqueueMany(queue: string, data: readonly object[]): Promise<void>;
+  /**
+   * The work's LAST statement (nothing may follow it: another statement on this Tx throws). When the transaction
+   * commits as soon as the work returns, the statement and COMMIT are sent together: row locks it takes (a hot
+   * counter) are held for one round trip and the commit instead of two. Resolves once both succeeded; a failing
+   * statement turns the COMMIT into a rollback and rejects with its error. In a held transaction (an idempotent
+   * write records its outcome after the work) it is an ordinary statement.
+   */
+  queryLast<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<R[]>;
 }
 
 export type IsolationLevel = "read committed" | "repeatable read" | "serializable";
@@ -26,7 +34,8 @@ export type Transact = <T>(work: (tx: Tx) => Promise<T>, options?: TransactOptio
  * to enqueue"). One pooled connection holds the transaction; pg-boss's job insert runs on that same connection.
  */
 export function createTransact(pool: pg.Pool, boss: PgBoss): Transact {
-  const open: Transact = async (work, options = {}) => {
+  /** `commitsAfterWork`: COMMIT follows the work at once (not a held transaction, which records an outcome first). */
+  const open = async <T>(work: (tx: Tx) => Promise<T>, options: TransactOptions, commitsAfterWork: boolean) => {
     const client = await pool.connect();
     // A connection that dies while checked out emits 'error' on the client (the pool takes its own listener off
     // while it is lent): remember it, so the connection is discarded instead of returned to the pool.
@@ -35,15 +44,33 @@ export function createTransact(pool: pg.Pool, boss: PgBoss): Transact {
       broken ??= err;
     };
     client.on("error", onError);
-    const query = async <R>(text: string, params: readonly unknown[] = []): Promise<R[]> =>
-      (await client.query(text, [...params])).rows as R[];
-    const bossDb = { executeSql: (text: string, values: unknown[] = []) => client.query(text, values) };
+    let last = "none" as "none" | "sent" | "committed";
+    const query = async <R>(text: string, params: readonly unknown[] = []): Promise<R[]> => {
+      if (last !== "none") throw new Error("a statement after the transaction's last one (queryLast)");
+      return (await client.query(text, [...params])).rows as R[];
+    };
+    const bossDb = {
+      executeSql: (text: string, values: unknown[] = []) => {
+        if (last !== "none") throw new Error("a statement after the transaction's last one (queryLast)");
+        return client.query(text, values);
+      },
+    };
     try {
       await client.query(
         `begin isolation level ${options.isolationLevel ?? "read committed"}${options.readOnly === true ? " read only" : ""}`,
       );
       const result = await work({
         query,
+        async queryLast<R>(text: string, params: readonly unknown[] = []): Promise<R[]> {
+          if (!commitsAfterWork) return query<R>(text, params);
+          const rows = query<R>(text, params);
+          last = "sent";
+          // The pool's connections pipeline: COMMIT leaves with the statement. After a failed statement PostgreSQL
+          // answers COMMIT with a rollback (no error), so the statement's rejection is the outcome.
+          const [result] = await Promise.all([rows, client.query("commit")]);
+          last = "committed";
+          return result;
+        },
         enqueue: (queue, data, sendOptions) => boss.send(queue, data, { ...sendOptions, db: bossDb }),
         async enqueueMany(queue, data) {
           if (data.length > 0)
@@ -54,12 +81,13 @@ export function createTransact(pool: pg.Pool, boss: PgBoss): Transact {
             );
         },
       });
-      await client.query("commit");
+      if (last !== "committed") await client.query("commit");
       return result;
     } catch (err) {
-      await client.query("rollback").catch((rollbackErr: unknown) => {
-        broken ??= rollbackErr instanceof Error ? rollbackErr : new Error(String(rollbackErr));
-      });
+      if (last !== "committed")
+        await client.query("rollback").catch((rollbackErr: unknown) => {
+          broken ??= rollbackErr instanceof Error ? rollbackErr : new Error(String(rollbackErr));
+        });
       throw err;
     } finally {
       client.removeListener("error", onError);
@@ -69,6 +97,6 @@ export function createTransact(pool: pg.Pool, boss: PgBoss): Transact {
   // An idempotent write holds its transaction open until its outcome is recorded in it (held-transaction.ts).
   return (work, options = {}) => {
     const held = heldTransactionOf(options);
-    return held === undefined ? open(work, options) : held.run((body) => open(body, options), work);
+    return held === undefined ? open(work, options, true) : held.run((body) => open(body, options, false), work);
   };
 }

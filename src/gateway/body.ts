@@ -2,6 +2,7 @@ import type { IncomingMessage } from "node:http";
 import { constants as http2Constants, type Http2ServerRequest } from "node:http2";
 import busboy from "busboy";
 import { AppError } from "../errors.ts";
+import { decodeBody, type Encoding } from "../server/compression.ts";
 
 export type NodeRequest = IncomingMessage | Http2ServerRequest;
 
@@ -47,8 +48,17 @@ function gone(): AppError {
   return new AppError("invalid_argument", "The client closed the request before its body was complete.");
 }
 
-/** Reads the whole body, refusing (413) as soon as it passes `limit` instead of buffering the rest. */
-export function readBody(req: NodeRequest, limit: number): Promise<Buffer> {
+/**
+ * Reads the whole body, refusing (413) as soon as it passes `limit` instead of buffering the rest. With a
+ * Content-Encoding the limit holds for the body as sent and again once decompressed: decompression stops
+ * at `limit` bytes of output (a zip bomb is refused without being inflated), corrupt data is a 400.
+ */
+export async function readBody(req: NodeRequest, limit: number, coding?: Encoding): Promise<Buffer> {
+  const raw = await readRaw(req, limit);
+  return coding === undefined ? raw : decodeBody(coding, raw, limit);
+}
+
+function readRaw(req: NodeRequest, limit: number): Promise<Buffer> {
   const declared = Number(req.headers["content-length"] ?? NaN);
   if (declared > limit) return Promise.reject(tooLarge(req, limit));
   return new Promise((resolve, reject) => {

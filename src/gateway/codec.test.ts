@@ -121,6 +121,26 @@ describe("render", () => {
     });
   });
 
+  it("renders an init shape (what an RPC returns) exactly like the message create() makes of it", () => {
+    const shapes = [
+      {},
+      { total: 5n, small: 3, maybeFlag: false, mode: CodecSample_Mode.FAST, labels: [{ value: "a" }] },
+      {
+        amounts: [1n, 2n],
+        blob: new Uint8Array([7]),
+        colors: { a: Color.RED },
+        target: { case: "roomNumber" as const, value: "12" },
+        elapsed: { seconds: 5n },
+        attributes: { a: 1 },
+      },
+    ];
+    for (const init of shapes) {
+      expect(render(CodecSampleSchema, init)).toEqual(render(CodecSampleSchema, create(CodecSampleSchema, init)));
+    }
+    const thing = { id: "t", tags: ["x"], createdAt: { seconds: 5n } };
+    expect(render(ThingSchema, thing)).toEqual(render(ThingSchema, create(ThingSchema, thing)));
+  });
+
   it("refuses (internal) to render an int64 JSON numbers cannot carry exactly", () => {
     for (const sample of [
       { total: 9007199254740992n },

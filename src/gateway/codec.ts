@@ -1,4 +1,5 @@
 import {
+  create,
   getOption,
   ScalarType,
   toJson,
@@ -7,6 +8,7 @@ import {
   type DescMessage,
   type JsonValue,
   type Message,
+  type MessageInitShape,
 } from "@bufbuild/protobuf";
 import { field as fieldDoc } from "../../gen/hotelops/api/v1/rest_pb.js";
 import { AppError } from "../errors.ts";
@@ -46,6 +48,8 @@ type Render = (value: unknown) => JsonValue;
 interface RenderPlan {
   local: string;
   json: string;
+  /** JS source of the value of an unset field: null with presence, else the proto3 default (init shapes). */
+  zero: string;
   /** localName of the field's oneof group. */
   oneof: string | undefined;
   /** Fields with presence (optional, message, oneof); an unset one renders as null. */
@@ -57,9 +61,50 @@ interface RenderPlan {
 
 const plans = new WeakMap<DescMessage, RenderPlan[]>();
 
-/** Renders a message of `desc` as our JSON. Throws AppError("internal") for values JSON cannot carry. */
-export function render(desc: DescMessage, message: Message): JsonValue {
-  return renderMessage(desc, message);
+/**
+ * Renders a message of `desc` as our JSON. Throws AppError("internal") for values JSON cannot carry. Takes the
+ * message or its init shape (what an RPC implementation returns, as `create` would take it: unset implicit
+ * fields render as their default), so an answer is rendered without being copied into a message first.
+ */
+export function render(desc: DescMessage, message: Message | MessageInitShape<DescMessage>): JsonValue {
+  return rendererOf(desc)(message);
+}
+
+const renderers = new WeakMap<DescMessage, (message: unknown) => JsonValue>();
+
+function rendererOf(desc: DescMessage): (message: unknown) => JsonValue {
+  let r = renderers.get(desc);
+  if (r === undefined) {
+    r = compile(desc) ?? ((m) => renderMessage(desc, m));
+    renderers.set(desc, r);
+  }
+  return r;
+}
+
+/**
+ * A renderer made for one message type: reads each field once and returns an object literal of a fixed shape.
+ * V8 builds such objects about seven times faster than adding keys one by one, and JSON.stringify walks them
+ * at least as fast (measured on the 18,300 days of a 366-day availability answer). The source is assembled only
+ * from the descriptor's field names, quoted with JSON.stringify. Messages with variants keep renderMessage.
+ */
+function compile(desc: DescMessage): ((message: unknown) => JsonValue) | undefined {
+  const plan = planOf(desc);
+  if (variants.has(desc) || plan.some((p) => p.json === "__proto__")) return undefined;
+  const q = JSON.stringify;
+  const reads = plan.map((p, i) => {
+    const read =
+      p.oneof !== undefined
+        ? `(m[${q(p.oneof)}]?.case === ${q(p.local)} ? m[${q(p.oneof)}].value : undefined)`
+        : p.explicit
+          ? `(Object.hasOwn(m, ${q(p.local)}) ? m[${q(p.local)}] : undefined)`
+          : `m[${q(p.local)}]`;
+    return `const v${i} = ${read};`;
+  });
+  const props = plan.map(
+    (p, i) => `${q(p.json)}: v${i} == null ? ${p.zero} : ${p.render === identity ? `v${i}` : `R[${i}](v${i})`}`,
+  );
+  const source = `return (m) => {\n${reads.join("\n")}\nreturn {${props.join(",\n")}};\n};`;
+  return new Function("R", source)(plan.map((p) => p.render)) as (message: unknown) => JsonValue;
 }
 
 function renderMessage(desc: DescMessage, message: unknown): JsonValue {
@@ -71,14 +116,14 @@ function renderMessage(desc: DescMessage, message: unknown): JsonValue {
     if (variant !== undefined && p.variant !== "" && p.variant !== variant) continue;
     let v: unknown;
     if (p.oneof !== undefined) {
-      const group = msg[p.oneof] as { case: string | undefined; value?: unknown };
-      v = group.case === p.local ? group.value : undefined;
+      const group = msg[p.oneof] as { case: string | undefined; value?: unknown } | undefined;
+      v = group?.case === p.local ? group.value : undefined;
     } else {
       v = msg[p.local];
       // proto2/editions defaults of unset explicit fields live on the prototype: still unset
       if (p.explicit && v !== undefined && !Object.hasOwn(msg, p.local)) v = undefined;
     }
-    out[p.json] = v === undefined ? null : p.render(v);
+    out[p.json] = v == null ? zeroOf(p) : p.render(v);
   }
   return out;
 }
@@ -92,6 +137,7 @@ function planOf(desc: DescMessage): RenderPlan[] {
     plan = desc.fields.map((field) => ({
       local: field.localName,
       json: field.jsonName,
+      zero: zeroSource(field),
       oneof: field.oneof?.localName,
       explicit:
         field.fieldKind === "message" ||
@@ -104,6 +150,18 @@ function planOf(desc: DescMessage): RenderPlan[] {
     plans.set(desc, plan);
   }
   return plan;
+}
+
+function zeroSource(field: DescField): string {
+  if (field.fieldKind === "list") return "[]";
+  if (field.fieldKind === "map") return "{}";
+  if (field.fieldKind !== "scalar" || field.oneof !== undefined || field.presence !== IMPLICIT) return "null";
+  if (field.scalar === ScalarType.STRING || field.scalar === ScalarType.BYTES) return '""';
+  return field.scalar === ScalarType.BOOL ? "false" : "0";
+}
+
+function zeroOf(p: RenderPlan): JsonValue {
+  return p.zero === "[]" ? [] : p.zero === "{}" ? {} : (JSON.parse(p.zero) as JsonValue);
 }
 
 /** The variant of the first set variant field (undefined when none is set: then every key is rendered). */
@@ -201,8 +259,9 @@ function messageRenderer(desc: DescMessage, unboxed: boolean): Render {
     return unboxed ? inner : (v) => inner((v as { value: unknown }).value);
   }
   // Value, ListValue, Duration, FieldMask, Empty...: their canonical JSON is already plain JSON
-  if (desc.typeName.startsWith("google.protobuf.")) return (v) => toJson(desc, v as Message);
-  return (v) => renderMessage(desc, v);
+  if (desc.typeName.startsWith("google.protobuf."))
+    return (v) => toJson(desc, isMessageValue(v) ? v : create(desc, v as MessageInitShape<DescMessage>));
+  return (v) => rendererOf(desc)(v);
 }
 
 function isMessageValue(v: unknown): v is Message {
@@ -231,8 +290,9 @@ function bytesOut(v: unknown): JsonValue {
 
 /** Exactly three fraction digits, truncated (every client parses milliseconds; rounding could move the second). */
 function timestampOut(v: unknown): JsonValue {
-  const ts = v as { seconds: bigint; nanos: number };
-  const ms = Number(ts.seconds) * 1000 + Math.floor(ts.nanos / 1_000_000);
+  // an init shape may leave either field out
+  const ts = v as { seconds?: bigint; nanos?: number };
+  const ms = Number(ts.seconds ?? 0n) * 1000 + Math.floor((ts.nanos ?? 0) / 1_000_000);
   if (!(ms >= MIN_TIMESTAMP_MS && ms <= MAX_TIMESTAMP_MS))
     throw new AppError("internal", `timestamp ${ts.seconds}s is outside 0001..9999`);
   return new Date(ms).toISOString();

@@ -9,8 +9,20 @@ import { AppError } from "../errors.ts";
  */
 export function missingCredentials(method: DescMethod, authorization: string | undefined): AppError | undefined {
   if (authorization !== undefined && authorization !== "") return undefined;
-  if (!method.parent.typeName.startsWith("hotelops.") || getOption(method, rule).public) return undefined;
+  if (isPublic(method)) return undefined;
   return new AppError("unauthorized", "Authentication required: send Authorization: Bearer <access token>.", {
     headers: { "www-authenticate": "Bearer" },
   });
+}
+
+/** Read once per method: getOption builds the option message anew on every call. */
+const publicMethods = new Map<DescMethod, boolean>();
+
+function isPublic(method: DescMethod): boolean {
+  let open = publicMethods.get(method);
+  if (open === undefined) {
+    open = !method.parent.typeName.startsWith("hotelops.") || getOption(method, rule).public;
+    publicMethods.set(method, open);
+  }
+  return open;
 }

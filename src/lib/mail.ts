@@ -1,6 +1,6 @@
 import { mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { createTransport } from "nodemailer";
+import type { Transporter } from "nodemailer";
 import type { Config } from "../config.ts";
 import { newId } from "./ids.ts";
 
@@ -21,19 +21,24 @@ export const mailFrom = "Hotel Operations <no-reply@hotelops.invalid>";
  * `${dataDir}/mail` (written to a temporary name, then renamed, so a reader never sees half a file).
  */
 export function createMailer(config: Pick<Config, "smtpUrl" | "dataDir">): Mailer {
-  if (config.smtpUrl !== undefined) {
-    const transport = createTransport(config.smtpUrl, { from: mailFrom });
+  // nodemailer (about 20 MiB resident) is loaded with the first message, not by every process that sends none
+  let transport: Promise<Transporter> | undefined;
+  const smtpUrl = config.smtpUrl;
+  if (smtpUrl !== undefined) {
     return {
       async send(m) {
-        await transport.sendMail({ to: m.to, subject: m.subject, text: m.text });
+        transport ??= import("nodemailer").then((n) => n.createTransport(smtpUrl, { from: mailFrom }));
+        await (await transport).sendMail({ to: m.to, subject: m.subject, text: m.text });
       },
     };
   }
   const dir = outboxDir(config.dataDir);
-  const transport = createTransport({ streamTransport: true, buffer: true, newline: "unix" }, { from: mailFrom });
   return {
     async send(m) {
-      const info = await transport.sendMail({ to: m.to, subject: m.subject, text: m.text });
+      transport ??= import("nodemailer").then((n) =>
+        n.createTransport({ streamTransport: true, buffer: true, newline: "unix" }, { from: mailFrom }),
+      );
+      const info = await (await transport).sendMail({ to: m.to, subject: m.subject, text: m.text });
       await mkdir(dir, { recursive: true });
       const name = `${newId()}.eml`;
       await writeFile(join(dir, `.${name}.tmp`), info.message as Buffer);

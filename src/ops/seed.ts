@@ -3,6 +3,8 @@ import type { Tx } from "../db/transaction.ts";
 import { ADMIN_SCOPE, type AdminService } from "../modules/admin/index.ts";
 import { scopes as partnerScopes } from "../modules/auth/index.ts";
 import { seedInventory } from "../modules/inventory/index.ts";
+import { findPropertiesOfGroup } from "../modules/properties/index.ts";
+import { poolQueryable } from "../db/queryable.ts";
 
 export const DEMO_PASSWORD = "demo-pass-2026";
 
@@ -51,14 +53,12 @@ export async function seedDemo(deps: Deps, admin: AdminService): Promise<DemoSee
     email: u.email,
     roles: u.memberships.map(([p, r]) => `${r} in ${p}`).join(", "),
   }));
-  const existing = await deps.db.pool.query<{ code: string; id: string; email_verification: boolean }>(
-    "select p.code, p.id, p.email_verification from properties p join hotel_groups g on g.id = p.group_id where g.code = 'DEMO' order by p.code desc",
-  );
-  if (existing.rows.length > 0) {
+  const existing = (await findPropertiesOfGroup(poolQueryable(deps.db.pool), "DEMO")).reverse();
+  if (existing.length > 0) {
     return {
       created: false,
       groupCode: "DEMO",
-      properties: existing.rows.map((r) => ({ code: r.code, id: r.id, emailVerification: r.email_verification })),
+      properties: existing.map((p) => ({ code: p.code, id: p.id, emailVerification: p.emailVerification })),
       users,
       password: DEMO_PASSWORD,
       client: undefined,

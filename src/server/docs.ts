@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { gzipSync } from "node:zlib";
+import { negotiateEncoding } from "./compression.ts";
 import { send } from "./http-errors.ts";
 import type { NodeHandler } from "./listen.ts";
 
@@ -120,7 +121,7 @@ export function serveDocs(req: Req, res: Res, path: string): boolean {
     send(res, 304, headers);
     return true;
   }
-  const gzip = asset.gzip !== undefined && /\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""));
+  const gzip = asset.gzip !== undefined && negotiateEncoding(req.headers["accept-encoding"], ["gzip"]) !== undefined;
   const body = gzip ? asset.gzip! : asset.body;
   if (gzip) headers["content-encoding"] = "gzip";
   headers["content-length"] = body.length;

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import { negotiateEncoding, type EncodingName } from "./compression.ts";
 import { send } from "./http-errors.ts";
 import type { NodeHandler } from "./listen.ts";
 
@@ -100,15 +101,10 @@ export function createPanelServer(
       send(res, 304, headers);
       return true;
     }
-    const accept = String(req.headers["accept-encoding"] ?? "");
-    let body = found.body;
-    if (found.br !== undefined && /\bbr\b/.test(accept)) {
-      body = found.br;
-      headers["content-encoding"] = "br";
-    } else if (found.gzip !== undefined && /\bgzip\b/.test(accept)) {
-      body = found.gzip;
-      headers["content-encoding"] = "gzip";
-    }
+    const offered: EncodingName[] = found.br !== undefined && found.gzip !== undefined ? ["br", "gzip"] : [];
+    const coding = negotiateEncoding(req.headers["accept-encoding"], offered)?.name;
+    const body = coding === "br" ? found.br! : coding === "gzip" ? found.gzip! : found.body;
+    if (coding !== undefined) headers["content-encoding"] = coding;
     headers["content-length"] = body.length;
     send(res, 200, headers, req.method === "HEAD" ? undefined : body);
     return true;

@@ -65,6 +65,36 @@ describe("transaction helper", () => {
     });
   });
 
+  it("sends the last statement with COMMIT: committed when both succeed, its locks released at once", async () => {
+    const seen = await t.transact(async (tx) => {
+      await tx.query("insert into probe (id, n) values ($1, 1)", ["last-ok"]);
+      return tx.queryLast<{ n: number }>("update probe set n = n + 1 where id = $1 returning n", ["last-ok"]);
+    });
+    expect(seen).toEqual([{ n: 2 }]);
+    // committed: another connection sees the row and can lock it without waiting
+    const { rows } = await t.db.pool.query("select n from probe where id = 'last-ok' for update nowait");
+    expect(rows).toEqual([{ n: 2 }]);
+  });
+
+  it("rolls everything back when the last statement fails, and refuses a statement after it", async () => {
+    await expect(
+      t.transact(async (tx) => {
+        await tx.query("insert into probe (id, n) values ($1, 1)", ["last-fails"]);
+        await tx.enqueue("tx-probe", { id: "last-fails" });
+        await tx.queryLast("insert into probe (id, n) values ($1, 1)", ["last-fails"]); // duplicate key
+      }),
+    ).rejects.toThrow(/duplicate key/);
+    expect(await count("select count(*) as n from probe where id = 'last-fails'")).toBe(0);
+    expect(await count("select count(*) as n from pgboss.job where data->>'id' = 'last-fails'")).toBe(0);
+    await expect(
+      t.transact(async (tx) => {
+        await tx.queryLast("select 1");
+        await tx.query("insert into probe (id, n) values ($1, 1)", ["after-last"]);
+      }),
+    ).rejects.toThrow(/after the transaction's last one/);
+    expect(await count("select count(*) as n from probe where id = 'after-last'")).toBe(0);
+  });
+
   it("delivers a job sent in a committed transaction within milliseconds (LISTEN/NOTIFY)", async () => {
     let sentAt = 0;
     const received = new Promise<number>((resolve) => {

@@ -1,3 +1,4 @@
+import { brotliDecompressSync, gunzipSync, zstdDecompressSync } from "node:zlib";
 import { afterEach, expect } from "vitest";
 import { createTrafficChecker, type Exchange } from "./openapi-traffic.ts";
 
@@ -56,13 +57,36 @@ function bodyOf(body: RequestInit["body"], headers: Headers): Exchange["requestB
   }
   let text: string;
   if (typeof body === "string") text = body;
-  else if (body instanceof Uint8Array) text = Buffer.from(body).toString("utf8");
-  else return { kind: "unknown" };
+  else if (body instanceof Uint8Array) {
+    const decoded = decode(Buffer.from(body), headers.get("content-encoding"));
+    if (decoded === undefined) return { kind: "unknown" };
+    text = decoded.toString("utf8");
+  } else return { kind: "unknown" };
   const type = (headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (type === "application/x-www-form-urlencoded")
     return { kind: "form", fields: Object.fromEntries(new URLSearchParams(text)) };
   if (type === "application/json" || type === "") return text === "" ? { kind: "none" } : { kind: "json", text };
   return { kind: "unknown" };
+}
+
+/** A body sent with a Content-Encoding as the server reads it; undefined when it cannot be decoded. */
+function decode(bytes: Buffer, encoding: string | null): Buffer | undefined {
+  try {
+    switch ((encoding ?? "identity").trim().toLowerCase()) {
+      case "identity":
+        return bytes;
+      case "gzip":
+        return gunzipSync(bytes, { maxOutputLength: 16 * 1024 * 1024 });
+      case "br":
+        return brotliDecompressSync(bytes, { maxOutputLength: 16 * 1024 * 1024 });
+      case "zstd":
+        return zstdDecompressSync(bytes, { maxOutputLength: 16 * 1024 * 1024 });
+      default:
+        return undefined;
+    }
+  } catch {
+    return undefined; // corrupt, or a bomb: the server refuses it, the document has nothing to say
+  }
 }
 
 afterEach(() => {

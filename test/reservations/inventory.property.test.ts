@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppError } from "../../src/errors.ts";
-import { addDays } from "../../src/modules/inventory/index.ts";
+import { addDays } from "../../src/lib/dates.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { createHotel, services, type Hotel } from "./fixtures.ts";
 

@@ -4,6 +4,7 @@ import type { Database } from "../../db/index.ts";
 import { createPlatformSettings } from "../platform/index.ts";
 import type { Transact } from "../../db/transaction.ts";
 import type { Clock } from "../../lib/clock.ts";
+import { parseDate } from "../../lib/dates.ts";
 import { newId, newToken } from "../../lib/ids.ts";
 import {
   approveClient,
@@ -75,7 +76,6 @@ export interface AdminService {
 const CODE = /^[A-Z0-9][A-Z0-9_-]{1,31}$/;
 const PROVIDER = /^[a-z0-9][a-z0-9_.-]{1,31}$/;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/;
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 export function createAdminService(deps: { db: Database; transact: Transact; clock: Clock }): AdminService {
   const { transact, clock } = deps;
@@ -95,8 +95,7 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
       if (![1, 10, 100, 1000].includes(amountScale)) throw invalidField("amountScale", "must be 1, 10, 100 or 1000");
       const now = clock.now();
       const businessDate = input.businessDate ?? dateIn(input.timeZone, now);
-      if (!DATE.test(businessDate) || Number.isNaN(Date.parse(`${businessDate}T00:00:00Z`)))
-        throw invalidField("businessDate", "must be a date YYYY-MM-DD");
+      parseDate("businessDate", businessDate);
       return transact(async (tx) => {
         if ((await findPropertyByCode(tx, code)) !== undefined)
           throw new AppError("conflict", `Property ${code} already exists.`);

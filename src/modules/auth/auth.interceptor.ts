@@ -5,6 +5,7 @@ import { PrincipalKind, rule as ruleOption } from "../../../gen/hotelops/auth/v1
 import { AppError } from "../../errors.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { isUuid } from "../../lib/ids.ts";
+import { staffPermissionsSql } from "../properties/index.ts";
 import { clientCredentialsSql, type ClientCredentials } from "./clients.repository.ts";
 import { principalKey, type Principal } from "./principal.ts";
 import type { TokenIssuer } from "./tokens.ts";
@@ -39,12 +40,11 @@ function ruleOf(method: DescMethod): Rule {
   };
 }
 
-const STAFF_SQL = `select s.user_id as "userId", s.property_id as "propertyId", r.permissions
+// The session and the permissions of its user's role in its property (null unless the user, the membership and
+// the property are all active): one indexed statement per request.
+const STAFF_SQL = `select s.user_id as "userId", s.property_id as "propertyId",
+    ${staffPermissionsSql("s.user_id", "s.property_id")} as permissions
   from staff_sessions s
-  join users u on u.id = s.user_id and u.active
-  join memberships m on m.user_id = s.user_id and m.property_id = s.property_id and m.active
-  join properties p on p.id = s.property_id and p.active
-  join roles r on r.code = m.role_code
   where s.id = $1 and s.revoked_at is null and s.expires_at > $2`;
 
 function unauthorized(message: string, invalidToken: boolean): AppError {
@@ -72,12 +72,13 @@ export function createAuthInterceptor(deps: { pool: pg.Pool; tokens: TokenIssuer
 
     if (claims.kind === "staff") {
       if (!isUuid(claims.sid)) throw unauthorized("The access token is invalid or expired.", true);
-      const { rows } = await deps.pool.query<{ userId: string; propertyId: string; permissions: string[] }>(STAFF_SQL, [
-        claims.sid,
-        deps.clock.now(),
-      ]);
+      const { rows } = await deps.pool.query<{ userId: string; propertyId: string; permissions: string[] | null }>(
+        STAFF_SQL,
+        [claims.sid, deps.clock.now()],
+      );
       const s = rows[0];
-      if (s === undefined || s.userId !== claims.sub) throw unauthorized("The session has ended; sign in again.", true);
+      if (s === undefined || s.permissions === null || s.userId !== claims.sub)
+        throw unauthorized("The session has ended; sign in again.", true);
       if (s.propertyId !== claims.pid)
         throw unauthorized(
           "The session's active property has changed; use the access token issued with the switch.",

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import type { Queryable } from "../../db/queryable.ts";
+import { propertyFieldSql } from "../properties/index.ts";
 
 export type ClientKind = "partner" | "internal";
 
@@ -48,7 +49,8 @@ export async function grantProperties(db: Queryable, clientId: string, propertyI
 }
 
 const clientColumns = `c.id, c.kind, c.provider, c.name, c.scopes, c.environment, c.active, c.created_at as "createdAt", c.approved_at as "approvedAt",
-  coalesce((select array_agg(p.code order by p.code) from api_client_properties cp join properties p on p.id = cp.property_id where cp.client_id = c.id), '{}') as "propertyCodes"`;
+  coalesce((select array_agg(x.code order by x.code) from (select ${propertyFieldSql("code", "cp.property_id")} as code
+    from api_client_properties cp where cp.client_id = c.id) x), '{}') as "propertyCodes"`;
 
 export async function findClient(db: Queryable, id: string): Promise<ApiClient | undefined> {
   const rows = await db.query<ApiClient>(`select ${clientColumns} from api_clients c where c.id = $1`, [id]);
@@ -94,5 +96,16 @@ export async function approveClient(db: Queryable, id: string, now: Date): Promi
 
 /** One indexed query: the client row and its active granted properties. */
 export const clientCredentialsSql = `select c.id, c.kind, c.provider, c.environment, c.scopes, c.active, c.secret_hash as "secretHash",
-  coalesce((select array_agg(cp.property_id) from api_client_properties cp join properties p on p.id = cp.property_id and p.active where cp.client_id = c.id), '{}') as "propertyIds"
+  coalesce((select array_agg(cp.property_id) from api_client_properties cp
+    where cp.client_id = c.id and ${propertyFieldSql("active", "cp.property_id")}), '{}') as "propertyIds"
   from api_clients c where c.id = $1`;
+
+const clientLimitColumns = { requests: "rate_limit_per_minute", tokens: "token_requests_per_minute" } as const;
+
+/**
+ * The client's own per-minute limit (null: the default applies) as a scalar subquery, for the rate limiters'
+ * one-statement count on every partner call: `requests` for API calls, `tokens` for the token endpoint.
+ */
+export function clientLimitSql(limit: keyof typeof clientLimitColumns, clientIdExpr: string): string {
+  return `(select own_c.${clientLimitColumns[limit]} from api_clients own_c where own_c.id = ${clientIdExpr})`;
+}

@@ -32,6 +32,7 @@ export {
 export { oauthError, type ClientTokenService, type TokenRequest, type TokenResponse } from "./client-token.service.ts";
 export {
   approveClient,
+  clientLimitSql,
   findClient,
   grantProperties,
   insertClient,

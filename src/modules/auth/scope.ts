@@ -1,7 +1,9 @@
 import type { ContextValues } from "@connectrpc/connect";
 import type pg from "pg";
 import { AppError } from "../../errors.ts";
+import { poolQueryable } from "../../db/queryable.ts";
 import { isUuid } from "../../lib/ids.ts";
+import { findPropertyByCode, findPropertyById } from "../properties/index.ts";
 import { principalKey, type Principal } from "./principal.ts";
 
 /** The stable facts of a property most calls need (no business date: it moves every night). */
@@ -68,15 +70,25 @@ export async function requireProperty(
   const key = isUuid(propertyIdOrCode) ? propertyIdOrCode.toLowerCase() : propertyIdOrCode;
   let hit = cache.get(key);
   if (hit === undefined || performance.now() - hit.at > TTL_MS) {
-    const column = isUuid(key) ? "id" : "code";
-    const { rows } =
+    const q = poolQueryable(db.pool);
+    const found =
       key === "" || key.length > 64
-        ? { rows: [] }
-        : await db.pool.query<PropertyRef>(
-            `select id, code, name, time_zone as "timeZone", currency, amount_scale as "amountScale", sandbox from properties where ${column} = $1`,
-            [key],
-          );
-    const ref = rows[0];
+        ? undefined
+        : isUuid(key)
+          ? await findPropertyById(q, key)
+          : await findPropertyByCode(q, key);
+    const ref: PropertyRef | undefined =
+      found === undefined
+        ? undefined
+        : {
+            id: found.id,
+            code: found.code,
+            name: found.name,
+            timeZone: found.timeZone,
+            currency: found.currency,
+            amountScale: found.amountScale,
+            sandbox: found.sandbox,
+          };
     if (ref !== undefined) {
       hit = { ref, at: performance.now() };
       if (cache.size > 10_000) cache.clear();

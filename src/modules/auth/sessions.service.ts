@@ -3,7 +3,7 @@ import { AppError } from "../../errors.ts";
 import type { Transact } from "../../db/transaction.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { isUuid, newId, newToken } from "../../lib/ids.ts";
-import { findActiveMembership, findPropertyById } from "../properties/index.ts";
+import { findActiveMembership, findPropertyById, findUserById, staffPermissionsSql } from "../properties/index.ts";
 import type { TokenIssuer } from "./tokens.ts";
 
 /** A staff session lasts 30 days at most; refreshing never extends it (spec: 30 days absolute). */
@@ -63,9 +63,9 @@ export function createSessionService(deps: { transact: Transact; clock: Clock; t
       const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
       let perms: string[] = [];
       await transact(async (tx) => {
-        const users = await tx.query<{ active: boolean }>(`select active from users where id = $1`, [input.userId]);
+        const user = await findUserById(tx, input.userId);
         const membership =
-          users[0]?.active === true ? await findActiveMembership(tx, input.userId, input.propertyId) : undefined;
+          user?.active === true ? await findActiveMembership(tx, input.userId, input.propertyId) : undefined;
         if (membership === undefined)
           throw new AppError("unauthorized", "The user has no active membership in this property.");
         perms = membership.permissions;
@@ -123,9 +123,7 @@ export function createSessionService(deps: { transact: Transact; clock: Clock; t
           `
           select t.id, t.session_id as "sessionId", t.used_at is not null as used, s.user_id as "userId", s.property_id as "propertyId",
             (s.revoked_at is null and s.expires_at > $1 and t.expires_at > $2) as live, s.expires_at as "sessionExpiresAt",
-            (select r.permissions from memberships m join roles r on r.code = m.role_code join users u on u.id = m.user_id and u.active
-              join properties p on p.id = m.property_id and p.active
-              where m.user_id = s.user_id and m.property_id = s.property_id and m.active) as perms
+            ${staffPermissionsSql("s.user_id", "s.property_id")} as perms
           from refresh_tokens t join staff_sessions s on s.id = t.session_id where t.token_hash = $3 for update of t, s`,
           [now, now, hashRefreshToken(presented)],
         );
@@ -177,18 +175,17 @@ export function createSessionService(deps: { transact: Transact; clock: Clock; t
         const rows = await tx.query<{
           userId: string;
           expiresAt: Date;
-          active: boolean;
           propertyId: string;
           emailVerified: boolean;
         }>(
           `
-          select s.user_id as "userId", s.expires_at as "expiresAt", u.active, s.property_id as "propertyId", s.email_verified as "emailVerified"
-          from staff_sessions s join users u on u.id = s.user_id
+          select s.user_id as "userId", s.expires_at as "expiresAt", s.property_id as "propertyId", s.email_verified as "emailVerified"
+          from staff_sessions s
           where s.id = $1 and s.revoked_at is null and s.expires_at > $2 for update of s`,
           [sessionId, now],
         );
         const row = rows[0];
-        if (row === undefined || !row.active)
+        if (row === undefined || (await findUserById(tx, row.userId))?.active !== true)
           throw new AppError("unauthorized", "The session has ended; sign in again.");
         if (row.propertyId !== fromPropertyId)
           throw new AppError("conflict", "The session switched property meanwhile; use the tokens of that switch.");

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "../../errors.ts";
-import { adapterFor, isDate, jsonAdapter, registerAdapter } from "./adapters.ts";
+import { isCalendarDate } from "../../lib/dates.ts";
+import { adapterFor, jsonAdapter, registerAdapter } from "./adapters.ts";
 
 const valid = {
   eventType: "NEW",
@@ -48,9 +49,9 @@ describe("default JSON adapter", () => {
   });
 
   it("validates calendar dates", () => {
-    expect(isDate("2028-02-29")).toBe(true);
-    expect(isDate("2027-02-29")).toBe(false);
-    expect(isDate("2027-1-01")).toBe(false);
+    expect(isCalendarDate("2028-02-29")).toBe(true);
+    expect(isCalendarDate("2027-02-29")).toBe(false);
+    expect(isCalendarDate("2027-1-01")).toBe(false);
   });
 
   it("lets a provider plug in its own adapter", () => {

@@ -1,4 +1,5 @@
 import { AppError, type FieldViolation } from "../../errors.ts";
+import { badDateReason, isCalendarDate } from "../../lib/dates.ts";
 
 export type ReservationEventType = "NEW" | "MODIFIED" | "CANCELLED";
 
@@ -25,14 +26,6 @@ export interface ProviderAdapter {
   parse(payload: Record<string, unknown>): InboundPartnerMessage;
 }
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-
-export function isDate(s: string): boolean {
-  if (!DATE.test(s)) return false;
-  const d = new Date(`${s}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
-}
-
 /** The default adapter: the JSON body of POST /api/v1/properties/{propertyCode}/reservation-events (CreateReservationEventRequest). */
 export const jsonAdapter: ProviderAdapter = {
   parse(p) {
@@ -55,11 +48,10 @@ export const jsonAdapter: ProviderAdapter = {
     const channel = str("channel", 64, false);
     const arrivalDate = str("arrivalDate", 10, full);
     const departureDate = str("departureDate", 10, full);
-    if (arrivalDate !== "" && !isDate(arrivalDate))
-      v.push({ field: "arrivalDate", reason: "must be a date YYYY-MM-DD" });
-    if (departureDate !== "" && !isDate(departureDate))
-      v.push({ field: "departureDate", reason: "must be a date YYYY-MM-DD" });
-    if (isDate(arrivalDate) && isDate(departureDate) && arrivalDate >= departureDate)
+    if (arrivalDate !== "" && !isCalendarDate(arrivalDate)) v.push({ field: "arrivalDate", reason: badDateReason });
+    if (departureDate !== "" && !isCalendarDate(departureDate))
+      v.push({ field: "departureDate", reason: badDateReason });
+    if (isCalendarDate(arrivalDate) && isCalendarDate(departureDate) && arrivalDate >= departureDate)
       v.push({ field: "departureDate", reason: "must be after arrivalDate" });
     const currency = str("currency", 3, full);
     if (currency !== "" && !/^[A-Z]{3}$/.test(currency))

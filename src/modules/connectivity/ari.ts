@@ -4,7 +4,7 @@ import { requireProperty, type Principal } from "../auth/index.ts";
 import { ariChangesAfter, ariHead, type InventoryService } from "../inventory/index.ts";
 import { poolQueryable } from "../../db/queryable.ts";
 import { decodeCursor, nextCursorOf } from "./connectivity.service.ts";
-import { isDate } from "./adapters.ts";
+import { parseDate } from "../../lib/dates.ts";
 import { mappingsOf, ratePlansOf, roomTypesOf } from "./reads.repository.ts";
 
 const DAY_MS = 86_400_000;
@@ -28,8 +28,8 @@ export function createAriReads(deps: { pool: pg.Pool; inventory: InventoryServic
       q: { from: string; to: string; roomTypes: string[]; ratePlans: string[] },
     ) {
       const property = await requireProperty(deps, caller, propertyCode);
-      if (!isDate(q.from)) throw invalidField("from", "must be a date YYYY-MM-DD");
-      if (!isDate(q.to)) throw invalidField("to", "must be a date YYYY-MM-DD");
+      parseDate("from", q.from);
+      parseDate("to", q.to);
       const days = (Date.parse(q.to) - Date.parse(q.from)) / DAY_MS;
       if (days < 1) throw invalidField("to", "must be after from (to is exclusive)");
       if (days > 366) throw invalidField("to", "the range is at most 366 days");

@@ -1,20 +1,15 @@
 import type pg from "pg";
+import { poolQueryable } from "../../db/queryable.ts";
 import type { Principal } from "../auth/index.ts";
+import { findActivePropertiesByIds, type Property } from "../properties/index.ts";
 import type { InboundPartnerMessage } from "./adapters.ts";
 
-export interface PropertyRef {
-  id: string;
-  code: string;
-  name: string;
-  sandbox: boolean;
-}
+/** What a partner sees of a property in its reach. */
+export type PropertyRef = Pick<Property, "id" | "code" | "name" | "sandbox">;
 
 export async function propertiesInReach(pool: pg.Pool, principal: Principal): Promise<PropertyRef[]> {
-  const { rows } = await pool.query<PropertyRef>(
-    "select id, code, name, sandbox from properties where id = any($1::uuid[]) and active order by code",
-    [principal.propertyIds],
-  );
-  return rows;
+  const properties = await findActivePropertiesByIds(poolQueryable(pool), principal.propertyIds);
+  return properties.map(({ id, code, name, sandbox }) => ({ id, code, name, sandbox }));
 }
 
 export interface StoredPartnerMessage {

@@ -3,7 +3,8 @@ import { AppError, invalidField } from "../../errors.ts";
 import type { RowWriter } from "../../jobs/boss.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { isUuid, newId } from "../../lib/ids.ts";
-import { adapterFor, isDate } from "./adapters.ts";
+import { parseDate } from "../../lib/dates.ts";
+import { adapterFor } from "./adapters.ts";
 import {
   messageRow,
   findPartnerMessage,
@@ -102,8 +103,8 @@ export function createConnectivityService(deps: ConnectivityDeps) {
     ) {
       const caller = client(principal);
       const property = await requireProperty(deps, caller, propertyCode);
-      if (!isDate(from)) throw invalidField("from", "must be a date YYYY-MM-DD");
-      if (!isDate(to)) throw invalidField("to", "must be a date YYYY-MM-DD");
+      parseDate("from", from);
+      parseDate("to", to);
       const days = (Date.parse(to) - Date.parse(from)) / DAY_MS;
       if (days < 1) throw invalidField("to", "must be after from (to is exclusive)");
       if (days > 366) throw invalidField("to", "the range is at most 366 days");
@@ -123,7 +124,13 @@ export function createConnectivityService(deps: ConnectivityDeps) {
         from,
         to,
       );
-      const known = new Map(rows.map((r) => [`${r.room_type_id}|${r.date}`, r]));
+      // rows by room type, then date: one lookup per day without building a key string per day
+      const known = new Map<string, Map<string, (typeof rows)[number]>>();
+      for (const r of rows) {
+        let byDate = known.get(r.room_type_id);
+        if (byDate === undefined) known.set(r.room_type_id, (byDate = new Map()));
+        byDate.set(r.date, r);
+      }
       const dates = datesBetween(from, days);
       return {
         propertyCode: property.code,
@@ -134,7 +141,7 @@ export function createConnectivityService(deps: ConnectivityDeps) {
           code: rt.code,
           externalCode: mapped.get(rt.id),
           days: dates.map((date) => {
-            const r = known.get(`${rt.id}|${date}`) ?? { total: rt.room_count, sold: 0, blocked: 0, out_of_order: 0 };
+            const r = known.get(rt.id)?.get(date) ?? { total: rt.room_count, sold: 0, blocked: 0, out_of_order: 0 };
             return {
               date,
               total: r.total,

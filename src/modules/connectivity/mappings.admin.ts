@@ -1,8 +1,9 @@
 import type pg from "pg";
+import { poolQueryable } from "../../db/queryable.ts";
 import { AppError, invalidField } from "../../errors.ts";
+import { findCatalogueId } from "../inventory/index.ts";
+import { findPropertyByCode } from "../properties/index.ts";
 import { setMapping, type MappingKind } from "./reads.repository.ts";
-
-const TABLE: Record<Exclude<MappingKind, "property">, string> = { room_type: "room_types", rate_plan: "rate_plans" };
 
 /**
  * Operator-side mapping maintenance (ops CLI `mapping:set`): our code -> the provider's code. A provider code
@@ -16,21 +17,15 @@ export async function setProviderMapping(
     throw invalidField("provider", "must be a lowercase provider code");
   if (m.externalCode.length < 1 || m.externalCode.length > 100)
     throw invalidField("externalCode", "must be 1 to 100 characters");
-  const property = (await pool.query<{ id: string }>("select id from properties where code = $1", [m.propertyCode]))
-    .rows[0];
+  const property = await findPropertyByCode(poolQueryable(pool), m.propertyCode);
   if (property === undefined) throw new AppError("not_found", `Property ${m.propertyCode} was not found.`);
   let internalId = property.id;
   if (m.kind !== "property") {
     if (m.code === undefined) throw invalidField("code", `is required for ${m.kind} mappings`);
-    const row = (
-      await pool.query<{ id: string }>(`select id from ${TABLE[m.kind]} where property_id = $1 and code = $2`, [
-        property.id,
-        m.code,
-      ])
-    ).rows[0];
-    if (row === undefined)
+    const id = await findCatalogueId(poolQueryable(pool), property.id, m.kind, m.code);
+    if (id === undefined)
       throw new AppError("not_found", `No ${m.kind.replace("_", " ")} ${m.code} at ${m.propertyCode}.`);
-    internalId = row.id;
+    internalId = id;
   }
   await setMapping(pool, {
     propertyId: property.id,

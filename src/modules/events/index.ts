@@ -12,3 +12,4 @@ export {
   type InvoiceEventData,
 } from "./events.service.ts";
 export { eventCatalogue, type CatalogueType, type EventDataOf, type FromSchema } from "./catalogue.ts";
+export { domainEventSql, domainEventsByIdsSql } from "./sql.ts";

@@ -298,22 +298,6 @@ export async function markChargesInvoiced(
   return rows.length;
 }
 
-/**
- * The reservation a folio belongs to (id and code only). Read-only look-up of the reservations table: the
- * folio copies the code when it opens and never changes reservations.
- */
-export async function findReservationRef(
-  tx: Tx,
-  propertyId: string,
-  reservationId: string,
-): Promise<{ id: string; code: string } | undefined> {
-  const [r] = await tx.query<{ id: string; code: string }>(
-    `select id, code from reservations where property_id = $1 and id = $2`,
-    [propertyId, reservationId],
-  );
-  return r;
-}
-
 /** Folio numbers: a per-property sequence, zero-padded to at least six digits (`000042`). */
 export function formatFolioNumber(sequence: bigint): string {
   return sequence.toString().padStart(6, "0");

@@ -7,6 +7,7 @@ import { paymentMethodKind } from "./payment-methods.ts";
 import * as repo from "./folio.repository.ts";
 import type { ChargeRow, FolioRow, PaymentRow } from "./folio.repository.ts";
 import { findPropertyRow, type PropertyRow } from "../properties/index.ts";
+import { findReservationRef } from "../reservations/index.ts";
 
 export interface FolioDeps {
   transact: Transact;
@@ -81,7 +82,7 @@ export function createFolioService(deps: FolioDeps): FolioService {
   async function openFolio(tx: Tx, propertyId: string, reservationId: string): Promise<FolioRow> {
     const existing = await repo.findFolioByReservation(tx, propertyId, reservationId);
     if (existing !== undefined) return existing;
-    const reservation = await repo.findReservationRef(tx, propertyId, reservationId);
+    const reservation = await findReservationRef(tx, propertyId, reservationId);
     if (reservation === undefined) throw new AppError("not_found", "Reservation not found.");
     const p = await property(tx, propertyId);
     const now = clock.now();

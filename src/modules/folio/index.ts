@@ -20,3 +20,4 @@ export {
   type FolioRow,
   type PaymentRow,
 } from "./folio.repository.ts";
+export { chargesOnDaySql, paymentsByMethodReport, revenueByDayReport } from "./reports.ts";

@@ -1,4 +1,8 @@
-import sharp, { type OutputInfo } from "sharp";
+import type { OutputInfo } from "sharp";
+
+/** sharp (libvips, about 20 MiB resident) is loaded on the first scan, not by every process that never scans. */
+let loaded: Promise<typeof import("sharp")> | undefined;
+const loadSharp = async (): Promise<typeof import("sharp").default> => (await (loaded ??= import("sharp"))).default;
 
 export type ImageType = "image/jpeg" | "image/png" | "image/webp";
 
@@ -24,6 +28,7 @@ export class UndecodableImageError extends Error {}
  * on white. Runs on libuv's thread pool, not the event loop. The result is a PNG that lives only in memory.
  */
 export async function prepareMrzImage(bytes: Uint8Array, bottomFraction: number): Promise<Buffer> {
+  const sharp = await loadSharp();
   let raw: { data: Buffer; info: OutputInfo };
   try {
     raw = await sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS, failOn: "error" })

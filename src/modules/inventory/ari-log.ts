@@ -1,4 +1,4 @@
-import type { Queryable } from "../../db/queryable.ts";
+import type { Queryable, SqlPart } from "../../db/queryable.ts";
 
 /**
  * Why ARI changed, as the availability.changed hint's `reason` and the ARI delta feed item's: a booking or its
@@ -19,26 +19,31 @@ export interface AriChange {
 }
 
 /**
- * Appends ARI changes to the delta feed in the caller's transaction, numbered from the property's ARI counter.
- * The counter row stays locked until commit, so call this near the END of the transaction (after the row locks
- * of the change itself): sequence numbers then become visible in commit order and a reader never skips one.
+ * The ARI changes as WITH items of the caller's statement (`ari_rows` returns one row per change appended), numbered
+ * from the property's ARI counter. The counter row stays locked until commit, so this belongs in the LAST statement
+ * of the transaction (after the row locks of the change itself): sequence numbers then become visible in commit order
+ * and a reader never skips one. A change that ends with another counter (a reservation's change sequence) takes both
+ * in that one statement, so the hot counter rows are held for one round trip and the commit. Undefined: nothing to
+ * append.
  */
-export async function recordAriChanges(
-  tx: Queryable,
+export function ariChangesSql(
   propertyId: string,
   changes: readonly AriChange[],
   at: Date,
-): Promise<void> {
+  first: number,
+): SqlPart | undefined {
   const list = changes.filter((c) => c.roomTypes.length > 0 && c.from < c.to);
-  if (list.length === 0) return;
-  await tx.query(
-    `with c as (insert into ari_counters as k (property_id, seq) values ($1, $2)
-                on conflict (property_id) do update set seq = k.seq + $2 returning seq)
-     insert into ari_changes (property_id, seq, reason, from_date, to_date, room_types, rate_plans, changed_at)
-     select $1, c.seq - $2 + x.n, x.reason, x.from_date, x.to_date,
-            array(select jsonb_array_elements_text(x.room_types)), array(select jsonb_array_elements_text(x.rate_plans)), $8
-       from c cross join unnest($3::text[], $4::date[], $5::date[], $6::jsonb[], $7::jsonb[]) with ordinality as x(reason, from_date, to_date, room_types, rate_plans, n)`,
-    [
+  if (list.length === 0) return undefined;
+  const $ = (n: number) => `$${first + n - 1}`;
+  return {
+    with: `ari_counter as (insert into ari_counters as k (property_id, seq) values (${$(1)}, ${$(2)})
+                on conflict (property_id) do update set seq = k.seq + ${$(2)} returning seq),
+     ari_rows as (insert into ari_changes (property_id, seq, reason, from_date, to_date, room_types, rate_plans, changed_at)
+     select ${$(1)}, c.seq - ${$(2)} + x.n, x.reason, x.from_date, x.to_date,
+            array(select jsonb_array_elements_text(x.room_types)), array(select jsonb_array_elements_text(x.rate_plans)), ${$(8)}
+       from ari_counter c cross join unnest(${$(3)}::text[], ${$(4)}::date[], ${$(5)}::date[], ${$(6)}::jsonb[], ${$(7)}::jsonb[]) with ordinality as x(reason, from_date, to_date, room_types, rate_plans, n)
+     returning 1)`,
+    params: [
       propertyId,
       list.length,
       list.map((c) => c.reason),
@@ -48,7 +53,18 @@ export async function recordAriChanges(
       list.map((c) => JSON.stringify([...new Set(c.ratePlans)].sort())),
       at,
     ],
-  );
+  };
+}
+
+/** Appends ARI changes to the delta feed in the caller's transaction on their own (see ariChangesSql: call it last). */
+export async function recordAriChanges(
+  tx: Queryable,
+  propertyId: string,
+  changes: readonly AriChange[],
+  at: Date,
+): Promise<void> {
+  const part = ariChangesSql(propertyId, changes, at, 1);
+  if (part !== undefined) await tx.query(`with ${part.with} select count(*) from ari_rows`, part.params);
 }
 
 export interface AriChangeRow {

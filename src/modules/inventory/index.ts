@@ -30,10 +30,21 @@ export {
   boardTypes,
 } from "./inventory.repository.ts";
 export type { RoomType, Room, RatePlan, RoomStatus, BoardType, StayLineQuote } from "./inventory.repository.ts";
-export { parseDate, parseRange, addDays, daysBetween, maxDate } from "./dates.ts";
 export { seedInventory } from "./seed.ts";
+export { ratePlansSql, roomCountsOnDaySql, roomsSql, roomTypesSql, sellableRoomsByDaySql } from "./sql.ts";
+export {
+  countRoomsStatusWrittenBefore,
+  findCatalogueId,
+  inventoryRowsOf,
+  ratePlansOf,
+  roomTypesOf,
+  stayPriceTotals,
+  type DayRow,
+  type RoomTypeRow,
+} from "./reads.ts";
 export {
   recordAriChanges,
+  ariChangesSql,
   ariChangesAfter,
   ariHead,
   type AriChange,

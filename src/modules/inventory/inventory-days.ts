@@ -1,5 +1,5 @@
 import { AppError } from "../../errors.ts";
-import { daysBetween } from "./dates.ts";
+import { daysBetween } from "../../lib/dates.ts";
 import type { Queryable } from "../../db/queryable.ts";
 
 /** The counters of a `room_type_days` row that consume rooms. */

@@ -1,6 +1,6 @@
 import { isUuid } from "../../lib/ids.ts";
 import type { Queryable } from "../../db/queryable.ts";
-import { propertyRowColumns, type PropertyRow } from "../properties/index.ts";
+import { activePropertyRowSql, type PropertyRow } from "../properties/index.ts";
 
 export const roomStatuses = ["CLEAN", "DIRTY", "INSPECTED", "OUT_OF_ORDER"] as const;
 export type RoomStatus = (typeof roomStatuses)[number];
@@ -213,18 +213,17 @@ export async function quoteStay(
 ): Promise<{ property: PropertyRow; lines: StayLineQuote[] } | undefined> {
   const uuidOrNull = (id: string) => (isUuid(id) ? id : null);
   const rows = await q.query<StayQuoteRow>(
-    `select ${propertyRowColumns},
+    `select p.id, p.code, p.currency, p."amountScale", p."vatRateBp", p."accommodationTaxRateBp", p."businessDate",
             rt.id as "rtId", rt.code as "rtCode", rt.name as "rtName", rt.max_occupancy as "maxOccupancy", rt.room_count as "roomCount",
             rp.id as "rpId", rp.code as "rpCode",
             exists (select 1 from rate_plan_room_types x where x.property_id = p.id and x.rate_plan_id = rp.id and x.room_type_id = rt.id) as covers,
             array(select dp.amount_minor::text from daily_prices dp
                    where dp.property_id = p.id and dp.rate_plan_id = rp.id and dp.room_type_id = rt.id and dp.date >= $4::date and dp.date < $5::date
                    order by dp.date) as nightly
-       from properties p
+       from (${activePropertyRowSql("$1")}) p
       cross join unnest($2::uuid[], $3::uuid[]) with ordinality as l(room_type_id, rate_plan_id, n)
        left join room_types rt on rt.property_id = p.id and rt.id = l.room_type_id
        left join rate_plans rp on rp.property_id = p.id and rp.id = l.rate_plan_id
-      where p.active and p.id = $1
       order by l.n`,
     [propertyId, lines.map((l) => uuidOrNull(l.roomTypeId)), lines.map((l) => uuidOrNull(l.ratePlanId)), from, to],
   );

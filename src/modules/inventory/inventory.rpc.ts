@@ -6,7 +6,7 @@ import {
   RoomStatus as RoomStatusEnum,
 } from "../../../gen/hotelops/inventory/v1/inventory_pb.js";
 import { invalidField } from "../../errors.ts";
-import { addDays, daysBetween } from "./dates.ts";
+import { addDays, daysBetween } from "../../lib/dates.ts";
 import type { InventoryService } from "./inventory.service.ts";
 import type { BoardType, RatePlan, Room, RoomStatus } from "./inventory.repository.ts";
 import { requirePrincipal, requireProperty } from "../auth/index.ts";

@@ -4,7 +4,7 @@ import { AppError, invalidField } from "../../errors.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId } from "../../lib/ids.ts";
 import { recordEvent, type AvailabilityEventData } from "../events/index.ts";
-import { addDays, maxDate, parseRange } from "./dates.ts";
+import { addDays, maxDate, parseRange } from "../../lib/dates.ts";
 import { recordAriChanges, type AriReason } from "./ari-log.ts";
 import {
   checkRestrictionInput,

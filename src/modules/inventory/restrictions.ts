@@ -1,5 +1,5 @@
 import { AppError, invalidField, type FieldViolation } from "../../errors.ts";
-import { daysBetween, parseRange } from "./dates.ts";
+import { daysBetween, parseRange } from "../../lib/dates.ts";
 import type { Queryable } from "../../db/queryable.ts";
 
 /** Longest range one SetRestrictions call writes (as for prices). */

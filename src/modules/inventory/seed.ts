@@ -1,6 +1,6 @@
 import type { Tx } from "../../db/transaction.ts";
 import { newId } from "../../lib/ids.ts";
-import { addDays } from "./dates.ts";
+import { addDays } from "../../lib/dates.ts";
 import { changeRoomCount } from "./inventory-days.ts";
 import * as repo from "./inventory.repository.ts";
 import { propertyById } from "../properties/index.ts";

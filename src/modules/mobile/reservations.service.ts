@@ -1,18 +1,17 @@
 import type pg from "pg";
 import { AppError, invalidField } from "../../errors.ts";
 import {
-  addDays,
   boardTypes,
   findRatePlan,
   findRoom,
-  parseDate,
-  parseRange,
   readAvailability,
+  stayPriceTotals,
   type InventoryService,
   type RatePlan,
   type Room,
   type RoomType,
 } from "../inventory/index.ts";
+import { addDays, parseDate, parseRange } from "../../lib/dates.ts";
 import { poolQueryable } from "../../db/queryable.ts";
 import { propertyById } from "../properties/index.ts";
 import { requireId } from "../../lib/ids.ts";
@@ -127,11 +126,7 @@ export function createMobileReservations(deps: {
     const guests = count("adults", q.adults, 1, 1) + count("children", q.children, 0, 0);
     const [availability, prices] = await Promise.all([
       readAvailability(reads, propertyId, from, to),
-      reads.query<{ ratePlanId: string; roomTypeId: string; nights: number; total: string }>(
-        `select rate_plan_id as "ratePlanId", room_type_id as "roomTypeId", count(*)::int as nights, sum(amount_minor)::text as total
-           from daily_prices where property_id = $1 and date >= $2::date and date < $3::date group by rate_plan_id, room_type_id`,
-        [propertyId, from, to],
-      ),
+      stayPriceTotals(reads, propertyId, from, to),
     ]);
     const free = new Map(availability.map((a) => [a.roomTypeId, a.days.every((d) => d.available > 0)]));
     const occupancy = new Map(roomTypes.map((rt) => [rt.id, rt.maxOccupancy]));

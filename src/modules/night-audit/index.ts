@@ -1,6 +1,5 @@
 export {
   createNightAuditService,
-  isValidDate,
   type CheckId,
   type CheckStatus,
   type MarkNoShow,

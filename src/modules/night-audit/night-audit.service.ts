@@ -1,6 +1,7 @@
-import { AppError, invalidField } from "../../errors.ts";
+import { AppError } from "../../errors.ts";
 import type { Transact, Tx } from "../../db/transaction.ts";
 import type { Clock } from "../../lib/clock.ts";
+import { parseDate } from "../../lib/dates.ts";
 import type { FolioService } from "../folio/index.ts";
 import * as repo from "./night-audit.repository.ts";
 
@@ -55,14 +56,6 @@ export interface NightAuditDeps {
 export interface NightAuditService {
   getChecks(propertyId: string): Promise<NightAuditChecks>;
   run(propertyId: string, actor: string, input: { expectedBusinessDate: string }): Promise<NightAuditResult>;
-}
-
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-
-export function isValidDate(value: string): boolean {
-  if (!DATE.test(value)) return false;
-  const d = new Date(`${value}T00:00:00.000Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === value;
 }
 
 async function evaluate(tx: Tx, propertyId: string, businessDate: string): Promise<NightAuditCheck[]> {
@@ -126,7 +119,7 @@ export function createNightAuditService(deps: NightAuditDeps): NightAuditService
 
     async run(propertyId, actor, input) {
       const expected = input.expectedBusinessDate.trim();
-      if (!isValidDate(expected)) throw invalidField("expectedBusinessDate", "must be a date YYYY-MM-DD");
+      parseDate("expectedBusinessDate", expected);
       return transact(async (tx) => {
         // The property row lock serializes audits of one property: a second run waits, then sees the new date.
         const property = await repo.lockBusinessDate(tx, propertyId);

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { fromBinary, toBinary } from "@bufbuild/protobuf";
+import { create, fromBinary, isMessage, toBinary, type DescMessage, type MessageInitShape } from "@bufbuild/protobuf";
 import {
   createContextKey,
   type ContextValues,
@@ -175,7 +175,7 @@ export function createIdempotency(opts: IdempotencyOptions): Idempotency {
     }
     const outcome =
       res !== undefined
-        ? { response: toBinary(req.method.output, res.message), headers: storedHeaders(res.header) }
+        ? { response: encodeResponse(req.method.output, res.message), headers: storedHeaders(res.header) }
         : storable(failure);
     if (held.holding) {
       try {
@@ -313,4 +313,12 @@ function hasTransientCause(err: AppError): boolean {
     e = (e as { cause?: unknown }).cause;
   }
   return false;
+}
+
+/** The REST gateway passes an implementation's answer on as it is, a message or its init shape. */
+function encodeResponse(schema: DescMessage, message: unknown): Uint8Array {
+  return toBinary(
+    schema,
+    isMessage(message, schema) ? message : create(schema, message as MessageInitShape<DescMessage>),
+  );
 }

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { clientLimitSql } from "../auth/index.ts";
 import { claimStatement, claimValues, type Claim } from "./idempotency.repository.ts";
 
 export interface Hit {
@@ -36,14 +37,14 @@ const ONE = {
 const CLIENT = {
   name: "rl_client",
   text: `insert into rate_limits (bucket, window_start, count) values ($1, $2, 1) ${UPSERT}
-         returning count, (select rate_limit_per_minute from api_clients where id = $3) as client_limit`,
+         returning count, ${clientLimitSql("requests", "$3")} as client_limit`,
 };
 // The single-bucket count and, within the limit, the idempotency claim: one round trip for the write path.
 const CLAIMING = {
   name: "rl_claim",
   text: `with hit as (
            insert into rate_limits (bucket, window_start, count) values ($1, $2, 1) ${UPSERT}
-           returning count, (select rate_limit_per_minute from api_clients where id = $3) as client_limit
+           returning count, ${clientLimitSql("requests", "$3")} as client_limit
          ), claim as (
            ${claimStatement("select $5::text, $6::text, $7::text, $8::text, 'in_progress', $9::timestamptz, $10::timestamptz, $11::timestamptz from hit where hit.count <= coalesce(hit.client_limit, $4::integer)")}
          )

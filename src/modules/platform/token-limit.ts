@@ -3,6 +3,7 @@ import type { UnaryRequest, StreamRequest, UnaryResponse, StreamResponse } from 
 import type pg from "pg";
 import { AppError, toAppError } from "../../errors.ts";
 import { callInfoKey } from "../../server/context.ts";
+import { clientLimitSql } from "../auth/index.ts";
 
 /** Limits of the token endpoint (rate_limit_class "token"), apart from staff login's "auth" class. */
 export interface TokenLimits {
@@ -21,7 +22,7 @@ const PEEK = {
   text: `select coalesce((select count from rate_limits where bucket = $1 and window_start = $4), 0) as ip_failures,
                 coalesce((select count from rate_limits where bucket = $2 and window_start = $4), 0) as client_failures,
                 coalesce((select count from rate_limits where bucket = $3 and window_start = $4), 0) as client_tokens,
-                (select token_requests_per_minute from api_clients where id = $5) as client_limit`,
+                ${clientLimitSql("tokens", "$5")} as client_limit`,
 };
 const COUNT = {
   name: "rl_token_count",

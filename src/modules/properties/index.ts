@@ -1,6 +1,7 @@
 // Groups, properties, users, memberships and roles: the identity data every other module is scoped by.
 export { ensureGroup, findGroupByCode, type HotelGroup } from "./groups.repository.ts";
 export {
+  findActivePropertiesByIds,
   findPropertiesByCodes,
   findPropertiesOfGroup,
   findPropertyByCode,
@@ -17,4 +18,5 @@ export {
   type Membership,
 } from "./memberships.repository.ts";
 export { findRole, listRoles, type Role } from "./roles.repository.ts";
-export { findPropertyRow, propertyById, propertyRowColumns, type PropertyRow } from "./lookup.ts";
+export { advanceBusinessDate, findPropertyRow, propertyById, type PropertyRow } from "./lookup.ts";
+export { activePropertyRowSql, propertyFieldSql, staffPermissionsSql } from "./sql.ts";

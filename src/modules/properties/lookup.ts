@@ -41,3 +41,14 @@ export async function propertyById(q: Queryable, propertyId: string): Promise<Pr
   if (row === undefined) throw new AppError("not_found", "Property not found.");
   return row;
 }
+
+/** Moves the property's business date one day on (the night audit, holding the row lock); returns the new date. */
+export async function advanceBusinessDate(q: Queryable, propertyId: string, now: Date): Promise<string> {
+  const [row] = await q.query<{ businessDate: string }>(
+    `update properties set business_date = business_date + 1, updated_at = $2 where id = $1
+     returning to_char(business_date, 'YYYY-MM-DD') as "businessDate"`,
+    [propertyId, now],
+  );
+  if (row === undefined) throw new AppError("not_found", "Property not found.");
+  return row.businessDate;
+}

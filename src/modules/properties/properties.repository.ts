@@ -89,3 +89,12 @@ export async function findPropertiesOfGroup(db: Queryable, groupCode: string): P
   );
   return rows;
 }
+
+/** The active properties among `ids`, by code (a partner's properties in reach). */
+export async function findActivePropertiesByIds(db: Queryable, ids: readonly string[]): Promise<Property[]> {
+  if (ids.length === 0) return [];
+  return db.query<Property>(
+    `select ${columns} from properties p join hotel_groups g on g.id = p.group_id where p.id = any($1::uuid[]) and p.active order by p.code`,
+    [[...ids]],
+  );
+}

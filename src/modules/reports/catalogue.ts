@@ -1,8 +1,17 @@
+import { paymentsByMethodReport, revenueByDayReport } from "../folio/index.ts";
+import {
+  arrivalsReport,
+  cancellationsReport,
+  departuresReport,
+  inHouseReport,
+  type ReportQuery,
+} from "../reservations/index.ts";
+
 /**
- * The report catalogue: what each report is and the one SQL statement that answers it. Every statement takes
- * `$1` property id, `$2` first day and `$3` last day (both included), selects the columns under their keys in
- * catalogue order plus `total` (`count(*) over ()`, the row count before the limit), and stops after `$4` rows.
- * Dates are rendered `YYYY-MM-DD` in SQL; money is integer minor units rendered as text (bigint).
+ * The report catalogue: what each report is and the owner's query that answers it (reservations, folio). Every
+ * query takes the property id, the first and last day (both included) and a row limit, and returns the columns
+ * under their keys in catalogue order plus `total` (the row count before the limit). Dates are `YYYY-MM-DD`;
+ * money is integer minor units rendered as text (bigint).
  */
 export type ColumnType = "date" | "text" | "integer" | "money" | "basis_points";
 
@@ -17,13 +26,11 @@ export interface ReportDefinition {
   name: string;
   description: string;
   columns: readonly ReportColumn[];
-  /** One statement, or `occupancy` for the by-day figures computed with the forecast's query. */
-  sql: string | "occupancy";
+  /** The owner's query, or `occupancy` for the by-day figures computed with the forecast's query. */
+  rows: ReportQuery | "occupancy";
 }
 
 const col = (key: string, label: string, type: ColumnType): ReportColumn => ({ key, label, type });
-const day = (expr: string): string => `to_char(${expr}, 'YYYY-MM-DD')`;
-const roomCount = `(select count(*) from reservation_rooms rr where rr.property_id = r.property_id and rr.reservation_id = r.id)::int`;
 
 export const reports: readonly ReportDefinition[] = [
   {
@@ -41,11 +48,7 @@ export const reports: readonly ReportDefinition[] = [
       col("departureDate", "Departure", "date"),
       col("totalMinor", "Total", "money"),
     ],
-    sql: `select ${day("r.arrival_date")} as "arrivalDate", r.code, r.holder_name as "holderName", r.status, ${roomCount} as rooms, r.adults, r.children,
-        ${day("r.departure_date")} as "departureDate", r.total_minor::text as "totalMinor", count(*) over () as total
-      from reservations r
-      where r.property_id = $1 and r.arrival_date between $2::date and $3::date and r.status <> 'CANCELLED'
-      order by r.arrival_date, r.code limit $4`,
+    rows: arrivalsReport,
   },
   {
     id: "departures",
@@ -61,11 +64,7 @@ export const reports: readonly ReportDefinition[] = [
       col("arrivalDate", "Arrival", "date"),
       col("totalMinor", "Total", "money"),
     ],
-    sql: `select ${day("r.departure_date")} as "departureDate", r.code, r.holder_name as "holderName", r.status, ${roomCount} as rooms,
-        ${day("r.arrival_date")} as "arrivalDate", r.total_minor::text as "totalMinor", count(*) over () as total
-      from reservations r
-      where r.property_id = $1 and r.departure_date between $2::date and $3::date and r.status in ('TENTATIVE', 'GUARANTEED', 'IN_HOUSE', 'CHECKED_OUT')
-      order by r.departure_date, r.code limit $4`,
+    rows: departuresReport,
   },
   {
     id: "in_house",
@@ -82,13 +81,7 @@ export const reports: readonly ReportDefinition[] = [
       col("adults", "Adults", "integer"),
       col("children", "Children", "integer"),
     ],
-    sql: `select r.code, r.holder_name as "holderName",
-        coalesce((select string_agg(rm.number, ', ' order by rm.number) from reservation_rooms rr join rooms rm on rm.property_id = rr.property_id and rm.id = rr.room_id
-                   where rr.property_id = r.property_id and rr.reservation_id = r.id), '') as "roomNumbers",
-        ${day("r.arrival_date")} as "arrivalDate", ${day("r.departure_date")} as "departureDate", r.status, r.adults, r.children, count(*) over () as total
-      from reservations r
-      where r.property_id = $1 and r.status in ('IN_HOUSE', 'CHECKED_OUT') and r.arrival_date <= $3::date and r.departure_date > $2::date
-      order by r.arrival_date, r.code limit $4`,
+    rows: inHouseReport,
   },
   {
     id: "occupancy_by_day",
@@ -103,7 +96,7 @@ export const reports: readonly ReportDefinition[] = [
       col("adrMinor", "ADR", "money"),
       col("revenueMinor", "Room revenue", "money"),
     ],
-    sql: "occupancy",
+    rows: "occupancy",
   },
   {
     id: "revenue_by_day",
@@ -115,12 +108,7 @@ export const reports: readonly ReportDefinition[] = [
       col("extrasMinor", "Extras", "money"),
       col("totalMinor", "Total", "money"),
     ],
-    sql: `select ${day("d.date")} as date, coalesce(sum(c.amount_minor) filter (where c.kind = 'ROOM'), 0)::text as "roomMinor",
-        coalesce(sum(c.amount_minor) filter (where c.kind = 'EXTRA'), 0)::text as "extrasMinor", coalesce(sum(c.amount_minor), 0)::text as "totalMinor",
-        count(*) over () as total
-      from generate_series($2::date, $3::date, interval '1 day') as d(date)
-      left join folio_charges c on c.property_id = $1 and c.business_date = d.date::date
-      group by d.date order by d.date limit $4`,
+    rows: revenueByDayReport,
   },
   {
     id: "payments_by_method",
@@ -133,11 +121,7 @@ export const reports: readonly ReportDefinition[] = [
       col("reversals", "Reversals", "integer"),
       col("amountMinor", "Net amount", "money"),
     ],
-    sql: `select p.method_code as method, p.method_kind as kind, count(*) filter (where p.amount_minor > 0)::int as payments,
-        count(*) filter (where p.amount_minor < 0)::int as reversals, sum(p.amount_minor)::text as "amountMinor", count(*) over () as total
-      from folio_payments p
-      where p.property_id = $1 and p.business_date between $2::date and $3::date
-      group by p.method_code, p.method_kind order by p.method_code, p.method_kind limit $4`,
+    rows: paymentsByMethodReport,
   },
   {
     id: "cancellations",
@@ -153,12 +137,6 @@ export const reports: readonly ReportDefinition[] = [
       col("departureDate", "Departure", "date"),
       col("totalMinor", "Total", "money"),
     ],
-    sql: `select ${day("(r.cancelled_at at time zone p.time_zone)::date")} as "cancelledDate", r.code, r.holder_name as "holderName", r.source,
-        coalesce(r.channel, '') as channel, ${day("r.arrival_date")} as "arrivalDate", ${day("r.departure_date")} as "departureDate",
-        r.total_minor::text as "totalMinor", count(*) over () as total
-      from reservations r join properties p on p.id = r.property_id
-      where r.property_id = $1 and r.status = 'CANCELLED'
-        and (r.cancelled_at at time zone p.time_zone)::date between $2::date and $3::date
-      order by r.cancelled_at, r.code limit $4`,
+    rows: cancellationsReport,
   },
 ];

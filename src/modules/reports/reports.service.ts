@@ -2,7 +2,7 @@ import type pg from "pg";
 import { AppError, invalidField } from "../../errors.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId } from "../../lib/ids.ts";
-import { addDays, daysBetween, parseDate } from "../inventory/index.ts";
+import { addDays, daysBetween, parseDate } from "../../lib/dates.ts";
 import { poolQueryable } from "../../db/queryable.ts";
 import { propertyById } from "../properties/index.ts";
 import { reports, type ReportColumn, type ReportDefinition } from "./catalogue.ts";
@@ -66,16 +66,11 @@ export function createReportsService(deps: { pool: pg.Pool; clock: Clock }): Rep
     start: string,
     end: string,
   ): Promise<{ rows: Record<string, unknown>[]; total: number }> {
-    if (report.sql === "occupancy") {
+    if (report.rows === "occupancy") {
       const days = await occupancyDays(reads, propertyId, start, addDays(end, 1), false);
       return { rows: days.slice(0, PREVIEW_ROWS) as unknown as Record<string, unknown>[], total: days.length };
     }
-    const rows = await reads.query<Record<string, unknown> & { total: string }>(report.sql, [
-      propertyId,
-      start,
-      end,
-      PREVIEW_ROWS,
-    ]);
+    const rows = await report.rows(reads, propertyId, start, end, PREVIEW_ROWS);
     return { rows, total: rows.length === 0 ? 0 : Number(rows[0]!.total) };
   }
 

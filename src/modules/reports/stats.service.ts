@@ -1,7 +1,10 @@
 import type pg from "pg";
 import { AppError, invalidField } from "../../errors.ts";
 import { poolQueryable, type Queryable } from "../../db/queryable.ts";
-import { propertyById } from "../properties/index.ts";
+import { chargesOnDaySql } from "../folio/index.ts";
+import { roomCountsOnDaySql, sellableRoomsByDaySql } from "../inventory/index.ts";
+import { activePropertyRowSql, propertyById } from "../properties/index.ts";
+import { dayMovementsSql, roomNightsByDaySql } from "../reservations/index.ts";
 
 export interface Dashboard {
   businessDate: string;
@@ -45,41 +48,24 @@ export interface StatsService {
 const occupancy = (sold: number, sellable: number): number =>
   sellable <= 0 ? 0 : Math.floor((sold * 10000) / sellable);
 
-// One statement: the property's business date, today's movements, tonight's room counters and the day's charges.
+// One statement: the property's business date, today's movements, tonight's room counters and the day's charges,
+// each part written by its owner (properties, reservations, inventory, folio).
+// Every count reads an index of today's reservations (arrivals by date, departures and in-house through partial
+// indexes of IN_HOUSE and CHECKED_OUT stays), never the property's whole history.
 export const dashboardSql = `
-select to_char(p.business_date, 'YYYY-MM-DD') as "businessDate", p.currency, p.amount_scale as "amountScale",
-  (select count(*) from reservations r where r.property_id = p.id and r.arrival_date = p.business_date
-      and r.status in ('TENTATIVE', 'GUARANTEED', 'IN_HOUSE'))::int as arrivals,
-  (select count(*) from reservations r where r.property_id = p.id and r.departure_date = p.business_date
-      and r.status in ('IN_HOUSE', 'CHECKED_OUT'))::int as departures,
-  (select count(*) from reservations r where r.property_id = p.id and r.status = 'IN_HOUSE')::int as "inHouse",
-  (select coalesce(sum(c.amount_minor), 0) from folio_charges c where c.property_id = p.id and c.business_date = p.business_date)::text as revenue,
+select p."businessDate", p.currency, p."amountScale",
+  ${dayMovementsSql("p.id", "p.business_date")},
+  ${chargesOnDaySql("p.id", "p.business_date")}::text as revenue,
   rooms.total, rooms.sold, rooms.blocked, rooms.ooo
-from properties p
-cross join lateral (
-  select coalesce(sum(coalesce(d.total, rt.room_count)), 0)::int as total, coalesce(sum(d.sold), 0)::int as sold,
-         coalesce(sum(d.blocked), 0)::int as blocked, coalesce(sum(d.out_of_order), 0)::int as ooo
-    from room_types rt
-    left join room_type_days d on d.property_id = rt.property_id and d.room_type_id = rt.id and d.date = p.business_date
-   where rt.property_id = p.id) rooms
-where p.id = $1`;
+from (${activePropertyRowSql("$1")}) p
+cross join lateral (${roomCountsOnDaySql("p.id", "p.business_date")}) rooms`;
 
-// Per night of [$2, $3): sellable rooms (room counters) and the room nights on the books with their nightly prices.
+// Per night of [$2, $3): sellable rooms (inventory's room counters) and the room nights on the books with their
+// nightly prices (reservations).
 export const forecastSql = `
 with days as (select d::date as date from generate_series($2::date, $3::date - 1, interval '1 day') d),
-cap as (
-  select days.date, sum(coalesce(x.total, rt.room_count) - coalesce(x.out_of_order, 0))::int as sellable
-    from days cross join room_types rt
-    left join room_type_days x on x.property_id = rt.property_id and x.room_type_id = rt.id and x.date = days.date
-   where rt.property_id = $1
-   group by days.date),
-sold as (
-  select days.date, count(*)::int as sold, sum(rr.nightly_minor[(days.date - r.arrival_date) + 1])::text as revenue
-    from days
-    join reservations r on r.property_id = $1 and r.arrival_date >= $2::date - 60 and r.arrival_date <= days.date
-                       and r.departure_date > days.date and r.status = any($4::text[])
-    join reservation_rooms rr on rr.property_id = r.property_id and rr.reservation_id = r.id
-   group by days.date)
+cap as (${sellableRoomsByDaySql("days", "$1", "$2::date", "$3::date")}),
+sold as (${roomNightsByDaySql("$1", "$2::date", "$3::date", "$4::text[]")})
 select to_char(days.date, 'YYYY-MM-DD') as date, coalesce(cap.sellable, 0) as sellable, coalesce(sold.sold, 0) as sold, coalesce(sold.revenue, '0') as revenue
   from days left join cap using (date) left join sold using (date)
  order by days.date`;

@@ -2,7 +2,7 @@ import type { Tx } from "../../db/transaction.ts";
 import { AppError } from "../../errors.ts";
 import { recordEvents, type NewEvent } from "../events/index.ts";
 import { requireId } from "../../lib/ids.ts";
-import { recordAriChanges, type AriReason } from "../inventory/index.ts";
+import { ariChangesSql, type AriReason } from "../inventory/index.ts";
 import * as repo from "./reservation.repository.ts";
 import type { Reservation } from "./reservation.repository.ts";
 
@@ -27,17 +27,26 @@ export async function requireReservation(tx: Tx, propertyId: string, id: string,
   return r;
 }
 
-/** Event rows for a finished change, the ARI feed entries of its availability hints, then the change sequence (last, see bumpChangeSeq). */
-export async function finishChange(tx: Tx, r: Reservation, events: readonly NewEvent[]): Promise<Reservation> {
+/**
+ * Event rows for a finished change, then in one last statement the ARI feed entries of its availability hints and
+ * the change sequence (both counters are held until commit: see bumpChangeSeq and ariChangesSql). That statement
+ * goes out with the COMMIT (Tx.queryLast) unless `last: false` says the caller's transaction goes on.
+ */
+export async function finishChange(
+  tx: Tx,
+  r: Reservation,
+  events: readonly NewEvent[],
+  opts: { last: boolean } = { last: true },
+): Promise<Reservation> {
   await recordEvents(tx, events);
   const hints = events
     .filter((e) => e.type === "availability.changed")
     .map((e) => e.data as { from: string; to: string; roomTypes: string[]; reason: AriReason });
-  await recordAriChanges(
-    tx,
+  const ari = ariChangesSql(
     r.propertyId,
     hints.map((h) => ({ reason: h.reason, from: h.from, to: h.to, roomTypes: h.roomTypes, ratePlans: [] })),
     events[0]?.occurredAt ?? r.updatedAt,
+    3,
   );
-  return { ...r, changeSeq: await repo.bumpChangeSeq(tx, r.propertyId, r.id) };
+  return { ...r, changeSeq: await repo.bumpChangeSeq(tx, r.propertyId, r.id, ari, opts.last) };
 }

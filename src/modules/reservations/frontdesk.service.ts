@@ -77,16 +77,22 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
       now,
     ]);
     const r = await requireReservation(tx, propertyId, before.id, false);
-    await finishChange(tx, r, [
-      reservationEvent("reservation.updated", r, now),
-      ...availabilityEvents(
-        propertyId,
-        r.arrivalDate,
-        r.departureDate,
-        r.rooms.map((l) => l.roomTypeCode),
-        now,
-      ),
-    ]);
+    // The caller's transaction goes on (the night audit marks several and advances the date): not its last statement.
+    await finishChange(
+      tx,
+      r,
+      [
+        reservationEvent("reservation.updated", r, now),
+        ...availabilityEvents(
+          propertyId,
+          r.arrivalDate,
+          r.departureDate,
+          r.rooms.map((l) => l.roomTypeCode),
+          now,
+        ),
+      ],
+      { last: false },
+    );
   }
 
   async function writable(tx: Tx, actor: Actor, reservationId: string): Promise<Reservation> {

@@ -30,6 +30,22 @@ export {
   findByProviderReference,
 } from "./reservation.repository.ts";
 export {
+  countDeparturesNotCheckedOut,
+  findReservationRef,
+  inHouseNights,
+  unarrivedReservations,
+  type InHouseNight,
+} from "./stays.repository.ts";
+export {
+  arrivalsReport,
+  cancellationsReport,
+  dayMovementsSql,
+  departuresReport,
+  inHouseReport,
+  roomNightsByDaySql,
+  type ReportQuery,
+} from "./reports.repository.ts";
+export {
   transitions,
   canTransition,
   holdsInventory,

@@ -1,5 +1,6 @@
 import { AppError, invalidField } from "../../errors.ts";
-import { daysBetween, nightlyPrices } from "../inventory/index.ts";
+import { nightlyPrices } from "../inventory/index.ts";
+import { daysBetween } from "../../lib/dates.ts";
 import { type Queryable } from "../../db/queryable.ts";
 
 /**

@@ -1,4 +1,7 @@
-import { type Queryable } from "../../db/queryable.ts";
+import { type Queryable, type SqlPart } from "../../db/queryable.ts";
+import type { Tx } from "../../db/transaction.ts";
+import { ratePlansSql, roomsSql, roomTypesSql } from "../inventory/index.ts";
+import { propertyFieldSql } from "../properties/index.ts";
 import type { ReservationSource, ReservationStatus } from "./transitions.ts";
 
 export interface RoomLine {
@@ -62,7 +65,7 @@ type LineRow = Omit<RoomLine, "nightlyMinor" | "totalMinor"> & {
 
 const reservationCols = `r.id, r.property_id as "propertyId", r.code, r.status, r.source, r.provider, r.channel, r.external_reference as "externalReference",
   r.holder_name as "holderName", to_char(r.arrival_date, 'YYYY-MM-DD') as "arrivalDate", to_char(r.departure_date, 'YYYY-MM-DD') as "departureDate",
-  r.adults, r.children, r.notes, r.total_minor::text as "totalMinor", r.currency, p.amount_scale as "amountScale",
+  r.adults, r.children, r.notes, r.total_minor::text as "totalMinor", r.currency, ${propertyFieldSql("amountScale", "$1")} as "amountScale",
   r.cancelled_at as "cancelledAt", r.created_at as "createdAt", r.updated_at as "updatedAt", r.change_seq::text as "changeSeq",
   r.rate_difference_minor::text as "rateDifferenceMinor", r.restriction_overrides as "restrictionOverrides"`;
 
@@ -74,9 +77,9 @@ async function withLines(q: Queryable, propertyId: string, rows: Row[]): Promise
             rr.adults, rr.children, rr.nightly_minor::text[] as "nightlyMinor", rr.total_minor::text as "totalMinor",
             rr.checked_in_at as "checkedInAt", rr.checked_out_at as "checkedOutAt"
        from reservation_rooms rr
-       join room_types rt on rt.property_id = rr.property_id and rt.id = rr.room_type_id
-       join rate_plans rp on rp.property_id = rr.property_id and rp.id = rr.rate_plan_id
-       left join rooms rm on rm.property_id = rr.property_id and rm.id = rr.room_id
+       join (${roomTypesSql("$1")}) rt on rt.id = rr.room_type_id
+       join (${ratePlansSql("$1")}) rp on rp.id = rr.rate_plan_id
+       left join (${roomsSql("$1")}) rm on rm.id = rr.room_id
       where rr.property_id = $1 and rr.reservation_id = any($2::uuid[])
       order by rr.position`,
     [propertyId, rows.map((r) => r.id)],
@@ -108,7 +111,7 @@ export async function findReservation(
   lock = false,
 ): Promise<Reservation | undefined> {
   const rows = await q.query<Row>(
-    `select ${reservationCols} from reservations r join properties p on p.id = r.property_id
+    `select ${reservationCols} from reservations r
       where r.property_id = $1 and r.id = $2${lock ? " for update of r" : ""}`,
     [propertyId, id],
   );
@@ -182,7 +185,7 @@ export async function changeFeed(
             to_char(r.arrival_date, 'YYYY-MM-DD') as "arrivalDate", to_char(r.departure_date, 'YYYY-MM-DD') as "departureDate",
             r.adults, r.children, r.cancelled_at as "cancelledAt", r.created_at as "createdAt", r.updated_at as "updatedAt", r.change_seq::text as "changeSeq",
             coalesce((select array_agg(distinct rt.code order by rt.code) from reservation_rooms rr
-                        join room_types rt on rt.property_id = rr.property_id and rt.id = rr.room_type_id
+                        join (${roomTypesSql("r.property_id")}) rt on rt.id = rr.room_type_id
                        where rr.property_id = r.property_id and rr.reservation_id = r.id), '{}') as "roomTypes"
        from reservations r
       where r.property_id = $1 and r.change_seq > $2 and ($3::timestamptz is null or r.updated_at >= $3)
@@ -303,7 +306,7 @@ export async function changeFeedHead(q: Queryable, propertyId: string): Promise<
 /** A page in change-sequence order (the feed order: a changed reservation moves to the end). */
 export async function listReservations(q: Queryable, propertyId: string, f: ListFilter): Promise<Reservation[]> {
   const rows = await q.query<Row>(
-    `select ${reservationCols} from reservations r join properties p on p.id = r.property_id
+    `select ${reservationCols} from reservations r
       where r.property_id = $1 and r.change_seq > $2
         and (cardinality($3::text[]) = 0 or r.status = any($3::text[]))
         and ($4::date is null or r.arrival_date >= $4::date) and ($5::date is null or r.arrival_date < $5::date)
@@ -323,15 +326,26 @@ export async function listReservations(q: Queryable, propertyId: string, f: List
 }
 
 /**
- * Gives the reservation the property's next change sequence. Must be the LAST statement of the transaction:
- * the counter row stays locked until commit, so sequences become visible in commit order.
+ * Gives the reservation the property's next change sequence: the LAST statement of the transaction, sent with its
+ * COMMIT (Tx.queryLast). The counter row stays locked until commit, so sequences become visible in commit order.
+ * `also` (the ARI feed entries of the change, parameters from $3) runs in the same statement, its counter taken
+ * first: the hot counter rows are held for this one round trip and the commit. `last: false`: the caller's
+ * transaction goes on after it (an ordinary statement; the counters stay locked until that later commit).
  */
-export async function bumpChangeSeq(q: Queryable, propertyId: string, reservationId: string): Promise<bigint> {
-  const [row] = await q.query<{ seq: string }>(
-    `with c as (insert into property_counters (property_id, change_seq) values ($1, 1)
-                on conflict (property_id) do update set change_seq = property_counters.change_seq + 1 returning change_seq)
+export async function bumpChangeSeq(
+  tx: Tx,
+  propertyId: string,
+  reservationId: string,
+  also?: SqlPart,
+  last = true,
+): Promise<bigint> {
+  const [row] = await (last ? tx.queryLast.bind(tx) : tx.query.bind(tx))<{ seq: string }>(
+    `with ${also === undefined ? "" : `${also.with},`}
+     c as (insert into property_counters (property_id, change_seq)
+           select $1, 1 ${also === undefined ? "" : "from (select count(*) from ari_rows) a"}
+           on conflict (property_id) do update set change_seq = property_counters.change_seq + 1 returning change_seq)
      update reservations r set change_seq = c.change_seq from c where r.property_id = $1 and r.id = $2 returning r.change_seq::text as seq`,
-    [propertyId, reservationId],
+    [propertyId, reservationId, ...(also?.params ?? [])],
   );
   return BigInt(row!.seq);
 }

@@ -5,9 +5,6 @@ import type { Clock } from "../../lib/clock.ts";
 import { newId, requireId } from "../../lib/ids.ts";
 import {
   findRatePlan,
-  parseDate,
-  maxDate,
-  parseRange,
   quoteStay,
   releaseRooms,
   requireRoomType,
@@ -16,6 +13,7 @@ import {
   takeRooms,
   type StayLine,
 } from "../inventory/index.ts";
+import { parseDate, maxDate, parseRange } from "../../lib/dates.ts";
 import { poolQueryable, type Queryable } from "../../db/queryable.ts";
 import { propertyById, type PropertyRow } from "../properties/index.ts";
 import { chargedNights, everyNightPriced, stayPrices, sum } from "./pricing.ts";

@@ -1,6 +1,8 @@
 import type pg from "pg";
 import { newId } from "../../lib/ids.ts";
+import { domainEventSql, domainEventsByIdsSql } from "../events/index.ts";
 import { partnerApiOnSql } from "../platform/index.ts";
+import { propertyFieldSql } from "../properties/index.ts";
 import { testEventType } from "./event-types.ts";
 import type { SendResult } from "./sender.ts";
 
@@ -39,10 +41,10 @@ export interface Finished {
 
 const claimedColumns = `c.id, c.property_id, c.endpoint_id, c.event_id, c.event_type, c.is_test, c.attempts, c.first_attempt_at, c.lapsed_lease, c.created_at,
   ep.url, ep.secret_sealed, ep.previous_secret_sealed, ep.previous_secret_expires_at, ep.ed25519_key_sealed, ep.previous_ed25519_key_sealed,
-  ep.max_per_second, ep.max_concurrency, p.code as property_code,
+  ep.max_per_second, ep.max_concurrency, ${propertyFieldSql("code", "c.property_id")} as property_code,
   e.created_at as ev_created_at, e.occurred_at as ev_occurred_at, e.data as ev_data`;
-const claimedJoins = `join webhook_endpoints ep on ep.id = c.endpoint_id join properties p on p.id = c.property_id
-  left join domain_events e on e.id = c.event_id and e.property_id = c.property_id`;
+const claimedJoins = `join webhook_endpoints ep on ep.id = c.endpoint_id
+  left join lateral (${domainEventSql("c.event_id", "c.property_id")}) e on true`;
 
 /** Each event with each OPEN address of its property subscribed to its type; none while the partner API is off. */
 export async function subscribedPairs(
@@ -50,9 +52,9 @@ export async function subscribedPairs(
   eventIds: readonly string[],
 ): Promise<{ event_id: string; property_id: string; type: string; endpoint_id: string }[]> {
   const { rows } = await pool.query<{ event_id: string; property_id: string; type: string; endpoint_id: string }>(
-    `select e.id as event_id, e.property_id, e.type, ep.id as endpoint_id from domain_events e
+    `select e.id as event_id, e.property_id, e.type, ep.id as endpoint_id from (${domainEventsByIdsSql("$1::uuid[]")}) e
      join webhook_endpoints ep on ep.property_id = e.property_id and ep.status = 'open' and e.type = any(ep.event_types)
-     where e.id = any($1::uuid[]) and ${partnerApiOnSql}`,
+     where ${partnerApiOnSql}`,
     [eventIds],
   );
   return rows;
@@ -253,12 +255,34 @@ export async function dueDeliveryIds(pool: pg.Pool, now: Date, limit = 1000): Pr
   return rows.map((r) => r.id);
 }
 
-/** Deletes attempt rows and finished deliveries older than `cutoff` (the 30-day history). */
-export async function purgeBefore(pool: pg.Pool, cutoff: Date): Promise<{ attempts: number; deliveries: number }> {
-  const a = await pool.query("delete from webhook_attempts where started_at < $1", [cutoff]);
-  const dl = await pool.query(
-    "delete from webhook_deliveries where status <> 'pending' and coalesce(last_attempt_at, created_at) < $1",
-    [cutoff],
+/** Rows one purge statement deletes: each batch commits on its own, so no statement holds locks for long. */
+export const purgeBatch = 2_000;
+
+/**
+ * Deletes attempt rows and finished deliveries older than `cutoff` (the 30-day history) in batches of `batch`
+ * rows, each its own short statement found through an index on the age (webhook_attempts_age,
+ * webhook_deliveries_finished_age): a purge of millions of rows never holds locks or a snapshot for long, and a
+ * delivery recorded meanwhile waits for one batch at most.
+ */
+export async function purgeBefore(
+  pool: pg.Pool,
+  cutoff: Date,
+  batch = purgeBatch,
+): Promise<{ attempts: number; deliveries: number }> {
+  const drain = async (sql: string): Promise<number> => {
+    let total = 0;
+    for (;;) {
+      const n = (await pool.query(sql, [cutoff, batch])).rowCount ?? 0;
+      total += n;
+      if (n < batch) return total;
+    }
+  };
+  const attempts = await drain(
+    "delete from webhook_attempts where id in (select id from webhook_attempts where started_at < $1 limit $2)",
   );
-  return { attempts: a.rowCount ?? 0, deliveries: dl.rowCount ?? 0 };
+  const deliveries = await drain(
+    `delete from webhook_deliveries where id in (select id from webhook_deliveries
+      where status <> 'pending' and coalesce(last_attempt_at, created_at) < $1 limit $2)`,
+  );
+  return { attempts, deliveries };
 }

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { poolQueryable } from "../../db/queryable.ts";
 import { JOB_EXPIRY_SECONDS, type Boss } from "../../jobs/boss.ts";
 import { queues } from "../../jobs/queues.ts";
 import type { Logger } from "../../lib/logger.ts";
@@ -6,6 +7,7 @@ import type { Mailer } from "../../lib/mail.ts";
 import type { Metrics } from "../../observability/metrics.ts";
 import type { AttemptOutcome, WebhookEngine } from "./engine.ts";
 import type { Recoveries } from "./recovery.ts";
+import { findPropertyById, findUserById } from "../properties/index.ts";
 
 /**
  * Workers: fan-out of events and attempts of deliveries, both a batch of jobs at a time, the every-minute
@@ -62,13 +64,25 @@ export async function registerWebhookWorkers(deps: {
   await boss.registerWorker<{ endpointId: string }>(
     queues.webhooksEndpointClosed,
     async (job) => {
-      const { rows } = await deps.pool.query<{ email: string; url: string; reason: string | null; code: string }>(
-        `select u.email, ep.url, ep.closed_reason as reason, p.code from webhook_endpoints ep
-         join users u on u.id = ep.created_by join properties p on p.id = ep.property_id where ep.id = $1`,
+      const { rows } = await deps.pool.query<{
+        url: string;
+        reason: string | null;
+        userId: string;
+        propertyId: string;
+      }>(
+        `select ep.url, ep.closed_reason as reason, ep.created_by as "userId", ep.property_id as "propertyId"
+         from webhook_endpoints ep where ep.id = $1`,
         [job.data.endpointId],
       );
-      const row = rows[0];
-      if (row === undefined) return;
+      const endpoint = rows[0];
+      if (endpoint === undefined) return;
+      const q = poolQueryable(deps.pool);
+      const [user, property] = await Promise.all([
+        findUserById(q, endpoint.userId),
+        findPropertyById(q, endpoint.propertyId),
+      ]);
+      if (user === undefined || property === undefined) return;
+      const row = { email: user.email, url: endpoint.url, reason: endpoint.reason, code: property.code };
       await deps.mailer.send({
         to: row.email,
         subject: `Webhook address closed (${row.code})`,

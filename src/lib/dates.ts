@@ -1,14 +1,22 @@
-import { invalidField } from "../../errors.ts";
+import { invalidField } from "../errors.ts";
 
+// Calendar dates (`YYYY-MM-DD`, a day, not an instant): the one validation of a date the API receives.
 const datePattern = /^\d{4}-\d{2}-\d{2}$/;
 const dayMs = 86_400_000;
 
-/** Validates a `YYYY-MM-DD` calendar date (a real day: no 2026-02-30). */
-export function parseDate(field: string, value: string): string {
-  if (!datePattern.test(value)) throw invalidField(field, "must be a date YYYY-MM-DD");
+/** Whether `value` is a real `YYYY-MM-DD` calendar day (no 2026-02-30, no 2026-1-01). */
+export function isCalendarDate(value: string): boolean {
+  if (!datePattern.test(value)) return false;
   const d = new Date(`${value}T00:00:00.000Z`);
-  if (Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== value)
-    throw invalidField(field, "is not a calendar date");
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === value;
+}
+
+/** The reason every bad date gets, under its field (400 / INVALID_ARGUMENT on every face). */
+export const badDateReason = "must be a date YYYY-MM-DD";
+
+/** Validates a `YYYY-MM-DD` calendar date; a bad one is `invalid_argument` on `field`. */
+export function parseDate(field: string, value: string): string {
+  if (!isCalendarDate(value)) throw invalidField(field, badDateReason);
   return value;
 }
 

@@ -1,0 +1,117 @@
+import type pg from "pg";
+import type { Queryable } from "../../db/queryable.ts";
+
+/** Read-only inventory questions of other modules (night audit, mobile quotes, partner reads, reports). */
+
+/**
+ * Rooms (not out of order) whose status was last written before the start of `day` in `timeZone`: nobody set
+ * their housekeeping status during that business day.
+ */
+export async function countRoomsStatusWrittenBefore(
+  q: Queryable,
+  propertyId: string,
+  day: string,
+  timeZone: string,
+): Promise<number> {
+  const [r] = await q.query<{ n: number }>(
+    `select count(*)::int as n from rooms m
+      where m.property_id = $1 and m.status <> 'OUT_OF_ORDER' and m.updated_at < ($2::date::timestamp at time zone $3)`,
+    [propertyId, day, timeZone],
+  );
+  return r?.n ?? 0;
+}
+
+/** Per rate plan and room type: the nights of [from, to) that have a daily price and their sum. */
+export async function stayPriceTotals(
+  q: Queryable,
+  propertyId: string,
+  from: string,
+  to: string,
+): Promise<{ ratePlanId: string; roomTypeId: string; nights: number; total: string }[]> {
+  return q.query(
+    `select rate_plan_id as "ratePlanId", room_type_id as "roomTypeId", count(*)::int as nights, sum(amount_minor)::text as total
+       from daily_prices where property_id = $1 and date >= $2::date and date < $3::date group by rate_plan_id, room_type_id`,
+    [propertyId, from, to],
+  );
+}
+
+/** The id of the room type or rate plan with this code at the property (the operators' mapping tool). */
+export async function findCatalogueId(
+  q: Queryable,
+  propertyId: string,
+  kind: "room_type" | "rate_plan",
+  code: string,
+): Promise<string | undefined> {
+  const [row] = await q.query<{ id: string }>(
+    kind === "room_type"
+      ? "select id from room_types where property_id = $1 and code = $2"
+      : "select id from rate_plans where property_id = $1 and code = $2",
+    [propertyId, code],
+  );
+  return row?.id;
+}
+
+// The partner reads (connectivity's room types, rate plans and ARI): one query each on the pool.
+
+export interface RoomTypeRow {
+  id: string;
+  code: string;
+  name: string;
+  room_count: number;
+}
+
+export async function roomTypesOf(pool: pg.Pool, propertyId: string): Promise<RoomTypeRow[]> {
+  return (
+    await pool.query<RoomTypeRow>(
+      "select id, code, name, room_count from room_types where property_id = $1 order by code",
+      [propertyId],
+    )
+  ).rows;
+}
+
+export async function ratePlansOf(
+  pool: pg.Pool,
+  propertyId: string,
+): Promise<{ id: string; code: string; name: string; room_type_codes: string[] }[]> {
+  const { rows } = await pool.query<{ id: string; code: string; name: string; room_type_codes: string[] | null }>(
+    `select rp.id, rp.code, rp.name, array_agg(rt.code order by rt.code) filter (where rt.code is not null) as room_type_codes
+       from rate_plans rp
+       left join rate_plan_room_types x on x.property_id = rp.property_id and x.rate_plan_id = rp.id
+       left join room_types rt on rt.property_id = x.property_id and rt.id = x.room_type_id
+      where rp.property_id = $1
+      group by rp.id, rp.code, rp.name
+      order by rp.code`,
+    [propertyId],
+  );
+  return rows.map((r) => ({ ...r, room_type_codes: r.room_type_codes ?? [] }));
+}
+
+export interface DayRow {
+  room_type_id: string;
+  date: string;
+  total: number;
+  sold: number;
+  blocked: number;
+  out_of_order: number;
+}
+
+/**
+ * Inventory rows per room type per day over [from, to): one index range scan returning only the days that
+ * have a row. Days without one have had no booking, block or out-of-order yet (the caller fills them in with
+ * the room type's room count), which keeps a 50 x 366 request to a few hundred rows on a quiet calendar.
+ */
+export async function inventoryRowsOf(
+  pool: pg.Pool,
+  propertyId: string,
+  roomTypeIds: string[],
+  from: string,
+  to: string,
+): Promise<DayRow[]> {
+  const { rows } = await pool.query<DayRow>(
+    `select room_type_id, to_char(date, 'YYYY-MM-DD') as date, total, sold, blocked, out_of_order
+       from room_type_days
+      where property_id = $1 and room_type_id = any($2::uuid[]) and date >= $3::date and date < $4::date`,
+    [propertyId, roomTypeIds, from, to],
+  );
+  return rows;
+}

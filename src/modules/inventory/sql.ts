@@ -1,0 +1,46 @@
+/**
+ * SQL fragments over this module's tables for other modules' statements that must stay one round trip (the
+ * reservation reads, the change feed, reports, the dashboard): row sources keyed by expressions of the caller's
+ * statement, with `own_` aliases so they never shadow the caller's. Everything else goes through this module's
+ * functions.
+ */
+
+/**
+ * Row sources of the property's room types, rate plans and rooms for a caller's join (`join (${roomTypesSql(
+ * "$1")}) rt on rt.id = ...`): plain selections, which PostgreSQL pulls up into the caller's join, so the plan is
+ * the one a direct join would get (a scalar subquery per row was measured 2x slower on a 500-reservation page).
+ */
+export function roomTypesSql(propertyIdExpr: string): string {
+  return `select own_rt.property_id, own_rt.id, own_rt.code from room_types own_rt where own_rt.property_id = ${propertyIdExpr}`;
+}
+
+export function ratePlansSql(propertyIdExpr: string): string {
+  return `select own_rp.property_id, own_rp.id, own_rp.code from rate_plans own_rp where own_rp.property_id = ${propertyIdExpr}`;
+}
+
+export function roomsSql(propertyIdExpr: string): string {
+  return `select own_rm.property_id, own_rm.id, own_rm.number from rooms own_rm where own_rm.property_id = ${propertyIdExpr}`;
+}
+
+/**
+ * A row source (use it as `(...) rooms`) of the property's room counters on the day `dayExpr`: `total`,
+ * `sold`, `blocked` and `ooo` summed over its room types (a day without a row counts the room type's rooms).
+ */
+export function roomCountsOnDaySql(propertyIdExpr: string, dayExpr: string): string {
+  return `select coalesce(sum(coalesce(own_d.total, own_rt.room_count)), 0)::int as total, coalesce(sum(own_d.sold), 0)::int as sold,
+         coalesce(sum(own_d.blocked), 0)::int as blocked, coalesce(sum(own_d.out_of_order), 0)::int as ooo
+    from room_types own_rt
+    left join room_type_days own_d on own_d.property_id = own_rt.property_id and own_d.room_type_id = own_rt.id and own_d.date = ${dayExpr}
+   where own_rt.property_id = ${propertyIdExpr}`;
+}
+
+/** Per day of the relation `days` (column `date`): the sellable rooms (rooms minus out of order) as `sellable`. */
+export function sellableRoomsByDaySql(days: string, propertyIdExpr: string, fromExpr: string, toExpr: string): string {
+  // the range bound on the day rows lets the planner read only the range's rows, not the property's history
+  return `select ${days}.date, sum(coalesce(own_x.total, own_rt.room_count) - coalesce(own_x.out_of_order, 0))::int as sellable
+    from ${days} cross join room_types own_rt
+    left join room_type_days own_x on own_x.property_id = own_rt.property_id and own_x.room_type_id = own_rt.id and own_x.date = ${days}.date
+                                  and own_x.date >= ${fromExpr} and own_x.date < ${toExpr}
+   where own_rt.property_id = ${propertyIdExpr}
+   group by ${days}.date`;
+}

@@ -1,0 +1,75 @@
+import type { Queryable } from "../../db/queryable.ts";
+import { roomsSql } from "../inventory/index.ts";
+
+/**
+ * Read-only questions other modules ask about reservations and their room lines (the folio, the night audit).
+ * Every query filters by property id; state changes go through the ReservationService.
+ */
+
+/** A reservation's id and code (the folio copies the code when it opens), or undefined. */
+export async function findReservationRef(
+  q: Queryable,
+  propertyId: string,
+  reservationId: string,
+): Promise<{ id: string; code: string } | undefined> {
+  const [r] = await q.query<{ id: string; code: string }>(
+    `select id, code from reservations where property_id = $1 and id = $2`,
+    [propertyId, reservationId],
+  );
+  return r;
+}
+
+/** Arrivals of the day (or earlier) still waiting: TENTATIVE or GUARANTEED with no room line checked in. */
+export async function unarrivedReservations(q: Queryable, propertyId: string, businessDate: string): Promise<string[]> {
+  const rows = await q.query<{ id: string }>(
+    `select r.id from reservations r
+      where r.property_id = $1 and r.arrival_date <= $2::date and r.status in ('TENTATIVE', 'GUARANTEED')
+        and not exists (select 1 from reservation_rooms l where l.property_id = r.property_id and l.reservation_id = r.id and l.checked_in_at is not null)
+      order by r.arrival_date, r.code`,
+    [propertyId, businessDate],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Room lines checked in and not out whose departure is on or before the business date. */
+export async function countDeparturesNotCheckedOut(
+  q: Queryable,
+  propertyId: string,
+  businessDate: string,
+): Promise<number> {
+  const [r] = await q.query<{ n: number }>(
+    `select count(*)::int as n from reservation_rooms l join reservations r on r.property_id = l.property_id and r.id = l.reservation_id
+      where l.property_id = $1 and r.departure_date <= $2::date and l.checked_in_at is not null and l.checked_out_at is null
+        and r.status = 'IN_HOUSE'`,
+    [propertyId, businessDate],
+  );
+  return r?.n ?? 0;
+}
+
+export interface InHouseNight {
+  reservationId: string;
+  reservationRoomId: string;
+  roomNumber: string | null;
+  /** The nightly price of the business date; null when the line has no price for it. */
+  amountMinor: bigint | null;
+}
+
+/** Checked-in room lines staying the night of the business date, with that night's price. */
+export async function inHouseNights(q: Queryable, propertyId: string, businessDate: string): Promise<InHouseNight[]> {
+  const rows = await q.query<{ reservation_id: string; id: string; number: string | null; amount: string | null }>(
+    `select l.reservation_id, l.id, m.number, (l.nightly_minor[($2::date - r.arrival_date) + 1])::text as amount
+       from reservation_rooms l
+       join reservations r on r.property_id = l.property_id and r.id = l.reservation_id
+       left join (${roomsSql("$1")}) m on m.id = l.room_id
+      where l.property_id = $1 and r.status = 'IN_HOUSE' and l.checked_in_at is not null and l.checked_out_at is null
+        and r.arrival_date <= $2::date and r.departure_date > $2::date
+      order by r.code, l.position`,
+    [propertyId, businessDate],
+  );
+  return rows.map((r) => ({
+    reservationId: r.reservation_id,
+    reservationRoomId: r.id,
+    roomNumber: r.number,
+    amountMinor: r.amount === null ? null : BigInt(r.amount),
+  }));
+}
