@@ -17,8 +17,8 @@ import { Migration0016ClientLastToken } from "./0016-client-last-token.ts";
 import { Migration0017MessageAndEventNames } from "./0017-message-and-event-names.ts";
 import { Migration0018SessionEmailVerified } from "./0018-session-email-verified.ts";
 import { Migration0019WebhookReceivers } from "./0019-webhook-receivers.ts";
-import { Migration0021FlatGrowth } from "./0021-flat-growth.ts";
-import { Migration0022WebhookPacing } from "./0022-webhook-pacing.ts";
+import { Migration0020FlatGrowth } from "./0020-flat-growth.ts";
+import { Migration0021WebhookPacing } from "./0021-webhook-pacing.ts";
 
 /** Every migration, in order. Listed explicitly so nothing depends on file globbing at run time. */
 export const migrations = [
@@ -41,6 +41,6 @@ export const migrations = [
   Migration0017MessageAndEventNames,
   Migration0018SessionEmailVerified,
   Migration0019WebhookReceivers,
-  Migration0021FlatGrowth,
-  Migration0022WebhookPacing,
+  Migration0020FlatGrowth,
+  Migration0021WebhookPacing,
 ];

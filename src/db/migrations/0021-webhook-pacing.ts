@@ -5,8 +5,8 @@ import { Migration } from "@mikro-orm/migrations";
  * pause, and the concurrency permits held (`<expiry ms>|<batch id>`, each expiring with the claim's lease).
  * Its own table, so reserving does not queue behind the address row's health updates.
  */
-export class Migration0022WebhookPacing extends Migration {
-  override name = "0022-webhook-pacing";
+export class Migration0021WebhookPacing extends Migration {
+  override name = "0021-webhook-pacing";
 
   override up(): void {
     this.addSql(`

@@ -13,8 +13,8 @@ import { Migration } from "@mikro-orm/migrations";
  *   reports (read through the folio index, every charge the hotel ever posted; found by reading the plans, the
  *   growth bench writes no folios).
  */
-export class Migration0021FlatGrowth extends Migration {
-  override name = "0021-flat-growth";
+export class Migration0020FlatGrowth extends Migration {
+  override name = "0020-flat-growth";
 
   override up(): void {
     this.addSql(`
