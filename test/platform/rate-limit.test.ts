@@ -207,11 +207,14 @@ describe("the service: two app instances on one database", () => {
   let one: TestApp;
   let two: TestApp;
   let databaseUrl: string;
+  // A clock of their own, standing at 20 s into a minute: the windows are fixed minutes, and on the real clock a
+  // minute boundary falling between two requests of a test would reset the counts under it.
+  const appClock = new ManualClock("2026-11-22T10:00:20.000Z");
   beforeAll(async () => {
     databaseUrl = await freshDatabaseUrl();
     const env = { RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE: "3" };
-    one = await startTestApp({ databaseUrl, env });
-    two = await startTestApp({ databaseUrl, env });
+    one = await startTestApp({ databaseUrl, env, clock: appClock });
+    two = await startTestApp({ databaseUrl, env, clock: appClock });
   });
   afterAll(async () => {
     await one?.close();
@@ -261,6 +264,7 @@ describe("the service: two app instances on one database", () => {
     const proxied = await startTestApp({
       databaseUrl,
       env: { RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE: "2", TRUSTED_PROXIES: "127.0.0.1,::1" },
+      clock: appClock,
     });
     try {
       expect((await tokenAs(proxied, "xff-1", "198.51.100.9, 203.0.113.1")).status).toBe(401);
