@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { Queryable } from "./queryable.ts";
 import type { Tx } from "./transaction.ts";
 
 /**
@@ -7,14 +8,40 @@ import type { Tx } from "./transaction.ts";
  * (the idempotency interceptor) knows the response and either records it in that transaction and commits
  * (`commit`) or rolls everything back (`rollback`). A crash at any point leaves either both the writes and the
  * stored outcome, or neither. Later `transact` calls of the same RPC run inside it (a savepoint each).
+ *
+ * A batched row writer may instead defer the RPC's one write (`defer`): nothing is written until the outcome is
+ * known, then the row and the outcome commit together in the writer's batch (one transaction for the batch, no
+ * connection held while the response is built). Should the RPC open a transaction after deferring, the deferred
+ * write goes into that transaction first and everything commits there as above.
  */
 export interface HeldTransaction {
-  /** True once the RPC opened its transaction and it waits for commit/rollback. */
+  /** True once the RPC opened its transaction or deferred a write, and it waits for commit/rollback. */
   readonly holding: boolean;
-  /** Records the outcome in the held transaction and commits; rejects (nothing committed) when that fails. */
-  commit(record: (tx: Tx) => Promise<void>): Promise<void>;
-  /** Rolls the held transaction back (the RPC failed in a way that must not be kept). */
+  /** Records the outcome with the RPC's writes and commits; rejects (nothing committed) when that fails. */
+  commit(record: OutcomeRecord): Promise<void>;
+  /** Rolls the held transaction back, or drops the deferred write (the RPC failed in a way that must not be kept). */
   rollback(): Promise<void>;
+}
+
+/**
+ * The outcome to commit with the writes: one item of a recorder that records many in one statement (a batch of
+ * deferred writes records the outcomes of all its requests at once).
+ */
+export interface OutcomeRecord<T = unknown> {
+  item: T;
+  /** Records the items in `q`'s transaction; throws when any cannot be recorded (then nothing may commit). */
+  recordAll(q: Queryable, items: readonly T[]): Promise<void>;
+}
+
+/** A write deferred to the commit of its RPC's outcome (see HeldTransaction). */
+export interface DeferredWrite {
+  /** Writes now, inside the transaction the RPC opened after deferring. */
+  into(tx: Tx): Promise<void>;
+  /**
+   * Writes and records the outcome in one transaction and commits (`commitDelayMs`: the test hook below, between
+   * recording and COMMIT); rejects when nothing was committed.
+   */
+  commit(record: OutcomeRecord, commitDelayMs: number): Promise<void>;
 }
 
 export interface HoldOptions {
@@ -24,7 +51,7 @@ export interface HoldOptions {
   commitDelayMs?: number;
 }
 
-type Decision = { record: (tx: Tx) => Promise<void> } | { abort: true };
+type Decision = { record: OutcomeRecord } | { abort: true };
 type Begin = (body: (tx: Tx) => Promise<void>) => Promise<void>;
 
 class Held implements HeldTransaction {
@@ -34,6 +61,7 @@ class Held implements HeldTransaction {
   #decide: (d: Decision) => void = () => undefined;
   readonly #decision = new Promise<Decision>((resolve) => (this.#decide = resolve));
   #savepoints = 0;
+  #deferred: DeferredWrite | undefined;
   readonly #opts: HoldOptions;
 
   constructor(opts: HoldOptions) {
@@ -41,30 +69,41 @@ class Held implements HeldTransaction {
   }
 
   get holding(): boolean {
-    return this.#state === "open" && this.#tx !== undefined;
+    return (this.#state === "open" && this.#tx !== undefined) || this.#deferred !== undefined;
   }
   get done(): boolean {
     return this.#state === "done";
   }
 
+  /** Takes the RPC's write to commit with the outcome; false when a transaction is open or a write already waits. */
+  defer(write: DeferredWrite): boolean {
+    if (this.#state !== "idle" || this.#deferred !== undefined) return false;
+    this.#deferred = write;
+    return true;
+  }
+
   run<T>(begin: Begin, work: (tx: Tx) => Promise<T>): Promise<T> {
     if (this.#state === "open" && this.#tx !== undefined) return this.#join(this.#tx, work);
     this.#state = "open";
+    const deferred = this.#deferred;
+    this.#deferred = undefined;
     return new Promise<T>((resolve, reject) => {
       let returned = false;
       this.#committed = begin(async (tx) => {
         await this.#opts.onOpen(tx);
+        if (deferred !== undefined) await deferred.into(tx);
         this.#tx = tx;
         resolve(await work(tx));
         returned = true;
         const decision = await this.#decision;
         if ("abort" in decision) throw new RolledBack();
-        await decision.record(tx);
+        await decision.record.recordAll(tx, [decision.record.item]);
         if (this.#opts.commitDelayMs) await new Promise((r) => setTimeout(r, this.#opts.commitDelayMs));
       });
       this.#committed.catch((err: unknown) => {
         if (returned) return;
-        // The work failed and rolled back: nothing is held; a later transact may open a new one.
+        // The work failed and rolled back, the deferred write with it: nothing is held; a later transact may open
+        // a new one.
         this.#state = "idle";
         this.#tx = undefined;
         reject(err);
@@ -72,14 +111,18 @@ class Held implements HeldTransaction {
     });
   }
 
-  async commit(record: (tx: Tx) => Promise<void>): Promise<void> {
+  async commit(record: OutcomeRecord): Promise<void> {
+    const deferred = this.#state === "idle" ? this.#deferred : undefined;
     this.#state = "done";
+    this.#deferred = undefined;
+    if (deferred !== undefined) return deferred.commit(record, this.#opts.commitDelayMs ?? 0);
     this.#decide({ record });
     await this.#committed;
   }
 
   async rollback(): Promise<void> {
     this.#state = "done";
+    this.#deferred = undefined;
     this.#decide({ abort: true });
     await this.#committed.catch((err: unknown) => {
       if (!(err instanceof RolledBack)) throw err;
@@ -116,10 +159,16 @@ export function createHeldTransaction(
   return Object.assign(held, { within: <T>(fn: () => Promise<T>) => current.run(held, fn) });
 }
 
-/** For transact(): the held transaction of the running request, when there is one to open or join. */
-export function heldTransactionOf(options: {
-  readOnly?: boolean;
-}): { run<T>(begin: Begin, work: (tx: Tx) => Promise<T>): Promise<T> } | undefined {
+/**
+ * For transact() and the row writer: the held transaction of the running request, when there is one to open,
+ * join or defer a write to.
+ */
+export function heldTransactionOf(options: { readOnly?: boolean }):
+  | {
+      run<T>(begin: Begin, work: (tx: Tx) => Promise<T>): Promise<T>;
+      defer(write: DeferredWrite): boolean;
+    }
+  | undefined {
   const held = current.getStore();
   return held === undefined || held.done || options.readOnly === true ? undefined : held;
 }

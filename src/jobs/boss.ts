@@ -5,8 +5,9 @@ import ListenConnection from "pg-boss/dist/db.js";
 import type { Role } from "../config.ts";
 import type { Logger } from "../lib/logger.ts";
 import { queues } from "./queues.ts";
-import { heldTransactionOf } from "../db/held-transaction.ts";
-import type { Transact } from "../db/transaction.ts";
+import { heldTransactionOf, type OutcomeRecord } from "../db/held-transaction.ts";
+import type { Queryable } from "../db/queryable.ts";
+import type { Transact, Tx } from "../db/transaction.ts";
 import { instrumentBoss, type JobTelemetry } from "./telemetry.ts";
 
 /**
@@ -158,7 +159,10 @@ let writers = 0;
  * adapter), so rows and jobs commit together in one round trip without a transaction. Writes that arrive while
  * a statement is running go out together in the next one: one commit and one NOTIFY for the batch (PostgreSQL
  * serializes the commits of notifying transactions, so one NOTIFY per row caps throughput at one per disk flush).
- * If a batch fails, its rows are retried one by one, so a bad row fails only its own write.
+ * A write of a request with an Idempotency-Key is deferred to its outcome (held-transaction.ts) and joins the
+ * batch with it: such a batch records the outcomes of its keyed rows (one statement) and writes the rows and jobs
+ * in one transaction, so each stored outcome commits with its row. If a batch fails, its rows are retried one by
+ * one, so a bad row (or a lost idempotency claim) fails only its own write.
  */
 export function createRowWriter(pool: pg.Pool, pgboss: PgBoss, spec: RowWriterSpec, transact?: Transact): RowWriter {
   const types = Object.values(spec.columns);
@@ -167,10 +171,18 @@ export function createRowWriter(pool: pg.Pool, pgboss: PgBoss, spec: RowWriterSp
   const writer = ++writers;
   let version = 0;
   let statement: { name: string; text: string } | undefined;
-  let pending: { row: readonly unknown[]; data: object; done: (err?: unknown) => void }[] = [];
+  type Pending = {
+    row: readonly unknown[];
+    data: object;
+    /** The outcome of the write's request, committed with it (a deferred write). */
+    record?: OutcomeRecord;
+    commitDelayMs?: number;
+    done: (err?: unknown) => void;
+  };
+  let pending: Pending[] = [];
   let running = false;
 
-  async function run(batch: typeof pending): Promise<void> {
+  async function run(batch: Pending[]): Promise<void> {
     let job: { text: string; values: unknown[] } | undefined;
     const capture = {
       executeSql: async (text: string, values: unknown[] = []) => {
@@ -187,7 +199,21 @@ export function createRowWriter(pool: pg.Pool, pgboss: PgBoss, spec: RowWriterSp
     const text = withStatement(insert, types.length, job.text);
     // Named, so each pooled connection parses and plans it once (pg-boss's SQL is fixed per queue).
     if (statement?.text !== text) statement = { name: `rows_with_jobs_${writer}_${++version}`, text };
-    await pool.query({ ...statement, values: [...types.map((_, i) => batch.map((b) => b.row[i])), ...job.values] });
+    const query = { ...statement, values: [...types.map((_, i) => batch.map((b) => b.row[i])), ...job.values] };
+    const records = new Map<OutcomeRecord["recordAll"], unknown[]>();
+    for (const b of batch)
+      if (b.record !== undefined)
+        records.set(b.record.recordAll, [...(records.get(b.record.recordAll) ?? []), b.record.item]);
+    if (records.size === 0) {
+      await pool.query(query);
+      return;
+    }
+    const delay = Math.max(...batch.map((b) => b.commitDelayMs ?? 0));
+    await inTransaction(pool, async (q, client) => {
+      for (const [recordAll, items] of records) await recordAll(q, items);
+      await client.query(query);
+      if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+    });
   }
 
   async function drain(): Promise<void> {
@@ -211,21 +237,66 @@ export function createRowWriter(pool: pg.Pool, pgboss: PgBoss, spec: RowWriterSp
     running = false;
   }
 
+  function enqueue(write: Omit<Pending, "done">): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      pending.push({ ...write, done: (err) => (err === undefined ? resolve() : reject(err)) });
+      if (!running) void drain();
+    });
+  }
+
+  async function writeIn(tx: Tx, row: readonly unknown[], data: object): Promise<void> {
+    await tx.query(insertOne, row);
+    await tx.enqueue(spec.queue, data, spec.job ?? {});
+  }
+
   return {
     async write(row, data) {
-      // An idempotent write's row and job go into its held transaction, so its stored outcome commits with them.
-      if (transact !== undefined && heldTransactionOf({}) !== undefined) {
-        return transact(async (tx) => {
-          await tx.query(insertOne, row);
-          await tx.enqueue(spec.queue, data, spec.job ?? {});
+      const held = heldTransactionOf({});
+      if (held !== undefined) {
+        // An idempotent write commits with its request's stored outcome: deferred to it (and batched), or in the
+        // transaction the request holds open.
+        const deferred = held.defer({
+          into: (tx) => writeIn(tx, row, data),
+          commit: (record, commitDelayMs) => enqueue({ row, data, record, commitDelayMs }),
         });
+        if (deferred) return;
+        if (transact !== undefined) return transact((tx) => writeIn(tx, row, data));
       }
-      return new Promise<void>((resolve, reject) => {
-        pending.push({ row, data, done: (err) => (err === undefined ? resolve() : reject(err)) });
-        if (!running) void drain();
-      });
+      return enqueue({ row, data });
     },
   };
+}
+
+/** One transaction on a pooled connection; a connection that failed is discarded instead of returned. */
+async function inTransaction(
+  pool: pg.Pool,
+  work: (q: Queryable, client: pg.PoolClient) => Promise<void>,
+): Promise<void> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  const onError = (err: Error): void => {
+    broken ??= err;
+  };
+  client.on("error", onError);
+  try {
+    await client.query("begin");
+    await work(
+      {
+        query: async <R>(text: string, params: readonly unknown[] = []) =>
+          (await client.query(text, [...params])).rows as R[],
+      },
+      client,
+    );
+    await client.query("commit");
+  } catch (err) {
+    await client.query("rollback").catch((e: unknown) => {
+      broken ??= e instanceof Error ? e : new Error(String(e));
+    });
+    throw err;
+  } finally {
+    client.removeListener("error", onError);
+    client.release(broken);
+  }
 }
 
 /** `WITH written AS (statement)` joined to pg-boss's insert, whose placeholders move up past the statement's. */

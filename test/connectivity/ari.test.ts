@@ -296,6 +296,62 @@ describe("staff read ARI over InventoryService", () => {
   });
 });
 
+describe("the ARI read decodes every value exactly", () => {
+  it("GetAri returns the largest stays, every closure and a price beyond 2^53 minor units as stored", async () => {
+    const inventory = createInventoryService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock });
+    const range = { ratePlanIds: [nrf.id], roomTypeIds: [dbl.id], weekdays: [] };
+    await inventory.setRestrictions(property.id, {
+      ...range,
+      from: "2027-09-01",
+      to: "2027-09-02",
+      minStay: 366,
+      maxStay: 366,
+      closedToArrival: true,
+      closedToDeparture: true,
+      stopSell: true,
+    });
+    await inventory.setRestrictions(property.id, { ...range, from: "2027-09-02", to: "2027-09-03", maxStay: 7 });
+    // setPrices caps amounts at 10^12; a larger stored one is still read exactly.
+    await app.db.pool.query(
+      "insert into daily_prices (property_id, rate_plan_id, room_type_id, date, amount_minor) values ($1, $2, $3, '2027-09-02', 9007199254740993)",
+      [property.id, nrf.id, dbl.id],
+    );
+    const ari = await grpcInventory.getAri(
+      {
+        propertyCode: property.code,
+        from: "2027-09-01",
+        to: "2027-09-04",
+        roomTypeIds: [dbl.id],
+        ratePlanIds: [nrf.id],
+      },
+      { headers: bearer(manager) },
+    );
+    const days = ari.roomTypes[0]!.ratePlans[0]!.days.map((d) => ({
+      date: d.date,
+      priceMinor: d.priceMinor,
+      minStay: d.minStay,
+      maxStay: d.maxStay,
+      closedToArrival: d.closedToArrival,
+      closedToDeparture: d.closedToDeparture,
+      stopSell: d.stopSell,
+    }));
+    const open = { closedToArrival: false, closedToDeparture: false, stopSell: false };
+    expect(days).toEqual([
+      {
+        date: "2027-09-01",
+        priceMinor: undefined,
+        minStay: 366,
+        maxStay: 366,
+        closedToArrival: true,
+        closedToDeparture: true,
+        stopSell: true,
+      },
+      { date: "2027-09-02", priceMinor: 9007199254740993n, minStay: undefined, maxStay: 7, ...open },
+      { date: "2027-09-03", priceMinor: undefined, minStay: undefined, maxStay: undefined, ...open },
+    ]);
+  });
+});
+
 describe("every booking path enforces restrictions with a clear reason", () => {
   const mobileCreate = (body: Json) =>
     fetch(`${app.baseUrl}/api/mobile/v1/reservations`, {

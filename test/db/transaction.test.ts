@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getPlatformSettings, setPartnerApi } from "../../src/modules/platform/index.ts";
 import { migrations } from "../../src/db/migrations/index.ts";
 import { createRowWriter } from "../../src/jobs/boss.ts";
+import { createHeldTransaction, type OutcomeRecord } from "../../src/db/held-transaction.ts";
 import { openTestDatabase, type TestDatabase } from "../helpers/db.ts";
 
 let t: TestDatabase;
@@ -151,6 +152,83 @@ describe("row writer", () => {
       queue: "with-job-probe",
     }).write(["delivered", 1], { id: "delivered" });
     expect(await received).toEqual({ id: "delivered" });
+  });
+});
+
+describe("row writer under a held transaction (a request with an Idempotency-Key)", () => {
+  const writer = () =>
+    createRowWriter(
+      t.db.pool,
+      t.boss.pgboss,
+      { table: "probe", columns: { id: "text", n: "integer" }, queue: "tx-probe" },
+      t.transact,
+    );
+  // The outcome goes into a row of the same table, so one xmin shows one commit.
+  const outcome = (id: string): OutcomeRecord => ({
+    item: id,
+    recordAll: async (q, items) => {
+      await q.query("insert into probe (id, n) select unnest($1::text[]), -1", [items]);
+    },
+  });
+  const xmins = async (ids: string[]) =>
+    (
+      await t.db.pool.query<{ xmin: string }>("select xmin::text from probe where id = any($1::text[])", [ids])
+    ).rows.map((r) => r.xmin);
+
+  it("defers the write to the outcome: nothing before commit, then row, job and outcome in one transaction; rollback writes nothing", async () => {
+    const w = writer();
+    const held = createHeldTransaction({ onOpen: async () => undefined });
+    await held.within(() => w.write(["deferred", 1], { id: "deferred" }));
+    expect(held.holding).toBe(true);
+    expect(await count("select count(*) as n from probe where id = 'deferred'")).toBe(0);
+    await held.commit(outcome("deferred-outcome"));
+    const both = await xmins(["deferred", "deferred-outcome"]);
+    expect(both.length).toBe(2);
+    expect(both[0]).toBe(both[1]);
+    expect(await count("select count(*) as n from pgboss.job where data->>'id' = 'deferred'")).toBe(1);
+
+    const dropped = createHeldTransaction({ onOpen: async () => undefined });
+    await dropped.within(() => w.write(["dropped", 1], { id: "dropped" }));
+    await dropped.rollback();
+    expect(await count("select count(*) as n from probe where id = 'dropped'")).toBe(0);
+    expect(await count("select count(*) as n from pgboss.job where data->>'id' = 'dropped'")).toBe(0);
+  });
+
+  it("a deferred write followed by a transaction of the same request goes into that transaction and commits with it", async () => {
+    const w = writer();
+    const held = createHeldTransaction({ onOpen: async () => undefined });
+    await held.within(async () => {
+      await w.write(["then-tx-row", 1], { id: "then-tx-row" });
+      await t.transact((tx) => tx.query("insert into probe (id, n) values ('then-tx-other', 2)"));
+    });
+    expect(await count("select count(*) as n from probe where id like 'then-tx-%'")).toBe(0);
+    await held.commit(outcome("then-tx-outcome"));
+    const all = await xmins(["then-tx-row", "then-tx-other", "then-tx-outcome"]);
+    expect(all.length).toBe(3);
+    expect(new Set(all).size).toBe(1);
+  });
+
+  it("a batch whose outcome cannot be recorded for one request fails that request alone", async () => {
+    const w = writer();
+    const requests = Array.from({ length: 10 }, (_, i) => {
+      const held = createHeldTransaction({ onOpen: async () => undefined });
+      return { id: `fenced-${i}`, held, ready: held.within(() => w.write([`fenced-${i}`, i], { id: `fenced-${i}` })) };
+    });
+    await Promise.all(requests.map((r) => r.ready));
+    const refuse: OutcomeRecord = {
+      item: "refused",
+      recordAll: async (q, items) => {
+        if (items.includes("refused")) throw new Error("claim lost");
+        await q.query("select 1");
+      },
+    };
+    const results = await Promise.allSettled(
+      requests.map((r, i) => r.held.commit(i === 3 ? refuse : { ...refuse, item: `ok-${i}` })),
+    );
+    expect(results.map((r) => r.status)).toEqual(requests.map((_, i) => (i === 3 ? "rejected" : "fulfilled")));
+    expect(await count("select count(*) as n from probe where id like 'fenced-%'")).toBe(9);
+    expect(await count("select count(*) as n from probe where id = 'fenced-3'")).toBe(0);
+    expect(await count("select count(*) as n from pgboss.job where data->>'id' = 'fenced-3'")).toBe(0);
   });
 });
 

@@ -72,7 +72,17 @@ export function createAriReads(deps: { pool: pg.Pool; inventory: InventoryServic
           ratePlans: rt.ratePlans.map((rp) => ({
             code: rp.code,
             externalCode: mapped.get(rp.id),
-            days: rp.cells.map((c, i) => ({ date: dateList[i]!, available: rt.available[i]!, ...c })),
+            // The message's days as they are sent (absent, not null, where nothing is set): built once, not copied.
+            days: rp.cells.map((c, i) => ({
+              date: dateList[i]!,
+              available: rt.available[i]!,
+              priceMinor: c.priceMinor ?? undefined,
+              minStay: c.minStay ?? undefined,
+              maxStay: c.maxStay ?? undefined,
+              closedToArrival: c.closedToArrival,
+              closedToDeparture: c.closedToDeparture,
+              stopSell: c.stopSell,
+            })),
           })),
         })),
       };

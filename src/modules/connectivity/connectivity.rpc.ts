@@ -78,16 +78,7 @@ export function registerConnectivityRpc(router: ConnectRouter, service: Connecti
         roomTypes: a.roomTypes.map((rt) => ({
           code: rt.code,
           externalCode: opt(rt.externalCode),
-          ratePlans: rt.ratePlans.map((rp) => ({
-            code: rp.code,
-            externalCode: opt(rp.externalCode),
-            days: rp.days.map((d) => ({
-              ...d,
-              priceMinor: opt(d.priceMinor),
-              minStay: opt(d.minStay),
-              maxStay: opt(d.maxStay),
-            })),
-          })),
+          ratePlans: rt.ratePlans.map((rp) => ({ ...rp, externalCode: opt(rp.externalCode) })),
         })),
       };
     },

@@ -196,20 +196,33 @@ export interface AriCell {
 
 interface GridRow {
   rt: string;
+  /** int8[] in PostgreSQL's text form (`{1,2,3}`): amount * 512 + day index, one element per stored price. */
   prices: string | null;
+  /** int4[]: day index << 21 | the day's restrictions (RESTRICTION_BITS), one element per stored day. */
   restrictions: string | null;
 }
 
-/** `{{1,2},{3,4}}` (PostgreSQL's text form of an int array) as numbers, with one JSON.parse. */
+/** A one-dimensional int array in PostgreSQL's text form as numbers, with one JSON.parse. */
 function ints(text: string | null): number[] {
-  return text === null ? [] : (JSON.parse(`[${text.replace(/[{}]/g, "")}]`) as number[]);
+  return text === null ? [] : (JSON.parse(`[${text.slice(1, -1)}]`) as number[]);
 }
 
 /**
+ * A day's restrictions as one int (stays are 1-366 by the table's checks, 9 bits each): min_stay | max_stay << 9 |
+ * closed to arrival << 18 | closed to departure << 19 | stop sell << 20. PostgreSQL's | and << share one
+ * precedence, left to right: every shift is in parentheses.
+ */
+const RESTRICTION_BITS =
+  "coalesce(min_stay, 0) | (coalesce(max_stay, 0) << 9) | (closed_to_arrival::int << 18) | (closed_to_departure::int << 19) | (stop_sell::int << 20)";
+
+/**
  * Prices and restrictions of (rate plan, room type) pairs over [from, to). One query per rate plan, run side by
- * side on the pool: each reads the plan's rows in primary key order (room type, date) and folds each room type's
- * days into int arrays in text form ({{dayIndex,amount},...} and {{dayIndex,min,max,cta,ctd,stop},...}), which one
- * JSON.parse reads far faster than node-postgres parses one row per day. Returns `pair key -> cells by day`.
+ * side on the pool: each reads the plan's rows and folds each room type's days into one flat int array per table,
+ * each element a day index and the day's value packed into one integer (a price is never negative, a range is at
+ * most 366 days: 9 bits; a price beyond 2^54 minor units, never written by setPrices, fails the read as out of
+ * range instead of wrapping). PostgreSQL appends one scalar per row (far cheaper than arrays of arrays), and one
+ * JSON.parse reads an array far faster than node-postgres parses one row per day. Returns `pair key -> cells by
+ * day`.
  */
 export async function readRatesAndRestrictions(
   q: Queryable,
@@ -226,43 +239,55 @@ export async function readRatesAndRestrictions(
     [...byPlan].map(async ([ratePlanId, roomTypeIds]) => {
       const rows = await q.query<GridRow>(
         `select coalesce(p.rt, r.rt) as rt, p.prices, r.restrictions
-           from (select room_type_id as rt, array_agg(array[date - $4::date, amount_minor])::text as prices from daily_prices
+           from (select room_type_id as rt, array_agg(amount_minor * 512 + (date - $4::date))::text as prices
+                   from daily_prices
                   where property_id = $1 and rate_plan_id = $2 and room_type_id = any($3::uuid[]) and date >= $4::date and date < $5::date
                   group by room_type_id) p
-           full join (select room_type_id as rt,
-                             array_agg(array[date - $4::date, coalesce(min_stay, 0), coalesce(max_stay, 0), closed_to_arrival::int, closed_to_departure::int, stop_sell::int])::text as restrictions
+           full join (select room_type_id as rt, array_agg(((date - $4::date) << 21) | ${RESTRICTION_BITS})::text as restrictions
                         from rate_restrictions
                        where property_id = $1 and rate_plan_id = $2 and room_type_id = any($3::uuid[]) and date >= $4::date and date < $5::date
                        group by room_type_id) r on r.rt = p.rt`,
         [propertyId, ratePlanId, roomTypeIds, from, to],
       );
       const found = new Map(rows.map((r) => [r.rt, r]));
-      for (const rt of roomTypeIds) {
-        const cells = new Array<AriCell>(n);
-        for (let i = 0; i < n; i++)
-          cells[i] = {
-            priceMinor: null,
+      for (const rt of roomTypeIds) out.set(`${ratePlanId}|${rt}`, cellsOf(n, found.get(rt)));
+    }),
+  );
+  return out;
+}
+
+function cellsOf(n: number, row: GridRow | undefined): AriCell[] {
+  const prices = new Array<bigint | null>(n).fill(null);
+  const packedPrices = ints(row?.prices ?? null);
+  if (packedPrices.every((v) => Number.isSafeInteger(v))) {
+    for (const v of packedPrices) prices[v % 512] = BigInt((v - (v % 512)) / 512);
+  } else {
+    // An amount beyond 2^44 minor units: read the exact text (BigInt of a string is several times slower).
+    for (const t of row!.prices!.slice(1, -1).split(",")) prices[Number(BigInt(t) & 511n)] = BigInt(t) >> 9n;
+  }
+  const restrictions = new Array<number>(n).fill(-1);
+  for (const v of ints(row?.restrictions ?? null)) restrictions[v >> 21] = v & 0x1fffff;
+  const cells = new Array<AriCell>(n);
+  for (let i = 0; i < n; i++) {
+    const v = restrictions[i]!;
+    cells[i] =
+      v === -1
+        ? {
+            priceMinor: prices[i]!,
             minStay: null,
             maxStay: null,
             closedToArrival: false,
             closedToDeparture: false,
             stopSell: false,
+          }
+        : {
+            priceMinor: prices[i]!,
+            minStay: v & 511 || null,
+            maxStay: (v >> 9) & 511 || null,
+            closedToArrival: (v & (1 << 18)) !== 0,
+            closedToDeparture: (v & (1 << 19)) !== 0,
+            stopSell: (v & (1 << 20)) !== 0,
           };
-        const row = found.get(rt);
-        const p = ints(row?.prices ?? null);
-        for (let k = 0; k + 1 < p.length; k += 2) cells[p[k]!]!.priceMinor = BigInt(p[k + 1]!);
-        const v = ints(row?.restrictions ?? null);
-        for (let k = 0; k + 5 < v.length; k += 6) {
-          const c = cells[v[k]!]!;
-          c.minStay = v[k + 1]! || null;
-          c.maxStay = v[k + 2]! || null;
-          c.closedToArrival = v[k + 3] === 1;
-          c.closedToDeparture = v[k + 4] === 1;
-          c.stopSell = v[k + 5] === 1;
-        }
-        out.set(`${ratePlanId}|${rt}`, cells);
-      }
-    }),
-  );
-  return out;
+  }
+  return cells;
 }

@@ -161,7 +161,8 @@ export function createIdempotency(opts: IdempotencyOptions): Idempotency {
     }
 
     // This request holds the key. Its outcome is recorded in the RPC's own transaction, held open until the
-    // response is known (held-transaction.ts): after a crash a retry replays it or finds nothing done.
+    // response is known, or with the RPC's deferred write in its writer's batch (held-transaction.ts): after a
+    // crash a retry replays it or finds nothing done.
     const held = createHeldTransaction({
       onOpen: (tx) => repo.lock(tx, claim),
       ...(opts.commitDelayMs ? { commitDelayMs: opts.commitDelayMs } : {}),
@@ -180,7 +181,7 @@ export function createIdempotency(opts: IdempotencyOptions): Idempotency {
     if (held.holding) {
       try {
         if (outcome === undefined) await held.rollback();
-        else await held.commit((tx) => repo.completeIn(tx, claim, outcome));
+        else await held.commit({ item: { claim, outcome }, recordAll: repo.completeAll });
       } catch (err) {
         // Nothing committed: give the key back so the retry runs on a state where nothing happened.
         await bookkeep(() => repo.release(claim), "release");

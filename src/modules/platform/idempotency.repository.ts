@@ -1,4 +1,5 @@
 import type pg from "pg";
+import type { Queryable } from "../../db/queryable.ts";
 import type { Tx } from "../../db/transaction.ts";
 import { AppError, type FieldViolation } from "../../errors.ts";
 
@@ -43,8 +44,11 @@ export interface IdempotencyRepository {
    * while this one's writes are uncommitted. Throws when the claim was lost (taken over after its lease).
    */
   lock(tx: Tx, c: Claim): Promise<void>;
-  /** Stores the outcome in the RPC's transaction (commits with its writes); throws when the claim was lost. */
-  completeIn(tx: Tx, c: Claim, outcome: Outcome): Promise<void>;
+  /**
+   * Stores outcomes in the transaction of the RPCs' writes (they commit together), one statement for all (a batch
+   * of deferred writes completes every key of the batch); throws when any claim was lost (nothing may commit).
+   */
+  completeAll(q: Queryable, items: readonly { claim: Claim; outcome: Outcome }[]): Promise<void>;
   /** Stores the outcome in a statement of its own (an RPC that opened no transaction). */
   complete(c: Claim, outcome: Outcome): Promise<void>;
   /** Gives the key back (5xx, a refusal, a transient failure) so the client can retry it. Only this claim's. */
@@ -81,6 +85,13 @@ const LOCK =
   "select 1 from idempotency_keys where caller = $1 and key = $2 and state = 'in_progress' and created_at = $3 for update";
 const COMPLETE = `update idempotency_keys set state = 'done', response = $4, response_headers = $5, error = $6, response_status = $7, locked_until = null
   where caller = $1 and key = $2 and state = 'in_progress' and created_at = $3 returning 1`;
+
+const COMPLETE_ALL = `update idempotency_keys k set state = 'done', response = v.response, response_headers = v.headers,
+    error = v.error, response_status = v.status, locked_until = null
+  from unnest($1::text[], $2::text[], $3::timestamptz[], $4::bytea[], $5::jsonb[], $6::jsonb[], $7::int[])
+    as v(caller, key, created_at, response, headers, error, status)
+  where k.caller = v.caller and k.key = v.key and k.state = 'in_progress' and k.created_at = v.created_at
+  returning 1`;
 
 function completeValues(c: Claim, outcome: Outcome): unknown[] {
   const ok = "response" in outcome;
@@ -139,9 +150,13 @@ export function createIdempotencyRepository(pool: pg.Pool): IdempotencyRepositor
       if (rows.length !== 1) throw lostClaim();
     },
 
-    async completeIn(tx, c, outcome) {
-      const rows = await tx.query(COMPLETE, completeValues(c, outcome));
-      if (rows.length !== 1) throw lostClaim();
+    async completeAll(q, items) {
+      const columns = items.map((i) => completeValues(i.claim, i.outcome));
+      const rows = await q.query(
+        COMPLETE_ALL,
+        [0, 1, 2, 3, 4, 5, 6].map((n) => columns.map((values) => values[n])),
+      );
+      if (rows.length !== items.length) throw lostClaim();
     },
 
     async complete(c, outcome) {
