@@ -112,15 +112,18 @@ const getTypeParser = ((oid: number, format?: "text" | "binary") =>
     ? (value: string) => value
     : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser;
 
+/** Strips the name of every named statement, on every connection of the pool (pool.query and checked-out clients). */
 function sendUnnamedStatements(pool: pg.Pool): void {
-  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-  (pool as { query: unknown }).query = (first: unknown, ...rest: unknown[]) => {
-    if (typeof first === "object" && first !== null && "name" in first) {
-      const { name: _name, ...unnamed } = first as Record<string, unknown>;
-      return query(unnamed, ...rest);
-    }
-    return query(first, ...rest);
-  };
+  pool.on("connect", (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as { query: unknown }).query = (first: unknown, ...rest: unknown[]) => {
+      if (typeof first === "object" && first !== null && "name" in first) {
+        const { name: _name, ...unnamed } = first as Record<string, unknown>;
+        return query(unnamed, ...rest);
+      }
+      return query(first, ...rest);
+    };
+  });
 }
 
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {

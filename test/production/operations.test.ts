@@ -355,7 +355,7 @@ describe("PgBouncer in transaction pooling mode", () => {
       const events = await Promise.all(Array.from({ length: 20 }, () => partnerEvent(service.base)));
       const ids = await Promise.all(
         events.map(async (e) => {
-          expect(e.status).toBe(202);
+          expect(e.status, service.output()).toBe(202);
           return ((await e.json()) as { eventId: string }).eventId;
         }),
       );
