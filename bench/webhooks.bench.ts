@@ -198,14 +198,25 @@ export async function benchWebhooks(): Promise<void> {
       row(`deliveries/s, ${name}, to recorded succeeded`, String(Math.round(total / b.settledSeconds)));
     }
     const sum = (name: string) => runs.filter((r) => r.name === name).reduce((t, r) => t + r.b.seconds, 0);
+    const both = (total * runs.filter((r) => r.name === "HMAC + ed25519").length) / sum("HMAC + ed25519");
+    // The target: with every scheme on, no more than 10 % below the ~3,850/s that HMAC-only delivery made before
+    // Standard Webhooks and ed25519 were added (2-core reference box, quiet).
     row(
-      "ed25519 / HMAC-only throughput (same run, alternated)",
+      "deliveries/s with every scheme on (HMAC + ed25519)",
+      String(Math.round(both)),
+      `target >= 3465 (0.9 x 3,850/s): ${both >= 3465 ? "met" : "MISSED"}`,
+    );
+    row(
+      "HMAC + ed25519 / HMAC-only throughput (same run, alternated)",
       (sum("HMAC only") / sum("HMAC + ed25519")).toFixed(2),
-      "target >= 0.90",
+      "what the ed25519 signature costs",
     );
     row("commit -> first attempt p50 ms", percentile(latencies, 50).toFixed(1), `(${latencies.length} single events)`);
     row("commit -> first attempt p99 ms", percentile(latencies, 99).toFixed(1), "target < 50");
-    row("RSS MiB (service process, now / peak)", `${rssMiB()} / ${Math.round(process.resourceUsage().maxRSS / 1024)}`);
+    row(
+      "RSS MiB (the bench process: the engine runs in it; now / peak)",
+      `${rssMiB()} / ${Math.round(process.resourceUsage().maxRSS / 1024)}`,
+    );
     row(
       "deliveries succeeded / not / attempt rows",
       `${outcome[0]?.succeeded} / ${outcome[0]?.other} / ${outcome[0]?.attempts}`,
