@@ -450,8 +450,9 @@ describe("closing, re-enabling and the panel", () => {
     const got = (await rest("GET", `/webhook-endpoints/${ep.id}`)).body.endpoint;
     expect(got.closedReason).toMatch(/24 hours/);
     expect(got.closedAt).not.toBeNull();
-    const pending = (await deliveriesOf(ep.id)).filter((d) => d.status === "pending");
-    expect(pending).toEqual([]);
+    // Nothing stays pending: an attempt already under way when the address closed (e.g. a fan-out of an earlier
+    // event that ran late, under load) is settled as cancelled when it finishes.
+    await until(async () => ((await deliveriesOf(ep.id)).every((d) => d.status !== "pending") ? true : undefined));
     expect(
       (await deliveriesOf(ep.id)).some((d) => d.status === "cancelled"),
       JSON.stringify(await deliveriesOf(ep.id)),
