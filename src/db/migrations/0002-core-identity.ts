@@ -102,7 +102,7 @@ create table events (
 );
 create index events_property_created on events (property_id, created_at);
 
--- Idempotency keys of writes (CONTRACT.md): first response kept for replay, 24 h at least.
+-- Idempotency keys of writes: first response kept for replay, 24 h at least.
 create table idempotency_keys (
   caller text not null,
   key text not null,
