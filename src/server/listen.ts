@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import http2, { type Http2ServerRequest, type Http2ServerResponse } from "node:http2";
 import net from "node:net";
-import { Duplex } from "node:stream";
+import type { Duplex } from "node:stream";
 import type { ConnectionLimits } from "../config.ts";
 import { AppError } from "../errors.ts";
 import { requestIdFrom } from "./context.ts";
@@ -47,8 +47,8 @@ export async function listen(
 ): Promise<Listener> {
   const limits: ConnectionLimits = { ...defaultConnectionLimits, ...opts.limits };
   const admit = admission(limits.maxPerAddress);
-  const sockets = new Set<net.Socket | Duplex>();
-  const track = (s: net.Socket | Duplex): void => {
+  const sockets = new Set<net.Socket>();
+  const track = (s: net.Socket): void => {
     sockets.add(s);
     s.once("close", () => sockets.delete(s));
   };
@@ -98,12 +98,11 @@ export async function listen(
       if (!admit(socket)) return;
       track(socket);
       sniff(socket, limits.sniffTimeoutMs, (isH2, head) => {
-        if (isH2) {
-          const replay = new ReplaySocket(socket, head);
-          track(replay);
-          h2.emit("connection", replay);
-        } else {
-          socket.unshift(head);
+        // The sniffed bytes go back into the socket's buffer: the http1 parser reads them from there, and an
+        // http2 session feeds what is buffered to nghttp2 before it reads the socket's handle directly.
+        socket.unshift(head);
+        if (isH2) h2.emit("connection", socket);
+        else {
           h1.emit("connection", socket);
           socket.resume();
         }
@@ -134,13 +133,9 @@ export async function listen(
   };
 }
 
-/**
- * The peer address of a request. On h2c the http2 session wraps our ReplaySocket (not a net.Socket) in a
- * stream adapter that does not forward remoteAddress; the adapter keeps the wrapped stream as `stream`.
- */
+/** The peer address of a request (on HTTP/2, the session's socket). */
 export function remoteAddressOf(req: IncomingMessage | Http2ServerRequest): string {
-  const socket = req.socket as (net.Socket & { stream?: { remoteAddress?: string } }) | undefined;
-  return socket?.remoteAddress ?? socket?.stream?.remoteAddress ?? "";
+  return (req.socket as net.Socket | undefined)?.remoteAddress ?? "";
 }
 
 /**
@@ -241,66 +236,4 @@ function sniff(socket: net.Socket, timeoutMs: number, decide: (isH2: boolean, he
   };
   socket.on("data", onData);
   socket.once("error", () => socket.destroy());
-}
-
-/**
- * http2 reads from the socket handle directly, so unshift() cannot give back sniffed bytes; this Duplex
- * replays them and then forwards the socket both ways.
- */
-class ReplaySocket extends Duplex {
-  readonly #socket: net.Socket;
-
-  constructor(socket: net.Socket, head: Buffer) {
-    super();
-    this.#socket = socket;
-    this.push(head);
-    socket.on("data", (chunk: Buffer) => {
-      if (!this.push(chunk)) socket.pause();
-    });
-    socket.once("end", () => this.push(null));
-    socket.once("close", () => this.destroy());
-    socket.on("error", (err) => this.destroy(err));
-  }
-
-  get remoteAddress(): string | undefined {
-    return this.#socket.remoteAddress;
-  }
-  get remotePort(): number | undefined {
-    return this.#socket.remotePort;
-  }
-  get localAddress(): string | undefined {
-    return this.#socket.localAddress;
-  }
-  get localPort(): number | undefined {
-    return this.#socket.localPort;
-  }
-  get encrypted(): boolean {
-    return false;
-  }
-  setTimeout(ms: number, cb?: () => void): this {
-    this.#socket.setTimeout(ms, cb);
-    return this;
-  }
-  setNoDelay(noDelay?: boolean): this {
-    this.#socket.setNoDelay(noDelay);
-    return this;
-  }
-  setKeepAlive(enable?: boolean, delay?: number): this {
-    this.#socket.setKeepAlive(enable, delay);
-    return this;
-  }
-
-  override _read(): void {
-    this.#socket.resume();
-  }
-  override _write(chunk: Buffer, encoding: BufferEncoding, cb: (err?: Error | null) => void): void {
-    this.#socket.write(chunk, encoding, cb);
-  }
-  override _final(cb: (err?: Error | null) => void): void {
-    this.#socket.end(cb);
-  }
-  override _destroy(err: Error | null, cb: (err?: Error | null) => void): void {
-    this.#socket.destroy(err ?? undefined);
-    cb(err);
-  }
 }
