@@ -11,6 +11,7 @@ import { COMPRESS_MIN_BYTES, connectCompressions } from "./server/compression.ts
 import { createDispatcher } from "./server/dispatch.ts";
 import { createCallInterceptor } from "./server/interceptors.ts";
 import { createRecordingRouter } from "./server/calls.ts";
+import { createUnaryFastPath } from "./server/unary.ts";
 import { listen, type Listener } from "./server/listen.ts";
 import { registerHealth } from "./server/health.ts";
 import { registerReflection } from "./server/reflection.ts";
@@ -204,6 +205,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       clientAddress,
       cors: createCors(config.corsOrigins),
       metrics: onMainPort,
+      unary: createUnaryFastPath(router.direct),
     });
     listener = await listen(dispatcher, {
       port: config.port,

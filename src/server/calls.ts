@@ -43,14 +43,19 @@ export function chain<T>(interceptors: readonly Interceptor[], last: T): T {
   return interceptors.reduceRight((next, interceptor) => interceptor(next as never) as T, last);
 }
 
-/** A Connect router that also hands the REST gateway its implementations and interceptors (`router.direct`). */
+/**
+ * A Connect router that also hands the REST gateway and the unary fast path its implementations, interceptors and
+ * options (`router.direct`).
+ */
 export function createRecordingRouter(
   options: ConnectRouterOptions & { interceptors: Interceptor[] },
-): ConnectRouter & { direct: { calls: Map<DescMethod, UnaryCall>; interceptors: Interceptor[] } } {
+): ConnectRouter & {
+  direct: { calls: Map<DescMethod, UnaryCall>; interceptors: Interceptor[]; options: ConnectRouterOptions };
+} {
   // Unknown JSON fields are refused (400 invalid_argument) on Connect as on REST: one rule for every JSON face.
   // connect-es ignores them by default; protobuf JSON and our gateway do not.
-  const { router, calls } = recordCalls(
-    createConnectRouter({ ...options, jsonOptions: { ignoreUnknownFields: false, ...options.jsonOptions } }),
-  );
-  return Object.assign(router, { direct: { calls, interceptors: options.interceptors } });
+  const routerOptions = { ...options, jsonOptions: { ignoreUnknownFields: false, ...options.jsonOptions } };
+  const { router, calls } = recordCalls(createConnectRouter(routerOptions));
+  // `options`: the unary fast path (unary.ts) serves with the router's own limits, codecs and compressions.
+  return Object.assign(router, { direct: { calls, interceptors: options.interceptors, options: routerOptions } });
 }

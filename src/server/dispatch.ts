@@ -11,6 +11,7 @@ import { send } from "./http-errors.ts";
 import { withParseErrorsAsInvalidArgument } from "./parse-errors.ts";
 import { createPanelServer } from "./panel.ts";
 import { remoteAddressOf, type NodeHandler } from "./listen.ts";
+import type { UnaryFastPath } from "./unary.ts";
 
 export interface RestGateway {
   handle(
@@ -33,6 +34,8 @@ export interface DispatchOptions {
   cors?: Cors;
   /** GET /metrics on this port (unset: not served here). */
   metrics?: MetricsEndpoint | undefined;
+  /** Unary calls it takes (unary.ts) do not go through connect-es's handlers. */
+  unary?: UnaryFastPath | undefined;
 }
 
 export interface MetricsEndpoint {
@@ -93,6 +96,7 @@ export function createDispatcher(opts: DispatchOptions): NodeHandler {
       });
       return;
     }
+    if (opts.unary?.(req, res, handler.method, values) === true) return;
     const uReq = universalRequestFromNodeRequest(req, res, undefined, values);
     handler(uReq)
       .then((uRes) => universalResponseToNodeResponse(uRes, res))

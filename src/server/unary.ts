@@ -1,0 +1,296 @@
+import type { ServerResponse } from "node:http";
+import type { DescMethod, DescMethodUnary } from "@bufbuild/protobuf";
+import {
+  Code,
+  ConnectError,
+  createHandlerContext,
+  type ConnectRouterOptions,
+  type ContextValues,
+  type HandlerContext,
+} from "@connectrpc/connect";
+import {
+  compressionNegotiate,
+  createMethodSerializationLookup,
+  envelopeCompress,
+  envelopeDecompress,
+  invokeUnaryImplementation,
+  mergeNonProtocolHeaders,
+  validateUniversalHandlerOptions,
+  type Compression,
+} from "@connectrpc/connect/protocol";
+import * as connect from "@connectrpc/connect/protocol-connect";
+import * as grpc from "@connectrpc/connect/protocol-grpc";
+import * as grpcWeb from "@connectrpc/connect/protocol-grpc-web";
+import type { UnaryCall } from "./calls.ts";
+import { readBody, readEnvelope } from "./unary-body.ts";
+import type { NodeHandler } from "./listen.ts";
+
+type Req = Parameters<NodeHandler>[0];
+type Res = Parameters<NodeHandler>[1];
+type Serialization = ReturnType<typeof createMethodSerializationLookup>;
+type Spec = { kind: "unary"; method: DescMethodUnary; impl: UnaryCall; serialization: Serialization };
+
+/** The three unary protocols, as far as they differ: headers, framing, where the status goes. */
+interface Protocol {
+  name: "connect" | "grpc" | "grpc-web";
+  timeoutHeader: string;
+  parseTimeout: typeof grpc.parseTimeout;
+  encodingHeader: string;
+  acceptEncodingHeader: string;
+  /** Connect unary: one bare message; gRPC and gRPC-Web: length-prefixed envelopes. */
+  enveloped: boolean;
+  contentType: (binary: boolean) => string;
+}
+
+const protocols = {
+  connect: {
+    name: "connect",
+    timeoutHeader: connect.headerTimeout,
+    parseTimeout: connect.parseTimeout,
+    encodingHeader: connect.headerUnaryEncoding,
+    acceptEncodingHeader: connect.headerUnaryAcceptEncoding,
+    enveloped: false,
+    contentType: (binary) => (binary ? connect.contentTypeUnaryProto : connect.contentTypeUnaryJson),
+  },
+  grpc: {
+    name: "grpc",
+    timeoutHeader: grpc.headerTimeout,
+    parseTimeout: grpc.parseTimeout,
+    encodingHeader: grpc.headerEncoding,
+    acceptEncodingHeader: grpc.headerAcceptEncoding,
+    enveloped: true,
+    contentType: (binary) => (binary ? grpc.contentTypeProto : grpc.contentTypeJson),
+  },
+  "grpc-web": {
+    name: "grpc-web",
+    timeoutHeader: grpcWeb.headerTimeout,
+    parseTimeout: grpcWeb.parseTimeout,
+    encodingHeader: grpcWeb.headerEncoding,
+    acceptEncodingHeader: grpcWeb.headerAcceptEncoding,
+    enveloped: true,
+    contentType: (binary) => (binary ? grpcWeb.contentTypeProto : grpcWeb.contentTypeJson),
+  },
+} satisfies Record<string, Protocol>;
+
+/** The protocol of a POST by its content type; undefined for anything connect-es keeps (streams, gRPC-Web text, gRPC over HTTP/1.1). */
+function protocolOf(contentType: string, http2: boolean): { protocol: Protocol; binary: boolean } | undefined {
+  if (contentType.startsWith("application/grpc-web")) {
+    const t = grpcWeb.parseContentType(contentType);
+    return t === undefined || t.text ? undefined : { protocol: protocols["grpc-web"], binary: t.binary };
+  }
+  if (contentType.startsWith("application/grpc")) {
+    const t = grpc.parseContentType(contentType);
+    return t === undefined || !http2 ? undefined : { protocol: protocols.grpc, binary: t.binary };
+  }
+  const t = connect.parseContentType(contentType);
+  return t === undefined || t.stream ? undefined : { protocol: protocols.connect, binary: t.binary };
+}
+
+export type UnaryFastPath = (req: Req, res: Res, method: DescMethod, values: ContextValues) => boolean;
+
+/**
+ * Serves unary calls of the Connect protocol (POST, JSON and proto), gRPC-Web (binary and JSON) and gRPC over
+ * HTTP/2 straight from the Node request: the body is read once, decoded, the recorded implementation is called
+ * through the router's interceptors (connect-es's own invokeUnaryImplementation) and the answer or error is
+ * written in one piece with connect-es's own helpers (error JSON, trailer status, envelopes, compression
+ * negotiation, timeouts), so the wire is the same as connect-es's handlers write. It skips what costs per call
+ * there: universal request/response adapters, a chain of async generators, and an AbortController aborted (with a
+ * DOMException) after every call. Returns false for what it leaves to connect-es: GET, streaming methods,
+ * gRPC-Web text, gRPC over HTTP/1.1, methods without a recorded implementation.
+ */
+export function createUnaryFastPath(direct: {
+  calls: ReadonlyMap<DescMethod, UnaryCall>;
+  options: ConnectRouterOptions;
+}): UnaryFastPath {
+  const opt = validateUniversalHandlerOptions(direct.options);
+  const specs = new Map<DescMethod, Spec>();
+  for (const [method, impl] of direct.calls) {
+    if (method.methodKind !== "unary") continue;
+    const serialization = createMethodSerializationLookup(method, opt.binaryOptions, opt.jsonOptions, opt);
+    specs.set(method, { kind: "unary", method: method as DescMethodUnary, impl, serialization });
+  }
+  return (req, res, method, values) => {
+    const spec = specs.get(method);
+    if (spec === undefined || req.method !== "POST") return false;
+    const found = protocolOf(req.headers["content-type"] ?? "", "stream" in req);
+    if (found === undefined) return false;
+    void serve(found.protocol, found.binary, spec, req, res, values);
+    return true;
+  };
+
+  async function serve(p: Protocol, binary: boolean, spec: Spec, req: Req, res: Res, values: ContextValues) {
+    const requestHeader = headersOf(req);
+    const timeout = p.parseTimeout(requestHeader.get(p.timeoutHeader), opt.maxTimeoutMs);
+    const context = createHandlerContext({
+      service: spec.method.parent,
+      method: spec.method,
+      protocolName: p.name,
+      requestMethod: "POST",
+      url: urlOf(req),
+      ...(timeout.timeoutMs !== undefined ? { timeoutMs: timeout.timeoutMs } : {}),
+      ...(opt.shutdownSignal !== undefined ? { shutdownSignal: opt.shutdownSignal } : {}),
+      requestHeader,
+      responseHeader: { "content-type": p.contentType(binary) },
+      ...(p.name === "connect" ? {} : { responseTrailer: { [grpc.headerGrpcStatus]: grpc.grpcStatusOk } }),
+      contextValues: values,
+    });
+    // Only a client that goes away mid-call aborts it; a deadline aborts through the context's own timer.
+    const onClose = (): void => {
+      if (!res.writableFinished) context.abort();
+    };
+    res.once("close", onClose);
+    const compression = compressionNegotiate(
+      opt.acceptCompression,
+      requestHeader.get(p.encodingHeader),
+      requestHeader.get(p.acceptEncodingHeader),
+      p.acceptEncodingHeader,
+    );
+    let output: Uint8Array | undefined;
+    let error: ConnectError | undefined;
+    try {
+      if (compression.error) throw compression.error;
+      if (timeout.error) throw timeout.error;
+      const input = await decode(p, binary, spec, req, compression.request);
+      const message = await invokeUnaryImplementation(spec as never, context, input as never, opt.interceptors);
+      output = spec.serialization.getO(binary).serialize(message);
+    } catch (e) {
+      error =
+        e instanceof ConnectError ? e : new ConnectError("internal error", Code.Internal, undefined, undefined, e);
+      context.abort(error);
+    }
+    // The deadline's timer stops with the call (an abort with a reason: no DOMException is built).
+    if (timeout.timeoutMs !== undefined && error === undefined) context.abort(finished);
+    try {
+      if (p.name === "connect") await answerConnect(res, context, compression.response, output, error);
+      else await answerEnveloped(p, res, context, compression.response, output, error);
+    } catch {
+      // the client went away while the answer was being compressed or written
+    } finally {
+      res.off("close", onClose);
+    }
+  }
+
+  /** The request message: body read (capped at readMaxBytes), decompressed, parsed. */
+  async function decode(
+    p: Protocol,
+    binary: boolean,
+    spec: Spec,
+    req: Req,
+    compression: Compression | null,
+  ): Promise<unknown> {
+    let bytes: Uint8Array;
+    if (p.enveloped) {
+      const env = await readEnvelope(req, opt.readMaxBytes, p.name === "grpc-web" ? grpcWeb.trailerFlag : undefined);
+      bytes = (await envelopeDecompress(env, compression, opt.readMaxBytes)).data;
+    } else {
+      bytes = await readBody(req, opt.readMaxBytes);
+      if (compression) bytes = await compression.decompress(bytes, opt.readMaxBytes);
+    }
+    try {
+      return spec.serialization.getI(binary).parse(bytes);
+    } catch (e) {
+      // connect-es says `internal` for a protobuf body it cannot parse; it is the caller's error (as in
+      // parse-errors.ts for the calls connect-es serves).
+      if (e instanceof ConnectError && e.code === Code.Internal && e.rawMessage.startsWith("parse binary:"))
+        throw new ConnectError(e.rawMessage, Code.InvalidArgument);
+      throw e;
+    }
+  }
+
+  async function answerConnect(
+    res: Res,
+    context: HandlerContext,
+    compression: Compression | null,
+    output: Uint8Array | undefined,
+    error: ConnectError | undefined,
+  ): Promise<void> {
+    let status = 200;
+    let body = output;
+    if (error !== undefined) {
+      status = connect.codeToHttpStatus(error.code);
+      context.responseHeader.set("content-type", connect.contentTypeUnaryJson);
+      if (!error.isWireError) mergeNonProtocolHeaders(context.responseHeader, error.metadata);
+      body = connect.errorToJsonBytes(error, opt.jsonOptions ?? {});
+    }
+    if (compression && body!.byteLength >= opt.compressMinBytes) {
+      body = await compression.compress(body!);
+      context.responseHeader.set(connect.headerUnaryEncoding, compression.name);
+    }
+    const header = connect.trailerMux(context.responseHeader, context.responseTrailer);
+    header.set("content-length", String(body!.byteLength));
+    writeHead(res, status, nodeHeaders(header));
+    res.end(body!);
+  }
+
+  async function answerEnveloped(
+    p: Protocol,
+    res: Res,
+    context: HandlerContext,
+    compression: Compression | null,
+    output: Uint8Array | undefined,
+    error: ConnectError | undefined,
+  ): Promise<void> {
+    if (compression) context.responseHeader.set(p.encodingHeader, compression.name);
+    if (error !== undefined) grpc.setTrailerStatus(context.responseTrailer, error);
+    const frames: { flags: number; data: Uint8Array }[] = [];
+    if (output !== undefined)
+      frames.push(await envelopeCompress({ flags: 0, data: output }, compression, opt.compressMinBytes));
+    if (p.name === "grpc-web") {
+      const trailer = { flags: grpcWeb.trailerFlag, data: grpcWeb.trailerSerialize(context.responseTrailer) };
+      frames.push(await envelopeCompress(trailer, compression, opt.compressMinBytes));
+    }
+    const body = joinEnvelopes(frames);
+    const header = nodeHeaders(context.responseHeader);
+    header["content-length"] = String(body.byteLength);
+    writeHead(res, 200, header);
+    if (p.name === "grpc") res.addTrailers(nodeHeaders(context.responseTrailer));
+    res.end(body);
+  }
+}
+
+const finished = new ConnectError("the call has finished", Code.Canceled);
+
+function joinEnvelopes(frames: readonly { flags: number; data: Uint8Array }[]): Buffer {
+  const body = Buffer.allocUnsafe(frames.reduce((n, f) => n + 5 + f.data.byteLength, 0));
+  let offset = 0;
+  for (const f of frames) {
+    body[offset] = f.flags;
+    body.writeUInt32BE(f.data.byteLength, offset + 1);
+    body.set(f.data, offset + 5);
+    offset += 5 + f.data.byteLength;
+  }
+  return body;
+}
+
+/** The request's headers as connect-es's Node adapter gives them to handlers (HTTP/2 pseudo-headers left out). */
+function headersOf(req: Req): Headers {
+  const header = new Headers();
+  const node = req.headers;
+  for (const name in node) {
+    const value = node[name];
+    if (value === undefined || name.charCodeAt(0) === 58 /* ":" */) continue;
+    if (typeof value === "string") header.append(name, value);
+    else for (const v of value) header.append(name, v);
+  }
+  return header;
+}
+
+function urlOf(req: Req): string {
+  const encrypted = "encrypted" in req.socket && req.socket.encrypted === true;
+  const authority = "authority" in req ? req.authority : req.headers.host;
+  return `${encrypted ? "https" : "http"}://${authority}${req.url ?? ""}`;
+}
+
+function writeHead(res: Res, status: number, header: Record<string, string | string[]>): void {
+  (res as ServerResponse).writeHead(status, header);
+}
+
+/** A Headers object as Node's writeHead takes it (names in lower case; repeated names as arrays). */
+function nodeHeaders(header: Headers): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  header.forEach((value, name) => {
+    const existing = out[name];
+    out[name] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
+  });
+  return out;
+}
