@@ -3,7 +3,6 @@ import type { DescMethod, DescMethodUnary } from "@bufbuild/protobuf";
 import {
   Code,
   ConnectError,
-  createHandlerContext,
   type ConnectRouterOptions,
   type ContextValues,
   type HandlerContext,
@@ -23,6 +22,7 @@ import * as grpc from "@connectrpc/connect/protocol-grpc";
 import * as grpcWeb from "@connectrpc/connect/protocol-grpc-web";
 import type { UnaryCall } from "./calls.ts";
 import { readBody, readEnvelope } from "./unary-body.ts";
+import { createCallContext } from "./unary-context.ts";
 import type { NodeHandler } from "./listen.ts";
 
 type Req = Parameters<NodeHandler>[0];
@@ -121,18 +121,16 @@ export function createUnaryFastPath(direct: {
   async function serve(p: Protocol, binary: boolean, spec: Spec, req: Req, res: Res, values: ContextValues) {
     const requestHeader = headersOf(req);
     const timeout = p.parseTimeout(requestHeader.get(p.timeoutHeader), opt.maxTimeoutMs);
-    const context = createHandlerContext({
-      service: spec.method.parent,
+    const context = createCallContext({
       method: spec.method,
       protocolName: p.name,
-      requestMethod: "POST",
       url: urlOf(req),
-      ...(timeout.timeoutMs !== undefined ? { timeoutMs: timeout.timeoutMs } : {}),
-      ...(opt.shutdownSignal !== undefined ? { shutdownSignal: opt.shutdownSignal } : {}),
+      timeoutMs: timeout.timeoutMs,
+      shutdownSignal: opt.shutdownSignal,
       requestHeader,
-      responseHeader: { "content-type": p.contentType(binary) },
-      ...(p.name === "connect" ? {} : { responseTrailer: { [grpc.headerGrpcStatus]: grpc.grpcStatusOk } }),
-      contextValues: values,
+      responseHeader: new Headers({ "content-type": p.contentType(binary) }),
+      responseTrailer: new Headers(p.name === "connect" ? undefined : { [grpc.headerGrpcStatus]: grpc.grpcStatusOk }),
+      values,
     });
     // Only a client that goes away mid-call aborts it; a deadline aborts through the context's own timer.
     const onClose = (): void => {
@@ -158,8 +156,7 @@ export function createUnaryFastPath(direct: {
         e instanceof ConnectError ? e : new ConnectError("internal error", Code.Internal, undefined, undefined, e);
       context.abort(error);
     }
-    // The deadline's timer stops with the call (an abort with a reason: no DOMException is built).
-    if (timeout.timeoutMs !== undefined && error === undefined) context.abort(finished);
+    context.done();
     try {
       if (p.name === "connect") await answerConnect(res, context, compression.response, output, error);
       else await answerEnveloped(p, res, context, compression.response, output, error);
@@ -247,8 +244,6 @@ export function createUnaryFastPath(direct: {
     res.end(body);
   }
 }
-
-const finished = new ConnectError("the call has finished", Code.Canceled);
 
 function joinEnvelopes(frames: readonly { flags: number; data: Uint8Array }[]): Buffer {
   const body = Buffer.allocUnsafe(frames.reduce((n, f) => n + 5 + f.data.byteLength, 0));
