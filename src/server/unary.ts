@@ -238,7 +238,8 @@ export function createUnaryFastPath(direct: {
     }
     const body = joinEnvelopes(frames);
     const header = nodeHeaders(context.responseHeader);
-    header["content-length"] = String(body.byteLength);
+    // HTTP/1.1 (gRPC-Web): a length instead of chunks; HTTP/2 frames carry their own, as with connect-es.
+    if (p.name === "grpc-web") header["content-length"] = String(body.byteLength);
     writeHead(res, 200, header);
     if (p.name === "grpc") res.addTrailers(nodeHeaders(context.responseTrailer));
     res.end(body);
