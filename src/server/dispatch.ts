@@ -96,14 +96,19 @@ export function createDispatcher(opts: DispatchOptions): NodeHandler {
       });
       return;
     }
-    if (opts.unary?.(req, res, handler.method, values) === true) return;
+    const notCompleted = (reason: unknown): void => {
+      if (ConnectError.from(reason).code === Code.Aborted) return;
+      opts.logger.warn({ err: reason, requestId: info.requestId }, "rpc response not completed");
+    };
+    const unary = opts.unary?.(req, res, handler.method, values);
+    if (unary !== undefined) {
+      unary.catch(notCompleted);
+      return;
+    }
     const uReq = universalRequestFromNodeRequest(req, res, undefined, values);
     handler(uReq)
       .then((uRes) => universalResponseToNodeResponse(uRes, res))
-      .catch((reason: unknown) => {
-        if (ConnectError.from(reason).code === Code.Aborted) return;
-        opts.logger.warn({ err: reason, requestId: info.requestId }, "rpc response not completed");
-      });
+      .catch(notCompleted);
   }
 }
 

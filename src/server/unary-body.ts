@@ -85,8 +85,9 @@ function consume(req: Req, onChunk: (chunk: Buffer) => void): Promise<void> {
       try {
         onChunk(chunk);
       } catch (err) {
+        // The rest of the body is read and dropped (the stream stays flowing) so that a keep-alive connection
+        // reaches its next request; on HTTP/2 the stream is closed once the answer is out (listen.ts).
         stop();
-        req.pause();
         reject(err as Error);
       }
     };

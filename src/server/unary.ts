@@ -86,7 +86,13 @@ function protocolOf(contentType: string, http2: boolean): { protocol: Protocol; 
   return t === undefined || t.stream ? undefined : { protocol: protocols.connect, binary: t.binary };
 }
 
-export type UnaryFastPath = (req: Req, res: Res, method: DescMethod, values: ContextValues) => boolean;
+/** undefined: not taken (connect-es serves it); else the call, settled once the answer is written. */
+export type UnaryFastPath = (
+  req: Req,
+  res: Res,
+  method: DescMethod,
+  values: ContextValues,
+) => Promise<void> | undefined;
 
 /**
  * Serves unary calls of the Connect protocol (POST, JSON and proto), gRPC-Web (binary and JSON) and gRPC over
@@ -96,7 +102,7 @@ export type UnaryFastPath = (req: Req, res: Res, method: DescMethod, values: Con
  * negotiation, timeouts), so the wire is the same as connect-es's handlers write. It skips what costs per call
  * there: universal request/response adapters, a chain of async generators, and an AbortController aborted (with a
  * DOMException) after every call. Returns false for what it leaves to connect-es: GET, streaming methods,
- * gRPC-Web text, gRPC over HTTP/1.1, methods without a recorded implementation.
+ * gRPC-Web text, gRPC over HTTP/1.1, methods without a recorded implementation (it returns undefined).
  */
 export function createUnaryFastPath(direct: {
   calls: ReadonlyMap<DescMethod, UnaryCall>;
@@ -111,11 +117,10 @@ export function createUnaryFastPath(direct: {
   }
   return (req, res, method, values) => {
     const spec = specs.get(method);
-    if (spec === undefined || req.method !== "POST") return false;
+    if (spec === undefined || req.method !== "POST") return undefined;
     const found = protocolOf(req.headers["content-type"] ?? "", "stream" in req);
-    if (found === undefined) return false;
-    void serve(found.protocol, found.binary, spec, req, res, values);
-    return true;
+    if (found === undefined) return undefined;
+    return serve(found.protocol, found.binary, spec, req, res, values);
   };
 
   async function serve(p: Protocol, binary: boolean, spec: Spec, req: Req, res: Res, values: ContextValues) {
@@ -160,8 +165,10 @@ export function createUnaryFastPath(direct: {
     try {
       if (p.name === "connect") await answerConnect(res, context, compression.response, output, error);
       else await answerEnveloped(p, res, context, compression.response, output, error);
-    } catch {
-      // the client went away while the answer was being compressed or written
+    } catch (err) {
+      // compressing or writing the answer failed: the client gets a reset rather than a hang
+      res.destroy();
+      throw err;
     } finally {
       res.off("close", onClose);
     }
