@@ -230,6 +230,36 @@ describe("the unary fast path answers exactly as connect-es's handlers", () => {
   });
 });
 
+describe("a refused body on a keep-alive connection", () => {
+  it("a chunked Connect body over the limit is answered, and the connection serves the next call", async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const post = (body: Buffer, chunked: boolean) =>
+      new Promise<{ status: number; reused: boolean; text: string }>((resolve, reject) => {
+        const req = http.request({ port: fast.port, host: "127.0.0.1", path: CHECK, method: "POST", agent }, (res) => {
+          let text = "";
+          res.on("data", (c: Buffer) => (text += c.toString()));
+          res.on("end", () => resolve({ status: res.statusCode!, reused: req.reusedSocket, text }));
+        });
+        req.setHeader("content-type", "application/json");
+        if (!chunked) req.setHeader("content-length", body.byteLength);
+        req.on("error", reject);
+        // in pieces, so the limit is passed while the body is still arriving
+        for (let i = 0; i < body.byteLength; i += 1024) req.write(body.subarray(i, i + 1024));
+        req.end();
+      });
+    try {
+      const refused = await post(Buffer.alloc(READ_MAX * 256, 32), true);
+      expect(refused.status).toBe(429);
+      expect(JSON.parse(refused.text)).toMatchObject({ code: "resource_exhausted" });
+      const next = await post(Buffer.from('{"service":""}'), false);
+      expect(next.status).toBe(200);
+      expect(next.reused).toBe(true);
+    } finally {
+      agent.destroy();
+    }
+  });
+});
+
 describe("real clients on the fast path", () => {
   it("connect-node's three transports get answers, headers, trailers, errors with details, deadlines", async () => {
     const baseUrl = `http://127.0.0.1:${fast.port}`;
