@@ -106,6 +106,8 @@ function fromConnectError(e: ConnectError): AppError {
     [Code.NotFound]: "not_found",
     [Code.Unimplemented]: "method_not_allowed",
     [Code.Unavailable]: "unavailable",
+    // the caller's deadline (connect-timeout-ms, grpc-timeout) passed while the call ran
+    [Code.DeadlineExceeded]: "request_timeout",
   };
   const code = byCode[e.code];
   return code === undefined ? toAppError(e) : new AppError(code, e.rawMessage, { cause: e });

@@ -4,6 +4,7 @@
 // with errors, size limits, bad bodies and deadlines. Then real clients (connect-node, grpc-js) on the fast path.
 import http from "node:http";
 import http2 from "node:http2";
+import net from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { create, toBinary } from "@bufbuild/protobuf";
@@ -218,6 +219,24 @@ describe("the unary fast path answers exactly as connect-es's handlers", () => {
     await same(h2, envelopedCases("application/grpc+proto", "30000000n"), true);
   });
 
+  it("a deadline that passes during the call is deadline_exceeded on every protocol, not internal", async () => {
+    const connectAnswer = await h1(
+      fast.port,
+      STATUS,
+      { "content-type": "application/json", "connect-timeout-ms": "50", "x-case": "deadline" },
+      Buffer.from("{}"),
+    );
+    expect(connectAnswer.status).toBe(504);
+    expect(Buffer.from(connectAnswer.body, "base64").toString()).toContain('"code":"deadline_exceeded"');
+    const grpcAnswer = await h2(
+      fast.port,
+      STATUS,
+      { "content-type": "application/grpc", "grpc-timeout": "50m", "x-case": "deadline" },
+      frame(emptyStatus),
+    );
+    expect(grpcAnswer.trailers["grpc-status"]).toBe(String(Code.DeadlineExceeded));
+  });
+
   it("leaves streams, GET, gRPC-Web text and gRPC over HTTP/1.1 to connect-es", async () => {
     const text = Buffer.from(frame(emptyStatus).toString("base64"));
     await same(h1, [["text", STATUS, { "content-type": "application/grpc-web-text" }, text]], false);
@@ -232,30 +251,23 @@ describe("the unary fast path answers exactly as connect-es's handlers", () => {
 
 describe("a refused body on a keep-alive connection", () => {
   it("a chunked Connect body over the limit is answered, and the connection serves the next call", async () => {
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-    const post = (body: Buffer, chunked: boolean) =>
-      new Promise<{ status: number; reused: boolean; text: string }>((resolve, reject) => {
-        const req = http.request({ port: fast.port, host: "127.0.0.1", path: CHECK, method: "POST", agent }, (res) => {
-          let text = "";
-          res.on("data", (c: Buffer) => (text += c.toString()));
-          res.on("end", () => resolve({ status: res.statusCode!, reused: req.reusedSocket, text }));
-        });
-        req.setHeader("content-type", "application/json");
-        if (!chunked) req.setHeader("content-length", body.byteLength);
-        req.on("error", reject);
-        // in pieces, so the limit is passed while the body is still arriving
-        for (let i = 0; i < body.byteLength; i += 1024) req.write(body.subarray(i, i + 1024));
-        req.end();
-      });
+    const socket = net.connect(fast.port, "127.0.0.1");
+    let received = "";
+    socket.on("data", (c: Buffer) => (received += c.toString("latin1")));
+    const big = Buffer.alloc(READ_MAX * 256, 32);
+    const small = '{"service":""}';
+    socket.write(`POST ${CHECK} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n`);
+    socket.write("Transfer-Encoding: chunked\r\n\r\n");
+    for (let i = 0; i < big.byteLength; i += 4096) socket.write(`1000\r\n${big.subarray(i, i + 4096).toString()}\r\n`);
+    socket.write("0\r\n\r\n");
+    socket.write(`POST ${CHECK} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n`);
+    socket.write(`Content-Length: ${small.length}\r\n\r\n${small}`);
     try {
-      const refused = await post(Buffer.alloc(READ_MAX * 256, 32), true);
-      expect(refused.status).toBe(429);
-      expect(JSON.parse(refused.text)).toMatchObject({ code: "resource_exhausted" });
-      const next = await post(Buffer.from('{"service":""}'), false);
-      expect(next.status).toBe(200);
-      expect(next.reused).toBe(true);
+      await expect.poll(() => received.match(/HTTP\/1\.1 \d{3}/g), { timeout: 5000 }).toHaveLength(2);
+      expect(received.match(/HTTP\/1\.1 \d{3}/g)).toEqual(["HTTP/1.1 429", "HTTP/1.1 200"]);
+      expect(received).toContain('"code":"resource_exhausted"');
     } finally {
-      agent.destroy();
+      socket.destroy();
     }
   });
 });
