@@ -14,6 +14,8 @@ export {
   takeRooms,
   releaseRooms,
   readAvailability,
+  availabilityHead,
+  type AvailabilityHead,
   type DayCounter,
   type AvailabilityDay,
   type RoomTypeAvailability,
@@ -35,11 +37,9 @@ export { ratePlansSql, roomCountsOnDaySql, roomsSql, roomTypesSql, sellableRooms
 export {
   countRoomsStatusWrittenBefore,
   findCatalogueId,
-  inventoryRowsOf,
   ratePlansOf,
   roomTypesOf,
   stayPriceTotals,
-  type DayRow,
   type RoomTypeRow,
 } from "./reads.ts";
 export {

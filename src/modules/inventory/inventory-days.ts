@@ -130,6 +130,32 @@ export interface RoomTypeAvailability {
   days: AvailabilityDay[];
 }
 
+/** What every availability answer of a property depends on besides its day rows, with the version of those rows. */
+export interface AvailabilityHead {
+  /**
+   * The property's ARI sequence (ari_counters; "0" before the first change). Every write of `room_type_days`
+   * (takeRooms, releaseRooms, changeRoomCount) records an ARI change in the same transaction (the ARI delta feed
+   * promises partners every change of availability), so the day rows of one sequence number are always the same.
+   */
+  seq: string;
+  /** The room types by code: their ids, codes and room counts are the rest of what an answer reads. */
+  roomTypes: { id: string; code: string; room_count: number }[];
+}
+
+/** The room types and the ARI sequence in one statement (one snapshot): the version of availability answers. */
+export async function availabilityHead(q: Queryable, propertyId: string): Promise<AvailabilityHead> {
+  const rows = await q.query<{ seq: string; id: string | null; code: string; room_count: number }>(
+    `select coalesce((select seq from ari_counters where property_id = $1), 0)::text as seq, rt.id, rt.code, rt.room_count
+       from (select 1) one left join room_types rt on rt.property_id = $1
+      order by rt.code`,
+    [propertyId],
+  );
+  return {
+    seq: rows[0]?.seq ?? "0",
+    roomTypes: rows.filter((r) => r.id !== null) as AvailabilityHead["roomTypes"],
+  };
+}
+
 interface AvailabilityRow {
   id: string;
   code: string;
