@@ -17,6 +17,7 @@ export {
   availabilityHead,
   type AvailabilityHead,
   type DayCounter,
+  type RoomDays,
   type AvailabilityDay,
   type RoomTypeAvailability,
 } from "./inventory-days.ts";
