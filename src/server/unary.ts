@@ -101,8 +101,8 @@ export type UnaryFastPath = (
  * written in one piece with connect-es's own helpers (error JSON, trailer status, envelopes, compression
  * negotiation, timeouts), so the wire is the same as connect-es's handlers write. It skips what costs per call
  * there: universal request/response adapters, a chain of async generators, and an AbortController aborted (with a
- * DOMException) after every call. Returns false for what it leaves to connect-es: GET, streaming methods,
- * gRPC-Web text, gRPC over HTTP/1.1, methods without a recorded implementation (it returns undefined).
+ * DOMException) after every call. Returns undefined for what it leaves to connect-es: GET, streaming methods,
+ * gRPC-Web text, gRPC over HTTP/1.1, methods without a recorded implementation.
  */
 export function createUnaryFastPath(direct: {
   calls: ReadonlyMap<DescMethod, UnaryCall>;
@@ -137,10 +137,9 @@ export function createUnaryFastPath(direct: {
       responseTrailer: new Headers(p.name === "connect" ? undefined : { [grpc.headerGrpcStatus]: grpc.grpcStatusOk }),
       values,
     });
-    // Only a client that goes away mid-call aborts it; a deadline aborts through the context's own timer.
-    const onClose = (): void => {
-      if (!res.writableFinished) context.abort();
-    };
+    // Only a client that goes away mid-call aborts it (the listener is removed once the call is over; on HTTP/2 a
+    // reset stream also reports writableFinished); a deadline aborts through the context's own timer.
+    const onClose = (): void => context.abort();
     res.once("close", onClose);
     const compression = compressionNegotiate(
       opt.acceptCompression,
@@ -162,6 +161,9 @@ export function createUnaryFastPath(direct: {
       context.abort(error);
     }
     context.done();
+    res.off("close", onClose);
+    // a client that went away (reset, closed connection) gets no answer
+    if ("stream" in res ? res.stream.destroyed : res.destroyed) return;
     try {
       if (p.name === "connect") await answerConnect(res, context, compression.response, output, error);
       else await answerEnveloped(p, res, context, compression.response, output, error);
@@ -169,8 +171,6 @@ export function createUnaryFastPath(direct: {
       // compressing or writing the answer failed: the client gets a reset rather than a hang
       res.destroy();
       throw err;
-    } finally {
-      res.off("close", onClose);
     }
   }
 

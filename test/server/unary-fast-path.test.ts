@@ -26,6 +26,8 @@ const READ_MAX = 4096;
 let fast: Listener;
 let plain: Listener;
 let served = 0;
+/** Request ids of calls whose signal aborted while the implementation waited. */
+const aborted: string[] = [];
 
 beforeAll(async () => {
   const logger = createLogger("silent");
@@ -45,6 +47,7 @@ beforeAll(async () => {
       if (mode === "raw-error") throw new Error("boom");
       if (mode === "deadline") {
         await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve));
+        aborted.push(ctx.requestHeader.get("x-request-id") ?? "");
         throw ctx.signal.reason;
       }
       return { status: mode === "big" ? "x".repeat(3000) : "operational", apiVersion: "v1", partnerApi: "é" };
@@ -235,6 +238,36 @@ describe("the unary fast path answers exactly as connect-es's handlers", () => {
       frame(emptyStatus),
     );
     expect(grpcAnswer.trailers["grpc-status"]).toBe(String(Code.DeadlineExceeded));
+  });
+
+  it("a client that goes away aborts the call's signal (gRPC stream reset, Connect connection closed)", async () => {
+    const session = http2.connect(`http://127.0.0.1:${fast.port}`);
+    const stream = session.request({
+      ":method": "POST",
+      ":path": STATUS,
+      "content-type": "application/grpc",
+      "x-case": "deadline",
+      "x-request-id": "gone-grpc",
+    });
+    stream.on("error", () => {});
+    stream.end(frame(emptyStatus));
+    await new Promise((r) => setTimeout(r, 100));
+    stream.close(http2.constants.NGHTTP2_CANCEL);
+    const req = http.request({ port: fast.port, host: "127.0.0.1", path: STATUS, method: "POST" });
+    req.setHeader("content-type", "application/json");
+    req.setHeader("x-case", "deadline");
+    req.setHeader("x-request-id", "gone-connect");
+    req.on("error", () => {});
+    req.end("{}");
+    await new Promise((r) => setTimeout(r, 100));
+    req.destroy();
+    try {
+      await expect
+        .poll(() => aborted.filter((id) => id.startsWith("gone-")).sort(), { timeout: 3000 })
+        .toEqual(["gone-connect", "gone-grpc"]);
+    } finally {
+      session.close();
+    }
   });
 
   it("leaves streams, GET, gRPC-Web text and gRPC over HTTP/1.1 to connect-es", async () => {
