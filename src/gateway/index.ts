@@ -7,8 +7,8 @@ import {
 } from "@bufbuild/protobuf";
 import {
   ConnectError,
-  createHandlerContext,
   type ContextValues,
+  type HandlerContext,
   type Interceptor,
   type UnaryRequest,
   type UnaryResponse,
@@ -244,6 +244,8 @@ function assignFile(
   }
 }
 
+const noTimeout = (): undefined => undefined;
+
 async function invoke(
   route: Route,
   input: Message,
@@ -262,18 +264,25 @@ async function invoke(
   const method = route.method as DescMethodUnary;
   // Routes are built from the recorded implementations, so every route has one.
   const impl = direct.calls.get(route.method)!;
-  const context = createHandlerContext({
+  // The context connect-es' createHandlerContext makes, without its deadline timer and linked signals (a REST
+  // call has no timeout header): one AbortController, aborted only by a client that goes away mid-call (abort()
+  // with no reason builds a costly DOMException, so never on the way out).
+  const controller = new AbortController();
+  const context: HandlerContext = {
     service: method.parent,
     method,
     protocolName: "rest",
     requestMethod: "POST",
     url: `http://gateway/${method.parent.typeName}/${method.name}`,
-    requestHeader: header,
-    contextValues: values,
-  });
-  // Only a client that goes away mid-call aborts it (abort() with no reason builds a costly DOMException).
+    timeoutMs: noTimeout,
+    signal: controller.signal,
+    requestHeader: new Headers(header),
+    responseHeader: new Headers(),
+    responseTrailer: new Headers(),
+    values,
+  };
   res.once("close", () => {
-    if (!res.writableFinished) context.abort();
+    if (!res.writableFinished) controller.abort();
   });
   const last = async (r: UnaryRequest): Promise<UnaryResponse> => {
     // The implementation's answer as it is: the codec renders a message or its init shape alike, so a large
