@@ -80,7 +80,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
   return {
     routes,
     async handle(req, res, info, values) {
-      const url = new URL(req.url ?? "/", "http://gateway");
+      const url = parseTarget(req.url ?? "/");
       const match = matchRoute(routes, req.method ?? "GET", url.pathname);
       if (match === undefined) {
         writeError(res, new AppError("not_found", `No endpoint ${req.method} ${url.pathname}.`), info.requestId);
@@ -127,6 +127,23 @@ export function createGateway(opts: GatewayOptions): Gateway {
   };
 }
 
+/** Plain paths (letters, digits, "/", "-", "_", "~", ":") need none of WHATWG URL's normalisation. */
+const PLAIN_PATH = /^\/[A-Za-z0-9/_~:-]*$/;
+
+/**
+ * The request target's path and query as `new URL(target, base)` gives them, without parsing a plain one (a
+ * tenth of the gateway's own time on a small call): anything with dots, percent signs, backslashes or a
+ * fragment goes through the URL parser.
+ */
+function parseTarget(target: string): { pathname: string; searchParams: URLSearchParams } {
+  const q = target.indexOf("?");
+  const pathname = q === -1 ? target : target.slice(0, q);
+  if (PLAIN_PATH.test(pathname) && !target.includes("#", q)) {
+    return { pathname, searchParams: new URLSearchParams(q === -1 ? "" : target.slice(q + 1)) };
+  }
+  return new URL(target, "http://gateway");
+}
+
 /** The request as our JSON: body, then query parameters, then path variables; problems go to `violations`. */
 async function requestJson(
   route: Route,
@@ -145,7 +162,8 @@ async function requestJson(
     const body = await bodyJson(route, target, req, maxBodyBytes, limits, violations);
     json = route.body === "*" ? body : { [fieldAt(desc, route.body)!.jsonName]: body };
   }
-  for (const key of new Set(query.keys())) assignParam(desc, json, key, query.getAll(key), violations);
+  if (query.size > 0)
+    for (const key of new Set(query.keys())) assignParam(desc, json, key, query.getAll(key), violations);
   for (const [field, value] of vars) assignParam(desc, json, field, [value], violations);
   return json;
 }
