@@ -1,4 +1,6 @@
+import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
@@ -75,4 +77,24 @@ describe("access log lines on standard output", () => {
       expect(service.output()).toContain('"msg":"shutting down"');
     },
   );
+});
+
+describe("the stdout log destination at the end of a process", () => {
+  for (const [how, code] of [
+    ["throw", 1],
+    ["exit", 3],
+    ["end", 0],
+  ] as const) {
+    it(`writes every buffered line when the process ends by ${how}`, async () => {
+      const child = spawn(process.execPath, [join(import.meta.dirname, "../fixtures/log-then-exit.ts"), how], {
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let out = "";
+      child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+      const [exitCode] = (await once(child, "close")) as [number];
+      expect(exitCode).toBe(code);
+      const lines = out.split("\n").filter((l) => l.includes('"before the end"'));
+      expect(lines.map((l) => (JSON.parse(l) as { n: number }).n)).toEqual([0, 1, 2, 3, 4]);
+    });
+  }
 });
