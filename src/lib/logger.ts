@@ -15,6 +15,14 @@ export const LOG_FLUSH_MS = 200;
  * `minLength` buffer measures the whole pending text on every line: a tenth of an access line's cost.)
  */
 export function stdoutLogDestination(): DestinationStream & { flush(): void } {
+  // one per process, like standard output itself (and one timer and exit hook, however many loggers use it)
+  stdout ??= bufferedStdout();
+  return stdout;
+}
+
+let stdout: (DestinationStream & { flush(): void }) | undefined;
+
+function bufferedStdout(): DestinationStream & { flush(): void } {
   const out = pino.destination({ dest: 1, sync: true });
   let lines: string[] = [];
   let pending = 0;
