@@ -22,7 +22,8 @@ import { readBody, readMultipart, type NodeRequest, type UploadedFile } from "./
 import { parse, render } from "./codec.ts";
 import { assignParam, fieldAt } from "./params.ts";
 import { missingCredentials } from "./preflight.ts";
-import { sendJson } from "./respond.ts";
+import { sendJson, sendMemoized } from "./respond.ts";
+import { memoOf } from "../lib/answer-cache.ts";
 import { matchRoute, routesOf, type Route } from "./routes.ts";
 
 export type { Route } from "./routes.ts";
@@ -322,6 +323,14 @@ async function invoke(
   headers["x-request-id"] = info.requestId;
   if (status === 204) {
     send(res, 204, headers);
+    return;
+  }
+  const memo = memoOf(result.message);
+  if (memo !== undefined && route.responseBody === "") {
+    // a cached answer: its JSON and compressed forms are rendered once and kept with it
+    await sendMemoized(req, res, status, headers, memo, () =>
+      JSON.stringify(render(route.method.output, result.message)),
+    );
     return;
   }
   let json: JsonValue = render(route.method.output, result.message);

@@ -14,7 +14,10 @@ export {
   takeRooms,
   releaseRooms,
   readAvailability,
+  availabilityHead,
+  type AvailabilityHead,
   type DayCounter,
+  type RoomDays,
   type AvailabilityDay,
   type RoomTypeAvailability,
 } from "./inventory-days.ts";
@@ -35,11 +38,9 @@ export { ratePlansSql, roomCountsOnDaySql, roomsSql, roomTypesSql, sellableRooms
 export {
   countRoomsStatusWrittenBefore,
   findCatalogueId,
-  inventoryRowsOf,
   ratePlansOf,
   roomTypesOf,
   stayPriceTotals,
-  type DayRow,
   type RoomTypeRow,
 } from "./reads.ts";
 export {

@@ -197,8 +197,8 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
       a.roomTypeId < b.roomTypeId ? -1 : a.roomTypeId > b.roomTypeId ? 1 : a.from < b.from ? -1 : 1,
     );
     for (const l of sorted) {
-      if (take) await takeRooms(tx, propertyId, l.roomTypeId, "sold", l.from, l.to);
-      else await releaseRooms(tx, propertyId, l.roomTypeId, "sold", l.from, l.to);
+      if (take) await takeRooms(tx, { propertyId, roomTypeId: l.roomTypeId, counter: "sold", from: l.from, to: l.to });
+      else await releaseRooms(tx, { propertyId, roomTypeId: l.roomTypeId, counter: "sold", from: l.from, to: l.to });
     }
   }
 
