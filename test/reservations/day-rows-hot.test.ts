@@ -19,7 +19,7 @@ describe("availability day rows", () => {
     const q = poolQueryable(t.db.pool);
     const from = "2026-11-22";
     // 1,000 day rows written at once, as a year of bookings leaves them: their pages as full as the table allows.
-    await takeRooms(q, p.id, p.roomTypeId, "sold", from, addDays(from, 1000));
+    await takeRooms(q, { propertyId: p.id, roomTypeId: p.roomTypeId, counter: "sold", from, to: addDays(from, 1000) });
     const page = async (date: string) =>
       (
         await t.db.pool.query<{ page: string; sold: number }>(
@@ -29,7 +29,14 @@ describe("availability day rows", () => {
       ).rows[0]!;
     const dates = [100, 300, 500, 700].map((d) => addDays(from, d));
     const before = await Promise.all(dates.map(page));
-    for (const date of dates) await takeRooms(q, p.id, p.roomTypeId, "sold", date, addDays(date, 1));
+    for (const date of dates)
+      await takeRooms(q, {
+        propertyId: p.id,
+        roomTypeId: p.roomTypeId,
+        counter: "sold",
+        from: date,
+        to: addDays(date, 1),
+      });
     const after = await Promise.all(dates.map(page));
     expect(after.map((r) => r.sold)).toEqual(before.map((r) => r.sold + 1));
     expect(after.map((r) => r.page)).toEqual(before.map((r) => r.page));
