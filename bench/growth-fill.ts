@@ -234,9 +234,11 @@ export async function fillHistory(
            from gd cross join generate_series(1, attempts) k`,
       );
     }
-    // A history written over years has been vacuumed (hint bits set, visibility map current); a bulk load has not, and
-    // the autovacuum it triggers would run through every filled table while the measures run.
+    // A history written over years has been vacuumed (hint bits set, visibility map current) and its pages are on
+    // disk; a bulk load's are not: the autovacuum it triggers, and the checkpoint writing its pages, would run through
+    // every filled table while the measures run.
     await step("vacuum analyze", "vacuum analyze");
+    await step("checkpoint", "checkpoint");
   } finally {
     await c.query("drop table if exists gp, gr, gd").catch(() => undefined);
     c.release();
