@@ -1,4 +1,5 @@
 import http from "node:http";
+import http2 from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pino } from "pino";
 import { timestampFromDate, timestampDate } from "@bufbuild/protobuf/wkt";
@@ -14,17 +15,19 @@ import { AppError, type ErrorCode } from "../../src/errors.ts";
 let listener: Listener;
 let base: string;
 const created = new Date("2026-11-22T09:30:00.123Z");
+/** Ids of getThing calls whose signal aborted (id "wait-*" waits for it). */
+const aborted: string[] = [];
 
 beforeAll(async () => {
   const logger = pino({ level: "silent" });
   const router = createRecordingRouter({ interceptors: [createCallInterceptor(logger)] });
   router.service(GatewayTestService, {
-    getThing: (req) => ({
-      id: req.thing?.id ?? "",
-      name: `${req.propertyCode}|${req.verbose}`,
-      createdAt: timestampFromDate(created),
-      amountMinor: 9007199254740991n,
-    }),
+    getThing: async (req, ctx) => {
+      const id = req.thing?.id ?? "";
+      if (id.startsWith("wait-"))
+        await new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => (aborted.push(id), resolve())));
+      return getThingAnswer(req);
+    },
     createThing: (req) => ({ ...(req.thing as Thing), name: `${req.propertyCode}:${req.thing?.name}:${req.dryRun}` }),
     updateThing: (req) => ({
       id: req.id,
@@ -77,12 +80,41 @@ afterAll(async () => {
   await listener?.close(100);
 });
 
+function getThingAnswer(req: { thing?: { id: string } | undefined; propertyCode: string; verbose: boolean }) {
+  return {
+    id: req.thing?.id ?? "",
+    name: `${req.propertyCode}|${req.verbose}`,
+    createdAt: timestampFromDate(created),
+    amountMinor: 9007199254740991n,
+  };
+}
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
 type Json = any;
 const json = (body: unknown) => ({
   method: "POST",
   headers: { "content-type": "application/json" },
   body: JSON.stringify(body),
+});
+
+describe("a client that goes away", () => {
+  it("aborts the call's signal: an HTTP/2 stream reset and a closed HTTP/1.1 connection", async () => {
+    const session = http2.connect(base);
+    session.on("error", () => undefined);
+    const stream = session.request({ ":method": "GET", ":path": "/t/v1/things/wait-h2" });
+    stream.on("error", () => undefined);
+    await new Promise((r) => setTimeout(r, 100));
+    stream.close(http2.constants.NGHTTP2_CANCEL);
+    const req = http.get(`${base}/t/v1/things/wait-h1`);
+    req.on("error", () => undefined);
+    await new Promise((r) => setTimeout(r, 100));
+    req.destroy();
+    try {
+      await expect.poll(() => [...aborted].sort(), { timeout: 3000 }).toEqual(["wait-h1", "wait-h2"]);
+    } finally {
+      session.close();
+    }
+  });
 });
 
 describe("path templates", () => {
