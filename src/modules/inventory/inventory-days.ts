@@ -79,6 +79,30 @@ export async function takeRooms(
     throw new AppError("no_availability", "No room of this type is available on every date of the stay.");
 }
 
+/**
+ * takeRooms for several stays at once: every guarded UPDATE is sent without waiting for the one before (the pool
+ * pipelines them: one round trip for all, locks still taken in the given order, so give them in one order), then
+ * the rows still missing are created one stay after the other. Throws no_availability like takeRooms.
+ */
+export async function takeRoomsOfStays(
+  tx: Queryable,
+  propertyId: string,
+  counter: DayCounter,
+  stays: readonly { roomTypeId: string; from: string; to: string }[],
+): Promise<void> {
+  const taken = await Promise.all(
+    stays.map((s) => guardedTake(tx, propertyId, s.roomTypeId, counter, s.from, s.to, 1)),
+  );
+  for (const [i, s] of stays.entries()) {
+    const nights = daysBetween(s.from, s.to);
+    let dates = taken[i]!;
+    if (dates.length < nights)
+      dates = dates.concat(await createAndTake(tx, propertyId, s.roomTypeId, counter, s.from, s.to, 1, dates));
+    if (dates.length !== nights)
+      throw new AppError("no_availability", "No room of this type is available on every date of the stay.");
+  }
+}
+
 /** Gives back rooms taken by `takeRooms` (same counter, dates and count). */
 export async function releaseRooms(
   tx: Queryable,
