@@ -99,7 +99,7 @@ export async function benchReservations(): Promise<void> {
     let m = 0;
     const bareRate = await forDuration(seconds, clients, async () => {
       const s = stay(m++);
-      const typeId = baseTypes.get(s.type.id)!;
+      const { id: typeId, ratePlanId } = baseTypes.get(s.type.id)!;
       const nights = daysBetween(s.arrival, s.departure);
       const c = await pool.connect();
       const q = (text: string, values: unknown[]) => c.query(text, values);
@@ -116,7 +116,7 @@ export async function benchReservations(): Promise<void> {
              values ($1, $2, 'R' || nextval('reservation_code_seq'), 'GUARANTEED', 'API', 'Bench Guest', $3, $4, 2, 0, $7, 'TRY', now(), now()) returning id)
              insert into reservation_rooms (id, property_id, reservation_id, position, room_type_id, rate_plan_id, adults, children, nightly_minor, total_minor)
              select $5, $2, r.id, 0, $6, $8, 2, 0, array_fill(100000::bigint, array[$9::int]), $7 from r`,
-            [id, baseProperty, s.arrival, s.departure, newId(), typeId, 100_000 * nights, s.type.ratePlanId, nights],
+            [id, baseProperty, s.arrival, s.departure, newId(), typeId, 100_000 * nights, ratePlanId, nights],
           ),
         ]);
         let taken = takenRows.rowCount ?? 0;
@@ -197,9 +197,9 @@ export async function benchReservations(): Promise<void> {
       );
     });
 
-    console.log(`\n${"case".padEnd(58)} ${"value".padStart(10)} ${"x base".padStart(8)}`);
+    console.log(`\n${"case".padEnd(70)} ${"value".padStart(10)} ${"x base".padStart(8)}`);
     const line = (name: string, value: string, ratio: number) =>
-      console.log(`${name.padEnd(58)} ${value.padStart(10)} ${ratio.toFixed(2).padStart(8)}`);
+      console.log(`${name.padEnd(70)} ${value.padStart(10)} ${ratio.toFixed(2).padStart(8)}`);
     line("bare pg create transaction (same writes), 50 clients (baseline) /s", bareRate.toFixed(0), 1);
     line(
       "service create (validate, price, restrict, inventory, events, seq) /s",
@@ -237,19 +237,29 @@ async function benchProperty(pool: pg.Pool, code: string): Promise<string> {
   return id;
 }
 
-async function copyTypes(pool: pg.Pool, fromProperty: string, toProperty: string): Promise<Map<string, string>> {
+/** The room types of one property in another, each with a rate plan: source room type id -> the copy's ids. */
+async function copyTypes(
+  pool: pg.Pool,
+  fromProperty: string,
+  toProperty: string,
+): Promise<Map<string, { id: string; ratePlanId: string }>> {
   const { rows } = await pool.query<{ id: string; code: string }>(
     "select id, code from room_types where property_id = $1",
     [fromProperty],
   );
-  const map = new Map<string, string>();
+  const map = new Map<string, { id: string; ratePlanId: string }>();
   for (const r of rows) {
     const id = newId();
+    const ratePlanId = newId();
     await pool.query(
       "insert into room_types (id, property_id, code, name, max_occupancy, room_count, created_at) values ($1, $2, $3, 'x', 2, $4, now())",
       [id, toProperty, r.code, roomsPerType],
     );
-    map.set(r.id, id);
+    await pool.query(
+      "insert into rate_plans (id, property_id, code, name, board_type, created_at) values ($1, $2, $3, 'x', 'ROOM_ONLY', now())",
+      [ratePlanId, toProperty, `RP-${r.code}`],
+    );
+    map.set(r.id, { id, ratePlanId });
   }
   return map;
 }
