@@ -1,6 +1,6 @@
 // Connectivity API: a feed page of 500 and reservation events accepted per second, each against a bare
 // node:http + pg handler running the same SQL in the same run; 366-day availability (bytes, p50/p99) per
-// Accept-Encoding against its identity answer; then ARI (ari.bench.ts).
+// Accept-Encoding against its identity answer, cached and (a second service) not cached; then ARI (ari.bench.ts).
 import http from "node:http";
 import zlib from "node:zlib";
 import pg from "pg";
@@ -52,9 +52,9 @@ async function processQueued(url: string, pool: pg.Pool, references: string): Pr
  * on the wire and p50/p99, with the identity answer as the baseline of the same run. Every coding must decode to
  * the identity answer's exact bytes.
  */
-async function benchAvailability(url: string, auth: Record<string, string>): Promise<void> {
-  const wire = async (coding: string) => {
-    const res = await request(url, { headers: { ...auth, "accept-encoding": coding } });
+async function benchAvailability(url: string, auth: Record<string, string>, databaseUrl: string): Promise<void> {
+  const wire = async (coding: string, from = url) => {
+    const res = await request(from, { headers: { ...auth, "accept-encoding": coding } });
     const bytes = Buffer.from(await res.body.arrayBuffer());
     if (res.statusCode !== 200) throw new Error(`availability answered ${res.statusCode}`);
     const encoding = (res.headers["content-encoding"] as string | undefined) ?? "identity";
@@ -76,14 +76,40 @@ async function benchAvailability(url: string, auth: Record<string, string>): Pro
       }),
     );
   }
+  // The same reads from a service without the answer cache ("Cached answers" in the README): the cost of a read
+  // after a write changed the answer (SQL, days, JSON, compression each time), as a ratio in this run.
+  const uncached = await startService(databaseUrl, {
+    env: { ROLE: "api", ANSWER_CACHE_BYTES: "0" },
+    name: "service without the answer cache",
+  });
+  try {
+    const other = url.replace(/:\d+\//, `:${uncached.port}/`);
+    // a fresh process: warm it up (JIT, pool connections) as the cached service was by the phases before
+    for (let i = 0; i < 30; i++) await Promise.all(["identity", "zstd", "identity"].map((c) => wire(c, other)));
+    for (const coding of ["identity", "zstd"]) {
+      if ((await wire(coding, other)).text !== plain.text)
+        throw new Error(`${coding} without the cache does not decode to the identity answer`);
+      results.push(
+        await load(`availability 50x366, ${coding}, not cached`, {
+          url: other,
+          headers: { ...auth, "accept-encoding": coding },
+          connections: 10,
+        }),
+      );
+    }
+  } finally {
+    await uncached.stop();
+  }
   table(results, results[0]!);
   console.log(`availability 50x366 bytes: ${sizes.join(", ")}`);
-  const best = results.slice(1).reduce((a, b) => (b.p50 < a.p50 ? b : a));
+  const best = results.slice(1, 4).reduce((a, b) => (b.p50 < a.p50 ? b : a));
   console.log(
     `availability 50x366: identity p50 ${results[0]!.p50} ms; compressed p50 ${results
-      .slice(1)
+      .slice(1, 4)
       .map((r) => `${r.name.split(", ")[1]} ${r.p50} ms`)
-      .join(", ")} (target <= 40 ms; best ${best.p50} ms)`,
+      .join(
+        ", ",
+      )} (target <= 40 ms; best ${best.p50} ms); not cached: identity p50 ${results[4]!.p50} ms, zstd ${results[5]!.p50} ms`,
   );
 }
 
@@ -152,7 +178,7 @@ export async function benchConnectivity(): Promise<void> {
       connections: 10,
     });
     table([feedBase, feed], feedBase);
-    await benchAvailability(`${base}/availability?from=2027-01-01&to=2028-01-02`, auth);
+    await benchAvailability(`${base}/availability?from=2027-01-01&to=2028-01-02`, auth, database.url);
     const event = JSON.stringify({ eventType: "CANCELLED", externalReference: "X-1" });
     const accepted = await load("POST reservation-events (accepted)", {
       url: `${base}/reservation-events`,

@@ -4,6 +4,7 @@
 // (bench/harness.ts), so the figures and the memory are theirs, not the load generators'.
 // Targets (issue 18): REST >= 0.85x and p99 <= 1.5x; Connect >= 0.8x and p99 <= 1.5x; gRPC-Web and gRPC >= 0.8x.
 import * as grpc from "@grpc/grpc-js";
+import autocannon from "autocannon";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { GetStatusRequestSchema } from "../gen/hotelops/status/v1/status_pb.js";
 import { benchDatabase, load, measured, startBare, startService, table, type Result } from "./harness.ts";
@@ -38,6 +39,9 @@ export async function benchStatus(): Promise<void> {
       body: grpcWebBody,
       headers: { "content-type": "application/grpc-web+proto", "x-grpc-web": "1" },
     };
+    await warmUp([`${h1}/api/v1/status`, `${svc}/api/v1/status`, ...(other ? [`${cmp}/api/v1/status`] : [])], {});
+    await warmUp([`${h1}${RPC}`, `${svc}${RPC}`, ...(other ? [`${cmp}${RPC}`] : [])], json);
+    await warmUp([`${h1}${RPC}`, `${svc}${RPC}`, ...(other ? [`${cmp}${RPC}`] : [])], web);
     const rest = [await load("bare node:http + pg GET (baseline)", { url: `${h1}/api/v1/status` })];
     rest.push(await load("REST gateway GET /api/v1/status", { url: `${svc}/api/v1/status` }));
     await compared(rest, "REST", (b) => load("REST", { url: `${b}/api/v1/status` }));
@@ -67,6 +71,23 @@ export async function benchStatus(): Promise<void> {
     await bare1.stop();
     await bare2.stop();
     await database.stop();
+  }
+}
+
+/**
+ * Unmeasured load on each HTTP/1.1 face of every server first (BENCH_WARMUP_SECONDS each, default 1; 0: none), so
+ * that each is measured JIT-compiled, as a running service is: a 3 s phase otherwise counts the service's (much
+ * larger) compilation against it and not the bare handler's.
+ */
+async function warmUp(
+  urls: string[],
+  request: { method?: "GET" | "POST"; body?: string; headers?: Record<string, string> },
+): Promise<void> {
+  const seconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 1);
+  if (seconds <= 0) return;
+  for (const url of urls) {
+    const run = await autocannon({ url, connections: 10, duration: seconds, workers: 1, ...request });
+    if (run.non2xx + run.errors > 0) throw new Error(`warm-up of ${url}: ${run.non2xx} non-2xx, ${run.errors} errors`);
   }
 }
 

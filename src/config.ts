@@ -24,6 +24,8 @@ export interface Config {
   logLevel: string;
   /** Largest JSON request body accepted on REST and Connect paths. */
   maxBodyBytes: number;
+  /** Bytes of finished answers (and their renderings) kept per process for repeated reads; 0: none. */
+  answerCacheBytes: number;
   /** How long shutdown waits for in-flight requests and jobs. */
   shutdownGraceMs: number;
   webhookAllowPrivateTargets: boolean;
@@ -160,6 +162,7 @@ export function loadConfig(env: Env = process.env): Config {
     tls: certFile !== undefined && keyFile !== undefined ? { certFile, keyFile } : undefined,
     logLevel: env.LOG_LEVEL ?? "info",
     maxBodyBytes: int("MAX_BODY_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
+    answerCacheBytes: int("ANSWER_CACHE_BYTES", 32 * 1024 * 1024, 0, 4 * 1024 * 1024 * 1024),
     shutdownGraceMs: int("SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
     webhookAllowPrivateTargets,
     webhookExtraCaFile: text("WEBHOOK_EXTRA_CA_FILE"),

@@ -58,13 +58,13 @@ export type Match = { route: Route; vars: Map<string, string> } | { allow: strin
 
 /** The route for a method and path; `allow` when the path exists with other methods (405). */
 export function matchRoute(routes: readonly Route[], httpMethod: string, path: string): Match {
-  const allow = new Set<string>();
+  let allow: Set<string> | undefined;
   for (const route of routes) {
     const vars = matchTemplate(route.template, path);
     if (vars === undefined) continue;
     if (route.httpMethod === httpMethod || (httpMethod === "HEAD" && route.httpMethod === "GET"))
       return { route, vars };
-    allow.add(route.httpMethod);
+    (allow ??= new Set()).add(route.httpMethod);
   }
-  return allow.size > 0 ? { allow: [...allow].sort() } : undefined;
+  return allow === undefined ? undefined : { allow: [...allow].sort() };
 }

@@ -50,9 +50,13 @@ export function parseTemplate(source: string): PathTemplate {
   return t;
 }
 
-type Flat = { seg: Segment; owner?: string }[];
+/**
+ * Variables' own segments inlined, each tagged with its variable; `prefix`: the template's leading literal
+ * segments as a path starts with them ("api/v1/status"), so most templates refuse a path with one string compare.
+ */
+type Flat = { seg: Segment; owner?: string }[] & { prefix?: string };
 
-/** Variables' own segments inlined, each tagged with its variable; computed once per template. */
+/** Computed once per template. */
 const flats = new WeakMap<PathTemplate, Flat>();
 
 function flatten(t: PathTemplate): Flat {
@@ -61,6 +65,12 @@ function flatten(t: PathTemplate): Flat {
     if (seg.kind === "var") for (const inner of seg.segments) flat.push({ seg: inner, owner: seg.field });
     else flat.push({ seg });
   }
+  const literals: string[] = [];
+  for (const { seg, owner } of flat) {
+    if (seg.kind !== "literal" || owner !== undefined) break;
+    literals.push(seg.value);
+  }
+  flat.prefix = literals.join("/");
   return flat;
 }
 
@@ -89,14 +99,16 @@ function splitTop(s: string): string[] {
 
 /** Matches a request path; returns the variables (percent-decoded) or undefined. */
 export function matchTemplate(t: PathTemplate, path: string): Map<string, string> | undefined {
-  let rest = path.startsWith("/") ? path.slice(1) : path;
+  let flat = flats.get(t);
+  if (flat === undefined) flats.set(t, (flat = flatten(t))); // a template built by hand, not by parseTemplate
+  const start = path.startsWith("/") ? 1 : 0;
+  if (!path.startsWith(flat.prefix!, start)) return undefined;
+  let rest = path.slice(start);
   if (t.verb !== undefined) {
     if (!rest.endsWith(`:${t.verb}`)) return undefined;
     rest = rest.slice(0, -(t.verb.length + 1));
   }
   const parts = rest === "" ? [] : rest.split("/");
-  let flat = flats.get(t);
-  if (flat === undefined) flats.set(t, (flat = flatten(t))); // a template built by hand, not by parseTemplate
   const captured = new Map<string, string[]>();
   const ok = walk(flat, 0, parts, 0, captured);
   if (!ok) return undefined;

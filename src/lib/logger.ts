@@ -3,14 +3,73 @@ import { logContext } from "./log-context.ts";
 
 export type { Logger };
 
-/** JSON lines; secrets, tokens and personal data are never logged (and redacted if they slip into an object). */
+/** Bytes of log lines held before one write(2) to stdout, and the longest a line waits there (ms). */
+export const LOG_BUFFER_BYTES = 4096;
+export const LOG_FLUSH_MS = 200;
+
+/**
+ * Standard output for the service's log lines: lines are collected and written synchronously in batches of
+ * LOG_BUFFER_BYTES (one system call per ~20 access lines instead of one per call), at the latest every
+ * LOG_FLUSH_MS, and at once when the process exits for whatever reason (a clean stop, process.exit, an uncaught
+ * exception). Only SIGKILL or a native crash can lose the last LOG_FLUSH_MS of lines. (sonic-boom's own
+ * `minLength` buffer measures the whole pending text on every line: a tenth of an access line's cost.)
+ */
+export function stdoutLogDestination(): DestinationStream & { flush(): void } {
+  // one per process, like standard output itself (and one timer and exit hook, however many loggers use it)
+  stdout ??= bufferedStdout();
+  return stdout;
+}
+
+let stdout: (DestinationStream & { flush(): void }) | undefined;
+
+function bufferedStdout(): DestinationStream & { flush(): void } {
+  const out = pino.destination({ dest: 1, sync: true });
+  let lines: string[] = [];
+  let pending = 0;
+  const flush = (): void => {
+    if (lines.length === 0) return;
+    const text = lines.join("");
+    lines = [];
+    pending = 0;
+    out.write(text);
+  };
+  setInterval(flush, LOG_FLUSH_MS).unref();
+  process.once("exit", flush);
+  return {
+    write(line: string) {
+      lines.push(line);
+      pending += line.length;
+      if (pending >= LOG_BUFFER_BYTES) flush();
+    },
+    flush,
+  };
+}
+
+/** pino's isoTime, made once per millisecond: under load many lines share one. */
+function isoTimeOncePerMs(): () => string {
+  let last = 0;
+  let text = "";
+  return () => {
+    const now = Date.now();
+    if (now !== last) {
+      last = now;
+      text = `,"time":"${new Date(now).toISOString()}"`;
+    }
+    return text;
+  };
+}
+
+/**
+ * JSON lines (to `destination`, else buffered standard output: stdoutLogDestination); secrets, tokens and personal
+ * data are never logged (and redacted if they slip into an object).
+ */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   const options = {
     level,
     base: null,
     // the request id and trace id of the work that writes the line (a line's own fields win)
     mixin: logContext,
-    timestamp: pino.stdTimeFunctions.isoTime,
+    timestamp: isoTimeOncePerMs(),
     redact: {
       paths: [
         "*.authorization",
@@ -29,5 +88,5 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       censor: "[redacted]",
     },
   };
-  return destination === undefined ? pino(options) : pino(options, destination);
+  return pino(options, destination ?? stdoutLogDestination());
 }

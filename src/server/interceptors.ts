@@ -27,6 +27,9 @@ export function createCallInterceptor(
   telemetry: { metrics?: Metrics | undefined; tracing?: Tracing | undefined } = {},
 ): Interceptor {
   const { metrics, tracing } = telemetry;
+  // The access line holds only fields made here (a validated request id, the RPC's proto name, the face, the time,
+  // our error code): nothing to redact, so it skips the redaction pass every other line gets (2/3 of its cost).
+  const access = logger.child({}, { redact: { paths: [] } });
   const call: Interceptor = (next) => async (req) => {
     const info = callInfoOf(req.contextValues, req.header);
     const started = performance.now();
@@ -40,7 +43,7 @@ export function createCallInterceptor(
       res.header.set("x-request-id", info.requestId);
       const ms = elapsed(started);
       metrics?.observeCall(info.transport, rpc, "ok", ms / 1000);
-      logger.info({ requestId: info.requestId, rpc, transport: info.transport, ms, code: "ok" }, "call");
+      access.info({ requestId: info.requestId, rpc, transport: info.transport, ms, code: "ok" }, "call");
       return res;
     } catch (thrown) {
       const err = thrown instanceof ConnectError ? fromConnectError(thrown) : toAppError(thrown);
@@ -49,7 +52,7 @@ export function createCallInterceptor(
       metrics?.observeCall(info.transport, rpc, err.code, ms / 1000);
       if (err.code === "internal")
         logger.error({ requestId: info.requestId, rpc, transport: info.transport, ms, err: thrown }, "call failed");
-      else logger.info({ requestId: info.requestId, rpc, transport: info.transport, ms, code: err.code }, "call");
+      else access.info({ requestId: info.requestId, rpc, transport: info.transport, ms, code: err.code }, "call");
       throw toConnectError(err, info.requestId);
     }
   };

@@ -1,3 +1,4 @@
+import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pino } from "pino";
 import { timestampFromDate, timestampDate } from "@bufbuild/protobuf/wkt";
@@ -96,6 +97,25 @@ describe("path templates", () => {
   it("serves additional_bindings", async () => {
     const body = (await (await fetch(`${base}/t/v1/things/abc`)).json()) as Json;
     expect(body.id).toBe("abc");
+  });
+
+  it("reads a request target as the URL parser does: dot segments resolved, a fragment dropped", async () => {
+    // fetch() would normalise the target itself: sent as written with node:http
+    const get = (target: string) =>
+      new Promise<{ status: number; body: Json }>((resolve, reject) => {
+        http
+          .get(`${base}${target}`, (res) => {
+            let text = "";
+            res.on("data", (c: Buffer) => (text += c.toString()));
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Json }));
+          })
+          .on("error", reject);
+      });
+    const dotted = await get("/t/v1/other/../things/./abc?verbose=true");
+    expect(dotted.status).toBe(200);
+    expect(dotted.body.id).toBe("abc");
+    const plain = await get("/t/v1/properties/DEMO-IST/things/abc?verbose=true#frag");
+    expect(plain.body.name).toBe("DEMO-IST|true");
   });
 
   it("binds {var=**} to the rest of the path", async () => {

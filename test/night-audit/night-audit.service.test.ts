@@ -223,6 +223,34 @@ describe("night audit", () => {
     expect([after.chargesMinor, after.paymentsMinor]).toEqual([110_00n, 8_00n]);
   });
 
+  it("counts a departed guest's folio as unbalanced exactly while its balance is not zero (charges, payments, reversals, room charges)", async () => {
+    const { p, departing, inHouse } = await hotelOnD();
+    await checkOut(p, departing.id);
+    const unbalanced = async () =>
+      (await audit.getChecks(p.id)).checks.find((c) => c.id === "unbalanced_departed_folios")!.count;
+    const f = await folios.getFolio(p.id, { reservationId: departing.id });
+    expect(await unbalanced()).toBe(0);
+    await folios.postCharge(p.id, "user:u1", {
+      folioId: f.id,
+      code: "MINIBAR",
+      description: "Water",
+      amountMinor: 5_00n,
+    });
+    expect(await unbalanced()).toBe(1);
+    const pay = await folios.postPayment(p.id, "user:u1", { folioId: f.id, amountMinor: 5_00n, methodCode: "CASH" });
+    expect(await unbalanced()).toBe(0);
+    await folios.reversePayment(p.id, "user:u1", { paymentId: pay.id });
+    expect(await unbalanced()).toBe(1);
+    await folios.postPayment(p.id, "user:u1", { folioId: f.id, amountMinor: 5_00n, methodCode: "VISA" });
+    expect(await unbalanced()).toBe(0);
+    // The in-house guest's folio gets the night's room charge from the audit: open, but not a departed guest's.
+    await audit.run(p.id, "user:u1", { expectedBusinessDate: D });
+    expect((await folios.getFolio(p.id, { reservationId: inHouse.id })).balanceMinor).toBe(110_00n);
+    expect(await unbalanced()).toBe(0);
+    await checkOut(p, inHouse.id);
+    expect(await unbalanced()).toBe(1);
+  });
+
   it("never touches another property", async () => {
     const a = await hotelOnD();
     const b = await hotelOnD();

@@ -28,7 +28,9 @@ let token: string;
 const range = { from: "2027-01-01", to: "2028-01-02" };
 
 beforeAll(async () => {
-  app = await startTestApp();
+  // answers rendered and compressed per request, streamed (a cached answer goes out as stored bytes with a
+  // Content-Length: test/connectivity/availability-cache.test.ts)
+  app = await startTestApp({ env: { ANSWER_CACHE_BYTES: "0" } });
   property = await createTestProperty(app, { businessDate: "2027-01-01" });
   const inventory = createInventoryService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock });
   const p = await app.db.pool.query<{ id: string }>("select id from properties where code = $1", [property.code]);

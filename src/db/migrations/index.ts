@@ -19,6 +19,8 @@ import { Migration0018SessionEmailVerified } from "./0018-session-email-verified
 import { Migration0019WebhookReceivers } from "./0019-webhook-receivers.ts";
 import { Migration0020FlatGrowth } from "./0020-flat-growth.ts";
 import { Migration0021WebhookPacing } from "./0021-webhook-pacing.ts";
+import { Migration0022FolioBalance } from "./0022-folio-balance.ts";
+import { Migration0023DayRowsFillfactor } from "./0023-day-rows-fillfactor.ts";
 
 /** Every migration, in order. Listed explicitly so nothing depends on file globbing at run time. */
 export const migrations = [
@@ -43,4 +45,6 @@ export const migrations = [
   Migration0019WebhookReceivers,
   Migration0020FlatGrowth,
   Migration0021WebhookPacing,
+  Migration0022FolioBalance,
+  Migration0023DayRowsFillfactor,
 ];

@@ -12,23 +12,9 @@ export function registerConnectivityRpc(router: ConnectRouter, service: Connecti
   const opt = <T>(v: T | undefined | null) => (v === undefined || v === null ? undefined : v);
   router.service(ConnectivityRpc, {
     getCapabilities: (_req, ctx) => service.capabilities(ctx.values.get(principalKey)),
-    async getAvailability(req, ctx) {
-      const a = await service.availability(
-        ctx.values.get(principalKey),
-        req.propertyCode,
-        req.from,
-        req.to,
-        req.roomTypes,
-      );
-      return {
-        ...a,
-        roomTypes: a.roomTypes.map((rt) => ({
-          code: rt.code,
-          days: rt.days,
-          ...(rt.externalCode !== undefined ? { externalCode: rt.externalCode } : {}),
-        })),
-      };
-    },
+    // the service's answer as it is (a cached answer is shared: never copied or changed here)
+    getAvailability: (req, ctx) =>
+      service.availability(ctx.values.get(principalKey), req.propertyCode, req.from, req.to, req.roomTypes),
     async listReservations(req, ctx) {
       const page = await service.reservationsFeed(ctx.values.get(principalKey), req.propertyCode, {
         cursor: req.cursor,

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type pg from "pg";
 import { AppError, invalidField } from "../../errors.ts";
 import type { RowWriter } from "../../jobs/boss.ts";
@@ -15,13 +16,17 @@ import { requireProperty, type Principal } from "../auth/index.ts";
 import { poolQueryable } from "../../db/queryable.ts";
 import { changeFeed, changeFeedHead } from "../reservations/index.ts";
 import { CONNECTIVITY_RELEASE } from "../status/index.ts";
-import { inventoryRowsOf, mappingsOf, ratePlansOf, roomTypesOf } from "./reads.repository.ts";
+import { mappingsOf, ratePlansOf, roomTypesOf } from "./reads.repository.ts";
+import { availabilityHead, readAvailability } from "../inventory/index.ts";
+import type { AnswerCache } from "../../lib/answer-cache.ts";
 
 export interface ConnectivityDeps {
   pool: pg.Pool;
   /** Writes a partner_messages row (messageColumns) with its processing job, both committed together. */
   messages: RowWriter;
   clock: Clock;
+  /** Finished availability answers (see availability). */
+  answers: AnswerCache;
 }
 
 type ClientPrincipal = Extract<Principal, { kind: "partner" | "internal" }>;
@@ -40,11 +45,6 @@ const CAPABILITIES: Record<string, string> = {
   "reservations.write": "reservation-events",
   "ari.read": "ari",
 };
-
-function datesBetween(from: string, days: number): string[] {
-  const start = Date.parse(`${from}T00:00:00Z`);
-  return Array.from({ length: days }, (_, i) => new Date(start + i * DAY_MS).toISOString().slice(0, 10));
-}
 
 /** The feed cursor is opaque to clients: a versioned, base64url change sequence. */
 export function encodeCursor(seq: bigint): string {
@@ -68,6 +68,7 @@ export function decodeCursor(cursor: string): bigint {
 }
 
 export function createConnectivityService(deps: ConnectivityDeps) {
+  const reads = poolQueryable(deps.pool);
   return {
     async capabilities(principal: Principal | undefined) {
       const caller = client(principal);
@@ -93,7 +94,13 @@ export function createConnectivityService(deps: ConnectivityDeps) {
       };
     },
 
-    /** Availability over [from, to) in our room type codes with the caller's provider codes beside them. */
+    /**
+     * Availability over [from, to) in our room type codes with the caller's provider codes beside them. The answer
+     * is cached (deps.answers) under everything it reads: the property, the caller's provider and its mappings, the
+     * query, the room types and the ARI sequence of the day rows, read in one statement per request
+     * (availabilityHead). A write that changes the answer commits a new sequence or a new room type or mapping, so
+     * the next read misses: a cached answer is never stale, whichever process served the write.
+     */
     async availability(
       principal: Principal | undefined,
       propertyCode: string,
@@ -108,51 +115,57 @@ export function createConnectivityService(deps: ConnectivityDeps) {
       const days = (Date.parse(to) - Date.parse(from)) / DAY_MS;
       if (days < 1) throw invalidField("to", "must be after from (to is exclusive)");
       if (days > 366) throw invalidField("to", "the range is at most 366 days");
-      const [roomTypes, mapped] = await Promise.all([
-        roomTypesOf(deps.pool, property.id),
+      const [head, mapped] = await Promise.all([
+        availabilityHead(reads, property.id),
         mappingsOf(deps.pool, property.id, caller.provider),
       ]);
       const wanted = new Set(roomTypeFilter);
       const selected =
         wanted.size === 0
-          ? roomTypes
-          : roomTypes.filter((rt) => wanted.has(rt.code) || wanted.has(mapped.get(rt.id) ?? ""));
-      const rows = await inventoryRowsOf(
-        deps.pool,
-        property.id,
-        selected.map((rt) => rt.id),
-        from,
-        to,
+          ? head.roomTypes
+          : head.roomTypes.filter((rt) => wanted.has(rt.code) || wanted.has(mapped.get(rt.id) ?? ""));
+      const key = createHash("sha256")
+        .update(
+          JSON.stringify([
+            "availability",
+            property.id,
+            property.code,
+            caller.provider,
+            from,
+            to,
+            head.seq,
+            selected.map((rt) => [rt.id, rt.code, rt.room_count, mapped.get(rt.id) ?? null]),
+          ]),
+        )
+        .digest("base64");
+      return deps.answers.get(
+        key,
+        async () => {
+          // a filter that matches nothing reads nothing (an empty code list would mean every room type)
+          const rows =
+            selected.length === 0
+              ? []
+              : await readAvailability(
+                  reads,
+                  property.id,
+                  from,
+                  to,
+                  selected.map((rt) => rt.code),
+                );
+          return {
+            propertyCode: property.code,
+            from,
+            to,
+            toExclusive: true,
+            roomTypes: rows.map((rt) => {
+              const externalCode = mapped.get(rt.roomTypeId);
+              return { code: rt.code, days: rt.days, ...(externalCode !== undefined ? { externalCode } : {}) };
+            }),
+          };
+        },
+        // about 100 bytes of heap per day object, 200 per room type
+        (a) => a.roomTypes.reduce((n, rt) => n + 200 + 100 * rt.days.length, 500),
       );
-      // rows by room type, then date: one lookup per day without building a key string per day
-      const known = new Map<string, Map<string, (typeof rows)[number]>>();
-      for (const r of rows) {
-        let byDate = known.get(r.room_type_id);
-        if (byDate === undefined) known.set(r.room_type_id, (byDate = new Map()));
-        byDate.set(r.date, r);
-      }
-      const dates = datesBetween(from, days);
-      return {
-        propertyCode: property.code,
-        from,
-        to,
-        toExclusive: true,
-        roomTypes: selected.map((rt) => ({
-          code: rt.code,
-          externalCode: mapped.get(rt.id),
-          days: dates.map((date) => {
-            const r = known.get(rt.id)?.get(date) ?? { total: rt.room_count, sold: 0, blocked: 0, out_of_order: 0 };
-            return {
-              date,
-              total: r.total,
-              sold: r.sold,
-              blocked: r.blocked,
-              outOfOrder: r.out_of_order,
-              available: Math.max(0, r.total - r.sold - r.blocked - r.out_of_order),
-            };
-          }),
-        })),
-      };
     },
 
     async reservationsFeed(

@@ -7,6 +7,7 @@ import type { ReservationService } from "../reservations/index.ts";
 import type { InventoryService } from "../inventory/index.ts";
 import { createAriReads } from "./ari.ts";
 import { processPartnerMessages } from "./message-processor.ts";
+import { createAnswerCache } from "../../lib/answer-cache.ts";
 import { connectivityRpcServices, registerConnectivityRpc } from "./connectivity.rpc.ts";
 
 export { createPartnerSwitchInterceptor } from "./partner-switch.interceptor.ts";
@@ -34,7 +35,12 @@ export function createConnectivityModule(
     { table: "partner_messages", columns: messageColumns, queue: queues.partnerMessages, job: MESSAGE_JOB },
     deps.transact,
   );
-  const service = createConnectivityService({ pool: deps.db.pool, messages, clock: deps.clock });
+  const service = createConnectivityService({
+    pool: deps.db.pool,
+    messages,
+    clock: deps.clock,
+    answers: createAnswerCache(deps.config.answerCacheBytes),
+  });
   return {
     name: "connectivity",
     services: connectivityRpcServices,

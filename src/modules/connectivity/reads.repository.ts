@@ -37,5 +37,5 @@ export async function setMapping(
   );
 }
 
-// The partner reads of the catalogue and the day counters are inventory's (its tables), re-exported for this module.
-export { inventoryRowsOf, ratePlansOf, roomTypesOf, type DayRow, type RoomTypeRow } from "../inventory/index.ts";
+// The partner reads of the catalogue are inventory's (its tables), re-exported for this module.
+export { ratePlansOf, roomTypesOf, type RoomTypeRow } from "../inventory/index.ts";

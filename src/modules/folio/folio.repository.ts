@@ -144,17 +144,23 @@ export async function listCharges(tx: Tx, propertyId: string, folioId: string): 
   return rows.map(toCharge);
 }
 
-/** Inserts a charge; a room charge for a night already charged is skipped and `undefined` returned. */
+/**
+ * Inserts a charge and adds it to the folio's stored balance in the same statement; a room charge for a night
+ * already charged is skipped (the balance unchanged) and `undefined` returned.
+ */
 export async function insertCharge(
   tx: Tx,
   propertyId: string,
   c: Omit<ChargeRow, "invoiceId">,
 ): Promise<ChargeRow | undefined> {
   const rows = await tx.query<Raw>(
-    `insert into folio_charges (id, property_id, folio_id, kind, code, description, amount_minor, business_date, reservation_room_id, posted_at, posted_by)
-     values ($1, $2, $3, $4, $5, $6, $7::bigint, $8::date, $9, $10, $11)
-     on conflict (property_id, reservation_room_id, business_date) where kind = 'ROOM' do nothing
-     returning ${chargeColumns}`,
+    `with c as (
+       insert into folio_charges (id, property_id, folio_id, kind, code, description, amount_minor, business_date, reservation_room_id, posted_at, posted_by)
+       values ($1, $2, $3, $4, $5, $6, $7::bigint, $8::date, $9, $10, $11)
+       on conflict (property_id, reservation_room_id, business_date) where kind = 'ROOM' do nothing
+       returning *),
+     balance as (${addToBalance("c", "+")})
+     select ${chargeColumns} from c`,
     [
       c.id,
       propertyId,
@@ -208,14 +214,18 @@ export async function findPayment(tx: Tx, propertyId: string, paymentId: string)
   return r === undefined ? undefined : toPayment(r);
 }
 
+/** Inserts a payment (a reversal: a negative one) and takes it off the folio's stored balance in the same statement. */
 export async function insertPayment(
   tx: Tx,
   propertyId: string,
   p: Omit<PaymentRow, "reversedByPaymentId">,
 ): Promise<PaymentRow> {
   await tx.query(
-    `insert into folio_payments (id, property_id, folio_id, amount_minor, method_code, method_kind, reference, reversed_payment_id, business_date, posted_at, posted_by)
-     values ($1, $2, $3, $4::bigint, $5, $6, $7, $8, $9::date, $10, $11)`,
+    `with p as (
+       insert into folio_payments (id, property_id, folio_id, amount_minor, method_code, method_kind, reference, reversed_payment_id, business_date, posted_at, posted_by)
+       values ($1, $2, $3, $4::bigint, $5, $6, $7, $8, $9::date, $10, $11)
+       returning property_id, folio_id, amount_minor)
+     ${addToBalance("p", "-")}`,
     [
       p.id,
       propertyId,
@@ -233,7 +243,17 @@ export async function insertPayment(
   return { ...p, reversedByPaymentId: null };
 }
 
-/** The ledger sums of folio `f`: the one place the balance (charges - payments, reversals included) is written. */
+/**
+ * `folios.balance_minor` (charges - payments, reversals included) follows the ledger: every row inserted into
+ * folio_charges or folio_payments is added to (subtracted from) it by the same statement, here and nowhere else.
+ * The folio row update also serializes concurrent postings to one folio (each adds to the committed balance).
+ */
+function addToBalance(inserted: string, sign: "+" | "-"): string {
+  return `update folios f set balance_minor = f.balance_minor ${sign} i.amount_minor
+       from ${inserted} i where f.property_id = i.property_id and f.id = i.folio_id`;
+}
+
+/** The ledger sums of folio `f`. */
 const chargesOfF =
   "coalesce((select sum(c.amount_minor) from folio_charges c where c.property_id = f.property_id and c.folio_id = f.id), 0)";
 const paymentsOfF =
@@ -260,16 +280,19 @@ export async function folioBalanceOfReservation(
   reservationId: string,
 ): Promise<bigint | undefined> {
   const [r] = await q.query<{ balance: string }>(
-    `select (${chargesOfF} - ${paymentsOfF})::text as balance from folios f where f.property_id = $1 and f.reservation_id = $2`,
+    `select balance_minor::text as balance from folios where property_id = $1 and reservation_id = $2`,
     [propertyId, reservationId],
   );
   return r === undefined ? undefined : BigInt(r.balance);
 }
 
-/** The reservations whose folio balance is not zero. */
+/**
+ * The reservations whose folio balance is not zero: the open folios (partial index `folios_unbalanced`), not every
+ * folio of the hotel's history.
+ */
 export async function unbalancedFolioReservationIds(q: Queryable, propertyId: string): Promise<string[]> {
   const rows = await q.query<{ reservation_id: string }>(
-    `select f.reservation_id from folios f where f.property_id = $1 and ${chargesOfF} <> ${paymentsOfF}`,
+    `select reservation_id from folios where property_id = $1 and balance_minor <> 0`,
     [propertyId],
   );
   return rows.map((r) => r.reservation_id);

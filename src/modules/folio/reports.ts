@@ -17,13 +17,17 @@ const report =
   (q, propertyId, start, end, limit) =>
     q.query(sql, [propertyId, start, end, limit]);
 
-/** Charges posted per business date between start and end: room nights, extras and their sum. */
+/**
+ * Charges posted per business date between start and end: room nights, extras and their sum. The range is also
+ * stated on the charges themselves: joined on the generated dates alone, the planner hashed every charge of the
+ * hotel's history.
+ */
 export const revenueByDayReport = report(`
   select to_char(d.date, 'YYYY-MM-DD') as date, coalesce(sum(c.amount_minor) filter (where c.kind = 'ROOM'), 0)::text as "roomMinor",
       coalesce(sum(c.amount_minor) filter (where c.kind = 'EXTRA'), 0)::text as "extrasMinor", coalesce(sum(c.amount_minor), 0)::text as "totalMinor",
       count(*) over () as total
     from generate_series($2::date, $3::date, interval '1 day') as d(date)
-    left join folio_charges c on c.property_id = $1 and c.business_date = d.date::date
+    left join folio_charges c on c.property_id = $1 and c.business_date = d.date::date and c.business_date between $2::date and $3::date
     group by d.date order by d.date limit $4`);
 
 /** Payments posted between start and end per payment method: payments, reversals and the net amount. */

@@ -15,7 +15,10 @@ export {
   takeRoomsOfStays,
   releaseRooms,
   readAvailability,
+  availabilityHead,
+  type AvailabilityHead,
   type DayCounter,
+  type RoomDays,
   type AvailabilityDay,
   type RoomTypeAvailability,
 } from "./inventory-days.ts";
@@ -36,11 +39,9 @@ export { ratePlansSql, roomCountsOnDaySql, roomsSql, roomTypesSql, sellableRooms
 export {
   countRoomsStatusWrittenBefore,
   findCatalogueId,
-  inventoryRowsOf,
   ratePlansOf,
   roomTypesOf,
   stayPriceTotals,
-  type DayRow,
   type RoomTypeRow,
 } from "./reads.ts";
 export {

@@ -5,21 +5,28 @@ import type { Queryable } from "../../db/queryable.ts";
 /** The counters of a `room_type_days` row that consume rooms. */
 export type DayCounter = "sold" | "blocked" | "out_of_order";
 
+/** Rooms of one type on the dates of [from, to) in one counter: what takeRooms takes and releaseRooms gives back. */
+export interface RoomDays {
+  propertyId: string;
+  roomTypeId: string;
+  counter: DayCounter;
+  from: string;
+  /** Exclusive. */
+  to: string;
+  /** Rooms per date (1 unless given). */
+  count?: number;
+}
+
+/** $1..$5 of the statements below: property, room type, from, to, count. */
+const dayParams = (d: RoomDays): unknown[] => [d.propertyId, d.roomTypeId, d.from, d.to, d.count ?? 1];
+
 /** The guarded UPDATE: adds `count` on the dates of [from, to) that still have room; returns those dates. */
-async function guardedTake(
-  tx: Queryable,
-  propertyId: string,
-  roomTypeId: string,
-  counter: DayCounter,
-  from: string,
-  to: string,
-  count: number,
-): Promise<string[]> {
+async function guardedTake(tx: Queryable, d: RoomDays): Promise<string[]> {
   const rows = await tx.query<{ date: string }>(
-    `update room_type_days set ${counter} = ${counter} + $5
+    `update room_type_days set ${d.counter} = ${d.counter} + $5
       where property_id = $1 and room_type_id = $2 and date >= $3 and date < $4 and sold + blocked + out_of_order + $5 <= total
       returning to_char(date, 'YYYY-MM-DD') as date`,
-    [propertyId, roomTypeId, from, to, count],
+    dayParams(d),
   );
   return rows.map((r) => r.date);
 }
@@ -31,26 +38,17 @@ async function guardedTake(
  * room. A row another transaction created meanwhile is taken with the same guard as guardedTake (ON CONFLICT
  * waits for that transaction and re-checks the committed row). Returns the dates taken.
  */
-async function createAndTake(
-  tx: Queryable,
-  propertyId: string,
-  roomTypeId: string,
-  counter: DayCounter,
-  from: string,
-  to: string,
-  count: number,
-  skip: string[],
-): Promise<string[]> {
+async function createAndTake(tx: Queryable, d: RoomDays, skip: string[]): Promise<string[]> {
   const rows = await tx.query<{ date: string }>(
-    `insert into room_type_days as d (property_id, room_type_id, date, total, ${counter})
+    `insert into room_type_days as d (property_id, room_type_id, date, total, ${d.counter})
      select rt.property_id, rt.id, g.day::date, rt.room_count, $5
        from (select property_id, id, room_count from room_types where property_id = $1 and id = $2 for share) rt
       cross join generate_series($3::date, $4::date - 1, interval '1 day') as g(day)
       where rt.room_count >= $5 and not (to_char(g.day, 'YYYY-MM-DD') = any($6::text[]))
-     on conflict (property_id, room_type_id, date) do update set ${counter} = d.${counter} + $5
+     on conflict (property_id, room_type_id, date) do update set ${d.counter} = d.${d.counter} + $5
       where d.sold + d.blocked + d.out_of_order + $5 <= d.total
      returning to_char(d.date, 'YYYY-MM-DD') as date`,
-    [propertyId, roomTypeId, from, to, count, skip],
+    [...dayParams(d), skip],
   );
   return rows.map((r) => r.date);
 }
@@ -60,21 +58,13 @@ async function createAndTake(
  * The guarded UPDATE locks the day rows in date order; a concurrent taker of the last room waits for the
  * row lock, re-reads the committed row and no longer matches. Only when some dates have no row yet are the
  * rows created and the remaining dates taken (one more statement). On a throw some days may already have
- * been taken: the caller's transaction rolls back (it must not catch and continue).
+ * been taken: the caller's transaction rolls back (it must not catch and continue). The caller records the
+ * change in the ARI feed in the same transaction (cached availability answers are keyed by its sequence).
  */
-export async function takeRooms(
-  tx: Queryable,
-  propertyId: string,
-  roomTypeId: string,
-  counter: DayCounter,
-  from: string,
-  to: string,
-  count = 1,
-): Promise<void> {
-  const nights = daysBetween(from, to);
-  let taken = await guardedTake(tx, propertyId, roomTypeId, counter, from, to, count);
-  if (taken.length < nights)
-    taken = taken.concat(await createAndTake(tx, propertyId, roomTypeId, counter, from, to, count, taken));
+export async function takeRooms(tx: Queryable, d: RoomDays): Promise<void> {
+  const nights = daysBetween(d.from, d.to);
+  let taken = await guardedTake(tx, d);
+  if (taken.length < nights) taken = taken.concat(await createAndTake(tx, d, taken));
   if (taken.length !== nights)
     throw new AppError("no_availability", "No room of this type is available on every date of the stay.");
 }
@@ -84,39 +74,23 @@ export async function takeRooms(
  * pipelines them: one round trip for all, locks still taken in the given order, so give them in one order), then
  * the rows still missing are created one stay after the other. Throws no_availability like takeRooms.
  */
-export async function takeRoomsOfStays(
-  tx: Queryable,
-  propertyId: string,
-  counter: DayCounter,
-  stays: readonly { roomTypeId: string; from: string; to: string }[],
-): Promise<void> {
-  const taken = await Promise.all(
-    stays.map((s) => guardedTake(tx, propertyId, s.roomTypeId, counter, s.from, s.to, 1)),
-  );
-  for (const [i, s] of stays.entries()) {
-    const nights = daysBetween(s.from, s.to);
+export async function takeRoomsOfStays(tx: Queryable, stays: readonly RoomDays[]): Promise<void> {
+  const taken = await Promise.all(stays.map((d) => guardedTake(tx, d)));
+  for (const [i, d] of stays.entries()) {
+    const nights = daysBetween(d.from, d.to);
     let dates = taken[i]!;
-    if (dates.length < nights)
-      dates = dates.concat(await createAndTake(tx, propertyId, s.roomTypeId, counter, s.from, s.to, 1, dates));
+    if (dates.length < nights) dates = dates.concat(await createAndTake(tx, d, dates));
     if (dates.length !== nights)
       throw new AppError("no_availability", "No room of this type is available on every date of the stay.");
   }
 }
 
-/** Gives back rooms taken by `takeRooms` (same counter, dates and count). */
-export async function releaseRooms(
-  tx: Queryable,
-  propertyId: string,
-  roomTypeId: string,
-  counter: DayCounter,
-  from: string,
-  to: string,
-  count = 1,
-): Promise<void> {
-  if (from >= to) return;
+/** Gives back rooms taken by `takeRooms` (same counter, dates and count); the caller records it as takeRooms says. */
+export async function releaseRooms(tx: Queryable, d: RoomDays): Promise<void> {
+  if (d.from >= d.to) return;
   await tx.query(
-    `update room_type_days set ${counter} = ${counter} - $5 where property_id = $1 and room_type_id = $2 and date >= $3 and date < $4`,
-    [propertyId, roomTypeId, from, to, count],
+    `update room_type_days set ${d.counter} = ${d.counter} - $5 where property_id = $1 and room_type_id = $2 and date >= $3 and date < $4`,
+    dayParams(d),
   );
 }
 
@@ -152,6 +126,32 @@ export interface RoomTypeAvailability {
   roomTypeId: string;
   code: string;
   days: AvailabilityDay[];
+}
+
+/** What every availability answer of a property depends on besides its day rows, with the version of those rows. */
+export interface AvailabilityHead {
+  /**
+   * The property's ARI sequence (ari_counters; "0" before the first change). Every write of `room_type_days`
+   * (takeRooms, releaseRooms, changeRoomCount) records an ARI change in the same transaction (the ARI delta feed
+   * promises partners every change of availability), so the day rows of one sequence number are always the same.
+   */
+  seq: string;
+  /** The room types by code: their ids, codes and room counts are the rest of what an answer reads. */
+  roomTypes: { id: string; code: string; room_count: number }[];
+}
+
+/** The room types and the ARI sequence in one statement (one snapshot): the version of availability answers. */
+export async function availabilityHead(q: Queryable, propertyId: string): Promise<AvailabilityHead> {
+  const rows = await q.query<{ seq: string; id: string | null; code: string; room_count: number }>(
+    `select coalesce((select seq from ari_counters where property_id = $1), 0)::text as seq, rt.id, rt.code, rt.room_count
+       from (select 1) one left join room_types rt on rt.property_id = $1
+      order by rt.code`,
+    [propertyId],
+  );
+  return {
+    seq: rows[0]?.seq ?? "0",
+    roomTypes: rows.filter((r) => r.id !== null) as AvailabilityHead["roomTypes"],
+  };
 }
 
 interface AvailabilityRow {

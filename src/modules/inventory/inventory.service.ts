@@ -199,7 +199,7 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
             throw invalidField("outOfOrderFrom", "must not be before the business date", "validation_failed");
           const overlapping = (await repo.outOfOrderRanges(tx, propertyId, roomId, from)).some((r) => r.fromDate < to);
           if (overlapping) throw new AppError("conflict", "The room is already out of order on some of these dates.");
-          await takeRooms(tx, propertyId, rt.id, "out_of_order", from, to);
+          await takeRooms(tx, { propertyId, roomTypeId: rt.id, counter: "out_of_order", from, to });
           await tx.query(
             "insert into room_out_of_order (id, property_id, room_id, from_date, to_date, reason, created_at) values ($1, $2, $3, $4, $5, $6, $7)",
             [newId(), propertyId, roomId, from, to, (input.reason ?? "").slice(0, 500), now],
@@ -215,7 +215,13 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
           // Back in service: every out-of-order day from the business date on returns to inventory.
           for (const range of await repo.outOfOrderRanges(tx, propertyId, roomId, property.businessDate)) {
             const releaseFrom = maxDate(range.fromDate, property.businessDate);
-            await releaseRooms(tx, propertyId, rt.id, "out_of_order", releaseFrom, range.toDate);
+            await releaseRooms(tx, {
+              propertyId,
+              roomTypeId: rt.id,
+              counter: "out_of_order",
+              from: releaseFrom,
+              to: range.toDate,
+            });
             if (range.fromDate >= property.businessDate)
               await tx.query("delete from room_out_of_order where property_id = $1 and id = $2", [
                 propertyId,
@@ -289,7 +295,14 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
         if (input.from < property.businessDate)
           throw invalidField("from", "must not be before the business date", "validation_failed");
         const rt = await requireRoomType(tx, propertyId, input.roomTypeId);
-        await takeRooms(tx, propertyId, rt.id, "blocked", input.from, input.to, input.count);
+        await takeRooms(tx, {
+          propertyId,
+          roomTypeId: rt.id,
+          counter: "blocked",
+          from: input.from,
+          to: input.to,
+          count: input.count,
+        });
         const id = newId();
         await tx.query(
           "insert into room_blocks (id, property_id, room_type_id, name, from_date, to_date, count, created_at) values ($1, $2, $3, $4, $5, $6, $7, $8)",

@@ -85,33 +85,3 @@ export async function ratePlansOf(
   );
   return rows.map((r) => ({ ...r, room_type_codes: r.room_type_codes ?? [] }));
 }
-
-export interface DayRow {
-  room_type_id: string;
-  date: string;
-  total: number;
-  sold: number;
-  blocked: number;
-  out_of_order: number;
-}
-
-/**
- * Inventory rows per room type per day over [from, to): one index range scan returning only the days that
- * have a row. Days without one have had no booking, block or out-of-order yet (the caller fills them in with
- * the room type's room count), which keeps a 50 x 366 request to a few hundred rows on a quiet calendar.
- */
-export async function inventoryRowsOf(
-  pool: pg.Pool,
-  propertyId: string,
-  roomTypeIds: string[],
-  from: string,
-  to: string,
-): Promise<DayRow[]> {
-  const { rows } = await pool.query<DayRow>(
-    `select room_type_id, to_char(date, 'YYYY-MM-DD') as date, total, sold, blocked, out_of_order
-       from room_type_days
-      where property_id = $1 and room_type_id = any($2::uuid[]) and date >= $3::date and date < $4::date`,
-    [propertyId, roomTypeIds, from, to],
-  );
-  return rows;
-}

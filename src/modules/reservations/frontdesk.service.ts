@@ -69,7 +69,13 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
     const before = await requireReservation(tx, propertyId, reservationId, true);
     assertTransition(before.status, "NO_SHOW");
     for (const l of [...before.rooms].sort((a, b) => (a.roomTypeId < b.roomTypeId ? -1 : 1))) {
-      await releaseRooms(tx, propertyId, l.roomTypeId, "sold", before.arrivalDate, before.departureDate);
+      await releaseRooms(tx, {
+        propertyId,
+        roomTypeId: l.roomTypeId,
+        counter: "sold",
+        from: before.arrivalDate,
+        to: before.departureDate,
+      });
     }
     await tx.query("update reservations set status = 'NO_SHOW', updated_at = $3 where property_id = $1 and id = $2", [
       propertyId,

@@ -207,8 +207,8 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
     take: boolean,
   ): Promise<void> {
     for (const l of byRoomType(lines)) {
-      if (take) await takeRooms(tx, propertyId, l.roomTypeId, "sold", l.from, l.to);
-      else await releaseRooms(tx, propertyId, l.roomTypeId, "sold", l.from, l.to);
+      if (take) await takeRooms(tx, { propertyId, roomTypeId: l.roomTypeId, counter: "sold", from: l.from, to: l.to });
+      else await releaseRooms(tx, { propertyId, roomTypeId: l.roomTypeId, counter: "sold", from: l.from, to: l.to });
     }
   }
 
@@ -343,9 +343,15 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
           }),
           takeRoomsOfStays(
             tx,
-            actor.propertyId,
-            "sold",
-            byRoomType(lines.map((l) => ({ roomTypeId: l.roomTypeId, from: arrival, to: departure }))),
+            byRoomType(
+              lines.map((l) => ({
+                propertyId: actor.propertyId,
+                roomTypeId: l.roomTypeId,
+                counter: "sold" as const,
+                from: arrival,
+                to: departure,
+              })),
+            ),
           ),
         ]);
         if (inserted.status === "rejected") throw inserted.reason;

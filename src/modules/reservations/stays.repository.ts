@@ -19,12 +19,16 @@ export async function findReservationRef(
   return r;
 }
 
-/** Arrivals of the day (or earlier) still waiting: TENTATIVE or GUARANTEED with no room line checked in. */
+/**
+ * Arrivals of the day (or earlier) still waiting: TENTATIVE or GUARANTEED, hence no room line checked in (checking a
+ * line in moves the reservation to IN_HOUSE in the same transaction, and IN_HOUSE never goes back). Read through the
+ * partial index `reservations_to_arrive` alone: a test of the room lines made the planner hash every checked-in
+ * line of the hotel's history.
+ */
 export async function unarrivedReservations(q: Queryable, propertyId: string, businessDate: string): Promise<string[]> {
   const rows = await q.query<{ id: string }>(
     `select r.id from reservations r
       where r.property_id = $1 and r.arrival_date <= $2::date and r.status in ('TENTATIVE', 'GUARANTEED')
-        and not exists (select 1 from reservation_rooms l where l.property_id = r.property_id and l.reservation_id = r.id and l.checked_in_at is not null)
       order by r.arrival_date, r.code`,
     [propertyId, businessDate],
   );
