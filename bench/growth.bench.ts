@@ -7,7 +7,6 @@ import pg from "pg";
 import { pino } from "pino";
 import { loadConfig } from "../src/config.ts";
 import { createApp } from "../src/app.ts";
-import { AppError } from "../src/errors.ts";
 import { newId } from "../src/lib/ids.ts";
 import { addDays } from "../src/lib/dates.ts";
 import { createInventoryService } from "../src/modules/inventory/index.ts";
@@ -16,6 +15,7 @@ import { createStatsService, createReportsService } from "../src/modules/reports
 import { createNightAuditService } from "../src/modules/night-audit/index.ts";
 import { poolQueryable } from "../src/db/queryable.ts";
 import { insertClaimed, purgeBefore, recordSuccesses } from "../src/modules/webhooks/deliveries.repository.ts";
+import { createLoop } from "./creates.ts";
 import { benchDatabase } from "./harness.ts";
 import { fillHistory, fillPrices, fillProperties, fullDays, fullWindow } from "./growth-fill.ts";
 
@@ -144,33 +144,22 @@ async function measure(
       [propertyId],
     )
   ).rows;
-  let n = Math.floor(Math.random() * 1000);
-  const outcome = { ok: 0, full: 0 };
-  const rate = await forDuration(seconds, async () => {
-    const i = n++;
-    const arrival = addDays(businessDate, 1 + (i % 359));
-    const t = types[(i * 7) % types.length]!;
-    try {
-      await reservations.create(
-        { propertyId, canOverridePrice: false },
-        {
-          source: "API",
-          channel: null,
-          externalReference: null,
-          holderName: "Growth Guest",
-          arrivalDate: arrival,
-          departureDate: addDays(arrival, 1 + (i % 3)),
-          rooms: [{ roomTypeId: t.id, ratePlanId: t.rp, adults: 2 }],
-        },
-      );
-      outcome.ok++;
-    } catch (err) {
-      if (!(err instanceof AppError && err.code === "no_availability")) throw err;
-      outcome.full++;
-    }
+  const start = Math.floor(Math.random() * 1000);
+  const outcome = await createLoop(reservations, propertyId, {
+    seconds,
+    clients,
+    holderName: "Growth Guest",
+    stay: (n) => {
+      const i = start + n;
+      const arrival = addDays(businessDate, 1 + (i % 359));
+      const t = types[(i * 7) % types.length]!;
+      return { roomTypeId: t.id, ratePlanId: t.rp, arrival, departure: addDays(arrival, 1 + (i % 3)) };
+    },
   });
+  if (outcome.other > 0) throw outcome.firstOther;
+  const rate = outcome.rate;
   figures.push({ name: "reservation creates, 50 clients", value: rate, unit: "/s", target: { min: 0.8 } });
-  console.log(`creates: ${outcome.ok} ok, ${outcome.full} no_availability`);
+  console.log(`creates: ${outcome.ok} ok, ${outcome.noAvailability} no_availability`);
 
   // --- the connectivity reservation feed: first page, a page deep in history, a partner resuming near the head ---
   const q = poolQueryable(deps.pool);
@@ -301,21 +290,6 @@ async function purgeWithDeliveries(
   // a wait seen in one sample lasted up to one sampling interval
   const longestLockWaitMs = Math.max(0, ...[...waits.values()].map((w) => w.last - w.first + 10));
   return { ms, longestDeliveryMs: longest, longestLockWaitMs, ...purged };
-}
-
-async function forDuration(seconds: number, work: () => Promise<void>): Promise<number> {
-  const until = performance.now() + seconds * 1000;
-  let done = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      while (performance.now() < until) {
-        await work();
-        done++;
-      }
-    }),
-  );
-  return done / ((performance.now() - started) / 1000);
 }
 
 async function latencies(runs: number, work: () => Promise<unknown>): Promise<{ p50: number }> {

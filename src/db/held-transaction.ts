@@ -89,16 +89,33 @@ class Held implements HeldTransaction {
     this.#deferred = undefined;
     return new Promise<T>((resolve, reject) => {
       let returned = false;
-      this.#committed = begin(async (tx) => {
-        await this.#opts.onOpen(tx);
-        if (deferred !== undefined) await deferred.into(tx);
+      this.#committed = begin(async (held) => {
+        // The RPC's own work must not commit early: its last statement is an ordinary one here.
+        const tx: Tx = { ...held, queryLast: (text, params) => held.query(text, params) };
+        // The lock leaves with the work's first statements (pipelined: they run after it, in order); a lost claim
+        // fails the transaction, whatever the work did in it rolls back.
+        const locked = this.#opts.onOpen(tx);
+        if (deferred !== undefined) {
+          await locked;
+          await deferred.into(tx);
+        }
         this.#tx = tx;
-        resolve(await work(tx));
+        const [lock, worked] = await Promise.allSettled([locked, work(tx)]);
+        if (lock.status === "rejected") throw lock.reason;
+        if (worked.status === "rejected") throw worked.reason;
+        resolve(worked.value);
         returned = true;
         const decision = await this.#decision;
         if ("abort" in decision) throw new RolledBack();
-        await decision.record.recordAll(tx, [decision.record.item]);
-        if (this.#opts.commitDelayMs) await new Promise((r) => setTimeout(r, this.#opts.commitDelayMs));
+        if (this.#opts.commitDelayMs) {
+          await decision.record.recordAll(tx, [decision.record.item]);
+          await new Promise((r) => setTimeout(r, this.#opts.commitDelayMs));
+        } else {
+          // The outcome is the transaction's last statement: it leaves with the COMMIT.
+          await decision.record.recordAll({ query: (text, params) => held.queryLast(text, params) }, [
+            decision.record.item,
+          ]);
+        }
       });
       this.#committed.catch((err: unknown) => {
         if (returned) return;

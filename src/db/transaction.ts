@@ -14,7 +14,8 @@ export interface Tx extends Queryable {
    * commits as soon as the work returns, the statement and COMMIT are sent together: row locks it takes (a hot
    * counter) are held for one round trip and the commit instead of two. Resolves once both succeeded; a failing
    * statement turns the COMMIT into a rollback and rejects with its error. In a held transaction (an idempotent
-   * write records its outcome after the work) it is an ordinary statement.
+   * write records its outcome after the work) the work's is an ordinary statement; the outcome's record is the
+   * last one.
    */
   queryLast<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<R[]>;
 }
@@ -34,8 +35,7 @@ export type Transact = <T>(work: (tx: Tx) => Promise<T>, options?: TransactOptio
  * to enqueue"). One pooled connection holds the transaction; pg-boss's job insert runs on that same connection.
  */
 export function createTransact(pool: pg.Pool, boss: PgBoss): Transact {
-  /** `commitsAfterWork`: COMMIT follows the work at once (not a held transaction, which records an outcome first). */
-  const open = async <T>(work: (tx: Tx) => Promise<T>, options: TransactOptions, commitsAfterWork: boolean) => {
+  const open = async <T>(work: (tx: Tx) => Promise<T>, options: TransactOptions) => {
     const client = await pool.connect();
     // A connection that dies while checked out emits 'error' on the client (the pool takes its own listener off
     // while it is lent): remember it, so the connection is discarded instead of returned to the pool.
@@ -55,32 +55,60 @@ export function createTransact(pool: pg.Pool, boss: PgBoss): Transact {
         return client.query(text, values);
       },
     };
+    // Jobs pg-boss is still preparing (it looks its queue up first): queryLast waits until their INSERT was sent,
+    // so the job leaves before the last statement and its COMMIT, in the same round trip when nothing else waits.
+    const preparing = new Set<Promise<unknown>>();
+    const prepare = <T>(send: (db: typeof bossDb) => Promise<T>): Promise<T> => {
+      let sent!: () => void;
+      const gate = new Promise<void>((resolve) => (sent = resolve));
+      preparing.add(gate);
+      const db = {
+        executeSql: (text: string, values: unknown[] = []) => {
+          sent();
+          return bossDb.executeSql(text, values);
+        },
+      };
+      const job = send(db);
+      void job.finally(sent).catch(() => undefined);
+      void gate.then(() => preparing.delete(gate));
+      return job;
+    };
     try {
-      await client.query(
+      // BEGIN goes out with the work's first statement (the pool pipelines): nothing waits for its answer alone.
+      // (BEGIN fails only with its connection, which fails the statements behind it too.)
+      const begun = client.query(
         `begin isolation level ${options.isolationLevel ?? "read committed"}${options.readOnly === true ? " read only" : ""}`,
       );
-      const result = await work({
-        query,
-        async queryLast<R>(text: string, params: readonly unknown[] = []): Promise<R[]> {
-          if (!commitsAfterWork) return query<R>(text, params);
-          const rows = query<R>(text, params);
-          last = "sent";
-          // The pool's connections pipeline: COMMIT leaves with the statement. After a failed statement PostgreSQL
-          // answers COMMIT with a rollback (no error), so the statement's rejection is the outcome.
-          const [result] = await Promise.all([rows, client.query("commit")]);
-          last = "committed";
-          return result;
-        },
-        enqueue: (queue, data, sendOptions) => boss.send(queue, data, { ...sendOptions, db: bossDb }),
-        async enqueueMany(queue, data) {
-          if (data.length > 0)
-            await boss.insert(
-              queue,
-              data.map((d) => ({ data: d })),
-              { db: bossDb },
-            );
-        },
-      });
+      const [opened, worked] = await Promise.allSettled([
+        begun,
+        work({
+          query,
+          async queryLast<R>(text: string, params: readonly unknown[] = []): Promise<R[]> {
+            while (preparing.size > 0) await Promise.all(preparing);
+            const rows = query<R>(text, params);
+            last = "sent";
+            // The pool's connections pipeline: COMMIT leaves with the statement. After a failed statement PostgreSQL
+            // answers COMMIT with a rollback (no error), so the statement's rejection is the outcome.
+            const [result] = await Promise.all([rows, client.query("commit")]);
+            last = "committed";
+            return result;
+          },
+          enqueue: (queue, data, sendOptions) => prepare((db) => boss.send(queue, data, { ...sendOptions, db })),
+          async enqueueMany(queue, data) {
+            if (data.length > 0)
+              await prepare((db) =>
+                boss.insert(
+                  queue,
+                  data.map((d) => ({ data: d })),
+                  { db },
+                ),
+              );
+          },
+        }),
+      ]);
+      if (opened.status === "rejected") throw opened.reason;
+      if (worked.status === "rejected") throw worked.reason;
+      const result = worked.value;
       if (last !== "committed") await client.query("commit");
       return result;
     } catch (err) {
@@ -97,6 +125,6 @@ export function createTransact(pool: pg.Pool, boss: PgBoss): Transact {
   // An idempotent write holds its transaction open until its outcome is recorded in it (held-transaction.ts).
   return (work, options = {}) => {
     const held = heldTransactionOf(options);
-    return held === undefined ? open(work, options, true) : held.run((body) => open(body, options, false), work);
+    return held === undefined ? open(work, options) : held.run((body) => open(body, options), work);
   };
 }

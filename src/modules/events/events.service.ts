@@ -37,14 +37,14 @@ export interface EventFanoutJob {
 /**
  * Appends events to the log and enqueues their fan-out jobs, all on the caller's transaction: an event exists
  * if and only if the change it describes committed. Two statements however many events (the rows, then the
- * jobs). Returns the event ids (the webhook envelope ids) in the given order.
+ * jobs), sent in one round trip. Returns the event ids (the webhook envelope ids) in the given order.
  */
 export async function recordEvents(tx: Tx, events: readonly NewEvent[]): Promise<string[]> {
   if (events.length === 0) return [];
   const ids = events.map((e) => newId(e.occurredAt.getTime()));
   // created_at is when the row is written (clock_timestamp(), not the transaction start that now() gives) and
   // never before occurred_at, so the envelope's createdAt >= occurredAt even when the change took a while.
-  await tx.query(
+  const rows = tx.query(
     `insert into domain_events (id, property_id, type, occurred_at, data, created_at)
      select u.*, greatest(clock_timestamp(), u.occurred_at) from unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $5::jsonb[]) as u(id, property_id, type, occurred_at, data)`,
     [
@@ -55,10 +55,15 @@ export async function recordEvents(tx: Tx, events: readonly NewEvent[]): Promise
       events.map((e) => JSON.stringify(e.data)),
     ],
   );
-  await tx.enqueueMany(
-    queues.eventsFanout,
-    ids.map((eventId): EventFanoutJob => ({ eventId })),
-  );
+  // Both statements leave together (the pool pipelines them): one round trip. A failed insert fails the job's
+  // statement behind it (the transaction is aborted), and the caller's transaction rolls back.
+  await Promise.all([
+    rows,
+    tx.enqueueMany(
+      queues.eventsFanout,
+      ids.map((eventId): EventFanoutJob => ({ eventId })),
+    ),
+  ]);
   return ids;
 }
 

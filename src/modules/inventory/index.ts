@@ -12,6 +12,7 @@ export {
 } from "./inventory.service.ts";
 export {
   takeRooms,
+  takeRoomsOfStays,
   releaseRooms,
   readAvailability,
   availabilityHead,
@@ -54,9 +55,11 @@ export {
 } from "./ari-log.ts";
 export {
   stayViolations,
+  violationsOf,
   restrictionError,
   type StayViolations,
   type StayLine,
+  type RestrictionRow,
   type AriCell,
   type SetRestrictionsInput,
 } from "./restrictions.ts";

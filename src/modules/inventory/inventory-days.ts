@@ -69,6 +69,22 @@ export async function takeRooms(tx: Queryable, d: RoomDays): Promise<void> {
     throw new AppError("no_availability", "No room of this type is available on every date of the stay.");
 }
 
+/**
+ * takeRooms for several stays at once: every guarded UPDATE is sent without waiting for the one before (the pool
+ * pipelines them: one round trip for all, locks still taken in the given order, so give them in one order), then
+ * the rows still missing are created one stay after the other. Throws no_availability like takeRooms.
+ */
+export async function takeRoomsOfStays(tx: Queryable, stays: readonly RoomDays[]): Promise<void> {
+  const taken = await Promise.all(stays.map((d) => guardedTake(tx, d)));
+  for (const [i, d] of stays.entries()) {
+    const nights = daysBetween(d.from, d.to);
+    let dates = taken[i]!;
+    if (dates.length < nights) dates = dates.concat(await createAndTake(tx, d, dates));
+    if (dates.length !== nights)
+      throw new AppError("no_availability", "No room of this type is available on every date of the stay.");
+  }
+}
+
 /** Gives back rooms taken by `takeRooms` (same counter, dates and count); the caller records it as takeRooms says. */
 export async function releaseRooms(tx: Queryable, d: RoomDays): Promise<void> {
   if (d.from >= d.to) return;

@@ -1,6 +1,7 @@
 import { isUuid } from "../../lib/ids.ts";
 import type { Queryable } from "../../db/queryable.ts";
 import { activePropertyRowSql, type PropertyRow } from "../properties/index.ts";
+import { restrictionRowsSql, type RestrictionRow } from "./restrictions.ts";
 
 export const roomStatuses = ["CLEAN", "DIRTY", "INSPECTED", "OUT_OF_ORDER"] as const;
 export type RoomStatus = (typeof roomStatuses)[number];
@@ -185,6 +186,8 @@ export interface StayLineQuote {
   ratePlan: { id: string; code: string; coversRoomType: boolean } | undefined;
   /** The prices of the nights of [from, to) that have one, in date order. */
   nightly: bigint[];
+  /** The pair's restriction rows on the days [from, to] (the departure day too): read them with violationsOf. */
+  restrictions: RestrictionRow[];
 }
 
 interface StayQuoteRow extends PropertyRow {
@@ -197,12 +200,14 @@ interface StayQuoteRow extends PropertyRow {
   rpCode: string;
   covers: boolean;
   nightly: string[];
+  restrictions: RestrictionRow[];
 }
 
 /**
  * What a booking needs to check its room lines, in one round trip: the property (undefined when it is not
  * active) and, for each requested room type and rate plan pair in order, the room type, the rate plan,
- * whether the plan covers the type and the nightly prices of [from, to). `lines` must not be empty.
+ * whether the plan covers the type, the nightly prices of [from, to) and the pair's restrictions on [from, to].
+ * `lines` must not be empty.
  */
 export async function quoteStay(
   q: Queryable,
@@ -219,7 +224,8 @@ export async function quoteStay(
             exists (select 1 from rate_plan_room_types x where x.property_id = p.id and x.rate_plan_id = rp.id and x.room_type_id = rt.id) as covers,
             array(select dp.amount_minor::text from daily_prices dp
                    where dp.property_id = p.id and dp.rate_plan_id = rp.id and dp.room_type_id = rt.id and dp.date >= $4::date and dp.date < $5::date
-                   order by dp.date) as nightly
+                   order by dp.date) as nightly,
+            ${restrictionRowsSql("p.id", "rp.id", "rt.id", "$4::date", "$5::date")} as restrictions
        from (${activePropertyRowSql("$1")}) p
       cross join unnest($2::uuid[], $3::uuid[]) with ordinality as l(room_type_id, rate_plan_id, n)
        left join room_types rt on rt.property_id = p.id and rt.id = l.room_type_id
@@ -240,6 +246,7 @@ export async function quoteStay(
           : { id: r.rtId, code: r.rtCode, name: r.rtName, maxOccupancy: r.maxOccupancy, roomCount: r.roomCount },
       ratePlan: r.rpId === null ? undefined : { id: r.rpId, code: r.rpCode, coversRoomType: r.covers },
       nightly: r.nightly.map(BigInt),
+      restrictions: r.restrictions,
     })),
   };
 }

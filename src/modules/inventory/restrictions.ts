@@ -102,7 +102,7 @@ export interface StayLine {
   ratePlanCode: string;
 }
 
-interface RestrictionRow {
+export interface RestrictionRow {
   rp: string;
   rt: string;
   date: string;
@@ -138,6 +138,30 @@ export async function stayViolations(
       where r.property_id = $1 and r.date >= $4::date and r.date <= $5::date`,
     [propertyId, lines.map((l) => l.ratePlanId), lines.map((l) => l.roomTypeId), arrival, departure],
   );
+  return violationsOf(rows, lines, arrival, departure, arrivalIsNew);
+}
+
+/**
+ * The restriction rows of (rate plan `rp`, room type `rt`) on the days [arrival, departure] as a JSON array of
+ * RestrictionRow, for a column of the caller's statement (quoteStay reads them with the prices in one statement).
+ */
+export function restrictionRowsSql(propertyId: string, rp: string, rt: string, arrival: string, departure: string) {
+  return `coalesce((select json_agg(json_build_object('rp', r.rate_plan_id, 'rt', r.room_type_id, 'date', to_char(r.date, 'YYYY-MM-DD'),
+            'min_stay', r.min_stay, 'max_stay', r.max_stay, 'closed_to_arrival', r.closed_to_arrival,
+            'closed_to_departure', r.closed_to_departure, 'stop_sell', r.stop_sell))
+       from rate_restrictions r
+      where r.property_id = ${propertyId} and r.rate_plan_id = ${rp} and r.room_type_id = ${rt}
+        and r.date >= ${arrival} and r.date <= ${departure}), '[]')`;
+}
+
+/** stayViolations over restriction rows already read (every row of the lines' pairs on [arrival, departure]). */
+export function violationsOf(
+  rows: readonly RestrictionRow[],
+  lines: readonly StayLine[],
+  arrival: string,
+  departure: string,
+  arrivalIsNew = true,
+): StayViolations {
   const nights = daysBetween(arrival, departure);
   const out: StayViolations = { closed: [], length: [] };
   const seen = new Set<string>();

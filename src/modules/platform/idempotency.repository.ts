@@ -86,12 +86,15 @@ const LOCK =
 const COMPLETE = `update idempotency_keys set state = 'done', response = $4, response_headers = $5, error = $6, response_status = $7, locked_until = null
   where caller = $1 and key = $2 and state = 'in_progress' and created_at = $3 returning 1`;
 
-const COMPLETE_ALL = `update idempotency_keys k set state = 'done', response = v.response, response_headers = v.headers,
+// It may leave with the COMMIT (Tx.queryLast): a lost claim must fail the statement itself, so the COMMIT rolls
+// back. Fewer rows than items divide by zero (22012), read as the lost claim.
+const COMPLETE_ALL = `with done as (update idempotency_keys k set state = 'done', response = v.response, response_headers = v.headers,
     error = v.error, response_status = v.status, locked_until = null
   from unnest($1::text[], $2::text[], $3::timestamptz[], $4::bytea[], $5::jsonb[], $6::jsonb[], $7::int[])
     as v(caller, key, created_at, response, headers, error, status)
   where k.caller = v.caller and k.key = v.key and k.state = 'in_progress' and k.created_at = v.created_at
-  returning 1`;
+  returning 1)
+  select 1 / (count(*) = $8)::int as completed from done`;
 
 function completeValues(c: Claim, outcome: Outcome): unknown[] {
   const ok = "response" in outcome;
@@ -152,11 +155,15 @@ export function createIdempotencyRepository(pool: pg.Pool): IdempotencyRepositor
 
     async completeAll(q, items) {
       const columns = items.map((i) => completeValues(i.claim, i.outcome));
-      const rows = await q.query(
-        COMPLETE_ALL,
-        [0, 1, 2, 3, 4, 5, 6].map((n) => columns.map((values) => values[n])),
-      );
-      if (rows.length !== items.length) throw lostClaim();
+      try {
+        await q.query(COMPLETE_ALL, [
+          ...[0, 1, 2, 3, 4, 5, 6].map((n) => columns.map((values) => values[n])),
+          items.length,
+        ]);
+      } catch (err) {
+        if ((err as { code?: unknown }).code === "22012") throw lostClaim();
+        throw err;
+      }
     },
 
     async complete(c, outcome) {

@@ -30,7 +30,8 @@ export async function requireReservation(tx: Tx, propertyId: string, id: string,
 /**
  * Event rows for a finished change, then in one last statement the ARI feed entries of its availability hints and
  * the change sequence (both counters are held until commit: see bumpChangeSeq and ariChangesSql). That statement
- * goes out with the COMMIT (Tx.queryLast) unless `last: false` says the caller's transaction goes on.
+ * goes out with the COMMIT (Tx.queryLast) unless `last: false` says the caller's transaction goes on; the event
+ * rows and their jobs go out just before it, in the same round trip.
  */
 export async function finishChange(
   tx: Tx,
@@ -38,7 +39,7 @@ export async function finishChange(
   events: readonly NewEvent[],
   opts: { last: boolean } = { last: true },
 ): Promise<Reservation> {
-  await recordEvents(tx, events);
+  const recorded = recordEvents(tx, events);
   const hints = events
     .filter((e) => e.type === "availability.changed")
     .map((e) => e.data as { from: string; to: string; roomTypes: string[]; reason: AriReason });
@@ -48,5 +49,7 @@ export async function finishChange(
     events[0]?.occurredAt ?? r.updatedAt,
     3,
   );
-  return { ...r, changeSeq: await repo.bumpChangeSeq(tx, r.propertyId, r.id, ari, opts.last) };
+  // The event rows, their jobs and the last statement leave together (queryLast waits until the jobs' INSERT is sent).
+  const [, changeSeq] = await Promise.all([recorded, repo.bumpChangeSeq(tx, r.propertyId, r.id, ari, opts.last)]);
+  return { ...r, changeSeq };
 }

@@ -11,7 +11,10 @@ import {
   restrictionError,
   stayViolations,
   takeRooms,
+  takeRoomsOfStays,
+  violationsOf,
   type StayLine,
+  type StayViolations,
 } from "../inventory/index.ts";
 import { parseDate, maxDate, parseRange } from "../../lib/dates.ts";
 import { poolQueryable, type Queryable } from "../../db/queryable.ts";
@@ -159,11 +162,21 @@ async function checkRestrictions(
   departure: string,
   arrivalIsNew: boolean,
 ): Promise<string[]> {
-  const v = await stayViolations(q, actor.propertyId, lines, arrival, departure, arrivalIsNew);
+  return restrictionOutcome(actor, await stayViolations(q, actor.propertyId, lines, arrival, departure, arrivalIsNew));
+}
+
+function restrictionOutcome(actor: Actor, v: StayViolations): string[] {
   if (actor.channelSale === true) return [...v.closed, ...v.length].map((d) => d.reason);
   const err = restrictionError(v);
   if (err !== undefined) throw err;
   return [];
+}
+
+/** Stays sorted by room type, then date, so concurrent writers lock day rows in one order. */
+function byRoomType<T extends { roomTypeId: string; from: string }>(lines: readonly T[]): T[] {
+  return [...lines].sort((a, b) =>
+    a.roomTypeId < b.roomTypeId ? -1 : a.roomTypeId > b.roomTypeId ? 1 : a.from < b.from ? -1 : 1,
+  );
 }
 
 /** What a channel's amounts differ from our listed prices by (null when equal or not a channel sale). */
@@ -193,10 +206,7 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
     lines: { roomTypeId: string; from: string; to: string }[],
     take: boolean,
   ): Promise<void> {
-    const sorted = [...lines].sort((a, b) =>
-      a.roomTypeId < b.roomTypeId ? -1 : a.roomTypeId > b.roomTypeId ? 1 : a.from < b.from ? -1 : 1,
-    );
-    for (const l of sorted) {
+    for (const l of byRoomType(lines)) {
       if (take) await takeRooms(tx, { propertyId, roomTypeId: l.roomTypeId, counter: "sold", from: l.from, to: l.to });
       else await releaseRooms(tx, { propertyId, roomTypeId: l.roomTypeId, counter: "sold", from: l.from, to: l.to });
     }
@@ -228,22 +238,19 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
     try {
       return await transact(async (tx) => {
         const now = clock.now();
-        const quote = await quoteStay(tx, actor.propertyId, input.rooms, arrival, departure);
+        // One round trip: the quote (property, lines, prices, restrictions) and a channel booking's earlier copy.
+        const [quote, existing] = await Promise.all([
+          quoteStay(tx, actor.propertyId, input.rooms, arrival, departure),
+          externalReference === null
+            ? undefined
+            : repo.findByExternalReference(tx, actor.propertyId, provider, channel, externalReference),
+        ]);
         if (quote === undefined) throw new AppError("not_found", "Property not found.");
         const { property } = quote;
         checkStay(property, arrival, departure);
         if (input.currency !== undefined && input.currency !== property.currency)
           throw invalidField("currency", `must be ${property.currency}`, "validation_failed");
-        if (externalReference !== null) {
-          const existing = await repo.findByExternalReference(
-            tx,
-            actor.propertyId,
-            provider,
-            channel,
-            externalReference,
-          );
-          if (existing !== undefined) throw new DuplicateReference(existing);
-        }
+        if (existing !== undefined) throw new DuplicateReference(existing);
         const lines = [];
         let listedTotal = 0n;
         for (const [i, line] of input.rooms.entries()) {
@@ -283,7 +290,19 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
           });
         }
         const total = sum(lines.map((l) => l.totalMinor));
-        const restrictionOverrides = await checkRestrictions(tx, actor, lines, arrival, departure, true);
+        const restrictionOverrides = restrictionOutcome(
+          actor,
+          violationsOf(
+            // a pair's rows once, however many lines book it
+            [
+              ...new Map(quote.lines.map((l) => [`${l.ratePlan?.id}|${l.roomType?.id}`, l.restrictions])).values(),
+            ].flat(),
+            lines,
+            arrival,
+            departure,
+            true,
+          ),
+        );
         const rateDifferenceMinor = rateDifference(actor, total, listedTotal);
         if (input.totalMinor !== undefined && input.totalMinor !== total)
           throw invalidField("totalMinor", `must equal the sum of the room lines (${total})`, "validation_failed");
@@ -314,23 +333,35 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
           rateDifferenceMinor,
           restrictionOverrides,
         };
-        const code = await repo.insertReservation(tx, {
-          ...fields,
-          createdAt: now,
-          lines,
-          priceOverride: priceOverrideRecord,
-        });
+        // One round trip: the rows and the guarded takes of the nights (sent together; locks in the usual order).
+        const [inserted, taken] = await Promise.allSettled([
+          repo.insertReservation(tx, {
+            ...fields,
+            createdAt: now,
+            lines,
+            priceOverride: priceOverrideRecord,
+          }),
+          takeRoomsOfStays(
+            tx,
+            byRoomType(
+              lines.map((l) => ({
+                propertyId: actor.propertyId,
+                roomTypeId: l.roomTypeId,
+                counter: "sold" as const,
+                from: arrival,
+                to: departure,
+              })),
+            ),
+          ),
+        ]);
+        if (inserted.status === "rejected") throw inserted.reason;
+        const code = inserted.value;
         // A concurrent create with the same reference committed first (ON CONFLICT waited for it).
         if (code === undefined)
           throw new DuplicateReference(
             (await repo.findByExternalReference(tx, actor.propertyId, provider, channel, externalReference!))!,
           );
-        await moveInventory(
-          tx,
-          actor.propertyId,
-          lines.map((l) => ({ roomTypeId: l.roomTypeId, from: arrival, to: departure })),
-          true,
-        );
+        if (taken.status === "rejected") throw taken.reason;
         let r: Reservation = {
           ...fields,
           code,
