@@ -6,6 +6,7 @@ import autocannon from "autocannon";
 import { pino } from "pino";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "../src/db/embedded.ts";
 import { freePort } from "../test/global-setup.ts";
+import { startArguments } from "../scripts/start-command.ts";
 
 export interface Result {
   name: string;
@@ -39,7 +40,7 @@ export async function benchDatabase(): Promise<EmbeddedDatabase & { dir: string 
 }
 
 /**
- * A process the bench measures from the outside: the service (`node src/main.ts`, as `npm start` runs it) or a
+ * A process the bench measures from the outside: the service (`node dist/main.js`, as `npm start` runs it) or a
  * bare baseline server, each a child of the bench so its memory and CPU are its own, not the load generator's.
  */
 export interface Measured {
@@ -104,16 +105,6 @@ export interface ServiceOptions {
  * with its node_modules, e.g. main's, to measure before and after side by side on the same box).
  */
 const serviceDir = process.env.BENCH_SERVICE_DIR ?? join(import.meta.dirname, "..");
-
-/** The arguments of `npm start` after `node` (package.json), so the bench starts the service exactly as it runs. */
-function startArguments(dir: string): string[] {
-  const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
-    scripts: { start: string };
-  };
-  const [node, ...args] = pkg.scripts.start.split(/\s+/);
-  if (node !== "node") throw new Error(`npm start must run node, not: ${pkg.scripts.start}`);
-  return args;
-}
 
 /**
  * Starts the service as production does (`npm start`'s command, Node 24, the environment of the README) on its own

@@ -8,6 +8,7 @@ import { freePort, startEmbeddedPostgres } from "../src/db/embedded.ts";
 import { openDatabase } from "../src/db/index.ts";
 import { startBoss } from "../src/jobs/boss.ts";
 import { findPersonalData } from "./helpers/personal-data.ts";
+import { buildServer } from "../scripts/build-server.ts";
 
 export { freePort };
 
@@ -31,6 +32,8 @@ export const TEMPLATE = "hotelops_template";
  * database on a throw-away server where the run may create databases (the template and one per test file).
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // the tests that start the service as a process run `npm start`'s command: the compiled dist/main.js of these sources
+  await buildServer();
   const dir = mkdtempSync(join(tmpdir(), "hotelops-test-pg-"));
   const logDir = mkdtempSync(join(tmpdir(), "hotelops-test-logs-"));
   project.provide("TEST_LOG_DIR", logDir);

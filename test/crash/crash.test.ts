@@ -13,6 +13,7 @@ import { startTestApp } from "../helpers/app.ts";
 import { createStaffSession, createTestClient } from "../helpers/auth.ts";
 import { freshDatabaseUrl } from "../helpers/db.ts";
 import { createHotel, services, type Hotel } from "../reservations/fixtures.ts";
+import { startArguments } from "../../scripts/start-command.ts";
 
 /**
  * kill -9 of the API and of the worker under a bounded load of reservation creates, payments and partner
@@ -45,7 +46,7 @@ async function freePort(): Promise<number> {
 }
 
 function start(role: "api" | "worker"): ChildProcess {
-  const child = spawn(process.execPath, ["src/main.ts"], {
+  const child = spawn(process.execPath, startArguments(), {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import pg from "pg";
 import { newId } from "../../src/lib/ids.ts";
+import { startArguments } from "../../scripts/start-command.ts";
 
 /** An empty database of its own (not the migrated template). */
 async function emptyDatabase(): Promise<string> {
@@ -31,7 +32,7 @@ describe("a migration that fails", () => {
         );
 
         let output = "";
-        const child = spawn(process.execPath, ["src/main.ts"], {
+        const child = spawn(process.execPath, startArguments(), {
           cwd: join(import.meta.dirname, "../.."),
           env: { ...process.env, DATABASE_URL: url, ROLE: "api", PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "silent" },
           stdio: ["ignore", "pipe", "pipe"],

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { freePort } from "../../scripts/pg-cluster.ts";
+import { startArguments } from "../../scripts/start-command.ts";
 
 export interface ServiceProcess {
   child: ChildProcess;
@@ -14,12 +15,12 @@ export interface ServiceProcess {
 
 const running = new Set<ChildProcess>();
 
-/** `node src/main.ts` as the start command runs it; resolves once /readyz answers 200 (or the worker says so). */
+/** The service as `npm start` runs it (scripts/start-command.ts); resolves once /readyz answers 200 (or the worker says so). */
 export async function startService(env: Record<string, string>): Promise<ServiceProcess> {
   const role = env.ROLE ?? "all";
   const port = env.PORT ?? String(await freePort());
   let out = "";
-  const child = spawn(process.execPath, ["src/main.ts"], {
+  const child = spawn(process.execPath, startArguments(), {
     cwd: join(import.meta.dirname, "../.."),
     env: { ...process.env, LOG_LEVEL: "warn", HOST: "127.0.0.1", PORT: port, ...env },
     stdio: ["ignore", "pipe", "pipe"],

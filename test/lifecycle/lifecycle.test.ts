@@ -7,6 +7,7 @@ import pg from "pg";
 import { listen } from "../../src/server/listen.ts";
 import { loadConfig, ConfigError } from "../../src/config.ts";
 import { freePort } from "../global-setup.ts";
+import { startArguments } from "../../scripts/start-command.ts";
 
 const dirs: string[] = [];
 const children: ChildProcess[] = [];
@@ -18,7 +19,7 @@ afterAll(() => {
 
 function startMain(env: Record<string, string>): { child: ChildProcess; output: () => string } {
   let out = "";
-  const child = spawn(process.execPath, ["src/main.ts"], {
+  const child = spawn(process.execPath, startArguments(), {
     cwd: join(import.meta.dirname, "../.."),
     env: { ...process.env, LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -16,6 +16,7 @@ import { createWebhookParts } from "../../src/modules/webhooks/index.ts";
 import { createStaffSession, createTestProperty } from "../helpers/auth.ts";
 import { freshDatabaseUrl } from "../helpers/db.ts";
 import { createTestCa, startReceiver, testResolver, testSecretKey, type Receiver } from "../helpers/webhooks.ts";
+import { startArguments } from "../../scripts/start-command.ts";
 
 // A worker process is killed (SIGKILL) while its attempt waits on the receiver; another process takes the
 // delivery over once the claim's lease lapses, and the event arrives.
@@ -69,7 +70,7 @@ describe("worker killed mid-attempt", () => {
       res.writeHead(204);
       res.end();
     });
-    child = spawn(process.execPath, ["src/main.ts"], {
+    child = spawn(process.execPath, startArguments(), {
       cwd: join(import.meta.dirname, "../.."),
       env: { ...process.env, ...env, ROLE: "worker" },
       stdio: "ignore",
