@@ -1,5 +1,6 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type pg from "pg";
+import { collectProcessMetrics } from "./process-metrics.ts";
 
 /** What a pool exposes for the gauges (node-postgres's Pool has these three counters). */
 export interface PoolCounts {
@@ -39,8 +40,8 @@ const latencyBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
  */
 export function createMetrics(pool: pg.Pool | undefined): Metrics {
   const registry = new Registry();
-  // process memory, CPU, handles, GC and event-loop delay (nodejs_eventloop_lag_*)
-  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
+  // process memory, CPU, handles and event-loop delay (nodejs_eventloop_lag_*); no per-GC histogram
+  collectProcessMetrics(registry);
   const calls = new Counter({
     name: "hotelops_rpc_requests_total",
     help: "RPCs answered, by face, RPC and result code",
