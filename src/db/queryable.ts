@@ -8,7 +8,22 @@ import type pg from "pg";
  * selected as `to_char(..., 'YYYY-MM-DD')` text (a business date is a calendar day, not an instant).
  */
 export interface Queryable {
-  query<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<R[]>;
+  query<R = Record<string, unknown>>(text: string | Statement, params?: readonly unknown[]): Promise<R[]>;
+}
+
+/**
+ * A statement run on every request of some face (the platform switch, a caller's session or client): named, so
+ * each pooled connection parses and plans it once and afterwards only binds and executes it. Only for fixed
+ * texts (each name is kept by every connection for its life); behind PgBouncer the names are dropped (db/index.ts).
+ */
+export interface Statement {
+  name: string;
+  text: string;
+}
+
+/** A statement and its parameters as node-postgres' query config. */
+export function pgQuery(text: string | Statement, params: readonly unknown[]): pg.QueryConfig {
+  return { ...(typeof text === "string" ? { text } : text), values: [...params] };
 }
 
 /** SQL to run inside another statement: its WITH items and their parameters (numbered where the caller says). */
@@ -20,8 +35,8 @@ export interface SqlPart {
 /** The pool as a Queryable: each statement on whichever pooled connection is free (no transaction). */
 export function poolQueryable(pool: pg.Pool): Queryable {
   return {
-    async query<R>(text: string, params: readonly unknown[] = []) {
-      return (await pool.query(text, [...params])).rows as R[];
+    async query<R>(text: string | Statement, params: readonly unknown[] = []) {
+      return (await pool.query(pgQuery(text, params))).rows as R[];
     },
   };
 }

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import type { PgBoss, SendOptions } from "pg-boss";
-import type { Queryable } from "./queryable.ts";
+import { pgQuery, type Queryable, type Statement } from "./queryable.ts";
 import { heldTransactionOf } from "./held-transaction.ts";
 
 /** What a module gets inside one database transaction. Everything on it commits or rolls back together. */
@@ -17,7 +17,7 @@ export interface Tx extends Queryable {
    * write records its outcome after the work) the work's is an ordinary statement; the outcome's record is the
    * last one.
    */
-  queryLast<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<R[]>;
+  queryLast<R = Record<string, unknown>>(text: string | Statement, params?: readonly unknown[]): Promise<R[]>;
 }
 
 export type IsolationLevel = "read committed" | "repeatable read" | "serializable";
@@ -45,9 +45,9 @@ export function createTransact(pool: pg.Pool, boss: PgBoss): Transact {
     };
     client.on("error", onError);
     let last = "none" as "none" | "sent" | "committed";
-    const query = async <R>(text: string, params: readonly unknown[] = []): Promise<R[]> => {
+    const query = async <R>(text: string | Statement, params: readonly unknown[] = []): Promise<R[]> => {
       if (last !== "none") throw new Error("a statement after the transaction's last one (queryLast)");
-      return (await client.query(text, [...params])).rows as R[];
+      return (await client.query(pgQuery(text, params))).rows as R[];
     };
     const bossDb = {
       executeSql: (text: string, values: unknown[] = []) => {
@@ -83,7 +83,7 @@ export function createTransact(pool: pg.Pool, boss: PgBoss): Transact {
         begun,
         work({
           query,
-          async queryLast<R>(text: string, params: readonly unknown[] = []): Promise<R[]> {
+          async queryLast<R>(text: string | Statement, params: readonly unknown[] = []): Promise<R[]> {
             while (preparing.size > 0) await Promise.all(preparing);
             const rows = query<R>(text, params);
             last = "sent";

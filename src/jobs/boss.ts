@@ -6,7 +6,7 @@ import type { Role } from "../config.ts";
 import type { Logger } from "../lib/logger.ts";
 import { queues } from "./queues.ts";
 import { heldTransactionOf, type OutcomeRecord } from "../db/held-transaction.ts";
-import type { Queryable } from "../db/queryable.ts";
+import { pgQuery, type Queryable, type Statement } from "../db/queryable.ts";
 import type { Transact, Tx } from "../db/transaction.ts";
 import { instrumentBoss, type JobTelemetry } from "./telemetry.ts";
 
@@ -282,8 +282,8 @@ async function inTransaction(
     await client.query("begin");
     await work(
       {
-        query: async <R>(text: string, params: readonly unknown[] = []) =>
-          (await client.query(text, [...params])).rows as R[],
+        query: async <R>(text: string | Statement, params: readonly unknown[] = []) =>
+          (await client.query(pgQuery(text, params))).rows as R[],
       },
       client,
     );

@@ -295,6 +295,15 @@ describe("migrations and platform settings", () => {
     await expect(t.db.pool.query("insert into platform_settings (id) values (2)")).rejects.toThrow(/check/);
   });
 
+  it("is read by a named statement: each connection parses and plans it once", async () => {
+    const prepared = await t.transact(async (tx) => {
+      await getPlatformSettings(tx);
+      await getPlatformSettings(tx);
+      return tx.query<{ name: string }>("select name from pg_prepared_statements");
+    });
+    expect(prepared.map((p) => p.name)).toContain("platform_settings");
+  });
+
   it("switches the partner API and records when", async () => {
     const at = new Date("2026-11-22T10:00:00.000Z");
     await t.transact((tx) => setPartnerApi(tx, false, at));

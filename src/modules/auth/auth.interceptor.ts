@@ -1,3 +1,4 @@
+import { pgQuery, type Statement } from "../../db/queryable.ts";
 import { getOption, type DescMethod } from "@bufbuild/protobuf";
 import type { Interceptor } from "@connectrpc/connect";
 import type pg from "pg";
@@ -6,7 +7,7 @@ import { AppError } from "../../errors.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { isUuid } from "../../lib/ids.ts";
 import { staffPermissionsSql } from "../properties/index.ts";
-import { clientCredentialsSql, type ClientCredentials } from "./clients.repository.ts";
+import { clientCredentials, type ClientCredentials } from "./clients.repository.ts";
 import { principalKey, type Principal } from "./principal.ts";
 import type { TokenIssuer } from "./tokens.ts";
 
@@ -42,10 +43,13 @@ function ruleOf(method: DescMethod): Rule {
 
 // The session and the permissions of its user's role in its property (null unless the user, the membership and
 // the property are all active): one indexed statement per request.
-const STAFF_SQL = `select s.user_id as "userId", s.property_id as "propertyId",
+const staffSession: Statement = {
+  name: "auth_staff_session",
+  text: `select s.user_id as "userId", s.property_id as "propertyId",
     ${staffPermissionsSql("s.user_id", "s.property_id")} as permissions
   from staff_sessions s
-  where s.id = $1 and s.revoked_at is null and s.expires_at > $2`;
+  where s.id = $1 and s.revoked_at is null and s.expires_at > $2`,
+};
 
 function unauthorized(message: string, invalidToken: boolean): AppError {
   return new AppError("unauthorized", message, {
@@ -73,8 +77,7 @@ export function createAuthInterceptor(deps: { pool: pg.Pool; tokens: TokenIssuer
     if (claims.kind === "staff") {
       if (!isUuid(claims.sid)) throw unauthorized("The access token is invalid or expired.", true);
       const { rows } = await deps.pool.query<{ userId: string; propertyId: string; permissions: string[] | null }>(
-        STAFF_SQL,
-        [claims.sid, deps.clock.now()],
+        pgQuery(staffSession, [claims.sid, deps.clock.now()]),
       );
       const s = rows[0];
       if (s === undefined || s.permissions === null || s.userId !== claims.sub)
@@ -93,7 +96,7 @@ export function createAuthInterceptor(deps: { pool: pg.Pool; tokens: TokenIssuer
         permissions: new Set(s.permissions),
       };
     }
-    const { rows } = await deps.pool.query<ClientCredentials>(clientCredentialsSql, [claims.sub]);
+    const { rows } = await deps.pool.query<ClientCredentials>(pgQuery(clientCredentials, [claims.sub]));
     const c = rows[0];
     if (c === undefined || !c.active || c.kind !== claims.kind) throw unauthorized("The client is disabled.", true);
     // The token's scope, narrowed to what the client still holds: removing a scope acts at once.

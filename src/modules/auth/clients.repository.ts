@@ -1,5 +1,5 @@
 import type pg from "pg";
-import type { Queryable } from "../../db/queryable.ts";
+import type { Queryable, Statement } from "../../db/queryable.ts";
 import { propertyFieldSql } from "../properties/index.ts";
 
 export type ClientKind = "partner" | "internal";
@@ -95,10 +95,13 @@ export async function approveClient(db: Queryable, id: string, now: Date): Promi
 }
 
 /** One indexed query: the client row and its active granted properties. */
-export const clientCredentialsSql = `select c.id, c.kind, c.provider, c.environment, c.scopes, c.active, c.secret_hash as "secretHash",
+export const clientCredentials: Statement = {
+  name: "auth_client",
+  text: `select c.id, c.kind, c.provider, c.environment, c.scopes, c.active, c.secret_hash as "secretHash",
   coalesce((select array_agg(cp.property_id) from api_client_properties cp
     where cp.client_id = c.id and ${propertyFieldSql("active", "cp.property_id")}), '{}') as "propertyIds"
-  from api_clients c where c.id = $1`;
+  from api_clients c where c.id = $1`,
+};
 
 const clientLimitColumns = { requests: "rate_limit_per_minute", tokens: "token_requests_per_minute" } as const;
 

@@ -1,4 +1,4 @@
-import type { Queryable } from "../../db/queryable.ts";
+import type { Queryable, Statement } from "../../db/queryable.ts";
 import { systemClock, type Clock } from "../../lib/clock.ts";
 
 export const platformStatuses = ["operational", "degraded", "maintenance"] as const;
@@ -14,12 +14,15 @@ export interface PlatformSettingsValue {
  * and every partner request, one primary-key row. Pass `tx` to read it inside a transaction.
  */
 export async function getPlatformSettings(q: Queryable): Promise<PlatformSettingsValue> {
-  const [row] = await q.query<{ status: PlatformStatusValue; partnerApiEnabled: boolean }>(
-    `select status, partner_api_enabled as "partnerApiEnabled" from platform_settings where id = 1`,
-  );
+  const [row] = await q.query<{ status: PlatformStatusValue; partnerApiEnabled: boolean }>(readSettings);
   if (row === undefined) throw new Error("platform_settings row is missing");
   return row;
 }
+
+const readSettings: Statement = {
+  name: "platform_settings",
+  text: `select status, partner_api_enabled as "partnerApiEnabled" from platform_settings where id = 1`,
+};
 
 /** Switches the partner API platform-wide; pass `tx` to commit it with an event row. */
 export async function setPartnerApi(q: Queryable, enabled: boolean, now: Date): Promise<void> {
