@@ -51,15 +51,19 @@ function exited(child: ChildProcess): Promise<number | null> {
 
 describe("graceful shutdown", () => {
   it("finishes an in-flight request, then refuses new connections", async () => {
+    let arrived!: () => void;
+    const handling = new Promise<void>((resolve) => (arrived = resolve));
     const listener = await listen(
       (_req, res) => {
+        arrived();
         setTimeout(() => res.end("done"), 400);
       },
       { port: 0, host: "127.0.0.1" },
     );
     const base = `http://127.0.0.1:${listener.port}`;
     const inFlight = fetch(base).then((r) => r.text());
-    await new Promise((r) => setTimeout(r, 100));
+    // closing once the handler has the request (a fixed pause raced a slow box: the request was not in yet)
+    await handling;
     const closing = listener.close(5_000);
     expect(await inFlight).toBe("done");
     await closing;
