@@ -77,7 +77,7 @@ export async function benchAri(
   );
   const loaded = await load("GET ari 50 x 5 x 366 (2 connections)", { url, headers: auth, connections: 2 });
   console.log(
-    `ARI read under load, 2 connections: ${loaded.rps} req/s, p50 ${loaded.p50} ms, p99 ${loaded.p99} ms, errors ${loaded.errors}`,
+    `ARI read under load, 2 connections: ${loaded.rps} req/s, p50 ${loaded.p50} ms, p99 ${loaded.p99} ms, ${loaded.cpuUs} us CPU/req, errors ${loaded.errors}`,
   );
 
   // Delta feed: 4 writers set restrictions in a loop while one reader walks pages of 100 behind them.

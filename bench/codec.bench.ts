@@ -8,7 +8,9 @@ import {
   ThingSchema,
   UpdateThingRequestSchema,
 } from "../test/gen/hotelops/gatewaytest/v1/gateway_test_pb.js";
+import { GetAriResponseSchema } from "../gen/hotelops/connectivity/v1/connectivity_pb.js";
 import { parse, render } from "../src/gateway/codec.ts";
+import { jsonPieces } from "../src/gateway/codec-text.ts";
 
 function perOp(n: number, f: () => unknown): number {
   for (let i = 0; i < n / 10; i++) f(); // warm-up
@@ -51,6 +53,34 @@ export async function benchCodec(): Promise<void> {
   const theirs = perOp(3000, () => JSON.stringify(toJson(SearchThingsResponseSchema, list)));
   console.log(
     `render 50 things: ${ours.toFixed(1)} us, protobuf toJson ${theirs.toFixed(1)} us, ratio ${(ours / theirs).toFixed(2)}`,
+  );
+
+  // a 366-day ARI answer of 50 room types x 5 rate plans (13 MB of JSON): whole, and in the gateway's pieces
+  const dates = Array.from({ length: 366 }, (_, i) => new Date(Date.UTC(2027, 0, 1 + i)).toISOString().slice(0, 10));
+  const ari = {
+    propertyCode: "P",
+    roomTypes: Array.from({ length: 50 }, (_, r) => ({
+      code: `RT${r}`,
+      ratePlans: Array.from({ length: 5 }, (_, p) => ({
+        code: `RP${p}`,
+        days: dates.map((date, i) => ({
+          date,
+          available: 20,
+          priceMinor: BigInt(10000 + i),
+          ...(i % 3 === 0 ? { minStay: 2 } : {}),
+          closedToArrival: i % 7 === 5,
+          closedToDeparture: false,
+          stopSell: i % 17 === 0,
+        })),
+      })),
+    })),
+  };
+  const whole = perOp(20, () => JSON.stringify(render(GetAriResponseSchema, ari)));
+  const pieces = perOp(20, () => {
+    for (const piece of jsonPieces(GetAriResponseSchema, ari)) void piece;
+  });
+  console.log(
+    `ARI 50 x 5 x 366 as JSON text: whole ${(whole / 1000).toFixed(1)} ms, in pieces ${(pieces / 1000).toFixed(1)} ms, ratio ${(pieces / whole).toFixed(2)}`,
   );
 
   const parsed = perOp(100_000, () => parse(UpdateThingRequestSchema, body));

@@ -45,9 +45,12 @@ export { parse } from "./codec-parse.ts";
 
 type Render = (value: unknown) => JsonValue;
 
-interface RenderPlan {
+export interface RenderPlan {
   local: string;
   json: string;
+  /** The message type of a message or list-of-messages field the text writer may walk into (codec-text.ts). */
+  nested: DescMessage | undefined;
+  list: boolean;
   /** JS source of the value of an unset field: null with presence, else the proto3 default (init shapes). */
   zero: string;
   /** localName of the field's oneof group. */
@@ -110,33 +113,46 @@ function compile(desc: DescMessage): ((message: unknown) => JsonValue) | undefin
 function renderMessage(desc: DescMessage, message: unknown): JsonValue {
   const msg = message as Record<string, unknown>;
   const out: Record<string, JsonValue> = {};
-  const plan = planOf(desc);
-  const variant = variants.has(desc) ? activeVariant(plan, msg) : undefined;
-  for (const p of plan) {
-    if (variant !== undefined && p.variant !== "" && p.variant !== variant) continue;
-    let v: unknown;
-    if (p.oneof !== undefined) {
-      const group = msg[p.oneof] as { case: string | undefined; value?: unknown } | undefined;
-      v = group?.case === p.local ? group.value : undefined;
-    } else {
-      v = msg[p.local];
-      // proto2/editions defaults of unset explicit fields live on the prototype: still unset
-      if (p.explicit && v !== undefined && !Object.hasOwn(msg, p.local)) v = undefined;
-    }
+  for (const p of shownFields(desc, msg)) {
+    const v = fieldValue(p, msg);
     out[p.json] = v == null ? zeroOf(p) : p.render(v);
   }
   return out;
 }
 
+/** The fields of `desc` a rendering of `msg` shows: all, or those of its active variant and the shared ones. */
+export function shownFields(desc: DescMessage, msg: Record<string, unknown>): readonly RenderPlan[] {
+  const plan = planOf(desc);
+  const variant = variants.has(desc) ? activeVariant(plan, msg) : undefined;
+  return variant === undefined ? plan : plan.filter((p) => p.variant === "" || p.variant === variant);
+}
+
+/** The value of a field in a message or init shape; undefined when unset. */
+export function fieldValue(p: RenderPlan, msg: Record<string, unknown>): unknown {
+  if (p.oneof !== undefined) {
+    const group = msg[p.oneof] as { case: string | undefined; value?: unknown } | undefined;
+    return group?.case === p.local ? group.value : undefined;
+  }
+  const v = msg[p.local];
+  // proto2/editions defaults of unset explicit fields live on the prototype: still unset
+  return p.explicit && v !== undefined && !Object.hasOwn(msg, p.local) ? undefined : v;
+}
+
 /** Messages with variant fields (see RenderPlan.variant). */
 const variants = new WeakSet<DescMessage>();
 
-function planOf(desc: DescMessage): RenderPlan[] {
+export function planOf(desc: DescMessage): RenderPlan[] {
   let plan = plans.get(desc);
   if (plan === undefined) {
     plan = desc.fields.map((field) => ({
       local: field.localName,
       json: field.jsonName,
+      nested:
+        (field.fieldKind === "message" || (field.fieldKind === "list" && field.listKind === "message")) &&
+        !field.message.typeName.startsWith("google.protobuf.")
+          ? field.message
+          : undefined,
+      list: field.fieldKind === "list",
       zero: zeroSource(field),
       oneof: field.oneof?.localName,
       explicit:

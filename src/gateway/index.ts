@@ -1,10 +1,4 @@
-import {
-  type DescMessage,
-  type DescMethod,
-  type DescMethodUnary,
-  type JsonValue,
-  type Message,
-} from "@bufbuild/protobuf";
+import { type DescMessage, type DescMethod, type DescMethodUnary, type Message } from "@bufbuild/protobuf";
 import {
   ConnectError,
   type ContextValues,
@@ -19,7 +13,8 @@ import { requestEncoding } from "../server/compression.ts";
 import type { CallInfo } from "../server/context.ts";
 import { send, writeError, type NodeResponse } from "../server/http-errors.ts";
 import { readBody, readMultipart, type NodeRequest, type UploadedFile } from "./body.ts";
-import { parse, render } from "./codec.ts";
+import { parse } from "./codec.ts";
+import { jsonPieces } from "./codec-text.ts";
 import { assignParam, fieldAt } from "./params.ts";
 import { missingCredentials } from "./preflight.ts";
 import { sendJson, sendMemoized } from "./respond.ts";
@@ -358,14 +353,13 @@ async function invoke(
   if (memo !== undefined && route.responseBody === "") {
     // a cached answer: its JSON and compressed forms are rendered once and kept with it
     await sendMemoized(req, res, status, headers, memo, () =>
-      JSON.stringify(render(route.method.output, result.message)),
+      Buffer.from([...jsonPieces(route.method.output, result.message)].join("")),
     );
     return;
   }
-  let json: JsonValue = render(route.method.output, result.message);
-  if (route.responseBody !== "") {
-    const field = fieldAt(route.method.output, route.responseBody);
-    json = (json as Record<string, JsonValue>)[field?.jsonName ?? route.responseBody] ?? null;
-  }
-  sendJson(req, res, status, headers, JSON.stringify(json));
+  const field =
+    route.responseBody === ""
+      ? undefined
+      : (fieldAt(route.method.output, route.responseBody)?.jsonName ?? route.responseBody);
+  await sendJson(req, res, status, headers, jsonPieces(route.method.output, result.message, field));
 }

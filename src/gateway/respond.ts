@@ -1,40 +1,89 @@
-import { pipeline } from "node:stream";
+import { pipeline, type Writable } from "node:stream";
 import { COMPRESS_MIN_BYTES, negotiateEncoding } from "../server/compression.ts";
 import { send, type NodeResponse } from "../server/http-errors.ts";
 import type { NodeRequest } from "./body.ts";
 import type { Memo } from "../lib/answer-cache.ts";
 
 /**
- * Writes a JSON answer. One of at least COMPRESS_MIN_BYTES is compressed with the coding `Accept-Encoding`
- * prefers (compression.ts) by a streaming compressor piped to the client: its output goes out as it is
- * produced, never held whole, with no Content-Length. Smaller answers, clients that accept no coding we have,
- * and HEAD get the text as it is with a Content-Length. `Vary: Accept-Encoding` either way.
+ * Writes a JSON answer from its text in pieces (codec-text.ts). An answer of one piece is written whole: compressed
+ * when it has at least COMPRESS_MIN_BYTES and `Accept-Encoding` names a coding we have (compression.ts), by a
+ * streaming compressor piped to the client with no Content-Length, else as it is with a Content-Length. A longer
+ * answer is written piece by piece as the client takes it, through the compressor or as it is without a
+ * Content-Length (chunked on HTTP/1.1): its whole text is never held. HEAD gets the Content-Length of the plain
+ * answer, counted piece by piece, and no body. `Vary: Accept-Encoding` either way. A piece that fails to render
+ * after the first has been sent resets the response (the client must not take a cut answer for a whole one) and
+ * rejects.
  */
-export function sendJson(
+export async function sendJson(
   req: NodeRequest,
   res: NodeResponse,
   status: number,
   headers: Record<string, string>,
-  body: string,
-): void {
+  pieces: Iterator<string, void>,
+): Promise<void> {
   headers["content-type"] = "application/json; charset=utf-8";
   headers.vary = "Accept-Encoding";
   const head = req.method === "HEAD";
+  // a second piece tells a long answer from one that is written whole
+  const ahead: string[] = [];
+  for (let p = pieces.next(); p.done !== true; p = pieces.next()) if (ahead.push(p.value) === 2) break;
+  const whole = ahead.length < 2 ? (ahead[0] ?? "") : undefined;
   // a string's UTF-8 size is at least its length: only a short one needs counting
-  const small = body.length < COMPRESS_MIN_BYTES && Buffer.byteLength(body) < COMPRESS_MIN_BYTES;
+  const small =
+    whole !== undefined && whole.length < COMPRESS_MIN_BYTES && Buffer.byteLength(whole) < COMPRESS_MIN_BYTES;
   const encoding = head || small ? undefined : negotiateEncoding(req.headers["accept-encoding"]);
-  if (encoding === undefined) {
-    headers["content-length"] = String(Buffer.byteLength(body));
-    send(res, status, headers, head ? undefined : body);
+  if (encoding === undefined && (head || whole !== undefined)) {
+    let bytes = 0;
+    for (const piece of ahead) bytes += Buffer.byteLength(piece);
+    for (let p = pieces.next(); p.done !== true; p = pieces.next()) bytes += Buffer.byteLength(p.value);
+    headers["content-length"] = String(bytes);
+    send(res, status, headers, head ? undefined : whole);
     return;
   }
-  headers["content-encoding"] = encoding.name;
+  if (encoding !== undefined) headers["content-encoding"] = encoding.name;
   res.statusCode = status;
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-  const compressor = encoding.compressor();
-  // a client that goes away mid-answer ends the pipeline; there is nobody left to tell
-  pipeline(compressor, res as NodeJS.WritableStream, () => {});
-  compressor.end(body);
+  let sink: Writable = res as Writable;
+  if (encoding !== undefined) {
+    const compressor = encoding.compressor();
+    // a client that goes away mid-answer ends the pipeline; there is nobody left to tell
+    pipeline(compressor, res as NodeJS.WritableStream, () => {});
+    sink = compressor;
+  }
+  if (whole !== undefined) {
+    sink.end(whole);
+    return;
+  }
+  // false once the client went away: nothing more is rendered for it
+  let gone = false;
+  res.once("close", () => (gone = true));
+  const write = async (piece: string): Promise<boolean> => sink.write(piece) || (!gone && drained(sink, res));
+  try {
+    let open = true;
+    for (const piece of ahead) open &&= await write(piece);
+    for (let p = pieces.next(); open && p.done !== true; p = pieces.next()) open = await write(p.value);
+    if (!open) return;
+  } catch (err) {
+    sink.destroy();
+    res.destroy();
+    throw err;
+  }
+  sink.end();
+}
+
+/** Resolves once `sink` takes more (true) or the response closed first (false: the client went away). */
+function drained(sink: Writable, res: NodeResponse): Promise<boolean> {
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => () => {
+      sink.off("drain", onDrain);
+      res.off("close", onClose);
+      resolve(ok);
+    };
+    const onDrain = done(true);
+    const onClose = done(false);
+    sink.once("drain", onDrain);
+    res.once("close", onClose);
+  });
 }
 
 /**
@@ -47,12 +96,12 @@ export async function sendMemoized(
   status: number,
   headers: Record<string, string>,
   memo: Memo,
-  text: () => string,
+  text: () => Buffer,
 ): Promise<void> {
   headers["content-type"] = "application/json; charset=utf-8";
   headers.vary = "Accept-Encoding";
   const head = req.method === "HEAD";
-  const json = await memo.get("identity", async () => Buffer.from(text()));
+  const json = await memo.get("identity", async () => text());
   const encoding =
     head || json.length < COMPRESS_MIN_BYTES ? undefined : negotiateEncoding(req.headers["accept-encoding"]);
   let body = json;

@@ -3,7 +3,19 @@ import http2 from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pino } from "pino";
 import { timestampFromDate, timestampDate } from "@bufbuild/protobuf/wkt";
-import { GatewayTestService, Color, type Thing } from "../gen/hotelops/gatewaytest/v1/gateway_test_pb.js";
+import { create, type JsonValue } from "@bufbuild/protobuf";
+import { request } from "undici";
+import zlib from "node:zlib";
+import {
+  GatewayTestService,
+  Color,
+  SearchThingsRequestSchema,
+  SearchThingsResponseSchema,
+  type SearchThingsRequest,
+  type Thing,
+} from "../gen/hotelops/gatewaytest/v1/gateway_test_pb.js";
+import { render } from "../../src/gateway/codec.ts";
+import { PIECE_CHARS } from "../../src/gateway/codec-text.ts";
 import { createGateway } from "../../src/gateway/index.ts";
 import { createRecordingRouter } from "../../src/server/calls.ts";
 import { createDispatcher } from "../../src/server/dispatch.ts";
@@ -38,19 +50,7 @@ beforeAll(async () => {
       ...(req.note !== undefined ? { note: req.note } : {}),
     }),
     deleteThing: () => ({}),
-    searchThings: (req) => ({
-      things: [
-        {
-          id: "1",
-          tags: req.tags,
-          count: req.counts.reduce((a, b) => a + b, 0),
-          name: `${req.parent?.id}|${Color[req.color]}|${req.active}|${req.limit}`,
-          amountMinor: req.minAmount,
-          ...(req.updatedSince ? { createdAt: req.updatedSince } : {}),
-        },
-      ],
-      nextCursor: "c",
-    }),
+    searchThings: (req) => searchAnswer(req),
     fileThing: (req) => ({ path: req.path, content: req.content }),
     submitForm: (req) => {
       if (req.grantType !== "client_credentials")
@@ -86,6 +86,21 @@ function getThingAnswer(req: { thing?: { id: string } | undefined; propertyCode:
     name: `${req.propertyCode}|${req.verbose}`,
     createdAt: timestampFromDate(created),
     amountMinor: 9007199254740991n,
+  };
+}
+
+function searchAnswer(req: SearchThingsRequest) {
+  return {
+    // a limit of 1000 or more asks for that many things: a long answer
+    things: Array.from({ length: req.limit >= 1000 ? req.limit : 1 }, (_, i) => ({
+      id: String(i + 1),
+      tags: req.tags,
+      count: req.counts.reduce((a, b) => a + b, 0),
+      name: `${req.parent?.id}|${Color[req.color]}|${req.active}|${req.limit}`,
+      amountMinor: req.minAmount,
+      ...(req.updatedSince ? { createdAt: req.updatedSince } : {}),
+    })),
+    nextCursor: "c",
   };
 }
 
@@ -224,6 +239,33 @@ describe("JSON rendering", () => {
       amountMinor: 42,
       createdAt: "2026-03-01T00:00:00.000Z",
     });
+  });
+
+  it("writes a long answer in pieces as the client reads it (no Content-Length), the same text as a whole rendering", async () => {
+    const url = `${base}/t/v1/things?limit=3000&tags=a,b&parent.id=P&minAmount=7`;
+    const whole = JSON.stringify(
+      (
+        render(
+          SearchThingsResponseSchema,
+          searchAnswer(
+            create(SearchThingsRequestSchema, { limit: 3000, tags: ["a", "b"], parent: { id: "P" }, minAmount: 7n }),
+          ),
+        ) as { things: JsonValue }
+      ).things,
+    );
+    expect(whole.length).toBeGreaterThan(4 * PIECE_CHARS);
+    const plain = await request(url);
+    const chunks: Buffer[] = [];
+    for await (const chunk of plain.body) chunks.push(chunk as Buffer);
+    expect(plain.headers["transfer-encoding"]).toBe("chunked");
+    expect(plain.headers["content-length"]).toBeUndefined();
+    expect(Buffer.concat(chunks).toString("utf8")).toBe(whole);
+    const packed = await request(url, { headers: { "accept-encoding": "zstd" } });
+    expect(packed.headers["content-encoding"]).toBe("zstd");
+    expect(zlib.zstdDecompressSync(Buffer.from(await packed.body.arrayBuffer())).toString("utf8")).toBe(whole);
+    const head = await request(url, { method: "HEAD" });
+    await head.body.dump();
+    expect(head.headers["content-length"]).toBe(String(Buffer.byteLength(whole)));
   });
 
   it("answers 204 with no body", async () => {

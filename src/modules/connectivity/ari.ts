@@ -11,11 +11,6 @@ const DAY_MS = 86_400_000;
 
 type Caller = Extract<Principal, { kind: "partner" | "internal" }>;
 
-function dates(from: string, n: number): string[] {
-  const start = Date.parse(`${from}T00:00:00Z`);
-  return Array.from({ length: n }, (_, i) => new Date(start + i * DAY_MS).toISOString().slice(0, 10));
-}
-
 /**
  * ARI for partners: the inventory module's availability, prices and restrictions in our codes with the caller's
  * provider codes beside them, and the ARI delta feed with the reservation feed's cursor rules.
@@ -58,7 +53,6 @@ export function createAriReads(deps: { pool: pg.Pool; inventory: InventoryServic
         ...(roomTypeIds !== undefined ? { roomTypeIds: roomTypeIds.length === 0 ? ["-"] : roomTypeIds } : {}),
         ...(ratePlanIds !== undefined ? { ratePlanIds: ratePlanIds.length === 0 ? ["-"] : ratePlanIds } : {}),
       });
-      const dateList = dates(q.from, days);
       return {
         propertyCode: property.code,
         from: q.from,
@@ -72,17 +66,8 @@ export function createAriReads(deps: { pool: pg.Pool; inventory: InventoryServic
           ratePlans: rt.ratePlans.map((rp) => ({
             code: rp.code,
             externalCode: mapped.get(rp.id),
-            // The message's days as they are sent (absent, not null, where nothing is set): built once, not copied.
-            days: rp.cells.map((c, i) => ({
-              date: dateList[i]!,
-              available: rt.available[i]!,
-              priceMinor: c.priceMinor ?? undefined,
-              minStay: c.minStay ?? undefined,
-              maxStay: c.maxStay ?? undefined,
-              closedToArrival: c.closedToArrival,
-              closedToDeparture: c.closedToDeparture,
-              stopSell: c.stopSell,
-            })),
+            // the inventory's days are already the message's (built once, never copied)
+            days: rp.days,
           })),
         })),
       };

@@ -60,7 +60,7 @@ export {
   type StayViolations,
   type StayLine,
   type RestrictionRow,
-  type AriCell,
+  type AriDay,
   type SetRestrictionsInput,
 } from "./restrictions.ts";
 export type { Ari } from "./inventory.service.ts";

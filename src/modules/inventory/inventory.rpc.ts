@@ -6,7 +6,6 @@ import {
   RoomStatus as RoomStatusEnum,
 } from "../../../gen/hotelops/inventory/v1/inventory_pb.js";
 import { invalidField } from "../../errors.ts";
-import { addDays, daysBetween } from "../../lib/dates.ts";
 import type { InventoryService } from "./inventory.service.ts";
 import type { BoardType, RatePlan, Room, RoomStatus } from "./inventory.repository.ts";
 import { requirePrincipal, requireProperty } from "../auth/index.ts";
@@ -134,8 +133,6 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
         ...(req.roomTypeIds.length > 0 ? { roomTypeIds: req.roomTypeIds } : {}),
         ...(req.ratePlanIds.length > 0 ? { ratePlanIds: req.ratePlanIds } : {}),
       });
-      const dates = Array.from({ length: daysBetween(req.from, req.to) }, (_, i) => addDays(req.from, i));
-      const opt = <T>(v: T | null) => (v === null ? undefined : v);
       return {
         from: req.from,
         to: req.to,
@@ -144,18 +141,7 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
         roomTypes: ari.roomTypes.map((rt) => ({
           roomTypeId: rt.id,
           code: rt.code,
-          ratePlans: rt.ratePlans.map((rp) => ({
-            ratePlanId: rp.id,
-            code: rp.code,
-            days: rp.cells.map((c, i) => ({
-              ...c,
-              date: dates[i]!,
-              available: rt.available[i]!,
-              priceMinor: opt(c.priceMinor),
-              minStay: opt(c.minStay),
-              maxStay: opt(c.maxStay),
-            })),
-          })),
+          ratePlans: rt.ratePlans.map((rp) => ({ ratePlanId: rp.id, code: rp.code, days: rp.days })),
         })),
       };
     },

@@ -10,7 +10,7 @@ import {
   checkRestrictionInput,
   readRatesAndRestrictions,
   upsertRestrictions,
-  type AriCell,
+  type AriDay,
   type SetRestrictionsInput,
 } from "./restrictions.ts";
 import {
@@ -92,8 +92,7 @@ export interface Ari {
   roomTypes: {
     id: string;
     code: string;
-    available: number[];
-    ratePlans: { id: string; code: string; cells: AriCell[] }[];
+    ratePlans: { id: string; code: string; days: AriDay[] }[];
   }[];
 }
 
@@ -375,17 +374,17 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
           .filter((rp) => rp.roomTypeIds.includes(rt.roomTypeId))
           .map((rp) => ({ ratePlanId: rp.id, roomTypeId: rt.roomTypeId })),
       );
-      const grid = await readRatesAndRestrictions(reads, propertyId, pairs, input.from, input.to);
+      const available = new Map(roomTypes.map((rt) => [rt.roomTypeId, rt.days.map((d) => d.available)]));
+      const grid = await readRatesAndRestrictions(reads, propertyId, pairs, input.from, input.to, available);
       return {
         currency: property.currency,
         amountScale: property.amountScale,
         roomTypes: roomTypes.map((rt) => ({
           id: rt.roomTypeId,
           code: rt.code,
-          available: rt.days.map((d) => d.available),
           ratePlans: plans
             .filter((rp) => grid.has(`${rp.id}|${rt.roomTypeId}`))
-            .map((rp) => ({ id: rp.id, code: rp.code, cells: grid.get(`${rp.id}|${rt.roomTypeId}`)! })),
+            .map((rp) => ({ id: rp.id, code: rp.code, days: grid.get(`${rp.id}|${rt.roomTypeId}`)! })),
         })),
       };
     },

@@ -209,10 +209,17 @@ export function restrictionError(v: StayViolations): AppError | undefined {
   return new AppError(v.closed.length > 0 ? "restricted" : "validation_failed", message, { details: all });
 }
 
-export interface AriCell {
-  priceMinor: bigint | null;
-  minStay: number | null;
-  maxStay: number | null;
+/**
+ * One day of a rate plan x room type: availability, price and restrictions, built once in the shape the ARI answers
+ * send (undefined where nothing is set), so a 366-day read of 250 pairs makes one object per day, not two.
+ */
+export interface AriDay {
+  date: string;
+  available: number;
+  /** undefined: not sold that day. */
+  priceMinor: bigint | undefined;
+  minStay: number | undefined;
+  maxStay: number | undefined;
   closedToArrival: boolean;
   closedToDeparture: boolean;
   stopSell: boolean;
@@ -245,8 +252,8 @@ const RESTRICTION_BITS =
  * each element a day index and the day's value packed into one integer (a price is never negative, a range is at
  * most 366 days: 9 bits; a price beyond 2^54 minor units, never written by setPrices, fails the read as out of
  * range instead of wrapping). PostgreSQL appends one scalar per row (far cheaper than arrays of arrays), and one
- * JSON.parse reads an array far faster than node-postgres parses one row per day. Returns `pair key -> cells by
- * day`.
+ * JSON.parse reads an array far faster than node-postgres parses one row per day. Returns `pair key -> days`, each
+ * day with its date and the room type's `available` count (by day index).
  */
 export async function readRatesAndRestrictions(
   q: Queryable,
@@ -254,11 +261,15 @@ export async function readRatesAndRestrictions(
   pairs: readonly { ratePlanId: string; roomTypeId: string }[],
   from: string,
   to: string,
-): Promise<Map<string, AriCell[]>> {
+  available: ReadonlyMap<string, readonly number[]>,
+): Promise<Map<string, AriDay[]>> {
   const byPlan = new Map<string, string[]>();
   for (const p of pairs) byPlan.set(p.ratePlanId, [...(byPlan.get(p.ratePlanId) ?? []), p.roomTypeId]);
   const n = daysBetween(from, to);
-  const out = new Map<string, AriCell[]>();
+  const dates: string[] = [];
+  for (let i = 0, t = Date.parse(`${from}T00:00:00Z`); i < n; i++, t += 86_400_000)
+    dates.push(new Date(t).toISOString().slice(0, 10));
+  const out = new Map<string, AriDay[]>();
   await Promise.all(
     [...byPlan].map(async ([ratePlanId, roomTypeIds]) => {
       const rows = await q.query<GridRow>(
@@ -274,14 +285,16 @@ export async function readRatesAndRestrictions(
         [propertyId, ratePlanId, roomTypeIds, from, to],
       );
       const found = new Map(rows.map((r) => [r.rt, r]));
-      for (const rt of roomTypeIds) out.set(`${ratePlanId}|${rt}`, cellsOf(n, found.get(rt)));
+      for (const rt of roomTypeIds)
+        out.set(`${ratePlanId}|${rt}`, daysOf(dates, available.get(rt) ?? [], found.get(rt)));
     }),
   );
   return out;
 }
 
-function cellsOf(n: number, row: GridRow | undefined): AriCell[] {
-  const prices = new Array<bigint | null>(n).fill(null);
+function daysOf(dates: readonly string[], available: readonly number[], row: GridRow | undefined): AriDay[] {
+  const n = dates.length;
+  const prices = new Array<bigint | undefined>(n).fill(undefined);
   const packedPrices = ints(row?.prices ?? null);
   if (packedPrices.every((v) => Number.isSafeInteger(v))) {
     for (const v of packedPrices) prices[v % 512] = BigInt((v - (v % 512)) / 512);
@@ -291,27 +304,19 @@ function cellsOf(n: number, row: GridRow | undefined): AriCell[] {
   }
   const restrictions = new Array<number>(n).fill(-1);
   for (const v of ints(row?.restrictions ?? null)) restrictions[v >> 21] = v & 0x1fffff;
-  const cells = new Array<AriCell>(n);
+  const days = new Array<AriDay>(n);
   for (let i = 0; i < n; i++) {
     const v = restrictions[i]!;
-    cells[i] =
-      v === -1
-        ? {
-            priceMinor: prices[i]!,
-            minStay: null,
-            maxStay: null,
-            closedToArrival: false,
-            closedToDeparture: false,
-            stopSell: false,
-          }
-        : {
-            priceMinor: prices[i]!,
-            minStay: v & 511 || null,
-            maxStay: (v >> 9) & 511 || null,
-            closedToArrival: (v & (1 << 18)) !== 0,
-            closedToDeparture: (v & (1 << 19)) !== 0,
-            stopSell: (v & (1 << 20)) !== 0,
-          };
+    days[i] = {
+      date: dates[i]!,
+      available: available[i] ?? 0,
+      priceMinor: prices[i],
+      minStay: v === -1 ? undefined : v & 511 || undefined,
+      maxStay: v === -1 ? undefined : (v >> 9) & 511 || undefined,
+      closedToArrival: v !== -1 && (v & (1 << 18)) !== 0,
+      closedToDeparture: v !== -1 && (v & (1 << 19)) !== 0,
+      stopSell: v !== -1 && (v & (1 << 20)) !== 0,
+    };
   }
-  return cells;
+  return days;
 }
