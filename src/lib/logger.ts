@@ -1,3 +1,4 @@
+import { trace } from "@opentelemetry/api";
 import { pino, type DestinationStream, type Logger } from "pino";
 import { logContext } from "./log-context.ts";
 
@@ -89,4 +90,32 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     },
   };
   return pino(options, destination ?? stdoutLogDestination());
+}
+
+/** An access line's fields, all made by the service: a validated request id, the RPC's proto name, fixed codes. */
+export interface AccessFields {
+  requestId: string;
+  rpc: string;
+  transport: string;
+  ms: number;
+  code: string;
+}
+
+/**
+ * The access line of a call (`"msg":"call"`, info level) as pino writes it, to the logger's own destination, with the
+ * active span's trace ids, but without pino's work per line (mixin merge, serializers, redaction, generic JSON of
+ * each value), which measured a tenth of a status call's CPU: every field is made by the service and is JSON as it
+ * is (request ids match `[A-Za-z0-9._:-]`, names and codes come from the proto and our error table).
+ */
+export function createAccessLog(logger: Logger): (fields: AccessFields) => void {
+  const destination = (logger as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym]!;
+  const time = isoTimeOncePerMs();
+  return (f) => {
+    if (!logger.isLevelEnabled("info")) return;
+    const span = trace.getActiveSpan()?.spanContext();
+    const traced = span === undefined ? "" : `,"traceId":"${span.traceId}","spanId":"${span.spanId}"`;
+    destination.write(
+      `{"level":30${time()},"requestId":"${f.requestId}"${traced},"rpc":"${f.rpc}","transport":"${f.transport}","ms":${f.ms},"code":"${f.code}","msg":"call"}\n`,
+    );
+  };
 }
