@@ -1,5 +1,5 @@
 import { AppError, invalidField, type FieldViolation } from "../../errors.ts";
-import { daysBetween, parseRange } from "../../lib/dates.ts";
+import { addDays, daysBetween, parseRange } from "../../lib/dates.ts";
 import type { Queryable } from "../../db/queryable.ts";
 
 /** Longest range one SetRestrictions call writes (as for prices). */
@@ -266,9 +266,7 @@ export async function readRatesAndRestrictions(
   const byPlan = new Map<string, string[]>();
   for (const p of pairs) byPlan.set(p.ratePlanId, [...(byPlan.get(p.ratePlanId) ?? []), p.roomTypeId]);
   const n = daysBetween(from, to);
-  const dates: string[] = [];
-  for (let i = 0, t = Date.parse(`${from}T00:00:00Z`); i < n; i++, t += 86_400_000)
-    dates.push(new Date(t).toISOString().slice(0, 10));
+  const dates = Array.from({ length: n }, (_, i) => addDays(from, i));
   const out = new Map<string, AriDay[]>();
   await Promise.all(
     [...byPlan].map(async ([ratePlanId, roomTypeIds]) => {
