@@ -3,7 +3,8 @@ import { once } from "node:events";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createClient } from "@connectrpc/connect";
-import { createConnectTransport } from "@connectrpc/connect-node";
+import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
+import { MobileService } from "../../gen/hotelops/mobile/v1/mobile_pb.js";
 import { StatusService } from "../../gen/hotelops/status/v1/status_pb.js";
 import { LOG_FLUSH_MS } from "../../src/lib/logger.ts";
 import { freshDatabaseUrl } from "../helpers/db.ts";
@@ -48,6 +49,20 @@ describe("access log lines on standard output", () => {
         code: "ok",
         ms: expect.any(Number),
         time: expect.any(String),
+      });
+
+      // gRPC (h2c) calls have their lines too, with our error code for a refused one
+      const grpc = createGrpcTransport({ baseUrl: service.base });
+      await createClient(StatusService, grpc).getStatus({}, { headers: { "x-request-id": "grpc-ok" } });
+      await expect(
+        createClient(MobileService, grpc).getDashboard({}, { headers: { "x-request-id": "grpc-refused" } }),
+      ).rejects.toThrow();
+      await until(async () => accessLines(service).has("grpc-refused"), 5_000, "the gRPC calls' lines");
+      expect(accessLines(service).get("grpc-ok")).toMatchObject({ transport: "grpc", code: "ok" });
+      expect(accessLines(service).get("grpc-refused")).toMatchObject({
+        rpc: "hotelops.mobile.v1.MobileService/GetDashboard",
+        transport: "grpc",
+        code: "unauthorized",
       });
 
       // many calls on two faces, then SIGTERM at once: every line is out before the process exits
