@@ -108,7 +108,7 @@ describe("HTTP/2 stream hoarding", () => {
     await new Promise<void>((resolve) => session.once("remoteSettings", () => resolve()));
     expect(session.remoteSettings.maxConcurrentStreams).toBe(10);
     // Connect path (no REST preflight): the body is read before authentication, so only the limits protect it.
-    const codes: number[] = [];
+    const closes: { code: number; ms: number }[] = [];
     const started = performance.now();
     const streams = Array.from({ length: 30 }, () => {
       const stream = session.request({
@@ -118,16 +118,30 @@ describe("HTTP/2 stream hoarding", () => {
       });
       stream.on("error", () => undefined);
       stream.resume();
-      return new Promise<void>((resolve) => stream.once("close", () => (codes.push(stream.rstCode ?? -1), resolve())));
+      return new Promise<void>((resolve) =>
+        stream.once(
+          "close",
+          () => (closes.push({ code: stream.rstCode ?? -1, ms: performance.now() - started }), resolve()),
+        ),
+      );
     });
     await Promise.race([Promise.all(streams), new Promise((r) => setTimeout(r, 8000))]);
     session.destroy();
-    // Every stream ended: none held beyond the request timeout, and no more than 10 were ever open at once.
-    expect(codes.length).toBe(30);
+    // Every stream ended, none held beyond the request timeout: reset (CANCEL) when its body did not come in time,
+    // or refused. Node's client mostly queues what is over the session's limit and sends it as slots free, so how
+    // many are refused rather than reset depends on timing.
+    expect(closes.length).toBe(30);
     expect(performance.now() - started).toBeLessThan(8000);
-    const cancelled = codes.filter((c) => c === http2.constants.NGHTTP2_CANCEL).length;
-    const refused = codes.filter((c) => c === http2.constants.NGHTTP2_REFUSED_STREAM).length;
-    expect({ cancelled, refused }).toEqual({ cancelled: 10, refused: 20 });
+    const cancelledAt = closes.filter((c) => c.code === http2.constants.NGHTTP2_CANCEL).map((c) => c.ms);
+    const refused = closes.filter((c) => c.code === http2.constants.NGHTTP2_REFUSED_STREAM).length;
+    expect(cancelledAt.length + refused).toBe(30);
+    expect(cancelledAt.length).toBeGreaterThanOrEqual(10);
+    // No more than 10 open at once, each held 1.5 s: the (10k+1)-th reset cannot come before (k+1) x 1.5 s.
+    const early = cancelledAt
+      .sort((a, b) => a - b)
+      .filter((ms, i) => ms < (Math.floor(i / 10) + 1) * 1500 - 20)
+      .map(Math.round);
+    expect(early).toEqual([]);
   });
 
   it("REST answers 401 before reading the body of an unauthenticated request and resets the stream", async () => {
