@@ -23,12 +23,22 @@ export type WorkerOptions = Omit<
 };
 
 /**
- * How long a job may run before pg-boss counts its worker as dead and retries it (every queue's default; a queue
- * whose work can take longer says so in its own options). With the supervisor running every SUPERVISE_SECONDS,
- * a job lost with a killed worker runs again within a minute (README "Jobs").
+ * How long a job may run at most before pg-boss fails it and retries it (every queue's default; a queue whose work
+ * can take longer says so in its own options).
  */
 export const JOB_EXPIRY_SECONDS = 45;
+/**
+ * A worker refreshes the jobs it holds every half of this; a job whose refresh is this late has lost its worker
+ * (kill -9, lost host) and is failed by the supervisor (every SUPERVISE_SECONDS), then retried after its queue's
+ * retry delay: it runs again within about half a minute, whatever its expiry (README "Jobs").
+ */
+export const JOB_HEARTBEAT_SECONDS = 10;
 const SUPERVISE_SECONDS = 10;
+/**
+ * How often a worker looks for jobs without being told (NOTIFY comes for new jobs only): a retry whose delay has
+ * passed runs within this, not within pg-boss's 30 s default.
+ */
+const RETRY_POLL_SECONDS = 5;
 
 /** Handles one job. Throwing fails the job (retried per the queue's retryLimit); `job.signal` aborts at shutdown. */
 export type JobHandler<T> = (job: Job<T>) => Promise<unknown>;
@@ -87,7 +97,7 @@ export async function startBoss(opts: BossOptions): Promise<Boss> {
     // Cron and maintenance belong to processes that run jobs; API-only processes only send.
     schedule: runsJobs,
     supervise: runsJobs,
-    // Expired jobs (their worker died) are found this often: with JOB_EXPIRY_SECONDS a stuck job runs again within a minute.
+    // Jobs whose worker died (heartbeat lost) or that ran past their expiry are failed and retried this often.
     superviseIntervalSeconds: SUPERVISE_SECONDS,
   });
   instrumentBoss(pgboss, opts.telemetry ?? {});
@@ -95,9 +105,10 @@ export async function startBoss(opts: BossOptions): Promise<Boss> {
   pgboss.on("warning", (warning) => opts.logger.warn({ warning }, "pg-boss warning"));
   await pgboss.start();
   const ensureQueue = async (name: string, options: Omit<Queue, "name"> = {}): Promise<void> => {
-    const policy = { expireInSeconds: JOB_EXPIRY_SECONDS, ...options };
+    const policy = { expireInSeconds: JOB_EXPIRY_SECONDS, heartbeatSeconds: JOB_HEARTBEAT_SECONDS, ...options };
     await pgboss.createQueue(name, { notify: true, ...policy });
-    // An existing queue keeps the options it was created with (pg-boss's default expiry is 15 minutes): set them.
+    // An existing queue keeps the options it was created with (pg-boss's default expiry is 15 minutes, no
+    // heartbeat): set them.
     await pgboss.updateQueue(name, policy);
   };
   for (const name of Object.values(queues)) await ensureQueue(name);
@@ -110,12 +121,16 @@ export async function startBoss(opts: BossOptions): Promise<Boss> {
       // batchSize 1 by default, so a failing job fails alone; with a larger batch one throw fails the batch.
       const batchSize = work.batchSize ?? 1;
       const worker: { id?: string } = {};
-      worker.id = await pgboss.work<T>(queue, { ...work, batchSize }, async (jobs) => {
-        for (const job of jobs) await handler(job);
-        // A full fetch may have left more behind: fetch again at once instead of waiting for a NOTIFY (sent only
-        // for new jobs) or the poll, so a backlog (a worker started late, a burst) drains at full speed.
-        if (jobs.length >= batchSize && worker.id !== undefined) pgboss.notifyWorker(worker.id);
-      });
+      worker.id = await pgboss.work<T>(
+        queue,
+        { notifyPollingIntervalSeconds: RETRY_POLL_SECONDS, ...work, batchSize },
+        async (jobs) => {
+          for (const job of jobs) await handler(job);
+          // A full fetch may have left more behind: fetch again at once instead of waiting for a NOTIFY (sent only
+          // for new jobs) or the poll, so a backlog (a worker started late, a burst) drains at full speed.
+          if (jobs.length >= batchSize && worker.id !== undefined) pgboss.notifyWorker(worker.id);
+        },
+      );
     },
     async registerBatchWorker<T extends object>(
       queue: string,
@@ -125,7 +140,9 @@ export async function startBoss(opts: BossOptions): Promise<Boss> {
       const { queue: queueOptions, ...work } = options;
       await ensureQueue(queue, queueOptions);
       if (!runsJobs) return;
-      await pgboss.work<T>(queue, work, async (jobs) => handler(jobs));
+      await pgboss.work<T>(queue, { notifyPollingIntervalSeconds: RETRY_POLL_SECONDS, ...work }, async (jobs) =>
+        handler(jobs),
+      );
     },
     async stop() {
       await pgboss.stop({ graceful: true, timeout: opts.graceMs ?? 10_000 });

@@ -287,7 +287,7 @@ describe("crash suite: kill -9 of API and worker with the commit window widened"
       );
       expect(drift.filter((r: { sold: number; held: number }) => r.sold !== r.held)).toEqual([]);
 
-      // Every accepted event is processed (a job lost with the killed worker runs again within a minute).
+      // Every accepted event is processed (a job lost with the killed worker runs again once its heartbeat is missed).
       const events = writes.filter((w) => w.kind === "event");
       const until = Date.now() + 90_000;
       let queued = events.length;

@@ -177,7 +177,7 @@ describe("two API and two worker processes on one database", () => {
         expect(((await again.json()) as Json).eventId).toBe(a.eventId);
       }
 
-      // every accepted event is processed (a job lost with the killed worker is retried once its lock expires)
+      // every accepted event is processed (a job lost with the killed worker is retried once its heartbeat is missed)
       await until(
         async () =>
           (

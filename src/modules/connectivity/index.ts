@@ -20,7 +20,7 @@ export {
   type InboundPartnerMessage,
 } from "./adapters.ts";
 
-// A job held by a worker that died (SIGKILL, lost host) is retried once its lock expires (JOB_EXPIRY_SECONDS), not after pg-boss's 15 min.
+// A job held by a worker that died (SIGKILL, lost host) misses its heartbeat and is retried (src/jobs/boss.ts).
 const MESSAGE_JOB = { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: JOB_EXPIRY_SECONDS };
 
 /** The partner face (its interceptor, the platform switch, is placed by app.ts before authentication). */
