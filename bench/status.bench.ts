@@ -2,6 +2,7 @@
 // @grpc/grpc-js client) side by side with bare handlers doing the same database read: node:http + pg for the
 // HTTP/1.1 faces, node:http2 + pg for gRPC. The service and the bare servers each run in a child process
 // (bench/harness.ts), so the figures and the memory are theirs, not the load generators'.
+// Each face runs BENCH_ROUNDS times (default 3) alternating with its baseline; the ratios are medians of the rounds'.
 // Targets (issue 18): REST >= 0.85x and p99 <= 1.5x; Connect >= 0.8x and p99 <= 1.5x; gRPC-Web and gRPC >= 0.8x.
 import * as grpc from "@grpc/grpc-js";
 import autocannon from "autocannon";
@@ -29,9 +30,8 @@ export async function benchStatus(): Promise<void> {
     const svc = `http://127.0.0.1:${service.port}`;
     const cmp = `http://127.0.0.1:${other?.port}`;
     /** The same face on the compared checkout's service, when there is one. */
-    const compared = async (rows: Result[], name: string, run: (base: string) => Promise<Result>) => {
-      if (other !== undefined) rows.push({ ...(await run(cmp)), name: `${name} (compared)` });
-    };
+    const compared = (_face: string, run: (base: string) => Promise<Result>) =>
+      other === undefined ? [] : [() => run(cmp)];
     const h1 = `http://127.0.0.1:${bare1.port}`;
     const json = { method: "POST" as const, body: "{}", headers: { "content-type": "application/json" } };
     const web = {
@@ -42,26 +42,33 @@ export async function benchStatus(): Promise<void> {
     await warmUp([`${h1}/api/v1/status`, `${svc}/api/v1/status`, ...(other ? [`${cmp}/api/v1/status`] : [])], {});
     await warmUp([`${h1}${RPC}`, `${svc}${RPC}`, ...(other ? [`${cmp}${RPC}`] : [])], json);
     await warmUp([`${h1}${RPC}`, `${svc}${RPC}`, ...(other ? [`${cmp}${RPC}`] : [])], web);
-    const rest = [await load("bare node:http + pg GET (baseline)", { url: `${h1}/api/v1/status` })];
-    rest.push(await load("REST gateway GET /api/v1/status", { url: `${svc}/api/v1/status` }));
-    await compared(rest, "REST", (b) => load("REST", { url: `${b}/api/v1/status` }));
-    table(rest, rest[0]!);
-    const connect = [await load("bare node:http + pg POST JSON", { url: `${h1}${RPC}`, ...json })];
-    connect.push(await load("Connect POST GetStatus (JSON)", { url: `${svc}${RPC}`, ...json }));
-    await compared(connect, "Connect", (b) => load("Connect", { url: `${b}${RPC}`, ...json }));
-    table(connect, rest[0]!);
-    const grpcWeb = [await load("bare node:http gRPC-Web frames", { url: `${h1}${RPC}`, ...web })];
-    grpcWeb.push(await load("gRPC-Web GetStatus (binary, HTTP/1.1)", { url: `${svc}${RPC}`, ...web }));
-    await compared(grpcWeb, "gRPC-Web", (b) => load("gRPC-Web", { url: `${b}${RPC}`, ...web }));
-    table(grpcWeb, grpcWeb[0]!);
-    const grpcs = [await grpcLoad("bare node:http2 + pg gRPC (baseline)", bare2.port!)];
-    grpcs.push(await grpcLoad("gRPC GetStatus (h2c, @grpc/grpc-js)", service.port!));
-    await compared(grpcs, "gRPC", () => grpcLoad("gRPC", other!.port!));
-    table(grpcs, grpcs[0]!);
-    const ratio = (a: Result, b: Result) =>
-      `${(a.rps / b.rps).toFixed(2)}x, p99 ${(a.p99 / Math.max(1, b.p99)).toFixed(2)}x`;
+    const restBare = () => load("bare node:http + pg GET (baseline)", { url: `${h1}/api/v1/status` });
+    const rest = await rounds([
+      restBare,
+      () => load("REST gateway GET /api/v1/status", { url: `${svc}/api/v1/status` }),
+      ...compared("REST", (b) => load("REST (compared)", { url: `${b}/api/v1/status` })),
+    ]);
+    const connect = await rounds([
+      () => load("bare node:http + pg POST JSON", { url: `${h1}${RPC}`, ...json }),
+      () => load("Connect POST GetStatus (JSON)", { url: `${svc}${RPC}`, ...json }),
+      ...compared("Connect", (b) => load("Connect (compared)", { url: `${b}${RPC}`, ...json })),
+      restBare,
+    ]);
+    const grpcWeb = await rounds([
+      () => load("bare node:http gRPC-Web frames", { url: `${h1}${RPC}`, ...web }),
+      () => load("gRPC-Web GetStatus (binary, HTTP/1.1)", { url: `${svc}${RPC}`, ...web }),
+      ...compared("gRPC-Web", (b) => load("gRPC-Web (compared)", { url: `${b}${RPC}`, ...web })),
+    ]);
+    const grpcs = await rounds([
+      () => grpcLoad("bare node:http2 + pg gRPC (baseline)", bare2.port!),
+      () => grpcLoad("gRPC GetStatus (h2c, @grpc/grpc-js)", service.port!),
+      ...compared("gRPC", () => grpcLoad("gRPC (compared)", other!.port!)),
+    ]);
+    const ratio = (r: Rounds, of: number, base: number) =>
+      `${r.rps(of, base).toFixed(2)}x, p99 ${r.p99(of, base).toFixed(2)}x`;
+    const last = connect.rows.length - 1; // the bare GET, measured in the Connect rounds too
     console.log(
-      `\nREST ${ratio(rest[1]!, rest[0]!)} (target >= 0.85x, <= 1.5x); Connect ${ratio(connect[1]!, rest[0]!)} of the bare GET (target >= 0.8x, <= 1.5x), ${ratio(connect[1]!, connect[0]!)} of the bare POST; gRPC-Web ${ratio(grpcWeb[1]!, grpcWeb[0]!)}, gRPC ${ratio(grpcs[1]!, grpcs[0]!)} (target >= 0.8x)`,
+      `\nmedians of ${ROUNDS} rounds: REST ${ratio(rest, 1, 0)} (target >= 0.85x, <= 1.5x); Connect ${ratio(connect, 1, last)} of the bare GET (target >= 0.8x, <= 1.5x), ${ratio(connect, 1, 0)} of the bare POST; gRPC-Web ${ratio(grpcWeb, 1, 0)}, gRPC ${ratio(grpcs, 1, 0)} (target >= 0.8x)`,
     );
     console.log(service.summary());
     if (other !== undefined) console.log(other.summary());
@@ -72,6 +79,48 @@ export async function benchStatus(): Promise<void> {
     await bare2.stop();
     await database.stop();
   }
+}
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+
+interface Rounds {
+  /** Each participant's median run (req/s, p50, p99 and CPU each the median of its runs; memory the highest peak). */
+  rows: Result[];
+  /** The median over the rounds of participant `of`'s req/s (or p99) over participant `base`'s in the same round. */
+  rps(of: number, base: number): number;
+  p99(of: number, base: number): number;
+}
+
+/**
+ * BENCH_ROUNDS rounds of every participant (a baseline first, then the faces), each round in the opposite order of
+ * the one before, printed as one table. Two load phases a few seconds apart moved 25% on a busy 2-core box; a ratio
+ * taken within each round and then its median counts such a moment once.
+ */
+async function rounds(participants: (() => Promise<Result>)[]): Promise<Rounds> {
+  const runs: Result[][] = participants.map(() => []);
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = participants.map((_, i) => i);
+    if (round % 2 === 1) order.reverse();
+    for (const i of order) runs[i]!.push(await participants[i]!());
+  }
+  const median = (xs: number[]) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    const mid = Math.floor(sorted.length / 2);
+    return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  };
+  const rows = runs.map((r) => ({
+    name: r[0]!.name,
+    rps: Math.round(median(r.map((x) => x.rps))),
+    p50: median(r.map((x) => x.p50)),
+    p99: median(r.map((x) => x.p99)),
+    errors: r.reduce((n, x) => n + x.errors, 0),
+    peakMiB: Math.max(...r.map((x) => x.peakMiB ?? 0)),
+    cpuUs: Math.round(median(r.map((x) => x.cpuUs ?? 0))),
+  }));
+  table(rows, rows[0]!);
+  const per = (key: "rps" | "p99") => (of: number, base: number) =>
+    median(runs[of]!.map((x, k) => x[key] / Math.max(1, runs[base]![k]![key])));
+  return { rows, rps: per("rps"), p99: per("p99") };
 }
 
 /**
