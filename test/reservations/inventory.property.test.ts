@@ -221,3 +221,38 @@ describe("per-day inventory under random concurrent changes", () => {
     );
   });
 });
+
+describe("two changes moving stays across each other's dates", () => {
+  it("both go through, again and again: the day rows are locked in one order, not release-then-take", async () => {
+    const { h } = await twoTypeHotel();
+    const create = (from: number) =>
+      svc.reservations.create(h.actor, {
+        source: "DIRECT",
+        channel: null,
+        externalReference: null,
+        holderName: "Guest",
+        arrivalDate: addDays(start, from),
+        departureDate: addDays(start, from + 1),
+        rooms: [{ roomTypeId: h.roomTypeId, ratePlanId: h.ratePlanId, adults: 1 }],
+      });
+    const [a, b] = [(await create(0)).reservation, (await create(3)).reservation];
+    const move = async (id: string, from: number) => {
+      const line = (await svc.reservations.get(h.actor, id)).rooms[0]!;
+      await svc.reservations.update(h.actor, id, {
+        arrivalDate: addDays(start, from),
+        departureDate: addDays(start, from + 1),
+        rooms: [{ reservationRoomId: line.id, roomTypeId: h.roomTypeId, ratePlanId: h.ratePlanId }],
+      });
+    };
+    // Each round swaps the two stays at once: one releases the 1st and takes the 4th while the other releases the
+    // 4th and takes the 1st (PostgreSQL reports a deadlock, 40P01, when they lock in opposite orders).
+    const failures: string[] = [];
+    for (let round = 0; round < 20; round++) {
+      const [from, to] = round % 2 === 0 ? [0, 3] : [3, 0];
+      const outcomes = await Promise.allSettled([move(a.id, to), move(b.id, from)]);
+      for (const o of outcomes)
+        if (o.status === "rejected") failures.push(`${round}: ${(o.reason as { code?: string }).code ?? o.reason}`);
+    }
+    expect(failures).toEqual([]);
+  });
+});

@@ -14,6 +14,7 @@ export {
   takeRooms,
   takeRoomsOfStays,
   releaseRooms,
+  lockRoomDays,
   readAvailability,
   availabilityHead,
   type AvailabilityHead,

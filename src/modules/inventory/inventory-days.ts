@@ -85,6 +85,29 @@ export async function takeRoomsOfStays(tx: Queryable, stays: readonly RoomDays[]
   }
 }
 
+/**
+ * Locks the existing day rows of every stay a change is about to release and take, in one statement and one order
+ * (room type, then date), before it moves any. Moving a stay is a release of its old nights and a take of the new
+ * ones, two statements: two changes moving stays across each other's dates (one from the 1st to the 4th, the other
+ * from the 4th to the 1st) would lock the same rows in opposite orders and deadlock.
+ */
+export async function lockRoomDays(
+  tx: Queryable,
+  propertyId: string,
+  stays: readonly { roomTypeId: string; from: string; to: string }[],
+): Promise<void> {
+  if (stays.length === 0) return;
+  await tx.query(
+    `select 1 from room_type_days d
+       join unnest($2::uuid[], $3::date[], $4::date[]) as s(room_type_id, from_date, to_date)
+         on d.room_type_id = s.room_type_id and d.date >= s.from_date and d.date < s.to_date
+      where d.property_id = $1
+      order by d.room_type_id, d.date
+      for update of d`,
+    [propertyId, stays.map((s) => s.roomTypeId), stays.map((s) => s.from), stays.map((s) => s.to)],
+  );
+}
+
 /** Gives back rooms taken by `takeRooms` (same counter, dates and count); the caller records it as takeRooms says. */
 export async function releaseRooms(tx: Queryable, d: RoomDays): Promise<void> {
   if (d.from >= d.to) return;

@@ -5,6 +5,7 @@ import type { Clock } from "../../lib/clock.ts";
 import { newId, requireId } from "../../lib/ids.ts";
 import {
   findRatePlan,
+  lockRoomDays,
   quoteStay,
   releaseRooms,
   requireRoomType,
@@ -504,6 +505,11 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
         : before.restrictionOverrides;
       const rateDifferenceMinor =
         actor.channelSale === true ? rateDifference(actor, newTotal, listedTotal) : before.rateDifferenceMinor;
+      await lockRoomDays(
+        tx,
+        actor.propertyId,
+        moved.flatMap((m) => [m.old, m.next]),
+      );
       await moveInventory(
         tx,
         actor.propertyId,
