@@ -30,8 +30,7 @@ export async function benchStatus(): Promise<void> {
     const svc = `http://127.0.0.1:${service.port}`;
     const cmp = `http://127.0.0.1:${other?.port}`;
     /** The same face on the compared checkout's service, when there is one. */
-    const compared = (_face: string, run: (base: string) => Promise<Result>) =>
-      other === undefined ? [] : [() => run(cmp)];
+    const compared = (run: (base: string) => Promise<Result>) => (other === undefined ? [] : [() => run(cmp)]);
     const h1 = `http://127.0.0.1:${bare1.port}`;
     const json = { method: "POST" as const, body: "{}", headers: { "content-type": "application/json" } };
     const web = {
@@ -46,23 +45,23 @@ export async function benchStatus(): Promise<void> {
     const rest = await rounds([
       restBare,
       () => load("REST gateway GET /api/v1/status", { url: `${svc}/api/v1/status` }),
-      ...compared("REST", (b) => load("REST (compared)", { url: `${b}/api/v1/status` })),
+      ...compared((b) => load("REST (compared)", { url: `${b}/api/v1/status` })),
     ]);
     const connect = await rounds([
       () => load("bare node:http + pg POST JSON", { url: `${h1}${RPC}`, ...json }),
       () => load("Connect POST GetStatus (JSON)", { url: `${svc}${RPC}`, ...json }),
-      ...compared("Connect", (b) => load("Connect (compared)", { url: `${b}${RPC}`, ...json })),
+      ...compared((b) => load("Connect (compared)", { url: `${b}${RPC}`, ...json })),
       restBare,
     ]);
     const grpcWeb = await rounds([
       () => load("bare node:http gRPC-Web frames", { url: `${h1}${RPC}`, ...web }),
       () => load("gRPC-Web GetStatus (binary, HTTP/1.1)", { url: `${svc}${RPC}`, ...web }),
-      ...compared("gRPC-Web", (b) => load("gRPC-Web (compared)", { url: `${b}${RPC}`, ...web })),
+      ...compared((b) => load("gRPC-Web (compared)", { url: `${b}${RPC}`, ...web })),
     ]);
     const grpcs = await rounds([
       () => grpcLoad("bare node:http2 + pg gRPC (baseline)", bare2.port!),
       () => grpcLoad("gRPC GetStatus (h2c, @grpc/grpc-js)", service.port!),
-      ...compared("gRPC", () => grpcLoad("gRPC (compared)", other!.port!)),
+      ...compared(() => grpcLoad("gRPC (compared)", other!.port!)),
     ]);
     const ratio = (r: Rounds, of: number, base: number) =>
       `${r.rps(of, base).toFixed(2)}x, p99 ${r.p99(of, base).toFixed(2)}x`;
