@@ -9,7 +9,7 @@ import { createServices } from "../../src/app.ts";
 import { openDatabase, type Database } from "../../src/db/index.ts";
 import { createTransact } from "../../src/db/transaction.ts";
 import { startBoss, type Boss } from "../../src/jobs/boss.ts";
-import { ManualClock } from "../../src/lib/clock.ts";
+import { ManualClock, systemClock } from "../../src/lib/clock.ts";
 import { recordEvent } from "../../src/modules/events/index.ts";
 import type { Deps } from "../../src/modules/module.ts";
 import { createWebhookParts } from "../../src/modules/webhooks/index.ts";
@@ -19,11 +19,13 @@ import { createTestCa, startReceiver, testResolver, testSecretKey, type Receiver
 import { startArguments } from "../../scripts/start-command.ts";
 
 // A worker process is killed (SIGKILL) while its attempt waits on the receiver; another process takes the
-// delivery over once the claim's lease lapses, and the event arrives.
+// delivery over once the claim's lease lapses, and the event arrives: first on a manual clock (not before the
+// lease lapses), then on the real clock with a second worker process (within the lease and a poll).
 let db: Database;
 let boss: Boss;
 let receiver: Receiver;
 let child: ChildProcess | undefined;
+let second: ChildProcess | undefined;
 const logger = pino({ level: "silent" });
 
 beforeAll(async () => {
@@ -44,10 +46,19 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   child?.kill("SIGKILL");
+  second?.kill("SIGKILL");
   await boss?.stop();
   await db?.close();
   await receiver?.close();
 });
+
+function startWorker(env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, startArguments(), {
+    cwd: join(import.meta.dirname, "../.."),
+    env: { ...process.env, ...env, ROLE: "worker" },
+    stdio: "ignore",
+  });
+}
 
 describe("worker killed mid-attempt", () => {
   it("the delivery completes through another worker", async () => {
@@ -70,11 +81,7 @@ describe("worker killed mid-attempt", () => {
       res.writeHead(204);
       res.end();
     });
-    child = spawn(process.execPath, startArguments(), {
-      cwd: join(import.meta.dirname, "../.."),
-      env: { ...process.env, ...env, ROLE: "worker" },
-      stdio: "ignore",
-    });
+    child = startWorker(env);
     const eventId = await deps.transact((tx) =>
       recordEvent(tx, {
         propertyId: property.id,
@@ -104,4 +111,48 @@ describe("worker killed mid-attempt", () => {
     ]);
     await parts.sender.close();
   }, 60_000);
+
+  it("on the real clock, another worker process delivers it within 35 s", async () => {
+    const env = (globalThis as unknown as { crashEnv: Record<string, string> }).crashEnv;
+    const config = loadConfig({ ...env, PORT: "0" });
+    const deps: Deps = { config, db, boss, transact: createTransact(db.pool, boss.pgboss), clock: systemClock, logger };
+    const app = { deps, services: createServices(deps) };
+    const property = await createTestProperty(app);
+    const user = await createStaffSession(app, { propertyCode: property.code, role: "manager" });
+    const parts = createWebhookParts(deps, { resolver: testResolver(new Map([["localhost", ["127.0.0.1"]]])) });
+    await parts.service.create(
+      { propertyId: property.id, userId: user.userId },
+      { url: receiver.url("/real-clock", "localhost"), eventTypes: ["reservation.created"] },
+    );
+    const before = receiver.received.length;
+    // the first request to this address is held open: the worker is inside its attempt when it dies
+    receiver.behave((req, res) => {
+      if (req.url === "/real-clock" && receiver.received.length === before + 1) return;
+      res.writeHead(204);
+      res.end();
+    });
+    child = startWorker(env);
+    const eventId = await deps.transact((tx) =>
+      recordEvent(tx, {
+        propertyId: property.id,
+        type: "reservation.created",
+        occurredAt: new Date(),
+        data: { id: "r2" },
+      }),
+    );
+    const [first] = (await receiver.waitFor(before + 1, 20_000)).slice(before);
+    expect(first!.headers["service-event-id"]).toBe(eventId);
+    child.kill("SIGKILL");
+    await new Promise((r) => child!.once("exit", r));
+    const killedAt = performance.now();
+    second = startWorker(env);
+
+    const again = (await receiver.waitFor(before + 2, 45_000))[before + 1]!;
+    const seconds = (performance.now() - killedAt) / 1000;
+    expect(again.headers["service-event-id"]).toBe(eventId);
+    expect(again.headers["service-delivery-attempt"]).toBe("2");
+    // the lease (25 s, counted from the claim before the kill) and the dispatcher's 1 s poll; it was 60 s
+    expect(seconds).toBeLessThan(35);
+    await parts.sender.close();
+  }, 90_000);
 });

@@ -37,7 +37,7 @@ export interface WebhookOptions {
   timeoutMs?: number;
   random?: Random;
   mailer?: Mailer;
-  /** How long a claimed attempt is held (default 60 s, beyond the request timeout). */
+  /** How long a claimed attempt is held (default 25 s: twice the longest attempt, a 2 s start slot and a 10 s request). */
   leaseMs?: number;
   /** Retry delays; default the production schedule (about 30 s ... 12 h). A real-clock test sets a short one. */
   retryDelaysMs?: readonly number[];
@@ -62,7 +62,9 @@ export function createWebhookParts(deps: Deps, options: WebhookOptions = {}) {
   const sender = withAttemptSpans(createSender({ extraCa }));
   const resolver = options.resolver ?? systemResolver;
   const policy = { allowPrivate: deps.config.webhookAllowPrivateTargets };
-  const leaseMs = options.leaseMs ?? 60_000;
+  // The lease is how soon the attempt of a worker that died is taken over; one that outlives it is still fenced
+  // (the taker records it as interrupted and owns the delivery).
+  const leaseMs = options.leaseMs ?? 25_000;
   // Start slots up to 2 s ahead; permits expire with the claim's lease (a dead process frees them).
   const pacing = createPacing(deps.db.pool, { horizonMs: 2_000, holdMs: leaseMs });
   const wake = { fn: (_at: Date): void => undefined };
