@@ -9,7 +9,7 @@ import { createServices } from "../../src/app.ts";
 import { openDatabase, type Database } from "../../src/db/index.ts";
 import { createTransact } from "../../src/db/transaction.ts";
 import { startBoss, type Boss } from "../../src/jobs/boss.ts";
-import { ManualClock, systemClock } from "../../src/lib/clock.ts";
+import { ManualClock, systemClock, type Clock } from "../../src/lib/clock.ts";
 import { recordEvent } from "../../src/modules/events/index.ts";
 import type { Deps } from "../../src/modules/module.ts";
 import { createWebhookParts } from "../../src/modules/webhooks/index.ts";
@@ -60,51 +60,57 @@ function startWorker(env: Record<string, string>): ChildProcess {
   });
 }
 
+/**
+ * A new address at `path` whose first request is held open forever, a worker process that takes the event's
+ * attempt and is killed (SIGKILL) while inside it. Returns what the rest of the test checks.
+ */
+async function killedMidAttempt(clock: Clock, path: string) {
+  const env = (globalThis as unknown as { crashEnv: Record<string, string> }).crashEnv;
+  const config = loadConfig({ ...env, PORT: "0" });
+  const deps: Deps = { config, db, boss, transact: createTransact(db.pool, boss.pgboss), clock, logger };
+  const parts = createWebhookParts(deps, { resolver: testResolver(new Map([["localhost", ["127.0.0.1"]]])) });
+  const app = { deps, services: createServices(deps) };
+  const property = await createTestProperty(app);
+  const user = await createStaffSession(app, { propertyCode: property.code, role: "manager" });
+  const actor = { propertyId: property.id, userId: user.userId };
+  const { endpoint } = await parts.service.create(actor, {
+    url: receiver.url(path, "localhost"),
+    eventTypes: ["reservation.created"],
+  });
+  const before = receiver.received.length;
+  receiver.behave((req, res) => {
+    if (req.url === path && receiver.received.length === before + 1) return;
+    res.writeHead(204);
+    res.end();
+  });
+  child = startWorker(env);
+  const eventId = await deps.transact((tx) =>
+    recordEvent(tx, { propertyId: property.id, type: "reservation.created", occurredAt: clock.now(), data: {} }),
+  );
+  const first = (await receiver.waitFor(before + 1, 20_000))[before]!;
+  expect(first.headers["service-event-id"]).toBe(eventId);
+  expect(first.headers["service-delivery-attempt"]).toBe("1");
+  child.kill("SIGKILL");
+  await new Promise((r) => child!.once("exit", r));
+  /** The request after the held one (waiting up to ms for it). */
+  const next = async (ms: number) => (await receiver.waitFor(before + 2, ms))[before + 1]!;
+  return { env, parts, actor, endpoint, eventId, first, next };
+}
+
 describe("worker killed mid-attempt", () => {
   it("the delivery completes through another worker", async () => {
-    const env = (globalThis as unknown as { crashEnv: Record<string, string> }).crashEnv;
     const clock = new ManualClock(new Date());
-    const config = loadConfig({ ...env, PORT: "0" });
-    const deps: Deps = { config, db, boss, transact: createTransact(db.pool, boss.pgboss), clock, logger };
-    const parts = createWebhookParts(deps, { resolver: testResolver(new Map([["localhost", ["127.0.0.1"]]])) });
-    const app = { deps, services: createServices(deps) };
-    const property = await createTestProperty(app);
-    const user = await createStaffSession(app, { propertyCode: property.code, role: "manager" });
-    const { endpoint } = await parts.service.create(
-      { propertyId: property.id, userId: user.userId },
-      { url: receiver.url("/hook", "localhost"), eventTypes: ["reservation.created"] },
-    );
-
-    // The first request is held open forever: the worker is inside its attempt when it dies.
-    receiver.behave((_req, res) => {
-      if (receiver.received.length === 1) return;
-      res.writeHead(204);
-      res.end();
-    });
-    child = startWorker(env);
-    const eventId = await deps.transact((tx) =>
-      recordEvent(tx, {
-        propertyId: property.id,
-        type: "reservation.created",
-        occurredAt: clock.now(),
-        data: { id: "r" },
-      }),
-    );
-    const [first] = await receiver.waitFor(1, 20_000);
-    expect(first!.headers["service-event-id"]).toBe(eventId);
-    expect(first!.headers["service-delivery-attempt"]).toBe("1");
-    child.kill("SIGKILL");
-    await new Promise((r) => child!.once("exit", r));
+    const { parts, actor, endpoint, eventId, first, next } = await killedMidAttempt(clock, "/hook");
 
     // Still claimed: nobody may take it over before the lease lapses.
     expect(await parts.engine.runDue()).toEqual([]);
     clock.advance(2 * 60_000);
     const [outcome] = await parts.engine.runDue();
     expect(outcome).toMatchObject({ attempt: 2, httpStatus: 204, status: "succeeded" });
-    const second = receiver.received[1]!;
+    const second = await next(0);
     expect(second.headers["service-event-id"]).toBe(eventId);
-    expect(second.headers["service-delivery-id"]).toBe(first!.headers["service-delivery-id"]);
-    const history = await parts.service.history({ propertyId: property.id, userId: user.userId }, endpoint.id, {});
+    expect(second.headers["service-delivery-id"]).toBe(first.headers["service-delivery-id"]);
+    const history = await parts.service.history(actor, endpoint.id, {});
     expect(history.deliveries.map((h) => [h.attempt, h.errorClass])).toEqual([
       [2, null],
       [1, "interrupted"],
@@ -113,41 +119,11 @@ describe("worker killed mid-attempt", () => {
   }, 60_000);
 
   it("on the real clock, another worker process delivers it within 35 s", async () => {
-    const env = (globalThis as unknown as { crashEnv: Record<string, string> }).crashEnv;
-    const config = loadConfig({ ...env, PORT: "0" });
-    const deps: Deps = { config, db, boss, transact: createTransact(db.pool, boss.pgboss), clock: systemClock, logger };
-    const app = { deps, services: createServices(deps) };
-    const property = await createTestProperty(app);
-    const user = await createStaffSession(app, { propertyCode: property.code, role: "manager" });
-    const parts = createWebhookParts(deps, { resolver: testResolver(new Map([["localhost", ["127.0.0.1"]]])) });
-    await parts.service.create(
-      { propertyId: property.id, userId: user.userId },
-      { url: receiver.url("/real-clock", "localhost"), eventTypes: ["reservation.created"] },
-    );
-    const before = receiver.received.length;
-    // the first request to this address is held open: the worker is inside its attempt when it dies
-    receiver.behave((req, res) => {
-      if (req.url === "/real-clock" && receiver.received.length === before + 1) return;
-      res.writeHead(204);
-      res.end();
-    });
-    child = startWorker(env);
-    const eventId = await deps.transact((tx) =>
-      recordEvent(tx, {
-        propertyId: property.id,
-        type: "reservation.created",
-        occurredAt: new Date(),
-        data: { id: "r2" },
-      }),
-    );
-    const [first] = (await receiver.waitFor(before + 1, 20_000)).slice(before);
-    expect(first!.headers["service-event-id"]).toBe(eventId);
-    child.kill("SIGKILL");
-    await new Promise((r) => child!.once("exit", r));
+    const { env, parts, eventId, next } = await killedMidAttempt(systemClock, "/real-clock");
     const killedAt = performance.now();
     second = startWorker(env);
 
-    const again = (await receiver.waitFor(before + 2, 45_000))[before + 1]!;
+    const again = await next(45_000);
     const seconds = (performance.now() - killedAt) / 1000;
     expect(again.headers["service-event-id"]).toBe(eventId);
     expect(again.headers["service-delivery-attempt"]).toBe("2");
