@@ -72,42 +72,33 @@ export function readEnvelope(req: Req, readMaxBytes: number, trailerFlag: number
   });
 }
 
-/** Feeds every chunk of the body to onChunk (which may throw to stop reading) until the end. */
+/**
+ * Feeds every chunk of the body to onChunk (which may throw to stop reading) until the end. The listeners stay on the
+ * request (it is read once; removing four listeners cost more than ignoring what comes after the outcome).
+ */
 function consume(req: Req, onChunk: (chunk: Buffer) => void): Promise<void> {
   return new Promise((resolve, reject) => {
-    const stop = (): void => {
-      req.off("data", onData);
-      req.off("end", onEnd);
-      req.off("error", onError);
-      req.off("close", onClose);
+    let settled = false;
+    const settle = (err?: Error): void => {
+      if (settled) return;
+      settled = true;
+      if (err === undefined) resolve();
+      else reject(err);
     };
-    const onData = (chunk: Buffer): void => {
+    req.on("data", (chunk: Buffer) => {
+      if (settled) return;
       try {
         onChunk(chunk);
       } catch (err) {
         // The rest of the body is read and dropped (the stream stays flowing) so that a keep-alive connection
         // reaches its next request; on HTTP/2 the stream is closed once the answer is out (listen.ts).
-        stop();
-        reject(err as Error);
+        settle(err as Error);
       }
-    };
-    const onEnd = (): void => {
-      stop();
-      resolve();
-    };
-    const onError = (err: Error): void => {
-      stop();
-      reject(new ConnectError(err.message, Code.Aborted, undefined, undefined, err));
-    };
+    });
+    req.once("end", () => settle());
+    req.once("error", (err: Error) => settle(new ConnectError(err.message, Code.Aborted, undefined, undefined, err)));
     // HTTP/2: a stream reset by the client closes the request without an error
-    const onClose = (): void => {
-      stop();
-      reject(new ConnectError("the client closed the request", Code.Aborted));
-    };
-    req.on("data", onData);
-    req.once("end", onEnd);
-    req.once("error", onError);
-    req.once("close", onClose);
+    req.once("close", () => settle(new ConnectError("the client closed the request", Code.Aborted)));
   });
 }
 
