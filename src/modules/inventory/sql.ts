@@ -36,11 +36,15 @@ export function roomCountsOnDaySql(propertyIdExpr: string, dayExpr: string): str
 
 /** Per day of the relation `days` (column `date`): the sellable rooms (rooms minus out of order) as `sellable`. */
 export function sellableRoomsByDaySql(days: string, propertyIdExpr: string, fromExpr: string, toExpr: string): string {
-  // the range bound on the day rows lets the planner read only the range's rows, not the property's history
-  return `select ${days}.date, sum(coalesce(own_x.total, own_rt.room_count) - coalesce(own_x.out_of_order, 0))::int as sellable
+  // The range's day rows are read once (a range of the key index) and hashed to the (day, room type) pairs. Joined
+  // pair by pair, the planner of a large history (4 million day rows) expected one row per lookup and read each room
+  // type's whole range once per day: 21,000 index pages for a month instead of 400, 3x the small database's time.
+  return `with own_x as materialized (
+      select room_type_id, date, total, out_of_order from room_type_days
+       where property_id = ${propertyIdExpr} and date >= ${fromExpr} and date < ${toExpr})
+  select ${days}.date, sum(coalesce(own_x.total, own_rt.room_count) - coalesce(own_x.out_of_order, 0))::int as sellable
     from ${days} cross join room_types own_rt
-    left join room_type_days own_x on own_x.property_id = own_rt.property_id and own_x.room_type_id = own_rt.id and own_x.date = ${days}.date
-                                  and own_x.date >= ${fromExpr} and own_x.date < ${toExpr}
+    left join own_x on own_x.room_type_id = own_rt.id and own_x.date = ${days}.date
    where own_rt.property_id = ${propertyIdExpr}
    group by ${days}.date`;
 }
