@@ -322,11 +322,7 @@ async function staffSession(pool: pg.Pool, propertyId: string): Promise<{ userId
  * the longest wait seen is the purge's blocking. Returns it with the purge's duration and the longest delivery
  * write while the purge ran (lock waits and everything else the busy database adds).
  */
-async function purgeWithDeliveries({
-  url,
-  pool,
-  propertyId,
-}: Side): Promise<{
+async function purgeWithDeliveries({ url, pool, propertyId }: Side): Promise<{
   ms: number;
   longestDeliveryMs: number;
   longestLockWaitMs: number;
