@@ -58,15 +58,20 @@ export const inHouseReport = report(`
 const timeZone = propertyFieldSql("timeZone", "$1");
 const cancelledDay = `(r.cancelled_at at time zone ${timeZone})::date`;
 
-/** Reservations cancelled between start and end (the day in the property's time zone). */
+/**
+ * Reservations cancelled between start and end (the day in the property's time zone). The page is taken first and
+ * formatted after: when the planner sorts the range instead of reading it in index order (as it does on a large
+ * history), formatting every row of the range before the sort cost 1.5x the small database's time.
+ */
 export const cancellationsReport = report(`
   select ${day(cancelledDay)} as "cancelledDate", r.code, r.holder_name as "holderName", r.source,
       coalesce(r.channel, '') as channel, ${day("r.arrival_date")} as "arrivalDate", ${day("r.departure_date")} as "departureDate",
-      r.total_minor::text as "totalMinor", count(*) over () as total
-    from reservations r
-    where r.property_id = $1 and r.status = 'CANCELLED'
-      and r.cancelled_at >= ($2::date::timestamp at time zone ${timeZone}) and r.cancelled_at < (($3::date + 1)::timestamp at time zone ${timeZone})
-    order by r.cancelled_at, r.code limit $4`);
+      r.total_minor::text as "totalMinor", r.total
+    from (select r.*, count(*) over () as total from reservations r
+           where r.property_id = $1 and r.status = 'CANCELLED'
+             and r.cancelled_at >= ($2::date::timestamp at time zone ${timeZone}) and r.cancelled_at < (($3::date + 1)::timestamp at time zone ${timeZone})
+           order by r.cancelled_at, r.code limit $4) r
+   order by r.cancelled_at, r.code`);
 
 /** Columns `arrivals`, `departures` and `inHouse` of the day `dayExpr`, for the dashboard's one statement. */
 export function dayMovementsSql(propertyIdExpr: string, dayExpr: string): string {
