@@ -72,33 +72,42 @@ export function readEnvelope(req: Req, readMaxBytes: number, trailerFlag: number
   });
 }
 
-/**
- * Feeds every chunk of the body to onChunk (which may throw to stop reading) until the end. The listeners stay on the
- * request (it is read once; removing four listeners cost more than ignoring what comes after the outcome).
- */
+/** Feeds every chunk of the body to onChunk (which may throw to stop reading) until the end. */
 function consume(req: Req, onChunk: (chunk: Buffer) => void): Promise<void> {
   return new Promise((resolve, reject) => {
-    let settled = false;
-    const settle = (err?: Error): void => {
-      if (settled) return;
-      settled = true;
-      if (err === undefined) resolve();
-      else reject(err);
+    const stop = (): void => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onError);
+      req.off("close", onClose);
     };
-    req.on("data", (chunk: Buffer) => {
-      if (settled) return;
+    const onData = (chunk: Buffer): void => {
       try {
         onChunk(chunk);
       } catch (err) {
         // The rest of the body is read and dropped (the stream stays flowing) so that a keep-alive connection
         // reaches its next request; on HTTP/2 the stream is closed once the answer is out (listen.ts).
-        settle(err as Error);
+        stop();
+        reject(err as Error);
       }
-    });
-    req.once("end", () => settle());
-    req.once("error", (err: Error) => settle(new ConnectError(err.message, Code.Aborted, undefined, undefined, err)));
+    };
+    const onEnd = (): void => {
+      stop();
+      resolve();
+    };
+    const onError = (err: Error): void => {
+      stop();
+      reject(new ConnectError(err.message, Code.Aborted, undefined, undefined, err));
+    };
     // HTTP/2: a stream reset by the client closes the request without an error
-    req.once("close", () => settle(new ConnectError("the client closed the request", Code.Aborted)));
+    const onClose = (): void => {
+      stop();
+      reject(new ConnectError("the client closed the request", Code.Aborted));
+    };
+    req.on("data", onData);
+    req.once("end", onEnd);
+    req.once("error", onError);
+    req.once("close", onClose);
   });
 }
 
