@@ -18,7 +18,7 @@ import { createNightAuditService } from "../src/modules/night-audit/index.ts";
 import { poolQueryable } from "../src/db/queryable.ts";
 import { insertClaimed, purgeBefore, recordSuccesses } from "../src/modules/webhooks/deliveries.repository.ts";
 import { createLoop } from "./creates.ts";
-import { benchDatabase } from "./harness.ts";
+import { benchDatabase, median } from "./harness.ts";
 import { fillHistory, fillPrices, fillProperties, fullDays, fullWindow } from "./growth-fill.ts";
 
 const businessDate = "2026-11-22";
@@ -293,12 +293,6 @@ async function probesOf(side: Side): Promise<Probe[]> {
 async function sizeMiB(side: Side): Promise<number> {
   const size = await side.pool.query<{ bytes: string }>("select pg_database_size(current_database())::text as bytes");
   return Number(size.rows[0]!.bytes) / 1024 / 1024;
-}
-
-function median(xs: number[]): number {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 /** A staff member and session of the property (a report run is recorded under them). */

@@ -295,3 +295,10 @@ export function table(results: Result[], baseline: Result): void {
 export function rssMiB(): number {
   return Math.round(process.memoryUsage().rss / 1024 / 1024);
 }
+
+/** The middle value (the mean of the two middle ones for an even count). */
+export function median(xs: readonly number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}

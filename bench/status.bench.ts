@@ -8,7 +8,7 @@ import * as grpc from "@grpc/grpc-js";
 import autocannon from "autocannon";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { GetStatusRequestSchema } from "../gen/hotelops/status/v1/status_pb.js";
-import { benchDatabase, load, measured, startBare, startService, table, type Result } from "./harness.ts";
+import { benchDatabase, load, measured, median, startBare, startService, table, type Result } from "./harness.ts";
 
 const RPC = "/hotelops.status.v1.StatusService/GetStatus";
 const request = toBinary(GetStatusRequestSchema, create(GetStatusRequestSchema));
@@ -102,11 +102,6 @@ async function rounds(participants: (() => Promise<Result>)[]): Promise<Rounds> 
     if (round % 2 === 1) order.reverse();
     for (const i of order) runs[i]!.push(await participants[i]!());
   }
-  const median = (xs: number[]) => {
-    const sorted = [...xs].sort((a, b) => a - b);
-    const mid = Math.floor(sorted.length / 2);
-    return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-  };
   const rows = runs.map((r) => ({
     name: r[0]!.name,
     rps: Math.round(median(r.map((x) => x.rps))),
