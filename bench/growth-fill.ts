@@ -141,10 +141,10 @@ export async function fillHistory(
     );
     await step(
       "reservation rooms",
-      `insert into reservation_rooms (id, property_id, reservation_id, position, room_type_id, rate_plan_id, adults, children, nightly_minor, total_minor, checked_in_at, checked_out_at)
+      `insert into reservation_rooms (id, property_id, reservation_id, position, room_type_id, rate_plan_id, adults, children, nightly_minor, total_minor, checked_in_at, checked_out_at, arrival_date)
        select gen_random_uuid(), property_id, id, 0, room_type, rate_plan, 2, 0, array_fill(250000::bigint, array[nights]), 250000 * nights,
               case when status in ('IN_HOUSE', 'CHECKED_OUT') then arrival + interval '14 hours' end,
-              case when status = 'CHECKED_OUT' then departure + interval '11 hours' end
+              case when status = 'CHECKED_OUT' then departure + interval '11 hours' end, arrival
          from gr`,
     );
     // Folios of the stays, as the night audit and the front desk leave them: a room charge per night stayed (in-house

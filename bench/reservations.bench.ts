@@ -114,8 +114,8 @@ export async function benchReservations(): Promise<void> {
           q(
             `with r as (insert into reservations (id, property_id, code, status, source, holder_name, arrival_date, departure_date, adults, children, total_minor, currency, created_at, updated_at)
              values ($1, $2, 'R' || nextval('reservation_code_seq'), 'GUARANTEED', 'API', 'Bench Guest', $3, $4, 2, 0, $7, 'TRY', now(), now()) returning id)
-             insert into reservation_rooms (id, property_id, reservation_id, position, room_type_id, rate_plan_id, adults, children, nightly_minor, total_minor)
-             select $5, $2, r.id, 0, $6, $8, 2, 0, array_fill(100000::bigint, array[$9::int]), $7 from r`,
+             insert into reservation_rooms (id, property_id, reservation_id, position, room_type_id, rate_plan_id, adults, children, nightly_minor, total_minor, arrival_date)
+             select $5, $2, r.id, 0, $6, $8, 2, 0, array_fill(100000::bigint, array[$9::int]), $7, $3 from r`,
             [id, baseProperty, s.arrival, s.departure, newId(), typeId, 100_000 * nights, ratePlanId, nights],
           ),
         ]);

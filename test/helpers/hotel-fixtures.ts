@@ -117,8 +117,8 @@ export async function seedReservation(
   );
   const roomLineId = newId();
   await pool.query(
-    `insert into reservation_rooms (id, property_id, reservation_id, position, room_type_id, rate_plan_id, room_id, adults, children, nightly_minor, total_minor, checked_in_at, checked_out_at)
-     values ($1, $2, $3, 1, $4, $5, $6, 2, 0, $7::bigint[], $8, $9, $10)`,
+    `insert into reservation_rooms (id, property_id, reservation_id, position, room_type_id, rate_plan_id, room_id, adults, children, nightly_minor, total_minor, checked_in_at, checked_out_at, arrival_date)
+     values ($1, $2, $3, 1, $4, $5, $6, 2, 0, $7::bigint[], $8, $9, $10, $11)`,
     [
       roomLineId,
       p.id,
@@ -130,6 +130,7 @@ export async function seedReservation(
       total.toString(),
       opts.checkedInAt ?? null,
       opts.checkedOutAt ?? null,
+      opts.arrival,
     ],
   );
   return { id, code, roomLineId };

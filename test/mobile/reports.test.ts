@@ -17,6 +17,7 @@ const clock = new ManualClock("2027-05-01T09:00:00.000Z");
 const tokens: Record<string, string> = {};
 let property: { id: string };
 let managerUserId: string;
+let double: { roomTypeId: string; ratePlanId: string };
 
 async function call(
   method: string,
@@ -66,6 +67,7 @@ beforeAll(async () => {
     to: "2027-06-30",
     amountMinor: 25000n,
   });
+  double = { roomTypeId: dbl.id, ratePlanId: bar.id };
   const book = async (holderName: string, arrivalDate: string, departureDate: string) =>
     (
       await reservations.create(actor, {
@@ -226,6 +228,44 @@ describe("POST /reports", () => {
       ["CASH", "CASH", 1, 0, 10000],
       ["VISA", "CARD", 1, 1, 0],
     ]);
+  });
+
+  it("counts a moved stay on its new nights, each at its own price", async () => {
+    const actor = { propertyId: property.id, canOverridePrice: false };
+    await app.services.inventory.setPrices(property.id, {
+      ...double,
+      from: "2027-06-21",
+      to: "2027-06-22",
+      amountMinor: 30000n,
+    });
+    const { reservation } = await app.services.reservations.create(actor, {
+      source: "DIRECT",
+      channel: null,
+      externalReference: null,
+      holderName: "Di Moved",
+      arrivalDate: "2027-06-10",
+      departureDate: "2027-06-12",
+      rooms: [{ ...double, adults: 2 }],
+    });
+    await app.services.reservations.update(actor, reservation.id, {
+      arrivalDate: "2027-06-20",
+      departureDate: "2027-06-23",
+    });
+    const nights = async (start: string, end: string) =>
+      (await run("occupancy_by_day", start, end)).body.rows.map((r: Json[]) => [r[0], r[2], r[5]]);
+    expect(await nights("2027-06-10", "2027-06-11")).toEqual([
+      ["2027-06-10", 0, 0],
+      ["2027-06-11", 0, 0],
+    ]);
+    expect(await nights("2027-06-19", "2027-06-23")).toEqual([
+      ["2027-06-19", 0, 0],
+      ["2027-06-20", 1, 25000],
+      ["2027-06-21", 1, 30000],
+      ["2027-06-22", 1, 25000],
+      ["2027-06-23", 0, 0],
+    ]);
+    await app.services.reservations.cancel(actor, reservation.id);
+    expect(await nights("2027-06-20", "2027-06-20")).toEqual([["2027-06-20", 0, 0]]);
   });
 
   it("is the same RPC over gRPC (rows as google.protobuf.ListValue)", async () => {

@@ -245,8 +245,8 @@ export async function insertReservation(q: Queryable, r: NewReservation): Promis
        on conflict (property_id, (coalesce(provider, '')), (coalesce(channel, '')), external_reference) where external_reference is not null do nothing
        returning id, code
      ), lines as (
-       insert into reservation_rooms (id, property_id, reservation_id, position, room_type_id, rate_plan_id, adults, children, nightly_minor, total_minor)
-       select l.id, $2, r.id, l.n - 1, l.room_type_id, l.rate_plan_id, l.adults, l.children, l.nightly::bigint[], l.total
+       insert into reservation_rooms (id, property_id, reservation_id, position, room_type_id, rate_plan_id, adults, children, nightly_minor, total_minor, arrival_date)
+       select l.id, $2, r.id, l.n - 1, l.room_type_id, l.rate_plan_id, l.adults, l.children, l.nightly::bigint[], l.total, $8
          from r cross join unnest($16::uuid[], $17::uuid[], $18::uuid[], $19::int[], $20::int[], $21::text[], $22::bigint[])
                              with ordinality as l(id, room_type_id, rate_plan_id, adults, children, nightly, total, n)
      )

@@ -524,7 +524,8 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
       );
       for (const l of lineUpdates) {
         await tx.query(
-          `update reservation_rooms set room_type_id = $3, rate_plan_id = $4, adults = $5, children = $6, nightly_minor = $7::bigint[], total_minor = $8, room_id = $9
+          `update reservation_rooms set room_type_id = $3, rate_plan_id = $4, adults = $5, children = $6, nightly_minor = $7::bigint[], total_minor = $8, room_id = $9,
+                  arrival_date = $10
             where property_id = $1 and id = $2`,
           [
             actor.propertyId,
@@ -536,6 +537,7 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
             l.nightly.map(String),
             l.total.toString(),
             l.roomId,
+            arrival,
           ],
         );
         if (l.recheckRoom && (await repo.roomTakenBetween(tx, actor.propertyId, l.roomId!, l.id, arrival, departure))) {
