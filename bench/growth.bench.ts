@@ -52,50 +52,22 @@ export async function benchGrowth(): Promise<void> {
   const properties = Math.max(2, Math.round(fullProperties * scale));
   const seconds = Number(process.env.BENCH_SECONDS ?? 8);
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-  const database = await benchDatabase();
+  const keepDir = process.env.BENCH_GROWTH_DIR;
+  const database = await benchDatabase(keepDir);
   const sides: Side[] = [];
   try {
-    for (const url of [await createDatabase(database.url, "growth_small"), database.url]) {
-      const side = await openSide(url);
-      sides.push(side);
-      await fillHistory(
-        side.pool,
-        1,
-        1,
-        businessDate,
-        { arrivals: recent, days: { from: -401, to: 400 }, deliveries: true },
-        () => undefined,
-      );
+    const kept = keepDir === undefined ? undefined : await fillNote(database.url);
+    let filled = kept;
+    if (kept !== undefined) {
+      console.log(`reusing the filled databases in ${keepDir} (${kept}): migrated, not filled again`);
+      for (const url of [databaseUrl(database.url, "growth_small"), database.url])
+        sides.push(await openSide(url, false));
+    } else {
+      const fillSeconds = await fill(database.url, properties, scale, sides);
+      filled = `${properties} properties filled in ${fillSeconds.toFixed(0)} s`;
+      if (keepDir !== undefined) await noteFill(database.url, filled);
     }
     const [small, grown] = sides as [Side, Side];
-
-    console.log(`filling ${properties} properties of history (BENCH_GROWTH_SCALE=${scale})...`);
-    const started = performance.now();
-    const log = (line: string) => console.log(line);
-    await fillProperties(grown.pool, 2, properties, businessDate);
-    // The measured hotel gets its three years before; the others their whole history.
-    await fillHistory(
-      grown.pool,
-      1,
-      1,
-      businessDate,
-      { arrivals: { from: fullWindow.from, to: recent.from }, days: fullDays, deliveries: false },
-      log,
-    );
-    await fillHistory(
-      grown.pool,
-      2,
-      properties,
-      businessDate,
-      { arrivals: fullWindow, days: fullDays, deliveries: true },
-      log,
-    );
-    const fillSeconds = (performance.now() - started) / 1000;
-    const counts = await grown.pool.query<Record<string, string>>(
-      `select (select count(*) from reservations) as reservations, (select count(*) from room_type_days) as days,
-              (select count(*) from webhook_attempts) as attempts, (select count(*) from domain_events) as events`,
-    );
-    console.log(`filled in ${fillSeconds.toFixed(0)} s: ${JSON.stringify(counts.rows[0])}`);
     const figures = await compare(small, grown, rounds, seconds);
 
     console.log(
@@ -115,7 +87,7 @@ export async function benchGrowth(): Promise<void> {
     }
     const purgeWait = figures.find((f) => f.name.startsWith("longest lock wait"))!.grown;
     console.log(
-      `fill ${fillSeconds.toFixed(0)} s for ${properties} properties; ${rounds} rounds; purge: longest lock wait of a delivery ${purgeWait.toFixed(0)} ms (target <= 100 ms: ${purgeWait <= 100 ? "met" : "MISSED"})`,
+      `${filled}; ${rounds} rounds; purge: longest lock wait of a delivery ${purgeWait.toFixed(0)} ms (target <= 100 ms: ${purgeWait <= 100 ? "met" : "MISSED"})`,
     );
   } finally {
     for (const side of sides) {
@@ -126,33 +98,113 @@ export async function benchGrowth(): Promise<void> {
   }
 }
 
+/**
+ * The small database (`growth_small`: the first hotel's recent history) and the grown one (`url`: the same, then
+ * `properties` hotels of three years); the two sides are pushed to `sides`. Returns the grown fill's seconds.
+ */
+async function fill(url: string, properties: number, scale: number, sides: Side[]): Promise<number> {
+  for (const sideUrl of [await createDatabase(url, "growth_small"), url]) {
+    const side = await openSide(sideUrl, true);
+    sides.push(side);
+    await fillHistory(
+      side.pool,
+      1,
+      1,
+      businessDate,
+      { arrivals: recent, days: { from: -401, to: 400 }, deliveries: true },
+      () => undefined,
+    );
+  }
+  const [, grown] = sides as [Side, Side];
+
+  console.log(`filling ${properties} properties of history (BENCH_GROWTH_SCALE=${scale})...`);
+  const started = performance.now();
+  const log = (line: string) => console.log(line);
+  await fillProperties(grown.pool, 2, properties, businessDate);
+  // The measured hotel gets its three years before; the others their whole history.
+  await fillHistory(
+    grown.pool,
+    1,
+    1,
+    businessDate,
+    { arrivals: { from: fullWindow.from, to: recent.from }, days: fullDays, deliveries: false },
+    log,
+  );
+  await fillHistory(
+    grown.pool,
+    2,
+    properties,
+    businessDate,
+    { arrivals: fullWindow, days: fullDays, deliveries: true },
+    log,
+  );
+  const fillSeconds = (performance.now() - started) / 1000;
+  const counts = await grown.pool.query<Record<string, string>>(
+    `select (select count(*) from reservations) as reservations, (select count(*) from room_type_days) as days,
+            (select count(*) from webhook_attempts) as attempts, (select count(*) from domain_events) as events`,
+  );
+  console.log(`filled in ${fillSeconds.toFixed(0)} s: ${JSON.stringify(counts.rows[0])}`);
+  return fillSeconds;
+}
+
 type BenchDeps = { transact: import("../src/db/transaction.ts").Transact; pool: pg.Pool; clock: { now(): Date } };
 
 /** A new database on the server of `url` (same credentials); its URL. */
 async function createDatabase(url: string, name: string): Promise<string> {
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  try {
-    await admin.query(`create database ${admin.escapeIdentifier(name)}`);
-  } finally {
-    await admin.end();
-  }
+  await withClient(url, (c) => c.query(`create database ${c.escapeIdentifier(name)}`));
+  return databaseUrl(url, name);
+}
+
+/** The URL of database `name` on the server of `url`. */
+function databaseUrl(url: string, name: string): string {
   const other = new URL(url);
   other.pathname = `/${name}`;
   return other.toString();
 }
 
-/** The app on `url` (it migrates the schema) and the first hotel with its prices. */
-async function openSide(url: string): Promise<Side> {
+async function withClient<T>(url: string, work: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return await work(c);
+  } finally {
+    await c.end();
+  }
+}
+
+/**
+ * A finished fill in a kept directory (BENCH_GROWTH_DIR) is noted on the grown database (`comment on database`):
+ * the note, or undefined for a new directory. A directory whose fill never finished is refused.
+ */
+async function fillNote(url: string): Promise<string | undefined> {
+  return withClient(url, async (c) => {
+    const { rows } = await c.query<{ note: string | null; small: boolean }>(
+      `select shobj_description(oid, 'pg_database') as note, exists (select 1 from pg_database where datname = 'growth_small') as small
+         from pg_database where datname = current_database()`,
+    );
+    const { note, small } = rows[0]!;
+    if (note === null && small) throw new Error("BENCH_GROWTH_DIR holds a fill that did not finish: remove it");
+    return note ?? undefined;
+  });
+}
+
+async function noteFill(url: string, note: string): Promise<void> {
+  await withClient(url, (c) =>
+    c.query(`comment on database ${c.escapeIdentifier(c.database!)} is ${c.escapeLiteral(note)}`),
+  );
+}
+
+/** The app on `url` (it migrates the schema); a `fresh` database first gets the first hotel with its prices. */
+async function openSide(url: string, fresh: boolean): Promise<Side> {
   const app = await createApp(
     loadConfig({ PORT: "0", HOST: "127.0.0.1", ROLE: "api", DATABASE_URL: url, LOG_LEVEL: "silent" }),
     { logger: pino({ level: "silent" }) },
   );
   const pool = new pg.Pool({ connectionString: url, max: 10 });
-  await fillProperties(pool, 1, 1, businessDate);
+  if (fresh) await fillProperties(pool, 1, 1, businessDate);
   const { rows } = await pool.query<{ id: string }>("select id from properties where code = 'GR0001'");
   const propertyId = rows[0]!.id;
-  await fillPrices(pool, propertyId, businessDate);
+  if (fresh) await fillPrices(pool, propertyId, businessDate);
   const deps = { transact: app.deps.transact, pool: app.deps.db.pool, clock: app.deps.clock };
   return { url, app, pool, deps, propertyId };
 }

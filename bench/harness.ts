@@ -25,16 +25,16 @@ export interface Result {
   cpuUs?: number | undefined;
 }
 
-/** One embedded PostgreSQL for the whole bench run, in a temporary directory. */
-export async function benchDatabase(): Promise<EmbeddedDatabase & { dir: string }> {
-  const dir = mkdtempSync(join(tmpdir(), "hotelops-bench-"));
-  const pg = await startEmbeddedPostgres({ dir, port: await freePort(), logger: pino({ level: "silent" }) });
+/** One embedded PostgreSQL for the whole bench run: in a temporary directory, removed on stop, or kept in `dir`. */
+export async function benchDatabase(dir?: string): Promise<EmbeddedDatabase & { dir: string }> {
+  const home = dir ?? mkdtempSync(join(tmpdir(), "hotelops-bench-"));
+  const pg = await startEmbeddedPostgres({ dir: home, port: await freePort(), logger: pino({ level: "silent" }) });
   return {
     ...pg,
-    dir,
+    dir: home,
     async stop() {
       await pg.stop();
-      rmSync(dir, { recursive: true, force: true });
+      if (dir === undefined) rmSync(home, { recursive: true, force: true });
     },
   };
 }
