@@ -1,5 +1,5 @@
-// npm run bench: every benchmark, each printing ratios against a baseline measured in the same run.
-// BENCH_SECONDS sets the duration of each load phase (default 8).
+// npm run bench: every benchmark, each printing ratios against a baseline measured in the same run; `growth` only when
+// named (`npm run bench -- growth`: it fills a large database first). BENCH_SECONDS sets each load phase (default 8).
 import { benchStatus } from "./status.bench.ts";
 import { benchObservability } from "./observability.bench.ts";
 import { benchConnectivity } from "./connectivity.bench.ts";
@@ -22,8 +22,12 @@ const benches: Record<string, () => Promise<void>> = {
   observability: benchObservability,
   growth: benchGrowth,
 };
+if (only !== undefined && !(only in benches)) {
+  console.error(`no bench "${only}"; one of: ${Object.keys(benches).join(", ")}`);
+  process.exit(2);
+}
 for (const [name, run] of Object.entries(benches)) {
-  if (only !== undefined && only !== name) continue;
+  if (only === undefined ? name === "growth" : only !== name) continue;
   console.log(`\n=== ${name} ===`);
   await run();
 }
