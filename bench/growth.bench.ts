@@ -4,7 +4,8 @@
 // of the rounds' ratios: on a shared box two phases minutes apart moved 1.5-2x. Targets: every latency within 1.25x
 // of the small database, creates/s within 0.8x, the purge never blocking a delivery more than 100 ms.
 // BENCH_GROWTH_SCALE (default 1: 200 properties, 2M reservations, 20M day rows, 5M attempts, 1M events) scales
-// the number of properties; BENCH_SECONDS the create phase.
+// the number of properties; BENCH_SECONDS the create phase. BENCH_GROWTH_DIR=<dir> keeps the filled databases there: a
+// later run with the same directory migrates and measures them without filling again.
 import pg from "pg";
 import { pino } from "pino";
 import { loadConfig } from "../src/config.ts";
