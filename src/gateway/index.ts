@@ -8,9 +8,10 @@ import {
   type UnaryResponse,
 } from "@connectrpc/connect";
 import { AppError, toAppError, type FieldViolation } from "../errors.ts";
-import { chain, type UnaryCall } from "../server/calls.ts";
+import { chain, interceptorsFor, type UnaryCall } from "../server/calls.ts";
 import { requestEncoding } from "../server/compression.ts";
 import type { CallInfo } from "../server/context.ts";
+import { CallHeaders } from "../server/headers.ts";
 import { send, writeError, type NodeResponse } from "../server/http-errors.ts";
 import { readBody, readMultipart, type NodeRequest, type UploadedFile } from "./body.ts";
 import { parse } from "./codec.ts";
@@ -26,7 +27,8 @@ export { routesOf } from "./routes.ts";
 
 interface DirectCalls {
   calls: ReadonlyMap<DescMethod, UnaryCall>;
-  interceptors: readonly Interceptor[];
+  /** Each method's interceptors: those of the router that have work for it (interceptorsFor). */
+  interceptors: ReadonlyMap<DescMethod, Interceptor[]>;
 }
 
 export interface GatewayOptions {
@@ -66,7 +68,8 @@ const PROTOCOL_HEADER = /^(content-type|content-length|content-encoding|accept-e
  */
 export function createGateway(opts: GatewayOptions): Gateway {
   const routes = routesOf([...opts.calls.keys()].map((method) => ({ method })));
-  const direct: DirectCalls = { calls: opts.calls, interceptors: opts.interceptors };
+  const interceptors = new Map([...opts.calls.keys()].map((m) => [m, interceptorsFor(opts.interceptors, m)]));
+  const direct: DirectCalls = { calls: opts.calls, interceptors };
   const limits = {
     maxFileBytes: opts.maxFileBytes ?? 6 * 1024 * 1024,
     maxFiles: opts.maxFiles ?? 4,
@@ -290,9 +293,9 @@ async function invoke(
     url: `http://gateway/${method.parent.typeName}/${method.name}`,
     timeoutMs: noTimeout,
     signal: controller.signal,
-    requestHeader: new Headers(header),
-    responseHeader: new Headers(),
-    responseTrailer: new Headers(),
+    requestHeader: new CallHeaders(header),
+    responseHeader: new CallHeaders(),
+    responseTrailer: new CallHeaders(),
     values,
   };
   // Only while the call runs: on HTTP/2 a reset stream also reports writableFinished, so that cannot tell.
@@ -314,7 +317,7 @@ async function invoke(
   let result: UnaryResponse;
   try {
     result = await chain(
-      direct.interceptors,
+      direct.interceptors.get(route.method)!,
       last as (r: UnaryRequest) => Promise<UnaryResponse>,
     )({
       stream: false,
@@ -329,7 +332,7 @@ async function invoke(
     });
   } catch (err) {
     res.off("close", onClose);
-    const headers = new Headers(context.responseHeader);
+    const headers = new CallHeaders(context.responseHeader);
     if (err instanceof ConnectError) err.metadata.forEach((value, name) => headers.set(name, value));
     headers.forEach((value, name) => {
       if (!PROTOCOL_HEADER.test(name) && !name.startsWith("x-error-") && !res.headersSent) res.setHeader(name, value);

@@ -6,6 +6,7 @@ import {
   type ConnectRouterOptions,
   type ContextValues,
   type HandlerContext,
+  type Interceptor,
 } from "@connectrpc/connect";
 import {
   compressionNegotiate,
@@ -20,15 +21,22 @@ import {
 import * as connect from "@connectrpc/connect/protocol-connect";
 import * as grpc from "@connectrpc/connect/protocol-grpc";
 import * as grpcWeb from "@connectrpc/connect/protocol-grpc-web";
-import type { UnaryCall } from "./calls.ts";
+import { interceptorsFor, type UnaryCall } from "./calls.ts";
 import { readBody, readEnvelope } from "./unary-body.ts";
 import { createCallContext } from "./unary-context.ts";
+import { CallHeaders } from "./headers.ts";
 import type { NodeHandler } from "./listen.ts";
 
 type Req = Parameters<NodeHandler>[0];
 type Res = Parameters<NodeHandler>[1];
 type Serialization = ReturnType<typeof createMethodSerializationLookup>;
-type Spec = { kind: "unary"; method: DescMethodUnary; impl: UnaryCall; serialization: Serialization };
+type Spec = {
+  kind: "unary";
+  method: DescMethodUnary;
+  impl: UnaryCall;
+  serialization: Serialization;
+  interceptors: Interceptor[];
+};
 
 /** The three unary protocols, as far as they differ: headers, framing, where the status goes. */
 interface Protocol {
@@ -113,7 +121,8 @@ export function createUnaryFastPath(direct: {
   for (const [method, impl] of direct.calls) {
     if (method.methodKind !== "unary") continue;
     const serialization = createMethodSerializationLookup(method, opt.binaryOptions, opt.jsonOptions, opt);
-    specs.set(method, { kind: "unary", method: method as DescMethodUnary, impl, serialization });
+    const interceptors = interceptorsFor(opt.interceptors, method);
+    specs.set(method, { kind: "unary", method: method as DescMethodUnary, impl, serialization, interceptors });
   }
   return (req, res, method, values) => {
     const spec = specs.get(method);
@@ -124,7 +133,7 @@ export function createUnaryFastPath(direct: {
   };
 
   async function serve(p: Protocol, binary: boolean, spec: Spec, req: Req, res: Res, values: ContextValues) {
-    const requestHeader = headersOf(req);
+    const requestHeader = CallHeaders.fromNode(req.headers);
     const timeout = p.parseTimeout(requestHeader.get(p.timeoutHeader), opt.maxTimeoutMs);
     const context = createCallContext({
       method: spec.method,
@@ -133,8 +142,10 @@ export function createUnaryFastPath(direct: {
       timeoutMs: timeout.timeoutMs,
       shutdownSignal: opt.shutdownSignal,
       requestHeader,
-      responseHeader: new Headers({ "content-type": p.contentType(binary) }),
-      responseTrailer: new Headers(p.name === "connect" ? undefined : { [grpc.headerGrpcStatus]: grpc.grpcStatusOk }),
+      responseHeader: new CallHeaders({ "content-type": p.contentType(binary) }),
+      responseTrailer: new CallHeaders(
+        p.name === "connect" ? undefined : { [grpc.headerGrpcStatus]: grpc.grpcStatusOk },
+      ),
       values,
     });
     // Only a client that goes away mid-call aborts it (the listener is removed once the call is over; on HTTP/2 a
@@ -153,7 +164,7 @@ export function createUnaryFastPath(direct: {
       if (compression.error) throw compression.error;
       if (timeout.error) throw timeout.error;
       const input = await decode(p, binary, spec, req, compression.request);
-      const message = await invokeUnaryImplementation(spec as never, context, input as never, opt.interceptors);
+      const message = await invokeUnaryImplementation(spec as never, context, input as never, spec.interceptors);
       output = spec.serialization.getO(binary).serialize(message);
     } catch (e) {
       error =
@@ -220,9 +231,11 @@ export function createUnaryFastPath(direct: {
       body = await compression.compress(body!);
       context.responseHeader.set(connect.headerUnaryEncoding, compression.name);
     }
-    const header = connect.trailerMux(context.responseHeader, context.responseTrailer);
-    header.set("content-length", String(body!.byteLength));
-    writeHead(res, status, nodeHeaders(header));
+    // trailers travel as headers prefixed "trailer-" (connect-es's trailerMux)
+    const header = nodeHeaders(context.responseHeader);
+    context.responseTrailer.forEach((value, name) => (header[`trailer-${name}`] = value));
+    header["content-length"] = String(body!.byteLength);
+    writeHead(res, status, header);
     res.end(body!);
   }
 
@@ -263,19 +276,6 @@ function joinEnvelopes(frames: readonly { flags: number; data: Uint8Array }[]): 
     offset += 5 + f.data.byteLength;
   }
   return body;
-}
-
-/** The request's headers as connect-es's Node adapter gives them to handlers (HTTP/2 pseudo-headers left out). */
-function headersOf(req: Req): Headers {
-  const header = new Headers();
-  const node = req.headers;
-  for (const name in node) {
-    const value = node[name];
-    if (value === undefined || name.charCodeAt(0) === 58 /* ":" */) continue;
-    if (typeof value === "string") header.append(name, value);
-    else for (const v of value) header.append(name, v);
-  }
-  return header;
 }
 
 function urlOf(req: Req): string {

@@ -10,6 +10,7 @@ import { staffPermissionsSql } from "../properties/index.ts";
 import { clientCredentials, type ClientCredentials } from "./clients.repository.ts";
 import { principalKey, type Principal } from "./principal.ts";
 import type { TokenIssuer } from "./tokens.ts";
+import { scoped } from "../../server/calls.ts";
 
 interface Rule {
   public: boolean;
@@ -111,10 +112,13 @@ export function createAuthInterceptor(deps: { pool: pg.Pool; tokens: TokenIssuer
     };
   }
 
-  return (next) => async (req) => {
-    let rule = rules.get(req.method);
-    if (rule === undefined) rules.set(req.method, (rule = ruleOf(req.method)));
-    if (rule.public) return next(req);
+  const ruleFor = (method: DescMethod): Rule => {
+    let rule = rules.get(method);
+    if (rule === undefined) rules.set(method, (rule = ruleOf(method)));
+    return rule;
+  };
+  const interceptor: Interceptor = (next) => async (req) => {
+    const rule = ruleFor(req.method);
 
     const principal = await principalOf(req.header.get("authorization"));
     const allowed =
@@ -136,4 +140,5 @@ export function createAuthInterceptor(deps: { pool: pg.Pool; tokens: TokenIssuer
     req.contextValues.set(principalKey, principal);
     return next(req);
   };
+  return scoped((method) => !ruleFor(method).public, interceptor);
 }

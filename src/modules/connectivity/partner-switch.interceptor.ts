@@ -1,4 +1,6 @@
+import type { DescMethod } from "@bufbuild/protobuf";
 import type { Interceptor } from "@connectrpc/connect";
+import { scoped } from "../../server/calls.ts";
 import { AppError } from "../../errors.ts";
 
 /** RPCs of the partner face that the platform-wide switch turns off (GET /api/v1/status stays up). */
@@ -14,14 +16,14 @@ const PARTNER_RPCS = new Set([
 export function createPartnerSwitchInterceptor(settings: {
   read(): Promise<{ partnerApiEnabled: boolean }>;
 }): Interceptor {
-  return (next) => async (req) => {
-    if (PARTNER_RPCS.has(req.service.typeName) || PARTNER_RPCS.has(`${req.service.typeName}/${req.method.name}`)) {
-      if (!(await settings.read()).partnerApiEnabled) {
-        throw new AppError("unavailable", "The partner API is switched off platform-wide; see GET /api/v1/status.", {
-          retryAfterSeconds: 300,
-        });
-      }
+  const partner = (m: DescMethod): boolean =>
+    PARTNER_RPCS.has(m.parent.typeName) || PARTNER_RPCS.has(`${m.parent.typeName}/${m.name}`);
+  return scoped(partner, (next) => async (req) => {
+    if (!(await settings.read()).partnerApiEnabled) {
+      throw new AppError("unavailable", "The partner API is switched off platform-wide; see GET /api/v1/status.", {
+        retryAfterSeconds: 300,
+      });
     }
     return next(req);
-  };
+  });
 }

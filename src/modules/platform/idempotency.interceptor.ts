@@ -11,6 +11,7 @@ import {
 import { AppError, errorCodes, type ErrorCode } from "../../errors.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
+import { scoped } from "../../server/calls.ts";
 import { callInfoKey } from "../../server/context.ts";
 import { principalKey, type Principal } from "../auth/index.ts";
 import { createHeldTransaction } from "../../db/held-transaction.ts";
@@ -104,10 +105,9 @@ export function createIdempotency(opts: IdempotencyOptions): Idempotency {
     return caller === undefined ? undefined : claimOf(req, key, caller, policy.rpc);
   }
 
-  const interceptor: Interceptor = (next) => async (req) => {
+  const unscoped: Interceptor = (next) => async (req) => {
     if (req.stream) return next(req);
     const policy = policyOf(req.method);
-    if (!policy.write) return next(req);
     const key = req.header.get("idempotency-key");
     if (key === null) {
       if (policy.idempotencyKeyRequired)
@@ -197,6 +197,8 @@ export function createIdempotency(opts: IdempotencyOptions): Idempotency {
     if (res === undefined) throw failure;
     return res;
   };
+  // unary writes only (policy.write is false for streaming methods)
+  const interceptor = scoped((method) => policyOf(method).write, unscoped);
   return { interceptor, claimFor };
 
   /** The outcome is already decided; a failed bookkeeping write is logged, never turned into the caller's error. */

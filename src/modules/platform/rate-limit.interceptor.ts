@@ -5,6 +5,7 @@ import { ConnectError, type Interceptor, type UnaryRequest, type StreamRequest }
 import { AppError, toAppError } from "../../errors.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
+import { scoped } from "../../server/calls.ts";
 import { callInfoKey } from "../../server/context.ts";
 import { principalKey } from "../auth/index.ts";
 import type { RateLimitRepository } from "./rate-limit.repository.ts";
@@ -57,9 +58,9 @@ interface Plan {
  */
 export function createRateLimitInterceptor(opts: RateLimitOptions): Interceptor {
   const clientDefault = opts.limits.clientDefaultPerMinute ?? 600;
-  return (next) => async (req) => {
-    const cls = opts.classOf?.(req.method) ?? policyOf(req.method).rateLimitClass;
-    if (cls === "none") return next(req);
+  const classOf = (method: DescMethod): RateLimitClass => opts.classOf?.(method) ?? policyOf(method).rateLimitClass;
+  const interceptor: Interceptor = (next) => async (req) => {
+    const cls = classOf(req.method);
     if (cls === "token" && opts.pool !== undefined) {
       return limitTokenRequest(
         opts.pool,
@@ -113,6 +114,7 @@ export function createRateLimitInterceptor(opts: RateLimitOptions): Interceptor 
     for (const [name, value] of Object.entries(headers)) res.header.set(name, value);
     return res;
   };
+  return scoped((method) => classOf(method) !== "none", interceptor);
 }
 
 function planOf(cls: RateLimitClass, req: UnaryRequest | StreamRequest, limits: RateLimits): Plan {
