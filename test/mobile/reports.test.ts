@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toJson } from "@bufbuild/protobuf";
 import { ListValueSchema } from "@bufbuild/protobuf/wkt";
 import { Code, createClient } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
+import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { MobileService } from "../../gen/hotelops/mobile/v1/mobile_pb.js";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { bearer, createStaffSession, createTestProperty } from "../helpers/auth.ts";
@@ -264,6 +264,19 @@ describe("POST /reports", () => {
       ["2027-06-22", 1, 25000],
       ["2027-06-23", 0, 0],
     ]);
+    // the same statement answers on every face
+    for (const transport of [createGrpcTransport, createConnectTransport]) {
+      const client = createClient(MobileService, transport({ baseUrl: app.baseUrl }));
+      const moved = await client.runReport(
+        { reportId: "occupancy_by_day", start: "2027-06-20", end: "2027-06-22" },
+        { headers: bearer(tokens.manager!) },
+      );
+      expect(moved.rows.map((r) => toJson(ListValueSchema, r) as Json[]).map((r) => [r[0], r[2], r[5]])).toEqual([
+        ["2027-06-20", 1, 25000],
+        ["2027-06-21", 1, 30000],
+        ["2027-06-22", 1, 25000],
+      ]);
+    }
     await app.services.reservations.cancel(actor, reservation.id);
     expect(await nights("2027-06-20", "2027-06-20")).toEqual([["2027-06-20", 0, 0]]);
   });
