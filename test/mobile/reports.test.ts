@@ -265,8 +265,11 @@ describe("POST /reports", () => {
       ["2027-06-23", 0, 0],
     ]);
     // the same statement answers on every face
-    for (const transport of [createGrpcTransport, createConnectTransport]) {
-      const client = createClient(MobileService, transport({ baseUrl: app.baseUrl }));
+    for (const transport of [
+      createGrpcTransport({ baseUrl: app.baseUrl }),
+      createConnectTransport({ baseUrl: app.baseUrl, httpVersion: "1.1" }),
+    ]) {
+      const client = createClient(MobileService, transport);
       const moved = await client.runReport(
         { reportId: "occupancy_by_day", start: "2027-06-20", end: "2027-06-22" },
         { headers: bearer(tokens.manager!) },
