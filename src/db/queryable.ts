@@ -23,7 +23,8 @@ export interface Statement {
 
 /** A statement and its parameters as node-postgres' query config. */
 export function pgQuery(text: string | Statement, params: readonly unknown[]): pg.QueryConfig {
-  return { ...(typeof text === "string" ? { text } : text), values: [...params] };
+  const values = [...params];
+  return typeof text === "string" ? { text, values } : { name: text.name, text: text.text, values };
 }
 
 /** SQL to run inside another statement: its WITH items and their parameters (numbered where the caller says). */

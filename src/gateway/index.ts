@@ -20,7 +20,7 @@ import { assignParam, fieldAt } from "./params.ts";
 import { missingCredentials } from "./preflight.ts";
 import { sendJson, sendMemoized } from "./respond.ts";
 import { memoOf } from "../lib/answer-cache.ts";
-import { matchRoute, routesOf, type Route } from "./routes.ts";
+import { routeMatcher, routesOf, type Route } from "./routes.ts";
 
 export type { Route } from "./routes.ts";
 export { routesOf } from "./routes.ts";
@@ -68,6 +68,7 @@ const PROTOCOL_HEADER = /^(content-type|content-length|content-encoding|accept-e
  */
 export function createGateway(opts: GatewayOptions): Gateway {
   const routes = routesOf([...opts.calls.keys()].map((method) => ({ method })));
+  const matchRoute = routeMatcher(routes);
   const interceptors = new Map([...opts.calls.keys()].map((m) => [m, interceptorsFor(opts.interceptors, m)]));
   const direct: DirectCalls = { calls: opts.calls, interceptors };
   const limits = {
@@ -80,7 +81,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     routes,
     async handle(req, res, info, values) {
       const url = parseTarget(req.url ?? "/");
-      const match = matchRoute(routes, req.method ?? "GET", url.pathname);
+      const match = matchRoute(req.method ?? "GET", url.pathname);
       if (match === undefined) {
         writeError(res, new AppError("not_found", `No endpoint ${req.method} ${url.pathname}.`), info.requestId);
         return;
@@ -126,6 +127,9 @@ export function createGateway(opts: GatewayOptions): Gateway {
   };
 }
 
+/** The query of a target without one; only read (requestJson). */
+const NO_QUERY = new URLSearchParams();
+
 /** Plain paths (letters, digits, "/", "-", "_", "~", ":") need none of WHATWG URL's normalisation. */
 const PLAIN_PATH = /^\/[A-Za-z0-9/_~:-]*$/;
 
@@ -138,7 +142,7 @@ function parseTarget(target: string): { pathname: string; searchParams: URLSearc
   const q = target.indexOf("?");
   const pathname = q === -1 ? target : target.slice(0, q);
   if (PLAIN_PATH.test(pathname) && !target.includes("#", q)) {
-    return { pathname, searchParams: new URLSearchParams(q === -1 ? "" : target.slice(q + 1)) };
+    return { pathname, searchParams: q === -1 ? NO_QUERY : new URLSearchParams(target.slice(q + 1)) };
   }
   return new URL(target, "http://gateway");
 }

@@ -56,6 +56,26 @@ function bindingOf(rule: HttpRule): { method: string; path: string } | undefined
 
 export type Match = { route: Route; vars: Map<string, string> } | { allow: string[] } | undefined;
 
+/**
+ * `matchRoute` over `routes`, with the answer for a path that is some route's literal template (`/api/v1/status`)
+ * looked up: the routes whose templates match such a path are found once, here, so a call to it tries those
+ * alone instead of every template in the table.
+ */
+export function routeMatcher(routes: readonly Route[]): (httpMethod: string, path: string) => Match {
+  const byPath = new Map<string, Route[]>();
+  for (const { template } of routes) {
+    const literals = template.segments.flatMap((s) => (s.kind === "literal" ? [s.value] : []));
+    if (template.verb !== undefined || literals.length !== template.segments.length) continue;
+    const path = `/${literals.join("/")}`;
+    if (!byPath.has(path))
+      byPath.set(
+        path,
+        routes.filter((r) => matchTemplate(r.template, path) !== undefined),
+      );
+  }
+  return (httpMethod, path) => matchRoute(byPath.get(path) ?? routes, httpMethod, path);
+}
+
 /** The route for a method and path; `allow` when the path exists with other methods (405). */
 export function matchRoute(routes: readonly Route[], httpMethod: string, path: string): Match {
   let allow: Set<string> | undefined;

@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from "node:http";
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const FORBIDDEN_IN_VALUE = /[\0\r\n]/;
 const EDGE_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
+const AT_EDGE = /^[\t\n\r ]|[\t\n\r ]$/;
 
 /**
  * The Fetch `Headers` of a call's context (request, response, trailers) on the server's own paths (unary.ts, the
@@ -61,16 +62,23 @@ export class CallHeaders implements Headers {
   }
 
   forEach(callback: (value: string, name: string, parent: Headers) => void, thisArg?: unknown): void {
-    for (const [name, value] of this) callback.call(thisArg, value, name, this);
+    for (const [name, value] of this.#pairs()) callback.call(thisArg, value, name, this);
+  }
+
+  entries(): IterableIterator<[string, string]> {
+    return this.#pairs()[Symbol.iterator]();
   }
 
   /** Sorted by name, repeated values joined, each Set-Cookie on its own (the Fetch standard's iteration). */
-  *entries(): IterableIterator<[string, string]> {
-    for (const name of [...this.#values.keys()].sort()) {
+  #pairs(): [string, string][] {
+    const pairs: [string, string][] = [];
+    const names = this.#values.size > 1 ? [...this.#values.keys()].sort() : this.#values.keys();
+    for (const name of names) {
       const list = this.#values.get(name)!;
-      if (name === "set-cookie") for (const v of list) yield [name, v];
-      else yield [name, list.join(", ")];
+      if (name === "set-cookie") for (const v of list) pairs.push([name, v]);
+      else pairs.push([name, list.length === 1 ? list[0]! : list.join(", ")]);
     }
+    return pairs;
   }
 
   *keys(): IterableIterator<string> {
@@ -96,7 +104,8 @@ function checked(name: string): string {
 }
 
 function normalized(value: string): string {
-  const v = String(value).replace(EDGE_WHITESPACE, "");
+  let v = String(value);
+  if (AT_EDGE.test(v)) v = v.replace(EDGE_WHITESPACE, "");
   if (FORBIDDEN_IN_VALUE.test(v)) throw new TypeError(`Headers: invalid header value "${v}"`);
   return v;
 }

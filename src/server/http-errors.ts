@@ -51,7 +51,7 @@ export function send(
   body?: string | Uint8Array,
 ): void {
   res.statusCode = status;
-  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  for (const name in headers) res.setHeader(name, headers[name]!);
   if (body === undefined) res.end();
   else res.end(body);
 }
