@@ -29,6 +29,11 @@ describe("matchTemplate", () => {
     expect(match("/v1/status", "/v1/statuses")).toBeUndefined();
     expect(match("/v1/status", "/v1/status/x")).toBeUndefined();
     expect(match("/v1/status", "/v1")).toBeUndefined();
+    expect(match("/v1/status", "/v1/status/")).toBeUndefined();
+    expect(match("/v1/status", "/v1//status")).toBeUndefined();
+    expect(match("/v1/status:check", "/v1/status:check")).toEqual({});
+    expect(match("/v1/status:check", "/v1/status")).toBeUndefined();
+    expect(match("/v1/{name=shelves/books}", "/v1/shelves/books")).toEqual({ name: "shelves/books" });
   });
 
   it("binds single-segment variables, nested field paths and percent-decodes them", () => {

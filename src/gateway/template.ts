@@ -52,9 +52,10 @@ export function parseTemplate(source: string): PathTemplate {
 
 /**
  * Variables' own segments inlined, each tagged with its variable; `prefix`: the template's leading literal
- * segments as a path starts with them ("api/v1/status"), so most templates refuse a path with one string compare.
+ * segments as a path starts with them ("api/v1/status"), so most templates refuse a path with one string compare;
+ * `literal`: the prefix is the whole template.
  */
-type Flat = { seg: Segment; owner?: string }[] & { prefix?: string };
+type Flat = { seg: Segment; owner?: string }[] & { prefix?: string; literal?: boolean };
 
 /** Computed once per template. */
 const flats = new WeakMap<PathTemplate, Flat>();
@@ -71,6 +72,7 @@ function flatten(t: PathTemplate): Flat {
     literals.push(seg.value);
   }
   flat.prefix = literals.join("/");
+  flat.literal = literals.length === flat.length;
   return flat;
 }
 
@@ -108,6 +110,8 @@ export function matchTemplate(t: PathTemplate, path: string): Map<string, string
     if (!rest.endsWith(`:${t.verb}`)) return undefined;
     rest = rest.slice(0, -(t.verb.length + 1));
   }
+  // a template of literals alone (no variables or wildcards) matches its own path and nothing else
+  if (flat.literal) return rest === flat.prefix ? new Map() : undefined;
   const parts = rest === "" ? [] : rest.split("/");
   const captured = new Map<string, string[]>();
   const ok = walk(flat, 0, parts, 0, captured);

@@ -11,12 +11,13 @@ export function newId(now: number = Date.now()): string {
     randomFillSync(pool);
     offset = 0;
   }
-  const bytes = Buffer.from(pool.subarray(offset, offset + 16));
+  // the id's 16 bytes are written where they lie in the pool: each is used once
+  const at = offset;
   offset += 16;
-  bytes.writeUIntBE(now, 0, 6);
-  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = bytes.toString("hex");
+  pool.writeUIntBE(now, at, 6);
+  pool[at + 6] = (pool[at + 6]! & 0x0f) | 0x70;
+  pool[at + 8] = (pool[at + 8]! & 0x3f) | 0x80;
+  const hex = pool.toString("hex", at, at + 16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 

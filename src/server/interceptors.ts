@@ -1,5 +1,5 @@
 import { Code, ConnectError, type ContextValues, type Interceptor } from "@connectrpc/connect";
-import { create } from "@bufbuild/protobuf";
+import { create, type DescMethod } from "@bufbuild/protobuf";
 import { ErrorInfoSchema } from "../../gen/hotelops/api/v1/rest_pb.js";
 import { AppError, errorCodes, toAppError, type ErrorCode } from "../errors.ts";
 import { createAccessLog, type Logger } from "../lib/logger.ts";
@@ -31,7 +31,7 @@ export function createCallInterceptor(
   const call: Interceptor = (next) => async (req) => {
     const info = callInfoOf(req.contextValues, req.header);
     const started = performance.now();
-    const rpc = `${req.service.typeName}/${req.method.name}`;
+    const rpc = rpcName(req.method);
     try {
       if (!req.stream) {
         const unstorable = unstorableTextIn(req.message);
@@ -82,6 +82,14 @@ export function createCallInterceptor(
       );
     };
   };
+}
+
+/** `package.Service/Method`, made once per method (a label and log field of every call). */
+const rpcNames = new Map<DescMethod, string>();
+function rpcName(method: DescMethod): string {
+  let name = rpcNames.get(method);
+  if (name === undefined) rpcNames.set(method, (name = `${method.parent.typeName}/${method.name}`));
+  return name;
 }
 
 function elapsed(started: number): number {
