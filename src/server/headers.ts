@@ -62,23 +62,23 @@ export class CallHeaders implements Headers {
   }
 
   forEach(callback: (value: string, name: string, parent: Headers) => void, thisArg?: unknown): void {
-    for (const [name, value] of this.#pairs()) callback.call(thisArg, value, name, this);
+    this.#each((name, value) => callback.call(thisArg, value, name, this));
   }
 
   entries(): IterableIterator<[string, string]> {
-    return this.#pairs()[Symbol.iterator]();
+    const pairs: [string, string][] = [];
+    this.#each((name, value) => pairs.push([name, value]));
+    return pairs[Symbol.iterator]();
   }
 
   /** Sorted by name, repeated values joined, each Set-Cookie on its own (the Fetch standard's iteration). */
-  #pairs(): [string, string][] {
-    const pairs: [string, string][] = [];
+  #each(visit: (name: string, value: string) => void): void {
     const names = this.#values.size > 1 ? [...this.#values.keys()].sort() : this.#values.keys();
     for (const name of names) {
       const list = this.#values.get(name)!;
-      if (name === "set-cookie") for (const v of list) pairs.push([name, v]);
-      else pairs.push([name, list.length === 1 ? list[0]! : list.join(", ")]);
+      if (name === "set-cookie") for (const v of list) visit(name, v);
+      else visit(name, list.length === 1 ? list[0]! : list.join(", "));
     }
-    return pairs;
   }
 
   *keys(): IterableIterator<string> {

@@ -69,7 +69,7 @@ export function createCallInterceptor(
       };
       return inSpan(
         tracing.tracer,
-        `${req.service.typeName}/${req.method.name}`,
+        rpcName(req.method),
         { kind: SpanKind.SERVER, parent: contextFromHeaders(req.header), attributes },
         async (span) => {
           try {
