@@ -117,6 +117,8 @@ function sendUnnamedStatements(pool: pg.Pool): void {
   pool.on("connect", (client) => {
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as { query: unknown }).query = (first: unknown, ...rest: unknown[]) => {
+      // a Query made by runQuery keeps its prototype: its name is taken off in place
+      if (first instanceof pg.Query) return query(Object.assign(first, { name: undefined }), ...rest);
       if (typeof first === "object" && first !== null && "name" in first) {
         const { name: _name, ...unnamed } = first as Record<string, unknown>;
         return query(unnamed, ...rest);

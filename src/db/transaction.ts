@@ -1,6 +1,6 @@
 import type pg from "pg";
 import type { PgBoss, SendOptions } from "pg-boss";
-import { pgQuery, type Queryable, type Statement } from "./queryable.ts";
+import { runQuery, type Queryable, type Statement } from "./queryable.ts";
 import { heldTransactionOf } from "./held-transaction.ts";
 
 /** What a module gets inside one database transaction. Everything on it commits or rolls back together. */
@@ -47,7 +47,7 @@ export function createTransact(pool: pg.Pool, boss: PgBoss): Transact {
     let last = "none" as "none" | "sent" | "committed";
     const query = async <R>(text: string | Statement, params: readonly unknown[] = []): Promise<R[]> => {
       if (last !== "none") throw new Error("a statement after the transaction's last one (queryLast)");
-      return (await client.query(pgQuery(text, params))).rows as R[];
+      return (await runQuery(client, text, params)).rows as R[];
     };
     const bossDb = {
       executeSql: (text: string, values: unknown[] = []) => {

@@ -6,7 +6,7 @@ import type { Role } from "../config.ts";
 import type { Logger } from "../lib/logger.ts";
 import { queues } from "./queues.ts";
 import { heldTransactionOf, type OutcomeRecord } from "../db/held-transaction.ts";
-import { pgQuery, type Queryable, type Statement } from "../db/queryable.ts";
+import { runQuery, type Queryable, type Statement } from "../db/queryable.ts";
 import type { Transact, Tx } from "../db/transaction.ts";
 import { instrumentBoss, type JobTelemetry } from "./telemetry.ts";
 
@@ -300,7 +300,7 @@ async function inTransaction(
     await work(
       {
         query: async <R>(text: string | Statement, params: readonly unknown[] = []) =>
-          (await client.query(pgQuery(text, params))).rows as R[],
+          (await runQuery(client, text, params)).rows as R[],
       },
       client,
     );

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import pg from "pg";
 import { getPlatformSettings, setPartnerApi } from "../../src/modules/platform/index.ts";
 import { migrations } from "../../src/db/migrations/index.ts";
 import { createRowWriter } from "../../src/jobs/boss.ts";
 import { createHeldTransaction, type OutcomeRecord } from "../../src/db/held-transaction.ts";
 import { openTestDatabase, type TestDatabase } from "../helpers/db.ts";
+import { runQuery } from "../../src/db/queryable.ts";
 
 let t: TestDatabase;
 
@@ -311,5 +313,43 @@ describe("migrations and platform settings", () => {
     const { rows } = await t.db.pool.query<{ updated_at: Date }>("select updated_at from platform_settings");
     expect(rows[0]?.updated_at.toISOString()).toBe(at.toISOString());
     await setPartnerApi(t.db, true, new Date());
+  });
+});
+
+describe("runQuery", () => {
+  const named = { name: "run_query_probe", text: "select $1::text as v, count(*)::int as n from probe where id = $1" };
+
+  it("runs a named statement and a text on the pool and on a checked-out connection, each with its values", async () => {
+    const pool = t.db.pool;
+    await pool.query("insert into probe (id) values ('rq')");
+    expect((await runQuery(pool, named, ["rq"])).rows).toEqual([{ v: "rq", n: 1 }]);
+    expect((await runQuery(pool, named, ["none"])).rows).toEqual([{ v: "none", n: 0 }]);
+    expect((await runQuery(pool, "select $1::int + 1 as n", [41])).rows).toEqual([{ n: 42 }]);
+    const client = await pool.connect();
+    try {
+      expect((await runQuery(client, named, ["rq"])).rows).toEqual([{ v: "rq", n: 1 }]);
+      // the statement is prepared on this connection once and executed by name afterwards
+      expect((await runQuery(client, named, ["rq"])).rows).toEqual([{ v: "rq", n: 1 }]);
+      const prepared = await client.query("select count(*)::int as n from pg_prepared_statements where name = $1", [
+        named.name,
+      ]);
+      expect(prepared.rows).toEqual([{ n: 1 }]);
+    } finally {
+      client.release();
+    }
+  });
+
+  it("rejects with the database's error and gives the connection back to the pool", async () => {
+    // one connection: a statement after the failed ones waits forever unless each gave it back
+    const pool = new pg.Pool({ connectionString: t.url, max: 1 });
+    try {
+      const bad = { name: "run_query_bad", text: "select 1 / $1::int as n" };
+      await expect(runQuery(pool, bad, [0])).rejects.toMatchObject({ code: "22012" });
+      await expect(runQuery(pool, "select nothing from nowhere", [])).rejects.toMatchObject({ code: "42P01" });
+      expect((await runQuery(pool, bad, [2])).rows).toEqual([{ n: 0 }]);
+      expect(pool.idleCount).toBe(1);
+    } finally {
+      await pool.end();
+    }
   });
 });

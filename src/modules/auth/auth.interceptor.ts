@@ -1,4 +1,4 @@
-import { pgQuery, type Statement } from "../../db/queryable.ts";
+import { runQuery, type Statement } from "../../db/queryable.ts";
 import { getOption, type DescMethod } from "@bufbuild/protobuf";
 import type { Interceptor } from "@connectrpc/connect";
 import type pg from "pg";
@@ -77,8 +77,10 @@ export function createAuthInterceptor(deps: { pool: pg.Pool; tokens: TokenIssuer
 
     if (claims.kind === "staff") {
       if (!isUuid(claims.sid)) throw unauthorized("The access token is invalid or expired.", true);
-      const { rows } = await deps.pool.query<{ userId: string; propertyId: string; permissions: string[] | null }>(
-        pgQuery(staffSession, [claims.sid, deps.clock.now()]),
+      const { rows } = await runQuery<{ userId: string; propertyId: string; permissions: string[] | null }>(
+        deps.pool,
+        staffSession,
+        [claims.sid, deps.clock.now()],
       );
       const s = rows[0];
       if (s === undefined || s.permissions === null || s.userId !== claims.sub)
@@ -97,7 +99,7 @@ export function createAuthInterceptor(deps: { pool: pg.Pool; tokens: TokenIssuer
         permissions: new Set(s.permissions),
       };
     }
-    const { rows } = await deps.pool.query<ClientCredentials>(pgQuery(clientCredentials, [claims.sub]));
+    const { rows } = await runQuery<ClientCredentials>(deps.pool, clientCredentials, [claims.sub]);
     const c = rows[0];
     if (c === undefined || !c.active || c.kind !== claims.kind) throw unauthorized("The client is disabled.", true);
     // The token's scope, narrowed to what the client still holds: removing a scope acts at once.

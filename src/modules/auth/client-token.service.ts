@@ -1,4 +1,4 @@
-import { pgQuery } from "../../db/queryable.ts";
+import { runQuery } from "../../db/queryable.ts";
 import type pg from "pg";
 import { AppError } from "../../errors.ts";
 import { isUnstorableText } from "../../lib/text.ts";
@@ -98,7 +98,7 @@ export function createClientTokenService(deps: {
 /** An unknown client costs as much time as a wrong secret, so timing does not reveal which ids exist. */
 async function authenticate(pool: pg.Pool, id: string, secret: string): Promise<ClientCredentials> {
   const client =
-    id.length <= 200 ? (await pool.query<ClientCredentials>(pgQuery(clientCredentials, [id]))).rows[0] : undefined;
+    id.length <= 200 ? (await runQuery<ClientCredentials>(pool, clientCredentials, [id])).rows[0] : undefined;
   const ok = client === undefined ? await burnVerify(secret) : await verifySecret(client.secretHash, secret);
   if (client === undefined || !ok || !client.active)
     throw oauthError("invalid_client", "Client authentication failed.");
