@@ -15,7 +15,7 @@ export interface Database extends Queryable {
   url: string;
   /** Where session state works (LISTEN, advisory locks): DATABASE_DIRECT_URL behind PgBouncer, else `url`. */
   sessionUrl: string;
-  /** The pool itself, for hot paths that name a prepared statement (`pool.query({ name, text, values })`). */
+  /** The pool itself, for hot paths that name a prepared statement (`runQuery(pool, { name, text }, values)`). */
   pool: pg.Pool;
   /** True when the database answers within 2 s (migrations were applied before openDatabase returned). */
   readiness(): Promise<boolean>;

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import type { Queryable } from "../../db/queryable.ts";
+import { runQuery, type Queryable } from "../../db/queryable.ts";
 import type { Tx } from "../../db/transaction.ts";
 import { AppError, type FieldViolation } from "../../errors.ts";
 
@@ -119,23 +119,26 @@ function lostClaim(): AppError {
 export function createIdempotencyRepository(pool: pg.Pool): IdempotencyRepository {
   return {
     async claim(c) {
-      const r = await pool.query({ name: "idem_claim", text: CLAIM, values: claimValues(c) });
+      const r = await runQuery(pool, { name: "idem_claim", text: CLAIM }, claimValues(c));
       return r.rowCount === 1;
     },
 
     async find(caller, key) {
-      const r = await pool.query<{
+      const r = await runQuery<{
         rpc: string;
         request_hash: string;
         state: "in_progress" | "done";
         response: Buffer | null;
         response_headers: [string, string][] | null;
         error: StoredError | null;
-      }>({
-        name: "idem_find",
-        text: "select rpc, request_hash, state, response, response_headers, error from idempotency_keys where caller = $1 and key = $2",
-        values: [caller, key],
-      });
+      }>(
+        pool,
+        {
+          name: "idem_find",
+          text: "select rpc, request_hash, state, response, response_headers, error from idempotency_keys where caller = $1 and key = $2",
+        },
+        [caller, key],
+      );
       const row = r.rows[0];
       if (row === undefined) return undefined;
       return {
@@ -167,15 +170,18 @@ export function createIdempotencyRepository(pool: pg.Pool): IdempotencyRepositor
     },
 
     async complete(c, outcome) {
-      await pool.query({ name: "idem_complete", text: COMPLETE, values: completeValues(c, outcome) });
+      await runQuery(pool, { name: "idem_complete", text: COMPLETE }, completeValues(c, outcome));
     },
 
     async release(c) {
-      await pool.query({
-        name: "idem_release",
-        text: "delete from idempotency_keys where caller = $1 and key = $2 and state = 'in_progress' and created_at = $3",
-        values: [c.caller, c.key, c.now],
-      });
+      await runQuery(
+        pool,
+        {
+          name: "idem_release",
+          text: "delete from idempotency_keys where caller = $1 and key = $2 and state = 'in_progress' and created_at = $3",
+        },
+        [c.caller, c.key, c.now],
+      );
     },
 
     async purgeExpired(now) {

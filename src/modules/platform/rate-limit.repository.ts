@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { clientLimitSql } from "../auth/index.ts";
 import { claimStatement, claimValues, type Claim } from "./idempotency.repository.ts";
+import { runQuery } from "../../db/queryable.ts";
 
 export interface Hit {
   /** Each bucket's count in the current window, this request included. */
@@ -62,10 +63,13 @@ export function createRateLimitRepository(pool: pg.Pool): RateLimitRepository {
       if (buckets.length === 1) {
         const bucket = buckets[0]!;
         if (claim !== undefined) {
-          const r = await pool.query<{ count: number; client_limit: number | null; claimed: boolean }>({
-            ...CLAIMING,
-            values: [bucket, windowStart, clientId ?? null, claim.limit, ...claimValues(claim.claim)],
-          });
+          const r = await runQuery<{ count: number; client_limit: number | null; claimed: boolean }>(pool, CLAIMING, [
+            bucket,
+            windowStart,
+            clientId ?? null,
+            claim.limit,
+            ...claimValues(claim.claim),
+          ]);
           const row = r.rows[0]!;
           return {
             counts: new Map([[bucket, row.count]]),
@@ -74,18 +78,19 @@ export function createRateLimitRepository(pool: pg.Pool): RateLimitRepository {
           };
         }
         if (clientId === undefined) {
-          const r = await pool.query<{ count: number }>({ ...ONE, values: [bucket, windowStart] });
+          const r = await runQuery<{ count: number }>(pool, ONE, [bucket, windowStart]);
           return { counts: new Map([[bucket, r.rows[0]!.count]]), clientLimit: undefined };
         }
-        const r = await pool.query<{ count: number; client_limit: number | null }>({
-          ...CLIENT,
-          values: [bucket, windowStart, clientId],
-        });
+        const r = await runQuery<{ count: number; client_limit: number | null }>(pool, CLIENT, [
+          bucket,
+          windowStart,
+          clientId,
+        ]);
         const row = r.rows[0]!;
         return { counts: new Map([[bucket, row.count]]), clientLimit: row.client_limit ?? undefined };
       }
       const distinct = [...new Set(buckets)];
-      const r = await pool.query<{ bucket: string; count: number }>({ ...MANY, values: [distinct, windowStart] });
+      const r = await runQuery<{ bucket: string; count: number }>(pool, MANY, [distinct, windowStart]);
       return { counts: new Map(r.rows.map((row) => [row.bucket, row.count])), clientLimit: undefined };
     },
 

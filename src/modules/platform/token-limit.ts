@@ -4,6 +4,7 @@ import type pg from "pg";
 import { AppError, toAppError } from "../../errors.ts";
 import { callInfoKey } from "../../server/context.ts";
 import { clientLimitSql } from "../auth/index.ts";
+import { runQuery } from "../../db/queryable.ts";
 
 /** Limits of the token endpoint (rate_limit_class "token"), apart from staff login's "auth" class. */
 export interface TokenLimits {
@@ -99,15 +100,10 @@ export async function limitTokenRequest<R extends UnaryResponse | StreamResponse
     // Failed authentication (or no usable credentials): counted per IP and per client id. A request that did
     // authenticate but asked for something wrong (scope, grant type) counts for its client like a success.
     const failed = app.code === "unauthorized" || app.headers["x-oauth-error"] === "invalid_request";
-    await pool
-      .query({
-        ...COUNT,
-        values: [
-          failed ? [buckets.ip, ...(clientId !== undefined ? [buckets.clientFail] : [])] : [buckets.client],
-          windowStart,
-        ],
-      })
-      .catch(() => undefined);
+    await runQuery(pool, COUNT, [
+      failed ? [buckets.ip, ...(clientId !== undefined ? [buckets.clientFail] : [])] : [buckets.client],
+      windowStart,
+    ]).catch(() => undefined);
     // A failure reports the failure budget left (the tighter of the IP's and the client id's); else the client's.
     const used = Math.max(peek.ip_failures, clientId !== undefined ? peek.client_failures : 0) + 1;
     const limitHeaders = failed
@@ -123,7 +119,7 @@ export async function limitTokenRequest<R extends UnaryResponse | StreamResponse
       cause: app.cause ?? err,
     });
   }
-  await pool.query({ ...COUNT, values: [[buckets.client], windowStart] }).catch(() => undefined);
+  await runQuery(pool, COUNT, [[buckets.client], windowStart]).catch(() => undefined);
   for (const [name, value] of Object.entries(headers(peek.client_tokens + 1))) res.header.set(name, value);
   return res;
 }
