@@ -2,7 +2,7 @@ import { getOption, type DescMethod } from "@bufbuild/protobuf";
 import { http } from "../../gen/google/api/annotations_pb.js";
 import type { HttpRule } from "../../gen/google/api/http_pb.js";
 import { rest, type RestOptions } from "../../gen/hotelops/api/v1/rest_pb.js";
-import { matchTemplate, parseTemplate, type PathTemplate } from "./template.ts";
+import { literalPath, matchTemplate, parseTemplate, type PathTemplate } from "./template.ts";
 
 /** One REST binding of an RPC. The OpenAPI generator reads the same table. */
 export interface Route {
@@ -64,10 +64,8 @@ export type Match = { route: Route; vars: Map<string, string> } | { allow: strin
 export function routeMatcher(routes: readonly Route[]): (httpMethod: string, path: string) => Match {
   const byPath = new Map<string, Route[]>();
   for (const { template } of routes) {
-    const literals = template.segments.flatMap((s) => (s.kind === "literal" ? [s.value] : []));
-    if (template.verb !== undefined || literals.length !== template.segments.length) continue;
-    const path = `/${literals.join("/")}`;
-    if (!byPath.has(path))
+    const path = literalPath(template);
+    if (path !== undefined && !byPath.has(path))
       byPath.set(
         path,
         routes.filter((r) => matchTemplate(r.template, path) !== undefined),

@@ -99,6 +99,12 @@ function splitTop(s: string): string[] {
   return out;
 }
 
+/** The one path a template of literals alone (no variables, wildcards or verb) matches; undefined for any other. */
+export function literalPath(t: PathTemplate): string | undefined {
+  const flat = flats.get(t) ?? flatten(t);
+  return flat.literal && t.verb === undefined ? `/${flat.prefix}` : undefined;
+}
+
 /** Matches a request path; returns the variables (percent-decoded) or undefined. */
 export function matchTemplate(t: PathTemplate, path: string): Map<string, string> | undefined {
   let flat = flats.get(t);
