@@ -1,14 +1,7 @@
-import { type DescMessage, type DescMethod, type DescMethodUnary, type Message } from "@bufbuild/protobuf";
-import {
-  ConnectError,
-  type ContextValues,
-  type HandlerContext,
-  type Interceptor,
-  type UnaryRequest,
-  type UnaryResponse,
-} from "@connectrpc/connect";
+import { type DescMessage, type DescMethod, type Message } from "@bufbuild/protobuf";
+import { ConnectError, type ContextValues, type HandlerContext, type Interceptor } from "@connectrpc/connect";
 import { AppError, toAppError, type FieldViolation } from "../errors.ts";
-import { chain, interceptorsFor, type UnaryCall } from "../server/calls.ts";
+import { invokeUnary, unarySpecs, type UnaryCall, type UnarySpec } from "../server/calls.ts";
 import { requestEncoding } from "../server/compression.ts";
 import type { CallInfo } from "../server/context.ts";
 import { CallHeaders } from "../server/headers.ts";
@@ -24,12 +17,6 @@ import { routeMatcher, routesOf, type Route } from "./routes.ts";
 
 export type { Route } from "./routes.ts";
 export { routesOf } from "./routes.ts";
-
-interface DirectCalls {
-  calls: ReadonlyMap<DescMethod, UnaryCall>;
-  /** Each method's interceptors: those of the router that have work for it (interceptorsFor). */
-  interceptors: ReadonlyMap<DescMethod, Interceptor[]>;
-}
 
 export interface GatewayOptions {
   /** The RPC implementations by method (see recordCalls) and the router's interceptors, in router order. */
@@ -69,8 +56,7 @@ const PROTOCOL_HEADER = /^(content-type|content-length|content-encoding|accept-e
 export function createGateway(opts: GatewayOptions): Gateway {
   const routes = routesOf([...opts.calls.keys()].map((method) => ({ method })));
   const matchRoute = routeMatcher(routes);
-  const interceptors = new Map([...opts.calls.keys()].map((m) => [m, interceptorsFor(opts.interceptors, m)]));
-  const direct: DirectCalls = { calls: opts.calls, interceptors };
+  const specs = unarySpecs(opts.calls, opts.interceptors);
   const limits = {
     maxFileBytes: opts.maxFileBytes ?? 6 * 1024 * 1024,
     maxFiles: opts.maxFiles ?? 4,
@@ -122,7 +108,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
         );
         return;
       }
-      await invoke(route, input, req, res, info, values, style, direct);
+      await invoke(route, input, req, res, info, values, style, specs.get(route.method)!);
     },
   };
 }
@@ -275,16 +261,14 @@ async function invoke(
   info: CallInfo,
   values: ContextValues,
   style: "" | "oauth2",
-  direct: DirectCalls,
+  spec: UnarySpec,
 ): Promise<void> {
   const header: Record<string, string> = { "x-request-id": info.requestId };
   for (const name of FORWARDED) {
     const v = req.headers[name];
     if (typeof v === "string") header[name] = v;
   }
-  const method = route.method as DescMethodUnary;
-  // Routes are built from the recorded implementations, so every route has one.
-  const impl = direct.calls.get(route.method)!;
+  const method = spec.method;
   // The context connect-es' createHandlerContext makes, without its deadline timer and linked signals (a REST
   // call has no timeout header): one AbortController, aborted only by a client that goes away mid-call (abort()
   // with no reason builds a costly DOMException, so never on the way out).
@@ -305,35 +289,11 @@ async function invoke(
   // Only while the call runs: on HTTP/2 a reset stream also reports writableFinished, so that cannot tell.
   const onClose = (): void => controller.abort();
   res.once("close", onClose);
-  const last = async (r: UnaryRequest): Promise<UnaryResponse> => {
-    // The implementation's answer as it is: the codec renders a message or its init shape alike, so a large
-    // answer is not copied into a message first (create() was a fifth of a 366-day availability request).
-    const message = (await impl(r.message, context)) as Message;
-    return {
-      stream: false,
-      service: method.parent,
-      method,
-      header: context.responseHeader,
-      trailer: context.responseTrailer,
-      message,
-    };
-  };
-  let result: UnaryResponse;
+  // The implementation's answer as it is: the codec renders a message or its init shape alike, so a large answer
+  // is not copied into a message first (create() was a fifth of a 366-day availability request).
+  let answer: Message;
   try {
-    result = await chain(
-      direct.interceptors.get(route.method)!,
-      last as (r: UnaryRequest) => Promise<UnaryResponse>,
-    )({
-      stream: false,
-      service: method.parent,
-      method,
-      requestMethod: "POST",
-      url: context.url,
-      signal: context.signal,
-      header: context.requestHeader,
-      contextValues: values,
-      message: input,
-    });
+    answer = (await invokeUnary(spec, context, input)) as Message;
   } catch (err) {
     res.off("close", onClose);
     const headers = new CallHeaders(context.responseHeader);
@@ -346,7 +306,7 @@ async function invoke(
   }
   res.off("close", onClose);
   const headers: Record<string, string> = {};
-  result.header.forEach((value, name) => {
+  context.responseHeader.forEach((value, name) => {
     if (!PROTOCOL_HEADER.test(name)) headers[name] = value;
   });
   const status = route.rest.successStatus || 200;
@@ -356,11 +316,11 @@ async function invoke(
     send(res, 204, headers);
     return;
   }
-  const memo = memoOf(result.message);
+  const memo = memoOf(answer);
   if (memo !== undefined && route.responseBody === "") {
     // a cached answer: its JSON and compressed forms are rendered once and kept with it
     await sendMemoized(req, res, status, headers, memo, () =>
-      Buffer.from([...jsonPieces(route.method.output, result.message)].join("")),
+      Buffer.from([...jsonPieces(route.method.output, answer)].join("")),
     );
     return;
   }
@@ -368,5 +328,5 @@ async function invoke(
     route.responseBody === ""
       ? undefined
       : (fieldAt(route.method.output, route.responseBody)?.jsonName ?? route.responseBody);
-  await sendJson(req, res, status, headers, jsonPieces(route.method.output, result.message, field));
+  await sendJson(req, res, status, headers, jsonPieces(route.method.output, answer, field));
 }

@@ -1,9 +1,15 @@
 import type { DescMethod } from "@bufbuild/protobuf";
-import type { Interceptor, UnaryRequest, UnaryResponse } from "@connectrpc/connect";
+import {
+  createContextValues,
+  type HandlerContext,
+  type Interceptor,
+  type UnaryRequest,
+  type UnaryResponse,
+} from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
 import { StatusService } from "../../gen/hotelops/status/v1/status_pb.js";
 import { AuthService } from "../../gen/hotelops/auth/v1/auth_pb.js";
-import { chain, interceptorsFor, scoped } from "./calls.ts";
+import { chain, interceptorsFor, invokeUnary, scoped } from "./calls.ts";
 
 const status = StatusService.method.getStatus as DescMethod;
 const login = AuthService.methods[0]!;
@@ -33,5 +39,44 @@ describe("scoped interceptors", () => {
     expect(interceptorsFor(interceptors, login)).toEqual(interceptors);
     await call(interceptorsFor(interceptors, login), login);
     expect(seen).toEqual(["all", "login only"]);
+  });
+});
+
+describe("invokeUnary", () => {
+  const context = (): HandlerContext =>
+    ({
+      method: status,
+      service: status.parent,
+      requestMethod: "POST",
+      url: "http://x/status",
+      signal: new AbortController().signal,
+      requestHeader: new Headers({ "x-in": "1" }),
+      responseHeader: new Headers({ "x-old": "1" }),
+      responseTrailer: new Headers(),
+      values: createContextValues(),
+    }) as unknown as HandlerContext;
+
+  it("gives the implementation the context and the request as the interceptors pass it on", async () => {
+    const ctx = context();
+    const seen: unknown[] = [];
+    const impl = (req: unknown, c: HandlerContext) => {
+      seen.push(req, c);
+      return { status: "ok" };
+    };
+    const wrap: Interceptor = (next) => (req) => next({ ...req, message: { wrapped: req.message } } as never);
+    const answer = await invokeUnary({ method: status as never, impl, interceptors: [wrap] }, ctx, { a: 1 });
+    expect(answer).toEqual({ status: "ok" });
+    expect(seen).toEqual([{ wrapped: { a: 1 } }, ctx]);
+  });
+
+  it("copies headers and trailers an interceptor answers with into the context's", async () => {
+    const ctx = context();
+    const replace: Interceptor = (next) => async (req) => {
+      const res = await next(req);
+      return { ...res, header: new Headers({ "x-new": "2" }), trailer: new Headers({ "x-t": "3" }) };
+    };
+    await invokeUnary({ method: status as never, impl: () => ({}), interceptors: [replace] }, ctx, {});
+    expect([...ctx.responseHeader]).toEqual([["x-new", "2"]]);
+    expect([...ctx.responseTrailer]).toEqual([["x-t", "3"]]);
   });
 });

@@ -1,10 +1,12 @@
-import type { DescMethod, DescService } from "@bufbuild/protobuf";
+import type { DescMethod, DescMethodUnary, DescService } from "@bufbuild/protobuf";
 import {
   createConnectRouter,
   type ConnectRouter,
   type ConnectRouterOptions,
   type HandlerContext,
   type Interceptor,
+  type UnaryRequest,
+  type UnaryResponse,
 } from "@connectrpc/connect";
 
 /** A unary RPC implementation as registered on the router. */
@@ -62,6 +64,70 @@ export function interceptorsFor(interceptors: readonly Interceptor[], method: De
 /** Applies interceptors in router order (the first is the outermost). */
 export function chain<T>(interceptors: readonly Interceptor[], last: T): T {
   return interceptors.reduceRight((next, interceptor) => interceptor(next as never) as T, last);
+}
+
+/** A method's recorded implementation and its interceptors (interceptorsFor), as the REST gateway and the fast path keep them. */
+export interface UnarySpec {
+  method: DescMethodUnary;
+  impl: UnaryCall;
+  interceptors: readonly Interceptor[];
+}
+
+/** The spec of every unary method among `calls`. */
+export function unarySpecs(
+  calls: ReadonlyMap<DescMethod, UnaryCall>,
+  interceptors: readonly Interceptor[],
+): Map<DescMethod, UnarySpec> {
+  const specs = new Map<DescMethod, UnarySpec>();
+  for (const [method, impl] of calls)
+    if (method.methodKind === "unary")
+      specs.set(method, {
+        method: method as DescMethodUnary,
+        impl,
+        interceptors: interceptorsFor(interceptors, method),
+      });
+  return specs;
+}
+
+/**
+ * Calls a unary implementation through its interceptors, as connect-es's invokeUnaryImplementation does, and
+ * returns the implementation's answer as it is (a message or its init shape). The implementation gets `context`
+ * itself rather than a copy merged with the request (no interceptor here replaces the request's headers, signal
+ * or values); headers or trailers an interceptor answers with in place of the context's are copied into them.
+ */
+export async function invokeUnary(spec: UnarySpec, context: HandlerContext, message: unknown): Promise<unknown> {
+  const { method, impl } = spec;
+  const last = async (r: UnaryRequest): Promise<UnaryResponse> => ({
+    stream: false,
+    service: method.parent,
+    method,
+    header: context.responseHeader,
+    trailer: context.responseTrailer,
+    message: (await impl(r.message, context)) as never,
+  });
+  const response = await chain(
+    spec.interceptors,
+    last,
+  )({
+    stream: false,
+    service: method.parent,
+    method,
+    requestMethod: context.requestMethod,
+    url: context.url,
+    signal: context.signal,
+    header: context.requestHeader,
+    contextValues: context.values,
+    message: message as never,
+  });
+  copyInto(response.header, context.responseHeader);
+  copyInto(response.trailer, context.responseTrailer);
+  return response.message;
+}
+
+function copyInto(from: Headers, to: Headers): void {
+  if (from === to) return;
+  to.forEach((_, name) => to.delete(name));
+  from.forEach((value, name) => to.set(name, value));
 }
 
 /**

@@ -23,6 +23,7 @@ import { listen, type Listener } from "../../src/server/listen.ts";
 import { createUnaryFastPath } from "../../src/server/unary.ts";
 
 const READ_MAX = 4096;
+const WRITE_MAX = 8192;
 let fast: Listener;
 let plain: Listener;
 let served = 0;
@@ -34,6 +35,7 @@ beforeAll(async () => {
   const router = createRecordingRouter({
     interceptors: [createCallInterceptor(logger)],
     readMaxBytes: READ_MAX,
+    writeMaxBytes: WRITE_MAX,
     acceptCompression: connectCompressions,
     compressMinBytes: COMPRESS_MIN_BYTES,
   });
@@ -50,7 +52,8 @@ beforeAll(async () => {
         aborted.push(ctx.requestHeader.get("x-request-id") ?? "");
         throw ctx.signal.reason;
       }
-      return { status: mode === "big" ? "x".repeat(3000) : "operational", apiVersion: "v1", partnerApi: "é" };
+      const status = mode === "big" ? "x".repeat(3000) : mode === "huge" ? "é".repeat(WRITE_MAX) : "operational";
+      return { status, apiVersion: "v1", partnerApi: "é" };
     },
   });
   router.service(Health, {
@@ -151,6 +154,8 @@ const connectCases: Case[] = [
   ],
   ["big, br", STATUS, { "content-type": "application/proto", "accept-encoding": "br", "x-case": "big" }, emptyStatus],
   ["big, plain", STATUS, { "content-type": "application/json", "x-case": "big" }, Buffer.from("{}")],
+  ["over writeMaxBytes, JSON", STATUS, { "content-type": "application/json", "x-case": "huge" }, Buffer.from("{}")],
+  ["over writeMaxBytes, proto", STATUS, { "content-type": "application/proto", "x-case": "huge" }, emptyStatus],
   ["gzip body", CHECK, { "content-type": "application/json", "content-encoding": "gzip" }, gzipSync('{"service":""}')],
   ["unknown coding", CHECK, { "content-type": "application/json", "content-encoding": "snappy" }, Buffer.from("{}")],
   ["AppError", STATUS, { "content-type": "application/json", "x-case": "app-error" }, Buffer.from("{}")],
@@ -178,6 +183,7 @@ const envelopedCases = (ct: string, timeout: string): Case[] => [
     { "content-type": ct, "grpc-accept-encoding": "zstd,gzip", "x-case": "big" },
     frame(emptyStatus),
   ],
+  ["over writeMaxBytes", STATUS, { "content-type": ct, "x-case": "huge" }, frame(emptyStatus)],
   ["gzip message", CHECK, { "content-type": ct, "grpc-encoding": "gzip" }, frame(gzipSync(check("")), 1)],
   ["compressed, no coding", CHECK, { "content-type": ct }, frame(gzipSync(check("")), 1)],
   ["unknown coding", CHECK, { "content-type": ct, "grpc-encoding": "snappy" }, frame(check(""))],
@@ -214,7 +220,13 @@ describe("the unary fast path answers exactly as connect-es's handlers", () => {
     await same(h1, envelopedCases("application/grpc-web+proto", "30m"), true);
     await same(h1, envelopedCases("application/grpc-web", "30000u"), true);
     const json = Buffer.from('{"service":""}');
-    await same(h1, [["JSON", CHECK, { "content-type": "application/grpc-web+json" }, frame(json)]], true);
+    const web = { "content-type": "application/grpc-web+json" };
+    await same(h1, [["JSON", CHECK, web, frame(json)]], true);
+    await same(
+      h1,
+      [["JSON, over writeMaxBytes", STATUS, { ...web, "x-case": "huge" }, frame(Buffer.from("{}"))]],
+      true,
+    );
   });
 
   it("gRPC over HTTP/2", async () => {
