@@ -53,5 +53,18 @@ export function send(
   res.statusCode = status;
   for (const name in headers) res.setHeader(name, headers[name]!);
   if (body === undefined) res.end();
-  else res.end(body);
+  else endWith(res, body);
+}
+
+/** Binary bodies up to this size go to node:http as latin1 strings (endWith). */
+const ONE_WRITE_BYTES = 16 * 1024;
+
+/**
+ * Ends a response with its body. node:http writes a string body in one piece with the header, but a Buffer as a
+ * second chunk of a writev, which costs about 10 us more CPU per call; so on HTTP/1.1 a small binary body goes as a
+ * latin1 string (the same bytes). On HTTP/2 a body is a DATA frame of its own anyway.
+ */
+export function endWith(res: NodeResponse, body: Uint8Array | string): void {
+  if (typeof body === "string" || "stream" in res || body.byteLength > ONE_WRITE_BYTES) res.end(body);
+  else res.end(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("latin1"), "latin1");
 }

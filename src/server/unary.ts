@@ -23,6 +23,7 @@ import { invokeUnary, unarySpecs, type UnaryCall, type UnarySpec } from "./calls
 import { readBody, readEnvelope } from "./unary-body.ts";
 import { createCallContext } from "./unary-context.ts";
 import { CallHeaders } from "./headers.ts";
+import { endWith } from "./http-errors.ts";
 import type { NodeHandler } from "./listen.ts";
 
 type Req = Parameters<NodeHandler>[0];
@@ -290,19 +291,6 @@ function joinEnvelopes(frames: readonly { flags: number; data: Uint8Array }[]): 
     offset += 5 + f.data.byteLength;
   }
   return body;
-}
-
-/** Binary answers up to this size go to node:http as latin1 strings (endWith). */
-const ONE_WRITE_BYTES = 16 * 1024;
-
-/**
- * Ends the response with its body. node:http writes a string body in one piece with the header, but a Buffer as a
- * second chunk of a writev, which costs about 10 us more CPU per call; so on HTTP/1.1 a small binary body goes as a
- * latin1 string (the same bytes). On HTTP/2 a body is a DATA frame of its own anyway.
- */
-function endWith(res: Res, body: Uint8Array | string): void {
-  if (typeof body === "string" || "stream" in res || body.byteLength > ONE_WRITE_BYTES) res.end(body);
-  else res.end(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("latin1"), "latin1");
 }
 
 function urlOf(req: Req): string {
