@@ -10,7 +10,10 @@ const bodies: Record<string, Buffer> = {
   large: Buffer.from(Array.from({ length: 20_000 }, (_, i) => (i * 7) % 256)),
   view: Buffer.from([9, 0, 255, 128, 10, 13]).subarray(1, 5),
 };
-const handler = (req: http.IncomingMessage | http2.Http2ServerRequest, res: never) => {
+const handler = (
+  req: http.IncomingMessage | http2.Http2ServerRequest,
+  res: http.ServerResponse | http2.Http2ServerResponse,
+) => {
   const body = bodies[req.url!.slice(1)]!;
   send(res, 200, { "content-type": "application/octet-stream", "content-length": body.byteLength }, body);
 };
