@@ -66,7 +66,7 @@ export function chain<T>(interceptors: readonly Interceptor[], last: T): T {
   return interceptors.reduceRight((next, interceptor) => interceptor(next as never) as T, last);
 }
 
-/** A method's recorded implementation and its interceptors (interceptorsFor), as the REST gateway and the fast path keep them. */
+/** A unary method's recorded implementation and its interceptors (interceptorsFor), for the gateway and fast path. */
 export interface UnarySpec {
   method: DescMethodUnary;
   impl: UnaryCall;

@@ -73,7 +73,10 @@ const protocols = {
   },
 } satisfies Record<string, Protocol>;
 
-/** The protocol of a POST by its content type; undefined for anything connect-es keeps (streams, gRPC-Web text, gRPC over HTTP/1.1). */
+/**
+ * The protocol of a POST by its content type; undefined for anything connect-es keeps (streams, gRPC-Web text, gRPC
+ * over HTTP/1.1).
+ */
 function protocolOf(contentType: string, http2: boolean): { protocol: Protocol; binary: boolean } | undefined {
   if (contentType.startsWith("application/grpc-web")) {
     const t = grpcWeb.parseContentType(contentType);
@@ -98,12 +101,13 @@ export type UnaryFastPath = (
 /**
  * Serves unary calls of the Connect protocol (POST, JSON and proto), gRPC-Web (binary and JSON) and gRPC over
  * HTTP/2 straight from the Node request: the body is read once, decoded, the recorded implementation is called
- * through the router's interceptors (connect-es's own invokeUnaryImplementation) and the answer or error is
- * written in one piece with connect-es's own helpers (error JSON, trailer status, envelopes, compression
- * negotiation, timeouts), so the wire is the same as connect-es's handlers write. It skips what costs per call
- * there: universal request/response adapters, a chain of async generators, and an AbortController aborted (with a
- * DOMException) after every call. Returns undefined for what it leaves to connect-es: GET, streaming methods,
- * gRPC-Web text, gRPC over HTTP/1.1, methods without a recorded implementation.
+ * through the router's interceptors (invokeUnary, as the REST gateway calls it) and the answer or error is written
+ * in one piece with connect-es's and protobuf-es's own helpers (error JSON, trailer status, envelopes, compression
+ * negotiation, timeouts, canonical JSON), so the wire is the same as connect-es's handlers write. It skips what
+ * costs per call there: universal request/response adapters, a chain of async generators, an AbortController
+ * aborted (with a DOMException) after every call, a copy of the context per call and a second write for the
+ * answer's bytes. Returns undefined for what it leaves to connect-es: GET, streaming methods, gRPC-Web text, gRPC
+ * over HTTP/1.1, methods without a recorded implementation.
  */
 export function createUnaryFastPath(direct: {
   calls: ReadonlyMap<DescMethod, UnaryCall>;
