@@ -218,7 +218,9 @@ export function createUnaryFastPath(direct: {
     } catch (e) {
       throw ConnectError.from(e, Code.Internal);
     }
-    const size = Buffer.byteLength(text);
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: only a long answer needs counting here (the answer counts again
+    // for its Content-Length)
+    const size = text.length * 3 > opt.writeMaxBytes ? Buffer.byteLength(text) : 0;
     if (size > opt.writeMaxBytes)
       throw new ConnectError(
         `message size ${size} is larger than configured writeMaxBytes ${opt.writeMaxBytes}`,
