@@ -78,7 +78,7 @@ async function benchAvailability(url: string, auth: Record<string, string>, data
   }
   // The same reads from a service without the answer cache ("Cached answers" in the README): the cost of a read
   // after a write changed the answer (SQL, days, JSON, compression each time), as a ratio in this run.
-  let memory = "";
+  let memory: string | undefined;
   const uncached = await startService(databaseUrl, {
     env: { ROLE: "api", ANSWER_CACHE_BYTES: "0" },
     name: "service without the answer cache",
@@ -104,7 +104,7 @@ async function benchAvailability(url: string, auth: Record<string, string>, data
     await uncached.stop();
   }
   table(results, results[0]!);
-  console.log(memory);
+  if (memory !== undefined) console.log(memory);
   console.log(`availability 50x366 bytes: ${sizes.join(", ")}`);
   const best = results.slice(1, 4).reduce((a, b) => (b.p50 < a.p50 ? b : a));
   console.log(
