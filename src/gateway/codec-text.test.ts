@@ -13,6 +13,7 @@ import {
 } from "../../test/gen/hotelops/gatewaytest/v1/gateway_test_pb.js";
 import { render } from "./codec.ts";
 import { jsonPieces } from "./codec-text.ts";
+import { LazyList } from "../lib/lazy-list.ts";
 
 /** The text every way it can be cut: whole (the default piece size), in pieces of 1 and of 100 characters. */
 function spellings(desc: DescMessage, message: Record<string, unknown>, field?: string): string[] {
@@ -140,5 +141,38 @@ describe("the codec's JSON text in pieces", () => {
     const lazy = jsonPieces(GetAriResponseSchema, answer, undefined, size);
     for (let i = 0; i < 10; i++) expect(lazy.next().value).toBe(pieces[i]);
     expect(() => [...lazy]).toThrow(expect.objectContaining({ code: "internal" }));
+  });
+
+  it("spells a list built in parts as the whole list, building each part when the text reaches it", () => {
+    const answer = ariAnswer();
+    const whole = JSON.stringify(render(GetAriResponseSchema, answer));
+    const built: number[] = [];
+    const inParts = (sizes: number[]) =>
+      new LazyList(function* () {
+        let at = 0;
+        for (const n of sizes) {
+          built.push(at);
+          yield answer.roomTypes.slice(at, (at += n));
+        }
+      }) as never;
+    // empty parts, a part of one, uneven sizes; and no parts at all
+    for (const text of spellings(GetAriResponseSchema, { ...answer, roomTypes: inParts([0, 1, 7, 0, 42, 0]) }))
+      expect(text).toBe(whole);
+    expect(spellings(GetAriResponseSchema, { ...answer, roomTypes: inParts([]) })).toEqual(
+      Array(3).fill(JSON.stringify(render(GetAriResponseSchema, { ...answer, roomTypes: [] }))),
+    );
+
+    // a part is built when the text reaches it: the next one only after this one's text was taken
+    built.length = 0;
+    const pieces = jsonPieces(GetAriResponseSchema, { ...answer, roomTypes: inParts([5, 5, 40]) }, undefined, 1000);
+    let taken = "";
+    while (built.length < 2) taken += pieces.next().value as string;
+    expect(built).toEqual([0, 5]);
+    const fifth = JSON.stringify(render(GetAriResponseSchema, { roomTypes: answer.roomTypes.slice(0, 5) })).slice(
+      0,
+      -2,
+    );
+    expect(taken.length).toBeGreaterThan(fifth.length);
+    expect(whole.startsWith(taken)).toBe(true);
   });
 });

@@ -1,5 +1,6 @@
 import type { DescMessage, JsonValue, Message, MessageInitShape } from "@bufbuild/protobuf";
 import { fieldValue, planOf, render, shownFields, type RenderPlan } from "./codec.ts";
+import { LazyList } from "../lib/lazy-list.ts";
 
 /** About how many characters of JSON text a piece holds. */
 export const PIECE_CHARS = 64 * 1024;
@@ -14,6 +15,7 @@ const BATCH = 256;
  * by field and their lists element by element; every other value (a leaf message, a scalar, a map, a list of
  * scalars) is rendered by `render` and JSON.stringify as before, so the rules stay in one codec. `field`: the text
  * of the value under that JSON name only (a route's `response_body`), null when there is none.
+ * A list of messages may be a LazyList (lib/lazy-list.ts): its parts are built as the text reaches them.
  */
 export function* jsonPieces(
   desc: DescMessage,
@@ -61,7 +63,8 @@ function* writeMessage(desc: DescMessage, msg: Record<string, unknown>, out: Out
 function* writeValue(p: RenderPlan, v: unknown, out: Out, prefix: string): Generator<string, boolean> {
   if (v != null && p.nested !== undefined && (p.list || walked(p.nested))) {
     out.text += prefix;
-    if (p.list) yield* writeList(p.nested, v as unknown[], out);
+    if (v instanceof LazyList) yield* writeParts(p.nested, v, out);
+    else if (p.list) yield* writeList(p.nested, v as unknown[], out);
     else yield* writeMessage(p.nested, v as Record<string, unknown>, out);
   } else {
     const text = v == null ? p.zero : JSON.stringify(p.render(v));
@@ -77,9 +80,21 @@ function* writeValue(p: RenderPlan, v: unknown, out: Out, prefix: string): Gener
  * per JSON.stringify call, each batch's "[a,b]" written without its brackets (as the whole list joins them).
  */
 function* writeList(desc: DescMessage, items: readonly unknown[], out: Out): Generator<string> {
+  const sep = yield* writeItems(desc, items, out, "[");
+  out.text += sep === "[" ? "[]" : "]";
+}
+
+/** A LazyList: each part's elements as writeList writes them, the part built when the text reaches it. */
+function* writeParts(desc: DescMessage, list: LazyList<unknown>, out: Out): Generator<string> {
+  let sep = "[";
+  for (const part of list.parts()) sep = yield* writeItems(desc, part, out, sep);
+  out.text += sep === "[" ? "[]" : "]";
+}
+
+/** Writes `items` after `sep` ("[" before the first element, "," after one); returns the separator to go on with. */
+function* writeItems(desc: DescMessage, items: readonly unknown[], out: Out, sep: string): Generator<string, string> {
   const walk = walked(desc);
   let batch: JsonValue[] = [];
-  let sep = "[";
   for (let i = 0; i <= items.length; i++) {
     const item = items[i] as Record<string, unknown>;
     const heavy = i < items.length && walk && holdsMany(desc, item, BATCH);
@@ -98,7 +113,7 @@ function* writeList(desc: DescMessage, items: readonly unknown[], out: Out): Gen
       batch.push(render(desc, item));
     }
   }
-  out.text += sep === "[" ? "[]" : "]";
+  return sep;
 }
 
 /** Whether `msg` holds at least `n` messages in lists, at any depth (a message with fewer is rendered whole). */
@@ -112,6 +127,8 @@ function countDown(desc: DescMessage, msg: Record<string, unknown>, n: number): 
     if (n <= 0) break;
     const v = p.nested !== undefined && (p.list || walked(p.nested)) ? fieldValue(p, msg) : undefined;
     if (v == null) continue;
+    // a list built in parts is taken to be long
+    if (v instanceof LazyList) return 0;
     const items = (p.list ? v : [v]) as Record<string, unknown>[];
     if (p.list) n -= items.length;
     if (walked(p.nested!)) for (let i = 0; i < items.length && n > 0; i++) n = countDown(p.nested!, items[i]!, n);

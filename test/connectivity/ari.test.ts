@@ -562,6 +562,80 @@ describe("GET /api/v1/properties/{propertyCode}/ari", () => {
   });
 });
 
+describe("a large ARI read", () => {
+  it("over REST, written part by part as it is built, is the same grid as over Connect and gRPC", async () => {
+    // 5 room types x 2 rate plans x 366 days: a part per room type
+    const big = await createTestProperty(app, { code: "ARI-3", businessDate: "2027-01-01" });
+    const inventory = createInventoryService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock });
+    const types = [];
+    for (let i = 0; i < 5; i++) {
+      const rt = await inventory.createRoomType(big.id, { code: `RT${i}`, name: `Type ${i}`, maxOccupancy: 2 });
+      for (let r = 0; r <= i; r++) await inventory.createRoom(big.id, { number: `${i}0${r}`, roomTypeId: rt.id });
+      types.push(rt.id);
+    }
+    for (const [i, code] of ["BAR", "NRF"].entries()) {
+      const rp = await inventory.createRatePlan(big.id, {
+        code,
+        name: code,
+        boardType: "ROOM_ONLY",
+        roomTypeIds: types,
+      });
+      for (const [t, rt] of types.entries())
+        await inventory.setPrices(big.id, {
+          ratePlanId: rp.id,
+          roomTypeId: rt,
+          from: "2027-01-01",
+          to: "2027-06-30",
+          amountMinor: BigInt(10000 + 100 * t + i),
+        });
+      await inventory.setRestrictions(big.id, {
+        ratePlanIds: [rp.id],
+        roomTypeIds: [types[i]!],
+        from: "2027-03-01",
+        to: "2027-04-01",
+        weekdays: [],
+        minStay: 2 + i,
+        stopSell: i === 1,
+      });
+    }
+    const token = await oauthToken(
+      await createTestClient(app, {
+        kind: "partner",
+        provider: "acme",
+        propertyCodes: [big.code],
+        scopes: ["ari.read"],
+      }),
+    );
+    const q = { propertyCode: big.code, from: "2027-01-01", to: "2028-01-02" };
+    const rest = await get(`/api/v1/properties/${big.code}/ari?from=${q.from}&to=${q.to}`, token);
+    expect(rest.status).toBe(200);
+    type Day = Record<string, unknown> & { priceMinor?: unknown };
+    type Grid = { code: string; ratePlans: { code: string; days: Day[] }[] }[];
+    const cells = (roomTypes: Grid) =>
+      roomTypes.flatMap((rt) =>
+        rt.ratePlans.flatMap((rp) =>
+          rp.days.map((d) =>
+            [rt.code, rp.code, d.date, d.available, d.priceMinor ?? null, d.minStay ?? null, d.maxStay ?? null]
+              .concat([d.closedToArrival, d.closedToDeparture, d.stopSell])
+              .map((v) => (typeof v === "bigint" ? Number(v) : v))
+              .join(" "),
+          ),
+        ),
+      );
+    const expected = cells(rest.body.roomTypes);
+    expect(expected).toHaveLength(5 * 2 * 366);
+    expect(expected.filter((c) => c.includes(" 10201 ")).length).toBeGreaterThan(150);
+    expect(expected.filter((c) => c.endsWith("true"))).toHaveLength(31);
+    for (const transport of [
+      createConnectTransport({ baseUrl: app.baseUrl, httpVersion: "1.1" }),
+      createGrpcTransport({ baseUrl: app.baseUrl }),
+    ]) {
+      const answer = await createClient(ConnectivityService, transport).getAri(q, { headers: bearer(token) });
+      expect(cells(answer.roomTypes as unknown as Grid)).toEqual(expected);
+    }
+  });
+});
+
 describe("the ARI delta feed", () => {
   type Page = { data: Json[]; nextCursor: string; hasMore: boolean };
   const page = async (cursor: string, limit = 500, token = partner): Promise<Page> =>

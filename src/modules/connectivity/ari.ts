@@ -47,7 +47,7 @@ export function createAriReads(deps: { pool: pg.Pool; inventory: InventoryServic
       };
       const roomTypeIds = pick(roomTypes, q.roomTypes);
       const ratePlanIds = pick(ratePlans, q.ratePlans);
-      const ari = await deps.inventory.getAri(property.id, {
+      const ari = await deps.inventory.getAriInParts(property.id, {
         from: q.from,
         to: q.to,
         ...(roomTypeIds !== undefined ? { roomTypeIds: roomTypeIds.length === 0 ? ["-"] : roomTypeIds } : {}),
@@ -60,6 +60,7 @@ export function createAriReads(deps: { pool: pg.Pool; inventory: InventoryServic
         toExclusive: true,
         currency: ari.currency,
         amountScale: ari.amountScale,
+        // built part by part as the answer is written (see InventoryService.getAriInParts)
         roomTypes: ari.roomTypes.map((rt) => ({
           code: rt.code,
           externalCode: mapped.get(rt.id),

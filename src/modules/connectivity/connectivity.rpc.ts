@@ -4,6 +4,7 @@ import { ConnectivityService as ConnectivityRpc } from "../../../gen/hotelops/co
 import { principalKey } from "../auth/index.ts";
 import { client, type ConnectivityService } from "./connectivity.service.ts";
 import type { AriReads } from "./ari.ts";
+import { answerList } from "../../lib/lazy-list.ts";
 
 export const connectivityRpcServices = [ConnectivityRpc];
 
@@ -59,14 +60,7 @@ export function registerConnectivityRpc(router: ConnectRouter, service: Connecti
         roomTypes: req.roomTypes,
         ratePlans: req.ratePlans,
       });
-      return {
-        ...a,
-        roomTypes: a.roomTypes.map((rt) => ({
-          code: rt.code,
-          externalCode: opt(rt.externalCode),
-          ratePlans: rt.ratePlans.map((rp) => ({ ...rp, externalCode: opt(rp.externalCode) })),
-        })),
-      };
+      return { ...a, roomTypes: answerList(ctx, a.roomTypes) };
     },
     async listAriChanges(req, ctx) {
       const page = await ari.changes(client(ctx.values.get(principalKey)), req.propertyCode, {

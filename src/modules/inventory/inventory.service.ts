@@ -9,6 +9,7 @@ import { recordAriChanges, type AriReason } from "./ari-log.ts";
 import {
   checkRestrictionInput,
   readRatesAndRestrictions,
+  ariDays,
   upsertRestrictions,
   type AriDay,
   type SetRestrictionsInput,
@@ -33,6 +34,7 @@ import {
 import { conflictOnDuplicate, poolQueryable, type Queryable } from "../../db/queryable.ts";
 import { requireId } from "../../lib/ids.ts";
 import { propertyById } from "../properties/index.ts";
+import { LazyList } from "../../lib/lazy-list.ts";
 
 const codePattern = /^[A-Z0-9][A-Z0-9_-]{0,31}$/;
 /** Longest price range one SetPrices call writes. */
@@ -80,20 +82,31 @@ export interface InventoryService {
   /** Sets restrictions of rate plans x room types for the chosen weekdays of a range; returns the cells written. */
   setRestrictions(propertyId: string, input: SetRestrictionsInput): Promise<number>;
   /** Availability, prices and restrictions per room type x rate plan x day over [from, to) (at most 366 days). */
-  getAri(
-    propertyId: string,
-    input: { from: string; to: string; roomTypeIds?: readonly string[]; ratePlanIds?: readonly string[] },
-  ): Promise<Ari>;
+  getAri(propertyId: string, input: AriInput): Promise<Ari>;
+  /**
+   * getAri's answer, read as getAri reads it, with each room type's days built when the list reaches it: what an
+   * answer written as it is read holds at a time is the grid's compact form and one room type, not the grid's objects.
+   */
+  getAriInParts(propertyId: string, input: AriInput): Promise<Ari<LazyList<AriRoomType>>>;
 }
 
-export interface Ari {
+export interface AriInput {
+  from: string;
+  to: string;
+  roomTypeIds?: readonly string[];
+  ratePlanIds?: readonly string[];
+}
+
+export interface AriRoomType {
+  id: string;
+  code: string;
+  ratePlans: { id: string; code: string; days: AriDay[] }[];
+}
+
+export interface Ari<RoomTypes = AriRoomType[]> {
   currency: string;
   amountScale: number;
-  roomTypes: {
-    id: string;
-    code: string;
-    ratePlans: { id: string; code: string; days: AriDay[] }[];
-  }[];
+  roomTypes: RoomTypes;
 }
 
 function checkCode(field: string, code: string): string {
@@ -134,6 +147,47 @@ async function availabilityChanged(
 export function createInventoryService(deps: InventoryDeps): InventoryService {
   const { transact, clock } = deps;
   const reads = poolQueryable(deps.pool);
+
+  /** getAriInParts: the grid read whole in its compact form, each part's days built as it is read. */
+  const readAri = async (propertyId: string, input: AriInput): Promise<Ari<LazyList<AriRoomType>>> => {
+    const { days } = parseRange(input.from, input.to, maxAvailabilityDays);
+    const property = await propertyById(reads, propertyId);
+    const wantRt = new Set(input.roomTypeIds ?? []);
+    const wantRp = new Set(input.ratePlanIds ?? []);
+    const [availability, ratePlans] = await Promise.all([
+      readAvailability(reads, propertyId, input.from, input.to),
+      repo.listRatePlans(reads, propertyId),
+    ]);
+    const plans = ratePlans.filter((rp) => wantRp.size === 0 || wantRp.has(rp.id));
+    const roomTypes = availability
+      .filter((rt) => wantRt.size === 0 || wantRt.has(rt.roomTypeId))
+      .map((rt) => ({ rt, plans: plans.filter((rp) => rp.roomTypeIds.includes(rt.roomTypeId)) }));
+    const pairs = roomTypes.flatMap(({ rt, plans }) =>
+      plans.map((rp) => ({ ratePlanId: rp.id, roomTypeId: rt.roomTypeId })),
+    );
+    const grid = await readRatesAndRestrictions(reads, propertyId, pairs, input.from, input.to);
+    const dates = Array.from({ length: days }, (_, i) => addDays(input.from, i));
+    const build = ({ rt, plans }: (typeof roomTypes)[number]): AriRoomType => {
+      const available = rt.days.map((d) => d.available);
+      return {
+        id: rt.roomTypeId,
+        code: rt.code,
+        ratePlans: plans.map((rp) => ({
+          id: rp.id,
+          code: rp.code,
+          days: ariDays(dates, available, grid.get(`${rp.id}|${rt.roomTypeId}`)),
+        })),
+      };
+    };
+    return {
+      currency: property.currency,
+      amountScale: property.amountScale,
+      // a part per room type (a year of 5 rate plans: 1,830 days)
+      roomTypes: new LazyList(function* () {
+        for (const item of roomTypes) yield [build(item)];
+      }),
+    };
+  };
 
   return {
     async createRoomType(propertyId, input) {
@@ -358,35 +412,11 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
       });
     },
 
+    getAriInParts: readAri,
+
     async getAri(propertyId, input) {
-      parseRange(input.from, input.to, maxAvailabilityDays);
-      const property = await propertyById(reads, propertyId);
-      const wantRt = new Set(input.roomTypeIds ?? []);
-      const wantRp = new Set(input.ratePlanIds ?? []);
-      const [availability, ratePlans] = await Promise.all([
-        readAvailability(reads, propertyId, input.from, input.to),
-        repo.listRatePlans(reads, propertyId),
-      ]);
-      const roomTypes = availability.filter((rt) => wantRt.size === 0 || wantRt.has(rt.roomTypeId));
-      const plans = ratePlans.filter((rp) => wantRp.size === 0 || wantRp.has(rp.id));
-      const pairs = roomTypes.flatMap((rt) =>
-        plans
-          .filter((rp) => rp.roomTypeIds.includes(rt.roomTypeId))
-          .map((rp) => ({ ratePlanId: rp.id, roomTypeId: rt.roomTypeId })),
-      );
-      const available = new Map(roomTypes.map((rt) => [rt.roomTypeId, rt.days.map((d) => d.available)]));
-      const grid = await readRatesAndRestrictions(reads, propertyId, pairs, input.from, input.to, available);
-      return {
-        currency: property.currency,
-        amountScale: property.amountScale,
-        roomTypes: roomTypes.map((rt) => ({
-          id: rt.roomTypeId,
-          code: rt.code,
-          ratePlans: plans
-            .filter((rp) => grid.has(`${rp.id}|${rt.roomTypeId}`))
-            .map((rp) => ({ id: rp.id, code: rp.code, days: grid.get(`${rp.id}|${rt.roomTypeId}`)! })),
-        })),
-      };
+      const ari = await readAri(propertyId, input);
+      return { ...ari, roomTypes: ari.roomTypes.toArray() };
     },
   };
 }

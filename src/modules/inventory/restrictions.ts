@@ -1,5 +1,5 @@
 import { AppError, invalidField, type FieldViolation } from "../../errors.ts";
-import { addDays, daysBetween, parseRange } from "../../lib/dates.ts";
+import { daysBetween, parseRange } from "../../lib/dates.ts";
 import type { Queryable } from "../../db/queryable.ts";
 
 /** Longest range one SetRestrictions call writes (as for prices). */
@@ -225,7 +225,7 @@ export interface AriDay {
   stopSell: boolean;
 }
 
-interface GridRow {
+export interface GridRow {
   rt: string;
   /** int8[] in PostgreSQL's text form (`{1,2,3}`): amount * 512 + day index, one element per stored price. */
   prices: string | null;
@@ -252,8 +252,8 @@ const RESTRICTION_BITS =
  * each element a day index and the day's value packed into one integer (a price is never negative, a range is at
  * most 366 days: 9 bits; a price beyond 2^54 minor units, never written by setPrices, fails the read as out of
  * range instead of wrapping). PostgreSQL appends one scalar per row (far cheaper than arrays of arrays), and one
- * JSON.parse reads an array far faster than node-postgres parses one row per day. Returns `pair key -> days`, each
- * day with its date and the room type's `available` count (by day index).
+ * JSON.parse reads an array far faster than node-postgres parses one row per day. Returns each pair's packed row by
+ * `${ratePlanId}|${roomTypeId}` (undefined: nothing stored); ariDays turns one into days when they are needed.
  */
 export async function readRatesAndRestrictions(
   q: Queryable,
@@ -261,13 +261,10 @@ export async function readRatesAndRestrictions(
   pairs: readonly { ratePlanId: string; roomTypeId: string }[],
   from: string,
   to: string,
-  available: ReadonlyMap<string, readonly number[]>,
-): Promise<Map<string, AriDay[]>> {
+): Promise<Map<string, GridRow | undefined>> {
   const byPlan = new Map<string, string[]>();
   for (const p of pairs) byPlan.set(p.ratePlanId, [...(byPlan.get(p.ratePlanId) ?? []), p.roomTypeId]);
-  const n = daysBetween(from, to);
-  const dates = Array.from({ length: n }, (_, i) => addDays(from, i));
-  const out = new Map<string, AriDay[]>();
+  const out = new Map<string, GridRow | undefined>();
   await Promise.all(
     [...byPlan].map(async ([ratePlanId, roomTypeIds]) => {
       const rows = await q.query<GridRow>(
@@ -283,14 +280,14 @@ export async function readRatesAndRestrictions(
         [propertyId, ratePlanId, roomTypeIds, from, to],
       );
       const found = new Map(rows.map((r) => [r.rt, r]));
-      for (const rt of roomTypeIds)
-        out.set(`${ratePlanId}|${rt}`, daysOf(dates, available.get(rt) ?? [], found.get(rt)));
+      for (const rt of roomTypeIds) out.set(`${ratePlanId}|${rt}`, found.get(rt));
     }),
   );
   return out;
 }
 
-function daysOf(dates: readonly string[], available: readonly number[], row: GridRow | undefined): AriDay[] {
+/** A pair's days from its packed row: `dates` the range's days, `available` the room type's counts by day index. */
+export function ariDays(dates: readonly string[], available: readonly number[], row: GridRow | undefined): AriDay[] {
   const n = dates.length;
   const prices = new Array<bigint | undefined>(n).fill(undefined);
   const packedPrices = ints(row?.prices ?? null);
