@@ -64,7 +64,7 @@ export {
   type AriDay,
   type SetRestrictionsInput,
 } from "./restrictions.ts";
-export type { Ari, AriRoomType } from "./inventory.service.ts";
+export type { Ari } from "./inventory.service.ts";
 
 export function createInventoryModule(deps: Deps, service: InventoryService): Module {
   return {
