@@ -70,7 +70,15 @@ export async function benchAri(
   const url = `${base}/ari?from=2027-01-01&to=2028-01-02`;
   const t = performance.now();
   const res = await fetch(url, { headers: auth });
-  const bytes = (await res.arrayBuffer()).byteLength;
+  const body = await res.arrayBuffer();
+  const bytes = body.byteLength;
+  // the whole grid in one page (at most 100,000 cells a page)
+  const grid = JSON.parse(Buffer.from(body).toString()) as {
+    roomTypes: { ratePlans: { days: unknown[] }[] }[];
+    hasMore: boolean;
+  };
+  const cells = grid.roomTypes.reduce((n, rt) => n + rt.ratePlans.reduce((m, rp) => m + rp.days.length, 0), 0);
+  if (cells !== 91_500 || grid.hasMore) throw new Error(`ARI read: ${cells} cells, hasMore ${grid.hasMore}`);
   const rest = await latencies(10, async () => (await fetch(url, { headers: auth })).arrayBuffer());
   console.log(
     `ARI read over REST: ${res.status}, ${(bytes / 1024 / 1024).toFixed(1)} MiB of JSON (first answer ${(performance.now() - t).toFixed(0)} ms), one at a time p50 ${rest.p50.toFixed(0)} ms, p99 ${rest.p99.toFixed(0)} ms`,

@@ -1,3 +1,4 @@
+import { getHeapStatistics } from "node:v8";
 import { resolve } from "node:path";
 import { parseTrustedProxies } from "./server/client-address.ts";
 import { isOrigin } from "./server/cors.ts";
@@ -202,6 +203,13 @@ export function loadConfig(env: Env = process.env): Config {
       'CORS_ORIGINS must be "none", "*", "loopback" or a comma-separated list of origins such as https://app.example.com (scheme, host, port; no path)',
     );
   }
+  // the cache lives in V8's heap, which npm start limits (--max-old-space-size): past a quarter of the limit it
+  // would take the room that large answers are built in
+  const heapLimit = getHeapStatistics().heap_size_limit;
+  if (config.answerCacheBytes > heapLimit / 4)
+    problems.push(
+      `ANSWER_CACHE_BYTES must be at most a quarter of this process's heap limit (${Math.floor(heapLimit / 4)} bytes); start node with a larger --max-old-space-size for a larger cache`,
+    );
   if (parseTrustedProxies(config.trustedProxies) === undefined)
     problems.push("TRUSTED_PROXIES must be a comma-separated list of IP addresses or CIDR ranges");
   if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(config.logLevel)) {

@@ -636,6 +636,99 @@ describe("a large ARI read", () => {
   });
 });
 
+describe("a grid over 100,000 cells", () => {
+  it("comes in pages of whole room types in code order, the same over REST, Connect and gRPC; a bad cursor is 400", async () => {
+    // 28 room types x 10 rate plans x 366 days = 102,480 cells: 27 room types (98,820 cells), then 1
+    const big = await createTestProperty(app, { code: "ARI-4", businessDate: "2027-01-01" });
+    const inventory = createInventoryService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock });
+    const types: string[] = [];
+    for (let i = 27; i >= 0; i--) {
+      const code = `RT${String(i).padStart(2, "0")}`;
+      types.push((await inventory.createRoomType(big.id, { code, name: code, maxOccupancy: 2 })).id);
+    }
+    const plans: string[] = [];
+    for (let i = 0; i < 10; i++)
+      plans.push(
+        (
+          await inventory.createRatePlan(big.id, {
+            code: `P${i}`,
+            name: `P${i}`,
+            boardType: "ROOM_ONLY",
+            roomTypeIds: types,
+          })
+        ).id,
+      );
+    await app.db.pool.query(
+      `insert into daily_prices (property_id, rate_plan_id, room_type_id, date, amount_minor)
+       select $1, rp, rt, d::date, 10000 + (extract(doy from d)::int * 7 + ordinality::int) % 5000
+       from unnest($2::uuid[]) rp cross join unnest($3::uuid[]) with ordinality as t(rt, ordinality)
+       cross join generate_series('2027-01-01'::date, '2028-01-01'::date, interval '1 day') d`,
+      [big.id, plans, types],
+    );
+    const token = await oauthToken(
+      await createTestClient(app, {
+        kind: "partner",
+        provider: "acme",
+        propertyCodes: [big.code],
+        scopes: ["ari.read"],
+      }),
+    );
+    type Page = { roomTypes: { code: string; ratePlans: { days: { priceMinor?: unknown }[] }[] }[] } & {
+      nextCursor: string;
+      hasMore: boolean;
+    };
+    const summary = (p: Page) => ({
+      codes: p.roomTypes.map((rt) => rt.code),
+      cells: p.roomTypes.reduce((n, rt) => n + rt.ratePlans.reduce((m, rp) => m + rp.days.length, 0), 0),
+      total: p.roomTypes
+        .flatMap((rt) => rt.ratePlans.flatMap((rp) => rp.days.map((d) => Number(d.priceMinor ?? 0))))
+        .reduce((a, b) => a + b, 0),
+      hasMore: p.hasMore,
+      last: p.nextCursor === "",
+    });
+    const q = { propertyCode: big.code, from: "2027-01-01", to: "2028-01-02" };
+    const path = `/api/v1/properties/${big.code}/ari?from=${q.from}&to=${q.to}`;
+    const first = await get(path, token);
+    expect(first.status).toBe(200);
+    const codes = Array.from({ length: 28 }, (_, i) => `RT${String(i).padStart(2, "0")}`);
+    expect(summary(first.body)).toMatchObject({ codes: codes.slice(0, 27), cells: 98_820, hasMore: true, last: false });
+    const second = await get(`${path}&cursor=${first.body.nextCursor}`, token);
+    expect(summary(second.body)).toMatchObject({ codes: ["RT27"], cells: 3_660, hasMore: false, last: true });
+    // what the pages hold is what reading each room type alone holds
+    const alone = await get(`${path}&roomTypes=RT00,RT27`, token);
+    expect(alone.body.roomTypes).toEqual([first.body.roomTypes[0], second.body.roomTypes[0]]);
+    for (const transport of [
+      createConnectTransport({ baseUrl: app.baseUrl, httpVersion: "1.1" }),
+      createGrpcTransport({ baseUrl: app.baseUrl }),
+    ]) {
+      const client = createClient(ConnectivityService, transport);
+      const a = await client.getAri(q, { headers: bearer(token) });
+      expect(summary(a as unknown as Page)).toEqual(summary(first.body));
+      const b = await client.getAri({ ...q, cursor: a.nextCursor }, { headers: bearer(token) });
+      expect(summary(b as unknown as Page)).toEqual(summary(second.body));
+      expect(await failure(client.getAri({ ...q, cursor: "bm9wZQ" }, { headers: bearer(token) }))).toMatchObject({
+        code: Code.InvalidArgument,
+        message: expect.stringContaining("cursor"),
+      });
+    }
+    const bad = await get(`${path}&cursor=bm9wZQ`, token);
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain("cursor");
+    // staff's InventoryService.GetAri pages the same way (by ids)
+    const staffToken = (await createStaffSession(app, { propertyCode: big.code, role: "manager" })).accessToken;
+    const staff = await grpcInventory.getAri(
+      { propertyCode: big.code, from: q.from, to: q.to },
+      { headers: bearer(staffToken) },
+    );
+    expect([staff.roomTypes.length, staff.hasMore]).toEqual([27, true]);
+    const rest = await grpcInventory.getAri(
+      { propertyCode: big.code, from: q.from, to: q.to, cursor: staff.nextCursor },
+      { headers: bearer(staffToken) },
+    );
+    expect([rest.roomTypes.map((rt) => rt.roomTypeId), rest.hasMore, rest.nextCursor]).toEqual([[types[0]], false, ""]);
+  });
+});
+
 describe("the ARI delta feed", () => {
   type Page = { data: Json[]; nextCursor: string; hasMore: boolean };
   const page = async (cursor: string, limit = 500, token = partner): Promise<Page> =>

@@ -162,4 +162,10 @@ describe("configuration", () => {
     expect(await exited(child)).toBe(2);
     expect(output()).toMatch(/PORT must be an integer/);
   });
+
+  it("an answer cache larger than a quarter of npm start's heap limit stops the start command with exit code 2", async () => {
+    const { child, output } = startMain({ ANSWER_CACHE_BYTES: String(64 * 1024 * 1024) });
+    expect(await exited(child)).toBe(2);
+    expect(output()).toMatch(/ANSWER_CACHE_BYTES must be at most a quarter of this process's heap limit/);
+  });
 });

@@ -20,7 +20,7 @@ export function createAriReads(deps: { pool: pg.Pool; inventory: InventoryServic
     async ari(
       caller: Caller,
       propertyCode: string,
-      q: { from: string; to: string; roomTypes: string[]; ratePlans: string[] },
+      q: { from: string; to: string; roomTypes: string[]; ratePlans: string[]; cursor: string },
     ) {
       const property = await requireProperty(deps, caller, propertyCode);
       parseDate("from", q.from);
@@ -52,6 +52,7 @@ export function createAriReads(deps: { pool: pg.Pool; inventory: InventoryServic
         to: q.to,
         ...(roomTypeIds !== undefined ? { roomTypeIds: roomTypeIds.length === 0 ? ["-"] : roomTypeIds } : {}),
         ...(ratePlanIds !== undefined ? { ratePlanIds: ratePlanIds.length === 0 ? ["-"] : ratePlanIds } : {}),
+        cursor: q.cursor,
       });
       return {
         propertyCode: property.code,
@@ -71,6 +72,8 @@ export function createAriReads(deps: { pool: pg.Pool; inventory: InventoryServic
             days: rp.days,
           })),
         })),
+        nextCursor: ari.nextCursor,
+        hasMore: ari.nextCursor !== "",
       };
     },
 

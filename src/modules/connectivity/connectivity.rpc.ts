@@ -59,6 +59,7 @@ export function registerConnectivityRpc(router: ConnectRouter, service: Connecti
         to: req.to,
         roomTypes: req.roomTypes,
         ratePlans: req.ratePlans,
+        cursor: req.cursor,
       });
       return { ...a, roomTypes: answerList(ctx, a.roomTypes) };
     },

@@ -132,6 +132,7 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
         to: req.to,
         ...(req.roomTypeIds.length > 0 ? { roomTypeIds: req.roomTypeIds } : {}),
         ...(req.ratePlanIds.length > 0 ? { ratePlanIds: req.ratePlanIds } : {}),
+        cursor: req.cursor,
       });
       return {
         from: req.from,
@@ -143,6 +144,8 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
           code: rt.code,
           ratePlans: rt.ratePlans.map((rp) => ({ ratePlanId: rp.id, code: rp.code, days: rp.days })),
         })),
+        nextCursor: ari.nextCursor,
+        hasMore: ari.nextCursor !== "",
       };
     },
     async getAvailability(req, ctx) {

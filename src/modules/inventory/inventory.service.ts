@@ -35,12 +35,19 @@ import { conflictOnDuplicate, poolQueryable, type Queryable } from "../../db/que
 import { requireId } from "../../lib/ids.ts";
 import { propertyById } from "../properties/index.ts";
 import { LazyList } from "../../lib/lazy-list.ts";
+import { concurrencyLimit } from "../../lib/limit.ts";
 
 const codePattern = /^[A-Z0-9][A-Z0-9_-]{0,31}$/;
 /** Longest price range one SetPrices call writes. */
 export const maxPriceDays = 731;
 /** Longest availability read. */
 export const maxAvailabilityDays = 366;
+/**
+ * Most cells (room type x rate plan x day) of one ARI page: a hotel's whole year of 50 room types x 5 rate plans
+ * (91,500) is one page; a larger grid is read in pages of whole room types, so what one answer holds is bounded on
+ * every face (Connect and gRPC build a page's message whole).
+ */
+export const ariCellsPerPage = 100_000;
 
 export interface InventoryDeps {
   transact: Transact;
@@ -95,6 +102,8 @@ export interface AriInput {
   to: string;
   roomTypeIds?: readonly string[];
   ratePlanIds?: readonly string[];
+  /** Where the page starts: a previous page's nextCursor ("" or absent: the first page). */
+  cursor?: string;
 }
 
 export interface AriRoomType {
@@ -106,7 +115,20 @@ export interface AriRoomType {
 export interface Ari<RoomTypes = AriRoomType[]> {
   currency: string;
   amountScale: number;
+  /** Room types in code order, whole, at most ariCellsPerPage cells (at least one room type). */
   roomTypes: RoomTypes;
+  /** Where the next page starts; "" on the last page. */
+  nextCursor: string;
+}
+
+/** An ARI cursor: the code of the last room type of a page, opaque to callers. */
+const ariCursor = (code: string) => Buffer.from(`ari:${code}`).toString("base64url");
+
+function afterCode(cursor: string): string | undefined {
+  if (cursor === "") return undefined;
+  const m = /^ari:([A-Z0-9][A-Z0-9_-]{0,31})$/.exec(Buffer.from(cursor, "base64url").toString("utf8"));
+  if (m === null) throw invalidField("cursor", "is not a cursor returned by this API");
+  return m[1];
 }
 
 function checkCode(field: string, code: string): string {
@@ -146,11 +168,18 @@ async function availabilityChanged(
 
 export function createInventoryService(deps: InventoryDeps): InventoryService {
   const { transact, clock } = deps;
+  const ariReads = concurrencyLimit(2);
   const reads = poolQueryable(deps.pool);
 
-  /** getAriInParts: the grid read whole in its compact form, each part's days built as it is read. */
-  const readAri = async (propertyId: string, input: AriInput): Promise<Ari<LazyList<AriRoomType>>> => {
+  /**
+   * getAriInParts: the grid read whole in its compact form, each part's days built as it is read. Two reads at a
+   * time (one reading PostgreSQL while the other's answer is built), the rest wait in line: a caller that builds the
+   * whole page (Connect, gRPC) does it right after its read, so what concurrent large reads hold stays bounded.
+   */
+  const readAri = (propertyId: string, input: AriInput) => ariReads(() => readAriPage(propertyId, input));
+  const readAriPage = async (propertyId: string, input: AriInput): Promise<Ari<LazyList<AriRoomType>>> => {
     const { days } = parseRange(input.from, input.to, maxAvailabilityDays);
+    const after = afterCode(input.cursor ?? "");
     const property = await propertyById(reads, propertyId);
     const wantRt = new Set(input.roomTypeIds ?? []);
     const wantRp = new Set(input.ratePlanIds ?? []);
@@ -159,9 +188,16 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
       repo.listRatePlans(reads, propertyId),
     ]);
     const plans = ratePlans.filter((rp) => wantRp.size === 0 || wantRp.has(rp.id));
-    const roomTypes = availability
-      .filter((rt) => wantRt.size === 0 || wantRt.has(rt.roomTypeId))
+    const selected = availability
+      .filter((rt) => (wantRt.size === 0 || wantRt.has(rt.roomTypeId)) && (after === undefined || rt.code > after))
+      .sort((a, b) => (a.code < b.code ? -1 : 1))
       .map((rt) => ({ rt, plans: plans.filter((rp) => rp.roomTypeIds.includes(rt.roomTypeId)) }));
+    // whole room types while the page holds at most ariCellsPerPage cells, at least one
+    let cells = 0;
+    let count = 0;
+    while (count < selected.length && (count === 0 || cells + selected[count]!.plans.length * days <= ariCellsPerPage))
+      cells += selected[count++]!.plans.length * days;
+    const roomTypes = selected.slice(0, count);
     const pairs = roomTypes.flatMap(({ rt, plans }) =>
       plans.map((rp) => ({ ratePlanId: rp.id, roomTypeId: rt.roomTypeId })),
     );
@@ -186,6 +222,7 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
       roomTypes: new LazyList(function* () {
         for (const item of roomTypes) yield [build(item)];
       }),
+      nextCursor: count < selected.length ? ariCursor(roomTypes.at(-1)!.rt.code) : "",
     };
   };
 

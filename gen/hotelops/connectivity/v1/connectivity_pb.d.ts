@@ -797,6 +797,13 @@ export declare type GetAriRequest = Message<"hotelops.connectivity.v1.GetAriRequ
    * @generated from field: repeated string rate_plans = 5;
    */
   ratePlans: string[];
+
+  /**
+   * Opaque cursor from a previous page's next_cursor (same range and filters); empty: the first page.
+   *
+   * @generated from field: string cursor = 6;
+   */
+  cursor: string;
 };
 
 /**
@@ -846,9 +853,26 @@ export declare type GetAriResponse = Message<"hotelops.connectivity.v1.GetAriRes
   amountScale: number;
 
   /**
+   * In code order, each room type whole; a page holds at most 100,000 cells (room type x rate plan x day) and at
+   * least one room type.
+   *
    * @generated from field: repeated hotelops.connectivity.v1.AriRoomType room_types = 7;
    */
   roomTypes: AriRoomType[];
+
+  /**
+   * Pass back as `cursor` for the next page; empty on the last page.
+   *
+   * @generated from field: string next_cursor = 8;
+   */
+  nextCursor: string;
+
+  /**
+   * True when more room types follow on a next page.
+   *
+   * @generated from field: bool has_more = 9;
+   */
+  hasMore: boolean;
 };
 
 /**
@@ -1182,6 +1206,7 @@ export declare const ConnectivityService: GenService<{
   /**
    * ARI: availability, price and restrictions per room type x rate plan x day over [from, to) (at most 366
    * days), in our codes with the provider's beside them. Only rate plans that cover the room type appear.
+   * A grid larger than 100,000 cells comes in pages of whole room types (`cursor`, `next_cursor`, `has_more`).
    * `room_types` / `rate_plans` filter by either code. Prices are minor units of `currency` (`amount_scale` per
    * major unit); a day without a price has `price_minor` null (the rate is not sold that day).
    *

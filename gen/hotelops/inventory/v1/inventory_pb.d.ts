@@ -811,6 +811,13 @@ export declare type GetAriRequest = Message<"hotelops.inventory.v1.GetAriRequest
    * @generated from field: repeated string rate_plan_ids = 5;
    */
   ratePlanIds: string[];
+
+  /**
+   * Opaque cursor from a previous page's next_cursor (same range and filters); empty: the first page.
+   *
+   * @generated from field: string cursor = 6;
+   */
+  cursor: string;
 };
 
 /**
@@ -846,9 +853,26 @@ export declare type GetAriResponse = Message<"hotelops.inventory.v1.GetAriRespon
   amountScale: number;
 
   /**
+   * In code order, each room type whole; a page holds at most 100,000 cells (room type x rate plan x day) and at
+   * least one room type.
+   *
    * @generated from field: repeated hotelops.inventory.v1.AriRoomType room_types = 5;
    */
   roomTypes: AriRoomType[];
+
+  /**
+   * Pass back as `cursor` for the next page; empty on the last page.
+   *
+   * @generated from field: string next_cursor = 6;
+   */
+  nextCursor: string;
+
+  /**
+   * True when more room types follow on a next page.
+   *
+   * @generated from field: bool has_more = 7;
+   */
+  hasMore: boolean;
 };
 
 /**
@@ -1178,6 +1202,7 @@ export declare const InventoryService: GenService<{
    * ARI as staff see it: availability, nightly price and restrictions per room type x rate plan x day over
    * [from, to) (at most 366 days), for the room types and rate plans asked for (none: all; a rate plan appears
    * under the room types it covers). The partner face serves the same data in provider codes (ConnectivityService).
+   * A grid larger than 100,000 cells comes in pages of whole room types (`cursor`, `next_cursor`, `has_more`).
    *
    * @generated from rpc hotelops.inventory.v1.InventoryService.GetAri
    */

@@ -128,6 +128,7 @@ class ConnectivityServiceServicer(object):
     def GetAri(self, request, context):
         """ARI: availability, price and restrictions per room type x rate plan x day over [from, to) (at most 366
         days), in our codes with the provider's beside them. Only rate plans that cover the room type appear.
+        A grid larger than 100,000 cells comes in pages of whole room types (`cursor`, `next_cursor`, `has_more`).
         `room_types` / `rate_plans` filter by either code. Prices are minor units of `currency` (`amount_scale` per
         major unit); a day without a price has `price_minor` null (the rate is not sold that day).
         """

@@ -184,6 +184,7 @@ class InventoryServiceServicer(object):
         """ARI as staff see it: availability, nightly price and restrictions per room type x rate plan x day over
         [from, to) (at most 366 days), for the room types and rate plans asked for (none: all; a rate plan appears
         under the room types it covers). The partner face serves the same data in provider codes (ConnectivityService).
+        A grid larger than 100,000 cells comes in pages of whole room types (`cursor`, `next_cursor`, `has_more`).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
