@@ -10,6 +10,7 @@ import { createInventoryService } from "../../src/modules/inventory/index.ts";
 import { createReservationService } from "../../src/modules/reservations/index.ts";
 import { setProviderMapping } from "../../src/modules/connectivity/index.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
+import { seedAriGrid } from "../helpers/hotel-fixtures.ts";
 import { bearer, createStaffSession, createTestClient, createTestProperty } from "../helpers/auth.ts";
 
 // ARI: restrictions managed by staff over InventoryService, enforced on every booking path (channel bookings
@@ -44,6 +45,10 @@ async function oauthToken(c: { clientId: string; clientSecret: string }): Promis
   );
   return (await oauth.processClientCredentialsResponse(as, { client_id: c.clientId }, res)).access_token;
 }
+
+/** An OAuth access token of a new acme partner client (not approved) for one property. */
+const partnerToken = async (propertyCode: string, scopes: string[]): Promise<string> =>
+  oauthToken(await createTestClient(app, { kind: "partner", provider: "acme", propertyCodes: [propertyCode], scopes }));
 
 const get = async (path: string, token = partner): Promise<{ status: number; body: Json }> => {
   const res = await fetch(`${app.baseUrl}${path}`, { headers: bearer(token) });
@@ -528,14 +533,7 @@ describe("GET /api/v1/properties/{propertyCode}/ari", () => {
     expect(outside.status).toBe(404);
     expect(outside.body.error.message).toBe(missing.body.error.message.replace("NOPE-9", other.code));
     expect((await get(`/api/v1/properties/${other.code}/ari/changes`)).status).toBe(404);
-    const noScope = await oauthToken(
-      await createTestClient(app, {
-        kind: "partner",
-        provider: "acme",
-        propertyCodes: [property.code],
-        scopes: ["availability.read"],
-      }),
-    );
+    const noScope = await partnerToken(property.code, ["availability.read"]);
     expect((await get(`/api/v1/properties/${property.code}/ari?from=2027-02-01&to=2027-02-02`, noScope)).status).toBe(
       403,
     );
@@ -598,14 +596,7 @@ describe("a large ARI read", () => {
         stopSell: i === 1,
       });
     }
-    const token = await oauthToken(
-      await createTestClient(app, {
-        kind: "partner",
-        provider: "acme",
-        propertyCodes: [big.code],
-        scopes: ["ari.read"],
-      }),
-    );
+    const token = await partnerToken(big.code, ["ari.read"]);
     const q = { propertyCode: big.code, from: "2027-01-01", to: "2028-01-02" };
     const rest = await get(`/api/v1/properties/${big.code}/ari?from=${q.from}&to=${q.to}`, token);
     expect(rest.status).toBe(200);
@@ -640,39 +631,10 @@ describe("a grid over 100,000 cells", () => {
   it("comes in pages of whole room types in code order, the same over REST, Connect and gRPC; a bad cursor is 400", async () => {
     // 28 room types x 10 rate plans x 366 days = 102,480 cells: 27 room types (98,820 cells), then 1
     const big = await createTestProperty(app, { code: "ARI-4", businessDate: "2027-01-01" });
-    const inventory = createInventoryService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock });
-    const types: string[] = [];
-    for (let i = 27; i >= 0; i--) {
-      const code = `RT${String(i).padStart(2, "0")}`;
-      types.push((await inventory.createRoomType(big.id, { code, name: code, maxOccupancy: 2 })).id);
-    }
-    const plans: string[] = [];
-    for (let i = 0; i < 10; i++)
-      plans.push(
-        (
-          await inventory.createRatePlan(big.id, {
-            code: `P${i}`,
-            name: `P${i}`,
-            boardType: "ROOM_ONLY",
-            roomTypeIds: types,
-          })
-        ).id,
-      );
-    await app.db.pool.query(
-      `insert into daily_prices (property_id, rate_plan_id, room_type_id, date, amount_minor)
-       select $1, rp, rt, d::date, 10000 + (extract(doy from d)::int * 7 + ordinality::int) % 5000
-       from unnest($2::uuid[]) rp cross join unnest($3::uuid[]) with ordinality as t(rt, ordinality)
-       cross join generate_series('2027-01-01'::date, '2028-01-01'::date, interval '1 day') d`,
-      [big.id, plans, types],
-    );
-    const token = await oauthToken(
-      await createTestClient(app, {
-        kind: "partner",
-        provider: "acme",
-        propertyCodes: [big.code],
-        scopes: ["ari.read"],
-      }),
-    );
+    const codes = Array.from({ length: 28 }, (_, i) => `RT${String(i).padStart(2, "0")}`);
+    // created in reverse: the pages follow the codes, not the order of creation
+    const { roomTypes: types } = await seedAriGrid(app, big.id, codes.toReversed(), 10);
+    const token = await partnerToken(big.code, ["ari.read"]);
     type Page = { roomTypes: { code: string; ratePlans: { days: { priceMinor?: unknown }[] }[] }[] } & {
       nextCursor: string;
       hasMore: boolean;
@@ -690,7 +652,6 @@ describe("a grid over 100,000 cells", () => {
     const path = `/api/v1/properties/${big.code}/ari?from=${q.from}&to=${q.to}`;
     const first = await get(path, token);
     expect(first.status).toBe(200);
-    const codes = Array.from({ length: 28 }, (_, i) => `RT${String(i).padStart(2, "0")}`);
     expect(summary(first.body)).toMatchObject({ codes: codes.slice(0, 27), cells: 98_820, hasMore: true, last: false });
     const second = await get(`${path}&cursor=${first.body.nextCursor}`, token);
     expect(summary(second.body)).toMatchObject({ codes: ["RT27"], cells: 3_660, hasMore: false, last: true });

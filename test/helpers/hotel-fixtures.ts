@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type pg from "pg";
 import { newId } from "../../src/lib/ids.ts";
+import type { App } from "../../src/app.ts";
+import { createInventoryService } from "../../src/modules/inventory/index.ts";
 
 /**
  * Minimal hotel rows written with SQL, for tests of modules that read them (folio, invoices, night audit)
@@ -134,4 +136,35 @@ export async function seedReservation(
     ],
   );
   return { id, code, roomLineId };
+}
+
+/**
+ * A large ARI grid through the inventory service: room types created in the order of `roomTypeCodes`, `ratePlans`
+ * rate plans (P0, P1, ...) covering all of them, and a price on every day of 2027 for every pair (by SQL).
+ */
+export async function seedAriGrid(
+  app: Pick<App, "deps" | "db" | "clock">,
+  propertyId: string,
+  roomTypeCodes: string[],
+  ratePlans: number,
+): Promise<{ roomTypes: string[]; ratePlans: string[] }> {
+  const inventory = createInventoryService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock });
+  const types: string[] = [];
+  for (const code of roomTypeCodes)
+    types.push((await inventory.createRoomType(propertyId, { code, name: code, maxOccupancy: 2 })).id);
+  const plans: string[] = [];
+  for (let i = 0; i < ratePlans; i++) {
+    const code = `P${i}`;
+    plans.push(
+      (await inventory.createRatePlan(propertyId, { code, name: code, boardType: "ROOM_ONLY", roomTypeIds: types })).id,
+    );
+  }
+  await app.db.pool.query(
+    `insert into daily_prices (property_id, rate_plan_id, room_type_id, date, amount_minor)
+     select $1, rp, rt, d::date, 10000 + (extract(doy from d)::int * 7 + ordinality::int) % 5000
+     from unnest($2::uuid[]) rp cross join unnest($3::uuid[]) with ordinality as t(rt, ordinality)
+     cross join generate_series('2027-01-01'::date, '2028-01-01'::date, interval '1 day') d`,
+    [propertyId, plans, types],
+  );
+  return { roomTypes: types, ratePlans: plans };
 }

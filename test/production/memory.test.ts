@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { ConnectivityService } from "../../gen/hotelops/connectivity/v1/connectivity_pb.js";
-import { createInventoryService } from "../../src/modules/inventory/index.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
+import { seedAriGrid } from "../helpers/hotel-fixtures.ts";
 import { bearer, createTestClient, createTestProperty } from "../helpers/auth.ts";
 import { killAllServices, startService, type ServiceProcess } from "../helpers/service-process.ts";
 
@@ -18,31 +18,11 @@ const code = "MEM-1";
 beforeAll(async () => {
   admin = await startTestApp();
   const property = await createTestProperty(admin, { code, businessDate: "2027-01-01" });
-  const inventory = createInventoryService({ transact: admin.deps.transact, pool: admin.db.pool, clock: admin.clock });
-  const types: string[] = [];
-  for (let i = 0; i < 27; i++) {
-    const rt = await inventory.createRoomType(property.id, { code: `RT${i}`, name: `Type ${i}`, maxOccupancy: 2 });
-    await inventory.createRoom(property.id, { number: `${i}01`, roomTypeId: rt.id });
-    types.push(rt.id);
-  }
-  const plans: string[] = [];
-  for (let i = 0; i < 10; i++)
-    plans.push(
-      (
-        await inventory.createRatePlan(property.id, {
-          code: `P${i}`,
-          name: `P${i}`,
-          boardType: "ROOM_ONLY",
-          roomTypeIds: types,
-        })
-      ).id,
-    );
-  await admin.db.pool.query(
-    `insert into daily_prices (property_id, rate_plan_id, room_type_id, date, amount_minor)
-     select $1, rp, rt, d::date, 10000 + extract(doy from d)::int
-     from unnest($2::uuid[]) rp cross join unnest($3::uuid[]) rt
-     cross join generate_series('2027-01-01'::date, '2028-12-31'::date, interval '1 day') d`,
-    [property.id, plans, types],
+  await seedAriGrid(
+    admin,
+    property.id,
+    Array.from({ length: 27 }, (_, i) => `RT${i}`),
+    10,
   );
   token = (
     await createTestClient(admin, {
