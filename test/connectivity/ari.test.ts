@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as oauth from "oauth4webapi";
 import { Code, ConnectError, createClient, type Client } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
-import { InventoryService } from "../../gen/hotelops/inventory/v1/inventory_pb.js";
+import { BoardType, InventoryService } from "../../gen/hotelops/inventory/v1/inventory_pb.js";
 import { ConnectivityService } from "../../gen/hotelops/connectivity/v1/connectivity_pb.js";
 import { ReservationService } from "../../gen/hotelops/reservation/v1/reservation_pb.js";
 import { newId } from "../../src/lib/ids.ts";
@@ -687,6 +687,40 @@ describe("a grid over 100,000 cells", () => {
       { headers: bearer(staffToken) },
     );
     expect([rest.roomTypes.map((rt) => rt.roomTypeId), rest.hasMore, rest.nextCursor]).toEqual([[types[0]], false, ""]);
+  });
+});
+
+describe("rate plans of a property", () => {
+  it("are at most 250 (a room type's year within one ARI page): the 251st is 409 over Connect and gRPC", async () => {
+    const small = await createTestProperty(app, { code: "ARI-5", businessDate: "2027-01-01" });
+    const inventory = createInventoryService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock });
+    const rt = await inventory.createRoomType(small.id, { code: "DBL", name: "Double", maxOccupancy: 2 });
+    const plan = (code: string) => ({ code, name: code, boardType: "ROOM_ONLY" as const, roomTypeIds: [rt.id] });
+    for (let i = 0; i < 250; i++) await inventory.createRatePlan(small.id, plan(`P${i}`));
+    const admin = await createTestClient(app, {
+      kind: "internal",
+      provider: "pms",
+      propertyCodes: [small.code],
+      scopes: ["admin"],
+    });
+    for (const transport of [
+      createConnectTransport({ baseUrl: app.baseUrl, httpVersion: "1.1" }),
+      createGrpcTransport({ baseUrl: app.baseUrl }),
+    ]) {
+      const client = createClient(InventoryService, transport);
+      const refused = await failure(
+        client.createRatePlan(
+          { propertyCode: small.code, ...plan("P250"), boardType: BoardType.ROOM_ONLY },
+          { headers: bearer(admin.accessToken) },
+        ),
+      );
+      expect(refused).toMatchObject({
+        code: Code.FailedPrecondition,
+        appCode: "conflict",
+        message: "A property has at most 250 rate plans.",
+      });
+    }
+    expect(await inventory.listRatePlans(small.id)).toHaveLength(250);
   });
 });
 

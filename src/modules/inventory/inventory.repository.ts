@@ -128,6 +128,13 @@ export async function insertRatePlan(q: Queryable, propertyId: string, rp: RateP
   );
 }
 
+export async function countRatePlans(q: Queryable, propertyId: string): Promise<number> {
+  const [row] = await q.query<{ n: number }>("select count(*)::int as n from rate_plans where property_id = $1", [
+    propertyId,
+  ]);
+  return row!.n;
+}
+
 export function listRatePlans(q: Queryable, propertyId: string): Promise<RatePlan[]> {
   return q.query<RatePlan>(`select ${ratePlanCols} from rate_plans rp where rp.property_id = $1 order by rp.code`, [
     propertyId,

@@ -48,6 +48,8 @@ export const maxAvailabilityDays = 366;
  * every face (Connect and gRPC build a page's message whole).
  */
 export const ariCellsPerPage = 100_000;
+/** Rate plans of one property: a room type's year is then at most 91,500 cells, within one ARI page. */
+export const maxRatePlans = 250;
 
 export interface InventoryDeps {
   transact: Transact;
@@ -344,6 +346,8 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
       const work = transact(async (tx) => {
         const ids = [...new Set(input.roomTypeIds)];
         for (const id of ids) await requireRoomType(tx, propertyId, id);
+        if ((await repo.countRatePlans(tx, propertyId)) >= maxRatePlans)
+          throw new AppError("conflict", `A property has at most ${maxRatePlans} rate plans.`);
         const rp: RatePlan = { id: newId(), code: input.code, name, boardType: input.boardType, roomTypeIds: ids };
         await repo.insertRatePlan(tx, propertyId, rp, clock.now());
         return (await repo.findRatePlan(tx, propertyId, rp.id))!;

@@ -1142,7 +1142,8 @@ export declare const InventoryService: GenService<{
     output: typeof SetRoomStatusResponseSchema;
   },
   /**
-   * Creates a rate plan for some room types of the property. 409 conflict when the code is taken.
+   * Creates a rate plan for some room types of the property. 409 conflict when the code is taken or the property
+   * has 250 rate plans (the most it may have).
    *
    * @generated from rpc hotelops.inventory.v1.InventoryService.CreateRatePlan
    */

@@ -139,7 +139,8 @@ class InventoryServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def CreateRatePlan(self, request, context):
-        """Creates a rate plan for some room types of the property. 409 conflict when the code is taken.
+        """Creates a rate plan for some room types of the property. 409 conflict when the code is taken or the property
+        has 250 rate plans (the most it may have).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
