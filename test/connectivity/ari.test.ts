@@ -690,37 +690,63 @@ describe("a grid over 100,000 cells", () => {
   });
 });
 
-describe("rate plans of a property", () => {
-  it("are at most 250 (a room type's year within one ARI page): the 251st is 409 over Connect and gRPC", async () => {
-    const small = await createTestProperty(app, { code: "ARI-5", businessDate: "2027-01-01" });
-    const inventory = createInventoryService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock });
-    const rt = await inventory.createRoomType(small.id, { code: "DBL", name: "Double", maxOccupancy: 2 });
-    const plan = (code: string) => ({ code, name: code, boardType: "ROOM_ONLY" as const, roomTypeIds: [rt.id] });
-    for (let i = 0; i < 250; i++) await inventory.createRatePlan(small.id, plan(`P${i}`));
+describe("room types and rate plans of a property", () => {
+  /** Whether a property that is full refuses one more, with 409 conflict, over Connect and over gRPC alike. */
+  async function refusesOneMore(
+    propertyCode: string,
+    add: (client: Client<typeof InventoryService>, headers: { authorization: string }) => Promise<unknown>,
+    message: string,
+  ) {
     const admin = await createTestClient(app, {
       kind: "internal",
       provider: "pms",
-      propertyCodes: [small.code],
+      propertyCodes: [propertyCode],
       scopes: ["admin"],
     });
     for (const transport of [
       createConnectTransport({ baseUrl: app.baseUrl, httpVersion: "1.1" }),
       createGrpcTransport({ baseUrl: app.baseUrl }),
-    ]) {
-      const client = createClient(InventoryService, transport);
-      const refused = await failure(
-        client.createRatePlan(
-          { propertyCode: small.code, ...plan("P250"), boardType: BoardType.ROOM_ONLY },
-          { headers: bearer(admin.accessToken) },
-        ),
-      );
-      expect(refused).toMatchObject({
+    ])
+      expect(await failure(add(createClient(InventoryService, transport), bearer(admin.accessToken)))).toMatchObject({
         code: Code.FailedPrecondition,
         appCode: "conflict",
-        message: "A property has at most 250 rate plans.",
+        message,
       });
-    }
+  }
+
+  it("rate plans are at most 250 (a room type's year within one ARI page): the 251st is 409 over Connect and gRPC", async () => {
+    const small = await createTestProperty(app, { code: "ARI-5", businessDate: "2027-01-01" });
+    const inventory = createInventoryService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock });
+    const rt = await inventory.createRoomType(small.id, { code: "DBL", name: "Double", maxOccupancy: 2 });
+    const plan = (code: string) => ({ code, name: code, boardType: "ROOM_ONLY" as const, roomTypeIds: [rt.id] });
+    for (let i = 0; i < 250; i++) await inventory.createRatePlan(small.id, plan(`P${i}`));
+    await refusesOneMore(
+      small.code,
+      (client, headers) =>
+        client.createRatePlan(
+          { propertyCode: small.code, ...plan("P250"), boardType: BoardType.ROOM_ONLY },
+          { headers },
+        ),
+      "A property has at most 250 rate plans.",
+    );
     expect(await inventory.listRatePlans(small.id)).toHaveLength(250);
+  });
+
+  it("room types are at most 500 (a year's availability in one answer): the 501st is 409 over Connect and gRPC", async () => {
+    const many = await createTestProperty(app, { code: "ARI-6", businessDate: "2027-01-01" });
+    const inventory = createInventoryService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock });
+    for (let i = 0; i < 500; i++)
+      await inventory.createRoomType(many.id, { code: `RT${i}`, name: `Type ${i}`, maxOccupancy: 2 });
+    await refusesOneMore(
+      many.code,
+      (client, headers) =>
+        client.createRoomType(
+          { propertyCode: many.code, code: "RT500", name: "One more", maxOccupancy: 2 },
+          { headers },
+        ),
+      "A property has at most 500 room types.",
+    );
+    expect(await inventory.listRoomTypes(many.id)).toHaveLength(500);
   });
 });
 

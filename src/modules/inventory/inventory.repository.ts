@@ -128,8 +128,13 @@ export async function insertRatePlan(q: Queryable, propertyId: string, rp: RateP
   );
 }
 
-export async function countRatePlans(q: Queryable, propertyId: string): Promise<number> {
-  const [row] = await q.query<{ n: number }>("select count(*)::int as n from rate_plans where property_id = $1", [
+/** How many room types or rate plans a property has. */
+export async function countOfProperty(
+  q: Queryable,
+  table: "room_types" | "rate_plans",
+  propertyId: string,
+): Promise<number> {
+  const [row] = await q.query<{ n: number }>(`select count(*)::int as n from ${table} where property_id = $1`, [
     propertyId,
   ]);
   return row!.n;

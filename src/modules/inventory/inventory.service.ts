@@ -50,6 +50,14 @@ export const maxAvailabilityDays = 366;
 export const ariCellsPerPage = 100_000;
 /** Rate plans of one property: a room type's year is then at most 91,500 cells, within one ARI page. */
 export const maxRatePlans = 250;
+/** Room types of one property: its availability for a year is then at most 183,000 days in one answer. */
+export const maxRoomTypes = 500;
+
+/** 409 when the property already has `max` rows of `table` (checked in the transaction that adds one). */
+async function checkCount(tx: Tx, table: "room_types" | "rate_plans", propertyId: string, max: number, what: string) {
+  if ((await repo.countOfProperty(tx, table, propertyId)) >= max)
+    throw new AppError("conflict", `A property has at most ${max} ${what}.`);
+}
 
 export interface InventoryDeps {
   transact: Transact;
@@ -234,14 +242,15 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
       const name = checkName("name", input.name);
       if (!Number.isInteger(input.maxOccupancy) || input.maxOccupancy < 1 || input.maxOccupancy > 20)
         throw invalidField("maxOccupancy", "1 to 20");
-      const work = transact((tx) =>
-        repo.insertRoomType(
+      const work = transact(async (tx) => {
+        await checkCount(tx, "room_types", propertyId, maxRoomTypes, "room types");
+        return repo.insertRoomType(
           tx,
           propertyId,
           { id: newId(), code: input.code, name, maxOccupancy: input.maxOccupancy },
           clock.now(),
-        ),
-      );
+        );
+      });
       return conflictOnDuplicate(work, `Room type ${input.code} exists.`);
     },
 
@@ -346,8 +355,7 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
       const work = transact(async (tx) => {
         const ids = [...new Set(input.roomTypeIds)];
         for (const id of ids) await requireRoomType(tx, propertyId, id);
-        if ((await repo.countRatePlans(tx, propertyId)) >= maxRatePlans)
-          throw new AppError("conflict", `A property has at most ${maxRatePlans} rate plans.`);
+        await checkCount(tx, "rate_plans", propertyId, maxRatePlans, "rate plans");
         const rp: RatePlan = { id: newId(), code: input.code, name, boardType: input.boardType, roomTypeIds: ids };
         await repo.insertRatePlan(tx, propertyId, rp, clock.now());
         return (await repo.findRatePlan(tx, propertyId, rp.id))!;

@@ -1090,7 +1090,8 @@ export declare const BoardTypeSchema: GenEnum<BoardType>;
  */
 export declare const InventoryService: GenService<{
   /**
-   * Creates a room type. 409 conflict when the code is taken in the property.
+   * Creates a room type. 409 conflict when the code is taken in the property or it has 500 room types (the most it
+   * may have).
    *
    * @generated from rpc hotelops.inventory.v1.InventoryService.CreateRoomType
    */
