@@ -140,7 +140,8 @@ export async function seedReservation(
 
 /**
  * A large ARI grid through the inventory service: room types created in the order of `roomTypeCodes`, `ratePlans`
- * rate plans (P0, P1, ...) covering all of them, and a price on every day of 2027 for every pair (by SQL).
+ * rate plans (P0, P1, ...) covering all of them, and a price and every kind of restriction on every day of 2027 for
+ * every pair (by SQL: the largest cells an answer can hold).
  */
 export async function seedAriGrid(
   app: Pick<App, "deps" | "db" | "clock">,
@@ -163,6 +164,15 @@ export async function seedAriGrid(
     `insert into daily_prices (property_id, rate_plan_id, room_type_id, date, amount_minor)
      select $1, rp, rt, d::date, 10000 + (extract(doy from d)::int * 7 + ordinality::int) % 5000
      from unnest($2::uuid[]) rp cross join unnest($3::uuid[]) with ordinality as t(rt, ordinality)
+     cross join generate_series('2027-01-01'::date, '2028-01-01'::date, interval '1 day') d`,
+    [propertyId, plans, types],
+  );
+  await app.db.pool.query(
+    `insert into rate_restrictions (property_id, rate_plan_id, room_type_id, date, min_stay, max_stay,
+                                    closed_to_arrival, closed_to_departure, stop_sell)
+     select $1, rp, rt, d::date, 2, 14, extract(isodow from d) = 5, extract(isodow from d) = 1,
+            extract(doy from d)::int % 17 = 0
+     from unnest($2::uuid[]) rp cross join unnest($3::uuid[]) rt
      cross join generate_series('2027-01-01'::date, '2028-01-01'::date, interval '1 day') d`,
     [propertyId, plans, types],
   );

@@ -1,5 +1,6 @@
 import { AppError } from "../../errors.ts";
 import { daysBetween } from "../../lib/dates.ts";
+import { concurrencyLimit } from "../../lib/limit.ts";
 import type { Queryable } from "../../db/queryable.ts";
 
 /** The counters of a `room_type_days` row that consume rooms. */
@@ -194,13 +195,28 @@ interface AvailabilityRow {
  * JSON.parse reads far faster than node-postgres parses thousands of rows or PostgreSQL builds JSON; each day
  * carries its own index, so nothing depends on aggregation order. Dates without a stored row have
  * total = room_count and nothing taken.
+ *
+ * Two reads at a time per process, the others wait in line: a caller answers right after its read (Connect and gRPC
+ * build the whole message), so what concurrent reads of whole years hold stays bounded.
  */
-export async function readAvailability(
+export function readAvailability(
   q: Queryable,
   propertyId: string,
   from: string,
   to: string,
   roomTypeCodes: readonly string[] = [],
+): Promise<RoomTypeAvailability[]> {
+  return availabilityReads(() => readAvailabilityNow(q, propertyId, from, to, roomTypeCodes));
+}
+
+const availabilityReads = concurrencyLimit(2);
+
+async function readAvailabilityNow(
+  q: Queryable,
+  propertyId: string,
+  from: string,
+  to: string,
+  roomTypeCodes: readonly string[],
 ): Promise<RoomTypeAvailability[]> {
   const rows = await q.query<AvailabilityRow>(
     `select rt.id, rt.code, rt.room_count, d.days::text as days

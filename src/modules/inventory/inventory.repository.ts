@@ -128,13 +128,18 @@ export async function insertRatePlan(q: Queryable, propertyId: string, rp: RateP
   );
 }
 
-/** How many room types or rate plans a property has. */
+/**
+ * How many room types or rate plans a property has, counted under a transaction lock of the property and table, so
+ * that of concurrent transactions adding one, each counts the rows the earlier ones added.
+ */
 export async function countOfProperty(
-  q: Queryable,
+  tx: Queryable,
   table: "room_types" | "rate_plans",
   propertyId: string,
 ): Promise<number> {
-  const [row] = await q.query<{ n: number }>(`select count(*)::int as n from ${table} where property_id = $1`, [
+  // the count is its own statement: a statement's snapshot is taken before a lock it waits for
+  await tx.query("select pg_advisory_xact_lock(hashtextextended($1, 0))", [`${table}:${propertyId}`]);
+  const [row] = await tx.query<{ n: number }>(`select count(*)::int as n from ${table} where property_id = $1`, [
     propertyId,
   ]);
   return row!.n;

@@ -50,8 +50,8 @@ export const maxAvailabilityDays = 366;
 export const ariCellsPerPage = 100_000;
 /** Rate plans of one property: a room type's year is then at most 91,500 cells, within one ARI page. */
 export const maxRatePlans = 250;
-/** Room types of one property: its availability for a year is then at most 183,000 days in one answer. */
-export const maxRoomTypes = 500;
+/** Room types of one property: its availability for a year is then at most 36,600 days in one answer. */
+export const maxRoomTypes = 100;
 
 /** 409 when the property already has `max` rows of `table` (checked in the transaction that adds one). */
 async function checkCount(tx: Tx, table: "room_types" | "rate_plans", propertyId: string, max: number, what: string) {
@@ -125,7 +125,7 @@ export interface AriRoomType {
 export interface Ari<RoomTypes = AriRoomType[]> {
   currency: string;
   amountScale: number;
-  /** Room types in code order, whole, at most ariCellsPerPage cells (at least one room type). */
+  /** Room types in code order, whole, at most ariCellsPerPage cells (at least one room type when any remain). */
   roomTypes: RoomTypes;
   /** Where the next page starts; "" on the last page. */
   nextCursor: string;
@@ -178,50 +178,68 @@ async function availabilityChanged(
 
 export function createInventoryService(deps: InventoryDeps): InventoryService {
   const { transact, clock } = deps;
-  const ariReads = concurrencyLimit(2);
+  const ariReads = concurrencyLimit(1);
   const reads = poolQueryable(deps.pool);
 
   /**
-   * getAriInParts: the grid read whole in its compact form, each part's days built as it is read. Two reads at a
-   * time (one reading PostgreSQL while the other's answer is built), the rest wait in line: a caller that builds the
-   * whole page (Connect, gRPC) does it right after its read, so what concurrent large reads hold stays bounded.
+   * getAriInParts: the grid read whole in its compact form, each part's days built as it is read. One read at a
+   * time, the rest wait in line (an invalid range or cursor is refused before): a caller that builds the whole page
+   * (Connect, gRPC) does it right after its read, so what concurrent large reads hold stays bounded. The REST face
+   * builds its page while the client takes it, after the read, holding the compact grid meanwhile.
    */
-  const readAri = (propertyId: string, input: AriInput) => ariReads(() => readAriPage(propertyId, input));
-  const readAriPage = async (propertyId: string, input: AriInput): Promise<Ari<LazyList<AriRoomType>>> => {
+  const readAri = (propertyId: string, input: AriInput) => {
     const { days } = parseRange(input.from, input.to, maxAvailabilityDays);
     const after = afterCode(input.cursor ?? "");
-    const property = await propertyById(reads, propertyId);
+    return ariReads(() => readAriPage(propertyId, input, days, after));
+  };
+  const readAriPage = async (
+    propertyId: string,
+    input: AriInput,
+    days: number,
+    after: string | undefined,
+  ): Promise<Ari<LazyList<AriRoomType>>> => {
     const wantRt = new Set(input.roomTypeIds ?? []);
     const wantRp = new Set(input.ratePlanIds ?? []);
-    const [availability, ratePlans] = await Promise.all([
-      readAvailability(reads, propertyId, input.from, input.to),
+    const [property, allRoomTypes, ratePlans] = await Promise.all([
+      propertyById(reads, propertyId),
+      repo.listRoomTypes(reads, propertyId),
       repo.listRatePlans(reads, propertyId),
     ]);
     const plans = ratePlans.filter((rp) => wantRp.size === 0 || wantRp.has(rp.id));
-    const selected = availability
-      .filter((rt) => (wantRt.size === 0 || wantRt.has(rt.roomTypeId)) && (after === undefined || rt.code > after))
+    const selected = allRoomTypes
+      .filter((rt) => (wantRt.size === 0 || wantRt.has(rt.id)) && (after === undefined || rt.code > after))
       .sort((a, b) => (a.code < b.code ? -1 : 1))
-      .map((rt) => ({ rt, plans: plans.filter((rp) => rp.roomTypeIds.includes(rt.roomTypeId)) }));
+      .map((rt) => ({ rt, plans: plans.filter((rp) => rp.roomTypeIds.includes(rt.id)) }));
     // whole room types while the page holds at most ariCellsPerPage cells, at least one
     let cells = 0;
     let count = 0;
     while (count < selected.length && (count === 0 || cells + selected[count]!.plans.length * days <= ariCellsPerPage))
       cells += selected[count++]!.plans.length * days;
-    const roomTypes = selected.slice(0, count);
-    const pairs = roomTypes.flatMap(({ rt, plans }) =>
-      plans.map((rp) => ({ ratePlanId: rp.id, roomTypeId: rt.roomTypeId })),
-    );
-    const grid = await readRatesAndRestrictions(reads, propertyId, pairs, input.from, input.to);
+    const page = selected.slice(0, count);
+    const pairs = page.flatMap(({ rt, plans }) => plans.map((rp) => ({ ratePlanId: rp.id, roomTypeId: rt.id })));
+    const [availability, grid] = await Promise.all([
+      page.length === 0
+        ? []
+        : readAvailability(
+            reads,
+            propertyId,
+            input.from,
+            input.to,
+            page.map(({ rt }) => rt.code),
+          ),
+      readRatesAndRestrictions(reads, propertyId, pairs, input.from, input.to),
+    ]);
+    const availableOf = new Map(availability.map((a) => [a.roomTypeId, a.days.map((d) => d.available)]));
     const dates = Array.from({ length: days }, (_, i) => addDays(input.from, i));
-    const build = ({ rt, plans }: (typeof roomTypes)[number]): AriRoomType => {
-      const available = rt.days.map((d) => d.available);
+    const build = ({ rt, plans }: (typeof page)[number]): AriRoomType => {
+      const available = availableOf.get(rt.id)!;
       return {
-        id: rt.roomTypeId,
+        id: rt.id,
         code: rt.code,
         ratePlans: plans.map((rp) => ({
           id: rp.id,
           code: rp.code,
-          days: ariDays(dates, available, grid.get(`${rp.id}|${rt.roomTypeId}`)),
+          days: ariDays(dates, available, grid.get(`${rp.id}|${rt.id}`)),
         })),
       };
     };
@@ -230,9 +248,9 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
       amountScale: property.amountScale,
       // a part per room type (a year of 5 rate plans: 1,830 days)
       roomTypes: new LazyList(function* () {
-        for (const item of roomTypes) yield [build(item)];
+        for (const item of page) yield [build(item)];
       }),
-      nextCursor: count < selected.length ? ariCursor(roomTypes.at(-1)!.rt.code) : "",
+      nextCursor: count < selected.length ? ariCursor(page.at(-1)!.rt.code) : "",
     };
   };
 

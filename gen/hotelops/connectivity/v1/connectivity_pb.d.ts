@@ -854,7 +854,7 @@ export declare type GetAriResponse = Message<"hotelops.connectivity.v1.GetAriRes
 
   /**
    * In code order, each room type whole; a page holds at most 100,000 cells (room type x rate plan x day) and at
-   * least one room type.
+   * least one room type when any remain.
    *
    * @generated from field: repeated hotelops.connectivity.v1.AriRoomType room_types = 7;
    */

@@ -854,7 +854,7 @@ export declare type GetAriResponse = Message<"hotelops.inventory.v1.GetAriRespon
 
   /**
    * In code order, each room type whole; a page holds at most 100,000 cells (room type x rate plan x day) and at
-   * least one room type.
+   * least one room type when any remain.
    *
    * @generated from field: repeated hotelops.inventory.v1.AriRoomType room_types = 5;
    */
@@ -1090,7 +1090,7 @@ export declare const BoardTypeSchema: GenEnum<BoardType>;
  */
 export declare const InventoryService: GenService<{
   /**
-   * Creates a room type. 409 conflict when the code is taken in the property or it has 500 room types (the most it
+   * Creates a room type. 409 conflict when the code is taken in the property or it has 100 room types (the most it
    * may have).
    *
    * @generated from rpc hotelops.inventory.v1.InventoryService.CreateRoomType

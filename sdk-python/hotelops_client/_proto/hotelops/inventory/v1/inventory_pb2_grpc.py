@@ -102,7 +102,7 @@ class InventoryServiceServicer(object):
     """
 
     def CreateRoomType(self, request, context):
-        """Creates a room type. 409 conflict when the code is taken in the property or it has 500 room types (the most it
+        """Creates a room type. 409 conflict when the code is taken in the property or it has 100 room types (the most it
         may have).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
