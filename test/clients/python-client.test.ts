@@ -6,6 +6,7 @@ import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { requirePythonGrpc } from "../helpers/prerequisites.ts";
 import { systemClock } from "../../src/lib/clock.ts";
 import { recordEvent } from "../../src/modules/events/index.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
@@ -16,12 +17,13 @@ import { createTestCa, startReceiver, startWebhookApp, testResolver } from "../h
 const run = promisify(execFile);
 const sdkPython = new URL("../../sdk-python", import.meta.url).pathname;
 // Debian's interpreter (.ci/run installs python3-grpcio and python3-protobuf for it), not a pyenv shim
-const PYTHON = "/usr/bin/python3";
+let PYTHON = "";
 const python = (args: string[], env: Record<string, string> = {}) =>
   run(PYTHON, args, { cwd: sdkPython, env: { ...process.env, PYTHONPATH: sdkPython, ...env }, timeout: 60_000 });
 
 let app: TestApp;
 beforeAll(async () => {
+  PYTHON = requirePythonGrpc();
   app = await startTestApp();
 });
 afterAll(async () => {

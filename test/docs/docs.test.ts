@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedDemo } from "../../src/ops/seed.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { createTestClient } from "../helpers/auth.ts";
+import { launchChromium } from "../helpers/prerequisites.ts";
 
-const CHROMIUM = "/usr/bin/chromium"; // .ci/run installs Debian's chromium when it is missing
 const committed = readFileSync(new URL("../../openapi/hotelops.v1.json", import.meta.url), "utf8");
 
 let app: TestApp;
@@ -15,18 +15,7 @@ beforeAll(async () => {
   app = await startTestApp();
   const seed = await seedDemo(app.deps, app.services.admin); // the documented examples use the demo hotel
   demoClient = seed.client!;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
+  browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();

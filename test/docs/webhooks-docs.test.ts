@@ -1,26 +1,14 @@
-import { chromium, type Browser } from "playwright-core";
+import { type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventCatalogue } from "../../src/modules/events/index.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
-
-const CHROMIUM = "/usr/bin/chromium"; // .ci/run installs Debian's chromium when it is missing
+import { launchChromium } from "../helpers/prerequisites.ts";
 
 let app: TestApp;
 let browser: Browser;
 beforeAll(async () => {
   app = await startTestApp();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
+  browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();

@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/lib/clock.ts";
 import { readOutbox } from "../../src/lib/mail.ts";
@@ -22,8 +22,8 @@ import {
   type TestCa,
   type WebhookApp,
 } from "../helpers/webhooks.ts";
+import { launchChromium } from "../helpers/prerequisites.ts";
 
-const CHROMIUM = "/usr/bin/chromium"; // .ci/run installs Debian's chromium when it is missing
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const shotsDir =
   process.env.PANEL_SCREENSHOTS_DIR ??
@@ -82,18 +82,7 @@ beforeAll(async () => {
     body: JSON.stringify({ url: receiver.url("/stranger"), eventTypes: ["reservation.created"] }),
   });
   foreignEndpointId = ((await res.json()) as { endpoint: { id: string } }).endpoint.id;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {

@@ -3,14 +3,13 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { build } from "esbuild";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
 import { createCors } from "../../src/server/cors.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { createTestClient, createTestProperty } from "../helpers/auth.ts";
-
-const CHROMIUM = "/usr/bin/chromium"; // .ci/run installs Debian's chromium when it is missing
+import { launchChromium } from "../helpers/prerequisites.ts";
 
 async function servePage(host: string, script: string): Promise<{ server: Server; origin: string }> {
   const server = createServer((req, res) => {
@@ -43,18 +42,7 @@ beforeAll(async () => {
   allowed = await servePage("127.0.0.2", script);
   other = await servePage("127.0.0.3", script);
   app = await startTestApp({ env: { CORS_ORIGINS: `https://app.example.com, ${allowed.origin}` } });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
+  browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
