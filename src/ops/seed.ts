@@ -2,7 +2,8 @@ import type { Deps } from "../modules/module.ts";
 import type { Tx } from "../db/transaction.ts";
 import { ADMIN_SCOPE, type AdminService } from "../modules/admin/index.ts";
 import { scopes as partnerScopes } from "../modules/auth/index.ts";
-import { seedInventory } from "../modules/inventory/index.ts";
+import { ratePlansOf, roomTypesOf, seedInventory } from "../modules/inventory/index.ts";
+import { setProviderMapping } from "../modules/connectivity/index.ts";
 import { findPropertiesOfGroup } from "../modules/properties/index.ts";
 import { poolQueryable } from "../db/queryable.ts";
 
@@ -96,6 +97,7 @@ export async function seedDemo(deps: Deps, admin: AdminService): Promise<DemoSee
   });
 
   for (const p of properties) for (const seed of moduleSeeders) await deps.transact((tx) => seed(tx, p.id));
+  for (const p of properties) await mapOwnCodes(deps, p);
   return {
     created: true,
     groupCode: "DEMO",
@@ -104,6 +106,26 @@ export async function seedDemo(deps: Deps, admin: AdminService): Promise<DemoSee
     password: DEMO_PASSWORD,
     client: { clientId: client.id, clientSecret },
   };
+}
+
+/**
+ * The demo internal client sends and reads in the hotel's own codes: each room type and rate plan is mapped to its
+ * code for provider `hotelops`, so the documented partner examples (room type DBL, rate plan BB) are applied.
+ */
+async function mapOwnCodes(deps: Deps, property: { code: string; id: string }): Promise<void> {
+  const pool = deps.db.pool;
+  const catalogue = [
+    ...(await roomTypesOf(pool, property.id)).map((t) => ({ kind: "room_type" as const, code: t.code })),
+    ...(await ratePlansOf(pool, property.id)).map((r) => ({ kind: "rate_plan" as const, code: r.code })),
+  ];
+  for (const { kind, code } of catalogue)
+    await setProviderMapping(pool, {
+      propertyCode: property.code,
+      provider: "hotelops",
+      kind,
+      code,
+      externalCode: code,
+    });
 }
 
 /** Per-property demo data of other modules, written after the properties exist. */
