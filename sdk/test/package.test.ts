@@ -4,7 +4,7 @@
 // No network: the SDK's own dependencies are packed from this repository's node_modules (the same pinned
 // versions the registry serves) and installed with --offline.
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { request } from "node:https";
 import { createServer as createNetServer, type AddressInfo } from "node:net";
@@ -13,10 +13,12 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { build } from "esbuild";
 import { chromium } from "playwright-core";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/lib/clock.ts";
-import { createStaffSession, createTestClient, createTestProperty } from "../../test/helpers/auth.ts";
-import { seedRoomTypeAndRatePlan } from "../../test/helpers/hotel-fixtures.ts";
+import { createStaffSession, createTestProperty } from "../../test/helpers/auth.ts";
+import { freePort } from "../../test/global-setup.ts";
+import { killAllServices, startService, type ServiceProcess } from "../../test/helpers/service-process.ts";
 import {
   createTestCa,
   startWebhookApp,
@@ -34,6 +36,9 @@ const project = join(scratch, "project");
 let tarball = "";
 let app: WebhookApp;
 let ca: TestCa;
+/** The service as `npm start` runs it on a fresh database: the demo hotel the partner and staff examples run against. */
+let demo: ServiceProcess;
+let demoDatabase = "";
 
 /** The Node 20 that runs npm here (npm_node_execpath), else the system one; the tests run on Node 24. */
 async function findNode20(): Promise<string> {
@@ -106,18 +111,31 @@ beforeAll(async () => {
       include: ["examples"],
     }),
   );
+  // a newcomer's `npm start`: the embedded PostgreSQL in a fresh data directory, seeded with the demo hotel
+  const pgPort = await freePort();
+  demoDatabase = `postgres://hotelops:hotelops@127.0.0.1:${pgPort}/hotelops`;
+  chmodSync(scratch, 0o755);
+  demo = await startService({ DATA_DIR: join(scratch, "demo-data"), EMBEDDED_PG_PORT: String(pgPort) });
   ca = createTestCa();
   app = await startWebhookApp({ ca, clock: systemClock, webhooks: { resolver: testResolver() } });
 }, 240_000);
 afterAll(async () => {
+  demo?.child.kill("SIGTERM");
+  await demo?.exited;
+  killAllServices();
   await app?.close();
   rmSync(scratch, { recursive: true, force: true });
 });
 
-async function runExample(node: string, name: string, env: Record<string, string>): Promise<string> {
+async function runExample(
+  node: string,
+  name: string,
+  env: Record<string, string>,
+  baseUrl = app.baseUrl,
+): Promise<string> {
   const { stdout } = await run(node, [join(project, "out", name.replace(/\.ts$/, ".js"))], {
     cwd: project,
-    env: { ...process.env, HOTELOPS_URL: app.baseUrl, ...env },
+    env: { ...process.env, HOTELOPS_URL: baseUrl, ...env },
     timeout: 30_000,
   });
   return stdout;
@@ -164,53 +182,53 @@ describe("the packed @hotelops/sdk", () => {
     expect(tsc.stdout).toBe("");
   }, 180_000);
 
-  it("partner examples (REST and gRPC with client credentials) run on Node 20 and 24", async () => {
-    const property = await createTestProperty(app, { sandbox: true });
-    await seedRoomTypeAndRatePlan(app.deps.db.pool, property);
-    const client = await createTestClient(app, {
-      propertyCodes: [property.code],
-      scopes: ["availability.read", "reservations.read", "reservations.write"],
-    });
-    const env = { CLIENT_ID: client.clientId, CLIENT_SECRET: client.clientSecret, PROPERTY_CODE: property.code };
+  it("partner examples (REST and gRPC with client credentials) run on Node 20 and 24 on the demo hotel: the booking is applied", async () => {
+    // the internal client of the start banner, in the demo's own codes (DEMO-IST, DBL, BB)
+    const banner = /client_id=(\S+) client_secret=(\S+)/.exec(demo.output());
+    expect(banner, demo.output()).not.toBeNull();
+    const env = { CLIENT_ID: banner![1]!, CLIENT_SECRET: banner![2]! };
     for (const node of [process.execPath, await findNode20()]) {
-      expect(JSON.parse(await runExample(node, "partner.ts", env)), node).toEqual({
-        roomTypes: 1,
+      expect(JSON.parse(await runExample(node, "partner.ts", env, demo.base)), node).toEqual({
+        roomTypes: 4,
         queued: "QUEUED",
         sameEvent: true,
-        reservations: 0,
+        outcome: "PROCESSED",
+        reservations: true,
       });
-      expect(JSON.parse(await runExample(node, "partner-grpc.ts", env)), node).toEqual({
-        property: property.code,
-        roomTypes: 1,
-      });
+      const lines = (await runExample(node, "partner-grpc.ts", env, demo.base)).trim().split("\n");
+      expect(lines.map((l) => JSON.parse(l) as unknown).sort(), node).toEqual([
+        { property: "DEMO-ANK", roomTypes: 4 },
+        { property: "DEMO-IST", roomTypes: 4 },
+      ]);
     }
-  }, 60_000);
+  }, 90_000);
 
-  it("the staff example logs in, uses the session over REST and Connect, switches property and logs out, on Node 20 and 24", async () => {
-    const first = await createTestProperty(app);
-    const second = await createTestProperty(app);
+  it("the staff example runs with each demo login on Node 20 and 24: REST and Connect, a refused switch to DEMO-ANK (e-mail code) said, logged out", async () => {
     for (const node of [process.execPath, await findNode20()]) {
-      const staff = await createStaffSession(app, { propertyCode: first.code, role: "manager" });
-      const other = await createStaffSession(app, { propertyCode: second.code, role: "manager", email: staff.email });
-      const out = await runExample(node, "staff.ts", {
-        HOTEL_CODE: first.code,
-        STAFF_EMAIL: staff.email,
-        STAFF_PASSWORD: "test-pass-2026",
-      });
-      expect(JSON.parse(out), node).toEqual({
+      // as written: the front desk login of the demo (one property)
+      expect(JSON.parse(await runExample(node, "staff.ts", {}, demo.base)), node).toMatchObject({
         currency: "TRY",
-        endpoints: 0,
-        activeProperty: second.id,
+        switched: false,
+        properties: 1,
+      });
+      // the manager of both demo properties: DEMO-ANK asks for an e-mail code, so the switch is refused and said
+      const manager = { STAFF_EMAIL: "manager@demo.test", STAFF_PASSWORD: "demo-pass-2026" };
+      expect(JSON.parse(await runExample(node, "staff.ts", manager, demo.base)), node).toMatchObject({
+        currency: "TRY",
+        switched: false,
         properties: 2,
       });
-      // logout ended the session the example opened (the two the test opened itself stay)
-      const open = await app.db.pool.query(
-        "select count(*)::int as n from staff_sessions where user_id = $1 and revoked_at is null and id <> all($2)",
-        [staff.userId, [staff.sessionId, other.sessionId]],
-      );
-      expect(open.rows[0].n).toBe(0);
     }
-  }, 60_000);
+    // logout ended every session the examples opened
+    const db = new pg.Client({ connectionString: demoDatabase });
+    await db.connect();
+    try {
+      const open = await db.query("select count(*)::int as n from staff_sessions where revoked_at is null");
+      expect(open.rows[0].n).toBe(0);
+    } finally {
+      await db.end();
+    }
+  }, 90_000);
 
   it("the webhook receiver example verifies real deliveries with each scheme (Service-Signature, Standard Webhooks v1, ed25519 v1a) and says why a forged one fails", async () => {
     const property = await createTestProperty(app);
@@ -281,7 +299,7 @@ describe("the packed @hotelops/sdk", () => {
         receiver.kill();
       }
     }
-  });
+  }, 60_000);
 
   it("bundles for browsers with esbuild (the browser entry, no Node modules) and calls the server from chromium over gRPC-Web", async () => {
     writeFileSync(

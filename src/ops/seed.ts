@@ -95,6 +95,8 @@ export async function seedDemo(deps: Deps, admin: AdminService): Promise<DemoSee
     propertyCodes: properties.map((p) => p.code),
     scopes: [...partnerScopes, ADMIN_SCOPE],
   });
+  // the operator's own system, approved for live writes like a certified partner (the examples book with it)
+  await admin.approveClient(client.id);
 
   for (const p of properties) for (const seed of moduleSeeders) await deps.transact((tx) => seed(tx, p.id));
   for (const p of properties) await mapOwnCodes(deps, p);
