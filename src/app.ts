@@ -205,7 +205,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       clientAddress,
       cors: createCors(config.corsOrigins),
       metrics: onMainPort,
-      unary: createUnaryFastPath(router.direct),
+      unary: config.unaryFastPath ? createUnaryFastPath(router.direct) : undefined,
     });
     listener = await listen(dispatcher, {
       port: config.port,

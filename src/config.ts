@@ -27,6 +27,11 @@ export interface Config {
   maxBodyBytes: number;
   /** Bytes of finished answers (and their renderings) kept per process for repeated reads; 0: none. */
   answerCacheBytes: number;
+  /**
+   * Unary Connect, gRPC and gRPC-Web calls served by src/server/unary.ts (on) or by connect-es's own handlers (off:
+   * UNARY_FAST_PATH=off). The fast path uses connect-es internals pinned to one version (docs/adr).
+   */
+  unaryFastPath: boolean;
   /** How long shutdown waits for in-flight requests and jobs. */
   shutdownGraceMs: number;
   webhookAllowPrivateTargets: boolean;
@@ -110,6 +115,13 @@ export function loadConfig(env: Env = process.env): Config {
     return false;
   };
   const text = (name: string): string | undefined => (env[name] === "" ? undefined : env[name]);
+  const onOff = (name: string, fallback: boolean): boolean => {
+    const raw = env[name];
+    if (raw === undefined || raw === "") return fallback;
+    if (raw === "on" || raw === "off") return raw === "on";
+    problems.push(`${name} must be on or off, got "${raw}"`);
+    return fallback;
+  };
 
   const role = env.ROLE ?? "all";
   if (role !== "api" && role !== "worker" && role !== "all")
@@ -164,6 +176,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: env.LOG_LEVEL ?? "info",
     maxBodyBytes: int("MAX_BODY_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
     answerCacheBytes: int("ANSWER_CACHE_BYTES", 32 * 1024 * 1024, 0, 4 * 1024 * 1024 * 1024),
+    unaryFastPath: onOff("UNARY_FAST_PATH", true),
     shutdownGraceMs: int("SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
     webhookAllowPrivateTargets,
     webhookExtraCaFile: text("WEBHOOK_EXTRA_CA_FILE"),

@@ -17,7 +17,6 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/lib/clock.ts";
 import { createStaffSession, createTestProperty } from "../../test/helpers/auth.ts";
-import { freePort } from "../../test/global-setup.ts";
 import { killAllServices, startService, type ServiceProcess } from "../../test/helpers/service-process.ts";
 import {
   createTestCa,

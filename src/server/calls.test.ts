@@ -9,7 +9,8 @@ import {
 import { describe, expect, it } from "vitest";
 import { StatusService } from "../../gen/hotelops/status/v1/status_pb.js";
 import { AuthService } from "../../gen/hotelops/auth/v1/auth_pb.js";
-import { chain, interceptorsFor, invokeUnary, scoped } from "./calls.ts";
+import { chain, createRecordingRouter, interceptorsFor, invokeUnary, scoped } from "./calls.ts";
+import { createUnaryFastPath } from "./unary.ts";
 
 const status = StatusService.method.getStatus as DescMethod;
 const login = AuthService.methods[0]!;
@@ -78,5 +79,48 @@ describe("invokeUnary", () => {
     await invokeUnary({ method: status as never, impl: () => ({}), interceptors: [replace] }, ctx, {});
     expect([...ctx.responseHeader]).toEqual([["x-new", "2"]]);
     expect([...ctx.responseTrailer]).toEqual([["x-t", "3"]]);
+  });
+
+  it("gives the implementation the headers, values and signal an interceptor replaced, as connect-es does", async () => {
+    const ctx = context();
+    const values = createContextValues();
+    const signal = new AbortController().signal;
+    const replace: Interceptor = (next) => (req) =>
+      next({ ...req, header: new Headers({ "x-replaced": "1" }), contextValues: values, signal });
+    let seen: HandlerContext | undefined;
+    await invokeUnary(
+      {
+        method: status as never,
+        impl: (_req, c) => {
+          seen = c;
+          return {};
+        },
+        interceptors: [replace],
+      },
+      ctx,
+      {},
+    );
+    expect(seen).not.toBe(ctx);
+    expect(seen?.requestHeader.get("x-replaced")).toBe("1");
+    expect(seen?.values).toBe(values);
+    expect(seen?.signal).toBe(signal);
+    expect(seen?.responseHeader).toBe(ctx.responseHeader);
+  });
+});
+
+describe("recording router", () => {
+  it("refuses per-service and per-method options, which only connect-es's path would apply", () => {
+    const router = createRecordingRouter({ interceptors: [] });
+    expect(() => router.service(StatusService, {}, { readMaxBytes: 10 })).toThrow(/per-service or per-method/);
+    expect(() => router.rpc(status as never, (() => ({})) as never, { readMaxBytes: 10 })).toThrow(
+      /per-service or per-method/,
+    );
+    expect(() => router.service(StatusService, {})).not.toThrow();
+  });
+
+  it("the unary fast path refuses requireConnectProtocolHeader at start (it would not check the header)", () => {
+    const router = createRecordingRouter({ interceptors: [], requireConnectProtocolHeader: true });
+    expect(() => createUnaryFastPath(router.direct)).toThrow(/requireConnectProtocolHeader/);
+    expect(() => createUnaryFastPath(createRecordingRouter({ interceptors: [] }).direct)).not.toThrow();
   });
 });

@@ -24,6 +24,7 @@ export function recordCalls(router: ConnectRouter): { router: ConnectRouter; cal
       return router.handlers;
     },
     service(service: DescService, impl: object, options?: object) {
+      refuseOptions(service.typeName, options);
       for (const method of service.methods) {
         const fn = (impl as Record<string, unknown>)[method.localName];
         if (method.methodKind === "unary" && typeof fn === "function") calls.set(method, fn.bind(impl) as UnaryCall);
@@ -32,12 +33,22 @@ export function recordCalls(router: ConnectRouter): { router: ConnectRouter; cal
       return recording;
     },
     rpc(method: DescMethod, impl: unknown, options?: object) {
+      refuseOptions(`${method.parent.typeName}.${method.name}`, options);
       if (method.methodKind === "unary" && typeof impl === "function") calls.set(method, impl as UnaryCall);
       router.rpc(method as never, impl as never, options as never);
       return recording;
     },
   } as ConnectRouter;
   return { router: recording, calls };
+}
+
+/**
+ * Options per service or method would apply on connect-es's path only: the REST gateway and the unary fast path
+ * serve with the router's options. One set for every face, so the start fails rather than serve two behaviours.
+ */
+function refuseOptions(name: string, options: object | undefined): void {
+  if (options !== undefined && Object.keys(options).length > 0)
+    throw new Error(`${name}: per-service or per-method router options are not supported; set them on the router`);
 }
 
 /** An interceptor that names the methods it has work for (see `scoped`). */
@@ -92,8 +103,9 @@ export function unarySpecs(
 /**
  * Calls a unary implementation through its interceptors, as connect-es's invokeUnaryImplementation does, and
  * returns the implementation's answer as it is (a message or its init shape). The implementation gets `context`
- * itself rather than a copy merged with the request (no interceptor here replaces the request's headers, signal
- * or values); headers or trailers an interceptor answers with in place of the context's are copied into them.
+ * itself while the interceptors pass the request's own headers, signal and values on (the common case, no copy);
+ * an interceptor that replaces any of them gets a context carrying its replacements, as connect-es merges them.
+ * Headers or trailers an interceptor answers with in place of the context's are copied into them.
  */
 export async function invokeUnary(spec: UnarySpec, context: HandlerContext, message: unknown): Promise<unknown> {
   const { method, impl } = spec;
@@ -103,7 +115,7 @@ export async function invokeUnary(spec: UnarySpec, context: HandlerContext, mess
     method,
     header: context.responseHeader,
     trailer: context.responseTrailer,
-    message: (await impl(r.message, context)) as never,
+    message: (await impl(r.message, contextOf(r, context))) as never,
   });
   const response = await chain(
     spec.interceptors,
@@ -122,6 +134,12 @@ export async function invokeUnary(spec: UnarySpec, context: HandlerContext, mess
   copyInto(response.header, context.responseHeader);
   copyInto(response.trailer, context.responseTrailer);
   return response.message;
+}
+
+function contextOf(r: UnaryRequest, context: HandlerContext): HandlerContext {
+  if (r.header === context.requestHeader && r.contextValues === context.values && r.signal === context.signal)
+    return context;
+  return { ...context, requestHeader: r.header, values: r.contextValues, signal: r.signal };
 }
 
 function copyInto(from: Headers, to: Headers): void {

@@ -114,6 +114,9 @@ export function createUnaryFastPath(direct: {
   options: ConnectRouterOptions;
 }): UnaryFastPath {
   const opt = validateUniversalHandlerOptions(direct.options);
+  // connect-es would then refuse Connect calls without the header; the fast path does not check it: refuse at start
+  if (opt.requireConnectProtocolHeader)
+    throw new Error("requireConnectProtocolHeader is not supported by the unary fast path (UNARY_FAST_PATH=off)");
   const specs = new Map<DescMethod, Spec>();
   for (const [method, spec] of unarySpecs(direct.calls, opt.interceptors)) {
     const serialization = createMethodSerializationLookup(method, opt.binaryOptions, opt.jsonOptions, opt);

@@ -33,6 +33,8 @@ export async function startTestApp(
     DATABASE_URL: databaseUrl,
     SHUTDOWN_GRACE_MS: "2000",
     ...generousRateLimits,
+    // the suite runs once more with UNARY_FAST_PATH=off (.ci/run): connect-es's own handlers serve the same tests
+    ...(process.env.UNARY_FAST_PATH === undefined ? {} : { UNARY_FAST_PATH: process.env.UNARY_FAST_PATH }),
     ...options.env,
   });
   const app = await createApp(config, { logger: testLogger(), ...(options.clock ? { clock: options.clock } : {}) });
