@@ -75,7 +75,24 @@ export function render(desc: DescMessage, message: Message | MessageInitShape<De
 
 const renderers = new WeakMap<DescMessage, (message: unknown) => JsonValue>();
 
+/** Set only while renderInterpreted runs (synchronously): every message type then takes renderMessage. */
+let interpreted = false;
+
+/**
+ * The same rendering with no compiled function at any depth: the reference the compiled renderers are checked
+ * against (codec-differential.test.ts).
+ */
+export function renderInterpreted(desc: DescMessage, message: unknown): JsonValue {
+  interpreted = true;
+  try {
+    return renderMessage(desc, message);
+  } finally {
+    interpreted = false;
+  }
+}
+
 function rendererOf(desc: DescMessage): (message: unknown) => JsonValue {
+  if (interpreted) return (m) => renderMessage(desc, m);
   let r = renderers.get(desc);
   if (r === undefined) {
     r = compile(desc) ?? ((m) => renderMessage(desc, m));
