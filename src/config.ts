@@ -87,6 +87,11 @@ export interface ConnectionLimits {
   idleTimeoutMs: number;
   /** Concurrent streams per HTTP/2 session (SETTINGS_MAX_CONCURRENT_STREAMS). */
   maxStreamsPerSession: number;
+  /**
+   * An answer the client does not take: bytes queued on an HTTP/1.1 connection or an HTTP/2 stream for this long
+   * close the connection (HTTP/1.1) or reset the stream (HTTP/2), so a reader that stops costs memory for a bounded time.
+   */
+  writeStallTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -198,6 +203,7 @@ export function loadConfig(env: Env = process.env): Config {
       requestTimeoutMs: int("REQUEST_TIMEOUT_MS", 60_000, 100, 3_600_000),
       idleTimeoutMs: int("IDLE_TIMEOUT_MS", 65_000, 100, 3_600_000),
       maxStreamsPerSession: int("H2_MAX_CONCURRENT_STREAMS", 100, 1, 10_000),
+      writeStallTimeoutMs: int("WRITE_STALL_TIMEOUT_MS", 30_000, 100, 3_600_000),
     },
     testCommitDelayMs: int("TEST_COMMIT_DELAY_MS", 0, 0, 600_000),
     databaseDirectUrl,

@@ -29,6 +29,7 @@ export const defaultConnectionLimits: ConnectionLimits = {
   requestTimeoutMs: 60_000,
   idleTimeoutMs: 65_000,
   maxStreamsPerSession: 100,
+  writeStallTimeoutMs: 30_000,
 };
 
 /**
@@ -48,6 +49,7 @@ export async function listen(
   const limits: ConnectionLimits = { ...defaultConnectionLimits, ...opts.limits };
   const admit = admission(limits.maxPerAddress);
   const sockets = new Set<net.Socket>();
+  const stalls = stallGuard(limits.writeStallTimeoutMs);
   const track = (s: net.Socket): void => {
     sockets.add(s);
     s.once("close", () => sockets.delete(s));
@@ -83,7 +85,12 @@ export async function listen(
     secure.on("connection", (socket: net.Socket) => admit(socket));
     secure.on("clientError", rejectMalformed);
     secure.on("secureConnection", track);
-    guardStreams(secure, limits);
+    guardStreams(secure, limits, stalls);
+    // HTTP/1.1 over TLS: the TLS socket carries the answers (HTTP/2 streams are watched one by one)
+    secure.on("secureConnection", (socket: net.Socket) => {
+      if ((socket as { alpnProtocol?: string | false }).alpnProtocol !== "h2")
+        stalls.watch(socket, () => socket.destroy());
+    });
     outer = secure;
   } else {
     const h1 = http.createServer(http1Options(limits), counted);
@@ -92,7 +99,7 @@ export async function listen(
     // enforces headersTimeout and requestTimeout (408 and close), which Node arms only on that event.
     h1.emit("listening");
     const h2 = http2.createServer({ settings: { maxConcurrentStreams: limits.maxStreamsPerSession } }, counted);
-    guardStreams(h2, limits);
+    guardStreams(h2, limits, stalls);
     servers.push(h1, h2);
     outer = net.createServer({ noDelay: true }, (socket) => {
       if (!admit(socket)) return;
@@ -103,6 +110,7 @@ export async function listen(
         socket.unshift(head);
         if (isH2) h2.emit("connection", socket);
         else {
+          stalls.watch(socket, () => socket.destroy());
           h1.emit("connection", socket);
           socket.resume();
         }
@@ -120,6 +128,7 @@ export async function listen(
   return {
     port,
     async close(graceMs) {
+      stalls.stop();
       outer.close();
       for (const s of servers) s.close();
       if (inFlight > 0) {
@@ -199,7 +208,11 @@ function admission(maxPerAddress: number): (socket: net.Socket) => boolean {
  * ends a client that sent the preface and nothing else), and a stream whose request has not fully arrived within
  * requestTimeoutMs (headers and body; a stalled or trickled body) is reset with CANCEL.
  */
-function guardStreams(server: http2.Http2Server | http2.Http2SecureServer, limits: ConnectionLimits): void {
+function guardStreams(
+  server: http2.Http2Server | http2.Http2SecureServer,
+  limits: ConnectionLimits,
+  stalls: StallGuard,
+): void {
   server.on("session", (session: http2.ServerHttp2Session) => {
     session.setTimeout(limits.idleTimeoutMs, () => {
       session.goaway(http2.constants.NGHTTP2_NO_ERROR);
@@ -207,6 +220,7 @@ function guardStreams(server: http2.Http2Server | http2.Http2SecureServer, limit
     });
   });
   server.on("stream", (stream: http2.ServerHttp2Stream) => {
+    stalls.watch(stream, () => stream.close(http2.constants.NGHTTP2_CANCEL));
     if (stream.endAfterHeaders) return;
     const timer = setTimeout(() => stream.close(http2.constants.NGHTTP2_CANCEL), limits.requestTimeoutMs);
     timer.unref();
@@ -236,4 +250,38 @@ function sniff(socket: net.Socket, timeoutMs: number, decide: (isH2: boolean, he
   };
   socket.on("data", onData);
   socket.once("error", () => socket.destroy());
+}
+
+interface StallGuard {
+  /** Calls `stall` once `w` has held queued bytes for the whole timeout (it is forgotten when it closes). */
+  watch(w: { writableLength: number; once(event: "close", f: () => void): unknown }, stall: () => void): void;
+  stop(): void;
+}
+
+/**
+ * One timer for every connection and stream: a writable whose queue of unsent bytes has not been empty for
+ * `timeoutMs` belongs to a client that stopped reading (the kernel's buffers are full), and is ended. A client that
+ * reads slowly but keeps up empties the queue between answers; a single answer must be taken within the timeout.
+ */
+function stallGuard(timeoutMs: number): StallGuard {
+  const watched = new Map<{ writableLength: number }, { since: number; stall: () => void }>();
+  const tick = Math.max(50, Math.min(1_000, timeoutMs / 4));
+  const timer = setInterval(() => {
+    const now = Date.now();
+    for (const [w, state] of watched) {
+      if (w.writableLength === 0) state.since = now;
+      else if (now - state.since >= timeoutMs) {
+        watched.delete(w);
+        state.stall();
+      }
+    }
+  }, tick);
+  timer.unref();
+  return {
+    watch(w, stall) {
+      watched.set(w, { since: Date.now(), stall });
+      w.once("close", () => watched.delete(w));
+    },
+    stop: () => clearInterval(timer),
+  };
 }
