@@ -77,7 +77,9 @@ describe("the manual", () => {
       const name = file.slice(root.length);
       expect(text, name).not.toMatch(/CONTRACT\.md|STYLE\.md|STACK-NOTES|\.\.\/shared|spec\/000|\bspec\b|uuidgen/);
       const prose = text.replace(/^```[^\n]*\n[\s\S]*?^```$/gm, "").replace(/`[^`\n]*`/g, "");
-      expect(prose, name).not.toMatch(/\b[Oo]n 20\d\d-\d\d-\d\d\b|this session|\b[Rr]ound \d|\d\d:\d\d(-\d\d:\d\d)? UTC|[Tt]ried and/);
+      expect(prose, name).not.toMatch(
+        /\b[Oo]n 20\d\d-\d\d-\d\d\b|this session|\b[Rr]ound \d|\d\d:\d\d(-\d\d:\d\d)? UTC|[Tt]ried and/,
+      );
     }
   });
 });
