@@ -76,7 +76,7 @@ async function benchAvailability(url: string, auth: Record<string, string>, data
       }),
     );
   }
-  // The same reads from a service without the answer cache ("Cached answers" in the README): the cost of a read
+  // The same reads from a service without the answer cache (docs/contributors/architecture.md, "Cached answers"): the cost of a read
   // after a write changed the answer (SQL, days, JSON, compression each time), as a ratio in this run.
   let memory: string | undefined;
   const uncached = await startService(databaseUrl, {

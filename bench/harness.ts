@@ -107,7 +107,7 @@ export interface ServiceOptions {
 const serviceDir = process.env.BENCH_SERVICE_DIR ?? join(import.meta.dirname, "..");
 
 /**
- * Starts the service as production does (`npm start`'s command, Node 24, the environment of the README) on its own
+ * Starts the service as production does (`npm start`'s command, Node 24, the environment of docs/operations/configuration.md) on its own
  * port against `databaseUrl`, and resolves once /readyz answers 200 (a worker: once it says it started). Its log
  * lines are read and dropped. With BENCH_CPU_PROF=<dir> it runs under `--cpu-prof` and writes its profile there
  * when stopped.
@@ -291,7 +291,7 @@ export function table(results: Result[], baseline: Result): void {
   }
 }
 
-/** RSS of this (the bench's) process: for benches that still run the service in-process (see README). */
+/** RSS of this (the bench's) process: for benches that still run the service in-process (see docs/contributors/benchmarks.md). */
 export function rssMiB(): number {
   return Math.round(process.memoryUsage().rss / 1024 / 1024);
 }

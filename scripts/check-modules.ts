@@ -61,7 +61,7 @@ const besideCode = [...sources(join(root, "src"), true), ...sources(join(root, "
 for (const file of besideCode) {
   if (/from "(\.\.\/)+test\/helpers\//.test(readFileSync(file, "utf8")))
     problems.push(
-      `${relative(root, file)}: a test beside the code imports test/helpers: move it under test/ (README, "Test layout")`,
+      `${relative(root, file)}: a test beside the code imports test/helpers: move it under test/ (docs/contributors/testing.md, "Test layout")`,
     );
 }
 

@@ -1,5 +1,6 @@
 // npm run check: buf lint, generated code identical to a fresh `buf generate`, buf breaking against the released
-// contract, OpenAPI document and Python stubs up to date, tsc --noEmit, eslint, table ownership and module cycles, prettier.
+// contract, OpenAPI document and Python stubs up to date, tsc --noEmit, eslint, table ownership and module cycles, prettier,
+// relative links of README.md and docs/.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -77,6 +78,7 @@ step("tsc --noEmit (panel)", "tsc", ["-p", "panel"]);
 step("eslint (module boundaries: another module only through its index.ts)", "eslint", [".", "--max-warnings=0"]);
 step("table ownership and module cycles (scripts/check-modules.ts)", "node", ["scripts/check-modules.ts"]);
 step("prettier --check (npm run format writes it)", "prettier", ["--check", "."]);
+step("relative links of README.md and docs/ (scripts/check-links.ts)", "node", ["scripts/check-links.ts"]);
 
 if (failures.length > 0) {
   console.error(`check failed: ${failures.join(", ")}`);

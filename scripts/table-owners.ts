@@ -1,4 +1,4 @@
-// Which module owns each table: only that module's files may name the table in SQL (README, "Table ownership").
+// Which module owns each table: only that module's files may name the table in SQL (docs/contributors/modules-and-tables.md).
 // scripts/check-tables.ts enforces it; src/db/migrations create the tables and are the one exception.
 export const tableOwners: Readonly<Record<string, string>> = {
   // properties: the hotel, its group, staff users, memberships and roles

@@ -58,7 +58,7 @@ process.removeAllListeners("SIGTERM");
 process.on("SIGINT", () => stop("SIGINT"));
 process.on("SIGTERM", () => stop("SIGTERM"));
 
-// Demo data only into a fresh embedded database, or anywhere with SEED_DEMO=1 (README "Configuration"); never twice.
+// Demo data only into a fresh embedded database, or anywhere with SEED_DEMO=1 (docs/operations/configuration.md); never twice.
 // After the signal handlers: a SIGTERM during the seed still shuts down cleanly.
 if (
   config.role !== "worker" &&

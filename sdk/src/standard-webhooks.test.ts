@@ -14,7 +14,7 @@ function check(...args: Parameters<typeof verifyStandardWebhook>): "ok" | Webhoo
   }
 }
 
-// README "Webhooks" test vectors
+// The signature test vectors of docs/partners/webhooks.md
 const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw2Aqxyhz1sgA";
 const oldSecret = "whsec_oldSecretOldSecretOldSecretOldSecret0000";
 const t = 1767225600;
@@ -39,7 +39,7 @@ function ed25519Pair() {
 }
 
 describe("verifyStandardWebhook", () => {
-  it("accepts the README vectors (v1 with the whsec_ secret), from Node headers or fetch Headers, and answers the id", () => {
+  it("accepts the documented vectors (v1 with the whsec_ secret), from Node headers or fetch Headers, and answers the id", () => {
     expect(verifyStandardWebhook(body, headers(signature), secret, { now })).toEqual({ id, timestamp: t });
     expect(check(new TextEncoder().encode(body), new Headers(headers(signature)), secret, { now })).toBe("ok");
     expect(check(body, headers(overlap), oldSecret, { now })).toBe("ok");

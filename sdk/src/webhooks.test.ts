@@ -13,7 +13,7 @@ function check(...args: Parameters<typeof verifyWebhook>): "ok" | WebhookFailure
   }
 }
 
-// README "Webhooks" test vectors (also checked against the server's signer in src/modules/webhooks)
+// The signature test vectors of docs/partners/webhooks.md (also checked against the server's signer in src/modules/webhooks)
 const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw2Aqxyhz1sgA";
 const oldSecret = "whsec_oldSecretOldSecretOldSecretOldSecret0000";
 const t = 1767225600;
@@ -24,7 +24,7 @@ const overlap = `${header},v1=641817600e36e217285e690469b5227e7da755b0d98838bd7a
 const now = new Date(t * 1000);
 
 describe("verifyWebhook", () => {
-  it("accepts the README vectors, as a string or as raw bytes", () => {
+  it("accepts the documented vectors, as a string or as raw bytes", () => {
     expect(check(body, header, secret, { now })).toBe("ok");
     expect(check(new TextEncoder().encode(body), header, secret, { now })).toBe("ok");
   });

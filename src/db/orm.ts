@@ -6,7 +6,7 @@ import { migrations } from "./migrations/index.ts";
 
 /**
  * MikroORM runs the schema migrations (src/db/migrations, one transaction, recorded in mikro_orm_migrations) and
- * nothing else: queries go through the pool as `$1` SQL (see README, "Data layer"). It borrows connections from
+ * nothing else: queries go through the pool as `$1` SQL (see docs/contributors/data-layer.md). It borrows connections from
  * the process's one pool through a Kysely dialect (MikroORM 7 accepts a dialect as `driverOptions`) whose
  * `end()` does nothing, so closing the ORM leaves the pool to its owner. No entities: nothing is discovered.
  */

@@ -30,7 +30,7 @@ export const JOB_EXPIRY_SECONDS = 45;
 /**
  * A worker refreshes the jobs it holds every half of this; a job whose refresh is this late has lost its worker
  * (kill -9, lost host) and is failed by the supervisor (every SUPERVISE_SECONDS), then retried after its queue's
- * retry delay: it runs again within about half a minute, whatever its expiry (README "Jobs").
+ * retry delay: it runs again within about half a minute, whatever its expiry (docs/contributors/data-layer.md, "Jobs").
  */
 export const JOB_HEARTBEAT_SECONDS = 10;
 const SUPERVISE_SECONDS = 10;

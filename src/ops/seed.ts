@@ -45,7 +45,7 @@ export async function isEmptyDatabase(deps: Pick<Deps, "db">): Promise<boolean> 
 }
 
 /**
- * The demo data (README "Identity and access", fixed names the demo and its docs rely on): group DEMO, properties DEMO-IST (no e-mail verification) and DEMO-ANK (with),
+ * The demo data (docs/staff/mobile-api.md, "Identity and access"; fixed names the demo and its docs rely on): group DEMO, properties DEMO-IST (no e-mail verification) and DEMO-ANK (with),
  * three users with password demo-pass-2026, one internal client. Does nothing when group DEMO exists.
  * Other modules add per-property demo data through an exported `seedInventory(tx, propertyId)`.
  */

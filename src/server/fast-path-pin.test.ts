@@ -1,4 +1,4 @@
-// The unary fast path uses connect-es internals that do not follow semantic versioning (docs/adr/0001): this
+// The unary fast path uses connect-es internals that do not follow semantic versioning (docs/adr/0002): this
 // fails on an upgrade of connect-es, on a loosened pin, and on an internal symbol the ADR does not list.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const root = join(import.meta.dirname, "../..");
-const adr = readFileSync(join(root, "docs/adr/0001-unary-fast-path.md"), "utf8");
+const adr = readFileSync(join(root, "docs/adr/0002-unary-fast-path.md"), "utf8");
 const pinned = /pinned to exactly \*\*(\d+\.\d+\.\d+)\*\*/.exec(adr)?.[1];
 
 /** Every symbol src/server/unary.ts takes from connect-es's protocol entry points, by entry point. */

@@ -4,7 +4,7 @@ import type { AppError } from "../errors.ts";
 
 export type NodeResponse = ServerResponse | Http2ServerResponse;
 
-/** Our REST error body (README "Errors"): {"error":{"code","message","requestId","details"?}}. */
+/** Our REST error body (docs/conventions.md, "Errors"): {"error":{"code","message","requestId","details"?}}. */
 export function errorBody(err: AppError, requestId: string): object {
   const error: Record<string, unknown> = { code: err.code, message: err.message, requestId };
   if (err.details.length > 0) error.details = err.details;

@@ -1,6 +1,6 @@
 // The Python client (sdk-python/) against the real server, run by Debian's python3 with python3-grpcio and
 // python3-protobuf: its quickstart (status, partner token + availability, staff login + dashboard, an error with
-// its ErrorInfo), its webhook verifiers on the README vectors and on real deliveries of a started server (HMAC and
+// its ErrorInfo), its webhook verifiers on the documented vectors (docs/partners/webhooks.md) and on real deliveries of a started server (HMAC and
 // ed25519 addresses, every header scheme), and grpcio's own `grpc` package left unshadowed.
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -87,7 +87,7 @@ print(json.dumps(out))
     expect(JSON.parse(stdout)).toEqual({ token: [401, "invalid_client"], foreign: ["NOT_FOUND", "not_found"] });
   });
 
-  it("verifies webhooks with the README vectors and says why one fails", async () => {
+  it("verifies webhooks with the documented vectors and says why one fails", async () => {
     const script = `
 import json
 from hotelops_client import verify_webhook, WebhookVerificationError

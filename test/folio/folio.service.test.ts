@@ -140,7 +140,7 @@ describe("folios", () => {
 });
 
 describe("payments and reversals", () => {
-  it("writes folio.payment_posted with exactly the spec's fields and no personal data", async () => {
+  it("writes folio.payment_posted with exactly the documented fields and no personal data", async () => {
     const p = await seedProperty(t.db.pool);
     const r = await reservation(p);
     const f = await folios.getFolio(p.id, { reservationId: r.id });

@@ -10,7 +10,7 @@ export interface TestApp extends App {
 }
 
 /**
- * Tests send many anonymous and login calls from 127.0.0.1 within one minute; the production limits (README
+ * Tests send many anonymous and login calls from 127.0.0.1 within one minute; the production limits (docs/conventions.md,
  * "Rate limits") would throttle them. Rate-limit tests pass their own values through `env`.
  */
 const generousRateLimits = {

@@ -39,7 +39,7 @@ async function code(promise: Promise<unknown>): Promise<string> {
 }
 
 describe("invoices", () => {
-  it("drafts, finalizes with an E-Arşiv number and writes invoice.issued with exactly the spec's fields", async () => {
+  it("drafts, finalizes with an E-Arşiv number and writes invoice.issued with exactly the documented fields", async () => {
     const p = await seedProperty(t.db.pool, { code: "DEMO-INV", businessDate: "2026-12-31" });
     const { reservation, folio } = await folioWithCharges(p, [100_00n, 12_00n]);
     const draft = await invoices.createDraft(p.id, "user:u1", { folioId: folio.id });

@@ -61,7 +61,7 @@ const roomLineKeys = [
 const availabilityKeys = ["from", "reason", "roomTypes", "to", "toExclusive"];
 
 describe("event log", () => {
-  it("writes exactly the spec's fields, no personal data, and one fan-out job per event, for every change", async () => {
+  it("writes exactly the documented fields, no personal data, and one fan-out job per event, for every change", async () => {
     const h = await createHotel(app, svc.inventory, { rooms: 2 });
     const { reservation } = await svc.reservations.create(h.actor, {
       ...booking(h, {

@@ -3,7 +3,7 @@ import http2 from "node:http2";
 import net from "node:net";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 
-// Small limits so the real-clock waits stay short; the defaults are in the README ("Configuration").
+// Small limits so the real-clock waits stay short; the defaults are in docs/operations/configuration.md.
 const LIMITS = {
   CONNECTION_SNIFF_TIMEOUT_MS: "600",
   HEADERS_TIMEOUT_MS: "1000",

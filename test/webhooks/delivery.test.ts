@@ -135,7 +135,7 @@ async function deliveriesOf(endpointId: string) {
 }
 
 describe("delivery", () => {
-  it("sends a committed event at once with exactly the spec's headers and a verifiable signature", async () => {
+  it("sends a committed event at once with exactly the documented headers and a verifiable signature", async () => {
     const ep = await createEndpoint(["reservation.created"]);
     expect(ep.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const before = receiver.received.length;

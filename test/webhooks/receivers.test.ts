@@ -41,7 +41,7 @@ function headerMap(h: IncomingHttpHeaders): Record<string, string> {
   return Object.fromEntries(Object.entries(h).map(([k, v]) => [k, Array.isArray(v) ? v.join(",") : (v ?? "")]));
 }
 
-/** The README's five-line ed25519 check with node:crypto only. */
+/** The five-line ed25519 check of docs/partners/webhooks.md with node:crypto only. */
 function verifyEd25519(publicKey: string, headers: Record<string, string>, rawBody: string): boolean {
   const key = createPublicKey({
     key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(publicKey.slice(5), "base64").toString("base64url") },

@@ -71,7 +71,7 @@ export interface Idempotency {
 }
 
 /**
- * Idempotency-Key on every unary write (README "Idempotency"): the first outcome of (caller, key) is stored
+ * Idempotency-Key on every unary write (docs/conventions.md, "Idempotency"): the first outcome of (caller, key) is stored
  * and replayed for the same request; a different request under the key is 409 idempotency_conflict; a concurrent
  * duplicate waits for the first or gets 409 request_in_progress. The key is claimed in a statement of its own (or
  * together with the rate-limit count) before the RPC runs, so two requests never both execute.

@@ -12,7 +12,7 @@ import {
   standardSignature,
 } from "./standard-signature.ts";
 
-// The published test vectors (README.md, "Webhooks"); expected values computed with `openssl dgst -sha256 -hmac`.
+// The published test vectors (docs/partners/webhooks.md, "Signature test vectors"); expected values computed with `openssl dgst -sha256 -hmac`.
 const vectors = {
   secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw2Aqxyhz1sgA",
   oldSecret: "whsec_oldSecretOldSecretOldSecretOldSecret0000",

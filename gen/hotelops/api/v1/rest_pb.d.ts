@@ -47,7 +47,7 @@ export declare type RestOptions = Message<"hotelops.api.v1.RestOptions"> & {
   errorStyle: string;
 
   /**
-   * Rate-limit class (README "Rate limits"): "" for the caller's usual bucket (client, staff session or client
+   * Rate-limit class (docs/conventions.md, "Rate limits"): "" for the caller's usual bucket (client, staff session or client
    * IP), "auth" for login-like RPCs (a strict per-IP and per-account bucket), "token" for the OAuth token
    * endpoint (successful requests per client, failed authentications per IP and per client id), "none" for
    * health/status RPCs that are never limited.
