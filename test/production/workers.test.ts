@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { pino } from "pino";
+import { createApp, type App } from "../../src/app.ts";
+import { loadConfig } from "../../src/config.ts";
+import { startPgCluster, type PgCluster } from "../../scripts/pg-cluster.ts";
+import { setProviderMapping } from "../../src/modules/connectivity/index.ts";
+import { createTestClient } from "../helpers/auth.ts";
+import { startPgBouncer, type PgBouncer } from "../helpers/pgbouncer.ts";
+import { killAllServices, startService, until, type ServiceProcess } from "../helpers/service-process.ts";
+import { smallHotel } from "../helpers/small-hotel.ts";
+import { testSecretKey } from "../helpers/webhooks.ts";
+
+// Worker processes on a real PostgreSQL server behind Debian's PgBouncer in transaction pooling mode: the same
+// booking changed several times, connections cut from outside, a stuck job at SIGTERM.
+let cluster: PgCluster;
+let bouncer: PgBouncer;
+let admin: App;
+let hotel: Awaited<ReturnType<typeof smallHotel>>;
+let partner: { accessToken: string };
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  cluster = await startPgCluster();
+  const boot = new pg.Client({ connectionString: cluster.url() });
+  await boot.connect();
+  await boot.query("create database hotelops");
+  await boot.end();
+  bouncer = await startPgBouncer(cluster.port, { default_pool_size: "6" });
+  env = {
+    DATABASE_URL: bouncer.url,
+    DATABASE_DIRECT_URL: cluster.url("hotelops"),
+    DATA_DIR: mkdtempSync(join(tmpdir(), "workers-data-")),
+    WEBHOOK_SECRET_KEY: testSecretKey,
+    RATE_LIMIT_STAFF_PER_MINUTE: "100000",
+    RATE_LIMIT_ANON_PER_MINUTE: "100000",
+    RATE_LIMIT_PARTNER_PER_MINUTE: "100000",
+  };
+  admin = await createApp(
+    loadConfig({ ...env, DATABASE_URL: cluster.url("hotelops"), ROLE: "api", PORT: "0", HOST: "127.0.0.1" }),
+    { logger: pino({ level: "silent" }) },
+  );
+  hotel = await smallHotel(admin, `http://127.0.0.1:${admin.port}`);
+  for (const [kind, code, externalCode] of [
+    ["room_type", "DBL", "X-DBL"],
+    ["rate_plan", "BAR", "X-BAR"],
+  ] as const)
+    await setProviderMapping(admin.deps.db.pool, {
+      propertyCode: hotel.property.code,
+      provider: "acme",
+      kind,
+      code,
+      externalCode,
+    });
+  partner = await createTestClient(admin, {
+    kind: "partner",
+    provider: "acme",
+    propertyCodes: [hotel.property.code],
+    scopes: ["reservations.write", "reservations.read"],
+    approved: true,
+  });
+}, 120_000);
+afterAll(async () => {
+  killAllServices();
+  try {
+    await admin?.close();
+  } finally {
+    bouncer?.remove();
+    cluster?.remove();
+    rmSync(env.DATA_DIR!, { recursive: true, force: true });
+  }
+});
+
+const sql = async <R = Record<string, unknown>>(text: string, params: unknown[] = []) =>
+  (await admin.deps.db.pool.query(text, params)).rows as R[];
+
+type EventType = "NEW" | "MODIFIED" | "CANCELLED";
+
+/** POST a partner message over REST; resolves with its id once accepted (202). */
+async function send(base: string, eventType: EventType, reference: string, night: number, holder: string) {
+  const arrival = new Date(Date.UTC(2027, 2, 1 + night));
+  const departure = new Date(arrival.getTime() + 86_400_000);
+  const res = await fetch(`${base}/api/v1/properties/${hotel.property.code}/reservation-events`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${partner.accessToken}`,
+      "content-type": "application/json",
+      "idempotency-key": `${reference}-${eventType}-${holder.replace(" ", "")}`,
+    },
+    body: JSON.stringify({
+      eventType,
+      externalReference: reference,
+      channel: "Booking.com",
+      arrivalDate: arrival.toISOString().slice(0, 10),
+      departureDate: departure.toISOString().slice(0, 10),
+      currency: "TRY",
+      holder: { name: holder },
+      notes: holder,
+      rooms: [{ roomTypeCode: "X-DBL", ratePlanCode: "X-BAR", adults: 2, children: 0, amountMinor: 25000 }],
+      totalMinor: 25000,
+    }),
+  });
+  const text = await res.text();
+  if (res.status !== 202) throw new Error(`${eventType} ${reference}: ${res.status} ${text}`);
+  return (JSON.parse(text) as { eventId: string }).eventId;
+}
+
+/** NEW, MODIFIED x3, CANCELLED of one booking, each sent once the previous one was accepted. */
+async function lifecycle(base: string, reference: string, night: number): Promise<string[]> {
+  const ids = [await send(base, "NEW", reference, night, "Guest 0")];
+  for (const n of [1, 2, 3]) ids.push(await send(base, "MODIFIED", reference, night, `Guest ${n}`));
+  ids.push(await send(base, "CANCELLED", reference, night, "Guest 3"));
+  return ids;
+}
+
+async function statuses(ids: string[]): Promise<Record<string, number>> {
+  const rows = await sql<{ status: string; n: number }>(
+    "select status, count(*)::int as n from partner_messages where id = any($1) group by status",
+    [ids],
+  );
+  return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+}
+
+/** Every message of `references` PROCESSED and each booking cancelled with its last modification's holder. */
+async function expectApplied(ids: string[], references: string[]): Promise<void> {
+  await until(
+    async () => (await statuses(ids)).QUEUED === undefined,
+    90_000,
+    `every message applied (${JSON.stringify(await statuses(ids))})`,
+  );
+  expect(await statuses(ids)).toEqual({ PROCESSED: ids.length });
+  const bookings = await sql<{ external_reference: string; status: string; holder_name: string }>(
+    "select external_reference, status, holder_name from reservations where external_reference = any($1) order by external_reference",
+    [references],
+  );
+  expect(bookings).toEqual(
+    [...references].sort().map((r) => ({ external_reference: r, status: "CANCELLED", holder_name: "Guest 3" })),
+  );
+}
+
+const bookingLocks = () =>
+  sql<{ n: number }>("select count(*)::int as n from pg_locks where locktype = 'advisory' and database = (select oid from pg_database where datname = 'hotelops') and objid <> 726017");
+
+describe("workers behind PgBouncer in transaction pooling mode", () => {
+  it(
+    "NEW, MODIFIED x3 and CANCELLED of 24 bookings through one API and two worker processes: every message applied, no lock left",
+    { timeout: 180_000 },
+    async () => {
+      const api = await startService({ ...env, ROLE: "api" });
+      const workers = [await startService({ ...env, ROLE: "worker" }), await startService({ ...env, ROLE: "worker" })];
+      const references = Array.from({ length: 24 }, (_, i) => `PGB-${Date.now()}-${i}`);
+      const ids = (await Promise.all(references.map((r, i) => lifecycle(api.base, r, i * 2)))).flat();
+      await expectApplied(ids, references);
+      expect(await bookingLocks()).toEqual([{ n: 0 }]);
+      for (const p of [api, ...workers]) p.child.kill("SIGTERM");
+      for (const p of [api, ...workers]) expect(await p.exited, p.output()).toBe(0);
+    },
+  );
+});
