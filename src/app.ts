@@ -233,10 +233,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     tracing,
     metricsPort: metricsServer?.port,
     async close() {
+      // Requests and then jobs drain within one SHUTDOWN_GRACE_MS in all (main.ts exits when it is over).
+      const deadline = Date.now() + config.shutdownGraceMs;
       await listener?.close(config.shutdownGraceMs);
       await metricsServer?.close();
       // Jobs drain first: a module's resources (the webhook sender's connections) may be in use by a running job.
-      await boss.stop();
+      await boss.stop(Math.max(0, deadline - Date.now()));
       for (const m of modules) await m.stop?.();
       await db.close();
       await tracing?.shutdown();

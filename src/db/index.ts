@@ -59,7 +59,7 @@ export async function openDatabase(
     types: { getTypeParser },
     ...({ pipeline: true } as pg.PoolConfig),
   });
-  pool.on("error", (err) => logger.warn({ err }, "idle database connection failed"));
+  listenForErrors(pool, logger);
   const sessionUrl = config.databaseDirectUrl ?? url;
   // PgBouncer (transaction pooling, before 1.21) cannot keep a named statement between transactions.
   if (sessionUrl !== url) sendUnnamedStatements(pool);
@@ -67,7 +67,9 @@ export async function openDatabase(
     // The migration lock is a session lock: behind PgBouncer, migrations run on direct connections of their own
     // (the lock holds one, the migrations use another).
     const migrationPool =
-      sessionUrl === url ? pool : new pg.Pool({ connectionString: sessionUrl, max: 2, types: { getTypeParser } });
+      sessionUrl === url
+        ? pool
+        : listenForErrors(new pg.Pool({ connectionString: sessionUrl, max: 2, types: { getTypeParser } }), logger);
     try {
       await withMigrationLock(migrationPool, () => migrate(migrationPool, sessionUrl));
     } finally {
@@ -126,6 +128,21 @@ function sendUnnamedStatements(pool: pg.Pool): void {
       return query(first, ...rest);
     };
   });
+}
+
+/**
+ * Every connection of the pool has an 'error' listener for its whole life: the pool's own is taken off while a
+ * connection is lent, and a connection that drops then (failover, a killed proxy, pg_terminate_backend) would
+ * emit 'error' with nobody listening, which ends the process. The statement in flight rejects with the same
+ * error; the pool discards the connection when it comes back and opens a new one for the next caller.
+ */
+function listenForErrors(pool: pg.Pool, logger: Logger): pg.Pool {
+  // an idle connection's failure: the connection's own listener below logs it, the pool drops it
+  pool.on("error", () => undefined);
+  pool.on("connect", (client) =>
+    client.on("error", (err) => logger.warn({ err: err.message }, "database connection failed")),
+  );
+  return pool;
 }
 
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {

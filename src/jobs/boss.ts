@@ -1,7 +1,5 @@
 import type pg from "pg";
 import { PgBoss, type Db, type Job, type JobInsert, type Queue, type WorkOptions } from "pg-boss";
-// pg-boss's own connection class, used here only for its LISTEN session (reconnects, heartbeat, re-subscribe).
-import ListenConnection from "pg-boss/dist/db.js";
 import type { Role } from "../config.ts";
 import type { Logger } from "../lib/logger.ts";
 import { queues } from "./queues.ts";
@@ -9,6 +7,7 @@ import { heldTransactionOf, type OutcomeRecord } from "../db/held-transaction.ts
 import { runQuery, type Queryable, type Statement } from "../db/queryable.ts";
 import type { Transact, Tx } from "../db/transaction.ts";
 import { instrumentBoss, type JobTelemetry } from "./telemetry.ts";
+import { createListen } from "./listen-session.ts";
 
 /**
  * Options of one worker. The pg-boss flags that change the handler's shape (transactional, perJobResults,
@@ -56,8 +55,12 @@ export interface Boss {
     handler: (jobs: Job<T>[]) => Promise<unknown>,
     options: WorkerOptions & { batchSize: number },
   ): Promise<void>;
-  /** Stops fetching, waits up to graceMs for running handlers, fails what is still running, ends the LISTEN session. */
-  stop(): Promise<void>;
+  /**
+   * Stops fetching, waits up to `graceMs` (default: the boss's graceMs) for running handlers, fails what is still
+   * running (pg-boss retries it), ends the LISTEN session. A handler that ignores its abort signal keeps running:
+   * main.ts bounds the whole shutdown.
+   */
+  stop(graceMs?: number): Promise<void>;
 }
 
 export interface BossOptions {
@@ -82,13 +85,9 @@ export interface BossOptions {
  */
 export async function startBoss(opts: BossOptions): Promise<Boss> {
   const runsJobs = opts.role !== "api";
-  const listener = new ListenConnection({ connectionString: opts.url, application_name: "hotelops-listen" });
-  listener.on("error", (err: unknown) => opts.logger.warn({ err }, "pg-boss LISTEN connection failed; reconnecting"));
-  // Opens no connection: the class's pool stays unused, listen() makes its own session.
-  await listener.open();
   const db: Db = {
     executeSql: (text, values) => opts.pool.query(text, values),
-    listen: (channel, onNotification, onReconnect) => listener.listen(channel, onNotification, onReconnect),
+    listen: createListen(opts.url, opts.logger),
   };
   const pgboss = new PgBoss({
     db,
@@ -144,9 +143,9 @@ export async function startBoss(opts: BossOptions): Promise<Boss> {
         handler(jobs),
       );
     },
-    async stop() {
-      await pgboss.stop({ graceful: true, timeout: opts.graceMs ?? 10_000 });
-      await listener.close();
+    async stop(graceMs = opts.graceMs ?? 10_000) {
+      // (pg-boss closes its LISTEN session itself)
+      await pgboss.stop({ graceful: true, timeout: graceMs });
     },
   };
 }

@@ -63,9 +63,11 @@ beforeAll(async () => {
     approved: true,
   });
 }, 120_000);
+const heldLocks: pg.Client[] = [];
 afterAll(async () => {
   killAllServices();
   try {
+    for (const c of heldLocks) await c.end().catch(() => undefined);
     await admin?.close();
   } finally {
     bouncer?.remove();
@@ -157,6 +159,121 @@ describe("workers behind PgBouncer in transaction pooling mode", () => {
       expect(await bookingLocks()).toEqual([{ n: 0 }]);
       for (const p of [api, ...workers]) p.child.kill("SIGTERM");
       for (const p of [api, ...workers]) expect(await p.exited, p.output()).toBe(0);
+    },
+  );
+});
+
+/** Holds one booking's lock from outside (a direct connection), as a long-running worker would. */
+async function holdBookingLock(reference: string): Promise<{ release(): Promise<void> }> {
+  const c = new pg.Client({ connectionString: cluster.url("hotelops") });
+  c.on("error", () => undefined);
+  heldLocks.push(c);
+  await c.connect();
+  await c.query("begin");
+  await c.query("select pg_advisory_xact_lock(hashtext('reservation-events'), hashtext($1 || ':' || $2))", [
+    hotel.property.id,
+    reference,
+  ]);
+  return {
+    async release() {
+      await c.end();
+    },
+  };
+}
+
+/** Resolves once a worker waits for a booking lock (its job is in flight with a connection checked out). */
+const aJobWaitsForTheLock = () =>
+  until(
+    async () =>
+      (await sql<{ n: number }>("select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted"))[0]!
+        .n > 0,
+    30_000,
+    "a job waiting for the booking lock",
+  );
+
+const exitedWithin = (p: ServiceProcess, ms: number) =>
+  Promise.race([p.exited.then((code) => ({ code })), new Promise((r) => setTimeout(() => r("still running"), ms))]);
+
+describe("connections dropped from outside", () => {
+  it(
+    "PgBouncer killed and LISTEN sessions terminated mid-job: both processes stay up, /readyz says 503 meanwhile, they reconnect and apply every message",
+    { timeout: 180_000 },
+    async () => {
+      const all = await startService({ ...env, ROLE: "all" });
+      const worker = await startService({ ...env, ROLE: "worker" });
+      const stuck = `DROP-${Date.now()}-stuck`;
+      const lock = await holdBookingLock(stuck);
+      const ids = [await send(all.base, "NEW", stuck, 1, "Guest 0")];
+      await aJobWaitsForTheLock();
+      const before = Array.from({ length: 4 }, (_, i) => `DROP-${Date.now()}-a${i}`);
+      ids.push(...(await Promise.all(before.map((r, i) => lifecycle(all.base, r, 3 + i * 2)))).flat());
+
+      await bouncer.kill();
+      await sql("select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'hotelops-listen'");
+      const ready: number[] = [];
+      const outage = Date.now();
+      while (Date.now() - outage < 4_000) {
+        const r = await fetch(`${all.base}/readyz`, { signal: AbortSignal.timeout(5_000) });
+        ready.push(r.status);
+        await r.arrayBuffer();
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(new Set(ready)).toEqual(new Set([503]));
+      expect([all.child.exitCode, worker.child.exitCode], all.output() + worker.output()).toEqual([null, null]);
+      await bouncer.start();
+      await lock.release();
+
+      await until(async () => (await fetch(`${all.base}/readyz`)).status === 200, 30_000, "ready again");
+      // both LISTEN sessions are back (reconnected with backoff, no restart)
+      await until(
+        async () =>
+          (
+            await sql<{ n: number }>(
+              "select count(*)::int as n from pg_stat_activity where application_name = 'hotelops-listen'",
+            )
+          )[0]!.n >= 2,
+        30_000,
+        "LISTEN sessions back",
+      );
+      const after = Array.from({ length: 4 }, (_, i) => `DROP-${Date.now()}-b${i}`);
+      ids.push(...(await Promise.all(after.map((r, i) => lifecycle(all.base, r, 11 + i * 2)))).flat());
+      await until(
+        async () => (await statuses(ids)).QUEUED === undefined,
+        90_000,
+        `every message applied (${JSON.stringify(await statuses(ids))})`,
+      );
+      expect(await statuses(ids)).toEqual({ PROCESSED: ids.length });
+      expect([all.child.exitCode, worker.child.exitCode]).toEqual([null, null]);
+      for (const p of [all, worker]) p.child.kill("SIGTERM");
+      for (const p of [all, worker]) expect(await p.exited, p.output()).toBe(0);
+    },
+  );
+});
+
+describe("SIGTERM with a stuck job", () => {
+  it(
+    "a worker whose job waits on a lock exits within SHUTDOWN_GRACE_MS + 2 s; the job is applied by another worker later",
+    { timeout: 120_000 },
+    async () => {
+      const grace = 3_000;
+      const worker = await startService({ ...env, ROLE: "worker", SHUTDOWN_GRACE_MS: String(grace) });
+      const reference = `STUCK-${Date.now()}`;
+      const lock = await holdBookingLock(reference);
+      const id = await send(`http://127.0.0.1:${admin.port}`, "NEW", reference, 19, "Guest 0");
+      await aJobWaitsForTheLock();
+      const signalled = Date.now();
+      worker.child.kill("SIGTERM");
+      const outcome = await exitedWithin(worker, grace + 2_000 + 1_500);
+      const ms = Date.now() - signalled;
+      expect(outcome, worker.output()).toEqual({ code: 1 });
+      expect(ms).toBeGreaterThanOrEqual(grace);
+      expect(worker.output()).toMatch(/shutdown grace exceeded/);
+      await lock.release();
+      // the job was failed at the end of the grace: another worker retries it
+      const next = await startService({ ...env, ROLE: "worker" });
+      await until(async () => (await statuses([id])).PROCESSED === 1, 60_000, "the stuck job applied by another worker");
+      next.child.kill("SIGTERM");
+      expect(await next.exited).toBe(0);
     },
   );
 });
