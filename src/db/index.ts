@@ -4,7 +4,7 @@ import type { Config } from "../config.ts";
 import type { Logger } from "../lib/logger.ts";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "./embedded.ts";
 import { migrate } from "./orm.ts";
-import { poolQueryable, type Queryable } from "./queryable.ts";
+import { poolQueryable, sendStatementsUnnamed, type Queryable } from "./queryable.ts";
 
 /**
  * The process's one PostgreSQL pool and the one way to query it (`db.query<Row>(text, params)`, `$1`
@@ -62,7 +62,7 @@ export async function openDatabase(
   listenForErrors(pool, logger);
   const sessionUrl = config.databaseDirectUrl ?? url;
   // PgBouncer (transaction pooling, before 1.21) cannot keep a named statement between transactions.
-  if (sessionUrl !== url) sendUnnamedStatements(pool);
+  if (sessionUrl !== url) sendStatementsUnnamed(pool);
   try {
     // The migration lock is a session lock: behind PgBouncer, migrations run on direct connections of their own
     // (the lock holds one, the migrations use another).
@@ -113,22 +113,6 @@ const getTypeParser = ((oid: number, format?: "text" | "binary") =>
   oid === DATE_OID && format !== "binary"
     ? (value: string) => value
     : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser;
-
-/** Strips the name of every named statement, on every connection of the pool (pool.query and checked-out clients). */
-function sendUnnamedStatements(pool: pg.Pool): void {
-  pool.on("connect", (client) => {
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as { query: unknown }).query = (first: unknown, ...rest: unknown[]) => {
-      // a Query made by runQuery keeps its prototype: its name is taken off in place
-      if (first instanceof pg.Query) return query(Object.assign(first, { name: undefined }), ...rest);
-      if (typeof first === "object" && first !== null && "name" in first) {
-        const { name: _name, ...unnamed } = first as Record<string, unknown>;
-        return query(unnamed, ...rest);
-      }
-      return query(first, ...rest);
-    };
-  });
-}
 
 /**
  * Every connection of the pool has an 'error' listener for its whole life: the pool's own is taken off while a
