@@ -156,7 +156,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
   const tracing = await startTracing(config.otlpEndpoint, config.serviceName);
-  const db = await openDatabase(config, logger);
+  const db = await openDatabase(config, logger, { traced: tracing !== undefined });
   const metrics = config.metrics.enabled ? createMetrics(db.pool) : undefined;
   metrics?.instrumentPool("main", db.pool);
   const telemetry = { tracer: tracing?.tracer, ...(metrics ? { onFailure: metrics.jobFailed } : {}) };

@@ -4,6 +4,7 @@ import type { Config } from "../config.ts";
 import type { Logger } from "../lib/logger.ts";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "./embedded.ts";
 import { migrate } from "./orm.ts";
+import { TracedClient } from "../observability/pg-spans.ts";
 import { poolQueryable, sendStatementsUnnamed, type Queryable } from "./queryable.ts";
 
 /**
@@ -37,6 +38,7 @@ export async function openDatabase(
   config: Pick<Config, "databaseUrl" | "dataDir"> &
     Partial<Pick<Config, "embeddedPgPort" | "databasePoolMax" | "databaseDirectUrl">>,
   logger: Logger,
+  options: { traced?: boolean } = {},
 ): Promise<Database> {
   let embedded: EmbeddedDatabase | undefined;
   let url = config.databaseUrl;
@@ -57,6 +59,8 @@ export async function openDatabase(
     max: config.databasePoolMax ?? DEFAULT_POOL_MAX,
     connectionTimeoutMillis: 5_000,
     types: { getTypeParser },
+    // a span per statement when tracing is on (observability/pg-spans.ts)
+    ...(options.traced === true ? { Client: TracedClient } : {}),
     ...({ pipeline: true } as pg.PoolConfig),
   });
   listenForErrors(pool, logger);

@@ -21,10 +21,7 @@ export interface PgBouncer {
  * Debian's PgBouncer (/usr/sbin/pgbouncer) in transaction pooling mode in front of database `hotelops` of a test
  * cluster, as the cluster's unprivileged user when run by root (PgBouncer refuses to run as root).
  */
-export async function startPgBouncer(
-  serverPort: number,
-  settings: Record<string, string> = {},
-): Promise<PgBouncer> {
+export async function startPgBouncer(serverPort: number, settings: Record<string, string> = {}): Promise<PgBouncer> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "pgbouncer-"));
   const all = {

@@ -144,7 +144,9 @@ async function expectApplied(ids: string[], references: string[]): Promise<void>
 }
 
 const bookingLocks = () =>
-  sql<{ n: number }>("select count(*)::int as n from pg_locks where locktype = 'advisory' and database = (select oid from pg_database where datname = 'hotelops') and objid <> 726017");
+  sql<{ n: number }>(
+    "select count(*)::int as n from pg_locks where locktype = 'advisory' and database = (select oid from pg_database where datname = 'hotelops') and objid <> 726017",
+  );
 
 describe("workers behind PgBouncer in transaction pooling mode", () => {
   it(
@@ -185,8 +187,9 @@ async function holdBookingLock(reference: string): Promise<{ release(): Promise<
 const aJobWaitsForTheLock = () =>
   until(
     async () =>
-      (await sql<{ n: number }>("select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted"))[0]!
-        .n > 0,
+      (
+        await sql<{ n: number }>("select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted")
+      )[0]!.n > 0,
     30_000,
     "a job waiting for the booking lock",
   );
@@ -271,7 +274,11 @@ describe("SIGTERM with a stuck job", () => {
       await lock.release();
       // the job was failed at the end of the grace: another worker retries it
       const next = await startService({ ...env, ROLE: "worker" });
-      await until(async () => (await statuses([id])).PROCESSED === 1, 60_000, "the stuck job applied by another worker");
+      await until(
+        async () => (await statuses([id])).PROCESSED === 1,
+        60_000,
+        "the stuck job applied by another worker",
+      );
       next.child.kill("SIGTERM");
       expect(await next.exited).toBe(0);
     },
