@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtempSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { pino } from "pino";
 import { createApp, type App } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
-import { startPgCluster, type PgCluster } from "../../scripts/pg-cluster.ts";
+import { freePort, startPgCluster, type PgCluster } from "../../scripts/pg-cluster.ts";
 import { setProviderMapping } from "../../src/modules/connectivity/index.ts";
 import { createTestClient } from "../helpers/auth.ts";
 import { startPgBouncer, type PgBouncer } from "../helpers/pgbouncer.ts";
@@ -281,6 +282,71 @@ describe("SIGTERM with a stuck job", () => {
       );
       next.child.kill("SIGTERM");
       expect(await next.exited).toBe(0);
+    },
+  );
+});
+
+describe("a load balancer in front (docs/operations/workers-and-pgbouncer.md)", () => {
+  it(
+    "HAProxy checking /healthz keeps both API processes in during a database outage: clients get the service's 503 with Retry-After, then 200",
+    { timeout: 120_000 },
+    async () => {
+      const apis = [await startService({ ...env, ROLE: "api" }), await startService({ ...env, ROLE: "api" })];
+      const port = await freePort();
+      const dir = mkdtempSync(join(tmpdir(), "haproxy-"));
+      // the backend section as the document shows it
+      writeFileSync(
+        join(dir, "haproxy.cfg"),
+        [
+          "global",
+          "    log stderr format raw local0 err",
+          "defaults",
+          "    mode http",
+          "    timeout connect 2s",
+          "    timeout client 30s",
+          "    timeout server 30s",
+          "frontend web",
+          `    bind 127.0.0.1:${port}`,
+          "    default_backend hotelops",
+          "backend hotelops",
+          "    option httpchk GET /healthz",
+          "    http-check expect status 200",
+          "    default-server inter 2s fall 3 rise 2",
+          ...apis.map((a, i) => `    server api${i + 1} ${a.base.replace("http://", "")} check`),
+          "",
+        ].join("\n"),
+      );
+      const haproxy = spawn("haproxy", ["-db", "-f", join(dir, "haproxy.cfg")], { stdio: "ignore" });
+      try {
+        const base = `http://127.0.0.1:${port}`;
+        const read = () =>
+          fetch(`${base}/api/mobile/v1/reservations/options?arrivalDate=2027-03-10&departureDate=2027-03-12&adults=2`, {
+            headers: { authorization: `Bearer ${hotel.manager.accessToken}` },
+            signal: AbortSignal.timeout(10_000),
+          });
+        await until(async () => (await read().catch(() => undefined))?.status === 200, 15_000, "haproxy serving");
+        // the database (through PgBouncer) goes away for 8 s
+        await bouncer.kill();
+        const answers: { status: number; retryAfter: string | null; body: string }[] = [];
+        const outage = Date.now();
+        while (Date.now() - outage < 8_000) {
+          const r = await read();
+          answers.push({ status: r.status, retryAfter: r.headers.get("retry-after"), body: await r.text() });
+          await new Promise((r) => setTimeout(r, 250));
+        }
+        await bouncer.start();
+        for (const a of answers) {
+          expect(a.status).toBe(503);
+          expect(a.retryAfter).not.toBeNull();
+          expect(JSON.parse(a.body)).toMatchObject({ error: { code: "unavailable" } });
+        }
+        await until(async () => (await read()).status === 200, 15_000, "serving through haproxy again");
+      } finally {
+        haproxy.kill("SIGKILL");
+        rmSync(dir, { recursive: true, force: true });
+        for (const a of apis) a.child.kill("SIGTERM");
+        for (const a of apis) await a.exited;
+      }
     },
   );
 });
