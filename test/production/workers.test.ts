@@ -144,10 +144,16 @@ async function expectApplied(ids: string[], references: string[]): Promise<void>
   );
 }
 
-const bookingLocks = () =>
-  sql<{ n: number }>(
-    "select count(*)::int as n from pg_locks where locktype = 'advisory' and database = (select oid from pg_database where datname = 'hotelops') and objid <> 726017",
-  );
+/** pg_locks rows of booking locks (two-key advisory locks in the 'reservation-events' space), of one booking or all. */
+const bookingLocks = async (granted: boolean, reference?: string) =>
+  (
+    await sql<{ n: number }>(
+      `select count(*)::int as n from pg_locks where locktype = 'advisory' and objsubid = 2 and granted = $1
+         and classid = ((hashtext('reservation-events')::bigint + 4294967296) % 4294967296)::oid
+         and ($2::text is null or objid = ((hashtext($3 || ':' || $2)::bigint + 4294967296) % 4294967296)::oid)`,
+      [granted, reference ?? null, hotel.property.id],
+    )
+  )[0]!.n;
 
 describe("workers behind PgBouncer in transaction pooling mode", () => {
   it(
@@ -159,7 +165,8 @@ describe("workers behind PgBouncer in transaction pooling mode", () => {
       const references = Array.from({ length: 24 }, (_, i) => `PGB-${Date.now()}-${i}`);
       const ids = (await Promise.all(references.map((r, i) => lifecycle(api.base, r, i * 2)))).flat();
       await expectApplied(ids, references);
-      expect(await bookingLocks()).toEqual([{ n: 0 }]);
+      // each lock goes with its job's COMMIT, right after the job's last outcome
+      await until(async () => (await bookingLocks(true)) === 0, 5_000, "no booking lock held");
       for (const p of [api, ...workers]) p.child.kill("SIGTERM");
       for (const p of [api, ...workers]) expect(await p.exited, p.output()).toBe(0);
     },
@@ -184,16 +191,9 @@ async function holdBookingLock(reference: string): Promise<{ release(): Promise<
   };
 }
 
-/** Resolves once a worker waits for a booking lock (its job is in flight with a connection checked out). */
-const aJobWaitsForTheLock = () =>
-  until(
-    async () =>
-      (
-        await sql<{ n: number }>("select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted")
-      )[0]!.n > 0,
-    30_000,
-    "a job waiting for the booking lock",
-  );
+/** Resolves once a worker waits for the booking's lock (its job is in flight with a connection checked out). */
+const aJobWaitsForTheLock = (reference: string) =>
+  until(async () => (await bookingLocks(false, reference)) > 0, 30_000, "a job waiting for the booking lock");
 
 const exitedWithin = (p: ServiceProcess, ms: number) =>
   Promise.race([p.exited.then((code) => ({ code })), new Promise((r) => setTimeout(() => r("still running"), ms))]);
@@ -208,7 +208,7 @@ describe("connections dropped from outside", () => {
       const stuck = `DROP-${Date.now()}-stuck`;
       const lock = await holdBookingLock(stuck);
       const ids = [await send(all.base, "NEW", stuck, 1, "Guest 0")];
-      await aJobWaitsForTheLock();
+      await aJobWaitsForTheLock(stuck);
       const before = Array.from({ length: 4 }, (_, i) => `DROP-${Date.now()}-a${i}`);
       ids.push(...(await Promise.all(before.map((r, i) => lifecycle(all.base, r, 3 + i * 2)))).flat());
 
@@ -264,7 +264,7 @@ describe("SIGTERM with a stuck job", () => {
       const reference = `STUCK-${Date.now()}`;
       const lock = await holdBookingLock(reference);
       const id = await send(`http://127.0.0.1:${admin.port}`, "NEW", reference, 19, "Guest 0");
-      await aJobWaitsForTheLock();
+      await aJobWaitsForTheLock(reference);
       const signalled = Date.now();
       worker.child.kill("SIGTERM");
       const outcome = await exitedWithin(worker, grace + 2_000 + 1_500);
