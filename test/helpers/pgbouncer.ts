@@ -12,7 +12,7 @@ export interface PgBouncer {
   url: string;
   /** SIGKILL: every client and server connection it held is cut at once. */
   kill(): Promise<void>;
-  /** Starts it again on the same port (after kill()). */
+  /** Starts it again on the same port after kill() (does nothing while it runs). */
   start(): Promise<void>;
   remove(): void;
 }
@@ -53,6 +53,7 @@ export async function startPgBouncer(serverPort: number, settings: Record<string
   const url = `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${port}/hotelops`;
   let child: ChildProcess | undefined;
   const start = async (): Promise<void> => {
+    if (child !== undefined && child.exitCode === null && child.signalCode === null) return;
     let log = "";
     child = spawn(command[0]!, command.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
     child.stderr!.on("data", (c: Buffer) => (log += c.toString()));

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -64,6 +64,8 @@ beforeAll(async () => {
     approved: true,
   });
 }, 120_000);
+// a test that failed while PgBouncer was down leaves it down: the next one starts with it up
+beforeEach(() => bouncer.start());
 const heldLocks: pg.Client[] = [];
 afterAll(async () => {
   killAllServices();
