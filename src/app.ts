@@ -156,7 +156,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
   const tracing = await startTracing(config.otlpEndpoint, config.serviceName);
-  const db = await openDatabase(config, logger);
+  const db = await openDatabase(config, logger, { traced: tracing !== undefined });
   const metrics = config.metrics.enabled ? createMetrics(db.pool) : undefined;
   metrics?.instrumentPool("main", db.pool);
   const telemetry = { tracer: tracing?.tracer, ...(metrics ? { onFailure: metrics.jobFailed } : {}) };
@@ -233,10 +233,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     tracing,
     metricsPort: metricsServer?.port,
     async close() {
+      // Requests and then jobs drain within one SHUTDOWN_GRACE_MS in all (main.ts exits when it is over).
+      const deadline = Date.now() + config.shutdownGraceMs;
       await listener?.close(config.shutdownGraceMs);
       await metricsServer?.close();
       // Jobs drain first: a module's resources (the webhook sender's connections) may be in use by a running job.
-      await boss.stop();
+      await boss.stop(Math.max(0, deadline - Date.now()));
       for (const m of modules) await m.stop?.();
       await db.close();
       await tracing?.shutdown();

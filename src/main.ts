@@ -38,11 +38,22 @@ if (app.port !== undefined) {
   console.log(`Worker started (ROLE=worker)`);
 }
 
+/**
+ * After the grace, and this long to close pools and flush traces, the process exits whatever is still running (a
+ * handler stuck on a lock or a dead peer keeps its pooled connection, and closing the pool would wait for it for
+ * ever). Its jobs were failed by pg-boss at the end of the grace and are retried; its connections close with it.
+ */
+const CLOSE_MS = 2_000;
+
 let stopping = false;
 const stop = (signal: string): void => {
   if (stopping) return;
   stopping = true;
   logger.info({ signal }, "shutting down");
+  setTimeout(() => {
+    logger.error({ graceMs: config.shutdownGraceMs }, "shutdown grace exceeded: exiting with work still running");
+    process.exit(1);
+  }, config.shutdownGraceMs + CLOSE_MS).unref();
   app.close().then(
     () => process.exit(0),
     (err: unknown) => {

@@ -4,7 +4,8 @@ import type { Config } from "../config.ts";
 import type { Logger } from "../lib/logger.ts";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "./embedded.ts";
 import { migrate } from "./orm.ts";
-import { poolQueryable, type Queryable } from "./queryable.ts";
+import { TracedClient } from "../observability/pg-spans.ts";
+import { poolQueryable, sendStatementsUnnamed, type Queryable } from "./queryable.ts";
 
 /**
  * The process's one PostgreSQL pool and the one way to query it (`db.query<Row>(text, params)`, `$1`
@@ -37,6 +38,7 @@ export async function openDatabase(
   config: Pick<Config, "databaseUrl" | "dataDir"> &
     Partial<Pick<Config, "embeddedPgPort" | "databasePoolMax" | "databaseDirectUrl">>,
   logger: Logger,
+  options: { traced?: boolean } = {},
 ): Promise<Database> {
   let embedded: EmbeddedDatabase | undefined;
   let url = config.databaseUrl;
@@ -57,17 +59,21 @@ export async function openDatabase(
     max: config.databasePoolMax ?? DEFAULT_POOL_MAX,
     connectionTimeoutMillis: 5_000,
     types: { getTypeParser },
+    // a span per statement when tracing is on (observability/pg-spans.ts)
+    ...(options.traced === true ? { Client: TracedClient } : {}),
     ...({ pipeline: true } as pg.PoolConfig),
   });
-  pool.on("error", (err) => logger.warn({ err }, "idle database connection failed"));
+  listenForErrors(pool, logger);
   const sessionUrl = config.databaseDirectUrl ?? url;
   // PgBouncer (transaction pooling, before 1.21) cannot keep a named statement between transactions.
-  if (sessionUrl !== url) sendUnnamedStatements(pool);
+  if (sessionUrl !== url) sendStatementsUnnamed(pool);
   try {
     // The migration lock is a session lock: behind PgBouncer, migrations run on direct connections of their own
     // (the lock holds one, the migrations use another).
     const migrationPool =
-      sessionUrl === url ? pool : new pg.Pool({ connectionString: sessionUrl, max: 2, types: { getTypeParser } });
+      sessionUrl === url
+        ? pool
+        : listenForErrors(new pg.Pool({ connectionString: sessionUrl, max: 2, types: { getTypeParser } }), logger);
     try {
       await withMigrationLock(migrationPool, () => migrate(migrationPool, sessionUrl));
     } finally {
@@ -112,20 +118,19 @@ const getTypeParser = ((oid: number, format?: "text" | "binary") =>
     ? (value: string) => value
     : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser;
 
-/** Strips the name of every named statement, on every connection of the pool (pool.query and checked-out clients). */
-function sendUnnamedStatements(pool: pg.Pool): void {
-  pool.on("connect", (client) => {
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as { query: unknown }).query = (first: unknown, ...rest: unknown[]) => {
-      // a Query made by runQuery keeps its prototype: its name is taken off in place
-      if (first instanceof pg.Query) return query(Object.assign(first, { name: undefined }), ...rest);
-      if (typeof first === "object" && first !== null && "name" in first) {
-        const { name: _name, ...unnamed } = first as Record<string, unknown>;
-        return query(unnamed, ...rest);
-      }
-      return query(first, ...rest);
-    };
-  });
+/**
+ * Every connection of the pool has an 'error' listener for its whole life: the pool's own is taken off while a
+ * connection is lent, and a connection that drops then (failover, a killed proxy, pg_terminate_backend) would
+ * emit 'error' with nobody listening, which ends the process. The statement in flight rejects with the same
+ * error; the pool discards the connection when it comes back and opens a new one for the next caller.
+ */
+function listenForErrors(pool: pg.Pool, logger: Logger): pg.Pool {
+  // an idle connection's failure: the connection's own listener below logs it, the pool drops it
+  pool.on("error", () => undefined);
+  pool.on("connect", (client) =>
+    client.on("error", (err) => logger.warn({ err: err.message }, "database connection failed")),
+  );
+  return pool;
 }
 
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {

@@ -14,11 +14,25 @@ export interface Queryable {
 /**
  * A statement run on every request of some face (the platform switch, a caller's session or client): named, so
  * each pooled connection parses and plans it once and afterwards only binds and executes it. Only for fixed
- * texts (each name is kept by every connection for its life); behind PgBouncer the names are dropped (db/index.ts).
+ * texts (each name is kept by every connection for its life); behind PgBouncer the names are dropped
+ * (sendStatementsUnnamed).
  */
 export interface Statement {
   name: string;
   text: string;
+}
+
+/** Pools (and their connections) whose statements go unnamed: see sendStatementsUnnamed. */
+const unnamed = new WeakSet<pg.Pool | pg.ClientBase>();
+
+/**
+ * Runs every `Statement` of this pool unnamed (parsed on each use): for a pool behind PgBouncer in transaction
+ * pooling mode before 1.21 (Debian's is 1.18), whose server connections change between transactions and would
+ * not know a name prepared on another. PgBouncer 1.21+ with `max_prepared_statements` keeps names working.
+ */
+export function sendStatementsUnnamed(pool: pg.Pool): void {
+  unnamed.add(pool);
+  pool.on("connect", (client) => unnamed.add(client));
 }
 
 /**
@@ -32,6 +46,7 @@ export function runQuery<R extends pg.QueryResultRow>(
   params: readonly unknown[],
 ): Promise<pg.QueryResult<R>> {
   if (typeof text === "string") return on.query<R>(text, [...params]);
+  if (unnamed.has(on)) return on.query<R>(text.text, [...params]);
   const query = Object.assign(new pg.Query(text.text), { name: text.name, values: [...params] });
   return new Promise((resolve, reject) => {
     // a Query with a callback (the pool releases its connection in the one it passes on)

@@ -1,7 +1,5 @@
 import type pg from "pg";
 import { PgBoss, type Db, type Job, type JobInsert, type Queue, type WorkOptions } from "pg-boss";
-// pg-boss's own connection class, used here only for its LISTEN session (reconnects, heartbeat, re-subscribe).
-import ListenConnection from "pg-boss/dist/db.js";
 import type { Role } from "../config.ts";
 import type { Logger } from "../lib/logger.ts";
 import { queues } from "./queues.ts";
@@ -9,6 +7,7 @@ import { heldTransactionOf, type OutcomeRecord } from "../db/held-transaction.ts
 import { runQuery, type Queryable, type Statement } from "../db/queryable.ts";
 import type { Transact, Tx } from "../db/transaction.ts";
 import { instrumentBoss, type JobTelemetry } from "./telemetry.ts";
+import { createListen } from "./listen-session.ts";
 
 /**
  * Options of one worker. The pg-boss flags that change the handler's shape (transactional, perJobResults,
@@ -56,8 +55,12 @@ export interface Boss {
     handler: (jobs: Job<T>[]) => Promise<unknown>,
     options: WorkerOptions & { batchSize: number },
   ): Promise<void>;
-  /** Stops fetching, waits up to graceMs for running handlers, fails what is still running, ends the LISTEN session. */
-  stop(): Promise<void>;
+  /**
+   * Stops fetching, waits up to `graceMs` (default: the boss's graceMs) for running handlers, fails what is still
+   * running (pg-boss retries it), ends the LISTEN session. A handler that ignores its abort signal keeps running:
+   * main.ts bounds the whole shutdown.
+   */
+  stop(graceMs?: number): Promise<void>;
 }
 
 export interface BossOptions {
@@ -82,13 +85,9 @@ export interface BossOptions {
  */
 export async function startBoss(opts: BossOptions): Promise<Boss> {
   const runsJobs = opts.role !== "api";
-  const listener = new ListenConnection({ connectionString: opts.url, application_name: "hotelops-listen" });
-  listener.on("error", (err: unknown) => opts.logger.warn({ err }, "pg-boss LISTEN connection failed; reconnecting"));
-  // Opens no connection: the class's pool stays unused, listen() makes its own session.
-  await listener.open();
   const db: Db = {
     executeSql: (text, values) => opts.pool.query(text, values),
-    listen: (channel, onNotification, onReconnect) => listener.listen(channel, onNotification, onReconnect),
+    listen: createListen(opts.url, opts.logger),
   };
   const pgboss = new PgBoss({
     db,
@@ -144,9 +143,9 @@ export async function startBoss(opts: BossOptions): Promise<Boss> {
         handler(jobs),
       );
     },
-    async stop() {
-      await pgboss.stop({ graceful: true, timeout: opts.graceMs ?? 10_000 });
-      await listener.close();
+    async stop(graceMs = opts.graceMs ?? 10_000) {
+      // (pg-boss closes its LISTEN session itself)
+      await pgboss.stop({ graceful: true, timeout: graceMs });
     },
   };
 }
@@ -171,23 +170,24 @@ const MAX_BATCH = 500;
 let writers = 0;
 
 /**
- * Inserts rows of one table, each with a job, for a hot path: one SQL statement writes the rows (a CTE over
- * per-column arrays) and pg-boss's own job insert (the SQL that insert() would run, taken with a capturing db
- * adapter), so rows and jobs commit together in one round trip without a transaction. Writes that arrive while
- * a statement is running go out together in the next one: one commit and one NOTIFY for the batch (PostgreSQL
- * serializes the commits of notifying transactions, so one NOTIFY per row caps throughput at one per disk flush).
+ * Inserts rows of one table, each with a job, for a hot path: in one transaction, one statement writes the rows
+ * (unnest over per-column arrays) and pg-boss's public `insert(jobs, { db })` writes their jobs on the same
+ * connection, so rows and jobs commit together (or neither). Writes that arrive while a batch is running go out
+ * together in the next one: one commit and one NOTIFY for the batch (PostgreSQL serializes the commits of
+ * notifying transactions, so one NOTIFY per row caps throughput at one per disk flush).
  * A write of a request with an Idempotency-Key is deferred to its outcome (held-transaction.ts) and joins the
- * batch with it: such a batch records the outcomes of its keyed rows (one statement) and writes the rows and jobs
- * in one transaction, so each stored outcome commits with its row. If a batch fails, its rows are retried one by
- * one, so a bad row (or a lost idempotency claim) fails only its own write.
+ * batch with it: the batch also records the outcomes of its keyed rows (one statement), so each stored outcome
+ * commits with its row. If a batch fails, its rows are retried one by one, so a bad row (or a lost idempotency
+ * claim) fails only its own write.
  */
 export function createRowWriter(pool: pg.Pool, pgboss: PgBoss, spec: RowWriterSpec, transact?: Transact): RowWriter {
   const types = Object.values(spec.columns);
   const insertOne = `insert into ${spec.table} (${Object.keys(spec.columns).join(", ")}) values (${types.map((type, i) => `$${i + 1}::${type}`).join(", ")})`;
-  const insert = `insert into ${spec.table} (${Object.keys(spec.columns).join(", ")}) select * from unnest(${types.map((type, i) => `$${i + 1}::${type}[]`).join(", ")})`;
-  const writer = ++writers;
-  let version = 0;
-  let statement: { name: string; text: string } | undefined;
+  // Named, so each pooled connection parses and plans it once.
+  const insertRows: Statement = {
+    name: `rows_of_writer_${++writers}`,
+    text: `insert into ${spec.table} (${Object.keys(spec.columns).join(", ")}) select * from unnest(${types.map((type, i) => `$${i + 1}::${type}[]`).join(", ")})`,
+  };
   type Pending = {
     row: readonly unknown[];
     data: object;
@@ -200,35 +200,21 @@ export function createRowWriter(pool: pg.Pool, pgboss: PgBoss, spec: RowWriterSp
   let running = false;
 
   async function run(batch: Pending[]): Promise<void> {
-    let job: { text: string; values: unknown[] } | undefined;
-    const capture = {
-      executeSql: async (text: string, values: unknown[] = []) => {
-        job = { text, values };
-        return { rows: [] };
-      },
-    };
-    await pgboss.insert(
-      spec.queue,
-      batch.map((b) => ({ ...spec.job, data: b.data })),
-      { db: capture },
-    );
-    if (job === undefined) throw new Error(`pg-boss made no insert for queue ${spec.queue}`);
-    const text = withStatement(insert, types.length, job.text);
-    // Named, so each pooled connection parses and plans it once (pg-boss's SQL is fixed per queue).
-    if (statement?.text !== text) statement = { name: `rows_with_jobs_${writer}_${++version}`, text };
-    const query = { ...statement, values: [...types.map((_, i) => batch.map((b) => b.row[i])), ...job.values] };
+    const values = types.map((_, i) => batch.map((b) => b.row[i]));
+    const jobs = batch.map((b) => ({ ...spec.job, data: b.data }));
     const records = new Map<OutcomeRecord["recordAll"], unknown[]>();
     for (const b of batch)
       if (b.record !== undefined)
         records.set(b.record.recordAll, [...(records.get(b.record.recordAll) ?? []), b.record.item]);
-    if (records.size === 0) {
-      await pool.query(query);
-      return;
-    }
     const delay = Math.max(...batch.map((b) => b.commitDelayMs ?? 0));
     await inTransaction(pool, async (q, client) => {
       for (const [recordAll, items] of records) await recordAll(q, items);
-      await client.query(query);
+      // The rows and pg-boss's own insert (its public insert() on this connection) leave together: the pool
+      // pipelines, so BEGIN, both statements and then COMMIT take two round trips for the whole batch.
+      await Promise.all([
+        runQuery(client, insertRows, values),
+        pgboss.insert(spec.queue, jobs, { db: { executeSql: (text, params) => client.query(text, params) } }),
+      ]);
       if (delay > 0) await new Promise((r) => setTimeout(r, delay));
     });
   }
@@ -296,14 +282,19 @@ async function inTransaction(
   };
   client.on("error", onError);
   try {
-    await client.query("begin");
-    await work(
-      {
-        query: async <R>(text: string | Statement, params: readonly unknown[] = []) =>
-          (await runQuery(client, text, params)).rows as R[],
-      },
-      client,
-    );
+    // BEGIN goes out with the work's first statements (pipelined); it fails only with its connection.
+    const [begun, worked] = await Promise.allSettled([
+      client.query("begin"),
+      work(
+        {
+          query: async <R>(text: string | Statement, params: readonly unknown[] = []) =>
+            (await runQuery(client, text, params)).rows as R[],
+        },
+        client,
+      ),
+    ]);
+    if (begun.status === "rejected") throw begun.reason;
+    if (worked.status === "rejected") throw worked.reason;
     await client.query("commit");
   } catch (err) {
     await client.query("rollback").catch((e: unknown) => {
@@ -314,13 +305,4 @@ async function inTransaction(
     client.removeListener("error", onError);
     client.release(broken);
   }
-}
-
-/** `WITH written AS (statement)` joined to pg-boss's insert, whose placeholders move up past the statement's. */
-function withStatement(statement: string, params: number, jobText: string): string {
-  const shifted = jobText.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + params}`);
-  const leadingWith = /^\s*with\s/i.exec(shifted);
-  return leadingWith === null
-    ? `WITH written AS (${statement}) ${shifted}`
-    : `WITH written AS (${statement}), ${shifted.slice(leadingWith[0].length)}`;
 }

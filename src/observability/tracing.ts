@@ -8,7 +8,6 @@ import {
   type Span,
   type Tracer,
 } from "@opentelemetry/api";
-import { instrumentPg } from "./pg-spans.ts";
 
 export { SpanKind, SpanStatusCode };
 
@@ -55,7 +54,6 @@ export async function startTracing(endpoint: string | undefined, serviceName: st
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
-  instrumentPg();
   const tracing: Tracing = {
     tracer: provider.getTracer("hotelops"),
     async shutdown() {

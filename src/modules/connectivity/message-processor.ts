@@ -30,53 +30,75 @@ interface QueuedRow {
 }
 
 /**
- * Applies the queued events of one (property, external reference) in arrival order, under an advisory lock so two
- * workers never interleave the same booking. Whatever job arrives first drains the key, so job order does not
- * matter. Each event goes through the reservations core (its own transaction, same availability and validation
- * rules, source CHANNEL, the sales channel as sent, the booking identified by (provider, channel, external
- * reference)); the outcome is written afterwards. A crash between the two re-runs the event, which is safe: NEW
- * finds the reservation by its reference, MODIFIED sets the same values again and CANCELLED of a cancelled
- * reservation is a no-op. Business failures end as REJECTED with
- * the reason; anything else is thrown so pg-boss retries the job.
+ * How long a job waits for another worker that holds the same booking's lock before it gives up (PostgreSQL's
+ * lock_timeout, 55P03): the job fails and pg-boss retries it (MESSAGE_JOB's retry delay), whoever holds the lock
+ * drains the booking meanwhile. Well below the job's expiry, so a wait never outlives the job.
+ */
+export const BOOKING_LOCK_TIMEOUT_MS = 10_000;
+
+/**
+ * Applies the queued messages of one (property, external reference) in arrival order, under a lock so two workers
+ * never interleave the same booking. Whatever job arrives first drains the key, so job order does not matter.
+ *
+ * The lock is transaction-scoped (`pg_advisory_xact_lock`) in a transaction of its own that stays open while the
+ * key is drained: PostgreSQL releases it at COMMIT, ROLLBACK or when the connection is lost, and the connection
+ * that took it is the one that holds it, also behind PgBouncer in transaction pooling (a transaction keeps its
+ * server connection; a session lock and its unlock would run on whichever server connection was free, and leak).
+ *
+ * Each message goes through the reservations core (its own transaction, same availability and validation rules,
+ * source CHANNEL, the sales channel as sent, the booking identified by (provider, channel, external reference));
+ * its outcome is written afterwards. A crash between the two re-runs the message, which is safe: NEW finds the
+ * reservation by its reference, MODIFIED sets the same values again and CANCELLED of a cancelled reservation is a
+ * no-op. Business failures end as REJECTED with the reason; anything else is thrown so pg-boss retries the job.
  */
 export async function processPartnerMessages(
   deps: ProcessorDeps,
   propertyId: string,
   externalReference: string,
 ): Promise<void> {
-  const client = await deps.pool.connect();
+  const lock = await deps.pool.connect();
+  // A connection lost while checked out emits 'error' (the pool's listener is off while it is lent): the statement
+  // in flight rejects with it; the connection is discarded, not returned.
+  let broken: Error | undefined;
+  const onError = (err: Error): void => {
+    broken ??= err;
+  };
+  lock.on("error", onError);
   try {
-    await client.query("select pg_advisory_lock(hashtext('reservation-events'), hashtext($1 || ':' || $2))", [
+    await lock.query("begin");
+    await lock.query(`set local lock_timeout = ${BOOKING_LOCK_TIMEOUT_MS}`);
+    await lock.query("select pg_advisory_xact_lock(hashtext('reservation-events'), hashtext($1 || ':' || $2))", [
       propertyId,
       externalReference,
     ]);
-    try {
-      const { rows } = await client.query<QueuedRow>(
-        "select id, property_id, provider, payload from partner_messages where property_id = $1 and external_reference = $2 and status = 'QUEUED' order by seq",
-        [propertyId, externalReference],
+    const { rows } = await lock.query<QueuedRow>(
+      "select id, property_id, provider, payload from partner_messages where property_id = $1 and external_reference = $2 and status = 'QUEUED' order by seq",
+      [propertyId, externalReference],
+    );
+    for (const row of rows) {
+      const outcome = await apply(deps, row).catch((err: unknown) => {
+        if (err instanceof AppError && err.code !== "internal" && err.code !== "unavailable")
+          return { status: "REJECTED", error: err.message } as const;
+        throw err;
+      });
+      // On the pool, so each outcome commits at once (the lock's transaction only holds the lock).
+      await deps.pool.query(
+        `update partner_messages set status = $2, reservation_id = $3, reservation_code = $4, error = $5, processed_at = $6, attempts = attempts + 1 where id = $1`,
+        outcome.status === "PROCESSED"
+          ? [row.id, outcome.status, outcome.reservationId, outcome.reservationCode, null, deps.clock.now()]
+          : [row.id, outcome.status, null, null, outcome.error, deps.clock.now()],
       );
-      for (const row of rows) {
-        const outcome = await apply(deps, row).catch((err: unknown) => {
-          if (err instanceof AppError && err.code !== "internal" && err.code !== "unavailable")
-            return { status: "REJECTED", error: err.message } as const;
-          throw err;
-        });
-        await client.query(
-          `update partner_messages set status = $2, reservation_id = $3, reservation_code = $4, error = $5, processed_at = $6, attempts = attempts + 1 where id = $1`,
-          outcome.status === "PROCESSED"
-            ? [row.id, outcome.status, outcome.reservationId, outcome.reservationCode, null, deps.clock.now()]
-            : [row.id, outcome.status, null, null, outcome.error, deps.clock.now()],
-        );
-        deps.logger.info({ eventId: row.id, status: outcome.status }, "reservation event applied");
-      }
-    } finally {
-      await client.query("select pg_advisory_unlock(hashtext('reservation-events'), hashtext($1 || ':' || $2))", [
-        propertyId,
-        externalReference,
-      ]);
+      deps.logger.info({ eventId: row.id, status: outcome.status }, "reservation event applied");
     }
+    await lock.query("commit");
+  } catch (err) {
+    await lock.query("rollback").catch((e: unknown) => {
+      broken ??= e instanceof Error ? e : new Error(String(e));
+    });
+    throw err;
   } finally {
-    client.release();
+    lock.removeListener("error", onError);
+    lock.release(broken);
   }
 }
 
