@@ -1,10 +1,12 @@
 import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Code, ConnectError, createClient, type Client } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { ConnectivityService } from "../../gen/hotelops/connectivity/v1/connectivity_pb.js";
 import { setProviderMapping } from "../../src/modules/connectivity/index.ts";
+import { seedDemo } from "../../src/ops/seed.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { freshDatabaseUrl } from "../helpers/db.ts";
 import { bearer, createTestClient, createTestProperty } from "../helpers/auth.ts";
@@ -385,5 +387,38 @@ describe("granting ari.write", () => {
     const body = (await res.json()) as Json;
     expect(body.scopes).toEqual(["ari.read", "ari.write"]);
     expect(body.properties[0].capabilities).toEqual(["ari", "ari-write"]);
+  });
+});
+
+describe("docs/partners/ari-write.md", () => {
+  it("its curl example writes to the demo hotel as documented", { timeout: 60_000 }, async () => {
+    await seedDemo(app.deps, app.services.admin);
+    const doc = readFileSync(new URL("../../docs/partners/ari-write.md", import.meta.url), "utf8");
+    for (const [kind, code, external] of [
+      ["room_type", "DBL", "ACME-DOUBLE"],
+      ["rate_plan", "BB", "ACME-BB"],
+    ] as const)
+      await setProviderMapping(app.db.pool, { propertyCode: "DEMO-IST", provider: "acme", kind, code, externalCode: external });
+    const token = (
+      await createTestClient(app, {
+        kind: "partner",
+        provider: "acme",
+        propertyCodes: ["DEMO-IST"],
+        scopes: ["mappings.read", "ari.read", "ari.write"],
+        approved: true,
+      })
+    ).accessToken;
+    const body = /-d '(\{"changes":[\s\S]*?\]\})'/.exec(doc)![1]!;
+    const expected = /ari\n# (\{"propertyCode".*\})/.exec(doc)![1]!;
+    const res = await post(JSON.parse(body), { token, code: "DEMO-IST", key: "acme-batch-0001" });
+    expect([res.status, res.body]).toEqual([200, JSON.parse(expected)]);
+    const read = await fetch(
+      `${app.baseUrl}/api/v1/properties/DEMO-IST/ari?from=2027-03-05&to=2027-03-07&roomTypes=ACME-DOUBLE&ratePlans=ACME-BB`,
+      { headers: bearer(token) },
+    ).then((r) => r.json() as Promise<Json>);
+    expect(read.roomTypes[0].ratePlans[0].days.map((d: Json) => [d.date, d.priceMinor, d.minStay])).toEqual([
+      ["2027-03-05", 320000, 2],
+      ["2027-03-06", 320000, 2],
+    ]);
   });
 });
