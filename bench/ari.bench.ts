@@ -171,7 +171,14 @@ async function benchAriWrite(
       for (let d = 0; d < 100; d++) {
         const from = new Date(Date.UTC(2027, 5, 1 + d)).toISOString().slice(0, 10);
         const to = new Date(Date.UTC(2027, 5, 2 + d)).toISOString().slice(0, 10);
-        changes.push({ roomTypeCode: "RT7", ratePlanCode: `RP${p}`, from, to, priceMinor: 10000 + round * 10 + p, minStay: 1 + (round % 3) });
+        changes.push({
+          roomTypeCode: "RT7",
+          ratePlanCode: `RP${p}`,
+          from,
+          to,
+          priceMinor: 10000 + round * 10 + p,
+          minStay: 1 + (round % 3),
+        });
       }
     return JSON.stringify({ changes });
   };

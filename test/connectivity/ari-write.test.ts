@@ -104,13 +104,24 @@ beforeAll(async () => {
     roomTypeIds: [dbl.id],
   });
   const oDbl = await inventory.createRoomType(other.id, { code: "DBL", name: "Double", maxOccupancy: 2 });
-  await inventory.createRatePlan(other.id, { code: "BAR", name: "Bar", boardType: "ROOM_ONLY", roomTypeIds: [oDbl.id] });
+  await inventory.createRatePlan(other.id, {
+    code: "BAR",
+    name: "Bar",
+    boardType: "ROOM_ONLY",
+    roomTypeIds: [oDbl.id],
+  });
   for (const [kind, code, external] of [
     ["room_type", "DBL", "X-DBL"],
     ["rate_plan", "BAR", "X-BAR"],
     ["rate_plan", "NRF", "X-NRF"],
   ] as const)
-    await setProviderMapping(app.db.pool, { propertyCode: property.code, provider: "acme", kind, code, externalCode: external });
+    await setProviderMapping(app.db.pool, {
+      propertyCode: property.code,
+      provider: "acme",
+      kind,
+      code,
+      externalCode: external,
+    });
   partner = (
     await createTestClient(app, {
       kind: "partner",
@@ -134,10 +145,31 @@ describe("POST /api/v1/properties/{propertyCode}/ari", () => {
     const res = await post({
       changes: [
         { roomTypeCode: "X-DBL", ratePlanCode: "X-BAR", from: "2027-03-01", to: "2027-03-11", priceMinor: 123456 },
-        { roomTypeCode: "X-DBL", ratePlanCode: "X-NRF", from: "2027-03-01", to: "2027-03-04", priceMinor: 99900, minStay: 2 },
+        {
+          roomTypeCode: "X-DBL",
+          ratePlanCode: "X-NRF",
+          from: "2027-03-01",
+          to: "2027-03-04",
+          priceMinor: 99900,
+          minStay: 2,
+        },
         // SGL has no acme code: our code is accepted
-        { roomTypeCode: "SGL", ratePlanCode: "X-BAR", from: "2027-03-02", to: "2027-03-03", stopSell: true, maxStay: 7 },
-        { roomTypeCode: "X-DBL", ratePlanCode: "X-BAR", from: "2027-03-05", to: "2027-03-06", closedToArrival: true, closedToDeparture: true },
+        {
+          roomTypeCode: "SGL",
+          ratePlanCode: "X-BAR",
+          from: "2027-03-02",
+          to: "2027-03-03",
+          stopSell: true,
+          maxStay: 7,
+        },
+        {
+          roomTypeCode: "X-DBL",
+          ratePlanCode: "X-BAR",
+          from: "2027-03-05",
+          to: "2027-03-06",
+          closedToArrival: true,
+          closedToDeparture: true,
+        },
       ],
     });
     expect(res.status).toBe(200);
@@ -145,7 +177,12 @@ describe("POST /api/v1/properties/{propertyCode}/ari", () => {
     const read = await ari("2027-03-01", "2027-03-11");
     const bar = daysOf(read, "DBL", "BAR");
     expect(bar.map((d: Json) => d.priceMinor)).toEqual(Array(10).fill(123456));
-    expect(bar[4]).toMatchObject({ date: "2027-03-05", closedToArrival: true, closedToDeparture: true, stopSell: false });
+    expect(bar[4]).toMatchObject({
+      date: "2027-03-05",
+      closedToArrival: true,
+      closedToDeparture: true,
+      stopSell: false,
+    });
     expect(bar[3]).toMatchObject({ closedToArrival: false, closedToDeparture: false });
     const nrf = daysOf(read, "DBL", "NRF");
     expect(nrf.slice(0, 4).map((d: Json) => [d.priceMinor, d.minStay])).toEqual([
@@ -159,11 +196,20 @@ describe("POST /api/v1/properties/{propertyCode}/ari", () => {
     expect(sgl[0]).toMatchObject({ stopSell: false, maxStay: null });
 
     // one feed entry and one availability.changed hint per reason, as staff changes record
-    const feed = await fetch(`${app.baseUrl}${path()}/changes?cursor=${Buffer.from(`v1:${head}`).toString("base64url")}`, {
-      headers: bearer(partner),
-    }).then((r) => r.json() as Promise<Json>);
+    const feed = await fetch(
+      `${app.baseUrl}${path()}/changes?cursor=${Buffer.from(`v1:${head}`).toString("base64url")}`,
+      {
+        headers: bearer(partner),
+      },
+    ).then((r) => r.json() as Promise<Json>);
     expect(
-      feed.data.map((c: Json) => [c.reason, c.from, c.to, c.roomTypes.map((x: Json) => x.externalCode ?? x.code), c.ratePlans.map((x: Json) => x.externalCode)]),
+      feed.data.map((c: Json) => [
+        c.reason,
+        c.from,
+        c.to,
+        c.roomTypes.map((x: Json) => x.externalCode ?? x.code),
+        c.ratePlans.map((x: Json) => x.externalCode),
+      ]),
     ).toEqual([
       ["rate", "2027-03-01", "2027-03-11", ["X-DBL"], ["X-BAR", "X-NRF"]],
       ["restriction", "2027-03-01", "2027-03-06", ["X-DBL", "SGL"], ["X-BAR", "X-NRF"]],
@@ -188,15 +234,32 @@ describe("POST /api/v1/properties/{propertyCode}/ari", () => {
   it("writes only the weekdays asked for; a later change of a cell wins and a field left out keeps its value", async () => {
     const res = await post({
       changes: [
-        { roomTypeCode: "X-DBL", ratePlanCode: "X-BAR", from: "2027-04-01", to: "2027-04-15", weekdays: [5, 6], priceMinor: 200000, minStay: 3 },
+        {
+          roomTypeCode: "X-DBL",
+          ratePlanCode: "X-BAR",
+          from: "2027-04-01",
+          to: "2027-04-15",
+          weekdays: [5, 6],
+          priceMinor: 200000,
+          minStay: 3,
+        },
         { roomTypeCode: "X-DBL", ratePlanCode: "X-BAR", from: "2027-04-02", to: "2027-04-03", priceMinor: 210000 },
-        { roomTypeCode: "X-DBL", ratePlanCode: "X-BAR", from: "2027-04-01", to: "2027-04-15", weekdays: [6], stopSell: true },
+        {
+          roomTypeCode: "X-DBL",
+          ratePlanCode: "X-BAR",
+          from: "2027-04-01",
+          to: "2027-04-15",
+          weekdays: [6],
+          stopSell: true,
+        },
       ],
     });
     expect(res.status).toBe(200);
     const days = daysOf(await ari("2027-04-01", "2027-04-15"), "DBL", "BAR");
     // 2027-04-02 and 04-09 are Fridays, 04-03 and 04-10 Saturdays
-    const set = days.filter((d: Json) => d.priceMinor !== null).map((d: Json) => [d.date, d.priceMinor, d.minStay, d.stopSell]);
+    const set = days
+      .filter((d: Json) => d.priceMinor !== null)
+      .map((d: Json) => [d.date, d.priceMinor, d.minStay, d.stopSell]);
     expect(set).toEqual([
       ["2027-04-02", 210000, 3, false],
       ["2027-04-03", 200000, 3, true],
@@ -207,7 +270,16 @@ describe("POST /api/v1/properties/{propertyCode}/ari", () => {
     expect(
       (
         await post({
-          changes: [{ roomTypeCode: "X-DBL", ratePlanCode: "X-BAR", from: "2027-04-03", to: "2027-04-04", stopSell: false, minStay: 0 }],
+          changes: [
+            {
+              roomTypeCode: "X-DBL",
+              ratePlanCode: "X-BAR",
+              from: "2027-04-03",
+              to: "2027-04-04",
+              stopSell: false,
+              minStay: 0,
+            },
+          ],
         })
       ).status,
     ).toBe(200);
@@ -223,7 +295,14 @@ describe("POST /api/v1/properties/{propertyCode}/ari", () => {
         { roomTypeCode: "X-DBL", ratePlanCode: "X-BAR", from: "2027-05-01", to: "2027-05-10", priceMinor: 1 },
         { roomTypeCode: "X-DBL", ratePlanCode: "X-BAR", from: "2027-05-10", to: "2027-05-01", priceMinor: 1 },
         { roomTypeCode: "X-DBL", ratePlanCode: "X-BAR", from: "2027-05-01", to: "2027-05-02", minStay: 5, maxStay: 2 },
-        { roomTypeCode: "X-DBL", ratePlanCode: "X-BAR", from: "2027-05-01", to: "2027-05-02", weekdays: [8], priceMinor: -5 },
+        {
+          roomTypeCode: "X-DBL",
+          ratePlanCode: "X-BAR",
+          from: "2027-05-01",
+          to: "2027-05-02",
+          weekdays: [8],
+          priceMinor: -5,
+        },
         { roomTypeCode: "X-DBL", ratePlanCode: "X-BAR", from: "2027-05-01", to: "2027-05-02" },
         { roomTypeCode: "X-DBL", ratePlanCode: "X-BAR", from: "2027-05-01", to: "2029-05-02", stopSell: true },
       ],
@@ -255,26 +334,40 @@ describe("POST /api/v1/properties/{propertyCode}/ari", () => {
     expect(await hintCount()).toBe(hints);
   });
 
-  it("bounds the request: 1 to 1,000 changes, at most 200,000 cells, 400 for a body that is not the message", async () => {
+  it("bounds the request: 1 to 1,000 changes, at most 100,000 cells, 400 for a body that is not the message", async () => {
     const one = { roomTypeCode: "X-DBL", ratePlanCode: "X-BAR", from: "2027-06-01", to: "2027-06-02", priceMinor: 1 };
     const empty = await post({ changes: [] });
-    expect([empty.status, empty.body.error.details]).toEqual([422, [{ field: "changes", reason: "1 to 1000 changes" }]]);
+    expect([empty.status, empty.body.error.details]).toEqual([
+      422,
+      [{ field: "changes", reason: "1 to 1000 changes" }],
+    ]);
     const many = await post({ changes: Array(1001).fill(one) });
     expect(many.status).toBe(422);
     const wide = { ...one, from: "2027-01-01", to: "2028-12-31" }; // 730 days
     const cells = await post({ changes: Array(300).fill(wide) });
     expect(cells.status).toBe(422);
-    expect(cells.body.error.details[0].reason).toContain("at most 200000 cells");
+    expect(cells.body.error.details[0].reason).toContain("at most 100000 cells");
     const bad = await post({ changes: [{ ...one, priceMinor: "lots" }] });
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe("invalid_argument");
   });
 
   it("refuses codes and properties outside the client's grants (404), a missing scope (403) and an unapproved client (403)", async () => {
-    const change = { roomTypeCode: "X-DBL", ratePlanCode: "X-BAR", from: "2027-06-01", to: "2027-06-02", priceMinor: 1 };
-    const unknown = await post({ changes: [change, { ...change, roomTypeCode: "X-SUITE" }, { ...change, ratePlanCode: "NOPE" }] });
+    const change = {
+      roomTypeCode: "X-DBL",
+      ratePlanCode: "X-BAR",
+      from: "2027-06-01",
+      to: "2027-06-02",
+      priceMinor: 1,
+    };
+    const unknown = await post({
+      changes: [change, { ...change, roomTypeCode: "X-SUITE" }, { ...change, ratePlanCode: "NOPE" }],
+    });
     expect(unknown.status).toBe(404);
-    expect(unknown.body.error.details.map((d: Json) => d.field)).toEqual(["changes[1].roomTypeCode", "changes[2].ratePlanCode"]);
+    expect(unknown.body.error.details.map((d: Json) => d.field)).toEqual([
+      "changes[1].roomTypeCode",
+      "changes[2].ratePlanCode",
+    ]);
     // a mapped entity is addressed by the provider's code only
     expect((await post({ changes: [{ ...change, roomTypeCode: "DBL" }] })).status).toBe(404);
     // granted property, but the codes are this property's mappings only
@@ -284,12 +377,23 @@ describe("POST /api/v1/properties/{propertyCode}/ari", () => {
     expect((await post({ changes: [change] }, { code: stranger.code })).status).toBe(404);
     expect((await post({ changes: [change] }, { code: "NO-SUCH" })).status).toBe(404);
     const readOnly = (
-      await createTestClient(app, { kind: "partner", provider: "acme", propertyCodes: [property.code], scopes: ["ari.read"], approved: true })
+      await createTestClient(app, {
+        kind: "partner",
+        provider: "acme",
+        propertyCodes: [property.code],
+        scopes: ["ari.read"],
+        approved: true,
+      })
     ).accessToken;
     const forbidden = await post({ changes: [change] }, { token: readOnly });
     expect([forbidden.status, forbidden.body.error.code]).toEqual([403, "forbidden"]);
     const unapproved = (
-      await createTestClient(app, { kind: "partner", provider: "acme", propertyCodes: [property.code], scopes: ["ari.write"] })
+      await createTestClient(app, {
+        kind: "partner",
+        provider: "acme",
+        propertyCodes: [property.code],
+        scopes: ["ari.write"],
+      })
     ).accessToken;
     const refused = await post({ changes: [change] }, { token: unapproved });
     expect([refused.status, refused.body.error.code]).toEqual([403, "partner_not_approved"]);
@@ -297,7 +401,11 @@ describe("POST /api/v1/properties/{propertyCode}/ari", () => {
   });
 
   it("replays a repeated Idempotency-Key without writing again and refuses the key with another body (409)", async () => {
-    const body = { changes: [{ roomTypeCode: "X-DBL", ratePlanCode: "X-NRF", from: "2027-07-01", to: "2027-07-08", priceMinor: 77700 }] };
+    const body = {
+      changes: [
+        { roomTypeCode: "X-DBL", ratePlanCode: "X-NRF", from: "2027-07-01", to: "2027-07-08", priceMinor: 77700 },
+      ],
+    };
     const first = await post(body, { key: "ari-rest-1" });
     expect(first.status).toBe(200);
     const head = await feedHead();
@@ -310,11 +418,46 @@ describe("POST /api/v1/properties/{propertyCode}/ari", () => {
   });
 });
 
+describe("concurrent writers", () => {
+  it("a partner batch and staff restriction changes of the same days both keep their fields", async () => {
+    const inventory = app.services.inventory;
+    const [dbl] = (await inventory.listRoomTypes(property.id)).filter((rt) => rt.code === "DBL");
+    const [bar] = (await inventory.listRatePlans(property.id)).filter((rp) => rp.code === "BAR");
+    const rounds = Array.from({ length: 6 }, (_, i) => {
+      const from = `2027-09-${String(1 + i * 4).padStart(2, "0")}`;
+      const to = `2027-09-${String(5 + i * 4).padStart(2, "0")}`;
+      return Promise.all([
+        post({ changes: [{ roomTypeCode: "X-DBL", ratePlanCode: "X-BAR", from, to, minStay: 3, priceMinor: 4242 }] }),
+        inventory.setRestrictions(property.id, {
+          ratePlanIds: [bar!.id],
+          roomTypeIds: [dbl!.id],
+          from,
+          to,
+          weekdays: [],
+          stopSell: true,
+        }),
+        inventory.setPrices(property.id, { ratePlanId: bar!.id, roomTypeId: dbl!.id, from, to, amountMinor: 4242n }),
+      ]);
+    });
+    for (const [res] of await Promise.all(rounds)) expect(res.status).toBe(200);
+    const days = daysOf(await ari("2027-09-01", "2027-09-25"), "DBL", "BAR");
+    expect(days.every((d: Json) => d.minStay === 3 && d.stopSell === true && d.priceMinor === 4242)).toBe(true);
+  });
+});
+
 describe("ConnectivityService.UpdateAri over Connect and gRPC", () => {
   const request = (priceMinor: bigint, from = "2027-08-01") => ({
     propertyCode: property.code,
     changes: [
-      { roomTypeCode: "X-DBL", ratePlanCode: "X-BAR", from, to: "2027-08-11", weekdays: [1], priceMinor, closedToArrival: true },
+      {
+        roomTypeCode: "X-DBL",
+        ratePlanCode: "X-BAR",
+        from,
+        to: "2027-08-11",
+        weekdays: [1],
+        priceMinor,
+        closedToArrival: true,
+      },
       { roomTypeCode: "SGL", ratePlanCode: "X-BAR", from, to: "2027-08-11", minStay: 2 },
     ],
   });
@@ -335,7 +478,9 @@ describe("ConnectivityService.UpdateAri over Connect and gRPC", () => {
       );
       const dbl = read.roomTypes.find((r) => r.code === "DBL")!.ratePlans.find((p) => p.code === "BAR")!.days;
       // Mondays: 2027-08-02 and 08-09
-      expect(dbl.filter((d) => d.priceMinor !== undefined).map((d) => [d.date, d.priceMinor, d.closedToArrival])).toEqual([
+      expect(
+        dbl.filter((d) => d.priceMinor !== undefined).map((d) => [d.date, d.priceMinor, d.closedToArrival]),
+      ).toEqual([
         ["2027-08-02", price, true],
         ["2027-08-09", price, true],
       ]);
@@ -361,9 +506,17 @@ describe("ConnectivityService.UpdateAri over Connect and gRPC", () => {
       );
       expect(notFound.code).toBe(Code.NotFound);
       const readOnly = (
-        await createTestClient(app, { kind: "partner", provider: "acme", propertyCodes: [property.code], scopes: ["ari.read"], approved: true })
+        await createTestClient(app, {
+          kind: "partner",
+          provider: "acme",
+          propertyCodes: [property.code],
+          scopes: ["ari.read"],
+          approved: true,
+        })
       ).accessToken;
-      expect((await failure(c.updateAri(request(price), { headers: bearer(readOnly) }))).code).toBe(Code.PermissionDenied);
+      expect((await failure(c.updateAri(request(price), { headers: bearer(readOnly) }))).code).toBe(
+        Code.PermissionDenied,
+      );
       expect(await feedHead()).toBe(head);
     });
   }
@@ -375,7 +528,17 @@ describe("granting ari.write", () => {
     const env = { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "silent" };
     const { stdout } = await run(
       process.execPath,
-      ["src/ops/cli.ts", "client:create", "--provider", "acme", "--properties", property.code, "--scopes", "ari.read,ari.write", "--json"],
+      [
+        "src/ops/cli.ts",
+        "client:create",
+        "--provider",
+        "acme",
+        "--properties",
+        property.code,
+        "--scopes",
+        "ari.read,ari.write",
+        "--json",
+      ],
       { env, timeout: 50_000 },
     );
     const created = JSON.parse(stdout) as { clientId: string; scopes: string[] };
@@ -398,7 +561,13 @@ describe("docs/partners/ari-write.md", () => {
       ["room_type", "DBL", "ACME-DOUBLE"],
       ["rate_plan", "BB", "ACME-BB"],
     ] as const)
-      await setProviderMapping(app.db.pool, { propertyCode: "DEMO-IST", provider: "acme", kind, code, externalCode: external });
+      await setProviderMapping(app.db.pool, {
+        propertyCode: "DEMO-IST",
+        provider: "acme",
+        kind,
+        code,
+        externalCode: external,
+      });
     const token = (
       await createTestClient(app, {
         kind: "partner",

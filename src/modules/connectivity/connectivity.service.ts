@@ -90,9 +90,7 @@ export function createConnectivityService(deps: ConnectivityDeps) {
           code: p.code,
           name: p.name,
           capabilities:
-            caller.environment === "live" || p.sandbox
-              ? capabilities
-              : capabilities.filter((c) => !WRITES.has(c)),
+            caller.environment === "live" || p.sandbox ? capabilities : capabilities.filter((c) => !WRITES.has(c)),
         })),
       };
     },

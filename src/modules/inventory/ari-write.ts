@@ -4,11 +4,15 @@ import { badDateReason, daysBetween, isCalendarDate } from "../../lib/dates.ts";
 import { recordEvents } from "../events/index.ts";
 import { recordAriChanges, type AriChange } from "./ari-log.ts";
 import * as repo from "./inventory.repository.ts";
+import { lockRates } from "./rate-lock.ts";
 
 /** Most changes in one ARI write. */
 export const maxAriWriteChanges = 1000;
-/** Most cells (rate plan x room type x day, counted per change) one ARI write names: 500 days of 400 pairs. */
-export const maxAriWriteCells = 200_000;
+/**
+ * Most cells (rate plan x room type x day, counted per change) one ARI write names, as many as one ARI read page:
+ * a 500-day full sync of 200 room type x rate plan pairs. A larger sync is several requests.
+ */
+export const maxAriWriteCells = 100_000;
 /** Longest range of one change (as for prices and restrictions). */
 export const maxAriWriteDays = 731;
 const maxPriceMinor = 1_000_000_000_000n;
@@ -74,7 +78,10 @@ export function ariWriteViolations(changes: readonly AriWrite[]): { violations: 
     if (c.minStay !== undefined && c.maxStay !== undefined && c.minStay > 0 && c.maxStay > 0 && c.minStay > c.maxStay)
       bad("maxStay", "must not be below minStay");
     if (c.priceMinor === undefined && !hasRestriction(c))
-      bad("priceMinor", "set at least one of priceMinor, minStay, maxStay, closedToArrival, closedToDeparture, stopSell");
+      bad(
+        "priceMinor",
+        "set at least one of priceMinor, minStay, maxStay, closedToArrival, closedToDeparture, stopSell",
+      );
     if (days >= 1 && days <= maxAriWriteDays && weekdaysOk) cells += daysOn(c.from, days, weekdayMask(c.weekdays));
   }
   return { violations: out, cells };
@@ -102,7 +109,10 @@ export function checkAriWrite(changes: readonly AriWrite[]): void {
   if (violations.length > 0) throw ariWriteError(violations);
   if (cells > maxAriWriteCells)
     throw ariWriteError([
-      { field: "changes", reason: `at most ${maxAriWriteCells} cells (rate plan x room type x day); these name ${cells}` },
+      {
+        field: "changes",
+        reason: `at most ${maxAriWriteCells} cells (rate plan x room type x day); these name ${cells}`,
+      },
     ]);
 }
 
@@ -135,54 +145,50 @@ const CELLS = `c as (select * from unnest($2::uuid[], $3::uuid[], $4::date[], $5
 
 /** The last value a change gave `col` in a cell (null: no change set it). */
 const last = (col: string) => `(array_agg(${col} order by n desc) filter (where ${col} is not null))[1]`;
+const SETS_RESTRICTION =
+  "(min_stay is not null or max_stay is not null or cta is not null or ctd is not null or ss is not null)";
 
 /**
- * Applies checked changes with resolved ids in the caller's transaction: prices upserted (a later change of a
- * cell wins), restriction rows created where missing, then each cell's set fields updated in one statement (the
- * fields a change left out keep their value, also against a concurrent staff change). Returns the distinct cells.
+ * Applies checked changes with resolved ids in the caller's transaction, in one statement after the property's rate
+ * lock (lockRates): each cell's fields merged over the changes (the later change wins), prices upserted, restriction
+ * rows inserted where there were none and updated where there were (fields no change set keep their value). The
+ * insert and the update touch disjoint rows: the update sees the rows that existed when the statement began, the
+ * insert skips them, and no other writer adds one meanwhile (it waits for the lock). Returns the distinct cells.
  */
 async function applyChanges(tx: Tx, propertyId: string, changes: readonly AriWrite[]): Promise<number> {
-  const params = columns(propertyId, changes);
-  // ARI writes of one property take turns: two overlapping batches never lock rows in opposite orders.
-  await tx.query("select pg_advisory_xact_lock(hashtextextended('ari-write:' || $1::text, 0))", [propertyId]);
-  const [{ cells }] = (await tx.query<{ cells: string }>(
-    `with ${CELLS}, prices as (
-       insert into daily_prices (property_id, rate_plan_id, room_type_id, date, amount_minor)
-       select distinct on (rp, rt, day) $1::uuid, rp, rt, day, price from cells where price is not null
-        order by rp, rt, day, n desc
-       on conflict (property_id, rate_plan_id, room_type_id, date) do update set amount_minor = excluded.amount_minor
-       returning 1),
-     created as (
-       insert into rate_restrictions (property_id, rate_plan_id, room_type_id, date)
-       select distinct $1::uuid, rp, rt, day from cells
-        where min_stay is not null or max_stay is not null or cta is not null or ctd is not null or ss is not null
-        order by 2, 3, 4
-       on conflict do nothing
-       returning 1)
-     select (select count(*) from (select distinct rp, rt, day from cells) x)::text as cells,
-            (select count(*) from prices) + (select count(*) from created) as written`,
-    params,
-  )) as [{ cells: string }];
-  await tx.query(
-    `with ${CELLS}, merged as (
-       select rp, rt, day,
+  await lockRates(tx, propertyId);
+  const [row] = await tx.query<{ cells: string }>(
+    `with ${CELLS},
+     merged as (
+       select rp, rt, day, ${last("price")} as price, bool_or(${SETS_RESTRICTION}) as restricts,
               bool_or(min_stay is not null) as set_min, ${last("min_stay")} as min_stay,
               bool_or(max_stay is not null) as set_max, ${last("max_stay")} as max_stay,
               ${last("cta")} as cta, ${last("ctd")} as ctd, ${last("ss")} as ss
-         from cells
-        where min_stay is not null or max_stay is not null or cta is not null or ctd is not null or ss is not null
-        group by rp, rt, day)
-     update rate_restrictions r set
-       min_stay = case when m.set_min then nullif(m.min_stay, 0) else r.min_stay end,
-       max_stay = case when m.set_max then nullif(m.max_stay, 0) else r.max_stay end,
-       closed_to_arrival = coalesce(m.cta, r.closed_to_arrival),
-       closed_to_departure = coalesce(m.ctd, r.closed_to_departure),
-       stop_sell = coalesce(m.ss, r.stop_sell)
-       from merged m
-      where r.property_id = $1 and r.rate_plan_id = m.rp and r.room_type_id = m.rt and r.date = m.day`,
-    params,
+         from cells group by rp, rt, day),
+     prices as (
+       insert into daily_prices (property_id, rate_plan_id, room_type_id, date, amount_minor)
+       select $1, rp, rt, day, price from merged where price is not null order by rp, rt, day
+       on conflict (property_id, rate_plan_id, room_type_id, date) do update set amount_minor = excluded.amount_minor),
+     created as (
+       insert into rate_restrictions (property_id, rate_plan_id, room_type_id, date, min_stay, max_stay,
+                                      closed_to_arrival, closed_to_departure, stop_sell)
+       select $1, rp, rt, day, nullif(min_stay, 0), nullif(max_stay, 0), coalesce(cta, false), coalesce(ctd, false),
+              coalesce(ss, false)
+         from merged where restricts order by rp, rt, day
+       on conflict do nothing),
+     updated as (
+       update rate_restrictions r set
+         min_stay = case when m.set_min then nullif(m.min_stay, 0) else r.min_stay end,
+         max_stay = case when m.set_max then nullif(m.max_stay, 0) else r.max_stay end,
+         closed_to_arrival = coalesce(m.cta, r.closed_to_arrival),
+         closed_to_departure = coalesce(m.ctd, r.closed_to_departure),
+         stop_sell = coalesce(m.ss, r.stop_sell)
+         from merged m
+        where m.restricts and r.property_id = $1 and r.rate_plan_id = m.rp and r.room_type_id = m.rt and r.date = m.day)
+     select count(*)::text as cells from merged`,
+    columns(propertyId, changes),
   );
-  return Number(cells);
+  return Number(row!.cells);
 }
 
 /**
@@ -191,12 +197,7 @@ async function applyChanges(tx: Tx, propertyId: string, changes: readonly AriWri
  * availability.changed hint and one ARI feed entry spanning the room types, rate plans and dates written, the same
  * records a staff SetPrices / SetRestrictions makes. Returns the distinct cells written.
  */
-export async function writeAri(
-  tx: Tx,
-  propertyId: string,
-  changes: readonly AriWrite[],
-  now: Date,
-): Promise<number> {
+export async function writeAri(tx: Tx, propertyId: string, changes: readonly AriWrite[], now: Date): Promise<number> {
   const [roomTypes, ratePlans] = await Promise.all([
     repo.listRoomTypes(tx, propertyId),
     repo.listRatePlans(tx, propertyId),
@@ -210,7 +211,10 @@ export async function writeAri(
     if (rp === undefined) throw new AppError("not_found", `changes[${i}]: rate plan not found.`);
     if (rt === undefined) throw new AppError("not_found", `changes[${i}]: room type not found.`);
     if (!rp.roomTypeIds.includes(c.roomTypeId))
-      uncovered.push({ field: `changes[${i}].ratePlanCode`, reason: `rate plan ${rp.code} does not cover room type ${rt}` });
+      uncovered.push({
+        field: `changes[${i}].ratePlanCode`,
+        reason: `rate plan ${rp.code} does not cover room type ${rt}`,
+      });
   }
   if (uncovered.length > 0) throw ariWriteError(uncovered);
 

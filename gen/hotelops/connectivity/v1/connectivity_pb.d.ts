@@ -1370,7 +1370,7 @@ export declare const ConnectivityService: GenService<{
    * an unknown code answers 404 naming each change (`changes[i].roomTypeCode`). The request is applied whole or
    * not at all: any bad change answers 422 validation_failed with one detail per bad field (`changes[i].from`)
    * and nothing is written. Changes apply in order: a later change of the same day and field wins. At most
-   * 200,000 cells (rate plan x room type x day) per request. Prices are per room and night (no occupancy-based
+   * 100,000 cells (rate plan x room type x day) per request. Prices are per room and night (no occupancy-based
    * prices in this release); availability (allotment) is managed by the hotel, not written here.
    * One request records at most one availability.changed hint and one ARI feed entry per reason ("rate",
    * "restriction"), covering the room types, rate plans and the dates from the earliest `from` to the latest
