@@ -193,9 +193,9 @@ async function applyChanges(tx: Tx, propertyId: string, changes: readonly AriWri
 
 /**
  * Writes a batch of ARI changes that passed checkAriWrite in the caller's transaction: rate plans must cover their
- * room types (422 naming every change that breaks it), then the changes are applied with, per reason ("rate", "restriction"), one
- * availability.changed hint and one ARI feed entry spanning the room types, rate plans and dates written, the same
- * records a staff SetPrices / SetRestrictions makes. Returns the distinct cells written.
+ * room types (422 naming every change that breaks it), then the changes are applied with, per reason ("rate",
+ * "restriction"), one availability.changed hint and one ARI feed entry spanning the room types, rate plans and dates
+ * written: the records a staff SetPrices / SetRestrictions makes. Returns the distinct cells written.
  */
 export async function writeAri(tx: Tx, propertyId: string, changes: readonly AriWrite[], now: Date): Promise<number> {
   const [roomTypes, ratePlans] = await Promise.all([
