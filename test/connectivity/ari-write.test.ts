@@ -400,6 +400,32 @@ describe("POST /api/v1/properties/{propertyCode}/ari", () => {
     expect(daysOf(await ari("2027-06-01", "2027-06-02"), "DBL", "BAR")[0].priceMinor).toBeNull();
   });
 
+  it("takes an unapproved client's writes on its sandbox property (our codes where it has no mapping)", async () => {
+    const sandbox = await createTestProperty(app, { code: "ARW-SBX", sandbox: true });
+    const rt = await app.services.inventory.createRoomType(sandbox.id, {
+      code: "DBL",
+      name: "Double",
+      maxOccupancy: 2,
+    });
+    await app.services.inventory.createRatePlan(sandbox.id, {
+      code: "BAR",
+      name: "Bar",
+      boardType: "ROOM_ONLY",
+      roomTypeIds: [rt.id],
+    });
+    const token = (
+      await createTestClient(app, {
+        kind: "partner",
+        provider: "acme",
+        propertyCodes: [sandbox.code],
+        scopes: ["ari.write"],
+      })
+    ).accessToken;
+    const change = { roomTypeCode: "DBL", ratePlanCode: "BAR", from: "2027-06-01", to: "2027-06-03", stopSell: true };
+    const res = await post({ changes: [change] }, { token, code: sandbox.code });
+    expect([res.status, res.body]).toEqual([200, { propertyCode: "ARW-SBX", changes: 1, cells: 2 }]);
+  });
+
   it("replays a repeated Idempotency-Key without writing again and refuses the key with another body (409)", async () => {
     const body = {
       changes: [
