@@ -1,6 +1,7 @@
 // ARI for channel managers (part of `npm run bench -- connectivity`): the ARI read of 50 room types x 5 rate plans x
 // 366 days in the service (target p50 < 50 ms) and over REST (answer size and time), and ARI delta feed page walks
-// while restrictions are edited concurrently (pages/s, page p50, and a check that no change was missed or repeated).
+// while restrictions are edited concurrently (pages/s, page p50, and a check that no change was missed or repeated),
+// and a partner's ARI write of 100 days x 5 rate plans over REST (target p50 < 100 ms).
 import type pg from "pg";
 import type { App } from "../src/app.ts";
 import { createInventoryService } from "../src/modules/inventory/index.ts";
@@ -88,6 +89,8 @@ export async function benchAri(
     `ARI read under load, 2 connections: ${loaded.rps} req/s, p50 ${loaded.p50} ms, p99 ${loaded.p99} ms, ${loaded.cpuUs} us CPU/req, errors ${loaded.errors}`,
   );
 
+  await benchAriWrite(app, pool, property, base);
+
   // Delta feed: 4 writers set restrictions in a loop while one reader walks pages of 100 behind them.
   const start = (await (
     await fetch(`${base}/ari/changes?updatedSince=2099-01-01T00:00:00.000Z`, { headers: auth })
@@ -138,5 +141,54 @@ export async function benchAri(
   ).rows[0]!.n;
   console.log(
     `ARI delta feed under ${edits} concurrent restriction edits (${(edits / seconds).toFixed(0)}/s by 4 writers): ${pageMs.length} pages of <= 100 in ${seconds} s+, page p50 ${pageMs[Math.floor(pageMs.length / 2)]!.toFixed(1)} ms, p99 ${pageMs[Math.floor(pageMs.length * 0.99)]!.toFixed(1)} ms; changes seen ${seen} of ${committed} committed (${seen === committed ? "none missed or repeated" : "MISMATCH"})`,
+  );
+}
+
+/**
+ * A partner's ARI write over REST: 500 changes (100 days x 5 rate plans of one room type, one day each, a price and
+ * a minimum stay), prices different on every call so every call writes. Target p50 < 100 ms.
+ */
+async function benchAriWrite(
+  app: App & { port: number },
+  pool: pg.Pool,
+  property: { id: string; code: string },
+  base: string,
+): Promise<void> {
+  const writer = await createTestClient(app, {
+    kind: "partner",
+    provider: "bench",
+    propertyCodes: [property.code],
+    scopes: ["ari.write"],
+    approved: true,
+  });
+  await pool.query("update api_clients set rate_limit_per_minute = 100000000 where id = $1", [writer.clientId]);
+  const headers = { authorization: `Bearer ${writer.accessToken}`, "content-type": "application/json" };
+  let round = 0;
+  const body = () => {
+    round++;
+    const changes = [];
+    for (let p = 0; p < 5; p++)
+      for (let d = 0; d < 100; d++) {
+        const from = new Date(Date.UTC(2027, 5, 1 + d)).toISOString().slice(0, 10);
+        const to = new Date(Date.UTC(2027, 5, 2 + d)).toISOString().slice(0, 10);
+        changes.push({
+          roomTypeCode: "RT7",
+          ratePlanCode: `RP${p}`,
+          from,
+          to,
+          priceMinor: 10000 + round * 10 + p,
+          minStay: 1 + (round % 3),
+        });
+      }
+    return JSON.stringify({ changes });
+  };
+  let status = 0;
+  const write = await latencies(30, async () => {
+    const res = await fetch(`${base}/ari`, { method: "POST", headers, body: body() });
+    status = res.status;
+    await res.arrayBuffer();
+  });
+  console.log(
+    `ARI write over REST, 100 days x 5 rate plans (500 changes, one call): ${status}, p50 ${write.p50.toFixed(1)} ms, p99 ${write.p99.toFixed(1)} ms (target p50 < 100 ms: ${write.p50 < 100 ? "met" : "MISSED"})`,
   );
 }

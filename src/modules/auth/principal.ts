@@ -25,6 +25,7 @@ export const scopes = [
   "mappings.read",
   "reservations.write",
   "ari.read",
+  "ari.write",
 ] as const;
 export type Scope = (typeof scopes)[number];
 

@@ -4,11 +4,17 @@ import { ConnectivityService as ConnectivityRpc } from "../../../gen/hotelops/co
 import { principalKey } from "../auth/index.ts";
 import { client, type ConnectivityService } from "./connectivity.service.ts";
 import type { AriReads } from "./ari.ts";
+import type { AriWrites } from "./ari-write.ts";
 import { answerList } from "../../lib/lazy-list.ts";
 
 export const connectivityRpcServices = [ConnectivityRpc];
 
-export function registerConnectivityRpc(router: ConnectRouter, service: ConnectivityService, ari: AriReads): void {
+export function registerConnectivityRpc(
+  router: ConnectRouter,
+  service: ConnectivityService,
+  ari: AriReads,
+  ariWrites: AriWrites,
+): void {
   const ts = (d: Date | null) => (d === null ? undefined : timestampFromDate(d));
   const opt = <T>(v: T | undefined | null) => (v === undefined || v === null ? undefined : v);
   router.service(ConnectivityRpc, {
@@ -63,6 +69,24 @@ export function registerConnectivityRpc(router: ConnectRouter, service: Connecti
       });
       return { ...a, roomTypes: answerList(ctx, a.roomTypes) };
     },
+    updateAri: (req, ctx) =>
+      ariWrites.update(
+        client(ctx.values.get(principalKey)),
+        req.propertyCode,
+        req.changes.map((c) => ({
+          roomTypeCode: c.roomTypeCode,
+          ratePlanCode: c.ratePlanCode,
+          from: c.from,
+          to: c.to,
+          weekdays: c.weekdays,
+          priceMinor: c.priceMinor,
+          minStay: c.minStay,
+          maxStay: c.maxStay,
+          closedToArrival: c.closedToArrival,
+          closedToDeparture: c.closedToDeparture,
+          stopSell: c.stopSell,
+        })),
+      ),
     async listAriChanges(req, ctx) {
       const page = await ari.changes(client(ctx.values.get(principalKey)), req.propertyCode, {
         cursor: req.cursor,

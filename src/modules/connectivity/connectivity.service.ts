@@ -44,7 +44,10 @@ const CAPABILITIES: Record<string, string> = {
   "mappings.read": "mappings",
   "reservations.write": "reservation-events",
   "ari.read": "ari",
+  "ari.write": "ari-write",
 };
+/** Capabilities that write: before approval (environment "test") only sandbox properties offer them. */
+const WRITES = new Set(["reservation-events", "ari-write"]);
 
 /** The feed cursor is opaque to clients: a versioned, base64url change sequence. */
 export function encodeCursor(seq: bigint): string {
@@ -87,9 +90,7 @@ export function createConnectivityService(deps: ConnectivityDeps) {
           code: p.code,
           name: p.name,
           capabilities:
-            caller.environment === "live" || p.sandbox
-              ? capabilities
-              : capabilities.filter((c) => c !== "reservation-events"),
+            caller.environment === "live" || p.sandbox ? capabilities : capabilities.filter((c) => !WRITES.has(c)),
         })),
       };
     },

@@ -6,6 +6,7 @@ import { queues } from "../../jobs/queues.ts";
 import type { ReservationService } from "../reservations/index.ts";
 import type { InventoryService } from "../inventory/index.ts";
 import { createAriReads } from "./ari.ts";
+import { createAriWrites } from "./ari-write.ts";
 import { processPartnerMessages } from "./message-processor.ts";
 import { createAnswerCache } from "../../lib/answer-cache.ts";
 import { connectivityRpcServices, registerConnectivityRpc } from "./connectivity.rpc.ts";
@@ -45,7 +46,12 @@ export function createConnectivityModule(
     name: "connectivity",
     services: connectivityRpcServices,
     registerRpc: (router) =>
-      registerConnectivityRpc(router, service, createAriReads({ pool: deps.db.pool, inventory })),
+      registerConnectivityRpc(
+        router,
+        service,
+        createAriReads({ pool: deps.db.pool, inventory }),
+        createAriWrites({ pool: deps.db.pool, inventory }),
+      ),
     // Jobs carry the (property, external reference) key; the processor drains that key in arrival order.
     startWorkers: () =>
       deps.boss.registerWorker<{ propertyId: string; externalReference: string }>(

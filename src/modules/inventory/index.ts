@@ -65,6 +65,7 @@ export {
   type SetRestrictionsInput,
 } from "./restrictions.ts";
 export type { Ari } from "./inventory.service.ts";
+export { maxAriWriteChanges, maxAriWriteCells, maxAriWriteDays, type AriWrite } from "./ari-write.ts";
 
 export function createInventoryModule(deps: Deps, service: InventoryService): Module {
   return {

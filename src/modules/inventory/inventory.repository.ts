@@ -2,6 +2,7 @@ import { isUuid } from "../../lib/ids.ts";
 import type { Queryable } from "../../db/queryable.ts";
 import { activePropertyRowSql, type PropertyRow } from "../properties/index.ts";
 import { restrictionRowsSql, type RestrictionRow } from "./restrictions.ts";
+import { lockRates } from "./rate-lock.ts";
 
 export const roomStatuses = ["CLEAN", "DIRTY", "INSPECTED", "OUT_OF_ORDER"] as const;
 export type RoomStatus = (typeof roomStatuses)[number];
@@ -169,6 +170,7 @@ export async function upsertPrices(
   to: string,
   amountMinor: bigint,
 ): Promise<number> {
+  await lockRates(q, propertyId);
   const rows = await q.query(
     `insert into daily_prices (property_id, rate_plan_id, room_type_id, date, amount_minor)
      select $1, $2, $3, d.day::date, $6 from generate_series($4::date, $5::date - 1, interval '1 day') as d(day)

@@ -6,6 +6,7 @@ import { newId } from "../../lib/ids.ts";
 import { recordEvent, type AvailabilityEventData } from "../events/index.ts";
 import { addDays, maxDate, parseRange } from "../../lib/dates.ts";
 import { recordAriChanges, type AriReason } from "./ari-log.ts";
+import { checkAriWrite, writeAri, type AriWrite } from "./ari-write.ts";
 import {
   checkRestrictionInput,
   readRatesAndRestrictions,
@@ -98,6 +99,11 @@ export interface InventoryService {
   ): Promise<RoomTypeAvailability[]>;
   /** Sets restrictions of rate plans x room types for the chosen weekdays of a range; returns the cells written. */
   setRestrictions(propertyId: string, input: SetRestrictionsInput): Promise<number>;
+  /**
+   * Writes a batch of prices and restrictions (ari-write.ts) in one transaction, all or nothing; returns the
+   * distinct cells (rate plan x room type x day) written.
+   */
+  writeAri(propertyId: string, changes: readonly AriWrite[]): Promise<number>;
   /** Availability, prices and restrictions per room type x rate plan x day over [from, to) (at most 366 days). */
   getAri(propertyId: string, input: AriInput): Promise<Ari>;
   /**
@@ -477,6 +483,11 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
         );
         return cells;
       });
+    },
+
+    async writeAri(propertyId, changes) {
+      checkAriWrite(changes);
+      return transact((tx) => writeAri(tx, propertyId, changes, clock.now()));
     },
 
     getAriInParts: readAri,

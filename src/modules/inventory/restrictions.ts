@@ -1,6 +1,7 @@
 import { AppError, invalidField, type FieldViolation } from "../../errors.ts";
 import { daysBetween, parseRange } from "../../lib/dates.ts";
 import type { Queryable } from "../../db/queryable.ts";
+import { lockRates } from "./rate-lock.ts";
 
 /** Longest range one SetRestrictions call writes (as for prices). */
 export const maxRestrictionDays = 731;
@@ -63,6 +64,7 @@ export async function upsertRestrictions(
   weekdays: number[],
 ): Promise<number> {
   const stay = (v: number | undefined) => (v === undefined || v === 0 ? null : v);
+  await lockRates(q, propertyId);
   const rows = await q.query(
     `insert into rate_restrictions as r (property_id, rate_plan_id, room_type_id, date, min_stay, max_stay, closed_to_arrival, closed_to_departure, stop_sell)
      select $1, p.rp, p.rt, d.day::date, $7::int, $9::int, coalesce($10::boolean, false), coalesce($11::boolean, false), coalesce($12::boolean, false)

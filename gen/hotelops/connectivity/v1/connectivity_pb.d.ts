@@ -1123,6 +1123,151 @@ export declare type AriChange = Message<"hotelops.connectivity.v1.AriChange"> & 
 export declare const AriChangeSchema: GenMessage<AriChange>;
 
 /**
+ * @generated from message hotelops.connectivity.v1.UpdateAriRequest
+ */
+export declare type UpdateAriRequest = Message<"hotelops.connectivity.v1.UpdateAriRequest"> & {
+  /**
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * 1 to 1,000 changes, applied in this order, all or none.
+   *
+   * @generated from field: repeated hotelops.connectivity.v1.AriUpdate changes = 2;
+   */
+  changes: AriUpdate[];
+};
+
+/**
+ * Describes the message hotelops.connectivity.v1.UpdateAriRequest.
+ * Use `create(UpdateAriRequestSchema)` to create a new message.
+ */
+export declare const UpdateAriRequestSchema: GenMessage<UpdateAriRequest>;
+
+/**
+ * One change of an ARI write: a rate plan x room type over [from, to), the chosen weekdays only, and at least one
+ * value to set.
+ *
+ * @generated from message hotelops.connectivity.v1.AriUpdate
+ */
+export declare type AriUpdate = Message<"hotelops.connectivity.v1.AriUpdate"> & {
+  /**
+   * The provider's room type code (or ours where the room type has no mapping for the provider).
+   *
+   * @generated from field: string room_type_code = 1;
+   */
+  roomTypeCode: string;
+
+  /**
+   * The provider's rate plan code (or ours where unmapped); the rate plan must cover the room type.
+   *
+   * @generated from field: string rate_plan_code = 2;
+   */
+  ratePlanCode: string;
+
+  /**
+   * First date, YYYY-MM-DD.
+   *
+   * @generated from field: string from = 3;
+   */
+  from: string;
+
+  /**
+   * Exclusive end date, YYYY-MM-DD; at most 731 days after `from`.
+   *
+   * @generated from field: string to = 4;
+   */
+  to: string;
+
+  /**
+   * ISO weekdays to write, 1 (Monday) to 7 (Sunday); empty: every day of the range.
+   *
+   * @generated from field: repeated int32 weekdays = 5;
+   */
+  weekdays: number[];
+
+  /**
+   * Nightly price per room in minor units of the property's currency (GetAri's `amount_scale`), 0 to
+   * 1,000,000,000,000.
+   *
+   * @generated from field: optional int64 price_minor = 6;
+   */
+  priceMinor?: bigint | undefined;
+
+  /**
+   * Minimum nights of a stay arriving on the day, 1 to 366; 0 removes it.
+   *
+   * @generated from field: optional int32 min_stay = 7;
+   */
+  minStay?: number | undefined;
+
+  /**
+   * Maximum nights of a stay arriving on the day, 1 to 366; 0 removes it.
+   *
+   * @generated from field: optional int32 max_stay = 8;
+   */
+  maxStay?: number | undefined;
+
+  /**
+   * No arrival on the day.
+   *
+   * @generated from field: optional bool closed_to_arrival = 9;
+   */
+  closedToArrival?: boolean | undefined;
+
+  /**
+   * No departure on the day.
+   *
+   * @generated from field: optional bool closed_to_departure = 10;
+   */
+  closedToDeparture?: boolean | undefined;
+
+  /**
+   * Not sold for the night.
+   *
+   * @generated from field: optional bool stop_sell = 11;
+   */
+  stopSell?: boolean | undefined;
+};
+
+/**
+ * Describes the message hotelops.connectivity.v1.AriUpdate.
+ * Use `create(AriUpdateSchema)` to create a new message.
+ */
+export declare const AriUpdateSchema: GenMessage<AriUpdate>;
+
+/**
+ * @generated from message hotelops.connectivity.v1.UpdateAriResponse
+ */
+export declare type UpdateAriResponse = Message<"hotelops.connectivity.v1.UpdateAriResponse"> & {
+  /**
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * Changes applied (all of the request's).
+   *
+   * @generated from field: int32 changes = 2;
+   */
+  changes: number;
+
+  /**
+   * Distinct cells (rate plan x room type x day) written.
+   *
+   * @generated from field: int32 cells = 3;
+   */
+  cells: number;
+};
+
+/**
+ * Describes the message hotelops.connectivity.v1.UpdateAriResponse.
+ * Use `create(UpdateAriResponseSchema)` to create a new message.
+ */
+export declare const UpdateAriResponseSchema: GenMessage<UpdateAriResponse>;
+
+/**
  * The partner face: channel managers, travel-agency partners and custom integrations, with OAuth2 client
  * credentials (POST /api/v1/oauth/token). A client reaches only the properties granted to it: every path with a
  * {property_code} outside its grants answers 404, exactly like a property that does not exist. While the
@@ -1216,6 +1361,29 @@ export declare const ConnectivityService: GenService<{
     methodKind: "unary";
     input: typeof GetAriRequestSchema;
     output: typeof GetAriResponseSchema;
+  },
+  /**
+   * Writes prices and restrictions (ARI) in one request: 1 to 1,000 changes, each a rate plan x room type over
+   * [from, to) (at most 731 days), optionally only some ISO weekdays, setting any of the nightly price, minimum /
+   * maximum stay, closed to arrival, closed to departure and stop sell (a field left out keeps its stored value).
+   * Codes are the caller's provider codes through its mappings (our code for an entity it has no mapping for);
+   * an unknown code answers 404 naming each change (`changes[i].roomTypeCode`). The request is applied whole or
+   * not at all: any bad change answers 422 validation_failed with one detail per bad field (`changes[i].from`)
+   * and nothing is written. Changes apply in order: a later change of the same day and field wins. At most
+   * 100,000 cells (rate plan x room type x day) per request. Prices are per room and night (no occupancy-based
+   * prices in this release); availability (allotment) is managed by the hotel, not written here.
+   * One request records at most one availability.changed hint and one ARI feed entry per reason ("rate",
+   * "restriction"), covering the room types, rate plans and the dates from the earliest `from` to the latest
+   * `to` it wrote; GetAri shows the new values as soon as the call returns. An Idempotency-Key replays the first
+   * outcome. Before operator approval (environment "test") only the client's sandbox property accepts writes
+   * (403 partner_not_approved elsewhere).
+   *
+   * @generated from rpc hotelops.connectivity.v1.ConnectivityService.UpdateAri
+   */
+  updateAri: {
+    methodKind: "unary";
+    input: typeof UpdateAriRequestSchema;
+    output: typeof UpdateAriResponseSchema;
   },
   /**
    * The ARI delta feed: one item per change of availability (bookings, blocks, rooms out of order, rooms

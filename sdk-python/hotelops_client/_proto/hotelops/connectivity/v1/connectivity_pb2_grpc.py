@@ -57,6 +57,11 @@ class ConnectivityServiceStub(object):
                 request_serializer=hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.GetAriRequest.SerializeToString,
                 response_deserializer=hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.GetAriResponse.FromString,
                 )
+        self.UpdateAri = channel.unary_unary(
+                '/hotelops.connectivity.v1.ConnectivityService/UpdateAri',
+                request_serializer=hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.UpdateAriRequest.SerializeToString,
+                response_deserializer=hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.UpdateAriResponse.FromString,
+                )
         self.ListAriChanges = channel.unary_unary(
                 '/hotelops.connectivity.v1.ConnectivityService/ListAriChanges',
                 request_serializer=hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.ListAriChangesRequest.SerializeToString,
@@ -136,6 +141,26 @@ class ConnectivityServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def UpdateAri(self, request, context):
+        """Writes prices and restrictions (ARI) in one request: 1 to 1,000 changes, each a rate plan x room type over
+        [from, to) (at most 731 days), optionally only some ISO weekdays, setting any of the nightly price, minimum /
+        maximum stay, closed to arrival, closed to departure and stop sell (a field left out keeps its stored value).
+        Codes are the caller's provider codes through its mappings (our code for an entity it has no mapping for);
+        an unknown code answers 404 naming each change (`changes[i].roomTypeCode`). The request is applied whole or
+        not at all: any bad change answers 422 validation_failed with one detail per bad field (`changes[i].from`)
+        and nothing is written. Changes apply in order: a later change of the same day and field wins. At most
+        100,000 cells (rate plan x room type x day) per request. Prices are per room and night (no occupancy-based
+        prices in this release); availability (allotment) is managed by the hotel, not written here.
+        One request records at most one availability.changed hint and one ARI feed entry per reason ("rate",
+        "restriction"), covering the room types, rate plans and the dates from the earliest `from` to the latest
+        `to` it wrote; GetAri shows the new values as soon as the call returns. An Idempotency-Key replays the first
+        outcome. Before operator approval (environment "test") only the client's sandbox property accepts writes
+        (403 partner_not_approved elsewhere).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ListAriChanges(self, request, context):
         """The ARI delta feed: one item per change of availability (bookings, blocks, rooms out of order, rooms
         added), prices or restrictions, naming the room types, rate plans (empty: all of the room types' plans) and
@@ -184,6 +209,11 @@ def add_ConnectivityServiceServicer_to_server(servicer, server):
                     servicer.GetAri,
                     request_deserializer=hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.GetAriRequest.FromString,
                     response_serializer=hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.GetAriResponse.SerializeToString,
+            ),
+            'UpdateAri': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateAri,
+                    request_deserializer=hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.UpdateAriRequest.FromString,
+                    response_serializer=hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.UpdateAriResponse.SerializeToString,
             ),
             'ListAriChanges': grpc.unary_unary_rpc_method_handler(
                     servicer.ListAriChanges,
@@ -324,6 +354,23 @@ class ConnectivityService(object):
         return grpc.experimental.unary_unary(request, target, '/hotelops.connectivity.v1.ConnectivityService/GetAri',
             hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.GetAriRequest.SerializeToString,
             hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.GetAriResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def UpdateAri(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.connectivity.v1.ConnectivityService/UpdateAri',
+            hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.UpdateAriRequest.SerializeToString,
+            hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.UpdateAriResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 

@@ -1,0 +1,246 @@
+import { AppError, type FieldViolation } from "../../errors.ts";
+import type { Tx } from "../../db/transaction.ts";
+import { badDateReason, daysBetween, isCalendarDate } from "../../lib/dates.ts";
+import { recordEvents } from "../events/index.ts";
+import { recordAriChanges, type AriChange } from "./ari-log.ts";
+import * as repo from "./inventory.repository.ts";
+import { lockRates } from "./rate-lock.ts";
+
+/** Most changes in one ARI write. */
+export const maxAriWriteChanges = 1000;
+/**
+ * Most cells (rate plan x room type x day, counted per change) one ARI write names, as many as one ARI read page:
+ * a 500-day full sync of 200 room type x rate plan pairs. A larger sync is several requests.
+ */
+export const maxAriWriteCells = 100_000;
+/** Longest range of one change (as for prices and restrictions). */
+export const maxAriWriteDays = 731;
+const maxPriceMinor = 1_000_000_000_000n;
+
+/** One change of an ARI write: a field left undefined keeps its stored value; a stay limit of 0 removes it. */
+export interface AriWrite {
+  ratePlanId: string;
+  roomTypeId: string;
+  from: string;
+  /** Exclusive. */
+  to: string;
+  /** ISO weekdays (1 Monday .. 7 Sunday); empty: every day. */
+  weekdays: readonly number[];
+  priceMinor?: bigint | undefined;
+  minStay?: number | undefined;
+  maxStay?: number | undefined;
+  closedToArrival?: boolean | undefined;
+  closedToDeparture?: boolean | undefined;
+  stopSell?: boolean | undefined;
+}
+
+const restrictionFields = ["minStay", "maxStay", "closedToArrival", "closedToDeparture", "stopSell"] as const;
+const hasRestriction = (c: AriWrite) => restrictionFields.some((f) => c[f] !== undefined);
+
+/** The weekdays of a change as a bit mask (bit d-1 for ISO weekday d); every day when none are named. */
+function weekdayMask(weekdays: readonly number[]): number {
+  return weekdays.length === 0 ? 127 : weekdays.reduce((m, d) => m | (1 << (d - 1)), 0);
+}
+
+/** Days of [from, to) on the mask's weekdays. */
+function daysOn(from: string, days: number, mask: number): number {
+  const first = new Date(`${from}T00:00:00Z`).getUTCDay(); // 0 Sunday
+  let n = 0;
+  for (let i = 0; i < days; i++) if ((mask >> ((first + i + 6) % 7)) & 1) n++;
+  return n;
+}
+
+/**
+ * Every bad field of the changes, named `changes[i].<field>` (nothing about codes: the caller resolved them), and
+ * the cells the changes name (counted per change) for the size cap.
+ */
+export function ariWriteViolations(changes: readonly AriWrite[]): { violations: FieldViolation[]; cells: number } {
+  const out: FieldViolation[] = [];
+  let cells = 0;
+  for (const [i, c] of changes.entries()) {
+    const bad = (field: string, reason: string) => out.push({ field: `changes[${i}].${field}`, reason });
+    let days = 0;
+    if (!isCalendarDate(c.from)) bad("from", badDateReason);
+    else if (!isCalendarDate(c.to)) bad("to", badDateReason);
+    else {
+      days = daysBetween(c.from, c.to);
+      if (days < 1) bad("to", "must be after from (to is exclusive)");
+      else if (days > maxAriWriteDays) bad("to", `at most ${maxAriWriteDays} days after from`);
+    }
+    const weekdaysOk = c.weekdays.every((d) => Number.isInteger(d) && d >= 1 && d <= 7);
+    if (!weekdaysOk) bad("weekdays", "ISO weekdays 1 (Monday) to 7 (Sunday)");
+    if (c.priceMinor !== undefined && (c.priceMinor < 0n || c.priceMinor > maxPriceMinor))
+      bad("priceMinor", `0 to ${maxPriceMinor} minor units`);
+    for (const f of ["minStay", "maxStay"] as const) {
+      const v = c[f];
+      if (v !== undefined && (!Number.isInteger(v) || v < 0 || v > 366)) bad(f, "0 (no limit) to 366 nights");
+    }
+    if (c.minStay !== undefined && c.maxStay !== undefined && c.minStay > 0 && c.maxStay > 0 && c.minStay > c.maxStay)
+      bad("maxStay", "must not be below minStay");
+    if (c.priceMinor === undefined && !hasRestriction(c))
+      bad(
+        "priceMinor",
+        "set at least one of priceMinor, minStay, maxStay, closedToArrival, closedToDeparture, stopSell",
+      );
+    if (days >= 1 && days <= maxAriWriteDays && weekdaysOk) cells += daysOn(c.from, days, weekdayMask(c.weekdays));
+  }
+  return { violations: out, cells };
+}
+
+/** 422 validation_failed naming the bad fields (the first 100 in details, the count in the message). */
+export function ariWriteError(violations: readonly FieldViolation[]): AppError {
+  const shown = violations.slice(0, 100);
+  const more = violations.length > shown.length ? ` (the first ${shown.length} listed)` : "";
+  return new AppError(
+    "validation_failed",
+    `The ARI write has ${violations.length} invalid field${violations.length === 1 ? "" : "s"}${more}; nothing was written.`,
+    { details: shown },
+  );
+}
+
+/**
+ * Checks the request as a whole: 1 to maxAriWriteChanges changes and at most maxAriWriteCells cells, every field
+ * valid. Throws 422 with every bad field; nothing has been written.
+ */
+export function checkAriWrite(changes: readonly AriWrite[]): void {
+  if (changes.length === 0 || changes.length > maxAriWriteChanges)
+    throw ariWriteError([{ field: "changes", reason: `1 to ${maxAriWriteChanges} changes` }]);
+  const { violations, cells } = ariWriteViolations(changes);
+  if (violations.length > 0) throw ariWriteError(violations);
+  if (cells > maxAriWriteCells)
+    throw ariWriteError([
+      {
+        field: "changes",
+        reason: `at most ${maxAriWriteCells} cells (rate plan x room type x day); these name ${cells}`,
+      },
+    ]);
+}
+
+/** The changes as one array per column, for unnest (`with ordinality` numbers them: a later change wins). */
+function columns(propertyId: string, changes: readonly AriWrite[]): unknown[] {
+  const opt = <T>(v: T | undefined) => (v === undefined ? null : v);
+  return [
+    propertyId,
+    changes.map((c) => c.ratePlanId),
+    changes.map((c) => c.roomTypeId),
+    changes.map((c) => c.from),
+    changes.map((c) => c.to),
+    changes.map((c) => weekdayMask(c.weekdays)),
+    changes.map((c) => (c.priceMinor === undefined ? null : c.priceMinor.toString())),
+    changes.map((c) => opt(c.minStay)),
+    changes.map((c) => opt(c.maxStay)),
+    changes.map((c) => opt(c.closedToArrival)),
+    changes.map((c) => opt(c.closedToDeparture)),
+    changes.map((c) => opt(c.stopSell)),
+  ];
+}
+
+/** Every cell of every change (numbered `n` in request order), as a WITH item of the statements below. */
+const CELLS = `c as (select * from unnest($2::uuid[], $3::uuid[], $4::date[], $5::date[], $6::int[], $7::bigint[], $8::int[], $9::int[],
+                                      $10::boolean[], $11::boolean[], $12::boolean[])
+                      with ordinality as c(rp, rt, f, t, wd, price, min_stay, max_stay, cta, ctd, ss, n)),
+  cells as (select c.*, d.day::date as day
+              from c cross join lateral generate_series(c.f, c.t - 1, interval '1 day') as d(day)
+             where (c.wd >> (extract(isodow from d.day)::int - 1)) & 1 = 1)`;
+
+/** The last value a change gave `col` in a cell (null: no change set it). */
+const last = (col: string) => `(array_agg(${col} order by n desc) filter (where ${col} is not null))[1]`;
+const SETS_RESTRICTION =
+  "(min_stay is not null or max_stay is not null or cta is not null or ctd is not null or ss is not null)";
+
+/**
+ * Applies checked changes with resolved ids in the caller's transaction, in one statement after the property's rate
+ * lock (lockRates): each cell's fields merged over the changes (the later change wins), prices upserted, restriction
+ * rows inserted where there were none and updated where there were (fields no change set keep their value). The
+ * insert and the update touch disjoint rows: the update sees the rows that existed when the statement began, the
+ * insert skips them, and no other writer adds one meanwhile (it waits for the lock). Returns the distinct cells.
+ */
+async function applyChanges(tx: Tx, propertyId: string, changes: readonly AriWrite[]): Promise<number> {
+  await lockRates(tx, propertyId);
+  const [row] = await tx.query<{ cells: string }>(
+    `with ${CELLS},
+     merged as (
+       select rp, rt, day, ${last("price")} as price, bool_or(${SETS_RESTRICTION}) as restricts,
+              bool_or(min_stay is not null) as set_min, ${last("min_stay")} as min_stay,
+              bool_or(max_stay is not null) as set_max, ${last("max_stay")} as max_stay,
+              ${last("cta")} as cta, ${last("ctd")} as ctd, ${last("ss")} as ss
+         from cells group by rp, rt, day),
+     prices as (
+       insert into daily_prices (property_id, rate_plan_id, room_type_id, date, amount_minor)
+       select $1, rp, rt, day, price from merged where price is not null order by rp, rt, day
+       on conflict (property_id, rate_plan_id, room_type_id, date) do update set amount_minor = excluded.amount_minor),
+     created as (
+       insert into rate_restrictions (property_id, rate_plan_id, room_type_id, date, min_stay, max_stay,
+                                      closed_to_arrival, closed_to_departure, stop_sell)
+       select $1, rp, rt, day, nullif(min_stay, 0), nullif(max_stay, 0), coalesce(cta, false), coalesce(ctd, false),
+              coalesce(ss, false)
+         from merged where restricts order by rp, rt, day
+       on conflict do nothing),
+     updated as (
+       update rate_restrictions r set
+         min_stay = case when m.set_min then nullif(m.min_stay, 0) else r.min_stay end,
+         max_stay = case when m.set_max then nullif(m.max_stay, 0) else r.max_stay end,
+         closed_to_arrival = coalesce(m.cta, r.closed_to_arrival),
+         closed_to_departure = coalesce(m.ctd, r.closed_to_departure),
+         stop_sell = coalesce(m.ss, r.stop_sell)
+         from merged m
+        where m.restricts and r.property_id = $1 and r.rate_plan_id = m.rp and r.room_type_id = m.rt and r.date = m.day)
+     select count(*)::text as cells from merged`,
+    columns(propertyId, changes),
+  );
+  return Number(row!.cells);
+}
+
+/**
+ * Writes a batch of ARI changes that passed checkAriWrite in the caller's transaction: rate plans must cover their
+ * room types (422 naming every change that breaks it), then the changes are applied with, per reason ("rate",
+ * "restriction"), one availability.changed hint and one ARI feed entry spanning the room types, rate plans and dates
+ * written: the records a staff SetPrices / SetRestrictions makes. Returns the distinct cells written.
+ */
+export async function writeAri(tx: Tx, propertyId: string, changes: readonly AriWrite[], now: Date): Promise<number> {
+  const [roomTypes, ratePlans] = await Promise.all([
+    repo.listRoomTypes(tx, propertyId),
+    repo.listRatePlans(tx, propertyId),
+  ]);
+  const rtCode = new Map(roomTypes.map((rt) => [rt.id, rt.code]));
+  const plans = new Map(ratePlans.map((rp) => [rp.id, rp]));
+  const uncovered: FieldViolation[] = [];
+  for (const [i, c] of changes.entries()) {
+    const rp = plans.get(c.ratePlanId);
+    const rt = rtCode.get(c.roomTypeId);
+    if (rp === undefined) throw new AppError("not_found", `changes[${i}]: rate plan not found.`);
+    if (rt === undefined) throw new AppError("not_found", `changes[${i}]: room type not found.`);
+    if (!rp.roomTypeIds.includes(c.roomTypeId))
+      uncovered.push({
+        field: `changes[${i}].ratePlanCode`,
+        reason: `rate plan ${rp.code} does not cover room type ${rt}`,
+      });
+  }
+  if (uncovered.length > 0) throw ariWriteError(uncovered);
+
+  const cells = await applyChanges(tx, propertyId, changes);
+  const entries: AriChange[] = [];
+  for (const reason of ["rate", "restriction"] as const) {
+    const mine = changes.filter((c) => (reason === "rate" ? c.priceMinor !== undefined : hasRestriction(c)));
+    if (mine.length === 0) continue;
+    entries.push({
+      reason,
+      from: mine.reduce((a, c) => (c.from < a ? c.from : a), mine[0]!.from),
+      to: mine.reduce((a, c) => (c.to > a ? c.to : a), mine[0]!.to),
+      roomTypes: [...new Set(mine.map((c) => rtCode.get(c.roomTypeId)!))].sort(),
+      ratePlans: [...new Set(mine.map((c) => plans.get(c.ratePlanId)!.code))].sort(),
+    });
+  }
+  await recordEvents(
+    tx,
+    entries.map((e) => ({
+      propertyId,
+      type: "availability.changed" as const,
+      occurredAt: now,
+      data: { from: e.from, to: e.to, toExclusive: true, roomTypes: e.roomTypes, reason: e.reason },
+    })),
+  );
+  // last: the ARI counter row stays locked until commit (ari-log.ts)
+  await recordAriChanges(tx, propertyId, entries, now);
+  return cells;
+}
