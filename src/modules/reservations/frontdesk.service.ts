@@ -1,7 +1,15 @@
 import type { Transact, Tx } from "../../db/transaction.ts";
 import { AppError, invalidField } from "../../errors.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { findRoom, outOfOrderRanges, releaseRooms, updateRoomStatus } from "../inventory/index.ts";
+import {
+  findRoom,
+  lockRoomDays,
+  outOfOrderBetween,
+  releaseRooms,
+  takeRooms,
+  updateRoomStatus,
+} from "../inventory/index.ts";
+import { maxDate } from "../../lib/dates.ts";
 import { propertyById } from "../properties/index.ts";
 import { requireId } from "../../lib/ids.ts";
 import * as repo from "./reservation.repository.ts";
@@ -50,13 +58,16 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
     if (room === undefined) throw new AppError("not_found", "Room not found.");
     if (room.roomTypeId !== line.roomTypeId)
       throw invalidField("roomId", "the room is not of the room line's room type", "validation_failed");
-    if (room.status === "OUT_OF_ORDER") throw new AppError("conflict", "The room is out of order.");
-    const ooo = await outOfOrderRanges(tx, propertyId, room.id, r.arrivalDate);
-    if (ooo.some((range) => range.fromDate < r.departureDate))
-      throw new AppError("conflict", "The room is out of order during the stay.");
-    if (await repo.roomTakenBetween(tx, propertyId, room.id, line.id, r.arrivalDate, r.departureDate)) {
-      throw new AppError("conflict", "The room is assigned to another reservation on overlapping dates.");
-    }
+    if (room.status === "OUT_OF_ORDER") throw new AppError("conflict", `Room ${room.number} is out of order.`);
+    const [ooo] = await outOfOrderBetween(tx, propertyId, room.id, r.arrivalDate, r.departureDate);
+    if (ooo !== undefined)
+      throw new AppError(
+        "conflict",
+        `Room ${room.number} is out of order from ${ooo.fromDate} to ${ooo.toDate} (period ${ooo.id}), during the stay.`,
+      );
+    const takenBy = await repo.roomTakenBetween(tx, propertyId, room.id, line.id, r.arrivalDate, r.departureDate);
+    if (takenBy !== undefined)
+      throw new AppError("conflict", `Room ${room.number} is assigned to reservation ${takenBy} on overlapping dates.`);
     await tx.query("update reservation_rooms set room_id = $3 where property_id = $1 and id = $2", [
       propertyId,
       line.id,
@@ -125,6 +136,68 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
     return requireReservation(tx, actor.propertyId, id, false);
   }
 
+  /**
+   * Ends a stay on the business date when its last room line checks out, moving its departure date there: before the
+   * departure date the nights from the business date on go back to inventory (checked out on the arrival day: a day
+   * use, every night back); after it, the nights between the departure and the business date are taken, each room
+   * line's room free for them (409 naming the reservation, the out-of-order period or the room type and date that
+   * stands in the way). Returns the dates whose availability moved, or undefined when none did.
+   */
+  async function endStay(
+    tx: Tx,
+    r: Reservation,
+    lineId: string,
+    businessDate: string,
+  ): Promise<{ from: string; to: string } | undefined> {
+    if (businessDate === r.departureDate) return undefined;
+    const early = businessDate < r.departureDate;
+    const from = early ? maxDate(businessDate, r.arrivalDate) : r.departureDate;
+    const to = early ? r.departureDate : businessDate;
+    const lines = [...r.rooms].sort((a, b) => (a.roomTypeId < b.roomTypeId ? -1 : a.roomTypeId > b.roomTypeId ? 1 : 0));
+    await lockRoomDays(
+      tx,
+      r.propertyId,
+      lines.map((l) => ({ roomTypeId: l.roomTypeId, from, to })),
+    );
+    for (const l of lines) {
+      if (early) {
+        await releaseRooms(tx, { propertyId: r.propertyId, roomTypeId: l.roomTypeId, counter: "sold", from, to });
+        continue;
+      }
+      if (l.roomId !== null && (l.checkedOutAt === null || l.id === lineId)) {
+        const room = l.roomNumber ?? l.roomId;
+        const [ooo] = await outOfOrderBetween(tx, r.propertyId, l.roomId, from, to);
+        if (ooo !== undefined)
+          throw new AppError(
+            "conflict",
+            `Late check-out refused: room ${room} is out of order from ${ooo.fromDate} to ${ooo.toDate} (period ${ooo.id}).`,
+          );
+        const takenBy = await repo.roomTakenBetween(tx, r.propertyId, l.roomId, l.id, from, to);
+        if (takenBy !== undefined)
+          throw new AppError(
+            "conflict",
+            `Late check-out refused: room ${room} is assigned to reservation ${takenBy} between ${from} and ${to}.`,
+          );
+      }
+      try {
+        await takeRooms(tx, { propertyId: r.propertyId, roomTypeId: l.roomTypeId, counter: "sold", from, to });
+      } catch (err) {
+        if (err instanceof AppError && err.code === "no_availability")
+          throw new AppError(
+            "conflict",
+            `Late check-out refused: no room of type ${l.roomTypeCode} is free on every night from ${from} to ${to}.`,
+          );
+        throw err;
+      }
+    }
+    await tx.query("update reservations set departure_date = $3 where property_id = $1 and id = $2", [
+      r.propertyId,
+      r.id,
+      businessDate,
+    ]);
+    return { from, to };
+  }
+
   return {
     assignInTx,
 
@@ -175,23 +248,36 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
     checkOut: (actor, reservationId, lineId) =>
       transact(async (tx) => {
         const now = clock.now();
+        const property = await propertyById(tx, actor.propertyId);
         const before = await requireReservation(tx, actor.propertyId, reservationId, true);
         const line = lineOf(before, lineId);
         if (before.status !== "IN_HOUSE" || line.checkedInAt === null)
           throw new AppError("invalid_transition", "The room line is not checked in.");
         if (line.checkedOutAt !== null)
           throw new AppError("invalid_transition", "The room line is already checked out.");
+        const stillIn = before.rooms.some((l) => l.id !== line.id && l.checkedInAt !== null && l.checkedOutAt === null);
+        // The last room line out ends the stay on the business date: an early check-out gives the nights from then
+        // on back, a late one (past the departure date) takes the nights it stayed beyond it.
+        const moved = stillIn ? undefined : await endStay(tx, before, line.id, property.businessDate);
         await tx.query("update reservation_rooms set checked_out_at = $3 where property_id = $1 and id = $2", [
           actor.propertyId,
           line.id,
           now,
         ]);
         if (line.roomId !== null) await updateRoomStatus(tx, actor.propertyId, line.roomId, "DIRTY", now);
-        const stillIn = before.rooms.some((l) => l.id !== line.id && l.checkedInAt !== null && l.checkedOutAt === null);
         const r = await touch(tx, actor, before.id, now, stillIn ? undefined : "CHECKED_OUT");
         return finishChange(tx, r, [
           roomLineEvent("guest.checked_out", r, lineOf(r, line.id), now),
           reservationEvent("reservation.updated", r, now),
+          ...(moved === undefined
+            ? []
+            : availabilityEvents(
+                actor.propertyId,
+                moved.from,
+                moved.to,
+                r.rooms.map((l) => l.roomTypeCode),
+                now,
+              )),
         ]);
       }),
 

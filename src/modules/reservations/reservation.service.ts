@@ -540,9 +540,14 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
             arrival,
           ],
         );
-        if (l.recheckRoom && (await repo.roomTakenBetween(tx, actor.propertyId, l.roomId!, l.id, arrival, departure))) {
-          throw new AppError("conflict", "The assigned room is taken on the new dates; assign another room first.");
-        }
+        const takenBy = l.recheckRoom
+          ? await repo.roomTakenBetween(tx, actor.propertyId, l.roomId!, l.id, arrival, departure)
+          : undefined;
+        if (takenBy !== undefined)
+          throw new AppError(
+            "conflict",
+            `The assigned room is taken by reservation ${takenBy} on the new dates; assign another room first.`,
+          );
       }
       await tx.query(
         `update reservations set arrival_date = $3, departure_date = $4, status = $5, holder_name = $6, notes = $7, adults = $8, children = $9, total_minor = $10, updated_at = $11,
