@@ -283,7 +283,7 @@ describe("a repair planned for the future", () => {
       inventory.listOutOfOrderPeriods({ propertyCode: other.p.code }, internal),
     ).rejects.toMatchObject({ code: Code.NotFound });
     await expect(inventory.listOutOfOrderPeriods({ propertyCode: "" }, internal)).rejects.toMatchObject({
-      code: Code.NotFound,
+      code: Code.InvalidArgument,
     });
     // a period beginning today is deleted when removed
     const left = await inventory.deleteOutOfOrderPeriod(

@@ -57,6 +57,7 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
   const scopeOrActive = async (ctx: HandlerContext, code: string) => {
     const principal = requirePrincipal(ctx.values);
     if (code === "" && principal.kind === "staff") return principal.activePropertyId;
+    if (code === "") throw invalidField("propertyCode", "is required");
     return (await requireProperty({ pool }, principal, code)).id;
   };
   router.service(InventoryRpc, {

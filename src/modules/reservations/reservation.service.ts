@@ -4,6 +4,7 @@ import { AppError, invalidField } from "../../errors.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId, requireId } from "../../lib/ids.ts";
 import {
+  outOfOrderBetween,
   findRatePlan,
   lockRoomDays,
   quoteStay,
@@ -547,6 +548,12 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
           throw new AppError(
             "conflict",
             `The assigned room is taken by reservation ${takenBy} on the new dates; assign another room first.`,
+          );
+        const [ooo] = l.recheckRoom ? await outOfOrderBetween(tx, actor.propertyId, l.roomId!, arrival, departure) : [];
+        if (ooo !== undefined)
+          throw new AppError(
+            "conflict",
+            `The assigned room is out of order from ${ooo.fromDate} to ${ooo.toDate} (period ${ooo.id}) on the new dates; assign another room first.`,
           );
       }
       await tx.query(

@@ -1062,7 +1062,7 @@ export declare const OutOfOrderPeriodSchema: GenMessage<OutOfOrderPeriod>;
  */
 export declare type ListOutOfOrderPeriodsRequest = Message<"hotelops.inventory.v1.ListOutOfOrderPeriodsRequest"> & {
   /**
-   * Empty for a staff session (its active property).
+   * Empty for a staff session (its active property); required of internal clients.
    *
    * @generated from field: string property_code = 1;
    */
@@ -1117,7 +1117,7 @@ export declare const ListOutOfOrderPeriodsResponseSchema: GenMessage<ListOutOfOr
  */
 export declare type CreateOutOfOrderPeriodRequest = Message<"hotelops.inventory.v1.CreateOutOfOrderPeriodRequest"> & {
   /**
-   * Empty for a staff session (its active property).
+   * Empty for a staff session (its active property); required of internal clients.
    *
    * @generated from field: string property_code = 1;
    */
@@ -1177,7 +1177,7 @@ export declare const CreateOutOfOrderPeriodResponseSchema: GenMessage<CreateOutO
  */
 export declare type UpdateOutOfOrderPeriodRequest = Message<"hotelops.inventory.v1.UpdateOutOfOrderPeriodRequest"> & {
   /**
-   * Empty for a staff session (its active property).
+   * Empty for a staff session (its active property); required of internal clients.
    *
    * @generated from field: string property_code = 1;
    */
@@ -1237,7 +1237,7 @@ export declare const UpdateOutOfOrderPeriodResponseSchema: GenMessage<UpdateOutO
  */
 export declare type DeleteOutOfOrderPeriodRequest = Message<"hotelops.inventory.v1.DeleteOutOfOrderPeriodRequest"> & {
   /**
-   * Empty for a staff session (its active property).
+   * Empty for a staff session (its active property); required of internal clients.
    *
    * @generated from field: string property_code = 1;
    */
