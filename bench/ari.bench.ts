@@ -26,7 +26,12 @@ export async function benchAri(
   pool: pg.Pool,
   property: { id: string; code: string },
 ): Promise<void> {
-  const inventory = createInventoryService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock, stayInRoom });
+  const inventory = createInventoryService({
+    transact: app.deps.transact,
+    pool: app.db.pool,
+    clock: app.clock,
+    stayInRoom,
+  });
   const roomTypes = (
     await pool.query<{ id: string }>("select id from room_types where property_id = $1 order by code", [property.id])
   ).rows.map((r) => r.id);

@@ -106,7 +106,12 @@ const decode = (cursor: string) => Buffer.from(cursor, "base64url").toString();
 beforeAll(async () => {
   app = await startTestApp();
   property = await createTestProperty(app, { code: "BETA-1", businessDate: "2027-03-01" });
-  const inventory = createInventoryService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock, stayInRoom });
+  const inventory = createInventoryService({
+    transact: app.deps.transact,
+    pool: app.db.pool,
+    clock: app.clock,
+    stayInRoom,
+  });
   const dbl = await inventory.createRoomType(property.id, { code: "DBL", name: "Double", maxOccupancy: 2 });
   roomTypeId = dbl.id;
   for (const n of ["101", "102", "103", "104"])

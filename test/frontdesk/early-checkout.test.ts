@@ -42,7 +42,13 @@ async function hotel() {
     boardType: "ROOM_ONLY",
     roomTypeIds: [dbl.id],
   });
-  await inv.setPrices(p.id, { ratePlanId: bar.id, roomTypeId: dbl.id, from: "2026-12-01", to: "2027-01-31", amountMinor: 10_000n });
+  await inv.setPrices(p.id, {
+    ratePlanId: bar.id,
+    roomTypeId: dbl.id,
+    from: "2026-12-01",
+    to: "2027-01-31",
+    amountMinor: 10_000n,
+  });
   const manager = await createStaffSession(app, { propertyCode: p.code, role: "manager" });
   const partner = await createTestClient(app, {
     propertyCodes: [p.code],
@@ -53,42 +59,46 @@ async function hotel() {
 }
 type Hotel = Awaited<ReturnType<typeof hotel>>;
 
-async function restJson(path: string, token: string, init: RequestInit = {}) {
+async function restJson<T>(path: string, token: string, init: RequestInit = {}): Promise<{ status: number; body: T }> {
   const res = await fetch(`${app.baseUrl}${path}`, {
     ...init,
     headers: { ...bearer(token), "content-type": "application/json", ...(init.headers ?? {}) },
   });
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
+  return { status: res.status, body: (await res.json()) as T };
 }
 
 /** Sold per day of [12-02, 12-05) as the partner REST availability shows it. */
 async function soldByDay(h: Hotel): Promise<number[]> {
-  const { status, body } = await restJson(
+  const { status, body } = await restJson<{ roomTypes: { days: { sold: number }[] }[] }>(
     `/api/v1/properties/${h.p.code}/availability?from=2026-12-02&to=2026-12-05`,
     h.partner.accessToken,
   );
   expect(status).toBe(200);
-  return body.roomTypes[0].days.map((d: { sold: number }) => d.sold);
+  return body.roomTypes[0]!.days.map((d) => d.sold);
 }
 
 async function book(face: Face, h: Hotel, reservations: Client<typeof ReservationService>, staff: object) {
   if (face === "rest") {
-    const { status, body } = await restJson("/api/mobile/v1/reservations", h.manager.accessToken, {
-      method: "POST",
-      headers: { "idempotency-key": newId() },
-      body: JSON.stringify({
-        holderName: "Elif Kaya",
-        arrivalDate: "2026-12-02",
-        departureDate: "2026-12-04",
-        roomTypeId: h.roomTypeId,
-        ratePlanId: h.ratePlanId,
-        adults: 2,
-        totalMinor: 20_000,
-        currency: "TRY",
-      }),
-    });
+    const { status, body } = await restJson<{ id: string; rooms: { id: string }[] }>(
+      "/api/mobile/v1/reservations",
+      h.manager.accessToken,
+      {
+        method: "POST",
+        headers: { "idempotency-key": newId() },
+        body: JSON.stringify({
+          holderName: "Elif Kaya",
+          arrivalDate: "2026-12-02",
+          departureDate: "2026-12-04",
+          roomTypeId: h.roomTypeId,
+          ratePlanId: h.ratePlanId,
+          adults: 2,
+          totalMinor: 20_000,
+          currency: "TRY",
+        }),
+      },
+    );
     expect(status).toBe(201);
-    return { id: body.id as string, lineId: body.rooms[0].id as string };
+    return { id: body.id, lineId: body.rooms[0]!.id };
   }
   const { reservation } = await reservations.createReservation(
     {
@@ -104,7 +114,7 @@ async function book(face: Face, h: Hotel, reservations: Client<typeof Reservatio
   return { id: reservation!.id, lineId: reservation!.rooms[0]!.id };
 }
 
-describe("an early check-out gives the rest of the stay back to inventory", () => {
+describe("an early check-out gives the rest of the stay back to inventory", { timeout: 60_000 }, () => {
   for (const face of ["rest", "connect", "grpc"] as const) {
     it(`a same-day check-out is a day use: both nights back, departure moved, webhooks and ARI say so (${face})`, async () => {
       const h = await hotel();
@@ -129,7 +139,10 @@ describe("an early check-out gives the rest of the stay back to inventory", () =
       });
       expect(await soldByDay(h)).toEqual([0, 0, 0]);
       if (face === "rest") {
-        const got = await restJson(`/api/mobile/v1/reservations/${r.id}`, h.manager.accessToken);
+        const got = await restJson<{ reservation: unknown }>(
+          `/api/mobile/v1/reservations/${r.id}`,
+          h.manager.accessToken,
+        );
         expect(got.body.reservation).toMatchObject({ status: "CHECKED_OUT", departureDate: "2026-12-02" });
       }
 
@@ -144,7 +157,10 @@ describe("an early check-out gives the rest of the stay back to inventory", () =
         { from: "2026-12-02", to: "2026-12-04", toExclusive: true, roomTypes: ["DBL"], reason: "reservation" },
       ]);
       // the partners' ARI feed names the same dates
-      const feed = await restJson(`/api/v1/properties/${h.p.code}/ari/changes?limit=500`, h.partner.accessToken);
+      const feed = await restJson<{ data: unknown[] }>(
+        `/api/v1/properties/${h.p.code}/ari/changes?limit=500`,
+        h.partner.accessToken,
+      );
       expect(feed.status).toBe(200);
       expect(feed.body.data.at(-1)).toMatchObject({ reason: "reservation", from: "2026-12-02", to: "2026-12-04" });
 
@@ -186,7 +202,7 @@ describe("an early check-out gives the rest of the stay back to inventory", () =
   });
 });
 
-describe("a late check-out past the departure date", () => {
+describe("a late check-out past the departure date", { timeout: 60_000 }, () => {
   /** A stay 12-02 -> 12-03 in room 201, in house, with the business date moved on to 12-04 (the guest stayed on). */
   async function overstay(h: Hotel, reservations: Client<typeof ReservationService>, staff: object) {
     const { reservation } = await reservations.createReservation(
@@ -248,7 +264,10 @@ describe("a late check-out past the departure date", () => {
       );
     expect(err?.metadata.get("x-error-code")).toBe("conflict");
     expect(err?.rawMessage).toContain(next!.code);
-    const still = await restJson(`/api/mobile/v1/reservations/${r.id}`, h.manager.accessToken);
+    const still = await restJson<{ reservation: unknown }>(
+      `/api/mobile/v1/reservations/${r.id}`,
+      h.manager.accessToken,
+    );
     expect(still.body.reservation).toMatchObject({ status: "IN_HOUSE", departureDate: "2026-12-03" });
   });
 });

@@ -30,8 +30,19 @@ async function hotel() {
   const dbl = await inv.createRoomType(p.id, { code: "DBL", name: "Double", maxOccupancy: 2 });
   const rooms = [];
   for (const n of ["201", "202"]) rooms.push(await inv.createRoom(p.id, { number: n, roomTypeId: dbl.id }));
-  const bar = await inv.createRatePlan(p.id, { code: "BAR", name: "Bar", boardType: "ROOM_ONLY", roomTypeIds: [dbl.id] });
-  await inv.setPrices(p.id, { ratePlanId: bar.id, roomTypeId: dbl.id, from: "2026-12-01", to: "2027-12-31", amountMinor: 10_000n });
+  const bar = await inv.createRatePlan(p.id, {
+    code: "BAR",
+    name: "Bar",
+    boardType: "ROOM_ONLY",
+    roomTypeIds: [dbl.id],
+  });
+  await inv.setPrices(p.id, {
+    ratePlanId: bar.id,
+    roomTypeId: dbl.id,
+    from: "2026-12-01",
+    to: "2027-12-31",
+    amountMinor: 10_000n,
+  });
   const manager = await createStaffSession(app, { propertyCode: p.code, role: "manager" });
   const internal = await createTestClient(app, {
     kind: "internal",
@@ -43,12 +54,24 @@ async function hotel() {
 }
 type Hotel = Awaited<ReturnType<typeof hotel>>;
 
+interface PeriodJson {
+  id: string;
+  roomId: string;
+  roomNumber: string;
+  from: string;
+  to: string;
+  reason: string;
+}
+interface AnswerBody {
+  outOfOrderPeriod?: PeriodJson;
+  outOfOrderPeriods?: PeriodJson[];
+}
 interface Answer {
   status: number;
   /** The error code of our error body (REST) or of x-error-code (Connect, gRPC). */
-  error?: string;
-  message?: string;
-  body?: any;
+  error?: string | undefined;
+  message?: string | undefined;
+  body?: AnswerBody;
 }
 
 /** The four period calls on one face, as a staff session of the hotel (REST: the mobile routes). */
@@ -59,7 +82,7 @@ function periods(face: Face, token: string) {
       headers: { ...bearer(token), "content-type": "application/json" },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    const json = (await res.json()) as any;
+    const json = (await res.json()) as AnswerBody & { error?: { code: string; message: string } };
     return res.status < 300
       ? { status: res.status, body: json }
       : { status: res.status, error: json.error?.code, message: json.error?.message };
@@ -67,14 +90,15 @@ function periods(face: Face, token: string) {
   if (face === "rest")
     return {
       list: (q = "") => rest("GET", `/api/mobile/v1/out-of-order-periods${q === "" ? "" : `?${q}`}`),
-      create: (roomId: string, body: object) => rest("POST", `/api/mobile/v1/rooms/${roomId}/out-of-order-periods`, body),
+      create: (roomId: string, body: object) =>
+        rest("POST", `/api/mobile/v1/rooms/${roomId}/out-of-order-periods`, body),
       update: (id: string, body: object) => rest("PATCH", `/api/mobile/v1/out-of-order-periods/${id}`, body),
       remove: (id: string) => rest("DELETE", `/api/mobile/v1/out-of-order-periods/${id}`),
     };
   const client = createClient(InventoryService, transportOf(face));
   const call = async (work: Promise<unknown>): Promise<Answer> => {
     try {
-      return { status: 200, body: await work };
+      return { status: 200, body: (await work) as AnswerBody };
     } catch (err) {
       if (!(err instanceof ConnectError)) throw err;
       const appCode = err.metadata.get("x-error-code") ?? "";
@@ -88,7 +112,8 @@ function periods(face: Face, token: string) {
   return {
     list: (q = "") =>
       call(client.listOutOfOrderPeriods({ ...Object.fromEntries(new URLSearchParams(q)), propertyCode: "" }, h)),
-    create: (roomId: string, body: object) => call(client.createOutOfOrderPeriod({ propertyCode: "", roomId, ...body }, h)),
+    create: (roomId: string, body: object) =>
+      call(client.createOutOfOrderPeriod({ propertyCode: "", roomId, ...body }, h)),
     update: (id: string, body: object) =>
       call(client.updateOutOfOrderPeriod({ propertyCode: "", outOfOrderPeriodId: id, ...body }, h)),
     remove: (id: string) => call(client.deleteOutOfOrderPeriod({ propertyCode: "", outOfOrderPeriodId: id }, h)),
@@ -101,7 +126,7 @@ async function outOfOrderByDay(h: Hotel, from: string, to: string): Promise<numb
   return rt!.days.map((d) => d.outOfOrder);
 }
 
-describe("a repair planned for the future", () => {
+describe("a repair planned for the future", { timeout: 60_000 }, () => {
   for (const face of ["connect", "grpc"] as const) {
     it(`SetRoomStatus OUT_OF_ORDER from a later date leaves the room's status and today's check-in alone (${face})`, async () => {
       const h = await hotel();
@@ -155,17 +180,21 @@ describe("a repair planned for the future", () => {
       const h = await hotel();
       const api = periods(face, h.manager.accessToken);
       const room = h.rooms[0]!;
-      const created = await api.create(room.id, { from: "2027-08-05", to: "2027-08-08", reason: "Bathroom renovation" });
+      const created = await api.create(room.id, {
+        from: "2027-08-05",
+        to: "2027-08-08",
+        reason: "Bathroom renovation",
+      });
       expect(created.status).toBe(face === "rest" ? 201 : 200);
-      const period = created.body.outOfOrderPeriod;
+      const period = created.body!.outOfOrderPeriod!;
       expect(period).toMatchObject({ roomId: room.id, roomNumber: "201", from: "2027-08-05", to: "2027-08-08" });
       expect(await outOfOrderByDay(h, "2027-08-04", "2027-08-09")).toEqual([0, 1, 1, 1, 0]);
       expect((await app.services.inventory.listRooms(h.p.id)).find((r) => r.id === room.id)!.status).toBe("CLEAN");
 
       const listed = await api.list();
-      expect(listed.body.outOfOrderPeriods.map((p: { id: string }) => p.id)).toEqual([period.id]);
-      expect((await api.list(`roomId=${h.rooms[1]!.id}`)).body.outOfOrderPeriods ?? []).toEqual([]);
-      expect((await api.list("from=2027-08-08")).body.outOfOrderPeriods ?? []).toEqual([]);
+      expect(listed.body!.outOfOrderPeriods!.map((p) => p.id)).toEqual([period.id]);
+      expect((await api.list(`roomId=${h.rooms[1]!.id}`)).body!.outOfOrderPeriods ?? []).toEqual([]);
+      expect((await api.list("from=2027-08-08")).body!.outOfOrderPeriods ?? []).toEqual([]);
 
       // a stay over those dates cannot be given that room, but another room of the type
       const reservations = createClient(ReservationService, transportOf("grpc"));
@@ -183,7 +212,10 @@ describe("a repair planned for the future", () => {
       );
       const line = reservation!.rooms[0]!.id;
       const assign = (roomId: string) =>
-        reservations.assignRoom({ propertyCode: h.p.code, reservationId: reservation!.id, reservationRoomId: line, roomId }, staff);
+        reservations.assignRoom(
+          { propertyCode: h.p.code, reservationId: reservation!.id, reservationRoomId: line, roomId },
+          staff,
+        );
       await expect(assign(room.id)).rejects.toThrow(/Room 201 is out of order from 2027-08-05 to 2027-08-08/);
       await assign(h.rooms[1]!.id);
 
@@ -199,15 +231,15 @@ describe("a repair planned for the future", () => {
       // moved to later dates: the old dates come back, the new ones go
       const moved = await api.update(period.id, { from: "2027-08-10", to: "2027-08-12", reason: "Postponed" });
       expect(moved.status).toBe(200);
-      expect(moved.body.outOfOrderPeriod).toMatchObject({ from: "2027-08-10", to: "2027-08-12", reason: "Postponed" });
+      expect(moved.body!.outOfOrderPeriod).toMatchObject({ from: "2027-08-10", to: "2027-08-12", reason: "Postponed" });
       expect(await outOfOrderByDay(h, "2027-08-05", "2027-08-13")).toEqual([0, 0, 0, 0, 0, 1, 1, 0]);
       await assign(room.id);
 
       const removed = await api.remove(period.id);
       expect(removed.status).toBe(200);
-      expect(removed.body.outOfOrderPeriod ?? undefined).toBeUndefined();
+      expect(removed.body!.outOfOrderPeriod ?? undefined).toBeUndefined();
       expect(await outOfOrderByDay(h, "2027-08-10", "2027-08-12")).toEqual([0, 0]);
-      expect((await api.list()).body.outOfOrderPeriods ?? []).toEqual([]);
+      expect((await api.list()).body!.outOfOrderPeriods ?? []).toEqual([]);
       expect(await api.remove(period.id)).toMatchObject({ status: 404, error: "not_found" });
 
       // the changes reached webhooks (availability.changed, reason out_of_order) and the ARI feed
@@ -248,7 +280,7 @@ describe("a repair planned for the future", () => {
         to: "2027-08-06",
       });
       expect(theirs.status).toBe(face === "rest" ? 201 : 200);
-      const theirId = theirs.body.outOfOrderPeriod.id as string;
+      const theirId = theirs.body!.outOfOrderPeriod!.id;
       expect(await api.create(other.rooms[0]!.id, { from: "2027-08-05", to: "2027-08-06" })).toMatchObject({
         status: 404,
         error: "not_found",
@@ -279,9 +311,9 @@ describe("a repair planned for the future", () => {
       internal,
     );
     expect(outOfOrderPeriod!.from).toBe("2026-12-02");
-    await expect(
-      inventory.listOutOfOrderPeriods({ propertyCode: other.p.code }, internal),
-    ).rejects.toMatchObject({ code: Code.NotFound });
+    await expect(inventory.listOutOfOrderPeriods({ propertyCode: other.p.code }, internal)).rejects.toMatchObject({
+      code: Code.NotFound,
+    });
     await expect(inventory.listOutOfOrderPeriods({ propertyCode: "" }, internal)).rejects.toMatchObject({
       code: Code.InvalidArgument,
     });

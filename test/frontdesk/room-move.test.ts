@@ -27,13 +27,36 @@ async function hotel() {
   const dbl = await inv.createRoomType(p.id, { code: "DBL", name: "Double", maxOccupancy: 2 });
   const ste = await inv.createRoomType(p.id, { code: "STE", name: "Suite", maxOccupancy: 4 });
   const rooms: Record<string, string> = {};
-  for (const [n, t] of [["201", dbl.id], ["202", dbl.id], ["203", dbl.id], ["401", ste.id]] as const)
+  for (const [n, t] of [
+    ["201", dbl.id],
+    ["202", dbl.id],
+    ["203", dbl.id],
+    ["401", ste.id],
+  ] as const)
     rooms[n] = (await inv.createRoom(p.id, { number: n, roomTypeId: t })).id;
-  const bar = await inv.createRatePlan(p.id, { code: "BAR", name: "Bar", boardType: "ROOM_ONLY", roomTypeIds: [dbl.id, ste.id] });
-  for (const [rt, amountMinor] of [[dbl.id, 10_000n], [ste.id, 30_000n]] as const)
-    await inv.setPrices(p.id, { ratePlanId: bar.id, roomTypeId: rt, from: "2026-12-01", to: "2027-01-31", amountMinor });
+  const bar = await inv.createRatePlan(p.id, {
+    code: "BAR",
+    name: "Bar",
+    boardType: "ROOM_ONLY",
+    roomTypeIds: [dbl.id, ste.id],
+  });
+  for (const [rt, amountMinor] of [
+    [dbl.id, 10_000n],
+    [ste.id, 30_000n],
+  ] as const)
+    await inv.setPrices(p.id, {
+      ratePlanId: bar.id,
+      roomTypeId: rt,
+      from: "2026-12-01",
+      to: "2027-01-31",
+      amountMinor,
+    });
   const manager = await createStaffSession(app, { propertyCode: p.code, role: "manager" });
-  const partner = await createTestClient(app, { propertyCodes: [p.code], scopes: ["availability.read"], approved: true });
+  const partner = await createTestClient(app, {
+    propertyCodes: [p.code],
+    scopes: ["availability.read"],
+    approved: true,
+  });
   return { p, dbl: dbl.id, bar: bar.id, rooms, manager, partner };
 }
 type Hotel = Awaited<ReturnType<typeof hotel>>;
@@ -56,7 +79,7 @@ async function failure(work: Promise<unknown>): Promise<{ error: string | null; 
   throw new Error("expected the call to fail");
 }
 
-describe("MoveRoom", () => {
+describe("MoveRoom", { timeout: 60_000 }, () => {
   for (const face of ["connect", "grpc"] as const) {
     it(`moves an in-house guest from the business date on, to another type with the rate kept or repriced (${face})`, async () => {
       const h = await hotel();
@@ -113,8 +136,12 @@ describe("MoveRoom", () => {
       expect(await soldByType(h)).toEqual({ DBL: [1, 1, 1], STE: [0, 0, 0] });
 
       // the mobile app reads the new room over REST
-      const res = await fetch(`${app.baseUrl}/api/mobile/v1/reservations/${id}`, { headers: bearer(h.manager.accessToken) });
-      expect(((await res.json()) as any).reservation.rooms[0].roomNumber).toBe("203");
+      const res = await fetch(`${app.baseUrl}/api/mobile/v1/reservations/${id}`, {
+        headers: bearer(h.manager.accessToken),
+      });
+      expect(
+        ((await res.json()) as { reservation: { rooms: { roomNumber: string }[] } }).reservation.rooms[0]!.roomNumber,
+      ).toBe("203");
     });
 
     it(`refuses what a front desk must not do, naming why (${face})`, async () => {
@@ -155,7 +182,11 @@ describe("MoveRoom", () => {
       expect(held.error).toBe("conflict");
       expect(held.message).toContain(next.code);
       // a room planned out of order on one of the nights
-      await app.services.inventory.createOutOfOrderPeriod(h.p.id, { roomId: h.rooms["203"]!, from: "2026-12-03", to: "2026-12-04" });
+      await app.services.inventory.createOutOfOrderPeriod(h.p.id, {
+        roomId: h.rooms["203"]!,
+        from: "2026-12-03",
+        to: "2026-12-04",
+      });
       expect(await failure(move(h.rooms["203"]!))).toMatchObject({ error: "conflict" });
       // a dirty room, the guest's own room, a malformed id, another property's room
       await app.services.inventory.setRoomStatus(h.p.id, { roomId: h.rooms["401"]!, status: "DIRTY" });

@@ -150,7 +150,12 @@ export async function seedAriGrid(
   roomTypeCodes: string[],
   ratePlans: number,
 ): Promise<{ roomTypes: string[]; ratePlans: string[] }> {
-  const inventory = createInventoryService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock, stayInRoom });
+  const inventory = createInventoryService({
+    transact: app.deps.transact,
+    pool: app.db.pool,
+    clock: app.clock,
+    stayInRoom,
+  });
   const types: string[] = [];
   for (const code of roomTypeCodes)
     types.push((await inventory.createRoomType(propertyId, { code, name: code, maxOccupancy: 2 })).id);

@@ -28,7 +28,12 @@ beforeAll(async () => {
     Array.from({ length: 27 }, (_, i) => `RT${i}`),
     10,
   );
-  const inventory = createInventoryService({ transact: admin.deps.transact, pool: admin.db.pool, clock: admin.clock, stayInRoom });
+  const inventory = createInventoryService({
+    transact: admin.deps.transact,
+    pool: admin.db.pool,
+    clock: admin.clock,
+    stayInRoom,
+  });
   for (let i = 27; i < 100; i++)
     await inventory.createRoomType(property.id, { code: `RT${i}`, name: `Type ${i}`, maxOccupancy: 2 });
   token = (

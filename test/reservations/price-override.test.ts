@@ -24,7 +24,12 @@ let night = 0;
 beforeAll(async () => {
   app = await startTestApp();
   property = await createTestProperty(app, { code: "OVR-1", businessDate: "2027-03-01" });
-  const inventory = createInventoryService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock, stayInRoom });
+  const inventory = createInventoryService({
+    transact: app.deps.transact,
+    pool: app.db.pool,
+    clock: app.clock,
+    stayInRoom,
+  });
   dbl = await inventory.createRoomType(property.id, { code: "DBL", name: "Double", maxOccupancy: 2 });
   for (let i = 0; i < 12; i++)
     await inventory.createRoom(property.id, { number: `1${String(i).padStart(2, "0")}`, roomTypeId: dbl.id });

@@ -14,13 +14,7 @@ import {
   type AriDay,
   type SetRestrictionsInput,
 } from "./restrictions.ts";
-import {
-  changeRoomCount,
-  readAvailability,
-  releaseRooms,
-  takeRooms,
-  type RoomTypeAvailability,
-} from "./inventory-days.ts";
+import { changeRoomCount, readAvailability, takeRooms, type RoomTypeAvailability } from "./inventory-days.ts";
 import * as repo from "./inventory.repository.ts";
 import {
   boardTypes,
@@ -35,13 +29,7 @@ import {
 import { conflictOnDuplicate, poolQueryable, type Queryable } from "../../db/queryable.ts";
 import { requireId } from "../../lib/ids.ts";
 import { propertyById } from "../properties/index.ts";
-import {
-  maxOutOfOrderList,
-  removePeriod,
-  reschedulePeriod,
-  schedulePeriod,
-  type StayInRoom,
-} from "./out-of-order.ts";
+import { maxOutOfOrderList, removePeriod, reschedulePeriod, schedulePeriod, type StayInRoom } from "./out-of-order.ts";
 import { LazyList } from "../../lib/lazy-list.ts";
 import { concurrencyLimit } from "../../lib/limit.ts";
 
@@ -378,7 +366,8 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
       const from = input.from === undefined || input.from === "" ? undefined : parseDate("from", input.from);
       const to = input.to === undefined || input.to === "" ? null : parseDate("to", input.to);
       const start = from ?? (await propertyById(reads, propertyId)).businessDate;
-      if (to !== null && to <= start) throw invalidField("to", `must be after ${from === undefined ? "the business date" : "from"}`);
+      if (to !== null && to <= start)
+        throw invalidField("to", `must be after ${from === undefined ? "the business date" : "from"}`);
       if (roomId !== null && (await repo.findRoom(reads, propertyId, roomId)) === undefined)
         throw new AppError("not_found", "Room not found.");
       return repo.listOutOfOrderPeriods(reads, propertyId, { roomId, from: start, to, limit: maxOutOfOrderList });

@@ -305,8 +305,7 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
         if (from >= to) throw new AppError("conflict", "The stay ends today; check the guest out instead.");
         const target = await findRoom(tx, actor.propertyId, requireId(roomId, "Room"), true);
         if (target === undefined) throw new AppError("not_found", "Room not found.");
-        if (target.id === line.roomId)
-          throw invalidField("roomId", "is the room the guest is in", "validation_failed");
+        if (target.id === line.roomId) throw invalidField("roomId", "is the room the guest is in", "validation_failed");
         if (target.status !== "CLEAN" && target.status !== "INSPECTED")
           throw new AppError("conflict", `Room ${target.number} is ${target.status}; it must be CLEAN or INSPECTED.`);
         const [ooo] = await outOfOrderBetween(tx, actor.propertyId, target.id, from, to);
@@ -339,7 +338,11 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
           if (opts.reprice === true) {
             const prices = await nightlyPrices(tx, actor.propertyId, rp.id, target.roomTypeId, from, to);
             if (prices.length !== daysBetween(from, to))
-              throw invalidField("reprice", "the new room's type has no price for every remaining night", "validation_failed");
+              throw invalidField(
+                "reprice",
+                "the new room's type has no price for every remaining night",
+                "validation_failed",
+              );
             const kept = line.nightlyMinor.slice(0, daysBetween(before.arrivalDate, from));
             nightly = [...kept, ...prices.map((p) => p.amountMinor)];
           }
