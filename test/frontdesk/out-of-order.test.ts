@@ -234,6 +234,18 @@ describe("a repair planned for the future", { timeout: 60_000 }, () => {
       expect(moved.body!.outOfOrderPeriod).toMatchObject({ from: "2027-08-10", to: "2027-08-12", reason: "Postponed" });
       expect(await outOfOrderByDay(h, "2027-08-05", "2027-08-13")).toEqual([0, 0, 0, 0, 0, 1, 1, 0]);
       await assign(room.id);
+      // the stay's dates cannot move onto the period either
+      await expect(
+        reservations.updateReservation(
+          {
+            propertyCode: h.p.code,
+            reservationId: reservation!.id,
+            arrivalDate: "2027-08-09",
+            departureDate: "2027-08-11",
+          },
+          staff,
+        ),
+      ).rejects.toThrow(`period ${period.id}`);
 
       const removed = await api.remove(period.id);
       expect(removed.status).toBe(200);

@@ -242,7 +242,12 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
         const from = property.businessDate;
         const to = before.departureDate;
         if (from >= to) throw new AppError("conflict", "The stay ends today; check the guest out instead.");
-        const target = await findRoom(tx, actor.propertyId, requireId(roomId, "Room"), true);
+        // Both rooms locked in one order: two guests swapping rooms at once must not lock them crosswise.
+        const targetId = requireId(roomId, "Room").toLowerCase();
+        const locked = new Map<string, Awaited<ReturnType<typeof findRoom>>>();
+        for (const id of [...new Set([targetId, line.roomId ?? targetId])].sort())
+          locked.set(id, await findRoom(tx, actor.propertyId, id, true));
+        const target = locked.get(targetId);
         if (target === undefined) throw new AppError("not_found", "Room not found.");
         if (target.id === line.roomId) throw invalidField("roomId", "is the room the guest is in", "validation_failed");
         if (target.status !== "CLEAN" && target.status !== "INSPECTED")

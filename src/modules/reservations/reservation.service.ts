@@ -4,8 +4,9 @@ import { AppError, invalidField } from "../../errors.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId, requireId } from "../../lib/ids.ts";
 import {
-  outOfOrderBetween,
   findRatePlan,
+  findRoom,
+  outOfOrderBetween,
   lockRoomDays,
   quoteStay,
   releaseRooms,
@@ -541,6 +542,8 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
             arrival,
           ],
         );
+        // the room row lock serialises this check with assignments, check-ins and out-of-order periods of the room
+        if (l.recheckRoom) await findRoom(tx, actor.propertyId, l.roomId!, true);
         const takenBy = l.recheckRoom
           ? await repo.roomTakenBetween(tx, actor.propertyId, l.roomId!, l.id, arrival, departure)
           : undefined;

@@ -1260,8 +1260,8 @@ export declare const DeleteOutOfOrderPeriodRequestSchema: GenMessage<DeleteOutOf
  */
 export declare type DeleteOutOfOrderPeriodResponse = Message<"hotelops.inventory.v1.DeleteOutOfOrderPeriodResponse"> & {
   /**
-   * The period as it stays on record when it was in force (now ending at the business date); absent when it was
-   * deleted.
+   * The period as it stays on record when it was in force (now ending at the business date); absent (REST: null)
+   * when it was deleted.
    *
    * @generated from field: hotelops.inventory.v1.OutOfOrderPeriod out_of_order_period = 1;
    */
