@@ -10,7 +10,6 @@ export {
   type InventoryDeps,
   type SetRoomStatusInput,
 } from "./inventory.service.ts";
-export { maxOutOfOrderDays, type StayInRoom } from "./out-of-order.ts";
 export {
   takeRooms,
   takeRoomsOfStays,

@@ -103,20 +103,6 @@ export interface OutOfOrderRange {
   toDate: string;
 }
 
-/** Out-of-order ranges of a room that end after `after`. */
-export function outOfOrderRanges(
-  q: Queryable,
-  propertyId: string,
-  roomId: string,
-  after: string,
-): Promise<OutOfOrderRange[]> {
-  return q.query<OutOfOrderRange>(
-    `select id, to_char(from_date, 'YYYY-MM-DD') as "fromDate", to_char(to_date, 'YYYY-MM-DD') as "toDate"
-       from room_out_of_order where property_id = $1 and room_id = $2 and to_date > $3 order by from_date`,
-    [propertyId, roomId, after],
-  );
-}
-
 /** Out-of-order ranges of a room with a day in [from, to), by first day. */
 export function outOfOrderBetween(
   q: Queryable,

@@ -16,7 +16,7 @@ import type { OutOfOrderPeriod, Room } from "./inventory.repository.ts";
  */
 
 /** Longest period, as for prices and blocks. */
-export const maxOutOfOrderDays = 731;
+const maxOutOfOrderDays = 731;
 /** Most periods one list answers. */
 export const maxOutOfOrderList = 1000;
 
