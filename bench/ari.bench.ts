@@ -4,6 +4,7 @@
 // and a partner's ARI write of 100 days x 5 rate plans over REST (target p50 < 100 ms).
 import type pg from "pg";
 import type { App } from "../src/app.ts";
+import { stayInRoom } from "../src/modules/reservations/index.ts";
 import { createInventoryService } from "../src/modules/inventory/index.ts";
 import { createTestClient } from "../test/helpers/auth.ts";
 import { load } from "./harness.ts";
@@ -26,7 +27,12 @@ export async function benchAri(
   pool: pg.Pool,
   property: { id: string; code: string },
 ): Promise<void> {
-  const inventory = createInventoryService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock });
+  const inventory = createInventoryService({
+    transact: app.deps.transact,
+    pool: app.db.pool,
+    clock: app.clock,
+    stayInRoom,
+  });
   const roomTypes = (
     await pool.query<{ id: string }>("select id from room_types where property_id = $1 order by code", [property.id])
   ).rows.map((r) => r.id);

@@ -13,7 +13,7 @@ import { createApp, type App } from "../src/app.ts";
 import { newId } from "../src/lib/ids.ts";
 import { addDays } from "../src/lib/dates.ts";
 import { createInventoryService } from "../src/modules/inventory/index.ts";
-import { changeFeed, changeFeedHead, createReservationService } from "../src/modules/reservations/index.ts";
+import { changeFeed, changeFeedHead, createReservationService, stayInRoom } from "../src/modules/reservations/index.ts";
 import { createStatsService, createReportsService } from "../src/modules/reports/index.ts";
 import { createNightAuditService } from "../src/modules/night-audit/index.ts";
 import { poolQueryable } from "../src/db/queryable.ts";
@@ -302,7 +302,7 @@ async function createsPerSecond(side: Side, seconds: number): Promise<number> {
 /** The latency measures of one side, in the same order on both. */
 async function probesOf(side: Side): Promise<Probe[]> {
   const { deps, propertyId } = side;
-  const inventory = createInventoryService(deps);
+  const inventory = createInventoryService({ ...deps, stayInRoom });
   const stats = createStatsService({ pool: deps.pool });
   const reports = createReportsService({ pool: deps.pool, clock: deps.clock });
   // the checks read only: a run (folios, no-shows) is not measured here

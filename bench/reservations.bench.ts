@@ -10,7 +10,7 @@ import { createInventoryService, readAvailability } from "../src/modules/invento
 import { addDays, daysBetween } from "../src/lib/dates.ts";
 import { queues } from "../src/jobs/queues.ts";
 import { poolQueryable } from "../src/db/queryable.ts";
-import { createReservationService } from "../src/modules/reservations/index.ts";
+import { createReservationService, stayInRoom } from "../src/modules/reservations/index.ts";
 import { createLoop, forDuration } from "./creates.ts";
 import { benchDatabase } from "./harness.ts";
 
@@ -30,7 +30,7 @@ export async function benchReservations(): Promise<void> {
   const pool = new pg.Pool({ connectionString: database.url, max: 10, ...({ pipeline: true } as pg.PoolConfig) });
   try {
     const deps = { transact: app.deps.transact, pool: app.deps.db.pool, clock: app.deps.clock };
-    const inventory = createInventoryService(deps);
+    const inventory = createInventoryService({ ...deps, stayInRoom });
     const reservations = createReservationService(deps);
     const propertyId = await benchProperty(pool, "BENCH");
     const types: { id: string; ratePlanId: string }[] = [];

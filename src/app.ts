@@ -41,6 +41,7 @@ import { createInventoryModule, createInventoryService, type InventoryService } 
 import {
   createReservationService,
   createReservationsModule,
+  stayInRoom,
   type ReservationService,
 } from "./modules/reservations/index.ts";
 import { createIdentityModule, MAX_IMAGE_BYTES } from "./modules/identity/index.ts";
@@ -95,7 +96,7 @@ export function createServices(deps: Deps): Services {
   return {
     auth: createAuthServices(deps),
     admin: createAdminService(deps),
-    inventory: createInventoryService({ transact, pool: deps.db.pool, clock }),
+    inventory: createInventoryService({ transact, pool: deps.db.pool, clock, stayInRoom }),
     reservations,
     folios,
     invoices: createInvoiceService({ transact, clock }),

@@ -7,7 +7,7 @@ import { ConnectivityService } from "../../gen/hotelops/connectivity/v1/connecti
 import { ReservationService } from "../../gen/hotelops/reservation/v1/reservation_pb.js";
 import { newId } from "../../src/lib/ids.ts";
 import { createInventoryService } from "../../src/modules/inventory/index.ts";
-import { createReservationService } from "../../src/modules/reservations/index.ts";
+import { createReservationService, stayInRoom } from "../../src/modules/reservations/index.ts";
 import { setProviderMapping } from "../../src/modules/connectivity/index.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { seedAriGrid } from "../helpers/hotel-fixtures.ts";
@@ -70,7 +70,12 @@ beforeAll(async () => {
   app = await startTestApp();
   property = await createTestProperty(app, { code: "ARI-1", businessDate: "2027-01-01" });
   other = await createTestProperty(app, { code: "ARI-2", businessDate: "2027-01-01" });
-  const inventory = createInventoryService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock });
+  const inventory = createInventoryService({
+    transact: app.deps.transact,
+    pool: app.db.pool,
+    clock: app.clock,
+    stayInRoom,
+  });
   dbl = await inventory.createRoomType(property.id, { code: "DBL", name: "Double", maxOccupancy: 2 });
   sgl = await inventory.createRoomType(property.id, { code: "SGL", name: "Single", maxOccupancy: 1 });
   for (let i = 0; i < 6; i++) await inventory.createRoom(property.id, { number: `1${i}`, roomTypeId: dbl.id });
@@ -303,7 +308,12 @@ describe("staff read ARI over InventoryService", () => {
 
 describe("the ARI read decodes every value exactly", () => {
   it("GetAri returns the largest stays, every closure and a price beyond 2^53 minor units as stored", async () => {
-    const inventory = createInventoryService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock });
+    const inventory = createInventoryService({
+      transact: app.deps.transact,
+      pool: app.db.pool,
+      clock: app.clock,
+      stayInRoom,
+    });
     const range = { ratePlanIds: [nrf.id], roomTypeIds: [dbl.id], weekdays: [] };
     await inventory.setRestrictions(property.id, {
       ...range,
@@ -564,7 +574,12 @@ describe("a large ARI read", () => {
   it("over REST, written part by part as it is built, is the same grid as over Connect and gRPC", async () => {
     // 5 room types x 2 rate plans x 366 days: a part per room type
     const big = await createTestProperty(app, { code: "ARI-3", businessDate: "2027-01-01" });
-    const inventory = createInventoryService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock });
+    const inventory = createInventoryService({
+      transact: app.deps.transact,
+      pool: app.db.pool,
+      clock: app.clock,
+      stayInRoom,
+    });
     const types = [];
     for (let i = 0; i < 5; i++) {
       const rt = await inventory.createRoomType(big.id, { code: `RT${i}`, name: `Type ${i}`, maxOccupancy: 2 });
@@ -716,7 +731,12 @@ describe("room types and rate plans of a property", () => {
 
   it("rate plans are at most 250 (a room type's year within one ARI page): the 251st is 409 over Connect and gRPC", async () => {
     const small = await createTestProperty(app, { code: "ARI-5", businessDate: "2027-01-01" });
-    const inventory = createInventoryService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock });
+    const inventory = createInventoryService({
+      transact: app.deps.transact,
+      pool: app.db.pool,
+      clock: app.clock,
+      stayInRoom,
+    });
     const rt = await inventory.createRoomType(small.id, { code: "DBL", name: "Double", maxOccupancy: 2 });
     const plan = (code: string) => ({ code, name: code, boardType: "ROOM_ONLY" as const, roomTypeIds: [rt.id] });
     for (let i = 0; i < 249; i++) await inventory.createRatePlan(small.id, plan(`P${i}`));
@@ -740,7 +760,12 @@ describe("room types and rate plans of a property", () => {
 
   it("room types are at most 100 (a year's availability in one answer): the 101st is 409 over Connect and gRPC", async () => {
     const many = await createTestProperty(app, { code: "ARI-6", businessDate: "2027-01-01" });
-    const inventory = createInventoryService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock });
+    const inventory = createInventoryService({
+      transact: app.deps.transact,
+      pool: app.db.pool,
+      clock: app.clock,
+      stayInRoom,
+    });
     for (let i = 0; i < 100; i++)
       await inventory.createRoomType(many.id, { code: `RT${i}`, name: `Type ${i}`, maxOccupancy: 2 });
     await refusesOneMore(
@@ -797,7 +822,12 @@ describe("the ARI delta feed", () => {
   it("a page walk running during concurrent restriction, price and booking edits misses no change and repeats none", async () => {
     const before = await page("");
     const reservations = createReservationService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock });
-    const inventory = createInventoryService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock });
+    const inventory = createInventoryService({
+      transact: app.deps.transact,
+      pool: app.db.pool,
+      clock: app.clock,
+      stayInRoom,
+    });
     const actor = { propertyId: property.id, canOverridePrice: false };
     let writing = true;
     const writers = (async () => {

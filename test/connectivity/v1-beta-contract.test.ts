@@ -8,7 +8,7 @@ import { ReservationService } from "../../gen/hotelops/reservation/v1/reservatio
 import { StatusService } from "../../gen/hotelops/status/v1/status_pb.js";
 import { newId } from "../../src/lib/ids.ts";
 import { createInventoryService } from "../../src/modules/inventory/index.ts";
-import { createReservationService } from "../../src/modules/reservations/index.ts";
+import { createReservationService, stayInRoom } from "../../src/modules/reservations/index.ts";
 import { setProviderMapping } from "../../src/modules/connectivity/index.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { bearer, createTestClient, createTestProperty } from "../helpers/auth.ts";
@@ -106,7 +106,12 @@ const decode = (cursor: string) => Buffer.from(cursor, "base64url").toString();
 beforeAll(async () => {
   app = await startTestApp();
   property = await createTestProperty(app, { code: "BETA-1", businessDate: "2027-03-01" });
-  const inventory = createInventoryService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock });
+  const inventory = createInventoryService({
+    transact: app.deps.transact,
+    pool: app.db.pool,
+    clock: app.clock,
+    stayInRoom,
+  });
   const dbl = await inventory.createRoomType(property.id, { code: "DBL", name: "Double", maxOccupancy: 2 });
   roomTypeId = dbl.id;
   for (const n of ["101", "102", "103", "104"])

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type pg from "pg";
 import { newId } from "../../src/lib/ids.ts";
 import type { App } from "../../src/app.ts";
+import { stayInRoom } from "../../src/modules/reservations/index.ts";
 import { createInventoryService } from "../../src/modules/inventory/index.ts";
 
 /**
@@ -149,7 +150,12 @@ export async function seedAriGrid(
   roomTypeCodes: string[],
   ratePlans: number,
 ): Promise<{ roomTypes: string[]; ratePlans: string[] }> {
-  const inventory = createInventoryService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock });
+  const inventory = createInventoryService({
+    transact: app.deps.transact,
+    pool: app.db.pool,
+    clock: app.clock,
+    stayInRoom,
+  });
   const types: string[] = [];
   for (const code of roomTypeCodes)
     types.push((await inventory.createRoomType(propertyId, { code, name: code, maxOccupancy: 2 })).id);

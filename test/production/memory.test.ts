@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { ConnectivityService } from "../../gen/hotelops/connectivity/v1/connectivity_pb.js";
+import { stayInRoom } from "../../src/modules/reservations/index.ts";
 import { createInventoryService } from "../../src/modules/inventory/index.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { seedAriGrid } from "../helpers/hotel-fixtures.ts";
@@ -27,7 +28,12 @@ beforeAll(async () => {
     Array.from({ length: 27 }, (_, i) => `RT${i}`),
     10,
   );
-  const inventory = createInventoryService({ transact: admin.deps.transact, pool: admin.db.pool, clock: admin.clock });
+  const inventory = createInventoryService({
+    transact: admin.deps.transact,
+    pool: admin.db.pool,
+    clock: admin.clock,
+    stayInRoom,
+  });
   for (let i = 27; i < 100; i++)
     await inventory.createRoomType(property.id, { code: `RT${i}`, name: `Type ${i}`, maxOccupancy: 2 });
   token = (

@@ -102,6 +102,8 @@ describe("event log", () => {
       "reservation.updated",
       "guest.checked_out",
       "reservation.updated",
+      // checked out before the departure date: the nights from the business date on are sellable again
+      "availability.changed",
       "reservation.created",
       "availability.changed",
       "reservation.cancelled",
@@ -160,13 +162,21 @@ describe("event log", () => {
       checkedInAt: "2026-11-22T09:01:00.000Z",
       checkedOutAt: "2026-11-22T09:02:00.000Z",
     });
-    expect(events[10]!.data).toMatchObject({
+    expect(events[7]!.data).toMatchObject({ status: "CHECKED_OUT", departureDate: "2026-11-22" });
+    expect(events[8]!.data).toEqual({
+      from: "2026-11-22",
+      to: "2026-11-25",
+      toExclusive: true,
+      roomTypes: ["DBL"],
+      reason: "reservation",
+    });
+    expect(events[11]!.data).toMatchObject({
       status: "CANCELLED",
       cancelledAt: "2026-11-22T09:02:00.000Z",
       channel: null,
       externalReference: null,
     });
-    expect(events[12]!.data).toMatchObject({ reason: "room_block" });
+    expect(events[13]!.data).toMatchObject({ reason: "room_block" });
 
     const { rows: jobs } = await app.deps.db.pool.query<{ event_id: string }>(
       "select data->>'eventId' as event_id from pgboss.job where name = 'events.fanout'",

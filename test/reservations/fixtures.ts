@@ -1,7 +1,12 @@
 import type { App } from "../../src/app.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
 import { createInventoryService, type InventoryService } from "../../src/modules/inventory/index.ts";
-import { createReservationService, type Actor, type ReservationService } from "../../src/modules/reservations/index.ts";
+import {
+  createReservationService,
+  type Actor,
+  type ReservationService,
+  stayInRoom,
+} from "../../src/modules/reservations/index.ts";
 import { createTestProperty } from "../helpers/auth.ts";
 
 export interface Hotel {
@@ -19,7 +24,11 @@ export function services(
   clock = new ManualClock("2026-11-22T09:00:00.000Z"),
 ): { inventory: InventoryService; reservations: ReservationService; clock: ManualClock } {
   const deps = { transact: app.deps.transact, pool: app.deps.db.pool, clock };
-  return { inventory: createInventoryService(deps), reservations: createReservationService(deps), clock };
+  return {
+    inventory: createInventoryService({ ...deps, stayInRoom }),
+    reservations: createReservationService(deps),
+    clock,
+  };
 }
 
 /** A property (business date 2026-11-22) with one room type of `rooms` rooms and a rate plan priced 1000.00 a night. */

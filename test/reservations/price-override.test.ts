@@ -4,6 +4,7 @@ import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect
 import { MobileService } from "../../gen/hotelops/mobile/v1/mobile_pb.js";
 import { ReservationService } from "../../gen/hotelops/reservation/v1/reservation_pb.js";
 import { newId } from "../../src/lib/ids.ts";
+import { stayInRoom } from "../../src/modules/reservations/index.ts";
 import { createInventoryService } from "../../src/modules/inventory/index.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { bearer, createStaffSession, createTestClient, createTestProperty } from "../helpers/auth.ts";
@@ -23,7 +24,12 @@ let night = 0;
 beforeAll(async () => {
   app = await startTestApp();
   property = await createTestProperty(app, { code: "OVR-1", businessDate: "2027-03-01" });
-  const inventory = createInventoryService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock });
+  const inventory = createInventoryService({
+    transact: app.deps.transact,
+    pool: app.db.pool,
+    clock: app.clock,
+    stayInRoom,
+  });
   dbl = await inventory.createRoomType(property.id, { code: "DBL", name: "Double", maxOccupancy: 2 });
   for (let i = 0; i < 12; i++)
     await inventory.createRoom(property.id, { number: `1${String(i).padStart(2, "0")}`, roomTypeId: dbl.id });

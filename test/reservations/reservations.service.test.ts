@@ -69,8 +69,12 @@ describe("inventory and availability", () => {
         }),
       ),
     ).toBe("no_availability");
-    // Back in service from the business date: the out-of-order day returns.
+    // A housekeeping status today leaves the period planned for later in place; removing the period returns its day.
     await svc.inventory.setRoomStatus(h.propertyId, { roomId: h.roomIds[2]!, status: "CLEAN" });
+    const [kept] = await svc.inventory.getAvailability(h.propertyId, { from: "2026-11-26", to: "2026-11-27" });
+    expect(kept!.days[0]!.available).toBe(0);
+    const [period] = await svc.inventory.listOutOfOrderPeriods(h.propertyId, { roomId: h.roomIds[2]! });
+    await svc.inventory.deleteOutOfOrderPeriod(h.propertyId, period!.id);
     const [after] = await svc.inventory.getAvailability(h.propertyId, { from: "2026-11-26", to: "2026-11-27" });
     expect(after!.days[0]!.available).toBe(1);
   });

@@ -16,6 +16,7 @@ import {
   GetAvailabilityRequestSchema,
   GetAvailabilityResponseSchema,
 } from "../../gen/hotelops/connectivity/v1/connectivity_pb.js";
+import { stayInRoom } from "../../src/modules/reservations/index.ts";
 import { createInventoryService } from "../../src/modules/inventory/index.ts";
 import { connectCompressions } from "../../src/server/compression.ts";
 import { PIECE_CHARS } from "../../src/gateway/codec-text.ts";
@@ -33,7 +34,12 @@ beforeAll(async () => {
   // Content-Length: test/connectivity/availability-cache.test.ts)
   app = await startTestApp({ env: { ANSWER_CACHE_BYTES: "0" } });
   property = await createTestProperty(app, { businessDate: "2027-01-01" });
-  const inventory = createInventoryService({ transact: app.deps.transact, pool: app.db.pool, clock: app.clock });
+  const inventory = createInventoryService({
+    transact: app.deps.transact,
+    pool: app.db.pool,
+    clock: app.clock,
+    stayInRoom,
+  });
   const p = await app.db.pool.query<{ id: string }>("select id from properties where code = $1", [property.code]);
   for (const code of ["DBL", "SGL", "TWN"])
     await inventory.createRoomType(p.rows[0]!.id, { code, name: code, maxOccupancy: 2 });

@@ -16,6 +16,7 @@ export const permissions = [
   "night_audit.run",
   "integrations.manage",
   "rates.manage",
+  "rooms.manage",
 ] as const;
 export type Permission = (typeof permissions)[number];
 

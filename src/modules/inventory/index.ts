@@ -30,11 +30,19 @@ export {
   nightlyPrices,
   quoteStay,
   updateRoomStatus,
-  outOfOrderRanges,
+  outOfOrderBetween,
   roomStatuses,
   boardTypes,
 } from "./inventory.repository.ts";
-export type { RoomType, Room, RatePlan, RoomStatus, BoardType, StayLineQuote } from "./inventory.repository.ts";
+export type {
+  RoomType,
+  Room,
+  RatePlan,
+  RoomStatus,
+  BoardType,
+  StayLineQuote,
+  OutOfOrderPeriod,
+} from "./inventory.repository.ts";
 export { seedInventory } from "./seed.ts";
 export { ratePlansSql, roomCountsOnDaySql, roomsSql, roomTypesSql, sellableRoomsByDaySql } from "./sql.ts";
 export {

@@ -1,3 +1,4 @@
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import type pg from "pg";
 import {
@@ -7,7 +8,7 @@ import {
 } from "../../../gen/hotelops/inventory/v1/inventory_pb.js";
 import { invalidField } from "../../errors.ts";
 import type { InventoryService } from "./inventory.service.ts";
-import type { BoardType, RatePlan, Room, RoomStatus } from "./inventory.repository.ts";
+import type { BoardType, OutOfOrderPeriod, RatePlan, Room, RoomStatus } from "./inventory.repository.ts";
 import { requirePrincipal, requireProperty } from "../auth/index.ts";
 
 export const inventoryRpcServices = [InventoryRpc];
@@ -30,6 +31,17 @@ const roomOut = (r: Room) => ({
   roomTypeId: r.roomTypeId,
   status: RoomStatusEnum[r.status],
 });
+const periodOut = (p: OutOfOrderPeriod) => ({
+  id: p.id,
+  roomId: p.roomId,
+  roomNumber: p.roomNumber,
+  roomTypeId: p.roomTypeId,
+  from: p.from,
+  to: p.to,
+  reason: p.reason,
+  createdAt: timestampFromDate(p.createdAt),
+  updatedAt: timestampFromDate(p.updatedAt),
+});
 const ratePlanOut = (p: RatePlan) => ({
   id: p.id,
   code: p.code,
@@ -41,6 +53,13 @@ const ratePlanOut = (p: RatePlan) => ({
 export function registerInventoryRpc(router: ConnectRouter, service: InventoryService, pool: pg.Pool): void {
   const scope = async (ctx: HandlerContext, code: string) =>
     (await requireProperty({ pool }, requirePrincipal(ctx.values), code)).id;
+  /** The named property, or a staff session's active property when no code is given (the mobile REST routes). */
+  const scopeOrActive = async (ctx: HandlerContext, code: string) => {
+    const principal = requirePrincipal(ctx.values);
+    if (code === "" && principal.kind === "staff") return principal.activePropertyId;
+    if (code === "") throw invalidField("propertyCode", "is required");
+    return (await requireProperty({ pool }, principal, code)).id;
+  };
   router.service(InventoryRpc, {
     async createRoomType(req, ctx) {
       const roomType = await service.createRoomType(await scope(ctx, req.propertyCode), {
@@ -73,6 +92,37 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
         reason: req.reason,
       });
       return { room: roomOut(room) };
+    },
+    async listOutOfOrderPeriods(req, ctx) {
+      const periods = await service.listOutOfOrderPeriods(await scopeOrActive(ctx, req.propertyCode), {
+        roomId: req.roomId,
+        from: req.from,
+        to: req.to,
+      });
+      return { outOfOrderPeriods: periods.map(periodOut) };
+    },
+    async createOutOfOrderPeriod(req, ctx) {
+      const period = await service.createOutOfOrderPeriod(await scopeOrActive(ctx, req.propertyCode), {
+        roomId: req.roomId,
+        from: req.from,
+        to: req.to,
+        reason: req.reason,
+      });
+      return { outOfOrderPeriod: periodOut(period) };
+    },
+    async updateOutOfOrderPeriod(req, ctx) {
+      const propertyId = await scopeOrActive(ctx, req.propertyCode);
+      const period = await service.updateOutOfOrderPeriod(propertyId, req.outOfOrderPeriodId, {
+        ...(req.from === undefined ? {} : { from: req.from }),
+        ...(req.to === undefined ? {} : { to: req.to }),
+        ...(req.reason === undefined ? {} : { reason: req.reason }),
+      });
+      return { outOfOrderPeriod: periodOut(period) };
+    },
+    async deleteOutOfOrderPeriod(req, ctx) {
+      const propertyId = await scopeOrActive(ctx, req.propertyCode);
+      const left = await service.deleteOutOfOrderPeriod(propertyId, req.outOfOrderPeriodId);
+      return left === undefined ? {} : { outOfOrderPeriod: periodOut(left) };
     },
     async createRatePlan(req, ctx) {
       const propertyId = await scope(ctx, req.propertyCode);

@@ -4,7 +4,7 @@ import { AppError, invalidField } from "../../errors.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId } from "../../lib/ids.ts";
 import { recordEvent, type AvailabilityEventData } from "../events/index.ts";
-import { addDays, maxDate, parseRange } from "../../lib/dates.ts";
+import { addDays, parseDate, parseRange } from "../../lib/dates.ts";
 import { recordAriChanges, type AriReason } from "./ari-log.ts";
 import { checkAriWrite, writeAri, type AriWrite } from "./ari-write.ts";
 import {
@@ -15,18 +15,13 @@ import {
   type AriDay,
   type SetRestrictionsInput,
 } from "./restrictions.ts";
-import {
-  changeRoomCount,
-  readAvailability,
-  releaseRooms,
-  takeRooms,
-  type RoomTypeAvailability,
-} from "./inventory-days.ts";
+import { changeRoomCount, readAvailability, takeRooms, type RoomTypeAvailability } from "./inventory-days.ts";
 import * as repo from "./inventory.repository.ts";
 import {
   boardTypes,
   roomStatuses,
   type BoardType,
+  type OutOfOrderPeriod,
   type RatePlan,
   type Room,
   type RoomStatus,
@@ -35,6 +30,7 @@ import {
 import { conflictOnDuplicate, poolQueryable, type Queryable } from "../../db/queryable.ts";
 import { requireId } from "../../lib/ids.ts";
 import { propertyById } from "../properties/index.ts";
+import { maxOutOfOrderList, removePeriod, reschedulePeriod, schedulePeriod, type StayInRoom } from "./out-of-order.ts";
 import { LazyList } from "../../lib/lazy-list.ts";
 import { concurrencyLimit } from "../../lib/limit.ts";
 
@@ -64,6 +60,8 @@ export interface InventoryDeps {
   transact: Transact;
   pool: pg.Pool;
   clock: Clock;
+  /** Which reservation holds a room on some nights (the reservations module answers; app.ts wires it). */
+  stayInRoom: StayInRoom;
 }
 
 export interface SetRoomStatusInput {
@@ -80,6 +78,25 @@ export interface InventoryService {
   createRoom(propertyId: string, input: { number: string; roomTypeId: string }): Promise<Room>;
   listRooms(propertyId: string): Promise<Room[]>;
   setRoomStatus(propertyId: string, input: SetRoomStatusInput): Promise<Room>;
+  /**
+   * Out-of-order periods with a day in [from, to) (from: the business date unless given; to: no end unless
+   * given), of one room when `roomId`; by first day, at most maxOutOfOrderList.
+   */
+  listOutOfOrderPeriods(
+    propertyId: string,
+    input: { roomId?: string; from?: string; to?: string },
+  ): Promise<OutOfOrderPeriod[]>;
+  createOutOfOrderPeriod(
+    propertyId: string,
+    input: { roomId: string; from: string; to: string; reason?: string },
+  ): Promise<OutOfOrderPeriod>;
+  updateOutOfOrderPeriod(
+    propertyId: string,
+    id: string,
+    input: { from?: string; to?: string; reason?: string },
+  ): Promise<OutOfOrderPeriod>;
+  /** Removes a period (one in force ends at the business date); returns what remains on record, if anything. */
+  deleteOutOfOrderPeriod(propertyId: string, id: string): Promise<OutOfOrderPeriod | undefined>;
   createRatePlan(
     propertyId: string,
     input: { code: string; name: string; boardType: BoardType; roomTypeIds: string[] },
@@ -260,6 +277,21 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
     };
   };
 
+  /** The room (locked: its periods, assignments and check-ins serialise on it), its room type and the business date. */
+  async function roomContext(tx: Tx, propertyId: string, roomId: string) {
+    const property = await propertyById(tx, propertyId);
+    const room = await repo.findRoom(tx, propertyId, roomId, true);
+    if (room === undefined) throw new AppError("not_found", "Room not found.");
+    const rt = (await repo.findRoomType(tx, propertyId, room.roomTypeId))!;
+    return { propertyId, businessDate: property.businessDate, room, roomTypeCode: rt.code, now: clock.now() };
+  }
+
+  async function requirePeriod(tx: Tx, propertyId: string, id: string): Promise<OutOfOrderPeriod> {
+    const period = await repo.findOutOfOrderPeriod(tx, propertyId, id);
+    if (period === undefined) throw new AppError("not_found", "Out-of-order period not found.");
+    return period;
+  }
+
   return {
     async createRoomType(propertyId, input) {
       checkCode("code", input.code);
@@ -311,63 +343,68 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
       if (!roomStatuses.includes(input.status)) throw invalidField("status", "CLEAN, DIRTY, INSPECTED or OUT_OF_ORDER");
       const roomId = requireId(input.roomId, "Room");
       return transact(async (tx) => {
-        const now = clock.now();
-        const property = await propertyById(tx, propertyId);
-        const room = await repo.findRoom(tx, propertyId, roomId, true);
-        if (room === undefined) throw new AppError("not_found", "Room not found.");
-        const rt = (await repo.findRoomType(tx, propertyId, room.roomTypeId))!;
+        const ctx = await roomContext(tx, propertyId, roomId);
         if (input.status === "OUT_OF_ORDER") {
           const from = input.outOfOrderFrom ?? "";
           const to = input.outOfOrderTo ?? "";
-          parseRange(from, to, maxPriceDays, ["outOfOrderFrom", "outOfOrderTo"]);
-          if (from < property.businessDate)
-            throw invalidField("outOfOrderFrom", "must not be before the business date", "validation_failed");
-          const overlapping = (await repo.outOfOrderRanges(tx, propertyId, roomId, from)).some((r) => r.fromDate < to);
-          if (overlapping) throw new AppError("conflict", "The room is already out of order on some of these dates.");
-          await takeRooms(tx, { propertyId, roomTypeId: rt.id, counter: "out_of_order", from, to });
-          await tx.query(
-            "insert into room_out_of_order (id, property_id, room_id, from_date, to_date, reason, created_at) values ($1, $2, $3, $4, $5, $6, $7)",
-            [newId(), propertyId, roomId, from, to, (input.reason ?? "").slice(0, 500), now],
-          );
-          await availabilityChanged(tx, propertyId, now, {
-            from,
-            to,
-            toExclusive: true,
-            roomTypes: [rt.code],
-            reason: "out_of_order",
-          });
+          await schedulePeriod(tx, deps.stayInRoom, ctx, { from, to, reason: input.reason }, [
+            "outOfOrderFrom",
+            "outOfOrderTo",
+          ]);
+          // A period planned for later leaves today's housekeeping status as it is.
+          if (from > ctx.businessDate) return ctx.room;
         } else {
-          // Back in service: every out-of-order day from the business date on returns to inventory.
-          for (const range of await repo.outOfOrderRanges(tx, propertyId, roomId, property.businessDate)) {
-            const releaseFrom = maxDate(range.fromDate, property.businessDate);
-            await releaseRooms(tx, {
-              propertyId,
-              roomTypeId: rt.id,
-              counter: "out_of_order",
-              from: releaseFrom,
-              to: range.toDate,
-            });
-            if (range.fromDate >= property.businessDate)
-              await tx.query("delete from room_out_of_order where property_id = $1 and id = $2", [
-                propertyId,
-                range.id,
-              ]);
-            else
-              await tx.query("update room_out_of_order set to_date = $3 where property_id = $1 and id = $2", [
-                propertyId,
-                range.id,
-                property.businessDate,
-              ]);
-            await availabilityChanged(tx, propertyId, now, {
-              from: releaseFrom,
-              to: range.toDate,
-              toExclusive: true,
-              roomTypes: [rt.code],
-              reason: "out_of_order",
-            });
-          }
+          // Back in service today: the period in force ends at the business date; periods planned for later stay.
+          const [current] = await repo.listOutOfOrderPeriods(tx, propertyId, {
+            roomId,
+            from: ctx.businessDate,
+            to: addDays(ctx.businessDate, 1),
+            limit: 1,
+          });
+          if (current !== undefined) await removePeriod(tx, ctx, current);
         }
-        return repo.updateRoomStatus(tx, propertyId, roomId, input.status, now);
+        return repo.updateRoomStatus(tx, propertyId, roomId, input.status, ctx.now);
+      });
+    },
+
+    async listOutOfOrderPeriods(propertyId, input) {
+      const roomId = input.roomId === undefined || input.roomId === "" ? null : requireId(input.roomId, "Room");
+      const from = input.from === undefined || input.from === "" ? undefined : parseDate("from", input.from);
+      const to = input.to === undefined || input.to === "" ? null : parseDate("to", input.to);
+      const start = from ?? (await propertyById(reads, propertyId)).businessDate;
+      if (to !== null && to <= start)
+        throw invalidField("to", `must be after ${from === undefined ? "the business date" : "from"}`);
+      if (roomId !== null && (await repo.findRoom(reads, propertyId, roomId)) === undefined)
+        throw new AppError("not_found", "Room not found.");
+      return repo.listOutOfOrderPeriods(reads, propertyId, { roomId, from: start, to, limit: maxOutOfOrderList });
+    },
+
+    async createOutOfOrderPeriod(propertyId, input) {
+      const roomId = requireId(input.roomId, "Room");
+      return transact(async (tx) => {
+        const ctx = await roomContext(tx, propertyId, roomId);
+        const id = await schedulePeriod(tx, deps.stayInRoom, ctx, input);
+        return (await repo.findOutOfOrderPeriod(tx, propertyId, id))!;
+      });
+    },
+
+    async updateOutOfOrderPeriod(propertyId, id, input) {
+      const periodId = requireId(id, "Out-of-order period");
+      return transact(async (tx) => {
+        const ctx = await roomContext(tx, propertyId, (await requirePeriod(tx, propertyId, periodId)).roomId);
+        // read again under the room's lock: changes of one room's periods serialise on it
+        const before = await requirePeriod(tx, propertyId, periodId);
+        await reschedulePeriod(tx, deps.stayInRoom, ctx, before, input);
+        return (await repo.findOutOfOrderPeriod(tx, propertyId, periodId))!;
+      });
+    },
+
+    async deleteOutOfOrderPeriod(propertyId, id) {
+      const periodId = requireId(id, "Out-of-order period");
+      return transact(async (tx) => {
+        const ctx = await roomContext(tx, propertyId, (await requirePeriod(tx, propertyId, periodId)).roomId);
+        await removePeriod(tx, ctx, await requirePeriod(tx, propertyId, periodId));
+        return repo.findOutOfOrderPeriod(tx, propertyId, periodId);
       });
     },
 

@@ -1,7 +1,18 @@
 import type { Transact, Tx } from "../../db/transaction.ts";
 import { AppError, invalidField } from "../../errors.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { findRoom, outOfOrderRanges, releaseRooms, updateRoomStatus } from "../inventory/index.ts";
+import {
+  findRatePlan,
+  findRoom,
+  findRoomType,
+  lockRoomDays,
+  nightlyPrices,
+  outOfOrderBetween,
+  releaseRooms,
+  takeRooms,
+  updateRoomStatus,
+} from "../inventory/index.ts";
+import { daysBetween } from "../../lib/dates.ts";
 import { propertyById } from "../properties/index.ts";
 import { requireId } from "../../lib/ids.ts";
 import * as repo from "./reservation.repository.ts";
@@ -9,6 +20,7 @@ import type { Reservation } from "./reservation.repository.ts";
 import { availabilityEvents, reservationEvent, roomLineEvent } from "./reservation.events.ts";
 import { assertTransition, holdsInventory } from "./transitions.ts";
 import { finishChange, requireReservation, type Actor } from "./common.ts";
+import { endStay } from "./stay-end.ts";
 
 export interface FrontDesk {
   /** Assigns a room to a room line (inside a caller's transaction; used by create and check-in). */
@@ -16,6 +28,14 @@ export interface FrontDesk {
   assignRoom(actor: Actor, reservationId: string, lineId: string, roomId: string): Promise<Reservation>;
   checkIn(actor: Actor, reservationId: string, lineId: string, roomId?: string): Promise<Reservation>;
   checkOut(actor: Actor, reservationId: string, lineId: string): Promise<Reservation>;
+  /** Moves an in-house room line to another room from the business date on (see MoveRoom in reservation.proto). */
+  moveRoom(
+    actor: Actor,
+    reservationId: string,
+    lineId: string,
+    roomId: string,
+    opts?: { reprice?: boolean },
+  ): Promise<Reservation>;
   /** Night audit: an arrival that did not come. Releases its rooms. */
   markNoShow(actor: Actor, reservationId: string): Promise<Reservation>;
   /**
@@ -50,13 +70,16 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
     if (room === undefined) throw new AppError("not_found", "Room not found.");
     if (room.roomTypeId !== line.roomTypeId)
       throw invalidField("roomId", "the room is not of the room line's room type", "validation_failed");
-    if (room.status === "OUT_OF_ORDER") throw new AppError("conflict", "The room is out of order.");
-    const ooo = await outOfOrderRanges(tx, propertyId, room.id, r.arrivalDate);
-    if (ooo.some((range) => range.fromDate < r.departureDate))
-      throw new AppError("conflict", "The room is out of order during the stay.");
-    if (await repo.roomTakenBetween(tx, propertyId, room.id, line.id, r.arrivalDate, r.departureDate)) {
-      throw new AppError("conflict", "The room is assigned to another reservation on overlapping dates.");
-    }
+    if (room.status === "OUT_OF_ORDER") throw new AppError("conflict", `Room ${room.number} is out of order.`);
+    const [ooo] = await outOfOrderBetween(tx, propertyId, room.id, r.arrivalDate, r.departureDate);
+    if (ooo !== undefined)
+      throw new AppError(
+        "conflict",
+        `Room ${room.number} is out of order from ${ooo.fromDate} to ${ooo.toDate} (period ${ooo.id}), during the stay.`,
+      );
+    const takenBy = await repo.roomTakenBetween(tx, propertyId, room.id, line.id, r.arrivalDate, r.departureDate);
+    if (takenBy !== undefined)
+      throw new AppError("conflict", `Room ${room.number} is assigned to reservation ${takenBy} on overlapping dates.`);
     await tx.query("update reservation_rooms set room_id = $3 where property_id = $1 and id = $2", [
       propertyId,
       line.id,
@@ -175,23 +198,116 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
     checkOut: (actor, reservationId, lineId) =>
       transact(async (tx) => {
         const now = clock.now();
+        const property = await propertyById(tx, actor.propertyId);
         const before = await requireReservation(tx, actor.propertyId, reservationId, true);
         const line = lineOf(before, lineId);
         if (before.status !== "IN_HOUSE" || line.checkedInAt === null)
           throw new AppError("invalid_transition", "The room line is not checked in.");
         if (line.checkedOutAt !== null)
           throw new AppError("invalid_transition", "The room line is already checked out.");
+        const stillIn = before.rooms.some((l) => l.id !== line.id && l.checkedInAt !== null && l.checkedOutAt === null);
+        // The last room line out ends the stay on the business date: an early check-out gives the nights from then
+        // on back, a late one (past the departure date) takes the nights it stayed beyond it.
+        const moved = stillIn ? undefined : await endStay(tx, before, line.id, property.businessDate);
         await tx.query("update reservation_rooms set checked_out_at = $3 where property_id = $1 and id = $2", [
           actor.propertyId,
           line.id,
           now,
         ]);
         if (line.roomId !== null) await updateRoomStatus(tx, actor.propertyId, line.roomId, "DIRTY", now);
-        const stillIn = before.rooms.some((l) => l.id !== line.id && l.checkedInAt !== null && l.checkedOutAt === null);
         const r = await touch(tx, actor, before.id, now, stillIn ? undefined : "CHECKED_OUT");
         return finishChange(tx, r, [
           roomLineEvent("guest.checked_out", r, lineOf(r, line.id), now),
           reservationEvent("reservation.updated", r, now),
+          ...(moved === undefined
+            ? []
+            : availabilityEvents(
+                actor.propertyId,
+                moved.from,
+                moved.to,
+                r.rooms.map((l) => l.roomTypeCode),
+                now,
+              )),
+        ]);
+      }),
+
+    moveRoom: (actor, reservationId, lineId, roomId, opts = {}) =>
+      transact(async (tx) => {
+        const now = clock.now();
+        const property = await propertyById(tx, actor.propertyId);
+        const before = await requireReservation(tx, actor.propertyId, reservationId, true);
+        const line = lineOf(before, lineId);
+        if (before.status !== "IN_HOUSE" || line.checkedInAt === null || line.checkedOutAt !== null)
+          throw new AppError("invalid_transition", "Only an in-house room line moves; before check-in, assign a room.");
+        const from = property.businessDate;
+        const to = before.departureDate;
+        if (from >= to) throw new AppError("conflict", "The stay ends today; check the guest out instead.");
+        // Both rooms locked in one order: two guests swapping rooms at once must not lock them crosswise.
+        const targetId = requireId(roomId, "Room").toLowerCase();
+        const locked = new Map<string, Awaited<ReturnType<typeof findRoom>>>();
+        for (const id of [...new Set([targetId, line.roomId ?? targetId])].sort())
+          locked.set(id, await findRoom(tx, actor.propertyId, id, true));
+        const target = locked.get(targetId);
+        if (target === undefined) throw new AppError("not_found", "Room not found.");
+        if (target.id === line.roomId) throw invalidField("roomId", "is the room the guest is in", "validation_failed");
+        if (target.status !== "CLEAN" && target.status !== "INSPECTED")
+          throw new AppError("conflict", `Room ${target.number} is ${target.status}; it must be CLEAN or INSPECTED.`);
+        const [ooo] = await outOfOrderBetween(tx, actor.propertyId, target.id, from, to);
+        if (ooo !== undefined)
+          throw new AppError(
+            "conflict",
+            `Room ${target.number} is out of order from ${ooo.fromDate} to ${ooo.toDate} (period ${ooo.id}).`,
+          );
+        if (await repo.roomOccupied(tx, actor.propertyId, target.id, line.id))
+          throw new AppError("conflict", `Another guest is in room ${target.number}.`);
+        const takenBy = await repo.roomTakenBetween(tx, actor.propertyId, target.id, line.id, from, to);
+        if (takenBy !== undefined)
+          throw new AppError(
+            "conflict",
+            `Room ${target.number} is assigned to reservation ${takenBy} between ${from} and ${to}.`,
+          );
+        const otherType = target.roomTypeId !== line.roomTypeId;
+        let nightly = line.nightlyMinor;
+        let newTypeCode = line.roomTypeCode;
+        if (otherType) {
+          const rp = (await findRatePlan(tx, actor.propertyId, line.ratePlanId))!;
+          if (!rp.roomTypeIds.includes(target.roomTypeId))
+            throw invalidField("roomId", `rate plan ${rp.code} does not cover the room's type`, "validation_failed");
+          const stays = [line.roomTypeId, target.roomTypeId].sort().map((roomTypeId) => ({ roomTypeId, from, to }));
+          await lockRoomDays(tx, actor.propertyId, stays);
+          const days = { propertyId: actor.propertyId, counter: "sold" as const, from, to };
+          await releaseRooms(tx, { ...days, roomTypeId: line.roomTypeId });
+          await takeRooms(tx, { ...days, roomTypeId: target.roomTypeId });
+          newTypeCode = (await findRoomType(tx, actor.propertyId, target.roomTypeId))!.code;
+          if (opts.reprice === true) {
+            const prices = await nightlyPrices(tx, actor.propertyId, rp.id, target.roomTypeId, from, to);
+            if (prices.length !== daysBetween(from, to))
+              throw invalidField(
+                "reprice",
+                "the new room's type has no price for every remaining night",
+                "validation_failed",
+              );
+            const kept = line.nightlyMinor.slice(0, daysBetween(before.arrivalDate, from));
+            nightly = [...kept, ...prices.map((p) => p.amountMinor)];
+          }
+        }
+        const lineTotal = nightly.reduce((a, b) => a + b, 0n);
+        await tx.query(
+          `update reservation_rooms set room_id = $3, room_type_id = $4, nightly_minor = $5::bigint[], total_minor = $6
+            where property_id = $1 and id = $2`,
+          [actor.propertyId, line.id, target.id, target.roomTypeId, nightly.map(String), lineTotal.toString()],
+        );
+        if (lineTotal !== line.totalMinor)
+          await tx.query("update reservations set total_minor = $3 where property_id = $1 and id = $2", [
+            actor.propertyId,
+            before.id,
+            (before.totalMinor - line.totalMinor + lineTotal).toString(),
+          ]);
+        if (line.roomId !== null) await updateRoomStatus(tx, actor.propertyId, line.roomId, "DIRTY", now);
+        const r = await touch(tx, actor, before.id, now);
+        return finishChange(tx, r, [
+          reservationEvent("reservation.updated", r, now),
+          ...(otherType ? availabilityEvents(actor.propertyId, from, to, [line.roomTypeCode, newTypeCode], now) : []),
         ]);
       }),
 

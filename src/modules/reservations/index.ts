@@ -33,6 +33,7 @@ export {
   countDeparturesNotCheckedOut,
   findReservationRef,
   inHouseNights,
+  stayInRoom,
   unarrivedReservations,
   type InHouseNight,
 } from "./stays.repository.ts";

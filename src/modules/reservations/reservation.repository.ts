@@ -351,6 +351,10 @@ export async function bumpChangeSeq(
 }
 
 /** Another active line holding this room on overlapping dates (an assignment conflict), if any. */
+/**
+ * The code of another reservation holding the room on a night of [arrival, departure) (its room line not checked
+ * out, the reservation still holding inventory), or undefined when the room is free.
+ */
 export async function roomTakenBetween(
   q: Queryable,
   propertyId: string,
@@ -358,14 +362,15 @@ export async function roomTakenBetween(
   exceptLineId: string,
   arrival: string,
   departure: string,
-): Promise<boolean> {
-  const rows = await q.query(
-    `select 1 from reservation_rooms rr join reservations r on r.property_id = rr.property_id and r.id = rr.reservation_id
+): Promise<string | undefined> {
+  const [row] = await q.query<{ code: string }>(
+    `select r.code from reservation_rooms rr join reservations r on r.property_id = rr.property_id and r.id = rr.reservation_id
       where rr.property_id = $1 and rr.room_id = $2 and rr.id <> $3 and rr.checked_out_at is null
-        and r.status in ('TENTATIVE', 'GUARANTEED', 'IN_HOUSE') and r.arrival_date < $5 and r.departure_date > $4 limit 1`,
+        and r.status in ('TENTATIVE', 'GUARANTEED', 'IN_HOUSE') and r.arrival_date < $5 and r.departure_date > $4
+      order by r.arrival_date, r.code limit 1`,
     [propertyId, roomId, exceptLineId, arrival, departure],
   );
-  return rows.length > 0;
+  return row?.code;
 }
 
 /** Someone is in the room right now (checked in, not out). */

@@ -158,6 +158,21 @@ export function registerReservationRpc(router: ConnectRouter, service: Reservati
         ),
       };
     },
+    async moveRoom(req, ctx) {
+      return {
+        reservation: reservationOut(
+          await service.moveRoom(
+            await actorOf(ctx, req.propertyCode),
+            req.reservationId,
+            req.reservationRoomId,
+            req.roomId,
+            {
+              reprice: req.reprice,
+            },
+          ),
+        ),
+      };
+    },
     async checkInRoomLine(req, ctx) {
       return {
         reservation: reservationOut(

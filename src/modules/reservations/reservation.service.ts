@@ -5,6 +5,8 @@ import type { Clock } from "../../lib/clock.ts";
 import { newId, requireId } from "../../lib/ids.ts";
 import {
   findRatePlan,
+  findRoom,
+  outOfOrderBetween,
   lockRoomDays,
   quoteStay,
   releaseRooms,
@@ -540,9 +542,22 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
             arrival,
           ],
         );
-        if (l.recheckRoom && (await repo.roomTakenBetween(tx, actor.propertyId, l.roomId!, l.id, arrival, departure))) {
-          throw new AppError("conflict", "The assigned room is taken on the new dates; assign another room first.");
-        }
+        // the room row lock serialises this check with assignments, check-ins and out-of-order periods of the room
+        if (l.recheckRoom) await findRoom(tx, actor.propertyId, l.roomId!, true);
+        const takenBy = l.recheckRoom
+          ? await repo.roomTakenBetween(tx, actor.propertyId, l.roomId!, l.id, arrival, departure)
+          : undefined;
+        if (takenBy !== undefined)
+          throw new AppError(
+            "conflict",
+            `The assigned room is taken by reservation ${takenBy} on the new dates; assign another room first.`,
+          );
+        const [ooo] = l.recheckRoom ? await outOfOrderBetween(tx, actor.propertyId, l.roomId!, arrival, departure) : [];
+        if (ooo !== undefined)
+          throw new AppError(
+            "conflict",
+            `The assigned room is out of order from ${ooo.fromDate} to ${ooo.toDate} (period ${ooo.id}) on the new dates; assign another room first.`,
+          );
       }
       await tx.query(
         `update reservations set arrival_date = $3, departure_date = $4, status = $5, holder_name = $6, notes = $7, adults = $8, children = $9, total_minor = $10, updated_at = $11,

@@ -77,3 +77,24 @@ export async function inHouseNights(q: Queryable, propertyId: string, businessDa
     amountMinor: r.amount === null ? null : BigInt(r.amount),
   }));
 }
+
+/**
+ * The code of a reservation holding the room on a night of [from, to): its room line assigned to the room and not
+ * checked out, the reservation still holding inventory. Undefined when none does (what an out-of-order period asks).
+ */
+export async function stayInRoom(
+  q: Queryable,
+  propertyId: string,
+  roomId: string,
+  from: string,
+  to: string,
+): Promise<string | undefined> {
+  const [row] = await q.query<{ code: string }>(
+    `select r.code from reservation_rooms rr join reservations r on r.property_id = rr.property_id and r.id = rr.reservation_id
+      where rr.property_id = $1 and rr.room_id = $2 and rr.checked_out_at is null
+        and r.status in ('TENTATIVE', 'GUARANTEED', 'IN_HOUSE') and r.arrival_date < $4 and r.departure_date > $3
+      order by r.arrival_date, r.code limit 1`,
+    [propertyId, roomId, from, to],
+  );
+  return row?.code;
+}

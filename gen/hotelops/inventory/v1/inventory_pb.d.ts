@@ -4,6 +4,7 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
 
 /**
  * Describes the file hotelops/inventory/v1/inventory.proto.
@@ -993,6 +994,287 @@ export declare type AriDay = Message<"hotelops.inventory.v1.AriDay"> & {
 export declare const AriDaySchema: GenMessage<AriDay>;
 
 /**
+ * A room out of order over [from, to): a scheduled block of that room alone.
+ *
+ * @generated from message hotelops.inventory.v1.OutOfOrderPeriod
+ */
+export declare type OutOfOrderPeriod = Message<"hotelops.inventory.v1.OutOfOrderPeriod"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string room_id = 2;
+   */
+  roomId: string;
+
+  /**
+   * @generated from field: string room_number = 3;
+   */
+  roomNumber: string;
+
+  /**
+   * @generated from field: string room_type_id = 4;
+   */
+  roomTypeId: string;
+
+  /**
+   * First day out of order (YYYY-MM-DD).
+   *
+   * @generated from field: string from = 5;
+   */
+  from: string;
+
+  /**
+   * First day back in service (exclusive end).
+   *
+   * @generated from field: string to = 6;
+   */
+  to: string;
+
+  /**
+   * Free text for housekeeping and maintenance.
+   *
+   * @generated from field: string reason = 7;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 8;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp updated_at = 9;
+   */
+  updatedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message hotelops.inventory.v1.OutOfOrderPeriod.
+ * Use `create(OutOfOrderPeriodSchema)` to create a new message.
+ */
+export declare const OutOfOrderPeriodSchema: GenMessage<OutOfOrderPeriod>;
+
+/**
+ * @generated from message hotelops.inventory.v1.ListOutOfOrderPeriodsRequest
+ */
+export declare type ListOutOfOrderPeriodsRequest = Message<"hotelops.inventory.v1.ListOutOfOrderPeriodsRequest"> & {
+  /**
+   * Empty for a staff session (its active property); required of internal clients.
+   *
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * Only this room's periods; empty: every room.
+   *
+   * @generated from field: string room_id = 2;
+   */
+  roomId: string;
+
+  /**
+   * Periods with a day on or after this date; empty: the business date.
+   *
+   * @generated from field: string from = 3;
+   */
+  from: string;
+
+  /**
+   * Periods with a day before this date; empty: no end.
+   *
+   * @generated from field: string to = 4;
+   */
+  to: string;
+};
+
+/**
+ * Describes the message hotelops.inventory.v1.ListOutOfOrderPeriodsRequest.
+ * Use `create(ListOutOfOrderPeriodsRequestSchema)` to create a new message.
+ */
+export declare const ListOutOfOrderPeriodsRequestSchema: GenMessage<ListOutOfOrderPeriodsRequest>;
+
+/**
+ * @generated from message hotelops.inventory.v1.ListOutOfOrderPeriodsResponse
+ */
+export declare type ListOutOfOrderPeriodsResponse = Message<"hotelops.inventory.v1.ListOutOfOrderPeriodsResponse"> & {
+  /**
+   * @generated from field: repeated hotelops.inventory.v1.OutOfOrderPeriod out_of_order_periods = 1;
+   */
+  outOfOrderPeriods: OutOfOrderPeriod[];
+};
+
+/**
+ * Describes the message hotelops.inventory.v1.ListOutOfOrderPeriodsResponse.
+ * Use `create(ListOutOfOrderPeriodsResponseSchema)` to create a new message.
+ */
+export declare const ListOutOfOrderPeriodsResponseSchema: GenMessage<ListOutOfOrderPeriodsResponse>;
+
+/**
+ * @generated from message hotelops.inventory.v1.CreateOutOfOrderPeriodRequest
+ */
+export declare type CreateOutOfOrderPeriodRequest = Message<"hotelops.inventory.v1.CreateOutOfOrderPeriodRequest"> & {
+  /**
+   * Empty for a staff session (its active property); required of internal clients.
+   *
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * @generated from field: string room_id = 2;
+   */
+  roomId: string;
+
+  /**
+   * First day out of order, not before the business date.
+   *
+   * @generated from field: string from = 3;
+   */
+  from: string;
+
+  /**
+   * First day back in service (exclusive end), at most 731 days after `from`.
+   *
+   * @generated from field: string to = 4;
+   */
+  to: string;
+
+  /**
+   * At most 500 characters.
+   *
+   * @generated from field: string reason = 5;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message hotelops.inventory.v1.CreateOutOfOrderPeriodRequest.
+ * Use `create(CreateOutOfOrderPeriodRequestSchema)` to create a new message.
+ */
+export declare const CreateOutOfOrderPeriodRequestSchema: GenMessage<CreateOutOfOrderPeriodRequest>;
+
+/**
+ * @generated from message hotelops.inventory.v1.CreateOutOfOrderPeriodResponse
+ */
+export declare type CreateOutOfOrderPeriodResponse = Message<"hotelops.inventory.v1.CreateOutOfOrderPeriodResponse"> & {
+  /**
+   * @generated from field: hotelops.inventory.v1.OutOfOrderPeriod out_of_order_period = 1;
+   */
+  outOfOrderPeriod?: OutOfOrderPeriod | undefined;
+};
+
+/**
+ * Describes the message hotelops.inventory.v1.CreateOutOfOrderPeriodResponse.
+ * Use `create(CreateOutOfOrderPeriodResponseSchema)` to create a new message.
+ */
+export declare const CreateOutOfOrderPeriodResponseSchema: GenMessage<CreateOutOfOrderPeriodResponse>;
+
+/**
+ * @generated from message hotelops.inventory.v1.UpdateOutOfOrderPeriodRequest
+ */
+export declare type UpdateOutOfOrderPeriodRequest = Message<"hotelops.inventory.v1.UpdateOutOfOrderPeriodRequest"> & {
+  /**
+   * Empty for a staff session (its active property); required of internal clients.
+   *
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * @generated from field: string out_of_order_period_id = 2;
+   */
+  outOfOrderPeriodId: string;
+
+  /**
+   * Absent: unchanged.
+   *
+   * @generated from field: optional string from = 3;
+   */
+  from?: string | undefined;
+
+  /**
+   * Absent: unchanged.
+   *
+   * @generated from field: optional string to = 4;
+   */
+  to?: string | undefined;
+
+  /**
+   * Absent: unchanged.
+   *
+   * @generated from field: optional string reason = 5;
+   */
+  reason?: string | undefined;
+};
+
+/**
+ * Describes the message hotelops.inventory.v1.UpdateOutOfOrderPeriodRequest.
+ * Use `create(UpdateOutOfOrderPeriodRequestSchema)` to create a new message.
+ */
+export declare const UpdateOutOfOrderPeriodRequestSchema: GenMessage<UpdateOutOfOrderPeriodRequest>;
+
+/**
+ * @generated from message hotelops.inventory.v1.UpdateOutOfOrderPeriodResponse
+ */
+export declare type UpdateOutOfOrderPeriodResponse = Message<"hotelops.inventory.v1.UpdateOutOfOrderPeriodResponse"> & {
+  /**
+   * @generated from field: hotelops.inventory.v1.OutOfOrderPeriod out_of_order_period = 1;
+   */
+  outOfOrderPeriod?: OutOfOrderPeriod | undefined;
+};
+
+/**
+ * Describes the message hotelops.inventory.v1.UpdateOutOfOrderPeriodResponse.
+ * Use `create(UpdateOutOfOrderPeriodResponseSchema)` to create a new message.
+ */
+export declare const UpdateOutOfOrderPeriodResponseSchema: GenMessage<UpdateOutOfOrderPeriodResponse>;
+
+/**
+ * @generated from message hotelops.inventory.v1.DeleteOutOfOrderPeriodRequest
+ */
+export declare type DeleteOutOfOrderPeriodRequest = Message<"hotelops.inventory.v1.DeleteOutOfOrderPeriodRequest"> & {
+  /**
+   * Empty for a staff session (its active property); required of internal clients.
+   *
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * @generated from field: string out_of_order_period_id = 2;
+   */
+  outOfOrderPeriodId: string;
+};
+
+/**
+ * Describes the message hotelops.inventory.v1.DeleteOutOfOrderPeriodRequest.
+ * Use `create(DeleteOutOfOrderPeriodRequestSchema)` to create a new message.
+ */
+export declare const DeleteOutOfOrderPeriodRequestSchema: GenMessage<DeleteOutOfOrderPeriodRequest>;
+
+/**
+ * @generated from message hotelops.inventory.v1.DeleteOutOfOrderPeriodResponse
+ */
+export declare type DeleteOutOfOrderPeriodResponse = Message<"hotelops.inventory.v1.DeleteOutOfOrderPeriodResponse"> & {
+  /**
+   * The period as it stays on record when it was in force (now ending at the business date); absent (REST: null)
+   * when it was deleted.
+   *
+   * @generated from field: hotelops.inventory.v1.OutOfOrderPeriod out_of_order_period = 1;
+   */
+  outOfOrderPeriod?: OutOfOrderPeriod | undefined;
+};
+
+/**
+ * Describes the message hotelops.inventory.v1.DeleteOutOfOrderPeriodResponse.
+ * Use `create(DeleteOutOfOrderPeriodResponseSchema)` to create a new message.
+ */
+export declare const DeleteOutOfOrderPeriodResponseSchema: GenMessage<DeleteOutOfOrderPeriodResponse>;
+
+/**
  * The housekeeping status of a room.
  *
  * @generated from enum hotelops.inventory.v1.RoomStatus
@@ -1019,7 +1301,8 @@ export enum RoomStatus {
   INSPECTED = 3,
 
   /**
-   * Not sellable; counted in out_of_order for the dates of its out-of-order range.
+   * Out of order today (set with an out-of-order range starting on the business date). What inventory counts are the
+   * room's out-of-order periods, on their dates.
    *
    * @generated from enum value: ROOM_STATUS_OUT_OF_ORDER = 4;
    */
@@ -1131,9 +1414,11 @@ export declare const InventoryService: GenService<{
     output: typeof ListRoomsResponseSchema;
   },
   /**
-   * Sets the housekeeping status. OUT_OF_ORDER needs a date range and takes the room out of inventory for
-   * it (409 no_availability when every remaining room of the type is sold or blocked on a day of the range);
-   * any other status ends the room's out-of-order ranges at the business date (days before stay as they were).
+   * Sets the housekeeping status. OUT_OF_ORDER needs a date range and schedules an out-of-order period for it (as
+   * CreateOutOfOrderPeriod, with the same 409s); the status itself becomes OUT_OF_ORDER only when the range starts
+   * on the business date: a period planned for later leaves today's status as it is. Any other status ends the
+   * period in force today at the business date (its past days stay on record); periods planned for later stay
+   * (change or remove them with UpdateOutOfOrderPeriod / DeleteOutOfOrderPeriod).
    *
    * @generated from rpc hotelops.inventory.v1.InventoryService.SetRoomStatus
    */
@@ -1222,6 +1507,56 @@ export declare const InventoryService: GenService<{
     methodKind: "unary";
     input: typeof GetAvailabilityRequestSchema;
     output: typeof GetAvailabilityResponseSchema;
+  },
+  /**
+   * Out-of-order periods of the property with a day in [from, to), by first day (at most 1000): `from` defaults to
+   * the business date (so periods over are left out), `to` to no end; `room_id` narrows to one room (404 for a room
+   * of another property). A staff session leaves `property_code` empty (its active property).
+   *
+   * @generated from rpc hotelops.inventory.v1.InventoryService.ListOutOfOrderPeriods
+   */
+  listOutOfOrderPeriods: {
+    methodKind: "unary";
+    input: typeof ListOutOfOrderPeriodsRequestSchema;
+    output: typeof ListOutOfOrderPeriodsResponseSchema;
+  },
+  /**
+   * Schedules a room out of order over [from, to) (at most 731 days, `from` not before the business date: 422): the
+   * room is taken out of inventory exactly on those dates (availability's `outOfOrder`, availability.changed with
+   * reason "out_of_order", an ARI feed entry) and no stay can be assigned to it or checked into it for a night of
+   * them. The room's housekeeping status is not touched. 409 conflict naming the reservation when a stay is
+   * assigned to the room on one of those nights (move it first), or naming the period when another period of the
+   * room overlaps; 409 no_availability when every other room of the type is sold or blocked on one of the dates.
+   *
+   * @generated from rpc hotelops.inventory.v1.InventoryService.CreateOutOfOrderPeriod
+   */
+  createOutOfOrderPeriod: {
+    methodKind: "unary";
+    input: typeof CreateOutOfOrderPeriodRequestSchema;
+    output: typeof CreateOutOfOrderPeriodResponseSchema;
+  },
+  /**
+   * Moves a period's dates or changes its reason; absent fields are kept. Days before the business date are history:
+   * a period that has begun keeps its first day (422) and may end no earlier than the business date (ending it
+   * today); one already over is 409. The same 409s as CreateOutOfOrderPeriod for the new dates.
+   *
+   * @generated from rpc hotelops.inventory.v1.InventoryService.UpdateOutOfOrderPeriod
+   */
+  updateOutOfOrderPeriod: {
+    methodKind: "unary";
+    input: typeof UpdateOutOfOrderPeriodRequestSchema;
+    output: typeof UpdateOutOfOrderPeriodResponseSchema;
+  },
+  /**
+   * Removes a period and gives its days from the business date on back to inventory: a period not yet begun is
+   * deleted; one in force ends at the business date and is returned as it stays on record. 409 for a period over.
+   *
+   * @generated from rpc hotelops.inventory.v1.InventoryService.DeleteOutOfOrderPeriod
+   */
+  deleteOutOfOrderPeriod: {
+    methodKind: "unary";
+    input: typeof DeleteOutOfOrderPeriodRequestSchema;
+    output: typeof DeleteOutOfOrderPeriodResponseSchema;
   },
 }>;
 

@@ -567,6 +567,64 @@ export declare type AssignRoomResponse = Message<"hotelops.reservation.v1.Assign
 export declare const AssignRoomResponseSchema: GenMessage<AssignRoomResponse>;
 
 /**
+ * @generated from message hotelops.reservation.v1.MoveRoomRequest
+ */
+export declare type MoveRoomRequest = Message<"hotelops.reservation.v1.MoveRoomRequest"> & {
+  /**
+   * Empty for a staff session (its active property); required of internal clients.
+   *
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * @generated from field: string reservation_id = 2;
+   */
+  reservationId: string;
+
+  /**
+   * @generated from field: string reservation_room_id = 3;
+   */
+  reservationRoomId: string;
+
+  /**
+   * The room the guest moves to.
+   *
+   * @generated from field: string room_id = 4;
+   */
+  roomId: string;
+
+  /**
+   * Price the remaining nights at the line's rate plan for the new room's type; false: the prices stay as booked.
+   *
+   * @generated from field: bool reprice = 5;
+   */
+  reprice: boolean;
+};
+
+/**
+ * Describes the message hotelops.reservation.v1.MoveRoomRequest.
+ * Use `create(MoveRoomRequestSchema)` to create a new message.
+ */
+export declare const MoveRoomRequestSchema: GenMessage<MoveRoomRequest>;
+
+/**
+ * @generated from message hotelops.reservation.v1.MoveRoomResponse
+ */
+export declare type MoveRoomResponse = Message<"hotelops.reservation.v1.MoveRoomResponse"> & {
+  /**
+   * @generated from field: hotelops.reservation.v1.Reservation reservation = 1;
+   */
+  reservation?: Reservation | undefined;
+};
+
+/**
+ * Describes the message hotelops.reservation.v1.MoveRoomResponse.
+ * Use `create(MoveRoomResponseSchema)` to create a new message.
+ */
+export declare const MoveRoomResponseSchema: GenMessage<MoveRoomResponse>;
+
+/**
  * @generated from message hotelops.reservation.v1.CheckInRoomLineRequest
  */
 export declare type CheckInRoomLineRequest = Message<"hotelops.reservation.v1.CheckInRoomLineRequest"> & {
@@ -966,7 +1024,12 @@ export declare const ReservationService: GenService<{
   },
   /**
    * Checks a checked-in room line out; the room becomes DIRTY. When no line is left in house the
-   * reservation becomes CHECKED_OUT. Emits guest.checked_out.
+   * reservation becomes CHECKED_OUT and the stay ends on the business date: before the departure date the nights
+   * from the business date on go back to inventory (checked out on the arrival day: a day use, every night back)
+   * and `departure_date` becomes the business date; past the departure date (a late check-out) the nights between
+   * are taken, only when each room of the stay is still free for them (409 conflict naming the reservation, the
+   * out-of-order period or the room type and date in the way). Emits guest.checked_out and reservation.updated, and
+   * availability.changed (reason "reservation") with an ARI feed entry when nights moved.
    *
    * @generated from rpc hotelops.reservation.v1.ReservationService.CheckOutRoomLine
    */
@@ -974,6 +1037,22 @@ export declare const ReservationService: GenService<{
     methodKind: "unary";
     input: typeof CheckOutRoomLineRequestSchema;
     output: typeof CheckOutRoomLineResponseSchema;
+  },
+  /**
+   * Moves an in-house room line (checked in, not out) to another room from the business date on: the new room is
+   * CLEAN or INSPECTED, nobody is in it, it is not out of order and no other stay holds it on a night from the
+   * business date to departure (409 conflict naming what stands in the way), and it is not the line's room (422).
+   * The old room becomes DIRTY. A room of another type moves the remaining nights in inventory (409 no_availability
+   * when that type is full; the line's rate plan must cover it, else 422) and sends availability.changed; the
+   * nightly prices stay as booked unless `reprice` asks for the rate plan's prices of the new type for the
+   * remaining nights (422 when one is missing). Emits reservation.updated.
+   *
+   * @generated from rpc hotelops.reservation.v1.ReservationService.MoveRoom
+   */
+  moveRoom: {
+    methodKind: "unary";
+    input: typeof MoveRoomRequestSchema;
+    output: typeof MoveRoomResponseSchema;
   },
   /**
    * One reservation with its room lines.

@@ -85,6 +85,26 @@ class InventoryServiceStub(object):
                 request_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.GetAvailabilityRequest.SerializeToString,
                 response_deserializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.GetAvailabilityResponse.FromString,
                 )
+        self.ListOutOfOrderPeriods = channel.unary_unary(
+                '/hotelops.inventory.v1.InventoryService/ListOutOfOrderPeriods',
+                request_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.ListOutOfOrderPeriodsRequest.SerializeToString,
+                response_deserializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.ListOutOfOrderPeriodsResponse.FromString,
+                )
+        self.CreateOutOfOrderPeriod = channel.unary_unary(
+                '/hotelops.inventory.v1.InventoryService/CreateOutOfOrderPeriod',
+                request_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.CreateOutOfOrderPeriodRequest.SerializeToString,
+                response_deserializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.CreateOutOfOrderPeriodResponse.FromString,
+                )
+        self.UpdateOutOfOrderPeriod = channel.unary_unary(
+                '/hotelops.inventory.v1.InventoryService/UpdateOutOfOrderPeriod',
+                request_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.UpdateOutOfOrderPeriodRequest.SerializeToString,
+                response_deserializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.UpdateOutOfOrderPeriodResponse.FromString,
+                )
+        self.DeleteOutOfOrderPeriod = channel.unary_unary(
+                '/hotelops.inventory.v1.InventoryService/DeleteOutOfOrderPeriod',
+                request_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.DeleteOutOfOrderPeriodRequest.SerializeToString,
+                response_deserializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.DeleteOutOfOrderPeriodResponse.FromString,
+                )
 
 
 class InventoryServiceServicer(object):
@@ -131,9 +151,11 @@ class InventoryServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def SetRoomStatus(self, request, context):
-        """Sets the housekeeping status. OUT_OF_ORDER needs a date range and takes the room out of inventory for
-        it (409 no_availability when every remaining room of the type is sold or blocked on a day of the range);
-        any other status ends the room's out-of-order ranges at the business date (days before stay as they were).
+        """Sets the housekeeping status. OUT_OF_ORDER needs a date range and schedules an out-of-order period for it (as
+        CreateOutOfOrderPeriod, with the same 409s); the status itself becomes OUT_OF_ORDER only when the range starts
+        on the business date: a period planned for later leaves today's status as it is. Any other status ends the
+        period in force today at the business date (its past days stay on record); periods planned for later stay
+        (change or remove them with UpdateOutOfOrderPeriod / DeleteOutOfOrderPeriod).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -194,6 +216,46 @@ class InventoryServiceServicer(object):
 
     def GetAvailability(self, request, context):
         """Availability per room type and date for at most 366 days, from one indexed range read.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListOutOfOrderPeriods(self, request, context):
+        """---- Out-of-order periods (REST in the mobile API: the session's active property) ----
+
+        Out-of-order periods of the property with a day in [from, to), by first day (at most 1000): `from` defaults to
+        the business date (so periods over are left out), `to` to no end; `room_id` narrows to one room (404 for a room
+        of another property). A staff session leaves `property_code` empty (its active property).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateOutOfOrderPeriod(self, request, context):
+        """Schedules a room out of order over [from, to) (at most 731 days, `from` not before the business date: 422): the
+        room is taken out of inventory exactly on those dates (availability's `outOfOrder`, availability.changed with
+        reason "out_of_order", an ARI feed entry) and no stay can be assigned to it or checked into it for a night of
+        them. The room's housekeeping status is not touched. 409 conflict naming the reservation when a stay is
+        assigned to the room on one of those nights (move it first), or naming the period when another period of the
+        room overlaps; 409 no_availability when every other room of the type is sold or blocked on one of the dates.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdateOutOfOrderPeriod(self, request, context):
+        """Moves a period's dates or changes its reason; absent fields are kept. Days before the business date are history:
+        a period that has begun keeps its first day (422) and may end no earlier than the business date (ending it
+        today); one already over is 409. The same 409s as CreateOutOfOrderPeriod for the new dates.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteOutOfOrderPeriod(self, request, context):
+        """Removes a period and gives its days from the business date on back to inventory: a period not yet begun is
+        deleted; one in force ends at the business date and is returned as it stays on record. 409 for a period over.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -261,6 +323,26 @@ def add_InventoryServiceServicer_to_server(servicer, server):
                     servicer.GetAvailability,
                     request_deserializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.GetAvailabilityRequest.FromString,
                     response_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.GetAvailabilityResponse.SerializeToString,
+            ),
+            'ListOutOfOrderPeriods': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListOutOfOrderPeriods,
+                    request_deserializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.ListOutOfOrderPeriodsRequest.FromString,
+                    response_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.ListOutOfOrderPeriodsResponse.SerializeToString,
+            ),
+            'CreateOutOfOrderPeriod': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateOutOfOrderPeriod,
+                    request_deserializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.CreateOutOfOrderPeriodRequest.FromString,
+                    response_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.CreateOutOfOrderPeriodResponse.SerializeToString,
+            ),
+            'UpdateOutOfOrderPeriod': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateOutOfOrderPeriod,
+                    request_deserializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.UpdateOutOfOrderPeriodRequest.FromString,
+                    response_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.UpdateOutOfOrderPeriodResponse.SerializeToString,
+            ),
+            'DeleteOutOfOrderPeriod': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteOutOfOrderPeriod,
+                    request_deserializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.DeleteOutOfOrderPeriodRequest.FromString,
+                    response_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.DeleteOutOfOrderPeriodResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -484,5 +566,73 @@ class InventoryService(object):
         return grpc.experimental.unary_unary(request, target, '/hotelops.inventory.v1.InventoryService/GetAvailability',
             hotelops_dot_inventory_dot_v1_dot_inventory__pb2.GetAvailabilityRequest.SerializeToString,
             hotelops_dot_inventory_dot_v1_dot_inventory__pb2.GetAvailabilityResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListOutOfOrderPeriods(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.inventory.v1.InventoryService/ListOutOfOrderPeriods',
+            hotelops_dot_inventory_dot_v1_dot_inventory__pb2.ListOutOfOrderPeriodsRequest.SerializeToString,
+            hotelops_dot_inventory_dot_v1_dot_inventory__pb2.ListOutOfOrderPeriodsResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def CreateOutOfOrderPeriod(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.inventory.v1.InventoryService/CreateOutOfOrderPeriod',
+            hotelops_dot_inventory_dot_v1_dot_inventory__pb2.CreateOutOfOrderPeriodRequest.SerializeToString,
+            hotelops_dot_inventory_dot_v1_dot_inventory__pb2.CreateOutOfOrderPeriodResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def UpdateOutOfOrderPeriod(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.inventory.v1.InventoryService/UpdateOutOfOrderPeriod',
+            hotelops_dot_inventory_dot_v1_dot_inventory__pb2.UpdateOutOfOrderPeriodRequest.SerializeToString,
+            hotelops_dot_inventory_dot_v1_dot_inventory__pb2.UpdateOutOfOrderPeriodResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def DeleteOutOfOrderPeriod(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.inventory.v1.InventoryService/DeleteOutOfOrderPeriod',
+            hotelops_dot_inventory_dot_v1_dot_inventory__pb2.DeleteOutOfOrderPeriodRequest.SerializeToString,
+            hotelops_dot_inventory_dot_v1_dot_inventory__pb2.DeleteOutOfOrderPeriodResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

@@ -74,6 +74,11 @@ class ReservationServiceStub(object):
                 request_serializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.CheckOutRoomLineRequest.SerializeToString,
                 response_deserializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.CheckOutRoomLineResponse.FromString,
                 )
+        self.MoveRoom = channel.unary_unary(
+                '/hotelops.reservation.v1.ReservationService/MoveRoom',
+                request_serializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.MoveRoomRequest.SerializeToString,
+                response_deserializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.MoveRoomResponse.FromString,
+                )
         self.GetReservation = channel.unary_unary(
                 '/hotelops.reservation.v1.ReservationService/GetReservation',
                 request_serializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.GetReservationRequest.SerializeToString,
@@ -168,7 +173,25 @@ class ReservationServiceServicer(object):
 
     def CheckOutRoomLine(self, request, context):
         """Checks a checked-in room line out; the room becomes DIRTY. When no line is left in house the
-        reservation becomes CHECKED_OUT. Emits guest.checked_out.
+        reservation becomes CHECKED_OUT and the stay ends on the business date: before the departure date the nights
+        from the business date on go back to inventory (checked out on the arrival day: a day use, every night back)
+        and `departure_date` becomes the business date; past the departure date (a late check-out) the nights between
+        are taken, only when each room of the stay is still free for them (409 conflict naming the reservation, the
+        out-of-order period or the room type and date in the way). Emits guest.checked_out and reservation.updated, and
+        availability.changed (reason "reservation") with an ARI feed entry when nights moved.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def MoveRoom(self, request, context):
+        """Moves an in-house room line (checked in, not out) to another room from the business date on: the new room is
+        CLEAN or INSPECTED, nobody is in it, it is not out of order and no other stay holds it on a night from the
+        business date to departure (409 conflict naming what stands in the way), and it is not the line's room (422).
+        The old room becomes DIRTY. A room of another type moves the remaining nights in inventory (409 no_availability
+        when that type is full; the line's rate plan must cover it, else 422) and sends availability.changed; the
+        nightly prices stay as booked unless `reprice` asks for the rate plan's prices of the new type for the
+        remaining nights (422 when one is missing). Emits reservation.updated.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -222,6 +245,11 @@ def add_ReservationServiceServicer_to_server(servicer, server):
                     servicer.CheckOutRoomLine,
                     request_deserializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.CheckOutRoomLineRequest.FromString,
                     response_serializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.CheckOutRoomLineResponse.SerializeToString,
+            ),
+            'MoveRoom': grpc.unary_unary_rpc_method_handler(
+                    servicer.MoveRoom,
+                    request_deserializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.MoveRoomRequest.FromString,
+                    response_serializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.MoveRoomResponse.SerializeToString,
             ),
             'GetReservation': grpc.unary_unary_rpc_method_handler(
                     servicer.GetReservation,
@@ -372,6 +400,23 @@ class ReservationService(object):
         return grpc.experimental.unary_unary(request, target, '/hotelops.reservation.v1.ReservationService/CheckOutRoomLine',
             hotelops_dot_reservation_dot_v1_dot_reservation__pb2.CheckOutRoomLineRequest.SerializeToString,
             hotelops_dot_reservation_dot_v1_dot_reservation__pb2.CheckOutRoomLineResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def MoveRoom(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.reservation.v1.ReservationService/MoveRoom',
+            hotelops_dot_reservation_dot_v1_dot_reservation__pb2.MoveRoomRequest.SerializeToString,
+            hotelops_dot_reservation_dot_v1_dot_reservation__pb2.MoveRoomResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 
