@@ -39,6 +39,8 @@ export interface Config {
   rateLimitAnonPerMinute: number;
   /** Requests per minute of login-like RPCs (rate_limit_class "auth"), per client IP and per account. */
   rateLimitAuthPerMinute: number;
+  /** Seconds in which a just-rotated staff refresh token, presented again from the same device, gets the same answer. */
+  refreshGraceSeconds: number;
   /** Successful token requests per partner client per minute (api_clients.token_requests_per_minute overrides). */
   rateLimitTokenPerMinute: number;
   /** Failed token endpoint authentications per minute, per client IP and per client id. */
@@ -171,6 +173,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitStaffPerMinute: int("RATE_LIMIT_STAFF_PER_MINUTE", 300, 1, 1_000_000_000),
     rateLimitAnonPerMinute: int("RATE_LIMIT_ANON_PER_MINUTE", 300, 1, 1_000_000_000),
     rateLimitAuthPerMinute: int("RATE_LIMIT_AUTH_PER_MINUTE", 10, 1, 1_000_000_000),
+    refreshGraceSeconds: int("REFRESH_GRACE_SECONDS", 30, 0, 300),
     rateLimitTokenPerMinute: int("RATE_LIMIT_TOKEN_PER_MINUTE", 30, 1, 1_000_000_000),
     rateLimitTokenFailuresPerMinute: int("RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE", 20, 1, 1_000_000_000),
     corsOrigins: corsOriginsOf(text("CORS_ORIGINS"), nodeEnv),

@@ -55,7 +55,12 @@ export interface AuthServices {
 export function createAuthServices(deps: Pick<Deps, "config" | "db" | "transact" | "clock">): AuthServices {
   const keys = createKeyStore(deps.db.pool, deps.clock);
   const tokens = createTokenIssuer(keys, deps.clock);
-  const sessions = createSessionService({ transact: deps.transact, clock: deps.clock, tokens });
+  const sessions = createSessionService({
+    transact: deps.transact,
+    clock: deps.clock,
+    tokens,
+    refreshGraceMs: deps.config.refreshGraceSeconds * 1000,
+  });
   const login = createLoginService({
     db: deps.db,
     transact: deps.transact,

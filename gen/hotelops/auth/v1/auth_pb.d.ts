@@ -191,7 +191,7 @@ export declare type SessionTokens = Message<"hotelops.auth.v1.SessionTokens"> & 
   refreshToken: string;
 
   /**
-   * Seconds the access token lives: 900.
+   * Seconds the access token lives: 900, or less when the session ends sooner.
    *
    * @generated from field: int32 expires_in = 3;
    */
@@ -323,6 +323,14 @@ export declare type RefreshSessionRequest = Message<"hotelops.auth.v1.RefreshSes
    * @generated from field: string refresh_token = 1;
    */
   refreshToken: string;
+
+  /**
+   * The `deviceId` given at login. Only with it does a retried refresh within the grace window get the same
+   * answer instead of ending the session.
+   *
+   * @generated from field: string device_id = 2;
+   */
+  deviceId: string;
 };
 
 /**
@@ -468,7 +476,10 @@ export declare const AuthService: GenService<{
   },
   /**
    * Rotates the refresh token (a new one every time) and issues a new access token. Presenting a spent
-   * refresh token again revokes the whole session. Sessions end 30 days after login whatever the refreshes.
+   * refresh token again revokes the whole session, except in the grace window (REFRESH_GRACE_SECONDS, 30 s by
+   * default): the refresh token just rotated, presented again with the session's `deviceId` while its successor
+   * is still unused, answers the same new pair (a retry after a lost answer). Sessions end 30 days after login
+   * whatever the refreshes; `expiresIn` never exceeds what the session has left.
    *
    * @generated from rpc hotelops.auth.v1.AuthService.RefreshSession
    */

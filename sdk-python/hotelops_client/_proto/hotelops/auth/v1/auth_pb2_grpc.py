@@ -97,7 +97,10 @@ class AuthServiceServicer(object):
 
     def RefreshSession(self, request, context):
         """Rotates the refresh token (a new one every time) and issues a new access token. Presenting a spent
-        refresh token again revokes the whole session. Sessions end 30 days after login whatever the refreshes.
+        refresh token again revokes the whole session, except in the grace window (REFRESH_GRACE_SECONDS, 30 s by
+        default): the refresh token just rotated, presented again with the session's `deviceId` while its successor
+        is still unused, answers the same new pair (a retry after a lost answer). Sessions end 30 days after login
+        whatever the refreshes; `expiresIn` never exceeds what the session has left.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
