@@ -120,7 +120,7 @@ export function loadConfig(env: Env = process.env): Config {
   const databaseUrl = text("DATABASE_URL");
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     problems.push("DATABASE_URL must be a postgres:// or postgresql:// URL");
-  }
+  } else if (databaseUrl !== undefined) problems.push(...databaseUrlProblems("DATABASE_URL", databaseUrl));
   const smtpUrl = text("SMTP_URL");
   if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl))
     problems.push("SMTP_URL must be an smtp:// or smtps:// URL");
@@ -131,7 +131,8 @@ export function loadConfig(env: Env = process.env): Config {
     (databaseUrl === undefined || !/^postgres(ql)?:\/\//.test(databaseDirectUrl))
   ) {
     problems.push("DATABASE_DIRECT_URL must be a postgres:// URL and needs DATABASE_URL");
-  }
+  } else if (databaseDirectUrl !== undefined)
+    problems.push(...databaseUrlProblems("DATABASE_DIRECT_URL", databaseDirectUrl));
   const otlpEndpoint = text("OTEL_EXPORTER_OTLP_ENDPOINT");
   if (otlpEndpoint !== undefined && !/^https?:\/\//.test(otlpEndpoint))
     problems.push("OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL");
@@ -224,6 +225,25 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  - ${problems.join("\n  - ")}`);
   return config;
+}
+
+/**
+ * node-postgres connects to one host and parses the URL with `new URL()`: a multi-host URL (`postgres://a:5432,b:5432/db`,
+ * libpq's failover syntax) or one URL cannot parse would pass a prefix check and crash the start later.
+ */
+function databaseUrlProblems(name: string, url: string): string[] {
+  const authority = /^postgres(?:ql)?:\/\/(?:[^@/?#]*@)?([^/?#]*)/.exec(url)?.[1] ?? "";
+  if (authority.includes(",")) {
+    return [
+      `${name} names more than one host (${authority}): the service connects to exactly one. For failover, put one address in front of the cluster (HAProxy or PgBouncer pointed at the current primary, or a virtual IP) and name that address here; target_session_attrs is not supported either`,
+    ];
+  }
+  try {
+    new URL(url);
+  } catch {
+    return [`${name} is not a valid URL (check that a password with @, /, ? or # in it is percent-encoded)`];
+  }
+  return [];
 }
 
 /** Unset: none in production, any loopback origin (a local front-end dev server) otherwise; "none": none. */
