@@ -127,7 +127,6 @@ export function createSessionService(deps: {
           sessionId: string;
           usedAt: Date | null;
           graceAnswer: Buffer | null;
-          successorUnused: boolean | null;
           live: boolean;
           userId: string;
           propertyId: string;
@@ -137,7 +136,6 @@ export function createSessionService(deps: {
         }>(
           `
           select t.id, t.session_id as "sessionId", t.used_at as "usedAt", t.grace_answer as "graceAnswer",
-            (select c.used_at is null from refresh_tokens c where c.parent_id = t.id) as "successorUnused",
             s.user_id as "userId", s.property_id as "propertyId", s.device_id as "deviceId",
             (s.revoked_at is null and s.expires_at > $1 and t.expires_at > $2) as live, s.expires_at as "sessionExpiresAt",
             ${staffPermissionsSql("s.user_id", "s.property_id")} as perms
@@ -147,14 +145,20 @@ export function createSessionService(deps: {
         const row = rows[0];
         if (row === undefined || !row.live || row.perms === null) return undefined;
         if (row.usedAt !== null) {
-          const retried =
+          const inGrace =
             now.getTime() - row.usedAt.getTime() <= graceMs &&
-            row.successorUnused === true &&
             row.deviceId !== "" &&
             deviceId.slice(0, 100) === row.deviceId &&
-            row.graceAnswer !== null
-              ? openGraceAnswer(presented, row.graceAnswer)
-              : undefined;
+            row.graceAnswer !== null;
+          // the successor must still be unused (through the session's index: reuse is the rare path)
+          const successor = inGrace
+            ? await tx.query<{ unused: boolean }>(
+                `select used_at is null as unused from refresh_tokens where session_id = $1 and parent_id = $2`,
+                [row.sessionId, row.id],
+              )
+            : [];
+          const retried =
+            inGrace && successor[0]?.unused === true ? openGraceAnswer(presented, row.graceAnswer!) : undefined;
           if (retried !== undefined && retried.accessExpiresAtMs > now.getTime()) {
             const expiresIn = Math.floor((retried.accessExpiresAtMs - now.getTime()) / 1000);
             return {
