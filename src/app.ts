@@ -30,6 +30,7 @@ import {
   createPlatformInterceptors,
   createPlatformModule,
   createPlatformSettings,
+  getPlatformSettings,
   rateLimitsOf,
 } from "./modules/platform/index.ts";
 import { createWebhooksModule, type WebhookOptions } from "./modules/webhooks/index.ts";
@@ -94,7 +95,9 @@ export function createServices(deps: Deps): Services {
   const folios = createFolioService({ transact, clock });
   const reservations = createReservationService({ transact, pool: deps.db.pool, clock });
   return {
-    auth: createAuthServices(deps),
+    auth: createAuthServices(deps, {
+      partnerApiEnabled: async () => (await getPlatformSettings(deps.db)).partnerApiEnabled,
+    }),
     admin: createAdminService(deps),
     inventory: createInventoryService({ transact, pool: deps.db.pool, clock, stayInRoom }),
     reservations,

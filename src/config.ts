@@ -44,6 +44,8 @@ export interface Config {
   rateLimitAnonPerMinute: number;
   /** Requests per minute of login-like RPCs (rate_limit_class "auth"), per client IP and per account. */
   rateLimitAuthPerMinute: number;
+  /** Seconds in which a just-rotated staff refresh token, presented again from the same device, gets the same answer. */
+  refreshGraceSeconds: number;
   /** Successful token requests per partner client per minute (api_clients.token_requests_per_minute overrides). */
   rateLimitTokenPerMinute: number;
   /** Failed token endpoint authentications per minute, per client IP and per client id. */
@@ -135,7 +137,7 @@ export function loadConfig(env: Env = process.env): Config {
   const databaseUrl = text("DATABASE_URL");
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     problems.push("DATABASE_URL must be a postgres:// or postgresql:// URL");
-  }
+  } else if (databaseUrl !== undefined) problems.push(...databaseUrlProblems("DATABASE_URL", databaseUrl));
   const smtpUrl = text("SMTP_URL");
   if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl))
     problems.push("SMTP_URL must be an smtp:// or smtps:// URL");
@@ -146,7 +148,8 @@ export function loadConfig(env: Env = process.env): Config {
     (databaseUrl === undefined || !/^postgres(ql)?:\/\//.test(databaseDirectUrl))
   ) {
     problems.push("DATABASE_DIRECT_URL must be a postgres:// URL and needs DATABASE_URL");
-  }
+  } else if (databaseDirectUrl !== undefined)
+    problems.push(...databaseUrlProblems("DATABASE_DIRECT_URL", databaseDirectUrl));
   const otlpEndpoint = text("OTEL_EXPORTER_OTLP_ENDPOINT");
   if (otlpEndpoint !== undefined && !/^https?:\/\//.test(otlpEndpoint))
     problems.push("OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL");
@@ -189,6 +192,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitStaffPerMinute: int("RATE_LIMIT_STAFF_PER_MINUTE", 300, 1, 1_000_000_000),
     rateLimitAnonPerMinute: int("RATE_LIMIT_ANON_PER_MINUTE", 300, 1, 1_000_000_000),
     rateLimitAuthPerMinute: int("RATE_LIMIT_AUTH_PER_MINUTE", 10, 1, 1_000_000_000),
+    refreshGraceSeconds: int("REFRESH_GRACE_SECONDS", 30, 0, 300),
     rateLimitTokenPerMinute: int("RATE_LIMIT_TOKEN_PER_MINUTE", 30, 1, 1_000_000_000),
     rateLimitTokenFailuresPerMinute: int("RATE_LIMIT_TOKEN_FAILURES_PER_MINUTE", 20, 1, 1_000_000_000),
     corsOrigins: corsOriginsOf(text("CORS_ORIGINS"), nodeEnv),
@@ -240,6 +244,25 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  - ${problems.join("\n  - ")}`);
   return config;
+}
+
+/**
+ * node-postgres connects to one host and parses the URL with `new URL()`: a multi-host URL (`postgres://a:5432,b:5432/db`,
+ * libpq's failover syntax) or one URL cannot parse would pass a prefix check and crash the start later.
+ */
+function databaseUrlProblems(name: string, url: string): string[] {
+  const authority = /^postgres(?:ql)?:\/\/(?:[^@/?#]*@)?([^/?#]*)/.exec(url)?.[1] ?? "";
+  if (authority.includes(",")) {
+    return [
+      `${name} names more than one host (${authority}): the service connects to exactly one. For failover, put one address in front of the cluster (HAProxy or PgBouncer pointed at the current primary, or a virtual IP) and name that address here; target_session_attrs is not supported either`,
+    ];
+  }
+  try {
+    new URL(url);
+  } catch {
+    return [`${name} is not a valid URL (check that a password with @, /, ? or # in it is percent-encoded)`];
+  }
+  return [];
 }
 
 /** Unset: none in production, any loopback origin (a local front-end dev server) otherwise; "none": none. */

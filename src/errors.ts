@@ -42,6 +42,30 @@ export interface AppErrorOptions {
   cause?: unknown;
 }
 
+/** Field violations an error lists at most; more are counted in one last entry `{field: "", reason: "N more ..."}`. */
+export const MAX_ERROR_DETAILS = 20;
+/** Characters of a field name, a reason or a message kept in an error answer (each bad key is the caller's text). */
+const MAX_DETAIL_CHARS = 200;
+const MAX_MESSAGE_CHARS = 1000;
+
+const clip = (s: string, max: number): string => (s.length <= max ? s : `${s.slice(0, max - 1)}…`);
+const MORE = /^\d+ more problems? not listed$/;
+
+/**
+ * An error answer never grows with the request: at most MAX_ERROR_DETAILS violations, each clipped, and a count
+ * of the rest. Idempotent, so an error re-wrapped by an interceptor keeps its list as it was.
+ */
+function capDetails(details: FieldViolation[]): FieldViolation[] {
+  const last = details.at(-1);
+  const counted = details.length === MAX_ERROR_DETAILS + 1 && last?.field === "" && MORE.test(last.reason);
+  const kept = details
+    .slice(0, MAX_ERROR_DETAILS)
+    .map((d) => ({ field: clip(d.field, MAX_DETAIL_CHARS), reason: clip(d.reason, MAX_DETAIL_CHARS) }));
+  if (counted) return [...kept, last];
+  const more = details.length - kept.length;
+  return more > 0 ? [...kept, { field: "", reason: `${more} more problem${more === 1 ? "" : "s"} not listed` }] : kept;
+}
+
 /** The one error type of the service. Domain code throws it; transports map `code` once, through `errorCodes`. */
 export class AppError extends Error {
   readonly code: ErrorCode;
@@ -50,10 +74,10 @@ export class AppError extends Error {
   readonly headers: Record<string, string>;
 
   constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(clip(message, MAX_MESSAGE_CHARS), options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "AppError";
     this.code = code;
-    this.details = options.details ?? [];
+    this.details = options.details === undefined ? [] : capDetails(options.details);
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.headers = options.headers ?? {};
   }

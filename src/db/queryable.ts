@@ -52,7 +52,8 @@ export function runQuery<R extends pg.QueryResultRow>(
     // a Query with a callback (the pool releases its connection in the one it passes on)
     (on.query as (q: pg.Query, done: (err: Error | undefined, res: pg.QueryResult<R>) => void) => unknown)(
       query,
-      (err, res) => (err ? reject(err) : resolve(res)),
+      // the statement's name travels with its error into the log line (never its text or values)
+      (err, res) => (err ? reject(Object.assign(err, { statement: text.name })) : resolve(res)),
     );
   });
 }

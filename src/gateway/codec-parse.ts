@@ -50,7 +50,9 @@ export function parse<D extends DescMessage>(
 ): MessageShape<D> {
   const message = json === null || json === undefined ? create(desc) : parseMessage(desc, json, "", violations);
   if (violations.length > 0) {
-    const summary = violations.map((v) => `${v.field || "body"} ${v.reason}`).join("; ");
+    // the first few in the message (the details list up to 20): a message never grows with the request
+    const shown = violations.slice(0, 3).map((v) => `${(v.field || "body").slice(0, 100)} ${v.reason}`);
+    const summary = violations.length > 3 ? `${shown.join("; ")}; and ${violations.length - 3} more` : shown.join("; ");
     throw new AppError("invalid_argument", `Invalid request: ${summary}`, { details: violations });
   }
   return message as MessageShape<D>;

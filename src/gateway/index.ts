@@ -94,6 +94,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       }
       let input: Message;
       try {
+        if (style === "oauth2") refuseOAuthQuery(route, url.searchParams);
         const violations: FieldViolation[] = [];
         const json = await requestJson(route, vars, url.searchParams, req, opts.maxBodyBytes, limits, violations);
         const message = parse(route.method.input, json, violations);
@@ -111,6 +112,23 @@ export function createGateway(opts: GatewayOptions): Gateway {
       await invoke(route, input, req, res, info, values, style, specs.get(route.method)!);
     },
   };
+}
+
+/**
+ * RFC 6749 2.3.1 and 3.2: the token endpoint's parameters travel in the body, never the URL (proxies and access
+ * logs keep query strings). A parameter of the request in the query is refused as invalid_request before the body
+ * is read.
+ */
+function refuseOAuthQuery(route: Route, query: URLSearchParams): void {
+  if (query.size === 0) return;
+  const named = [...new Set(query.keys())].filter((key) => fieldAt(route.method.input, key) !== undefined);
+  if (named.length > 0) {
+    throw new AppError(
+      "invalid_argument",
+      `Send ${named.join(", ")} in the form body (or client credentials with HTTP Basic), never in the URL query.`,
+      { headers: { "x-oauth-error": "invalid_request" } },
+    );
+  }
 }
 
 /** The query of a target without one; only read (requestJson). */

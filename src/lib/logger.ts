@@ -71,6 +71,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     // the request id and trace id of the work that writes the line (a line's own fields win)
     mixin: logContext,
     timestamp: isoTimeOncePerMs(),
+    serializers: { err: errorFields },
     redact: {
       paths: [
         "*.authorization",
@@ -90,6 +91,32 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     },
   };
   return pino(options, destination ?? stdoutLogDestination());
+}
+
+const SQLSTATE = /^[0-9A-Z]{5}$/;
+
+/**
+ * An error in a log line: its type, code (as `errorCode`: `*.code` is redacted, it may be a sign-in code), message,
+ * the name of the statement that failed, its stack (not for database errors: the driver's frames say nothing),
+ * and its causes. Nothing else: pino's own serializer copies every enumerable property, and node-postgres
+ * errors and the objects around them carry connection parameters, SQL text and values, and the backend's
+ * cancel key.
+ */
+export function errorFields(e: unknown, depth = 0): Record<string, unknown> {
+  if (e === null || typeof e !== "object") return { message: String(e).slice(0, 1000) };
+  const err = e as { message?: unknown; code?: unknown; statement?: unknown; stack?: unknown; cause?: unknown };
+  const out: Record<string, unknown> = { type: e.constructor?.name ?? "Object" };
+  if (typeof err.code === "string" || typeof err.code === "number") out.errorCode = err.code;
+  if (typeof err.message === "string") out.message = err.message.slice(0, 1000);
+  if (typeof err.statement === "string") out.statement = err.statement;
+  const database = typeof err.code === "string" && SQLSTATE.test(err.code);
+  if (!database && typeof err.stack === "string") out.stack = err.stack.slice(0, 4000);
+  if (depth < 3) {
+    if (err.cause !== undefined) out.cause = errorFields(err.cause, depth + 1);
+    const errors = (e as { errors?: unknown }).errors;
+    if (Array.isArray(errors)) out.errors = errors.slice(0, 5).map((x) => errorFields(x, depth + 1));
+  }
+  return out;
 }
 
 /** An access line's fields, all made by the service: a validated request id, the RPC's proto name, fixed codes. */

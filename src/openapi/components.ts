@@ -127,12 +127,14 @@ const SCOPES: Record<string, string> = {
 };
 
 /** The Idempotency-Key header; a required one is spelled out whole (a `required` beside a $ref is ignored). */
-export function idempotencyKeyParameter(required: boolean): Record<string, unknown> {
+export function idempotencyKeyParameter(required: boolean, stored = true): Record<string, unknown> {
   return {
     name: "Idempotency-Key",
     in: "header",
     ...(required ? { required: true } : {}),
-    description: `${required ? "Required. " : ""}1-255 visible ASCII characters, e.g. a UUID per business operation. The same key, caller and body replays the first response (\`Idempotency-Replayed: true\`); the same key with another body is 409 \`idempotency_conflict\`. Keys are kept at least 24 hours.`,
+    description: stored
+      ? `${required ? "Required. " : ""}1-255 visible ASCII characters, e.g. a UUID per business operation. The same key, caller and body replays the first response (\`Idempotency-Replayed: true\`); the same key with another body is 409 \`idempotency_conflict\`. Keys are kept at least 24 hours.`
+      : "1-255 visible ASCII characters (anything else is 400 `invalid_argument`). Not stored: this answer carries secrets or personal data and is never replayed, so a retry runs the operation again.",
     schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7E]+$" },
     example: "6f1c2a7e-3b9d-4e51-a0c4-9d2f8b7e1a33",
   };

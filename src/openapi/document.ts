@@ -122,7 +122,7 @@ function operation(route: Route, schemas: SchemaRegistry, scopes: Set<string>, s
     queryParams(method.input, "", "", bound, 0, parameters);
   }
   // required: inline (OpenAPI 3.1 tools ignore `required` beside a $ref)
-  if (write) parameters.push(route.rest.idempotencyKeyRequired ? idempotencyKeyParameter(true) : { $ref: "#/components/parameters/IdempotencyKey" });
+  if (write) parameters.push(route.rest.idempotencyKeyRequired ? idempotencyKeyParameter(true) : route.rest.sensitiveResponse ? idempotencyKeyParameter(false, false) : { $ref: "#/components/parameters/IdempotencyKey" });
 
   const who = r.public ? [] : r.principals.length > 0 ? r.principals : [PrincipalKind.STAFF, PrincipalKind.INTERNAL];
   const security = securityOf(who, r.scope);

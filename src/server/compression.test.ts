@@ -12,9 +12,11 @@ describe("negotiateEncoding (RFC 9110 Accept-Encoding)", () => {
     expect(pick("gzip, deflate")).toBe("gzip");
     expect(pick("gzip, br, zstd")).toBe("zstd");
     expect(pick("GZIP;Q=0.9, br;q=0.5")).toBe("gzip");
-    expect(pick("*")).toBe("zstd");
+    expect(pick("*")).toBe("gzip");
+    expect(pick("br, *")).toBe("br");
     expect(pick("*;q=0.1, gzip")).toBe("gzip");
-    expect(pick("*, zstd;q=0")).toBe("br");
+    expect(pick("*, zstd;q=0")).toBe("gzip");
+    expect(pick("*, gzip;q=0")).toBe("br");
     expect(pick("gzip;q=0")).toBeUndefined();
     expect(pick("identity, deflate")).toBeUndefined();
     expect(pick("gzip;q=abc")).toBeUndefined();

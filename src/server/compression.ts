@@ -69,9 +69,14 @@ export const encodings: readonly Encoding[] = [
 const byName = new Map<string, Encoding>(encodings.map((e) => [e.name, e]));
 const ALL = encodings.map((e) => e.name);
 
+/** The order of codings a client allows only through `*`. */
+const WILDCARD_ORDER: readonly EncodingName[] = ["gzip", "br", "zstd"];
+
 /**
  * The coding of an answer from `Accept-Encoding` (RFC 9110 12.5.3): the highest q-value wins, ties go to the
- * server's order, `*` stands for any coding not named, q=0 refuses. `offered`: the codings the answer exists in
+ * server's order, `*` stands for any coding not named, q=0 refuses. A coding named by the client beats one only
+ * `*` allows, and among those `*` allows gzip comes first: a client that says `*` (Prism's proxy, some HTTP
+ * libraries) can read gzip, often not zstd. `offered`: the codings the answer exists in
  * (precompressed static files). undefined: send the answer as it is.
  */
 export function negotiateEncoding(
@@ -91,17 +96,17 @@ export function negotiateEncoding(
     if (!Number.isNaN(q)) weights.set(token.trim().toLowerCase(), q);
   }
   const any = weights.get("*") ?? 0;
-  let best: Encoding | undefined;
-  let bestQ = 0;
+  let best: { e: Encoding; q: number; rank: number } | undefined;
   for (const e of encodings) {
     if (!offered.includes(e.name)) continue;
+    const named = weights.has(e.name);
     const q = weights.get(e.name) ?? any;
-    if (q > bestQ) {
-      best = e;
-      bestQ = q;
-    }
+    if (q <= 0) continue;
+    // named codings in the server's order, then those only `*` allows, gzip first
+    const rank = named ? encodings.indexOf(e) : encodings.length + WILDCARD_ORDER.indexOf(e.name);
+    if (best === undefined || q > best.q || (q === best.q && rank < best.rank)) best = { e, q, rank };
   }
-  return best;
+  return best?.e;
 }
 
 /**

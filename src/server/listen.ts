@@ -6,7 +6,7 @@ import type { Duplex } from "node:stream";
 import type { ConnectionLimits } from "../config.ts";
 import { AppError } from "../errors.ts";
 import { requestIdFrom } from "./context.ts";
-import { errorBody } from "./http-errors.ts";
+import { errorBody, writeError } from "./http-errors.ts";
 
 export type NodeHandler = (
   req: IncomingMessage | Http2ServerRequest,
@@ -66,6 +66,13 @@ export async function listen(
     // the client stops sending and the stream does not count against the session's limit (RFC 9113 8.1).
     if ("stream" in req)
       res.once("finish", () => void (req.complete || req.stream.close(http2.constants.NGHTTP2_NO_ERROR)));
+    const badHost = hostProblem(req);
+    if (badHost !== undefined) {
+      // the rest of this connection cannot be trusted to be framed as the client meant: close it
+      if (!("stream" in req)) res.setHeader("connection", "close");
+      writeError(res, badHost, requestIdFrom(undefined));
+      return;
+    }
     handler(req, res);
   };
 
@@ -169,10 +176,27 @@ function rejectMalformed(err: NodeJS.ErrnoException, socket: Duplex): void {
   );
 }
 
+/**
+ * RFC 9112 3.2: an HTTP/1.1 request without Host, or any request with more than one Host field, is answered 400
+ * (a proxy and this server could each pick a different one). Node's own check (requireHostHeader) answers the
+ * first with an empty body, and keeps the first of two; this one answers both with our error body.
+ */
+function hostProblem(req: IncomingMessage | Http2ServerRequest): AppError | undefined {
+  let hosts = 0;
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === "host") hosts++;
+  if (hosts > 1) return new AppError("invalid_argument", "The request has more than one Host header.");
+  if (hosts === 0 && req.httpVersion === "1.1")
+    return new AppError("invalid_argument", "An HTTP/1.1 request needs a Host header.");
+  return undefined;
+}
+
 function http1Options(limits: ConnectionLimits): http.ServerOptions {
   const requestTimeout = limits.requestTimeoutMs;
   const headersTimeout = Math.min(limits.headersTimeoutMs, requestTimeout);
   return {
+    // hostProblem() answers a missing Host with our error body
+    requireHostHeader: false,
     keepAliveTimeout: limits.idleTimeoutMs,
     headersTimeout,
     requestTimeout,

@@ -25,6 +25,7 @@ import { createCallContext } from "./unary-context.ts";
 import { CallHeaders } from "./headers.ts";
 import { endWith } from "./http-errors.ts";
 import type { NodeHandler } from "./listen.ts";
+import { encodeGrpcMessage } from "./grpc-message.ts";
 
 type Req = Parameters<NodeHandler>[0];
 type Res = Parameters<NodeHandler>[1];
@@ -270,7 +271,10 @@ export function createUnaryFastPath(direct: {
     error: ConnectError | undefined,
   ): Promise<void> {
     if (compression) context.responseHeader.set(p.encodingHeader, compression.name);
-    if (error !== undefined) grpc.setTrailerStatus(context.responseTrailer, error);
+    if (error !== undefined) {
+      grpc.setTrailerStatus(context.responseTrailer, error);
+      if (error.rawMessage !== "") context.responseTrailer.set("grpc-message", encodeGrpcMessage(error.rawMessage));
+    }
     const frames: { flags: number; data: Uint8Array }[] = [];
     if (output !== undefined) {
       const data = typeof output === "string" ? Buffer.from(output) : output;

@@ -163,6 +163,18 @@ describe("configuration", () => {
     expect(output()).toMatch(/PORT must be an integer/);
   });
 
+  it("a multi-host DATABASE_URL stops the start command with exit code 2 and says to use a proxy", async () => {
+    const { child, output } = startMain({ DATABASE_URL: "postgres://u:p@db1:5432,db2:5432/hotelops" });
+    expect(await exited(child)).toBe(2);
+    expect(output()).toMatch(/DATABASE_URL names more than one host \(db1:5432,db2:5432\)/);
+    expect(output()).toMatch(/HAProxy or PgBouncer/);
+    expect(output()).not.toMatch(/TypeError|Invalid URL/);
+    expect(() => loadConfig({ DATABASE_URL: "postgres://x/db", DATABASE_DIRECT_URL: "postgres://a,b/db" })).toThrow(
+      /DATABASE_DIRECT_URL names more than one host/,
+    );
+    expect(() => loadConfig({ DATABASE_URL: "postgres://u:p@ss@h:x/db" })).toThrow(/DATABASE_URL is not a valid URL/);
+  });
+
   it("an answer cache larger than a quarter of npm start's heap limit stops the start command with exit code 2", async () => {
     const { child, output } = startMain({ ANSWER_CACHE_BYTES: String(64 * 1024 * 1024) });
     expect(await exited(child)).toBe(2);

@@ -128,13 +128,20 @@ describe("REST answers are compressed when the client accepts it", () => {
     }
   });
 
+  it("answers Accept-Encoding: * with gzip, which every client that says * can read", async () => {
+    const res = await raw(availabilityUrl(), { ...auth(), "accept-encoding": "*" });
+    expect(res.encoding).toBe("gzip");
+    expect(res.headers.vary).toBe("Accept-Encoding");
+    // a coding the client names still wins over what only * allows
+    expect((await raw(availabilityUrl(), { ...auth(), "accept-encoding": "zstd, *" })).encoding).toBe("zstd");
+  });
+
   it("follows q-values, the server's order on ties, and q=0", async () => {
     const pick = async (accept: string) =>
       (await raw(availabilityUrl(), { ...auth(), "accept-encoding": accept })).encoding;
     expect(await pick("gzip;q=0.5, br")).toBe("br");
     expect(await pick("gzip, br, zstd")).toBe("zstd");
-    expect(await pick("*")).toBe("zstd");
-    expect(await pick("*, zstd;q=0")).toBe("br");
+    expect(await pick("*, zstd;q=0")).toBe("gzip");
     expect(await pick("gzip;q=0, identity")).toBeUndefined();
     expect(await pick("deflate, compress")).toBeUndefined();
   });

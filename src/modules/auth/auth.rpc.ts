@@ -38,7 +38,7 @@ export function registerAuthRpc(router: ConnectRouter, service: ClientTokenServi
       return { tokens: tokensOf(r.tokens), profile: r.profile };
     },
     async refreshSession(req) {
-      return { tokens: tokensOf(await login.refresh(req.refreshToken)) };
+      return { tokens: tokensOf(await login.refresh(req.refreshToken, req.deviceId)) };
     },
     async switchActiveProperty(req, ctx) {
       const r = await login.switchProperty(requireStaff(ctx.values), req.propertyId);

@@ -49,14 +49,36 @@ export interface ClientTokenService {
 // RFC 6749 appendix A.4: scope-token = 1*( %x21 / %x23-5B / %x5D-7E ).
 const scopeToken = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 
+/**
+ * While the partner API is switched off: a retryable condition in RFC 6749 terms (`temporarily_unavailable`),
+ * not a caller bug, with Retry-After.
+ */
+const partnerApiOff = (): AppError =>
+  new AppError("unavailable", "The partner API is switched off platform-wide; see GET /api/v1/status.", {
+    retryAfterSeconds: 300,
+    headers: { "x-oauth-error": "temporarily_unavailable" },
+  });
+
 export function createClientTokenService(deps: {
   pool: pg.Pool;
   tokens: TokenIssuer;
   clock: Clock;
+  /** The platform-wide partner API switch (owned by the platform module). */
+  partnerApiEnabled: () => Promise<boolean>;
 }): ClientTokenService {
   return {
     async createToken(req) {
       const basic = parseBasic(req.authorization);
+      // Switched off, only an internal client (the admin API's) gets a token, so an operator can switch it back
+      // on over the admin API; partners are refused before any password hashing.
+      if (!(await deps.partnerApiEnabled())) {
+        const id = basic?.id ?? req.clientId;
+        const kind =
+          id !== "" && id.length <= 200
+            ? (await runQuery<ClientCredentials>(deps.pool, clientCredentials, [id])).rows[0]?.kind
+            : undefined;
+        if (kind !== "internal") throw partnerApiOff();
+      }
       if (basic !== undefined && (req.clientId !== "" || req.clientSecret !== "")) {
         throw oauthError(
           "invalid_request",

@@ -52,10 +52,18 @@ export interface AuthServices {
 }
 
 /** The auth services of one app (one key cache per app), built once by app.ts. */
-export function createAuthServices(deps: Pick<Deps, "config" | "db" | "transact" | "clock">): AuthServices {
+export function createAuthServices(
+  deps: Pick<Deps, "config" | "db" | "transact" | "clock">,
+  platform: { partnerApiEnabled: () => Promise<boolean> },
+): AuthServices {
   const keys = createKeyStore(deps.db.pool, deps.clock);
   const tokens = createTokenIssuer(keys, deps.clock);
-  const sessions = createSessionService({ transact: deps.transact, clock: deps.clock, tokens });
+  const sessions = createSessionService({
+    transact: deps.transact,
+    clock: deps.clock,
+    tokens,
+    refreshGraceMs: deps.config.refreshGraceSeconds * 1000,
+  });
   const login = createLoginService({
     db: deps.db,
     transact: deps.transact,
@@ -67,7 +75,12 @@ export function createAuthServices(deps: Pick<Deps, "config" | "db" | "transact"
     keys,
     tokens,
     sessions,
-    clientTokens: createClientTokenService({ pool: deps.db.pool, tokens, clock: deps.clock }),
+    clientTokens: createClientTokenService({
+      pool: deps.db.pool,
+      tokens,
+      clock: deps.clock,
+      partnerApiEnabled: platform.partnerApiEnabled,
+    }),
     login,
   };
 }

@@ -155,8 +155,8 @@ export function createLoginService(deps: {
       return open(claimed.user_id, claimed.property_id, input, true);
     },
 
-    async refresh(refreshToken: string): Promise<StaffTokens> {
-      return sessions.refreshStaffSession(refreshToken);
+    async refresh(refreshToken: string, deviceId?: string): Promise<StaffTokens> {
+      return sessions.refreshStaffSession(refreshToken, deviceId);
     },
 
     /** The session result for another property of the user (`POST /api/mobile/v1/session/active-property`). */

@@ -4,6 +4,7 @@ import type { Transact } from "../../db/transaction.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { isUuid, newId, newToken } from "../../lib/ids.ts";
 import { findActiveMembership, findPropertyById, findUserById, staffPermissionsSql } from "../properties/index.ts";
+import { openGraceAnswer, sealGraceAnswer } from "./refresh-grace.ts";
 import type { TokenIssuer } from "./tokens.ts";
 
 /** A staff session lasts 30 days at most; refreshing never extends it (spec: 30 days absolute). */
@@ -12,7 +13,7 @@ export const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
 export interface StaffTokens {
   accessToken: string;
   refreshToken: string;
-  /** Seconds: 900. */
+  /** Seconds the access token lives: 900, or what the session has left when that is less. */
   expiresIn: number;
   sessionId: string;
   sessionExpiresAt: Date;
@@ -33,8 +34,11 @@ export interface SessionService {
   /**
    * Rotates a refresh token: the presented token is spent and a new one issued with a new access token.
    * A token presented a second time is reuse (a stolen copy or a racing client): the whole session is revoked.
+   * Except within the grace window: the token rotated less than `refreshGraceMs` ago, presented again with the
+   * session's device id while its successor is still unused, gets the same answer again (a retry after a lost
+   * answer).
    */
-  refreshStaffSession(refreshToken: string): Promise<StaffTokens>;
+  refreshStaffSession(refreshToken: string, deviceId?: string): Promise<StaffTokens>;
   /**
    * Moves a live session to another property where the user holds an active membership (else `not_found`) and
    * issues new tokens: the refresh token rotates as on a refresh, the session's 30-day end stays. `conflict`
@@ -52,8 +56,19 @@ export function hashRefreshToken(token: string): string {
 const invalidRefresh = (): AppError =>
   new AppError("unauthorized", "The refresh token is invalid, expired or revoked; sign in again.");
 
-export function createSessionService(deps: { transact: Transact; clock: Clock; tokens: TokenIssuer }): SessionService {
+/** Seconds from `now` to the session's end: an access token never outlives its session. */
+const secondsLeft = (sessionExpiresAt: Date, now: Date): number =>
+  Math.floor((sessionExpiresAt.getTime() - now.getTime()) / 1000);
+
+export function createSessionService(deps: {
+  transact: Transact;
+  clock: Clock;
+  tokens: TokenIssuer;
+  /** How long a just-rotated refresh token may be presented again for the same answer; 0: never. */
+  refreshGraceMs?: number;
+}): SessionService {
   const { transact, clock, tokens } = deps;
+  const graceMs = deps.refreshGraceMs ?? 30_000;
 
   return {
     async openStaffSession(input) {
@@ -88,13 +103,10 @@ export function createSessionService(deps: { transact: Transact; clock: Clock; t
           [newId(), sessionId, hashRefreshToken(refreshToken), now, expiresAt],
         );
       });
-      const access = await tokens.sign({
-        kind: "staff",
-        sub: input.userId,
-        sid: sessionId,
-        pid: input.propertyId,
-        perms,
-      });
+      const access = await tokens.sign(
+        { kind: "staff", sub: input.userId, sid: sessionId, pid: input.propertyId, perms },
+        secondsLeft(expiresAt, now),
+      );
       return {
         accessToken: access.token,
         refreshToken,
@@ -104,63 +116,99 @@ export function createSessionService(deps: { transact: Transact; clock: Clock; t
       };
     },
 
-    async refreshStaffSession(presented) {
+    async refreshStaffSession(presented, deviceId = "") {
       const now = clock.now();
       const next = newToken("rt_");
       const outcome = await transact(async (tx) => {
-        // The row lock serialises two refreshes of one token: the second sees used_at and counts as reuse.
+        // The row lock serialises two refreshes of one token: the second sees used_at (reuse, or a retry in grace).
         // perms is null when the membership, the user or the property is no longer active: no new tokens then.
         const rows = await tx.query<{
           id: string;
           sessionId: string;
-          used: boolean;
+          usedAt: Date | null;
+          graceAnswer: Buffer | null;
           live: boolean;
           userId: string;
           propertyId: string;
+          deviceId: string;
           sessionExpiresAt: Date;
           perms: string[] | null;
         }>(
           `
-          select t.id, t.session_id as "sessionId", t.used_at is not null as used, s.user_id as "userId", s.property_id as "propertyId",
+          select t.id, t.session_id as "sessionId", t.used_at as "usedAt", t.grace_answer as "graceAnswer",
+            s.user_id as "userId", s.property_id as "propertyId", s.device_id as "deviceId",
             (s.revoked_at is null and s.expires_at > $1 and t.expires_at > $2) as live, s.expires_at as "sessionExpiresAt",
             ${staffPermissionsSql("s.user_id", "s.property_id")} as perms
           from refresh_tokens t join staff_sessions s on s.id = t.session_id where t.token_hash = $3 for update of t, s`,
           [now, now, hashRefreshToken(presented)],
         );
         const row = rows[0];
-        if (row === undefined || !row.live || row.perms === null) return { ok: false as const };
-        if (row.used) {
+        if (row === undefined || !row.live || row.perms === null) return undefined;
+        if (row.usedAt !== null) {
+          const inGrace =
+            now.getTime() - row.usedAt.getTime() <= graceMs &&
+            row.deviceId !== "" &&
+            deviceId.slice(0, 100) === row.deviceId &&
+            row.graceAnswer !== null;
+          // the successor must still be unused (through the session's index: reuse is the rare path)
+          const successor = inGrace
+            ? await tx.query<{ unused: boolean }>(
+                `select used_at is null as unused from refresh_tokens where session_id = $1 and parent_id = $2`,
+                [row.sessionId, row.id],
+              )
+            : [];
+          const retried =
+            inGrace && successor[0]?.unused === true ? openGraceAnswer(presented, row.graceAnswer!) : undefined;
+          if (retried !== undefined && retried.accessExpiresAtMs > now.getTime()) {
+            const expiresIn = Math.floor((retried.accessExpiresAtMs - now.getTime()) / 1000);
+            return {
+              accessToken: retried.accessToken,
+              refreshToken: retried.refreshToken,
+              expiresIn: Math.min(expiresIn, secondsLeft(row.sessionExpiresAt, now)),
+              sessionId: row.sessionId,
+              sessionExpiresAt: row.sessionExpiresAt,
+            };
+          }
           await tx.query(
             `update staff_sessions set revoked_at = $1, revoked_reason = 'refresh_token_reuse' where id = $2 and revoked_at is null`,
             [now, row.sessionId],
           );
-          return { ok: false as const };
+          return undefined;
         }
-        await tx.query(`update refresh_tokens set used_at = $1 where id = $2`, [now, row.id]);
+        // Signed inside the transaction: the answer is sealed into the spent token's row for a retry in grace.
+        const access = await tokens.sign(
+          { kind: "staff", sub: row.userId, sid: row.sessionId, pid: row.propertyId, perms: row.perms },
+          secondsLeft(row.sessionExpiresAt, now),
+        );
+        const sealed =
+          graceMs > 0
+            ? sealGraceAnswer(presented, {
+                accessToken: access.token,
+                refreshToken: next,
+                accessExpiresAtMs: (Math.floor(now.getTime() / 1000) + access.expiresIn) * 1000,
+              })
+            : null;
+        await tx.query(`update refresh_tokens set used_at = $1, grace_answer = $2 where id = $3`, [
+          now,
+          sealed,
+          row.id,
+        ]);
         await tx.query(
           `insert into refresh_tokens (id, session_id, token_hash, parent_id, created_at, expires_at) values ($1, $2, $3, $4, $5, $6)`,
           [newId(), row.sessionId, hashRefreshToken(next), row.id, now, row.sessionExpiresAt],
         );
         await tx.query(`update staff_sessions set last_used_at = $1 where id = $2`, [now, row.sessionId]);
-        return { ok: true as const, row };
+        return {
+          accessToken: access.token,
+          refreshToken: next,
+          expiresIn: access.expiresIn,
+          sessionId: row.sessionId,
+          sessionExpiresAt: row.sessionExpiresAt,
+        };
       });
       // Thrown after commit, so a detected reuse stays revoked.
-      if (!outcome.ok) throw invalidRefresh();
-      const { row } = outcome;
-      const access = await tokens.sign({
-        kind: "staff",
-        sub: row.userId,
-        sid: row.sessionId,
-        pid: row.propertyId,
-        perms: row.perms ?? [],
-      });
-      return {
-        accessToken: access.token,
-        refreshToken: next,
-        expiresIn: access.expiresIn,
-        sessionId: row.sessionId,
-        sessionExpiresAt: row.sessionExpiresAt,
-      };
+      if (outcome === undefined) throw invalidRefresh();
+      return outcome;
     },
 
     async switchStaffProperty(sessionId, fromPropertyId, propertyId) {
@@ -215,13 +263,10 @@ export function createSessionService(deps: { transact: Transact; clock: Clock; t
         );
         return { userId: row.userId, expiresAt: row.expiresAt, perms: membership.permissions };
       });
-      const access = await tokens.sign({
-        kind: "staff",
-        sub: session.userId,
-        sid: sessionId,
-        pid: propertyId,
-        perms: session.perms,
-      });
+      const access = await tokens.sign(
+        { kind: "staff", sub: session.userId, sid: sessionId, pid: propertyId, perms: session.perms },
+        secondsLeft(session.expiresAt, now),
+      );
       return {
         accessToken: access.token,
         refreshToken: next,

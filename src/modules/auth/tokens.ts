@@ -19,7 +19,8 @@ export type AccessClaims =
   | { kind: "partner" | "internal"; sub: string; scope: string };
 
 export interface TokenIssuer {
-  sign(claims: AccessClaims): Promise<{ token: string; expiresIn: number }>;
+  /** `maxTtlSeconds` shortens the token (a session ending sooner than 15 minutes); never lengthens it. */
+  sign(claims: AccessClaims, maxTtlSeconds?: number): Promise<{ token: string; expiresIn: number }>;
   /** The claims of a valid token, or undefined (bad signature, unknown or retired key, expired, malformed). */
   verify(token: string): Promise<AccessClaims | undefined>;
 }
@@ -36,18 +37,19 @@ const VERIFIED_MAX = 10_000;
 export function createTokenIssuer(keys: KeyStore, clock: Clock): TokenIssuer {
   const verified = new Map<string, { claims: AccessClaims; kid: string; expiresAtMs: number }>();
   return {
-    async sign(claims) {
+    async sign(claims, maxTtlSeconds = ACCESS_TOKEN_TTL_SECONDS) {
       const { kid, key } = await keys.signingKey();
       const now = Math.floor(clock.now().getTime() / 1000);
+      const ttl = Math.max(1, Math.min(ACCESS_TOKEN_TTL_SECONDS, Math.floor(maxTtlSeconds)));
       const token = await new SignJWT({ ...claims })
         .setProtectedHeader({ alg: SIGNING_ALG, kid, typ: "at+jwt" })
         .setIssuer(ISSUER)
         .setAudience(AUDIENCE)
         .setIssuedAt(now)
-        .setExpirationTime(now + ACCESS_TOKEN_TTL_SECONDS)
+        .setExpirationTime(now + ttl)
         .setJti(newId())
         .sign(key);
-      return { token, expiresIn: ACCESS_TOKEN_TTL_SECONDS };
+      return { token, expiresIn: ttl };
     },
     async verify(token) {
       const hit = verified.get(token);

@@ -3,11 +3,11 @@ import type { Interceptor } from "@connectrpc/connect";
 import { scoped } from "../../server/calls.ts";
 import { AppError } from "../../errors.ts";
 
-/** RPCs of the partner face that the platform-wide switch turns off (GET /api/v1/status stays up). */
-const PARTNER_RPCS = new Set([
-  "hotelops.connectivity.v1.ConnectivityService",
-  "hotelops.auth.v1.AuthService/CreateToken",
-]);
+/**
+ * RPCs of the partner face that the platform-wide switch turns off (GET /api/v1/status stays up). The token
+ * endpoint checks the switch itself: the internal admin client still gets a token while it is off.
+ */
+const PARTNER_RPCS = new Set(["hotelops.connectivity.v1.ConnectivityService"]);
 
 /**
  * While the partner API is switched off platform-wide, every connectivity endpoint answers 503 before any

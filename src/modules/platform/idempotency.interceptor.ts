@@ -119,6 +119,8 @@ export function createIdempotency(opts: IdempotencyOptions): Idempotency {
         "must be 1-255 visible ASCII characters",
         "Idempotency-Key must be 1-255 visible ASCII characters.",
       );
+    // checked but not stored: an answer that carries secrets (tokens, personal data) is never replayed
+    if (!policy.write) return next(req);
     const principal = req.contextValues.get(principalKey);
     const caller = callerOf(principal, req.contextValues, policy.idempotencyKeyRequired);
     if (caller === undefined) return next(req);
@@ -197,8 +199,8 @@ export function createIdempotency(opts: IdempotencyOptions): Idempotency {
     if (res === undefined) throw failure;
     return res;
   };
-  // unary writes only (policy.write is false for streaming methods)
-  const interceptor = scoped((method) => policyOf(method).write, unscoped);
+  // unary RPCs that document the header (false for streaming methods)
+  const interceptor = scoped((method) => policyOf(method).idempotencyKeyChecked, unscoped);
   return { interceptor, claimFor };
 
   /** The outcome is already decided; a failed bookkeeping write is logged, never turned into the caller's error. */

@@ -18,6 +18,7 @@ describe("policyOf", () => {
     expect(policyOf(PlatformTestService.method.createWidget)).toEqual({
       rpc: "hotelops.platformtest.v1.PlatformTestService/CreateWidget",
       write: true,
+      idempotencyKeyChecked: true,
       idempotencyKeyRequired: false,
       rateLimitClass: "",
     });
@@ -34,6 +35,10 @@ describe("policyOf", () => {
     expect(policyOf(StatusService.method.getStatus)).toMatchObject({ write: false, rateLimitClass: "none" });
     // token, session and personal-data answers are never kept by the idempotency store
     expect(policyOf(AuthService.method.createToken)).toMatchObject({ write: false, rateLimitClass: "token" });
+    // ...but a key they are sent must be valid, as the document says on every operation that lists the header
+    expect(policyOf(AuthService.method.createToken)).toMatchObject({ idempotencyKeyChecked: true });
+    expect(policyOf(MobileService.method.runReport)).toMatchObject({ idempotencyKeyChecked: true });
+    expect(policyOf(StatusService.method.getStatus)).toMatchObject({ idempotencyKeyChecked: false });
     expect(policyOf(AuthService.method.switchActiveProperty)).toMatchObject({ write: false, rateLimitClass: "" });
     expect(policyOf(MobileService.method.scanIdentityDocument)).toMatchObject({ write: false });
     expect(policyOf(MobileService.method.runReport)).toMatchObject({ write: false });

@@ -1,4 +1,5 @@
 import { getOption, type DescMethod } from "@bufbuild/protobuf";
+import { http } from "../../../gen/google/api/annotations_pb.js";
 import { rest } from "../../../gen/hotelops/api/v1/rest_pb.js";
 
 export type RateLimitClass = "" | "auth" | "token" | "none";
@@ -13,6 +14,11 @@ export interface MethodPolicy {
    * REST bindings play no part: a gRPC/Connect-only write is a write too.
    */
   write: boolean;
+  /**
+   * The RPC documents the Idempotency-Key header (a write, or any unary RPC bound to a REST method other than GET):
+   * a key it is sent must be valid, whether or not its outcome is stored.
+   */
+  idempotencyKeyChecked: boolean;
   idempotencyKeyRequired: boolean;
   rateLimitClass: RateLimitClass;
 }
@@ -35,12 +41,15 @@ export function policyOf(method: DescMethod): MethodPolicy {
     const declared = options.rateLimitClass;
     if (declared !== "" && declared !== "auth" && declared !== "token" && declared !== "none")
       throw new Error(`${method.parent.typeName}/${method.name}: unknown rate_limit_class "${declared}"`);
+    const write =
+      method.methodKind === "unary" &&
+      !options.sensitiveResponse &&
+      (options.stateChanging || options.idempotencyKeyRequired);
+    const verb = getOption(method, http).pattern.case;
     policy = {
       rpc: `${method.parent.typeName}/${method.name}`,
-      write:
-        method.methodKind === "unary" &&
-        !options.sensitiveResponse &&
-        (options.stateChanging || options.idempotencyKeyRequired),
+      write,
+      idempotencyKeyChecked: write || (method.methodKind === "unary" && verb !== undefined && verb !== "get"),
       idempotencyKeyRequired: options.idempotencyKeyRequired,
       rateLimitClass: unlimitedServices.has(method.parent.typeName) ? "none" : declared,
     };

@@ -116,6 +116,7 @@ export async function limitTokenRequest<R extends UnaryResponse | StreamResponse
     throw new AppError(app.code, app.message, {
       details: app.details,
       headers: { ...app.headers, ...limitHeaders },
+      ...(app.retryAfterSeconds !== undefined ? { retryAfterSeconds: app.retryAfterSeconds } : {}),
       cause: app.cause ?? err,
     });
   }

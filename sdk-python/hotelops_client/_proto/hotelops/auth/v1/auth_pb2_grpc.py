@@ -63,10 +63,12 @@ class AuthServiceServicer(object):
 
         Success: `{access_token, token_type:"Bearer", expires_in:900, scope}` with `Cache-Control: no-store`.
         Errors (RFC 6749 section 5.2): `{error, error_description}`, 400 for `invalid_request` (missing or malformed
-        parameters, two authentication methods), `unsupported_grant_type` (anything but client_credentials),
+        parameters, two authentication methods, any parameter in the URL query instead of the body),
+        `unsupported_grant_type` (anything but client_credentials),
         `invalid_scope` (a scope the client was not granted), `invalid_grant` (a partner client with no active
         property left); 401 with `WWW-Authenticate: Basic` for `invalid_client` (unknown client, wrong secret,
-        disabled client, no credentials). gRPC/Connect callers pass Basic credentials as `authorization` metadata
+        disabled client, no credentials); 503 `temporarily_unavailable` with `Retry-After` while the partner API is
+        switched off (internal clients still get tokens then). gRPC/Connect callers pass Basic credentials as `authorization` metadata
         or in the request fields; errors carry the RFC code in the `x-oauth-error` trailer.
         Rate limit class "token", apart from staff login (many partner clients may share one egress IP): successful
         token requests per client (RATE_LIMIT_TOKEN_PER_MINUTE, default 30, or the client's own limit) and failed
@@ -97,7 +99,10 @@ class AuthServiceServicer(object):
 
     def RefreshSession(self, request, context):
         """Rotates the refresh token (a new one every time) and issues a new access token. Presenting a spent
-        refresh token again revokes the whole session. Sessions end 30 days after login whatever the refreshes.
+        refresh token again revokes the whole session, except in the grace window (REFRESH_GRACE_SECONDS, 30 s by
+        default): the refresh token just rotated, presented again with the session's `deviceId` while its successor
+        is still unused, answers the same new pair (a retry after a lost answer). Sessions end 30 days after login
+        whatever the refreshes; `expiresIn` never exceeds what the session has left.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
