@@ -200,21 +200,36 @@ export async function lockRoomDays(
 
 /**
  * Gives back rooms taken by `takeRooms` (same counter, dates and count); the caller records it as takeRooms says.
- * `holderId`: the reservation giving back its nights, whose own overbooking rows on them go first. Then the
- * overbookings of the dates are trimmed to what is still over the rooms (see trimOverbookings).
+ * `holderId`: the reservation giving back its nights, whose own overbooking rows on them go. The other
+ * overbookings of the dates are trimmed to what is still over the rooms (see trimOverbookings), in the same
+ * statement: the day rows' new counts come from the UPDATE's RETURNING (one round trip, as before overbookings).
  */
 export async function releaseRooms(tx: Queryable, d: RoomDays & { holderId?: string | undefined }): Promise<void> {
   if (d.from >= d.to) return;
   await tx.query(
-    `update room_type_days set ${d.counter} = ${d.counter} - $5 where property_id = $1 and room_type_id = $2 and date >= $3 and date < $4`,
-    dayParams(d),
+    `with d as (
+       update room_type_days set ${d.counter} = ${d.counter} - $5
+        where property_id = $1 and room_type_id = $2 and date >= $3 and date < $4
+       returning date, greatest(0, sold + blocked + out_of_order - total) as excess
+     ), mine as (
+       delete from room_type_overbookings
+        where $6::uuid is not null and property_id = $1 and room_type_id = $2 and date >= $3 and date < $4 and holder_id = $6
+     ), o as (
+       select o.date, o.holder_id, o.rooms, coalesce(d.excess, 0) as excess,
+              sum(o.rooms) over (partition by o.date order by o.created_at desc, o.holder_id desc) as upto
+         from room_type_overbookings o left join d on d.date = o.date
+        where o.property_id = $1 and o.room_type_id = $2 and o.date >= $3 and o.date < $4
+          and o.holder_id is distinct from $6::uuid
+     ), gone as (
+       delete from room_type_overbookings t using o
+        where t.property_id = $1 and t.room_type_id = $2 and t.date = o.date and t.holder_id = o.holder_id
+          and o.upto - o.rooms >= o.excess
+     )
+     update room_type_overbookings t set rooms = o.excess - (o.upto - o.rooms) from o
+      where t.property_id = $1 and t.room_type_id = $2 and t.date = o.date and t.holder_id = o.holder_id
+        and o.upto > o.excess and o.upto - o.rooms < o.excess`,
+    [...dayParams(d), d.holderId ?? null],
   );
-  if (d.holderId !== undefined)
-    await tx.query(
-      "delete from room_type_overbookings where property_id = $1 and room_type_id = $2 and date >= $3 and date < $4 and holder_id = $5",
-      [d.propertyId, d.roomTypeId, d.from, d.to, d.holderId],
-    );
-  await trimOverbookings(tx, d.propertyId, d.roomTypeId, d.from, d.to);
 }
 
 /** One more (or one fewer) room of a type from `fromDate` on: room_count and the totals of existing rows. */
