@@ -312,6 +312,27 @@ describe("channel bookings beyond a full room type", () => {
     );
     expect((await suiteDays("2027-08-01", "2027-08-02"))[0]).toMatchObject({ sold: 3, available: 1, overbooked: 0 });
   });
+
+  it("a booking of two suites on a full night is short two; one room back leaves it short one", async () => {
+    const night = { arrival: "2027-10-01", departure: "2027-10-02" };
+    for (let i = 1; i <= 4; i++) await sendEvent(booking(`TW-${i}`, night.arrival, night.departure, 1));
+    const two = booking("TW-5", night.arrival, night.departure, 1);
+    two.rooms = [two.rooms[0]!, two.rooms[0]!];
+    two.totalMinor = 20000;
+    const pair = await sendEvent(two);
+    expect(pair).toMatchObject({ status: "PROCESSED" });
+    expect((await overbookingOf(pair.reservationId)).nights).toEqual([
+      { date: night.arrival, roomTypeId: suite.id, roomTypeCode: "SUITE", rooms: 2 },
+    ]);
+    await sendEvent({ eventType: "CANCELLED", externalReference: "TW-2" });
+    expect((await overbookingOf(pair.reservationId)).nights).toEqual([
+      { date: night.arrival, roomTypeId: suite.id, roomTypeCode: "SUITE", rooms: 1 },
+    ]);
+    expect((await suiteDays(night.arrival, night.departure))[0]).toMatchObject({ sold: 5, overbooked: 1 });
+    await sendEvent({ eventType: "CANCELLED", externalReference: "TW-3" });
+    expect(await overbookingOf(pair.reservationId)).toEqual({ overbooked: false, nights: [] });
+    expect((await suiteDays(night.arrival, night.departure))[0]).toMatchObject({ sold: 4, overbooked: 0 });
+  });
 });
 
 describe("staff and internal creates on a full room type", () => {
@@ -413,5 +434,33 @@ describe("staff and internal creates on a full room type", () => {
       available: 0,
       overbooked: 3,
     });
+  });
+});
+
+describe("more rooms", () => {
+  it("a room added to the type covers a night short (runs last: the type keeps 5 rooms)", async () => {
+    const night = { arrival: "2027-11-01", departure: "2027-11-02" };
+    for (let i = 1; i <= 4; i++) await sendEvent(booking(`RM-${i}`, night.arrival, night.departure, 1));
+    const short = (await sendEvent(booking("RM-5", night.arrival, night.departure, 1))).reservationId as string;
+    expect((await overbookingOf(short)).overbooked).toBe(true);
+    await app.services.inventory.createRoom(property.id, { number: "505", roomTypeId: suite.id });
+    expect(await overbookingOf(short)).toEqual({ overbooked: false, nights: [] });
+    expect((await suiteDays(night.arrival, night.departure))[0]).toMatchObject({
+      total: 5,
+      sold: 5,
+      available: 0,
+      overbooked: 0,
+    });
+  });
+  it("every night's overbooked count is the sum of the rooms its stays are short", async () => {
+    const { rows } = await app.db.pool.query<{ date: string; excess: number; short: number }>(
+      `select to_char(d.date, 'YYYY-MM-DD') as date, greatest(0, d.sold + d.blocked + d.out_of_order - d.total) as excess,
+              coalesce((select sum(o.rooms) from room_type_overbookings o
+                         where o.property_id = d.property_id and o.room_type_id = d.room_type_id and o.date = d.date), 0)::int as short
+         from room_type_days d where d.property_id = $1 order by d.date`,
+      [property.id],
+    );
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.filter((r) => r.excess !== r.short)).toEqual([]);
   });
 });

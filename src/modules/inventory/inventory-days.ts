@@ -122,7 +122,13 @@ export async function takeRoomsOverbooking(
        returning to_char(d.date, 'YYYY-MM-DD') as date, least($5, d.sold + d.blocked + d.out_of_order - d.total) as over`,
       dayParams(d),
     );
-    for (const r of rows) if (r.over > 0) short.push({ roomTypeId: d.roomTypeId, date: r.date, rooms: r.over });
+    for (const r of rows) {
+      if (r.over <= 0) continue;
+      // two lines of one room type: one row per night with both rooms (an INSERT may not touch a row twice)
+      const same = short.find((n) => n.roomTypeId === d.roomTypeId && n.date === r.date);
+      if (same !== undefined) same.rooms += r.over;
+      else short.push({ roomTypeId: d.roomTypeId, date: r.date, rooms: r.over });
+    }
   }
   if (short.length > 0) {
     await tx.query(
