@@ -112,17 +112,22 @@ export async function takeRoomsOverbooking(
   now: Date,
 ): Promise<ShortNight[]> {
   const short: ShortNight[] = [];
-  for (const d of stays) {
-    const rows = await tx.query<{ date: string; over: number }>(
-      `insert into room_type_days as d (property_id, room_type_id, date, total, ${d.counter})
+  // sent without waiting for the one before (one round trip; locks still taken in the given order)
+  const taken = await Promise.all(
+    stays.map((d) =>
+      tx.query<{ date: string; over: number }>(
+        `insert into room_type_days as d (property_id, room_type_id, date, total, ${d.counter})
        select rt.property_id, rt.id, g.day::date, rt.room_count, $5
          from (select property_id, id, room_count from room_types where property_id = $1 and id = $2 for share) rt
         cross join generate_series($3::date, $4::date - 1, interval '1 day') as g(day)
        on conflict (property_id, room_type_id, date) do update set ${d.counter} = d.${d.counter} + $5
        returning to_char(d.date, 'YYYY-MM-DD') as date, least($5, d.sold + d.blocked + d.out_of_order - d.total) as over`,
-      dayParams(d),
-    );
-    for (const r of rows) {
+        dayParams(d),
+      ),
+    ),
+  );
+  for (const [i, d] of stays.entries()) {
+    for (const r of taken[i]!) {
       if (r.over <= 0) continue;
       // two lines of one room type: one row per night with both rooms (an INSERT may not touch a row twice)
       const same = short.find((n) => n.roomTypeId === d.roomTypeId && n.date === r.date);

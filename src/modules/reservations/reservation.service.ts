@@ -616,7 +616,13 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
         ],
       );
       const r = await requireReservation(tx, actor.propertyId, before.id, false);
-      if (short.length > 0) await alertOverbooking(tx, r, now);
+      // Staff hear of a revision only when it is short on a night (or by a room) it was not short before.
+      const wasShort = new Map(before.overbookedNights.map((n) => [`${n.roomTypeId}|${n.date}`, n.rooms]));
+      if (
+        short.length > 0 &&
+        r.overbookedNights.some((n) => n.rooms > (wasShort.get(`${n.roomTypeId}|${n.date}`) ?? 0))
+      )
+        await alertOverbooking(tx, r, now);
       const events = [reservationEvent("reservation.updated", r, now)];
       if (moved.length > 0) {
         const codes = [...before.rooms.map((l) => l.roomTypeCode), ...r.rooms.map((l) => l.roomTypeCode)];
