@@ -23,6 +23,7 @@ export const tableOwners: Readonly<Record<string, string>> = {
   room_type_days: "inventory",
   room_blocks: "inventory",
   room_out_of_order: "inventory",
+  room_type_overbookings: "inventory",
   rate_restrictions: "inventory",
   ari_counters: "inventory",
   ari_changes: "inventory",

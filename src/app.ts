@@ -47,6 +47,7 @@ import {
 } from "./modules/reservations/index.ts";
 import { createIdentityModule, MAX_IMAGE_BYTES } from "./modules/identity/index.ts";
 import { createMobileModule } from "./modules/mobile/index.ts";
+import { createNotificationsModule } from "./modules/notifications/index.ts";
 import { createMetrics, type Metrics } from "./observability/metrics.ts";
 import { startMetricsServer } from "./observability/metrics-server.ts";
 import { startTracing, type Tracing } from "./observability/tracing.ts";
@@ -118,6 +119,8 @@ function createModules(deps: Deps, s: Services, options: AppOptions = {}): Modul
     createAdminModule(s.admin),
     createPlatformModule(deps),
     createWebhooksModule(deps, options.webhooks),
+    // staff alerts by e-mail (the panel notifications are written with the change)
+    createNotificationsModule(deps),
     createInventoryModule(deps, s.inventory),
     createReservationsModule(deps, s.reservations),
     createCashieringModule(deps, { folios: s.folios, invoices: s.invoices, nightAudit: s.nightAudit }),

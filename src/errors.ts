@@ -14,6 +14,7 @@ export const errorCodes = {
   idempotency_conflict: { http: 409, rpc: Code.FailedPrecondition },
   request_in_progress: { http: 409, rpc: Code.Aborted },
   no_availability: { http: 409, rpc: Code.FailedPrecondition },
+  sold_out: { http: 409, rpc: Code.FailedPrecondition },
   restricted: { http: 409, rpc: Code.FailedPrecondition },
   invalid_transition: { http: 409, rpc: Code.FailedPrecondition },
   business_date_moved: { http: 409, rpc: Code.FailedPrecondition },

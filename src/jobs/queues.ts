@@ -20,6 +20,8 @@ export const queues = {
   webhooksRecover: "webhooks.recover",
   /** E-mails the creator of a webhook address that was closed automatically (data: `{ endpointId }`). */
   webhooksEndpointClosed: "webhooks.endpoint-closed",
+  /** E-mails one panel notification of a staff alert to its user (data: `{ notificationId }`), e.g. an overbooking. */
+  notificationsEmail: "notifications.email",
 } as const;
 
 export type QueueName = (typeof queues)[keyof typeof queues];

@@ -127,9 +127,9 @@ describe("availability", () => {
     const dbl = body.roomTypes.find((r: Json) => r.code === "DBL");
     expect(dbl.externalCode).toBe("ACME-DOUBLE");
     expect(dbl.days).toEqual([
-      { date: "2027-03-01", total: 5, sold: 0, blocked: 0, outOfOrder: 0, available: 5 },
-      { date: "2027-03-02", total: 5, sold: 2, blocked: 1, outOfOrder: 1, available: 1 },
-      { date: "2027-03-03", total: 5, sold: 0, blocked: 0, outOfOrder: 0, available: 5 },
+      { date: "2027-03-01", total: 5, sold: 0, blocked: 0, outOfOrder: 0, available: 5, overbooked: 0 },
+      { date: "2027-03-02", total: 5, sold: 2, blocked: 1, outOfOrder: 1, available: 1, overbooked: 0 },
+      { date: "2027-03-03", total: 5, sold: 0, blocked: 0, outOfOrder: 0, available: 5, overbooked: 0 },
     ]);
     expect(body.roomTypes.find((r: Json) => r.code === "SGL").externalCode).toBeNull();
   });

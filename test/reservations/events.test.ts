@@ -189,7 +189,7 @@ describe("event log", () => {
     const h = await createHotel(app, svc.inventory, { rooms: 1 });
     await svc.reservations.create(h.actor, booking(h));
     const before = (await eventsOf(h.propertyId)).length;
-    await expect(svc.reservations.create(h.actor, booking(h))).rejects.toMatchObject({ code: "no_availability" });
+    await expect(svc.reservations.create(h.actor, booking(h))).rejects.toMatchObject({ code: "sold_out" });
     expect((await eventsOf(h.propertyId)).length).toBe(before);
   });
 });

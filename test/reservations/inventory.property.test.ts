@@ -92,7 +92,8 @@ async function attempt(work: Promise<unknown>): Promise<void> {
   try {
     await work;
   } catch (err) {
-    if (!["no_availability", "invalid_transition", "conflict", "not_found"].includes(toAppError(err).code)) throw err;
+    if (!["sold_out", "no_availability", "invalid_transition", "conflict", "not_found"].includes(toAppError(err).code))
+      throw err;
   }
 }
 

@@ -144,15 +144,14 @@ describe("InventoryService and ReservationService over gRPC", () => {
     );
   });
 
-  it("answers the last room to one caller and no_availability (409) to the rest", async () => {
+  it("answers the last room to one caller and sold_out (409) to the rest", async () => {
     const x = await hotel(1);
     const results = await Promise.allSettled(
       Array.from({ length: 10 }, () => reservations.createReservation(createRequest(x), x.h)),
     );
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     for (const r of results)
-      if (r.status === "rejected")
-        expect((r.reason as ConnectError).metadata.get("x-error-code")).toBe("no_availability");
+      if (r.status === "rejected") expect((r.reason as ConnectError).metadata.get("x-error-code")).toBe("sold_out");
   });
 
   it("replays a channel booking instead of creating it twice", async () => {

@@ -49,16 +49,16 @@ describe("inventory and availability", () => {
     });
     const [rt] = await svc.inventory.getAvailability(h.propertyId, { from: "2026-11-24", to: "2026-11-28" });
     expect(rt!.days).toEqual([
-      { date: "2026-11-24", total: 3, sold: 0, blocked: 0, outOfOrder: 0, available: 3 },
-      { date: "2026-11-25", total: 3, sold: 1, blocked: 0, outOfOrder: 0, available: 2 },
-      { date: "2026-11-26", total: 3, sold: 1, blocked: 1, outOfOrder: 1, available: 0 },
-      { date: "2026-11-27", total: 3, sold: 0, blocked: 1, outOfOrder: 0, available: 2 },
+      { date: "2026-11-24", total: 3, sold: 0, blocked: 0, outOfOrder: 0, available: 3, overbooked: 0 },
+      { date: "2026-11-25", total: 3, sold: 1, blocked: 0, outOfOrder: 0, available: 2, overbooked: 0 },
+      { date: "2026-11-26", total: 3, sold: 1, blocked: 1, outOfOrder: 1, available: 0, overbooked: 0 },
+      { date: "2026-11-27", total: 3, sold: 0, blocked: 1, outOfOrder: 0, available: 2, overbooked: 0 },
     ]);
     expect(
       await codeOf(
         svc.reservations.create(h.actor, booking(h, { arrivalDate: "2026-11-26", departureDate: "2026-11-27" })),
       ),
-    ).toBe("no_availability");
+    ).toBe("sold_out");
     expect(
       await codeOf(
         svc.inventory.createRoomBlock(h.propertyId, {
@@ -111,15 +111,15 @@ describe("inventory and availability", () => {
 });
 
 describe("last room under concurrency", () => {
-  it("20 parallel creates for 1 free room: exactly one wins, the rest get no_availability", async () => {
+  it("20 parallel creates for 1 free room: exactly one wins, the rest get sold_out", async () => {
     const h = await createHotel(app, svc.inventory, { rooms: 1 });
     const results = await Promise.all(
       Array.from({ length: 20 }, () => codeOf(svc.reservations.create(h.actor, booking(h)))),
     );
     expect(results.filter((r) => r === "ok")).toHaveLength(1);
-    expect(results.filter((r) => r === "no_availability")).toHaveLength(19);
+    expect(results.filter((r) => r === "sold_out")).toHaveLength(19);
     const [rt] = await svc.inventory.getAvailability(h.propertyId, { from: "2026-11-25", to: "2026-11-27" });
-    for (const d of rt!.days) expect(d).toMatchObject({ total: 1, sold: 1, available: 0 });
+    for (const d of rt!.days) expect(d).toMatchObject({ total: 1, sold: 1, available: 0, overbooked: 0 });
     const { rows } = await app.deps.db.pool.query(
       "select count(*)::int as n from reservations where property_id = $1",
       [h.propertyId],

@@ -7,6 +7,7 @@ export const permissions = [
   "reservations.update",
   "reservations.cancel",
   "reservations.override_price",
+  "reservations.overbook",
   "frontdesk.check_in",
   "frontdesk.check_out",
   "folio.view",

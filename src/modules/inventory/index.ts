@@ -13,12 +13,14 @@ export {
 export {
   takeRooms,
   takeRoomsOfStays,
+  takeRoomsOverbooking,
   releaseRooms,
   lockRoomDays,
   readAvailability,
   availabilityHead,
   type AvailabilityHead,
   type DayCounter,
+  type ShortNight,
   type RoomDays,
   type AvailabilityDay,
   type RoomTypeAvailability,
@@ -44,7 +46,14 @@ export type {
   OutOfOrderPeriod,
 } from "./inventory.repository.ts";
 export { seedInventory } from "./seed.ts";
-export { ratePlansSql, roomCountsOnDaySql, roomsSql, roomTypesSql, sellableRoomsByDaySql } from "./sql.ts";
+export {
+  overbookedNightsSql,
+  ratePlansSql,
+  roomCountsOnDaySql,
+  roomsSql,
+  roomTypesSql,
+  sellableRoomsByDaySql,
+} from "./sql.ts";
 export {
   countRoomsStatusWrittenBefore,
   findCatalogueId,

@@ -48,3 +48,15 @@ export function sellableRoomsByDaySql(days: string, propertyIdExpr: string, from
    where own_rt.property_id = ${propertyIdExpr}
    group by ${days}.date`;
 }
+
+/**
+ * A scalar subquery for a reservation read: the nights the holder `holderIdExpr` is short (an overbooking) as a
+ * JSON array of `{date, roomTypeId, roomTypeCode, rooms}` in date, then room type code order; `[]` when none.
+ * One probe of the holder index per reservation (the table holds only open overbookings).
+ */
+export function overbookedNightsSql(propertyIdExpr: string, holderIdExpr: string): string {
+  return `(select coalesce(json_agg(json_build_object('date', to_char(own_o.date, 'YYYY-MM-DD'), 'roomTypeId', own_o.room_type_id,
+            'roomTypeCode', own_ort.code, 'rooms', own_o.rooms) order by own_o.date, own_ort.code), '[]')
+      from room_type_overbookings own_o join room_types own_ort on own_ort.property_id = own_o.property_id and own_ort.id = own_o.room_type_id
+     where own_o.property_id = ${propertyIdExpr} and own_o.holder_id = ${holderIdExpr})`;
+}

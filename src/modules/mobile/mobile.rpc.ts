@@ -27,6 +27,7 @@ function requireAny(principal: Extract<Principal, { kind: "staff" }>, ...permiss
 const actorOf = (p: Extract<Principal, { kind: "staff" }>): Actor => ({
   propertyId: p.activePropertyId,
   canOverridePrice: p.permissions.has("reservations.override_price"),
+  canOverbook: p.permissions.has("reservations.overbook"),
   by: `user:${p.userId}`,
 });
 const columnOut = (c: ReportColumn & { currency?: string; amountScale?: number }) => ({
@@ -83,6 +84,7 @@ export function mobileRpc(s: MobileRpcServices): MobileRpc {
         totalMinor: req.totalMinor,
         currency: req.currency,
         priceOverride: req.priceOverride,
+        overbook: req.overbook,
         children: req.children,
         roomId: req.roomId,
         boardType: req.boardType,

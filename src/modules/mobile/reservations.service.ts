@@ -64,6 +64,8 @@ export interface MobileCreateInput {
   currency: string;
   /** Charge totalMinor although it differs from the daily prices (see CreateReservationInput.priceOverride). */
   priceOverride?: boolean | undefined;
+  /** Accept a sold-out stay as an overbooking (see CreateReservationInput.overbook). */
+  overbook?: boolean | undefined;
   children?: number | undefined;
   roomId?: string | undefined;
   boardType?: string | undefined;
@@ -215,6 +217,7 @@ export function createMobileReservations(deps: {
         totalMinor: input.totalMinor,
         currency: input.currency,
         priceOverride: input.priceOverride,
+        overbook: input.overbook,
       });
       return reservation;
     },

@@ -14,6 +14,7 @@ export { findUserByEmail, findUserById, insertUser, type User, type UserWithHash
 export {
   findActiveMembership,
   listActiveMemberships,
+  membersWithPermission,
   upsertMembership,
   type Membership,
 } from "./memberships.repository.ts";

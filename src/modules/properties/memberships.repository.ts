@@ -51,3 +51,13 @@ export async function findActiveMembership(
   );
   return rows[0];
 }
+
+/** The active users of a property whose role holds `permission` (who hears about what that permission governs). */
+export async function membersWithPermission(db: Queryable, propertyId: string, permission: string): Promise<string[]> {
+  const rows = await db.query<{ userId: string }>(
+    `select m.user_id as "userId" from memberships m join roles r on r.code = m.role_code join users u on u.id = m.user_id and u.active
+      where m.property_id = $1 and m.active and $2 = any(r.permissions) order by m.user_id`,
+    [propertyId, permission],
+  );
+  return rows.map((r) => r.userId);
+}

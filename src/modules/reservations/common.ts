@@ -18,6 +18,11 @@ export interface Actor {
    * difference to our rates is recorded) and restrictions it breaks are recorded for staff, not enforced.
    */
   channelSale?: boolean;
+  /**
+   * Holds `reservations.overbook`: may ask a create to be accepted beyond the room type's rooms (`overbook`).
+   * A channel sale is accepted so without asking (the channel already sold it).
+   */
+  canOverbook?: boolean;
 }
 
 /** Loads a reservation of the acting property (404 for anything else), locked for a write when `lock`. */

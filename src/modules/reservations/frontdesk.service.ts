@@ -98,6 +98,7 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
         counter: "sold",
         from: before.arrivalDate,
         to: before.departureDate,
+        holderId: before.id,
       });
     }
     await tx.query("update reservations set status = 'NO_SHOW', updated_at = $3 where property_id = $1 and id = $2", [

@@ -1,6 +1,6 @@
 import { type Queryable, type SqlPart } from "../../db/queryable.ts";
 import type { Tx } from "../../db/transaction.ts";
-import { ratePlansSql, roomsSql, roomTypesSql } from "../inventory/index.ts";
+import { overbookedNightsSql, ratePlansSql, roomsSql, roomTypesSql } from "../inventory/index.ts";
 import { propertyFieldSql } from "../properties/index.ts";
 import type { ReservationSource, ReservationStatus } from "./transitions.ts";
 
@@ -49,7 +49,20 @@ export interface Reservation {
   rateDifferenceMinor: bigint | null;
   /** Restrictions a channel booking broke, accepted because the channel had sold it (for staff to review). */
   restrictionOverrides: string[];
+  /**
+   * The nights this stay holds beyond the room type's rooms (an accepted overbooking), per room type and date;
+   * empty when every night has a room. A release that frees rooms on those nights clears them (earliest first).
+   */
+  overbookedNights: OverbookedNight[];
   rooms: RoomLine[];
+}
+
+export interface OverbookedNight {
+  date: string;
+  roomTypeId: string;
+  roomTypeCode: string;
+  /** Rooms short on that night. */
+  rooms: number;
 }
 
 type Row = Omit<Reservation, "totalMinor" | "changeSeq" | "rooms" | "rateDifferenceMinor"> & {
@@ -67,7 +80,8 @@ const reservationCols = `r.id, r.property_id as "propertyId", r.code, r.status, 
   r.holder_name as "holderName", to_char(r.arrival_date, 'YYYY-MM-DD') as "arrivalDate", to_char(r.departure_date, 'YYYY-MM-DD') as "departureDate",
   r.adults, r.children, r.notes, r.total_minor::text as "totalMinor", r.currency, ${propertyFieldSql("amountScale", "$1")} as "amountScale",
   r.cancelled_at as "cancelledAt", r.created_at as "createdAt", r.updated_at as "updatedAt", r.change_seq::text as "changeSeq",
-  r.rate_difference_minor::text as "rateDifferenceMinor", r.restriction_overrides as "restrictionOverrides"`;
+  r.rate_difference_minor::text as "rateDifferenceMinor", r.restriction_overrides as "restrictionOverrides",
+  ${overbookedNightsSql("$1", "r.id")} as "overbookedNights"`;
 
 async function withLines(q: Queryable, propertyId: string, rows: Row[]): Promise<Reservation[]> {
   if (rows.length === 0) return [];

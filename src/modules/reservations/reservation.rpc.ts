@@ -68,6 +68,13 @@ export function reservationOut(r: Reservation) {
     changeSeq: r.changeSeq,
     ...(r.rateDifferenceMinor !== null ? { rateDifferenceMinor: r.rateDifferenceMinor } : {}),
     restrictionOverrides: r.restrictionOverrides,
+    overbooked: r.overbookedNights.length > 0,
+    overbookedNights: r.overbookedNights.map((n) => ({
+      date: n.date,
+      roomTypeId: n.roomTypeId,
+      roomTypeCode: n.roomTypeCode,
+      rooms: n.rooms,
+    })),
     rooms: r.rooms.map((l) => ({
       id: l.id,
       roomTypeId: l.roomTypeId,
@@ -101,6 +108,7 @@ export function registerReservationRpc(router: ConnectRouter, service: Reservati
     return {
       propertyId: property.id,
       canOverridePrice: holds(principal, "reservations.override_price"),
+      canOverbook: holds(principal, "reservations.overbook"),
       by: principal.kind === "staff" ? `user:${principal.userId}` : `client:${principal.clientId}`,
     };
   };
@@ -120,6 +128,7 @@ export function registerReservationRpc(router: ConnectRouter, service: Reservati
         totalMinor: req.totalMinor,
         currency: req.currency,
         priceOverride: req.priceOverride,
+        overbook: req.overbook,
       });
       return { reservation: reservationOut(reservation), created };
     },

@@ -15,7 +15,10 @@ import {
   stayViolations,
   takeRooms,
   takeRoomsOfStays,
+  takeRoomsOverbooking,
   violationsOf,
+  type RoomDays,
+  type ShortNight,
   type StayLine,
   type StayViolations,
 } from "../inventory/index.ts";
@@ -35,6 +38,7 @@ import {
   type ReservationStatus,
 } from "./transitions.ts";
 import { createFrontDesk, type FrontDesk } from "./frontdesk.service.ts";
+import { alertOverbooking } from "./overbooking.ts";
 import { finishChange, requireReservation, type Actor } from "./common.ts";
 
 export type { Actor };
@@ -71,6 +75,11 @@ export interface CreateReservationInput {
    * reservation with Actor.by. Without it every amount must equal the daily prices, whoever calls.
    */
   priceOverride?: boolean | undefined;
+  /**
+   * Accept the stay even where its room type is sold out (an overbooking): needs Actor.canOverbook (else 403).
+   * Without it a sold-out night is 409 sold_out. A channel sale (Actor.channelSale) is always accepted so.
+   */
+  overbook?: boolean | undefined;
 }
 
 export interface UpdateReservationInput {
@@ -187,6 +196,22 @@ function rateDifference(actor: Actor, charged: bigint, listed: bigint): bigint |
   return actor.channelSale === true && charged !== listed ? charged - listed : null;
 }
 
+/** A new reservation's short nights with their room type codes, in date then code order (as reads return them). */
+function overbookedNightsOf(
+  short: readonly ShortNight[],
+  lines: readonly { roomTypeId: string; roomTypeCode: string }[],
+): Reservation["overbookedNights"] {
+  const codes = new Map(lines.map((l) => [l.roomTypeId, l.roomTypeCode]));
+  return short
+    .map((n) => ({
+      date: n.date,
+      roomTypeId: n.roomTypeId,
+      roomTypeCode: codes.get(n.roomTypeId) ?? "",
+      rooms: n.rooms,
+    }))
+    .sort((a, b) => (a.date !== b.date ? (a.date < b.date ? -1 : 1) : a.roomTypeCode < b.roomTypeCode ? -1 : 1));
+}
+
 function encodeCursor(seq: bigint): string {
   return Buffer.from(`s${seq}`).toString("base64url");
 }
@@ -202,17 +227,32 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
   const reads = poolQueryable(deps.pool);
   const frontDesk = createFrontDesk(deps);
 
-  /** Sorted by room type so concurrent writers lock day rows in one order. */
+  /**
+   * Takes or gives back the nights of a reservation's lines, sorted by room type so concurrent writers lock day rows
+   * in one order. A release drops the reservation's own overbooked nights on those dates; a take with `overbook`
+   * accepts sold-out nights and returns them (else a sold-out night throws sold_out).
+   */
   async function moveInventory(
     tx: Tx,
     propertyId: string,
+    reservationId: string,
     lines: { roomTypeId: string; from: string; to: string }[],
     take: boolean,
-  ): Promise<void> {
-    for (const l of byRoomType(lines)) {
-      if (take) await takeRooms(tx, { propertyId, roomTypeId: l.roomTypeId, counter: "sold", from: l.from, to: l.to });
-      else await releaseRooms(tx, { propertyId, roomTypeId: l.roomTypeId, counter: "sold", from: l.from, to: l.to });
+    overbook = false,
+  ): Promise<ShortNight[]> {
+    const stays: RoomDays[] = byRoomType(lines).map((l) => ({
+      propertyId,
+      roomTypeId: l.roomTypeId,
+      counter: "sold",
+      from: l.from,
+      to: l.to,
+    }));
+    if (take && overbook) return takeRoomsOverbooking(tx, stays, reservationId, clock.now());
+    for (const d of stays) {
+      if (take) await takeRooms(tx, d);
+      else await releaseRooms(tx, { ...d, holderId: reservationId });
     }
+    return [];
   }
 
   async function create(
@@ -234,6 +274,9 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
     const priceOverride = input.priceOverride === true;
     if (priceOverride && !actor.canOverridePrice)
       throw new AppError("forbidden", "priceOverride needs the permission reservations.override_price.");
+    if (input.overbook === true && actor.canOverbook !== true)
+      throw new AppError("forbidden", "overbook needs the permission reservations.overbook.");
+    const overbook = input.overbook === true || actor.channelSale === true;
     parseDate("arrivalDate", input.arrivalDate);
     parseDate("departureDate", input.departureDate);
     const { arrivalDate: arrival, departureDate: departure } = input;
@@ -344,9 +387,8 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
             lines,
             priceOverride: priceOverrideRecord,
           }),
-          takeRoomsOfStays(
-            tx,
-            byRoomType(
+          (async (): Promise<ShortNight[]> => {
+            const stays = byRoomType(
               lines.map((l) => ({
                 propertyId: actor.propertyId,
                 roomTypeId: l.roomTypeId,
@@ -354,8 +396,11 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
                 from: arrival,
                 to: departure,
               })),
-            ),
-          ),
+            );
+            if (overbook) return takeRoomsOverbooking(tx, stays, id, now);
+            await takeRoomsOfStays(tx, stays);
+            return [];
+          })(),
         ]);
         if (inserted.status === "rejected") throw inserted.reason;
         const code = inserted.value;
@@ -373,6 +418,7 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
           createdAt: now,
           updatedAt: now,
           changeSeq: 0n,
+          overbookedNights: overbookedNightsOf(taken.value, lines),
           rooms: lines.map((l, position) => ({
             id: l.id,
             position,
@@ -405,6 +451,7 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
             now,
           ),
         ];
+        if (taken.value.length > 0) await alertOverbooking(tx, r, now);
         return { reservation: await finishChange(tx, r, events), created: true };
       });
     } catch (err) {
@@ -515,14 +562,18 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
       await moveInventory(
         tx,
         actor.propertyId,
+        before.id,
         moved.map((m) => m.old),
         false,
       );
-      await moveInventory(
+      // A channel's revision was sold by the channel too: nights it adds on a sold-out day are an overbooking.
+      const short = await moveInventory(
         tx,
         actor.propertyId,
+        before.id,
         moved.map((m) => m.next),
         true,
+        actor.channelSale === true,
       );
       for (const l of lineUpdates) {
         await tx.query(
@@ -580,6 +631,13 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
         ],
       );
       const r = await requireReservation(tx, actor.propertyId, before.id, false);
+      // Staff hear of a revision only when it is short on a night (or by a room) it was not short before.
+      const wasShort = new Map(before.overbookedNights.map((n) => [`${n.roomTypeId}|${n.date}`, n.rooms]));
+      if (
+        short.length > 0 &&
+        r.overbookedNights.some((n) => n.rooms > (wasShort.get(`${n.roomTypeId}|${n.date}`) ?? 0))
+      )
+        await alertOverbooking(tx, r, now);
       const events = [reservationEvent("reservation.updated", r, now)];
       if (moved.length > 0) {
         const codes = [...before.rooms.map((l) => l.roomTypeCode), ...r.rooms.map((l) => l.roomTypeCode)];
@@ -613,6 +671,7 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
         await moveInventory(
           tx,
           actor.propertyId,
+          before.id,
           before.rooms.map((l) => ({ roomTypeId: l.roomTypeId, from, to: before.departureDate })),
           false,
         );

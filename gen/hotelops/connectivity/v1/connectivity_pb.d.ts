@@ -229,9 +229,19 @@ export declare type DayAvailability = Message<"hotelops.connectivity.v1.DayAvail
   outOfOrder: number;
 
   /**
+   * total - sold - blocked - out_of_order, never negative.
+   *
    * @generated from field: int32 available = 6;
    */
   available: number;
+
+  /**
+   * Rooms held beyond the total (bookings accepted as overbookings): sold + blocked + out_of_order - total, never
+   * negative. `available` is 0 on such a day; the shortfall is this count, never a negative `available`.
+   *
+   * @generated from field: int32 overbooked = 7;
+   */
+  overbooked: number;
 };
 
 /**

@@ -620,6 +620,14 @@ export declare type AvailabilityDay = Message<"hotelops.inventory.v1.Availabilit
    * @generated from field: int32 available = 6;
    */
   available: number;
+
+  /**
+   * Rooms held beyond the total (accepted overbookings): sold + blocked + out_of_order - total, never negative.
+   * `available` is 0 on such a day; the shortfall is this count, never a negative `available`.
+   *
+   * @generated from field: int32 overbooked = 7;
+   */
+  overbooked: number;
 };
 
 /**

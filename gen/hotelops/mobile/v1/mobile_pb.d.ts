@@ -547,6 +547,15 @@ export declare type CreateMobileReservationRequest = Message<"hotelops.mobile.v1
    * @generated from field: bool price_override = 15;
    */
   priceOverride: boolean;
+
+  /**
+   * True to accept the stay even where the room type is sold out (an overbooking, listed in the reservation's
+   * `overbookedNights`). Needs reservations.overbook (else 403 forbidden); without it a sold-out night is 409
+   * sold_out, for every caller.
+   *
+   * @generated from field: bool overbook = 16;
+   */
+  overbook: boolean;
 };
 
 /**
@@ -1205,7 +1214,7 @@ export declare const MobileService: GenService<{
    * within the max occupancy, `currency` = the property's currency, `board_type` (when given) = the rate plan's,
    * a price for every night, `total_minor` = the sum of the daily prices unless `price_override` is true (needs
    * reservations.override_price; the amount is then spread over the nights), a free room every night (409
-   * sold_out otherwise), and `room_id` (when given) of that room type, not out of order and free. `source`
+   * sold_out otherwise, unless `overbook` is true: needs reservations.overbook), and `room_id` (when given) of that room type, not out of order and free. `source`
    * defaults to MOBILE (DIRECT, MOBILE, PANEL, CHANNEL or API), `status` to GUARANTEED (or TENTATIVE).
    * The rate plan's restrictions hold: stop sell, closed to arrival or departure are 409 restricted, the
    * arrival date's minimum / maximum stay 422 validation_failed, with details naming the restriction.

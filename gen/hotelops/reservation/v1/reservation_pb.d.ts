@@ -213,6 +213,23 @@ export declare type Reservation = Message<"hotelops.reservation.v1.Reservation">
    * @generated from field: repeated string restriction_overrides = 22;
    */
   restrictionOverrides: string[];
+
+  /**
+   * True when the stay holds nights beyond its room type's rooms (an accepted overbooking): a channel booking the
+   * channel had already sold, or a create with `overbook`. The nights are in `overbooked_nights`. A release of
+   * rooms on those nights (another stay cancelled or shortened, a room added) clears them, the booking waiting
+   * longest first; the flag is false once none is left.
+   *
+   * @generated from field: bool overbooked = 23;
+   */
+  overbooked: boolean;
+
+  /**
+   * The nights short, per room type and date, in date then room type code order; empty when `overbooked` is false.
+   *
+   * @generated from field: repeated hotelops.reservation.v1.OverbookedNight overbooked_nights = 24;
+   */
+  overbookedNights: OverbookedNight[];
 };
 
 /**
@@ -220,6 +237,39 @@ export declare type Reservation = Message<"hotelops.reservation.v1.Reservation">
  * Use `create(ReservationSchema)` to create a new message.
  */
 export declare const ReservationSchema: GenMessage<Reservation>;
+
+/**
+ * One night of an overbooking: how many rooms of the type the stay is short on that date.
+ *
+ * @generated from message hotelops.reservation.v1.OverbookedNight
+ */
+export declare type OverbookedNight = Message<"hotelops.reservation.v1.OverbookedNight"> & {
+  /**
+   * @generated from field: string date = 1;
+   */
+  date: string;
+
+  /**
+   * @generated from field: string room_type_id = 2;
+   */
+  roomTypeId: string;
+
+  /**
+   * @generated from field: string room_type_code = 3;
+   */
+  roomTypeCode: string;
+
+  /**
+   * @generated from field: int32 rooms = 4;
+   */
+  rooms: number;
+};
+
+/**
+ * Describes the message hotelops.reservation.v1.OverbookedNight.
+ * Use `create(OverbookedNightSchema)` to create a new message.
+ */
+export declare const OverbookedNightSchema: GenMessage<OverbookedNight>;
 
 /**
  * @generated from message hotelops.reservation.v1.RoomLineInput
@@ -346,6 +396,15 @@ export declare type CreateReservationRequest = Message<"hotelops.reservation.v1.
    * @generated from field: bool price_override = 13;
    */
   priceOverride: boolean;
+
+  /**
+   * True to accept the stay even where its room type is sold out (an overbooking, listed in the reservation's
+   * `overbooked_nights`). Needs `reservations.overbook`, else 403 forbidden. Without it a sold-out night is 409
+   * sold_out, for every caller.
+   *
+   * @generated from field: bool overbook = 14;
+   */
+  overbook: boolean;
 };
 
 /**
@@ -966,7 +1025,11 @@ export declare const ReservationService: GenService<{
    * rate plan of this property, the rate plan covering the room type; a price for every night; the line
    * amount (when given) equal to the sum of the nightly prices unless `price_override` is set (the caller must
    * hold `reservations.override_price`: a staff permission; internal clients with the `admin` scope hold it too);
-   * a free room of the type on every night (409 no_availability).
+   * a free room of the type on every night (409 sold_out), unless `overbook` is set (the caller must hold
+   * `reservations.overbook`: a staff permission; internal clients with the `admin` scope hold it too, else 403
+   * forbidden): then sold-out nights are accepted as an overbooking, listed in `overbooked_nights`, and the
+   * property's staff holding `reservations.overbook` get a panel notification and an e-mail. Channel bookings
+   * (the connectivity queue) are always accepted so, as with restrictions.
    * A second create with the same (channel, external_reference) returns the first reservation
    * (`created` false) and changes nothing (channel bookings are keyed by provider, channel and reference).
    *
@@ -979,7 +1042,8 @@ export declare const ReservationService: GenService<{
   },
   /**
    * Changes dates, holder, notes, status (TENTATIVE <-> GUARANTEED) and room lines (room type, rate plan,
-   * adults, children). Dates and room types re-check availability and move the sold nights; prices are
+   * adults, children). Dates and room types re-check availability (409 sold_out; a channel's revision is
+   * accepted as an overbooking instead) and move the sold nights; prices are
    * recomputed from the daily prices. Arrival date and room types can change only before check-in.
    *
    * @generated from rpc hotelops.reservation.v1.ReservationService.UpdateReservation

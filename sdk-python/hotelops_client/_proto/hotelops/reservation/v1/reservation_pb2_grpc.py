@@ -130,7 +130,11 @@ class ReservationServiceServicer(object):
         rate plan of this property, the rate plan covering the room type; a price for every night; the line
         amount (when given) equal to the sum of the nightly prices unless `price_override` is set (the caller must
         hold `reservations.override_price`: a staff permission; internal clients with the `admin` scope hold it too);
-        a free room of the type on every night (409 no_availability).
+        a free room of the type on every night (409 sold_out), unless `overbook` is set (the caller must hold
+        `reservations.overbook`: a staff permission; internal clients with the `admin` scope hold it too, else 403
+        forbidden): then sold-out nights are accepted as an overbooking, listed in `overbooked_nights`, and the
+        property's staff holding `reservations.overbook` get a panel notification and an e-mail. Channel bookings
+        (the connectivity queue) are always accepted so, as with restrictions.
         A second create with the same (channel, external_reference) returns the first reservation
         (`created` false) and changes nothing (channel bookings are keyed by provider, channel and reference).
         """
@@ -140,7 +144,8 @@ class ReservationServiceServicer(object):
 
     def UpdateReservation(self, request, context):
         """Changes dates, holder, notes, status (TENTATIVE <-> GUARANTEED) and room lines (room type, rate plan,
-        adults, children). Dates and room types re-check availability and move the sold nights; prices are
+        adults, children). Dates and room types re-check availability (409 sold_out; a channel's revision is
+        accepted as an overbooking instead) and move the sold nights; prices are
         recomputed from the daily prices. Arrival date and room types can change only before check-in.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
