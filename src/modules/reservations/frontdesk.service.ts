@@ -277,7 +277,7 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
           const stays = [line.roomTypeId, target.roomTypeId].sort().map((roomTypeId) => ({ roomTypeId, from, to }));
           await lockRoomDays(tx, actor.propertyId, stays);
           const days = { propertyId: actor.propertyId, counter: "sold" as const, from, to };
-          await releaseRooms(tx, { ...days, roomTypeId: line.roomTypeId });
+          await releaseRooms(tx, { ...days, roomTypeId: line.roomTypeId, holderId: before.id });
           await takeRooms(tx, { ...days, roomTypeId: target.roomTypeId });
           newTypeCode = (await findRoomType(tx, actor.propertyId, target.roomTypeId))!.code;
           if (opts.reprice === true) {

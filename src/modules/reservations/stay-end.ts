@@ -30,7 +30,15 @@ export async function endStay(
   );
   for (const l of lines) {
     if (early) {
-      await releaseRooms(tx, { propertyId: r.propertyId, roomTypeId: l.roomTypeId, counter: "sold", from, to });
+      // holderId: the nights given back also end this stay's own overbooked nights
+      await releaseRooms(tx, {
+        propertyId: r.propertyId,
+        roomTypeId: l.roomTypeId,
+        counter: "sold",
+        from,
+        to,
+        holderId: r.id,
+      });
       continue;
     }
     if (l.roomId !== null && (l.checkedOutAt === null || l.id === lineId)) {
