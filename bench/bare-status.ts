@@ -4,26 +4,8 @@
 import http from "node:http";
 import http2 from "node:http2";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-import pg from "pg";
+import { status } from "./status-read.ts";
 import { GetStatusRequestSchema, GetStatusResponseSchema } from "../gen/hotelops/status/v1/status_pb.js";
-
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
-const sql = "select status, partner_api_enabled from platform_settings where id = 1";
-
-async function status(): Promise<{
-  status: string;
-  apiVersion: string;
-  partnerApi: string;
-  partnerApiRelease: string;
-}> {
-  const row = (await pool.query<{ status: string; partner_api_enabled: boolean }>(sql)).rows[0]!;
-  return {
-    status: row.status,
-    apiVersion: "v1",
-    partnerApi: row.partner_api_enabled ? "enabled" : "disabled",
-    partnerApiRelease: "v1 beta",
-  };
-}
 
 /** One length-prefixed gRPC message frame (flag 0). */
 function frame(message: Uint8Array, flag = 0): Buffer {

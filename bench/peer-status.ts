@@ -8,26 +8,8 @@ import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import * as grpc from "@grpc/grpc-js";
 import Fastify from "fastify";
-import pg from "pg";
+import { status } from "./status-read.ts";
 import { GetStatusRequestSchema, GetStatusResponseSchema, StatusService } from "../gen/hotelops/status/v1/status_pb.js";
-
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
-const sql = "select status, partner_api_enabled from platform_settings where id = 1";
-
-async function status(): Promise<{
-  status: string;
-  apiVersion: string;
-  partnerApi: string;
-  partnerApiRelease: string;
-}> {
-  const row = (await pool.query<{ status: string; partner_api_enabled: boolean }>(sql)).rows[0]!;
-  return {
-    status: row.status,
-    apiVersion: "v1",
-    partnerApi: row.partner_api_enabled ? "enabled" : "disabled",
-    partnerApiRelease: "v1 beta",
-  };
-}
 
 const port = Number(process.env.PORT);
 switch (process.env.PEER) {

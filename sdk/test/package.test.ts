@@ -12,11 +12,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { build } from "esbuild";
-import { chromium } from "playwright-core";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/lib/clock.ts";
 import { createStaffSession, createTestProperty } from "../../test/helpers/auth.ts";
+import { launchChromium } from "../../test/helpers/prerequisites.ts";
 import { killAllServices, startService, type ServiceProcess } from "../../test/helpers/service-process.ts";
 import {
   createTestCa,
@@ -28,7 +28,6 @@ import {
 
 const run = promisify(execFile);
 const root = new URL("../..", import.meta.url).pathname;
-const CHROMIUM = "/usr/bin/chromium"; // .ci/run installs Debian's chromium when it is missing
 const scratch = mkdtempSync(join(tmpdir(), "hotelops-sdk-user-"));
 const packs = join(scratch, "packs");
 const project = join(scratch, "project");
@@ -325,18 +324,7 @@ describe("the packed @hotelops/sdk", () => {
       else res.writeHead(200, { "content-type": "text/html" }).end('<!doctype html><script src="/app.js"></script>');
     });
     await new Promise<void>((resolve) => page.listen(0, "127.0.0.1", resolve));
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
-    });
+    const browser = await launchChromium();
     try {
       const tab = await browser.newPage();
       await tab.goto(`http://localhost:${(page.address() as AddressInfo).port}/`);
