@@ -22,6 +22,7 @@ import { Migration0021WebhookPacing } from "./0021-webhook-pacing.ts";
 import { Migration0022FolioBalance } from "./0022-folio-balance.ts";
 import { Migration0023DayRowsFillfactor } from "./0023-day-rows-fillfactor.ts";
 import { Migration0024RoomLineArrival } from "./0024-room-line-arrival.ts";
+import { Migration0026RefundsAndUnchargedNights } from "./0026-refunds-and-uncharged-nights.ts";
 
 /** Every migration, in order. Listed explicitly so nothing depends on file globbing at run time. */
 export const migrations = [
@@ -49,4 +50,5 @@ export const migrations = [
   Migration0022FolioBalance,
   Migration0023DayRowsFillfactor,
   Migration0024RoomLineArrival,
+  Migration0026RefundsAndUnchargedNights,
 ];

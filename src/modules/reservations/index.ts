@@ -33,8 +33,10 @@ export {
   countDeparturesNotCheckedOut,
   findReservationRef,
   inHouseNights,
+  roomNightsOf,
   unarrivedReservations,
   type InHouseNight,
+  type RoomNight,
 } from "./stays.repository.ts";
 export {
   arrivalsReport,
@@ -51,6 +53,8 @@ export {
   holdsInventory,
   reservationStatuses,
   reservationSources,
+  staffSources,
+  checkStaffSource,
   type ReservationStatus,
   type ReservationSource,
 } from "./transitions.ts";
