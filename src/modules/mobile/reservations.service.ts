@@ -101,7 +101,6 @@ const mobileFields: Record<string, string> = {
   "rooms[0].adults": "adults",
   "rooms[0].children": "children",
   "rooms[0].amountMinor": "totalMinor",
-  rooms: "roomTypeId",
 };
 
 /** Runs a reservations-service call, renaming the fields its errors name to the mobile body's. */
