@@ -40,6 +40,7 @@ export const tableOwners: Readonly<Record<string, string>> = {
   folio_charges: "folio",
   folio_payments: "folio",
   folio_counters: "folio",
+  night_audit_uncharged_nights: "night-audit",
   invoices: "invoices",
   invoice_lines: "invoices",
   invoice_counters: "invoices",

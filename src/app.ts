@@ -105,7 +105,13 @@ export function createServices(deps: Deps): Services {
     folios,
     invoices: createInvoiceService({ transact, clock }),
     // the night audit marks no-shows through the reservations service, inside the audit's transaction
-    nightAudit: createNightAuditService({ transact, clock, folios, markNoShow: reservations.markNoShowInTx }),
+    nightAudit: createNightAuditService({
+      transact,
+      clock,
+      folios,
+      markNoShow: reservations.markNoShowInTx,
+      logger: deps.logger,
+    }),
   };
 }
 

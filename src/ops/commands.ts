@@ -58,7 +58,7 @@ export const commands: Record<string, Command> = {
   "property:create": {
     summary: "Create a property (and its hotel group if new).",
     usage:
-      "--group <CODE> --code <CODE> --name <name> [--time-zone Europe/Istanbul] [--currency TRY] [--amount-scale 100] [--business-date YYYY-MM-DD] [--email-verification] [--sandbox]",
+      "--group <CODE> --code <CODE> --name <name> [--time-zone Europe/Istanbul] [--currency TRY] [--amount-scale <the currency's>] [--business-date YYYY-MM-DD] [--email-verification] [--sandbox]",
     options: {
       group: { type: "string", help: "hotel group code (created when new)" },
       "group-name": { type: "string", help: "name of a new group (default: its code)" },
@@ -66,13 +66,13 @@ export const commands: Record<string, Command> = {
       name: { type: "string", help: "property name" },
       "time-zone": { type: "string", help: "IANA time zone (default Europe/Istanbul)" },
       currency: { type: "string", help: "ISO 4217 currency (default TRY)" },
-      "amount-scale": { type: "string", help: "minor units per unit: 1, 10, 100 (default) or 1000" },
+      "amount-scale": { type: "string", help: "minor units per unit (default: the currency's ISO 4217 minor unit)" },
       "business-date": { type: "string", help: "YYYY-MM-DD (default: today in the time zone)" },
       "email-verification": { type: "boolean", help: "mobile login sends an e-mail code" },
       sandbox: { type: "boolean", help: "a sandbox property for test-environment clients" },
     },
     async run(deps, input) {
-      const scale = Number(str(input, "amount-scale", "100"));
+      const scale = typeof input.values["amount-scale"] === "string" ? Number(input.values["amount-scale"]) : undefined;
       const timeZone = str(input, "time-zone", "Europe/Istanbul");
       const p = await createAdminService(deps).createProperty({
         groupCode: str(input, "group"),
@@ -81,7 +81,7 @@ export const commands: Record<string, Command> = {
         name: str(input, "name"),
         timeZone,
         currency: str(input, "currency", "TRY"),
-        amountScale: scale,
+        ...(scale !== undefined ? { amountScale: scale } : {}),
         businessDate: str(input, "business-date", dateIn(timeZone, deps.clock.now())),
         emailVerification: input.values["email-verification"] === true,
         sandbox: input.values.sandbox === true,

@@ -112,6 +112,7 @@ describe("night audit", () => {
       ["departures_not_checked_out", "blocking", 1],
       ["unbalanced_departed_folios", "ok", 0],
       ["rooms_without_housekeeping_status", "ok", 0],
+      ["room_charges_not_postable", "ok", 0],
     ]);
     // A status last written before the business day began (Istanbul midnight) is no status for the day.
     await t.db.pool.query(

@@ -23,6 +23,7 @@ import { Migration0022FolioBalance } from "./0022-folio-balance.ts";
 import { Migration0023DayRowsFillfactor } from "./0023-day-rows-fillfactor.ts";
 import { Migration0024RoomLineArrival } from "./0024-room-line-arrival.ts";
 import { Migration0025FrontDesk } from "./0025-front-desk.ts";
+import { Migration0026RefundsAndUnchargedNights } from "./0026-refunds-and-uncharged-nights.ts";
 import { Migration0027Overbooking } from "./0027-overbooking.ts";
 import { Migration0029RefreshGrace } from "./0029-refresh-grace.ts";
 
@@ -53,6 +54,7 @@ export const migrations = [
   Migration0023DayRowsFillfactor,
   Migration0024RoomLineArrival,
   Migration0025FrontDesk,
+  Migration0026RefundsAndUnchargedNights,
   Migration0027Overbooking,
   Migration0029RefreshGrace,
 ];

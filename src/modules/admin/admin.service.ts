@@ -5,6 +5,7 @@ import { createPlatformSettings } from "../platform/index.ts";
 import type { Transact } from "../../db/transaction.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { parseDate } from "../../lib/dates.ts";
+import { currencyScale } from "../../lib/money.ts";
 import { newId, newToken } from "../../lib/ids.ts";
 import {
   approveClient,
@@ -90,9 +91,15 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
       if (!validTimeZone(input.timeZone))
         throw invalidField("timeZone", "must be an IANA time zone such as Europe/Istanbul");
       const currency = input.currency.trim().toUpperCase();
-      if (!/^[A-Z]{3}$/.test(currency)) throw invalidField("currency", "must be an ISO 4217 code such as TRY");
-      const amountScale = input.amountScale ?? 100;
-      if (![1, 10, 100, 1000].includes(amountScale)) throw invalidField("amountScale", "must be 1, 10, 100 or 1000");
+      const currencyUnit = currencyScale(currency);
+      if (currencyUnit === undefined) throw invalidField("currency", "must be an ISO 4217 currency code such as TRY");
+      const amountScale = input.amountScale ?? currencyUnit;
+      if (amountScale !== currencyUnit)
+        throw invalidField(
+          "amountScale",
+          `must be ${currencyUnit}, the minor unit of ${currency}`,
+          "validation_failed",
+        );
       const now = clock.now();
       const businessDate = input.businessDate ?? dateIn(input.timeZone, now);
       parseDate("businessDate", businessDate);

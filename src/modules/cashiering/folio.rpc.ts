@@ -5,7 +5,7 @@ import { ChargeKind, FolioService as FolioRpc, InvoiceStatus } from "../../../ge
 import { invalidField } from "../../errors.ts";
 import { requirePrincipal, requireProperty } from "../auth/index.ts";
 import type { Invoice, InvoiceService } from "../invoices/index.ts";
-import type { NightAuditCheck, NightAuditService } from "../night-audit/index.ts";
+import type { NightAuditCheck, NightAuditService, UnchargedNight } from "../night-audit/index.ts";
 import type { ChargeRow, Folio, FolioService, PaymentRow } from "../folio/index.ts";
 
 export const folioRpcServices = [FolioRpc];
@@ -61,6 +61,7 @@ const paymentOut = (p: PaymentRow) => ({
   ...(p.reversedByPaymentId !== null ? { reversedByPaymentId: p.reversedByPaymentId } : {}),
   businessDate: p.businessDate,
   postedAt: ts(p.postedAt),
+  refundedMinor: p.refundedMinor,
 });
 
 const folioOut = (f: Folio) => ({
@@ -73,6 +74,7 @@ const folioOut = (f: Folio) => ({
   chargesMinor: f.chargesMinor,
   paymentsMinor: f.paymentsMinor,
   balanceMinor: f.balanceMinor,
+  creditMinor: f.creditMinor,
   charges: f.charges.map(chargeOut),
   payments: f.payments.map(paymentOut),
   createdAt: ts(f.createdAt),
@@ -100,6 +102,7 @@ const invoiceOut = (i: Invoice) => ({
 });
 
 const checkOut = (c: NightAuditCheck) => ({ id: c.id, status: c.status, message: c.message, count: c.count });
+const unchargedOut = (n: UnchargedNight) => ({ ...n });
 
 export function registerFolioRpc(router: ConnectRouter, s: FolioRpcServices, pool: pg.Pool): void {
   router.service(FolioRpc, {
@@ -141,6 +144,15 @@ export function registerFolioRpc(router: ConnectRouter, s: FolioRpcServices, poo
       });
       return { reversal: paymentOut(reversal) };
     },
+    async refundPayment(req, ctx) {
+      const { propertyId, actor } = await scope(pool, ctx, req.propertyCode);
+      const refund = await s.folios.refundPayment(propertyId, actor, {
+        paymentId: req.paymentId,
+        amountMinor: req.amountMinor,
+        reference: req.reference,
+      });
+      return { refund: paymentOut(refund) };
+    },
     async createInvoiceDraft(req, ctx) {
       const { propertyId, actor } = await scope(pool, ctx, req.propertyCode);
       return { invoice: invoiceOut(await s.invoices.createDraft(propertyId, actor, { folioId: req.folioId })) };
@@ -156,7 +168,12 @@ export function registerFolioRpc(router: ConnectRouter, s: FolioRpcServices, poo
     async getNightAuditChecks(req, ctx) {
       const { propertyId } = await scope(pool, ctx, req.propertyCode);
       const res = await s.nightAudit.getChecks(propertyId);
-      return { businessDate: res.businessDate, checks: res.checks.map(checkOut), canRun: res.canRun };
+      return {
+        businessDate: res.businessDate,
+        checks: res.checks.map(checkOut),
+        canRun: res.canRun,
+        unchargedNights: res.unchargedNights.map(unchargedOut),
+      };
     },
     async runNightAudit(req, ctx) {
       const { propertyId, actor } = await scope(pool, ctx, req.propertyCode);
@@ -164,7 +181,11 @@ export function registerFolioRpc(router: ConnectRouter, s: FolioRpcServices, poo
       return {
         previousBusinessDate: res.previousBusinessDate,
         businessDate: res.businessDate,
-        summary: { ...res.summary, checks: res.summary.checks.map(checkOut) },
+        summary: {
+          ...res.summary,
+          checks: res.summary.checks.map(checkOut),
+          unchargedNights: res.summary.unchargedNights.map(unchargedOut),
+        },
       };
     },
   });

@@ -1,5 +1,6 @@
 import { AppError, type FieldViolation } from "../../errors.ts";
 import { badDateReason, isCalendarDate } from "../../lib/dates.ts";
+import { isIsoCurrency, MAX_MONEY_MINOR, withinMoneyBound } from "../../lib/money.ts";
 
 export type ReservationEventType = "NEW" | "MODIFIED" | "CANCELLED";
 
@@ -54,8 +55,8 @@ export const jsonAdapter: ProviderAdapter = {
     if (isCalendarDate(arrivalDate) && isCalendarDate(departureDate) && arrivalDate >= departureDate)
       v.push({ field: "departureDate", reason: "must be after arrivalDate" });
     const currency = str("currency", 3, full);
-    if (currency !== "" && !/^[A-Z]{3}$/.test(currency))
-      v.push({ field: "currency", reason: "must be an ISO 4217 code" });
+    if (currency !== "" && !isIsoCurrency(currency))
+      v.push({ field: "currency", reason: "must be an ISO 4217 currency code" });
     const holder = p.holder as { name?: unknown } | undefined;
     const holderName = typeof holder?.name === "string" ? holder.name.trim() : "";
     if (eventType === "NEW" && holderName === "") v.push({ field: "holder.name", reason: "is required" });
@@ -80,12 +81,12 @@ export const jsonAdapter: ProviderAdapter = {
         ratePlanCode: code("ratePlanCode"),
         adults: count("adults", 1, 10),
         children: count("children", 0, 10),
-        amountMinor: count("amountMinor", 0, Number.MAX_SAFE_INTEGER),
+        amountMinor: count("amountMinor", 0, Number(MAX_MONEY_MINOR)),
       };
     });
     const totalMinor = typeof p.totalMinor === "number" ? p.totalMinor : 0;
-    if (full && (!Number.isSafeInteger(totalMinor) || totalMinor < 0))
-      v.push({ field: "totalMinor", reason: "must be a non-negative integer" });
+    if (full && (!withinMoneyBound(totalMinor) || totalMinor < 0))
+      v.push({ field: "totalMinor", reason: `must be an integer from 0 to ${MAX_MONEY_MINOR} (the money bound)` });
     if (full && rooms.length > 0 && rooms.reduce((a, r) => a + r.amountMinor, 0) !== totalMinor)
       v.push({ field: "totalMinor", reason: "must equal the sum of rooms[].amountMinor" });
     const notes = str("notes", 2000, false);

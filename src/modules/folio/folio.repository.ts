@@ -16,6 +16,8 @@ export interface FolioRow {
   currency: string;
   amountScale: number;
   createdAt: Date;
+  /** The stored balance (charges - payments, refunds included). */
+  balanceMinor: bigint;
 }
 
 export interface ChargeRow {
@@ -40,7 +42,10 @@ export interface PaymentRow {
   methodKind: string;
   reference: string;
   reversedPaymentId: string | null;
+  /** On a refunded payment: its latest refund or reversal. */
   reversedByPaymentId: string | null;
+  /** On a payment: the sum of its refunds (positive); 0 on a refund. */
+  refundedMinor: bigint;
   businessDate: string;
   postedAt: Date;
   postedBy: string;
@@ -49,6 +54,7 @@ export interface PaymentRow {
 type Raw = Record<string, unknown>;
 
 const folioColumns = `id, property_id, reservation_id, reservation_code, number, currency, amount_scale, created_at`;
+const folioSelect = `${folioColumns}, balance_minor::text as balance_minor`;
 
 function toFolio(r: Raw): FolioRow {
   return {
@@ -60,6 +66,7 @@ function toFolio(r: Raw): FolioRow {
     currency: r.currency as string,
     amountScale: r.amount_scale as number,
     createdAt: r.created_at as Date,
+    balanceMinor: BigInt((r.balance_minor as string | undefined) ?? "0"),
   };
 }
 
@@ -70,7 +77,7 @@ export async function findFolio(
   lock = false,
 ): Promise<FolioRow | undefined> {
   const [r] = await tx.query<Raw>(
-    `select ${folioColumns} from folios where property_id = $1 and id = $2 ${lock ? "for no key update" : ""}`,
+    `select ${folioSelect} from folios where property_id = $1 and id = $2 ${lock ? "for no key update" : ""}`,
     [propertyId, folioId],
   );
   return r === undefined ? undefined : toFolio(r);
@@ -81,7 +88,7 @@ export async function findFolioByReservation(
   propertyId: string,
   reservationId: string,
 ): Promise<FolioRow | undefined> {
-  const [r] = await tx.query<Raw>(`select ${folioColumns} from folios where property_id = $1 and reservation_id = $2`, [
+  const [r] = await tx.query<Raw>(`select ${folioSelect} from folios where property_id = $1 and reservation_id = $2`, [
     propertyId,
     reservationId,
   ]);
@@ -89,7 +96,7 @@ export async function findFolioByReservation(
 }
 
 /** Inserts the folio unless the reservation has one already (concurrent opens); returns the one that exists. */
-export async function insertFolio(tx: Tx, row: Omit<FolioRow, "number">): Promise<FolioRow> {
+export async function insertFolio(tx: Tx, row: Omit<FolioRow, "number" | "balanceMinor">): Promise<FolioRow> {
   const [counter] = await tx.query<{ n: string }>(
     `insert into folio_counters (property_id, last_number) values ($1, 1)
      on conflict (property_id) do update set last_number = folio_counters.last_number + 1
@@ -99,7 +106,7 @@ export async function insertFolio(tx: Tx, row: Omit<FolioRow, "number">): Promis
   const number = formatFolioNumber(BigInt(counter!.n));
   const inserted = await tx.query<Raw>(
     `insert into folios (${folioColumns}) values ($1, $2, $3, $4, $5, $6, $7, $8)
-     on conflict (property_id, reservation_id) do nothing returning ${folioColumns}`,
+     on conflict (property_id, reservation_id) do nothing returning ${folioSelect}`,
     [
       row.id,
       row.propertyId,
@@ -178,8 +185,12 @@ export async function insertCharge(
   return rows[0] === undefined ? undefined : toCharge(rows[0]);
 }
 
+/** A payment with its refunds (negative payments pointing at it): the latest one's id and their sum. */
 const paymentColumns = `p.id, p.folio_id, p.amount_minor::text as amount_minor, p.method_code, p.method_kind, p.reference, p.reversed_payment_id,
-  (select r.id from folio_payments r where r.property_id = p.property_id and r.reversed_payment_id = p.id) as reversed_by_payment_id,
+  (select r.id from folio_payments r where r.property_id = p.property_id and r.reversed_payment_id = p.id
+    order by r.posted_at desc, r.id desc limit 1) as reversed_by_payment_id,
+  (select coalesce(-sum(r.amount_minor), 0)::text from folio_payments r
+    where r.property_id = p.property_id and r.reversed_payment_id = p.id) as refunded_minor,
   p.business_date::text as business_date, p.posted_at, p.posted_by`;
 
 function toPayment(r: Raw): PaymentRow {
@@ -192,6 +203,7 @@ function toPayment(r: Raw): PaymentRow {
     reference: r.reference as string,
     reversedPaymentId: (r.reversed_payment_id as string | null) ?? null,
     reversedByPaymentId: (r.reversed_by_payment_id as string | null) ?? null,
+    refundedMinor: BigInt(r.refunded_minor as string),
     businessDate: r.business_date as string,
     postedAt: r.posted_at as Date,
     postedBy: r.posted_by as string,
@@ -218,7 +230,7 @@ export async function findPayment(tx: Tx, propertyId: string, paymentId: string)
 export async function insertPayment(
   tx: Tx,
   propertyId: string,
-  p: Omit<PaymentRow, "reversedByPaymentId">,
+  p: Omit<PaymentRow, "reversedByPaymentId" | "refundedMinor">,
 ): Promise<PaymentRow> {
   await tx.query(
     `with p as (
@@ -240,7 +252,7 @@ export async function insertPayment(
       p.postedBy,
     ],
   );
-  return { ...p, reversedByPaymentId: null };
+  return { ...p, reversedByPaymentId: null, refundedMinor: 0n };
 }
 
 /**
@@ -284,6 +296,20 @@ export async function folioBalanceOfReservation(
     [propertyId, reservationId],
   );
   return r === undefined ? undefined : BigInt(r.balance);
+}
+
+/** The balances of the folios of these reservations (reservations without a folio are left out). */
+export async function folioBalancesOfReservations(
+  q: Queryable,
+  propertyId: string,
+  reservationIds: readonly string[],
+): Promise<Map<string, bigint>> {
+  if (reservationIds.length === 0) return new Map();
+  const rows = await q.query<{ reservation_id: string; balance: string }>(
+    `select reservation_id, balance_minor::text as balance from folios where property_id = $1 and reservation_id = any($2::uuid[])`,
+    [propertyId, reservationIds],
+  );
+  return new Map(rows.map((r) => [r.reservation_id, BigInt(r.balance)]));
 }
 
 /**

@@ -1,4 +1,5 @@
 import { AppError, invalidField } from "../../errors.ts";
+import { checkMoneyBound, MAX_MONEY_MINOR } from "../../lib/money.ts";
 import type { Transact, Tx } from "../../db/transaction.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { isUuid, newId } from "../../lib/ids.ts";
@@ -19,6 +20,8 @@ export interface Folio extends FolioRow {
   paymentsMinor: bigint;
   /** charges - payments: positive means the guest owes the hotel. */
   balanceMinor: bigint;
+  /** What the hotel holds for the guest (a deposit, an overpayment): -balance when negative, else 0. */
+  creditMinor: bigint;
   charges: ChargeRow[];
   payments: PaymentRow[];
 }
@@ -45,17 +48,39 @@ export interface ReversePaymentInput {
   reference?: string;
 }
 
-/** Largest amount accepted in one posting: keeps every sum a safe JSON integer in events and REST bodies. */
-export const MAX_AMOUNT_MINOR = 10n ** 13n;
+export interface RefundPaymentInput {
+  paymentId: string;
+  /** What goes back to the guest: 1 to what is left of the payment after its earlier refunds. */
+  amountMinor: bigint;
+  reference?: string;
+}
+
+/** Largest amount accepted in one posting, and the largest balance either way: the service's money bound. */
+export const MAX_AMOUNT_MINOR = MAX_MONEY_MINOR;
+
+/** Why a room night cannot be posted (the night audit leaves it out and reports it), or undefined when it can. */
+export function roomChargeProblem(amountMinor: bigint, balanceMinor: bigint): string | undefined {
+  if (amountMinor < 0n) return "the night's price is negative";
+  if (amountMinor > MAX_MONEY_MINOR)
+    return `the night's price is beyond the money bound (${MAX_MONEY_MINOR} minor units)`;
+  if (balanceMinor + amountMinor > MAX_MONEY_MINOR)
+    return `the folio's balance would go beyond the money bound (${MAX_MONEY_MINOR} minor units)`;
+  return undefined;
+}
 
 export interface FolioService {
   getFolio(propertyId: string, key: FolioKey): Promise<Folio>;
   postCharge(propertyId: string, actor: string, input: PostChargeInput): Promise<ChargeRow>;
   postPayment(propertyId: string, actor: string, input: PostPaymentInput): Promise<PaymentRow>;
   reversePayment(propertyId: string, actor: string, input: ReversePaymentInput): Promise<PaymentRow>;
+  refundPayment(propertyId: string, actor: string, input: RefundPaymentInput): Promise<PaymentRow>;
   /** Inside a caller's transaction: the reservation's folio, opened on first use. */
   openFolio(tx: Tx, propertyId: string, reservationId: string): Promise<FolioRow>;
-  /** Inside a caller's transaction (night audit): the room charge of one night, once; undefined when already posted. */
+  /**
+   * Inside a caller's transaction (night audit): the room charge of one night, once; undefined when already posted
+   * or free. Throws validation_failed, before any statement that could fail the transaction, when the night cannot
+   * be charged (see roomChargeProblem): the caller may go on with other nights.
+   */
   postRoomCharge(tx: Tx, propertyId: string, input: RoomChargeInput): Promise<ChargeRow | undefined>;
   /** Inside a caller's transaction: the folio with its ledger and balance. */
   readFolio(tx: Tx, propertyId: string, folio: FolioRow): Promise<Folio>;
@@ -111,14 +136,64 @@ export function createFolioService(deps: FolioDeps): FolioService {
     ];
     const chargesMinor = charges.reduce((s, c) => s + c.amountMinor, 0n);
     const paymentsMinor = payments.reduce((s, p) => s + p.amountMinor, 0n);
-    return { ...folio, chargesMinor, paymentsMinor, balanceMinor: chargesMinor - paymentsMinor, charges, payments };
+    const balanceMinor = chargesMinor - paymentsMinor;
+    const creditMinor = balanceMinor < 0n ? -balanceMinor : 0n;
+    return { ...folio, chargesMinor, paymentsMinor, balanceMinor, creditMinor, charges, payments };
+  }
+
+  /** The money bound on the folio's balance after a posting that changes it by `delta` (400 on `field`). */
+  function checkBalance(folio: FolioRow, delta: bigint, field: string): void {
+    const after = folio.balanceMinor + delta;
+    if (after > MAX_MONEY_MINOR)
+      throw invalidField(field, `would take the folio's balance beyond the money bound (${MAX_MONEY_MINOR})`);
+    if (after < -MAX_MONEY_MINOR)
+      throw invalidField(field, `would take the folio's credit beyond the money bound (${MAX_MONEY_MINOR})`);
+  }
+
+  /** A refund of `amount` of `original` (a positive payment), with the original's method. */
+  async function refund(
+    tx: Tx,
+    propertyId: string,
+    actor: string,
+    original: PaymentRow,
+    amount: bigint,
+    reference: string,
+  ): Promise<PaymentRow> {
+    const folio = await lockedFolio(tx, propertyId, original.folioId);
+    checkBalance(folio, amount, "amountMinor");
+    const p = await property(tx, propertyId);
+    const now = clock.now();
+    return writePayment(tx, propertyId, folio, {
+      id: newId(now.getTime()),
+      folioId: folio.id,
+      amountMinor: -amount,
+      methodCode: original.methodCode,
+      methodKind: original.methodKind,
+      reference,
+      reversedPaymentId: original.id,
+      businessDate: p.businessDate,
+      postedAt: now,
+      postedBy: actor,
+    });
+  }
+
+  /** A payment to refund, read after its folio is locked (the lock serializes refunds of one payment). */
+  async function refundable(tx: Tx, propertyId: string, paymentId: string): Promise<PaymentRow> {
+    if (!isUuid(paymentId)) throw invalidField("paymentId", "must be a UUID");
+    const found = await repo.findPayment(tx, propertyId, paymentId);
+    if (found === undefined) throw new AppError("not_found", "Payment not found.");
+    await lockedFolio(tx, propertyId, found.folioId);
+    const original = (await repo.findPayment(tx, propertyId, paymentId))!;
+    if (original.reversedPaymentId !== null)
+      throw new AppError("invalid_transition", "A refund or reversal cannot be refunded; post a new payment instead.");
+    return original;
   }
 
   async function writePayment(
     tx: Tx,
     propertyId: string,
     folio: FolioRow,
-    payment: Omit<PaymentRow, "reversedByPaymentId">,
+    payment: Omit<PaymentRow, "reversedByPaymentId" | "refundedMinor">,
   ): Promise<PaymentRow> {
     const row = await repo.insertPayment(tx, propertyId, payment);
     await recordEvent(tx, {
@@ -159,6 +234,7 @@ export function createFolioService(deps: FolioDeps): FolioService {
       checkAmount("amountMinor", input.amountMinor);
       return transact(async (tx) => {
         const folio = await lockedFolio(tx, propertyId, input.folioId);
+        checkBalance(folio, input.amountMinor, "amountMinor");
         const p = await property(tx, propertyId);
         const now = clock.now();
         const row = await repo.insertCharge(tx, propertyId, {
@@ -185,6 +261,8 @@ export function createFolioService(deps: FolioDeps): FolioService {
       const reference = checkReference(input.reference);
       return transact(async (tx) => {
         const folio = await lockedFolio(tx, propertyId, input.folioId);
+        // Beyond the open balance is a deposit or credit, within the money bound.
+        checkBalance(folio, -input.amountMinor, "amountMinor");
         const p = await property(tx, propertyId);
         const now = clock.now();
         return writePayment(tx, propertyId, folio, {
@@ -203,39 +281,41 @@ export function createFolioService(deps: FolioDeps): FolioService {
     },
 
     async reversePayment(propertyId, actor, input) {
-      if (!isUuid(input.paymentId)) throw invalidField("paymentId", "must be a UUID");
       const reference = checkReference(input.reference);
       return transact(async (tx) => {
-        const original = await repo.findPayment(tx, propertyId, input.paymentId);
-        if (original === undefined) throw new AppError("not_found", "Payment not found.");
-        // The folio lock serializes reversals of one payment; the unique index is the last line of defence.
-        const folio = await lockedFolio(tx, propertyId, original.folioId);
-        if (original.reversedPaymentId !== null)
-          throw new AppError("invalid_transition", "A reversal cannot be reversed; post a new payment instead.");
-        const current = await repo.findPayment(tx, propertyId, original.id);
-        if (current?.reversedByPaymentId != null)
-          throw new AppError("invalid_transition", "The payment is already reversed.");
-        const p = await property(tx, propertyId);
-        const now = clock.now();
-        return writePayment(tx, propertyId, folio, {
-          id: newId(now.getTime()),
-          folioId: folio.id,
-          amountMinor: -original.amountMinor,
-          methodCode: original.methodCode,
-          methodKind: original.methodKind,
-          reference,
-          reversedPaymentId: original.id,
-          businessDate: p.businessDate,
-          postedAt: now,
-          postedBy: actor,
-        });
+        const original = await refundable(tx, propertyId, input.paymentId);
+        const left = original.amountMinor - original.refundedMinor;
+        if (left <= 0n) throw new AppError("invalid_transition", "The payment is already reversed (refunded in full).");
+        return refund(tx, propertyId, actor, original, left, reference);
+      });
+    },
+
+    async refundPayment(propertyId, actor, input) {
+      checkAmount("amountMinor", input.amountMinor);
+      const reference = checkReference(input.reference);
+      return transact(async (tx) => {
+        const original = await refundable(tx, propertyId, input.paymentId);
+        const left = original.amountMinor - original.refundedMinor;
+        if (input.amountMinor > left)
+          throw invalidField(
+            "amountMinor",
+            `must be at most ${left}, what is left of the payment (${original.amountMinor}) after its refunds`,
+            "validation_failed",
+          );
+        return refund(tx, propertyId, actor, original, input.amountMinor, reference);
       });
     },
 
     async postRoomCharge(tx, propertyId, input) {
-      const folio = await openFolio(tx, propertyId, input.reservationId);
-      checkAmount("amountMinor", input.amountMinor, true);
+      const opened = await openFolio(tx, propertyId, input.reservationId);
       if (input.amountMinor === 0n) return undefined; // a complimentary night posts nothing
+      // Locked, so the balance the bound is checked against is the one the charge is added to.
+      const folio = (await repo.findFolio(tx, propertyId, opened.id, true))!;
+      const problem = roomChargeProblem(input.amountMinor, folio.balanceMinor);
+      if (problem !== undefined)
+        throw new AppError("validation_failed", `The room night cannot be charged: ${problem}.`, {
+          details: [{ field: "amountMinor", reason: problem }],
+        });
       const now = clock.now();
       return repo.insertCharge(tx, propertyId, {
         id: newId(now.getTime()),
@@ -256,7 +336,7 @@ export function createFolioService(deps: FolioDeps): FolioService {
 /** Exactly the spec's "Payment data" fields; no personal data. */
 export function paymentEventData(
   folio: FolioRow,
-  p: PaymentRow | Omit<PaymentRow, "reversedByPaymentId">,
+  p: PaymentRow | Omit<PaymentRow, "reversedByPaymentId" | "refundedMinor">,
 ): PaymentEventData {
   return {
     paymentId: p.id,
@@ -278,7 +358,7 @@ export function paymentEventData(
 function checkAmount(field: string, amount: bigint, allowZero = false): void {
   if (amount < 0n || (!allowZero && amount === 0n))
     throw invalidField(field, allowZero ? "must not be negative" : "must be positive");
-  if (amount > MAX_AMOUNT_MINOR) throw invalidField(field, `must be at most ${MAX_AMOUNT_MINOR}`);
+  checkMoneyBound(field, amount);
 }
 
 function checkReference(reference: string | undefined): string {

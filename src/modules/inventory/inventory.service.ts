@@ -1,3 +1,4 @@
+import { checkMoneyBound } from "../../lib/money.ts";
 import type pg from "pg";
 import type { Transact, Tx } from "../../db/transaction.ts";
 import { AppError, invalidField } from "../../errors.ts";
@@ -428,8 +429,8 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
 
     async setPrices(propertyId, input) {
       parseRange(input.from, input.to, maxPriceDays);
-      if (input.amountMinor < 0n || input.amountMinor > 1_000_000_000_000n)
-        throw invalidField("amountMinor", "0 or more (minor units)");
+      if (input.amountMinor < 0n) throw invalidField("amountMinor", "0 or more (minor units)");
+      checkMoneyBound("amountMinor", input.amountMinor);
       return transact(async (tx) => {
         const rp = await repo.findRatePlan(tx, propertyId, requireId(input.ratePlanId, "Rate plan"));
         if (rp === undefined) throw new AppError("not_found", "Rate plan not found.");

@@ -159,6 +159,7 @@ export function mobileRpc(s: MobileRpcServices): MobileRpc {
         businessDate: res.businessDate,
         checks: res.checks.map(checkOut),
         canRun: res.canRun && p.permissions.has("night_audit.run"),
+        unchargedNights: res.unchargedNights.map((n) => ({ ...n })),
       };
     },
     async runMobileNightAudit(req, ctx) {
@@ -169,7 +170,11 @@ export function mobileRpc(s: MobileRpcServices): MobileRpc {
       return {
         previousBusinessDate: res.previousBusinessDate,
         businessDate: res.businessDate,
-        summary: { ...res.summary, checks: res.summary.checks.map(checkOut) },
+        summary: {
+          ...res.summary,
+          checks: res.summary.checks.map(checkOut),
+          unchargedNights: res.summary.unchargedNights.map((n) => ({ ...n })),
+        },
       };
     },
   };

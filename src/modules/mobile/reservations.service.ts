@@ -16,10 +16,13 @@ import { poolQueryable } from "../../db/queryable.ts";
 import { propertyById } from "../properties/index.ts";
 import { requireId } from "../../lib/ids.ts";
 import { folioBalanceOfReservation } from "../folio/index.ts";
+import { checkMoneyBound } from "../../lib/money.ts";
 import {
+  checkStaffSource,
   maxNights,
   reservationSources,
   reservationStatuses,
+  staffSources,
   type Actor,
   type Reservation,
   type ReservationService,
@@ -90,6 +93,37 @@ export interface MobileReservations {
     input: MobileListInput,
   ): Promise<{ reservations: Reservation[]; nextCursor: string; hasMore: boolean }>;
   get(actor: Actor, reservationId: string): Promise<{ reservation: Reservation; folioBalanceMinor: bigint | null }>;
+}
+
+/** The reservations service's room-line fields as the mobile request names them (it has one room, no `rooms`). */
+const mobileFields: Record<string, string> = {
+  "rooms[0].roomTypeId": "roomTypeId",
+  "rooms[0].ratePlanId": "ratePlanId",
+  "rooms[0].roomId": "roomId",
+  "rooms[0].adults": "adults",
+  "rooms[0].children": "children",
+  "rooms[0].amountMinor": "totalMinor",
+};
+
+/** Runs a reservations-service call, renaming the fields its errors name to the mobile body's. */
+async function inMobileTerms<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (!(err instanceof AppError) || err.details.length === 0) throw err;
+    let message = err.message;
+    const details = err.details.map((d) => {
+      const field = mobileFields[d.field] ?? d.field;
+      if (field !== d.field) message = message.split(d.field).join(field);
+      return { ...d, field };
+    });
+    throw new AppError(err.code, message, {
+      details,
+      headers: err.headers,
+      cause: err,
+      ...(err.retryAfterSeconds !== undefined ? { retryAfterSeconds: err.retryAfterSeconds } : {}),
+    });
+  }
 }
 
 function required(field: string, value: string): string {
@@ -166,7 +200,7 @@ export function createMobileReservations(deps: {
         ratePlans,
         rooms,
         boardTypes,
-        sources: reservationSources,
+        sources: staffSources,
         quotes: await quotes(propertyId, roomTypes, ratePlans, query),
       };
     },
@@ -180,10 +214,12 @@ export function createMobileReservations(deps: {
       required("currency", input.currency);
       if (input.totalMinor === undefined) throw invalidField("totalMinor", "required");
       if (input.totalMinor < 0n) throw invalidField("totalMinor", "must not be negative");
+      checkMoneyBound("totalMinor", input.totalMinor);
       const adults = count("adults", input.adults, 1, 1);
       const children = count("children", input.children, 0, 0);
       const source = (input.source ?? "MOBILE") as ReservationSource;
-      if (!reservationSources.includes(source)) throw invalidField("source", reservationSources.join(", "));
+      if (!reservationSources.includes(source)) throw invalidField("source", staffSources.join(", "));
+      checkStaffSource(source);
       const status = input.status;
       if (status !== undefined && status !== "TENTATIVE" && status !== "GUARANTEED")
         throw invalidField("status", "TENTATIVE or GUARANTEED");
@@ -204,21 +240,25 @@ export function createMobileReservations(deps: {
         if (room.status === "OUT_OF_ORDER")
           throw invalidField("roomId", "the room is out of order", "validation_failed");
       }
-      const { reservation } = await reservations.create(actor, {
-        source,
-        channel: null,
-        externalReference: null,
-        holderName: input.holderName,
-        arrivalDate: input.arrivalDate,
-        departureDate: input.departureDate,
-        rooms: [{ roomTypeId: input.roomTypeId, ratePlanId: input.ratePlanId, roomId: input.roomId, adults, children }],
-        status,
-        notes: input.notes,
-        totalMinor: input.totalMinor,
-        currency: input.currency,
-        priceOverride: input.priceOverride,
-        overbook: input.overbook,
-      });
+      const { reservation } = await inMobileTerms(() =>
+        reservations.create(actor, {
+          source,
+          channel: null,
+          externalReference: null,
+          holderName: input.holderName,
+          arrivalDate: input.arrivalDate,
+          departureDate: input.departureDate,
+          rooms: [
+            { roomTypeId: input.roomTypeId, ratePlanId: input.ratePlanId, roomId: input.roomId, adults, children },
+          ],
+          status,
+          notes: input.notes,
+          totalMinor: input.totalMinor,
+          currency: input.currency,
+          priceOverride: input.priceOverride,
+          overbook: input.overbook,
+        }),
+      );
       return reservation;
     },
 

@@ -9,4 +9,5 @@ export {
   type NightAuditResult,
   type NightAuditService,
   type NightAuditSummary,
+  type UnchargedNight,
 } from "./night-audit.service.ts";

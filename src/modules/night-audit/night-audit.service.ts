@@ -1,6 +1,7 @@
 import { AppError } from "../../errors.ts";
 import type { Transact, Tx } from "../../db/transaction.ts";
 import type { Clock } from "../../lib/clock.ts";
+import type { Logger } from "../../lib/logger.ts";
 import { parseDate } from "../../lib/dates.ts";
 import type { FolioService } from "../folio/index.ts";
 import * as repo from "./night-audit.repository.ts";
@@ -10,7 +11,8 @@ export type CheckId =
   | "arrivals_not_checked_in"
   | "departures_not_checked_out"
   | "unbalanced_departed_folios"
-  | "rooms_without_housekeeping_status";
+  | "rooms_without_housekeeping_status"
+  | "room_charges_not_postable";
 
 export interface NightAuditCheck {
   id: CheckId;
@@ -19,10 +21,21 @@ export interface NightAuditCheck {
   count: number;
 }
 
+/** A room night the audit did not charge, and why (it is tried again by every later audit). */
+export interface UnchargedNight {
+  reservationId: string;
+  reservationCode: string;
+  reservationRoomId: string;
+  businessDate: string;
+  reason: string;
+}
+
 export interface NightAuditChecks {
   businessDate: string;
   checks: NightAuditCheck[];
   canRun: boolean;
+  /** What the check room_charges_not_postable counts: the nights that cannot be charged now. */
+  unchargedNights: UnchargedNight[];
 }
 
 export interface NightAuditSummary {
@@ -32,6 +45,8 @@ export interface NightAuditSummary {
   currency: string;
   amountScale: number;
   checks: NightAuditCheck[];
+  /** The nights this audit could not charge. */
+  unchargedNights: UnchargedNight[];
 }
 
 export interface NightAuditResult {
@@ -51,6 +66,8 @@ export interface NightAuditDeps {
   clock: Clock;
   folios: FolioService;
   markNoShow: MarkNoShow;
+  /** Warns about every night the audit leaves uncharged, naming the reservation. */
+  logger?: Logger;
 }
 
 export interface NightAuditService {
@@ -58,7 +75,73 @@ export interface NightAuditService {
   run(propertyId: string, actor: string, input: { expectedBusinessDate: string }): Promise<NightAuditResult>;
 }
 
-async function evaluate(tx: Tx, propertyId: string, businessDate: string): Promise<NightAuditCheck[]> {
+/** A room night to charge: tonight's of an in-house line, or an earlier one an audit could not charge. */
+interface NightToCharge {
+  reservationId: string;
+  reservationCode: string;
+  reservationRoomId: string;
+  roomNumber: string | null;
+  date: string;
+  amountMinor: bigint;
+  /** Recorded as uncharged by an earlier audit. */
+  earlier: boolean;
+}
+
+/**
+ * Tonight's nights and the earlier uncharged ones still worth charging (the stay still IN_HOUSE or CHECKED_OUT, a
+ * price above zero); `dropped` are earlier rows that have nothing left to charge.
+ */
+async function nightsToCharge(
+  tx: Tx,
+  propertyId: string,
+  businessDate: string,
+): Promise<{ nights: NightToCharge[]; dropped: { reservationRoomId: string; date: string }[] }> {
+  const pending = await repo.pendingUnchargedNights(tx, propertyId);
+  const earlier = await repo.roomNightsOf(tx, propertyId, pending);
+  const tonight = await repo.inHouseNights(tx, propertyId, businessDate);
+  const nights: NightToCharge[] = [];
+  const kept = new Set<string>();
+  for (const n of earlier) {
+    if (n.amountMinor === null || n.amountMinor === 0n || !["IN_HOUSE", "CHECKED_OUT"].includes(n.status)) continue;
+    kept.add(`${n.reservationRoomId}|${n.date}`);
+    nights.push({ ...n, amountMinor: n.amountMinor, earlier: true });
+  }
+  for (const n of tonight) {
+    if (n.amountMinor === null) continue; // a line without a price for the night posts nothing
+    nights.push({ ...n, amountMinor: n.amountMinor, date: businessDate, earlier: false });
+  }
+  return { nights, dropped: pending.filter((p) => !kept.has(`${p.reservationRoomId}|${p.date}`)) };
+}
+
+/** The nights that cannot be charged now (each folio's balance followed night by night). */
+async function unchargeable(tx: Tx, propertyId: string, nights: readonly NightToCharge[]): Promise<UnchargedNight[]> {
+  const balances = await repo.folioBalancesOfReservations(tx, propertyId, [
+    ...new Set(nights.map((n) => n.reservationId)),
+  ]);
+  const out: UnchargedNight[] = [];
+  for (const n of nights) {
+    const balance = balances.get(n.reservationId) ?? 0n;
+    const reason = repo.roomChargeProblem(n.amountMinor, balance);
+    if (reason === undefined) balances.set(n.reservationId, balance + n.amountMinor);
+    else out.push(unchargedOf(n, reason));
+  }
+  return out;
+}
+
+const unchargedOf = (n: NightToCharge, reason: string): UnchargedNight => ({
+  reservationId: n.reservationId,
+  reservationCode: n.reservationCode,
+  reservationRoomId: n.reservationRoomId,
+  businessDate: n.date,
+  reason,
+});
+
+async function evaluate(
+  tx: Tx,
+  propertyId: string,
+  businessDate: string,
+  uncharged: readonly UnchargedNight[],
+): Promise<NightAuditCheck[]> {
   const arrivals = (await repo.unarrivedReservations(tx, propertyId, businessDate)).length;
   const departures = await repo.countDeparturesNotCheckedOut(tx, propertyId, businessDate);
   const unbalanced = await repo.countUnbalancedDepartedFolios(tx, propertyId);
@@ -98,7 +181,21 @@ async function evaluate(tx: Tx, propertyId: string, businessDate: string): Promi
       "Every room has a housekeeping status for the day.",
       "{n} room(s) have no housekeeping status for the day.",
     ),
+    check(
+      "room_charges_not_postable",
+      uncharged.length,
+      "warning",
+      "Every room night can be charged.",
+      `{n} room night(s) cannot be charged (${namedStays(uncharged)}); the audit leaves them out and lists them. ` +
+        "Fix the stay's price, and the next audit charges them.",
+    ),
   ];
+}
+
+/** The reservation codes of uncharged nights, at most 10 named. */
+function namedStays(uncharged: readonly UnchargedNight[]): string {
+  const codes = [...new Set(uncharged.map((u) => u.reservationCode))];
+  return codes.length <= 10 ? codes.join(", ") : `${codes.slice(0, 10).join(", ")} and ${codes.length - 10} more`;
 }
 
 export function createNightAuditService(deps: NightAuditDeps): NightAuditService {
@@ -110,8 +207,10 @@ export function createNightAuditService(deps: NightAuditDeps): NightAuditService
         async (tx) => {
           const businessDate = await repo.readBusinessDate(tx, propertyId);
           if (businessDate === undefined) throw new AppError("not_found", "Property not found.");
-          const checks = await evaluate(tx, propertyId, businessDate);
-          return { businessDate, checks, canRun: checks.every((c) => c.status !== "blocking") };
+          const { nights } = await nightsToCharge(tx, propertyId, businessDate);
+          const unchargedNights = await unchargeable(tx, propertyId, nights);
+          const checks = await evaluate(tx, propertyId, businessDate, unchargedNights);
+          return { businessDate, checks, canRun: checks.every((c) => c.status !== "blocking"), unchargedNights };
         },
         { readOnly: true },
       );
@@ -134,7 +233,8 @@ export function createNightAuditService(deps: NightAuditDeps): NightAuditService
             },
           );
         }
-        const checks = await evaluate(tx, propertyId, businessDate);
+        const { nights, dropped } = await nightsToCharge(tx, propertyId, businessDate);
+        const checks = await evaluate(tx, propertyId, businessDate, await unchargeable(tx, propertyId, nights));
         const blocking = checks.filter((c) => c.status === "blocking");
         if (blocking.length > 0) {
           throw new AppError("conflict", "The night audit is blocked by failing checks.", {
@@ -144,19 +244,36 @@ export function createNightAuditService(deps: NightAuditDeps): NightAuditService
 
         let roomChargesPosted = 0;
         let roomChargesMinor = 0n;
-        for (const night of await repo.inHouseNights(tx, propertyId, businessDate)) {
-          if (night.amountMinor === null) continue; // a line without a price for the night posts nothing
-          const charge = await folios.postRoomCharge(tx, propertyId, {
-            reservationId: night.reservationId,
-            reservationRoomId: night.reservationRoomId,
-            businessDate,
-            amountMinor: night.amountMinor,
-            description:
-              night.roomNumber === null
-                ? `Room, night of ${businessDate}`
-                : `Room ${night.roomNumber}, night of ${businessDate}`,
-            actor,
-          });
+        const unchargedNights: UnchargedNight[] = [];
+        const now = clock.now();
+        for (const n of dropped) await repo.clearUnchargedNight(tx, propertyId, n.reservationRoomId, n.date);
+        for (const night of nights) {
+          let charge;
+          try {
+            charge = await folios.postRoomCharge(tx, propertyId, {
+              reservationId: night.reservationId,
+              reservationRoomId: night.reservationRoomId,
+              businessDate: night.date,
+              amountMinor: night.amountMinor,
+              description:
+                night.roomNumber === null
+                  ? `Room, night of ${night.date}`
+                  : `Room ${night.roomNumber}, night of ${night.date}`,
+              actor,
+            });
+          } catch (err) {
+            // One stay never stops the hotel's audit: postRoomCharge refuses before writing anything.
+            if (!(err instanceof AppError && err.code === "validation_failed")) throw err;
+            const u = unchargedOf(night, err.details[0]?.reason ?? err.message);
+            unchargedNights.push(u);
+            await repo.recordUnchargedNight(tx, propertyId, u, now);
+            deps.logger?.warn(
+              { propertyId, reservationId: u.reservationId, reservationCode: u.reservationCode, night: u.businessDate },
+              `night audit: room night not charged: ${u.reason}`,
+            );
+            continue;
+          }
+          if (night.earlier) await repo.clearUnchargedNight(tx, propertyId, night.reservationRoomId, night.date);
           if (charge !== undefined) {
             roomChargesPosted++;
             roomChargesMinor += charge.amountMinor;
@@ -177,6 +294,7 @@ export function createNightAuditService(deps: NightAuditDeps): NightAuditService
             currency: property.currency,
             amountScale: property.amountScale,
             checks,
+            unchargedNights,
           },
         };
       });

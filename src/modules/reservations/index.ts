@@ -34,8 +34,10 @@ export {
   findReservationRef,
   inHouseNights,
   stayInRoom,
+  roomNightsOf,
   unarrivedReservations,
   type InHouseNight,
+  type RoomNight,
 } from "./stays.repository.ts";
 export {
   arrivalsReport,
@@ -52,6 +54,8 @@ export {
   holdsInventory,
   reservationStatuses,
   reservationSources,
+  staffSources,
+  checkStaffSource,
   type ReservationStatus,
   type ReservationSource,
 } from "./transitions.ts";

@@ -1,6 +1,7 @@
 import { AppError, invalidField } from "../../errors.ts";
 import { nightlyPrices } from "../inventory/index.ts";
 import { daysBetween } from "../../lib/dates.ts";
+import { checkMoneyBound, MAX_MONEY_MINOR } from "../../lib/money.ts";
 import { type Queryable } from "../../db/queryable.ts";
 
 /**
@@ -35,6 +36,17 @@ export function sum(values: readonly bigint[]): bigint {
   return values.reduce((a, b) => a + b, 0n);
 }
 
+/** The money bound on a stay's (or a line's) total: 422 naming `field` when the prices add up beyond it. */
+export function checkStayTotal(field: string, total: bigint): bigint {
+  if (total > MAX_MONEY_MINOR)
+    throw invalidField(
+      field,
+      `the stay's price (${total}) is beyond the money bound of ${MAX_MONEY_MINOR} minor units`,
+      "validation_failed",
+    );
+  return total;
+}
+
 /**
  * The nightly prices charged for an agreed stay amount: the listed prices when the amount matches them;
  * otherwise, only when the request asked for a price override, the amount spread evenly, the remainder on the
@@ -47,7 +59,8 @@ export function chargedNights(
   field: string,
 ): bigint[] {
   const total = sum(listed);
-  if (amount === undefined || amount === total) return [...listed];
+  if (amount !== undefined) checkMoneyBound(field, amount);
+  if (amount === undefined || amount === total) return [...checkNights(listed, field)];
   if (amount < 0n) throw invalidField(field, "must not be negative");
   if (!priceOverride) {
     throw new AppError(
@@ -64,4 +77,10 @@ export function chargedNights(
     remainder -= extra;
     return base + extra;
   });
+}
+
+/** Listed prices within the money bound, in sum (422 naming `field`). */
+function checkNights(listed: readonly bigint[], field: string): readonly bigint[] {
+  checkStayTotal(field, sum(listed));
+  return listed;
 }

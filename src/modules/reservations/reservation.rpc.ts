@@ -11,7 +11,7 @@ import { invalidField } from "../../errors.ts";
 import { holds, requirePrincipal, requireProperty } from "../auth/index.ts";
 import type { Actor, ReservationService, RoomLineInput } from "./reservation.service.ts";
 import type { Reservation } from "./reservation.repository.ts";
-import type { ReservationSource, ReservationStatus } from "./transitions.ts";
+import { checkStaffSource, type ReservationSource, type ReservationStatus } from "./transitions.ts";
 
 export const reservationRpcServices = [ReservationRpc];
 
@@ -115,8 +115,10 @@ export function registerReservationRpc(router: ConnectRouter, service: Reservati
   router.service(ReservationRpc, {
     async createReservation(req, ctx) {
       const actor = await actorOf(ctx, req.propertyCode);
+      const source = sourceIn(req.source);
+      if (requirePrincipal(ctx.values).kind === "staff") checkStaffSource(source);
       const { reservation, created } = await service.create(actor, {
-        source: sourceIn(req.source),
+        source,
         channel: req.channel ?? null,
         externalReference: req.externalReference ?? null,
         holderName: req.holderName,
@@ -146,6 +148,7 @@ export function registerReservationRpc(router: ConnectRouter, service: Reservati
           ratePlanId: c.ratePlanId,
           adults: c.adults,
           children: c.children,
+          amountMinor: c.amountMinor,
         })),
       });
       return { reservation: reservationOut(r) };

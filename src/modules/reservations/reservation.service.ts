@@ -25,7 +25,7 @@ import {
 import { parseDate, maxDate, parseRange } from "../../lib/dates.ts";
 import { poolQueryable, type Queryable } from "../../db/queryable.ts";
 import { propertyById, type PropertyRow } from "../properties/index.ts";
-import { chargedNights, everyNightPriced, stayPrices, sum } from "./pricing.ts";
+import { chargedNights, checkStayTotal, everyNightPriced, stayPrices, sum } from "./pricing.ts";
 import * as repo from "./reservation.repository.ts";
 import type { Reservation } from "./reservation.repository.ts";
 import { availabilityEvents, reservationEvent } from "./reservation.events.ts";
@@ -335,7 +335,7 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
             totalMinor: sum(nightly),
           });
         }
-        const total = sum(lines.map((l) => l.totalMinor));
+        const total = checkStayTotal("totalMinor", sum(lines.map((l) => l.totalMinor)));
         const restrictionOverrides = restrictionOutcome(
           actor,
           violationsOf(
@@ -548,6 +548,8 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
         if (repriced) restayed = true;
       }
       const newTotal = sum(lineUpdates.map((l) => l.total));
+      // A new price meets the money bound; a stay's old price (data from before the bound) may stay as it is.
+      if (newTotal !== before.totalMinor) checkStayTotal("totalMinor", newTotal);
       // A changed stay meets the restrictions again (an in-house guest's arrival is history: no closed-to-arrival).
       const restrictionOverrides = restayed
         ? await checkRestrictions(tx, actor, stayLines, arrival, departure, !inHouse)

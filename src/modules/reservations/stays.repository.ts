@@ -52,6 +52,7 @@ export async function countDeparturesNotCheckedOut(
 
 export interface InHouseNight {
   reservationId: string;
+  reservationCode: string;
   reservationRoomId: string;
   roomNumber: string | null;
   /** The nightly price of the business date; null when the line has no price for it. */
@@ -60,8 +61,14 @@ export interface InHouseNight {
 
 /** Checked-in room lines staying the night of the business date, with that night's price. */
 export async function inHouseNights(q: Queryable, propertyId: string, businessDate: string): Promise<InHouseNight[]> {
-  const rows = await q.query<{ reservation_id: string; id: string; number: string | null; amount: string | null }>(
-    `select l.reservation_id, l.id, m.number, (l.nightly_minor[($2::date - r.arrival_date) + 1])::text as amount
+  const rows = await q.query<{
+    reservation_id: string;
+    code: string;
+    id: string;
+    number: string | null;
+    amount: string | null;
+  }>(
+    `select l.reservation_id, r.code, l.id, m.number, (l.nightly_minor[($2::date - r.arrival_date) + 1])::text as amount
        from reservation_rooms l
        join reservations r on r.property_id = l.property_id and r.id = l.reservation_id
        left join (${roomsSql("$1")}) m on m.id = l.room_id
@@ -72,6 +79,7 @@ export async function inHouseNights(q: Queryable, propertyId: string, businessDa
   );
   return rows.map((r) => ({
     reservationId: r.reservation_id,
+    reservationCode: r.code,
     reservationRoomId: r.id,
     roomNumber: r.number,
     amountMinor: r.amount === null ? null : BigInt(r.amount),
@@ -97,4 +105,46 @@ export async function stayInRoom(
     [propertyId, roomId, from, to],
   );
   return row?.code;
+}
+
+export interface RoomNight extends InHouseNight {
+  /** The night (YYYY-MM-DD). */
+  date: string;
+  status: string;
+}
+
+/** Given room nights (room line and date) with their reservation's status and the night's price (null when none). */
+export async function roomNightsOf(
+  q: Queryable,
+  propertyId: string,
+  nights: readonly { reservationRoomId: string; date: string }[],
+): Promise<RoomNight[]> {
+  if (nights.length === 0) return [];
+  const rows = await q.query<{
+    reservation_id: string;
+    code: string;
+    id: string;
+    number: string | null;
+    date: string;
+    status: string;
+    amount: string | null;
+  }>(
+    `select l.reservation_id, r.code, l.id, m.number, n.d::text as date, r.status,
+            (l.nightly_minor[(n.d - r.arrival_date) + 1])::text as amount
+       from unnest($2::uuid[], $3::date[]) as n(id, d)
+       join reservation_rooms l on l.property_id = $1 and l.id = n.id
+       join reservations r on r.property_id = l.property_id and r.id = l.reservation_id
+       left join (${roomsSql("$1")}) m on m.id = l.room_id
+      order by n.d, r.code, l.position`,
+    [propertyId, nights.map((n) => n.reservationRoomId), nights.map((n) => n.date)],
+  );
+  return rows.map((r) => ({
+    reservationId: r.reservation_id,
+    reservationCode: r.code,
+    reservationRoomId: r.id,
+    roomNumber: r.number,
+    date: r.date,
+    status: r.status,
+    amountMinor: r.amount === null ? null : BigInt(r.amount),
+  }));
 }

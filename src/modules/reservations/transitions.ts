@@ -1,4 +1,4 @@
-import { AppError } from "../../errors.ts";
+import { AppError, invalidField } from "../../errors.ts";
 
 export const reservationStatuses = [
   "TENTATIVE",
@@ -12,6 +12,21 @@ export type ReservationStatus = (typeof reservationStatuses)[number];
 
 export const reservationSources = ["DIRECT", "MOBILE", "PANEL", "CHANNEL", "API"] as const;
 export type ReservationSource = (typeof reservationSources)[number];
+
+/** The sources staff book with: a CHANNEL booking comes only from a channel manager (the connectivity API). */
+export const staffSources: readonly ReservationSource[] = reservationSources.filter((s) => s !== "CHANNEL");
+
+/** 422 on `source` when staff ask for a source they may not book with (CHANNEL). */
+export function checkStaffSource(source: string): void {
+  if (!(staffSources as readonly string[]).includes(source))
+    throw invalidField(
+      "source",
+      source === "CHANNEL"
+        ? `CHANNEL bookings come only from channel managers through the connectivity API; use ${staffSources.join(", ")}`
+        : `must be one of ${staffSources.join(", ")}`,
+      "validation_failed",
+    );
+}
 
 /**
  * Every allowed status change (the same table is in reservation.proto). The spec's state table moves ANY

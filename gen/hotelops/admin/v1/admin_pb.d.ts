@@ -117,14 +117,15 @@ export declare type CreatePropertyRequest = Message<"hotelops.admin.v1.CreatePro
   timeZone: string;
 
   /**
-   * ISO 4217 code, e.g. "TRY".
+   * An ISO 4217 currency code, e.g. "TRY" (400 invalid_argument for anything else, such as "ABC").
    *
    * @generated from field: string currency = 6;
    */
   currency: string;
 
   /**
-   * Minor units per major unit: 1, 10, 100 (default) or 1000.
+   * Minor units per major unit: the currency's ISO 4217 minor unit (1 for JPY, 100 for TRY, 1000 for KWD), which
+   * is also the default; another value is 422 validation_failed.
    *
    * @generated from field: int32 amount_scale = 7;
    */

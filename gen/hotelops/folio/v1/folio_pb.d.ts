@@ -82,6 +82,14 @@ export declare type Folio = Message<"hotelops.folio.v1.Folio"> & {
    * @generated from field: google.protobuf.Timestamp created_at = 12;
    */
   createdAt?: Timestamp | undefined;
+
+  /**
+   * What the hotel holds for the guest beyond the charges (a deposit or an overpayment): -balance_minor when the
+   * balance is negative, else 0.
+   *
+   * @generated from field: int64 credit_minor = 13;
+   */
+  creditMinor: bigint;
 };
 
 /**
@@ -155,7 +163,7 @@ export declare type Charge = Message<"hotelops.folio.v1.Charge"> & {
 export declare const ChargeSchema: GenMessage<Charge>;
 
 /**
- * One payment (positive) or reversal (negative, with reversed_payment_id).
+ * One payment (positive) or refund / reversal (negative, with reversed_payment_id).
  *
  * @generated from message hotelops.folio.v1.Payment
  */
@@ -192,14 +200,14 @@ export declare type Payment = Message<"hotelops.folio.v1.Payment"> & {
   reference: string;
 
   /**
-   * Set on a reversal: the payment it reverses.
+   * Set on a refund or reversal: the payment it refunds.
    *
    * @generated from field: optional string reversed_payment_id = 6;
    */
   reversedPaymentId?: string | undefined;
 
   /**
-   * Set on a reversed payment: its reversal.
+   * Set on a refunded payment: its latest refund or reversal.
    *
    * @generated from field: optional string reversed_by_payment_id = 7;
    */
@@ -214,6 +222,13 @@ export declare type Payment = Message<"hotelops.folio.v1.Payment"> & {
    * @generated from field: google.protobuf.Timestamp posted_at = 9;
    */
   postedAt?: Timestamp | undefined;
+
+  /**
+   * On a payment: the sum of its refunds (positive, at most amount_minor). 0 on a refund.
+   *
+   * @generated from field: int64 refunded_minor = 10;
+   */
+  refundedMinor: bigint;
 };
 
 /**
@@ -339,7 +354,7 @@ export declare type PostPaymentRequest = Message<"hotelops.folio.v1.PostPaymentR
   folioId: string;
 
   /**
-   * 1 to 10^13.
+   * 1 to 10^13. More than the open balance is a deposit or credit (the balance goes negative, at most 10^13).
    *
    * @generated from field: int64 amount_minor = 3;
    */
@@ -425,6 +440,61 @@ export declare type ReversePaymentResponse = Message<"hotelops.folio.v1.ReverseP
  * Use `create(ReversePaymentResponseSchema)` to create a new message.
  */
 export declare const ReversePaymentResponseSchema: GenMessage<ReversePaymentResponse>;
+
+/**
+ * @generated from message hotelops.folio.v1.RefundPaymentRequest
+ */
+export declare type RefundPaymentRequest = Message<"hotelops.folio.v1.RefundPaymentRequest"> & {
+  /**
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * The payment refunded (not itself a refund).
+   *
+   * @generated from field: string payment_id = 2;
+   */
+  paymentId: string;
+
+  /**
+   * What goes back to the guest: 1 to what is left of the payment after earlier refunds.
+   *
+   * @generated from field: int64 amount_minor = 3;
+   */
+  amountMinor: bigint;
+
+  /**
+   * At most 100 characters (why, or the terminal's refund reference).
+   *
+   * @generated from field: string reference = 4;
+   */
+  reference: string;
+};
+
+/**
+ * Describes the message hotelops.folio.v1.RefundPaymentRequest.
+ * Use `create(RefundPaymentRequestSchema)` to create a new message.
+ */
+export declare const RefundPaymentRequestSchema: GenMessage<RefundPaymentRequest>;
+
+/**
+ * @generated from message hotelops.folio.v1.RefundPaymentResponse
+ */
+export declare type RefundPaymentResponse = Message<"hotelops.folio.v1.RefundPaymentResponse"> & {
+  /**
+   * The refund (negative amount, reversed_payment_id set).
+   *
+   * @generated from field: hotelops.folio.v1.Payment refund = 1;
+   */
+  refund?: Payment | undefined;
+};
+
+/**
+ * Describes the message hotelops.folio.v1.RefundPaymentResponse.
+ * Use `create(RefundPaymentResponseSchema)` to create a new message.
+ */
+export declare const RefundPaymentResponseSchema: GenMessage<RefundPaymentResponse>;
 
 /**
  * An invoice of a folio's charges; amounts as split at draft time.
@@ -655,7 +725,8 @@ export declare const GetInvoiceResponseSchema: GenMessage<GetInvoiceResponse>;
  */
 export declare type NightAuditCheck = Message<"hotelops.folio.v1.NightAuditCheck"> & {
   /**
-   * arrivals_not_checked_in, departures_not_checked_out, unbalanced_departed_folios, rooms_without_housekeeping_status.
+   * arrivals_not_checked_in, departures_not_checked_out, unbalanced_departed_folios, rooms_without_housekeeping_status,
+   * room_charges_not_postable.
    *
    * @generated from field: string id = 1;
    */
@@ -721,6 +792,14 @@ export declare type GetNightAuditChecksResponse = Message<"hotelops.folio.v1.Get
    * @generated from field: bool can_run = 3;
    */
   canRun: boolean;
+
+  /**
+   * The nights the audit could not charge now (check room_charges_not_postable): earlier nights it left out and
+   * tonight's that it would leave out.
+   *
+   * @generated from field: repeated hotelops.folio.v1.UnchargedNight uncharged_nights = 4;
+   */
+  unchargedNights: UnchargedNight[];
 };
 
 /**
@@ -728,6 +807,48 @@ export declare type GetNightAuditChecksResponse = Message<"hotelops.folio.v1.Get
  * Use `create(GetNightAuditChecksResponseSchema)` to create a new message.
  */
 export declare const GetNightAuditChecksResponseSchema: GenMessage<GetNightAuditChecksResponse>;
+
+/**
+ * A room night the night audit did not charge, and why.
+ *
+ * @generated from message hotelops.folio.v1.UnchargedNight
+ */
+export declare type UnchargedNight = Message<"hotelops.folio.v1.UnchargedNight"> & {
+  /**
+   * @generated from field: string reservation_id = 1;
+   */
+  reservationId: string;
+
+  /**
+   * @generated from field: string reservation_code = 2;
+   */
+  reservationCode: string;
+
+  /**
+   * @generated from field: string reservation_room_id = 3;
+   */
+  reservationRoomId: string;
+
+  /**
+   * The night (YYYY-MM-DD).
+   *
+   * @generated from field: string business_date = 4;
+   */
+  businessDate: string;
+
+  /**
+   * E.g. "the night's price is beyond the money bound (10^13 minor units)".
+   *
+   * @generated from field: string reason = 5;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message hotelops.folio.v1.UnchargedNight.
+ * Use `create(UnchargedNightSchema)` to create a new message.
+ */
+export declare const UnchargedNightSchema: GenMessage<UnchargedNight>;
 
 /**
  * @generated from message hotelops.folio.v1.RunNightAuditRequest
@@ -789,6 +910,13 @@ export declare type NightAuditSummary = Message<"hotelops.folio.v1.NightAuditSum
    * @generated from field: repeated hotelops.folio.v1.NightAuditCheck checks = 6;
    */
   checks: NightAuditCheck[];
+
+  /**
+   * The nights this audit could not charge (tried again by every later audit until they post).
+   *
+   * @generated from field: repeated hotelops.folio.v1.UnchargedNight uncharged_nights = 7;
+   */
+  unchargedNights: UnchargedNight[];
 };
 
 /**
@@ -897,10 +1025,16 @@ export declare const InvoiceStatusSchema: GenEnum<InvoiceStatus>;
  * Dates are YYYY-MM-DD strings; timestamps are UTC.
  *
  * Ledger rules: a folio belongs to one reservation and opens on first use; its number is unique in the
- * property. Charges and payments are only ever added: a payment is undone by ReversePayment, which posts a
- * negative payment pointing at the original (a payment is reversed at most once; a reversal cannot be
- * reversed). balance = charges - payments (reversals included); positive means the guest owes the hotel.
- * Posting a payment or a reversal writes `folio.payment_posted` in the same transaction.
+ * property. Charges and payments are only ever added: money goes back to the guest only through RefundPayment
+ * (part of a payment) or ReversePayment (what is left of it), each a negative payment pointing at the payment it
+ * refunds; the refunds of a payment never exceed it, and a refund is never refunded. balance = charges -
+ * payments (refunds included); positive means the guest owes the hotel, negative is a credit (a deposit or an
+ * overpayment, shown as `credit_minor`). Posting a payment or a refund writes `folio.payment_posted` (a refund
+ * with isReversal true and reversedPaymentId) in the same transaction.
+ *
+ * The money bound: every amount (charge, payment, refund) is 1 to 10^13 minor units, and a posting that would
+ * take the folio's balance beyond 10^13 either way (a charge, or a payment beyond the open balance as a credit)
+ * is refused with 400 invalid_argument naming `amount_minor`.
  *
  * Callers: staff sessions with the named permission, or internal clients (trusted back-office systems,
  * limited to their granted properties).
@@ -940,9 +1074,9 @@ export declare const FolioService: GenService<{
     output: typeof PostPaymentResponseSchema;
   },
   /**
-   * Reverses a payment: a negative payment of the same amount and method referencing the original, and
-   * `folio.payment_posted` with isReversal true. 409 invalid_transition when the payment is already reversed
-   * or is itself a reversal.
+   * Reverses a payment: a negative payment of what is left of it (its amount less earlier refunds), with its
+   * method, referencing the original, and `folio.payment_posted` with isReversal true. 409 invalid_transition
+   * when nothing is left to reverse or the payment is itself a refund.
    *
    * @generated from rpc hotelops.folio.v1.FolioService.ReversePayment
    */
@@ -950,6 +1084,19 @@ export declare const FolioService: GenService<{
     methodKind: "unary";
     input: typeof ReversePaymentRequestSchema;
     output: typeof ReversePaymentResponseSchema;
+  },
+  /**
+   * Refunds part or all of a payment (a deposit, an overpayment): a negative payment of `amount_minor` with the
+   * payment's method, referencing it (`reversed_payment_id`), and `folio.payment_posted` with isReversal true
+   * and reversedPaymentId. A payment may be refunded in several parts; 422 validation_failed (`amount_minor`)
+   * when the refunds would exceed the payment; 409 invalid_transition when the payment is itself a refund.
+   *
+   * @generated from rpc hotelops.folio.v1.FolioService.RefundPayment
+   */
+  refundPayment: {
+    methodKind: "unary";
+    input: typeof RefundPaymentRequestSchema;
+    output: typeof RefundPaymentResponseSchema;
   },
   /**
    * A DRAFT invoice of every charge of the folio not yet on an issued invoice. Amounts are tax-inclusive
@@ -1002,7 +1149,10 @@ export declare const FolioService: GenService<{
   /**
    * Closes the business day in one transaction: posts each in-house room line's nightly price for the
    * business date (once per line and night), marks unarrived arrivals of the date as no-shows and moves
-   * the business date one day on. 409 business_date_moved (nothing changed) when the business date is not
+   * the business date one day on. A night that cannot be charged (its price or the folio's balance beyond the
+   * money bound) does not stop the audit: it is left out, listed in `summary.uncharged_nights` and in the
+   * check `room_charges_not_postable`, and every later audit tries it again until it posts (fix the stay's
+   * price, e.g. UpdateReservation with `rooms[].amount_minor`, then run the next audit). 409 business_date_moved (nothing changed) when the business date is not
    * `expected_business_date` any more, e.g. on a second run; 409 conflict with the blocking checks in the
    * error details when a check blocks. Concurrent runs of one property are serialized.
    *

@@ -464,6 +464,15 @@ export declare type RoomLineChange = Message<"hotelops.reservation.v1.RoomLineCh
    * @generated from field: optional int32 children = 5;
    */
   children?: number | undefined;
+
+  /**
+   * The line's price for the whole (new) stay, 0 to 10^13; a price other than the daily prices needs
+   * `reservations.override_price` (it is spread over the nights as on create). This is how staff fix an absurd
+   * price the night audit could not charge.
+   *
+   * @generated from field: optional int64 amount_minor = 6;
+   */
+  amountMinor?: bigint | undefined;
 };
 
 /**

@@ -17,10 +17,16 @@ class FolioServiceStub(object):
     Dates are YYYY-MM-DD strings; timestamps are UTC.
 
     Ledger rules: a folio belongs to one reservation and opens on first use; its number is unique in the
-    property. Charges and payments are only ever added: a payment is undone by ReversePayment, which posts a
-    negative payment pointing at the original (a payment is reversed at most once; a reversal cannot be
-    reversed). balance = charges - payments (reversals included); positive means the guest owes the hotel.
-    Posting a payment or a reversal writes `folio.payment_posted` in the same transaction.
+    property. Charges and payments are only ever added: money goes back to the guest only through RefundPayment
+    (part of a payment) or ReversePayment (what is left of it), each a negative payment pointing at the payment it
+    refunds; the refunds of a payment never exceed it, and a refund is never refunded. balance = charges -
+    payments (refunds included); positive means the guest owes the hotel, negative is a credit (a deposit or an
+    overpayment, shown as `credit_minor`). Posting a payment or a refund writes `folio.payment_posted` (a refund
+    with isReversal true and reversedPaymentId) in the same transaction.
+
+    The money bound: every amount (charge, payment, refund) is 1 to 10^13 minor units, and a posting that would
+    take the folio's balance beyond 10^13 either way (a charge, or a payment beyond the open balance as a credit)
+    is refused with 400 invalid_argument naming `amount_minor`.
 
     Callers: staff sessions with the named permission, or internal clients (trusted back-office systems,
     limited to their granted properties).
@@ -51,6 +57,11 @@ class FolioServiceStub(object):
                 '/hotelops.folio.v1.FolioService/ReversePayment',
                 request_serializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.ReversePaymentRequest.SerializeToString,
                 response_deserializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.ReversePaymentResponse.FromString,
+                )
+        self.RefundPayment = channel.unary_unary(
+                '/hotelops.folio.v1.FolioService/RefundPayment',
+                request_serializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.RefundPaymentRequest.SerializeToString,
+                response_deserializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.RefundPaymentResponse.FromString,
                 )
         self.CreateInvoiceDraft = channel.unary_unary(
                 '/hotelops.folio.v1.FolioService/CreateInvoiceDraft',
@@ -91,10 +102,16 @@ class FolioServiceServicer(object):
     Dates are YYYY-MM-DD strings; timestamps are UTC.
 
     Ledger rules: a folio belongs to one reservation and opens on first use; its number is unique in the
-    property. Charges and payments are only ever added: a payment is undone by ReversePayment, which posts a
-    negative payment pointing at the original (a payment is reversed at most once; a reversal cannot be
-    reversed). balance = charges - payments (reversals included); positive means the guest owes the hotel.
-    Posting a payment or a reversal writes `folio.payment_posted` in the same transaction.
+    property. Charges and payments are only ever added: money goes back to the guest only through RefundPayment
+    (part of a payment) or ReversePayment (what is left of it), each a negative payment pointing at the payment it
+    refunds; the refunds of a payment never exceed it, and a refund is never refunded. balance = charges -
+    payments (refunds included); positive means the guest owes the hotel, negative is a credit (a deposit or an
+    overpayment, shown as `credit_minor`). Posting a payment or a refund writes `folio.payment_posted` (a refund
+    with isReversal true and reversedPaymentId) in the same transaction.
+
+    The money bound: every amount (charge, payment, refund) is 1 to 10^13 minor units, and a posting that would
+    take the folio's balance beyond 10^13 either way (a charge, or a payment beyond the open balance as a credit)
+    is refused with 400 invalid_argument naming `amount_minor`.
 
     Callers: staff sessions with the named permission, or internal clients (trusted back-office systems,
     limited to their granted properties).
@@ -123,9 +140,19 @@ class FolioServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def ReversePayment(self, request, context):
-        """Reverses a payment: a negative payment of the same amount and method referencing the original, and
-        `folio.payment_posted` with isReversal true. 409 invalid_transition when the payment is already reversed
-        or is itself a reversal.
+        """Reverses a payment: a negative payment of what is left of it (its amount less earlier refunds), with its
+        method, referencing the original, and `folio.payment_posted` with isReversal true. 409 invalid_transition
+        when nothing is left to reverse or the payment is itself a refund.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RefundPayment(self, request, context):
+        """Refunds part or all of a payment (a deposit, an overpayment): a negative payment of `amount_minor` with the
+        payment's method, referencing it (`reversed_payment_id`), and `folio.payment_posted` with isReversal true
+        and reversedPaymentId. A payment may be refunded in several parts; 422 validation_failed (`amount_minor`)
+        when the refunds would exceed the payment; 409 invalid_transition when the payment is itself a refund.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -170,7 +197,10 @@ class FolioServiceServicer(object):
     def RunNightAudit(self, request, context):
         """Closes the business day in one transaction: posts each in-house room line's nightly price for the
         business date (once per line and night), marks unarrived arrivals of the date as no-shows and moves
-        the business date one day on. 409 business_date_moved (nothing changed) when the business date is not
+        the business date one day on. A night that cannot be charged (its price or the folio's balance beyond the
+        money bound) does not stop the audit: it is left out, listed in `summary.uncharged_nights` and in the
+        check `room_charges_not_postable`, and every later audit tries it again until it posts (fix the stay's
+        price, e.g. UpdateReservation with `rooms[].amount_minor`, then run the next audit). 409 business_date_moved (nothing changed) when the business date is not
         `expected_business_date` any more, e.g. on a second run; 409 conflict with the blocking checks in the
         error details when a check blocks. Concurrent runs of one property are serialized.
         """
@@ -200,6 +230,11 @@ def add_FolioServiceServicer_to_server(servicer, server):
                     servicer.ReversePayment,
                     request_deserializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.ReversePaymentRequest.FromString,
                     response_serializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.ReversePaymentResponse.SerializeToString,
+            ),
+            'RefundPayment': grpc.unary_unary_rpc_method_handler(
+                    servicer.RefundPayment,
+                    request_deserializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.RefundPaymentRequest.FromString,
+                    response_serializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.RefundPaymentResponse.SerializeToString,
             ),
             'CreateInvoiceDraft': grpc.unary_unary_rpc_method_handler(
                     servicer.CreateInvoiceDraft,
@@ -245,10 +280,16 @@ class FolioService(object):
     Dates are YYYY-MM-DD strings; timestamps are UTC.
 
     Ledger rules: a folio belongs to one reservation and opens on first use; its number is unique in the
-    property. Charges and payments are only ever added: a payment is undone by ReversePayment, which posts a
-    negative payment pointing at the original (a payment is reversed at most once; a reversal cannot be
-    reversed). balance = charges - payments (reversals included); positive means the guest owes the hotel.
-    Posting a payment or a reversal writes `folio.payment_posted` in the same transaction.
+    property. Charges and payments are only ever added: money goes back to the guest only through RefundPayment
+    (part of a payment) or ReversePayment (what is left of it), each a negative payment pointing at the payment it
+    refunds; the refunds of a payment never exceed it, and a refund is never refunded. balance = charges -
+    payments (refunds included); positive means the guest owes the hotel, negative is a credit (a deposit or an
+    overpayment, shown as `credit_minor`). Posting a payment or a refund writes `folio.payment_posted` (a refund
+    with isReversal true and reversedPaymentId) in the same transaction.
+
+    The money bound: every amount (charge, payment, refund) is 1 to 10^13 minor units, and a posting that would
+    take the folio's balance beyond 10^13 either way (a charge, or a payment beyond the open balance as a credit)
+    is refused with 400 invalid_argument naming `amount_minor`.
 
     Callers: staff sessions with the named permission, or internal clients (trusted back-office systems,
     limited to their granted properties).
@@ -319,6 +360,23 @@ class FolioService(object):
         return grpc.experimental.unary_unary(request, target, '/hotelops.folio.v1.FolioService/ReversePayment',
             hotelops_dot_folio_dot_v1_dot_folio__pb2.ReversePaymentRequest.SerializeToString,
             hotelops_dot_folio_dot_v1_dot_folio__pb2.ReversePaymentResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def RefundPayment(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.folio.v1.FolioService/RefundPayment',
+            hotelops_dot_folio_dot_v1_dot_folio__pb2.RefundPaymentRequest.SerializeToString,
+            hotelops_dot_folio_dot_v1_dot_folio__pb2.RefundPaymentResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 

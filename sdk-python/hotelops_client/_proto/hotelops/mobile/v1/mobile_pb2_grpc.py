@@ -126,7 +126,9 @@ class MobileServiceServicer(object):
         a price for every night, `total_minor` = the sum of the daily prices unless `price_override` is true (needs
         reservations.override_price; the amount is then spread over the nights), a free room every night (409
         sold_out otherwise, unless `overbook` is true: needs reservations.overbook), and `room_id` (when given) of that room type, not out of order and free. `source`
-        defaults to MOBILE (DIRECT, MOBILE, PANEL, CHANNEL or API), `status` to GUARANTEED (or TENTATIVE).
+        defaults to MOBILE (DIRECT, MOBILE, PANEL or API; CHANNEL bookings come only from channel managers through the
+        connectivity API: 422 validation_failed on `source`), `status` to GUARANTEED (or TENTATIVE). `total_minor`
+        is at most 10^13 (the money bound: 400 otherwise). Errors name the fields of this request.
         The rate plan's restrictions hold: stop sell, closed to arrival or departure are 409 restricted, the
         arrival date's minimum / maximum stay 422 validation_failed, with details naming the restriction.
         Errors: 400 invalid_argument for malformed or missing fields, 422 validation_failed for rule failures.
@@ -204,7 +206,8 @@ class MobileServiceServicer(object):
 
     def RunMobileNightAudit(self, request, context):
         """Runs the night audit of the active property (hotelops.folio.v1.FolioService.RunNightAudit): posts the
-        nights, marks no-shows, moves the business date one day on. 409 business_date_moved when the business date
+        nights, marks no-shows, moves the business date one day on. A night it cannot charge is left out and named
+        in `summary.unchargedNights`; it does not stop the audit. 409 business_date_moved when the business date
         is not `expected_business_date` any more, 409 conflict with the blocking checks in the details, 400 for a
         malformed date.
         """
