@@ -59,7 +59,7 @@ export async function endStay(
     try {
       await takeRooms(tx, { propertyId: r.propertyId, roomTypeId: l.roomTypeId, counter: "sold", from, to });
     } catch (err) {
-      if (err instanceof AppError && err.code === "no_availability")
+      if (err instanceof AppError && (err.code === "no_availability" || err.code === "sold_out"))
         throw new AppError(
           "conflict",
           `Late check-out refused: no room of type ${l.roomTypeCode} is free on every night from ${from} to ${to}.`,
