@@ -10,7 +10,8 @@ import { poolQueryable, sendStatementsUnnamed, type Queryable } from "./queryabl
 /**
  * The process's one PostgreSQL pool and the one way to query it (`db.query<Row>(text, params)`, `$1`
  * placeholders). Requests, transactions (`createTransact`), pg-boss's statements and the migrations all take
- * their connections here; the only other connection is pg-boss's LISTEN session (src/jobs/boss.ts).
+ * their connections here (behind PgBouncer the migrations use two direct connections at start); the only other
+ * connection is the LISTEN session (src/jobs/listen-session.ts).
  */
 export interface Database extends Queryable {
   url: string;
