@@ -1,6 +1,6 @@
 // The unary fast path uses connect-es internals that do not follow semantic versioning (docs/adr/0002): this
 // fails on an upgrade of connect-es, on a loosened pin, and on an internal symbol the ADR does not list.
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -9,12 +9,24 @@ const root = join(import.meta.dirname, "../..");
 const adr = readFileSync(join(root, "docs/adr/0002-unary-fast-path.md"), "utf8");
 const pinned = /pinned to exactly \*\*(\d+\.\d+\.\d+)\*\*/.exec(adr)?.[1];
 
-/** Every symbol src/server/unary.ts takes from connect-es's protocol entry points, by entry point. */
+/** Every file of src/ (tests aside) that imports from connect-es's protocol entry points. */
+function importers(): string[] {
+  const files = readdirSync(join(root, "src"), { recursive: true, encoding: "utf8" }).filter(
+    (f) => f.endsWith(".ts") && !f.endsWith(".test.ts"),
+  );
+  return files.filter((f) => readFileSync(join(root, "src", f), "utf8").includes('"@connectrpc/connect/protocol'));
+}
+
+/** Every symbol src/ takes from connect-es's protocol entry points (types too), by entry point. */
 function usedInternals(): Map<string, Set<string>> {
-  const source = readFileSync(join(import.meta.dirname, "unary.ts"), "utf8");
+  const source = importers()
+    .map((f) => readFileSync(join(root, "src", f), "utf8"))
+    .join("\n");
   const used = new Map<string, Set<string>>();
   const add = (entry: string, name: string) => used.set(entry, (used.get(entry) ?? new Set()).add(name));
-  for (const m of source.matchAll(/import\s*\{([^}]*)\}\s*from\s*"(@connectrpc\/connect\/protocol[\w-]*)"/g))
+  for (const m of source.matchAll(
+    /import(?:\s+type)?\s*\{([^}]*)\}\s*from\s*"(@connectrpc\/connect\/protocol[\w-]*)"/g,
+  ))
     for (const name of m[1]!.split(",").map((n) => n.replace(/^\s*type\s+/, "").trim()))
       if (name !== "") add(m[2]!, name);
   for (const m of source.matchAll(/import \* as (\w+) from "(@connectrpc\/connect\/protocol[\w-]*)"/g))
@@ -36,6 +48,15 @@ describe("connect-es internals of the unary fast path", () => {
     expect(manifest.dependencies["@connectrpc/connect"]).toBe(pinned);
     expect(manifest.dependencies["@connectrpc/connect-node"]).toBe(pinned);
     expect(installed).toBe(pinned);
+  });
+
+  it("are imported by the files the ADR names only", () => {
+    expect(importers().sort()).toEqual([
+      "server/compression.ts",
+      "server/dispatch.ts",
+      "server/parse-errors.ts",
+      "server/unary.ts",
+    ]);
   });
 
   it("exist in the installed connect-es and are each listed in the ADR", async () => {
