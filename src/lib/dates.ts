@@ -46,3 +46,7 @@ export function addDays(date: string, days: number): string {
 export function maxDate(a: string, b: string): string {
   return a > b ? a : b;
 }
+
+export function minDate(a: string, b: string): string {
+  return a < b ? a : b;
+}

@@ -101,7 +101,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     const result = await command.run(deps, { positionals: parsed.positionals, values });
     console.log(json ? JSON.stringify(result.json) : result.text);
-    return 0;
+    return result.exitCode ?? 0;
   } catch (err) {
     if (err instanceof AppError) {
       if (json) console.log(JSON.stringify({ error: { code: err.code, message: err.message, details: err.details } }));

@@ -4,6 +4,7 @@ import type { ApiClient } from "../modules/auth/index.ts";
 import type { Deps } from "../modules/module.ts";
 import { describeSeed, seedDemo } from "./seed.ts";
 import { setProviderMapping } from "../modules/connectivity/index.ts";
+import { verifyInventory } from "./inventory-verify.ts";
 
 export interface CommandInput {
   positionals: string[];
@@ -14,8 +15,8 @@ export interface Command {
   summary: string;
   usage: string;
   options?: Record<string, { type: "string" | "boolean"; help: string }>;
-  /** `json` is printed with --json, `text` otherwise. */
-  run(deps: Deps, input: CommandInput): Promise<{ json: object; text: string }>;
+  /** `json` is printed with --json, `text` otherwise; `exitCode` (default 0) is the process's status. */
+  run(deps: Deps, input: CommandInput): Promise<{ json: object; text: string; exitCode?: number }>;
 }
 
 function str(input: CommandInput, name: string, fallback?: string): string {
@@ -235,6 +236,31 @@ export const commands: Record<string, Command> = {
       return {
         json: m,
         text: `${m.propertyCode} ${kind} ${m.code ?? ""} -> ${m.provider}:${m.externalCode}`.replace("  ", " "),
+      };
+    },
+  },
+
+  "inventory:verify": {
+    summary: "Check a property's availability counters against its stays, blocks and repairs (--repair fixes them).",
+    usage: "--property <CODE> [--repair]",
+    options: {
+      property: { type: "string", help: "property code" },
+      repair: { type: "boolean", help: "set every drifting counter to what the stays say, and log each change" },
+    },
+    async run(deps, input) {
+      const check = await verifyInventory(deps, str(input, "property"), input.values.repair === true);
+      const lines = check.drift.map(
+        (d) =>
+          `  ${d.roomTypeCode} ${d.date} ${d.counter}: stored ${d.stored}, expected ${d.expected}${d.holderId === undefined ? "" : ` (reservation ${d.holderId})`}`,
+      );
+      const head =
+        check.drift.length === 0
+          ? `${check.propertyCode}: inventory holds (business date ${check.businessDate}).`
+          : `${check.propertyCode}: ${check.drift.length} counter(s) ${check.repaired ? "repaired" : "drift (run with --repair to fix)"}:`;
+      return {
+        json: check,
+        text: [head, ...lines].join("\n"),
+        ...(check.drift.length > 0 && !check.repaired ? { exitCode: 1 } : {}),
       };
     },
   },

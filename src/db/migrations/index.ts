@@ -25,6 +25,7 @@ import { Migration0024RoomLineArrival } from "./0024-room-line-arrival.ts";
 import { Migration0025FrontDesk } from "./0025-front-desk.ts";
 import { Migration0026RefundsAndUnchargedNights } from "./0026-refunds-and-uncharged-nights.ts";
 import { Migration0027Overbooking } from "./0027-overbooking.ts";
+import { Migration0028StayHistory } from "./0028-stay-history.ts";
 import { Migration0029RefreshGrace } from "./0029-refresh-grace.ts";
 
 /** Every migration, in order. Listed explicitly so nothing depends on file globbing at run time. */
@@ -56,5 +57,6 @@ export const migrations = [
   Migration0025FrontDesk,
   Migration0026RefundsAndUnchargedNights,
   Migration0027Overbooking,
+  Migration0028StayHistory,
   Migration0029RefreshGrace,
 ];

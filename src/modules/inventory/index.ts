@@ -25,6 +25,7 @@ export {
   type AvailabilityDay,
   type RoomTypeAvailability,
 } from "./inventory-days.ts";
+export { findInventoryDrift, repairInventoryDrift, type InventoryDrift } from "./verify.ts";
 export {
   findRoom,
   findRatePlan,

@@ -14,7 +14,7 @@ import {
 } from "../inventory/index.ts";
 import { daysBetween } from "../../lib/dates.ts";
 import { propertyById } from "../properties/index.ts";
-import { requireId } from "../../lib/ids.ts";
+import { newId, requireId } from "../../lib/ids.ts";
 import * as repo from "./reservation.repository.ts";
 import type { Reservation } from "./reservation.repository.ts";
 import { availabilityEvents, reservationEvent, roomLineEvent } from "./reservation.events.ts";
@@ -279,6 +279,12 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
           const days = { propertyId: actor.propertyId, counter: "sold" as const, from, to };
           await releaseRooms(tx, { ...days, roomTypeId: line.roomTypeId, holderId: before.id });
           await takeRooms(tx, { ...days, roomTypeId: target.roomTypeId });
+          // the nights before `from` stay sold on the old type: the move says so (see heldNightsSql)
+          await tx.query(
+            `insert into reservation_room_moves (id, property_id, room_line_id, moved_on, from_room_type_id, to_room_type_id, created_at)
+             values ($1, $2, $3, $4, $5, $6, $7)`,
+            [newId(), actor.propertyId, line.id, from, line.roomTypeId, target.roomTypeId, now],
+          );
           newTypeCode = (await findRoomType(tx, actor.propertyId, target.roomTypeId))!.code;
           if (opts.reprice === true) {
             const prices = await nightlyPrices(tx, actor.propertyId, rp.id, target.roomTypeId, from, to);

@@ -60,6 +60,7 @@ export {
   type ReservationSource,
 } from "./transitions.ts";
 export { reservationData, roomLineData } from "./reservation.events.ts";
+export { heldNightsSql } from "./sql.ts";
 
 export function createReservationsModule(deps: Deps, service: ReservationService): Module {
   return {

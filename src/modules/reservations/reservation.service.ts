@@ -22,7 +22,7 @@ import {
   type StayLine,
   type StayViolations,
 } from "../inventory/index.ts";
-import { parseDate, maxDate, parseRange } from "../../lib/dates.ts";
+import { parseDate, maxDate, minDate, parseRange } from "../../lib/dates.ts";
 import { poolQueryable, type Queryable } from "../../db/queryable.ts";
 import { propertyById, type PropertyRow } from "../properties/index.ts";
 import { chargedNights, checkStayTotal, everyNightPriced, stayPrices, sum } from "./pricing.ts";
@@ -189,6 +189,22 @@ function byRoomType<T extends { roomTypeId: string; from: string }>(lines: reado
   return [...lines].sort((a, b) =>
     a.roomTypeId < b.roomTypeId ? -1 : a.roomTypeId > b.roomTypeId ? 1 : a.from < b.from ? -1 : 1,
   );
+}
+
+interface StayRange {
+  roomTypeId: string;
+  from: string;
+  /** Exclusive. */
+  to: string;
+}
+
+/** The nights of [from, to) outside [otherFrom, otherTo), as at most two ranges of the room type. */
+function nightsOutside(roomTypeId: string, from: string, to: string, otherFrom: string, otherTo: string): StayRange[] {
+  if (otherTo <= from || to <= otherFrom) return [{ roomTypeId, from, to }];
+  const out: StayRange[] = [];
+  if (from < otherFrom) out.push({ roomTypeId, from, to: otherFrom });
+  if (otherTo < to) out.push({ roomTypeId, from: otherTo, to });
+  return out;
 }
 
 /** What a channel's amounts differ from our listed prices by (null when equal or not a channel sale). */
@@ -491,10 +507,11 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
       const changes = new Map((input.rooms ?? []).map((c) => [c.reservationRoomId, c]));
       for (const key of changes.keys())
         if (!before.rooms.some((l) => l.id === key)) throw new AppError("not_found", "Room line not found.");
-      const moved: {
-        old: { roomTypeId: string; from: string; to: string };
-        next: { roomTypeId: string; from: string; to: string };
-      }[] = [];
+      // The nights each line gives back and takes: on another room type all of them; on the same type only the
+      // nights that differ (the nights kept stay held as they are: a moved in-house line's earlier nights are on
+      // its former type, and a kept overbooked night stays the holder's).
+      const released: StayRange[] = [];
+      const taken: StayRange[] = [];
       const lineUpdates = [];
       const stayLines: StayLine[] = [];
       let restayed = false;
@@ -525,11 +542,12 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
             ? chargedNights(listed, c.amountMinor, actor.canOverridePrice, `${field}.amountMinor`)
             : listed;
         listedTotal += sum(listed);
-        if (datesChanged || roomTypeId !== line.roomTypeId) {
-          moved.push({
-            old: { roomTypeId: line.roomTypeId, from: before.arrivalDate, to: before.departureDate },
-            next: { roomTypeId, from: arrival, to: departure },
-          });
+        if (roomTypeId !== line.roomTypeId) {
+          released.push({ roomTypeId: line.roomTypeId, from: before.arrivalDate, to: before.departureDate });
+          taken.push({ roomTypeId, from: arrival, to: departure });
+        } else if (datesChanged) {
+          released.push(...nightsOutside(roomTypeId, before.arrivalDate, before.departureDate, arrival, departure));
+          taken.push(...nightsOutside(roomTypeId, arrival, departure, before.arrivalDate, before.departureDate));
         }
         // A room of another type no longer fits the line; a kept room must still be free on the new dates.
         const roomId = roomTypeId !== line.roomTypeId ? null : line.roomId;
@@ -556,27 +574,10 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
         : before.restrictionOverrides;
       const rateDifferenceMinor =
         actor.channelSale === true ? rateDifference(actor, newTotal, listedTotal) : before.rateDifferenceMinor;
-      await lockRoomDays(
-        tx,
-        actor.propertyId,
-        moved.flatMap((m) => [m.old, m.next]),
-      );
-      await moveInventory(
-        tx,
-        actor.propertyId,
-        before.id,
-        moved.map((m) => m.old),
-        false,
-      );
+      await lockRoomDays(tx, actor.propertyId, byRoomType([...released, ...taken]));
+      await moveInventory(tx, actor.propertyId, before.id, released, false);
       // A channel's revision was sold by the channel too: nights it adds on a sold-out day are an overbooking.
-      const short = await moveInventory(
-        tx,
-        actor.propertyId,
-        before.id,
-        moved.map((m) => m.next),
-        true,
-        actor.channelSale === true,
-      );
+      const short = await moveInventory(tx, actor.propertyId, before.id, taken, true, actor.channelSale === true);
       for (const l of lineUpdates) {
         await tx.query(
           `update reservation_rooms set room_type_id = $3, rate_plan_id = $4, adults = $5, children = $6, nightly_minor = $7::bigint[], total_minor = $8, room_id = $9,
@@ -641,7 +642,7 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
       )
         await alertOverbooking(tx, r, now);
       const events = [reservationEvent("reservation.updated", r, now)];
-      if (moved.length > 0) {
+      if (released.length + taken.length > 0) {
         const codes = [...before.rooms.map((l) => l.roomTypeCode), ...r.rooms.map((l) => l.roomTypeCode)];
         events.push(
           ...availabilityEvents(
@@ -678,9 +679,11 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
           false,
         );
       }
+      // a stay that had begun keeps the nights before `from` (inventory:verify recomputes the days from this)
       await tx.query(
-        "update reservations set status = 'CANCELLED', cancelled_at = $3, updated_at = $3 where property_id = $1 and id = $2",
-        [actor.propertyId, before.id, now],
+        `update reservations set status = 'CANCELLED', cancelled_at = $3, updated_at = $3, nights_kept_until = $4
+          where property_id = $1 and id = $2`,
+        [actor.propertyId, before.id, now, stayed ? minDate(from, before.departureDate) : null],
       );
       const r = await requireReservation(tx, actor.propertyId, before.id, false);
       const released = releases
