@@ -114,6 +114,10 @@ export function mobileRpc(s: MobileRpcServices): MobileRpc {
       const { reservation, folioBalanceMinor } = await s.reservations.get(actorOf(p), req.reservationId);
       return { reservation: reservationOut(reservation), ...(folioBalanceMinor === null ? {} : { folioBalanceMinor }) };
     },
+    async reinstateMobileReservation(req, ctx) {
+      const p = requireStaff(ctx.values);
+      return { reservation: reservationOut(await s.reservations.reinstate(actorOf(p), req.reservationId)) };
+    },
     async getDashboard(_req, ctx) {
       return s.stats.dashboard(requireStaff(ctx.values).activePropertyId);
     },

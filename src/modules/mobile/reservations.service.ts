@@ -93,6 +93,7 @@ export interface MobileReservations {
     input: MobileListInput,
   ): Promise<{ reservations: Reservation[]; nextCursor: string; hasMore: boolean }>;
   get(actor: Actor, reservationId: string): Promise<{ reservation: Reservation; folioBalanceMinor: bigint | null }>;
+  reinstate(actor: Actor, reservationId: string): Promise<Reservation>;
 }
 
 /** The reservations service's room-line fields as the mobile request names them (it has one room, no `rooms`). */
@@ -283,6 +284,7 @@ export function createMobileReservations(deps: {
       });
     },
 
+    reinstate: (actor, reservationId) => reservations.reinstate(actor, reservationId),
     async get(actor, reservationId) {
       const reservation = await reservations.get(actor, reservationId);
       const balance = await folioBalanceOfReservation(reads, actor.propertyId, reservation.id);

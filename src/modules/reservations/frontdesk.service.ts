@@ -21,6 +21,7 @@ import { availabilityEvents, reservationEvent, roomLineEvent } from "./reservati
 import { assertTransition, holdsInventory } from "./transitions.ts";
 import { finishChange, requireReservation, type Actor } from "./common.ts";
 import { endStay } from "./stay-end.ts";
+import { reinstateInTx } from "./no-show.ts";
 
 export interface FrontDesk {
   /** Assigns a room to a room line (inside a caller's transaction; used by create and check-in). */
@@ -43,6 +44,8 @@ export interface FrontDesk {
    * lock until that transaction commits.
    */
   markNoShowInTx(tx: Tx, propertyId: string, reservationId: string): Promise<void>;
+  /** A no-show comes after all (see ReinstateReservation in reservation.proto). */
+  reinstate(actor: Actor, reservationId: string): Promise<Reservation>;
 }
 
 function lineOf(r: Reservation, lineId: string) {
@@ -313,6 +316,7 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
       }),
 
     markNoShowInTx,
+    reinstate: (actor, reservationId) => transact((tx) => reinstateInTx(tx, actor, reservationId, clock.now())),
     markNoShow: (actor, reservationId) =>
       transact(async (tx) => {
         await markNoShowInTx(tx, actor.propertyId, reservationId);

@@ -185,6 +185,11 @@ export function registerReservationRpc(router: ConnectRouter, service: Reservati
         ),
       };
     },
+    async reinstateReservation(req, ctx) {
+      return {
+        reservation: reservationOut(await service.reinstate(await actorOf(ctx, req.propertyCode), req.reservationId)),
+      };
+    },
     async checkInRoomLine(req, ctx) {
       return {
         reservation: reservationOut(

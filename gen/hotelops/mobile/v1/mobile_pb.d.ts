@@ -682,6 +682,38 @@ export declare type GetMobileReservationResponse = Message<"hotelops.mobile.v1.G
 export declare const GetMobileReservationResponseSchema: GenMessage<GetMobileReservationResponse>;
 
 /**
+ * @generated from message hotelops.mobile.v1.ReinstateMobileReservationRequest
+ */
+export declare type ReinstateMobileReservationRequest = Message<"hotelops.mobile.v1.ReinstateMobileReservationRequest"> & {
+  /**
+   * @generated from field: string reservation_id = 1;
+   */
+  reservationId: string;
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.ReinstateMobileReservationRequest.
+ * Use `create(ReinstateMobileReservationRequestSchema)` to create a new message.
+ */
+export declare const ReinstateMobileReservationRequestSchema: GenMessage<ReinstateMobileReservationRequest>;
+
+/**
+ * @generated from message hotelops.mobile.v1.ReinstateMobileReservationResponse
+ */
+export declare type ReinstateMobileReservationResponse = Message<"hotelops.mobile.v1.ReinstateMobileReservationResponse"> & {
+  /**
+   * @generated from field: hotelops.reservation.v1.Reservation reservation = 1;
+   */
+  reservation?: Reservation | undefined;
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.ReinstateMobileReservationResponse.
+ * Use `create(ReinstateMobileReservationResponseSchema)` to create a new message.
+ */
+export declare const ReinstateMobileReservationResponseSchema: GenMessage<ReinstateMobileReservationResponse>;
+
+/**
  * @generated from message hotelops.mobile.v1.GetDashboardRequest
  */
 export declare type GetDashboardRequest = Message<"hotelops.mobile.v1.GetDashboardRequest"> & {
@@ -1258,6 +1290,19 @@ export declare const MobileService: GenService<{
     methodKind: "unary";
     input: typeof GetMobileReservationRequestSchema;
     output: typeof GetMobileReservationResponseSchema;
+  },
+  /**
+   * Brings a no-show of the active property back (the guest came late in the night the audit marked them, or the
+   * next business day): as ReinstateReservation of hotelops.reservation.v1.ReservationService. 409 conflict when
+   * the business date is past the day after arrival or not before departure, 409 invalid_transition when the
+   * reservation is not a NO_SHOW, 409 sold_out when a night of the stay is full.
+   *
+   * @generated from rpc hotelops.mobile.v1.MobileService.ReinstateMobileReservation
+   */
+  reinstateMobileReservation: {
+    methodKind: "unary";
+    input: typeof ReinstateMobileReservationRequestSchema;
+    output: typeof ReinstateMobileReservationResponseSchema;
   },
   /**
    * Today (the property's business date) at the active property, from two SQL statements.

@@ -693,6 +693,45 @@ export declare type MoveRoomResponse = Message<"hotelops.reservation.v1.MoveRoom
 export declare const MoveRoomResponseSchema: GenMessage<MoveRoomResponse>;
 
 /**
+ * @generated from message hotelops.reservation.v1.ReinstateReservationRequest
+ */
+export declare type ReinstateReservationRequest = Message<"hotelops.reservation.v1.ReinstateReservationRequest"> & {
+  /**
+   * Empty for a staff session (its active property); required of internal clients.
+   *
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * @generated from field: string reservation_id = 2;
+   */
+  reservationId: string;
+};
+
+/**
+ * Describes the message hotelops.reservation.v1.ReinstateReservationRequest.
+ * Use `create(ReinstateReservationRequestSchema)` to create a new message.
+ */
+export declare const ReinstateReservationRequestSchema: GenMessage<ReinstateReservationRequest>;
+
+/**
+ * @generated from message hotelops.reservation.v1.ReinstateReservationResponse
+ */
+export declare type ReinstateReservationResponse = Message<"hotelops.reservation.v1.ReinstateReservationResponse"> & {
+  /**
+   * @generated from field: hotelops.reservation.v1.Reservation reservation = 1;
+   */
+  reservation?: Reservation | undefined;
+};
+
+/**
+ * Describes the message hotelops.reservation.v1.ReinstateReservationResponse.
+ * Use `create(ReinstateReservationResponseSchema)` to create a new message.
+ */
+export declare const ReinstateReservationResponseSchema: GenMessage<ReinstateReservationResponse>;
+
+/**
  * @generated from message hotelops.reservation.v1.CheckInRoomLineRequest
  */
 export declare type CheckInRoomLineRequest = Message<"hotelops.reservation.v1.CheckInRoomLineRequest"> & {
@@ -1004,7 +1043,7 @@ export declare const ReservationSourceSchema: GenEnum<ReservationSource>;
  * | TENTATIVE  | GUARANTEED, IN_HOUSE, NO_SHOW, CANCELLED | UpdateReservation, CheckInRoomLine, night audit, CancelReservation |
  * | GUARANTEED | TENTATIVE, IN_HOUSE, NO_SHOW, CANCELLED  | same                                          |
  * | IN_HOUSE   | CHECKED_OUT, CANCELLED              | CheckOutRoomLine of the last checked-in line, CancelReservation |
- * | NO_SHOW    | CANCELLED                           | CancelReservation                             |
+ * | NO_SHOW    | GUARANTEED, CANCELLED               | ReinstateReservation, CancelReservation       |
  * | CHECKED_OUT | CANCELLED                          | CancelReservation                             |
  * | CANCELLED  | (none)                              | final                                         |
  *
@@ -1126,6 +1165,21 @@ export declare const ReservationService: GenService<{
     methodKind: "unary";
     input: typeof MoveRoomRequestSchema;
     output: typeof MoveRoomResponseSchema;
+  },
+  /**
+   * Brings a NO_SHOW back as GUARANTEED: the guest came after all, late in the night the audit marked them or on
+   * the next business day (the business date is at most the day after arrival and before departure; else 409
+   * conflict; any other status is 409 invalid_transition). Every night of the stay is taken again (409 sold_out
+   * when a room type is full on one of them, nothing changed). A room assigned before stays when it is still free
+   * and not out of order, else the line loses it (assign another at check-in). Emits reservation.updated and
+   * availability.changed (reason "reservation").
+   *
+   * @generated from rpc hotelops.reservation.v1.ReservationService.ReinstateReservation
+   */
+  reinstateReservation: {
+    methodKind: "unary";
+    input: typeof ReinstateReservationRequestSchema;
+    output: typeof ReinstateReservationResponseSchema;
   },
   /**
    * One reservation with its room lines.
