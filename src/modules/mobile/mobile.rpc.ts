@@ -1,5 +1,5 @@
 import { fromJson } from "@bufbuild/protobuf";
-import { ListValueSchema } from "@bufbuild/protobuf/wkt";
+import { ListValueSchema, timestampDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { MobileService } from "../../../gen/hotelops/mobile/v1/mobile_pb.js";
 import { AppError } from "../../errors.ts";
@@ -91,6 +91,7 @@ export function mobileRpc(s: MobileRpcServices): MobileRpc {
         source: req.source,
         status: req.status,
         notes: req.notes,
+        optionUntil: req.optionUntil === undefined ? undefined : timestampDate(req.optionUntil),
       });
       return { reservation: reservationOut(r) };
     },

@@ -75,6 +75,8 @@ export interface MobileCreateInput {
   source?: string | undefined;
   status?: string | undefined;
   notes?: string | undefined;
+  /** A TENTATIVE reservation's option (see CreateReservationInput.optionUntil). */
+  optionUntil?: Date | undefined;
 }
 
 export interface MobileListInput {
@@ -258,6 +260,7 @@ export function createMobileReservations(deps: {
           currency: input.currency,
           priceOverride: input.priceOverride,
           overbook: input.overbook,
+          optionUntil: input.optionUntil,
         }),
       );
       return reservation;

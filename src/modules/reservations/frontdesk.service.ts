@@ -104,11 +104,10 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
         holderId: before.id,
       });
     }
-    await tx.query("update reservations set status = 'NO_SHOW', updated_at = $3 where property_id = $1 and id = $2", [
-      propertyId,
-      before.id,
-      now,
-    ]);
+    await tx.query(
+      "update reservations set status = 'NO_SHOW', updated_at = $3, option_until = null where property_id = $1 and id = $2",
+      [propertyId, before.id, now],
+    );
     const r = await requireReservation(tx, propertyId, before.id, false);
     // The caller's transaction goes on (the night audit marks several and advances the date): not its last statement.
     await finishChange(
@@ -143,12 +142,12 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
         now,
       ]);
     else
-      await tx.query("update reservations set status = $4, updated_at = $3 where property_id = $1 and id = $2", [
-        actor.propertyId,
-        id,
-        now,
-        status,
-      ]);
+      // a status other than TENTATIVE (in house, checked out) ends an option
+      await tx.query(
+        `update reservations set status = $4, updated_at = $3, option_until = case when $4 = 'TENTATIVE' then option_until end
+          where property_id = $1 and id = $2`,
+        [actor.propertyId, id, now, status],
+      );
     return requireReservation(tx, actor.propertyId, id, false);
   }
 

@@ -46,11 +46,10 @@ export async function reinstateInTx(tx: Tx, actor: Actor, reservationId: string,
         l.id,
       ]);
   }
-  await tx.query("update reservations set status = 'GUARANTEED', updated_at = $3 where property_id = $1 and id = $2", [
-    actor.propertyId,
-    before.id,
-    now,
-  ]);
+  await tx.query(
+    "update reservations set status = 'GUARANTEED', updated_at = $3, option_until = null where property_id = $1 and id = $2",
+    [actor.propertyId, before.id, now],
+  );
   const r = await requireReservation(tx, actor.propertyId, before.id, false);
   return finishChange(tx, r, [
     reservationEvent("reservation.updated", r, now),

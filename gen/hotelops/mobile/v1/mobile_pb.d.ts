@@ -4,8 +4,8 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
+import type { ListValue, Timestamp } from "@bufbuild/protobuf/wkt";
 import type { Reservation } from "../../reservation/v1/reservation_pb.js";
-import type { ListValue } from "@bufbuild/protobuf/wkt";
 import type { NightAuditCheck, NightAuditSummary, UnchargedNight } from "../../folio/v1/folio_pb.js";
 
 /**
@@ -556,6 +556,15 @@ export declare type CreateMobileReservationRequest = Message<"hotelops.mobile.v1
    * @generated from field: bool overbook = 16;
    */
   overbook: boolean;
+
+  /**
+   * Holds a TENTATIVE reservation's rooms until then (RFC 3339, e.g. "2027-03-01T12:00:00Z"): an option,
+   * cancelled with the reason "option_expired" when it passes unconfirmed. Later than now, at most 365 days ahead,
+   * only with status TENTATIVE (422 validation_failed otherwise).
+   *
+   * @generated from field: optional google.protobuf.Timestamp option_until = 17;
+   */
+  optionUntil?: Timestamp | undefined;
 };
 
 /**

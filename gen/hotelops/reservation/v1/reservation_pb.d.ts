@@ -230,6 +230,22 @@ export declare type Reservation = Message<"hotelops.reservation.v1.Reservation">
    * @generated from field: repeated hotelops.reservation.v1.OverbookedNight overbooked_nights = 24;
    */
   overbookedNights: OverbookedNight[];
+
+  /**
+   * A TENTATIVE reservation's option: when this passes unconfirmed, the reservation is cancelled (within about a
+   * second) with `cancellation_reason` "option_expired", its rooms go back and reservation.cancelled is sent.
+   * Confirming (status GUARANTEED), a check-in, a no-show or a cancellation ends it.
+   *
+   * @generated from field: optional google.protobuf.Timestamp option_until = 25;
+   */
+  optionUntil?: Timestamp | undefined;
+
+  /**
+   * Why the system cancelled the reservation: "option_expired"; absent when a person or a partner cancelled it.
+   *
+   * @generated from field: optional string cancellation_reason = 26;
+   */
+  cancellationReason?: string | undefined;
 };
 
 /**
@@ -405,6 +421,14 @@ export declare type CreateReservationRequest = Message<"hotelops.reservation.v1.
    * @generated from field: bool overbook = 14;
    */
   overbook: boolean;
+
+  /**
+   * Holds a TENTATIVE reservation's rooms until then (an option): later than now and at most 365 days ahead, only
+   * with status TENTATIVE (422 validation_failed otherwise).
+   *
+   * @generated from field: optional google.protobuf.Timestamp option_until = 15;
+   */
+  optionUntil?: Timestamp | undefined;
 };
 
 /**
@@ -526,6 +550,14 @@ export declare type UpdateReservationRequest = Message<"hotelops.reservation.v1.
    * @generated from field: repeated hotelops.reservation.v1.RoomLineChange rooms = 8;
    */
   rooms: RoomLineChange[];
+
+  /**
+   * A new end of the option (the reservation TENTATIVE after this change; later than now, at most 365 days ahead;
+   * 422 otherwise). Status GUARANTEED confirms: the option ends.
+   *
+   * @generated from field: optional google.protobuf.Timestamp option_until = 9;
+   */
+  optionUntil?: Timestamp | undefined;
 };
 
 /**
