@@ -70,7 +70,14 @@ async function restCreate(h: Hotel, body: Record<string, unknown>) {
       ...body,
     }),
   });
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
+  return {
+    status: res.status,
+    body: (await res.json()) as {
+      id?: string;
+      optionUntil?: string;
+      error?: { details: { field: string }[]; code: string };
+    },
+  };
 }
 
 async function rpcCreate(face: "connect" | "grpc", h: Hotel, status: ReservationStatus, optionUntil?: Date) {
@@ -131,7 +138,7 @@ describe("options", { timeout: 60_000 }, () => {
     );
     expect(await sold(h)).toBe(5);
 
-    const expiring = [rest.body.id as string, connect.id, grpc.id];
+    const expiring = [rest.body.id!, connect.id, grpc.id];
     const started = Date.now();
     const statusOf = async (id: string) =>
       (await reservations.getReservation({ propertyCode: h.p.code, reservationId: id }, staff)).reservation!;
@@ -156,7 +163,7 @@ describe("options", { timeout: 60_000 }, () => {
     );
     expect(rows.map((e) => e.data.id).sort()).toEqual([...expiring].sort());
     // the mobile app reads the reason
-    const res = await fetch(`${app.baseUrl}/api/mobile/v1/reservations/${rest.body.id}`, {
+    const res = await fetch(`${app.baseUrl}/api/mobile/v1/reservations/${rest.body.id!}`, {
       headers: bearer(h.manager.accessToken),
     });
     expect(((await res.json()) as { reservation: Record<string, unknown> }).reservation).toMatchObject({
@@ -176,7 +183,7 @@ describe("options", { timeout: 60_000 }, () => {
     ] as const) {
       const rest = await restCreate(h, { status, optionUntil: until.toISOString() });
       expect(rest.status).toBe(422);
-      expect(rest.body.error.details[0].field).toBe("optionUntil");
+      expect(rest.body.error!.details[0]!.field).toBe("optionUntil");
       for (const face of ["connect", "grpc"] as const) {
         const f = await failure(rpcCreate(face, h, ReservationStatus[status], until));
         expect(f.error).toBe("validation_failed");
@@ -185,7 +192,7 @@ describe("options", { timeout: 60_000 }, () => {
     }
     const malformed = await restCreate(h, { status: "TENTATIVE", optionUntil: "tomorrow" });
     expect(malformed.status).toBe(400);
-    expect(malformed.body.error.code).toBe("invalid_argument");
+    expect(malformed.body.error!.code).toBe("invalid_argument");
     // an option on a confirmed reservation through an update
     const r = (await rpcCreate("grpc", h, ReservationStatus.GUARANTEED)).reservation!;
     const f = await failure(
