@@ -22,6 +22,11 @@ export const queues = {
   webhooksEndpointClosed: "webhooks.endpoint-closed",
   /** E-mails one panel notification of a staff alert to its user (data: `{ notificationId }`), e.g. an overbooking. */
   notificationsEmail: "notifications.email",
+  /**
+   * One job per option set on a TENTATIVE reservation (data: `{ propertyId, reservationId }`), enqueued with the
+   * option and due at its `optionUntil`: cancels the reservation then when the option still stands unconfirmed.
+   */
+  reservationOptionExpiry: "reservations.option-expiry",
 } as const;
 
 export type QueueName = (typeof queues)[keyof typeof queues];

@@ -27,6 +27,7 @@ import { Migration0026RefundsAndUnchargedNights } from "./0026-refunds-and-uncha
 import { Migration0027Overbooking } from "./0027-overbooking.ts";
 import { Migration0028StayHistory } from "./0028-stay-history.ts";
 import { Migration0029RefreshGrace } from "./0029-refresh-grace.ts";
+import { Migration0031StayPolicies } from "./0031-stay-policies.ts";
 
 /** Every migration, in order. Listed explicitly so nothing depends on file globbing at run time. */
 export const migrations = [
@@ -59,4 +60,5 @@ export const migrations = [
   Migration0027Overbooking,
   Migration0028StayHistory,
   Migration0029RefreshGrace,
+  Migration0031StayPolicies,
 ];

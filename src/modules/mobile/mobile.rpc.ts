@@ -1,5 +1,5 @@
 import { fromJson } from "@bufbuild/protobuf";
-import { ListValueSchema } from "@bufbuild/protobuf/wkt";
+import { ListValueSchema, timestampDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { MobileService } from "../../../gen/hotelops/mobile/v1/mobile_pb.js";
 import { AppError } from "../../errors.ts";
@@ -91,6 +91,7 @@ export function mobileRpc(s: MobileRpcServices): MobileRpc {
         source: req.source,
         status: req.status,
         notes: req.notes,
+        optionUntil: req.optionUntil === undefined ? undefined : timestampDate(req.optionUntil),
       });
       return { reservation: reservationOut(r) };
     },
@@ -113,6 +114,10 @@ export function mobileRpc(s: MobileRpcServices): MobileRpc {
       const p = requireStaff(ctx.values);
       const { reservation, folioBalanceMinor } = await s.reservations.get(actorOf(p), req.reservationId);
       return { reservation: reservationOut(reservation), ...(folioBalanceMinor === null ? {} : { folioBalanceMinor }) };
+    },
+    async reinstateMobileReservation(req, ctx) {
+      const p = requireStaff(ctx.values);
+      return { reservation: reservationOut(await s.reservations.reinstate(actorOf(p), req.reservationId)) };
     },
     async getDashboard(_req, ctx) {
       return s.stats.dashboard(requireStaff(ctx.values).activePropertyId);

@@ -75,6 +75,8 @@ export interface MobileCreateInput {
   source?: string | undefined;
   status?: string | undefined;
   notes?: string | undefined;
+  /** A TENTATIVE reservation's option (see CreateReservationInput.optionUntil). */
+  optionUntil?: Date | undefined;
 }
 
 export interface MobileListInput {
@@ -93,6 +95,7 @@ export interface MobileReservations {
     input: MobileListInput,
   ): Promise<{ reservations: Reservation[]; nextCursor: string; hasMore: boolean }>;
   get(actor: Actor, reservationId: string): Promise<{ reservation: Reservation; folioBalanceMinor: bigint | null }>;
+  reinstate(actor: Actor, reservationId: string): Promise<Reservation>;
 }
 
 /** The reservations service's room-line fields as the mobile request names them (it has one room, no `rooms`). */
@@ -257,6 +260,7 @@ export function createMobileReservations(deps: {
           currency: input.currency,
           priceOverride: input.priceOverride,
           overbook: input.overbook,
+          optionUntil: input.optionUntil,
         }),
       );
       return reservation;
@@ -283,6 +287,7 @@ export function createMobileReservations(deps: {
       });
     },
 
+    reinstate: (actor, reservationId) => reservations.reinstate(actor, reservationId),
     async get(actor, reservationId) {
       const reservation = await reservations.get(actor, reservationId);
       const balance = await folioBalanceOfReservation(reads, actor.propertyId, reservation.id);

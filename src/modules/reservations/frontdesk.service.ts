@@ -21,6 +21,7 @@ import { availabilityEvents, reservationEvent, roomLineEvent } from "./reservati
 import { assertTransition, holdsInventory } from "./transitions.ts";
 import { finishChange, requireReservation, type Actor } from "./common.ts";
 import { endStay } from "./stay-end.ts";
+import { reinstateInTx } from "./no-show.ts";
 
 export interface FrontDesk {
   /** Assigns a room to a room line (inside a caller's transaction; used by create and check-in). */
@@ -43,6 +44,8 @@ export interface FrontDesk {
    * lock until that transaction commits.
    */
   markNoShowInTx(tx: Tx, propertyId: string, reservationId: string): Promise<void>;
+  /** A no-show comes after all (see ReinstateReservation in reservation.proto). */
+  reinstate(actor: Actor, reservationId: string): Promise<Reservation>;
 }
 
 function lineOf(r: Reservation, lineId: string) {
@@ -101,11 +104,10 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
         holderId: before.id,
       });
     }
-    await tx.query("update reservations set status = 'NO_SHOW', updated_at = $3 where property_id = $1 and id = $2", [
-      propertyId,
-      before.id,
-      now,
-    ]);
+    await tx.query(
+      "update reservations set status = 'NO_SHOW', updated_at = $3, option_until = null where property_id = $1 and id = $2",
+      [propertyId, before.id, now],
+    );
     const r = await requireReservation(tx, propertyId, before.id, false);
     // The caller's transaction goes on (the night audit marks several and advances the date): not its last statement.
     await finishChange(
@@ -140,12 +142,12 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
         now,
       ]);
     else
-      await tx.query("update reservations set status = $4, updated_at = $3 where property_id = $1 and id = $2", [
-        actor.propertyId,
-        id,
-        now,
-        status,
-      ]);
+      // a status other than TENTATIVE (in house, checked out) ends an option
+      await tx.query(
+        `update reservations set status = $4, updated_at = $3, option_until = case when $4 = 'TENTATIVE' then option_until end
+          where property_id = $1 and id = $2`,
+        [actor.propertyId, id, now, status],
+      );
     return requireReservation(tx, actor.propertyId, id, false);
   }
 
@@ -319,6 +321,7 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
       }),
 
     markNoShowInTx,
+    reinstate: (actor, reservationId) => transact((tx) => reinstateInTx(tx, actor, reservationId, clock.now())),
     markNoShow: (actor, reservationId) =>
       transact(async (tx) => {
         await markNoShowInTx(tx, actor.propertyId, reservationId);

@@ -1,6 +1,8 @@
 import type { Deps, Module } from "../module.ts";
 import type { ReservationService } from "./reservation.service.ts";
 import { registerReservationRpc, reservationRpcServices } from "./reservation.rpc.ts";
+import { queues } from "../../jobs/queues.ts";
+import { expireOption } from "./options.ts";
 
 /** The reservation as hotelops.reservation.v1.Reservation (the mobile face returns the same message). */
 export { reservationOut } from "./reservation.rpc.ts";
@@ -67,5 +69,21 @@ export function createReservationsModule(deps: Deps, service: ReservationService
     name: "reservations",
     services: reservationRpcServices,
     registerRpc: (router) => registerReservationRpc(router, service, deps.db.pool),
+    startWorkers: () =>
+      deps.boss.registerWorker<{ propertyId: string; reservationId: string }>(
+        queues.reservationOptionExpiry,
+        (job) =>
+          expireOption(
+            { transact: deps.transact, clock: deps.clock, cancelInTx: service.cancelInTx },
+            job.data.propertyId,
+            job.data.reservationId,
+          ),
+        // a due job is fetched within a second (pg-boss sees startAfter only when it polls)
+        {
+          pollingIntervalSeconds: 1,
+          notifyPollingIntervalSeconds: 1,
+          queue: { retryLimit: 10, retryDelay: 5, retryBackoff: true },
+        },
+      ),
   };
 }

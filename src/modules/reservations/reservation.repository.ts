@@ -54,6 +54,10 @@ export interface Reservation {
    * empty when every night has a room. A release that frees rooms on those nights clears them (earliest first).
    */
   overbookedNights: OverbookedNight[];
+  /** A TENTATIVE reservation's option: it is cancelled (reason option_expired) when this passes unconfirmed. */
+  optionUntil: Date | null;
+  /** Why the system cancelled it (`option_expired`); null for a cancellation by a person or a partner. */
+  cancellationReason: string | null;
   rooms: RoomLine[];
 }
 
@@ -81,7 +85,7 @@ const reservationCols = `r.id, r.property_id as "propertyId", r.code, r.status, 
   r.adults, r.children, r.notes, r.total_minor::text as "totalMinor", r.currency, ${propertyFieldSql("amountScale", "$1")} as "amountScale",
   r.cancelled_at as "cancelledAt", r.created_at as "createdAt", r.updated_at as "updatedAt", r.change_seq::text as "changeSeq",
   r.rate_difference_minor::text as "rateDifferenceMinor", r.restriction_overrides as "restrictionOverrides",
-  ${overbookedNightsSql("$1", "r.id")} as "overbookedNights"`;
+  ${overbookedNightsSql("$1", "r.id")} as "overbookedNights", r.option_until as "optionUntil", r.cancellation_reason as "cancellationReason"`;
 
 async function withLines(q: Queryable, propertyId: string, rows: Row[]): Promise<Reservation[]> {
   if (rows.length === 0) return [];

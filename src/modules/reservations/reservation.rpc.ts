@@ -75,6 +75,8 @@ export function reservationOut(r: Reservation) {
       roomTypeCode: n.roomTypeCode,
       rooms: n.rooms,
     })),
+    ...(r.optionUntil !== null ? { optionUntil: timestampFromDate(r.optionUntil) } : {}),
+    ...(r.cancellationReason !== null ? { cancellationReason: r.cancellationReason } : {}),
     rooms: r.rooms.map((l) => ({
       id: l.id,
       roomTypeId: l.roomTypeId,
@@ -131,6 +133,7 @@ export function registerReservationRpc(router: ConnectRouter, service: Reservati
         currency: req.currency,
         priceOverride: req.priceOverride,
         overbook: req.overbook,
+        optionUntil: req.optionUntil === undefined ? undefined : timestampDate(req.optionUntil),
       });
       return { reservation: reservationOut(reservation), created };
     },
@@ -142,6 +145,7 @@ export function registerReservationRpc(router: ConnectRouter, service: Reservati
         holderName: req.holderName,
         notes: req.notes,
         status: bookableStatus(req.status),
+        optionUntil: req.optionUntil === undefined ? undefined : timestampDate(req.optionUntil),
         rooms: req.rooms.map((c) => ({
           reservationRoomId: c.reservationRoomId,
           roomTypeId: c.roomTypeId,
@@ -183,6 +187,11 @@ export function registerReservationRpc(router: ConnectRouter, service: Reservati
             },
           ),
         ),
+      };
+    },
+    async reinstateReservation(req, ctx) {
+      return {
+        reservation: reservationOut(await service.reinstate(await actorOf(ctx, req.propertyCode), req.reservationId)),
       };
     },
     async checkInRoomLine(req, ctx) {

@@ -40,6 +40,7 @@ import {
 import { createFrontDesk, type FrontDesk } from "./frontdesk.service.ts";
 import { alertOverbooking } from "./overbooking.ts";
 import { finishChange, requireReservation, type Actor } from "./common.ts";
+import { checkOptionUntil, setOption } from "./options.ts";
 
 export type { Actor };
 
@@ -80,6 +81,8 @@ export interface CreateReservationInput {
    * Without it a sold-out night is 409 sold_out. A channel sale (Actor.channelSale) is always accepted so.
    */
   overbook?: boolean | undefined;
+  /** A TENTATIVE reservation's option: cancelled (reason option_expired) when it passes unconfirmed. */
+  optionUntil?: Date | undefined;
 }
 
 export interface UpdateReservationInput {
@@ -88,6 +91,8 @@ export interface UpdateReservationInput {
   holderName?: string | undefined;
   notes?: string | undefined;
   status?: "TENTATIVE" | "GUARANTEED" | undefined;
+  /** A new end of a TENTATIVE reservation's option; GUARANTEED (confirming) ends the option. */
+  optionUntil?: Date | undefined;
   rooms?: {
     reservationRoomId: string;
     roomTypeId?: string | undefined;
@@ -112,6 +117,8 @@ export interface ReservationService extends FrontDesk {
   create(actor: Actor, input: CreateReservationInput): Promise<{ reservation: Reservation; created: boolean }>;
   update(actor: Actor, reservationId: string, input: UpdateReservationInput): Promise<Reservation>;
   cancel(actor: Actor, reservationId: string): Promise<Reservation>;
+  /** The same in a caller's transaction, by the system with its reason (an expired option). */
+  cancelInTx(tx: Tx, propertyId: string, reservationId: string, reason: "option_expired"): Promise<void>;
   get(actor: Actor, reservationId: string): Promise<Reservation>;
   list(
     actor: Actor,
@@ -278,6 +285,8 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
     if (!reservationSources.includes(input.source)) throw invalidField("source", reservationSources.join(", "));
     const status = input.status ?? "GUARANTEED";
     if (status !== "TENTATIVE" && status !== "GUARANTEED") throw invalidField("status", "TENTATIVE or GUARANTEED");
+    const optionUntil =
+      input.optionUntil === undefined ? null : checkOptionUntil(input.optionUntil, status, clock.now());
     const holderName = text("holderName", input.holderName, 200, true);
     const notes = text("notes", input.notes ?? "", 2000, false);
     const channel = input.channel === null ? null : text("channel", input.channel, 64, true);
@@ -435,6 +444,8 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
           updatedAt: now,
           changeSeq: 0n,
           overbookedNights: overbookedNightsOf(taken.value, lines),
+          optionUntil,
+          cancellationReason: null,
           rooms: lines.map((l, position) => ({
             id: l.id,
             position,
@@ -452,6 +463,7 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
             checkedOutAt: null,
           })),
         };
+        if (optionUntil !== null) await setOption(tx, actor.propertyId, id, optionUntil);
         if (lines.some((l) => l.roomId !== undefined)) {
           for (const l of lines)
             if (l.roomId !== undefined) await frontDesk.assignInTx(tx, actor.propertyId, id, l.id, l.roomId);
@@ -500,6 +512,13 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
         assertTransition(before.status, input.status);
         status = input.status;
       }
+      // Confirming ends the option; a new end needs a TENTATIVE reservation (after this change).
+      const optionUntil =
+        input.optionUntil !== undefined
+          ? checkOptionUntil(input.optionUntil, status, now)
+          : status === "TENTATIVE"
+            ? before.optionUntil
+            : null;
       const holderName =
         input.holderName === undefined ? before.holderName : text("holderName", input.holderName, 200, true);
       const notes = input.notes === undefined ? before.notes : text("notes", input.notes, 2000, false);
@@ -633,6 +652,8 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
           restrictionOverrides,
         ],
       );
+      if (optionUntil?.getTime() !== before.optionUntil?.getTime())
+        await setOption(tx, actor.propertyId, before.id, optionUntil);
       const r = await requireReservation(tx, actor.propertyId, before.id, false);
       // Staff hear of a revision only when it is short on a night (or by a room) it was not short before.
       const wasShort = new Map(before.overbookedNights.map((n) => [`${n.roomTypeId}|${n.date}`, n.rooms]));
@@ -658,52 +679,66 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
     });
   }
 
-  async function cancel(actor: Actor, reservationId: string): Promise<Reservation> {
-    return transact(async (tx) => {
-      const now = clock.now();
-      const before = await requireReservation(tx, actor.propertyId, reservationId, true);
-      assertTransition(before.status, "CANCELLED");
-      // What the stay still holds: every night before arrival; once the guest came (in house, checked out) only
-      // the nights from the business date on (a check-out does not give back the nights it cut short).
-      const stayed = before.status === "IN_HOUSE" || before.status === "CHECKED_OUT";
-      const from = stayed
-        ? maxDate(before.arrivalDate, (await propertyById(tx, actor.propertyId)).businessDate)
-        : before.arrivalDate;
-      const releases = holdsInventory.has(before.status) || stayed ? from < before.departureDate : false;
-      if (releases) {
-        await moveInventory(
-          tx,
-          actor.propertyId,
-          before.id,
-          before.rooms.map((l) => ({ roomTypeId: l.roomTypeId, from, to: before.departureDate })),
-          false,
-        );
-      }
-      // a stay that had begun keeps the nights before `from` (inventory:verify recomputes the days from this)
-      await tx.query(
-        `update reservations set status = 'CANCELLED', cancelled_at = $3, updated_at = $3, nights_kept_until = $4
-          where property_id = $1 and id = $2`,
-        [actor.propertyId, before.id, now, stayed ? minDate(from, before.departureDate) : null],
+  /**
+   * Cancels inside the caller's transaction. What the stay still holds goes back: every night before arrival; once
+   * the guest came (in house, checked out) only the nights from the business date on (a check-out does not give back
+   * the nights it cut short). `reason` is the system's (an expired option); null for people and partners.
+   */
+  async function cancelInTx(
+    tx: Tx,
+    propertyId: string,
+    reservationId: string,
+    reason: "option_expired" | null,
+    last: boolean,
+  ): Promise<Reservation> {
+    const now = clock.now();
+    const before = await requireReservation(tx, propertyId, reservationId, true);
+    assertTransition(before.status, "CANCELLED");
+    const stayed = before.status === "IN_HOUSE" || before.status === "CHECKED_OUT";
+    const from = stayed
+      ? maxDate(before.arrivalDate, (await propertyById(tx, propertyId)).businessDate)
+      : before.arrivalDate;
+    const releases = holdsInventory.has(before.status) || stayed ? from < before.departureDate : false;
+    if (releases) {
+      await moveInventory(
+        tx,
+        propertyId,
+        before.id,
+        before.rooms.map((l) => ({ roomTypeId: l.roomTypeId, from, to: before.departureDate })),
+        false,
       );
-      const r = await requireReservation(tx, actor.propertyId, before.id, false);
-      const released = releases
-        ? availabilityEvents(
-            actor.propertyId,
-            from,
-            r.departureDate,
-            r.rooms.map((l) => l.roomTypeCode),
-            now,
-          )
-        : [];
-      return finishChange(tx, r, [reservationEvent("reservation.cancelled", r, now), ...released]);
-    });
+    }
+    await tx.query(
+      `update reservations set status = 'CANCELLED', cancelled_at = $3, updated_at = $3, option_until = null, cancellation_reason = $4,
+              nights_kept_until = $5
+        where property_id = $1 and id = $2`,
+      // a stay that had begun keeps the nights before `from` (inventory:verify recomputes the days from this)
+      [propertyId, before.id, now, reason, stayed ? minDate(from, before.departureDate) : null],
+    );
+    const r = await requireReservation(tx, propertyId, before.id, false);
+    const released = releases
+      ? availabilityEvents(
+          propertyId,
+          from,
+          r.departureDate,
+          r.rooms.map((l) => l.roomTypeCode),
+          now,
+        )
+      : [];
+    return finishChange(tx, r, [reservationEvent("reservation.cancelled", r, now), ...released], { last });
   }
+
+  const cancel = (actor: Actor, reservationId: string): Promise<Reservation> =>
+    transact((tx) => cancelInTx(tx, actor.propertyId, reservationId, null, true));
 
   return {
     ...frontDesk,
     create,
     update,
     cancel,
+    cancelInTx: async (tx, propertyId, reservationId, reason) => {
+      await cancelInTx(tx, propertyId, reservationId, reason, false);
+    },
     async get(actor, reservationId) {
       const r = await repo.findReservation(reads, actor.propertyId, requireId(reservationId, "Reservation"));
       if (r === undefined) throw new AppError("not_found", "Reservation not found.");

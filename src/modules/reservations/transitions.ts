@@ -38,7 +38,7 @@ export const transitions: Readonly<Record<ReservationStatus, readonly Reservatio
   GUARANTEED: ["TENTATIVE", "IN_HOUSE", "NO_SHOW", "CANCELLED"],
   IN_HOUSE: ["CHECKED_OUT", "CANCELLED"],
   CHECKED_OUT: ["CANCELLED"],
-  NO_SHOW: ["CANCELLED"],
+  NO_SHOW: ["GUARANTEED", "CANCELLED"],
   CANCELLED: [],
 };
 

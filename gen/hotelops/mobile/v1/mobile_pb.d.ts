@@ -4,8 +4,8 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
+import type { ListValue, Timestamp } from "@bufbuild/protobuf/wkt";
 import type { Reservation } from "../../reservation/v1/reservation_pb.js";
-import type { ListValue } from "@bufbuild/protobuf/wkt";
 import type { NightAuditCheck, NightAuditSummary, UnchargedNight } from "../../folio/v1/folio_pb.js";
 
 /**
@@ -556,6 +556,15 @@ export declare type CreateMobileReservationRequest = Message<"hotelops.mobile.v1
    * @generated from field: bool overbook = 16;
    */
   overbook: boolean;
+
+  /**
+   * Holds a TENTATIVE reservation's rooms until then (RFC 3339, e.g. "2027-03-01T12:00:00Z"): an option,
+   * cancelled with the reason "option_expired" when it passes unconfirmed. Later than now, at most 365 days ahead,
+   * only with status TENTATIVE (422 validation_failed otherwise).
+   *
+   * @generated from field: optional google.protobuf.Timestamp option_until = 17;
+   */
+  optionUntil?: Timestamp | undefined;
 };
 
 /**
@@ -680,6 +689,38 @@ export declare type GetMobileReservationResponse = Message<"hotelops.mobile.v1.G
  * Use `create(GetMobileReservationResponseSchema)` to create a new message.
  */
 export declare const GetMobileReservationResponseSchema: GenMessage<GetMobileReservationResponse>;
+
+/**
+ * @generated from message hotelops.mobile.v1.ReinstateMobileReservationRequest
+ */
+export declare type ReinstateMobileReservationRequest = Message<"hotelops.mobile.v1.ReinstateMobileReservationRequest"> & {
+  /**
+   * @generated from field: string reservation_id = 1;
+   */
+  reservationId: string;
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.ReinstateMobileReservationRequest.
+ * Use `create(ReinstateMobileReservationRequestSchema)` to create a new message.
+ */
+export declare const ReinstateMobileReservationRequestSchema: GenMessage<ReinstateMobileReservationRequest>;
+
+/**
+ * @generated from message hotelops.mobile.v1.ReinstateMobileReservationResponse
+ */
+export declare type ReinstateMobileReservationResponse = Message<"hotelops.mobile.v1.ReinstateMobileReservationResponse"> & {
+  /**
+   * @generated from field: hotelops.reservation.v1.Reservation reservation = 1;
+   */
+  reservation?: Reservation | undefined;
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.ReinstateMobileReservationResponse.
+ * Use `create(ReinstateMobileReservationResponseSchema)` to create a new message.
+ */
+export declare const ReinstateMobileReservationResponseSchema: GenMessage<ReinstateMobileReservationResponse>;
 
 /**
  * @generated from message hotelops.mobile.v1.GetDashboardRequest
@@ -1258,6 +1299,19 @@ export declare const MobileService: GenService<{
     methodKind: "unary";
     input: typeof GetMobileReservationRequestSchema;
     output: typeof GetMobileReservationResponseSchema;
+  },
+  /**
+   * Brings a no-show of the active property back (the guest came late in the night the audit marked them, or the
+   * next business day): as ReinstateReservation of hotelops.reservation.v1.ReservationService. 409 conflict when
+   * the business date is past the day after arrival or not before departure, 409 invalid_transition when the
+   * reservation is not a NO_SHOW, 409 sold_out when a night of the stay is full.
+   *
+   * @generated from rpc hotelops.mobile.v1.MobileService.ReinstateMobileReservation
+   */
+  reinstateMobileReservation: {
+    methodKind: "unary";
+    input: typeof ReinstateMobileReservationRequestSchema;
+    output: typeof ReinstateMobileReservationResponseSchema;
   },
   /**
    * Today (the property's business date) at the active property, from two SQL statements.

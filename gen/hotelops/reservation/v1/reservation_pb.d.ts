@@ -230,6 +230,22 @@ export declare type Reservation = Message<"hotelops.reservation.v1.Reservation">
    * @generated from field: repeated hotelops.reservation.v1.OverbookedNight overbooked_nights = 24;
    */
   overbookedNights: OverbookedNight[];
+
+  /**
+   * A TENTATIVE reservation's option: when this passes unconfirmed, the reservation is cancelled (within about a
+   * second) with `cancellation_reason` "option_expired", its rooms go back and reservation.cancelled is sent.
+   * Confirming (status GUARANTEED), a check-in, a no-show or a cancellation ends it.
+   *
+   * @generated from field: optional google.protobuf.Timestamp option_until = 25;
+   */
+  optionUntil?: Timestamp | undefined;
+
+  /**
+   * Why the system cancelled the reservation: "option_expired"; absent when a person or a partner cancelled it.
+   *
+   * @generated from field: optional string cancellation_reason = 26;
+   */
+  cancellationReason?: string | undefined;
 };
 
 /**
@@ -405,6 +421,14 @@ export declare type CreateReservationRequest = Message<"hotelops.reservation.v1.
    * @generated from field: bool overbook = 14;
    */
   overbook: boolean;
+
+  /**
+   * Holds a TENTATIVE reservation's rooms until then (an option): later than now and at most 365 days ahead, only
+   * with status TENTATIVE (422 validation_failed otherwise).
+   *
+   * @generated from field: optional google.protobuf.Timestamp option_until = 15;
+   */
+  optionUntil?: Timestamp | undefined;
 };
 
 /**
@@ -526,6 +550,14 @@ export declare type UpdateReservationRequest = Message<"hotelops.reservation.v1.
    * @generated from field: repeated hotelops.reservation.v1.RoomLineChange rooms = 8;
    */
   rooms: RoomLineChange[];
+
+  /**
+   * A new end of the option (the reservation TENTATIVE after this change; later than now, at most 365 days ahead;
+   * 422 otherwise). Status GUARANTEED confirms: the option ends.
+   *
+   * @generated from field: optional google.protobuf.Timestamp option_until = 9;
+   */
+  optionUntil?: Timestamp | undefined;
 };
 
 /**
@@ -691,6 +723,45 @@ export declare type MoveRoomResponse = Message<"hotelops.reservation.v1.MoveRoom
  * Use `create(MoveRoomResponseSchema)` to create a new message.
  */
 export declare const MoveRoomResponseSchema: GenMessage<MoveRoomResponse>;
+
+/**
+ * @generated from message hotelops.reservation.v1.ReinstateReservationRequest
+ */
+export declare type ReinstateReservationRequest = Message<"hotelops.reservation.v1.ReinstateReservationRequest"> & {
+  /**
+   * Empty for a staff session (its active property); required of internal clients.
+   *
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * @generated from field: string reservation_id = 2;
+   */
+  reservationId: string;
+};
+
+/**
+ * Describes the message hotelops.reservation.v1.ReinstateReservationRequest.
+ * Use `create(ReinstateReservationRequestSchema)` to create a new message.
+ */
+export declare const ReinstateReservationRequestSchema: GenMessage<ReinstateReservationRequest>;
+
+/**
+ * @generated from message hotelops.reservation.v1.ReinstateReservationResponse
+ */
+export declare type ReinstateReservationResponse = Message<"hotelops.reservation.v1.ReinstateReservationResponse"> & {
+  /**
+   * @generated from field: hotelops.reservation.v1.Reservation reservation = 1;
+   */
+  reservation?: Reservation | undefined;
+};
+
+/**
+ * Describes the message hotelops.reservation.v1.ReinstateReservationResponse.
+ * Use `create(ReinstateReservationResponseSchema)` to create a new message.
+ */
+export declare const ReinstateReservationResponseSchema: GenMessage<ReinstateReservationResponse>;
 
 /**
  * @generated from message hotelops.reservation.v1.CheckInRoomLineRequest
@@ -1004,7 +1075,7 @@ export declare const ReservationSourceSchema: GenEnum<ReservationSource>;
  * | TENTATIVE  | GUARANTEED, IN_HOUSE, NO_SHOW, CANCELLED | UpdateReservation, CheckInRoomLine, night audit, CancelReservation |
  * | GUARANTEED | TENTATIVE, IN_HOUSE, NO_SHOW, CANCELLED  | same                                          |
  * | IN_HOUSE   | CHECKED_OUT, CANCELLED              | CheckOutRoomLine of the last checked-in line, CancelReservation |
- * | NO_SHOW    | CANCELLED                           | CancelReservation                             |
+ * | NO_SHOW    | GUARANTEED, CANCELLED               | ReinstateReservation, CancelReservation       |
  * | CHECKED_OUT | CANCELLED                          | CancelReservation                             |
  * | CANCELLED  | (none)                              | final                                         |
  *
@@ -1126,6 +1197,21 @@ export declare const ReservationService: GenService<{
     methodKind: "unary";
     input: typeof MoveRoomRequestSchema;
     output: typeof MoveRoomResponseSchema;
+  },
+  /**
+   * Brings a NO_SHOW back as GUARANTEED: the guest came after all, late in the night the audit marked them or on
+   * the next business day (the business date is at most the day after arrival and before departure; else 409
+   * conflict; any other status is 409 invalid_transition). Every night of the stay is taken again (409 sold_out
+   * when a room type is full on one of them, nothing changed). A room assigned before stays when it is still free
+   * and not out of order, else the line loses it (assign another at check-in). Emits reservation.updated and
+   * availability.changed (reason "reservation").
+   *
+   * @generated from rpc hotelops.reservation.v1.ReservationService.ReinstateReservation
+   */
+  reinstateReservation: {
+    methodKind: "unary";
+    input: typeof ReinstateReservationRequestSchema;
+    output: typeof ReinstateReservationResponseSchema;
   },
   /**
    * One reservation with its room lines.

@@ -42,6 +42,11 @@ class MobileServiceStub(object):
                 request_serializer=hotelops_dot_mobile_dot_v1_dot_mobile__pb2.GetMobileReservationRequest.SerializeToString,
                 response_deserializer=hotelops_dot_mobile_dot_v1_dot_mobile__pb2.GetMobileReservationResponse.FromString,
                 )
+        self.ReinstateMobileReservation = channel.unary_unary(
+                '/hotelops.mobile.v1.MobileService/ReinstateMobileReservation',
+                request_serializer=hotelops_dot_mobile_dot_v1_dot_mobile__pb2.ReinstateMobileReservationRequest.SerializeToString,
+                response_deserializer=hotelops_dot_mobile_dot_v1_dot_mobile__pb2.ReinstateMobileReservationResponse.FromString,
+                )
         self.GetDashboard = channel.unary_unary(
                 '/hotelops.mobile.v1.MobileService/GetDashboard',
                 request_serializer=hotelops_dot_mobile_dot_v1_dot_mobile__pb2.GetDashboardRequest.SerializeToString,
@@ -154,6 +159,16 @@ class MobileServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReinstateMobileReservation(self, request, context):
+        """Brings a no-show of the active property back (the guest came late in the night the audit marked them, or the
+        next business day): as ReinstateReservation of hotelops.reservation.v1.ReservationService. 409 conflict when
+        the business date is past the day after arrival or not before departure, 409 invalid_transition when the
+        reservation is not a NO_SHOW, 409 sold_out when a night of the stay is full.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetDashboard(self, request, context):
         """---- Dashboard and forecast ----
 
@@ -242,6 +257,11 @@ def add_MobileServiceServicer_to_server(servicer, server):
                     servicer.GetMobileReservation,
                     request_deserializer=hotelops_dot_mobile_dot_v1_dot_mobile__pb2.GetMobileReservationRequest.FromString,
                     response_serializer=hotelops_dot_mobile_dot_v1_dot_mobile__pb2.GetMobileReservationResponse.SerializeToString,
+            ),
+            'ReinstateMobileReservation': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReinstateMobileReservation,
+                    request_deserializer=hotelops_dot_mobile_dot_v1_dot_mobile__pb2.ReinstateMobileReservationRequest.FromString,
+                    response_serializer=hotelops_dot_mobile_dot_v1_dot_mobile__pb2.ReinstateMobileReservationResponse.SerializeToString,
             ),
             'GetDashboard': grpc.unary_unary_rpc_method_handler(
                     servicer.GetDashboard,
@@ -368,6 +388,23 @@ class MobileService(object):
         return grpc.experimental.unary_unary(request, target, '/hotelops.mobile.v1.MobileService/GetMobileReservation',
             hotelops_dot_mobile_dot_v1_dot_mobile__pb2.GetMobileReservationRequest.SerializeToString,
             hotelops_dot_mobile_dot_v1_dot_mobile__pb2.GetMobileReservationResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ReinstateMobileReservation(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.mobile.v1.MobileService/ReinstateMobileReservation',
+            hotelops_dot_mobile_dot_v1_dot_mobile__pb2.ReinstateMobileReservationRequest.SerializeToString,
+            hotelops_dot_mobile_dot_v1_dot_mobile__pb2.ReinstateMobileReservationResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 

@@ -16,7 +16,7 @@ class ReservationServiceStub(object):
     | TENTATIVE  | GUARANTEED, IN_HOUSE, NO_SHOW, CANCELLED | UpdateReservation, CheckInRoomLine, night audit, CancelReservation |
     | GUARANTEED | TENTATIVE, IN_HOUSE, NO_SHOW, CANCELLED  | same                                          |
     | IN_HOUSE   | CHECKED_OUT, CANCELLED              | CheckOutRoomLine of the last checked-in line, CancelReservation |
-    | NO_SHOW    | CANCELLED                           | CancelReservation                             |
+    | NO_SHOW    | GUARANTEED, CANCELLED               | ReinstateReservation, CancelReservation       |
     | CHECKED_OUT | CANCELLED                          | CancelReservation                             |
     | CANCELLED  | (none)                              | final                                         |
 
@@ -79,6 +79,11 @@ class ReservationServiceStub(object):
                 request_serializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.MoveRoomRequest.SerializeToString,
                 response_deserializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.MoveRoomResponse.FromString,
                 )
+        self.ReinstateReservation = channel.unary_unary(
+                '/hotelops.reservation.v1.ReservationService/ReinstateReservation',
+                request_serializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.ReinstateReservationRequest.SerializeToString,
+                response_deserializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.ReinstateReservationResponse.FromString,
+                )
         self.GetReservation = channel.unary_unary(
                 '/hotelops.reservation.v1.ReservationService/GetReservation',
                 request_serializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.GetReservationRequest.SerializeToString,
@@ -102,7 +107,7 @@ class ReservationServiceServicer(object):
     | TENTATIVE  | GUARANTEED, IN_HOUSE, NO_SHOW, CANCELLED | UpdateReservation, CheckInRoomLine, night audit, CancelReservation |
     | GUARANTEED | TENTATIVE, IN_HOUSE, NO_SHOW, CANCELLED  | same                                          |
     | IN_HOUSE   | CHECKED_OUT, CANCELLED              | CheckOutRoomLine of the last checked-in line, CancelReservation |
-    | NO_SHOW    | CANCELLED                           | CancelReservation                             |
+    | NO_SHOW    | GUARANTEED, CANCELLED               | ReinstateReservation, CancelReservation       |
     | CHECKED_OUT | CANCELLED                          | CancelReservation                             |
     | CANCELLED  | (none)                              | final                                         |
 
@@ -202,6 +207,18 @@ class ReservationServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReinstateReservation(self, request, context):
+        """Brings a NO_SHOW back as GUARANTEED: the guest came after all, late in the night the audit marked them or on
+        the next business day (the business date is at most the day after arrival and before departure; else 409
+        conflict; any other status is 409 invalid_transition). Every night of the stay is taken again (409 sold_out
+        when a room type is full on one of them, nothing changed). A room assigned before stays when it is still free
+        and not out of order, else the line loses it (assign another at check-in). Emits reservation.updated and
+        availability.changed (reason "reservation").
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetReservation(self, request, context):
         """One reservation with its room lines.
         """
@@ -256,6 +273,11 @@ def add_ReservationServiceServicer_to_server(servicer, server):
                     request_deserializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.MoveRoomRequest.FromString,
                     response_serializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.MoveRoomResponse.SerializeToString,
             ),
+            'ReinstateReservation': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReinstateReservation,
+                    request_deserializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.ReinstateReservationRequest.FromString,
+                    response_serializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.ReinstateReservationResponse.SerializeToString,
+            ),
             'GetReservation': grpc.unary_unary_rpc_method_handler(
                     servicer.GetReservation,
                     request_deserializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.GetReservationRequest.FromString,
@@ -284,7 +306,7 @@ class ReservationService(object):
     | TENTATIVE  | GUARANTEED, IN_HOUSE, NO_SHOW, CANCELLED | UpdateReservation, CheckInRoomLine, night audit, CancelReservation |
     | GUARANTEED | TENTATIVE, IN_HOUSE, NO_SHOW, CANCELLED  | same                                          |
     | IN_HOUSE   | CHECKED_OUT, CANCELLED              | CheckOutRoomLine of the last checked-in line, CancelReservation |
-    | NO_SHOW    | CANCELLED                           | CancelReservation                             |
+    | NO_SHOW    | GUARANTEED, CANCELLED               | ReinstateReservation, CancelReservation       |
     | CHECKED_OUT | CANCELLED                          | CancelReservation                             |
     | CANCELLED  | (none)                              | final                                         |
 
@@ -422,6 +444,23 @@ class ReservationService(object):
         return grpc.experimental.unary_unary(request, target, '/hotelops.reservation.v1.ReservationService/MoveRoom',
             hotelops_dot_reservation_dot_v1_dot_reservation__pb2.MoveRoomRequest.SerializeToString,
             hotelops_dot_reservation_dot_v1_dot_reservation__pb2.MoveRoomResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ReinstateReservation(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.reservation.v1.ReservationService/ReinstateReservation',
+            hotelops_dot_reservation_dot_v1_dot_reservation__pb2.ReinstateReservationRequest.SerializeToString,
+            hotelops_dot_reservation_dot_v1_dot_reservation__pb2.ReinstateReservationResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 
