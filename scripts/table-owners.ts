@@ -31,6 +31,7 @@ export const tableOwners: Readonly<Record<string, string>> = {
   reservations: "reservations",
   reservation_rooms: "reservations",
   property_counters: "reservations",
+  reservation_code_counters: "reservations",
   // outbound domain events (what happened here, published by webhooks)
   domain_events: "events",
   // connectivity: inbound partner messages (reservation messages partners send) and the partners' code mappings
