@@ -55,10 +55,7 @@ describe("CORS: Vary: Origin beside every echoed origin", () => {
     for (const [face, transport] of Object.entries(transports)) {
       const client = createClient(ConnectivityService, transport);
       let seen: Headers | undefined;
-      await client.getCapabilities(
-        {},
-        { headers: { origin: ORIGIN, ...bearer(token) }, onHeader: (h) => (seen = h) },
-      );
+      await client.getCapabilities({}, { headers: { origin: ORIGIN, ...bearer(token) }, onHeader: (h) => (seen = h) });
       expect(seen?.get("access-control-allow-origin"), face).toBe(ORIGIN);
       expect(varyOf(seen!), face).toContain("origin");
     }
