@@ -32,6 +32,7 @@ export const tableOwners: Readonly<Record<string, string>> = {
   reservation_rooms: "reservations",
   reservation_room_moves: "reservations",
   property_counters: "reservations",
+  reservation_code_counters: "reservations",
   // outbound domain events (what happened here, published by webhooks)
   domain_events: "events",
   // connectivity: inbound partner messages (reservation messages partners send) and the partners' code mappings

@@ -2,41 +2,31 @@ import { ConfigError, loadConfig } from "./config.ts";
 import { createApp } from "./app.ts";
 import { createLogger } from "./lib/logger.ts";
 import { MigrationError } from "./db/orm.ts";
-import { describeSeed, isEmptyDatabase, seedDemo } from "./ops/seed.ts";
+import { isEmptyDatabase, seedDemo } from "./ops/seed.ts";
+import { createBanner, logCrashes, startFailure } from "./ops/banner.ts";
 
 let config;
 try {
   config = loadConfig();
 } catch (err) {
   if (err instanceof ConfigError) {
-    console.error(err.message);
+    startFailure(process.env.NODE_ENV, err.message);
     process.exit(2);
   }
   throw err;
 }
 
 const logger = createLogger(config.logLevel);
+if (config.nodeEnv === "production") logCrashes(logger);
 const app = await createApp(config, { logger }).catch((err: unknown) => {
   if (!(err instanceof MigrationError)) throw err;
-  console.error(err.message);
+  startFailure(config.nodeEnv, err.message);
   process.exit(3);
 });
 
-const base = `http://localhost:${app.port ?? config.port}`;
-if (app.port !== undefined) {
-  console.log(
-    `\nHotel Operations Service is up (ROLE=${config.role}, ${config.databaseUrl ? "DATABASE_URL" : `embedded PostgreSQL in ${config.dataDir}/pg`})`,
-  );
-  console.log(`  REST, Connect, gRPC-Web and gRPC on one port: ${base}`);
-  console.log(`  Status:       ${base}/api/v1/status`);
-  console.log(`  Mobile API:   ${base}/api/mobile/v1`);
-  console.log(`  Partner API:  ${base}/api/v1`);
-  console.log(`  Panel:        ${base}/panel   (Integrations: sign in as the manager below)`);
-  console.log(`  API docs:     ${base}/docs  (OpenAPI: ${base}/openapi.json)`);
-  console.log(`  Health:       ${base}/healthz  ${base}/readyz\n`);
-} else {
-  console.log(`Worker started (ROLE=worker)`);
-}
+const banner = createBanner(config);
+if (app.port !== undefined) banner.apiStarted(`http://localhost:${app.port}`);
+else banner.workerStarted();
 
 /**
  * After the grace, and this long to close pools and flush traces, the process exits whatever is still running (a
@@ -76,7 +66,7 @@ if (
   (config.seedDemo || (config.databaseUrl === undefined && (await isEmptyDatabase(app.deps))))
 ) {
   try {
-    console.log(`${describeSeed(await seedDemo(app.deps, app.services.admin))}\n`);
+    banner.seeded(await seedDemo(app.deps, app.services.admin));
   } catch (err) {
     if (!stopping) logger.error({ err }, "demo seed failed");
   }

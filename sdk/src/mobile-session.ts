@@ -33,6 +33,12 @@ export interface MobileSessionOptions {
   onSessionEnded?: () => void;
   /** Refresh this many seconds before expiry (default 60). */
   refreshBeforeSeconds?: number;
+  /**
+   * The `deviceId` the session was opened with (loginStaff and verifyStaffLogin pass theirs on), sent with every
+   * refresh: only with it does a refresh retried after a lost answer get the same new pair from the server (within
+   * its grace window, 30 s by default) instead of ending the session as a reused refresh token.
+   */
+  deviceId?: string;
   fetch?: typeof globalThis.fetch;
   now?: () => number;
 }
@@ -107,7 +113,11 @@ export function createMobileSession(opts: MobileSessionOptions): MobileSession {
     const res = await doFetch(new URL("/api/mobile/v1/auth/refresh", opts.baseUrl), {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json" },
-      body: JSON.stringify({ refreshToken: from.refreshToken }),
+      body: JSON.stringify(
+        opts.deviceId === undefined
+          ? { refreshToken: from.refreshToken }
+          : { refreshToken: from.refreshToken, deviceId: opts.deviceId },
+      ),
     });
     if (res.status === 401 || res.status === 400 || res.status === 403) {
       // the pair is dead for everyone; a network error or 5xx instead keeps it for a later retry

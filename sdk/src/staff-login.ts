@@ -7,8 +7,8 @@ import {
   type StaffProfile,
 } from "./mobile-session.ts";
 
-/** Everything of a MobileSession's options except the pair, which login or verify supplies. */
-export type StaffSessionOptions = Omit<MobileSessionOptions, "tokens">;
+/** Everything of a MobileSession's options except the pair and the device, which login or verify supply. */
+export type StaffSessionOptions = Omit<MobileSessionOptions, "tokens" | "deviceId">;
 
 export interface StaffLoginRequest extends StaffSessionOptions {
   /** Group code or property code of the hotel. */
@@ -51,7 +51,7 @@ async function post(
   return (await res.json()) as Record<string, unknown>;
 }
 
-function signIn(opts: StaffSessionOptions, body: Record<string, unknown>): StaffSignIn {
+function signIn(opts: StaffSessionOptions & { deviceId: string }, body: Record<string, unknown>): StaffSignIn {
   const tokens = body.tokens as SessionTokens | null | undefined;
   if (tokens == null || typeof tokens.accessToken !== "string")
     throw new HotelOpsError({ status: 200, code: "invalid_response", message: "The answer carries no token pair." });
@@ -70,7 +70,7 @@ export async function loginStaff(req: StaffLoginRequest): Promise<StaffLoginResu
     { hotelCode, email, password, deviceId, deviceName },
     req.fetch ?? globalThis.fetch,
   );
-  if (body.tokens != null) return { kind: "session", ...signIn(opts, body) };
+  if (body.tokens != null) return { kind: "session", ...signIn({ ...opts, deviceId }, body) };
   if (typeof body.challengeId !== "string")
     throw new HotelOpsError({
       status: 200,
@@ -91,7 +91,7 @@ export async function verifyStaffLogin(
 ): Promise<StaffSignIn> {
   const { challengeId, code, deviceId, deviceName, ...opts } = req;
   return signIn(
-    opts,
+    { ...opts, deviceId },
     await post(
       req.baseUrl,
       "/api/mobile/v1/auth/verify",

@@ -162,6 +162,56 @@ describe("SDK against the running service", () => {
     expect(session.tokens()).toBeUndefined();
   });
 
+  it("staff: a refresh retried after its answer was lost keeps the session (the SDK sends the login's deviceId)", async () => {
+    const property = await createTestProperty(app);
+    const staff = await createStaffSession(app, { propertyCode: property.code, role: "manager" });
+    let lose = 0;
+    const refreshBodies: unknown[] = [];
+    // the server rotates the pair, then the connection drops before the answer arrives (a phone changing networks)
+    const lossyFetch: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      if (String(input).endsWith("/api/mobile/v1/auth/refresh")) {
+        refreshBodies.push(JSON.parse(String(init?.body)));
+        if (lose-- > 0) {
+          await res.arrayBuffer();
+          throw new TypeError("fetch failed");
+        }
+      }
+      return res;
+    };
+    const ended: string[] = [];
+    const signedIn = await loginStaff({
+      baseUrl: app.baseUrl,
+      fetch: lossyFetch,
+      deviceId: "7d4e8b1a-0000-4000-8000-0000000000bb",
+      deviceName: "SDK retry test",
+      hotelCode: property.code,
+      email: staff.email,
+      password: "test-pass-2026",
+      onSessionEnded: () => ended.push("ended"),
+    });
+    if (signedIn.kind !== "session") throw new Error("expected a session");
+    const { session } = signedIn;
+    const first = session.tokens()!;
+    lose = 1;
+    await expect(session.refresh(first.accessToken)).rejects.toThrow(/fetch failed/);
+    expect(session.tokens()).toBe(first); // the lost answer changed nothing on this side
+    const access = await session.refresh(first.accessToken);
+    expect(access).not.toBe(first.accessToken);
+    expect(ended).toEqual([]);
+    expect(refreshBodies).toEqual([
+      { refreshToken: first.refreshToken, deviceId: "7d4e8b1a-0000-4000-8000-0000000000bb" },
+      { refreshToken: first.refreshToken, deviceId: "7d4e8b1a-0000-4000-8000-0000000000bb" },
+    ]);
+    // the pair the retry got is alive on the server: it reads, and it refreshes again
+    const rest = createRestClient({ baseUrl: app.baseUrl, auth: session });
+    expect(await rest.get("/api/mobile/v1/dashboard")).toMatchObject({ currency: "TRY" });
+    const retried = session.tokens()!;
+    expect(await session.refresh(retried.accessToken)).not.toBe(retried.accessToken);
+    expect(await rest.get("/api/mobile/v1/dashboard")).toMatchObject({ currency: "TRY" });
+    expect(ended).toEqual([]);
+  });
+
   it("staff login helpers: a session at once, or a challenge answered with the e-mailed code; logout ends the session on the server", async () => {
     const open = await createTestProperty(app);
     const verified = await createTestProperty(app, { emailVerification: true });

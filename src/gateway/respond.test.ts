@@ -17,6 +17,9 @@ class SlowClient extends Writable {
   setHeader(name: string, value: string): void {
     this.headers[name] = value;
   }
+  getHeader(name: string): string | undefined {
+    return this.headers[name];
+  }
   override _write(chunk: Buffer, _encoding: string, callback: () => void): void {
     this.received.push(chunk);
     this.waiting.push(callback);

@@ -1,6 +1,6 @@
 import { pipeline, type Writable } from "node:stream";
 import { COMPRESS_MIN_BYTES, negotiateEncoding } from "../server/compression.ts";
-import { send, type NodeResponse } from "../server/http-errors.ts";
+import { send, setResponseHeader, type NodeResponse } from "../server/http-errors.ts";
 import type { NodeRequest } from "./body.ts";
 import type { Memo } from "../lib/answer-cache.ts";
 
@@ -42,7 +42,7 @@ export async function sendJson(
   }
   if (encoding !== undefined) headers["content-encoding"] = encoding.name;
   res.statusCode = status;
-  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  for (const [name, value] of Object.entries(headers)) setResponseHeader(res, name, value);
   let sink: Writable = res as Writable;
   if (encoding !== undefined) {
     const compressor = encoding.compressor();

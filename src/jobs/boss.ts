@@ -6,7 +6,7 @@ import { queues } from "./queues.ts";
 import { heldTransactionOf, type OutcomeRecord } from "../db/held-transaction.ts";
 import { runQuery, type Queryable, type Statement } from "../db/queryable.ts";
 import type { Transact, Tx } from "../db/transaction.ts";
-import { instrumentBoss, type JobTelemetry } from "./telemetry.ts";
+import { instrumentBoss, withTrace, type JobTelemetry } from "./telemetry.ts";
 import { createListen } from "./listen-session.ts";
 
 /**
@@ -253,7 +253,9 @@ export function createRowWriter(pool: pg.Pool, pgboss: PgBoss, spec: RowWriterSp
   }
 
   return {
-    async write(row, data) {
+    async write(row, untraced) {
+      // the trace context of this write's request, taken here: the batch's insert runs in another request's context
+      const data = withTrace(untraced);
       const held = heldTransactionOf({});
       if (held !== undefined) {
         // An idempotent write commits with its request's stored outcome: deferred to it (and batched), or in the

@@ -1,5 +1,6 @@
 import { trace, type Link, type Tracer } from "@opentelemetry/api";
 import type { Job, PgBoss } from "pg-boss";
+import { incomingTraceparent, runWithTraceparent, traceparentOf } from "../lib/log-context.ts";
 import { contextFromTraceparent, currentTraceparent, inSpan, SpanKind } from "../observability/tracing.ts";
 
 /** The key under which a job's data carries the W3C trace context of the operation that enqueued it. */
@@ -18,12 +19,13 @@ type Handler = (jobs: Job<object>[]) => Promise<unknown>;
  * Makes every send/insert of this pg-boss carry the active trace context inside the job's data (`traceparent`),
  * and every worker run its batch in a consumer span continuing it (the first job's trace; the others as links),
  * so a webhook attempt or a partner event's processing links back to the request that caused it. Generic: no
- * queue or handler knows about it. Without a tracer only failures are counted.
+ * queue or handler knows about it. Without a tracer, jobs carry the caller's own `traceparent` (when the request
+ * came with one) and the worker's log lines carry its trace id; and failures are counted.
  */
 export function instrumentBoss(pgboss: PgBoss, telemetry: JobTelemetry): void {
   const { tracer, onFailure } = telemetry;
   const boss = pgboss as unknown as Record<"send" | "insert" | "work", (...args: unknown[]) => Promise<unknown>>;
-  if (tracer !== undefined) {
+  {
     const send = boss.send.bind(pgboss);
     boss.send = (...args) => {
       if (typeof args[0] === "string") args[1] = withTrace(args[1]);
@@ -44,7 +46,11 @@ export function instrumentBoss(pgboss: PgBoss, telemetry: JobTelemetry): void {
     const handler = rest[rest.length - 1] as Handler;
     rest[rest.length - 1] = async (jobs: Job<object>[]) => {
       try {
-        if (tracer === undefined) return await handler(jobs);
+        // tracing off: the job's lines still carry the trace id of the request that enqueued it
+        if (tracer === undefined)
+          return await runWithTraceparent(traceparentOf(jobs[0] === undefined ? undefined : traceOf(jobs[0])), () =>
+            handler(jobs),
+          );
         const [first, ...others] = jobs;
         const links: Link[] = others.flatMap((j) => {
           const span = trace.getSpanContext(contextFromTraceparent(traceOf(j)));
@@ -77,14 +83,20 @@ export function instrumentBoss(pgboss: PgBoss, telemetry: JobTelemetry): void {
   };
 }
 
-function withTrace(data: unknown): unknown {
-  const traceparent = currentTraceparent();
+/**
+ * `data` with the trace context of the work running now (the active span's, or with tracing off the caller's own
+ * `traceparent`, for the job's log lines) unless it carries one already. A writer that batches the jobs of many
+ * requests into one insert calls it per request, where each request's context is still the active one.
+ */
+export function withTrace<T>(data: T): T {
+  const traceparent = currentTraceparent() ?? incomingTraceparent();
   if (
     traceparent === undefined ||
-    (data !== undefined && (typeof data !== "object" || data === null || Array.isArray(data)))
+    (data !== undefined && (typeof data !== "object" || data === null || Array.isArray(data))) ||
+    (data as Record<string, unknown> | undefined)?.[TRACE_KEY] !== undefined
   )
     return data;
-  return { ...(data as object), [TRACE_KEY]: traceparent };
+  return { ...(data as object), [TRACE_KEY]: traceparent } as T;
 }
 
 function traceOf(job: Job<object>): unknown {

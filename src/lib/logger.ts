@@ -1,6 +1,6 @@
 import { trace } from "@opentelemetry/api";
 import { pino, type DestinationStream, type Logger } from "pino";
-import { logContext } from "./log-context.ts";
+import { incomingTraceparent, logContext } from "./log-context.ts";
 
 export type { Logger };
 
@@ -130,7 +130,7 @@ export interface AccessFields {
 
 /**
  * The access line of a call (`"msg":"call"`, info level) as pino writes it, to the logger's own destination, with the
- * active span's trace ids, but without pino's work per line (mixin merge, serializers, redaction, generic JSON of
+ * active span's trace ids (or, with no span, the trace id of the caller's valid `traceparent`: lowercase hex), but without pino's work per line (mixin merge, serializers, redaction, generic JSON of
  * each value), which measured a tenth of a status call's CPU: every field is made by the service and is JSON as it
  * is (request ids match `[A-Za-z0-9._:-]`, names and codes come from the proto and our error table).
  */
@@ -140,7 +140,13 @@ export function createAccessLog(logger: Logger): (fields: AccessFields) => void 
   return (f) => {
     if (!logger.isLevelEnabled("info")) return;
     const span = trace.getActiveSpan()?.spanContext();
-    const traced = span === undefined ? "" : `,"traceId":"${span.traceId}","spanId":"${span.spanId}"`;
+    const incoming = span === undefined ? incomingTraceparent() : undefined;
+    const traced =
+      span !== undefined
+        ? `,"traceId":"${span.traceId}","spanId":"${span.spanId}"`
+        : incoming !== undefined
+          ? `,"traceId":"${incoming.slice(3, 35)}"`
+          : "";
     destination.write(
       `{"level":30${time()},"requestId":"${f.requestId}"${traced},"rpc":"${f.rpc}","transport":"${f.transport}","ms":${f.ms},"code":"${f.code}","msg":"call"}\n`,
     );

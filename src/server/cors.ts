@@ -10,9 +10,20 @@ import { send, writeError, type NodeResponse } from "./http-errors.ts";
  */
 export type CorsOrigins = readonly string[];
 
-/** Request headers a browser may send: ours plus those of the Connect and gRPC-Web protocols. */
+/**
+ * Request headers a browser may send: ours, W3C trace context (browser OpenTelemetry adds `traceparent` and
+ * `tracestate` to every call), and those of the Connect and gRPC-Web protocols.
+ */
 export const corsAllowedHeaders = [
-  ...new Set(["Authorization", "Idempotency-Key", "X-Request-Id", "If-None-Match", ...connectCors.allowedHeaders]),
+  ...new Set([
+    "Authorization",
+    "Idempotency-Key",
+    "X-Request-Id",
+    "If-None-Match",
+    "traceparent",
+    "tracestate",
+    ...connectCors.allowedHeaders,
+  ]),
 ];
 /** Response headers a page may read: ours plus grpc-status/grpc-message and the other protocol headers. */
 export const corsExposedHeaders = [

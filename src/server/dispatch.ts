@@ -2,7 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import { Code, ConnectError, createContextValues } from "@connectrpc/connect";
 import type { UniversalHandler } from "@connectrpc/connect/protocol";
 import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
-import { runWithRequestId } from "../lib/log-context.ts";
+import { runWithRequestId, traceparentOf } from "../lib/log-context.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { Cors } from "./cors.ts";
 import { callInfoKey, requestIdFrom, type CallInfo, type Transport } from "./context.ts";
@@ -66,8 +66,8 @@ export function createDispatcher(opts: DispatchOptions): NodeHandler {
     res.setHeader("x-request-id", info.requestId);
     const values = createContextValues().set(callInfoKey, info);
     if (opts.cors?.handle(req, res, info.requestId) === true) return;
-    // Every log line written while serving the request carries its id (see log-context.ts).
-    runWithRequestId(info.requestId, () => route(req, res, path, info, values));
+    // Every log line written while serving the request carries its id and the caller's trace id (see log-context.ts).
+    runWithRequestId(info.requestId, () => route(req, res, path, info, values), traceparentOf(req.headers.traceparent));
   };
 
   function route(

@@ -43,6 +43,23 @@ function oauthStatus(err: AppError): number {
   return status === 401 || status === 429 || status >= 500 ? status : 400;
 }
 
+/**
+ * Sets a response header; `Vary` adds to what is there instead of replacing it (CORS puts `Origin` in before the
+ * answer adds `Accept-Encoding`: a cache must key on both).
+ */
+export function setResponseHeader(res: NodeResponse, name: string, value: string | number): void {
+  if (name.toLowerCase() === "vary") {
+    const before = res.getHeader("vary");
+    if (typeof before === "string" && before !== "") {
+      const names = before.split(",").map((n) => n.trim());
+      const have = new Set(names.map((n) => n.toLowerCase()));
+      for (const n of String(value).split(",")) if (!have.has(n.trim().toLowerCase())) names.push(n.trim());
+      value = names.join(", ");
+    }
+  }
+  res.setHeader(name, value);
+}
+
 /** Writes a complete response; works for http/1.1 and http2 compat responses alike. */
 export function send(
   res: NodeResponse,
@@ -51,7 +68,7 @@ export function send(
   body?: string | Uint8Array,
 ): void {
   res.statusCode = status;
-  for (const name in headers) res.setHeader(name, headers[name]!);
+  for (const name in headers) setResponseHeader(res, name, headers[name]!);
   if (body === undefined) res.end();
   else endWith(res, body);
 }

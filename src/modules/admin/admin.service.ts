@@ -7,6 +7,7 @@ import type { Clock } from "../../lib/clock.ts";
 import { parseDate } from "../../lib/dates.ts";
 import { currencyScale } from "../../lib/money.ts";
 import { newId, newToken } from "../../lib/ids.ts";
+import { normalizeEmail } from "../../lib/email-address.ts";
 import {
   approveClient,
   findClient,
@@ -126,7 +127,8 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
     },
 
     async createUser(input) {
-      const email = input.email.trim();
+      // one form for every comparison and the stored row: NFC, lower-case domain (lib/email-address.ts)
+      const email = normalizeEmail(input.email);
       if (!EMAIL.test(email)) throw invalidField("email", "must be an e-mail address");
       if (input.password.length < 8) throw invalidField("password", "must be at least 8 characters");
       if (input.password.length > 1024) throw invalidField("password", "must be at most 1024 characters");
@@ -142,7 +144,7 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
 
     async createMembership(input) {
       return transact(async (tx) => {
-        const user = await findUserByEmail(tx, input.email.trim());
+        const user = await findUserByEmail(tx, input.email);
         if (user === undefined) throw new AppError("not_found", `No user with e-mail ${input.email}.`);
         const property = await findPropertyByCode(tx, input.propertyCode.trim().toUpperCase());
         if (property === undefined) throw new AppError("not_found", `No property ${input.propertyCode}.`);

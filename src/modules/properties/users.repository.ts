@@ -1,3 +1,4 @@
+import { normalizeEmail } from "../../lib/email-address.ts";
 import type { Queryable } from "../../db/queryable.ts";
 
 export interface User {
@@ -17,18 +18,21 @@ export async function insertUser(
 ): Promise<void> {
   await db.query(`insert into users (id, email, name, password_hash, created_at) values ($1, $2, $3, $4, $5)`, [
     u.id,
-    u.email,
+    normalizeEmail(u.email),
     u.name,
     u.passwordHash,
     u.now,
   ]);
 }
 
-/** E-mail lookup is case-insensitive (unique index on lower(email)). Includes the hash: for login only. */
+/**
+ * E-mail lookup of the address in its one form (normalizeEmail: NFC, lower-case domain), case-insensitive (unique
+ * index on lower(email)). Includes the hash: for login only.
+ */
 export async function findUserByEmail(db: Queryable, email: string): Promise<UserWithHash | undefined> {
   const rows = await db.query<UserWithHash>(
     `select id, email, name, active, password_hash as "passwordHash" from users where lower(email) = lower($1)`,
-    [email],
+    [normalizeEmail(email)],
   );
   return rows[0];
 }

@@ -249,17 +249,32 @@ export type NewReservation = Pick<
 };
 
 /**
- * Inserts a reservation (its code from the global sequence) and its room lines in one statement. Returns the
- * code, or undefined when the property already holds this channel's external reference: then nothing is
- * inserted (ON CONFLICT waited for a concurrent insert of the same reference to commit).
+ * The property's next reservation number: its counter plus one (R100001 first), past any number a row of the
+ * property already uses (codes made before numbering was per property, or by an older process during a rolling
+ * start). The counter row stays locked until the transaction ends: a property's creates take numbers one after
+ * another, and a create that rolls back gives its number back, so a property's codes have no gaps.
+ */
+const nextCodeNumber = `insert into reservation_code_counters as c (property_id, last_number) values ($2::uuid, 100001)
+       on conflict (property_id) do update set last_number = (
+         -- generate_series yields in order: the first free number, usually after one index probe
+         select k from generate_series(c.last_number + 1, c.last_number + 1000) k
+          where not exists (select 1 from reservations x where x.property_id = $2::uuid and x.code = 'R' || k) limit 1)
+       returning last_number`;
+
+/**
+ * Inserts a reservation (its code `R<n>` numbered per property: nextCodeNumber) and its room lines in one
+ * statement. Returns the code, or undefined when the property already holds this channel's external reference:
+ * then nothing is inserted (ON CONFLICT waited for a concurrent insert of the same reference to commit) and the
+ * caller rolls back, the number with it.
  */
 export async function insertReservation(q: Queryable, r: NewReservation): Promise<string | undefined> {
   const [row] = await q.query<{ code: string }>(
-    `with r as (
+    `with n as (${nextCodeNumber}),
+     r as (
        insert into reservations (id, property_id, code, status, source, channel, external_reference, holder_name, arrival_date, departure_date,
                                  adults, children, notes, total_minor, currency, created_at, updated_at,
                                  price_override_by, price_override_at, price_listed_minor, provider, rate_difference_minor, restriction_overrides)
-       values ($1, $2, 'R' || nextval('reservation_code_seq'), $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15, $23, $24, $25, $26, $27, $28)
+       values ($1, $2, 'R' || (select last_number from n), $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15, $23, $24, $25, $26, $27, $28)
        on conflict (property_id, (coalesce(provider, '')), (coalesce(channel, '')), external_reference) where external_reference is not null do nothing
        returning id, code
      ), lines as (
