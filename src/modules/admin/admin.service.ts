@@ -74,7 +74,8 @@ export interface AdminService {
   listClients(): Promise<ApiClient[]>;
 }
 
-const CODE = /^[A-Z0-9][A-Z0-9_-]{1,31}$/;
+// checked before upper-casing (the OpenAPI document states the same pattern): "ı" or "ß" upper-case to ASCII
+const CODE = /^[A-Za-z0-9][A-Za-z0-9_-]{1,31}$/;
 const PROVIDER = /^[a-z0-9][a-z0-9_.-]{1,31}$/;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/;
 
@@ -85,8 +86,8 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
     async createProperty(input) {
       const groupCode = input.groupCode.trim().toUpperCase();
       const code = input.code.trim().toUpperCase();
-      if (!CODE.test(groupCode)) throw invalidField("groupCode", "must be 2-32 characters of A-Z, 0-9, _ and -");
-      if (!CODE.test(code)) throw invalidField("code", "must be 2-32 characters of A-Z, 0-9, _ and -");
+      if (!CODE.test(input.groupCode.trim())) throw invalidField("groupCode", "must be 2-32 characters of A-Z, 0-9, _ and -");
+      if (!CODE.test(input.code.trim())) throw invalidField("code", "must be 2-32 characters of A-Z, 0-9, _ and -");
       if (input.name.trim() === "") throw invalidField("name", "is required");
       if (!validTimeZone(input.timeZone))
         throw invalidField("timeZone", "must be an IANA time zone such as Europe/Istanbul");

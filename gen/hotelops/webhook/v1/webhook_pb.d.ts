@@ -133,6 +133,8 @@ export declare type CreateWebhookEndpointRequest = Message<"hotelops.webhook.v1.
   url: string;
 
   /**
+   * At least one subscribable type; `webhook.test` may be listed beside them (it is always sent, never stored).
+   *
    * @generated from field: repeated string event_types = 2;
    */
   eventTypes: string[];
