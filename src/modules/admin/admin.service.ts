@@ -7,6 +7,7 @@ import type { Clock } from "../../lib/clock.ts";
 import { parseDate } from "../../lib/dates.ts";
 import { currencyScale } from "../../lib/money.ts";
 import { newId, newToken } from "../../lib/ids.ts";
+import { pageOf, pageResult } from "../../lib/page.ts";
 import {
   approveClient,
   findClient,
@@ -14,6 +15,9 @@ import {
   hashSecret,
   insertClient,
   listClients,
+  activeInternalClients,
+  lockClientCreation,
+  propertiesAtClientCap,
   scopes as partnerScopes,
   type ApiClient,
   type ClientKind,
@@ -71,8 +75,18 @@ export interface AdminService {
   createClient(input: CreateClientInput): Promise<{ client: ApiClient; clientSecret: string }>;
   approveClient(clientId: string): Promise<ApiClient>;
   setPartnerApi(enabled: boolean): Promise<boolean>;
-  listClients(): Promise<ApiClient[]>;
+  /** Newest first, one page (`limit` 1-200, default 50) after `cursor`; `nextCursor` is empty on the last page. */
+  listClients(page?: { cursor?: string; limit?: number }): Promise<{ clients: ApiClient[]; nextCursor: string }>;
 }
+
+/**
+ * Count caps of API clients (docs/internal/clients.md): active partner clients granted one property, and active
+ * internal clients (they have no property). A client is created in a transaction that holds the creation lock.
+ */
+export const MAX_CLIENTS_PER_PROPERTY = 50;
+export const MAX_INTERNAL_CLIENTS = 50;
+/** Pages of the client lists (admin ListClients, panel ListApiClients). */
+export const CLIENT_PAGE = { default: 50, max: 200 };
 
 // checked before upper-casing (the OpenAPI document states the same pattern): "ı" or "ß" upper-case to ASCII
 const CODE = /^[A-Za-z0-9][A-Za-z0-9_-]{1,31}$/;
@@ -182,6 +196,19 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
         const properties = await findPropertiesByCodes(tx, codes);
         const missing = codes.filter((c) => !properties.some((p) => p.code === c));
         if (missing.length > 0) throw invalidField("propertyCodes", `unknown property: ${missing.join(", ")}`);
+        await lockClientCreation(tx);
+        const full = await propertiesAtClientCap(
+          tx,
+          properties.map((p) => p.id),
+          MAX_CLIENTS_PER_PROPERTY,
+        );
+        if (full.length > 0)
+          throw new AppError(
+            "conflict",
+            `A property can have at most ${MAX_CLIENTS_PER_PROPERTY} active API clients: ${full.join(", ")} has.`,
+          );
+        if (input.kind === "internal" && (await activeInternalClients(tx)) >= MAX_INTERNAL_CLIENTS)
+          throw new AppError("conflict", `There can be at most ${MAX_INTERNAL_CLIENTS} active internal clients.`);
         await insertClient(tx, {
           id: clientId,
           kind: input.kind,
@@ -214,7 +241,11 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
       return enabled;
     },
 
-    listClients: () => listClients(deps.db),
+    async listClients(input = {}) {
+      const page = pageOf(input, CLIENT_PAGE);
+      const { items, nextCursor } = pageResult(await listClients(deps.db, { ...page, limit: page.limit + 1 }), page.limit);
+      return { clients: items, nextCursor };
+    },
   };
 }
 
