@@ -182,7 +182,7 @@ export const commands: Record<string, Command> = {
     async run(deps) {
       const admin = createAdminService(deps);
       const clients = [];
-      for (let cursor = ""; ; ) {
+      for (let cursor = ""; ;) {
         const page = await admin.listClients({ cursor, limit: 200 });
         clients.push(...page.clients);
         if (page.nextCursor === "") break;

@@ -72,10 +72,13 @@ export function withEmptyBody<R extends UniversalRequest>(req: R): R {
 function emptyMessageBody(contentType: string): Uint8Array | undefined {
   const json = contentType.includes("json");
   const message = json ? Buffer.from("{}") : new Uint8Array(0);
-  if (contentType.startsWith("application/grpc-web-text")) return Buffer.from(Buffer.from(envelope(message)).toString("base64"));
+  if (contentType.startsWith("application/grpc-web-text"))
+    return Buffer.from(Buffer.from(envelope(message)).toString("base64"));
   if (contentType.startsWith("application/grpc")) return envelope(message);
   if (contentType.startsWith("application/connect+")) return undefined;
-  return contentType.startsWith("application/json") || contentType.startsWith("application/proto") ? message : undefined;
+  return contentType.startsWith("application/json") || contentType.startsWith("application/proto")
+    ? message
+    : undefined;
 }
 
 function envelope(data: Uint8Array): Uint8Array {

@@ -24,10 +24,10 @@ async function seedClients(propertyId: string, n: number): Promise<void> {
      select id, 'partner', 'seeded', 'x', now() - (ord || ' seconds')::interval from unnest($1::text[]) with ordinality as t(id, ord)`,
     [ids],
   );
-  await app.db.pool.query(
-    `insert into api_client_properties (client_id, property_id) select unnest($1::text[]), $2`,
-    [ids, propertyId],
-  );
+  await app.db.pool.query(`insert into api_client_properties (client_id, property_id) select unnest($1::text[]), $2`, [
+    ids,
+    propertyId,
+  ]);
 }
 
 beforeAll(async () => {
@@ -83,7 +83,12 @@ describe("API client count cap", () => {
       const client = createClient(AdminService, make());
       const err = await client
         .createClient(
-          { kind: ClientKind.PARTNER, provider: "capped", propertyCodes: [property.code], scopes: ["availability.read"] },
+          {
+            kind: ClientKind.PARTNER,
+            provider: "capped",
+            propertyCodes: [property.code],
+            scopes: ["availability.read"],
+          },
           { headers: bearer(admin) },
         )
         .then(() => undefined, ConnectError.from);
@@ -123,7 +128,9 @@ describe("client lists page with a cursor", () => {
         cursor = page.nextCursor;
       } while (cursor !== "");
       expect(ids).toEqual((await restPages("/api/admin/v1/clients", admin, 200)).flat());
-      const err = await client.listClients({ limit: 201 }, { headers: bearer(admin) }).then(() => undefined, ConnectError.from);
+      const err = await client
+        .listClients({ limit: 201 }, { headers: bearer(admin) })
+        .then(() => undefined, ConnectError.from);
       expect(err?.code).toBe(Code.InvalidArgument);
     },
   );

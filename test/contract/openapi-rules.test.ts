@@ -36,7 +36,10 @@ interface Sent {
 }
 
 async function send(method: string, path: string, token: string, body?: unknown): Promise<Sent> {
-  const headers = new Headers({ ...bearer(token), ...(body === undefined ? {} : { "content-type": "application/json" }) });
+  const headers = new Headers({
+    ...bearer(token),
+    ...(body === undefined ? {} : { "content-type": "application/json" }),
+  });
   const text = body === undefined ? undefined : JSON.stringify(body);
   const res = await fetch(`${app.baseUrl}${path}`, { method, headers, ...(text === undefined ? {} : { body: text }) });
   const responseText = await res.text();

@@ -9,7 +9,10 @@ import * as grpc from "@grpc/grpc-js";
 import { ANONYMOUS_MAX_BODY_BYTES } from "../../src/server/preflight.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 
-const apps: Record<"fast path" | "connect-es", TestApp | undefined> = { "fast path": undefined, "connect-es": undefined };
+const apps: Record<"fast path" | "connect-es", TestApp | undefined> = {
+  "fast path": undefined,
+  "connect-es": undefined,
+};
 const LIST_CLIENTS = "/hotelops.admin.v1.AdminService/ListClients";
 const LOGIN = "/hotelops.auth.v1.AuthService/Login";
 const PROMISED = 4 * 1024 * 1024;
@@ -56,7 +59,12 @@ function grpcUnfinished(port: number, path: string, sent: Buffer, length: number
   return new Promise((resolve, reject) => {
     const session = http2.connect(`http://127.0.0.1:${port}`);
     session.on("error", reject);
-    const stream = session.request({ ":method": "POST", ":path": path, "content-type": "application/grpc", te: "trailers" });
+    const stream = session.request({
+      ":method": "POST",
+      ":path": path,
+      "content-type": "application/grpc",
+      te: "trailers",
+    });
     let status: string | undefined;
     const take = (h: http2.IncomingHttpHeaders): void => {
       const s = h["grpc-status"];
@@ -84,7 +92,13 @@ describe.each(["fast path", "connect-es"] as const)("%s", (name) => {
 
   it("REST: 401 without credentials before the body is read", async () => {
     const res = await within(
-      h1Unfinished(app().port, "/api/admin/v1/properties", { "content-type": "application/json" }, Buffer.from("{"), PROMISED),
+      h1Unfinished(
+        app().port,
+        "/api/admin/v1/properties",
+        { "content-type": "application/json" },
+        Buffer.from("{"),
+        PROMISED,
+      ),
     );
     expect(res.status).toBe(401);
     expect(JSON.parse(res.body)).toMatchObject({ error: { code: "unauthorized" } });

@@ -16,7 +16,10 @@ import { createTestClient } from "../helpers/auth.ts";
 
 const POOL = 3;
 const METHOD = "/hotelops.admin.v1.AdminService/CreateProperty";
-const apps: Record<"fast path" | "connect-es", TestApp | undefined> = { "fast path": undefined, "connect-es": undefined };
+const apps: Record<"fast path" | "connect-es", TestApp | undefined> = {
+  "fast path": undefined,
+  "connect-es": undefined,
+};
 const tokens = new Map<TestApp, string>();
 
 beforeAll(async () => {
@@ -26,7 +29,10 @@ beforeAll(async () => {
   ] as const) {
     const app = await startTestApp({ env: { ...env, DATABASE_POOL_MAX: String(POOL) } });
     apps[name] = app;
-    tokens.set(app, (await createTestClient(app, { kind: "internal", propertyCodes: [], scopes: ["admin"] })).accessToken);
+    tokens.set(
+      app,
+      (await createTestClient(app, { kind: "internal", propertyCodes: [], scopes: ["admin"] })).accessToken,
+    );
   }
 });
 afterAll(async () => {
@@ -163,10 +169,7 @@ describe.each(["fast path", "connect-es"] as const)("%s", (name) => {
 
   it("Connect client: a call whose deadline passes while it waits for a connection writes nothing", async () => {
     const code = newCode();
-    const client = createClient(
-      AdminService,
-      createConnectTransport({ baseUrl: app().baseUrl, httpVersion: "1.1" }),
-    );
+    const client = createClient(AdminService, createConnectTransport({ baseUrl: app().baseUrl, httpVersion: "1.1" }));
     const release = await exhaustPool(app().db.pool);
     let err: unknown;
     try {

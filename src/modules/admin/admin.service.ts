@@ -100,7 +100,8 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
     async createProperty(input) {
       const groupCode = input.groupCode.trim().toUpperCase();
       const code = input.code.trim().toUpperCase();
-      if (!CODE.test(input.groupCode.trim())) throw invalidField("groupCode", "must be 2-32 characters of A-Z, 0-9, _ and -");
+      if (!CODE.test(input.groupCode.trim()))
+        throw invalidField("groupCode", "must be 2-32 characters of A-Z, 0-9, _ and -");
       if (!CODE.test(input.code.trim())) throw invalidField("code", "must be 2-32 characters of A-Z, 0-9, _ and -");
       if (input.name.trim() === "") throw invalidField("name", "is required");
       if (!validTimeZone(input.timeZone))
@@ -243,7 +244,10 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
 
     async listClients(input = {}) {
       const page = pageOf(input, CLIENT_PAGE);
-      const { items, nextCursor } = pageResult(await listClients(deps.db, { ...page, limit: page.limit + 1 }), page.limit);
+      const { items, nextCursor } = pageResult(
+        await listClients(deps.db, { ...page, limit: page.limit + 1 }),
+        page.limit,
+      );
       return { clients: items, nextCursor };
     },
   };

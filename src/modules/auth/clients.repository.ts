@@ -74,7 +74,11 @@ export async function listClients(
  * Active clients granted each of the properties (partner clients) that already reach `max`: the codes of those
  * properties. Callers hold the creation lock (lockClientCreation) so two creates cannot both pass.
  */
-export async function propertiesAtClientCap(db: Queryable, propertyIds: readonly string[], max: number): Promise<string[]> {
+export async function propertiesAtClientCap(
+  db: Queryable,
+  propertyIds: readonly string[],
+  max: number,
+): Promise<string[]> {
   if (propertyIds.length === 0) return [];
   const rows = await db.query<{ code: string }>(
     `select ${propertyFieldSql("code", "cp.property_id")} as code from api_client_properties cp
