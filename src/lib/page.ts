@@ -30,7 +30,8 @@ export function pageResult<T extends { createdAt: Date; id: string }>(
   return { items, nextCursor };
 }
 
-function decodePageCursor(cursor: string): { at: Date; id: string } {
+/** The row a cursor of pageResult names; 400 invalid_argument (field `cursor`) for anything else. */
+export function decodePageCursor(cursor: string): { at: Date; id: string } {
   const [at, id, extra] = Buffer.from(cursor, "base64url").toString("utf8").split("|");
   const date = new Date(at ?? "");
   if (id === undefined || id === "" || extra !== undefined || Number.isNaN(date.getTime()))
