@@ -1,5 +1,5 @@
 // npm run check: buf lint, generated code identical to a fresh `buf generate`, buf breaking against the released
-// contract, OpenAPI document and Python stubs up to date, tsc --noEmit, eslint, table ownership and module cycles, prettier,
+// contract, OpenAPI document and Python stubs up to date, Redocly lint of the OpenAPI document, tsc --noEmit, eslint, table ownership and module cycles, prettier,
 // relative links of README.md and docs/.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
@@ -71,6 +71,10 @@ step("buf breaking against proto-release/hotelops.v1.json", "buf", [
   "proto-release/hotelops.v1.json",
 ]);
 step("openapi/ and sdk/src/services.ts match proto/ (npm run openapi)", "node", ["scripts/openapi.ts", "--check"]);
+// Redocly's recommended rules (redocly.yaml), offline: no telemetry, no update check
+process.env.REDOCLY_TELEMETRY = "off";
+process.env.REDOCLY_SUPPRESS_UPDATE_NOTICE = "true";
+step("redocly lint openapi/hotelops.v1.json (redocly.yaml)", "redocly", ["lint", "openapi/hotelops.v1.json"]);
 // skipped with a note where protoc/grpc_python_plugin are missing; .ci/run installs them
 step("sdk-python stubs match proto/ (npm run generate)", "node", ["scripts/generate-python.ts", "--check"]);
 step("tsc --noEmit", "tsc", ["-p", "."]);

@@ -2,6 +2,7 @@ import type pg from "pg";
 import type { PgBoss, SendOptions } from "pg-boss";
 import { runQuery, type Queryable, type Statement } from "./queryable.ts";
 import { heldTransactionOf } from "./held-transaction.ts";
+import { beforeDeadline } from "../lib/deadline.ts";
 
 /** What a module gets inside one database transaction. Everything on it commits or rolls back together. */
 export interface Tx extends Queryable {
@@ -36,7 +37,8 @@ export type Transact = <T>(work: (tx: Tx) => Promise<T>, options?: TransactOptio
  */
 export function createTransact(pool: pg.Pool, boss: PgBoss): Transact {
   const open = async <T>(work: (tx: Tx) => Promise<T>, options: TransactOptions) => {
-    const client = await pool.connect();
+    // A call whose deadline passes while it waits for a connection is abandoned before it writes (deadline.ts).
+    const client = await beforeDeadline(pool.connect(), (late) => late.release());
     // A connection that dies while checked out emits 'error' on the client (the pool takes its own listener off
     // while it is lent): remember it, so the connection is discarded instead of returned to the pool.
     let broken: Error | undefined;

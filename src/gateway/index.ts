@@ -10,7 +10,7 @@ import { readBody, readMultipart, type NodeRequest, type UploadedFile } from "./
 import { parse } from "./codec.ts";
 import { jsonPieces } from "./codec-text.ts";
 import { assignParam, fieldAt } from "./params.ts";
-import { missingCredentials } from "./preflight.ts";
+import { anonymousBodyLimit, missingCredentials } from "../server/preflight.ts";
 import { sendJson, sendMemoized } from "./respond.ts";
 import { memoOf } from "../lib/answer-cache.ts";
 import { routeMatcher, routesOf, type Route } from "./routes.ts";
@@ -96,7 +96,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
       try {
         if (style === "oauth2") refuseOAuthQuery(route, url.searchParams);
         const violations: FieldViolation[] = [];
-        const json = await requestJson(route, vars, url.searchParams, req, opts.maxBodyBytes, limits, violations);
+        const maxBodyBytes = anonymousBodyLimit(route.method, opts.maxBodyBytes);
+        const json = await requestJson(route, vars, url.searchParams, req, maxBodyBytes, limits, violations);
         const message = parse(route.method.input, json, violations);
         input = message;
       } catch (err) {

@@ -4,6 +4,7 @@ import type { Role } from "../config.ts";
 import type { Logger } from "../lib/logger.ts";
 import { queues } from "./queues.ts";
 import { heldTransactionOf, type OutcomeRecord } from "../db/held-transaction.ts";
+import { throwIfDeadlinePassed } from "../lib/deadline.ts";
 import { runQuery, type Queryable, type Statement } from "../db/queryable.ts";
 import type { Transact, Tx } from "../db/transaction.ts";
 import { instrumentBoss, withTrace, type JobTelemetry } from "./telemetry.ts";
@@ -254,6 +255,8 @@ export function createRowWriter(pool: pg.Pool, pgboss: PgBoss, spec: RowWriterSp
 
   return {
     async write(row, untraced) {
+      // a call whose deadline has passed writes nothing (deadline.ts)
+      throwIfDeadlinePassed();
       // the trace context of this write's request, taken here: the batch's insert runs in another request's context
       const data = withTrace(untraced);
       const held = heldTransactionOf({});

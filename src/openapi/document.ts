@@ -10,6 +10,7 @@ import { fieldDoc } from "./field-doc.ts";
 import { pruneComponents } from "./prune.ts";
 import { SchemaRegistry, type Schema } from "./schema.ts";
 import { errorComponents, errorResponseComponents, errorResponsesFor, headerComponents, idempotencyKeyParameter, securitySchemes, securityOf } from "./components.ts";
+import { API_LICENSE } from "./info.ts";
 
 export interface OpenApiOptions {
   title: string;
@@ -55,7 +56,7 @@ export function buildOpenApi(services: readonly DescService[], options: OpenApiO
 
   return pruneComponents({
     openapi: "3.1.0",
-    info: { title: options.title, version: options.version, description: options.description },
+    info: { title: options.title, version: options.version, description: options.description, license: API_LICENSE },
     servers: [{ url: "/", description: "This service" }],
     tags,
     paths: sortedPaths,
@@ -186,7 +187,7 @@ function isParamMessage(m: DescMessage): boolean {
 function paramSchema(field: DescField): Schema {
   const d = fieldDoc(field);
   const base = plainParamSchema(field);
-  const refine = (s: Schema): Schema => ({ ...s, ...(d.format === "" ? {} : { format: d.format }), ...(d.values.length === 0 ? {} : { enum: [...d.values] }), ...(d.required && s.type === "string" ? { minLength: 1 } : {}) });
+  const refine = (s: Schema): Schema => ({ ...s, ...(d.format === "" ? {} : { format: d.format }), ...(d.values.length === 0 ? {} : { enum: [...d.values] }), ...(d.required && s.type === "string" ? { minLength: 1 } : {}), ...(d.minimum === undefined ? {} : { minimum: Number(d.minimum) }), ...(d.maximum === undefined ? {} : { maximum: Number(d.maximum) }), ...(d.pattern === "" ? {} : { pattern: d.pattern }) });
   return base.type === "array" ? { ...base, items: refine(base.items as Schema) } : refine(base);
 }
 
@@ -207,7 +208,7 @@ function plainParamSchema(field: DescField): Schema {
 function scalarParam(kind: number | undefined): Schema {
   if (kind === 8) return { type: "boolean" };
   if (kind === 1 || kind === 2) return { type: "number" };
-  if (kind === 3 || kind === 4 || kind === 6 || kind === 16 || kind === 18) return { type: "integer", format: "int64" };
+  if (kind === 3 || kind === 4 || kind === 6 || kind === 16 || kind === 18) return { type: "integer", format: "int64", minimum: kind === 4 || kind === 6 ? 0 : -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER };
   if (kind === 5 || kind === 13 || kind === 7 || kind === 15 || kind === 17) return { type: "integer", format: "int32" };
   return { type: "string" };
 }

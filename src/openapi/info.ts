@@ -8,3 +8,9 @@ export const API_DESCRIPTION = `One protobuf contract served four ways on one po
 JSON uses lowerCamelCase names; integers (money in minor units) are JSON numbers; timestamps are ISO 8601 UTC with three fraction digits; enum values are names such as \`GUARANTEED\`; unset optional values are present as \`null\`. Every response carries \`X-Request-Id\`; limited endpoints send \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\`. Writes accept an \`Idempotency-Key\` header. Answers of 1 KiB or more are compressed (zstd, br or gzip) when \`Accept-Encoding\` allows, with \`Vary: Accept-Encoding\`; request bodies may be sent with \`Content-Encoding: gzip\`, \`br\` or \`zstd\` (the size limit holds once decompressed; another coding is 415). Errors have the body \`{"error":{"code","message","requestId","details"}}\` (the token endpoint answers RFC 6749 errors).
 
 TypeScript SDK: \`sdk/\` (\`@hotelops/sdk\`).`;
+
+/**
+ * The licence of the API and its document: the service is not open source (the package is private); an SPDX
+ * LicenseRef names it without claiming a public licence.
+ */
+export const API_LICENSE = { name: "Proprietary", identifier: "LicenseRef-HotelOps-Proprietary" };

@@ -59,7 +59,9 @@ export class SchemaRegistry {
 
   /** The schema of one field's JSON value, with its documented values, format and example. */
   field(field: DescField, mode: Mode): Schema {
-    return refine(this.plainField(field, mode), field, mode);
+    const plain = this.plainField(field, mode);
+    // the codec reads null as "unset" for every field: a request may send it wherever a value is optional
+    return refine(mode === "in" && !fieldDoc(field).required ? nullable(plain) : plain, field, mode);
   }
 
   private plainField(field: DescField, mode: Mode): Schema {
@@ -124,11 +126,22 @@ function refine(schema: Schema, field: DescField, mode: Mode): Schema {
   const example = declaredExample(field);
   // a required request field takes no null, and a required string no empty value
   if (mode === "in" && d.required) schema = required(schema);
-  if (d.values.length === 0 && d.format === "" && example === undefined) return schema;
+  const bounded = d.minimum !== undefined || d.maximum !== undefined || d.pattern !== "";
+  if (d.values.length === 0 && d.format === "" && example === undefined && !bounded && d.atLeastOneOf.length === 0)
+    return schema;
   const target = field.fieldKind === "list" ? { ...(schema.items as Schema) } : { ...schema };
   if (d.format !== "") target.format = d.format;
+  if (d.minimum !== undefined) target.minimum = Number(d.minimum);
+  if (d.maximum !== undefined) target.maximum = Number(d.maximum);
+  if (d.pattern !== "") target.pattern = d.pattern;
   if (d.values.length > 0) target.enum = Array.isArray(target.type) && target.type.includes("null") ? [...d.values, null] : [...d.values];
   const out = field.fieldKind === "list" ? { ...schema, items: target } : target;
+  if (mode === "in" && d.atLeastOneOf.length > 0) {
+    // a list that has items must hold one of these (an empty or absent list is the service's "unchanged" or
+    // "required" case, stated by `required`)
+    const contains = { contains: { enum: [...d.atLeastOneOf] } };
+    Object.assign(out, d.required ? contains : { if: { type: "array", minItems: 1 }, then: contains });
+  }
   if (example !== undefined) out.examples = [example];
   return out;
 }
@@ -159,7 +172,8 @@ function scalar(kind: number | undefined, isNullable: boolean): Schema {
   else if (kind === 2) s = { type: "number", format: "float" };
   else if (kind === 12) s = { type: "string", contentEncoding: "base64" };
   else if (kind !== undefined && INT32.has(kind)) s = { type: "integer", format: UNSIGNED.has(kind) ? "uint32" : "int32", ...(UNSIGNED.has(kind) ? { minimum: 0 } : {}) };
-  else if (kind !== undefined && INT64.has(kind)) s = { type: "integer", format: "int64", ...(UNSIGNED.has(kind) ? { minimum: 0 } : {}) };
+  // int64 travels as a JSON number: the codec takes only integers JSON numbers hold exactly (+-(2^53-1))
+  else if (kind !== undefined && INT64.has(kind)) s = { type: "integer", format: "int64", minimum: UNSIGNED.has(kind) ? 0 : -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER };
   else s = { type: "string" };
   return isNullable ? nullable(s) : s;
 }

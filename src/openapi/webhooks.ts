@@ -21,6 +21,8 @@ export function withWebhooks(doc: Record<string, unknown>): Record<string, unkno
           content: { "application/json": { schema: envelopeSchema(type), example: exampleEnvelope(type) } },
         },
         responses: receiverResponses,
+        // no credentials: the receiver authenticates the body by its signature headers (above)
+        security: [],
       },
     };
   }

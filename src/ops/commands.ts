@@ -181,7 +181,14 @@ export const commands: Record<string, Command> = {
     summary: "List clients (never their secrets).",
     usage: "",
     async run(deps) {
-      const clients = await createAdminService(deps).listClients();
+      const admin = createAdminService(deps);
+      const clients = [];
+      for (let cursor = ""; ;) {
+        const page = await admin.listClients({ cursor, limit: 200 });
+        clients.push(...page.clients);
+        if (page.nextCursor === "") break;
+        cursor = page.nextCursor;
+      }
       const text =
         clients.length === 0
           ? "No clients."

@@ -12,6 +12,7 @@ import { withParseErrorsAsInvalidArgument } from "./parse-errors.ts";
 import { createPanelServer } from "./panel.ts";
 import { remoteAddressOf, type NodeHandler } from "./listen.ts";
 import type { UnaryFastPath } from "./unary.ts";
+import { isPublic, missingCredentials, withAnonymousBodyLimit, withEmptyBody } from "./preflight.ts";
 
 export interface RestGateway {
   handle(
@@ -105,7 +106,10 @@ export function createDispatcher(opts: DispatchOptions): NodeHandler {
       unary.catch(notCompleted);
       return;
     }
-    const uReq = universalRequestFromNodeRequest(req, res, undefined, values);
+    let uReq = universalRequestFromNodeRequest(req, res, undefined, values);
+    // before the caller is authenticated: no body read without credentials, a small one for public RPCs
+    if (missingCredentials(handler.method, req.headers.authorization) !== undefined) uReq = withEmptyBody(uReq);
+    else if (isPublic(handler.method)) uReq = withAnonymousBodyLimit(uReq);
     handler(uReq)
       .then((uRes) => universalResponseToNodeResponse(uRes, res))
       .catch(notCompleted);

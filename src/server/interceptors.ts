@@ -7,6 +7,7 @@ import type { Metrics } from "../observability/metrics.ts";
 import { contextFromHeaders, inSpan, SpanKind, type Tracing } from "../observability/tracing.ts";
 import { callInfoKey, requestIdFrom, type CallInfo } from "./context.ts";
 import { unstorableTextIn } from "../lib/text.ts";
+import { callDeadlineOf, runWithDeadline, throwIfDeadlinePassed } from "../lib/deadline.ts";
 
 /** The call info of a request; calls that arrive without one (in-memory tests) get one made here. */
 export function callInfoOf(values: ContextValues, header: Headers): CallInfo {
@@ -33,11 +34,15 @@ export function createCallInterceptor(
     const started = performance.now();
     const rpc = rpcName(req.method);
     try {
+      // A deadline that has already passed (grpc-timeout, Connect-Timeout-Ms of 0 or spent on the way) does not
+      // start the call; one that passes while the call waits for a connection or a limiter abandons it there.
+      const deadline = callDeadlineOf(req.signal, req.header);
+      throwIfDeadlinePassed(deadline);
       if (!req.stream) {
         const unstorable = unstorableTextIn(req.message);
         if (unstorable !== undefined) throw unstorable;
       }
-      const res = await next(req);
+      const res = await runWithDeadline(deadline, () => next(req));
       res.header.set("x-request-id", info.requestId);
       const ms = elapsed(started);
       metrics?.observeCall(info.transport, rpc, "ok", ms / 1000);

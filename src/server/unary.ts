@@ -26,6 +26,7 @@ import { CallHeaders } from "./headers.ts";
 import { endWith } from "./http-errors.ts";
 import type { NodeHandler } from "./listen.ts";
 import { encodeGrpcMessage } from "./grpc-message.ts";
+import { anonymousBodyLimit, missingCredentials } from "./preflight.ts";
 
 type Req = Parameters<NodeHandler>[0];
 type Res = Parameters<NodeHandler>[1];
@@ -162,7 +163,12 @@ export function createUnaryFastPath(direct: {
     try {
       if (compression.error) throw compression.error;
       if (timeout.error) throw timeout.error;
-      const input = await decode(p, binary, spec, req, compression.request);
+      // before the caller is authenticated: an RPC that needs one, called without credentials, gets its 401 from
+      // the interceptors with the body unread (an empty message in its place); public RPCs read a small one
+      const input =
+        missingCredentials(spec.method, req.headers.authorization) !== undefined
+          ? create(spec.method.input)
+          : await decode(p, binary, spec, req, compression.request, anonymousBodyLimit(spec.method, opt.readMaxBytes));
       const answer = await invokeUnary(spec, context, input);
       const message = isMessage(answer, spec.method.output) ? answer : create(spec.method.output, answer as never);
       // A JSON answer stays a string: a Connect one goes out in one write with the header (bytes would take a
@@ -187,21 +193,22 @@ export function createUnaryFastPath(direct: {
     }
   }
 
-  /** The request message: body read (capped at readMaxBytes), decompressed, parsed. */
+  /** The request message: body read (capped at readMaxBytes, also once decompressed), parsed. */
   async function decode(
     p: Protocol,
     binary: boolean,
     spec: Spec,
     req: Req,
     compression: Compression | null,
+    readMaxBytes: number,
   ): Promise<unknown> {
     let bytes: Uint8Array;
     if (p.enveloped) {
-      const env = await readEnvelope(req, opt.readMaxBytes, p.name === "grpc-web" ? grpcWeb.trailerFlag : undefined);
-      bytes = (await envelopeDecompress(env, compression, opt.readMaxBytes)).data;
+      const env = await readEnvelope(req, readMaxBytes, p.name === "grpc-web" ? grpcWeb.trailerFlag : undefined);
+      bytes = (await envelopeDecompress(env, compression, readMaxBytes)).data;
     } else {
-      bytes = await readBody(req, opt.readMaxBytes);
-      if (compression) bytes = await compression.decompress(bytes, opt.readMaxBytes);
+      bytes = await readBody(req, readMaxBytes);
+      if (compression) bytes = await compression.decompress(bytes, readMaxBytes);
     }
     try {
       return spec.serialization.getI(binary).parse(bytes);

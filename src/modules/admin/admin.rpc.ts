@@ -67,8 +67,9 @@ export function registerAdminRpc(router: ConnectRouter, service: AdminService): 
     async setPartnerApi(req) {
       return { enabled: await service.setPartnerApi(req.enabled) };
     },
-    async listClients() {
-      return { clients: (await service.listClients()).map(clientOut) };
+    async listClients(req) {
+      const page = await service.listClients({ cursor: req.cursor, limit: req.limit });
+      return { clients: page.clients.map(clientOut), nextCursor: page.nextCursor };
     },
   });
 }

@@ -8,6 +8,7 @@ import { parseDate } from "../../lib/dates.ts";
 import { currencyScale } from "../../lib/money.ts";
 import { newId, newToken } from "../../lib/ids.ts";
 import { normalizeEmail } from "../../lib/email-address.ts";
+import { pageOf, pageResult } from "../../lib/page.ts";
 import {
   approveClient,
   findClient,
@@ -15,6 +16,9 @@ import {
   hashSecret,
   insertClient,
   listClients,
+  activeInternalClients,
+  lockClientCreation,
+  propertiesAtClientCap,
   scopes as partnerScopes,
   type ApiClient,
   type ClientKind,
@@ -72,10 +76,21 @@ export interface AdminService {
   createClient(input: CreateClientInput): Promise<{ client: ApiClient; clientSecret: string }>;
   approveClient(clientId: string): Promise<ApiClient>;
   setPartnerApi(enabled: boolean): Promise<boolean>;
-  listClients(): Promise<ApiClient[]>;
+  /** Newest first, one page (`limit` 1-200, default 50) after `cursor`; `nextCursor` is empty on the last page. */
+  listClients(page?: { cursor?: string; limit?: number }): Promise<{ clients: ApiClient[]; nextCursor: string }>;
 }
 
-const CODE = /^[A-Z0-9][A-Z0-9_-]{1,31}$/;
+/**
+ * Count caps of API clients (docs/internal/clients.md): active partner clients granted one property, and active
+ * internal clients (they have no property). A client is created in a transaction that holds the creation lock.
+ */
+export const MAX_CLIENTS_PER_PROPERTY = 50;
+export const MAX_INTERNAL_CLIENTS = 50;
+/** Pages of the client lists (admin ListClients, panel ListApiClients). */
+export const CLIENT_PAGE = { default: 50, max: 200 };
+
+// checked before upper-casing (the OpenAPI document states the same pattern): "ı" or "ß" upper-case to ASCII
+const CODE = /^[A-Za-z0-9][A-Za-z0-9_-]{1,31}$/;
 const PROVIDER = /^[a-z0-9][a-z0-9_.-]{1,31}$/;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/;
 
@@ -86,8 +101,9 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
     async createProperty(input) {
       const groupCode = input.groupCode.trim().toUpperCase();
       const code = input.code.trim().toUpperCase();
-      if (!CODE.test(groupCode)) throw invalidField("groupCode", "must be 2-32 characters of A-Z, 0-9, _ and -");
-      if (!CODE.test(code)) throw invalidField("code", "must be 2-32 characters of A-Z, 0-9, _ and -");
+      if (!CODE.test(input.groupCode.trim()))
+        throw invalidField("groupCode", "must be 2-32 characters of A-Z, 0-9, _ and -");
+      if (!CODE.test(input.code.trim())) throw invalidField("code", "must be 2-32 characters of A-Z, 0-9, _ and -");
       if (input.name.trim() === "") throw invalidField("name", "is required");
       if (!validTimeZone(input.timeZone))
         throw invalidField("timeZone", "must be an IANA time zone such as Europe/Istanbul");
@@ -183,6 +199,19 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
         const properties = await findPropertiesByCodes(tx, codes);
         const missing = codes.filter((c) => !properties.some((p) => p.code === c));
         if (missing.length > 0) throw invalidField("propertyCodes", `unknown property: ${missing.join(", ")}`);
+        await lockClientCreation(tx);
+        const full = await propertiesAtClientCap(
+          tx,
+          properties.map((p) => p.id),
+          MAX_CLIENTS_PER_PROPERTY,
+        );
+        if (full.length > 0)
+          throw new AppError(
+            "conflict",
+            `A property can have at most ${MAX_CLIENTS_PER_PROPERTY} active API clients: ${full.join(", ")} has.`,
+          );
+        if (input.kind === "internal" && (await activeInternalClients(tx)) >= MAX_INTERNAL_CLIENTS)
+          throw new AppError("conflict", `There can be at most ${MAX_INTERNAL_CLIENTS} active internal clients.`);
         await insertClient(tx, {
           id: clientId,
           kind: input.kind,
@@ -215,7 +244,14 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
       return enabled;
     },
 
-    listClients: () => listClients(deps.db),
+    async listClients(input = {}) {
+      const page = pageOf(input, CLIENT_PAGE);
+      const { items, nextCursor } = pageResult(
+        await listClients(deps.db, { ...page, limit: page.limit + 1 }),
+        page.limit,
+      );
+      return { clients: items, nextCursor };
+    },
   };
 }
 

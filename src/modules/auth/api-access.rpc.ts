@@ -5,19 +5,28 @@ import { ApiAccessService as ApiAccessRpc } from "../../../gen/hotelops/panel/v1
 import { AppError } from "../../errors.ts";
 import { listPropertyClients } from "./clients.repository.ts";
 import { requireStaff } from "./scope.ts";
+import { pageOf, pageResult } from "../../lib/page.ts";
+
+/** Pages of the panel's client list: 1-200 clients, default 50. */
+const PROPERTY_CLIENT_PAGE = { default: 50, max: 200 };
 
 export const apiAccessRpcServices = [ApiAccessRpc];
 
 /** The panel's API access page: the partner clients that reach the session's active property (read-only). */
 export function registerApiAccessRpc(router: ConnectRouter, pool: pg.Pool): void {
   router.service(ApiAccessRpc, {
-    async listApiClients(_req, ctx) {
+    async listApiClients(req, ctx) {
       const p = requireStaff(ctx.values);
       if (!p.permissions.has("integrations.manage"))
         throw new AppError("forbidden", "Missing permission integrations.manage in the active property.");
-      const clients = await listPropertyClients(pool, p.activePropertyId);
+      const page = pageOf({ cursor: req.cursor, limit: req.limit }, PROPERTY_CLIENT_PAGE);
+      const { items, nextCursor } = pageResult(
+        await listPropertyClients(pool, p.activePropertyId, { ...page, limit: page.limit + 1 }),
+        page.limit,
+      );
       return {
-        clients: clients.map((c) => ({
+        nextCursor,
+        clients: items.map((c) => ({
           clientId: c.id,
           provider: c.provider,
           name: c.name,

@@ -57,9 +57,49 @@ export async function findClient(db: Queryable, id: string): Promise<ApiClient |
   return rows[0];
 }
 
-export async function listClients(db: Queryable): Promise<ApiClient[]> {
-  const rows = await db.query<ApiClient>(`select ${clientColumns} from api_clients c order by c.created_at desc, c.id`);
-  return rows;
+/** Clients newest first, `limit` of them after the cursor's row (keyset on created_at, id). */
+export async function listClients(
+  db: Queryable,
+  page: { limit: number; after?: { at: Date; id: string } | undefined },
+): Promise<ApiClient[]> {
+  return db.query<ApiClient>(
+    `select ${clientColumns} from api_clients c
+     where $1::timestamptz is null or (c.created_at, c.id) < ($1, $2)
+     order by c.created_at desc, c.id desc limit $3`,
+    [page.after?.at ?? null, page.after?.id ?? null, page.limit],
+  );
+}
+
+/**
+ * Active clients granted each of the properties (partner clients) that already reach `max`: the codes of those
+ * properties. Callers hold the creation lock (lockClientCreation) so two creates cannot both pass.
+ */
+export async function propertiesAtClientCap(
+  db: Queryable,
+  propertyIds: readonly string[],
+  max: number,
+): Promise<string[]> {
+  if (propertyIds.length === 0) return [];
+  const rows = await db.query<{ code: string }>(
+    `select ${propertyFieldSql("code", "cp.property_id")} as code from api_client_properties cp
+     join api_clients c on c.id = cp.client_id
+     where cp.property_id = any($1::uuid[]) and c.active group by cp.property_id having count(*) >= $2`,
+    [[...propertyIds], max],
+  );
+  return rows.map((r) => r.code);
+}
+
+/** Active internal clients (they have no property). */
+export async function activeInternalClients(db: Queryable): Promise<number> {
+  const rows = await db.query<{ n: number }>(
+    `select count(*)::int as n from api_clients where kind = 'internal' and active`,
+  );
+  return rows[0]?.n ?? 0;
+}
+
+/** Serializes client creation (rare), so the count caps hold under concurrent creates. */
+export async function lockClientCreation(db: Queryable): Promise<void> {
+  await db.query(`select pg_advisory_xact_lock(hashtext('api_clients_create'))`);
 }
 
 /** A partner client granted one property, as the panel's API access page lists it. */
@@ -74,13 +114,19 @@ export interface PropertyClient {
   lastTokenAt: Date | null;
 }
 
-/** Active partner clients granted the property, newest first. */
-export async function listPropertyClients(pool: pg.Pool, propertyId: string): Promise<PropertyClient[]> {
+/** Active partner clients granted the property, newest first, `limit` of them after the cursor's row. */
+export async function listPropertyClients(
+  pool: pg.Pool,
+  propertyId: string,
+  page: { limit: number; after?: { at: Date; id: string } | undefined },
+): Promise<PropertyClient[]> {
   const { rows } = await pool.query<PropertyClient>(
     `select c.id, c.provider, c.name, c.scopes, c.environment, c.created_at as "createdAt", c.approved_at as "approvedAt", c.last_token_at as "lastTokenAt"
      from api_clients c join api_client_properties cp on cp.client_id = c.id
-     where cp.property_id = $1 and c.kind = 'partner' and c.active order by c.created_at desc, c.id`,
-    [propertyId],
+     where cp.property_id = $1 and c.kind = 'partner' and c.active
+       and ($2::timestamptz is null or (c.created_at, c.id) < ($2, $3))
+     order by c.created_at desc, c.id desc limit $4`,
+    [propertyId, page.after?.at ?? null, page.after?.id ?? null, page.limit],
   );
   return rows;
 }

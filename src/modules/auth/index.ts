@@ -37,6 +37,9 @@ export {
   grantProperties,
   insertClient,
   listClients,
+  activeInternalClients,
+  lockClientCreation,
+  propertiesAtClientCap,
   type ApiClient,
   type ClientKind,
 } from "./clients.repository.ts";

@@ -53,10 +53,18 @@ export async function insertNotification(tx: Tx, n: NewNotification, now: Date):
 
 export function createNotificationsRepository(pool: pg.Pool) {
   return {
-    async list(propertyId: string, userId: string, limit: number): Promise<Notification[]> {
+    /** Newest first, `limit` of them after the cursor's row (keyset on created_at, id). */
+    async list(
+      propertyId: string,
+      userId: string,
+      limit: number,
+      after?: { at: Date; id: string },
+    ): Promise<Notification[]> {
       const { rows } = await pool.query<Row>(
-        "select id, kind, title, body, data, created_at, read_at from notifications where property_id = $1 and user_id = $2 order by created_at desc, id desc limit $3",
-        [propertyId, userId, limit],
+        `select id, kind, title, body, data, created_at, read_at from notifications
+         where property_id = $1 and user_id = $2 and ($4::timestamptz is null or (created_at, id) < ($4, $5::uuid))
+         order by created_at desc, id desc limit $3`,
+        [propertyId, userId, limit, after?.at ?? null, after?.id ?? null],
       );
       return rows.map(toNotification);
     },

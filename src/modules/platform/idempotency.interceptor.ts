@@ -53,6 +53,8 @@ const REFUSALS = new Set<ErrorCode>([
   "request_in_progress",
   "idempotency_conflict",
   "unavailable",
+  // the caller's deadline passed: the RPC was abandoned before it wrote, and the caller has stopped waiting
+  "request_timeout",
 ]);
 const TRANSIENT_PG = new Set(["40001", "40P01", "55P03", "57014"]);
 

@@ -181,8 +181,11 @@ export function registerWebhookRpc(
       };
     },
     async listNotifications(req, ctx) {
-      const list = await notifications.list(actorOf(ctx.values, undefined), req.limit > 0 ? req.limit : 50);
-      return { notifications: list.map(notificationOut) };
+      const page = await notifications.list(actorOf(ctx.values, undefined), {
+        limit: req.limit > 0 ? req.limit : 50,
+        cursor: req.cursor,
+      });
+      return { notifications: page.notifications.map(notificationOut), nextCursor: page.nextCursor };
     },
     async markNotificationRead(req, ctx) {
       return {

@@ -533,6 +533,19 @@ export declare const SetPartnerApiResponseSchema: GenMessage<SetPartnerApiRespon
  * @generated from message hotelops.admin.v1.ListClientsRequest
  */
 export declare type ListClientsRequest = Message<"hotelops.admin.v1.ListClientsRequest"> & {
+  /**
+   * Opaque; from the previous page's next_cursor.
+   *
+   * @generated from field: string cursor = 1;
+   */
+  cursor: string;
+
+  /**
+   * 1-200, default 50 (0 or absent).
+   *
+   * @generated from field: int32 limit = 2;
+   */
+  limit: number;
 };
 
 /**
@@ -549,6 +562,13 @@ export declare type ListClientsResponse = Message<"hotelops.admin.v1.ListClients
    * @generated from field: repeated hotelops.admin.v1.Client clients = 1;
    */
   clients: Client[];
+
+  /**
+   * Pass back as `cursor` for the next page; empty on the last page.
+   *
+   * @generated from field: string next_cursor = 2;
+   */
+  nextCursor: string;
 };
 
 /**
@@ -657,7 +677,7 @@ export declare const AdminService: GenService<{
     output: typeof SetPartnerApiResponseSchema;
   },
   /**
-   * Every client, newest first (never a secret).
+   * Every client, newest first (never a secret), a page at a time.
    *
    * @generated from rpc hotelops.admin.v1.AdminService.ListClients
    */

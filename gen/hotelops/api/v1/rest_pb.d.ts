@@ -196,6 +196,32 @@ export declare type FieldDoc = Message<"hotelops.api.v1.FieldDoc"> & {
    * @generated from field: string variant = 5;
    */
   variant: string;
+
+  /**
+   * Bounds the service enforces on a number field (JSON Schema `minimum` / `maximum`; the items of a list).
+   *
+   * @generated from field: optional int64 minimum = 6;
+   */
+  minimum?: bigint | undefined;
+
+  /**
+   * @generated from field: optional int64 maximum = 7;
+   */
+  maximum?: bigint | undefined;
+
+  /**
+   * A regular expression (ECMA-262) the service enforces on a string field (JSON Schema `pattern`).
+   *
+   * @generated from field: string pattern = 8;
+   */
+  pattern: string;
+
+  /**
+   * A list field: when it has items, at least one of them must be one of these (JSON Schema `contains`).
+   *
+   * @generated from field: repeated string at_least_one_of = 9;
+   */
+  atLeastOneOf: string[];
 };
 
 /**

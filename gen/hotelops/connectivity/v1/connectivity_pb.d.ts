@@ -274,7 +274,7 @@ export declare type ListReservationsRequest = Message<"hotelops.connectivity.v1.
   cursor: string;
 
   /**
-   * 1-500, default 100.
+   * 1-500, default 100 (0 or absent).
    *
    * @generated from field: int32 limit = 4;
    */
@@ -1036,7 +1036,7 @@ export declare type ListAriChangesRequest = Message<"hotelops.connectivity.v1.Li
   cursor: string;
 
   /**
-   * 1-500, default 100.
+   * 1-500, default 100 (0 or absent).
    *
    * @generated from field: int32 limit = 4;
    */

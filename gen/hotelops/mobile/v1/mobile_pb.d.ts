@@ -614,6 +614,8 @@ export declare type ListMobileReservationsRequest = Message<"hotelops.mobile.v1.
   cursor: string;
 
   /**
+   * 1-500, default 50 (0 or absent).
+   *
    * @generated from field: int32 limit = 5;
    */
   limit: number;

@@ -15,6 +15,19 @@ export declare const file_hotelops_panel_v1_api_access: GenFile;
  * @generated from message hotelops.panel.v1.ListApiClientsRequest
  */
 export declare type ListApiClientsRequest = Message<"hotelops.panel.v1.ListApiClientsRequest"> & {
+  /**
+   * Opaque; from the previous page's next_cursor.
+   *
+   * @generated from field: string cursor = 1;
+   */
+  cursor: string;
+
+  /**
+   * 1-200, default 50 (0 or absent).
+   *
+   * @generated from field: int32 limit = 2;
+   */
+  limit: number;
 };
 
 /**
@@ -92,6 +105,13 @@ export declare type ListApiClientsResponse = Message<"hotelops.panel.v1.ListApiC
    * @generated from field: repeated hotelops.panel.v1.ApiClientSummary clients = 1;
    */
   clients: ApiClientSummary[];
+
+  /**
+   * Pass back as `cursor` for the next page; empty on the last page.
+   *
+   * @generated from field: string next_cursor = 2;
+   */
+  nextCursor: string;
 };
 
 /**
@@ -108,7 +128,8 @@ export declare const ListApiClientsResponseSchema: GenMessage<ListApiClientsResp
  */
 export declare const ApiAccessService: GenService<{
   /**
-   * The active partner clients granted the session's active property, newest first (never a secret).
+   * The active partner clients granted the session's active property, newest first (never a secret), a page at
+   * a time.
    *
    * @generated from rpc hotelops.panel.v1.ApiAccessService.ListApiClients
    */

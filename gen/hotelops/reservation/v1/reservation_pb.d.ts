@@ -936,7 +936,7 @@ export declare type ListReservationsRequest = Message<"hotelops.reservation.v1.L
   cursor: string;
 
   /**
-   * 1-500, default 100.
+   * 1-500, default 100 (0 or absent).
    *
    * @generated from field: int32 limit = 7;
    */

@@ -133,6 +133,8 @@ export declare type CreateWebhookEndpointRequest = Message<"hotelops.webhook.v1.
   url: string;
 
   /**
+   * At least one subscribable type; `webhook.test` may be listed beside them (it is always sent, never stored).
+   *
    * @generated from field: repeated string event_types = 2;
    */
   eventTypes: string[];
@@ -926,11 +928,18 @@ export declare const NotificationSchema: GenMessage<Notification>;
  */
 export declare type ListNotificationsRequest = Message<"hotelops.webhook.v1.ListNotificationsRequest"> & {
   /**
-   * 1-200, default 50.
+   * 1-200, default 50 (a larger value counts as 200).
    *
    * @generated from field: int32 limit = 1;
    */
   limit: number;
+
+  /**
+   * Opaque; from the previous page's next_cursor.
+   *
+   * @generated from field: string cursor = 2;
+   */
+  cursor: string;
 };
 
 /**
@@ -947,6 +956,13 @@ export declare type ListNotificationsResponse = Message<"hotelops.webhook.v1.Lis
    * @generated from field: repeated hotelops.webhook.v1.Notification notifications = 1;
    */
   notifications: Notification[];
+
+  /**
+   * Pass back as `cursor` for the next page; empty on the last page.
+   *
+   * @generated from field: string next_cursor = 2;
+   */
+  nextCursor: string;
 };
 
 /**

@@ -17,7 +17,7 @@ from hotelops_client._proto.hotelops.api.v1 import rest_pb2 as hotelops_dot_api_
 from hotelops_client._proto.hotelops.auth.v1 import rule_pb2 as hotelops_dot_auth_dot_v1_dot_rule__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dhotelops/admin/v1/admin.proto\x12\x11hotelops.admin.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1ahotelops/api/v1/rest.proto\x1a\x1bhotelops/auth/v1/rule.proto\"\xe1\x01\n\x08Property\x12\n\n\x02id\x18\x01 \x01(\t\x12\x12\n\ngroup_code\x18\x02 \x01(\t\x12\x0c\n\x04\x63ode\x18\x03 \x01(\t\x12\x0c\n\x04name\x18\x04 \x01(\t\x12\x11\n\ttime_zone\x18\x05 \x01(\t\x12\x10\n\x08\x63urrency\x18\x06 \x01(\t\x12\x14\n\x0c\x61mount_scale\x18\x07 \x01(\x05\x12!\n\rbusiness_date\x18\x08 \x01(\tB\n\xaa\xbb\x18\x06\x1a\x04\x64\x61te\x12\x1a\n\x12\x65mail_verification\x18\t \x01(\x08\x12\x0f\n\x07sandbox\x18\n \x01(\x08\x12\x0e\n\x06\x61\x63tive\x18\x0b \x01(\x08\"\xe1\x02\n\x15\x43reatePropertyRequest\x12 \n\ngroup_code\x18\x01 \x01(\tB\x0c\xaa\xbb\x18\x08\x08\x01\"\x04\x44\x45MO\x12%\n\ngroup_name\x18\x02 \x01(\tB\x11\xaa\xbb\x18\r\"\x0b\x44\x65mo Hotels\x12\x1e\n\x04\x63ode\x18\x03 \x01(\tB\x10\xaa\xbb\x18\x0c\x08\x01\"\x08\x44\x45MO-IST\x12#\n\x04name\x18\x04 \x01(\tB\x15\xaa\xbb\x18\x11\x08\x01\"\rDemo Istanbul\x12*\n\ttime_zone\x18\x05 \x01(\tB\x17\xaa\xbb\x18\x13\x08\x01\"\x0f\x45urope/Istanbul\x12\x1d\n\x08\x63urrency\x18\x06 \x01(\tB\x0b\xaa\xbb\x18\x07\x08\x01\"\x03TRY\x12\x1f\n\x0c\x61mount_scale\x18\x07 \x01(\x05\x42\t\xaa\xbb\x18\x05\"\x03\x31\x30\x30\x12!\n\rbusiness_date\x18\x08 \x01(\tB\n\xaa\xbb\x18\x06\x1a\x04\x64\x61te\x12\x1a\n\x12\x65mail_verification\x18\t \x01(\x08\x12\x0f\n\x07sandbox\x18\n \x01(\x08\"G\n\x16\x43reatePropertyResponse\x12-\n\x08property\x18\x01 \x01(\x0b\x32\x1b.hotelops.admin.v1.Property\"?\n\x04User\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05\x65mail\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x0e\n\x06\x61\x63tive\x18\x04 \x01(\x08\"\x92\x01\n\x11\x43reateUserRequest\x12*\n\x05\x65mail\x18\x01 \x01(\tB\x1b\xaa\xbb\x18\x17\x08\x01\"\x13\x66rontdesk@demo.test\x12!\n\x04name\x18\x02 \x01(\tB\x13\xaa\xbb\x18\x0f\x08\x01\"\x0b\x41yse Yilmaz\x12.\n\x08password\x18\x03 \x01(\tB\x1c\xaa\xbb\x18\x18\x08\x01\"\x14\x61-long-password-2026\";\n\x12\x43reateUserResponse\x12%\n\x04user\x18\x01 \x01(\x0b\x32\x17.hotelops.admin.v1.User\"c\n\nMembership\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07user_id\x18\x02 \x01(\t\x12\x13\n\x0bproperty_id\x18\x03 \x01(\t\x12\x15\n\rproperty_code\x18\x04 \x01(\t\x12\x0c\n\x04role\x18\x05 \x01(\t\"\xb9\x01\n\x17\x43reateMembershipRequest\x12*\n\x05\x65mail\x18\x01 \x01(\tB\x1b\xaa\xbb\x18\x17\x08\x01\"\x13\x66rontdesk@demo.test\x12\'\n\rproperty_code\x18\x02 \x01(\tB\x10\xaa\xbb\x18\x0c\x08\x01\"\x08\x44\x45MO-IST\x12I\n\x04role\x18\x03 \x01(\tB;\xaa\xbb\x18\x37\x08\x01\x12\x07manager\x12\nfront_desk\x12\naccountant\x12\x06viewer\"\nfront_desk\"M\n\x18\x43reateMembershipResponse\x12\x31\n\nmembership\x18\x01 \x01(\x0b\x32\x1d.hotelops.admin.v1.Membership\"\xab\x02\n\x06\x43lient\x12\x11\n\tclient_id\x18\x01 \x01(\t\x12+\n\x04kind\x18\x02 \x01(\x0e\x32\x1d.hotelops.admin.v1.ClientKind\x12\x10\n\x08provider\x18\x03 \x01(\t\x12\x0c\n\x04name\x18\x04 \x01(\t\x12\x0e\n\x06scopes\x18\x05 \x03(\t\x12\x16\n\x0eproperty_codes\x18\x06 \x03(\t\x12\x13\n\x0b\x65nvironment\x18\x07 \x01(\t\x12\x0e\n\x06\x61\x63tive\x18\x08 \x01(\x08\x12.\n\ncreated_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x34\n\x0b\x61pproved_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.TimestampH\x00\x88\x01\x01\x42\x0e\n\x0c_approved_at\"\xdd\x01\n\x13\x43reateClientRequest\x12+\n\x04kind\x18\x01 \x01(\x0e\x32\x1d.hotelops.admin.v1.ClientKind\x12\x1e\n\x08provider\x18\x02 \x01(\tB\x0c\xaa\xbb\x18\x08\x08\x01\"\x04\x61\x63me\x12(\n\x04name\x18\x03 \x01(\tB\x1a\xaa\xbb\x18\x16\"\x14\x41\x63me Channel Manager\x12&\n\x0eproperty_codes\x18\x04 \x03(\tB\x0e\xaa\xbb\x18\n\"\x08\x44\x45MO-IST\x12\'\n\x06scopes\x18\x05 \x03(\tB\x17\xaa\xbb\x18\x13\"\x11\x61vailability.read\"X\n\x14\x43reateClientResponse\x12)\n\x06\x63lient\x18\x01 \x01(\x0b\x32\x19.hotelops.admin.v1.Client\x12\x15\n\rclient_secret\x18\x02 \x01(\t\")\n\x14\x41pproveClientRequest\x12\x11\n\tclient_id\x18\x01 \x01(\t\"B\n\x15\x41pproveClientResponse\x12)\n\x06\x63lient\x18\x01 \x01(\x0b\x32\x19.hotelops.admin.v1.Client\"\'\n\x14SetPartnerApiRequest\x12\x0f\n\x07\x65nabled\x18\x01 \x01(\x08\"(\n\x15SetPartnerApiResponse\x12\x0f\n\x07\x65nabled\x18\x01 \x01(\x08\"\x14\n\x12ListClientsRequest\"A\n\x13ListClientsResponse\x12*\n\x07\x63lients\x18\x01 \x03(\x0b\x32\x19.hotelops.admin.v1.Client*\\\n\nClientKind\x12\x1b\n\x17\x43LIENT_KIND_UNSPECIFIED\x10\x00\x12\x17\n\x13\x43LIENT_KIND_PARTNER\x10\x01\x12\x18\n\x14\x43LIENT_KIND_INTERNAL\x10\x02\x32\x9c\n\n\x0c\x41\x64minService\x12\xb1\x01\n\x0e\x43reateProperty\x12(.hotelops.admin.v1.CreatePropertyRequest\x1a).hotelops.admin.v1.CreatePropertyResponse\"J\x82\xd3\xe4\x93\x02\x1d\"\x18/api/admin/v1/properties:\x01*\xa2\xbb\x18\x15:\x11\x43reate a property@\x01\xc2\xc1\x18\n\x1a\x05\x61\x64min\"\x01\x03\x12\xa2\x01\n\nCreateUser\x12$.hotelops.admin.v1.CreateUserRequest\x1a%.hotelops.admin.v1.CreateUserResponse\"G\x82\xd3\xe4\x93\x02\x18\"\x13/api/admin/v1/users:\x01*\xa2\xbb\x18\x17:\x13\x43reate a hotel user@\x01\xc2\xc1\x18\n\x1a\x05\x61\x64min\"\x01\x03\x12\xc7\x01\n\x10\x43reateMembership\x12*.hotelops.admin.v1.CreateMembershipRequest\x1a+.hotelops.admin.v1.CreateMembershipResponse\"Z\x82\xd3\xe4\x93\x02\x1e\"\x19/api/admin/v1/memberships:\x01*\xa2\xbb\x18$: Give a user a role in a property@\x01\xc2\xc1\x18\n\x1a\x05\x61\x64min\"\x01\x03\x12\xab\x01\n\x0c\x43reateClient\x12&.hotelops.admin.v1.CreateClientRequest\x1a\'.hotelops.admin.v1.CreateClientResponse\"J\x82\xd3\xe4\x93\x02\x1a\"\x15/api/admin/v1/clients:\x01*\xa2\xbb\x18\x18:\x14\x43reate an API client@\x01\xc2\xc1\x18\n\x1a\x05\x61\x64min\"\x01\x03\x12\xce\x01\n\rApproveClient\x12\'.hotelops.admin.v1.ApproveClientRequest\x1a(.hotelops.admin.v1.ApproveClientResponse\"j\x82\xd3\xe4\x93\x02.\")/api/admin/v1/clients/{client_id}/approve:\x01*\xa2\xbb\x18$: Approve a client for live writes@\x01\xc2\xc1\x18\n\x1a\x05\x61\x64min\"\x01\x03\x12\xc7\x01\n\rSetPartnerApi\x12\'.hotelops.admin.v1.SetPartnerApiRequest\x1a(.hotelops.admin.v1.SetPartnerApiResponse\"c\x82\xd3\xe4\x93\x02\'\"\"/api/admin/v1/platform/partner-api:\x01*\xa2\xbb\x18$: Switch the partner API on or off@\x01\xc2\xc1\x18\n\x1a\x05\x61\x64min\"\x01\x03\x12\x9f\x01\n\x0bListClients\x12%.hotelops.admin.v1.ListClientsRequest\x1a&.hotelops.admin.v1.ListClientsResponse\"A\x82\xd3\xe4\x93\x02\x17\x12\x15/api/admin/v1/clients\xa2\xbb\x18\x12:\x10List API clients\xc2\xc1\x18\n\x1a\x05\x61\x64min\"\x01\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dhotelops/admin/v1/admin.proto\x12\x11hotelops.admin.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1ahotelops/api/v1/rest.proto\x1a\x1bhotelops/auth/v1/rule.proto\"\xe1\x01\n\x08Property\x12\n\n\x02id\x18\x01 \x01(\t\x12\x12\n\ngroup_code\x18\x02 \x01(\t\x12\x0c\n\x04\x63ode\x18\x03 \x01(\t\x12\x0c\n\x04name\x18\x04 \x01(\t\x12\x11\n\ttime_zone\x18\x05 \x01(\t\x12\x10\n\x08\x63urrency\x18\x06 \x01(\t\x12\x14\n\x0c\x61mount_scale\x18\x07 \x01(\x05\x12!\n\rbusiness_date\x18\x08 \x01(\tB\n\xaa\xbb\x18\x06\x1a\x04\x64\x61te\x12\x1a\n\x12\x65mail_verification\x18\t \x01(\x08\x12\x0f\n\x07sandbox\x18\n \x01(\x08\x12\x0e\n\x06\x61\x63tive\x18\x0b \x01(\x08\"\xb1\x03\n\x15\x43reatePropertyRequest\x12H\n\ngroup_code\x18\x01 \x01(\tB4\xaa\xbb\x18\x30\x08\x01\"\x04\x44\x45MOB&^\\s*[A-Za-z0-9][A-Za-z0-9_-]{1,31}\\s*$\x12%\n\ngroup_name\x18\x02 \x01(\tB\x11\xaa\xbb\x18\r\"\x0b\x44\x65mo Hotels\x12\x46\n\x04\x63ode\x18\x03 \x01(\tB8\xaa\xbb\x18\x34\x08\x01\"\x08\x44\x45MO-ISTB&^\\s*[A-Za-z0-9][A-Za-z0-9_-]{1,31}\\s*$\x12#\n\x04name\x18\x04 \x01(\tB\x15\xaa\xbb\x18\x11\x08\x01\"\rDemo Istanbul\x12*\n\ttime_zone\x18\x05 \x01(\tB\x17\xaa\xbb\x18\x13\x08\x01\"\x0f\x45urope/Istanbul\x12\x1d\n\x08\x63urrency\x18\x06 \x01(\tB\x0b\xaa\xbb\x18\x07\x08\x01\"\x03TRY\x12\x1f\n\x0c\x61mount_scale\x18\x07 \x01(\x05\x42\t\xaa\xbb\x18\x05\"\x03\x31\x30\x30\x12!\n\rbusiness_date\x18\x08 \x01(\tB\n\xaa\xbb\x18\x06\x1a\x04\x64\x61te\x12\x1a\n\x12\x65mail_verification\x18\t \x01(\x08\x12\x0f\n\x07sandbox\x18\n \x01(\x08\"G\n\x16\x43reatePropertyResponse\x12-\n\x08property\x18\x01 \x01(\x0b\x32\x1b.hotelops.admin.v1.Property\"?\n\x04User\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05\x65mail\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x0e\n\x06\x61\x63tive\x18\x04 \x01(\x08\"\x92\x01\n\x11\x43reateUserRequest\x12*\n\x05\x65mail\x18\x01 \x01(\tB\x1b\xaa\xbb\x18\x17\x08\x01\"\x13\x66rontdesk@demo.test\x12!\n\x04name\x18\x02 \x01(\tB\x13\xaa\xbb\x18\x0f\x08\x01\"\x0b\x41yse Yilmaz\x12.\n\x08password\x18\x03 \x01(\tB\x1c\xaa\xbb\x18\x18\x08\x01\"\x14\x61-long-password-2026\";\n\x12\x43reateUserResponse\x12%\n\x04user\x18\x01 \x01(\x0b\x32\x17.hotelops.admin.v1.User\"c\n\nMembership\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07user_id\x18\x02 \x01(\t\x12\x13\n\x0bproperty_id\x18\x03 \x01(\t\x12\x15\n\rproperty_code\x18\x04 \x01(\t\x12\x0c\n\x04role\x18\x05 \x01(\t\"\xb9\x01\n\x17\x43reateMembershipRequest\x12*\n\x05\x65mail\x18\x01 \x01(\tB\x1b\xaa\xbb\x18\x17\x08\x01\"\x13\x66rontdesk@demo.test\x12\'\n\rproperty_code\x18\x02 \x01(\tB\x10\xaa\xbb\x18\x0c\x08\x01\"\x08\x44\x45MO-IST\x12I\n\x04role\x18\x03 \x01(\tB;\xaa\xbb\x18\x37\x08\x01\x12\x07manager\x12\nfront_desk\x12\naccountant\x12\x06viewer\"\nfront_desk\"M\n\x18\x43reateMembershipResponse\x12\x31\n\nmembership\x18\x01 \x01(\x0b\x32\x1d.hotelops.admin.v1.Membership\"\xab\x02\n\x06\x43lient\x12\x11\n\tclient_id\x18\x01 \x01(\t\x12+\n\x04kind\x18\x02 \x01(\x0e\x32\x1d.hotelops.admin.v1.ClientKind\x12\x10\n\x08provider\x18\x03 \x01(\t\x12\x0c\n\x04name\x18\x04 \x01(\t\x12\x0e\n\x06scopes\x18\x05 \x03(\t\x12\x16\n\x0eproperty_codes\x18\x06 \x03(\t\x12\x13\n\x0b\x65nvironment\x18\x07 \x01(\t\x12\x0e\n\x06\x61\x63tive\x18\x08 \x01(\x08\x12.\n\ncreated_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x34\n\x0b\x61pproved_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.TimestampH\x00\x88\x01\x01\x42\x0e\n\x0c_approved_at\"\xdd\x01\n\x13\x43reateClientRequest\x12+\n\x04kind\x18\x01 \x01(\x0e\x32\x1d.hotelops.admin.v1.ClientKind\x12\x1e\n\x08provider\x18\x02 \x01(\tB\x0c\xaa\xbb\x18\x08\x08\x01\"\x04\x61\x63me\x12(\n\x04name\x18\x03 \x01(\tB\x1a\xaa\xbb\x18\x16\"\x14\x41\x63me Channel Manager\x12&\n\x0eproperty_codes\x18\x04 \x03(\tB\x0e\xaa\xbb\x18\n\"\x08\x44\x45MO-IST\x12\'\n\x06scopes\x18\x05 \x03(\tB\x17\xaa\xbb\x18\x13\"\x11\x61vailability.read\"X\n\x14\x43reateClientResponse\x12)\n\x06\x63lient\x18\x01 \x01(\x0b\x32\x19.hotelops.admin.v1.Client\x12\x15\n\rclient_secret\x18\x02 \x01(\t\")\n\x14\x41pproveClientRequest\x12\x11\n\tclient_id\x18\x01 \x01(\t\"B\n\x15\x41pproveClientResponse\x12)\n\x06\x63lient\x18\x01 \x01(\x0b\x32\x19.hotelops.admin.v1.Client\"\'\n\x14SetPartnerApiRequest\x12\x0f\n\x07\x65nabled\x18\x01 \x01(\x08\"(\n\x15SetPartnerApiResponse\x12\x0f\n\x07\x65nabled\x18\x01 \x01(\x08\"B\n\x12ListClientsRequest\x12\x0e\n\x06\x63ursor\x18\x01 \x01(\t\x12\x1c\n\x05limit\x18\x02 \x01(\x05\x42\r\xaa\xbb\x18\t\"\x02\x35\x30\x30\x00\x38\xc8\x01\"V\n\x13ListClientsResponse\x12*\n\x07\x63lients\x18\x01 \x03(\x0b\x32\x19.hotelops.admin.v1.Client\x12\x13\n\x0bnext_cursor\x18\x02 \x01(\t*\\\n\nClientKind\x12\x1b\n\x17\x43LIENT_KIND_UNSPECIFIED\x10\x00\x12\x17\n\x13\x43LIENT_KIND_PARTNER\x10\x01\x12\x18\n\x14\x43LIENT_KIND_INTERNAL\x10\x02\x32\x9c\n\n\x0c\x41\x64minService\x12\xb1\x01\n\x0e\x43reateProperty\x12(.hotelops.admin.v1.CreatePropertyRequest\x1a).hotelops.admin.v1.CreatePropertyResponse\"J\x82\xd3\xe4\x93\x02\x1d\"\x18/api/admin/v1/properties:\x01*\xa2\xbb\x18\x15:\x11\x43reate a property@\x01\xc2\xc1\x18\n\x1a\x05\x61\x64min\"\x01\x03\x12\xa2\x01\n\nCreateUser\x12$.hotelops.admin.v1.CreateUserRequest\x1a%.hotelops.admin.v1.CreateUserResponse\"G\x82\xd3\xe4\x93\x02\x18\"\x13/api/admin/v1/users:\x01*\xa2\xbb\x18\x17:\x13\x43reate a hotel user@\x01\xc2\xc1\x18\n\x1a\x05\x61\x64min\"\x01\x03\x12\xc7\x01\n\x10\x43reateMembership\x12*.hotelops.admin.v1.CreateMembershipRequest\x1a+.hotelops.admin.v1.CreateMembershipResponse\"Z\x82\xd3\xe4\x93\x02\x1e\"\x19/api/admin/v1/memberships:\x01*\xa2\xbb\x18$: Give a user a role in a property@\x01\xc2\xc1\x18\n\x1a\x05\x61\x64min\"\x01\x03\x12\xab\x01\n\x0c\x43reateClient\x12&.hotelops.admin.v1.CreateClientRequest\x1a\'.hotelops.admin.v1.CreateClientResponse\"J\x82\xd3\xe4\x93\x02\x1a\"\x15/api/admin/v1/clients:\x01*\xa2\xbb\x18\x18:\x14\x43reate an API client@\x01\xc2\xc1\x18\n\x1a\x05\x61\x64min\"\x01\x03\x12\xce\x01\n\rApproveClient\x12\'.hotelops.admin.v1.ApproveClientRequest\x1a(.hotelops.admin.v1.ApproveClientResponse\"j\x82\xd3\xe4\x93\x02.\")/api/admin/v1/clients/{client_id}/approve:\x01*\xa2\xbb\x18$: Approve a client for live writes@\x01\xc2\xc1\x18\n\x1a\x05\x61\x64min\"\x01\x03\x12\xc7\x01\n\rSetPartnerApi\x12\'.hotelops.admin.v1.SetPartnerApiRequest\x1a(.hotelops.admin.v1.SetPartnerApiResponse\"c\x82\xd3\xe4\x93\x02\'\"\"/api/admin/v1/platform/partner-api:\x01*\xa2\xbb\x18$: Switch the partner API on or off@\x01\xc2\xc1\x18\n\x1a\x05\x61\x64min\"\x01\x03\x12\x9f\x01\n\x0bListClients\x12%.hotelops.admin.v1.ListClientsRequest\x1a&.hotelops.admin.v1.ListClientsResponse\"A\x82\xd3\xe4\x93\x02\x17\x12\x15/api/admin/v1/clients\xa2\xbb\x18\x12:\x10List API clients\xc2\xc1\x18\n\x1a\x05\x61\x64min\"\x01\x03\x62\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'hotelops.admin.v1.admin_pb2', globals())
@@ -27,11 +27,11 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _PROPERTY.fields_by_name['business_date']._options = None
   _PROPERTY.fields_by_name['business_date']._serialized_options = b'\252\273\030\006\032\004date'
   _CREATEPROPERTYREQUEST.fields_by_name['group_code']._options = None
-  _CREATEPROPERTYREQUEST.fields_by_name['group_code']._serialized_options = b'\252\273\030\010\010\001\"\004DEMO'
+  _CREATEPROPERTYREQUEST.fields_by_name['group_code']._serialized_options = b'\252\273\0300\010\001\"\004DEMOB&^\\s*[A-Za-z0-9][A-Za-z0-9_-]{1,31}\\s*$'
   _CREATEPROPERTYREQUEST.fields_by_name['group_name']._options = None
   _CREATEPROPERTYREQUEST.fields_by_name['group_name']._serialized_options = b'\252\273\030\r\"\013Demo Hotels'
   _CREATEPROPERTYREQUEST.fields_by_name['code']._options = None
-  _CREATEPROPERTYREQUEST.fields_by_name['code']._serialized_options = b'\252\273\030\014\010\001\"\010DEMO-IST'
+  _CREATEPROPERTYREQUEST.fields_by_name['code']._serialized_options = b'\252\273\0304\010\001\"\010DEMO-ISTB&^\\s*[A-Za-z0-9][A-Za-z0-9_-]{1,31}\\s*$'
   _CREATEPROPERTYREQUEST.fields_by_name['name']._options = None
   _CREATEPROPERTYREQUEST.fields_by_name['name']._serialized_options = b'\252\273\030\021\010\001\"\rDemo Istanbul'
   _CREATEPROPERTYREQUEST.fields_by_name['time_zone']._options = None
@@ -62,6 +62,8 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _CREATECLIENTREQUEST.fields_by_name['property_codes']._serialized_options = b'\252\273\030\n\"\010DEMO-IST'
   _CREATECLIENTREQUEST.fields_by_name['scopes']._options = None
   _CREATECLIENTREQUEST.fields_by_name['scopes']._serialized_options = b'\252\273\030\023\"\021availability.read'
+  _LISTCLIENTSREQUEST.fields_by_name['limit']._options = None
+  _LISTCLIENTSREQUEST.fields_by_name['limit']._serialized_options = b'\252\273\030\t\"\002500\0008\310\001'
   _ADMINSERVICE.methods_by_name['CreateProperty']._options = None
   _ADMINSERVICE.methods_by_name['CreateProperty']._serialized_options = b'\202\323\344\223\002\035\"\030/api/admin/v1/properties:\001*\242\273\030\025:\021Create a property@\001\302\301\030\n\032\005admin\"\001\003'
   _ADMINSERVICE.methods_by_name['CreateUser']._options = None
@@ -76,44 +78,44 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _ADMINSERVICE.methods_by_name['SetPartnerApi']._serialized_options = b'\202\323\344\223\002\'\"\"/api/admin/v1/platform/partner-api:\001*\242\273\030$: Switch the partner API on or off@\001\302\301\030\n\032\005admin\"\001\003'
   _ADMINSERVICE.methods_by_name['ListClients']._options = None
   _ADMINSERVICE.methods_by_name['ListClients']._serialized_options = b'\202\323\344\223\002\027\022\025/api/admin/v1/clients\242\273\030\022:\020List API clients\302\301\030\n\032\005admin\"\001\003'
-  _CLIENTKIND._serialized_start=2371
-  _CLIENTKIND._serialized_end=2463
+  _CLIENTKIND._serialized_start=2518
+  _CLIENTKIND._serialized_end=2610
   _PROPERTY._serialized_start=173
   _PROPERTY._serialized_end=398
   _CREATEPROPERTYREQUEST._serialized_start=401
-  _CREATEPROPERTYREQUEST._serialized_end=754
-  _CREATEPROPERTYRESPONSE._serialized_start=756
-  _CREATEPROPERTYRESPONSE._serialized_end=827
-  _USER._serialized_start=829
-  _USER._serialized_end=892
-  _CREATEUSERREQUEST._serialized_start=895
-  _CREATEUSERREQUEST._serialized_end=1041
-  _CREATEUSERRESPONSE._serialized_start=1043
-  _CREATEUSERRESPONSE._serialized_end=1102
-  _MEMBERSHIP._serialized_start=1104
-  _MEMBERSHIP._serialized_end=1203
-  _CREATEMEMBERSHIPREQUEST._serialized_start=1206
-  _CREATEMEMBERSHIPREQUEST._serialized_end=1391
-  _CREATEMEMBERSHIPRESPONSE._serialized_start=1393
-  _CREATEMEMBERSHIPRESPONSE._serialized_end=1470
-  _CLIENT._serialized_start=1473
-  _CLIENT._serialized_end=1772
-  _CREATECLIENTREQUEST._serialized_start=1775
-  _CREATECLIENTREQUEST._serialized_end=1996
-  _CREATECLIENTRESPONSE._serialized_start=1998
-  _CREATECLIENTRESPONSE._serialized_end=2086
-  _APPROVECLIENTREQUEST._serialized_start=2088
-  _APPROVECLIENTREQUEST._serialized_end=2129
-  _APPROVECLIENTRESPONSE._serialized_start=2131
-  _APPROVECLIENTRESPONSE._serialized_end=2197
-  _SETPARTNERAPIREQUEST._serialized_start=2199
-  _SETPARTNERAPIREQUEST._serialized_end=2238
-  _SETPARTNERAPIRESPONSE._serialized_start=2240
-  _SETPARTNERAPIRESPONSE._serialized_end=2280
-  _LISTCLIENTSREQUEST._serialized_start=2282
-  _LISTCLIENTSREQUEST._serialized_end=2302
-  _LISTCLIENTSRESPONSE._serialized_start=2304
-  _LISTCLIENTSRESPONSE._serialized_end=2369
-  _ADMINSERVICE._serialized_start=2466
-  _ADMINSERVICE._serialized_end=3774
+  _CREATEPROPERTYREQUEST._serialized_end=834
+  _CREATEPROPERTYRESPONSE._serialized_start=836
+  _CREATEPROPERTYRESPONSE._serialized_end=907
+  _USER._serialized_start=909
+  _USER._serialized_end=972
+  _CREATEUSERREQUEST._serialized_start=975
+  _CREATEUSERREQUEST._serialized_end=1121
+  _CREATEUSERRESPONSE._serialized_start=1123
+  _CREATEUSERRESPONSE._serialized_end=1182
+  _MEMBERSHIP._serialized_start=1184
+  _MEMBERSHIP._serialized_end=1283
+  _CREATEMEMBERSHIPREQUEST._serialized_start=1286
+  _CREATEMEMBERSHIPREQUEST._serialized_end=1471
+  _CREATEMEMBERSHIPRESPONSE._serialized_start=1473
+  _CREATEMEMBERSHIPRESPONSE._serialized_end=1550
+  _CLIENT._serialized_start=1553
+  _CLIENT._serialized_end=1852
+  _CREATECLIENTREQUEST._serialized_start=1855
+  _CREATECLIENTREQUEST._serialized_end=2076
+  _CREATECLIENTRESPONSE._serialized_start=2078
+  _CREATECLIENTRESPONSE._serialized_end=2166
+  _APPROVECLIENTREQUEST._serialized_start=2168
+  _APPROVECLIENTREQUEST._serialized_end=2209
+  _APPROVECLIENTRESPONSE._serialized_start=2211
+  _APPROVECLIENTRESPONSE._serialized_end=2277
+  _SETPARTNERAPIREQUEST._serialized_start=2279
+  _SETPARTNERAPIREQUEST._serialized_end=2318
+  _SETPARTNERAPIRESPONSE._serialized_start=2320
+  _SETPARTNERAPIRESPONSE._serialized_end=2360
+  _LISTCLIENTSREQUEST._serialized_start=2362
+  _LISTCLIENTSREQUEST._serialized_end=2428
+  _LISTCLIENTSRESPONSE._serialized_start=2430
+  _LISTCLIENTSRESPONSE._serialized_end=2516
+  _ADMINSERVICE._serialized_start=2613
+  _ADMINSERVICE._serialized_end=3921
 # @@protoc_insertion_point(module_scope)

@@ -102,7 +102,7 @@ class AdminServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def ListClients(self, request, context):
-        """Every client, newest first (never a secret).
+        """Every client, newest first (never a secret), a page at a time.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

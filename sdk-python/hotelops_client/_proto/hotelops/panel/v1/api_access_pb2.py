@@ -17,21 +17,23 @@ from hotelops_client._proto.hotelops.api.v1 import rest_pb2 as hotelops_dot_api_
 from hotelops_client._proto.hotelops.auth.v1 import rule_pb2 as hotelops_dot_auth_dot_v1_dot_rule__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"hotelops/panel/v1/api_access.proto\x12\x11hotelops.panel.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1ahotelops/api/v1/rest.proto\x1a\x1bhotelops/auth/v1/rule.proto\"\x17\n\x15ListApiClientsRequest\"\xfe\x01\n\x10\x41piClientSummary\x12\x11\n\tclient_id\x18\x01 \x01(\t\x12\x10\n\x08provider\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x0e\n\x06scopes\x18\x04 \x03(\t\x12\x13\n\x0b\x65nvironment\x18\x05 \x01(\t\x12.\n\ncreated_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x61pproved_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x31\n\rlast_token_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"N\n\x16ListApiClientsResponse\x12\x34\n\x07\x63lients\x18\x01 \x03(\x0b\x32#.hotelops.panel.v1.ApiClientSummary2\xde\x01\n\x10\x41piAccessService\x12\xc9\x01\n\x0eListApiClients\x12(.hotelops.panel.v1.ListApiClientsRequest\x1a).hotelops.panel.v1.ListApiClientsResponse\"b\x82\xd3\xe4\x93\x02\x1b\x12\x19/api/panel/v1/api-clients\xa2\xbb\x18!:\x1fPartner clients of the property\xc2\xc1\x18\x18\x12\x13integrations.manage\"\x01\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"hotelops/panel/v1/api_access.proto\x12\x11hotelops.panel.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1ahotelops/api/v1/rest.proto\x1a\x1bhotelops/auth/v1/rule.proto\"E\n\x15ListApiClientsRequest\x12\x0e\n\x06\x63ursor\x18\x01 \x01(\t\x12\x1c\n\x05limit\x18\x02 \x01(\x05\x42\r\xaa\xbb\x18\t\"\x02\x35\x30\x30\x00\x38\xc8\x01\"\xfe\x01\n\x10\x41piClientSummary\x12\x11\n\tclient_id\x18\x01 \x01(\t\x12\x10\n\x08provider\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x0e\n\x06scopes\x18\x04 \x03(\t\x12\x13\n\x0b\x65nvironment\x18\x05 \x01(\t\x12.\n\ncreated_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x61pproved_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x31\n\rlast_token_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"c\n\x16ListApiClientsResponse\x12\x34\n\x07\x63lients\x18\x01 \x03(\x0b\x32#.hotelops.panel.v1.ApiClientSummary\x12\x13\n\x0bnext_cursor\x18\x02 \x01(\t2\xde\x01\n\x10\x41piAccessService\x12\xc9\x01\n\x0eListApiClients\x12(.hotelops.panel.v1.ListApiClientsRequest\x1a).hotelops.panel.v1.ListApiClientsResponse\"b\x82\xd3\xe4\x93\x02\x1b\x12\x19/api/panel/v1/api-clients\xa2\xbb\x18!:\x1fPartner clients of the property\xc2\xc1\x18\x18\x12\x13integrations.manage\"\x01\x01\x62\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'hotelops.panel.v1.api_access_pb2', globals())
 if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
+  _LISTAPICLIENTSREQUEST.fields_by_name['limit']._options = None
+  _LISTAPICLIENTSREQUEST.fields_by_name['limit']._serialized_options = b'\252\273\030\t\"\002500\0008\310\001'
   _APIACCESSSERVICE.methods_by_name['ListApiClients']._options = None
   _APIACCESSSERVICE.methods_by_name['ListApiClients']._serialized_options = b'\202\323\344\223\002\033\022\031/api/panel/v1/api-clients\242\273\030!:\037Partner clients of the property\302\301\030\030\022\023integrations.manage\"\001\001'
   _LISTAPICLIENTSREQUEST._serialized_start=177
-  _LISTAPICLIENTSREQUEST._serialized_end=200
-  _APICLIENTSUMMARY._serialized_start=203
-  _APICLIENTSUMMARY._serialized_end=457
-  _LISTAPICLIENTSRESPONSE._serialized_start=459
-  _LISTAPICLIENTSRESPONSE._serialized_end=537
-  _APIACCESSSERVICE._serialized_start=540
-  _APIACCESSSERVICE._serialized_end=762
+  _LISTAPICLIENTSREQUEST._serialized_end=246
+  _APICLIENTSUMMARY._serialized_start=249
+  _APICLIENTSUMMARY._serialized_end=503
+  _LISTAPICLIENTSRESPONSE._serialized_start=505
+  _LISTAPICLIENTSRESPONSE._serialized_end=604
+  _APIACCESSSERVICE._serialized_start=607
+  _APIACCESSSERVICE._serialized_end=829
 # @@protoc_insertion_point(module_scope)

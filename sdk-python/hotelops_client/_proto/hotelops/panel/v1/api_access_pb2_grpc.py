@@ -29,7 +29,8 @@ class ApiAccessServiceServicer(object):
     """
 
     def ListApiClients(self, request, context):
-        """The active partner clients granted the session's active property, newest first (never a secret).
+        """The active partner clients granted the session's active property, newest first (never a secret), a page at
+        a time.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
