@@ -22,6 +22,8 @@ export const queues = {
   webhooksEndpointClosed: "webhooks.endpoint-closed",
   /** E-mails one panel notification of a staff alert to its user (data: `{ notificationId }`), e.g. an overbooking. */
   notificationsEmail: "notifications.email",
+  /** Daily and at start: creates the audit trail's monthly partitions ahead and drops those past retention. */
+  auditPartitions: "audit.partitions",
 } as const;
 
 export type QueueName = (typeof queues)[keyof typeof queues];
