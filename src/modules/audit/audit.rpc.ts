@@ -39,7 +39,11 @@ export function createAuditRpc(pool: pg.Pool) {
     // The method's rule already checked audit.read in the session's active property; a staff session reaches
     // only that property (any other code is 404).
     const staff = requireStaff(ctx.values);
-    const property = await requireProperty({ pool }, staff, propertyCode === "" ? staff.activePropertyId : propertyCode);
+    const property = await requireProperty(
+      { pool },
+      staff,
+      propertyCode === "" ? staff.activePropertyId : propertyCode,
+    );
     return pageOut(await listChanges(db, property.id, filter));
   };
   return {

@@ -52,7 +52,9 @@ export async function maintainAuditPartitions(transact: Transact, now: Date): Pr
          insert into ${name} select * from gone returning 1`,
         [from, to],
       );
-      await tx.query(`alter table audit_changes attach partition ${name} for values from ('${from.toISOString()}') to ('${to.toISOString()}')`);
+      await tx.query(
+        `alter table audit_changes attach partition ${name} for values from ('${from.toISOString()}') to ('${to.toISOString()}')`,
+      );
       run.created.push(name);
       run.moved += moved.length;
     }
