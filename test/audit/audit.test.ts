@@ -206,6 +206,44 @@ describe("recording", () => {
     expect(field(found!, "channel")?.after).toBe("Booking.com");
   });
 
+  it("room status, out-of-order periods, folio postings and their reversal are recorded with before and after", async () => {
+    const p = hotel.property.id;
+    const [room] = await app.services.inventory.listRooms(p);
+    await app.services.inventory.setRoomStatus(p, { roomId: room!.id, status: "DIRTY" });
+    const period = await app.services.inventory.createOutOfOrderPeriod(p, {
+      roomId: room!.id,
+      from: "2027-04-20",
+      to: "2027-04-22",
+      reason: "paint",
+    });
+    await app.services.inventory.deleteOutOfOrderPeriod(p, period.id);
+    const reservationId = await bookOverRest("audit-folio-1");
+    const folio = await app.services.folios.getFolio(p, { reservationId });
+    await app.services.folios.postCharge(p, "test", {
+      folioId: folio.id,
+      code: "MINIBAR",
+      description: "Water",
+      amountMinor: 500n,
+    });
+    const paid = await app.services.folios.postPayment(p, "test", {
+      folioId: folio.id,
+      amountMinor: 500n,
+      methodCode: "CASH",
+    });
+    await app.services.folios.reversePayment(p, "test", { paymentId: paid.id });
+
+    const roomRows = (await restAudit(`entityType=room&entityId=${room!.id}`)).body.changes;
+    expect(roomRows[0]).toMatchObject({ action: "status", actor: { kind: "system" } });
+    expect(field(roomRows[0], "status")).toMatchObject({ before: "CLEAN", after: "DIRTY" });
+    const periods = (await restAudit(`entityType=out_of_order&entityId=${period.id}`)).body.changes;
+    expect(periods.map((c: Json) => c.action)).toEqual(["delete", "create"]);
+    expect(field(periods[1], "from")?.after).toBe("2027-04-20");
+    const postings = (await restAudit(`entityType=folio&entityId=${folio.id}`)).body.changes;
+    expect(postings.map((c: Json) => c.action)).toEqual(["reversal", "payment", "charge"]);
+    expect(field(postings[1], "amountMinor")?.after).toBe("500");
+    expect(field(postings[0], "amountMinor")?.after).toBe("-500");
+  });
+
   it("no guest personal data is stored in clear anywhere in the trail", async () => {
     const rows = await app.db.query<{ t: string }>("select changes::text as t from audit_changes");
     expect(rows.length).toBeGreaterThan(5);
