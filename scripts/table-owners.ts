@@ -57,4 +57,7 @@ export const tableOwners: Readonly<Record<string, string>> = {
   webhook_pacing: "webhooks",
   notifications: "notifications",
   report_runs: "reports",
+  // audit: the trail of changes (monthly partitions audit_changes_yYYYYmMM and audit_changes_default)
+  audit_changes: "audit",
+  audit_changes_default: "audit",
 };

@@ -48,6 +48,7 @@ import {
 import { createIdentityModule, MAX_IMAGE_BYTES } from "./modules/identity/index.ts";
 import { createMobileModule } from "./modules/mobile/index.ts";
 import { createNotificationsModule } from "./modules/notifications/index.ts";
+import { createAuditModule } from "./modules/audit/index.ts";
 import { createMetrics, type Metrics } from "./observability/metrics.ts";
 import { startMetricsServer } from "./observability/metrics-server.ts";
 import { startTracing, type Tracing } from "./observability/tracing.ts";
@@ -118,6 +119,7 @@ export function createServices(deps: Deps): Services {
 /** The modules of the service: RPC faces and workers. Their order does not matter (the chain is below). */
 function createModules(deps: Deps, s: Services, options: AppOptions = {}): Module[] {
   const identity = createIdentityModule(deps);
+  const audit = createAuditModule(deps);
   return [
     createStatusModule(deps),
     createConnectivityModule(deps, s.reservations, s.inventory),
@@ -132,12 +134,14 @@ function createModules(deps: Deps, s: Services, options: AppOptions = {}): Modul
     createCashieringModule(deps, { folios: s.folios, invoices: s.invoices, nightAudit: s.nightAudit }),
     // mobile identity-document scan (OCR worker thread, started on first use)
     identity,
-    // MobileService (one registration: the identity scan part spread in)
+    // the audit trail's read face and partition job (its ListAuditChanges part is spread into MobileService)
+    audit,
+    // MobileService (one registration: the identity scan and audit parts spread in)
     createMobileModule(deps, {
       inventory: s.inventory,
       reservations: s.reservations,
       nightAudit: s.nightAudit,
-      parts: identity.mobileRpc,
+      parts: { ...identity.mobileRpc, ...audit.mobileRpc },
     }),
   ];
 }

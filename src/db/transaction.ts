@@ -19,6 +19,17 @@ export interface Tx extends Queryable {
    * last one.
    */
   queryLast<R = Record<string, unknown>>(text: string | Statement, params?: readonly unknown[]): Promise<R[]>;
+  /**
+   * Adds a row to a batch that one statement writes at the end of the transaction: sent right before the work's
+   * last statement (or the COMMIT) and pipelined with it, so the rows cost no round trip of their own. A failing
+   * batch statement rolls the whole transaction back (the work's caller gets its error).
+   */
+  collect<T>(batch: Batch<T>, row: T): void;
+}
+
+/** Rows gathered during a transaction and written by one statement at its end (see Tx.collect). */
+export interface Batch<T> {
+  statement(rows: readonly T[]): { text: string; params: unknown[] };
 }
 
 export type IsolationLevel = "read committed" | "repeatable read" | "serializable";
@@ -60,6 +71,16 @@ export function createTransact(pool: pg.Pool, boss: PgBoss): Transact {
     // Jobs pg-boss is still preparing (it looks its queue up first): queryLast waits until their INSERT was sent,
     // so the job leaves before the last statement and its COMMIT, in the same round trip when nothing else waits.
     const preparing = new Set<Promise<unknown>>();
+    // Batches gathered by collect(), written just before the end (in the order their first row came).
+    const batches = new Map<Batch<unknown>, unknown[]>();
+    const writeBatches = (): Promise<unknown>[] => {
+      const sent = [...batches].map(([batch, rows]) => {
+        const { text, params } = batch.statement(rows);
+        return query(text, params);
+      });
+      batches.clear();
+      return sent;
+    };
     const prepare = <T>(send: (db: typeof bossDb) => Promise<T>): Promise<T> => {
       let sent!: () => void;
       const gate = new Promise<void>((resolve) => (sent = resolve));
@@ -87,13 +108,20 @@ export function createTransact(pool: pg.Pool, boss: PgBoss): Transact {
           query,
           async queryLast<R>(text: string | Statement, params: readonly unknown[] = []): Promise<R[]> {
             while (preparing.size > 0) await Promise.all(preparing);
+            const written = writeBatches();
             const rows = query<R>(text, params);
             last = "sent";
             // The pool's connections pipeline: COMMIT leaves with the statement. After a failed statement PostgreSQL
             // answers COMMIT with a rollback (no error), so the statement's rejection is the outcome.
-            const [result] = await Promise.all([rows, client.query("commit")]);
+            const [result] = await Promise.all([rows, client.query("commit"), ...written]);
             last = "committed";
             return result;
+          },
+          collect<T>(batch: Batch<T>, row: T): void {
+            if (last !== "none") throw new Error("a row collected after the transaction's last statement (queryLast)");
+            const rows = batches.get(batch as Batch<unknown>);
+            if (rows === undefined) batches.set(batch as Batch<unknown>, [row]);
+            else rows.push(row);
           },
           enqueue: (queue, data, sendOptions) => prepare((db) => boss.send(queue, data, { ...sendOptions, db })),
           async enqueueMany(queue, data) {
@@ -111,7 +139,14 @@ export function createTransact(pool: pg.Pool, boss: PgBoss): Transact {
       if (opened.status === "rejected") throw opened.reason;
       if (worked.status === "rejected") throw worked.reason;
       const result = worked.value;
-      if (last !== "committed") await client.query("commit");
+      if (last !== "committed") {
+        // The collected rows leave with the COMMIT; after a failed batch statement PostgreSQL answers COMMIT with a
+        // rollback, so the statement's rejection is the outcome.
+        const written = writeBatches();
+        last = "sent";
+        await Promise.all([client.query("commit"), ...written]);
+        last = "committed";
+      }
       return result;
     } catch (err) {
       if (last !== "committed")

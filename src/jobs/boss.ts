@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { runAs } from "../lib/change-context.ts";
 import { PgBoss, type Db, type Job, type JobInsert, type Queue, type WorkOptions } from "pg-boss";
 import type { Role } from "../config.ts";
 import type { Logger } from "../lib/logger.ts";
@@ -125,7 +126,9 @@ export async function startBoss(opts: BossOptions): Promise<Boss> {
         queue,
         { notifyPollingIntervalSeconds: RETRY_POLL_SECONDS, ...work, batchSize },
         async (jobs) => {
-          for (const job of jobs) await handler(job);
+          // The job is the author of what it changes (the audit trail), unless its handler says otherwise.
+          for (const job of jobs)
+            await runAs({ kind: "system", id: queue, face: "job", requestId: job.id }, () => handler(job));
           // A full fetch may have left more behind: fetch again at once instead of waiting for a NOTIFY (sent only
           // for new jobs) or the poll, so a backlog (a worker started late, a burst) drains at full speed.
           if (jobs.length >= batchSize && worker.id !== undefined) pgboss.notifyWorker(worker.id);
@@ -141,7 +144,7 @@ export async function startBoss(opts: BossOptions): Promise<Boss> {
       await ensureQueue(queue, queueOptions);
       if (!runsJobs) return;
       await pgboss.work<T>(queue, { notifyPollingIntervalSeconds: RETRY_POLL_SECONDS, ...work }, async (jobs) =>
-        handler(jobs),
+        runAs({ kind: "system", id: queue, face: "job", requestId: jobs[0]?.id ?? "" }, () => handler(jobs)),
       );
     },
     async stop(graceMs = opts.graceMs ?? 10_000) {

@@ -27,6 +27,8 @@ export const queues = {
    * option and due at its `optionUntil`: cancels the reservation then when the option still stands unconfirmed.
    */
   reservationOptionExpiry: "reservations.option-expiry",
+  /** Daily and at start: creates the audit trail's monthly partitions ahead and drops those past retention. */
+  auditPartitions: "audit.partitions",
 } as const;
 
 export type QueueName = (typeof queues)[keyof typeof queues];

@@ -8,6 +8,8 @@ import { openDatabase } from "../db/index.ts";
 import { createTransact } from "../db/transaction.ts";
 import { startBoss } from "../jobs/boss.ts";
 import { systemClock } from "../lib/clock.ts";
+import { runAs } from "../lib/change-context.ts";
+import { newId } from "../lib/ids.ts";
 import { AppError } from "../errors.ts";
 import type { Deps } from "../modules/module.ts";
 import { commands, type Command } from "./commands.ts";
@@ -99,7 +101,10 @@ async function main(argv: string[]): Promise<number> {
   const boss = await startBoss({ pool: db.pool, url: db.url, role: "api", logger, graceMs: 2000 });
   const deps: Deps = { config, db, boss, transact: createTransact(db.pool, boss.pgboss), clock: systemClock, logger };
   try {
-    const result = await command.run(deps, { positionals: parsed.positionals, values });
+    // What a command changes is recorded in the audit trail as the CLI's (face cli), one request id per run.
+    const result = await runAs({ kind: "system", id: `ops ${name}`, face: "cli", requestId: newId() }, () =>
+      command.run(deps, { positionals: parsed.positionals, values }),
+    );
     console.log(json ? JSON.stringify(result.json) : result.text);
     return result.exitCode ?? 0;
   } catch (err) {

@@ -29,6 +29,7 @@ import { Migration0028StayHistory } from "./0028-stay-history.ts";
 import { Migration0029RefreshGrace } from "./0029-refresh-grace.ts";
 import { Migration0031StayPolicies } from "./0031-stay-policies.ts";
 import { Migration0033PropertyCodesAndEmails } from "./0033-property-codes-and-emails.ts";
+import { Migration0030AuditTrail } from "./0030-audit-trail.ts";
 
 /** Every migration, in order. Listed explicitly so nothing depends on file globbing at run time. */
 export const migrations = [
@@ -61,6 +62,7 @@ export const migrations = [
   Migration0027Overbooking,
   Migration0028StayHistory,
   Migration0029RefreshGrace,
+  Migration0030AuditTrail,
   Migration0031StayPolicies,
   Migration0033PropertyCodesAndEmails,
 ];

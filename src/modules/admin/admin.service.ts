@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { recordChange } from "../audit/index.ts";
 import { AppError, invalidField } from "../../errors.ts";
 import type { Database } from "../../db/index.ts";
 import { createPlatformSettings } from "../platform/index.ts";
@@ -226,16 +227,37 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
           clientId,
           properties.map((p) => p.id),
         );
-        return (await findClient(tx, clientId))!;
+        const created = (await findClient(tx, clientId))!;
+        // One row in the trail of every property the client reaches (the trail is read per property).
+        for (const p of properties)
+          recordChange(tx, {
+            propertyId: p.id,
+            entity: "api_client",
+            entityId: clientId,
+            action: "create",
+            after: created,
+          });
+        return created;
       });
       return { client, clientSecret };
     },
 
     async approveClient(clientId) {
       return transact(async (tx) => {
+        const before = await findClient(tx, clientId);
         if (!(await approveClient(tx, clientId, clock.now())))
           throw new AppError("not_found", `No client ${clientId}.`);
-        return (await findClient(tx, clientId))!;
+        const after = (await findClient(tx, clientId))!;
+        for (const p of await findPropertiesByCodes(tx, after.propertyCodes))
+          recordChange(tx, {
+            propertyId: p.id,
+            entity: "api_client",
+            entityId: clientId,
+            action: "approve",
+            before,
+            after,
+          });
+        return after;
       });
     },
 

@@ -11,6 +11,8 @@ import { clientCredentials, type ClientCredentials } from "./clients.repository.
 import { principalKey, type Principal } from "./principal.ts";
 import type { TokenIssuer } from "./tokens.ts";
 import { scoped } from "../../server/calls.ts";
+import { callInfoKey } from "../../server/context.ts";
+import { runAs } from "../../lib/change-context.ts";
 
 interface Rule {
   public: boolean;
@@ -140,7 +142,17 @@ export function createAuthInterceptor(deps: { pool: pg.Pool; tokens: TokenIssuer
       });
     }
     req.contextValues.set(principalKey, principal);
-    return next(req);
+    // The author of whatever this call changes (the audit trail reads it where a change is recorded).
+    const info = req.contextValues.get(callInfoKey);
+    return runAs(
+      {
+        kind: principal.kind === "staff" ? "user" : principal.kind === "internal" ? "client" : "partner",
+        id: principal.kind === "staff" ? principal.userId : principal.clientId,
+        face: info?.transport ?? "connect",
+        requestId: info?.requestId ?? "",
+      },
+      () => next(req),
+    );
   };
   return scoped((method) => !ruleFor(method).public, interceptor);
 }

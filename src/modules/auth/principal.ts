@@ -18,6 +18,7 @@ export const permissions = [
   "integrations.manage",
   "rates.manage",
   "rooms.manage",
+  "audit.read",
 ] as const;
 export type Permission = (typeof permissions)[number];
 

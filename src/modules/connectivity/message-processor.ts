@@ -3,6 +3,7 @@ import { AppError } from "../../errors.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
 import { poolQueryable } from "../../db/queryable.ts";
+import { runAs } from "../../lib/change-context.ts";
 import {
   findByExternalReference,
   findByProviderReference,
@@ -26,6 +27,7 @@ interface QueuedRow {
   id: string;
   property_id: string;
   provider: string;
+  client_id: string;
   payload: InboundPartnerMessage;
 }
 
@@ -72,11 +74,13 @@ export async function processPartnerMessages(
       externalReference,
     ]);
     const { rows } = await lock.query<QueuedRow>(
-      "select id, property_id, provider, payload from partner_messages where property_id = $1 and external_reference = $2 and status = 'QUEUED' order by seq",
+      "select id, property_id, provider, client_id, payload from partner_messages where property_id = $1 and external_reference = $2 and status = 'QUEUED' order by seq",
       [propertyId, externalReference],
     );
     for (const row of rows) {
-      const outcome = await apply(deps, row).catch((err: unknown) => {
+      // The partner client that sent the message is the author of what it changes (face job, its message id).
+      const author = { kind: "partner", id: row.client_id, face: "job", requestId: row.id } as const;
+      const outcome = await runAs(author, () => apply(deps, row)).catch((err: unknown) => {
         if (err instanceof AppError && err.code !== "internal" && err.code !== "unavailable")
           return { status: "REJECTED", error: err.message } as const;
         throw err;

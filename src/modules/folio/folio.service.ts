@@ -1,4 +1,5 @@
 import { AppError, invalidField } from "../../errors.ts";
+import { recordChange } from "../audit/index.ts";
 import { checkMoneyBound, MAX_MONEY_MINOR } from "../../lib/money.ts";
 import type { Transact, Tx } from "../../db/transaction.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -249,6 +250,7 @@ export function createFolioService(deps: FolioDeps): FolioService {
           postedAt: now,
           postedBy: actor,
         });
+        recordChange(tx, { propertyId, entity: "folio", entityId: folio.id, action: "charge", after: row });
         return row!;
       });
     },
@@ -265,7 +267,7 @@ export function createFolioService(deps: FolioDeps): FolioService {
         checkBalance(folio, -input.amountMinor, "amountMinor");
         const p = await property(tx, propertyId);
         const now = clock.now();
-        return writePayment(tx, propertyId, folio, {
+        const row = await writePayment(tx, propertyId, folio, {
           id: newId(now.getTime()),
           folioId: folio.id,
           amountMinor: input.amountMinor,
@@ -277,6 +279,8 @@ export function createFolioService(deps: FolioDeps): FolioService {
           postedAt: now,
           postedBy: actor,
         });
+        recordChange(tx, { propertyId, entity: "folio", entityId: folio.id, action: "payment", after: row });
+        return row;
       });
     },
 
@@ -286,7 +290,9 @@ export function createFolioService(deps: FolioDeps): FolioService {
         const original = await refundable(tx, propertyId, input.paymentId);
         const left = original.amountMinor - original.refundedMinor;
         if (left <= 0n) throw new AppError("invalid_transition", "The payment is already reversed (refunded in full).");
-        return refund(tx, propertyId, actor, original, left, reference);
+        const row = await refund(tx, propertyId, actor, original, left, reference);
+        recordChange(tx, { propertyId, entity: "folio", entityId: row.folioId, action: "reversal", after: row });
+        return row;
       });
     },
 
@@ -302,7 +308,9 @@ export function createFolioService(deps: FolioDeps): FolioService {
             `must be at most ${left}, what is left of the payment (${original.amountMinor}) after its refunds`,
             "validation_failed",
           );
-        return refund(tx, propertyId, actor, original, input.amountMinor, reference);
+        const row = await refund(tx, propertyId, actor, original, input.amountMinor, reference);
+        recordChange(tx, { propertyId, entity: "folio", entityId: row.folioId, action: "refund", after: row });
+        return row;
       });
     },
 
@@ -317,7 +325,7 @@ export function createFolioService(deps: FolioDeps): FolioService {
           details: [{ field: "amountMinor", reason: problem }],
         });
       const now = clock.now();
-      return repo.insertCharge(tx, propertyId, {
+      const row = await repo.insertCharge(tx, propertyId, {
         id: newId(now.getTime()),
         folioId: folio.id,
         kind: "ROOM",
@@ -329,6 +337,8 @@ export function createFolioService(deps: FolioDeps): FolioService {
         postedAt: now,
         postedBy: input.actor,
       });
+      recordChange(tx, { propertyId, entity: "folio", entityId: folio.id, action: "charge", after: row });
+      return row;
     },
   };
 }

@@ -1,4 +1,5 @@
 import { AppError, type FieldViolation } from "../../errors.ts";
+import { recordChange } from "../audit/index.ts";
 import type { Tx } from "../../db/transaction.ts";
 import { badDateReason, daysBetween, isCalendarDate } from "../../lib/dates.ts";
 import { recordEvents } from "../events/index.ts";
@@ -219,6 +220,14 @@ export async function writeAri(tx: Tx, propertyId: string, changes: readonly Ari
   if (uncovered.length > 0) throw ariWriteError(uncovered);
 
   const cells = await applyChanges(tx, propertyId, changes);
+  for (const c of changes)
+    recordChange(tx, {
+      propertyId,
+      entity: c.priceMinor !== undefined ? "price" : "restriction",
+      entityId: `${c.ratePlanId}:${c.roomTypeId}`,
+      action: "set",
+      after: c,
+    });
   const entries: AriChange[] = [];
   for (const reason of ["rate", "restriction"] as const) {
     const mine = changes.filter((c) => (reason === "rate" ? c.priceMinor !== undefined : hasRestriction(c)));

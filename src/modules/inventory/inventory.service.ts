@@ -1,4 +1,5 @@
 import { checkMoneyBound } from "../../lib/money.ts";
+import { recordChange } from "../audit/index.ts";
 import type pg from "pg";
 import type { Transact, Tx } from "../../db/transaction.ts";
 import { AppError, invalidField } from "../../errors.ts";
@@ -348,10 +349,17 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
         if (input.status === "OUT_OF_ORDER") {
           const from = input.outOfOrderFrom ?? "";
           const to = input.outOfOrderTo ?? "";
-          await schedulePeriod(tx, deps.stayInRoom, ctx, { from, to, reason: input.reason }, [
+          const periodId = await schedulePeriod(tx, deps.stayInRoom, ctx, { from, to, reason: input.reason }, [
             "outOfOrderFrom",
             "outOfOrderTo",
           ]);
+          recordChange(tx, {
+            propertyId,
+            entity: "out_of_order",
+            entityId: periodId,
+            action: "create",
+            after: await repo.findOutOfOrderPeriod(tx, propertyId, periodId),
+          });
           // A period planned for later leaves today's housekeeping status as it is.
           if (from > ctx.businessDate) return ctx.room;
         } else {
@@ -363,8 +371,26 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
             limit: 1,
           });
           if (current !== undefined) await removePeriod(tx, ctx, current);
+          if (current !== undefined)
+            recordChange(tx, {
+              propertyId,
+              entity: "out_of_order",
+              entityId: current.id,
+              action: "end",
+              before: current,
+              after: await repo.findOutOfOrderPeriod(tx, propertyId, current.id),
+            });
         }
-        return repo.updateRoomStatus(tx, propertyId, roomId, input.status, ctx.now);
+        const room = await repo.updateRoomStatus(tx, propertyId, roomId, input.status, ctx.now);
+        recordChange(tx, {
+          propertyId,
+          entity: "room",
+          entityId: roomId,
+          action: "status",
+          before: ctx.room,
+          after: room,
+        });
+        return room;
       });
     },
 
@@ -385,7 +411,9 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
       return transact(async (tx) => {
         const ctx = await roomContext(tx, propertyId, roomId);
         const id = await schedulePeriod(tx, deps.stayInRoom, ctx, input);
-        return (await repo.findOutOfOrderPeriod(tx, propertyId, id))!;
+        const period = (await repo.findOutOfOrderPeriod(tx, propertyId, id))!;
+        recordChange(tx, { propertyId, entity: "out_of_order", entityId: id, action: "create", after: period });
+        return period;
       });
     },
 
@@ -396,7 +424,16 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
         // read again under the room's lock: changes of one room's periods serialise on it
         const before = await requirePeriod(tx, propertyId, periodId);
         await reschedulePeriod(tx, deps.stayInRoom, ctx, before, input);
-        return (await repo.findOutOfOrderPeriod(tx, propertyId, periodId))!;
+        const period = (await repo.findOutOfOrderPeriod(tx, propertyId, periodId))!;
+        recordChange(tx, {
+          propertyId,
+          entity: "out_of_order",
+          entityId: periodId,
+          action: "modify",
+          before,
+          after: period,
+        });
+        return period;
       });
     },
 
@@ -404,8 +441,11 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
       const periodId = requireId(id, "Out-of-order period");
       return transact(async (tx) => {
         const ctx = await roomContext(tx, propertyId, (await requirePeriod(tx, propertyId, periodId)).roomId);
-        await removePeriod(tx, ctx, await requirePeriod(tx, propertyId, periodId));
-        return repo.findOutOfOrderPeriod(tx, propertyId, periodId);
+        const before = await requirePeriod(tx, propertyId, periodId);
+        await removePeriod(tx, ctx, before);
+        const after = await repo.findOutOfOrderPeriod(tx, propertyId, periodId);
+        recordChange(tx, { propertyId, entity: "out_of_order", entityId: periodId, action: "delete", before, after });
+        return after;
       });
     },
 
@@ -438,6 +478,19 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
         if (!rp.roomTypeIds.includes(rt.id))
           throw invalidField("roomTypeId", "the rate plan does not cover this room type", "validation_failed");
         const days = await repo.upsertPrices(tx, propertyId, rp.id, rt.id, input.from, input.to, input.amountMinor);
+        recordChange(tx, {
+          propertyId,
+          entity: "price",
+          entityId: `${rp.id}:${rt.id}`,
+          action: "set",
+          after: {
+            ratePlanCode: rp.code,
+            roomTypeCode: rt.code,
+            from: input.from,
+            to: input.to,
+            amountMinor: input.amountMinor,
+          },
+        });
         await availabilityChanged(
           tx,
           propertyId,
@@ -511,6 +564,14 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
           }
         }
         const cells = await upsertRestrictions(tx, propertyId, pairs, input, weekdays);
+        for (const p of pairs)
+          recordChange(tx, {
+            propertyId,
+            entity: "restriction",
+            entityId: `${p.ratePlanId}:${p.roomTypeId}`,
+            action: "set",
+            after: { ...input, ratePlanIds: undefined, roomTypeIds: undefined },
+          });
         const codes = [...new Set(pairs.map((p) => roomTypes.get(p.roomTypeId)!))];
         await availabilityChanged(
           tx,

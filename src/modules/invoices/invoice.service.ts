@@ -1,4 +1,5 @@
 import { AppError, invalidField } from "../../errors.ts";
+import { recordChange } from "../audit/index.ts";
 import type { Transact } from "../../db/transaction.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { isUuid, newId } from "../../lib/ids.ts";
@@ -69,7 +70,9 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
           },
           actor,
         );
-        return (await repo.findInvoice(tx, propertyId, id))!;
+        const draft = (await repo.findInvoice(tx, propertyId, id))!;
+        recordChange(tx, { propertyId, entity: "invoice", entityId: id, action: "create", after: draft });
+        return draft;
       });
     },
 
@@ -93,6 +96,14 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
         const issuedAt = clock.now();
         await repo.markIssued(tx, propertyId, draft.id, { series, number, issueDate, issuedAt, issuedBy: actor });
         const issued = (await repo.findInvoice(tx, propertyId, draft.id))!;
+        recordChange(tx, {
+          propertyId,
+          entity: "invoice",
+          entityId: draft.id,
+          action: "issue",
+          before: draft,
+          after: issued,
+        });
         await recordEvent(tx, {
           propertyId,
           type: "invoice.issued",

@@ -18,12 +18,12 @@ export {
 export { mobileRpc, type MobileRpc } from "./mobile.rpc.ts";
 
 /** The parts of MobileService other modules implement (merged into this module's one registration). */
-export type MobileRpcParts = Pick<ServiceImpl<typeof MobileService>, "scanIdentityDocument">;
+export type MobileRpcParts = Pick<ServiceImpl<typeof MobileService>, "scanIdentityDocument" | "listAuditChanges">;
 
 /**
  * hotelops.mobile.v1.MobileService: reservations, dashboard, forecast, reports and night audit of the staff session's
  * active property. MobileService is registered once, here, with the identity module's ScanIdentityDocument
- * spread in (`parts`).
+ * and the audit module's ListAuditChanges spread in (`parts`).
  */
 export function createMobileModule(
   deps: Deps,

@@ -10,7 +10,7 @@ import type { MobileReservations } from "./reservations.service.ts";
 import type { ReportColumn, ReportsService, StatsService } from "../reports/index.ts";
 
 /** The RPCs of MobileService this module implements (the identity module implements ScanIdentityDocument). */
-export type MobileRpc = Omit<ServiceImpl<typeof MobileService>, "scanIdentityDocument">;
+export type MobileRpc = Omit<ServiceImpl<typeof MobileService>, "scanIdentityDocument" | "listAuditChanges">;
 
 export interface MobileRpcServices {
   reservations: MobileReservations;

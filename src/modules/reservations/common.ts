@@ -5,6 +5,7 @@ import { requireId } from "../../lib/ids.ts";
 import { ariChangesSql, type AriReason } from "../inventory/index.ts";
 import * as repo from "./reservation.repository.ts";
 import type { Reservation } from "./reservation.repository.ts";
+import { recordChange } from "../audit/index.ts";
 
 /** Who acts: the property (resolved from the caller's reach, never from input) and the caller's rights. */
 export interface Actor {
@@ -58,3 +59,34 @@ export async function finishChange(
   const [, changeSeq] = await Promise.all([recorded, repo.bumpChangeSeq(tx, r.propertyId, r.id, ari, opts.last)]);
   return { ...r, changeSeq };
 }
+
+/**
+ * The audit trail of one reservation change, in its transaction: the reservation's own fields (action `action`),
+ * and a room_line row (same action) for every room line that was added, removed or changed.
+ */
+export function auditReservation(tx: Tx, action: string, before: Reservation | undefined, after: Reservation): void {
+  const { rooms: linesBefore = [], ...b } = before ?? {};
+  const { rooms: linesAfter, ...a } = after;
+  recordChange(tx, {
+    propertyId: after.propertyId,
+    entity: "reservation",
+    entityId: after.id,
+    action,
+    before: before && b,
+    after: a,
+  });
+  for (const line of linesAfter) {
+    const old = linesBefore.find((l) => l.id === line.id);
+    if (before !== undefined && old !== undefined && JSON.stringify(old, big) === JSON.stringify(line, big)) continue;
+    recordChange(tx, {
+      propertyId: after.propertyId,
+      entity: "room_line",
+      entityId: line.id,
+      action,
+      before: old,
+      after: line,
+    });
+  }
+}
+
+const big = (_k: string, v: unknown): unknown => (typeof v === "bigint" ? v.toString() : v);

@@ -19,7 +19,7 @@ import * as repo from "./reservation.repository.ts";
 import type { Reservation } from "./reservation.repository.ts";
 import { availabilityEvents, reservationEvent, roomLineEvent } from "./reservation.events.ts";
 import { assertTransition, holdsInventory } from "./transitions.ts";
-import { finishChange, requireReservation, type Actor } from "./common.ts";
+import { auditReservation, finishChange, requireReservation, type Actor } from "./common.ts";
 import { endStay } from "./stay-end.ts";
 import { reinstateInTx } from "./no-show.ts";
 
@@ -109,6 +109,7 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
       [propertyId, before.id, now],
     );
     const r = await requireReservation(tx, propertyId, before.id, false);
+    auditReservation(tx, "no_show", before, r);
     // The caller's transaction goes on (the night audit marks several and advances the date): not its last statement.
     await finishChange(
       tx,
@@ -160,6 +161,7 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
         const before = await writable(tx, actor, reservationId);
         await assignInTx(tx, actor.propertyId, before.id, lineId, roomId);
         const r = await touch(tx, actor, before.id, now);
+        auditReservation(tx, "assign_room", before, r);
         return finishChange(tx, r, [reservationEvent("reservation.updated", r, now)]);
       }),
 
@@ -192,6 +194,7 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
           now,
         ]);
         const r = await touch(tx, actor, before.id, now, "IN_HOUSE");
+        auditReservation(tx, "check_in", before, r);
         return finishChange(tx, r, [
           roomLineEvent("guest.checked_in", r, lineOf(r, line.id), now),
           reservationEvent("reservation.updated", r, now),
@@ -219,6 +222,7 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
         ]);
         if (line.roomId !== null) await updateRoomStatus(tx, actor.propertyId, line.roomId, "DIRTY", now);
         const r = await touch(tx, actor, before.id, now, stillIn ? undefined : "CHECKED_OUT");
+        auditReservation(tx, "check_out", before, r);
         return finishChange(tx, r, [
           roomLineEvent("guest.checked_out", r, lineOf(r, line.id), now),
           reservationEvent("reservation.updated", r, now),
@@ -314,6 +318,7 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
           ]);
         if (line.roomId !== null) await updateRoomStatus(tx, actor.propertyId, line.roomId, "DIRTY", now);
         const r = await touch(tx, actor, before.id, now);
+        auditReservation(tx, "move", before, r);
         return finishChange(tx, r, [
           reservationEvent("reservation.updated", r, now),
           ...(otherType ? availabilityEvents(actor.propertyId, from, to, [line.roomTypeCode, newTypeCode], now) : []),

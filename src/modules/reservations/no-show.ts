@@ -6,7 +6,7 @@ import { propertyById } from "../properties/index.ts";
 import * as repo from "./reservation.repository.ts";
 import type { Reservation } from "./reservation.repository.ts";
 import { availabilityEvents, reservationEvent } from "./reservation.events.ts";
-import { finishChange, requireReservation, type Actor } from "./common.ts";
+import { auditReservation, finishChange, requireReservation, type Actor } from "./common.ts";
 
 /**
  * Brings a NO_SHOW back as GUARANTEED while the business date is at most the day after its arrival (the guest came
@@ -51,6 +51,7 @@ export async function reinstateInTx(tx: Tx, actor: Actor, reservationId: string,
     [actor.propertyId, before.id, now],
   );
   const r = await requireReservation(tx, actor.propertyId, before.id, false);
+  auditReservation(tx, "reinstate", before, r);
   return finishChange(tx, r, [
     reservationEvent("reservation.updated", r, now),
     ...availabilityEvents(

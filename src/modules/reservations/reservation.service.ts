@@ -39,7 +39,7 @@ import {
 } from "./transitions.ts";
 import { createFrontDesk, type FrontDesk } from "./frontdesk.service.ts";
 import { alertOverbooking } from "./overbooking.ts";
-import { finishChange, requireReservation, type Actor } from "./common.ts";
+import { auditReservation, finishChange, requireReservation, type Actor } from "./common.ts";
 import { checkOptionUntil, setOption } from "./options.ts";
 
 export type { Actor };
@@ -480,6 +480,7 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
           ),
         ];
         if (taken.value.length > 0) await alertOverbooking(tx, r, now);
+        auditReservation(tx, "create", undefined, r);
         return { reservation: await finishChange(tx, r, events), created: true };
       });
     } catch (err) {
@@ -655,6 +656,7 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
       if (optionUntil?.getTime() !== before.optionUntil?.getTime())
         await setOption(tx, actor.propertyId, before.id, optionUntil);
       const r = await requireReservation(tx, actor.propertyId, before.id, false);
+      auditReservation(tx, "modify", before, r);
       // Staff hear of a revision only when it is short on a night (or by a room) it was not short before.
       const wasShort = new Map(before.overbookedNights.map((n) => [`${n.roomTypeId}|${n.date}`, n.rooms]));
       if (
@@ -716,6 +718,7 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
       [propertyId, before.id, now, reason, stayed ? minDate(from, before.departureDate) : null],
     );
     const r = await requireReservation(tx, propertyId, before.id, false);
+    auditReservation(tx, "cancel", before, r);
     const released = releases
       ? availabilityEvents(
           propertyId,

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { recordChange } from "../audit/index.ts";
 import type { Transact, Tx } from "../../db/transaction.ts";
 import { queues } from "../../jobs/queues.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -431,6 +432,15 @@ export function createWebhookEngine(d: EngineDeps) {
       "update webhook_deliveries set status = 'cancelled', next_attempt_at = null, last_error_class = 'endpoint_closed' where endpoint_id = $1 and status = 'pending' and id <> $2",
       [c.endpoint_id, c.id],
     );
+    if (closed !== undefined)
+      recordChange(tx, {
+        propertyId: c.property_id,
+        entity: "webhook_endpoint",
+        entityId: c.endpoint_id,
+        action: "close",
+        before: { status: "open" },
+        after: { status: "closed", closedReason: reason },
+      });
     if (closed !== undefined && closed.created_by !== null) {
       const body = `${closed.url}: ${reason} Re-enable it in Integrations > API access > Webhook addresses.`;
       await insertNotification(

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { recordChange } from "../audit/index.ts";
 import { poolQueryable } from "../../db/queryable.ts";
 import type { Transact } from "../../db/transaction.ts";
 import { AppError, invalidField } from "../../errors.ts";
@@ -132,14 +133,31 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
   }
 
   /** Updates one address of the actor's property and returns it; not found when it is another property's. */
-  async function update(actor: Actor, id: string, setSql: string, params: unknown[]): Promise<Endpoint> {
+  async function update(
+    actor: Actor,
+    id: string,
+    setSql: string,
+    params: unknown[],
+    audit: { action: string; before?: Endpoint },
+  ): Promise<Endpoint> {
     if (!isUuid(id)) throw new AppError("not_found", "Webhook address not found.");
-    const { rows } = await d.pool.query<EndpointRow>(
-      `update webhook_endpoints set ${setSql} where property_id = $1 and id = $2 returning ${endpointColumns}`,
-      [actor.propertyId, id, ...params],
-    );
-    if (rows[0] === undefined) throw new AppError("not_found", "Webhook address not found.");
-    return toEndpoint(rows[0]);
+    return d.transact(async (tx) => {
+      const rows = await tx.query<EndpointRow>(
+        `update webhook_endpoints set ${setSql} where property_id = $1 and id = $2 returning ${endpointColumns}`,
+        [actor.propertyId, id, ...params],
+      );
+      if (rows[0] === undefined) throw new AppError("not_found", "Webhook address not found.");
+      const after = toEndpoint(rows[0]);
+      recordChange(tx, {
+        propertyId: actor.propertyId,
+        entity: "webhook_endpoint",
+        entityId: id,
+        action: audit.action,
+        before: audit.before,
+        after,
+      });
+      return after;
+    });
   }
 
   return {
@@ -185,6 +203,13 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
             maxConcurrency,
           ],
         );
+        recordChange(tx, {
+          propertyId: actor.propertyId,
+          entity: "webhook_endpoint",
+          entityId: id,
+          action: "create",
+          after: toEndpoint(inserted!),
+        });
         return inserted!;
       });
       return { endpoint: toEndpoint(row), secret };
@@ -206,6 +231,7 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
         id,
         "url = $3, event_types = $4, description = $5, updated_at = $6, max_per_second = $7, max_concurrency = $8",
         [url, eventTypes, description, d.clock.now(), maxPerSecond, maxConcurrency],
+        { action: "modify", before: current },
       );
       if (patch.ed25519 === undefined || patch.ed25519 === (current.publicKey !== null)) return updated;
       // Switching ed25519 on makes a key pair; switching it off drops the keys (HMAC signatures go on).
@@ -215,17 +241,27 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
         id,
         "ed25519_key_sealed = $3, ed25519_public_key = $4, previous_ed25519_key_sealed = null, previous_ed25519_public_key = null",
         [pair === undefined ? null : d.box.seal(pair.secretKey, ed25519Aad(id)), pair?.publicKey ?? null],
+        { action: "modify", before: updated },
       );
     },
 
     /** Deletes the address with its deliveries and history. */
     async remove(actor: Actor, id: string): Promise<void> {
       if (!isUuid(id)) throw new AppError("not_found", "Webhook address not found.");
-      const { rowCount } = await d.pool.query("delete from webhook_endpoints where property_id = $1 and id = $2", [
-        actor.propertyId,
-        id,
-      ]);
-      if (rowCount === 0) throw new AppError("not_found", "Webhook address not found.");
+      await d.transact(async (tx) => {
+        const [gone] = await tx.query<EndpointRow>(
+          `delete from webhook_endpoints where property_id = $1 and id = $2 returning ${endpointColumns}`,
+          [actor.propertyId, id],
+        );
+        if (gone === undefined) throw new AppError("not_found", "Webhook address not found.");
+        recordChange(tx, {
+          propertyId: actor.propertyId,
+          entity: "webhook_endpoint",
+          entityId: id,
+          action: "delete",
+          before: toEndpoint(gone),
+        });
+      });
     },
 
     /**
@@ -250,6 +286,7 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
           pair === undefined ? null : d.box.seal(pair.secretKey, ed25519Aad(id)),
           pair?.publicKey ?? null,
         ],
+        { action: "rotate_secret" },
       );
       return { endpoint, secret };
     },
@@ -262,6 +299,13 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
           [actor.propertyId, isUuid(id) ? id : null, d.clock.now()],
         );
         if (row === undefined) throw new AppError("not_found", "Webhook address not found.");
+        recordChange(tx, {
+          propertyId: actor.propertyId,
+          entity: "webhook_endpoint",
+          entityId: row.id,
+          action: "disable",
+          after: toEndpoint(row),
+        });
         await tx.query(
           "update webhook_deliveries set status = 'cancelled', next_attempt_at = null, last_error_class = 'endpoint_closed' where endpoint_id = $1 and status = 'pending'",
           [id],
@@ -277,6 +321,7 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
         id,
         "status = 'open', closed_at = null, closed_reason = null, failing_since = null, failures_since_success = 0, updated_at = $3",
         [d.clock.now()],
+        { action: "enable" },
       );
     },
 

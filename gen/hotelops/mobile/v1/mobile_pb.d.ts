@@ -6,6 +6,7 @@ import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegen
 import type { Message } from "@bufbuild/protobuf";
 import type { ListValue, Timestamp } from "@bufbuild/protobuf/wkt";
 import type { Reservation } from "../../reservation/v1/reservation_pb.js";
+import type { Change } from "../../audit/v1/audit_pb.js";
 import type { NightAuditCheck, NightAuditSummary, UnchargedNight } from "../../folio/v1/folio_pb.js";
 
 /**
@@ -936,6 +937,84 @@ export declare type GetForecastResponse = Message<"hotelops.mobile.v1.GetForecas
 export declare const GetForecastResponseSchema: GenMessage<GetForecastResponse>;
 
 /**
+ * @generated from message hotelops.mobile.v1.ListAuditChangesRequest
+ */
+export declare type ListAuditChangesRequest = Message<"hotelops.mobile.v1.ListAuditChangesRequest"> & {
+  /**
+   * reservation, room_line, folio, invoice, price, restriction, room, out_of_order, webhook_endpoint, api_client.
+   *
+   * @generated from field: string entity_type = 1;
+   */
+  entityType: string;
+
+  /**
+   * One record's id; needs entity_type.
+   *
+   * @generated from field: string entity_id = 2;
+   */
+  entityId: string;
+
+  /**
+   * A user id, client id or job name.
+   *
+   * @generated from field: string actor_id = 3;
+   */
+  actorId: string;
+
+  /**
+   * @generated from field: string from = 4;
+   */
+  from: string;
+
+  /**
+   * @generated from field: string to = 5;
+   */
+  to: string;
+
+  /**
+   * @generated from field: string cursor = 6;
+   */
+  cursor: string;
+
+  /**
+   * @generated from field: int32 limit = 7;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.ListAuditChangesRequest.
+ * Use `create(ListAuditChangesRequestSchema)` to create a new message.
+ */
+export declare const ListAuditChangesRequestSchema: GenMessage<ListAuditChangesRequest>;
+
+/**
+ * @generated from message hotelops.mobile.v1.ListAuditChangesResponse
+ */
+export declare type ListAuditChangesResponse = Message<"hotelops.mobile.v1.ListAuditChangesResponse"> & {
+  /**
+   * @generated from field: repeated hotelops.audit.v1.Change changes = 1;
+   */
+  changes: Change[];
+
+  /**
+   * @generated from field: string next_cursor = 2;
+   */
+  nextCursor: string;
+
+  /**
+   * @generated from field: bool has_more = 3;
+   */
+  hasMore: boolean;
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.ListAuditChangesResponse.
+ * Use `create(ListAuditChangesResponseSchema)` to create a new message.
+ */
+export declare const ListAuditChangesResponseSchema: GenMessage<ListAuditChangesResponse>;
+
+/**
  * @generated from message hotelops.mobile.v1.ListReportsRequest
  */
 export declare type ListReportsRequest = Message<"hotelops.mobile.v1.ListReportsRequest"> & {
@@ -1336,6 +1415,20 @@ export declare const MobileService: GenService<{
     methodKind: "unary";
     input: typeof GetForecastRequestSchema;
     output: typeof GetForecastResponseSchema;
+  },
+  /**
+   * The audit trail of the active property (hotelops.audit.v1.AuditService.ListChanges): changes newest first,
+   * with who made them, when, through which face and request, and the fields before and after (guest personal
+   * data and secrets only marked `masked`). Filters `entityType` (with or without `entityId`), `actorId`,
+   * `from` / `to` (RFC 3339 instants, `to` excluded); `limit` 1-200 (default 50), paged by `cursor` from
+   * `nextCursor`. 400 invalid_argument naming the field for a bad filter, limit or cursor; 403 without audit.read.
+   *
+   * @generated from rpc hotelops.mobile.v1.MobileService.ListAuditChanges
+   */
+  listAuditChanges: {
+    methodKind: "unary";
+    input: typeof ListAuditChangesRequestSchema;
+    output: typeof ListAuditChangesResponseSchema;
   },
   /**
    * The report catalogue: every report POST /reports runs, with its columns (key, label, type). Column types:

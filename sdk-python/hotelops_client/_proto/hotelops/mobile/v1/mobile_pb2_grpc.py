@@ -57,6 +57,11 @@ class MobileServiceStub(object):
                 request_serializer=hotelops_dot_mobile_dot_v1_dot_mobile__pb2.GetForecastRequest.SerializeToString,
                 response_deserializer=hotelops_dot_mobile_dot_v1_dot_mobile__pb2.GetForecastResponse.FromString,
                 )
+        self.ListAuditChanges = channel.unary_unary(
+                '/hotelops.mobile.v1.MobileService/ListAuditChanges',
+                request_serializer=hotelops_dot_mobile_dot_v1_dot_mobile__pb2.ListAuditChangesRequest.SerializeToString,
+                response_deserializer=hotelops_dot_mobile_dot_v1_dot_mobile__pb2.ListAuditChangesResponse.FromString,
+                )
         self.ListReports = channel.unary_unary(
                 '/hotelops.mobile.v1.MobileService/ListReports',
                 request_serializer=hotelops_dot_mobile_dot_v1_dot_mobile__pb2.ListReportsRequest.SerializeToString,
@@ -187,6 +192,19 @@ class MobileServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListAuditChanges(self, request, context):
+        """---- Audit trail ----
+
+        The audit trail of the active property (hotelops.audit.v1.AuditService.ListChanges): changes newest first,
+        with who made them, when, through which face and request, and the fields before and after (guest personal
+        data and secrets only marked `masked`). Filters `entityType` (with or without `entityId`), `actorId`,
+        `from` / `to` (RFC 3339 instants, `to` excluded); `limit` 1-200 (default 50), paged by `cursor` from
+        `nextCursor`. 400 invalid_argument naming the field for a bad filter, limit or cursor; 403 without audit.read.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ListReports(self, request, context):
         """---- Reports ----
 
@@ -272,6 +290,11 @@ def add_MobileServiceServicer_to_server(servicer, server):
                     servicer.GetForecast,
                     request_deserializer=hotelops_dot_mobile_dot_v1_dot_mobile__pb2.GetForecastRequest.FromString,
                     response_serializer=hotelops_dot_mobile_dot_v1_dot_mobile__pb2.GetForecastResponse.SerializeToString,
+            ),
+            'ListAuditChanges': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListAuditChanges,
+                    request_deserializer=hotelops_dot_mobile_dot_v1_dot_mobile__pb2.ListAuditChangesRequest.FromString,
+                    response_serializer=hotelops_dot_mobile_dot_v1_dot_mobile__pb2.ListAuditChangesResponse.SerializeToString,
             ),
             'ListReports': grpc.unary_unary_rpc_method_handler(
                     servicer.ListReports,
@@ -439,6 +462,23 @@ class MobileService(object):
         return grpc.experimental.unary_unary(request, target, '/hotelops.mobile.v1.MobileService/GetForecast',
             hotelops_dot_mobile_dot_v1_dot_mobile__pb2.GetForecastRequest.SerializeToString,
             hotelops_dot_mobile_dot_v1_dot_mobile__pb2.GetForecastResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListAuditChanges(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.mobile.v1.MobileService/ListAuditChanges',
+            hotelops_dot_mobile_dot_v1_dot_mobile__pb2.ListAuditChangesRequest.SerializeToString,
+            hotelops_dot_mobile_dot_v1_dot_mobile__pb2.ListAuditChangesResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 
