@@ -75,6 +75,8 @@ export function reservationOut(r: Reservation) {
       roomTypeCode: n.roomTypeCode,
       rooms: n.rooms,
     })),
+    remarks: r.remarks,
+    ...(r.paymentGuarantee !== null ? { paymentGuarantee: r.paymentGuarantee } : {}),
     rooms: r.rooms.map((l) => ({
       id: l.id,
       roomTypeId: l.roomTypeId,
@@ -88,6 +90,7 @@ export function reservationOut(r: Reservation) {
       totalMinor: l.totalMinor,
       ...(l.checkedInAt !== null ? { checkedInAt: timestampFromDate(l.checkedInAt) } : {}),
       ...(l.checkedOutAt !== null ? { checkedOutAt: timestampFromDate(l.checkedOutAt) } : {}),
+      guestNames: l.guestNames,
     })),
   };
 }
