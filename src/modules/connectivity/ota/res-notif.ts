@@ -132,8 +132,10 @@ export function resNotifToEvent(xml: string, propertyCode: string): { head: ResN
       total !== undefined
         ? BigInt(amountOf(total, `${where}/Total`))
         : nightlyPrices.reduce((a, n) => a + n.amountMinor, 0n);
-    const names = children(child(rs, "ResGuestRPHs"), "ResGuestRPH")
-      .map((r) => guests.get(attr(r, "RPH")))
+    // 2015B: a list of RPHs as text ("1 2"); older versions: ResGuestRPH elements
+    const rphs = child(rs, "ResGuestRPHs");
+    const names = [...children(rphs, "ResGuestRPH").map((r) => attr(r, "RPH")), ...text(rphs).split(/\s+/)]
+      .map((rph) => guests.get(rph))
       .filter((n): n is string => n !== undefined);
     return {
       roomTypeCode,
