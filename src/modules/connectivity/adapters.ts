@@ -1,7 +1,7 @@
 import { AppError, type FieldViolation } from "../../errors.ts";
 import { badDateReason, isCalendarDate } from "../../lib/dates.ts";
 import { isIsoCurrency, MAX_MONEY_MINOR, withinMoneyBound } from "../../lib/money.ts";
-import { refuseCardData } from "./card-data.ts";
+import { refuseCardData } from "../../lib/card-data.ts";
 
 export type ReservationEventType = "NEW" | "MODIFIED" | "CANCELLED";
 

@@ -1,6 +1,6 @@
 import { AppError, type FieldViolation } from "../../../errors.ts";
 import { currencyScale } from "../../../lib/money.ts";
-import { refuseCardData } from "../card-data.ts";
+import { refuseCardData } from "../../../lib/card-data.ts";
 import { attr, child, children, el, minorUnits, parseOta, path, text, type XmlNode } from "./xml.ts";
 
 /** ResStatus (the message's, else the reservation's) -> our event type. */

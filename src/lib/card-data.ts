@@ -1,4 +1,4 @@
-import { AppError, type FieldViolation } from "../../errors.ts";
+import { AppError, type FieldViolation } from "../errors.ts";
 
 /**
  * Card data never enters the service: a card number (PAN: 13-19 digits, spaces or dashes allowed between them,
