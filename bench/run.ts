@@ -9,6 +9,7 @@ import { benchWebhooks } from "./webhooks.bench.ts";
 import { benchCodec } from "./codec.bench.ts";
 import { benchMobile } from "./mobile.bench.ts";
 import { benchGrowth } from "./growth.bench.ts";
+import { benchOta } from "./ota.bench.ts";
 
 const only = process.argv[2];
 const benches: Record<string, () => Promise<void>> = {
@@ -19,6 +20,7 @@ const benches: Record<string, () => Promise<void>> = {
   webhooks: benchWebhooks,
   codec: benchCodec,
   mobile: benchMobile,
+  ota: benchOta,
   observability: benchObservability,
   growth: benchGrowth,
 };
