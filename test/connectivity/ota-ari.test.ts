@@ -1,4 +1,6 @@
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seedDemo } from "../../src/ops/seed.ts";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { ConnectivityService } from "../../gen/hotelops/connectivity/v1/connectivity_pb.js";
@@ -160,5 +162,67 @@ describe("OTA ARI notifications", () => {
     const body = await res.text();
     expect(body).toContain("<OTA_HotelAvailNotifRS");
     expect(schemaErrors(body)).toBe("");
+  });
+});
+
+describe("docs/partners/ota-xml.md", () => {
+  it("its examples run against the demo hotel as documented", { timeout: 90_000 }, async () => {
+    await seedDemo(app.deps, app.services.admin);
+    for (const [kind, code, externalCode] of [
+      ["room_type", "DBL", "ACME-DOUBLE"],
+      ["rate_plan", "BB", "ACME-BB"],
+    ] as const)
+      await setProviderMapping(app.db.pool, { propertyCode: "DEMO-IST", provider: "acme", kind, code, externalCode });
+    const demo = (
+      await createTestClient(app, {
+        kind: "partner",
+        provider: "acme",
+        propertyCodes: ["DEMO-IST"],
+        scopes: ["reservations.write", "ari.read", "ari.write"],
+        approved: true,
+      })
+    ).accessToken;
+    const doc = readFileSync(new URL("../../docs/partners/ota-xml.md", import.meta.url), "utf8");
+    const day = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
+    const created = /cat > scratch\/ota-new.xml <<XML\n([\s\S]*?)\nXML\n/
+      .exec(doc)![1]!
+      .replaceAll("$FROM", day(40))
+      .replaceAll("$NEXT", day(41))
+      .replaceAll("$TO", day(42));
+    const inline = [...doc.matchAll(/--data-binary \\\n {2}'(<OTA_[^']+)'/g)].map((m) => m[1]!);
+    const modified = created
+      .replace('ResStatus="Commit"', 'ResStatus="Modify"')
+      .replace("ota-bk-2001-new", "ota-bk-2001-mod")
+      .replace('Count="2"', 'Count="1"');
+    const send = async (message: string, xml: string) => {
+      expect(schemaErrors(xml)).toBe("");
+      const res = await fetch(`${app.baseUrl}/api/v1/ota/DEMO-IST/${message}`, {
+        method: "POST",
+        headers: { ...bearer(demo), "content-type": "application/xml" },
+        body: xml,
+      });
+      const body = await res.text();
+      expect([res.status, schemaErrors(body)]).toEqual([200, ""]);
+      return body;
+    };
+    const first = await send("OTA_HotelResNotifRQ", created);
+    expect(first).toContain('ResResponseType="Committed"');
+    const code = /ResID_Value="(R\d+)" ResID_Source="HotelOps"/.exec(first)![1];
+    expect(await send("OTA_HotelResNotifRQ", modified)).toContain(`ResID_Value="${code}"`);
+    expect(await send("OTA_HotelResNotifRQ", inline[0]!)).toContain('ResResponseType="Cancelled"');
+    expect(await send("OTA_HotelRateAmountNotifRQ", inline[1]!)).toContain("<Success/>");
+    expect(await send("OTA_HotelAvailNotifRQ", inline[2]!)).toContain("<Success/>");
+    const read = (await (
+      await fetch(
+        `${app.baseUrl}/api/v1/properties/DEMO-IST/ari?from=2027-03-05&to=2027-03-07&roomTypes=ACME-DOUBLE&ratePlans=ACME-BB`,
+        { headers: bearer(demo) },
+      )
+    ).json()) as Json;
+    expect(
+      read.roomTypes[0].ratePlans[0].days.map((d: Json) => [d.date, d.priceMinor, d.minStay, d.closedToArrival]),
+    ).toEqual([
+      ["2027-03-05", 320000, 2, false],
+      ["2027-03-06", 320000, 2, true],
+    ]);
   });
 });
