@@ -46,7 +46,18 @@ export function createConnectivityModule(
   return {
     name: "connectivity",
     services: connectivityRpcServices,
-    xmlEndpoints: [createOtaEndpoints({ pool: deps.db.pool, clock: deps.clock })],
+    xmlEndpoints: [
+      createOtaEndpoints({
+        pool: deps.db.pool,
+        clock: deps.clock,
+        apply: (propertyId, externalReference) =>
+          processPartnerMessages(
+            { pool: deps.db.pool, reservations, clock: deps.clock, logger: deps.logger },
+            propertyId,
+            externalReference,
+          ),
+      }),
+    ],
     registerRpc: (router) =>
       registerConnectivityRpc(
         router,

@@ -15,16 +15,43 @@ export const OTA_MAX_BODY_BYTES = 256 * 1024;
 /** How long a reservation notification waits for its booking to be applied before answering without its id. */
 export const OTA_OUTCOME_WAIT_MS = 10_000;
 
+/** Reservation notifications applied in the API process at once (see applyNow). */
+export const OTA_INLINE_APPLIES = 3;
+
 const PATH = /^\/api\/v1\/ota\/([A-Za-z0-9_-]{1,64})\/(OTA_[A-Za-z]+RQ)$/;
 
 /**
  * POST /api/v1/ota/{propertyCode}/OTA_HotelResNotifRQ, OTA_HotelAvailNotifRQ and OTA_HotelRateAmountNotifRQ: the
  * OpenTravel face of CreateReservationEvent and UpdateAri (same token and scopes, partner switch, limits,
- * idempotency, mappings and queue). A reservation notification answers once its booking is applied (or after
- * OTA_OUTCOME_WAIT_MS, with a warning and without the hotel's id).
+ * idempotency, mappings and queue). A reservation notification answers once its booking is applied: it applies it
+ * itself right after queueing (or, when that fails, waits up to OTA_OUTCOME_WAIT_MS for the worker, then answers with
+ * a warning and without the hotel's id).
  */
-export function createOtaEndpoints(deps: { pool: pg.Pool; clock: Clock }): XmlEndpoint {
+export function createOtaEndpoints(deps: {
+  pool: pg.Pool;
+  clock: Clock;
+  /**
+   * Applies the queued messages of one booking now (the worker's own processPartnerMessages, under the same lock), so
+   * the answer does not wait for a worker to reach the job; the job then finds nothing left. A failure here is left
+   * to the job's retries.
+   */
+  apply: (propertyId: string, externalReference: string) => Promise<void>;
+}): XmlEndpoint {
   const rsOf = (rq: string): string => rq.replace(/RQ$/, "RS");
+  // An inline apply holds a pool connection for its lock and takes others for the booking: at most a few at once, so
+  // concurrent messages never take every connection of the pool (the rest wait for the worker, as JSON events do).
+  let applying = 0;
+  const applyNow = async (propertyId: string, externalReference: string): Promise<void> => {
+    if (applying >= OTA_INLINE_APPLIES) return;
+    applying++;
+    try {
+      await deps.apply(propertyId, externalReference);
+    } catch {
+      // the job retries it
+    } finally {
+      applying--;
+    }
+  };
   return {
     maxBodyBytes: OTA_MAX_BODY_BYTES,
     error: (err, path) =>
@@ -46,6 +73,7 @@ export function createOtaEndpoints(deps: { pool: pg.Pool; clock: Clock }): XmlEn
               const { eventId } = result as { eventId: string };
               const caller = client(values.get(principalKey));
               const property = await requireProperty(deps, caller, propertyCode);
+              await applyNow(property.id, head.externalReference);
               const outcome = await waitForOutcome(deps.pool, property.id, caller.clientId, eventId);
               if (outcome?.status === "REJECTED")
                 return errorsRs("OTA_HotelResNotifRS", head, deps.clock.now(), {
