@@ -10,6 +10,7 @@ import { benchCodec } from "./codec.bench.ts";
 import { benchMobile } from "./mobile.bench.ts";
 import { benchGrowth } from "./growth.bench.ts";
 import { benchFrontDesk } from "./frontdesk.bench.ts";
+import { benchOta } from "./ota.bench.ts";
 
 const only = process.argv[2];
 const benches: Record<string, () => Promise<void>> = {
@@ -20,6 +21,7 @@ const benches: Record<string, () => Promise<void>> = {
   webhooks: benchWebhooks,
   codec: benchCodec,
   mobile: benchMobile,
+  ota: benchOta,
   observability: benchObservability,
   frontdesk: benchFrontDesk,
   growth: benchGrowth,

@@ -5,6 +5,7 @@ import { openDatabase, type Database } from "./db/index.ts";
 import { createTransact } from "./db/transaction.ts";
 import { startBoss, type Boss } from "./jobs/boss.ts";
 import { createGateway, type Gateway } from "./gateway/index.ts";
+import { createXmlEndpoints } from "./gateway/xml.ts";
 import { createClientAddress, parseTrustedProxies } from "./server/client-address.ts";
 import { createCors } from "./server/cors.ts";
 import { COMPRESS_MIN_BYTES, connectCompressions } from "./server/compression.ts";
@@ -223,6 +224,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       cors: createCors(config.corsOrigins),
       metrics: onMainPort,
       unary: config.unaryFastPath ? createUnaryFastPath(router.direct) : undefined,
+      xml: createXmlEndpoints({ ...router.direct, endpoints: modules.flatMap((m) => m.xmlEndpoints ?? []) }),
     });
     listener = await listen(dispatcher, {
       port: config.port,

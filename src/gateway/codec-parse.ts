@@ -1,3 +1,4 @@
+import { isSecurityCodeName } from "../lib/card-data.ts";
 import {
   create,
   fromJson,
@@ -37,6 +38,9 @@ interface ParsePlan {
   parse: Parse;
 }
 
+/** No request of any API takes a card security code: a field named like one is refused as card data (422). */
+const SECURITY_CODE = "is a card security code, which is never accepted";
+
 const plans = new WeakMap<DescMessage, Map<string, ParsePlan>>();
 
 /**
@@ -49,6 +53,11 @@ export function parse<D extends DescMessage>(
   violations: FieldViolation[] = [],
 ): MessageShape<D> {
   const message = json === null || json === undefined ? create(desc) : parseMessage(desc, json, "", violations);
+  if (violations.some((v) => v.reason === SECURITY_CODE))
+    // card data is refused as unprocessable (422), whatever else is wrong, naming the field and never its value
+    throw new AppError("validation_failed", "Card security codes are never accepted.", {
+      details: violations.filter((v) => v.reason === SECURITY_CODE),
+    });
   if (violations.length > 0) {
     // the first few in the message (the details list up to 20): a message never grows with the request
     const shown = violations.slice(0, 3).map((v) => `${(v.field || "body").slice(0, 100)} ${v.reason}`);
@@ -72,7 +81,7 @@ function parseMessage(desc: DescMessage, v: unknown, path: string, out: FieldVio
     const fieldPath = path === "" ? key : `${path}.${key}`;
     const p = plan.get(key);
     if (p === undefined) {
-      out.push({ field: fieldPath, reason: "is not a known field" });
+      out.push({ field: fieldPath, reason: isSecurityCodeName(key) ? SECURITY_CODE : "is not a known field" });
       continue;
     }
     const value = obj[key];

@@ -7,6 +7,7 @@ import type { Boss } from "../jobs/boss.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { Metrics } from "../observability/metrics.ts";
+import type { XmlEndpoint } from "../gateway/xml.ts";
 
 /** What every module is built from (wired by hand in app.ts). */
 export interface Deps {
@@ -26,6 +27,8 @@ export interface Module {
   /** RPC services this module serves (for reflection and health). */
   services?: DescService[];
   registerRpc?(router: ConnectRouter): void;
+  /** XML endpoints outside the google.api.http routes, each served as one of the module's RPCs (gateway/xml.ts). */
+  xmlEndpoints?: XmlEndpoint[];
   /** Registers pg-boss workers and schedules; called once the boss is up (ROLE=worker|all run them). */
   startWorkers?(): Promise<void>;
   /** Releases what the module holds outside the database (worker threads, timers); called once at shutdown. */

@@ -35,6 +35,14 @@ export interface DispatchOptions {
   cors?: Cors;
   /** GET /metrics on this port (unset: not served here). */
   metrics?: MetricsEndpoint | undefined;
+  /** XML endpoints (gateway/xml.ts): answers and returns true for a path of theirs. */
+  xml?: (
+    req: Parameters<NodeHandler>[0],
+    res: Parameters<NodeHandler>[1],
+    path: string,
+    info: CallInfo,
+    values: ReturnType<typeof createContextValues>,
+  ) => boolean;
   /** Unary calls it takes (unary.ts) do not go through connect-es's handlers. */
   unary?: UnaryFastPath | undefined;
 }
@@ -48,7 +56,7 @@ export interface MetricsEndpoint {
 
 /**
  * Every HTTP request enters here: CORS (headers, preflights), health probes, then Connect/gRPC/gRPC-Web by exact RPC path, the API docs
- * (`/docs`, `/openapi.json`), the panel (`/panel`), then the REST
+ * (`/docs`, `/openapi.json`), the panel (`/panel`), the XML endpoints (`/api/v1/ota/...`), then the REST
  * gateway. Each call gets its CallInfo (request id, peer, transport) once, shared by all interceptors.
  */
 export function createDispatcher(opts: DispatchOptions): NodeHandler {
@@ -87,7 +95,11 @@ export function createDispatcher(opts: DispatchOptions): NodeHandler {
       return;
     }
     const handler = byPath.get(path);
-    if (handler === undefined && (serveDocs(req, res, path) || servePanel(req, res, path))) return;
+    if (
+      handler === undefined &&
+      (serveDocs(req, res, path) || servePanel(req, res, path) || opts.xml?.(req, res, path, info, values) === true)
+    )
+      return;
     if (handler === undefined) {
       info.transport = "rest";
       opts.gateway.handle(req, res, info, values).catch((err: unknown) => {

@@ -10,7 +10,11 @@ const personalData: [string, RegExp][] = [
   ["refresh token", /\brt_[A-Za-z0-9_-]{16,}/],
   ["webhook signing secret", /whsec_[A-Za-z0-9+/=_-]{16,}/],
   ["TC identity number", /(?<![\w.-])[1-9]\d{10}(?![\w.])/],
-  ["guest name", /Ayse Yilmaz|Mobile Guest|Channel Guest|Outage Guest|Guest Name|In Flight|YILMAZ|AYSE/],
+  [
+    "guest name",
+    /Ayse Yilmaz|Mobile Guest|Channel Guest|Outage Guest|Guest Name|In Flight|Room Guest|Second Sleeper|YILMAZ|AYSE/,
+  ],
+  ["card number (the tests' card numbers)", /4111[ -]?1111[ -]?1111[ -]?1111|5555[ -]?5555[ -]?5555[ -]?4444/],
   ["password", /demo-pass-2026|test-pass-2026/],
 ];
 

@@ -1,6 +1,7 @@
 import { AppError, type FieldViolation } from "../../errors.ts";
 import { badDateReason, isCalendarDate } from "../../lib/dates.ts";
 import { isIsoCurrency, MAX_MONEY_MINOR, withinMoneyBound } from "../../lib/money.ts";
+import { refuseCardData } from "../../lib/card-data.ts";
 
 export type ReservationEventType = "NEW" | "MODIFIED" | "CANCELLED";
 
@@ -11,11 +12,27 @@ export interface InboundPartnerMessage {
   channel: string;
   arrivalDate: string;
   departureDate: string;
-  rooms: { roomTypeCode: string; ratePlanCode: string; adults: number; children: number; amountMinor: number }[];
+  rooms: InboundRoomLine[];
   totalMinor: number;
   currency: string;
   holderName: string;
   notes: string;
+  /** The booker's remarks (absent in messages queued before they existed). */
+  remarks?: string[];
+  /** A payment guarantee by reference; null when the event has none. */
+  paymentGuarantee?: { token: string; cardType: string; issuer: string } | null;
+}
+
+export interface InboundRoomLine {
+  roomTypeCode: string;
+  ratePlanCode: string;
+  adults: number;
+  children: number;
+  amountMinor: number;
+  /** One price per night in date order (empty: the amount is spread over the nights). */
+  nightlyPrices?: { date: string; amountMinor: number }[];
+  /** The room's guests by name. */
+  guests?: string[];
 }
 
 /**
@@ -30,6 +47,8 @@ export interface ProviderAdapter {
 /** The default adapter: the JSON body of POST /api/v1/properties/{propertyCode}/reservation-events (CreateReservationEventRequest). */
 export const jsonAdapter: ProviderAdapter = {
   parse(p) {
+    // before anything else: a message with card data is refused whole, naming the field, never the value
+    refuseCardData(p);
     const v: FieldViolation[] = [];
     const str = (name: string, max: number, required: boolean): string => {
       const x = p[name];
@@ -76,12 +95,44 @@ export const jsonAdapter: ProviderAdapter = {
           v.push({ field: `rooms[${i}].${k}`, reason: `must be an integer from ${min} to ${max}` });
         return typeof x === "number" ? x : 0;
       };
+      const amountMinor = count("amountMinor", 0, Number(MAX_MONEY_MINOR));
+      const nights = Array.isArray(r.nightlyPrices) ? (r.nightlyPrices as Record<string, unknown>[]) : [];
+      const nightlyPrices = nights.map((n, j) => {
+        const field = `rooms[${i}].nightlyPrices[${j}]`;
+        const date = typeof n.date === "string" ? n.date : "";
+        if (!isCalendarDate(date)) v.push({ field: `${field}.date`, reason: badDateReason });
+        const amount = n.amountMinor;
+        if (typeof amount !== "number" || !Number.isInteger(amount) || amount < 0 || amount > Number(MAX_MONEY_MINOR))
+          v.push({ field: `${field}.amountMinor`, reason: `must be an integer from 0 to ${MAX_MONEY_MINOR}` });
+        return { date, amountMinor: typeof amount === "number" ? amount : 0 };
+      });
+      if (nightlyPrices.length > 0) {
+        const expected =
+          isCalendarDate(arrivalDate) && isCalendarDate(departureDate) ? nightsOf(arrivalDate, departureDate) : [];
+        if (nightlyPrices.length !== expected.length || nightlyPrices.some((n, j) => n.date !== expected[j]))
+          v.push({
+            field: `rooms[${i}].nightlyPrices`,
+            reason: "must hold one price for each night of the stay, in date order",
+          });
+        else if (nightlyPrices.reduce((a, n) => a + n.amountMinor, 0) !== amountMinor)
+          v.push({ field: `rooms[${i}].nightlyPrices`, reason: "must add up to the room's amountMinor" });
+      }
+      const rawGuests = Array.isArray(r.guests) ? (r.guests as unknown[]) : [];
+      if (rawGuests.length > 10) v.push({ field: `rooms[${i}].guests`, reason: "at most 10 guests a room" });
+      const guests = rawGuests.map((g, j) => {
+        const name = typeof g === "object" && g !== null ? (g as { name?: unknown }).name : undefined;
+        if (typeof name !== "string" || name.trim() === "" || name.length > 200)
+          v.push({ field: `rooms[${i}].guests[${j}].name`, reason: "must be a name of 1 to 200 characters" });
+        return typeof name === "string" ? name.trim() : "";
+      });
       return {
         roomTypeCode: code("roomTypeCode"),
         ratePlanCode: code("ratePlanCode"),
         adults: count("adults", 1, 10),
         children: count("children", 0, 10),
-        amountMinor: count("amountMinor", 0, Number(MAX_MONEY_MINOR)),
+        amountMinor,
+        ...(nightlyPrices.length > 0 ? { nightlyPrices } : {}),
+        ...(guests.length > 0 ? { guests } : {}),
       };
     });
     const totalMinor = typeof p.totalMinor === "number" ? p.totalMinor : 0;
@@ -90,6 +141,31 @@ export const jsonAdapter: ProviderAdapter = {
     if (full && rooms.length > 0 && rooms.reduce((a, r) => a + r.amountMinor, 0) !== totalMinor)
       v.push({ field: "totalMinor", reason: "must equal the sum of rooms[].amountMinor" });
     const notes = str("notes", 2000, false);
+    const rawRemarks = Array.isArray(p.remarks) ? (p.remarks as unknown[]) : [];
+    if (rawRemarks.length > 20) v.push({ field: "remarks", reason: "at most 20 remarks" });
+    const remarks = rawRemarks.map((x, i) => {
+      if (typeof x !== "string" || x.trim() === "" || x.length > 1000)
+        v.push({ field: `remarks[${i}]`, reason: "must be text of 1 to 1000 characters" });
+      return typeof x === "string" ? x.trim() : "";
+    });
+    const g = p.paymentGuarantee as Record<string, unknown> | undefined | null;
+    let paymentGuarantee: InboundPartnerMessage["paymentGuarantee"] = null;
+    if (g !== undefined && g !== null && (g.token !== "" || g.cardType !== "")) {
+      const text = (k: string, max: number, required: boolean): string => {
+        const x = g[k] ?? "";
+        if (typeof x !== "string" || (required && x.trim() === "") || x.length > max)
+          v.push({
+            field: `paymentGuarantee.${k}`,
+            reason: `must be text of ${required ? 1 : 0} to ${max} characters`,
+          });
+        return typeof x === "string" ? x.trim() : "";
+      };
+      paymentGuarantee = {
+        token: text("token", 200, true),
+        cardType: text("cardType", 32, true),
+        issuer: text("issuer", 64, false),
+      };
+    }
     if (v.length > 0)
       throw new AppError(
         "validation_failed",
@@ -107,9 +183,19 @@ export const jsonAdapter: ProviderAdapter = {
       currency,
       holderName,
       notes,
+      remarks,
+      paymentGuarantee,
     };
   },
 };
+
+/** The nights of [arrival, departure) as dates. */
+function nightsOf(arrival: string, departure: string): string[] {
+  const out: string[] = [];
+  for (let t = Date.parse(arrival); t < Date.parse(departure) && out.length <= 60; t += 86_400_000)
+    out.push(new Date(t).toISOString().slice(0, 10));
+  return out;
+}
 
 /** Providers with their own payload format register here; everyone else uses the JSON adapter. */
 const adapters = new Map<string, ProviderAdapter>();

@@ -50,12 +50,24 @@ export function registerConnectivityRpc(
       };
     },
     async createReservationEvent(req, ctx) {
-      const { propertyCode, holder, rooms, ...rest } = req;
+      const { propertyCode, holder, rooms, paymentGuarantee, ...rest } = req;
       const payload = {
         ...rest,
         holder: { name: holder?.name ?? "" },
-        rooms: rooms.map((r) => ({ ...r, amountMinor: Number(r.amountMinor) })),
+        rooms: rooms.map((r) => ({
+          roomTypeCode: r.roomTypeCode,
+          ratePlanCode: r.ratePlanCode,
+          adults: r.adults,
+          children: r.children,
+          amountMinor: Number(r.amountMinor),
+          nightlyPrices: r.nightlyPrices.map((n) => ({ date: n.date, amountMinor: Number(n.amountMinor) })),
+          guests: r.guests.map((g) => ({ name: g.name })),
+        })),
         totalMinor: Number(req.totalMinor),
+        paymentGuarantee:
+          paymentGuarantee === undefined
+            ? null
+            : { token: paymentGuarantee.token, cardType: paymentGuarantee.cardType, issuer: paymentGuarantee.issuer },
       };
       return service.queueReservationEvent(ctx.values.get(principalKey), propertyCode, payload);
     },

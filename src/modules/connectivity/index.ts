@@ -10,6 +10,7 @@ import { createAriWrites } from "./ari-write.ts";
 import { processPartnerMessages } from "./message-processor.ts";
 import { createAnswerCache } from "../../lib/answer-cache.ts";
 import { connectivityRpcServices, registerConnectivityRpc } from "./connectivity.rpc.ts";
+import { createOtaEndpoints } from "./ota/endpoints.ts";
 
 export { createPartnerSwitchInterceptor } from "./partner-switch.interceptor.ts";
 
@@ -45,6 +46,18 @@ export function createConnectivityModule(
   return {
     name: "connectivity",
     services: connectivityRpcServices,
+    xmlEndpoints: [
+      createOtaEndpoints({
+        pool: deps.db.pool,
+        clock: deps.clock,
+        apply: (propertyId, externalReference) =>
+          processPartnerMessages(
+            { pool: deps.db.pool, reservations, clock: deps.clock, logger: deps.logger },
+            propertyId,
+            externalReference,
+          ),
+      }),
+    ],
     registerRpc: (router) =>
       registerConnectivityRpc(
         router,

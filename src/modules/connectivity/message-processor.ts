@@ -7,10 +7,11 @@ import { runAs } from "../../lib/change-context.ts";
 import {
   findByExternalReference,
   findByProviderReference,
+  type BookingExtras,
   type ReservationService,
   type RoomLineInput,
 } from "../reservations/index.ts";
-import type { InboundPartnerMessage } from "./adapters.ts";
+import type { InboundPartnerMessage, InboundRoomLine } from "./adapters.ts";
 import { internalIdOf } from "./reads.repository.ts";
 
 export interface ProcessorDeps {
@@ -151,6 +152,7 @@ async function apply(deps: ProcessorDeps, row: QueuedRow): Promise<Outcome> {
       adults: room.adults,
       children: room.children,
       amountMinor: BigInt(room.amountMinor),
+      ...bookingLineOf(room),
     });
   }
   if (e.eventType === "NEW" || found === undefined) {
@@ -170,6 +172,7 @@ async function apply(deps: ProcessorDeps, row: QueuedRow): Promise<Outcome> {
       totalMinor: BigInt(e.totalMinor),
       currency: e.currency,
       priceOverride: true,
+      ...bookingExtrasOf(e),
     });
     return { status: "PROCESSED", reservationId: reservation.id, reservationCode: reservation.code };
   }
@@ -185,8 +188,11 @@ async function apply(deps: ProcessorDeps, row: QueuedRow): Promise<Outcome> {
     departureDate: e.departureDate,
     ...(e.holderName !== "" ? { holderName: e.holderName } : {}),
     notes: e.notes,
+    ...bookingExtrasOf(e),
     // The channel's amounts stand on every revision, as on NEW (the difference to our rates is recorded).
     rooms: current.rooms.map((line, i) => ({
+      nightlyMinor: rooms[i]!.nightlyMinor,
+      guestNames: rooms[i]!.guestNames,
       reservationRoomId: line.id,
       roomTypeId: rooms[i]!.roomTypeId,
       ratePlanId: rooms[i]!.ratePlanId,
@@ -196,4 +202,24 @@ async function apply(deps: ProcessorDeps, row: QueuedRow): Promise<Outcome> {
     })),
   });
   return { status: "PROCESSED", reservationId: updated.id, reservationCode: updated.code };
+}
+
+/** A room's nightly prices and guests as the reservations core takes them (absent when the event has none). */
+function bookingLineOf(room: InboundRoomLine): Pick<RoomLineInput, "nightlyMinor" | "guestNames"> {
+  return {
+    ...(room.nightlyPrices !== undefined && room.nightlyPrices.length > 0
+      ? { nightlyMinor: room.nightlyPrices.map((n) => BigInt(n.amountMinor)) }
+      : {}),
+    ...(room.guests !== undefined && room.guests.length > 0 ? { guestNames: room.guests } : {}),
+  };
+}
+
+/** Remarks and payment guarantee: a MODIFIED that sends them replaces them; older queued messages carry neither. */
+function bookingExtrasOf(e: InboundPartnerMessage): BookingExtras {
+  return {
+    ...(e.remarks !== undefined && e.remarks.length > 0 ? { remarks: e.remarks } : {}),
+    ...(e.paymentGuarantee !== undefined && e.paymentGuarantee !== null
+      ? { paymentGuarantee: e.paymentGuarantee }
+      : {}),
+  };
 }

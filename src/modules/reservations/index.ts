@@ -21,6 +21,7 @@ export {
   type UpdateReservationInput,
   type ListReservationsInput,
   type RoomLineInput,
+  type BookingExtras,
   type Actor,
 } from "./reservation.service.ts";
 export type { Reservation, ReservationSummary, RoomLine } from "./reservation.repository.ts";

@@ -19,6 +19,18 @@ export interface RoomLine {
   totalMinor: bigint;
   checkedInAt: Date | null;
   checkedOutAt: Date | null;
+  /** The guests of the room as the booking names them (names only; never in webhooks, feeds or logs). */
+  guestNames: string[];
+}
+
+/** A payment guarantee by reference: a channel's or payment provider's token for a card, never the card itself. */
+export interface PaymentGuarantee {
+  /** The tokenised card id. */
+  token: string;
+  /** The card type as sent (e.g. VI, MC, AX or visa). */
+  cardType: string;
+  /** Who issued the token: the channel or the payment provider (e.g. Booking.com, stripe); may be empty. */
+  issuer: string;
 }
 
 export interface Reservation {
@@ -49,6 +61,9 @@ export interface Reservation {
   rateDifferenceMinor: bigint | null;
   /** Restrictions a channel booking broke, accepted because the channel had sold it (for staff to review). */
   restrictionOverrides: string[];
+  /** The booker's remarks for the hotel (a channel booking's special requests), in the order sent. */
+  remarks: string[];
+  paymentGuarantee: PaymentGuarantee | null;
   /**
    * The nights this stay holds beyond the room type's rooms (an accepted overbooking), per room type and date;
    * empty when every night has a room. A release that frees rooms on those nights clears them (earliest first).
@@ -85,6 +100,7 @@ const reservationCols = `r.id, r.property_id as "propertyId", r.code, r.status, 
   r.adults, r.children, r.notes, r.total_minor::text as "totalMinor", r.currency, ${propertyFieldSql("amountScale", "$1")} as "amountScale",
   r.cancelled_at as "cancelledAt", r.created_at as "createdAt", r.updated_at as "updatedAt", r.change_seq::text as "changeSeq",
   r.rate_difference_minor::text as "rateDifferenceMinor", r.restriction_overrides as "restrictionOverrides",
+  r.remarks, r.payment_guarantee as "paymentGuarantee",
   ${overbookedNightsSql("$1", "r.id")} as "overbookedNights", r.option_until as "optionUntil", r.cancellation_reason as "cancellationReason"`;
 
 async function withLines(q: Queryable, propertyId: string, rows: Row[]): Promise<Reservation[]> {
@@ -93,7 +109,7 @@ async function withLines(q: Queryable, propertyId: string, rows: Row[]): Promise
     `select rr.id, rr.reservation_id as "reservationId", rr.position, rr.room_type_id as "roomTypeId", rt.code as "roomTypeCode",
             rr.rate_plan_id as "ratePlanId", rp.code as "ratePlanCode", rr.room_id as "roomId", rm.number as "roomNumber",
             rr.adults, rr.children, rr.nightly_minor::text[] as "nightlyMinor", rr.total_minor::text as "totalMinor",
-            rr.checked_in_at as "checkedInAt", rr.checked_out_at as "checkedOutAt"
+            rr.checked_in_at as "checkedInAt", rr.checked_out_at as "checkedOutAt", rr.guest_names as "guestNames"
        from reservation_rooms rr
        join (${roomTypesSql("$1")}) rt on rt.id = rr.room_type_id
        join (${ratePlansSql("$1")}) rp on rp.id = rr.rate_plan_id
@@ -447,4 +463,34 @@ export async function findChannelReservation(
     [propertyId, channel, externalReference],
   );
   return r;
+}
+
+/** What a booking says for the hotel beyond the stay (see Migration0035BookingDetails); lines by position. */
+export interface BookingDetails {
+  remarks: string[];
+  paymentGuarantee: PaymentGuarantee | null;
+  guestNames: string[][];
+}
+
+/** Stores a booking's details in the transaction that creates or changes it. */
+export async function setBookingDetails(
+  q: Queryable,
+  propertyId: string,
+  reservationId: string,
+  d: BookingDetails,
+): Promise<void> {
+  await q.query(
+    `with r as (
+       update reservations set remarks = $3, payment_guarantee = $4 where property_id = $1 and id = $2 returning id
+     )
+     update reservation_rooms rr set guest_names = coalesce((select array_agg(x) from jsonb_array_elements_text($5::jsonb -> rr.position) x), '{}')
+      where rr.property_id = $1 and rr.reservation_id = $2`,
+    [
+      propertyId,
+      reservationId,
+      d.remarks,
+      d.paymentGuarantee === null ? null : JSON.stringify(d.paymentGuarantee),
+      JSON.stringify(d.guestNames),
+    ],
+  );
 }

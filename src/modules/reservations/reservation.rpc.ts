@@ -77,6 +77,8 @@ export function reservationOut(r: Reservation) {
     })),
     ...(r.optionUntil !== null ? { optionUntil: timestampFromDate(r.optionUntil) } : {}),
     ...(r.cancellationReason !== null ? { cancellationReason: r.cancellationReason } : {}),
+    remarks: r.remarks,
+    ...(r.paymentGuarantee !== null ? { paymentGuarantee: r.paymentGuarantee } : {}),
     rooms: r.rooms.map((l) => ({
       id: l.id,
       roomTypeId: l.roomTypeId,
@@ -90,6 +92,7 @@ export function reservationOut(r: Reservation) {
       totalMinor: l.totalMinor,
       ...(l.checkedInAt !== null ? { checkedInAt: timestampFromDate(l.checkedInAt) } : {}),
       ...(l.checkedOutAt !== null ? { checkedOutAt: timestampFromDate(l.checkedOutAt) } : {}),
+      guestNames: l.guestNames,
     })),
   };
 }

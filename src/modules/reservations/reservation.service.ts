@@ -26,8 +26,9 @@ import { parseDate, maxDate, minDate, parseRange } from "../../lib/dates.ts";
 import { poolQueryable, type Queryable } from "../../db/queryable.ts";
 import { propertyById, type PropertyRow } from "../properties/index.ts";
 import { chargedNights, checkStayTotal, everyNightPriced, stayPrices, sum } from "./pricing.ts";
+import { agreedNights, bookingDetails } from "./booking-details.ts";
 import * as repo from "./reservation.repository.ts";
-import type { Reservation } from "./reservation.repository.ts";
+import type { PaymentGuarantee, Reservation } from "./reservation.repository.ts";
 import { availabilityEvents, reservationEvent } from "./reservation.events.ts";
 import {
   assertTransition,
@@ -55,9 +56,19 @@ export interface RoomLineInput {
   children?: number | undefined;
   /** Price of the line's whole stay; default: the sum of the daily prices. */
   amountMinor?: bigint | undefined;
+  /** The agreed price of each night (a channel's), one per night; they add up to amountMinor when both are given. */
+  nightlyMinor?: bigint[] | undefined;
+  /** The room's guests by name (a channel booking's; names only). */
+  guestNames?: string[] | undefined;
 }
 
-export interface CreateReservationInput {
+/** A channel booking's remarks and payment guarantee (by reference), kept for staff. */
+export interface BookingExtras {
+  remarks?: string[] | undefined;
+  paymentGuarantee?: PaymentGuarantee | null | undefined;
+}
+
+export interface CreateReservationInput extends BookingExtras {
   source: ReservationSource;
   /** The connectivity provider delivering a channel booking; with channel and externalReference it identifies the booking. */
   provider?: string | null | undefined;
@@ -85,7 +96,7 @@ export interface CreateReservationInput {
   optionUntil?: Date | undefined;
 }
 
-export interface UpdateReservationInput {
+export interface UpdateReservationInput extends BookingExtras {
   arrivalDate?: string | undefined;
   departureDate?: string | undefined;
   holderName?: string | undefined;
@@ -101,6 +112,8 @@ export interface UpdateReservationInput {
     children?: number | undefined;
     /** The line's agreed amount for the whole (new) stay: needs canOverridePrice when it differs from our prices. */
     amountMinor?: bigint | undefined;
+    nightlyMinor?: bigint[] | undefined;
+    guestNames?: string[] | undefined;
   }[];
 }
 
@@ -340,12 +353,15 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
           const listed = everyNightPriced(prices, nights, `${field}.ratePlanId`);
           // A single-line request may carry its price as the total (the mobile create request does).
           const amount = line.amountMinor ?? (input.rooms.length === 1 ? input.totalMinor : undefined);
-          const nightly = chargedNights(
-            listed,
-            amount,
-            priceOverride,
-            line.amountMinor !== undefined ? `${field}.amountMinor` : "totalMinor",
-          );
+          const nightly =
+            line.nightlyMinor !== undefined
+              ? agreedNights(listed, line.nightlyMinor, amount, priceOverride, `${field}.nightlyMinor`)
+              : chargedNights(
+                  listed,
+                  amount,
+                  priceOverride,
+                  line.amountMinor !== undefined ? `${field}.amountMinor` : "totalMinor",
+                );
           listedTotal += sum(listed);
           lines.push({
             id: newId(),
@@ -382,6 +398,7 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
         );
         const priceOverrideRecord = overridden ? { by: actor.by ?? "system", at: now, listedMinor: listedTotal } : null;
 
+        const details = bookingDetails(input, input.rooms);
         const id = newId(now.getTime());
         const adults = lines.reduce((a, l) => a + l.adults, 0);
         const children = lines.reduce((a, l) => a + l.children, 0);
@@ -435,8 +452,11 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
             (await repo.findByExternalReference(tx, actor.propertyId, provider, channel, externalReference!))!,
           );
         if (taken.status === "rejected") throw taken.reason;
+        if (details !== undefined) await repo.setBookingDetails(tx, actor.propertyId, id, details);
         let r: Reservation = {
           ...fields,
+          remarks: details?.remarks ?? [],
+          paymentGuarantee: details?.paymentGuarantee ?? null,
           code,
           amountScale: property.amountScale,
           cancelledAt: null,
@@ -461,6 +481,7 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
             totalMinor: l.totalMinor,
             checkedInAt: null,
             checkedOutAt: null,
+            guestNames: details?.guestNames[position] ?? [],
           })),
         };
         if (optionUntil !== null) await setOption(tx, actor.propertyId, id, optionUntil);
@@ -558,9 +579,11 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
             : line.nightlyMinor;
         // An agreed amount (a channel's revision) stands; otherwise a repriced line takes our daily prices.
         const nightly =
-          c?.amountMinor !== undefined
-            ? chargedNights(listed, c.amountMinor, actor.canOverridePrice, `${field}.amountMinor`)
-            : listed;
+          c?.nightlyMinor !== undefined
+            ? agreedNights(listed, c.nightlyMinor, c.amountMinor, actor.canOverridePrice, `${field}.nightlyMinor`)
+            : c?.amountMinor !== undefined
+              ? chargedNights(listed, c.amountMinor, actor.canOverridePrice, `${field}.amountMinor`)
+              : listed;
         listedTotal += sum(listed);
         if (roomTypeId !== line.roomTypeId) {
           released.push({ roomTypeId: line.roomTypeId, from: before.arrivalDate, to: before.departureDate });
@@ -655,6 +678,12 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
       );
       if (optionUntil?.getTime() !== before.optionUntil?.getTime())
         await setOption(tx, actor.propertyId, before.id, optionUntil);
+      const details = bookingDetails(
+        input,
+        before.rooms.map((l) => ({ guestNames: changes.get(l.id)?.guestNames })),
+        before,
+      );
+      if (details !== undefined) await repo.setBookingDetails(tx, actor.propertyId, before.id, details);
       const r = await requireReservation(tx, actor.propertyId, before.id, false);
       auditReservation(tx, "modify", before, r);
       // Staff hear of a revision only when it is short on a night (or by a room) it was not short before.

@@ -624,6 +624,22 @@ export declare type CreateReservationEventRequest = Message<"hotelops.connectivi
    * @generated from field: string notes = 11;
    */
   notes: string;
+
+  /**
+   * The booker's remarks for the hotel (special requests), at most 20 of at most 1,000 characters each.
+   *
+   * @generated from field: repeated string remarks = 12;
+   */
+  remarks: string[];
+
+  /**
+   * A payment guarantee by reference (a tokenised card id from the channel or a payment provider). A card
+   * number (13-19 digits passing the Luhn check) or a card security code anywhere in the event is refused with
+   * 422 naming the field; it is never stored or logged.
+   *
+   * @generated from field: hotelops.connectivity.v1.InboundGuarantee payment_guarantee = 13;
+   */
+  paymentGuarantee?: InboundGuarantee | undefined;
 };
 
 /**
@@ -663,6 +679,22 @@ export declare type InboundRoom = Message<"hotelops.connectivity.v1.InboundRoom"
    * @generated from field: int64 amount_minor = 5;
    */
   amountMinor: bigint;
+
+  /**
+   * The price of each night, one per night of the stay in date order, adding up to `amount_minor`; optional
+   * (without them the amount is spread over the nights).
+   *
+   * @generated from field: repeated hotelops.connectivity.v1.InboundNight nightly_prices = 6;
+   */
+  nightlyPrices: InboundNight[];
+
+  /**
+   * The guests of this room by name (at most 10; names only). Staff see them on the reservation; webhooks, the
+   * partner feeds and the logs never carry them.
+   *
+   * @generated from field: repeated hotelops.connectivity.v1.InboundGuest guests = 7;
+   */
+  guests: InboundGuest[];
 };
 
 /**
@@ -670,6 +702,79 @@ export declare type InboundRoom = Message<"hotelops.connectivity.v1.InboundRoom"
  * Use `create(InboundRoomSchema)` to create a new message.
  */
 export declare const InboundRoomSchema: GenMessage<InboundRoom>;
+
+/**
+ * One night's price of an inbound room.
+ *
+ * @generated from message hotelops.connectivity.v1.InboundNight
+ */
+export declare type InboundNight = Message<"hotelops.connectivity.v1.InboundNight"> & {
+  /**
+   * @generated from field: string date = 1;
+   */
+  date: string;
+
+  /**
+   * @generated from field: int64 amount_minor = 2;
+   */
+  amountMinor: bigint;
+};
+
+/**
+ * Describes the message hotelops.connectivity.v1.InboundNight.
+ * Use `create(InboundNightSchema)` to create a new message.
+ */
+export declare const InboundNightSchema: GenMessage<InboundNight>;
+
+/**
+ * @generated from message hotelops.connectivity.v1.InboundGuest
+ */
+export declare type InboundGuest = Message<"hotelops.connectivity.v1.InboundGuest"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message hotelops.connectivity.v1.InboundGuest.
+ * Use `create(InboundGuestSchema)` to create a new message.
+ */
+export declare const InboundGuestSchema: GenMessage<InboundGuest>;
+
+/**
+ * A payment guarantee by reference: never a card number or security code.
+ *
+ * @generated from message hotelops.connectivity.v1.InboundGuarantee
+ */
+export declare type InboundGuarantee = Message<"hotelops.connectivity.v1.InboundGuarantee"> & {
+  /**
+   * The tokenised card id from the channel or payment provider.
+   *
+   * @generated from field: string token = 1;
+   */
+  token: string;
+
+  /**
+   * The card type (e.g. VI, MC, AX, visa).
+   *
+   * @generated from field: string card_type = 2;
+   */
+  cardType: string;
+
+  /**
+   * Who issued the token (the channel or payment provider), optional.
+   *
+   * @generated from field: string issuer = 3;
+   */
+  issuer: string;
+};
+
+/**
+ * Describes the message hotelops.connectivity.v1.InboundGuarantee.
+ * Use `create(InboundGuaranteeSchema)` to create a new message.
+ */
+export declare const InboundGuaranteeSchema: GenMessage<InboundGuarantee>;
 
 /**
  * @generated from message hotelops.connectivity.v1.InboundHolder

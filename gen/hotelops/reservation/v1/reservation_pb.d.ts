@@ -81,6 +81,14 @@ export declare type RoomLine = Message<"hotelops.reservation.v1.RoomLine"> & {
    * @generated from field: optional google.protobuf.Timestamp checked_out_at = 13;
    */
   checkedOutAt?: Timestamp | undefined;
+
+  /**
+   * The room's guests as the booking names them (a channel booking's; names only, in the order sent). Staff
+   * see them here; webhooks and the partner feeds never carry them.
+   *
+   * @generated from field: repeated string guest_names = 14;
+   */
+  guestNames: string[];
 };
 
 /**
@@ -88,6 +96,41 @@ export declare type RoomLine = Message<"hotelops.reservation.v1.RoomLine"> & {
  * Use `create(RoomLineSchema)` to create a new message.
  */
 export declare const RoomLineSchema: GenMessage<RoomLine>;
+
+/**
+ * A payment guarantee by reference: the channel's or payment provider's token for a card. A card number or
+ * security code is never accepted or stored.
+ *
+ * @generated from message hotelops.reservation.v1.PaymentGuarantee
+ */
+export declare type PaymentGuarantee = Message<"hotelops.reservation.v1.PaymentGuarantee"> & {
+  /**
+   * The tokenised card id.
+   *
+   * @generated from field: string token = 1;
+   */
+  token: string;
+
+  /**
+   * The card type as the channel sent it (e.g. VI, MC, AX, visa).
+   *
+   * @generated from field: string card_type = 2;
+   */
+  cardType: string;
+
+  /**
+   * Who issued the token (the channel or payment provider); empty when not said.
+   *
+   * @generated from field: string issuer = 3;
+   */
+  issuer: string;
+};
+
+/**
+ * Describes the message hotelops.reservation.v1.PaymentGuarantee.
+ * Use `create(PaymentGuaranteeSchema)` to create a new message.
+ */
+export declare const PaymentGuaranteeSchema: GenMessage<PaymentGuarantee>;
 
 /**
  * @generated from message hotelops.reservation.v1.Reservation
@@ -246,6 +289,20 @@ export declare type Reservation = Message<"hotelops.reservation.v1.Reservation">
    * @generated from field: optional string cancellation_reason = 26;
    */
   cancellationReason?: string | undefined;
+
+  /**
+   * The booker's remarks for the hotel (a channel booking's special requests), in the order sent.
+   *
+   * @generated from field: repeated string remarks = 27;
+   */
+  remarks: string[];
+
+  /**
+   * A channel booking's payment guarantee by reference; absent when it has none.
+   *
+   * @generated from field: optional hotelops.reservation.v1.PaymentGuarantee payment_guarantee = 28;
+   */
+  paymentGuarantee?: PaymentGuarantee | undefined;
 };
 
 /**

@@ -1,0 +1,147 @@
+import { AppError, type FieldViolation } from "../../../errors.ts";
+import { currencyScale } from "../../../lib/money.ts";
+import { attr, child, children, el, minorUnits, parseOta, type XmlNode } from "./xml.ts";
+import { rs, warningsXml } from "./res-notif.ts";
+
+/** One ARI change as UpdateAri takes it (provider codes; `to` exclusive). */
+export interface OtaAriChange {
+  roomTypeCode: string;
+  ratePlanCode: string;
+  from: string;
+  to: string;
+  weekdays: number[];
+  priceMinor?: bigint;
+  minStay?: number;
+  maxStay?: number;
+  closedToArrival?: boolean;
+  closedToDeparture?: boolean;
+  stopSell?: boolean;
+}
+
+export interface AriNotifHead {
+  echoToken: string;
+  /** What was read but not applied (said back as Warnings). */
+  warnings: string[];
+}
+
+const WEEKDAYS = ["Mon", "Tue", "Weds", "Thur", "Fri", "Sat", "Sun"] as const;
+const DAY = 86_400_000;
+const isDate = (d: string): boolean => /^\d{4}-\d{2}-\d{2}$/.test(d) && !Number.isNaN(Date.parse(d));
+
+/** StatusApplicationControl -> codes, [from, to) (OpenTravel's End is inclusive) and ISO weekdays. */
+function control(sac: XmlNode | undefined, where: string, v: FieldViolation[]) {
+  const start = attr(sac, "Start");
+  const end = attr(sac, "End");
+  if (!isDate(start)) v.push({ field: `${where}/StatusApplicationControl/@Start`, reason: "must be a date" });
+  if (!isDate(end)) v.push({ field: `${where}/StatusApplicationControl/@End`, reason: "must be a date" });
+  const weekdays = WEEKDAYS.flatMap((d, i) => (["true", "1"].includes(attr(sac, d)) ? [i + 1] : []));
+  return {
+    roomTypeCode: attr(sac, "InvTypeCode") || attr(sac, "InvCode"),
+    ratePlanCode: attr(sac, "RatePlanCode"),
+    from: start,
+    to: isDate(end) ? new Date(Date.parse(end) + DAY).toISOString().slice(0, 10) : end,
+    weekdays,
+  };
+}
+
+function refuse(root: string, v: FieldViolation[]): void {
+  if (v.length > 0)
+    throw new AppError("validation_failed", `Invalid ${root}: ${v.map((x) => `${x.field} ${x.reason}`).join("; ")}`, {
+      details: v,
+    });
+}
+
+/**
+ * OTA_HotelAvailNotifRQ -> UpdateAri changes: RestrictionStatus (Master: stop sell; Arrival/Departure: closed to
+ * arrival/departure; Open clears) and LengthsOfStay (SetMinLOS/SetMaxLOS, arrival based). BookingLimit (an
+ * allotment cap) is not applied and is said back as a warning.
+ */
+export function availNotifToChanges(xml: string): { head: AriNotifHead; changes: OtaAriChange[] } {
+  const rq = parseOta(xml, "OTA_HotelAvailNotifRQ");
+  const head: AriNotifHead = { echoToken: attr(rq, "EchoToken"), warnings: [] };
+  const v: FieldViolation[] = [];
+  const changes = children(child(rq, "AvailStatusMessages"), "AvailStatusMessage").map((m, i) => {
+    const where = `AvailStatusMessages/AvailStatusMessage[${i + 1}]`;
+    const change: OtaAriChange = control(child(m, "StatusApplicationControl"), where, v);
+    if (attr(m, "BookingLimit") !== "")
+      head.warnings.push(`${where}/@BookingLimit: availability caps are not managed by partners here; not applied`);
+    for (const r of children(m, "RestrictionStatus")) {
+      const closed = attr(r, "Status") === "Close";
+      if (attr(r, "Status") !== "Close" && attr(r, "Status") !== "Open")
+        v.push({ field: `${where}/RestrictionStatus/@Status`, reason: "must be Open or Close" });
+      const kind = attr(r, "Restriction") || "Master";
+      if (kind === "Arrival") change.closedToArrival = closed;
+      else if (kind === "Departure") change.closedToDeparture = closed;
+      else if (kind === "Master") change.stopSell = closed;
+      else v.push({ field: `${where}/RestrictionStatus/@Restriction`, reason: "must be Master, Arrival or Departure" });
+    }
+    for (const los of children(child(m, "LengthsOfStay"), "LengthOfStay")) {
+      const time = Number(attr(los, "Time"));
+      const type = attr(los, "MinMaxMessageType");
+      if (!Number.isInteger(time) || time < 0 || (attr(los, "TimeUnit") || "Day") !== "Day")
+        v.push({ field: `${where}/LengthsOfStay/LengthOfStay/@Time`, reason: "must be a whole number of days" });
+      else if (type === "SetMinLOS") change.minStay = time;
+      else if (type === "SetMaxLOS") change.maxStay = time;
+      else
+        v.push({
+          field: `${where}/LengthsOfStay/LengthOfStay/@MinMaxMessageType`,
+          reason: "must be SetMinLOS or SetMaxLOS",
+        });
+    }
+    return change;
+  });
+  if (changes.length === 0)
+    v.push({ field: "AvailStatusMessages", reason: "must hold at least one AvailStatusMessage" });
+  refuse("OTA_HotelAvailNotifRQ", v);
+  return { head, changes };
+}
+
+/**
+ * OTA_HotelRateAmountNotifRQ -> UpdateAri price changes: each Rate's BaseByGuestAmts (the amount for the most
+ * guests named is the room's price; our prices are per room and night) in the currency's minor units.
+ */
+export function rateAmountNotifToChanges(xml: string): { head: AriNotifHead; changes: OtaAriChange[] } {
+  const rq = parseOta(xml, "OTA_HotelRateAmountNotifRQ");
+  const head: AriNotifHead = { echoToken: attr(rq, "EchoToken"), warnings: [] };
+  const v: FieldViolation[] = [];
+  const changes: OtaAriChange[] = [];
+  for (const [i, m] of children(child(rq, "RateAmountMessages"), "RateAmountMessage").entries()) {
+    const where = `RateAmountMessages/RateAmountMessage[${i + 1}]`;
+    const base = control(child(m, "StatusApplicationControl"), where, v);
+    for (const [j, rate] of children(child(m, "Rates"), "Rate").entries()) {
+      const amounts = children(child(rate, "BaseByGuestAmts"), "BaseByGuestAmt");
+      if (amounts.length === 0) {
+        v.push({ field: `${where}/Rates/Rate[${j + 1}]/BaseByGuestAmts`, reason: "must hold a BaseByGuestAmt" });
+        continue;
+      }
+      if (amounts.length > 1)
+        head.warnings.push(
+          `${where}/Rates/Rate[${j + 1}]: prices per guest count are read as one room price (the largest NumberOfGuests)`,
+        );
+      const amt = amounts.reduce((a, b) =>
+        Number(attr(b, "NumberOfGuests") || 0) > Number(attr(a, "NumberOfGuests") || 0) ? b : a,
+      );
+      const scale = currencyScale(attr(amt, "CurrencyCode")) ?? 100;
+      const minor = minorUnits(
+        attr(amt, "AmountAfterTax") || attr(amt, "AmountBeforeTax"),
+        attr(amt, "DecimalPlaces"),
+        scale,
+      );
+      if (minor === undefined)
+        v.push({
+          field: `${where}/Rates/Rate[${j + 1}]/BaseByGuestAmts/BaseByGuestAmt`,
+          reason: "must carry AmountAfterTax",
+        });
+      else changes.push({ ...base, priceMinor: BigInt(minor) });
+    }
+  }
+  if (changes.length === 0 && v.length === 0)
+    v.push({ field: "RateAmountMessages", reason: "must hold at least one RateAmountMessage with a Rate" });
+  refuse("OTA_HotelRateAmountNotifRQ", v);
+  return { head, changes };
+}
+
+/** OTA_HotelAvailNotifRS / OTA_HotelRateAmountNotifRS: Success, and Warnings for what was not applied. */
+export function ariNotifSuccess(root: string, head: AriNotifHead, now: Date): string {
+  return rs(root, head, now, {}, el("Success", {}) + warningsXml(head.warnings));
+}
