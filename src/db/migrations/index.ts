@@ -26,6 +26,7 @@ import { Migration0025FrontDesk } from "./0025-front-desk.ts";
 import { Migration0026RefundsAndUnchargedNights } from "./0026-refunds-and-uncharged-nights.ts";
 import { Migration0027Overbooking } from "./0027-overbooking.ts";
 import { Migration0029RefreshGrace } from "./0029-refresh-grace.ts";
+import { Migration0032PartnerCallbacks } from "./0032-partner-callbacks.ts";
 
 /** Every migration, in order. Listed explicitly so nothing depends on file globbing at run time. */
 export const migrations = [
@@ -57,4 +58,5 @@ export const migrations = [
   Migration0026RefundsAndUnchargedNights,
   Migration0027Overbooking,
   Migration0029RefreshGrace,
+  Migration0032PartnerCallbacks,
 ];

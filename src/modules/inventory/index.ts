@@ -67,6 +67,7 @@ export {
   ariChangesSql,
   ariChangesAfter,
   ariHead,
+  ariHeads,
   type AriChange,
   type AriChangeRow,
   type AriReason,
