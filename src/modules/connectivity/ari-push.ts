@@ -44,6 +44,7 @@ export interface AriCell {
   stopSell: boolean;
 }
 
+const cellKey = (c: AriCell) => `${c.roomTypeCode}\u0000${c.ratePlanCode}\u0000${c.date}`;
 const addDays = (date: string, n: number) => new Date(Date.parse(date) + n * DAY_MS).toISOString().slice(0, 10);
 
 /**
@@ -136,11 +137,14 @@ export function createAriPusher(d: {
         ...roomTypes.map((rt) => [`rt:${rt.code}`, mapped.get(rt.id) ?? rt.code] as const),
         ...ratePlans.map((rp) => [`rp:${rp.code}`, mapped.get(rp.id) ?? rp.code] as const),
       ]);
-      const cells = grid.cells.map((c) => ({
-        ...c,
-        roomTypeCode: external.get(`rt:${c.roomTypeCode}`) ?? c.roomTypeCode,
-        ratePlanCode: external.get(`rp:${c.ratePlanCode}`) ?? c.ratePlanCode,
-      }));
+      // In the partner's codes, ordered by them (room type, rate plan, date): the order the parts are split in.
+      const cells = grid.cells
+        .map((c) => ({
+          ...c,
+          roomTypeCode: external.get(`rt:${c.roomTypeCode}`) ?? c.roomTypeCode,
+          ratePlanCode: external.get(`rp:${c.ratePlanCode}`) ?? c.ratePlanCode,
+        }))
+        .sort((a, b) => (cellKey(a) < cellKey(b) ? -1 : cellKey(a) > cellKey(b) ? 1 : 0));
       const parts = Math.max(1, Math.ceil(cells.length / cellsPerMessage));
       for (let part = 0; part < parts; part++)
         events.push({

@@ -1124,6 +1124,14 @@ export declare type AriChange = Message<"hotelops.connectivity.v1.AriChange"> & 
    * @generated from field: google.protobuf.Timestamp changed_at = 7;
    */
   changedAt?: Timestamp | undefined;
+
+  /**
+   * The change's number in the property's ARI sequence (decimal; commit order): an ari.updated push carries the
+   * sequence it is current to, so a partner that missed one finds the changes after the last push it has here.
+   *
+   * @generated from field: string seq = 8;
+   */
+  seq: string;
 };
 
 /**
