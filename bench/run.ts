@@ -9,6 +9,7 @@ import { benchWebhooks } from "./webhooks.bench.ts";
 import { benchCodec } from "./codec.bench.ts";
 import { benchMobile } from "./mobile.bench.ts";
 import { benchGrowth } from "./growth.bench.ts";
+import { benchPush } from "./push.bench.ts";
 
 const only = process.argv[2];
 const benches: Record<string, () => Promise<void>> = {
@@ -17,6 +18,7 @@ const benches: Record<string, () => Promise<void>> = {
   ratelimit: benchRateLimit,
   reservations: benchReservations,
   webhooks: benchWebhooks,
+  push: benchPush,
   codec: benchCodec,
   mobile: benchMobile,
   observability: benchObservability,
