@@ -15,7 +15,14 @@ const server = https.createServer({ key: readFileSync(keyFile), cert: readFileSy
       property: { code: string };
       data: { seq: string; part: number; cells: unknown[] };
     };
-    pending.push({ at, id: b.id, property: b.property.code, seq: b.data.seq, part: b.data.part, cells: b.data.cells.length });
+    pending.push({
+      at,
+      id: b.id,
+      property: b.property.code,
+      seq: b.data.seq,
+      part: b.data.part,
+      cells: b.data.cells.length,
+    });
     res.writeHead(204);
     res.end();
   });

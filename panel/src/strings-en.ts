@@ -47,7 +47,8 @@ export const en = {
   clientsTitle: "Partner clients that reach this property",
   clientsNote: "Read-only: service operators create and approve clients.",
   callbacksTitle: "Partner callbacks",
-  callbacksNote: "Where a partner client is told the outcome of its reservation messages, this property's bookings and ARI with values. The partner gives you the HTTPS address; only this property's events are sent to it. At most 10 per client.",
+  callbacksNote:
+    "Where a partner client is told the outcome of its reservation messages, this property's bookings and ARI with values. The partner gives you the HTTPS address; only this property's events are sent to it. At most 10 per client.",
   callbacksNone: "No partner callback address for this property yet.",
   callbacksAdd: "Add a callback address",
   callbacksRevoke: "Revoke",

@@ -81,7 +81,13 @@ beforeAll(async () => {
     ["room_type", "DBL", "X-DBL"],
     ["rate_plan", "BAR", "X-BAR"],
   ] as const)
-    await setProviderMapping(app.db.pool, { propertyCode: property.code, provider: "acme", kind, code, externalCode: external });
+    await setProviderMapping(app.db.pool, {
+      propertyCode: property.code,
+      provider: "acme",
+      kind,
+      code,
+      externalCode: external,
+    });
   partner = await createTestClient(app, {
     provider: "acme",
     propertyCodes: [property.code],
@@ -188,8 +194,11 @@ describe("callback addresses", () => {
     );
     expect(listed.callbacks.map((c) => c.id)).toEqual(made);
     // the hotel's own list does not show them
-    expect((await call("GET", "/api/panel/v1/webhook-endpoints", manager.accessToken)).body.endpoints ?? []).toEqual([]);
-    for (const id of made) expect((await call("DELETE", `/api/panel/v1/partner-callbacks/${id}`, manager.accessToken)).status).toBe(204);
+    expect((await call("GET", "/api/panel/v1/webhook-endpoints", manager.accessToken)).body.endpoints ?? []).toEqual(
+      [],
+    );
+    for (const id of made)
+      expect((await call("DELETE", `/api/panel/v1/partner-callbacks/${id}`, manager.accessToken)).status).toBe(204);
     expect((await call("DELETE", `/api/panel/v1/partner-callbacks/${made[0]}`, manager.accessToken)).status).toBe(404);
   });
 });
@@ -253,14 +262,38 @@ describe("ari.updated", () => {
 
   it("a partner write is pushed with the new values in the partner's codes, numbered with the feed's sequence", async () => {
     const w = await ariWrite([
-      { roomTypeCode: "X-DBL", ratePlanCode: "X-BAR", from: "2027-03-01", to: "2027-03-03", priceMinor: 31000, minStay: 2 },
+      {
+        roomTypeCode: "X-DBL",
+        ratePlanCode: "X-BAR",
+        from: "2027-03-01",
+        to: "2027-03-03",
+        priceMinor: 31000,
+        minStay: 2,
+      },
     ]);
     expect(w.status, JSON.stringify(w.body)).toBe(200);
-    const [push] = await bodies("/ari", 1, (b) => b.type === "ari.updated" && b.data.cells.some((c: Json) => c.date === "2027-03-01"));
+    const [push] = await bodies(
+      "/ari",
+      1,
+      (b) => b.type === "ari.updated" && b.data.cells.some((c: Json) => c.date === "2027-03-01"),
+    );
     const d = push!.b.data;
     expect(d.cells).toEqual([
-      expect.objectContaining({ roomTypeCode: "X-DBL", ratePlanCode: "X-BAR", date: "2027-03-01", priceMinor: "31000", minStay: 2, available: 3 }),
-      expect.objectContaining({ roomTypeCode: "X-DBL", ratePlanCode: "X-BAR", date: "2027-03-02", priceMinor: "31000", minStay: 2 }),
+      expect.objectContaining({
+        roomTypeCode: "X-DBL",
+        ratePlanCode: "X-BAR",
+        date: "2027-03-01",
+        priceMinor: "31000",
+        minStay: 2,
+        available: 3,
+      }),
+      expect.objectContaining({
+        roomTypeCode: "X-DBL",
+        ratePlanCode: "X-BAR",
+        date: "2027-03-02",
+        priceMinor: "31000",
+        minStay: 2,
+      }),
     ]);
     expect(d).toMatchObject({ part: 1, parts: 1, currency: expect.any(String), amountScale: expect.any(Number) });
     const { rows } = await app.db.pool.query<{ seq: string }>(
@@ -279,7 +312,11 @@ describe("ari.updated", () => {
       to: "2027-04-11",
       amountMinor: 19900n,
     });
-    const [push] = await bodies("/ari", 1, (b) => b.type === "ari.updated" && b.data.cells.some((c: Json) => c.date === "2027-04-10"));
+    const [push] = await bodies(
+      "/ari",
+      1,
+      (b) => b.type === "ari.updated" && b.data.cells.some((c: Json) => c.date === "2027-04-10"),
+    );
     expect(push!.b.data.cells).toEqual([
       expect.objectContaining({ roomTypeCode: "X-DBL", ratePlanCode: "NRF", date: "2027-04-10", priceMinor: "19900" }),
     ]);
@@ -293,7 +330,11 @@ describe("ari.updated", () => {
       ]);
       expect(w.status).toBe(200);
     }
-    const [push] = await bodies("/ari", 1, (b) => b.type === "ari.updated" && b.data.cells.some((c: Json) => c.date === "2027-05-01"));
+    const [push] = await bodies(
+      "/ari",
+      1,
+      (b) => b.type === "ari.updated" && b.data.cells.some((c: Json) => c.date === "2027-05-01"),
+    );
     // wait past another window: nothing else comes for the burst
     await new Promise((r) => setTimeout(r, 1_500));
     const burst = pushes((b) => b.data.cells.some((c: Json) => c.date === "2027-05-01"));
@@ -328,14 +369,22 @@ describe("ari.updated", () => {
       { roomTypeCode: "X-DBL", ratePlanCode: "X-BAR", from: "2028-05-10", to: "2028-05-11", priceMinor: 51000 },
     ]);
     expect(w1.status).toBe(200);
-    const [first] = await bodies("/ari", 1, (b) => b.type === "ari.updated" && b.data.cells.some((c: Json) => c.date === "2028-05-10"));
+    const [first] = await bodies(
+      "/ari",
+      1,
+      (b) => b.type === "ari.updated" && b.data.cells.some((c: Json) => c.date === "2028-05-10"),
+    );
     // the receiver loses the next push (answers 500; the retry is half a minute away)
     failPaths.add("/ari|ari.updated");
     const w2 = await ariWrite([
       { roomTypeCode: "X-DBL", ratePlanCode: "X-BAR", from: "2028-05-15", to: "2028-05-16", closedToArrival: true },
     ]);
     expect(w2.status).toBe(200);
-    const [lost] = await bodies("/ari", 1, (b) => b.type === "ari.updated" && b.data.cells.some((c: Json) => c.date === "2028-05-15"));
+    const [lost] = await bodies(
+      "/ari",
+      1,
+      (b) => b.type === "ari.updated" && b.data.cells.some((c: Json) => c.date === "2028-05-15"),
+    );
     failPaths.delete("/ari|ari.updated");
     expect(BigInt(lost!.b.data.seq)).toBeGreaterThan(BigInt(first!.b.data.seq));
     // the partner resumes from the feed with the last push it has
@@ -371,10 +420,22 @@ describe("the partner's delivery history (ListCallbackDeliveries)", () => {
     expect(rest.status).toBe(200);
     expect(rest.body.data).toHaveLength(2);
     expect(rest.body.hasMore).toBe(true);
-    expect(rest.body.data[0]).toMatchObject({ eventType: expect.any(String), attempt: 1, url: expect.stringContaining("receiver.test") });
-    const next = await call("GET", `/api/v1/callbacks/deliveries?limit=2&cursor=${rest.body.nextCursor}`, partner.accessToken);
+    expect(rest.body.data[0]).toMatchObject({
+      eventType: expect.any(String),
+      attempt: 1,
+      url: expect.stringContaining("receiver.test"),
+    });
+    const next = await call(
+      "GET",
+      `/api/v1/callbacks/deliveries?limit=2&cursor=${rest.body.nextCursor}`,
+      partner.accessToken,
+    );
     expect(next.body.data[0].id).not.toBe(rest.body.data[0].id);
-    const failed = await call("GET", "/api/v1/callbacks/deliveries?eventType=ari.updated&limit=200", partner.accessToken);
+    const failed = await call(
+      "GET",
+      "/api/v1/callbacks/deliveries?eventType=ari.updated&limit=200",
+      partner.accessToken,
+    );
     expect(failed.body.data.some((a: Json) => a.httpStatus === 500 && a.errorClass === "http_status")).toBe(true);
     for (const c of [connect, grpc]) {
       const page = await c.listCallbackDeliveries({ limit: 2 }, { headers: bearer(partner.accessToken) });

@@ -17,7 +17,13 @@ const types = [
  * API access > partner callbacks: the addresses where a partner client granted this property is told outcomes,
  * bookings and ARI. The partner gives the URL; the manager adds it here and hands over the secret shown once.
  */
-export function PartnerCallbacks({ signed, clients }: { signed: Signed; clients: { clientId: string; provider: string }[] }) {
+export function PartnerCallbacks({
+  signed,
+  clients,
+}: {
+  signed: Signed;
+  clients: { clientId: string; provider: string }[];
+}) {
   const { t } = useI18n();
   const list = useLoad(() => signed.webhooks.listPartnerCallbacks({}), []);
   const [clientId, setClientId] = useState(clients[0]?.clientId ?? "");
@@ -78,7 +84,11 @@ export function PartnerCallbacks({ signed, clients }: { signed: Signed; clients:
                   <td>{t(statusKey(c.status))}</td>
                   <td>
                     {revoking === c.id ? (
-                      <Confirm text={t("callbacksConfirm")} onYes={() => void revoke(c.id)} onNo={() => setRevoking("")} />
+                      <Confirm
+                        text={t("callbacksConfirm")}
+                        onYes={() => void revoke(c.id)}
+                        onNo={() => setRevoking("")}
+                      />
                     ) : (
                       <button type="button" class="danger" onClick={() => setRevoking(c.id)}>
                         {t("callbacksRevoke")}

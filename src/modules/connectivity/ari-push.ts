@@ -119,7 +119,10 @@ export function createAriPusher(d: {
       return 0;
     }
     const seq = BigInt(last.seq);
-    const [roomTypes, ratePlans] = await Promise.all([roomTypesOf(d.pool, propertyId), ratePlansOf(d.pool, propertyId)]);
+    const [roomTypes, ratePlans] = await Promise.all([
+      roomTypesOf(d.pool, propertyId),
+      ratePlansOf(d.pool, propertyId),
+    ]);
     const ranges = changedRanges(changes);
     const wanted = new Set(ranges.keys());
     const grid = await readGrid(
@@ -154,7 +157,7 @@ export function createAriPusher(d: {
           occurredAt: at,
           data: {
             seq: seq.toString(),
-            fromSeq: (BigInt(changes[0]!.seq)).toString(),
+            fromSeq: BigInt(changes[0]!.seq).toString(),
             cursor: encodeCursor(seq),
             part: part + 1,
             parts,
@@ -279,7 +282,9 @@ export function createAriPusher(d: {
  * Per room type code, per rate plan code ("*": every plan of the room type, an availability change), the range
  * covering every change of the push: [earliest from, latest to).
  */
-export function changedRanges(changes: readonly AriChangeRow[]): Map<string, Map<string, { from: string; to: string }>> {
+export function changedRanges(
+  changes: readonly AriChangeRow[],
+): Map<string, Map<string, { from: string; to: string }>> {
   const out = new Map<string, Map<string, { from: string; to: string }>>();
   for (const c of changes)
     for (const rt of c.roomTypes) {

@@ -97,7 +97,8 @@ export function createPartnerCallbacks(d: {
         throw err;
       }
       const client = await findClient(poolQueryable(d.pool), input.clientId);
-      if (client === undefined || client.kind !== "partner") throw new AppError("not_found", "Partner client not found.");
+      if (client === undefined || client.kind !== "partner")
+        throw new AppError("not_found", "Partner client not found.");
       const url = new URL(input.url).toString();
       const secret = newSigningSecret();
       const now = d.clock.now();

@@ -221,10 +221,10 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
     /** Deletes the address with its deliveries and history. */
     async remove(actor: Actor, id: string): Promise<void> {
       if (!isUuid(id)) throw new AppError("not_found", "Webhook address not found.");
-      const { rowCount } = await d.pool.query("delete from webhook_endpoints where property_id = $1 and id = $2 and client_id is null", [
-        actor.propertyId,
-        id,
-      ]);
+      const { rowCount } = await d.pool.query(
+        "delete from webhook_endpoints where property_id = $1 and id = $2 and client_id is null",
+        [actor.propertyId, id],
+      );
       if (rowCount === 0) throw new AppError("not_found", "Webhook address not found.");
     },
 
