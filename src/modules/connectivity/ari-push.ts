@@ -18,6 +18,8 @@ const changesPerPush = 5_000;
 /** A property first heard of (no cursor yet) is pushed from its changes of this last span only. */
 const firstPushLookbackMs = 60_000;
 const DAY_MS = 86_400_000;
+/** Pushes made at once by one process. */
+const pushLanes = 6;
 const readDays = 366;
 
 export interface AriPushOptions {
@@ -95,7 +97,7 @@ export function createAriPusher(d: {
       for (const id of silent) seen.delete(id);
     }
     const now = performance.now();
-    let pushes = 0;
+    const ready: [string, string[]][] = [];
     for (const [propertyId, clients] of listening) {
       const first = seen.get(propertyId);
       if (first === undefined) {
@@ -103,8 +105,18 @@ export function createAriPusher(d: {
         if (windowMs > 0) continue;
       } else if (now - first < windowMs) continue;
       seen.delete(propertyId);
-      pushes += await push(propertyId, pushed.get(propertyId), clients);
+      ready.push([propertyId, clients]);
     }
+    // Properties are pushed side by side (a few at a time: each push is a few reads and one transaction).
+    let pushes = 0;
+    let next = 0;
+    const lane = async () => {
+      while (next < ready.length) {
+        const [propertyId, clients] = ready[next++]!;
+        pushes += await push(propertyId, pushed.get(propertyId), clients);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(pushLanes, ready.length) }, lane));
     return pushes;
   }
 
@@ -198,15 +210,16 @@ export function createAriPusher(d: {
   async function readGrid(
     propertyId: string,
     roomTypeIds: string[],
-    ranges: Map<string, Map<string, { from: string; to: string }>>,
+    ranges: Map<string, Map<string, Span[]>>,
   ): Promise<{ currency: string; amountScale: number; cells: AriCell[] }> {
     let from: string | undefined;
     let to: string | undefined;
     for (const plans of ranges.values())
-      for (const r of plans.values()) {
-        if (from === undefined || r.from < from) from = r.from;
-        if (to === undefined || r.to > to) to = r.to;
-      }
+      for (const spans of plans.values())
+        for (const r of spans) {
+          if (from === undefined || r.from < from) from = r.from;
+          if (to === undefined || r.to > to) to = r.to;
+        }
     const cells: AriCell[] = [];
     let currency = "";
     let amountScale = 2;
@@ -222,13 +235,13 @@ export function createAriPusher(d: {
         for (const rt of ari.roomTypes) {
           const plans = ranges.get(rt.code);
           for (const rp of rt.ratePlans) {
-            const range = plans?.get(rp.code) ?? plans?.get("*");
-            if (range === undefined) continue;
+            const spans = plans?.get(rp.code) ?? plans?.get("*");
+            if (spans === undefined) continue;
             const key = `${rt.code}\u0000${rp.code}`;
             const list = byPair.get(key) ?? [];
             byPair.set(key, list);
             for (const day of rp.days)
-              if (day.date >= range.from && day.date < range.to)
+              if (within(spans, day.date))
                 list.push({
                   roomTypeCode: rt.code,
                   ratePlanCode: rp.code,
@@ -278,36 +291,39 @@ export function createAriPusher(d: {
   };
 }
 
+type Span = { from: string; to: string };
+
 /**
- * Per room type code, per rate plan code ("*": every plan of the room type, an availability change), the range
- * covering every change of the push: [earliest from, latest to).
+ * Per room type code, per rate plan code ("*": every plan of the room type, an availability change), the changed
+ * days of the push as sorted, merged ranges [from, to).
  */
-export function changedRanges(
-  changes: readonly AriChangeRow[],
-): Map<string, Map<string, { from: string; to: string }>> {
-  const out = new Map<string, Map<string, { from: string; to: string }>>();
+export function changedRanges(changes: readonly AriChangeRow[]): Map<string, Map<string, Span[]>> {
+  const out = new Map<string, Map<string, Span[]>>();
   for (const c of changes)
     for (const rt of c.roomTypes) {
-      const plans = out.get(rt) ?? new Map<string, { from: string; to: string }>();
+      const plans = out.get(rt) ?? new Map<string, Span[]>();
       out.set(rt, plans);
-      for (const rp of c.ratePlans.length === 0 ? ["*"] : c.ratePlans) {
-        const r = plans.get(rp);
-        if (r === undefined) plans.set(rp, { from: c.from, to: c.to });
-        else {
-          if (c.from < r.from) r.from = c.from;
-          if (c.to > r.to) r.to = c.to;
-        }
-      }
+      for (const rp of c.ratePlans.length === 0 ? ["*"] : c.ratePlans)
+        plans.set(rp, [...(plans.get(rp) ?? []), { from: c.from, to: c.to }]);
     }
-  // A plan's own range covers the "*" range of its room type too (the availability of every plan changed).
   for (const plans of out.values()) {
-    const all = plans.get("*");
-    if (all === undefined) continue;
-    for (const [rp, r] of plans)
-      if (rp !== "*") {
-        if (all.from < r.from) r.from = all.from;
-        if (all.to > r.to) r.to = all.to;
-      }
+    // A plan's days include its room type's availability changes ("*").
+    const all = plans.get("*") ?? [];
+    for (const [rp, spans] of plans) plans.set(rp, merge(rp === "*" ? spans : [...spans, ...all]));
   }
   return out;
 }
+
+function merge(spans: Span[]): Span[] {
+  const sorted = [...spans].sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0));
+  const out: Span[] = [];
+  for (const s of sorted) {
+    const last = out.at(-1);
+    if (last !== undefined && s.from <= last.to) {
+      if (s.to > last.to) last.to = s.to;
+    } else out.push({ ...s });
+  }
+  return out;
+}
+
+const within = (spans: readonly Span[], date: string) => spans.some((s) => date >= s.from && date < s.to);
