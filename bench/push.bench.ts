@@ -1,6 +1,7 @@
 // ARI push (`npm run bench -- push`): 1,000 ARI changes a second across 20 properties for BENCH_SECONDS (default 10),
 // as 100 writes a second of 10 changes each (a change: one rate plan x room type range with a price), through the
-// inventory's batch write (the transaction partners' and staff writes use). One partner client listens with one
+// inventory's batch write (the transaction partners' and staff writes use) in an API-role app on its own pool, while
+// the app of the worker role pushes and delivers (both in this process, so they share its event loop). One partner client listens with one
 // callback address (ari.updated) served by an HTTPS receiver in its own process. Printed: pushes made, delivery
 // latency from each write's commit to the arrival of the first push numbered at or after the feed head seen right
 // after that write (an upper bound of the change's own latency; target p99 < 5 s, the coalescing window is 1 s), and
@@ -51,7 +52,7 @@ export async function benchPush(): Promise<void> {
     }),
   );
   const wall = () => performance.timeOrigin + performance.now();
-  const config = loadConfig({
+  const env = {
     PORT: "0",
     HOST: "127.0.0.1",
     DATABASE_URL: database.url,
@@ -59,9 +60,12 @@ export async function benchPush(): Promise<void> {
     DATA_DIR: ca.dir,
     WEBHOOK_ALLOW_PRIVATE_TARGETS: "1",
     WEBHOOK_EXTRA_CA_FILE: ca.caFile,
-  });
+  };
+  const config = loadConfig(env);
   const resolver = async () => [{ address: "127.0.0.1", family: 4 as const }];
   const app = await createApp(config, { logger: pino({ level: "silent" }), webhooks: { resolver } });
+  // The writes come from an API-role app on its own pool (as API processes write and workers push in production).
+  const writer = await createApp(loadConfig({ ...env, ROLE: "api" }), { logger: pino({ level: "silent" }) });
   const parts = createWebhookParts(app.deps, { resolver });
   try {
     const inv = app.services.inventory;
@@ -93,7 +97,7 @@ export async function benchPush(): Promise<void> {
     // let the pusher see the (empty) properties once
     await new Promise((r) => setTimeout(r, 500));
 
-    const q = poolQueryable(app.db.pool);
+    const q = poolQueryable(writer.db.pool);
     const writes: { property: string; at: number; head: bigint }[] = [];
     const started = performance.now();
     let n = 0;
@@ -119,7 +123,7 @@ export async function benchPush(): Promise<void> {
               priceMinor: BigInt(10_000 + k),
             };
           });
-          await inv.writeAri(p.id, changes);
+          await writer.services.inventory.writeAri(p.id, changes);
           const at = wall();
           writes.push({ property: p.code, at, head: await ariHead(q, p.id) });
         })();
@@ -182,6 +186,7 @@ export async function benchPush(): Promise<void> {
     );
   } finally {
     await parts.sender.close();
+    await writer.close();
     await app.close();
     child.kill();
     await database.stop();

@@ -73,18 +73,22 @@ export function createAriPusher(d: {
   const q = poolQueryable(d.pool);
   /** When this process first saw unpushed changes of a property (performance.now()). */
   const seen = new Map<string, number>();
+  /** Properties being pushed by this process now. */
+  const busy = new Set<string>();
+  let inFlight: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;
 
-  async function tick(): Promise<number> {
+  /** Looks for properties whose window has passed and starts their pushes; returns them. */
+  async function scan(): Promise<Promise<number>[]> {
     const [heads, cursors] = await Promise.all([
       ariHeads(q),
       q.query<{ property_id: string; seq: string }>("select property_id, seq::text as seq from ari_push_cursors"),
     ]);
     const pushed = new Map(cursors.map((c) => [c.property_id, BigInt(c.seq)]));
     const pending = [...heads].filter(([id, head]) => head > (pushed.get(id) ?? -1n)).map(([id]) => id);
-    if (pending.length === 0) return 0;
+    if (pending.length === 0) return [];
     const listening = await d.listeners(pending);
     // Nobody listens: the cursor follows the head, so a callback added later starts from then, not from history.
     const silent = pending.filter((id) => !listening.has(id));
@@ -97,27 +101,31 @@ export function createAriPusher(d: {
       for (const id of silent) seen.delete(id);
     }
     const now = performance.now();
-    const ready: [string, string[]][] = [];
+    const started: Promise<number>[] = [];
     for (const [propertyId, clients] of listening) {
+      if (busy.has(propertyId)) continue;
       const first = seen.get(propertyId);
       if (first === undefined) {
         seen.set(propertyId, now);
         if (windowMs > 0) continue;
       } else if (now - first < windowMs) continue;
+      // A few pushes at a time per process; the others wait for the next tick (their window has passed).
+      if (busy.size >= pushLanes) break;
       seen.delete(propertyId);
-      ready.push([propertyId, clients]);
+      busy.add(propertyId);
+      started.push(
+        push(propertyId, pushed.get(propertyId), clients)
+          .catch((err: unknown) => {
+            d.logger.error({ err, propertyId }, "ARI push failed; retried at a later tick");
+            return 0;
+          })
+          .finally(() => busy.delete(propertyId)),
+      );
     }
-    // Properties are pushed side by side (a few at a time: each push is a few reads and one transaction).
-    let pushes = 0;
-    let next = 0;
-    const lane = async () => {
-      while (next < ready.length) {
-        const [propertyId, clients] = ready[next++]!;
-        pushes += await push(propertyId, pushed.get(propertyId), clients);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(pushLanes, ready.length) }, lane));
-    return pushes;
+    // The loop does not wait for the pushes (a slow one does not hold back the next properties' windows); a pass by
+    // hand (tick) does.
+    inFlight = Promise.all([inFlight, ...started]).then(() => undefined);
+    return started;
   }
 
   /** One push of the property's changes after `cursor` to each client. Returns 1 if it pushed, else 0. */
@@ -266,7 +274,7 @@ export function createAriPusher(d: {
   function schedule(): void {
     if (stopped) return;
     timer = setTimeout(() => {
-      running = tick()
+      running = scan()
         .then(() => undefined)
         .catch((err: unknown) => d.logger.error({ err }, "ARI push failed; retried at the next tick"))
         .finally(() => {
@@ -277,8 +285,11 @@ export function createAriPusher(d: {
   }
 
   return {
-    /** One pass by hand (tests with the loop off). Returns the pushes made. */
-    tick,
+    /** One pass by hand, waiting for its pushes. Returns the pushes made. */
+    async tick(): Promise<number> {
+      const pushes = await Promise.all(await scan());
+      return pushes.reduce((a, b) => a + b, 0);
+    },
     start(): void {
       stopped = false;
       schedule();
@@ -287,6 +298,7 @@ export function createAriPusher(d: {
       stopped = true;
       if (timer !== undefined) clearTimeout(timer);
       await running;
+      await inFlight;
     },
   };
 }
