@@ -11,6 +11,7 @@ import { benchMobile } from "./mobile.bench.ts";
 import { benchGrowth } from "./growth.bench.ts";
 import { benchFrontDesk } from "./frontdesk.bench.ts";
 import { benchOta } from "./ota.bench.ts";
+import { benchPush } from "./push.bench.ts";
 
 const only = process.argv[2];
 const benches: Record<string, () => Promise<void>> = {
@@ -19,6 +20,7 @@ const benches: Record<string, () => Promise<void>> = {
   ratelimit: benchRateLimit,
   reservations: benchReservations,
   webhooks: benchWebhooks,
+  push: benchPush,
   codec: benchCodec,
   mobile: benchMobile,
   ota: benchOta,

@@ -35,9 +35,12 @@ export const tableOwners: Readonly<Record<string, string>> = {
   reservation_code_counters: "reservations",
   // outbound domain events (what happened here, published by webhooks)
   domain_events: "events",
+  // outbound events meant for one partner client (message outcomes, ARI pushed in its codes)
+  partner_events: "events",
   // connectivity: inbound partner messages (reservation messages partners send) and the partners' code mappings
   partner_messages: "connectivity",
   provider_mappings: "connectivity",
+  ari_push_cursors: "connectivity",
   folios: "folio",
   folio_charges: "folio",
   folio_payments: "folio",

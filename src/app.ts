@@ -19,7 +19,11 @@ import { registerReflection } from "./server/reflection.ts";
 import type { Interceptor } from "@connectrpc/connect";
 import type { Deps, Module } from "./modules/module.ts";
 import { createStatusModule } from "./modules/status/index.ts";
-import { createConnectivityModule, createPartnerSwitchInterceptor } from "./modules/connectivity/index.ts";
+import {
+  createConnectivityModule,
+  createPartnerSwitchInterceptor,
+  type AriPushOptions,
+} from "./modules/connectivity/index.ts";
 import {
   createAuthInterceptorOf,
   createAuthModule,
@@ -59,6 +63,8 @@ export interface AppOptions {
   logger?: Logger;
   /** Test seams of the webhook engine (DNS resolver, request timeout, jitter, mailer). */
   webhooks?: WebhookOptions;
+  /** The ARI push's window, tick and message size (tests and the bench; production uses the defaults). */
+  ariPush?: AriPushOptions;
 }
 
 export interface App {
@@ -121,13 +127,15 @@ export function createServices(deps: Deps): Services {
 function createModules(deps: Deps, s: Services, options: AppOptions = {}): Module[] {
   const identity = createIdentityModule(deps);
   const audit = createAuditModule(deps);
+  const webhooks = createWebhooksModule(deps, options.webhooks);
   return [
     createStatusModule(deps),
-    createConnectivityModule(deps, s.reservations, s.inventory),
+    // partners' callbacks are webhook addresses: the connectivity face reads their history and ARI listeners
+    createConnectivityModule(deps, s.reservations, s.inventory, webhooks.callbacks, options.ariPush),
     createAuthModule(deps, s.auth),
     createAdminModule(s.admin),
     createPlatformModule(deps),
-    createWebhooksModule(deps, options.webhooks),
+    webhooks,
     // staff alerts by e-mail (the panel notifications are written with the change)
     createNotificationsModule(deps),
     createInventoryModule(deps, s.inventory),

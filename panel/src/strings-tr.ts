@@ -48,6 +48,15 @@ export const tr: Record<Key, string> = {
   partnerOff: "İş ortağı API'si platform genelinde kapalı: bağlantı çağrıları 503 döner ve webhook gönderilmez.",
   clientsTitle: "Bu tesise erişen iş ortağı istemcileri",
   clientsNote: "Salt okunur: istemcileri hizmet operatörleri oluşturur ve onaylar.",
+  callbacksTitle: "İş ortağı geri çağırma adresleri",
+  callbacksNote:
+    "Bir iş ortağı istemcisine rezervasyon mesajlarının sonucunun, bu tesisin rezervasyonlarının ve değerleriyle ARI'nin bildirildiği adresler. HTTPS adresini iş ortağı verir; buraya yalnızca bu tesisin olayları gönderilir. İstemci başına en fazla 10.",
+  callbacksNone: "Bu tesis için henüz iş ortağı geri çağırma adresi yok.",
+  callbacksAdd: "Geri çağırma adresi ekle",
+  callbacksRevoke: "İptal et",
+  callbacksConfirm:
+    "Bu geri çağırma adresi teslim geçmişiyle birlikte iptal edilsin mi? İş ortağı artık oraya olay almaz.",
+  callbacksSecretNote: "Bu anahtarı iş ortağına verin: her geri çağırmanın imzasını onunla doğrular.",
   clientsNone: "Bu tesise henüz erişen bir iş ortağı istemcisi yok.",
   colProvider: "Sağlayıcı",
   colName: "Ad",

@@ -5,6 +5,7 @@ import type { Deps } from "../modules/module.ts";
 import { describeSeed, seedDemo } from "./seed.ts";
 import { setProviderMapping } from "../modules/connectivity/index.ts";
 import { verifyInventory } from "./inventory-verify.ts";
+import { createWebhookParts, partnerCallbackEventTypes } from "../modules/webhooks/index.ts";
 
 export interface CommandInput {
   positionals: string[];
@@ -165,6 +166,78 @@ export const commands: Record<string, Command> = {
         },
         text: `client_id:     ${client.id}\nclient_secret: ${clientSecret}\n(The secret is shown only now. Environment: ${client.environment}; approve for live with client:approve.)`,
       };
+    },
+  },
+
+  "client:callback": {
+    summary:
+      "Add a callback address for a partner client (all its granted properties); prints the address and its whsec_ secret (shown once).",
+    usage: "--client <clientId> --url <https url> --events <type,...> [--description <text>]",
+    options: {
+      client: { type: "string", help: "the partner client's id" },
+      url: { type: "string", help: "the partner's https address (public host; port 443 or >= 1024)" },
+      events: {
+        type: "string",
+        help: `comma-separated: ${partnerCallbackEventTypes.join(", ")}`,
+      },
+      description: { type: "string", help: "label shown in the panel" },
+    },
+    async run(deps, input) {
+      const { callbacks } = createWebhookParts(deps);
+      const { callback, secret } = await callbacks.create({
+        clientId: str(input, "client"),
+        propertyId: null,
+        url: str(input, "url"),
+        eventTypes: list(input, "events"),
+        description: str(input, "description", ""),
+        createdBy: null,
+      });
+      return {
+        json: {
+          callbackId: callback.id,
+          clientId: callback.clientId,
+          url: callback.url,
+          eventTypes: callback.eventTypes,
+          status: callback.status,
+          secret,
+        },
+        text: `callback_id: ${callback.id}\nurl:         ${callback.url}\nevents:      ${callback.eventTypes.join(",")}\nsecret:      ${secret}\n(The secret is shown only now: hand it to the partner to verify signatures.)`,
+      };
+    },
+  },
+
+  "client:callbacks": {
+    summary: "List a partner client's callback addresses (never their secrets).",
+    usage: "--client <clientId>",
+    options: { client: { type: "string", help: "the partner client's id" } },
+    async run(deps, input) {
+      const list = await createWebhookParts(deps).callbacks.listOfClient(str(input, "client"));
+      const json = list.map((c) => ({
+        callbackId: c.id,
+        url: c.url,
+        eventTypes: c.eventTypes,
+        status: c.status,
+        propertyId: c.propertyId,
+      }));
+      const text =
+        list.length === 0
+          ? "No callback addresses."
+          : list.map((c) => `${c.id}  ${c.status.padEnd(8)}  ${c.url}  ${c.eventTypes.join(",")}`).join("\n");
+      return { json: { callbacks: json }, text };
+    },
+  },
+
+  "client:callback-revoke": {
+    summary: "Revoke a partner client's callback address (its deliveries and history go with it).",
+    usage: "--client <clientId> --callback <callbackId>",
+    options: {
+      client: { type: "string", help: "the partner client's id" },
+      callback: { type: "string", help: "the callback address id" },
+    },
+    async run(deps, input) {
+      const id = str(input, "callback");
+      await createWebhookParts(deps).callbacks.revoke({ clientId: str(input, "client") }, id);
+      return { json: { callbackId: id, revoked: true }, text: `Callback address ${id} revoked.` };
     },
   },
 

@@ -10,6 +10,7 @@ import {
   type Resolver,
   type WebhookOptions,
 } from "../../src/modules/webhooks/index.ts";
+import type { AriPushOptions } from "../../src/modules/connectivity/index.ts";
 import { freshDatabaseUrl } from "./db.ts";
 import { testLogger } from "./logs.ts";
 import type { TestCa } from "./https-receiver.ts";
@@ -50,6 +51,7 @@ export async function startWebhookApp(opts: {
   clock: Clock;
   webhooks: WebhookOptions;
   env?: Record<string, string>;
+  ariPush?: AriPushOptions;
 }) {
   const dataDir = mkdtempSync(join(tmpdir(), "webhook-data-"));
   const config = loadConfig({
@@ -64,7 +66,12 @@ export async function startWebhookApp(opts: {
     WEBHOOK_SECRET_KEY: testSecretKey,
     ...opts.env,
   });
-  const app: App = await createApp(config, { logger: testLogger(), clock: opts.clock, webhooks: opts.webhooks });
+  const app: App = await createApp(config, {
+    logger: testLogger(),
+    clock: opts.clock,
+    webhooks: opts.webhooks,
+    ...(opts.ariPush !== undefined ? { ariPush: opts.ariPush } : {}),
+  });
   const parts = createWebhookParts(app.deps, opts.webhooks);
   return Object.assign(app, { baseUrl: `http://127.0.0.1:${app.port}`, parts, dataDir });
 }

@@ -1,6 +1,7 @@
 import { dateOf, status, type Signed } from "../api.ts";
 import { formatDate, lookup, useI18n } from "../i18n.ts";
 import { ErrorBox, PageTitle, useLoad } from "./common.tsx";
+import { PartnerCallbacks } from "./partner-callbacks.tsx";
 
 export function ApiAccess({ signed }: { signed: Signed }) {
   const { t, lang } = useI18n();
@@ -60,6 +61,12 @@ export function ApiAccess({ signed }: { signed: Signed }) {
             </tbody>
           </table>
         </div>
+      )}
+      {clients.data && (
+        <PartnerCallbacks
+          signed={signed}
+          clients={clients.data.clients.map((c) => ({ clientId: c.clientId, provider: c.provider }))}
+        />
       )}
       <h2>{t("docsTitle")}</h2>
       <p>{t("docsBody")}</p>

@@ -158,3 +158,12 @@ const clientLimitColumns = { requests: "rate_limit_per_minute", tokens: "token_r
 export function clientLimitSql(limit: keyof typeof clientLimitColumns, clientIdExpr: string): string {
   return `(select own_c.${clientLimitColumns[limit]} from api_clients own_c where own_c.id = ${clientIdExpr})`;
 }
+
+/**
+ * Whether the active client `clientIdExpr` is granted property `propertyIdExpr` (a boolean expression): who a
+ * partner callback may be told about.
+ */
+export function clientGrantedSql(clientIdExpr: string, propertyIdExpr: string): string {
+  return `exists (select 1 from api_client_properties own_g join api_clients own_c on own_c.id = own_g.client_id and own_c.active
+    where own_g.client_id = ${clientIdExpr} and own_g.property_id = ${propertyIdExpr})`;
+}

@@ -33,6 +33,7 @@ export { oauthError, type ClientTokenService, type TokenRequest, type TokenRespo
 export {
   approveClient,
   clientLimitSql,
+  clientGrantedSql,
   findClient,
   grantProperties,
   insertClient,

@@ -6,6 +6,7 @@ import { client, type ConnectivityService } from "./connectivity.service.ts";
 import type { AriReads } from "./ari.ts";
 import type { AriWrites } from "./ari-write.ts";
 import { answerList } from "../../lib/lazy-list.ts";
+import type { PartnerCallbackReads } from "./callbacks.ts";
 
 export const connectivityRpcServices = [ConnectivityRpc];
 
@@ -14,6 +15,7 @@ export function registerConnectivityRpc(
   service: ConnectivityService,
   ari: AriReads,
   ariWrites: AriWrites,
+  callbacks: PartnerCallbackReads,
 ): void {
   const ts = (d: Date | null) => (d === null ? undefined : timestampFromDate(d));
   const opt = <T>(v: T | undefined | null) => (v === undefined || v === null ? undefined : v);
@@ -115,6 +117,26 @@ export function registerConnectivityRpc(
           ratePlans: pairs(c.ratePlans),
           changedAt: ts(c.changedAt),
         })),
+      };
+    },
+    async listCallbackDeliveries(req, ctx) {
+      // The rule admits partner principals only; the history is the caller's own addresses.
+      const page = await callbacks.history(client(ctx.values.get(principalKey)).clientId, {
+        cursor: req.cursor,
+        limit: req.limit,
+        eventType: req.eventType,
+      });
+      return {
+        data: page.deliveries.map((a) => ({
+          ...a,
+          httpStatus: opt(a.httpStatus),
+          errorClass: opt(a.errorClass),
+          errorMessage: opt(a.errorMessage),
+          startedAt: ts(a.startedAt),
+          finishedAt: ts(a.finishedAt),
+        })),
+        nextCursor: page.nextCursor,
+        hasMore: page.nextCursor !== "",
       };
     },
     async getReservationEvent(req, ctx) {

@@ -11,8 +11,12 @@ import { processPartnerMessages } from "./message-processor.ts";
 import { createAnswerCache } from "../../lib/answer-cache.ts";
 import { connectivityRpcServices, registerConnectivityRpc } from "./connectivity.rpc.ts";
 import { createOtaEndpoints } from "./ota/endpoints.ts";
+import { createAriPusher, type AriPushOptions } from "./ari-push.ts";
+import type { PartnerCallbackReads } from "./callbacks.ts";
 
 export { createPartnerSwitchInterceptor } from "./partner-switch.interceptor.ts";
+export { ariPushCellsPerMessage, ariPushWindowMs, type AriPushOptions, type AriCell } from "./ari-push.ts";
+export type { PartnerCallbackReads } from "./callbacks.ts";
 
 export {
   adapterFor,
@@ -30,6 +34,8 @@ export function createConnectivityModule(
   deps: Deps,
   reservations: ReservationService,
   inventory: InventoryService,
+  callbacks: PartnerCallbackReads,
+  ariPush: AriPushOptions = {},
 ): Module {
   const messages = createRowWriter(
     deps.db.pool,
@@ -43,6 +49,15 @@ export function createConnectivityModule(
     clock: deps.clock,
     answers: createAnswerCache(deps.config.answerCacheBytes),
   });
+  const pusher = createAriPusher({
+    pool: deps.db.pool,
+    transact: deps.transact,
+    clock: deps.clock,
+    logger: deps.logger,
+    inventory,
+    listeners: (propertyIds) => callbacks.listeners("ari.updated", propertyIds),
+    options: ariPush,
+  });
   return {
     name: "connectivity",
     services: connectivityRpcServices,
@@ -52,7 +67,7 @@ export function createConnectivityModule(
         clock: deps.clock,
         apply: (propertyId, externalReference) =>
           processPartnerMessages(
-            { pool: deps.db.pool, reservations, clock: deps.clock, logger: deps.logger },
+            { pool: deps.db.pool, transact: deps.transact, reservations, clock: deps.clock, logger: deps.logger },
             propertyId,
             externalReference,
           ),
@@ -64,19 +79,24 @@ export function createConnectivityModule(
         service,
         createAriReads({ pool: deps.db.pool, inventory }),
         createAriWrites({ pool: deps.db.pool, inventory }),
+        callbacks,
       ),
     // Jobs carry the (property, external reference) key; the processor drains that key in arrival order.
-    startWorkers: () =>
-      deps.boss.registerWorker<{ propertyId: string; externalReference: string }>(
+    startWorkers: async () => {
+      await deps.boss.registerWorker<{ propertyId: string; externalReference: string }>(
         queues.partnerMessages,
         (job) =>
           processPartnerMessages(
-            { pool: deps.db.pool, reservations, clock: deps.clock, logger: deps.logger },
+            { pool: deps.db.pool, transact: deps.transact, reservations, clock: deps.clock, logger: deps.logger },
             job.data.propertyId,
             job.data.externalReference,
           ),
         { queue: MESSAGE_JOB },
-      ),
+      );
+      // ari.updated: the ARI feed pushed to partners' callbacks (worker processes; one pusher per property at a time)
+      pusher.start();
+    },
+    stop: () => pusher.stop(),
   };
 }
 export { setProviderMapping } from "./mappings.admin.ts";

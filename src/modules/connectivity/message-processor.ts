@@ -13,18 +13,22 @@ import {
 } from "../reservations/index.ts";
 import type { InboundPartnerMessage, InboundRoomLine } from "./adapters.ts";
 import { internalIdOf } from "./reads.repository.ts";
+import { recordOutcomeEvent, type RejectionCode } from "./message-outcome.ts";
+import type { Transact } from "../../db/transaction.ts";
 
 export interface ProcessorDeps {
   pool: pg.Pool;
+  transact: Transact;
   reservations: ReservationService;
   clock: Clock;
   logger: Logger;
 }
 
-type Outcome =
-  { status: "PROCESSED"; reservationId: string; reservationCode: string } | { status: "REJECTED"; error: string };
+export type Outcome =
+  | { status: "PROCESSED"; reservationId: string; reservationCode: string }
+  | { status: "REJECTED"; error: string; code: RejectionCode };
 
-interface QueuedRow {
+export interface QueuedRow {
   id: string;
   property_id: string;
   provider: string;
@@ -83,16 +87,20 @@ export async function processPartnerMessages(
       const author = { kind: "partner", id: row.client_id, face: "job", requestId: row.id } as const;
       const outcome = await runAs(author, () => apply(deps, row)).catch((err: unknown) => {
         if (err instanceof AppError && err.code !== "internal" && err.code !== "unavailable")
-          return { status: "REJECTED", error: err.message } as const;
+          return { status: "REJECTED", error: err.message, code: err.code } as const;
         throw err;
       });
-      // On the pool, so each outcome commits at once (the lock's transaction only holds the lock).
-      await deps.pool.query(
-        `update partner_messages set status = $2, reservation_id = $3, reservation_code = $4, error = $5, processed_at = $6, attempts = attempts + 1 where id = $1`,
-        outcome.status === "PROCESSED"
-          ? [row.id, outcome.status, outcome.reservationId, outcome.reservationCode, null, deps.clock.now()]
-          : [row.id, outcome.status, null, null, outcome.error, deps.clock.now()],
-      );
+      // In a transaction of its own, so each outcome commits at once (the lock's transaction only holds the lock),
+      // with the partner_message.* event that tells the partner's callbacks (message-outcome.ts).
+      await deps.transact(async (tx) => {
+        const [sent] = await tx.query<{ client_id: string }>(
+          `update partner_messages set status = $2, reservation_id = $3, reservation_code = $4, error = $5, processed_at = $6, attempts = attempts + 1 where id = $1 returning client_id`,
+          outcome.status === "PROCESSED"
+            ? [row.id, outcome.status, outcome.reservationId, outcome.reservationCode, null, deps.clock.now()]
+            : [row.id, outcome.status, null, null, outcome.error, deps.clock.now()],
+        );
+        if (sent !== undefined) await recordOutcomeEvent(tx, sent.client_id, row, outcome, deps.clock.now());
+      });
       deps.logger.info({ eventId: row.id, status: outcome.status }, "reservation event applied");
     }
     await lock.query("commit");
@@ -128,7 +136,7 @@ async function apply(deps: ProcessorDeps, row: QueuedRow): Promise<Outcome> {
   const found = foundId === undefined ? undefined : await deps.reservations.get(actor, foundId);
   const unknown = `No reservation with external reference ${e.externalReference}${channel === null ? "" : ` from channel ${channel}`}.`;
   if (e.eventType === "CANCELLED") {
-    if (found === undefined) return { status: "REJECTED", error: unknown };
+    if (found === undefined) return { status: "REJECTED", error: unknown, code: "unknown_reservation" };
     const r = found.status === "CANCELLED" ? found : await deps.reservations.cancel(actor, found.id);
     return { status: "PROCESSED", reservationId: r.id, reservationCode: r.code };
   }
@@ -138,12 +146,14 @@ async function apply(deps: ProcessorDeps, row: QueuedRow): Promise<Outcome> {
     if (roomTypeId === undefined)
       return {
         status: "REJECTED",
+        code: "unmapped_code",
         error: `rooms[${i}].roomTypeCode ${room.roomTypeCode} is not mapped for provider ${row.provider}.`,
       };
     const ratePlanId = await internalIdOf(deps.pool, row.property_id, row.provider, "rate_plan", room.ratePlanCode);
     if (ratePlanId === undefined)
       return {
         status: "REJECTED",
+        code: "unmapped_code",
         error: `rooms[${i}].ratePlanCode ${room.ratePlanCode} is not mapped for provider ${row.provider}.`,
       };
     rooms.push({
@@ -156,7 +166,7 @@ async function apply(deps: ProcessorDeps, row: QueuedRow): Promise<Outcome> {
     });
   }
   if (e.eventType === "NEW" || found === undefined) {
-    if (e.eventType === "MODIFIED") return { status: "REJECTED", error: unknown };
+    if (e.eventType === "MODIFIED") return { status: "REJECTED", error: unknown, code: "unknown_reservation" };
     // A NEW for a known reference returns the first reservation (created: false): never a second booking.
     const { reservation } = await deps.reservations.create(actor, {
       source: "CHANNEL",
@@ -180,6 +190,7 @@ async function apply(deps: ProcessorDeps, row: QueuedRow): Promise<Outcome> {
   if (current.rooms.length !== rooms.length) {
     return {
       status: "REJECTED",
+      code: "rooms_changed",
       error: "A modification cannot add or remove rooms; cancel and send a NEW reservation.",
     };
   }

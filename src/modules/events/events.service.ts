@@ -72,3 +72,45 @@ export async function recordEvent(tx: Tx, event: NewEvent): Promise<string> {
   const [id] = await recordEvents(tx, [event]);
   return id!;
 }
+
+/** Events meant for one partner client only, sent to its callback addresses (never to the hotel's). */
+export const partnerEventTypes = ["partner_message.processed", "partner_message.rejected", "ari.updated"] as const;
+export type PartnerEventType = (typeof partnerEventTypes)[number];
+
+export interface NewPartnerEvent {
+  clientId: string;
+  propertyId: string;
+  type: PartnerEventType;
+  occurredAt: Date;
+  data: object;
+}
+
+/**
+ * Appends partner events and enqueues their fan-out jobs on the caller's transaction (as recordEvents: the event
+ * exists if and only if what it tells committed). Returns the event ids in the given order.
+ */
+export async function recordPartnerEvents(tx: Tx, events: readonly NewPartnerEvent[]): Promise<string[]> {
+  if (events.length === 0) return [];
+  const ids = events.map((e) => newId(e.occurredAt.getTime()));
+  const rows = tx.query(
+    `insert into partner_events (id, client_id, property_id, type, occurred_at, data, created_at)
+     select u.*, greatest(clock_timestamp(), u.occurred_at)
+       from unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::timestamptz[], $6::jsonb[]) as u(id, client_id, property_id, type, occurred_at, data)`,
+    [
+      ids,
+      events.map((e) => e.clientId),
+      events.map((e) => e.propertyId),
+      events.map((e) => e.type),
+      events.map((e) => e.occurredAt),
+      events.map((e) => JSON.stringify(e.data)),
+    ],
+  );
+  await Promise.all([
+    rows,
+    tx.enqueueMany(
+      queues.eventsFanout,
+      ids.map((eventId): EventFanoutJob => ({ eventId })),
+    ),
+  ]);
+  return ids;
+}

@@ -1,6 +1,10 @@
 export {
   recordEvent,
   recordEvents,
+  recordPartnerEvents,
+  partnerEventTypes,
+  type PartnerEventType,
+  type NewPartnerEvent,
   eventTypes,
   type EventType,
   type NewEvent,
@@ -12,4 +16,4 @@ export {
   type InvoiceEventData,
 } from "./events.service.ts";
 export { eventCatalogue, type CatalogueType, type EventDataOf, type FromSchema } from "./catalogue.ts";
-export { domainEventSql, domainEventsByIdsSql } from "./sql.ts";
+export { domainEventSql, domainEventsByIdsSql, partnerEventsByIdsSql } from "./sql.ts";

@@ -102,3 +102,11 @@ export async function ariHead(q: Queryable, propertyId: string): Promise<bigint>
   ]);
   return BigInt(row?.seq ?? "0");
 }
+
+/** The last committed ARI sequence number of every property that has one (what the ARI push compares with). */
+export async function ariHeads(q: Queryable): Promise<Map<string, bigint>> {
+  const rows = await q.query<{ property_id: string; seq: string }>(
+    "select property_id, seq::text as seq from ari_counters",
+  );
+  return new Map(rows.map((r) => [r.property_id, BigInt(r.seq)]));
+}

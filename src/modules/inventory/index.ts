@@ -68,6 +68,7 @@ export {
   ariChangesSql,
   ariChangesAfter,
   ariHead,
+  ariHeads,
   type AriChange,
   type AriChangeRow,
   type AriReason,

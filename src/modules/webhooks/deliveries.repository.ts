@@ -1,9 +1,10 @@
 import type pg from "pg";
 import { newId } from "../../lib/ids.ts";
-import { domainEventSql, domainEventsByIdsSql } from "../events/index.ts";
+import { clientGrantedSql } from "../auth/index.ts";
+import { domainEventSql, domainEventsByIdsSql, partnerEventsByIdsSql } from "../events/index.ts";
 import { partnerApiOnSql } from "../platform/index.ts";
 import { propertyFieldSql } from "../properties/index.ts";
-import { testEventType } from "./event-types.ts";
+import { partnerDomainEventTypes, testEventType } from "./event-types.ts";
 import type { SendResult } from "./sender.ts";
 
 /** A delivery after its claim, with its address, property code and event (what an attempt needs). */
@@ -46,16 +47,28 @@ const claimedColumns = `c.id, c.property_id, c.endpoint_id, c.event_id, c.event_
 const claimedJoins = `join webhook_endpoints ep on ep.id = c.endpoint_id
   left join lateral (${domainEventSql("c.event_id", "c.property_id")}) e on true`;
 
-/** Each event with each OPEN address of its property subscribed to its type; none while the partner API is off. */
+/**
+ * Each event with each OPEN address subscribed to its type: a domain event goes to its property's hotel addresses
+ * and, for the reservation types, to the callbacks of partner clients granted the property; a partner event to
+ * its client's callbacks (those of its property, or client-wide). None while the partner API is off.
+ */
 export async function subscribedPairs(
   pool: pg.Pool,
   eventIds: readonly string[],
 ): Promise<{ event_id: string; property_id: string; type: string; endpoint_id: string }[]> {
   const { rows } = await pool.query<{ event_id: string; property_id: string; type: string; endpoint_id: string }>(
     `select e.id as event_id, e.property_id, e.type, ep.id as endpoint_id from (${domainEventsByIdsSql("$1::uuid[]")}) e
-     join webhook_endpoints ep on ep.property_id = e.property_id and ep.status = 'open' and e.type = any(ep.event_types)
+     join webhook_endpoints ep on ep.status = 'open' and e.type = any(ep.event_types)
+       and (ep.client_id is null and ep.property_id = e.property_id
+         or ep.client_id is not null and e.type = any($2::text[]) and (ep.property_id is null or ep.property_id = e.property_id)
+           and ${clientGrantedSql("ep.client_id", "e.property_id")})
+     where ${partnerApiOnSql}
+     union all
+     select e.id, e.property_id, e.type, ep.id from (${partnerEventsByIdsSql("$1::uuid[]")}) e
+     join webhook_endpoints ep on ep.client_id = e.client_id and ep.status = 'open' and e.type = any(ep.event_types)
+       and (ep.property_id is null or ep.property_id = e.property_id) and ${clientGrantedSql("ep.client_id", "e.property_id")}
      where ${partnerApiOnSql}`,
-    [eventIds],
+    [eventIds, partnerDomainEventTypes],
   );
   return rows;
 }
@@ -104,7 +117,7 @@ export async function claim(
   const { rows } = await pool.query<Claimed>(
     `with prev as (
        select dl.id, dl.lease_until from webhook_deliveries dl
-       join webhook_endpoints ep on ep.id = dl.endpoint_id and ep.property_id = dl.property_id
+       join webhook_endpoints ep on ep.id = dl.endpoint_id and (ep.property_id = dl.property_id or ep.property_id is null)
        where dl.id = any($1::uuid[]) and dl.status = 'pending' and dl.next_attempt_at <= $2 and (dl.lease_until is null or dl.lease_until <= $2)
          and (ep.status = 'open' or dl.is_test) and ${partnerApiOnSql}
        for update of dl skip locked

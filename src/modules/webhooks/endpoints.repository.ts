@@ -91,14 +91,14 @@ export function createEndpointsRepository(pool: pg.Pool) {
   return {
     async list(propertyId: string): Promise<Endpoint[]> {
       const { rows } = await pool.query<EndpointRow>(
-        `select ${endpointColumns} from webhook_endpoints where property_id = $1 order by created_at, id`,
+        `select ${endpointColumns} from webhook_endpoints where property_id = $1 and client_id is null order by created_at, id`,
         [propertyId],
       );
       return rows.map(toEndpoint);
     },
     async get(propertyId: string, id: string): Promise<Endpoint | undefined> {
       const { rows } = await pool.query<EndpointRow>(
-        `select ${endpointColumns} from webhook_endpoints where property_id = $1 and id = $2`,
+        `select ${endpointColumns} from webhook_endpoints where property_id = $1 and id = $2 and client_id is null`,
         [propertyId, id],
       );
       return rows[0] === undefined ? undefined : toEndpoint(rows[0]);

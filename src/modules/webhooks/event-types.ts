@@ -1,4 +1,4 @@
-import { eventCatalogue, eventTypes, type EventType } from "../events/index.ts";
+import { eventCatalogue, eventTypes, partnerEventTypes, type EventType } from "../events/index.ts";
 
 /** The event types of the spec an address can subscribe to: every type the event log carries. `webhook.test` is always allowed (never listed). */
 export const subscribableEventTypes = eventTypes;
@@ -17,4 +17,14 @@ export function eventTypeDescription(type: SubscribableEventType, acceptLanguage
 
 export function isSubscribable(type: string): type is SubscribableEventType {
   return (subscribableEventTypes as readonly string[]).includes(type);
+}
+
+/** Domain events a partner callback may subscribe to: bookings of the properties granted to its client. */
+export const partnerDomainEventTypes = ["reservation.created", "reservation.updated", "reservation.cancelled"] as const;
+
+/** What a partner callback may subscribe to: its own events and the bookings of its properties. */
+export const partnerCallbackEventTypes = [...partnerEventTypes, ...partnerDomainEventTypes] as const;
+
+export function isPartnerCallbackType(type: string): boolean {
+  return (partnerCallbackEventTypes as readonly string[]).includes(type);
 }

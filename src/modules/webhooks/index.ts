@@ -14,6 +14,7 @@ import { withAttemptSpans } from "./sender-spans.ts";
 import { createWebhooksService, type WebhooksService } from "./webhooks.service.ts";
 import { registerWebhookWorkers } from "./webhooks.jobs.ts";
 import { registerWebhookRpc, webhookRpcServices } from "./webhooks.rpc.ts";
+import { createPartnerCallbacks, type PartnerCallbacks } from "./partner-callbacks.ts";
 
 export {
   AddressRejected,
@@ -29,6 +30,14 @@ export { subscribableEventTypes, testEventType } from "./event-types.ts";
 export { retryDelaysMs, maxAttempts, nextAttemptAt } from "./schedule.ts";
 export type { WebhookEngine, AttemptOutcome } from "./engine.ts";
 export type { WebhooksService, Actor } from "./webhooks.service.ts";
+export {
+  maxCallbacksPerClient,
+  maxCallbackHistoryPage,
+  type PartnerCallbacks,
+  type PartnerCallback,
+  type CallbackDelivery,
+} from "./partner-callbacks.ts";
+export { partnerCallbackEventTypes } from "./event-types.ts";
 
 /** Test seams of the webhook engine; production uses the defaults. */
 export interface WebhookOptions {
@@ -52,6 +61,8 @@ export interface WebhooksModule extends Module {
   engine: WebhookEngine;
   service: WebhooksService;
   sender: Sender;
+  /** Partner clients' callback addresses (the panel, the ops CLI, the partner's delivery history, the ARI push). */
+  callbacks: PartnerCallbacks;
 }
 
 /** The engine and panel service on one set of deps (tests build a second one to drive due work by hand). */
@@ -114,11 +125,27 @@ export function createWebhookParts(deps: Deps, options: WebhookOptions = {}) {
     engine,
     recoveries,
   });
-  return { engine, service, sender, dispatcher, recoveries, mailer: options.mailer ?? createMailer(deps.config) };
+  const callbacks = createPartnerCallbacks({
+    pool: deps.db.pool,
+    transact: deps.transact,
+    clock: deps.clock,
+    box,
+    resolver,
+    policy,
+  });
+  return {
+    engine,
+    service,
+    sender,
+    dispatcher,
+    recoveries,
+    callbacks,
+    mailer: options.mailer ?? createMailer(deps.config),
+  };
 }
 
 export function createWebhooksModule(deps: Deps, options: WebhookOptions = {}): WebhooksModule {
-  const { engine, service, sender, dispatcher, recoveries, mailer } = createWebhookParts(deps, options);
+  const { engine, service, sender, dispatcher, recoveries, callbacks, mailer } = createWebhookParts(deps, options);
   const dispatches = deps.config.role !== "api" && options.dispatch !== false;
   const notifications = createNotificationsService({ pool: deps.db.pool, clock: deps.clock });
   return {
@@ -126,8 +153,9 @@ export function createWebhooksModule(deps: Deps, options: WebhookOptions = {}): 
     engine,
     service,
     sender,
+    callbacks,
     services: webhookRpcServices,
-    registerRpc: (router) => registerWebhookRpc(router, service, notifications),
+    registerRpc: (router) => registerWebhookRpc(router, service, notifications, callbacks),
     startWorkers: async () => {
       await registerWebhookWorkers({
         boss: deps.boss,

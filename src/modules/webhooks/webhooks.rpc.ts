@@ -6,6 +6,7 @@ import { requireStaff } from "../auth/index.ts";
 import type { Notification, NotificationsService } from "../notifications/index.ts";
 import type { Endpoint } from "./endpoints.repository.ts";
 import type { Recovery } from "./recovery.ts";
+import type { PartnerCallback, PartnerCallbacks } from "./partner-callbacks.ts";
 import { eventTypeDescription, subscribableEventTypes } from "./event-types.ts";
 import { maxEndpointsPerProperty, type Actor, type WebhooksService } from "./webhooks.service.ts";
 
@@ -91,12 +92,49 @@ function notificationOut(n: Notification) {
   };
 }
 
+function callbackOut(c: PartnerCallback) {
+  return {
+    id: c.id,
+    clientId: c.clientId,
+    url: c.url,
+    eventTypes: c.eventTypes,
+    description: c.description,
+    status: statusOf[c.status],
+    createdAt: ts(c.createdAt),
+    closedAt: ts(c.closedAt),
+    closedReason: opt(c.closedReason),
+    lastSuccessAt: ts(c.lastSuccessAt),
+    failuresSinceSuccess: c.failuresSinceSuccess,
+  };
+}
+
 export function registerWebhookRpc(
   router: ConnectRouter,
   service: WebhooksService,
   notifications: NotificationsService,
+  callbacks: PartnerCallbacks,
 ): void {
   router.service(WebhookRpc, {
+    async createPartnerCallback(req, ctx) {
+      const actor = manage(ctx.values);
+      const r = await callbacks.create({
+        clientId: req.clientId,
+        propertyId: actor.propertyId,
+        url: req.url,
+        eventTypes: req.eventTypes,
+        description: req.description,
+        createdBy: actor.userId,
+      });
+      return { callback: callbackOut(r.callback), secret: r.secret };
+    },
+    async listPartnerCallbacks(req, ctx) {
+      const list = await callbacks.listOfProperty(manage(ctx.values).propertyId, req.clientId || undefined);
+      return { callbacks: list.map(callbackOut) };
+    },
+    async deletePartnerCallback(req, ctx) {
+      await callbacks.revoke({ propertyId: manage(ctx.values).propertyId }, req.callbackId);
+      return {};
+    },
     async createWebhookEndpoint(req, ctx) {
       const r = await service.create(manage(ctx.values), {
         url: req.url,

@@ -143,7 +143,7 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
     if (!isUuid(id)) throw new AppError("not_found", "Webhook address not found.");
     return d.transact(async (tx) => {
       const rows = await tx.query<EndpointRow>(
-        `update webhook_endpoints set ${setSql} where property_id = $1 and id = $2 returning ${endpointColumns}`,
+        `update webhook_endpoints set ${setSql} where property_id = $1 and id = $2 and client_id is null returning ${endpointColumns}`,
         [actor.propertyId, id, ...params],
       );
       if (rows[0] === undefined) throw new AppError("not_found", "Webhook address not found.");
@@ -179,7 +179,7 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
         // Serializes creates of one property so two concurrent requests cannot make an eleventh address.
         await tx.query("select pg_advisory_xact_lock(hashtext('webhook_endpoints'), hashtext($1))", [actor.propertyId]);
         const [count] = await tx.query<{ n: number }>(
-          "select count(*)::int as n from webhook_endpoints where property_id = $1",
+          "select count(*)::int as n from webhook_endpoints where property_id = $1 and client_id is null",
           [actor.propertyId],
         );
         if ((count?.n ?? 0) >= maxEndpointsPerProperty)
@@ -250,7 +250,7 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
       if (!isUuid(id)) throw new AppError("not_found", "Webhook address not found.");
       await d.transact(async (tx) => {
         const [gone] = await tx.query<EndpointRow>(
-          `delete from webhook_endpoints where property_id = $1 and id = $2 returning ${endpointColumns}`,
+          `delete from webhook_endpoints where property_id = $1 and id = $2 and client_id is null returning ${endpointColumns}`,
           [actor.propertyId, id],
         );
         if (gone === undefined) throw new AppError("not_found", "Webhook address not found.");
@@ -295,7 +295,7 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
     async disable(actor: Actor, id: string): Promise<Endpoint> {
       return d.transact(async (tx) => {
         const [row] = await tx.query<EndpointRow>(
-          `update webhook_endpoints set status = 'disabled', updated_at = $3 where property_id = $1 and id = $2 returning ${endpointColumns}`,
+          `update webhook_endpoints set status = 'disabled', updated_at = $3 where property_id = $1 and id = $2 and client_id is null returning ${endpointColumns}`,
           [actor.propertyId, isUuid(id) ? id : null, d.clock.now()],
         );
         if (row === undefined) throw new AppError("not_found", "Webhook address not found.");

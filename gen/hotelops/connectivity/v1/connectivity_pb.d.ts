@@ -1229,6 +1229,14 @@ export declare type AriChange = Message<"hotelops.connectivity.v1.AriChange"> & 
    * @generated from field: google.protobuf.Timestamp changed_at = 7;
    */
   changedAt?: Timestamp | undefined;
+
+  /**
+   * The change's number in the property's ARI sequence (decimal; commit order): an ari.updated push carries the
+   * sequence it is current to, so a partner that missed one finds the changes after the last push it has here.
+   *
+   * @generated from field: string seq = 8;
+   */
+  seq: string;
 };
 
 /**
@@ -1383,6 +1391,159 @@ export declare type UpdateAriResponse = Message<"hotelops.connectivity.v1.Update
 export declare const UpdateAriResponseSchema: GenMessage<UpdateAriResponse>;
 
 /**
+ * @generated from message hotelops.connectivity.v1.ListCallbackDeliveriesRequest
+ */
+export declare type ListCallbackDeliveriesRequest = Message<"hotelops.connectivity.v1.ListCallbackDeliveriesRequest"> & {
+  /**
+   * Opaque cursor from a previous page's next_cursor.
+   *
+   * @generated from field: string cursor = 1;
+   */
+  cursor: string;
+
+  /**
+   * 1-200, default 50.
+   *
+   * @generated from field: int32 limit = 2;
+   */
+  limit: number;
+
+  /**
+   * Only attempts of this event type (e.g. "ari.updated").
+   *
+   * @generated from field: string event_type = 3;
+   */
+  eventType: string;
+};
+
+/**
+ * Describes the message hotelops.connectivity.v1.ListCallbackDeliveriesRequest.
+ * Use `create(ListCallbackDeliveriesRequestSchema)` to create a new message.
+ */
+export declare const ListCallbackDeliveriesRequestSchema: GenMessage<ListCallbackDeliveriesRequest>;
+
+/**
+ * @generated from message hotelops.connectivity.v1.ListCallbackDeliveriesResponse
+ */
+export declare type ListCallbackDeliveriesResponse = Message<"hotelops.connectivity.v1.ListCallbackDeliveriesResponse"> & {
+  /**
+   * @generated from field: repeated hotelops.connectivity.v1.CallbackDeliveryAttempt data = 1;
+   */
+  data: CallbackDeliveryAttempt[];
+
+  /**
+   * Pass back as `cursor`; empty on the last page.
+   *
+   * @generated from field: string next_cursor = 2;
+   */
+  nextCursor: string;
+
+  /**
+   * @generated from field: bool has_more = 3;
+   */
+  hasMore: boolean;
+};
+
+/**
+ * Describes the message hotelops.connectivity.v1.ListCallbackDeliveriesResponse.
+ * Use `create(ListCallbackDeliveriesResponseSchema)` to create a new message.
+ */
+export declare const ListCallbackDeliveriesResponseSchema: GenMessage<ListCallbackDeliveriesResponse>;
+
+/**
+ * One attempt to deliver an event to one of the client's callback addresses.
+ *
+ * @generated from message hotelops.connectivity.v1.CallbackDeliveryAttempt
+ */
+export declare type CallbackDeliveryAttempt = Message<"hotelops.connectivity.v1.CallbackDeliveryAttempt"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string delivery_id = 2;
+   */
+  deliveryId: string;
+
+  /**
+   * @generated from field: string callback_id = 3;
+   */
+  callbackId: string;
+
+  /**
+   * @generated from field: string url = 4;
+   */
+  url: string;
+
+  /**
+   * The envelope id (`webhook-id` / Service-Event-Id), the same on every attempt and resend.
+   *
+   * @generated from field: string event_id = 5;
+   */
+  eventId: string;
+
+  /**
+   * @generated from field: string event_type = 6;
+   */
+  eventType: string;
+
+  /**
+   * 1 for the first attempt.
+   *
+   * @generated from field: int32 attempt = 7;
+   */
+  attempt: number;
+
+  /**
+   * The receiver's HTTP status; absent when no answer came (timeout, connection, TLS, address rejected).
+   *
+   * @generated from field: optional int32 http_status = 8;
+   */
+  httpStatus?: number | undefined;
+
+  /**
+   * @generated from field: int32 duration_ms = 9;
+   */
+  durationMs: number;
+
+  /**
+   * timeout, connection, tls, http_status, address_rejected, payload_too_large, interrupted, internal; absent on success.
+   *
+   * @generated from field: optional string error_class = 10;
+   */
+  errorClass?: string | undefined;
+
+  /**
+   * @generated from field: optional string error_message = 11;
+   */
+  errorMessage?: string | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp started_at = 12;
+   */
+  startedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp finished_at = 13;
+   */
+  finishedAt?: Timestamp | undefined;
+
+  /**
+   * The delivery's state now: PENDING (a retry is due), SUCCEEDED, FAILED or CANCELLED.
+   *
+   * @generated from field: string delivery_status = 14;
+   */
+  deliveryStatus: string;
+};
+
+/**
+ * Describes the message hotelops.connectivity.v1.CallbackDeliveryAttempt.
+ * Use `create(CallbackDeliveryAttemptSchema)` to create a new message.
+ */
+export declare const CallbackDeliveryAttemptSchema: GenMessage<CallbackDeliveryAttempt>;
+
+/**
  * The partner face: channel managers, travel-agency partners and custom integrations, with OAuth2 client
  * credentials (POST /api/v1/oauth/token). A client reaches only the properties granted to it: every path with a
  * {property_code} outside its grants answers 404, exactly like a property that does not exist. While the
@@ -1513,6 +1674,19 @@ export declare const ConnectivityService: GenService<{
     methodKind: "unary";
     input: typeof ListAriChangesRequestSchema;
     output: typeof ListAriChangesResponseSchema;
+  },
+  /**
+   * The delivery attempts of the last 30 days to the calling client's callback addresses (which the hotel's
+   * manager or an operator adds; a partner never adds one itself), newest first, over all its properties:
+   * the partner's view of what it was sent (partner_message.processed/.rejected, reservation.*, ari.updated)
+   * and how its receiver answered. Pages of `limit` (1-200, default 50) with an opaque cursor.
+   *
+   * @generated from rpc hotelops.connectivity.v1.ConnectivityService.ListCallbackDeliveries
+   */
+  listCallbackDeliveries: {
+    methodKind: "unary";
+    input: typeof ListCallbackDeliveriesRequestSchema;
+    output: typeof ListCallbackDeliveriesResponseSchema;
   },
 }>;
 

@@ -1004,6 +1004,195 @@ export declare type MarkNotificationReadResponse = Message<"hotelops.webhook.v1.
 export declare const MarkNotificationReadResponseSchema: GenMessage<MarkNotificationReadResponse>;
 
 /**
+ * A partner API client's callback address (a webhook address the client owns).
+ *
+ * @generated from message hotelops.webhook.v1.PartnerCallback
+ */
+export declare type PartnerCallback = Message<"hotelops.webhook.v1.PartnerCallback"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string client_id = 2;
+   */
+  clientId: string;
+
+  /**
+   * @generated from field: string url = 3;
+   */
+  url: string;
+
+  /**
+   * partner_message.processed, partner_message.rejected, reservation.created, reservation.updated,
+   * reservation.cancelled, ari.updated.
+   *
+   * @generated from field: repeated string event_types = 4;
+   */
+  eventTypes: string[];
+
+  /**
+   * @generated from field: string description = 5;
+   */
+  description: string;
+
+  /**
+   * @generated from field: hotelops.webhook.v1.WebhookEndpointStatus status = 6;
+   */
+  status: WebhookEndpointStatus;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 7;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp closed_at = 8;
+   */
+  closedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional string closed_reason = 9;
+   */
+  closedReason?: string | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp last_success_at = 10;
+   */
+  lastSuccessAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: int32 failures_since_success = 11;
+   */
+  failuresSinceSuccess: number;
+};
+
+/**
+ * Describes the message hotelops.webhook.v1.PartnerCallback.
+ * Use `create(PartnerCallbackSchema)` to create a new message.
+ */
+export declare const PartnerCallbackSchema: GenMessage<PartnerCallback>;
+
+/**
+ * @generated from message hotelops.webhook.v1.CreatePartnerCallbackRequest
+ */
+export declare type CreatePartnerCallbackRequest = Message<"hotelops.webhook.v1.CreatePartnerCallbackRequest"> & {
+  /**
+   * A partner client granted the session's property (the API access page lists them).
+   *
+   * @generated from field: string client_id = 1;
+   */
+  clientId: string;
+
+  /**
+   * @generated from field: string url = 2;
+   */
+  url: string;
+
+  /**
+   * @generated from field: repeated string event_types = 3;
+   */
+  eventTypes: string[];
+
+  /**
+   * @generated from field: string description = 4;
+   */
+  description: string;
+};
+
+/**
+ * Describes the message hotelops.webhook.v1.CreatePartnerCallbackRequest.
+ * Use `create(CreatePartnerCallbackRequestSchema)` to create a new message.
+ */
+export declare const CreatePartnerCallbackRequestSchema: GenMessage<CreatePartnerCallbackRequest>;
+
+/**
+ * @generated from message hotelops.webhook.v1.CreatePartnerCallbackResponse
+ */
+export declare type CreatePartnerCallbackResponse = Message<"hotelops.webhook.v1.CreatePartnerCallbackResponse"> & {
+  /**
+   * @generated from field: hotelops.webhook.v1.PartnerCallback callback = 1;
+   */
+  callback?: PartnerCallback | undefined;
+
+  /**
+   * `whsec_` + 32 random bytes in standard base64; shown only here.
+   *
+   * @generated from field: string secret = 2;
+   */
+  secret: string;
+};
+
+/**
+ * Describes the message hotelops.webhook.v1.CreatePartnerCallbackResponse.
+ * Use `create(CreatePartnerCallbackResponseSchema)` to create a new message.
+ */
+export declare const CreatePartnerCallbackResponseSchema: GenMessage<CreatePartnerCallbackResponse>;
+
+/**
+ * @generated from message hotelops.webhook.v1.ListPartnerCallbacksRequest
+ */
+export declare type ListPartnerCallbacksRequest = Message<"hotelops.webhook.v1.ListPartnerCallbacksRequest"> & {
+  /**
+   * Only this client's addresses (empty: every client's).
+   *
+   * @generated from field: string client_id = 1;
+   */
+  clientId: string;
+};
+
+/**
+ * Describes the message hotelops.webhook.v1.ListPartnerCallbacksRequest.
+ * Use `create(ListPartnerCallbacksRequestSchema)` to create a new message.
+ */
+export declare const ListPartnerCallbacksRequestSchema: GenMessage<ListPartnerCallbacksRequest>;
+
+/**
+ * @generated from message hotelops.webhook.v1.ListPartnerCallbacksResponse
+ */
+export declare type ListPartnerCallbacksResponse = Message<"hotelops.webhook.v1.ListPartnerCallbacksResponse"> & {
+  /**
+   * @generated from field: repeated hotelops.webhook.v1.PartnerCallback callbacks = 1;
+   */
+  callbacks: PartnerCallback[];
+};
+
+/**
+ * Describes the message hotelops.webhook.v1.ListPartnerCallbacksResponse.
+ * Use `create(ListPartnerCallbacksResponseSchema)` to create a new message.
+ */
+export declare const ListPartnerCallbacksResponseSchema: GenMessage<ListPartnerCallbacksResponse>;
+
+/**
+ * @generated from message hotelops.webhook.v1.DeletePartnerCallbackRequest
+ */
+export declare type DeletePartnerCallbackRequest = Message<"hotelops.webhook.v1.DeletePartnerCallbackRequest"> & {
+  /**
+   * @generated from field: string callback_id = 1;
+   */
+  callbackId: string;
+};
+
+/**
+ * Describes the message hotelops.webhook.v1.DeletePartnerCallbackRequest.
+ * Use `create(DeletePartnerCallbackRequestSchema)` to create a new message.
+ */
+export declare const DeletePartnerCallbackRequestSchema: GenMessage<DeletePartnerCallbackRequest>;
+
+/**
+ * @generated from message hotelops.webhook.v1.DeletePartnerCallbackResponse
+ */
+export declare type DeletePartnerCallbackResponse = Message<"hotelops.webhook.v1.DeletePartnerCallbackResponse"> & {
+};
+
+/**
+ * Describes the message hotelops.webhook.v1.DeletePartnerCallbackResponse.
+ * Use `create(DeletePartnerCallbackResponseSchema)` to create a new message.
+ */
+export declare const DeletePartnerCallbackResponseSchema: GenMessage<DeletePartnerCallbackResponse>;
+
+/**
  * The state of an address.
  *
  * @generated from enum hotelops.webhook.v1.WebhookEndpointStatus
@@ -1110,6 +1299,42 @@ export declare const WebhookService: GenService<{
     methodKind: "unary";
     input: typeof UpdateWebhookEndpointRequestSchema;
     output: typeof UpdateWebhookEndpointResponseSchema;
+  },
+  /**
+   * Adds a callback address for a partner API client granted the session's property (panel: Integrations > API
+   * access > partner callbacks): the partner supplies the URL, the property's manager adds it. Only the
+   * property's events of the chosen types are sent to it, by the same engine as the hotel's addresses (address
+   * rules, both signature schemes, retries, history and auto-close). At most 10 per client over all its
+   * properties (409 beyond); a client not granted the property answers 404. The `whsec_` secret is in this
+   * response only: hand it to the partner.
+   *
+   * @generated from rpc hotelops.webhook.v1.WebhookService.CreatePartnerCallback
+   */
+  createPartnerCallback: {
+    methodKind: "unary";
+    input: typeof CreatePartnerCallbackRequestSchema;
+    output: typeof CreatePartnerCallbackResponseSchema;
+  },
+  /**
+   * The partner callback addresses added for the session's property, oldest first (never a secret); at most 10
+   * per client, so one page.
+   *
+   * @generated from rpc hotelops.webhook.v1.WebhookService.ListPartnerCallbacks
+   */
+  listPartnerCallbacks: {
+    methodKind: "unary";
+    input: typeof ListPartnerCallbacksRequestSchema;
+    output: typeof ListPartnerCallbacksResponseSchema;
+  },
+  /**
+   * Revokes a partner callback address of the session's property with its pending deliveries and history. 204.
+   *
+   * @generated from rpc hotelops.webhook.v1.WebhookService.DeletePartnerCallback
+   */
+  deletePartnerCallback: {
+    methodKind: "unary";
+    input: typeof DeletePartnerCallbackRequestSchema;
+    output: typeof DeletePartnerCallbackResponseSchema;
   },
   /**
    * Deletes the address with its pending deliveries and history. 204.

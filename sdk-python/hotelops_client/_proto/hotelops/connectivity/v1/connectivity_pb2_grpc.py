@@ -67,6 +67,11 @@ class ConnectivityServiceStub(object):
                 request_serializer=hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.ListAriChangesRequest.SerializeToString,
                 response_deserializer=hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.ListAriChangesResponse.FromString,
                 )
+        self.ListCallbackDeliveries = channel.unary_unary(
+                '/hotelops.connectivity.v1.ConnectivityService/ListCallbackDeliveries',
+                request_serializer=hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.ListCallbackDeliveriesRequest.SerializeToString,
+                response_deserializer=hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.ListCallbackDeliveriesResponse.FromString,
+                )
 
 
 class ConnectivityServiceServicer(object):
@@ -172,6 +177,16 @@ class ConnectivityServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListCallbackDeliveries(self, request, context):
+        """The delivery attempts of the last 30 days to the calling client's callback addresses (which the hotel's
+        manager or an operator adds; a partner never adds one itself), newest first, over all its properties:
+        the partner's view of what it was sent (partner_message.processed/.rejected, reservation.*, ari.updated)
+        and how its receiver answered. Pages of `limit` (1-200, default 50) with an opaque cursor.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ConnectivityServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -219,6 +234,11 @@ def add_ConnectivityServiceServicer_to_server(servicer, server):
                     servicer.ListAriChanges,
                     request_deserializer=hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.ListAriChangesRequest.FromString,
                     response_serializer=hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.ListAriChangesResponse.SerializeToString,
+            ),
+            'ListCallbackDeliveries': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListCallbackDeliveries,
+                    request_deserializer=hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.ListCallbackDeliveriesRequest.FromString,
+                    response_serializer=hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.ListCallbackDeliveriesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -388,5 +408,22 @@ class ConnectivityService(object):
         return grpc.experimental.unary_unary(request, target, '/hotelops.connectivity.v1.ConnectivityService/ListAriChanges',
             hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.ListAriChangesRequest.SerializeToString,
             hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.ListAriChangesResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListCallbackDeliveries(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.connectivity.v1.ConnectivityService/ListCallbackDeliveries',
+            hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.ListCallbackDeliveriesRequest.SerializeToString,
+            hotelops_dot_connectivity_dot_v1_dot_connectivity__pb2.ListCallbackDeliveriesResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

@@ -57,6 +57,21 @@ class WebhookServiceStub(object):
                 request_serializer=hotelops_dot_webhook_dot_v1_dot_webhook__pb2.UpdateWebhookEndpointRequest.SerializeToString,
                 response_deserializer=hotelops_dot_webhook_dot_v1_dot_webhook__pb2.UpdateWebhookEndpointResponse.FromString,
                 )
+        self.CreatePartnerCallback = channel.unary_unary(
+                '/hotelops.webhook.v1.WebhookService/CreatePartnerCallback',
+                request_serializer=hotelops_dot_webhook_dot_v1_dot_webhook__pb2.CreatePartnerCallbackRequest.SerializeToString,
+                response_deserializer=hotelops_dot_webhook_dot_v1_dot_webhook__pb2.CreatePartnerCallbackResponse.FromString,
+                )
+        self.ListPartnerCallbacks = channel.unary_unary(
+                '/hotelops.webhook.v1.WebhookService/ListPartnerCallbacks',
+                request_serializer=hotelops_dot_webhook_dot_v1_dot_webhook__pb2.ListPartnerCallbacksRequest.SerializeToString,
+                response_deserializer=hotelops_dot_webhook_dot_v1_dot_webhook__pb2.ListPartnerCallbacksResponse.FromString,
+                )
+        self.DeletePartnerCallback = channel.unary_unary(
+                '/hotelops.webhook.v1.WebhookService/DeletePartnerCallback',
+                request_serializer=hotelops_dot_webhook_dot_v1_dot_webhook__pb2.DeletePartnerCallbackRequest.SerializeToString,
+                response_deserializer=hotelops_dot_webhook_dot_v1_dot_webhook__pb2.DeletePartnerCallbackResponse.FromString,
+                )
         self.DeleteWebhookEndpoint = channel.unary_unary(
                 '/hotelops.webhook.v1.WebhookService/DeleteWebhookEndpoint',
                 request_serializer=hotelops_dot_webhook_dot_v1_dot_webhook__pb2.DeleteWebhookEndpointRequest.SerializeToString,
@@ -165,6 +180,33 @@ class WebhookServiceServicer(object):
 
     def UpdateWebhookEndpoint(self, request, context):
         """Changes url (checked again like at creation), event types and description; absent fields are kept.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreatePartnerCallback(self, request, context):
+        """Adds a callback address for a partner API client granted the session's property (panel: Integrations > API
+        access > partner callbacks): the partner supplies the URL, the property's manager adds it. Only the
+        property's events of the chosen types are sent to it, by the same engine as the hotel's addresses (address
+        rules, both signature schemes, retries, history and auto-close). At most 10 per client over all its
+        properties (409 beyond); a client not granted the property answers 404. The `whsec_` secret is in this
+        response only: hand it to the partner.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListPartnerCallbacks(self, request, context):
+        """The partner callback addresses added for the session's property, oldest first (never a secret); at most 10
+        per client, so one page.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeletePartnerCallback(self, request, context):
+        """Revokes a partner callback address of the session's property with its pending deliveries and history. 204.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -280,6 +322,21 @@ def add_WebhookServiceServicer_to_server(servicer, server):
                     servicer.UpdateWebhookEndpoint,
                     request_deserializer=hotelops_dot_webhook_dot_v1_dot_webhook__pb2.UpdateWebhookEndpointRequest.FromString,
                     response_serializer=hotelops_dot_webhook_dot_v1_dot_webhook__pb2.UpdateWebhookEndpointResponse.SerializeToString,
+            ),
+            'CreatePartnerCallback': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreatePartnerCallback,
+                    request_deserializer=hotelops_dot_webhook_dot_v1_dot_webhook__pb2.CreatePartnerCallbackRequest.FromString,
+                    response_serializer=hotelops_dot_webhook_dot_v1_dot_webhook__pb2.CreatePartnerCallbackResponse.SerializeToString,
+            ),
+            'ListPartnerCallbacks': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListPartnerCallbacks,
+                    request_deserializer=hotelops_dot_webhook_dot_v1_dot_webhook__pb2.ListPartnerCallbacksRequest.FromString,
+                    response_serializer=hotelops_dot_webhook_dot_v1_dot_webhook__pb2.ListPartnerCallbacksResponse.SerializeToString,
+            ),
+            'DeletePartnerCallback': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeletePartnerCallback,
+                    request_deserializer=hotelops_dot_webhook_dot_v1_dot_webhook__pb2.DeletePartnerCallbackRequest.FromString,
+                    response_serializer=hotelops_dot_webhook_dot_v1_dot_webhook__pb2.DeletePartnerCallbackResponse.SerializeToString,
             ),
             'DeleteWebhookEndpoint': grpc.unary_unary_rpc_method_handler(
                     servicer.DeleteWebhookEndpoint,
@@ -434,6 +491,57 @@ class WebhookService(object):
         return grpc.experimental.unary_unary(request, target, '/hotelops.webhook.v1.WebhookService/UpdateWebhookEndpoint',
             hotelops_dot_webhook_dot_v1_dot_webhook__pb2.UpdateWebhookEndpointRequest.SerializeToString,
             hotelops_dot_webhook_dot_v1_dot_webhook__pb2.UpdateWebhookEndpointResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def CreatePartnerCallback(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.webhook.v1.WebhookService/CreatePartnerCallback',
+            hotelops_dot_webhook_dot_v1_dot_webhook__pb2.CreatePartnerCallbackRequest.SerializeToString,
+            hotelops_dot_webhook_dot_v1_dot_webhook__pb2.CreatePartnerCallbackResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListPartnerCallbacks(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.webhook.v1.WebhookService/ListPartnerCallbacks',
+            hotelops_dot_webhook_dot_v1_dot_webhook__pb2.ListPartnerCallbacksRequest.SerializeToString,
+            hotelops_dot_webhook_dot_v1_dot_webhook__pb2.ListPartnerCallbacksResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def DeletePartnerCallback(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.webhook.v1.WebhookService/DeletePartnerCallback',
+            hotelops_dot_webhook_dot_v1_dot_webhook__pb2.DeletePartnerCallbackRequest.SerializeToString,
+            hotelops_dot_webhook_dot_v1_dot_webhook__pb2.DeletePartnerCallbackResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 
