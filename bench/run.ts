@@ -9,6 +9,7 @@ import { benchWebhooks } from "./webhooks.bench.ts";
 import { benchCodec } from "./codec.bench.ts";
 import { benchMobile } from "./mobile.bench.ts";
 import { benchGrowth } from "./growth.bench.ts";
+import { benchWorker } from "./worker.bench.ts";
 
 const only = process.argv[2];
 const benches: Record<string, () => Promise<void>> = {
@@ -20,6 +21,7 @@ const benches: Record<string, () => Promise<void>> = {
   codec: benchCodec,
   mobile: benchMobile,
   observability: benchObservability,
+  worker: benchWorker,
   growth: benchGrowth,
 };
 if (only !== undefined && !(only in benches)) {

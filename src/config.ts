@@ -15,6 +15,11 @@ export interface Config {
   databaseUrl: string | undefined;
   /** Connections of the process's one pool (pg-boss adds one LISTEN session): default 10, so 11 in all. */
   databasePoolMax: number;
+  /**
+   * Bookings whose partner messages one worker process applies at once (each booking's messages stay in order);
+   * each uses up to two connections of the pool, so the effective value is at most (DATABASE_POOL_MAX - 2) / 2.
+   */
+  workerConcurrency: number;
   dataDir: string;
   /** Port of the embedded PostgreSQL (only used without DATABASE_URL). */
   embeddedPgPort: number;
@@ -176,6 +181,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     // at least 2: migrations hold an advisory lock on one connection while they run on another
     databasePoolMax: int("DATABASE_POOL_MAX", 10, 2, 1000),
+    workerConcurrency: int("WORKER_CONCURRENCY", 4, 1, 256),
     dataDir: resolve(env.DATA_DIR ?? ".data"),
     embeddedPgPort: int("EMBEDDED_PG_PORT", 5433, 1024, 65535),
     smtpUrl,
