@@ -48,6 +48,7 @@ export function createConnectivityModule(
   );
   const service = createConnectivityService({
     pool: deps.db.pool,
+    replicaReads: deps.db.replicaReads,
     messages,
     clock: deps.clock,
     answers: createAnswerCache(deps.config.answerCacheBytes),
