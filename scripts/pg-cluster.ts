@@ -155,7 +155,7 @@ export async function startReplica(primary: PgCluster): Promise<PgCluster> {
         : spawnSync("runuser", ["-u", user.name, "--", full, ...args], { encoding: "utf8" });
     if (r.status !== 0) throw new Error(`${cmd} failed (${r.status}): ${r.stderr || r.stdout}`);
   };
-  run("pg_basebackup", ["-d", primary.url(), "-D", data, "-R", "-X", "stream", "--no-sync"]);
+  run("pg_basebackup", ["-d", primary.url(), "-D", data, "-R", "-X", "stream", "-c", "fast", "--no-sync"]);
   // a hot standby needs at least the primary's max_connections (startPgCluster's 300)
   const options = `-c port=${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${dir} -c hot_standby=on -c max_connections=300 -c fsync=off`;
   const start = (): void =>
