@@ -312,7 +312,7 @@ async function main(): Promise<void> {
         },
         201,
       );
-      acknowledgedBookings.push({ key, code: (JSON.parse(text) as { reservation: { code: string } }).reservation.code });
+      acknowledgedBookings.push({ key, code: (JSON.parse(text) as { code: string }).code });
     }
   };
   let references = 0;
@@ -347,6 +347,9 @@ async function main(): Promise<void> {
     }
   };
   const loops = [mobileLoop(), mobileLoop(), partnerLoop(), partnerLoop()];
+  // a load loop that throws (an unexpected 4xx) ends the run with its error
+  const loopsDone = Promise.all(loops);
+  loopsDone.catch(() => (stop = true));
   await sleep(LOAD_SECONDS_BEFORE * 1000);
 
   // kill the primary node hard: Patroni and its PostgreSQL, SIGKILL
@@ -361,7 +364,7 @@ async function main(): Promise<void> {
   log(`node2 is the primary ${promotedAfter.toFixed(1)} s after the kill`);
   await sleep(LOAD_SECONDS_AFTER * 1000);
   stop = true;
-  await Promise.all(loops);
+  await loopsDone;
   log(
     `load stopped: ${acknowledgedBookings.length} reservations and ${acknowledgedMessages.length} partner messages acknowledged`,
   );
