@@ -10,6 +10,7 @@ import { benchCodec } from "./codec.bench.ts";
 import { benchMobile } from "./mobile.bench.ts";
 import { benchGrowth } from "./growth.bench.ts";
 import { benchWorker } from "./worker.bench.ts";
+import { benchReplica } from "./replica.bench.ts";
 
 const only = process.argv[2];
 const benches: Record<string, () => Promise<void>> = {
@@ -22,6 +23,7 @@ const benches: Record<string, () => Promise<void>> = {
   mobile: benchMobile,
   observability: benchObservability,
   worker: benchWorker,
+  replica: benchReplica,
   growth: benchGrowth,
 };
 if (only !== undefined && !(only in benches)) {

@@ -28,7 +28,8 @@ const LOAD_SECONDS_BEFORE = 8;
 const LOAD_SECONDS_AFTER = 20;
 
 const started = Date.now();
-const log = (line: string): void => console.log(`[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${line}`);
+const log = (line: string): void =>
+  console.log(`[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${line}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function until<T>(probe: () => Promise<T | undefined | false>, ms: number, what: string): Promise<T> {
   const deadline = Date.now() + ms;
@@ -49,7 +50,8 @@ const children: ChildProcess[] = [];
 function start(name: string, cmd: string, args: string[], env: Record<string, string> = {}, asUser = true) {
   const [file, argv] = asUser && user !== undefined ? ["runuser", ["-u", user.name, "--", cmd, ...args]] : [cmd, args];
   const child = spawn(file, argv, {
-    cwd: dir,
+    // the service runs from the checkout (`npm start`'s dist/main.js), the rest in the test's directory
+    cwd: asUser ? dir : repoRoot,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
@@ -154,9 +156,7 @@ async function main(): Promise<void> {
     haproxyFile,
     fill(readFileSync(join(repoRoot, "deploy/ha/haproxy.cfg"), "utf8"), {
       LISTEN: `127.0.0.1:${proxyPort}`,
-      SERVERS: nodes
-        .map((n) => `    server ${n.name} 127.0.0.1:${n.pg} maxconn 300 check port ${n.rest}`)
-        .join("\n"),
+      SERVERS: nodes.map((n) => `    server ${n.name} 127.0.0.1:${n.pg} maxconn 300 check port ${n.rest}`).join("\n"),
     }),
   );
   const haproxy = start("haproxy", "haproxy", ["-db", "-f", haproxyFile], {}, false);
@@ -221,7 +221,13 @@ async function main(): Promise<void> {
     ["room_type", "DBL", "X-DBL"],
     ["rate_plan", "BAR", "X-BAR"],
   ] as const)
-    await setProviderMapping(admin.deps.db.pool, { propertyCode: property.code, provider: "acme", kind, code, externalCode });
+    await setProviderMapping(admin.deps.db.pool, {
+      propertyCode: property.code,
+      provider: "acme",
+      kind,
+      code,
+      externalCode,
+    });
   const partner = await createTestClient(admin, {
     kind: "partner",
     provider: "acme",
@@ -248,7 +254,13 @@ async function main(): Promise<void> {
 
   const service = (role: string) => {
     const args = startArguments();
-    return start(`ROLE=${role}`, process.execPath, args, { ...env, ROLE: role, HOST: "127.0.0.1", LOG_LEVEL: "warn" }, false);
+    return start(
+      `ROLE=${role}`,
+      process.execPath,
+      args,
+      { ...env, ROLE: role, HOST: "127.0.0.1", LOG_LEVEL: "warn" },
+      false,
+    );
   };
   const apiPort = await freePort();
   const api = start(
@@ -372,7 +384,8 @@ async function main(): Promise<void> {
   // checks
   const problems: string[] = [];
   const failedAfterKill = failures.filter((t) => t >= killedAt);
-  const window = failedAfterKill.length === 0 ? 0 : (Math.max(...failedAfterKill) - Math.min(...failedAfterKill)) / 1000;
+  const window =
+    failedAfterKill.length === 0 ? 0 : (Math.max(...failedAfterKill) - Math.min(...failedAfterKill)) / 1000;
   const firstOk = failedAfterKill.length === 0 ? 0 : (Math.max(...failedAfterKill) - killedAt) / 1000;
   const bookings = (
     await sql.query<{ code: string; n: number }>(

@@ -65,7 +65,10 @@ export function createReplicaReads(opts: {
       samples.push({ at, lsn: lsnOf(p!.lsn) });
       samples = samples.filter((s) => s.at >= at - 4 * opts.maxLagMs - 4 * pollMs);
       const [r] = (
-        await withTimeout(replica.query<{ lsn: string | null }>("select pg_last_wal_replay_lsn()::text as lsn"), pollMs * 4)
+        await withTimeout(
+          replica.query<{ lsn: string | null }>("select pg_last_wal_replay_lsn()::text as lsn"),
+          pollMs * 4,
+        )
       ).rows;
       // null: not a replica (a misconfigured URL pointing at a primary): never used
       if (r?.lsn == null) throw new Error("DATABASE_REPLICA_URL is not a streaming replica (no replay position)");
@@ -73,7 +76,8 @@ export function createReplicaReads(opts: {
       for (const s of samples) if (s.lsn <= replayed && s.at > holdsUntil) holdsUntil = s.at;
       warned = false;
     } catch (err) {
-      if (!warned) opts.logger.warn({ err: (err as Error).message }, "replica position unknown: reads go to the primary");
+      if (!warned)
+        opts.logger.warn({ err: (err as Error).message }, "replica position unknown: reads go to the primary");
       warned = true;
     } finally {
       polling = false;

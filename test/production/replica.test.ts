@@ -115,11 +115,7 @@ describe("partner reads with DATABASE_REPLICA_URL (a streaming replica)", () => 
       expect(feed1.data.map((r) => r.code)).toContain(code);
       // the replica has not replayed it
       expect(
-        (
-          await onReplica<{ n: number }>(
-            `select count(*)::int as n from reservations where code = '${code}'`,
-          )
-        )[0]!.n,
+        (await onReplica<{ n: number }>(`select count(*)::int as n from reservations where code = '${code}'`))[0]!.n,
       ).toBe(0);
       // past the bound availability is read from the primary: the new sale shows although the replica lags
       await new Promise((r) => setTimeout(r, MAX_LAG_MS + 500));

@@ -78,26 +78,29 @@ const sql = async <R = Record<string, unknown>>(text: string, params: unknown[] 
 
 async function send(eventType: string, reference: string, night: number, holder: string): Promise<void> {
   const arrival = new Date(Date.UTC(2027, 2, 1 + night));
-  const res = await fetch(`http://127.0.0.1:${admin.port}/api/v1/properties/${hotel.property.code}/reservation-events`, {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${partner.accessToken}`,
-      "content-type": "application/json",
-      "idempotency-key": `${reference}-${eventType}-${holder.replace(" ", "")}`,
+  const res = await fetch(
+    `http://127.0.0.1:${admin.port}/api/v1/properties/${hotel.property.code}/reservation-events`,
+    {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${partner.accessToken}`,
+        "content-type": "application/json",
+        "idempotency-key": `${reference}-${eventType}-${holder.replace(" ", "")}`,
+      },
+      body: JSON.stringify({
+        eventType,
+        externalReference: reference,
+        channel: "Booking.com",
+        arrivalDate: arrival.toISOString().slice(0, 10),
+        departureDate: new Date(arrival.getTime() + 86_400_000).toISOString().slice(0, 10),
+        currency: "TRY",
+        holder: { name: holder },
+        notes: holder,
+        rooms: [{ roomTypeCode: "X-DBL", ratePlanCode: "X-BAR", adults: 2, children: 0, amountMinor: 25000 }],
+        totalMinor: 25000,
+      }),
     },
-    body: JSON.stringify({
-      eventType,
-      externalReference: reference,
-      channel: "Booking.com",
-      arrivalDate: arrival.toISOString().slice(0, 10),
-      departureDate: new Date(arrival.getTime() + 86_400_000).toISOString().slice(0, 10),
-      currency: "TRY",
-      holder: { name: holder },
-      notes: holder,
-      rooms: [{ roomTypeCode: "X-DBL", ratePlanCode: "X-BAR", adults: 2, children: 0, amountMinor: 25000 }],
-      totalMinor: 25000,
-    }),
-  });
+  );
   if (res.status !== 202) throw new Error(`${eventType} ${reference}: ${res.status} ${await res.text()}`);
   await res.arrayBuffer();
 }
