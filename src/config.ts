@@ -18,6 +18,7 @@ export interface Config {
   /**
    * Bookings whose partner messages one worker process applies at once (each booking's messages stay in order);
    * each uses up to two connections of the pool, so the effective value is at most (DATABASE_POOL_MAX - 2) / 2.
+   * Default 4, or 1 behind PgBouncer (DATABASE_DIRECT_URL set).
    */
   workerConcurrency: number;
   /** A streaming replica for partner reads that may lag (availability, ARI); unset: every read on the primary. */
@@ -193,7 +194,9 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     // at least 2: migrations hold an advisory lock on one connection while they run on another
     databasePoolMax: int("DATABASE_POOL_MAX", 10, 2, 1000),
-    workerConcurrency: int("WORKER_CONCURRENCY", 4, 1, 256),
+    // behind PgBouncer (DATABASE_DIRECT_URL set) each drain's two connections come from PgBouncer's server pool,
+    // sized by the operator: one booking at a time unless WORKER_CONCURRENCY says otherwise
+    workerConcurrency: int("WORKER_CONCURRENCY", databaseDirectUrl === undefined ? 4 : 1, 1, 256),
     databaseReplicaUrl,
     replicaMaxLagMs: int("REPLICA_MAX_LAG_MS", 1_000, 100, 600_000),
     dataDir: resolve(env.DATA_DIR ?? ".data"),
