@@ -23,7 +23,7 @@ export interface ReplicaReads extends Queryable {
 }
 
 /** "16/B374D848" -> 0x16B374D848 */
-export function lsnOf(text: string): bigint {
+function lsnOf(text: string): bigint {
   const [hi, lo] = text.split("/");
   return (BigInt(`0x${hi}`) << 32n) + BigInt(`0x${lo}`);
 }

@@ -30,7 +30,7 @@ const MESSAGE_JOB = { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireIn
  * Bookings drained at once by one process: WORKER_CONCURRENCY, at most what the pool holds (each drain holds its
  * booking lock on one connection and applies the messages on another; two connections stay for pg-boss).
  */
-export function workerConcurrencyOf(config: Pick<Config, "workerConcurrency" | "databasePoolMax">): number {
+function workerConcurrencyOf(config: Pick<Config, "workerConcurrency" | "databasePoolMax">): number {
   return Math.max(1, Math.min(config.workerConcurrency, Math.floor((config.databasePoolMax - 2) / 2)));
 }
 
