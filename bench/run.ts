@@ -12,6 +12,8 @@ import { benchGrowth } from "./growth.bench.ts";
 import { benchFrontDesk } from "./frontdesk.bench.ts";
 import { benchOta } from "./ota.bench.ts";
 import { benchPush } from "./push.bench.ts";
+import { benchWorker } from "./worker.bench.ts";
+import { benchReplica } from "./replica.bench.ts";
 
 const only = process.argv[2];
 const benches: Record<string, () => Promise<void>> = {
@@ -26,6 +28,8 @@ const benches: Record<string, () => Promise<void>> = {
   ota: benchOta,
   observability: benchObservability,
   frontdesk: benchFrontDesk,
+  worker: benchWorker,
+  replica: benchReplica,
   growth: benchGrowth,
 };
 if (only !== undefined && !(only in benches)) {

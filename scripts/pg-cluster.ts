@@ -134,6 +134,60 @@ export async function startPgCluster(
   return cluster;
 }
 
+/**
+ * A streaming replica of `primary` (started with `wal_level=replica`, the default): pg_basebackup of the running
+ * primary with -R (standby.signal and primary_conninfo written), started as a hot standby on its own port.
+ */
+export async function startReplica(primary: PgCluster): Promise<PgCluster> {
+  const bin = serverBinDir();
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), "hotelops-replica-"));
+  const data = join(dir, "data");
+  const asRoot = process.getuid?.() === 0;
+  const user = asRoot ? clusterUser() : undefined;
+  if (user !== undefined) chownSync(dir, user.uid, user.gid);
+  chmodSync(dir, 0o700);
+  const run = (cmd: string, args: string[]): void => {
+    const full = join(bin, cmd);
+    const r =
+      user === undefined
+        ? spawnSync(full, args, { encoding: "utf8" })
+        : spawnSync("runuser", ["-u", user.name, "--", full, ...args], { encoding: "utf8" });
+    if (r.status !== 0) throw new Error(`${cmd} failed (${r.status}): ${r.stderr || r.stdout}`);
+  };
+  run("pg_basebackup", ["-d", primary.url(), "-D", data, "-R", "-X", "stream", "-c", "fast", "--no-sync"]);
+  // a hot standby needs at least the primary's max_connections (startPgCluster's 300)
+  const options = `-c port=${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${dir} -c hot_standby=on -c max_connections=300 -c fsync=off`;
+  const start = (): void =>
+    run("pg_ctl", ["-D", data, "-l", join(dir, "server.log"), "-o", options, "-w", "-t", "30", "start"]);
+  const stop = (): void => run("pg_ctl", ["-D", data, "-m", "fast", "-w", "-t", "30", "stop"]);
+  start();
+  let removed = false;
+  const onExit = (): void => replica.remove();
+  process.once("exit", onExit);
+  const replica: PgCluster = {
+    dir,
+    port,
+    url: (database = "postgres") => `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${port}/${database}`,
+    start,
+    stop,
+    remove() {
+      if (removed) return;
+      removed = true;
+      process.off("exit", onExit);
+      if (existsSync(join(data, "postmaster.pid"))) {
+        try {
+          stop();
+        } catch {
+          // already gone
+        }
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return replica;
+}
+
 /** The unprivileged user a root process runs the server (and PgBouncer) as. */
 export function clusterUser(): { name: string; uid: number; gid: number } {
   for (const name of ["postgres", "nobody"]) {

@@ -15,6 +15,16 @@ export interface Config {
   databaseUrl: string | undefined;
   /** Connections of the process's one pool (pg-boss adds one LISTEN session): default 10, so 11 in all. */
   databasePoolMax: number;
+  /**
+   * Bookings whose partner messages one worker process applies at once (each booking's messages stay in order);
+   * each uses up to two connections of the pool, so the effective value is at most (DATABASE_POOL_MAX - 2) / 2.
+   * Default 4, or 1 behind PgBouncer (DATABASE_DIRECT_URL set).
+   */
+  workerConcurrency: number;
+  /** A streaming replica for partner reads that may lag (availability, ARI); unset: every read on the primary. */
+  databaseReplicaUrl: string | undefined;
+  /** How far behind the primary the replica may be for those reads; beyond it they go to the primary. */
+  replicaMaxLagMs: number;
   dataDir: string;
   /** Port of the embedded PostgreSQL (only used without DATABASE_URL). */
   embeddedPgPort: number;
@@ -150,6 +160,14 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push("DATABASE_DIRECT_URL must be a postgres:// URL and needs DATABASE_URL");
   } else if (databaseDirectUrl !== undefined)
     problems.push(...databaseUrlProblems("DATABASE_DIRECT_URL", databaseDirectUrl));
+  const databaseReplicaUrl = text("DATABASE_REPLICA_URL");
+  if (
+    databaseReplicaUrl !== undefined &&
+    (databaseUrl === undefined || !/^postgres(ql)?:\/\//.test(databaseReplicaUrl))
+  ) {
+    problems.push("DATABASE_REPLICA_URL must be a postgres:// URL and needs DATABASE_URL");
+  } else if (databaseReplicaUrl !== undefined)
+    problems.push(...databaseUrlProblems("DATABASE_REPLICA_URL", databaseReplicaUrl));
   const otlpEndpoint = text("OTEL_EXPORTER_OTLP_ENDPOINT");
   if (otlpEndpoint !== undefined && !/^https?:\/\//.test(otlpEndpoint))
     problems.push("OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL");
@@ -176,6 +194,11 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     // at least 2: migrations hold an advisory lock on one connection while they run on another
     databasePoolMax: int("DATABASE_POOL_MAX", 10, 2, 1000),
+    // behind PgBouncer (DATABASE_DIRECT_URL set) each drain's two connections come from PgBouncer's server pool,
+    // sized by the operator: one booking at a time unless WORKER_CONCURRENCY says otherwise
+    workerConcurrency: int("WORKER_CONCURRENCY", databaseDirectUrl === undefined ? 4 : 1, 1, 256),
+    databaseReplicaUrl,
+    replicaMaxLagMs: int("REPLICA_MAX_LAG_MS", 1_000, 100, 600_000),
     dataDir: resolve(env.DATA_DIR ?? ".data"),
     embeddedPgPort: int("EMBEDDED_PG_PORT", 5433, 1024, 65535),
     smtpUrl,

@@ -6,6 +6,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from "./embedded.ts";
 import { migrate } from "./orm.ts";
 import { TracedClient } from "../observability/pg-spans.ts";
 import { poolQueryable, sendStatementsUnnamed, type Queryable } from "./queryable.ts";
+import { createReplicaReads, type ReplicaReads } from "./replica.ts";
 
 /**
  * The process's one PostgreSQL pool and the one way to query it (`db.query<Row>(text, params)`, `$1`
@@ -19,6 +20,14 @@ export interface Database extends Queryable {
   sessionUrl: string;
   /** The pool itself, for hot paths that name a prepared statement (`runQuery(pool, { name, text }, values)`). */
   pool: pg.Pool;
+  /**
+   * Reads that may lag the primary by a bounded time (partner availability, ARI): the streaming replica of
+   * DATABASE_REPLICA_URL while it is at most REPLICA_MAX_LAG_MS behind, else the pool (src/db/replica.ts).
+   * Without a replica, the pool.
+   */
+  replicaReads: Queryable;
+  /** The replica's reads when DATABASE_REPLICA_URL is set (its lag, for metrics and tests). */
+  replica: ReplicaReads | undefined;
   /** True when the database answers within 2 s (migrations were applied before openDatabase returned). */
   readiness(): Promise<boolean>;
   close(): Promise<void>;
@@ -37,7 +46,12 @@ export const DEFAULT_POOL_MAX = 10;
  */
 export async function openDatabase(
   config: Pick<Config, "databaseUrl" | "dataDir"> &
-    Partial<Pick<Config, "embeddedPgPort" | "databasePoolMax" | "databaseDirectUrl">>,
+    Partial<
+      Pick<
+        Config,
+        "embeddedPgPort" | "databasePoolMax" | "databaseDirectUrl" | "databaseReplicaUrl" | "replicaMaxLagMs"
+      >
+    >,
   logger: Logger,
   options: { traced?: boolean } = {},
 ): Promise<Database> {
@@ -85,11 +99,24 @@ export async function openDatabase(
     await embedded?.stop();
     throw err;
   }
+  const replica =
+    config.databaseReplicaUrl === undefined
+      ? undefined
+      : createReplicaReads({
+          primary: pool,
+          replicaUrl: config.databaseReplicaUrl,
+          maxLagMs: config.replicaMaxLagMs ?? 1_000,
+          poolMax: config.databasePoolMax ?? DEFAULT_POOL_MAX,
+          logger,
+          types: { getTypeParser },
+        });
   return {
     ...poolQueryable(pool),
     url,
     sessionUrl,
     pool,
+    replicaReads: replica ?? poolQueryable(pool),
+    replica,
     // Migrations ran before openDatabase returned (it throws otherwise), so answering is all that is left.
     async readiness() {
       try {
@@ -101,6 +128,7 @@ export async function openDatabase(
     },
     async close() {
       try {
+        await replica?.close();
         await pool.end();
       } finally {
         await embedded?.stop();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { concurrencyLimit } from "./limit.ts";
+import { concurrencyLimit, keyedSerializer } from "./limit.ts";
 
 describe("concurrencyLimit", () => {
   it("runs at most max works at once, the rest in the order they came; a failure frees its place", async () => {
@@ -34,5 +34,52 @@ describe("concurrencyLimit", () => {
     await settle();
     expect(again).toEqual([7, 8]);
     await Promise.all(pending);
+  });
+});
+
+describe("keyedSerializer", () => {
+  it("runs one key's works in order and one at a time, other keys alongside; a caller joins a work not yet started", async () => {
+    const run = keyedSerializer(10);
+    const log: string[] = [];
+    const finish = new Map<string, () => void>();
+    const work = (name: string) => () =>
+      new Promise<void>((resolve) => {
+        log.push(`start ${name}`);
+        finish.set(name, () => {
+          log.push(`end ${name}`);
+          resolve();
+        });
+      });
+    const settle = () => new Promise((r) => setTimeout(r, 5));
+    const a1 = run("a", work("a1"));
+    const b1 = run("b", work("b1"));
+    await settle();
+    const a2 = run("a", work("a2"));
+    // a2 has not started: a3 joins it (its own work never runs)
+    const a3 = run("a", work("a3"));
+    await settle();
+    expect(log).toEqual(["start a1", "start b1"]);
+    finish.get("b1")!();
+    finish.get("a1")!();
+    await settle();
+    expect(log).toEqual(["start a1", "start b1", "end b1", "end a1", "start a2"]);
+    // a2 has started: a4 runs after it
+    const a4 = run("a", work("a4"));
+    finish.get("a2")!();
+    await settle();
+    finish.get("a4")!();
+    await Promise.all([a1, a2, a3, a4, b1]);
+    expect(log).toEqual(["start a1", "start b1", "end b1", "end a1", "start a2", "end a2", "start a4", "end a4"]);
+  });
+
+  it("a failed work fails its callers only; the key's next work still runs", async () => {
+    const run = keyedSerializer(1);
+    let started = false;
+    const failed = run("a", () => ((started = true), Promise.reject(new Error("lock timeout"))));
+    await new Promise((r) => setTimeout(r, 5));
+    expect(started).toBe(true);
+    const next = run("a", async () => undefined);
+    await expect(failed).rejects.toThrow("lock timeout");
+    await expect(next).resolves.toBeUndefined();
   });
 });

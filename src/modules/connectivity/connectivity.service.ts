@@ -13,7 +13,7 @@ import {
   type StoredPartnerMessage,
 } from "./connectivity.repository.ts";
 import { requireProperty, type Principal } from "../auth/index.ts";
-import { poolQueryable } from "../../db/queryable.ts";
+import { poolQueryable, type Queryable } from "../../db/queryable.ts";
 import { changeFeed, changeFeedHead } from "../reservations/index.ts";
 import { CONNECTIVITY_RELEASE } from "../status/index.ts";
 import { mappingsOf, ratePlansOf, roomTypesOf } from "./reads.repository.ts";
@@ -25,6 +25,11 @@ export interface ConnectivityDeps {
   /** Writes a partner_messages row (messageColumns) with its processing job, both committed together. */
   messages: RowWriter;
   clock: Clock;
+  /**
+   * Where availability is read: the streaming replica while it is within REPLICA_MAX_LAG_MS of the primary, else
+   * the primary (src/db/replica.ts). The feed is always read from the primary (see reservationsFeed).
+   */
+  replicaReads?: Queryable;
   /** Finished availability answers (see availability). */
   answers: AnswerCache;
 }
@@ -71,7 +76,10 @@ export function decodeCursor(cursor: string): bigint {
 }
 
 export function createConnectivityService(deps: ConnectivityDeps) {
-  const reads = poolQueryable(deps.pool);
+  // Availability may lag the primary by the replica bound: a partner polls it and the ARI changes feed tells what
+  // changed. Its answer key holds the day rows' sequence read from the same place, so a cached answer is never
+  // older than what that place holds.
+  const reads = deps.replicaReads ?? poolQueryable(deps.pool);
   return {
     async capabilities(principal: Principal | undefined) {
       const caller = client(principal);
@@ -179,6 +187,8 @@ export function createConnectivityService(deps: ConnectivityDeps) {
       const limit = opts.limit === 0 ? 100 : opts.limit;
       if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw invalidField("limit", "must be from 1 to 500");
       const after = opts.cursor === "" ? 0n : decodeCursor(opts.cursor);
+      // From the primary, never the replica: the cursor promises that no change is skipped, and a replica could
+      // hand out a head (an empty page's next cursor) beyond changes it has not replayed yet.
       const q = poolQueryable(deps.pool);
       // The head is read BEFORE the page: every change up to it is committed, so an empty page may jump there.
       const head = await changeFeedHead(q, property.id);

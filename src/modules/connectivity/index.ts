@@ -8,6 +8,8 @@ import type { InventoryService } from "../inventory/index.ts";
 import { createAriReads } from "./ari.ts";
 import { createAriWrites } from "./ari-write.ts";
 import { processPartnerMessages } from "./message-processor.ts";
+import { keyedSerializer } from "../../lib/limit.ts";
+import type { Config } from "../../config.ts";
 import { createAnswerCache } from "../../lib/answer-cache.ts";
 import { connectivityRpcServices, registerConnectivityRpc } from "./connectivity.rpc.ts";
 import { createOtaEndpoints } from "./ota/endpoints.ts";
@@ -29,6 +31,14 @@ export {
 // A job held by a worker that died (SIGKILL, lost host) misses its heartbeat and is retried (src/jobs/boss.ts).
 const MESSAGE_JOB = { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: JOB_EXPIRY_SECONDS };
 
+/**
+ * Bookings drained at once by one process: WORKER_CONCURRENCY, at most what the pool holds (each drain holds its
+ * booking lock on one connection and applies the messages on another; two connections stay for pg-boss).
+ */
+function workerConcurrencyOf(config: Pick<Config, "workerConcurrency" | "databasePoolMax">): number {
+  return Math.max(1, Math.min(config.workerConcurrency, Math.floor((config.databasePoolMax - 2) / 2)));
+}
+
 /** The partner face (its interceptor, the platform switch, is placed by app.ts before authentication). */
 export function createConnectivityModule(
   deps: Deps,
@@ -45,6 +55,7 @@ export function createConnectivityModule(
   );
   const service = createConnectivityService({
     pool: deps.db.pool,
+    replicaReads: deps.db.replicaReads,
     messages,
     clock: deps.clock,
     answers: createAnswerCache(deps.config.answerCacheBytes),
@@ -81,17 +92,36 @@ export function createConnectivityModule(
         createAriWrites({ pool: deps.db.pool, inventory }),
         callbacks,
       ),
-    // Jobs carry the (property, external reference) key; the processor drains that key in arrival order.
+    // Jobs carry the (property, external reference) key; the processor drains that key in arrival order. A batch of
+    // jobs is taken at once and its distinct keys are drained side by side (WORKER_CONCURRENCY at a time, each on at
+    // most two pooled connections); jobs of a key already being drained in this process wait for it, and jobs of a
+    // key whose drain has not started yet join that drain. Across processes the booking lock keeps one drain per key.
     startWorkers: async () => {
-      await deps.boss.registerWorker<{ propertyId: string; externalReference: string }>(
+      const concurrency = workerConcurrencyOf(deps.config);
+      const drain = keyedSerializer(concurrency);
+      const processor = {
+        pool: deps.db.pool,
+        transact: deps.transact,
+        reservations,
+        clock: deps.clock,
+        logger: deps.logger,
+      };
+      await deps.boss.registerBatchWorker<{ propertyId: string; externalReference: string }>(
         queues.partnerMessages,
-        (job) =>
-          processPartnerMessages(
-            { pool: deps.db.pool, transact: deps.transact, reservations, clock: deps.clock, logger: deps.logger },
-            job.data.propertyId,
-            job.data.externalReference,
-          ),
-        { queue: MESSAGE_JOB },
+        async (jobs) => {
+          const keys = new Map(jobs.map((j) => [`${j.data.propertyId}:${j.data.externalReference}`, j.data]));
+          const drained = await Promise.allSettled(
+            [...keys].map(([key, data]) =>
+              drain(key, () => processPartnerMessages(processor, data.propertyId, data.externalReference)),
+            ),
+          );
+          // every key of the batch was tried; a failure fails the batch and pg-boss retries its jobs (a retried job
+          // of a drained key finds nothing queued)
+          const failed = drained.find((d) => d.status === "rejected");
+          if (failed !== undefined) throw failed.reason;
+        },
+        // two batches in flight, so one slow booking does not hold up the next batch
+        { queue: MESSAGE_JOB, batchSize: concurrency * 2, localConcurrency: 2, burstWhenBatchFull: true },
       );
       // ari.updated: the ARI feed pushed to partners' callbacks (worker processes; one pusher per property at a time)
       pusher.start();
