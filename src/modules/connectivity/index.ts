@@ -1,5 +1,5 @@
 import type { Deps, Module } from "../module.ts";
-import { createRowWriter, JOB_EXPIRY_SECONDS } from "../../jobs/boss.ts";
+import { createRowWriter, LATENCY_POLL_SECONDS, LATENCY_RETRY } from "../../jobs/boss.ts";
 import { messageColumns } from "./connectivity.repository.ts";
 import { createConnectivityService } from "./connectivity.service.ts";
 import { queues } from "../../jobs/queues.ts";
@@ -21,8 +21,9 @@ export {
   type InboundPartnerMessage,
 } from "./adapters.ts";
 
-// A job held by a worker that died (SIGKILL, lost host) misses its heartbeat and is retried (src/jobs/boss.ts).
-const MESSAGE_JOB = { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: JOB_EXPIRY_SECONDS };
+// A job held by a worker that died (SIGKILL, lost host) misses its heartbeat and is retried (src/jobs/boss.ts); the
+// queue's latency bound is in src/jobs/queues.ts (takeoverBounds).
+const MESSAGE_JOB = LATENCY_RETRY;
 
 /** The partner face (its interceptor, the platform switch, is placed by app.ts before authentication). */
 export function createConnectivityModule(
@@ -62,7 +63,7 @@ export function createConnectivityModule(
             job.data.propertyId,
             job.data.externalReference,
           ),
-        { queue: MESSAGE_JOB },
+        { queue: MESSAGE_JOB, notifyPollingIntervalSeconds: LATENCY_POLL_SECONDS },
       ),
   };
 }
