@@ -172,7 +172,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const db = await openDatabase(config, logger, { traced: tracing !== undefined });
   const metrics = config.metrics.enabled ? createMetrics(db.pool) : undefined;
   metrics?.instrumentPool("main", db.pool);
-  const telemetry = { tracer: tracing?.tracer, ...(metrics ? { onFailure: metrics.jobFailed } : {}) };
+  const telemetry = {
+    tracer: tracing?.tracer,
+    ...(metrics ? { onFailure: metrics.jobFailed, onRun: metrics.jobStarted } : {}),
+  };
   const boss = await startBoss({
     pool: db.pool,
     url: db.sessionUrl,

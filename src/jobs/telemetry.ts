@@ -10,6 +10,8 @@ export interface JobTelemetry {
   tracer?: Tracer | undefined;
   /** Called when a handler (or a batch) throws. */
   onFailure?: (queue: string) => void;
+  /** Called as a handler (or batch) starts; the function it returns, as it ends (however it ends). */
+  onRun?: (queue: string) => () => void;
 }
 
 type Handler = (jobs: Job<object>[]) => Promise<unknown>;
@@ -21,7 +23,7 @@ type Handler = (jobs: Job<object>[]) => Promise<unknown>;
  * queue or handler knows about it. Without a tracer only failures are counted.
  */
 export function instrumentBoss(pgboss: PgBoss, telemetry: JobTelemetry): void {
-  const { tracer, onFailure } = telemetry;
+  const { tracer, onFailure, onRun } = telemetry;
   const boss = pgboss as unknown as Record<"send" | "insert" | "work", (...args: unknown[]) => Promise<unknown>>;
   if (tracer !== undefined) {
     const send = boss.send.bind(pgboss);
@@ -43,6 +45,7 @@ export function instrumentBoss(pgboss: PgBoss, telemetry: JobTelemetry): void {
   boss.work = (name, ...rest) => {
     const handler = rest[rest.length - 1] as Handler;
     rest[rest.length - 1] = async (jobs: Job<object>[]) => {
+      const ended = onRun?.(String(name));
       try {
         if (tracer === undefined) return await handler(jobs);
         const [first, ...others] = jobs;
@@ -71,6 +74,8 @@ export function instrumentBoss(pgboss: PgBoss, telemetry: JobTelemetry): void {
       } catch (err) {
         onFailure?.(String(name));
         throw err;
+      } finally {
+        ended?.();
       }
     };
     return work(name, ...rest);

@@ -59,7 +59,7 @@ export function createConnectivityModule(
         queues.partnerMessages,
         (job) =>
           processPartnerMessages(
-            { pool: deps.db.pool, reservations, clock: deps.clock, logger: deps.logger },
+            { pool: deps.db.pool, reservations, clock: deps.clock, logger: deps.logger, metrics: deps.metrics },
             job.data.propertyId,
             job.data.externalReference,
           ),

@@ -2,6 +2,7 @@ import type pg from "pg";
 import { AppError } from "../../errors.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
+import type { Metrics } from "../../observability/metrics.ts";
 import { poolQueryable } from "../../db/queryable.ts";
 import {
   findByExternalReference,
@@ -17,6 +18,8 @@ export interface ProcessorDeps {
   reservations: ReservationService;
   clock: Clock;
   logger: Logger;
+  /** Outcomes and lag (received to applied) of partner messages. */
+  metrics?: Pick<Metrics, "partnerMessageApplied"> | undefined;
 }
 
 type Outcome =
@@ -27,6 +30,7 @@ interface QueuedRow {
   property_id: string;
   provider: string;
   payload: InboundPartnerMessage;
+  created_at: Date;
 }
 
 /**
@@ -72,7 +76,7 @@ export async function processPartnerMessages(
       externalReference,
     ]);
     const { rows } = await lock.query<QueuedRow>(
-      "select id, property_id, provider, payload from partner_messages where property_id = $1 and external_reference = $2 and status = 'QUEUED' order by seq",
+      "select id, property_id, provider, payload, created_at from partner_messages where property_id = $1 and external_reference = $2 and status = 'QUEUED' order by seq",
       [propertyId, externalReference],
     );
     for (const row of rows) {
@@ -89,6 +93,7 @@ export async function processPartnerMessages(
           : [row.id, outcome.status, null, null, outcome.error, deps.clock.now()],
       );
       deps.logger.info({ eventId: row.id, status: outcome.status }, "reservation event applied");
+      deps.metrics?.partnerMessageApplied(outcome.status, row.created_at, deps.clock.now());
     }
     await lock.query("commit");
   } catch (err) {
