@@ -106,6 +106,13 @@ async function sendNew(base: string, reference: string, night: number): Promise<
   return (JSON.parse(text) as { eventId: string }).eventId;
 }
 
+/** A process's /metrics text. */
+const scrape = async (base: string): Promise<string> => {
+  const res = await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(10_000) });
+  expect(res.status).toBe(200);
+  return res.text();
+};
+
 /** The message's status, read directly from PostgreSQL (undefined while it cannot be reached). */
 async function status(id: string): Promise<string | undefined> {
   const c = new pg.Client({ connectionString: cluster.url("hotelops") });
@@ -181,9 +188,19 @@ describe(`partner messages: done within ${bound.afterOutage} s of a database out
       const sent = performance.now();
       const id = await sendNew(api.base, reference, 1);
       await inFlight(lock, reference);
+      // what an on-call sees (the worker's METRICS_PORT; in production /metrics is off the public port)
+      expect((await fetch(`${api.base}/metrics`)).status).toBe(404);
+      const held = await scrape(worker.metricsBase!);
+      expect(held).toMatch(
+        /^hotelops_job_running_longest_seconds\{queue="connectivity\.reservation-events"\} [0-9.]+$/m,
+      );
+      expect(held).toMatch(/^hotelops_partner_messages_queued 1$/m);
+      expect(held).toMatch(/^hotelops_database_up 1$/m);
       // a fast shutdown ends every session (the lock's too): the job's statement fails mid-flight
       cluster.stop();
-      await new Promise((r) => setTimeout(r, 10_000));
+      const stopped = performance.now();
+      expect(await scrape(worker.metricsBase!)).toMatch(/^hotelops_database_up 0$/m);
+      await new Promise((r) => setTimeout(r, 10_000 - (performance.now() - stopped)));
       cluster.start();
       const back = performance.now();
       await until(async () => ((await status(id)) ?? "QUEUED") !== "QUEUED", 45_000, "the message applied").catch(
@@ -206,6 +223,11 @@ describe(`partner messages: done within ${bound.afterOutage} s of a database out
       );
       await c.end();
       expect(rows[0]!.n).toBe(1);
+      const after = await scrape(worker.metricsBase!);
+      expect(after).toMatch(/^hotelops_partner_messages_total\{outcome="PROCESSED"\} 1$/m);
+      expect(after).toMatch(/^hotelops_partner_message_lag_seconds_count 1$/m);
+      expect(after).toMatch(/^hotelops_job_duration_seconds_count\{queue="connectivity\.reservation-events"\} [1-9]/m);
+      expect(after).toMatch(/^hotelops_database_up 1$/m);
       expect([api.child.exitCode, worker.child.exitCode]).toEqual([null, null]);
       for (const p of [api, worker]) p.child.kill("SIGTERM");
       for (const p of [api, worker]) expect(await p.exited, p.output()).toBe(0);
