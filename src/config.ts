@@ -82,7 +82,7 @@ export interface Config {
 }
 
 /** The samplers of the OpenTelemetry specification's `OTEL_TRACES_SAMPLER` that need no remote service. */
-export const tracesSamplers = [
+const tracesSamplers = [
   "always_on",
   "always_off",
   "traceidratio",

@@ -37,7 +37,7 @@ export const JOB_HEARTBEAT_SECONDS = 10;
  * passed. pg-boss gates the per-queue pass by `monitorIntervalSeconds` (default 60 s, which made a lost job wait up to
  * a minute for its takeover): both are set to this.
  */
-export const SUPERVISE_SECONDS = 5;
+const SUPERVISE_SECONDS = 5;
 /**
  * How often a worker looks for jobs without being told (NOTIFY comes for new jobs only): a retry whose delay has
  * passed runs within this, not within pg-boss's 30 s default. Queues with a latency bound poll faster

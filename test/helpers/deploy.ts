@@ -7,11 +7,11 @@ import { repoRoot } from "../../scripts/start-command.ts";
  * for the test (free ports, temporary directories, the checkout instead of /opt/hotelops), so what the tests run is
  * what an operator copies.
  */
-export const deployDir = join(repoRoot, "deploy");
+const deployDir = join(repoRoot, "deploy");
 export const deployPath = (...parts: string[]): string => join(deployDir, ...parts);
 
 export type UnitRole = "api" | "worker";
-export const unitPath = (role: UnitRole): string => deployPath("systemd", `hotelops-${role}@.service`);
+const unitPath = (role: UnitRole): string => deployPath("systemd", `hotelops-${role}@.service`);
 
 /** `Key=value` lines of a unit's [Service] section (a key may repeat), with `%i` replaced by `instance`. */
 function serviceSection(role: UnitRole, instance: string): [string, string][] {
