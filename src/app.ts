@@ -181,11 +181,14 @@ function createInterceptors(deps: Deps, s: Services, tracing: Tracing | undefine
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
-  const tracing = await startTracing(config.otlpEndpoint, config.serviceName);
+  const tracing = await startTracing(config.otlpEndpoint, config.serviceName, config.tracesSampler);
   const db = await openDatabase(config, logger, { traced: tracing !== undefined });
   const metrics = config.metrics.enabled ? createMetrics(db.pool) : undefined;
   metrics?.instrumentPool("main", db.pool);
-  const telemetry = { tracer: tracing?.tracer, ...(metrics ? { onFailure: metrics.jobFailed } : {}) };
+  const telemetry = {
+    tracer: tracing?.tracer,
+    ...(metrics ? { onFailure: metrics.jobFailed, onRun: metrics.jobStarted } : {}),
+  };
   const boss = await startBoss({
     pool: db.pool,
     url: db.sessionUrl,
@@ -219,10 +222,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       refuseAnonymousBeforeBody: true,
     });
     const clientAddress = createClientAddress(parseTrustedProxies(config.trustedProxies) ?? []);
+    // In production /metrics stays off the public port unless a token guards it: METRICS_PORT (loopback or a
+    // private network) or METRICS_TOKEN (docs/operations/metrics.md).
+    const publicMetrics = config.nodeEnv !== "production" || config.metrics.token !== undefined;
     const onMainPort =
-      metrics !== undefined && config.metrics.port === undefined
+      metrics !== undefined && config.metrics.port === undefined && publicMetrics
         ? { render: metrics.render, contentType: metrics.contentType, token: config.metrics.token }
         : undefined;
+    if (metrics !== undefined && config.metrics.port === undefined && !publicMetrics)
+      logger.warn("/metrics is not served: in production set METRICS_PORT (a port of its own) or METRICS_TOKEN");
     const dispatcher = createDispatcher({
       handlers: router.handlers,
       gateway,

@@ -81,10 +81,26 @@ export interface Config {
   };
   /** OTLP/HTTP endpoint for traces (`OTEL_EXPORTER_OTLP_ENDPOINT`); unset: tracing off. */
   otlpEndpoint: string | undefined;
+  /**
+   * Which traces are recorded (`OTEL_TRACES_SAMPLER`, `OTEL_TRACES_SAMPLER_ARG`, as the OpenTelemetry specification
+   * names them): the sampler and, for the ratio samplers, the share of new traces kept (0 to 1).
+   */
+  tracesSampler: { name: TracesSampler; ratio: number };
   serviceName: string;
   /** Browser origins allowed by CORS: exact origins, "*" or "loopback"; empty: none (the production default). */
   corsOrigins: string[];
 }
+
+/** The samplers of the OpenTelemetry specification's `OTEL_TRACES_SAMPLER` that need no remote service. */
+const tracesSamplers = [
+  "always_on",
+  "always_off",
+  "traceidratio",
+  "parentbased_always_on",
+  "parentbased_always_off",
+  "parentbased_traceidratio",
+] as const;
+export type TracesSampler = (typeof tracesSamplers)[number];
 
 export interface ConnectionLimits {
   /** Open connections per client address (socket peer); more are closed at once. */
@@ -171,6 +187,17 @@ export function loadConfig(env: Env = process.env): Config {
   const otlpEndpoint = text("OTEL_EXPORTER_OTLP_ENDPOINT");
   if (otlpEndpoint !== undefined && !/^https?:\/\//.test(otlpEndpoint))
     problems.push("OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL");
+  const sampler = text("OTEL_TRACES_SAMPLER") ?? "parentbased_always_on";
+  if (!(tracesSamplers as readonly string[]).includes(sampler))
+    problems.push(`OTEL_TRACES_SAMPLER must be one of ${tracesSamplers.join(", ")}, got "${sampler}"`);
+  const samplerArg = text("OTEL_TRACES_SAMPLER_ARG");
+  const ratio = samplerArg === undefined ? 1 : Number(samplerArg);
+  if (samplerArg !== undefined && !(sampler.endsWith("traceidratio") && ratio >= 0 && ratio <= 1))
+    problems.push(
+      sampler.endsWith("traceidratio")
+        ? `OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1 (the share of traces kept), got "${samplerArg}"`
+        : `OTEL_TRACES_SAMPLER_ARG is read only by the traceidratio samplers, not by ${sampler}`,
+    );
   const metricsFlag = env.METRICS ?? "on";
   if (metricsFlag !== "on" && metricsFlag !== "off") problems.push(`METRICS must be on or off, got "${metricsFlag}"`);
   const metricsPort = text("METRICS_PORT");
@@ -240,6 +267,7 @@ export function loadConfig(env: Env = process.env): Config {
       port: metricsPort === undefined ? undefined : int("METRICS_PORT", 0, 0, 65535),
     },
     otlpEndpoint,
+    tracesSampler: { name: sampler as TracesSampler, ratio },
     serviceName: text("OTEL_SERVICE_NAME") ?? `hotelops-${role}`,
   };
   if (config.testCommitDelayMs > 0 && nodeEnv === "production")

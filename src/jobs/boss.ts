@@ -30,16 +30,37 @@ export type WorkerOptions = Omit<
 export const JOB_EXPIRY_SECONDS = 45;
 /**
  * A worker refreshes the jobs it holds every half of this; a job whose refresh is this late has lost its worker
- * (kill -9, lost host) and is failed by the supervisor (every SUPERVISE_SECONDS), then retried after its queue's
- * retry delay: it runs again within about half a minute, whatever its expiry (docs/contributors/data-layer.md, "Jobs").
+ * (kill -9, lost host, a database outage that made its own failure unrecordable) and is failed by the supervisor,
+ * then retried after its retry delay (pg-boss's minimum is 10 s).
  */
 export const JOB_HEARTBEAT_SECONDS = 10;
-const SUPERVISE_SECONDS = 10;
+/**
+ * How often processes that run jobs supervise every queue: fail jobs whose heartbeat is late or whose expiry has
+ * passed. pg-boss gates the per-queue pass by `monitorIntervalSeconds` (default 60 s, which made a lost job wait up to
+ * a minute for its takeover): both are set to this.
+ */
+const SUPERVISE_SECONDS = 5;
 /**
  * How often a worker looks for jobs without being told (NOTIFY comes for new jobs only): a retry whose delay has
- * passed runs within this, not within pg-boss's 30 s default.
+ * passed runs within this, not within pg-boss's 30 s default. Queues with a latency bound poll faster
+ * (LATENCY_POLL_SECONDS).
  */
 const RETRY_POLL_SECONDS = 5;
+/** The poll of the queues with a latency bound (partner messages, event fan-out, webhook attempts). */
+export const LATENCY_POLL_SECONDS = 2;
+/**
+ * Retry policy of the queues with a latency bound: the first retry after 1-2 s, backing off to at most 10 s between
+ * attempts (so an attempt made during a database outage is tried again within 10 s of its end, never after a
+ * minute-long backoff), 30 attempts (about 5 minutes of retries, as long as the 5 retries from 5 s before).
+ * The bounds these give are stated per queue in src/jobs/queues.ts (`takeoverBounds`).
+ */
+export const LATENCY_RETRY = {
+  retryLimit: 30,
+  retryDelay: 1,
+  retryBackoff: true,
+  retryDelayMax: 10,
+  expireInSeconds: JOB_EXPIRY_SECONDS,
+} as const;
 
 /** Handles one job. Throwing fails the job (retried per the queue's retryLimit); `job.signal` aborts at shutdown. */
 export type JobHandler<T> = (job: Job<T>) => Promise<unknown>;
@@ -98,8 +119,10 @@ export async function startBoss(opts: BossOptions): Promise<Boss> {
     // Cron and maintenance belong to processes that run jobs; API-only processes only send.
     schedule: runsJobs,
     supervise: runsJobs,
-    // Jobs whose worker died (heartbeat lost) or that ran past their expiry are failed and retried this often.
+    // Jobs whose worker died (heartbeat lost) or that ran past their expiry are failed and retried this often; the
+    // per-queue pass that does it is gated by the monitor interval (default 60 s), so both are set.
     superviseIntervalSeconds: SUPERVISE_SECONDS,
+    monitorIntervalSeconds: SUPERVISE_SECONDS,
   });
   instrumentBoss(pgboss, opts.telemetry ?? {});
   pgboss.on("error", (err) => opts.logger.error({ err }, "pg-boss error"));
@@ -155,7 +178,10 @@ export async function startBoss(opts: BossOptions): Promise<Boss> {
 }
 
 /** What every job a RowWriter enqueues shares (the queue's own policy fills in the rest). */
-export type RowJobOptions = Pick<JobInsert, "retryLimit" | "retryDelay" | "retryBackoff" | "expireInSeconds">;
+export type RowJobOptions = Pick<
+  JobInsert,
+  "retryLimit" | "retryDelay" | "retryBackoff" | "retryDelayMax" | "expireInSeconds"
+>;
 
 export interface RowWriterSpec {
   table: string;

@@ -32,3 +32,32 @@ export const queues = {
 } as const;
 
 export type QueueName = (typeof queues)[keyof typeof queues];
+
+/**
+ * How soon a job runs again, per queue, in seconds (stated in docs/operations/workers-and-pgbouncer.md and met by
+ * test/production/takeover.test.ts for partner messages):
+ * - `afterKill`: from a worker's kill -9 (or lost host) to the job done by another worker: its heartbeat late
+ *   (at most JOB_HEARTBEAT_SECONDS), the next supervisor pass (SUPERVISE_SECONDS), the first retry delay and the
+ *   queue's poll (src/jobs/boss.ts), plus the work itself.
+ * - `afterOutage`: from the moment the database answers again to a job that was in flight when it went away done:
+ *   its failure was recorded (then the retry delay, at most 10 s) or could not be (then the heartbeat is late and the
+ *   next supervisor pass fails it), then the poll.
+ * A webhook attempt whose outcome was lost (its worker killed, or the database away when it ended) keeps its lease
+ * (25 s from its claim): the every-minute sweeper queues it again once the lease lapsed, so event fan-out and webhook
+ * attempts are bounded by the lease and the sweep (85 s), not by the job's own retry.
+ * Scheduled queues (`webhooks.sweep`, `platform.purge`, `webhooks.purge`) are not taken over: their next run does
+ * the work.
+ */
+export const takeoverBounds: Record<QueueName, { afterKill: number; afterOutage: number } | "next run"> = {
+  [queues.partnerMessages]: { afterKill: 25, afterOutage: 15 },
+  [queues.eventsFanout]: { afterKill: 90, afterOutage: 90 },
+  [queues.webhooksDeliver]: { afterKill: 90, afterOutage: 90 },
+  [queues.webhooksRecover]: { afterKill: 45, afterOutage: 30 },
+  [queues.webhooksEndpointClosed]: { afterKill: 90, afterOutage: 75 },
+  [queues.notificationsEmail]: { afterKill: 90, afterOutage: 75 },
+  [queues.reservationOptionExpiry]: { afterKill: 90, afterOutage: 75 },
+  [queues.platformPurge]: "next run",
+  [queues.webhooksSweep]: "next run",
+  [queues.webhooksPurge]: "next run",
+  [queues.auditPartitions]: "next run",
+};

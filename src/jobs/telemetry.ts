@@ -11,6 +11,8 @@ export interface JobTelemetry {
   tracer?: Tracer | undefined;
   /** Called when a handler (or a batch) throws. */
   onFailure?: (queue: string) => void;
+  /** Called as a handler (or batch) starts; the function it returns, as it ends (however it ends). */
+  onRun?: (queue: string) => () => void;
 }
 
 type Handler = (jobs: Job<object>[]) => Promise<unknown>;
@@ -23,7 +25,7 @@ type Handler = (jobs: Job<object>[]) => Promise<unknown>;
  * came with one) and the worker's log lines carry its trace id; and failures are counted.
  */
 export function instrumentBoss(pgboss: PgBoss, telemetry: JobTelemetry): void {
-  const { tracer, onFailure } = telemetry;
+  const { tracer, onFailure, onRun } = telemetry;
   const boss = pgboss as unknown as Record<"send" | "insert" | "work", (...args: unknown[]) => Promise<unknown>>;
   {
     const send = boss.send.bind(pgboss);
@@ -45,6 +47,7 @@ export function instrumentBoss(pgboss: PgBoss, telemetry: JobTelemetry): void {
   boss.work = (name, ...rest) => {
     const handler = rest[rest.length - 1] as Handler;
     rest[rest.length - 1] = async (jobs: Job<object>[]) => {
+      const ended = onRun?.(String(name));
       try {
         // tracing off: the job's lines still carry the trace id of the request that enqueued it
         if (tracer === undefined)
@@ -77,6 +80,8 @@ export function instrumentBoss(pgboss: PgBoss, telemetry: JobTelemetry): void {
       } catch (err) {
         onFailure?.(String(name));
         throw err;
+      } finally {
+        ended?.();
       }
     };
     return work(name, ...rest);

@@ -9,6 +9,8 @@ import {
   type Tracer,
 } from "@opentelemetry/api";
 
+import type { TracesSampler } from "../config.ts";
+
 export { SpanKind, SpanStatusCode };
 
 export interface Tracing {
@@ -26,7 +28,11 @@ let active: { tracing: Tracing; users: number } | undefined;
  * 15 MiB resident). The provider is process-wide (the OpenTelemetry API holds globals), so apps in one process
  * share it.
  */
-export async function startTracing(endpoint: string | undefined, serviceName: string): Promise<Tracing | undefined> {
+export async function startTracing(
+  endpoint: string | undefined,
+  serviceName: string,
+  sampling: { name: TracesSampler; ratio: number } = { name: "parentbased_always_on", ratio: 1 },
+): Promise<Tracing | undefined> {
   if (endpoint === undefined) return undefined;
   const [{ AsyncLocalStorageContextManager }, { W3CTraceContextPropagator }, { OTLPTraceExporter }, resources, sdk] =
     await Promise.all([
@@ -36,7 +42,14 @@ export async function startTracing(endpoint: string | undefined, serviceName: st
       import("@opentelemetry/resources"),
       import("@opentelemetry/sdk-trace"),
     ]);
-  const { BatchSpanProcessor, TracerProvider } = sdk;
+  const { BatchSpanProcessor, TracerProvider, AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler } = sdk;
+  const root = sampling.name.endsWith("traceidratio")
+    ? new sdk.TraceIdRatioBasedSampler(sampling.ratio)
+    : sampling.name.endsWith("always_off")
+      ? new AlwaysOffSampler()
+      : new AlwaysOnSampler();
+  // parentbased_*: a span with a parent follows the parent's decision (a sampled incoming traceparent is recorded)
+  const sampler = sampling.name.startsWith("parentbased_") ? new ParentBasedSampler({ root }) : root;
   const { resourceFromAttributes } = resources;
   if (active !== undefined) {
     active.users++;
@@ -44,6 +57,7 @@ export async function startTracing(endpoint: string | undefined, serviceName: st
   }
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ "service.name": serviceName }),
+    sampler,
     spanProcessors: [
       new BatchSpanProcessor({
         exporter: new OTLPTraceExporter({ url: `${endpoint.replace(/\/$/, "")}/v1/traces` }),

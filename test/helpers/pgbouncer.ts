@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { clusterUser, freePort, PG_PASSWORD, PG_USER } from "../../scripts/pg-cluster.ts";
+import { renderPgBouncerIni } from "./deploy.ts";
 import { until } from "./service-process.ts";
 
 export interface PgBouncer {
@@ -18,30 +19,17 @@ export interface PgBouncer {
 }
 
 /**
- * Debian's PgBouncer (/usr/sbin/pgbouncer) in transaction pooling mode in front of database `hotelops` of a test
- * cluster, as the cluster's unprivileged user when run by root (PgBouncer refuses to run as root).
+ * Debian's PgBouncer (/usr/sbin/pgbouncer) with deploy/pgbouncer/pgbouncer.ini (transaction pooling) in front of
+ * database `hotelops` of a test cluster, as the cluster's unprivileged user when run by root (PgBouncer refuses to run as root).
  */
 export async function startPgBouncer(serverPort: number, settings: Record<string, string> = {}): Promise<PgBouncer> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "pgbouncer-"));
-  const all = {
-    listen_addr: "127.0.0.1",
-    listen_port: String(port),
-    unix_socket_dir: "",
-    auth_type: "scram-sha-256",
-    auth_file: join(dir, "userlist.txt"),
-    pool_mode: "transaction",
-    default_pool_size: "10",
-    max_client_conn: "200",
-    ignore_startup_parameters: "extra_float_digits,options",
-    ...settings,
-  };
   writeFileSync(join(dir, "userlist.txt"), `"${PG_USER}" "${PG_PASSWORD}"\n`);
+  // deploy/pgbouncer/pgbouncer.ini as shipped, with this test's ports and files
   writeFileSync(
     join(dir, "pgbouncer.ini"),
-    `[databases]\nhotelops = host=127.0.0.1 port=${serverPort} dbname=hotelops\n[pgbouncer]\n${Object.entries(all)
-      .map(([k, v]) => `${k} = ${v}`)
-      .join("\n")}\n`,
+    renderPgBouncerIni({ listenPort: port, serverPort, authFile: join(dir, "userlist.txt"), settings }),
   );
   const command = ["pgbouncer", join(dir, "pgbouncer.ini")];
   if (process.getuid?.() === 0) {

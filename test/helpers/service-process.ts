@@ -1,13 +1,15 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { freePort } from "../../scripts/pg-cluster.ts";
-import { startArguments } from "../../scripts/start-command.ts";
+import { envFileTemplate, unitCommand } from "./deploy.ts";
 
 export interface ServiceProcess {
   child: ChildProcess;
   role: string;
   /** http://127.0.0.1:<port> (ROLE=worker: no port). */
   base: string;
+  /** Where /metrics is served when started with the environment file (the unit's METRICS_PORT). */
+  metricsBase?: string;
   output(): string;
   /** Resolves with the exit code (null after a signal). */
   exited: Promise<number | null>;
@@ -15,14 +17,35 @@ export interface ServiceProcess {
 
 const running = new Set<ChildProcess>();
 
-/** The service as `npm start` runs it (scripts/start-command.ts); resolves once /readyz answers 200 (or the worker says so). */
-export async function startService(env: Record<string, string>): Promise<ServiceProcess> {
+export interface StartOptions {
+  /**
+   * Start from deploy/hotelops.env too (NODE_ENV=production, PgBouncer and direct URLs, HOST ...): its values
+   * under `env`, except its CHANGE-ME placeholders, which only `env` fills; /metrics then on the unit's
+   * METRICS_PORT (a free port here, `metricsBase`).
+   */
+  envFile?: boolean;
+}
+
+/**
+ * The service as its systemd unit runs it (deploy/systemd/hotelops-{api,worker}@.service: the ExecStart arguments,
+ * which are `npm start`'s, and its Environment=; ROLE=all runs the API unit), on free ports; resolves once /readyz
+ * answers 200 (or the worker says so).
+ */
+export async function startService(env: Record<string, string>, opts: StartOptions = {}): Promise<ServiceProcess> {
   const role = env.ROLE ?? "all";
+  const unit = unitCommand(role === "worker" ? "worker" : "api");
   const port = env.PORT ?? String(await freePort());
+  const fromFile = opts.envFile
+    ? Object.fromEntries(Object.entries(envFileTemplate()).filter(([, v]) => !v.includes("CHANGE-ME")))
+    : {};
+  const metricsPort = opts.envFile ? String(await freePort()) : undefined;
+  const unitEnv: Record<string, string> = { ...unit.env, PORT: port };
+  if (metricsPort === undefined) delete unitEnv.METRICS_PORT;
+  else unitEnv.METRICS_PORT = metricsPort;
   let out = "";
-  const child = spawn(process.execPath, startArguments(), {
+  const child = spawn(process.execPath, unit.args, {
     cwd: join(import.meta.dirname, "../.."),
-    env: { ...process.env, LOG_LEVEL: "warn", HOST: "127.0.0.1", PORT: port, ...env },
+    env: { ...process.env, LOG_LEVEL: "warn", HOST: "127.0.0.1", ...fromFile, ...unitEnv, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   running.add(child);
@@ -34,7 +57,14 @@ export async function startService(env: Record<string, string>): Promise<Service
       resolve(code);
     }),
   );
-  const service: ServiceProcess = { child, role, base: `http://127.0.0.1:${port}`, output: () => out, exited };
+  const service: ServiceProcess = {
+    child,
+    role,
+    base: `http://127.0.0.1:${port}`,
+    ...(metricsPort === undefined ? {} : { metricsBase: `http://127.0.0.1:${env.METRICS_PORT ?? metricsPort}` }),
+    output: () => out,
+    exited,
+  };
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`ROLE=${role} exited with ${child.exitCode}: ${out}`);

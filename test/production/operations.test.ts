@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawn, type ChildProcess } from "node:child_process";
-import { chownSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,15 +7,9 @@ import pg from "pg";
 import { pino } from "pino";
 import { createApp, type App } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
-import {
-  clusterUser,
-  freePort,
-  PG_PASSWORD,
-  PG_USER,
-  startPgCluster,
-  type PgCluster,
-} from "../../scripts/pg-cluster.ts";
+import { startPgCluster, type PgCluster } from "../../scripts/pg-cluster.ts";
 import { createTestClient } from "../helpers/auth.ts";
+import { startPgBouncer, type PgBouncer } from "../helpers/pgbouncer.ts";
 import { killAllServices, startService, until } from "../helpers/service-process.ts";
 import { smallHotel } from "../helpers/small-hotel.ts";
 import { setProviderMapping } from "../../src/modules/connectivity/index.ts";
@@ -285,53 +278,19 @@ describe("the database goes away for 10 s under load", () => {
 });
 
 describe("PgBouncer in transaction pooling mode", () => {
-  let bouncer: ChildProcess | undefined;
-  let dir: string | undefined;
-  afterAll(() => {
-    bouncer?.kill("SIGKILL");
-    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-  });
+  let bouncer: PgBouncer | undefined;
+  afterAll(() => bouncer?.remove());
 
   it(
     "serves writes, jobs and webhooks with DATABASE_URL through PgBouncer and DATABASE_DIRECT_URL for migrations and pg-boss",
     { timeout: 120_000 },
     async () => {
-      const port = await freePort();
-      dir = mkdtempSync(join(tmpdir(), "pgbouncer-"));
-      writeFileSync(join(dir, "userlist.txt"), `"${PG_USER}" "${PG_PASSWORD}"\n`);
-      writeFileSync(
-        join(dir, "pgbouncer.ini"),
-        `[databases]\nhotelops = host=127.0.0.1 port=${cluster.port} dbname=hotelops\n[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = ${port}\nunix_socket_dir =\nauth_type = scram-sha-256\nauth_file = ${join(dir, "userlist.txt")}\npool_mode = transaction\ndefault_pool_size = 10\nmax_client_conn = 200\nignore_startup_parameters = extra_float_digits,options\n`,
-      );
-      // PgBouncer refuses to run as root: as the cluster's unprivileged user (setpriv execs, so the pid is pgbouncer's)
-      const command = ["pgbouncer", join(dir, "pgbouncer.ini")];
-      if (process.getuid?.() === 0) {
-        const user = clusterUser();
-        for (const f of ["", "userlist.txt", "pgbouncer.ini"]) chownSync(join(dir, f), user.uid, user.gid);
-        command.unshift("setpriv", `--reuid=${user.uid}`, `--regid=${user.gid}`, "--clear-groups");
-      }
-      let log = "";
-      bouncer = spawn(command[0]!, command.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
-      bouncer.stderr!.on("data", (c: Buffer) => (log += c.toString()));
-      bouncer.stdout!.on("data", (c: Buffer) => (log += c.toString()));
-      await until(
-        async () => {
-          const c = new pg.Client({
-            connectionString: `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${port}/hotelops`,
-          });
-          return c.connect().then(
-            async () => (await c.end(), true),
-            () => false,
-          );
-        },
-        15_000,
-        `pgbouncer up (${log})`,
-      );
-
+      // deploy/pgbouncer/pgbouncer.ini, as shipped
+      bouncer = await startPgBouncer(cluster.port);
       const service = await startService({
         ...env,
         ROLE: "all",
-        DATABASE_URL: `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${port}/hotelops`,
+        DATABASE_URL: bouncer.url,
         DATABASE_DIRECT_URL: cluster.url("hotelops"),
       });
       const delivered = receiver.received.length;

@@ -10,6 +10,7 @@ import { loadConfig } from "../../src/config.ts";
 import { freePort, startPgCluster, type PgCluster } from "../../scripts/pg-cluster.ts";
 import { setProviderMapping } from "../../src/modules/connectivity/index.ts";
 import { createTestClient } from "../helpers/auth.ts";
+import { renderHaproxyCfg } from "../helpers/deploy.ts";
 import { startPgBouncer, type PgBouncer } from "../helpers/pgbouncer.ts";
 import { killAllServices, startService, until, type ServiceProcess } from "../helpers/service-process.ts";
 import { smallHotel } from "../helpers/small-hotel.ts";
@@ -162,8 +163,11 @@ describe("workers behind PgBouncer in transaction pooling mode", () => {
     "NEW, MODIFIED x3 and CANCELLED of 24 bookings through one API and two worker processes: every message applied, no lock left",
     { timeout: 180_000 },
     async () => {
-      const api = await startService({ ...env, ROLE: "api" });
-      const workers = [await startService({ ...env, ROLE: "worker" }), await startService({ ...env, ROLE: "worker" })];
+      const api = await startService({ ...env, ROLE: "api" }, { envFile: true });
+      const workers = [
+        await startService({ ...env, ROLE: "worker" }, { envFile: true }),
+        await startService({ ...env, ROLE: "worker" }, { envFile: true }),
+      ];
       const references = Array.from({ length: 24 }, (_, i) => `PGB-${Date.now()}-${i}`);
       const ids = (await Promise.all(references.map((r, i) => lifecycle(api.base, r, i * 2)))).flat();
       await expectApplied(ids, references);
@@ -205,8 +209,8 @@ describe("connections dropped from outside", () => {
     "PgBouncer killed and LISTEN sessions terminated mid-job: both processes stay up, /readyz says 503 meanwhile, they reconnect and apply every message",
     { timeout: 180_000 },
     async () => {
-      const all = await startService({ ...env, ROLE: "all" });
-      const worker = await startService({ ...env, ROLE: "worker" });
+      const all = await startService({ ...env, ROLE: "all" }, { envFile: true });
+      const worker = await startService({ ...env, ROLE: "worker" }, { envFile: true });
       const stuck = `DROP-${Date.now()}-stuck`;
       const lock = await holdBookingLock(stuck);
       const ids = [await send(all.base, "NEW", stuck, 1, "Guest 0")];
@@ -262,7 +266,10 @@ describe("SIGTERM with a stuck job", () => {
     { timeout: 120_000 },
     async () => {
       const grace = 3_000;
-      const worker = await startService({ ...env, ROLE: "worker", SHUTDOWN_GRACE_MS: String(grace) });
+      const worker = await startService(
+        { ...env, ROLE: "worker", SHUTDOWN_GRACE_MS: String(grace) },
+        { envFile: true },
+      );
       const reference = `STUCK-${Date.now()}`;
       const lock = await holdBookingLock(reference);
       const id = await send(`http://127.0.0.1:${admin.port}`, "NEW", reference, 19, "Guest 0");
@@ -276,7 +283,7 @@ describe("SIGTERM with a stuck job", () => {
       expect(worker.output()).toMatch(/shutdown grace exceeded/);
       await lock.release();
       // the job was failed at the end of the grace: another worker retries it
-      const next = await startService({ ...env, ROLE: "worker" });
+      const next = await startService({ ...env, ROLE: "worker" }, { envFile: true });
       await until(
         async () => (await statuses([id])).PROCESSED === 1,
         60_000,
@@ -293,30 +300,16 @@ describe("a load balancer in front (docs/operations/workers-and-pgbouncer.md)", 
     "HAProxy checking /healthz keeps both API processes in during a database outage: clients get the service's 503 with Retry-After, then 200",
     { timeout: 120_000 },
     async () => {
-      const apis = [await startService({ ...env, ROLE: "api" }), await startService({ ...env, ROLE: "api" })];
+      const apis = [
+        await startService({ ...env, ROLE: "api" }, { envFile: true }),
+        await startService({ ...env, ROLE: "api" }, { envFile: true }),
+      ];
       const port = await freePort();
       const dir = mkdtempSync(join(tmpdir(), "haproxy-"));
-      // the backend section as the document shows it
+      // deploy/haproxy/haproxy.cfg as shipped, listening on a free port in front of these two processes
       writeFileSync(
         join(dir, "haproxy.cfg"),
-        [
-          "global",
-          "    log stderr format raw local0 err",
-          "defaults",
-          "    mode http",
-          "    timeout connect 2s",
-          "    timeout client 30s",
-          "    timeout server 30s",
-          "frontend web",
-          `    bind 127.0.0.1:${port}`,
-          "    default_backend hotelops",
-          "backend hotelops",
-          "    option httpchk GET /healthz",
-          "    http-check expect status 200",
-          "    default-server inter 2s fall 3 rise 2",
-          ...apis.map((a, i) => `    server api${i + 1} ${a.base.replace("http://", "")} check`),
-          "",
-        ].join("\n"),
+        renderHaproxyCfg({ bind: `127.0.0.1:${port}`, servers: apis.map((a) => a.base.replace("http://", "")) }),
       );
       const haproxy = spawn("haproxy", ["-db", "-f", join(dir, "haproxy.cfg")], { stdio: "ignore" });
       try {

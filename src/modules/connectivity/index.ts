@@ -1,5 +1,5 @@
 import type { Deps, Module } from "../module.ts";
-import { createRowWriter, JOB_EXPIRY_SECONDS } from "../../jobs/boss.ts";
+import { createRowWriter, LATENCY_POLL_SECONDS, LATENCY_RETRY } from "../../jobs/boss.ts";
 import { messageColumns } from "./connectivity.repository.ts";
 import { createConnectivityService } from "./connectivity.service.ts";
 import { queues } from "../../jobs/queues.ts";
@@ -28,8 +28,9 @@ export {
   type InboundPartnerMessage,
 } from "./adapters.ts";
 
-// A job held by a worker that died (SIGKILL, lost host) misses its heartbeat and is retried (src/jobs/boss.ts).
-const MESSAGE_JOB = { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: JOB_EXPIRY_SECONDS };
+// A job held by a worker that died (SIGKILL, lost host) misses its heartbeat and is retried (src/jobs/boss.ts); the
+// queue's latency bound is in src/jobs/queues.ts (takeoverBounds).
+const MESSAGE_JOB = LATENCY_RETRY;
 
 /**
  * Bookings drained at once by one process: WORKER_CONCURRENCY, at most what the pool holds (each drain holds its
@@ -105,6 +106,7 @@ export function createConnectivityModule(
         reservations,
         clock: deps.clock,
         logger: deps.logger,
+        metrics: deps.metrics,
       };
       await deps.boss.registerBatchWorker<{ propertyId: string; externalReference: string }>(
         queues.partnerMessages,
@@ -121,7 +123,13 @@ export function createConnectivityModule(
           if (failed !== undefined) throw failed.reason;
         },
         // two batches in flight, so one slow booking does not hold up the next batch
-        { queue: MESSAGE_JOB, batchSize: concurrency * 2, localConcurrency: 2, burstWhenBatchFull: true },
+        {
+          queue: MESSAGE_JOB,
+          batchSize: concurrency * 2,
+          localConcurrency: 2,
+          burstWhenBatchFull: true,
+          notifyPollingIntervalSeconds: LATENCY_POLL_SECONDS,
+        },
       );
       // ari.updated: the ARI feed pushed to partners' callbacks (worker processes; one pusher per property at a time)
       pusher.start();

@@ -2,6 +2,7 @@ import type pg from "pg";
 import { AppError } from "../../errors.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
+import type { Metrics } from "../../observability/metrics.ts";
 import { poolQueryable } from "../../db/queryable.ts";
 import { runAs } from "../../lib/change-context.ts";
 import {
@@ -22,6 +23,8 @@ export interface ProcessorDeps {
   reservations: ReservationService;
   clock: Clock;
   logger: Logger;
+  /** Outcomes and lag (received to applied) of partner messages. */
+  metrics?: Pick<Metrics, "partnerMessageApplied"> | undefined;
 }
 
 export type Outcome =
@@ -34,6 +37,7 @@ export interface QueuedRow {
   provider: string;
   client_id: string;
   payload: InboundPartnerMessage;
+  created_at: Date;
 }
 
 /**
@@ -79,7 +83,7 @@ export async function processPartnerMessages(
       externalReference,
     ]);
     const { rows } = await lock.query<QueuedRow>(
-      "select id, property_id, provider, client_id, payload from partner_messages where property_id = $1 and external_reference = $2 and status = 'QUEUED' order by seq",
+      "select id, property_id, provider, client_id, payload, created_at from partner_messages where property_id = $1 and external_reference = $2 and status = 'QUEUED' order by seq",
       [propertyId, externalReference],
     );
     for (const row of rows) {
@@ -102,6 +106,7 @@ export async function processPartnerMessages(
         if (sent !== undefined) await recordOutcomeEvent(tx, sent.client_id, row, outcome, deps.clock.now());
       });
       deps.logger.info({ eventId: row.id, status: outcome.status }, "reservation event applied");
+      deps.metrics?.partnerMessageApplied(outcome.status, row.created_at, deps.clock.now());
     }
     await lock.query("commit");
   } catch (err) {

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { poolQueryable } from "../../db/queryable.ts";
-import { JOB_EXPIRY_SECONDS, type Boss } from "../../jobs/boss.ts";
+import { LATENCY_POLL_SECONDS, LATENCY_RETRY, type Boss } from "../../jobs/boss.ts";
 import { queues } from "../../jobs/queues.ts";
 import type { Logger } from "../../lib/logger.ts";
 import type { Mailer } from "../../lib/mail.ts";
@@ -36,7 +36,8 @@ export async function registerWebhookWorkers(deps: {
    * A throw fails the whole batch; that is safe because fan-out is idempotent and attempts are claimed.
    */
   const batchPolicy = {
-    queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: JOB_EXPIRY_SECONDS },
+    queue: LATENCY_RETRY,
+    notifyPollingIntervalSeconds: LATENCY_POLL_SECONDS,
     localConcurrency: 4,
     burstWhenBatchFull: true,
   };
