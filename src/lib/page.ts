@@ -38,3 +38,41 @@ export function decodePageCursor(cursor: string): { at: Date; id: string } {
     throw invalidField("cursor", "not a cursor of this list");
   return { at: date, id };
 }
+
+/**
+ * Keyset pages of a list in a fixed order of its own (by code, by number, ...): the cursor names the sort key of the
+ * previous page's last row, and the next page starts after it (a row added or removed meanwhile moves nothing else).
+ */
+export interface KeyPage {
+  limit: number;
+  /** The sort key of the previous page's last row (the repository compares it in SQL, as it orders). */
+  after: string[] | undefined;
+}
+
+export function keyPageOf(input: { cursor?: string; limit?: number }, max: number, keyLength: number): KeyPage {
+  const limit = input.limit === undefined || input.limit === 0 ? max : input.limit;
+  if (!Number.isInteger(limit) || limit < 1 || limit > max) throw invalidField("limit", `must be from 1 to ${max}`);
+  if (!input.cursor) return { limit, after: undefined };
+  let key: unknown;
+  try {
+    key = JSON.parse(Buffer.from(input.cursor, "base64url").toString("utf8"));
+  } catch {
+    key = undefined;
+  }
+  if (!Array.isArray(key) || key.length !== keyLength || !key.every((k) => typeof k === "string"))
+    throw invalidField("cursor", "not a cursor of this list");
+  return { limit, after: key as string[] };
+}
+
+/** The page's rows (`rows` holds up to limit + 1) and the cursor of the next one (empty on the last page). */
+export function keyPageResult<T>(
+  rows: readonly T[],
+  limit: number,
+  keyOf: (row: T) => string[],
+): { items: T[]; nextCursor: string } {
+  const items = rows.slice(0, limit);
+  const last = items.at(-1);
+  const nextCursor =
+    rows.length > limit && last !== undefined ? Buffer.from(JSON.stringify(keyOf(last))).toString("base64url") : "";
+  return { items, nextCursor };
+}

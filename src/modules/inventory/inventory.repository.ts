@@ -1,3 +1,4 @@
+import type { KeyPage } from "../../lib/page.ts";
 import { isUuid } from "../../lib/ids.ts";
 import type { Queryable } from "../../db/queryable.ts";
 import { activePropertyRowSql, type PropertyRow } from "../properties/index.ts";
@@ -51,8 +52,12 @@ export async function insertRoomType(
   return row!;
 }
 
-export function listRoomTypes(q: Queryable, propertyId: string): Promise<RoomType[]> {
-  return q.query<RoomType>(`select ${roomTypeCols} from room_types where property_id = $1 order by code`, [propertyId]);
+/** The property's room types by code; with `page`, the `page.limit` + 1 after the code `page.after[0]`. */
+export function listRoomTypes(q: Queryable, propertyId: string, page?: KeyPage): Promise<RoomType[]> {
+  return q.query<RoomType>(
+    `select ${roomTypeCols} from room_types where property_id = $1 and ($2::text is null or code > $2) order by code limit $3`,
+    [propertyId, page?.after?.[0] ?? null, page === undefined ? null : page.limit + 1],
+  );
 }
 
 export async function findRoomType(q: Queryable, propertyId: string, id: string): Promise<RoomType | undefined> {
@@ -71,8 +76,12 @@ export async function insertRoom(q: Queryable, propertyId: string, room: Room, n
   return row!;
 }
 
-export function listRooms(q: Queryable, propertyId: string): Promise<Room[]> {
-  return q.query<Room>(`select ${roomCols} from rooms where property_id = $1 order by number`, [propertyId]);
+/** The property's rooms by number; with `page`, the `page.limit` + 1 after the number `page.after[0]`. */
+export function listRooms(q: Queryable, propertyId: string, page?: KeyPage): Promise<Room[]> {
+  return q.query<Room>(
+    `select ${roomCols} from rooms where property_id = $1 and ($2::text is null or number > $2) order by number limit $3`,
+    [propertyId, page?.after?.[0] ?? null, page === undefined ? null : page.limit + 1],
+  );
 }
 
 /** The room, locked for update when `lock` (status changes, assignment and check-in serialise per room). */
@@ -156,14 +165,16 @@ export async function findOutOfOrderPeriod(
 export function listOutOfOrderPeriods(
   q: Queryable,
   propertyId: string,
-  filter: { roomId: string | null; from: string; to: string | null; limit: number },
+  filter: { roomId: string | null; from: string; to: string | null; limit: number; after?: string[] | undefined },
 ): Promise<OutOfOrderPeriod[]> {
+  // `after`: the (first day, room number, id) of the previous page's last period
   return q.query<OutOfOrderPeriod>(
     `select ${periodCols} from room_out_of_order o join rooms m on m.property_id = o.property_id and m.id = o.room_id
       where o.property_id = $1 and ($2::uuid is null or o.room_id = $2) and o.to_date > $3::date
         and ($4::date is null or o.from_date < $4::date)
+        and ($6::date is null or (o.from_date, m.number, o.id) > ($6::date, $7::text, $8::uuid))
       order by o.from_date, m.number, o.id limit $5`,
-    [propertyId, filter.roomId, filter.from, filter.to, filter.limit],
+    [propertyId, filter.roomId, filter.from, filter.to, filter.limit, ...(filter.after ?? [null, null, null])],
   );
 }
 
@@ -225,10 +236,12 @@ export async function countOfProperty(
   return row!.n;
 }
 
-export function listRatePlans(q: Queryable, propertyId: string): Promise<RatePlan[]> {
-  return q.query<RatePlan>(`select ${ratePlanCols} from rate_plans rp where rp.property_id = $1 order by rp.code`, [
-    propertyId,
-  ]);
+/** The property's rate plans by code; with `page`, the `page.limit` + 1 after the code `page.after[0]`. */
+export function listRatePlans(q: Queryable, propertyId: string, page?: KeyPage): Promise<RatePlan[]> {
+  return q.query<RatePlan>(
+    `select ${ratePlanCols} from rate_plans rp where rp.property_id = $1 and ($2::text is null or rp.code > $2) order by rp.code limit $3`,
+    [propertyId, page?.after?.[0] ?? null, page === undefined ? null : page.limit + 1],
+  );
 }
 
 export async function findRatePlan(q: Queryable, propertyId: string, id: string): Promise<RatePlan | undefined> {

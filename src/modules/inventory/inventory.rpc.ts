@@ -1,3 +1,4 @@
+import { keyPageOf, keyPageResult } from "../../lib/page.ts";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import type pg from "pg";
@@ -8,6 +9,10 @@ import {
 } from "../../../gen/hotelops/inventory/v1/inventory_pb.js";
 import { invalidField } from "../../errors.ts";
 import type { InventoryService } from "./inventory.service.ts";
+import { maxOutOfOrderList } from "./out-of-order.ts";
+
+/** Most room types, rooms or rate plans one page of their list holds (and its default). */
+const maxConfigPage = 500;
 import type { BoardType, OutOfOrderPeriod, RatePlan, Room, RoomStatus } from "./inventory.repository.ts";
 import { requirePrincipal, requireProperty } from "../auth/index.ts";
 
@@ -70,7 +75,10 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
       return { roomType };
     },
     async listRoomTypes(req, ctx) {
-      return { roomTypes: await service.listRoomTypes(await scope(ctx, req.propertyCode)) };
+      const page = keyPageOf(req, maxConfigPage, 1);
+      const rows = await service.listRoomTypes(await scope(ctx, req.propertyCode), page);
+      const { items, nextCursor } = keyPageResult(rows, page.limit, (t) => [t.code]);
+      return { roomTypes: items, nextCursor };
     },
     async createRoom(req, ctx) {
       const room = await service.createRoom(await scope(ctx, req.propertyCode), {
@@ -80,7 +88,10 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
       return { room: roomOut(room) };
     },
     async listRooms(req, ctx) {
-      return { rooms: (await service.listRooms(await scope(ctx, req.propertyCode))).map(roomOut) };
+      const page = keyPageOf(req, maxConfigPage, 1);
+      const rows = await service.listRooms(await scope(ctx, req.propertyCode), page);
+      const { items, nextCursor } = keyPageResult(rows, page.limit, (r) => [r.number]);
+      return { rooms: items.map(roomOut), nextCursor };
     },
     async setRoomStatus(req, ctx) {
       const propertyId = await scope(ctx, req.propertyCode);
@@ -94,12 +105,14 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
       return { room: roomOut(room) };
     },
     async listOutOfOrderPeriods(req, ctx) {
-      const periods = await service.listOutOfOrderPeriods(await scopeOrActive(ctx, req.propertyCode), {
-        roomId: req.roomId,
-        from: req.from,
-        to: req.to,
-      });
-      return { outOfOrderPeriods: periods.map(periodOut) };
+      const page = keyPageOf(req, maxOutOfOrderList, 3);
+      const rows = await service.listOutOfOrderPeriods(
+        await scopeOrActive(ctx, req.propertyCode),
+        { roomId: req.roomId, from: req.from, to: req.to },
+        page,
+      );
+      const { items, nextCursor } = keyPageResult(rows, page.limit, (p) => [p.from, p.roomNumber, p.id]);
+      return { outOfOrderPeriods: items.map(periodOut), nextCursor };
     },
     async createOutOfOrderPeriod(req, ctx) {
       const period = await service.createOutOfOrderPeriod(await scopeOrActive(ctx, req.propertyCode), {
@@ -135,7 +148,10 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
       return { ratePlan: ratePlanOut(ratePlan) };
     },
     async listRatePlans(req, ctx) {
-      return { ratePlans: (await service.listRatePlans(await scope(ctx, req.propertyCode))).map(ratePlanOut) };
+      const page = keyPageOf(req, maxConfigPage, 1);
+      const rows = await service.listRatePlans(await scope(ctx, req.propertyCode), page);
+      const { items, nextCursor } = keyPageResult(rows, page.limit, (p) => [p.code]);
+      return { ratePlans: items.map(ratePlanOut), nextCursor };
     },
     async setPrices(req, ctx) {
       const propertyId = await scope(ctx, req.propertyCode);

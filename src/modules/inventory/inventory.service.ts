@@ -1,3 +1,4 @@
+import type { KeyPage } from "../../lib/page.ts";
 import { checkMoneyBound } from "../../lib/money.ts";
 import { recordChange } from "../audit/index.ts";
 import type pg from "pg";
@@ -76,17 +77,21 @@ export interface SetRoomStatusInput {
 
 export interface InventoryService {
   createRoomType(propertyId: string, input: { code: string; name: string; maxOccupancy: number }): Promise<RoomType>;
-  listRoomTypes(propertyId: string): Promise<RoomType[]>;
+  /** By code; with `page`, up to page.limit + 1 after its key (the RPC pages). */
+  listRoomTypes(propertyId: string, page?: KeyPage): Promise<RoomType[]>;
   createRoom(propertyId: string, input: { number: string; roomTypeId: string }): Promise<Room>;
-  listRooms(propertyId: string): Promise<Room[]>;
+  /** By number; with `page`, up to page.limit + 1 after its key. */
+  listRooms(propertyId: string, page?: KeyPage): Promise<Room[]>;
   setRoomStatus(propertyId: string, input: SetRoomStatusInput): Promise<Room>;
   /**
    * Out-of-order periods with a day in [from, to) (from: the business date unless given; to: no end unless
-   * given), of one room when `roomId`; by first day, at most maxOutOfOrderList.
+   * given), of one room when `roomId`; by first day, room number and id, at most maxOutOfOrderList (with `page`, up
+   * to page.limit + 1 after its key).
    */
   listOutOfOrderPeriods(
     propertyId: string,
     input: { roomId?: string; from?: string; to?: string },
+    page?: KeyPage,
   ): Promise<OutOfOrderPeriod[]>;
   createOutOfOrderPeriod(
     propertyId: string,
@@ -103,7 +108,8 @@ export interface InventoryService {
     propertyId: string,
     input: { code: string; name: string; boardType: BoardType; roomTypeIds: string[] },
   ): Promise<RatePlan>;
-  listRatePlans(propertyId: string): Promise<RatePlan[]>;
+  /** By code; with `page`, up to page.limit + 1 after its key. */
+  listRatePlans(propertyId: string, page?: KeyPage): Promise<RatePlan[]>;
   setPrices(
     propertyId: string,
     input: { ratePlanId: string; roomTypeId: string; from: string; to: string; amountMinor: bigint },
@@ -312,7 +318,7 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
       return conflictOnDuplicate(work, `Room type ${input.code} exists.`);
     },
 
-    listRoomTypes: (propertyId) => repo.listRoomTypes(reads, propertyId),
+    listRoomTypes: (propertyId, page) => repo.listRoomTypes(reads, propertyId, page),
 
     async createRoom(propertyId, input) {
       const number = checkName("number", input.number, 16);
@@ -339,7 +345,7 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
       return conflictOnDuplicate(work, `Room ${number} exists.`);
     },
 
-    listRooms: (propertyId) => repo.listRooms(reads, propertyId),
+    listRooms: (propertyId, page) => repo.listRooms(reads, propertyId, page),
 
     async setRoomStatus(propertyId, input) {
       if (!roomStatuses.includes(input.status)) throw invalidField("status", "CLEAN, DIRTY, INSPECTED or OUT_OF_ORDER");
@@ -394,7 +400,7 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
       });
     },
 
-    async listOutOfOrderPeriods(propertyId, input) {
+    async listOutOfOrderPeriods(propertyId, input, page) {
       const roomId = input.roomId === undefined || input.roomId === "" ? null : requireId(input.roomId, "Room");
       const from = input.from === undefined || input.from === "" ? undefined : parseDate("from", input.from);
       const to = input.to === undefined || input.to === "" ? null : parseDate("to", input.to);
@@ -403,7 +409,13 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
         throw invalidField("to", `must be after ${from === undefined ? "the business date" : "from"}`);
       if (roomId !== null && (await repo.findRoom(reads, propertyId, roomId)) === undefined)
         throw new AppError("not_found", "Room not found.");
-      return repo.listOutOfOrderPeriods(reads, propertyId, { roomId, from: start, to, limit: maxOutOfOrderList });
+      return repo.listOutOfOrderPeriods(reads, propertyId, {
+        roomId,
+        from: start,
+        to,
+        limit: page === undefined ? maxOutOfOrderList : page.limit + 1,
+        after: page?.after,
+      });
     },
 
     async createOutOfOrderPeriod(propertyId, input) {
@@ -465,7 +477,7 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
       return conflictOnDuplicate(work, `Rate plan ${input.code} exists.`);
     },
 
-    listRatePlans: (propertyId) => repo.listRatePlans(reads, propertyId),
+    listRatePlans: (propertyId, page) => repo.listRatePlans(reads, propertyId, page),
 
     async setPrices(propertyId, input) {
       parseRange(input.from, input.to, maxPriceDays);

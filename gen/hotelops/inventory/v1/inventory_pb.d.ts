@@ -177,6 +177,20 @@ export declare type ListRoomTypesRequest = Message<"hotelops.inventory.v1.ListRo
    * @generated from field: string property_code = 1;
    */
   propertyCode: string;
+
+  /**
+   * Opaque; from the previous page's next_cursor.
+   *
+   * @generated from field: string cursor = 2;
+   */
+  cursor: string;
+
+  /**
+   * 1-500; 0 or absent: 500. Pages follow the list's order (by code).
+   *
+   * @generated from field: int32 limit = 3;
+   */
+  limit: number;
 };
 
 /**
@@ -193,6 +207,13 @@ export declare type ListRoomTypesResponse = Message<"hotelops.inventory.v1.ListR
    * @generated from field: repeated hotelops.inventory.v1.RoomType room_types = 1;
    */
   roomTypes: RoomType[];
+
+  /**
+   * Empty on the last page.
+   *
+   * @generated from field: string next_cursor = 2;
+   */
+  nextCursor: string;
 };
 
 /**
@@ -253,6 +274,20 @@ export declare type ListRoomsRequest = Message<"hotelops.inventory.v1.ListRoomsR
    * @generated from field: string property_code = 1;
    */
   propertyCode: string;
+
+  /**
+   * Opaque; from the previous page's next_cursor.
+   *
+   * @generated from field: string cursor = 2;
+   */
+  cursor: string;
+
+  /**
+   * 1-500; 0 or absent: 500. Pages follow the list's order (by number).
+   *
+   * @generated from field: int32 limit = 3;
+   */
+  limit: number;
 };
 
 /**
@@ -269,6 +304,13 @@ export declare type ListRoomsResponse = Message<"hotelops.inventory.v1.ListRooms
    * @generated from field: repeated hotelops.inventory.v1.Room rooms = 1;
    */
   rooms: Room[];
+
+  /**
+   * Empty on the last page.
+   *
+   * @generated from field: string next_cursor = 2;
+   */
+  nextCursor: string;
 };
 
 /**
@@ -402,6 +444,20 @@ export declare type ListRatePlansRequest = Message<"hotelops.inventory.v1.ListRa
    * @generated from field: string property_code = 1;
    */
   propertyCode: string;
+
+  /**
+   * Opaque; from the previous page's next_cursor.
+   *
+   * @generated from field: string cursor = 2;
+   */
+  cursor: string;
+
+  /**
+   * 1-500; 0 or absent: 500. Pages follow the list's order (by code).
+   *
+   * @generated from field: int32 limit = 3;
+   */
+  limit: number;
 };
 
 /**
@@ -418,6 +474,13 @@ export declare type ListRatePlansResponse = Message<"hotelops.inventory.v1.ListR
    * @generated from field: repeated hotelops.inventory.v1.RatePlan rate_plans = 1;
    */
   ratePlans: RatePlan[];
+
+  /**
+   * Empty on the last page.
+   *
+   * @generated from field: string next_cursor = 2;
+   */
+  nextCursor: string;
 };
 
 /**
@@ -1096,6 +1159,20 @@ export declare type ListOutOfOrderPeriodsRequest = Message<"hotelops.inventory.v
    * @generated from field: string to = 4;
    */
   to: string;
+
+  /**
+   * Opaque; from the previous page's next_cursor.
+   *
+   * @generated from field: string cursor = 5;
+   */
+  cursor: string;
+
+  /**
+   * 1-1000; 0 or absent: 1000. Pages follow the list's order (by first day, then room).
+   *
+   * @generated from field: int32 limit = 6;
+   */
+  limit: number;
 };
 
 /**
@@ -1112,6 +1189,13 @@ export declare type ListOutOfOrderPeriodsResponse = Message<"hotelops.inventory.
    * @generated from field: repeated hotelops.inventory.v1.OutOfOrderPeriod out_of_order_periods = 1;
    */
   outOfOrderPeriods: OutOfOrderPeriod[];
+
+  /**
+   * Empty on the last page.
+   *
+   * @generated from field: string next_cursor = 2;
+   */
+  nextCursor: string;
 };
 
 /**
