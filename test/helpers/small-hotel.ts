@@ -1,6 +1,7 @@
 import type { App } from "../../src/app.ts";
 import { newId } from "../../src/lib/ids.ts";
-import { bearer, createStaffSession, createTestProperty } from "./auth.ts";
+import { setProviderMapping } from "../../src/modules/connectivity/index.ts";
+import { bearer, createStaffSession, createTestClient, createTestProperty } from "./auth.ts";
 
 /**
  * A property with 4 double rooms priced for March 2027, a manager session and helpers for the REST calls the
@@ -58,4 +59,31 @@ export async function smallHotel(app: Pick<App, "deps" | "services">, baseUrl: s
       return { id: body.endpoint.id, secret: body.secret };
     },
   };
+}
+
+/**
+ * smallHotel with a partner of provider "acme" that books it: its codes X-DBL and X-BAR mapped to DBL and BAR, and an
+ * approved client with reservations.write and reservations.read (the production tests' partner messages).
+ */
+export async function partnerHotel(app: Pick<App, "deps" | "services">, baseUrl: string) {
+  const hotel = await smallHotel(app, baseUrl);
+  for (const [kind, code, externalCode] of [
+    ["room_type", "DBL", "X-DBL"],
+    ["rate_plan", "BAR", "X-BAR"],
+  ] as const)
+    await setProviderMapping(app.deps.db.pool, {
+      propertyCode: hotel.property.code,
+      provider: "acme",
+      kind,
+      code,
+      externalCode,
+    });
+  const partner = await createTestClient(app, {
+    kind: "partner",
+    provider: "acme",
+    propertyCodes: [hotel.property.code],
+    scopes: ["reservations.write", "reservations.read"],
+    approved: true,
+  });
+  return { hotel, partner };
 }

@@ -7,12 +7,10 @@ import { pino } from "pino";
 import { createApp, type App } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
 import { queues, takeoverBounds } from "../../src/jobs/queues.ts";
-import { setProviderMapping } from "../../src/modules/connectivity/index.ts";
 import { startPgCluster, type PgCluster } from "../../scripts/pg-cluster.ts";
-import { createTestClient } from "../helpers/auth.ts";
 import { startPgBouncer, type PgBouncer } from "../helpers/pgbouncer.ts";
 import { killAllServices, startService, until } from "../helpers/service-process.ts";
-import { smallHotel } from "../helpers/small-hotel.ts";
+import { partnerHotel, type smallHotel } from "../helpers/small-hotel.ts";
 import { testSecretKey } from "../helpers/webhooks.ts";
 
 // How soon a partner message in flight runs again after a 10 s database outage and after its worker is killed, on
@@ -47,25 +45,7 @@ beforeAll(async () => {
     loadConfig({ ...env, DATABASE_URL: cluster.url("hotelops"), ROLE: "api", PORT: "0", HOST: "127.0.0.1" }),
     { logger: pino({ level: "silent" }) },
   );
-  hotel = await smallHotel(admin, `http://127.0.0.1:${admin.port}`);
-  for (const [kind, code, externalCode] of [
-    ["room_type", "DBL", "X-DBL"],
-    ["rate_plan", "BAR", "X-BAR"],
-  ] as const)
-    await setProviderMapping(admin.deps.db.pool, {
-      propertyCode: hotel.property.code,
-      provider: "acme",
-      kind,
-      code,
-      externalCode,
-    });
-  partner = await createTestClient(admin, {
-    kind: "partner",
-    provider: "acme",
-    propertyCodes: [hotel.property.code],
-    scopes: ["reservations.write", "reservations.read"],
-    approved: true,
-  });
+  ({ hotel, partner } = await partnerHotel(admin, `http://127.0.0.1:${admin.port}`));
 }, 120_000);
 afterAll(async () => {
   killAllServices();

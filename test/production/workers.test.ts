@@ -8,12 +8,10 @@ import { pino } from "pino";
 import { createApp, type App } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
 import { freePort, startPgCluster, type PgCluster } from "../../scripts/pg-cluster.ts";
-import { setProviderMapping } from "../../src/modules/connectivity/index.ts";
-import { createTestClient } from "../helpers/auth.ts";
 import { renderHaproxyCfg } from "../helpers/deploy.ts";
 import { startPgBouncer, type PgBouncer } from "../helpers/pgbouncer.ts";
 import { killAllServices, startService, until, type ServiceProcess } from "../helpers/service-process.ts";
-import { smallHotel } from "../helpers/small-hotel.ts";
+import { partnerHotel, type smallHotel } from "../helpers/small-hotel.ts";
 import { testSecretKey } from "../helpers/webhooks.ts";
 
 // Worker processes on a real PostgreSQL server behind Debian's PgBouncer in transaction pooling mode: the same
@@ -45,25 +43,7 @@ beforeAll(async () => {
     loadConfig({ ...env, DATABASE_URL: cluster.url("hotelops"), ROLE: "api", PORT: "0", HOST: "127.0.0.1" }),
     { logger: pino({ level: "silent" }) },
   );
-  hotel = await smallHotel(admin, `http://127.0.0.1:${admin.port}`);
-  for (const [kind, code, externalCode] of [
-    ["room_type", "DBL", "X-DBL"],
-    ["rate_plan", "BAR", "X-BAR"],
-  ] as const)
-    await setProviderMapping(admin.deps.db.pool, {
-      propertyCode: hotel.property.code,
-      provider: "acme",
-      kind,
-      code,
-      externalCode,
-    });
-  partner = await createTestClient(admin, {
-    kind: "partner",
-    provider: "acme",
-    propertyCodes: [hotel.property.code],
-    scopes: ["reservations.write", "reservations.read"],
-    approved: true,
-  });
+  ({ hotel, partner } = await partnerHotel(admin, `http://127.0.0.1:${admin.port}`));
 }, 120_000);
 // a test that failed while PgBouncer was down leaves it down: the next one starts with it up
 beforeEach(() => bouncer.start());
