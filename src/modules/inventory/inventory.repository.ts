@@ -30,11 +30,29 @@ export interface RatePlan {
   name: string;
   boardType: BoardType;
   roomTypeIds: string[];
+  /** The cancellation and no-show policy, or null when cancelling is always free. */
+  policy: RatePlanPolicy | null;
+}
+
+export const policyFeeKinds = ["FIRST_NIGHT", "PERCENT", "FIXED"] as const;
+export type PolicyFeeKind = (typeof policyFeeKinds)[number];
+
+/**
+ * Free until `freeHours` hours before arrival (midnight of the arrival date in the hotel's time zone), then a fee:
+ * the first night, `feeValue` basis points of the stay total (PERCENT) or `feeValue` minor units (FIXED). A no-show
+ * owes the same fee.
+ */
+export interface RatePlanPolicy {
+  freeHours: number;
+  feeKind: PolicyFeeKind;
+  feeValue: bigint;
 }
 
 const roomTypeCols = `id, code, name, max_occupancy as "maxOccupancy", room_count as "roomCount"`;
 const roomCols = `id, number, room_type_id as "roomTypeId", status`;
 const ratePlanCols = `rp.id, rp.code, rp.name, rp.board_type as "boardType",
+  case when rp.policy_fee_kind is null then null else json_build_object('freeHours', rp.policy_free_hours,
+    'feeKind', rp.policy_fee_kind, 'feeValue', rp.policy_fee_value::text) end as policy,
   coalesce((select array_agg(x.room_type_id::text order by x.room_type_id) from rate_plan_room_types x
              where x.property_id = rp.property_id and x.rate_plan_id = rp.id), '{}') as "roomTypeIds"`;
 
@@ -197,7 +215,12 @@ export async function deleteOutOfOrderPeriod(q: Queryable, propertyId: string, i
   await q.query("delete from room_out_of_order where property_id = $1 and id = $2", [propertyId, id]);
 }
 
-export async function insertRatePlan(q: Queryable, propertyId: string, rp: RatePlan, now: Date): Promise<void> {
+export async function insertRatePlan(
+  q: Queryable,
+  propertyId: string,
+  rp: Omit<RatePlan, "policy">,
+  now: Date,
+): Promise<void> {
   await q.query(
     "insert into rate_plans (id, property_id, code, name, board_type, created_at) values ($1, $2, $3, $4, $5, $6)",
     [rp.id, propertyId, rp.code, rp.name, rp.boardType, now],
@@ -225,18 +248,42 @@ export async function countOfProperty(
   return row!.n;
 }
 
-export function listRatePlans(q: Queryable, propertyId: string): Promise<RatePlan[]> {
-  return q.query<RatePlan>(`select ${ratePlanCols} from rate_plans rp where rp.property_id = $1 order by rp.code`, [
-    propertyId,
-  ]);
+type RatePlanRaw = Omit<RatePlan, "policy"> & {
+  policy: { freeHours: number; feeKind: PolicyFeeKind; feeValue: string } | null;
+};
+const ratePlanOf = ({ policy, ...rp }: RatePlanRaw): RatePlan => ({
+  ...rp,
+  policy: policy === null ? null : { ...policy, feeValue: BigInt(policy.feeValue) },
+});
+
+export async function listRatePlans(q: Queryable, propertyId: string): Promise<RatePlan[]> {
+  const rows = await q.query<RatePlanRaw>(
+    `select ${ratePlanCols} from rate_plans rp where rp.property_id = $1 order by rp.code`,
+    [propertyId],
+  );
+  return rows.map(ratePlanOf);
 }
 
 export async function findRatePlan(q: Queryable, propertyId: string, id: string): Promise<RatePlan | undefined> {
-  const [row] = await q.query<RatePlan>(
+  const [row] = await q.query<RatePlanRaw>(
     `select ${ratePlanCols} from rate_plans rp where rp.property_id = $1 and rp.id = $2`,
     [propertyId, id],
   );
-  return row;
+  return row === undefined ? undefined : ratePlanOf(row);
+}
+
+/** Sets (or with null removes) a rate plan's cancellation and no-show policy. */
+export async function updateRatePlanPolicy(
+  q: Queryable,
+  propertyId: string,
+  id: string,
+  policy: RatePlanPolicy | null,
+): Promise<void> {
+  await q.query(
+    `update rate_plans set policy_free_hours = $3, policy_fee_kind = $4, policy_fee_value = $5::bigint
+      where property_id = $1 and id = $2`,
+    [propertyId, id, policy?.freeHours ?? null, policy?.feeKind ?? null, policy?.feeValue.toString() ?? null],
+  );
 }
 
 /** Upserts one price for every date of [from, to); returns the number of dates. */
@@ -277,11 +324,19 @@ export async function nightlyPrices(
   return rows.map((r) => ({ date: r.date, amountMinor: BigInt(r.amount) }));
 }
 
+/** A rate plan's policy on a stay arriving `from`: `freeUntil` is midnight of `from` in the hotel's zone - the hours. */
+export interface StayPolicy {
+  freeUntilHours: number;
+  feeKind: PolicyFeeKind;
+  feeValue: bigint;
+  freeUntil: Date;
+}
+
 export interface StayLineQuote {
   /** Undefined: no such room type in the property (or a malformed id). */
   roomType: RoomType | undefined;
   /** Undefined: no such rate plan in the property (or a malformed id). */
-  ratePlan: { id: string; code: string; coversRoomType: boolean } | undefined;
+  ratePlan: { id: string; code: string; coversRoomType: boolean; policy: StayPolicy | null } | undefined;
   /** The prices of the nights of [from, to) that have one, in date order. */
   nightly: bigint[];
   /** The pair's restriction rows on the days [from, to] (the departure day too): read them with violationsOf. */
@@ -296,6 +351,7 @@ interface StayQuoteRow extends PropertyRow {
   roomCount: number;
   rpId: string | null;
   rpCode: string;
+  policy: { freeUntilHours: number; feeKind: PolicyFeeKind; feeValue: string; freeUntil: string } | null;
   covers: boolean;
   nightly: string[];
   restrictions: RestrictionRow[];
@@ -319,6 +375,10 @@ export async function quoteStay(
     `select p.id, p.code, p.currency, p."amountScale", p."vatRateBp", p."accommodationTaxRateBp", p."businessDate",
             rt.id as "rtId", rt.code as "rtCode", rt.name as "rtName", rt.max_occupancy as "maxOccupancy", rt.room_count as "roomCount",
             rp.id as "rpId", rp.code as "rpCode",
+            case when rp.policy_fee_kind is null then null else json_build_object(
+              'freeUntilHours', rp.policy_free_hours, 'feeKind', rp.policy_fee_kind, 'feeValue', rp.policy_fee_value::text,
+              'freeUntil', ($4::date::timestamp at time zone (select tz.time_zone from properties tz where tz.id = p.id))
+                           - make_interval(hours => rp.policy_free_hours)) end as policy,
             exists (select 1 from rate_plan_room_types x where x.property_id = p.id and x.rate_plan_id = rp.id and x.room_type_id = rt.id) as covers,
             array(select dp.amount_minor::text from daily_prices dp
                    where dp.property_id = p.id and dp.rate_plan_id = rp.id and dp.room_type_id = rt.id and dp.date >= $4::date and dp.date < $5::date
@@ -342,7 +402,18 @@ export async function quoteStay(
         r.rtId === null
           ? undefined
           : { id: r.rtId, code: r.rtCode, name: r.rtName, maxOccupancy: r.maxOccupancy, roomCount: r.roomCount },
-      ratePlan: r.rpId === null ? undefined : { id: r.rpId, code: r.rpCode, coversRoomType: r.covers },
+      ratePlan:
+        r.rpId === null
+          ? undefined
+          : {
+              id: r.rpId,
+              code: r.rpCode,
+              coversRoomType: r.covers,
+              policy:
+                r.policy === null
+                  ? null
+                  : { ...r.policy, feeValue: BigInt(r.policy.feeValue), freeUntil: new Date(r.policy.freeUntil) },
+            },
       nightly: r.nightly.map(BigInt),
       restrictions: r.restrictions,
     })),

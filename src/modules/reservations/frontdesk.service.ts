@@ -22,6 +22,7 @@ import { assertTransition, holdsInventory } from "./transitions.ts";
 import { finishChange, requireReservation, type Actor } from "./common.ts";
 import { endStay } from "./stay-end.ts";
 import { reinstateInTx } from "./no-show.ts";
+import { postNoShowFee, type PostFee } from "./policy-fees.ts";
 
 export interface FrontDesk {
   /** Assigns a room to a room line (inside a caller's transaction; used by create and check-in). */
@@ -43,7 +44,7 @@ export interface FrontDesk {
    * The same inside the night audit's transaction (its `MarkNoShow`). Takes the property's change-sequence
    * lock until that transaction commits.
    */
-  markNoShowInTx(tx: Tx, propertyId: string, reservationId: string): Promise<void>;
+  markNoShowInTx(tx: Tx, propertyId: string, reservationId: string, by?: string): Promise<void>;
   /** A no-show comes after all (see ReinstateReservation in reservation.proto). */
   reinstate(actor: Actor, reservationId: string): Promise<Reservation>;
 }
@@ -54,7 +55,7 @@ function lineOf(r: Reservation, lineId: string) {
   return line;
 }
 
-export function createFrontDesk(deps: { transact: Transact; clock: Clock }): FrontDesk {
+export function createFrontDesk(deps: { transact: Transact; clock: Clock; postFee?: PostFee }): FrontDesk {
   const { transact, clock } = deps;
 
   async function assignInTx(
@@ -90,7 +91,7 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
     ]);
   }
 
-  async function markNoShowInTx(tx: Tx, propertyId: string, reservationId: string): Promise<void> {
+  async function markNoShowInTx(tx: Tx, propertyId: string, reservationId: string, by = "system"): Promise<void> {
     const now = clock.now();
     const before = await requireReservation(tx, propertyId, reservationId, true);
     assertTransition(before.status, "NO_SHOW");
@@ -108,6 +109,7 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
       "update reservations set status = 'NO_SHOW', updated_at = $3, option_until = null where property_id = $1 and id = $2",
       [propertyId, before.id, now],
     );
+    await postNoShowFee(tx, deps.postFee, before, by);
     const r = await requireReservation(tx, propertyId, before.id, false);
     // The caller's transaction goes on (the night audit marks several and advances the date): not its last statement.
     await finishChange(
@@ -318,7 +320,7 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
     reinstate: (actor, reservationId) => transact((tx) => reinstateInTx(tx, actor, reservationId, clock.now())),
     markNoShow: (actor, reservationId) =>
       transact(async (tx) => {
-        await markNoShowInTx(tx, actor.propertyId, reservationId);
+        await markNoShowInTx(tx, actor.propertyId, reservationId, actor.by);
         return requireReservation(tx, actor.propertyId, reservationId, false);
       }),
   };

@@ -45,6 +45,8 @@ const lineIn = (l: RoomLineInputMsg): RoomLineInput => ({
   amountMinor: l.amountMinor,
 });
 
+import { lineFee } from "./policy-fees.ts";
+
 export function reservationOut(r: Reservation) {
   return {
     id: r.id,
@@ -90,6 +92,17 @@ export function reservationOut(r: Reservation) {
       totalMinor: l.totalMinor,
       ...(l.checkedInAt !== null ? { checkedInAt: timestampFromDate(l.checkedInAt) } : {}),
       ...(l.checkedOutAt !== null ? { checkedOutAt: timestampFromDate(l.checkedOutAt) } : {}),
+      ...(l.policy === null
+        ? {}
+        : {
+            cancellationPolicy: {
+              freeUntilHours: l.policy.freeUntilHours,
+              feeKind: l.policy.feeKind,
+              feeValue: l.policy.feeValue,
+              freeUntil: timestampFromDate(l.policy.freeUntil),
+              feeMinor: lineFee(l),
+            },
+          }),
     })),
   };
 }

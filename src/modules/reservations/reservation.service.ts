@@ -41,6 +41,7 @@ import { createFrontDesk, type FrontDesk } from "./frontdesk.service.ts";
 import { alertOverbooking } from "./overbooking.ts";
 import { finishChange, requireReservation, type Actor } from "./common.ts";
 import { checkOptionUntil, setOption } from "./options.ts";
+import { postCancellationFee, type PostFee } from "./policy-fees.ts";
 
 export type { Actor };
 
@@ -130,6 +131,8 @@ export interface ReservationDeps {
   transact: Transact;
   pool: pg.Pool;
   clock: Clock;
+  /** Posts a policy fee (cancellation, no-show, late check-out) to the reservation's folio, in the caller's transaction. */
+  postFee?: PostFee;
 }
 
 /** Thrown inside a create transaction that met an existing channel reference: roll back, return that one. */
@@ -337,6 +340,7 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
             roomTypeCode: rt.code,
             ratePlanId: rp.id,
             ratePlanCode: rp.code,
+            policy: rp.policy,
             roomId: line.roomId,
             adults: line.adults,
             children,
@@ -437,6 +441,7 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
             roomTypeCode: l.roomTypeCode,
             ratePlanId: l.ratePlanId,
             ratePlanCode: l.ratePlanCode,
+            policy: l.policy,
             roomId: null,
             roomNumber: null,
             adults: l.adults,
@@ -689,6 +694,7 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
     reservationId: string,
     reason: "option_expired" | null,
     last: boolean,
+    by = "system",
   ): Promise<Reservation> {
     const now = clock.now();
     const before = await requireReservation(tx, propertyId, reservationId, true);
@@ -712,6 +718,8 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
         where property_id = $1 and id = $2`,
       [propertyId, before.id, now, reason],
     );
+    // an expired option is the system's cancellation, never the guest's late one
+    if (reason === null) await postCancellationFee(tx, deps.postFee, before, now, by);
     const r = await requireReservation(tx, propertyId, before.id, false);
     const released = releases
       ? availabilityEvents(
@@ -726,7 +734,7 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
   }
 
   const cancel = (actor: Actor, reservationId: string): Promise<Reservation> =>
-    transact((tx) => cancelInTx(tx, actor.propertyId, reservationId, null, true));
+    transact((tx) => cancelInTx(tx, actor.propertyId, reservationId, null, true, actor.by));
 
   return {
     ...frontDesk,

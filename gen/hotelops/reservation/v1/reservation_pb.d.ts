@@ -81,6 +81,14 @@ export declare type RoomLine = Message<"hotelops.reservation.v1.RoomLine"> & {
    * @generated from field: optional google.protobuf.Timestamp checked_out_at = 13;
    */
   checkedOutAt?: Timestamp | undefined;
+
+  /**
+   * The rate plan's cancellation and no-show policy as it stands now (InventoryService.SetRatePlanPolicy); absent
+   * when the rate plan has none (cancelling is free, a no-show costs nothing).
+   *
+   * @generated from field: optional hotelops.reservation.v1.LinePolicy cancellation_policy = 14;
+   */
+  cancellationPolicy?: LinePolicy | undefined;
 };
 
 /**
@@ -88,6 +96,51 @@ export declare type RoomLine = Message<"hotelops.reservation.v1.RoomLine"> & {
  * Use `create(RoomLineSchema)` to create a new message.
  */
 export declare const RoomLineSchema: GenMessage<RoomLine>;
+
+/**
+ * A rate plan's cancellation and no-show policy applied to one stay.
+ *
+ * @generated from message hotelops.reservation.v1.LinePolicy
+ */
+export declare type LinePolicy = Message<"hotelops.reservation.v1.LinePolicy"> & {
+  /**
+   * @generated from field: int32 free_until_hours = 1;
+   */
+  freeUntilHours: number;
+
+  /**
+   * FIRST_NIGHT, PERCENT (fee_value basis points of the line's total) or FIXED (fee_value minor units).
+   *
+   * @generated from field: string fee_kind = 2;
+   */
+  feeKind: string;
+
+  /**
+   * @generated from field: int64 fee_value = 3;
+   */
+  feeValue: bigint;
+
+  /**
+   * Cancelling after this instant (free_until_hours before midnight of the arrival date in the hotel's time zone)
+   * posts the fee (charge code CANCELLATION_FEE); a no-show posts it always (NO_SHOW_FEE).
+   *
+   * @generated from field: google.protobuf.Timestamp free_until = 4;
+   */
+  freeUntil?: Timestamp | undefined;
+
+  /**
+   * What the fee comes to for this line (never more than its total).
+   *
+   * @generated from field: int64 fee_minor = 5;
+   */
+  feeMinor: bigint;
+};
+
+/**
+ * Describes the message hotelops.reservation.v1.LinePolicy.
+ * Use `create(LinePolicySchema)` to create a new message.
+ */
+export declare const LinePolicySchema: GenMessage<LinePolicy>;
 
 /**
  * @generated from message hotelops.reservation.v1.Reservation
