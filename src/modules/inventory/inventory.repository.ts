@@ -1,6 +1,6 @@
 import { isUuid } from "../../lib/ids.ts";
 import type { Queryable } from "../../db/queryable.ts";
-import { activePropertyRowSql, type PropertyRow } from "../properties/index.ts";
+import { activePropertyRowSql, propertyFieldSql, type PropertyRow } from "../properties/index.ts";
 import { restrictionRowsSql, type RestrictionRow } from "./restrictions.ts";
 import { lockRates } from "./rate-lock.ts";
 
@@ -377,7 +377,7 @@ export async function quoteStay(
             rp.id as "rpId", rp.code as "rpCode",
             case when rp.policy_fee_kind is null then null else json_build_object(
               'freeUntilHours', rp.policy_free_hours, 'feeKind', rp.policy_fee_kind, 'feeValue', rp.policy_fee_value::text,
-              'freeUntil', ($4::date::timestamp at time zone (select tz.time_zone from properties tz where tz.id = p.id))
+              'freeUntil', ($4::date::timestamp at time zone ${propertyFieldSql("timeZone", "p.id")})
                            - make_interval(hours => rp.policy_free_hours)) end as policy,
             exists (select 1 from rate_plan_room_types x where x.property_id = p.id and x.rate_plan_id = rp.id and x.room_type_id = rt.id) as covers,
             array(select dp.amount_minor::text from daily_prices dp

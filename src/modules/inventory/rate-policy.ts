@@ -14,7 +14,11 @@ export function checkRatePlanPolicy(p: RatePlanPolicy): void {
   if (!policyFeeKinds.includes(p.feeKind))
     throw invalidField("policy.feeKind", `one of ${policyFeeKinds.join(", ")}`, "validation_failed");
   if (p.feeKind === "FIRST_NIGHT" && p.feeValue !== 0n)
-    throw invalidField("policy.feeValue", "0 for FIRST_NIGHT (the fee is the first night's price)", "validation_failed");
+    throw invalidField(
+      "policy.feeValue",
+      "0 for FIRST_NIGHT (the fee is the first night's price)",
+      "validation_failed",
+    );
   if (p.feeKind === "PERCENT" && (p.feeValue < 1n || p.feeValue > 10_000n))
     throw invalidField("policy.feeValue", "1 to 10000 basis points of the stay total", "validation_failed");
   if (p.feeKind === "FIXED") {

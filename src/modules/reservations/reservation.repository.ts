@@ -120,7 +120,9 @@ async function withLines(q: Queryable, propertyId: string, rows: Row[]): Promise
     list.push({
       ...line,
       policy:
-        policy === null ? null : { ...policy, feeValue: BigInt(policy.feeValue), freeUntil: new Date(policy.freeUntil) },
+        policy === null
+          ? null
+          : { ...policy, feeValue: BigInt(policy.feeValue), freeUntil: new Date(policy.freeUntil) },
       nightlyMinor: nightlyMinor.map(BigInt),
       totalMinor: BigInt(totalMinor),
     });

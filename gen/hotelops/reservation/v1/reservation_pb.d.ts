@@ -1187,7 +1187,9 @@ export declare const ReservationService: GenService<{
     output: typeof UpdateReservationResponseSchema;
   },
   /**
-   * Cancels: status CANCELLED, cancelled_at set, inventory released; emits reservation.cancelled.
+   * Cancels: status CANCELLED, cancelled_at set, inventory released; emits reservation.cancelled. A TENTATIVE or
+   * GUARANTEED stay cancelled after a room line's `cancellation_policy.free_until` gets that line's fee posted to its
+   * folio (charge code CANCELLATION_FEE); a no-show posts NO_SHOW_FEE.
    *
    * @generated from rpc hotelops.reservation.v1.ReservationService.CancelReservation
    */

@@ -158,7 +158,9 @@ class ReservationServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def CancelReservation(self, request, context):
-        """Cancels: status CANCELLED, cancelled_at set, inventory released; emits reservation.cancelled.
+        """Cancels: status CANCELLED, cancelled_at set, inventory released; emits reservation.cancelled. A TENTATIVE or
+        GUARANTEED stay cancelled after a room line's `cancellation_policy.free_until` gets that line's fee posted to its
+        folio (charge code CANCELLATION_FEE); a no-show posts NO_SHOW_FEE.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
