@@ -30,6 +30,7 @@ export const tableOwners: Readonly<Record<string, string>> = {
   // reservations
   reservations: "reservations",
   reservation_rooms: "reservations",
+  late_checkout_rules: "reservations",
   property_counters: "reservations",
   // outbound domain events (what happened here, published by webhooks)
   domain_events: "events",

@@ -23,6 +23,12 @@ import { finishChange, requireReservation, type Actor } from "./common.ts";
 import { endStay } from "./stay-end.ts";
 import { reinstateInTx } from "./no-show.ts";
 import { postNoShowFee, type PostFee } from "./policy-fees.ts";
+import {
+  checkLateCheckOutRule,
+  postLateCheckOutFee,
+  writeLateCheckOutRule,
+  type LateCheckOutRule,
+} from "./late-checkout.ts";
 
 export interface FrontDesk {
   /** Assigns a room to a room line (inside a caller's transaction; used by create and check-in). */
@@ -45,6 +51,8 @@ export interface FrontDesk {
    * lock until that transaction commits.
    */
   markNoShowInTx(tx: Tx, propertyId: string, reservationId: string, by?: string): Promise<void>;
+  /** Sets (null: removes) the property's late check-out rule. */
+  setLateCheckOutRule(propertyId: string, rule: LateCheckOutRule | null): Promise<LateCheckOutRule | null>;
   /** A no-show comes after all (see ReinstateReservation in reservation.proto). */
   reinstate(actor: Actor, reservationId: string): Promise<Reservation>;
 }
@@ -214,6 +222,7 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock; postFe
         // The last room line out ends the stay on the business date: an early check-out gives the nights from then
         // on back, a late one (past the departure date) takes the nights it stayed beyond it.
         const moved = stillIn ? undefined : await endStay(tx, before, line.id, property.businessDate);
+        await postLateCheckOutFee(tx, deps.postFee, before, line, property.businessDate, now, actor.by ?? "system");
         await tx.query("update reservation_rooms set checked_out_at = $3 where property_id = $1 and id = $2", [
           actor.propertyId,
           line.id,
@@ -317,6 +326,11 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock; postFe
       }),
 
     markNoShowInTx,
+    async setLateCheckOutRule(propertyId, rule) {
+      if (rule !== null) checkLateCheckOutRule(rule);
+      await transact((tx) => writeLateCheckOutRule(tx, propertyId, rule, clock.now()));
+      return rule;
+    },
     reinstate: (actor, reservationId) => transact((tx) => reinstateInTx(tx, actor, reservationId, clock.now())),
     markNoShow: (actor, reservationId) =>
       transact(async (tx) => {

@@ -170,6 +170,15 @@ export function registerReservationRpc(router: ConnectRouter, service: Reservati
       });
       return { reservation: reservationOut(r) };
     },
+    async setLateCheckOutRule(req, ctx) {
+      const actor = await actorOf(ctx, req.propertyCode);
+      const rule =
+        req.rule === undefined
+          ? null
+          : { afterHour: req.rule.afterHour, feeKind: req.rule.feeKind as "FIXED", feeValue: req.rule.feeValue };
+      const set = await service.setLateCheckOutRule(actor.propertyId, rule);
+      return set === null ? {} : { rule: set };
+    },
     async cancelReservation(req, ctx) {
       return {
         reservation: reservationOut(await service.cancel(await actorOf(ctx, req.propertyCode), req.reservationId)),

@@ -636,6 +636,73 @@ export declare type UpdateReservationResponse = Message<"hotelops.reservation.v1
 export declare const UpdateReservationResponseSchema: GenMessage<UpdateReservationResponse>;
 
 /**
+ * @generated from message hotelops.reservation.v1.LateCheckOutRule
+ */
+export declare type LateCheckOutRule = Message<"hotelops.reservation.v1.LateCheckOutRule"> & {
+  /**
+   * 0 to 23: a check-out later than this hour (hotel time) on the departure date owes the fee.
+   *
+   * @generated from field: int32 after_hour = 1;
+   */
+  afterHour: number;
+
+  /**
+   * @generated from field: string fee_kind = 2;
+   */
+  feeKind: string;
+
+  /**
+   * FIXED: minor units (1 to the money bound); PERCENT: basis points of one night (1 to 10000).
+   *
+   * @generated from field: int64 fee_value = 3;
+   */
+  feeValue: bigint;
+};
+
+/**
+ * Describes the message hotelops.reservation.v1.LateCheckOutRule.
+ * Use `create(LateCheckOutRuleSchema)` to create a new message.
+ */
+export declare const LateCheckOutRuleSchema: GenMessage<LateCheckOutRule>;
+
+/**
+ * @generated from message hotelops.reservation.v1.SetLateCheckOutRuleRequest
+ */
+export declare type SetLateCheckOutRuleRequest = Message<"hotelops.reservation.v1.SetLateCheckOutRuleRequest"> & {
+  /**
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * @generated from field: optional hotelops.reservation.v1.LateCheckOutRule rule = 2;
+   */
+  rule?: LateCheckOutRule | undefined;
+};
+
+/**
+ * Describes the message hotelops.reservation.v1.SetLateCheckOutRuleRequest.
+ * Use `create(SetLateCheckOutRuleRequestSchema)` to create a new message.
+ */
+export declare const SetLateCheckOutRuleRequestSchema: GenMessage<SetLateCheckOutRuleRequest>;
+
+/**
+ * @generated from message hotelops.reservation.v1.SetLateCheckOutRuleResponse
+ */
+export declare type SetLateCheckOutRuleResponse = Message<"hotelops.reservation.v1.SetLateCheckOutRuleResponse"> & {
+  /**
+   * @generated from field: optional hotelops.reservation.v1.LateCheckOutRule rule = 1;
+   */
+  rule?: LateCheckOutRule | undefined;
+};
+
+/**
+ * Describes the message hotelops.reservation.v1.SetLateCheckOutRuleResponse.
+ * Use `create(SetLateCheckOutRuleResponseSchema)` to create a new message.
+ */
+export declare const SetLateCheckOutRuleResponseSchema: GenMessage<SetLateCheckOutRuleResponse>;
+
+/**
  * @generated from message hotelops.reservation.v1.CancelReservationRequest
  */
 export declare type CancelReservationRequest = Message<"hotelops.reservation.v1.CancelReservationRequest"> & {
@@ -1197,6 +1264,19 @@ export declare const ReservationService: GenService<{
     methodKind: "unary";
     input: typeof CancelReservationRequestSchema;
     output: typeof CancelReservationResponseSchema;
+  },
+  /**
+   * Sets (no `rule`: removes) the property's late check-out rule: a room line checked out on the departure date
+   * after `after_hour`:00 hotel time gets a fee posted to the folio (charge code LATE_CHECKOUT_FEE): FIXED minor
+   * units or PERCENT basis points of the line's last night. An early check-out (a day use included) or one after the
+   * departure date posts none. 422 validation_failed naming rule.afterHour, rule.feeKind or rule.feeValue.
+   *
+   * @generated from rpc hotelops.reservation.v1.ReservationService.SetLateCheckOutRule
+   */
+  setLateCheckOutRule: {
+    methodKind: "unary";
+    input: typeof SetLateCheckOutRuleRequestSchema;
+    output: typeof SetLateCheckOutRuleResponseSchema;
   },
   /**
    * Assigns a room to a room line: a room of the line's room type, not out of order during the stay and not
