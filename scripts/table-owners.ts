@@ -31,6 +31,7 @@ export const tableOwners: Readonly<Record<string, string>> = {
   reservations: "reservations",
   reservation_rooms: "reservations",
   reservation_room_moves: "reservations",
+  late_checkout_rules: "reservations",
   property_counters: "reservations",
   reservation_code_counters: "reservations",
   // outbound domain events (what happened here, published by webhooks)

@@ -102,7 +102,15 @@ export interface Services {
 export function createServices(deps: Deps): Services {
   const { transact, clock } = deps;
   const folios = createFolioService({ transact, clock });
-  const reservations = createReservationService({ transact, pool: deps.db.pool, clock });
+  // policy fees (cancellation, no-show, late check-out) go to the folio in the reservation change's transaction
+  const reservations = createReservationService({
+    transact,
+    pool: deps.db.pool,
+    clock,
+    postFee: async (tx, propertyId, fee) => {
+      await folios.postFee(tx, propertyId, fee);
+    },
+  });
   return {
     auth: createAuthServices(deps, {
       partnerApiEnabled: async () => (await getPlatformSettings(deps.db)).partnerApiEnabled,

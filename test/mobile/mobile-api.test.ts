@@ -138,6 +138,8 @@ describe("GET /reservations/options", () => {
         name: "Best available",
         boardType: "BED_AND_BREAKFAST",
         roomTypeIds: [dbl.id, sgl.id].sort(),
+        // no policy set: cancelling is free
+        cancellationPolicy: null,
       },
     ]);
     expect(res.body.rooms).toHaveLength(3);

@@ -14,6 +14,8 @@ export const entityTypes = [
   "out_of_order",
   "webhook_endpoint",
   "api_client",
+  "rate_plan",
+  "late_checkout_rule",
 ] as const;
 export type EntityType = (typeof entityTypes)[number];
 

@@ -83,6 +83,12 @@ export interface FolioService {
    * be charged (see roomChargeProblem): the caller may go on with other nights.
    */
   postRoomCharge(tx: Tx, propertyId: string, input: RoomChargeInput): Promise<ChargeRow | undefined>;
+  /**
+   * Inside a caller's transaction (a cancellation, a no-show, a check-out): a policy fee as an EXTRA charge on the
+   * business date; undefined, posting nothing, when the folio's balance would pass the money bound (the change it
+   * belongs to still goes through).
+   */
+  postFee(tx: Tx, propertyId: string, input: FeeInput): Promise<ChargeRow | undefined>;
   /** Inside a caller's transaction: the folio with its ledger and balance. */
   readFolio(tx: Tx, propertyId: string, folio: FolioRow): Promise<Folio>;
 }
@@ -94,6 +100,14 @@ export interface RoomChargeInput {
   amountMinor: bigint;
   description: string;
   actor: string;
+}
+
+export interface FeeInput {
+  reservationId: string;
+  code: string;
+  description: string;
+  amountMinor: bigint;
+  by: string;
 }
 
 export function createFolioService(deps: FolioDeps): FolioService {
@@ -311,6 +325,27 @@ export function createFolioService(deps: FolioDeps): FolioService {
         const row = await refund(tx, propertyId, actor, original, input.amountMinor, reference);
         recordChange(tx, { propertyId, entity: "folio", entityId: row.folioId, action: "refund", after: row });
         return row;
+      });
+    },
+
+    async postFee(tx, propertyId, input) {
+      if (input.amountMinor <= 0n) return undefined;
+      const opened = await openFolio(tx, propertyId, input.reservationId);
+      const folio = (await repo.findFolio(tx, propertyId, opened.id, true))!;
+      if (roomChargeProblem(input.amountMinor, folio.balanceMinor) !== undefined) return undefined;
+      const p = await property(tx, propertyId);
+      const now = clock.now();
+      return repo.insertCharge(tx, propertyId, {
+        id: newId(now.getTime()),
+        folioId: folio.id,
+        kind: "EXTRA",
+        code: input.code,
+        description: input.description,
+        amountMinor: input.amountMinor,
+        businessDate: p.businessDate,
+        reservationRoomId: null,
+        postedAt: now,
+        postedBy: input.by,
       });
     },
 

@@ -44,6 +44,9 @@ export type {
   RoomStatus,
   BoardType,
   StayLineQuote,
+  StayPolicy,
+  RatePlanPolicy,
+  PolicyFeeKind,
   OutOfOrderPeriod,
 } from "./inventory.repository.ts";
 export { seedInventory } from "./seed.ts";

@@ -1,7 +1,7 @@
 import type { KeyPage } from "../../lib/page.ts";
 import { isUuid } from "../../lib/ids.ts";
 import type { Queryable } from "../../db/queryable.ts";
-import { activePropertyRowSql, type PropertyRow } from "../properties/index.ts";
+import { activePropertyRowSql, propertyFieldSql, type PropertyRow } from "../properties/index.ts";
 import { restrictionRowsSql, type RestrictionRow } from "./restrictions.ts";
 import { lockRates } from "./rate-lock.ts";
 
@@ -31,11 +31,29 @@ export interface RatePlan {
   name: string;
   boardType: BoardType;
   roomTypeIds: string[];
+  /** The cancellation and no-show policy, or null when cancelling is always free. */
+  policy: RatePlanPolicy | null;
+}
+
+export const policyFeeKinds = ["FIRST_NIGHT", "PERCENT", "FIXED"] as const;
+export type PolicyFeeKind = (typeof policyFeeKinds)[number];
+
+/**
+ * Free until `freeHours` hours before arrival (midnight of the arrival date in the hotel's time zone), then a fee:
+ * the first night, `feeValue` basis points of the stay total (PERCENT) or `feeValue` minor units (FIXED). A no-show
+ * owes the same fee.
+ */
+export interface RatePlanPolicy {
+  freeHours: number;
+  feeKind: PolicyFeeKind;
+  feeValue: bigint;
 }
 
 const roomTypeCols = `id, code, name, max_occupancy as "maxOccupancy", room_count as "roomCount"`;
 const roomCols = `id, number, room_type_id as "roomTypeId", status`;
 const ratePlanCols = `rp.id, rp.code, rp.name, rp.board_type as "boardType",
+  case when rp.policy_fee_kind is null then null else json_build_object('freeHours', rp.policy_free_hours,
+    'feeKind', rp.policy_fee_kind, 'feeValue', rp.policy_fee_value::text) end as policy,
   coalesce((select array_agg(x.room_type_id::text order by x.room_type_id) from rate_plan_room_types x
              where x.property_id = rp.property_id and x.rate_plan_id = rp.id), '{}') as "roomTypeIds"`;
 
@@ -208,7 +226,12 @@ export async function deleteOutOfOrderPeriod(q: Queryable, propertyId: string, i
   await q.query("delete from room_out_of_order where property_id = $1 and id = $2", [propertyId, id]);
 }
 
-export async function insertRatePlan(q: Queryable, propertyId: string, rp: RatePlan, now: Date): Promise<void> {
+export async function insertRatePlan(
+  q: Queryable,
+  propertyId: string,
+  rp: Omit<RatePlan, "policy">,
+  now: Date,
+): Promise<void> {
   await q.query(
     "insert into rate_plans (id, property_id, code, name, board_type, created_at) values ($1, $2, $3, $4, $5, $6)",
     [rp.id, propertyId, rp.code, rp.name, rp.boardType, now],
@@ -236,20 +259,43 @@ export async function countOfProperty(
   return row!.n;
 }
 
+type RatePlanRaw = Omit<RatePlan, "policy"> & {
+  policy: { freeHours: number; feeKind: PolicyFeeKind; feeValue: string } | null;
+};
+const ratePlanOf = ({ policy, ...rp }: RatePlanRaw): RatePlan => ({
+  ...rp,
+  policy: policy === null ? null : { ...policy, feeValue: BigInt(policy.feeValue) },
+});
+
 /** The property's rate plans by code; with `page`, the `page.limit` + 1 after the code `page.after[0]`. */
-export function listRatePlans(q: Queryable, propertyId: string, page?: KeyPage): Promise<RatePlan[]> {
-  return q.query<RatePlan>(
+export async function listRatePlans(q: Queryable, propertyId: string, page?: KeyPage): Promise<RatePlan[]> {
+  const rows = await q.query<RatePlanRaw>(
     `select ${ratePlanCols} from rate_plans rp where rp.property_id = $1 and ($2::text is null or rp.code > $2) order by rp.code limit $3`,
     [propertyId, page?.after?.[0] ?? null, page === undefined ? null : page.limit + 1],
   );
+  return rows.map(ratePlanOf);
 }
 
 export async function findRatePlan(q: Queryable, propertyId: string, id: string): Promise<RatePlan | undefined> {
-  const [row] = await q.query<RatePlan>(
+  const [row] = await q.query<RatePlanRaw>(
     `select ${ratePlanCols} from rate_plans rp where rp.property_id = $1 and rp.id = $2`,
     [propertyId, id],
   );
-  return row;
+  return row === undefined ? undefined : ratePlanOf(row);
+}
+
+/** Sets (or with null removes) a rate plan's cancellation and no-show policy. */
+export async function updateRatePlanPolicy(
+  q: Queryable,
+  propertyId: string,
+  id: string,
+  policy: RatePlanPolicy | null,
+): Promise<void> {
+  await q.query(
+    `update rate_plans set policy_free_hours = $3, policy_fee_kind = $4, policy_fee_value = $5::bigint
+      where property_id = $1 and id = $2`,
+    [propertyId, id, policy?.freeHours ?? null, policy?.feeKind ?? null, policy?.feeValue.toString() ?? null],
+  );
 }
 
 /** Upserts one price for every date of [from, to); returns the number of dates. */
@@ -290,11 +336,19 @@ export async function nightlyPrices(
   return rows.map((r) => ({ date: r.date, amountMinor: BigInt(r.amount) }));
 }
 
+/** A rate plan's policy on a stay arriving `from`: `freeUntil` is midnight of `from` in the hotel's zone - the hours. */
+export interface StayPolicy {
+  freeUntilHours: number;
+  feeKind: PolicyFeeKind;
+  feeValue: bigint;
+  freeUntil: Date;
+}
+
 export interface StayLineQuote {
   /** Undefined: no such room type in the property (or a malformed id). */
   roomType: RoomType | undefined;
   /** Undefined: no such rate plan in the property (or a malformed id). */
-  ratePlan: { id: string; code: string; coversRoomType: boolean } | undefined;
+  ratePlan: { id: string; code: string; coversRoomType: boolean; policy: StayPolicy | null } | undefined;
   /** The prices of the nights of [from, to) that have one, in date order. */
   nightly: bigint[];
   /** The pair's restriction rows on the days [from, to] (the departure day too): read them with violationsOf. */
@@ -309,6 +363,7 @@ interface StayQuoteRow extends PropertyRow {
   roomCount: number;
   rpId: string | null;
   rpCode: string;
+  policy: { freeUntilHours: number; feeKind: PolicyFeeKind; feeValue: string; freeUntil: string } | null;
   covers: boolean;
   nightly: string[];
   restrictions: RestrictionRow[];
@@ -332,6 +387,10 @@ export async function quoteStay(
     `select p.id, p.code, p.currency, p."amountScale", p."vatRateBp", p."accommodationTaxRateBp", p."businessDate",
             rt.id as "rtId", rt.code as "rtCode", rt.name as "rtName", rt.max_occupancy as "maxOccupancy", rt.room_count as "roomCount",
             rp.id as "rpId", rp.code as "rpCode",
+            case when rp.policy_fee_kind is null then null else json_build_object(
+              'freeUntilHours', rp.policy_free_hours, 'feeKind', rp.policy_fee_kind, 'feeValue', rp.policy_fee_value::text,
+              'freeUntil', ($4::date::timestamp at time zone ${propertyFieldSql("timeZone", "p.id")})
+                           - make_interval(hours => rp.policy_free_hours)) end as policy,
             exists (select 1 from rate_plan_room_types x where x.property_id = p.id and x.rate_plan_id = rp.id and x.room_type_id = rt.id) as covers,
             array(select dp.amount_minor::text from daily_prices dp
                    where dp.property_id = p.id and dp.rate_plan_id = rp.id and dp.room_type_id = rt.id and dp.date >= $4::date and dp.date < $5::date
@@ -355,7 +414,18 @@ export async function quoteStay(
         r.rtId === null
           ? undefined
           : { id: r.rtId, code: r.rtCode, name: r.rtName, maxOccupancy: r.maxOccupancy, roomCount: r.roomCount },
-      ratePlan: r.rpId === null ? undefined : { id: r.rpId, code: r.rpCode, coversRoomType: r.covers },
+      ratePlan:
+        r.rpId === null
+          ? undefined
+          : {
+              id: r.rpId,
+              code: r.rpCode,
+              coversRoomType: r.covers,
+              policy:
+                r.policy === null
+                  ? null
+                  : { ...r.policy, feeValue: BigInt(r.policy.feeValue), freeUntil: new Date(r.policy.freeUntil) },
+            },
       nightly: r.nightly.map(BigInt),
       restrictions: r.restrictions,
     })),

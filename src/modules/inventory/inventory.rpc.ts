@@ -4,16 +4,26 @@ import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import type pg from "pg";
 import {
   BoardType as BoardTypeEnum,
+  CancellationFeeKind,
+  type CancellationPolicy,
   InventoryService as InventoryRpc,
   RoomStatus as RoomStatusEnum,
 } from "../../../gen/hotelops/inventory/v1/inventory_pb.js";
 import { invalidField } from "../../errors.ts";
 import type { InventoryService } from "./inventory.service.ts";
+import type {
+  BoardType,
+  OutOfOrderPeriod,
+  PolicyFeeKind,
+  RatePlan,
+  RatePlanPolicy,
+  Room,
+  RoomStatus,
+} from "./inventory.repository.ts";
 import { maxOutOfOrderList } from "./out-of-order.ts";
 
 /** Most room types, rooms or rate plans one page of their list holds (and its default). */
 const maxConfigPage = 500;
-import type { BoardType, OutOfOrderPeriod, RatePlan, Room, RoomStatus } from "./inventory.repository.ts";
 import { requirePrincipal, requireProperty } from "../auth/index.ts";
 
 export const inventoryRpcServices = [InventoryRpc];
@@ -53,7 +63,27 @@ const ratePlanOut = (p: RatePlan) => ({
   name: p.name,
   boardType: BoardTypeEnum[p.boardType],
   roomTypeIds: p.roomTypeIds,
+  ...(p.policy === null
+    ? {}
+    : {
+        cancellationPolicy: {
+          freeUntilHours: p.policy.freeHours,
+          feeKind: CancellationFeeKind[p.policy.feeKind],
+          feeValue: p.policy.feeValue,
+        },
+      }),
 });
+
+function policyIn(p: CancellationPolicy | undefined): RatePlanPolicy | null {
+  if (p === undefined) return null;
+  if (p.feeKind === CancellationFeeKind.UNSPECIFIED || CancellationFeeKind[p.feeKind] === undefined)
+    throw invalidField("policy.feeKind", "FIRST_NIGHT, PERCENT or FIXED", "validation_failed");
+  return {
+    freeHours: p.freeUntilHours,
+    feeKind: CancellationFeeKind[p.feeKind] as PolicyFeeKind,
+    feeValue: p.feeValue,
+  };
+}
 
 export function registerInventoryRpc(router: ConnectRouter, service: InventoryService, pool: pg.Pool): void {
   const scope = async (ctx: HandlerContext, code: string) =>
@@ -152,6 +182,11 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
       const rows = await service.listRatePlans(await scope(ctx, req.propertyCode), page);
       const { items, nextCursor } = keyPageResult(rows, page.limit, (p) => [p.code]);
       return { ratePlans: items.map(ratePlanOut), nextCursor };
+    },
+    async setRatePlanPolicy(req, ctx) {
+      const propertyId = await scope(ctx, req.propertyCode);
+      const ratePlan = await service.setRatePlanPolicy(propertyId, req.ratePlanId, policyIn(req.policy));
+      return { ratePlan: ratePlanOut(ratePlan) };
     },
     async setPrices(req, ctx) {
       const propertyId = await scope(ctx, req.propertyCode);

@@ -35,6 +35,8 @@ import { requireId } from "../../lib/ids.ts";
 import { propertyById } from "../properties/index.ts";
 import { maxOutOfOrderList, removePeriod, reschedulePeriod, schedulePeriod, type StayInRoom } from "./out-of-order.ts";
 import { LazyList } from "../../lib/lazy-list.ts";
+import { checkRatePlanPolicy, writeRatePlanPolicy } from "./rate-policy.ts";
+import type { RatePlanPolicy } from "./inventory.repository.ts";
 import { concurrencyLimit } from "../../lib/limit.ts";
 
 const codePattern = /^[A-Z0-9][A-Z0-9_-]{0,31}$/;
@@ -110,6 +112,8 @@ export interface InventoryService {
   ): Promise<RatePlan>;
   /** By code; with `page`, up to page.limit + 1 after its key. */
   listRatePlans(propertyId: string, page?: KeyPage): Promise<RatePlan[]>;
+  /** Sets (null: removes) a rate plan's cancellation and no-show policy; 404 for another property's plan. */
+  setRatePlanPolicy(propertyId: string, ratePlanId: string, policy: RatePlanPolicy | null): Promise<RatePlan>;
   setPrices(
     propertyId: string,
     input: { ratePlanId: string; roomTypeId: string; from: string; to: string; amountMinor: bigint },
@@ -470,7 +474,7 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
         const ids = [...new Set(input.roomTypeIds)];
         for (const id of ids) await requireRoomType(tx, propertyId, id);
         await checkCount(tx, "rate_plans", propertyId, maxRatePlans, "rate plans");
-        const rp: RatePlan = { id: newId(), code: input.code, name, boardType: input.boardType, roomTypeIds: ids };
+        const rp = { id: newId(), code: input.code, name, boardType: input.boardType, roomTypeIds: ids };
         await repo.insertRatePlan(tx, propertyId, rp, clock.now());
         return (await repo.findRatePlan(tx, propertyId, rp.id))!;
       });
@@ -478,6 +482,12 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
     },
 
     listRatePlans: (propertyId, page) => repo.listRatePlans(reads, propertyId, page),
+
+    async setRatePlanPolicy(propertyId, ratePlanId, policy) {
+      const id = requireId(ratePlanId, "Rate plan");
+      if (policy !== null) checkRatePlanPolicy(policy);
+      return transact((tx) => writeRatePlanPolicy(tx, propertyId, id, policy));
+    },
 
     async setPrices(propertyId, input) {
       parseRange(input.from, input.to, maxPriceDays);

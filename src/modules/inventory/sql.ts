@@ -15,7 +15,7 @@ export function roomTypesSql(propertyIdExpr: string): string {
 }
 
 export function ratePlansSql(propertyIdExpr: string): string {
-  return `select own_rp.property_id, own_rp.id, own_rp.code from rate_plans own_rp where own_rp.property_id = ${propertyIdExpr}`;
+  return `select own_rp.property_id, own_rp.id, own_rp.code, own_rp.policy_free_hours, own_rp.policy_fee_kind, own_rp.policy_fee_value from rate_plans own_rp where own_rp.property_id = ${propertyIdExpr}`;
 }
 
 export function roomsSql(propertyIdExpr: string): string {

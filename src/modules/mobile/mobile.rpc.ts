@@ -65,6 +65,15 @@ export function mobileRpc(s: MobileRpcServices): MobileRpc {
           name: rp.name,
           boardType: rp.boardType,
           roomTypeIds: rp.roomTypeIds,
+          ...(rp.policy === null
+            ? {}
+            : {
+                cancellationPolicy: {
+                  freeUntilHours: rp.policy.freeHours,
+                  feeKind: rp.policy.feeKind,
+                  feeValue: rp.policy.feeValue,
+                },
+              }),
         })),
         rooms: o.rooms.map((r) => ({ id: r.id, number: r.number, roomTypeId: r.roomTypeId, status: r.status })),
         boardTypes: [...o.boardTypes],

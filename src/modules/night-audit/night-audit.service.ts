@@ -59,7 +59,8 @@ export interface NightAuditResult {
  * Marks a reservation as a no-show inside the caller's transaction, through the reservations service so
  * that inventory is released and the reservation events are written. Wired in app.ts.
  */
-export type MarkNoShow = (tx: Tx, propertyId: string, reservationId: string) => Promise<void>;
+/** Marks a stay NO_SHOW inside the audit's transaction (posting its rate plan's no-show fee, by `by`). */
+export type MarkNoShow = (tx: Tx, propertyId: string, reservationId: string, by: string) => Promise<void>;
 
 export interface NightAuditDeps {
   transact: Transact;
@@ -281,7 +282,7 @@ export function createNightAuditService(deps: NightAuditDeps): NightAuditService
         }
 
         const noShows = await repo.unarrivedReservations(tx, propertyId, businessDate);
-        for (const reservationId of noShows) await deps.markNoShow(tx, propertyId, reservationId);
+        for (const reservationId of noShows) await deps.markNoShow(tx, propertyId, reservationId, actor);
 
         const next = await repo.advanceBusinessDate(tx, propertyId, clock.now());
         return {

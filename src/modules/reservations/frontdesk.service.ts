@@ -22,6 +22,13 @@ import { assertTransition, holdsInventory } from "./transitions.ts";
 import { auditReservation, finishChange, requireReservation, type Actor } from "./common.ts";
 import { endStay } from "./stay-end.ts";
 import { reinstateInTx } from "./no-show.ts";
+import { postNoShowFee, type PostFee } from "./policy-fees.ts";
+import {
+  checkLateCheckOutRule,
+  postLateCheckOutFee,
+  writeLateCheckOutRule,
+  type LateCheckOutRule,
+} from "./late-checkout.ts";
 
 export interface FrontDesk {
   /** Assigns a room to a room line (inside a caller's transaction; used by create and check-in). */
@@ -43,7 +50,9 @@ export interface FrontDesk {
    * The same inside the night audit's transaction (its `MarkNoShow`). Takes the property's change-sequence
    * lock until that transaction commits.
    */
-  markNoShowInTx(tx: Tx, propertyId: string, reservationId: string): Promise<void>;
+  markNoShowInTx(tx: Tx, propertyId: string, reservationId: string, by?: string): Promise<void>;
+  /** Sets (null: removes) the property's late check-out rule. */
+  setLateCheckOutRule(propertyId: string, rule: LateCheckOutRule | null): Promise<LateCheckOutRule | null>;
   /** A no-show comes after all (see ReinstateReservation in reservation.proto). */
   reinstate(actor: Actor, reservationId: string): Promise<Reservation>;
 }
@@ -54,7 +63,7 @@ function lineOf(r: Reservation, lineId: string) {
   return line;
 }
 
-export function createFrontDesk(deps: { transact: Transact; clock: Clock }): FrontDesk {
+export function createFrontDesk(deps: { transact: Transact; clock: Clock; postFee?: PostFee }): FrontDesk {
   const { transact, clock } = deps;
 
   async function assignInTx(
@@ -90,7 +99,7 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
     ]);
   }
 
-  async function markNoShowInTx(tx: Tx, propertyId: string, reservationId: string): Promise<void> {
+  async function markNoShowInTx(tx: Tx, propertyId: string, reservationId: string, by = "system"): Promise<void> {
     const now = clock.now();
     const before = await requireReservation(tx, propertyId, reservationId, true);
     assertTransition(before.status, "NO_SHOW");
@@ -108,6 +117,7 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
       "update reservations set status = 'NO_SHOW', updated_at = $3, option_until = null where property_id = $1 and id = $2",
       [propertyId, before.id, now],
     );
+    await postNoShowFee(tx, deps.postFee, before, by);
     const r = await requireReservation(tx, propertyId, before.id, false);
     auditReservation(tx, "no_show", before, r);
     // The caller's transaction goes on (the night audit marks several and advances the date): not its last statement.
@@ -215,6 +225,7 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
         // The last room line out ends the stay on the business date: an early check-out gives the nights from then
         // on back, a late one (past the departure date) takes the nights it stayed beyond it.
         const moved = stillIn ? undefined : await endStay(tx, before, line.id, property.businessDate);
+        await postLateCheckOutFee(tx, deps.postFee, before, line, property.businessDate, now, actor.by ?? "system");
         await tx.query("update reservation_rooms set checked_out_at = $3 where property_id = $1 and id = $2", [
           actor.propertyId,
           line.id,
@@ -326,10 +337,15 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock }): Fro
       }),
 
     markNoShowInTx,
+    async setLateCheckOutRule(propertyId, rule) {
+      if (rule !== null) checkLateCheckOutRule(rule);
+      await transact((tx) => writeLateCheckOutRule(tx, propertyId, rule, clock.now()));
+      return rule;
+    },
     reinstate: (actor, reservationId) => transact((tx) => reinstateInTx(tx, actor, reservationId, clock.now())),
     markNoShow: (actor, reservationId) =>
       transact(async (tx) => {
-        await markNoShowInTx(tx, actor.propertyId, reservationId);
+        await markNoShowInTx(tx, actor.propertyId, reservationId, actor.by);
         return requireReservation(tx, actor.propertyId, reservationId, false);
       }),
   };

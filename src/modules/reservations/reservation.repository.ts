@@ -1,6 +1,7 @@
 import { type Queryable, type SqlPart } from "../../db/queryable.ts";
 import type { Tx } from "../../db/transaction.ts";
 import { overbookedNightsSql, ratePlansSql, roomsSql, roomTypesSql } from "../inventory/index.ts";
+import type { StayPolicy } from "../inventory/index.ts";
 import { propertyFieldSql } from "../properties/index.ts";
 import type { ReservationSource, ReservationStatus } from "./transitions.ts";
 
@@ -21,6 +22,8 @@ export interface RoomLine {
   checkedOutAt: Date | null;
   /** The guests of the room as the booking names them (names only; never in webhooks, feeds or logs). */
   guestNames: string[];
+  /** The rate plan's cancellation and no-show policy as it stands now, or null when it has none. */
+  policy: LinePolicy | null;
 }
 
 /** A payment guarantee by reference: a channel's or payment provider's token for a card, never the card itself. */
@@ -32,6 +35,9 @@ export interface PaymentGuarantee {
   /** Who issued the token: the channel or the payment provider (e.g. Booking.com, stripe); may be empty. */
   issuer: string;
 }
+
+/** A rate plan's policy on one stay: free until `freeUntil` (arrival midnight in the hotel's zone - the hours). */
+export type LinePolicy = StayPolicy;
 
 export interface Reservation {
   id: string;
@@ -89,8 +95,9 @@ type Row = Omit<Reservation, "totalMinor" | "changeSeq" | "rooms" | "rateDiffere
   changeSeq: string | null;
   rateDifferenceMinor: string | null;
 };
-type LineRow = Omit<RoomLine, "nightlyMinor" | "totalMinor"> & {
+type LineRow = Omit<RoomLine, "nightlyMinor" | "totalMinor" | "policy"> & {
   reservationId: string;
+  policy: (Omit<LinePolicy, "feeValue" | "freeUntil"> & { feeValue: string; freeUntil: string }) | null;
   nightlyMinor: string[];
   totalMinor: string;
 };
@@ -109,8 +116,13 @@ async function withLines(q: Queryable, propertyId: string, rows: Row[]): Promise
     `select rr.id, rr.reservation_id as "reservationId", rr.position, rr.room_type_id as "roomTypeId", rt.code as "roomTypeCode",
             rr.rate_plan_id as "ratePlanId", rp.code as "ratePlanCode", rr.room_id as "roomId", rm.number as "roomNumber",
             rr.adults, rr.children, rr.nightly_minor::text[] as "nightlyMinor", rr.total_minor::text as "totalMinor",
-            rr.checked_in_at as "checkedInAt", rr.checked_out_at as "checkedOutAt", rr.guest_names as "guestNames"
+            rr.checked_in_at as "checkedInAt", rr.checked_out_at as "checkedOutAt", rr.guest_names as "guestNames",
+            case when rp.policy_fee_kind is null then null else json_build_object(
+              'freeUntilHours', rp.policy_free_hours, 'feeKind', rp.policy_fee_kind, 'feeValue', rp.policy_fee_value::text,
+              'freeUntil', (res.arrival_date::timestamp at time zone ${propertyFieldSql("timeZone", "$1")})
+                           - make_interval(hours => rp.policy_free_hours)) end as policy
        from reservation_rooms rr
+       join reservations res on res.property_id = rr.property_id and res.id = rr.reservation_id
        join (${roomTypesSql("$1")}) rt on rt.id = rr.room_type_id
        join (${ratePlansSql("$1")}) rp on rp.id = rr.rate_plan_id
        left join (${roomsSql("$1")}) rm on rm.id = rr.room_id
@@ -119,10 +131,14 @@ async function withLines(q: Queryable, propertyId: string, rows: Row[]): Promise
     [propertyId, rows.map((r) => r.id)],
   );
   const byReservation = new Map<string, RoomLine[]>();
-  for (const { reservationId, nightlyMinor, totalMinor, ...line } of lines) {
+  for (const { reservationId, nightlyMinor, totalMinor, policy, ...line } of lines) {
     const list = byReservation.get(reservationId) ?? [];
     list.push({
       ...line,
+      policy:
+        policy === null
+          ? null
+          : { ...policy, feeValue: BigInt(policy.feeValue), freeUntil: new Date(policy.freeUntil) },
       nightlyMinor: nightlyMinor.map(BigInt),
       totalMinor: BigInt(totalMinor),
     });

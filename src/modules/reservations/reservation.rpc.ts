@@ -45,6 +45,8 @@ const lineIn = (l: RoomLineInputMsg): RoomLineInput => ({
   amountMinor: l.amountMinor,
 });
 
+import { lineFee } from "./policy-fees.ts";
+
 export function reservationOut(r: Reservation) {
   return {
     id: r.id,
@@ -93,6 +95,17 @@ export function reservationOut(r: Reservation) {
       ...(l.checkedInAt !== null ? { checkedInAt: timestampFromDate(l.checkedInAt) } : {}),
       ...(l.checkedOutAt !== null ? { checkedOutAt: timestampFromDate(l.checkedOutAt) } : {}),
       guestNames: l.guestNames,
+      ...(l.policy === null
+        ? {}
+        : {
+            cancellationPolicy: {
+              freeUntilHours: l.policy.freeUntilHours,
+              feeKind: l.policy.feeKind,
+              feeValue: l.policy.feeValue,
+              freeUntil: timestampFromDate(l.policy.freeUntil),
+              feeMinor: lineFee(l),
+            },
+          }),
     })),
   };
 }
@@ -159,6 +172,15 @@ export function registerReservationRpc(router: ConnectRouter, service: Reservati
         })),
       });
       return { reservation: reservationOut(r) };
+    },
+    async setLateCheckOutRule(req, ctx) {
+      const actor = await actorOf(ctx, req.propertyCode);
+      const rule =
+        req.rule === undefined
+          ? null
+          : { afterHour: req.rule.afterHour, feeKind: req.rule.feeKind as "FIXED", feeValue: req.rule.feeValue };
+      const set = await service.setLateCheckOutRule(actor.propertyId, rule);
+      return set === null ? {} : { rule: set };
     },
     async cancelReservation(req, ctx) {
       return {

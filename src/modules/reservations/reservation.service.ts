@@ -42,6 +42,7 @@ import { createFrontDesk, type FrontDesk } from "./frontdesk.service.ts";
 import { alertOverbooking } from "./overbooking.ts";
 import { auditReservation, finishChange, requireReservation, type Actor } from "./common.ts";
 import { checkOptionUntil, setOption } from "./options.ts";
+import { postCancellationFee, type PostFee } from "./policy-fees.ts";
 
 export type { Actor };
 
@@ -143,6 +144,8 @@ export interface ReservationDeps {
   transact: Transact;
   pool: pg.Pool;
   clock: Clock;
+  /** Posts a policy fee (cancellation, no-show, late check-out) to the reservation's folio, in the caller's transaction. */
+  postFee?: PostFee;
 }
 
 /** Thrown inside a create transaction that met an existing channel reference: roll back, return that one. */
@@ -369,6 +372,7 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
             roomTypeCode: rt.code,
             ratePlanId: rp.id,
             ratePlanCode: rp.code,
+            policy: rp.policy,
             roomId: line.roomId,
             adults: line.adults,
             children,
@@ -473,6 +477,7 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
             roomTypeCode: l.roomTypeCode,
             ratePlanId: l.ratePlanId,
             ratePlanCode: l.ratePlanCode,
+            policy: l.policy,
             roomId: null,
             roomNumber: null,
             adults: l.adults,
@@ -721,6 +726,7 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
     reservationId: string,
     reason: "option_expired" | null,
     last: boolean,
+    by = "system",
   ): Promise<Reservation> {
     const now = clock.now();
     const before = await requireReservation(tx, propertyId, reservationId, true);
@@ -746,6 +752,8 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
       // a stay that had begun keeps the nights before `from` (inventory:verify recomputes the days from this)
       [propertyId, before.id, now, reason, stayed ? minDate(from, before.departureDate) : null],
     );
+    // an expired option is the system's cancellation, never the guest's late one
+    if (reason === null) await postCancellationFee(tx, deps.postFee, before, now, by);
     const r = await requireReservation(tx, propertyId, before.id, false);
     auditReservation(tx, "cancel", before, r);
     const released = releases
@@ -761,7 +769,7 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
   }
 
   const cancel = (actor: Actor, reservationId: string): Promise<Reservation> =>
-    transact((tx) => cancelInTx(tx, actor.propertyId, reservationId, null, true));
+    transact((tx) => cancelInTx(tx, actor.propertyId, reservationId, null, true, actor.by));
 
   return {
     ...frontDesk,

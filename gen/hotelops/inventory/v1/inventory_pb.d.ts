@@ -112,6 +112,13 @@ export declare type RatePlan = Message<"hotelops.inventory.v1.RatePlan"> & {
    * @generated from field: repeated string room_type_ids = 5;
    */
   roomTypeIds: string[];
+
+  /**
+   * Unset: cancelling is always free and a no-show costs nothing.
+   *
+   * @generated from field: hotelops.inventory.v1.CancellationPolicy cancellation_policy = 6;
+   */
+  cancellationPolicy?: CancellationPolicy | undefined;
 };
 
 /**
@@ -119,6 +126,84 @@ export declare type RatePlan = Message<"hotelops.inventory.v1.RatePlan"> & {
  * Use `create(RatePlanSchema)` to create a new message.
  */
 export declare const RatePlanSchema: GenMessage<RatePlan>;
+
+/**
+ * What a cancellation or a no-show costs. Cancelling is free until `free_until_hours` hours before arrival (arrival
+ * is midnight at the start of the arrival date in the hotel's time zone; 0: free until then); a later cancellation
+ * and a no-show owe the fee, posted to the reservation's folio (charge code CANCELLATION_FEE or NO_SHOW_FEE).
+ *
+ * @generated from message hotelops.inventory.v1.CancellationPolicy
+ */
+export declare type CancellationPolicy = Message<"hotelops.inventory.v1.CancellationPolicy"> & {
+  /**
+   * 0 to 8784.
+   *
+   * @generated from field: int32 free_until_hours = 1;
+   */
+  freeUntilHours: number;
+
+  /**
+   * @generated from field: hotelops.inventory.v1.CancellationFeeKind fee_kind = 2;
+   */
+  feeKind: CancellationFeeKind;
+
+  /**
+   * FIRST_NIGHT: 0; PERCENT: basis points of the stay total (1 to 10000); FIXED: minor units (1 to the money bound).
+   *
+   * @generated from field: int64 fee_value = 3;
+   */
+  feeValue: bigint;
+};
+
+/**
+ * Describes the message hotelops.inventory.v1.CancellationPolicy.
+ * Use `create(CancellationPolicySchema)` to create a new message.
+ */
+export declare const CancellationPolicySchema: GenMessage<CancellationPolicy>;
+
+/**
+ * @generated from message hotelops.inventory.v1.SetRatePlanPolicyRequest
+ */
+export declare type SetRatePlanPolicyRequest = Message<"hotelops.inventory.v1.SetRatePlanPolicyRequest"> & {
+  /**
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * @generated from field: string rate_plan_id = 2;
+   */
+  ratePlanId: string;
+
+  /**
+   * Unset: removes the policy.
+   *
+   * @generated from field: hotelops.inventory.v1.CancellationPolicy policy = 3;
+   */
+  policy?: CancellationPolicy | undefined;
+};
+
+/**
+ * Describes the message hotelops.inventory.v1.SetRatePlanPolicyRequest.
+ * Use `create(SetRatePlanPolicyRequestSchema)` to create a new message.
+ */
+export declare const SetRatePlanPolicyRequestSchema: GenMessage<SetRatePlanPolicyRequest>;
+
+/**
+ * @generated from message hotelops.inventory.v1.SetRatePlanPolicyResponse
+ */
+export declare type SetRatePlanPolicyResponse = Message<"hotelops.inventory.v1.SetRatePlanPolicyResponse"> & {
+  /**
+   * @generated from field: hotelops.inventory.v1.RatePlan rate_plan = 1;
+   */
+  ratePlan?: RatePlan | undefined;
+};
+
+/**
+ * Describes the message hotelops.inventory.v1.SetRatePlanPolicyResponse.
+ * Use `create(SetRatePlanPolicyResponseSchema)` to create a new message.
+ */
+export declare const SetRatePlanPolicyResponseSchema: GenMessage<SetRatePlanPolicyResponse>;
 
 /**
  * @generated from message hotelops.inventory.v1.CreateRoomTypeRequest
@@ -1449,6 +1534,42 @@ export enum BoardType {
 export declare const BoardTypeSchema: GenEnum<BoardType>;
 
 /**
+ * @generated from enum hotelops.inventory.v1.CancellationFeeKind
+ */
+export enum CancellationFeeKind {
+  /**
+   * @generated from enum value: CANCELLATION_FEE_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The price of the stay's first night.
+   *
+   * @generated from enum value: CANCELLATION_FEE_KIND_FIRST_NIGHT = 1;
+   */
+  FIRST_NIGHT = 1,
+
+  /**
+   * `fee_value` basis points of the stay total, rounded down to a minor unit.
+   *
+   * @generated from enum value: CANCELLATION_FEE_KIND_PERCENT = 2;
+   */
+  PERCENT = 2,
+
+  /**
+   * `fee_value` minor units (at most the stay total).
+   *
+   * @generated from enum value: CANCELLATION_FEE_KIND_FIXED = 3;
+   */
+  FIXED = 3,
+}
+
+/**
+ * Describes the enum hotelops.inventory.v1.CancellationFeeKind.
+ */
+export declare const CancellationFeeKindSchema: GenEnum<CancellationFeeKind>;
+
+/**
  * Room types, rooms, rate plans, daily prices, room blocks and availability of one property, for internal
  * systems over gRPC (the mobile and partner faces read the same service code through their own RPCs).
  *
@@ -1539,6 +1660,19 @@ export declare const InventoryService: GenService<{
     methodKind: "unary";
     input: typeof ListRatePlansRequestSchema;
     output: typeof ListRatePlansResponseSchema;
+  },
+  /**
+   * Sets a rate plan's cancellation and no-show policy (`policy` unset: removes it, cancelling is always free).
+   * 422 validation_failed naming the field (policy.freeUntilHours, policy.feeKind, policy.feeValue) for a policy out
+   * of range; 404 for a rate plan of another property. Reservations read the policy of their rate plan when they are
+   * cancelled or marked no-show (ReservationService), so a change applies to reservations already made.
+   *
+   * @generated from rpc hotelops.inventory.v1.InventoryService.SetRatePlanPolicy
+   */
+  setRatePlanPolicy: {
+    methodKind: "unary";
+    input: typeof SetRatePlanPolicyRequestSchema;
+    output: typeof SetRatePlanPolicyResponseSchema;
   },
   /**
    * Sets one nightly price for every date of a range (at most 731 days) of a rate plan x room type.

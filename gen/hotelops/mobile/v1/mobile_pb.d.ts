@@ -333,6 +333,13 @@ export declare type OptionRatePlan = Message<"hotelops.mobile.v1.OptionRatePlan"
    * @generated from field: repeated string room_type_ids = 5;
    */
   roomTypeIds: string[];
+
+  /**
+   * The cancellation and no-show policy; absent: cancelling is always free.
+   *
+   * @generated from field: optional hotelops.mobile.v1.OptionCancellationPolicy cancellation_policy = 6;
+   */
+  cancellationPolicy?: OptionCancellationPolicy | undefined;
 };
 
 /**
@@ -340,6 +347,36 @@ export declare type OptionRatePlan = Message<"hotelops.mobile.v1.OptionRatePlan"
  * Use `create(OptionRatePlanSchema)` to create a new message.
  */
 export declare const OptionRatePlanSchema: GenMessage<OptionRatePlan>;
+
+/**
+ * Free until `free_until_hours` hours before arrival (midnight of the arrival date in the hotel's time zone); later,
+ * and on a no-show, the fee: the first night, `fee_value` basis points of the stay total (PERCENT) or `fee_value`
+ * minor units (FIXED), never more than the stay total.
+ *
+ * @generated from message hotelops.mobile.v1.OptionCancellationPolicy
+ */
+export declare type OptionCancellationPolicy = Message<"hotelops.mobile.v1.OptionCancellationPolicy"> & {
+  /**
+   * @generated from field: int32 free_until_hours = 1;
+   */
+  freeUntilHours: number;
+
+  /**
+   * @generated from field: string fee_kind = 2;
+   */
+  feeKind: string;
+
+  /**
+   * @generated from field: int64 fee_value = 3;
+   */
+  feeValue: bigint;
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.OptionCancellationPolicy.
+ * Use `create(OptionCancellationPolicySchema)` to create a new message.
+ */
+export declare const OptionCancellationPolicySchema: GenMessage<OptionCancellationPolicy>;
 
 /**
  * @generated from message hotelops.mobile.v1.OptionRoom

@@ -89,6 +89,14 @@ export declare type RoomLine = Message<"hotelops.reservation.v1.RoomLine"> & {
    * @generated from field: repeated string guest_names = 14;
    */
   guestNames: string[];
+
+  /**
+   * The rate plan's cancellation and no-show policy as it stands now (InventoryService.SetRatePlanPolicy); absent
+   * when the rate plan has none (cancelling is free, a no-show costs nothing).
+   *
+   * @generated from field: optional hotelops.reservation.v1.LinePolicy cancellation_policy = 15;
+   */
+  cancellationPolicy?: LinePolicy | undefined;
 };
 
 /**
@@ -131,6 +139,51 @@ export declare type PaymentGuarantee = Message<"hotelops.reservation.v1.PaymentG
  * Use `create(PaymentGuaranteeSchema)` to create a new message.
  */
 export declare const PaymentGuaranteeSchema: GenMessage<PaymentGuarantee>;
+
+/**
+ * A rate plan's cancellation and no-show policy applied to one stay.
+ *
+ * @generated from message hotelops.reservation.v1.LinePolicy
+ */
+export declare type LinePolicy = Message<"hotelops.reservation.v1.LinePolicy"> & {
+  /**
+   * @generated from field: int32 free_until_hours = 1;
+   */
+  freeUntilHours: number;
+
+  /**
+   * FIRST_NIGHT, PERCENT (fee_value basis points of the line's total) or FIXED (fee_value minor units).
+   *
+   * @generated from field: string fee_kind = 2;
+   */
+  feeKind: string;
+
+  /**
+   * @generated from field: int64 fee_value = 3;
+   */
+  feeValue: bigint;
+
+  /**
+   * Cancelling after this instant (free_until_hours before midnight of the arrival date in the hotel's time zone)
+   * posts the fee (charge code CANCELLATION_FEE); a no-show posts it always (NO_SHOW_FEE).
+   *
+   * @generated from field: google.protobuf.Timestamp free_until = 4;
+   */
+  freeUntil?: Timestamp | undefined;
+
+  /**
+   * What the fee comes to for this line (never more than its total).
+   *
+   * @generated from field: int64 fee_minor = 5;
+   */
+  feeMinor: bigint;
+};
+
+/**
+ * Describes the message hotelops.reservation.v1.LinePolicy.
+ * Use `create(LinePolicySchema)` to create a new message.
+ */
+export declare const LinePolicySchema: GenMessage<LinePolicy>;
 
 /**
  * @generated from message hotelops.reservation.v1.Reservation
@@ -638,6 +691,73 @@ export declare type UpdateReservationResponse = Message<"hotelops.reservation.v1
  * Use `create(UpdateReservationResponseSchema)` to create a new message.
  */
 export declare const UpdateReservationResponseSchema: GenMessage<UpdateReservationResponse>;
+
+/**
+ * @generated from message hotelops.reservation.v1.LateCheckOutRule
+ */
+export declare type LateCheckOutRule = Message<"hotelops.reservation.v1.LateCheckOutRule"> & {
+  /**
+   * 0 to 23: a check-out later than this hour (hotel time) on the departure date owes the fee.
+   *
+   * @generated from field: int32 after_hour = 1;
+   */
+  afterHour: number;
+
+  /**
+   * @generated from field: string fee_kind = 2;
+   */
+  feeKind: string;
+
+  /**
+   * FIXED: minor units (1 to the money bound); PERCENT: basis points of one night (1 to 10000).
+   *
+   * @generated from field: int64 fee_value = 3;
+   */
+  feeValue: bigint;
+};
+
+/**
+ * Describes the message hotelops.reservation.v1.LateCheckOutRule.
+ * Use `create(LateCheckOutRuleSchema)` to create a new message.
+ */
+export declare const LateCheckOutRuleSchema: GenMessage<LateCheckOutRule>;
+
+/**
+ * @generated from message hotelops.reservation.v1.SetLateCheckOutRuleRequest
+ */
+export declare type SetLateCheckOutRuleRequest = Message<"hotelops.reservation.v1.SetLateCheckOutRuleRequest"> & {
+  /**
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * @generated from field: optional hotelops.reservation.v1.LateCheckOutRule rule = 2;
+   */
+  rule?: LateCheckOutRule | undefined;
+};
+
+/**
+ * Describes the message hotelops.reservation.v1.SetLateCheckOutRuleRequest.
+ * Use `create(SetLateCheckOutRuleRequestSchema)` to create a new message.
+ */
+export declare const SetLateCheckOutRuleRequestSchema: GenMessage<SetLateCheckOutRuleRequest>;
+
+/**
+ * @generated from message hotelops.reservation.v1.SetLateCheckOutRuleResponse
+ */
+export declare type SetLateCheckOutRuleResponse = Message<"hotelops.reservation.v1.SetLateCheckOutRuleResponse"> & {
+  /**
+   * @generated from field: optional hotelops.reservation.v1.LateCheckOutRule rule = 1;
+   */
+  rule?: LateCheckOutRule | undefined;
+};
+
+/**
+ * Describes the message hotelops.reservation.v1.SetLateCheckOutRuleResponse.
+ * Use `create(SetLateCheckOutRuleResponseSchema)` to create a new message.
+ */
+export declare const SetLateCheckOutRuleResponseSchema: GenMessage<SetLateCheckOutRuleResponse>;
 
 /**
  * @generated from message hotelops.reservation.v1.CancelReservationRequest
@@ -1191,7 +1311,9 @@ export declare const ReservationService: GenService<{
     output: typeof UpdateReservationResponseSchema;
   },
   /**
-   * Cancels: status CANCELLED, cancelled_at set, inventory released; emits reservation.cancelled.
+   * Cancels: status CANCELLED, cancelled_at set, inventory released; emits reservation.cancelled. A TENTATIVE or
+   * GUARANTEED stay cancelled after a room line's `cancellation_policy.free_until` gets that line's fee posted to its
+   * folio (charge code CANCELLATION_FEE); a no-show posts NO_SHOW_FEE.
    *
    * @generated from rpc hotelops.reservation.v1.ReservationService.CancelReservation
    */
@@ -1199,6 +1321,19 @@ export declare const ReservationService: GenService<{
     methodKind: "unary";
     input: typeof CancelReservationRequestSchema;
     output: typeof CancelReservationResponseSchema;
+  },
+  /**
+   * Sets (no `rule`: removes) the property's late check-out rule: a room line checked out on the departure date
+   * after `after_hour`:00 hotel time gets a fee posted to the folio (charge code LATE_CHECKOUT_FEE): FIXED minor
+   * units or PERCENT basis points of the line's last night. An early check-out (a day use included) or one after the
+   * departure date posts none. 422 validation_failed naming rule.afterHour, rule.feeKind or rule.feeValue.
+   *
+   * @generated from rpc hotelops.reservation.v1.ReservationService.SetLateCheckOutRule
+   */
+  setLateCheckOutRule: {
+    methodKind: "unary";
+    input: typeof SetLateCheckOutRuleRequestSchema;
+    output: typeof SetLateCheckOutRuleResponseSchema;
   },
   /**
    * Assigns a room to a room line: a room of the line's room type, not out of order during the stay and not

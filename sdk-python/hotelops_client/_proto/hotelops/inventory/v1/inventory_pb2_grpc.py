@@ -60,6 +60,11 @@ class InventoryServiceStub(object):
                 request_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.ListRatePlansRequest.SerializeToString,
                 response_deserializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.ListRatePlansResponse.FromString,
                 )
+        self.SetRatePlanPolicy = channel.unary_unary(
+                '/hotelops.inventory.v1.InventoryService/SetRatePlanPolicy',
+                request_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRatePlanPolicyRequest.SerializeToString,
+                response_deserializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRatePlanPolicyResponse.FromString,
+                )
         self.SetPrices = channel.unary_unary(
                 '/hotelops.inventory.v1.InventoryService/SetPrices',
                 request_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetPricesRequest.SerializeToString,
@@ -171,6 +176,16 @@ class InventoryServiceServicer(object):
 
     def ListRatePlans(self, request, context):
         """Every rate plan of the property, by code.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetRatePlanPolicy(self, request, context):
+        """Sets a rate plan's cancellation and no-show policy (`policy` unset: removes it, cancelling is always free).
+        422 validation_failed naming the field (policy.freeUntilHours, policy.feeKind, policy.feeValue) for a policy out
+        of range; 404 for a rate plan of another property. Reservations read the policy of their rate plan when they are
+        cancelled or marked no-show (ReservationService), so a change applies to reservations already made.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -298,6 +313,11 @@ def add_InventoryServiceServicer_to_server(servicer, server):
                     servicer.ListRatePlans,
                     request_deserializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.ListRatePlansRequest.FromString,
                     response_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.ListRatePlansResponse.SerializeToString,
+            ),
+            'SetRatePlanPolicy': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetRatePlanPolicy,
+                    request_deserializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRatePlanPolicyRequest.FromString,
+                    response_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRatePlanPolicyResponse.SerializeToString,
             ),
             'SetPrices': grpc.unary_unary_rpc_method_handler(
                     servicer.SetPrices,
@@ -481,6 +501,23 @@ class InventoryService(object):
         return grpc.experimental.unary_unary(request, target, '/hotelops.inventory.v1.InventoryService/ListRatePlans',
             hotelops_dot_inventory_dot_v1_dot_inventory__pb2.ListRatePlansRequest.SerializeToString,
             hotelops_dot_inventory_dot_v1_dot_inventory__pb2.ListRatePlansResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def SetRatePlanPolicy(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.inventory.v1.InventoryService/SetRatePlanPolicy',
+            hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRatePlanPolicyRequest.SerializeToString,
+            hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRatePlanPolicyResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 

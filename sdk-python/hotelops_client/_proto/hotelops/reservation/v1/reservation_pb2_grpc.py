@@ -59,6 +59,11 @@ class ReservationServiceStub(object):
                 request_serializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.CancelReservationRequest.SerializeToString,
                 response_deserializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.CancelReservationResponse.FromString,
                 )
+        self.SetLateCheckOutRule = channel.unary_unary(
+                '/hotelops.reservation.v1.ReservationService/SetLateCheckOutRule',
+                request_serializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.SetLateCheckOutRuleRequest.SerializeToString,
+                response_deserializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.SetLateCheckOutRuleResponse.FromString,
+                )
         self.AssignRoom = channel.unary_unary(
                 '/hotelops.reservation.v1.ReservationService/AssignRoom',
                 request_serializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.AssignRoomRequest.SerializeToString,
@@ -158,7 +163,19 @@ class ReservationServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def CancelReservation(self, request, context):
-        """Cancels: status CANCELLED, cancelled_at set, inventory released; emits reservation.cancelled.
+        """Cancels: status CANCELLED, cancelled_at set, inventory released; emits reservation.cancelled. A TENTATIVE or
+        GUARANTEED stay cancelled after a room line's `cancellation_policy.free_until` gets that line's fee posted to its
+        folio (charge code CANCELLATION_FEE); a no-show posts NO_SHOW_FEE.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetLateCheckOutRule(self, request, context):
+        """Sets (no `rule`: removes) the property's late check-out rule: a room line checked out on the departure date
+        after `after_hour`:00 hotel time gets a fee posted to the folio (charge code LATE_CHECKOUT_FEE): FIXED minor
+        units or PERCENT basis points of the line's last night. An early check-out (a day use included) or one after the
+        departure date posts none. 422 validation_failed naming rule.afterHour, rule.feeKind or rule.feeValue.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -252,6 +269,11 @@ def add_ReservationServiceServicer_to_server(servicer, server):
                     servicer.CancelReservation,
                     request_deserializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.CancelReservationRequest.FromString,
                     response_serializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.CancelReservationResponse.SerializeToString,
+            ),
+            'SetLateCheckOutRule': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetLateCheckOutRule,
+                    request_deserializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.SetLateCheckOutRuleRequest.FromString,
+                    response_serializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.SetLateCheckOutRuleResponse.SerializeToString,
             ),
             'AssignRoom': grpc.unary_unary_rpc_method_handler(
                     servicer.AssignRoom,
@@ -376,6 +398,23 @@ class ReservationService(object):
         return grpc.experimental.unary_unary(request, target, '/hotelops.reservation.v1.ReservationService/CancelReservation',
             hotelops_dot_reservation_dot_v1_dot_reservation__pb2.CancelReservationRequest.SerializeToString,
             hotelops_dot_reservation_dot_v1_dot_reservation__pb2.CancelReservationResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def SetLateCheckOutRule(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.reservation.v1.ReservationService/SetLateCheckOutRule',
+            hotelops_dot_reservation_dot_v1_dot_reservation__pb2.SetLateCheckOutRuleRequest.SerializeToString,
+            hotelops_dot_reservation_dot_v1_dot_reservation__pb2.SetLateCheckOutRuleResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 
