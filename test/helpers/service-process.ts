@@ -39,7 +39,8 @@ export async function startService(env: Record<string, string>, opts: StartOptio
     ? Object.fromEntries(Object.entries(envFileTemplate()).filter(([, v]) => !v.includes("CHANGE-ME")))
     : {};
   const metricsPort = opts.envFile ? String(await freePort()) : undefined;
-  const unitEnv: Record<string, string> = { ...unit.env, PORT: port };
+  // the unit's command and environment, in the role asked for (the api unit says ROLE=api; "all" when none is asked)
+  const unitEnv: Record<string, string> = { ...unit.env, PORT: port, ROLE: role };
   if (metricsPort === undefined) delete unitEnv.METRICS_PORT;
   else unitEnv.METRICS_PORT = metricsPort;
   let out = "";
