@@ -107,13 +107,14 @@ describe("HTTP/2 stream hoarding", () => {
     session.on("error", () => undefined);
     await new Promise<void>((resolve) => session.once("remoteSettings", () => resolve()));
     expect(session.remoteSettings.maxConcurrentStreams).toBe(10);
-    // Connect path (no REST preflight): the body is read before authentication, so only the limits protect it.
+    // A public method's Connect path (login): its body is read before any credentials, so only the limits protect it
+    // (a non-public method answers 401 without reading the body).
     const closes: { code: number; ms: number }[] = [];
     const started = performance.now();
     const streams = Array.from({ length: 30 }, () => {
       const stream = session.request({
         ":method": "POST",
-        ":path": "/hotelops.mobile.v1.MobileService/RunReport",
+        ":path": "/hotelops.auth.v1.AuthService/Login",
         "content-type": "application/json",
       });
       stream.on("error", () => undefined);
