@@ -80,7 +80,10 @@ async function hotel(app: App, code: string, types: number, roomsPerType: number
 
 /** 500 rooms, 500 two-night stays arriving today, all checked in; then one night audit. */
 async function nightAuditOf500(app: App): Promise<{ ms: number; charged: number }> {
+  let t = performance.now();
   const h = await hotel(app, "AUDIT-500", 5, 100);
+  console.log(`  500-room hotel set up in ${Math.round(performance.now() - t)} ms`);
+  t = performance.now();
   const actor = { propertyId: h.p.id, canOverridePrice: false };
   const work = h.roomIds.map((roomId, i) => async () => {
     const r = await app.services.reservations.create(actor, {
@@ -95,6 +98,7 @@ async function nightAuditOf500(app: App): Promise<{ ms: number; charged: number 
     await app.services.reservations.checkIn(actor, r.reservation.id, r.reservation.rooms[0]!.id, roomId);
   });
   for (let i = 0; i < work.length; i += 10) await Promise.all(work.slice(i, i + 10).map((w) => w()));
+  console.log(`  500 stays booked and checked in in ${Math.round(performance.now() - t)} ms`);
   const started = performance.now();
   const result = await app.services.nightAudit.run(h.p.id, "bench", { expectedBusinessDate: businessDate });
   const ms = performance.now() - started;
@@ -112,7 +116,10 @@ async function nightAuditOf500(app: App): Promise<{ ms: number; charged: number 
 async function verifyYearOf200Rooms(
   app: App,
 ): Promise<{ ms: number; nights: number; repairMs: number; repaired: number }> {
+  let t = performance.now();
   const h = await hotel(app, "VERIFY-200", 10, 20);
+  console.log(`  200-room hotel set up in ${Math.round(performance.now() - t)} ms`);
+  t = performance.now();
   const start = addDays(businessDate, -300);
   await app.db.query(
     `with rooms as (select r.id as room_id, r.room_type_id, row_number() over (order by r.number) as k
@@ -151,6 +158,7 @@ async function verifyYearOf200Rooms(
      select (select count(*) from n)::int as nights`,
     [h.p.id],
   );
+  console.log(`  a year of ${held!.nights} room nights written in ${Math.round(performance.now() - t)} ms`);
   let started = performance.now();
   const check = await verifyInventory(app.deps, "VERIFY-200", false);
   const ms = performance.now() - started;

@@ -131,8 +131,9 @@ export function createConnectivityModule(
           notifyPollingIntervalSeconds: LATENCY_POLL_SECONDS,
         },
       );
-      // ari.updated: the ARI feed pushed to partners' callbacks (worker processes; one pusher per property at a time)
-      pusher.start();
+      // ari.updated: the ARI feed pushed to partners' callbacks (processes that run jobs; one pusher per property at a
+      // time), never in an API-only process
+      if (deps.config.role !== "api") pusher.start();
     },
     stop: () => pusher.stop(),
   };
