@@ -80,7 +80,9 @@ describe("the README's first hour", () => {
     expect(after.code, after.output).toBe(0);
     expect(after.output).toContain('"status":"operational"');
     expect(after.output).toMatch(/"status":"GUARANTEED"/);
-    expect(after.output, service.output()).toMatch(/"status":"PROCESSED","reservationId":"[^"]+","reservationCode":"R\d+"/);
+    expect(after.output, service.output()).toMatch(
+      /"status":"PROCESSED","reservationId":"[^"]+","reservationCode":"R\d+"/,
+    );
     // the receiver's lines (curl's answers above them end without a newline)
     expect(after.output, after.output).toMatch(/verified webhook\.test \{/);
     expect(after.output).toMatch(/verified reservation\.created \{/);
