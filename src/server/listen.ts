@@ -63,9 +63,15 @@ export async function listen(
       if (inFlight === 0) drained?.();
     });
     // An answer sent before the body arrived (401, 413, 429): on HTTP/2 reset the stream once the answer is out, so
-    // the client stops sending and the stream does not count against the session's limit (RFC 9113 8.1).
-    if ("stream" in req)
-      res.once("finish", () => void (req.complete || req.stream.close(http2.constants.NGHTTP2_NO_ERROR)));
+    // the client stops sending and the stream does not count against the session's limit (RFC 9113 8.1). Node's
+    // compatibility layer ends every response with trailers, sent by its own "wantTrailers" listener registered before
+    // this one; the response's "finish" comes only with the stream's close, too late.
+    if ("stream" in req) {
+      const stream = req.stream;
+      const reset = (): void =>
+        void (stream.readableEnded || stream.closed || stream.close(http2.constants.NGHTTP2_NO_ERROR));
+      stream.once("wantTrailers", () => setImmediate(reset));
+    }
     const badHost = hostProblem(req);
     if (badHost !== undefined) {
       // the rest of this connection cannot be trusted to be framed as the client meant: close it

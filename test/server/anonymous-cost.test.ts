@@ -117,6 +117,12 @@ describe.each(["fast path", "connect-es"] as const)("%s", (name) => {
     expect(status).toBe(String(grpc.status.UNAUTHENTICATED));
   });
 
+  it("gRPC: a public RPC whose body never finishes gets RESOURCE_EXHAUSTED and its stream closed after the trailers", async () => {
+    // the server has read the envelope's head, so Node does not close the stream by itself: we reset it (NO_ERROR)
+    const status = await within(grpcUnfinished(app().port, LOGIN, Buffer.alloc(1000), PROMISED));
+    expect(status).toBe(String(grpc.status.RESOURCE_EXHAUSTED));
+  });
+
   const big = JSON.stringify({ hotelCode: "x".repeat(ANONYMOUS_MAX_BODY_BYTES), email: "a@b.c", password: "p" });
 
   it("REST: a public RPC reads at most the anonymous limit (413)", async () => {
