@@ -355,6 +355,8 @@ export interface ListFilter {
   arrivalFrom: string | undefined;
   arrivalTo: string | undefined;
   updatedSince: Date | undefined;
+  /** Code equal to it, or holder name containing it (both ignoring case); undefined = all. */
+  query: string | undefined;
   afterSeq: bigint;
   limit: number;
 }
@@ -376,6 +378,7 @@ export async function listReservations(q: Queryable, propertyId: string, f: List
         and (cardinality($3::text[]) = 0 or r.status = any($3::text[]))
         and ($4::date is null or r.arrival_date >= $4::date) and ($5::date is null or r.arrival_date < $5::date)
         and ($6::timestamptz is null or r.updated_at >= $6)
+        and ($8::text is null or upper(r.code) = upper($8) or strpos(lower(r.holder_name), lower($8)) > 0)
       order by r.change_seq limit $7`,
     [
       propertyId,
@@ -385,6 +388,7 @@ export async function listReservations(q: Queryable, propertyId: string, f: List
       f.arrivalTo ?? null,
       f.updatedSince ?? null,
       f.limit,
+      f.query ?? null,
     ],
   );
   return withLines(q, propertyId, rows);

@@ -251,6 +251,7 @@ export function registerReservationRpc(router: ConnectRouter, service: Reservati
         arrivalFrom: req.arrivalFrom === "" ? undefined : req.arrivalFrom,
         arrivalTo: req.arrivalTo === "" ? undefined : req.arrivalTo,
         updatedSince: req.updatedSince === undefined ? undefined : timestampDate(req.updatedSince),
+        query: req.query,
         cursor: req.cursor,
         limit: req.limit === 0 ? 100 : req.limit,
       });

@@ -123,6 +123,8 @@ export interface ListReservationsInput {
   arrivalFrom?: string | undefined;
   arrivalTo?: string | undefined;
   updatedSince?: Date | undefined;
+  /** A code or part of the holder's name; blank = all. */
+  query?: string | undefined;
   cursor?: string | undefined;
   limit?: number | undefined;
 }
@@ -791,12 +793,15 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
         if (!reservationStatuses.includes(s)) throw invalidField("statuses", reservationStatuses.join(", "));
       if (input.arrivalFrom !== undefined) parseDate("arrivalFrom", input.arrivalFrom);
       if (input.arrivalTo !== undefined) parseDate("arrivalTo", input.arrivalTo);
+      const query = input.query?.trim() ?? "";
+      if (query.length > 100) throw invalidField("query", "at most 100 characters");
       const afterSeq = input.cursor === undefined || input.cursor === "" ? 0n : decodeCursor(input.cursor);
       const rows = await repo.listReservations(reads, actor.propertyId, {
         statuses: input.statuses ?? [],
         arrivalFrom: input.arrivalFrom,
         arrivalTo: input.arrivalTo,
         updatedSince: input.updatedSince,
+        query: query === "" ? undefined : query,
         afterSeq,
         limit: limit + 1,
       });

@@ -1118,6 +1118,15 @@ export declare type ListReservationsRequest = Message<"hotelops.reservation.v1.L
    * @generated from field: int32 limit = 7;
    */
   limit: number;
+
+  /**
+   * A search, as the front desk types it: only reservations whose code is this text or whose holder's name
+   * contains it, ignoring case and surrounding spaces (at most 100 characters, else 400 invalid_argument); empty
+   * = all. It finds a reservation whatever face made it (panel, mobile, channel, API).
+   *
+   * @generated from field: string query = 8;
+   */
+  query: string;
 };
 
 /**
