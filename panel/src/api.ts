@@ -7,7 +7,11 @@ import {
   ConnectError,
   createHotelOpsClient,
   createMobileSession,
+  FolioService,
   HotelOpsError,
+  InventoryService,
+  MobileService,
+  ReservationService,
   StatusService,
   WebhookService,
   type Client,
@@ -43,6 +47,10 @@ export interface Signed {
   webhooks: Client<typeof WebhookService>;
   apiAccess: Client<typeof ApiAccessService>;
   auth: Client<typeof AuthService>;
+  reservations: Client<typeof ReservationService>;
+  inventory: Client<typeof InventoryService>;
+  mobile: Client<typeof MobileService>;
+  folio: Client<typeof FolioService>;
 }
 
 const KEY = "hotelops.panel.session";
@@ -101,6 +109,10 @@ function open(
     webhooks: createHotelOpsClient(WebhookService, opts),
     apiAccess: createHotelOpsClient(ApiAccessService, opts),
     auth: createHotelOpsClient(AuthService, opts),
+    reservations: createHotelOpsClient(ReservationService, opts),
+    inventory: createHotelOpsClient(InventoryService, opts),
+    mobile: createHotelOpsClient(MobileService, opts),
+    folio: createHotelOpsClient(FolioService, opts),
   };
   return signed;
 }
@@ -217,3 +229,36 @@ export {
   type Notification,
 } from "../../gen/hotelops/webhook/v1/webhook_pb.js";
 export type { ApiClientSummary } from "../../gen/hotelops/panel/v1/api_access_pb.js";
+export {
+  ReservationStatus,
+  ReservationSource,
+  type Reservation,
+  type RoomLine,
+} from "../../gen/hotelops/reservation/v1/reservation_pb.js";
+export { RoomStatus, type Room, type RoomType, type RatePlan } from "../../gen/hotelops/inventory/v1/inventory_pb.js";
+export type { Folio } from "../../gen/hotelops/folio/v1/folio_pb.js";
+
+/** Whether the active property gives the signed-in user this permission. */
+export function can(s: Signed, permission: string): boolean {
+  const active = s.profile.properties.find((p) => p.id === s.profile.activePropertyId);
+  return active?.permissions.includes(permission) === true;
+}
+
+/** Minor units as the property's money (integer arithmetic; the scale is a power of ten). */
+export function formatMoney(lang: string, minor: bigint, scale: number, currency: string): string {
+  const digits = Math.round(Math.log10(scale));
+  const negative = minor < 0n;
+  const abs = negative ? -minor : minor;
+  const s = BigInt(scale);
+  const whole = new Intl.NumberFormat(lang === "tr" ? "tr-TR" : "en-GB").format(abs / s);
+  const sep = lang === "tr" ? "," : ".";
+  const frac = digits > 0 ? sep + (abs % s).toString().padStart(digits, "0") : "";
+  return `${negative ? "-" : ""}${whole}${frac} ${currency}`;
+}
+
+/** The day after a YYYY-MM-DD date. */
+export function nextDay(date: string): string {
+  const d = new Date(`${date}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + 1);
+  return d.toISOString().slice(0, 10);
+}

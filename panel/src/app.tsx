@@ -1,3 +1,4 @@
+import type { JSX } from "preact";
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { logout, problemOf, restore, switchProperty, type Problem, type Signed } from "./api.ts";
 import { I18nContext, initialLang, saveLang, translator, useI18n, type Lang } from "./i18n.ts";
@@ -8,6 +9,17 @@ import { Notifications } from "./views/notifications.tsx";
 import { SignIn } from "./views/sign-in.tsx";
 import { WebhookDetail } from "./views/webhook-detail.tsx";
 import { CreateWebhook, Webhooks } from "./views/webhooks.tsx";
+import { FolioPage } from "./views/front/folio.tsx";
+import { NightAudit } from "./views/front/night-audit.tsx";
+import { Rates } from "./views/front/rates.tsx";
+import { ReservationPage } from "./views/front/reservation.tsx";
+import { Reservations } from "./views/front/reservations.tsx";
+import { Rooms } from "./views/front/rooms.tsx";
+import { Needs } from "./views/front/shared.tsx";
+import { Today } from "./views/front/today.tsx";
+
+const integrationPaths = ["/panel/api-access", "/panel/webhooks", "/panel/notifications"];
+const isIntegrations = (path: string) => integrationPaths.some((p) => path === p || path.startsWith(`${p}/`));
 
 export function App() {
   const [lang, setLang] = useState<Lang>(initialLang);
@@ -25,7 +37,7 @@ export function App() {
   useEffect(() => {
     if (signed === undefined && path !== "/panel/sign-in") navigate("/panel/sign-in", true);
     if (signed !== undefined && (path === "/panel" || path === "/panel/" || path === "/panel/sign-in"))
-      navigate("/panel/api-access", true);
+      navigate("/panel/today", true);
   }, [signed, path]);
 
   return (
@@ -116,7 +128,8 @@ function Shell(props: {
     setProblem(undefined);
     try {
       await switchProperty(signed, id);
-      navigate("/panel/api-access");
+      // another property's records are not found there: back to the section's first page
+      navigate(isIntegrations(path) ? "/panel/api-access" : "/panel/today");
       props.onSwitched();
     } catch (err) {
       setProblem(problemOf(err));
@@ -132,9 +145,36 @@ function Shell(props: {
 
   const current = (href: string) =>
     path === href || (href === "/panel/webhooks" && path.startsWith("/panel/webhooks")) ? "page" : undefined;
+  const section = (href: string, prefix: string) =>
+    path === href ? "page" : path.startsWith(prefix) ? "true" : undefined;
   let page;
   const detail = /^\/panel\/webhooks\/([^/]+)$/.exec(path);
+  const reservation = /^\/panel\/reservations\/([^/]+)$/.exec(path);
+  const folio = /^\/panel\/reservations\/([^/]+)\/folio$/.exec(path);
+  const view = (permission: string, title: string, body: JSX.Element) => (
+    <Needs signed={signed} permission={permission} title={title}>
+      {body}
+    </Needs>
+  );
   if (path === "/panel/notifications") page = <Notifications signed={signed} onChanged={notes.reload} />;
+  else if (path === "/panel/today") page = view("dashboard.view", t("todayTitle"), <Today signed={signed} />);
+  else if (path === "/panel/reservations")
+    page = view("reservations.view", t("reservationsTitle"), <Reservations signed={signed} />);
+  else if (reservation)
+    page = view(
+      "reservations.view",
+      t("reservationsTitle"),
+      <ReservationPage key={reservation[1]} signed={signed} id={decodeURIComponent(reservation[1]!)} />,
+    );
+  else if (folio)
+    page = view(
+      "folio.view",
+      t("folioTitleLoading"),
+      <FolioPage key={folio[1]} signed={signed} reservationId={decodeURIComponent(folio[1]!)} />,
+    );
+  else if (path === "/panel/rooms") page = view("reservations.view", t("roomsRackTitle"), <Rooms signed={signed} />);
+  else if (path === "/panel/rates") page = view("reservations.view", t("ratesTitle"), <Rates signed={signed} />);
+  else if (path === "/panel/night-audit") page = <NightAudit signed={signed} />;
   else if (!canManage) page = <NoAccess property={active?.name ?? ""} />;
   else if (path === "/panel/webhooks") page = <Webhooks signed={signed} />;
   else if (path === "/panel/webhooks/new") page = <CreateWebhook signed={signed} />;
@@ -183,25 +223,61 @@ function Shell(props: {
           {t("signOut")}
         </button>
       </header>
-      <nav aria-label={t("navIntegrations")}>
+      <nav aria-label={t("navMain")} class="main-nav">
         <ul>
           <li>
-            <a href="/panel/api-access" aria-current={current("/panel/api-access")}>
-              {t("navApiAccess")}
+            <a href="/panel/today" aria-current={current("/panel/today")}>
+              {t("navToday")}
             </a>
           </li>
           <li>
-            <a href="/panel/webhooks" aria-current={current("/panel/webhooks")}>
-              {t("navWebhooks")}
+            <a href="/panel/reservations" aria-current={section("/panel/reservations", "/panel/reservations/")}>
+              {t("navReservations")}
             </a>
           </li>
           <li>
-            <a href="/panel/notifications" aria-current={current("/panel/notifications")}>
-              {t("navNotifications")}
+            <a href="/panel/rooms" aria-current={current("/panel/rooms")}>
+              {t("navRooms")}
+            </a>
+          </li>
+          <li>
+            <a href="/panel/rates" aria-current={current("/panel/rates")}>
+              {t("navRates")}
+            </a>
+          </li>
+          <li>
+            <a href="/panel/night-audit" aria-current={current("/panel/night-audit")}>
+              {t("navNightAudit")}
+            </a>
+          </li>
+          <li>
+            <a href="/panel/api-access" aria-current={isIntegrations(path) ? "true" : undefined}>
+              {t("navIntegrationsLink")}
             </a>
           </li>
         </ul>
       </nav>
+      {isIntegrations(path) && (
+        <nav aria-label={t("navIntegrations")}>
+          <ul>
+            <li>
+              <a href="/panel/api-access" aria-current={current("/panel/api-access")}>
+                {t("navApiAccess")}
+              </a>
+            </li>
+            <li>
+              <a href="/panel/webhooks" aria-current={current("/panel/webhooks")}>
+                {t("navWebhooks")}
+              </a>
+            </li>
+            <li>
+              <a href="/panel/notifications" aria-current={current("/panel/notifications")}>
+                {t("navNotifications")}
+              </a>
+            </li>
+          </ul>
+        </nav>
+      )}
       <main id="main">
         <ErrorBox problem={problem} />
         {page}

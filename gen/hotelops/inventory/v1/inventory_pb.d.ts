@@ -1631,7 +1631,8 @@ export declare const InventoryService: GenService<{
    * CreateOutOfOrderPeriod, with the same 409s); the status itself becomes OUT_OF_ORDER only when the range starts
    * on the business date: a period planned for later leaves today's status as it is. Any other status ends the
    * period in force today at the business date (its past days stay on record); periods planned for later stay
-   * (change or remove them with UpdateOutOfOrderPeriod / DeleteOutOfOrderPeriod).
+   * (change or remove them with UpdateOutOfOrderPeriod / DeleteOutOfOrderPeriod). Staff holding `rooms.manage` set
+   * it too (the panel's room rack, housekeeping's one click); their session's active property only.
    *
    * @generated from rpc hotelops.inventory.v1.InventoryService.SetRoomStatus
    */

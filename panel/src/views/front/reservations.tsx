@@ -1,0 +1,94 @@
+// Reservations: a search by code or name over every face's bookings (ListReservations `query`).
+import { useState } from "preact/hooks";
+import { formatMoney, type Signed } from "../../api.ts";
+import { useI18n } from "../../i18n.ts";
+import { ErrorBox, PageTitle, useLoad } from "../common.tsx";
+import { formatDay, sourceName, StatusPill } from "./shared.tsx";
+
+export function Reservations({ signed }: { signed: Signed }) {
+  const { t, lang } = useI18n();
+  const initial = new URLSearchParams(location.search).get("q") ?? "";
+  const [text, setText] = useState(initial);
+  const [query, setQuery] = useState(initial);
+  const found = useLoad(async () => {
+    const page = await signed.reservations.listReservations({ query, limit: 500 });
+    // newest stays first: what the front desk looks for is usually now or ahead
+    return [...page.reservations].sort(
+      (a, b) => b.arrivalDate.localeCompare(a.arrivalDate) || a.code.localeCompare(b.code),
+    );
+  }, [query]);
+  function onSubmit(e: Event) {
+    e.preventDefault();
+    const q = text.trim();
+    history.replaceState(null, "", q === "" ? "/panel/reservations" : `/panel/reservations?q=${encodeURIComponent(q)}`);
+    setQuery(q);
+  }
+  return (
+    <section>
+      <PageTitle>{t("reservationsTitle")}</PageTitle>
+      <form role="search" class="search" onSubmit={onSubmit}>
+        <label for="search">{t("searchLabel")}</label>
+        <p id="search-help" class="small">
+          {t("searchHelp")}
+        </p>
+        <div class="secret-row">
+          <input
+            id="search"
+            type="search"
+            value={text}
+            autoComplete="off"
+            aria-describedby="search-help"
+            onInput={(e) => setText(e.currentTarget.value)}
+          />
+          <button type="submit" class="primary">
+            {t("searchButton")}
+          </button>
+        </div>
+      </form>
+      <ErrorBox problem={found.problem} />
+      <p id="search-count" role="status" class="small">
+        {found.loading
+          ? t("loading")
+          : found.data === undefined
+            ? ""
+            : found.data.length === 0
+              ? t("searchNone")
+              : t("searchResults", { n: found.data.length })}
+      </p>
+      {found.data && found.data.length > 0 && (
+        <div class="table-wrap" tabIndex={0} role="region" aria-label={t("reservationsTitle")}>
+          <table id="reservations">
+            <thead>
+              <tr>
+                <th scope="col">{t("colCode")}</th>
+                <th scope="col">{t("colGuest")}</th>
+                <th scope="col">{t("colArrival")}</th>
+                <th scope="col">{t("colDeparture")}</th>
+                <th scope="col">{t("colStatus")}</th>
+                <th scope="col">{t("colSource")}</th>
+                <th scope="col">{t("colTotal")}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {found.data.map((r) => (
+                <tr key={r.id}>
+                  <td>
+                    <a href={`/panel/reservations/${r.id}`}>{r.code}</a>
+                  </td>
+                  <td>{r.holderName}</td>
+                  <td>{formatDay(lang, r.arrivalDate)}</td>
+                  <td>{formatDay(lang, r.departureDate)}</td>
+                  <td>
+                    <StatusPill status={r.status} />
+                  </td>
+                  <td>{sourceName(lang, r.source, r.channel)}</td>
+                  <td class="num">{formatMoney(lang, r.totalMinor, r.amountScale, r.currency)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
