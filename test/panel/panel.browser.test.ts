@@ -217,6 +217,9 @@ describe("the panel at /panel", () => {
       await page.keyboard.press("Tab");
       await page.keyboard.type(password);
       await page.keyboard.press("Enter");
+      // the front office's Today comes first; Integrations is one link of the navigation
+      await page.waitForURL(/\/panel\/today$/);
+      await page.locator("nav").getByRole("link", { name: "Integrations", exact: true }).click();
       await page.waitForURL(/\/panel\/api-access$/);
 
       // API access: status, partner clients, docs
@@ -239,6 +242,8 @@ describe("the panel at /panel", () => {
       const mail = await until(async () => (await readOutbox(app.dataDir)).filter((m) => m.to === managerEmail).at(-1));
       await page.fill("#code", /\b(\d{6})\b/.exec(mail.text)![1]!);
       await page.click("button[type=submit]");
+      await page.waitForURL(/\/panel\/today$/);
+      await page.locator("nav").getByRole("link", { name: "Integrations", exact: true }).click();
       await page.waitForURL(/\/panel\/api-access$/);
       expect(await page.locator("#property option:checked").innerText()).toContain(ank.code);
 
@@ -440,6 +445,8 @@ describe("the panel at /panel", () => {
       await page.goto(`${app.baseUrl}/panel/sign-in`);
       await see(page, "h1", "Panele giriş");
       await signIn(page, ist.code, viewerEmail);
+      await see(page, "h1", "Bugün");
+      await page.locator("nav").getByRole("link", { name: "Entegrasyonlar", exact: true }).click();
       await see(page, "h1", "Entegrasyonlar sizin için kullanılamıyor");
       expect(await page.locator("main").innerText()).toContain("integrations.manage");
       await page.goto(`${app.baseUrl}/panel/webhooks/${foreignEndpointId}`);
