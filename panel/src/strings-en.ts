@@ -274,6 +274,7 @@ export const en = {
   rm_INSPECTED: "Inspected",
   rm_OUT_OF_ORDER: "Out of order",
   markRoom: "Mark room {n} {status}",
+  occupiedBy: "In house: {code}",
   roomsNone: "This property has no rooms yet.",
   roomStatusLabel: "Room {n}: {status}",
 

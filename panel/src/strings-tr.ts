@@ -278,6 +278,7 @@ export const tr: Record<Key, string> = {
   rm_INSPECTED: "Kontrol edildi",
   rm_OUT_OF_ORDER: "Arızalı",
   markRoom: "{n} numaralı odayı {status} olarak işaretle",
+  occupiedBy: "Konaklıyor: {code}",
   roomsNone: "Bu tesiste henüz oda yok.",
   roomStatusLabel: "Oda {n}: {status}",
 

@@ -320,6 +320,8 @@ describe("the panel as the front office", () => {
       // the room rack: the room just left is dirty; one click makes a room clean
       await navLink(page, "Rooms").click();
       await see(page, "#room-101", "Dirty");
+      expect(await page.locator("#room-101").innerText()).not.toContain("In house");
+      await see(page, "#room-103 a", `In house: ${codes.arriving}`);
       await see(page, "h2", "Floor 1");
       await see(page, "h2", "Floor 2");
       await screen(page, "28-rooms");

@@ -1,7 +1,7 @@
 // The room rack: every room by floor or by type with its housekeeping status, changed in one click by staff
 // holding rooms.manage (InventoryService.SetRoomStatus).
 import { useState } from "preact/hooks";
-import { can, problemOf, RoomStatus, type Problem, type Room, type Signed } from "../../api.ts";
+import { can, problemOf, ReservationStatus, RoomStatus, type Problem, type Room, type Signed } from "../../api.ts";
 import { useI18n } from "../../i18n.ts";
 import { ErrorBox, PageTitle, useLoad } from "../common.tsx";
 import { propertyCode, roomStatusName } from "./shared.tsx";
@@ -15,11 +15,18 @@ export function Rooms({ signed }: { signed: Signed }) {
   const { t, lang } = useI18n();
   const code = propertyCode(signed);
   const data = useLoad(async () => {
-    const [types, rooms] = await Promise.all([
+    const [types, rooms, inHouse] = await Promise.all([
       signed.inventory.listRoomTypes({ propertyCode: code, limit: 500 }),
       signed.inventory.listRooms({ propertyCode: code, limit: 500 }),
+      signed.reservations.listReservations({ statuses: [ReservationStatus.IN_HOUSE], limit: 500 }),
     ]);
-    return { types: types.roomTypes, rooms: rooms.rooms };
+    // who is in each room now (a checked-in line not yet out)
+    const guests = new Map<string, { id: string; code: string }>();
+    for (const r of inHouse.reservations)
+      for (const l of r.rooms)
+        if (l.roomId !== undefined && l.checkedInAt !== undefined && l.checkedOutAt === undefined)
+          guests.set(l.roomId, { id: r.id, code: r.code });
+    return { types: types.roomTypes, rooms: rooms.rooms, guests };
   }, []);
   const [by, setBy] = useState<"floor" | "type">("floor");
   const [changed, setChanged] = useState("");
@@ -74,6 +81,14 @@ export function Rooms({ signed }: { signed: Signed }) {
                   <strong>{room.number}</strong> <span class="small">{typeCode(room.roomTypeId)}</span>
                   <br />
                   <span class="room-status">{roomStatusName(lang, status)}</span>
+                  {data.data?.guests.has(room.id) && (
+                    <>
+                      {" · "}
+                      <a href={`/panel/reservations/${data.data.guests.get(room.id)!.id}`}>
+                        {t("occupiedBy", { code: data.data.guests.get(room.id)!.code })}
+                      </a>
+                    </>
+                  )}
                   {manage && status !== RoomStatus.OUT_OF_ORDER && (
                     <span class="rack-actions">
                       {settable
