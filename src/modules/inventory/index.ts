@@ -46,6 +46,7 @@ export type {
   StayLineQuote,
   StayPolicy,
   RatePlanPolicy,
+  RatePlanDeposit,
   PolicyFeeKind,
   OutOfOrderPeriod,
 } from "./inventory.repository.ts";
