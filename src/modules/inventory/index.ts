@@ -63,6 +63,7 @@ export {
   countRoomsStatusWrittenBefore,
   findCatalogueId,
   ratePlansOf,
+  type PartnerRatePlan,
   roomTypesOf,
   stayPriceTotals,
   type RoomTypeRow,

@@ -1491,7 +1491,7 @@ export declare const MobileService: GenService<{
     output: typeof ReinstateMobileReservationResponseSchema;
   },
   /**
-   * Today (the property's business date) at the active property, from two SQL statements.
+   * Today (the property's business date) at the active property, from three SQL statements.
    *
    * @generated from rpc hotelops.mobile.v1.MobileService.GetDashboard
    */
