@@ -31,6 +31,7 @@ export const tableOwners: Readonly<Record<string, string>> = {
   reservations: "reservations",
   reservation_rooms: "reservations",
   reservation_room_moves: "reservations",
+  reservation_payments_received: "reservations",
   late_checkout_rules: "reservations",
   property_counters: "reservations",
   reservation_code_counters: "reservations",

@@ -30,6 +30,7 @@ import { Migration0029RefreshGrace } from "./0029-refresh-grace.ts";
 import { Migration0031StayPolicies } from "./0031-stay-policies.ts";
 import { Migration0033PropertyCodesAndEmails } from "./0033-property-codes-and-emails.ts";
 import { Migration0030AuditTrail } from "./0030-audit-trail.ts";
+import { Migration0034DepositsAndPolicySnapshots } from "./0034-deposits-and-policy-snapshots.ts";
 import { Migration0035BookingDetails } from "./0035-booking-details.ts";
 import { Migration0032PartnerCallbacks } from "./0032-partner-callbacks.ts";
 
@@ -68,5 +69,6 @@ export const migrations = [
   Migration0031StayPolicies,
   Migration0032PartnerCallbacks,
   Migration0033PropertyCodesAndEmails,
+  Migration0034DepositsAndPolicySnapshots,
   Migration0035BookingDetails,
 ];

@@ -5,7 +5,7 @@ import { ariChangesAfter, ariHead, type InventoryService } from "../inventory/in
 import { poolQueryable } from "../../db/queryable.ts";
 import { decodeCursor, nextCursorOf } from "./connectivity.service.ts";
 import { parseDate } from "../../lib/dates.ts";
-import { mappingsOf, ratePlansOf, roomTypesOf } from "./reads.repository.ts";
+import { mappingsOf, partnerTerms, ratePlansOf, roomTypesOf } from "./reads.repository.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -47,6 +47,7 @@ export function createAriReads(deps: { pool: pg.Pool; inventory: InventoryServic
       };
       const roomTypeIds = pick(roomTypes, q.roomTypes);
       const ratePlanIds = pick(ratePlans, q.ratePlans);
+      const terms = new Map(ratePlans.map((rp) => [rp.id, partnerTerms(rp)]));
       const ari = await deps.inventory.getAriInParts(property.id, {
         from: q.from,
         to: q.to,
@@ -70,6 +71,7 @@ export function createAriReads(deps: { pool: pg.Pool; inventory: InventoryServic
             externalCode: mapped.get(rp.id),
             // the inventory's days are already the message's (built once, never copied)
             days: rp.days,
+            ...terms.get(rp.id),
           })),
         })),
         nextCursor: ari.nextCursor,

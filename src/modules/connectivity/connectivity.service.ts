@@ -16,7 +16,7 @@ import { requireProperty, type Principal } from "../auth/index.ts";
 import { poolQueryable, type Queryable } from "../../db/queryable.ts";
 import { changeFeed, changeFeedHead } from "../reservations/index.ts";
 import { CONNECTIVITY_RELEASE } from "../status/index.ts";
-import { mappingsOf, ratePlansOf, roomTypesOf } from "./reads.repository.ts";
+import { mappingsOf, partnerTerms, ratePlansOf, roomTypesOf } from "./reads.repository.ts";
 import { availabilityHead, readAvailability } from "../inventory/index.ts";
 import type { AnswerCache } from "../../lib/answer-cache.ts";
 
@@ -223,6 +223,7 @@ export function createConnectivityService(deps: ConnectivityDeps) {
           name: rp.name,
           externalCode: mapped.get(rp.id),
           roomTypeCodes: rp.room_type_codes,
+          ...partnerTerms(rp),
         })),
       };
     },

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import type { PartnerRatePlan } from "../inventory/index.ts";
 
 export type MappingKind = "property" | "room_type" | "rate_plan";
 
@@ -39,3 +40,11 @@ export async function setMapping(
 
 // The partner reads of the catalogue are inventory's (its tables), re-exported for this module.
 export { ratePlansOf, roomTypesOf, type RoomTypeRow } from "../inventory/index.ts";
+
+/** A rate plan's cancellation policy and deposit as the partner reads show them (absent fields: none). */
+export function partnerTerms(rp: PartnerRatePlan) {
+  return {
+    ...(rp.policy === null ? {} : { cancellationPolicy: rp.policy }),
+    ...(rp.deposit === null ? {} : { depositPolicy: rp.deposit }),
+  };
+}

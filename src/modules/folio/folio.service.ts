@@ -9,7 +9,7 @@ import { paymentMethodKind } from "./payment-methods.ts";
 import * as repo from "./folio.repository.ts";
 import type { ChargeRow, FolioRow, PaymentRow } from "./folio.repository.ts";
 import { findPropertyRow, type PropertyRow } from "../properties/index.ts";
-import { findReservationRef } from "../reservations/index.ts";
+import { addDepositPayment, findReservationRef } from "../reservations/index.ts";
 
 export interface FolioDeps {
   transact: Transact;
@@ -211,6 +211,8 @@ export function createFolioService(deps: FolioDeps): FolioService {
     payment: Omit<PaymentRow, "reversedByPaymentId" | "refundedMinor">,
   ): Promise<PaymentRow> {
     const row = await repo.insertPayment(tx, propertyId, payment);
+    // what the reservation has paid against its deposit, in the payment's transaction
+    await addDepositPayment(tx, propertyId, folio.reservationId, row.amountMinor);
     await recordEvent(tx, {
       propertyId,
       type: "folio.payment_posted",

@@ -46,6 +46,7 @@ export type {
   StayLineQuote,
   StayPolicy,
   RatePlanPolicy,
+  RatePlanDeposit,
   PolicyFeeKind,
   OutOfOrderPeriod,
 } from "./inventory.repository.ts";
@@ -62,6 +63,7 @@ export {
   countRoomsStatusWrittenBefore,
   findCatalogueId,
   ratePlansOf,
+  type PartnerRatePlan,
   roomTypesOf,
   stayPriceTotals,
   type RoomTypeRow,

@@ -33,6 +33,23 @@ export interface RatePlan {
   roomTypeIds: string[];
   /** The cancellation and no-show policy, or null when cancelling is always free. */
   policy: RatePlanPolicy | null;
+  /** The deposit a booking owes, or null when none is asked. */
+  deposit: RatePlanDeposit | null;
+}
+
+export const depositDueAnchors = ["AFTER_BOOKING", "BEFORE_ARRIVAL"] as const;
+export type DepositDueAnchor = (typeof depositDueAnchors)[number];
+
+/**
+ * A deposit per room line: the first night, `value` basis points of the line's total (PERCENT) or `value` minor units
+ * (FIXED, at most the line's total), due `dueDays` days after the booking's business date (AFTER_BOOKING) or before
+ * the arrival date (BEFORE_ARRIVAL), never after the arrival date nor before the booking's business date.
+ */
+export interface RatePlanDeposit {
+  kind: PolicyFeeKind;
+  value: bigint;
+  dueAnchor: DepositDueAnchor;
+  dueDays: number;
 }
 
 export const policyFeeKinds = ["FIRST_NIGHT", "PERCENT", "FIXED"] as const;
@@ -51,9 +68,17 @@ export interface RatePlanPolicy {
 
 const roomTypeCols = `id, code, name, max_occupancy as "maxOccupancy", room_count as "roomCount"`;
 const roomCols = `id, number, room_type_id as "roomTypeId", status`;
+const depositJsonSql = (rp: string) => `case when ${rp}.deposit_kind is null then null else json_build_object(
+    'kind', ${rp}.deposit_kind, 'value', ${rp}.deposit_value::text, 'dueAnchor', ${rp}.deposit_due_anchor,
+    'dueDays', ${rp}.deposit_due_days) end`;
+type DepositRaw = Omit<RatePlanDeposit, "value"> & { value: string };
+const depositOf = (d: DepositRaw | null): RatePlanDeposit | null =>
+  d === null ? null : { ...d, value: BigInt(d.value) };
+
 const ratePlanCols = `rp.id, rp.code, rp.name, rp.board_type as "boardType",
   case when rp.policy_fee_kind is null then null else json_build_object('freeHours', rp.policy_free_hours,
     'feeKind', rp.policy_fee_kind, 'feeValue', rp.policy_fee_value::text) end as policy,
+  ${depositJsonSql("rp")} as deposit,
   coalesce((select array_agg(x.room_type_id::text order by x.room_type_id) from rate_plan_room_types x
              where x.property_id = rp.property_id and x.rate_plan_id = rp.id), '{}') as "roomTypeIds"`;
 
@@ -229,7 +254,7 @@ export async function deleteOutOfOrderPeriod(q: Queryable, propertyId: string, i
 export async function insertRatePlan(
   q: Queryable,
   propertyId: string,
-  rp: Omit<RatePlan, "policy">,
+  rp: Omit<RatePlan, "policy" | "deposit">,
   now: Date,
 ): Promise<void> {
   await q.query(
@@ -259,12 +284,14 @@ export async function countOfProperty(
   return row!.n;
 }
 
-type RatePlanRaw = Omit<RatePlan, "policy"> & {
+type RatePlanRaw = Omit<RatePlan, "policy" | "deposit"> & {
   policy: { freeHours: number; feeKind: PolicyFeeKind; feeValue: string } | null;
+  deposit: DepositRaw | null;
 };
-const ratePlanOf = ({ policy, ...rp }: RatePlanRaw): RatePlan => ({
+const ratePlanOf = ({ policy, deposit, ...rp }: RatePlanRaw): RatePlan => ({
   ...rp,
   policy: policy === null ? null : { ...policy, feeValue: BigInt(policy.feeValue) },
+  deposit: depositOf(deposit),
 });
 
 /** The property's rate plans by code; with `page`, the `page.limit` + 1 after the code `page.after[0]`. */
@@ -295,6 +322,27 @@ export async function updateRatePlanPolicy(
     `update rate_plans set policy_free_hours = $3, policy_fee_kind = $4, policy_fee_value = $5::bigint
       where property_id = $1 and id = $2`,
     [propertyId, id, policy?.freeHours ?? null, policy?.feeKind ?? null, policy?.feeValue.toString() ?? null],
+  );
+}
+
+/** Sets (or with null removes) a rate plan's deposit rule. */
+export async function updateRatePlanDeposit(
+  q: Queryable,
+  propertyId: string,
+  id: string,
+  deposit: RatePlanDeposit | null,
+): Promise<void> {
+  await q.query(
+    `update rate_plans set deposit_kind = $3, deposit_value = $4::bigint, deposit_due_anchor = $5, deposit_due_days = $6
+      where property_id = $1 and id = $2`,
+    [
+      propertyId,
+      id,
+      deposit?.kind ?? null,
+      deposit?.value.toString() ?? null,
+      deposit?.dueAnchor ?? null,
+      deposit?.dueDays ?? null,
+    ],
   );
 }
 
@@ -348,7 +396,9 @@ export interface StayLineQuote {
   /** Undefined: no such room type in the property (or a malformed id). */
   roomType: RoomType | undefined;
   /** Undefined: no such rate plan in the property (or a malformed id). */
-  ratePlan: { id: string; code: string; coversRoomType: boolean; policy: StayPolicy | null } | undefined;
+  ratePlan:
+    | { id: string; code: string; coversRoomType: boolean; policy: StayPolicy | null; deposit: RatePlanDeposit | null }
+    | undefined;
   /** The prices of the nights of [from, to) that have one, in date order. */
   nightly: bigint[];
   /** The pair's restriction rows on the days [from, to] (the departure day too): read them with violationsOf. */
@@ -364,6 +414,7 @@ interface StayQuoteRow extends PropertyRow {
   rpId: string | null;
   rpCode: string;
   policy: { freeUntilHours: number; feeKind: PolicyFeeKind; feeValue: string; freeUntil: string } | null;
+  deposit: DepositRaw | null;
   covers: boolean;
   nightly: string[];
   restrictions: RestrictionRow[];
@@ -391,6 +442,7 @@ export async function quoteStay(
               'freeUntilHours', rp.policy_free_hours, 'feeKind', rp.policy_fee_kind, 'feeValue', rp.policy_fee_value::text,
               'freeUntil', ($4::date::timestamp at time zone ${propertyFieldSql("timeZone", "p.id")})
                            - make_interval(hours => rp.policy_free_hours)) end as policy,
+            ${depositJsonSql("rp")} as deposit,
             exists (select 1 from rate_plan_room_types x where x.property_id = p.id and x.rate_plan_id = rp.id and x.room_type_id = rt.id) as covers,
             array(select dp.amount_minor::text from daily_prices dp
                    where dp.property_id = p.id and dp.rate_plan_id = rp.id and dp.room_type_id = rt.id and dp.date >= $4::date and dp.date < $5::date
@@ -425,6 +477,7 @@ export async function quoteStay(
                 r.policy === null
                   ? null
                   : { ...r.policy, feeValue: BigInt(r.policy.feeValue), freeUntil: new Date(r.policy.freeUntil) },
+              deposit: depositOf(r.deposit),
             },
       nightly: r.nightly.map(BigInt),
       restrictions: r.restrictions,

@@ -6,6 +6,8 @@ import {
   BoardType as BoardTypeEnum,
   CancellationFeeKind,
   type CancellationPolicy,
+  DepositDueAnchor,
+  type DepositPolicy,
   InventoryService as InventoryRpc,
   RoomStatus as RoomStatusEnum,
 } from "../../../gen/hotelops/inventory/v1/inventory_pb.js";
@@ -16,6 +18,7 @@ import type {
   OutOfOrderPeriod,
   PolicyFeeKind,
   RatePlan,
+  RatePlanDeposit,
   RatePlanPolicy,
   Room,
   RoomStatus,
@@ -72,7 +75,31 @@ const ratePlanOut = (p: RatePlan) => ({
           feeValue: p.policy.feeValue,
         },
       }),
+  ...(p.deposit === null
+    ? {}
+    : {
+        depositPolicy: {
+          kind: CancellationFeeKind[p.deposit.kind],
+          value: p.deposit.value,
+          dueAnchor: DepositDueAnchor[p.deposit.dueAnchor],
+          dueDays: p.deposit.dueDays,
+        },
+      }),
 });
+
+function depositIn(d: DepositPolicy | undefined): RatePlanDeposit | null {
+  if (d === undefined) return null;
+  if (d.kind === CancellationFeeKind.UNSPECIFIED || CancellationFeeKind[d.kind] === undefined)
+    throw invalidField("deposit.kind", "FIRST_NIGHT, PERCENT or FIXED", "validation_failed");
+  if (d.dueAnchor === DepositDueAnchor.UNSPECIFIED || DepositDueAnchor[d.dueAnchor] === undefined)
+    throw invalidField("deposit.dueAnchor", "AFTER_BOOKING or BEFORE_ARRIVAL", "validation_failed");
+  return {
+    kind: CancellationFeeKind[d.kind] as PolicyFeeKind,
+    value: d.value,
+    dueAnchor: DepositDueAnchor[d.dueAnchor] as RatePlanDeposit["dueAnchor"],
+    dueDays: d.dueDays,
+  };
+}
 
 function policyIn(p: CancellationPolicy | undefined): RatePlanPolicy | null {
   if (p === undefined) return null;
@@ -186,6 +213,11 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
     async setRatePlanPolicy(req, ctx) {
       const propertyId = await scope(ctx, req.propertyCode);
       const ratePlan = await service.setRatePlanPolicy(propertyId, req.ratePlanId, policyIn(req.policy));
+      return { ratePlan: ratePlanOut(ratePlan) };
+    },
+    async setRatePlanDeposit(req, ctx) {
+      const propertyId = await scope(ctx, req.propertyCode);
+      const ratePlan = await service.setRatePlanDeposit(propertyId, req.ratePlanId, depositIn(req.deposit));
       return { ratePlan: ratePlanOut(ratePlan) };
     },
     async setPrices(req, ctx) {

@@ -35,8 +35,8 @@ import { requireId } from "../../lib/ids.ts";
 import { propertyById } from "../properties/index.ts";
 import { maxOutOfOrderList, removePeriod, reschedulePeriod, schedulePeriod, type StayInRoom } from "./out-of-order.ts";
 import { LazyList } from "../../lib/lazy-list.ts";
-import { checkRatePlanPolicy, writeRatePlanPolicy } from "./rate-policy.ts";
-import type { RatePlanPolicy } from "./inventory.repository.ts";
+import { checkRatePlanDeposit, checkRatePlanPolicy, writeRatePlanDeposit, writeRatePlanPolicy } from "./rate-policy.ts";
+import type { RatePlanDeposit, RatePlanPolicy } from "./inventory.repository.ts";
 import { concurrencyLimit } from "../../lib/limit.ts";
 
 const codePattern = /^[A-Z0-9][A-Z0-9_-]{0,31}$/;
@@ -114,6 +114,8 @@ export interface InventoryService {
   listRatePlans(propertyId: string, page?: KeyPage): Promise<RatePlan[]>;
   /** Sets (null: removes) a rate plan's cancellation and no-show policy; 404 for another property's plan. */
   setRatePlanPolicy(propertyId: string, ratePlanId: string, policy: RatePlanPolicy | null): Promise<RatePlan>;
+  /** Sets (null: removes) a rate plan's deposit rule; 404 for another property's plan. */
+  setRatePlanDeposit(propertyId: string, ratePlanId: string, deposit: RatePlanDeposit | null): Promise<RatePlan>;
   setPrices(
     propertyId: string,
     input: { ratePlanId: string; roomTypeId: string; from: string; to: string; amountMinor: bigint },
@@ -487,6 +489,12 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
       const id = requireId(ratePlanId, "Rate plan");
       if (policy !== null) checkRatePlanPolicy(policy);
       return transact((tx) => writeRatePlanPolicy(tx, propertyId, id, policy));
+    },
+
+    async setRatePlanDeposit(propertyId, ratePlanId, deposit) {
+      const id = requireId(ratePlanId, "Rate plan");
+      if (deposit !== null) checkRatePlanDeposit(deposit);
+      return transact((tx) => writeRatePlanDeposit(tx, propertyId, id, deposit));
     },
 
     async setPrices(propertyId, input) {

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import type { Queryable } from "../../db/queryable.ts";
+import type { DepositDueAnchor, PolicyFeeKind } from "./inventory.repository.ts";
 
 /** Read-only inventory questions of other modules (night audit, mobile quotes, partner reads, reports). */
 
@@ -69,12 +70,22 @@ export async function roomTypesOf(pool: pg.Pool, propertyId: string): Promise<Ro
   ).rows;
 }
 
-export async function ratePlansOf(
-  pool: pg.Pool,
-  propertyId: string,
-): Promise<{ id: string; code: string; name: string; room_type_codes: string[] }[]> {
-  const { rows } = await pool.query<{ id: string; code: string; name: string; room_type_codes: string[] | null }>(
-    `select rp.id, rp.code, rp.name, array_agg(rt.code order by rt.code) filter (where rt.code is not null) as room_type_codes
+export async function ratePlansOf(pool: pg.Pool, propertyId: string): Promise<PartnerRatePlan[]> {
+  const { rows } = await pool.query<
+    Omit<PartnerRatePlan, "room_type_codes" | "policy" | "deposit"> & {
+      room_type_codes: string[] | null;
+      free_hours: number | null;
+      fee_kind: PolicyFeeKind | null;
+      fee_value: string | null;
+      deposit_kind: PolicyFeeKind | null;
+      deposit_value: string | null;
+      due_anchor: DepositDueAnchor | null;
+      due_days: number | null;
+    }
+  >(
+    `select rp.id, rp.code, rp.name, array_agg(rt.code order by rt.code) filter (where rt.code is not null) as room_type_codes,
+            rp.policy_free_hours as free_hours, rp.policy_fee_kind as fee_kind, rp.policy_fee_value::text as fee_value,
+            rp.deposit_kind, rp.deposit_value::text as deposit_value, rp.deposit_due_anchor as due_anchor, rp.deposit_due_days as due_days
        from rate_plans rp
        left join rate_plan_room_types x on x.property_id = rp.property_id and x.rate_plan_id = rp.id
        left join room_types rt on rt.property_id = x.property_id and rt.id = x.room_type_id
@@ -83,5 +94,28 @@ export async function ratePlansOf(
       order by rp.code`,
     [propertyId],
   );
-  return rows.map((r) => ({ ...r, room_type_codes: r.room_type_codes ?? [] }));
+  return rows.map((r) => ({
+    id: r.id,
+    code: r.code,
+    name: r.name,
+    room_type_codes: r.room_type_codes ?? [],
+    policy:
+      r.fee_kind === null
+        ? null
+        : { freeUntilHours: r.free_hours!, feeKind: r.fee_kind, feeValue: BigInt(r.fee_value!) },
+    deposit:
+      r.deposit_kind === null
+        ? null
+        : { kind: r.deposit_kind, value: BigInt(r.deposit_value!), dueAnchor: r.due_anchor!, dueDays: r.due_days! },
+  }));
+}
+
+/** A rate plan as partners read it: its codes, room types and the terms of a booking made now. */
+export interface PartnerRatePlan {
+  id: string;
+  code: string;
+  name: string;
+  room_type_codes: string[];
+  policy: { freeUntilHours: number; feeKind: PolicyFeeKind; feeValue: bigint } | null;
+  deposit: { kind: PolicyFeeKind; value: bigint; dueAnchor: DepositDueAnchor; dueDays: number } | null;
 }

@@ -7,7 +7,13 @@ import { propertyRowColumns } from "./lookup.ts";
  * `own_` so they never shadow the caller's. Everything else goes through the functions of this module.
  */
 
-const propertyFields = { code: "code", timeZone: "time_zone", amountScale: "amount_scale", active: "active" } as const;
+const propertyFields = {
+  code: "code",
+  timeZone: "time_zone",
+  amountScale: "amount_scale",
+  active: "active",
+  businessDate: "business_date",
+} as const;
 
 /** One field of the property whose id is `idExpr` (null when there is none). */
 export function propertyFieldSql(field: keyof typeof propertyFields, idExpr: string): string {

@@ -4,7 +4,12 @@ import { poolQueryable, type Queryable } from "../../db/queryable.ts";
 import { chargesOnDaySql } from "../folio/index.ts";
 import { roomCountsOnDaySql, sellableRoomsByDaySql } from "../inventory/index.ts";
 import { activePropertyRowSql, propertyById } from "../properties/index.ts";
-import { dayMovementsSql, roomNightsByDaySql } from "../reservations/index.ts";
+import {
+  dayMovementsSql,
+  overdueDepositsSummary,
+  roomNightsByDaySql,
+  type OverdueDeposit,
+} from "../reservations/index.ts";
 
 export interface Dashboard {
   businessDate: string;
@@ -20,7 +25,13 @@ export interface Dashboard {
   revenueMinor: bigint;
   currency: string;
   amountScale: number;
+  /** The first overdue deposits (earliest due date first) and how many there are. */
+  overdueDeposits: OverdueDeposit[];
+  overdueDepositCount: number;
 }
+
+/** How many overdue deposits the dashboard lists. */
+const dashboardOverdueDeposits = 20;
 
 export interface ForecastDay {
   date: string;
@@ -106,19 +117,22 @@ export function createStatsService(deps: { pool: pg.Pool }): StatsService {
   const reads = poolQueryable(deps.pool);
   return {
     async dashboard(propertyId) {
-      const [row] = await reads.query<{
-        businessDate: string;
-        currency: string;
-        amountScale: number;
-        arrivals: number;
-        departures: number;
-        inHouse: number;
-        revenue: string;
-        total: number;
-        sold: number;
-        blocked: number;
-        ooo: number;
-      }>(dashboardSql, [propertyId]);
+      const [[row], overdue] = await Promise.all([
+        reads.query<{
+          businessDate: string;
+          currency: string;
+          amountScale: number;
+          arrivals: number;
+          departures: number;
+          inHouse: number;
+          revenue: string;
+          total: number;
+          sold: number;
+          blocked: number;
+          ooo: number;
+        }>(dashboardSql, [propertyId]),
+        overdueDepositsSummary(reads, propertyId, dashboardOverdueDeposits),
+      ]);
       if (row === undefined) throw new AppError("not_found", "Property not found.");
       return {
         businessDate: row.businessDate,
@@ -133,6 +147,8 @@ export function createStatsService(deps: { pool: pg.Pool }): StatsService {
         revenueMinor: BigInt(row.revenue),
         currency: row.currency,
         amountScale: row.amountScale,
+        overdueDeposits: overdue.first,
+        overdueDepositCount: overdue.count,
       };
     },
 

@@ -26,11 +26,14 @@ export {
 } from "./reservation.service.ts";
 export type { Reservation, ReservationSummary, RoomLine } from "./reservation.repository.ts";
 export {
+  addDepositPayment,
   changeFeed,
   changeFeedHead,
   countInStatus,
   findByExternalReference,
   findByProviderReference,
+  overdueDepositsSummary,
+  type OverdueDeposit,
 } from "./reservation.repository.ts";
 export {
   countDeparturesNotCheckedOut,

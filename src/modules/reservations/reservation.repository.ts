@@ -22,7 +22,10 @@ export interface RoomLine {
   checkedOutAt: Date | null;
   /** The guests of the room as the booking names them (names only; never in webhooks, feeds or logs). */
   guestNames: string[];
-  /** The rate plan's cancellation and no-show policy as it stands now, or null when it has none. */
+  /**
+   * The cancellation and no-show policy of the rate plan as it stood when the line was booked (or moved to the plan),
+   * or null when it had none: a later change of the plan's policy does not change this stay's fees.
+   */
   policy: LinePolicy | null;
 }
 
@@ -79,6 +82,13 @@ export interface Reservation {
   optionUntil: Date | null;
   /** Why the system cancelled it (`option_expired`); null for a cancellation by a person or a partner. */
   cancellationReason: string | null;
+  /** The deposit its rate plans asked for when it was made (0: none) and its due date (null: none). */
+  depositDueMinor: bigint;
+  depositDueDate: string | null;
+  /** The payments of its folio, net of refunds. */
+  depositPaidMinor: bigint;
+  /** A TENTATIVE or GUARANTEED stay whose deposit due date is before the business date, not paid in full. */
+  depositOverdue: boolean;
   rooms: RoomLine[];
 }
 
@@ -90,8 +100,13 @@ export interface OverbookedNight {
   rooms: number;
 }
 
-type Row = Omit<Reservation, "totalMinor" | "changeSeq" | "rooms" | "rateDifferenceMinor"> & {
+type Row = Omit<
+  Reservation,
+  "totalMinor" | "changeSeq" | "rooms" | "rateDifferenceMinor" | "depositDueMinor" | "depositPaidMinor"
+> & {
   totalMinor: string;
+  depositDueMinor: string;
+  depositPaidMinor: string;
   changeSeq: string | null;
   rateDifferenceMinor: string | null;
 };
@@ -108,7 +123,21 @@ const reservationCols = `r.id, r.property_id as "propertyId", r.code, r.status, 
   r.cancelled_at as "cancelledAt", r.created_at as "createdAt", r.updated_at as "updatedAt", r.change_seq::text as "changeSeq",
   r.rate_difference_minor::text as "rateDifferenceMinor", r.restriction_overrides as "restrictionOverrides",
   r.remarks, r.payment_guarantee as "paymentGuarantee",
-  ${overbookedNightsSql("$1", "r.id")} as "overbookedNights", r.option_until as "optionUntil", r.cancellation_reason as "cancellationReason"`;
+  ${overbookedNightsSql("$1", "r.id")} as "overbookedNights", r.option_until as "optionUntil", r.cancellation_reason as "cancellationReason",
+  r.deposit_due_minor::text as "depositDueMinor", to_char(r.deposit_due_date, 'YYYY-MM-DD') as "depositDueDate",
+  ${paidSql("r")}::text as "depositPaidMinor", ${depositOverdueSql("r", propertyFieldSql("businessDate", "$1"))} as "depositOverdue"`;
+
+/** What the reservation row `r` has paid: its folio's payments net of refunds (addDepositPayment). */
+function paidSql(r: string): string {
+  return `coalesce((select x.paid_minor from reservation_payments_received x
+    where x.property_id = ${r}.property_id and x.reservation_id = ${r}.id), 0)`;
+}
+
+/** Whether the reservation row `r` owes a deposit past its due date on the business date `businessDateExpr`. */
+function depositOverdueSql(r: string, businessDateExpr: string): string {
+  return `coalesce(${r}.deposit_due_date < ${businessDateExpr} and ${paidSql(r)} < ${r}.deposit_due_minor
+    and ${r}.status in ('TENTATIVE', 'GUARANTEED'), false)`;
+}
 
 async function withLines(q: Queryable, propertyId: string, rows: Row[]): Promise<Reservation[]> {
   if (rows.length === 0) return [];
@@ -117,10 +146,10 @@ async function withLines(q: Queryable, propertyId: string, rows: Row[]): Promise
             rr.rate_plan_id as "ratePlanId", rp.code as "ratePlanCode", rr.room_id as "roomId", rm.number as "roomNumber",
             rr.adults, rr.children, rr.nightly_minor::text[] as "nightlyMinor", rr.total_minor::text as "totalMinor",
             rr.checked_in_at as "checkedInAt", rr.checked_out_at as "checkedOutAt", rr.guest_names as "guestNames",
-            case when rp.policy_fee_kind is null then null else json_build_object(
-              'freeUntilHours', rp.policy_free_hours, 'feeKind', rp.policy_fee_kind, 'feeValue', rp.policy_fee_value::text,
+            case when rr.policy_fee_kind is null then null else json_build_object(
+              'freeUntilHours', rr.policy_free_hours, 'feeKind', rr.policy_fee_kind, 'feeValue', rr.policy_fee_value::text,
               'freeUntil', (res.arrival_date::timestamp at time zone ${propertyFieldSql("timeZone", "$1")})
-                           - make_interval(hours => rp.policy_free_hours)) end as policy
+                           - make_interval(hours => rr.policy_free_hours)) end as policy
        from reservation_rooms rr
        join reservations res on res.property_id = rr.property_id and res.id = rr.reservation_id
        join (${roomTypesSql("$1")}) rt on rt.id = rr.room_type_id
@@ -147,6 +176,8 @@ async function withLines(q: Queryable, propertyId: string, rows: Row[]): Promise
   return rows.map((r) => ({
     ...r,
     totalMinor: BigInt(r.totalMinor),
+    depositDueMinor: BigInt(r.depositDueMinor),
+    depositPaidMinor: BigInt(r.depositPaidMinor),
     changeSeq: BigInt(r.changeSeq ?? 0),
     rateDifferenceMinor: r.rateDifferenceMinor === null ? null : BigInt(r.rateDifferenceMinor),
     rooms: byReservation.get(r.id) ?? [],
@@ -265,6 +296,8 @@ export type NewReservation = Pick<
   | "createdAt"
   | "rateDifferenceMinor"
   | "restrictionOverrides"
+  | "depositDueMinor"
+  | "depositDueDate"
 > & {
   /** In position order. */
   lines: {
@@ -275,6 +308,8 @@ export type NewReservation = Pick<
     children: number;
     nightlyMinor: readonly bigint[];
     totalMinor: bigint;
+    /** The rate plan's policy now: the line keeps it. */
+    policy: LinePolicy | null;
   }[];
   /** Set when the amounts charged differ from the daily prices (an explicit, permitted override). */
   priceOverride?: { by: string; at: Date; listedMinor: bigint } | null;
@@ -305,15 +340,20 @@ export async function insertReservation(q: Queryable, r: NewReservation): Promis
      r as (
        insert into reservations (id, property_id, code, status, source, channel, external_reference, holder_name, arrival_date, departure_date,
                                  adults, children, notes, total_minor, currency, created_at, updated_at,
-                                 price_override_by, price_override_at, price_listed_minor, provider, rate_difference_minor, restriction_overrides)
-       values ($1, $2, 'R' || (select last_number from n), $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15, $23, $24, $25, $26, $27, $28)
+                                 price_override_by, price_override_at, price_listed_minor, provider, rate_difference_minor, restriction_overrides,
+                                 deposit_due_minor, deposit_due_date)
+       values ($1, $2, 'R' || (select last_number from n), $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15, $23, $24, $25, $26, $27, $28,
+               $32, $33)
        on conflict (property_id, (coalesce(provider, '')), (coalesce(channel, '')), external_reference) where external_reference is not null do nothing
        returning id, code
      ), lines as (
-       insert into reservation_rooms (id, property_id, reservation_id, position, room_type_id, rate_plan_id, adults, children, nightly_minor, total_minor, arrival_date)
-       select l.id, $2, r.id, l.n - 1, l.room_type_id, l.rate_plan_id, l.adults, l.children, l.nightly::bigint[], l.total, $8
-         from r cross join unnest($16::uuid[], $17::uuid[], $18::uuid[], $19::int[], $20::int[], $21::text[], $22::bigint[])
-                             with ordinality as l(id, room_type_id, rate_plan_id, adults, children, nightly, total, n)
+       insert into reservation_rooms (id, property_id, reservation_id, position, room_type_id, rate_plan_id, adults, children, nightly_minor, total_minor, arrival_date,
+                                      policy_free_hours, policy_fee_kind, policy_fee_value)
+       select l.id, $2, r.id, l.n - 1, l.room_type_id, l.rate_plan_id, l.adults, l.children, l.nightly::bigint[], l.total, $8,
+              l.free_hours, l.fee_kind, l.fee_value
+         from r cross join unnest($16::uuid[], $17::uuid[], $18::uuid[], $19::int[], $20::int[], $21::text[], $22::bigint[],
+                                  $29::int[], $30::text[], $31::bigint[])
+                             with ordinality as l(id, room_type_id, rate_plan_id, adults, children, nightly, total, free_hours, fee_kind, fee_value, n)
      )
      select code from r`,
     [
@@ -345,6 +385,11 @@ export async function insertReservation(q: Queryable, r: NewReservation): Promis
       r.provider,
       r.rateDifferenceMinor?.toString() ?? null,
       r.restrictionOverrides,
+      r.lines.map((l) => l.policy?.freeUntilHours ?? null),
+      r.lines.map((l) => l.policy?.feeKind ?? null),
+      r.lines.map((l) => l.policy?.feeValue.toString() ?? null),
+      r.depositDueMinor.toString(),
+      r.depositDueDate,
     ],
   );
   return row?.code;
@@ -513,4 +558,75 @@ export async function setBookingDetails(
       JSON.stringify(d.guestNames),
     ],
   );
+}
+
+/**
+ * The reservations whose deposit is overdue on the property's business date, the earliest due date first (index
+ * reservations_deposit_due), `limit` + 1 of them so the caller can tell there are more.
+ */
+export async function listOverdueDeposits(q: Queryable, propertyId: string, limit: number): Promise<Reservation[]> {
+  const rows = await q.query<Row>(
+    `select ${reservationCols} from reservations r
+      where r.property_id = $1 and r.deposit_due_date is not null and r.status in ('TENTATIVE', 'GUARANTEED')
+        and ${depositOverdueSql("r", propertyFieldSql("businessDate", "$1"))}
+      order by r.deposit_due_date, r.code limit $2`,
+    [propertyId, limit + 1],
+  );
+  return withLines(q, propertyId, rows);
+}
+
+/**
+ * Adds a folio payment (negative: a refund) to what the reservation has paid, in the payment's transaction. The
+ * reservation's row is not touched: the payment holds its folio's lock, and a cancellation holds the reservation's
+ * while it waits for that folio to post its fee.
+ */
+export async function addDepositPayment(
+  q: Queryable,
+  propertyId: string,
+  reservationId: string,
+  amountMinor: bigint,
+): Promise<void> {
+  await q.query(
+    `insert into reservation_payments_received as x (property_id, reservation_id, paid_minor) values ($1, $2, $3::bigint)
+     on conflict (property_id, reservation_id) do update set paid_minor = x.paid_minor + excluded.paid_minor`,
+    [propertyId, reservationId, amountMinor.toString()],
+  );
+}
+
+export interface OverdueDeposit {
+  reservationId: string;
+  code: string;
+  holderName: string;
+  arrivalDate: string;
+  dueDate: string;
+  dueMinor: bigint;
+  paidMinor: bigint;
+}
+
+/** The dashboard's overdue deposits: the first `limit` (earliest due date first) and how many there are in all. */
+export async function overdueDepositsSummary(
+  q: Queryable,
+  propertyId: string,
+  limit: number,
+): Promise<{ count: number; first: OverdueDeposit[] }> {
+  const rows = await q.query<
+    Omit<OverdueDeposit, "dueMinor" | "paidMinor"> & { dueMinor: string; paidMinor: string; n: number }
+  >(
+    `select r.id as "reservationId", r.code, r.holder_name as "holderName", to_char(r.arrival_date, 'YYYY-MM-DD') as "arrivalDate",
+            to_char(r.deposit_due_date, 'YYYY-MM-DD') as "dueDate", r.deposit_due_minor::text as "dueMinor",
+            ${paidSql("r")}::text as "paidMinor", (count(*) over ())::int as n
+       from reservations r
+      where r.property_id = $1 and r.deposit_due_date is not null and r.status in ('TENTATIVE', 'GUARANTEED')
+        and ${depositOverdueSql("r", propertyFieldSql("businessDate", "$1"))}
+      order by r.deposit_due_date, r.code limit $2`,
+    [propertyId, limit],
+  );
+  return {
+    count: rows[0]?.n ?? 0,
+    first: rows.map(({ n: _n, dueMinor, paidMinor, ...r }) => ({
+      ...r,
+      dueMinor: BigInt(dueMinor),
+      paidMinor: BigInt(paidMinor),
+    })),
+  };
 }

@@ -81,6 +81,16 @@ export function reservationOut(r: Reservation) {
     ...(r.cancellationReason !== null ? { cancellationReason: r.cancellationReason } : {}),
     remarks: r.remarks,
     ...(r.paymentGuarantee !== null ? { paymentGuarantee: r.paymentGuarantee } : {}),
+    ...(r.depositDueDate !== null
+      ? {
+          deposit: {
+            dueMinor: r.depositDueMinor,
+            dueDate: r.depositDueDate,
+            paidMinor: r.depositPaidMinor,
+            overdue: r.depositOverdue,
+          },
+        }
+      : {}),
     rooms: r.rooms.map((l) => ({
       id: l.id,
       roomTypeId: l.roomTypeId,
@@ -260,6 +270,11 @@ export function registerReservationRpc(router: ConnectRouter, service: Reservati
         nextCursor: page.nextCursor,
         hasMore: page.hasMore,
       };
+    },
+    async listOverdueDeposits(req, ctx) {
+      const actor = await actorOf(ctx, req.propertyCode);
+      const page = await service.listOverdueDeposits(actor, req.limit === 0 ? 100 : req.limit);
+      return { reservations: page.reservations.map(reservationOut), hasMore: page.hasMore };
     },
   });
 }

@@ -43,6 +43,7 @@ import { alertOverbooking } from "./overbooking.ts";
 import { auditReservation, finishChange, requireReservation, type Actor } from "./common.ts";
 import { checkOptionUntil, setOption } from "./options.ts";
 import { postCancellationFee, type PostFee } from "./policy-fees.ts";
+import { depositOfBooking } from "./deposits.ts";
 
 export type { Actor };
 
@@ -140,6 +141,8 @@ export interface ReservationService extends FrontDesk {
     actor: Actor,
     input: ListReservationsInput,
   ): Promise<{ reservations: Reservation[]; nextCursor: string; hasMore: boolean }>;
+  /** The reservations whose deposit is overdue, the earliest due date first; `limit` 1 to 500. */
+  listOverdueDeposits(actor: Actor, limit: number): Promise<{ reservations: Reservation[]; hasMore: boolean }>;
 }
 
 export interface ReservationDeps {
@@ -375,6 +378,7 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
             ratePlanId: rp.id,
             ratePlanCode: rp.code,
             policy: rp.policy,
+            deposit: rp.deposit,
             roomId: line.roomId,
             adults: line.adults,
             children,
@@ -405,6 +409,7 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
         const priceOverrideRecord = overridden ? { by: actor.by ?? "system", at: now, listedMinor: listedTotal } : null;
 
         const details = bookingDetails(input, input.rooms);
+        const deposit = depositOfBooking(lines, property.businessDate, arrival);
         const id = newId(now.getTime());
         const adults = lines.reduce((a, l) => a + l.adults, 0);
         const children = lines.reduce((a, l) => a + l.children, 0);
@@ -426,6 +431,8 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
           currency: property.currency,
           rateDifferenceMinor,
           restrictionOverrides,
+          depositDueMinor: deposit.dueMinor,
+          depositDueDate: deposit.dueDate,
         };
         // One round trip: the rows and the guarded takes of the nights (sent together; locks in the usual order).
         const [inserted, taken] = await Promise.allSettled([
@@ -472,6 +479,8 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
           overbookedNights: overbookedNightsOf(taken.value, lines),
           optionUntil,
           cancellationReason: null,
+          depositPaidMinor: 0n,
+          depositOverdue: false,
           rooms: lines.map((l, position) => ({
             id: l.id,
             position,
@@ -611,6 +620,8 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
           total: sum(nightly),
           roomId,
           recheckRoom: datesChanged && roomId !== null,
+          // a line moved to another rate plan takes that plan's policy as it is now; a kept plan keeps the line's
+          policy: rp.policy,
         });
         stayLines.push({ roomTypeId, ratePlanId, roomTypeCode: rt.code, ratePlanCode: rp.code });
         if (repriced) restayed = true;
@@ -631,7 +642,10 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
       for (const l of lineUpdates) {
         await tx.query(
           `update reservation_rooms set room_type_id = $3, rate_plan_id = $4, adults = $5, children = $6, nightly_minor = $7::bigint[], total_minor = $8, room_id = $9,
-                  arrival_date = $10
+                  arrival_date = $10,
+                  policy_free_hours = case when rate_plan_id = $4 then policy_free_hours else $11::int end,
+                  policy_fee_kind = case when rate_plan_id = $4 then policy_fee_kind else $12::text end,
+                  policy_fee_value = case when rate_plan_id = $4 then policy_fee_value else $13::bigint end
             where property_id = $1 and id = $2`,
           [
             actor.propertyId,
@@ -644,6 +658,9 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
             l.total.toString(),
             l.roomId,
             arrival,
+            l.policy?.freeHours ?? null,
+            l.policy?.feeKind ?? null,
+            l.policy?.feeValue.toString() ?? null,
           ],
         );
         // the room row lock serialises this check with assignments, check-ins and out-of-order periods of the room
@@ -812,6 +829,11 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
         nextCursor: encodeCursor(last === undefined ? afterSeq : last.changeSeq),
         hasMore: rows.length > limit,
       };
+    },
+    async listOverdueDeposits(actor, limit) {
+      if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw invalidField("limit", "1 to 500");
+      const rows = await repo.listOverdueDeposits(reads, actor.propertyId, limit);
+      return { reservations: rows.slice(0, limit), hasMore: rows.length > limit };
     },
   };
 }

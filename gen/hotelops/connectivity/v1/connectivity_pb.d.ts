@@ -550,6 +550,20 @@ export declare type MappedRatePlan = Message<"hotelops.connectivity.v1.MappedRat
    * @generated from field: repeated string room_type_codes = 4;
    */
   roomTypeCodes: string[];
+
+  /**
+   * What a cancellation or a no-show of a booking made now costs; absent: cancelling is free.
+   *
+   * @generated from field: optional hotelops.connectivity.v1.RatePlanCancellationTerms cancellation_policy = 5;
+   */
+  cancellationPolicy?: RatePlanCancellationTerms | undefined;
+
+  /**
+   * The deposit a booking made now owes; absent: none.
+   *
+   * @generated from field: optional hotelops.connectivity.v1.RatePlanDepositTerms deposit_policy = 6;
+   */
+  depositPolicy?: RatePlanDepositTerms | undefined;
 };
 
 /**
@@ -557,6 +571,75 @@ export declare type MappedRatePlan = Message<"hotelops.connectivity.v1.MappedRat
  * Use `create(MappedRatePlanSchema)` to create a new message.
  */
 export declare const MappedRatePlanSchema: GenMessage<MappedRatePlan>;
+
+/**
+ * A rate plan's cancellation and no-show policy: cancelling is free until `free_until_hours` hours before the arrival
+ * (midnight at the start of the arrival date, hotel time); a later cancellation and a no-show owe the fee. A booking
+ * keeps the policy in force when it was made.
+ *
+ * @generated from message hotelops.connectivity.v1.RatePlanCancellationTerms
+ */
+export declare type RatePlanCancellationTerms = Message<"hotelops.connectivity.v1.RatePlanCancellationTerms"> & {
+  /**
+   * @generated from field: int32 free_until_hours = 1;
+   */
+  freeUntilHours: number;
+
+  /**
+   * FIRST_NIGHT: the first night's price; PERCENT: `fee_value` basis points of the room's total; FIXED: `fee_value`
+   * minor units (never more than the room's total).
+   *
+   * @generated from field: string fee_kind = 2;
+   */
+  feeKind: string;
+
+  /**
+   * @generated from field: int64 fee_value = 3;
+   */
+  feeValue: bigint;
+};
+
+/**
+ * Describes the message hotelops.connectivity.v1.RatePlanCancellationTerms.
+ * Use `create(RatePlanCancellationTermsSchema)` to create a new message.
+ */
+export declare const RatePlanCancellationTermsSchema: GenMessage<RatePlanCancellationTerms>;
+
+/**
+ * A rate plan's deposit per booked room, due `due_days` days after the booking or before the arrival date.
+ *
+ * @generated from message hotelops.connectivity.v1.RatePlanDepositTerms
+ */
+export declare type RatePlanDepositTerms = Message<"hotelops.connectivity.v1.RatePlanDepositTerms"> & {
+  /**
+   * FIRST_NIGHT: the first night's price; PERCENT: `value` basis points of the room's total; FIXED: `value` minor
+   * units (never more than the room's total).
+   *
+   * @generated from field: string kind = 1;
+   */
+  kind: string;
+
+  /**
+   * @generated from field: int64 value = 2;
+   */
+  value: bigint;
+
+  /**
+   * @generated from field: string due_anchor = 3;
+   */
+  dueAnchor: string;
+
+  /**
+   * @generated from field: int32 due_days = 4;
+   */
+  dueDays: number;
+};
+
+/**
+ * Describes the message hotelops.connectivity.v1.RatePlanDepositTerms.
+ * Use `create(RatePlanDepositTermsSchema)` to create a new message.
+ */
+export declare const RatePlanDepositTermsSchema: GenMessage<RatePlanDepositTerms>;
 
 /**
  * @generated from message hotelops.connectivity.v1.CreateReservationEventRequest
@@ -1042,6 +1125,20 @@ export declare type AriRatePlan = Message<"hotelops.connectivity.v1.AriRatePlan"
    * @generated from field: repeated hotelops.connectivity.v1.AriDay days = 3;
    */
   days: AriDay[];
+
+  /**
+   * The rate plan's cancellation and no-show policy for a booking made now; absent: cancelling is free.
+   *
+   * @generated from field: optional hotelops.connectivity.v1.RatePlanCancellationTerms cancellation_policy = 4;
+   */
+  cancellationPolicy?: RatePlanCancellationTerms | undefined;
+
+  /**
+   * The rate plan's deposit for a booking made now; absent: none.
+   *
+   * @generated from field: optional hotelops.connectivity.v1.RatePlanDepositTerms deposit_policy = 5;
+   */
+  depositPolicy?: RatePlanDepositTerms | undefined;
 };
 
 /**

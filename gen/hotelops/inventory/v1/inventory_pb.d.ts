@@ -119,6 +119,13 @@ export declare type RatePlan = Message<"hotelops.inventory.v1.RatePlan"> & {
    * @generated from field: hotelops.inventory.v1.CancellationPolicy cancellation_policy = 6;
    */
   cancellationPolicy?: CancellationPolicy | undefined;
+
+  /**
+   * Unset: no deposit is asked.
+   *
+   * @generated from field: hotelops.inventory.v1.DepositPolicy deposit_policy = 7;
+   */
+  depositPolicy?: DepositPolicy | undefined;
 };
 
 /**
@@ -126,6 +133,91 @@ export declare type RatePlan = Message<"hotelops.inventory.v1.RatePlan"> & {
  * Use `create(RatePlanSchema)` to create a new message.
  */
 export declare const RatePlanSchema: GenMessage<RatePlan>;
+
+/**
+ * A deposit a booking owes per room line, due `due_days` days after the booking (the business date it was made on)
+ * or before the arrival date; never due after the arrival date nor before the booking's business date.
+ *
+ * @generated from message hotelops.inventory.v1.DepositPolicy
+ */
+export declare type DepositPolicy = Message<"hotelops.inventory.v1.DepositPolicy"> & {
+  /**
+   * FIRST_NIGHT: the line's first night; PERCENT: `value` basis points of the line's total; FIXED: `value` minor
+   * units (at most the line's total).
+   *
+   * @generated from field: hotelops.inventory.v1.CancellationFeeKind kind = 1;
+   */
+  kind: CancellationFeeKind;
+
+  /**
+   * FIRST_NIGHT: 0; PERCENT: 1 to 10000; FIXED: 1 to the money bound.
+   *
+   * @generated from field: int64 value = 2;
+   */
+  value: bigint;
+
+  /**
+   * @generated from field: hotelops.inventory.v1.DepositDueAnchor due_anchor = 3;
+   */
+  dueAnchor: DepositDueAnchor;
+
+  /**
+   * 0 to 365.
+   *
+   * @generated from field: int32 due_days = 4;
+   */
+  dueDays: number;
+};
+
+/**
+ * Describes the message hotelops.inventory.v1.DepositPolicy.
+ * Use `create(DepositPolicySchema)` to create a new message.
+ */
+export declare const DepositPolicySchema: GenMessage<DepositPolicy>;
+
+/**
+ * @generated from message hotelops.inventory.v1.SetRatePlanDepositRequest
+ */
+export declare type SetRatePlanDepositRequest = Message<"hotelops.inventory.v1.SetRatePlanDepositRequest"> & {
+  /**
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * @generated from field: string rate_plan_id = 2;
+   */
+  ratePlanId: string;
+
+  /**
+   * Unset: removes the deposit rule.
+   *
+   * @generated from field: hotelops.inventory.v1.DepositPolicy deposit = 3;
+   */
+  deposit?: DepositPolicy | undefined;
+};
+
+/**
+ * Describes the message hotelops.inventory.v1.SetRatePlanDepositRequest.
+ * Use `create(SetRatePlanDepositRequestSchema)` to create a new message.
+ */
+export declare const SetRatePlanDepositRequestSchema: GenMessage<SetRatePlanDepositRequest>;
+
+/**
+ * @generated from message hotelops.inventory.v1.SetRatePlanDepositResponse
+ */
+export declare type SetRatePlanDepositResponse = Message<"hotelops.inventory.v1.SetRatePlanDepositResponse"> & {
+  /**
+   * @generated from field: hotelops.inventory.v1.RatePlan rate_plan = 1;
+   */
+  ratePlan?: RatePlan | undefined;
+};
+
+/**
+ * Describes the message hotelops.inventory.v1.SetRatePlanDepositResponse.
+ * Use `create(SetRatePlanDepositResponseSchema)` to create a new message.
+ */
+export declare const SetRatePlanDepositResponseSchema: GenMessage<SetRatePlanDepositResponse>;
 
 /**
  * What a cancellation or a no-show costs. Cancelling is free until `free_until_hours` hours before arrival (arrival
@@ -1534,6 +1626,35 @@ export enum BoardType {
 export declare const BoardTypeSchema: GenEnum<BoardType>;
 
 /**
+ * @generated from enum hotelops.inventory.v1.DepositDueAnchor
+ */
+export enum DepositDueAnchor {
+  /**
+   * @generated from enum value: DEPOSIT_DUE_ANCHOR_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * `due_days` days after the business date the reservation was made on.
+   *
+   * @generated from enum value: DEPOSIT_DUE_ANCHOR_AFTER_BOOKING = 1;
+   */
+  AFTER_BOOKING = 1,
+
+  /**
+   * `due_days` days before the arrival date.
+   *
+   * @generated from enum value: DEPOSIT_DUE_ANCHOR_BEFORE_ARRIVAL = 2;
+   */
+  BEFORE_ARRIVAL = 2,
+}
+
+/**
+ * Describes the enum hotelops.inventory.v1.DepositDueAnchor.
+ */
+export declare const DepositDueAnchorSchema: GenEnum<DepositDueAnchor>;
+
+/**
  * @generated from enum hotelops.inventory.v1.CancellationFeeKind
  */
 export enum CancellationFeeKind {
@@ -1665,8 +1786,8 @@ export declare const InventoryService: GenService<{
   /**
    * Sets a rate plan's cancellation and no-show policy (`policy` unset: removes it, cancelling is always free).
    * 422 validation_failed naming the field (policy.freeUntilHours, policy.feeKind, policy.feeValue) for a policy out
-   * of range; 404 for a rate plan of another property. Reservations read the policy of their rate plan when they are
-   * cancelled or marked no-show (ReservationService), so a change applies to reservations already made.
+   * of range; 404 for a rate plan of another property. A room line keeps the policy its rate plan had when the line
+   * was booked (ReservationService: RoomLine.cancellation_policy): a change applies to reservations made afterwards.
    *
    * @generated from rpc hotelops.inventory.v1.InventoryService.SetRatePlanPolicy
    */
@@ -1674,6 +1795,19 @@ export declare const InventoryService: GenService<{
     methodKind: "unary";
     input: typeof SetRatePlanPolicyRequestSchema;
     output: typeof SetRatePlanPolicyResponseSchema;
+  },
+  /**
+   * Sets a rate plan's deposit rule (`deposit` unset: removes it). A reservation made afterwards owes the deposit of
+   * its room lines by the due date (ReservationService: Reservation.deposit); reservations already made keep what
+   * they owe. 422 validation_failed naming the field (deposit.kind, deposit.value, deposit.dueAnchor,
+   * deposit.dueDays); 404 for a rate plan of another property.
+   *
+   * @generated from rpc hotelops.inventory.v1.InventoryService.SetRatePlanDeposit
+   */
+  setRatePlanDeposit: {
+    methodKind: "unary";
+    input: typeof SetRatePlanDepositRequestSchema;
+    output: typeof SetRatePlanDepositResponseSchema;
   },
   /**
    * Sets one nightly price for every date of a range (at most 731 days) of a rate plan x room type.

@@ -852,6 +852,19 @@ export declare type GetDashboardResponse = Message<"hotelops.mobile.v1.GetDashbo
    * @generated from field: int32 amount_scale = 12;
    */
   amountScale: number;
+
+  /**
+   * Reservations whose deposit is overdue (TENTATIVE or GUARANTEED, due date before the business date, not paid in
+   * full), the earliest due date first, at most 20; `overdue_deposit_count` counts them all.
+   *
+   * @generated from field: repeated hotelops.mobile.v1.OverdueDeposit overdue_deposits = 13;
+   */
+  overdueDeposits: OverdueDeposit[];
+
+  /**
+   * @generated from field: int32 overdue_deposit_count = 14;
+   */
+  overdueDepositCount: number;
 };
 
 /**
@@ -859,6 +872,52 @@ export declare type GetDashboardResponse = Message<"hotelops.mobile.v1.GetDashbo
  * Use `create(GetDashboardResponseSchema)` to create a new message.
  */
 export declare const GetDashboardResponseSchema: GenMessage<GetDashboardResponse>;
+
+/**
+ * @generated from message hotelops.mobile.v1.OverdueDeposit
+ */
+export declare type OverdueDeposit = Message<"hotelops.mobile.v1.OverdueDeposit"> & {
+  /**
+   * @generated from field: string reservation_id = 1;
+   */
+  reservationId: string;
+
+  /**
+   * @generated from field: string code = 2;
+   */
+  code: string;
+
+  /**
+   * @generated from field: string holder_name = 3;
+   */
+  holderName: string;
+
+  /**
+   * @generated from field: string arrival_date = 4;
+   */
+  arrivalDate: string;
+
+  /**
+   * @generated from field: string due_date = 5;
+   */
+  dueDate: string;
+
+  /**
+   * @generated from field: int64 due_minor = 6;
+   */
+  dueMinor: bigint;
+
+  /**
+   * @generated from field: int64 paid_minor = 7;
+   */
+  paidMinor: bigint;
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.OverdueDeposit.
+ * Use `create(OverdueDepositSchema)` to create a new message.
+ */
+export declare const OverdueDepositSchema: GenMessage<OverdueDeposit>;
 
 /**
  * @generated from message hotelops.mobile.v1.GetForecastRequest
@@ -1432,7 +1491,7 @@ export declare const MobileService: GenService<{
     output: typeof ReinstateMobileReservationResponseSchema;
   },
   /**
-   * Today (the property's business date) at the active property, from two SQL statements.
+   * Today (the property's business date) at the active property, from three SQL statements.
    *
    * @generated from rpc hotelops.mobile.v1.MobileService.GetDashboard
    */

@@ -91,8 +91,9 @@ export declare type RoomLine = Message<"hotelops.reservation.v1.RoomLine"> & {
   guestNames: string[];
 
   /**
-   * The rate plan's cancellation and no-show policy as it stands now (InventoryService.SetRatePlanPolicy); absent
-   * when the rate plan has none (cancelling is free, a no-show costs nothing).
+   * The rate plan's cancellation and no-show policy as it stood when the line was booked or moved to the rate plan
+   * (InventoryService.SetRatePlanPolicy): a later change of the plan's policy does not change this stay's fees.
+   * Absent when the rate plan had none (cancelling is free, a no-show costs nothing).
    *
    * @generated from field: optional hotelops.reservation.v1.LinePolicy cancellation_policy = 15;
    */
@@ -356,6 +357,14 @@ export declare type Reservation = Message<"hotelops.reservation.v1.Reservation">
    * @generated from field: optional hotelops.reservation.v1.PaymentGuarantee payment_guarantee = 28;
    */
   paymentGuarantee?: PaymentGuarantee | undefined;
+
+  /**
+   * The deposit the stay owes by its rate plans' deposit rules as they stood when it was made
+   * (InventoryService.SetRatePlanDeposit); absent when none was asked.
+   *
+   * @generated from field: optional hotelops.reservation.v1.Deposit deposit = 29;
+   */
+  deposit?: Deposit | undefined;
 };
 
 /**
@@ -363,6 +372,48 @@ export declare type Reservation = Message<"hotelops.reservation.v1.Reservation">
  * Use `create(ReservationSchema)` to create a new message.
  */
 export declare const ReservationSchema: GenMessage<Reservation>;
+
+/**
+ * What a reservation owes as a deposit and what its folio has received.
+ *
+ * @generated from message hotelops.reservation.v1.Deposit
+ */
+export declare type Deposit = Message<"hotelops.reservation.v1.Deposit"> & {
+  /**
+   * The sum of its room lines' deposits, minor units.
+   *
+   * @generated from field: int64 due_minor = 1;
+   */
+  dueMinor: bigint;
+
+  /**
+   * The earliest due date of its room lines.
+   *
+   * @generated from field: string due_date = 2;
+   */
+  dueDate: string;
+
+  /**
+   * Payments posted to the reservation's folio, net of refunds (FolioService.PostPayment), minor units.
+   *
+   * @generated from field: int64 paid_minor = 3;
+   */
+  paidMinor: bigint;
+
+  /**
+   * True while the reservation is TENTATIVE or GUARANTEED, the business date is after `due_date` and `paid_minor`
+   * is below `due_minor`.
+   *
+   * @generated from field: bool overdue = 4;
+   */
+  overdue: boolean;
+};
+
+/**
+ * Describes the message hotelops.reservation.v1.Deposit.
+ * Use `create(DepositSchema)` to create a new message.
+ */
+export declare const DepositSchema: GenMessage<Deposit>;
 
 /**
  * One night of an overbooking: how many rooms of the type the stay is short on that date.
@@ -1136,6 +1187,54 @@ export declare type ListReservationsRequest = Message<"hotelops.reservation.v1.L
 export declare const ListReservationsRequestSchema: GenMessage<ListReservationsRequest>;
 
 /**
+ * @generated from message hotelops.reservation.v1.ListOverdueDepositsRequest
+ */
+export declare type ListOverdueDepositsRequest = Message<"hotelops.reservation.v1.ListOverdueDepositsRequest"> & {
+  /**
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * 1-500, default 100 (0 or absent).
+   *
+   * @generated from field: int32 limit = 2;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message hotelops.reservation.v1.ListOverdueDepositsRequest.
+ * Use `create(ListOverdueDepositsRequestSchema)` to create a new message.
+ */
+export declare const ListOverdueDepositsRequestSchema: GenMessage<ListOverdueDepositsRequest>;
+
+/**
+ * @generated from message hotelops.reservation.v1.ListOverdueDepositsResponse
+ */
+export declare type ListOverdueDepositsResponse = Message<"hotelops.reservation.v1.ListOverdueDepositsResponse"> & {
+  /**
+   * The reservations whose `deposit.overdue` is true, the earliest due date first.
+   *
+   * @generated from field: repeated hotelops.reservation.v1.Reservation reservations = 1;
+   */
+  reservations: Reservation[];
+
+  /**
+   * More are overdue than `limit`.
+   *
+   * @generated from field: bool has_more = 2;
+   */
+  hasMore: boolean;
+};
+
+/**
+ * Describes the message hotelops.reservation.v1.ListOverdueDepositsResponse.
+ * Use `create(ListOverdueDepositsResponseSchema)` to create a new message.
+ */
+export declare const ListOverdueDepositsResponseSchema: GenMessage<ListOverdueDepositsResponse>;
+
+/**
  * @generated from message hotelops.reservation.v1.ListReservationsResponse
  */
 export declare type ListReservationsResponse = Message<"hotelops.reservation.v1.ListReservationsResponse"> & {
@@ -1435,6 +1534,16 @@ export declare const ReservationService: GenService<{
     methodKind: "unary";
     input: typeof ListReservationsRequestSchema;
     output: typeof ListReservationsResponseSchema;
+  },
+  /**
+   * The reservations whose deposit is overdue (Reservation.deposit.overdue), the earliest due date first.
+   *
+   * @generated from rpc hotelops.reservation.v1.ReservationService.ListOverdueDeposits
+   */
+  listOverdueDeposits: {
+    methodKind: "unary";
+    input: typeof ListOverdueDepositsRequestSchema;
+    output: typeof ListOverdueDepositsResponseSchema;
   },
 }>;
 

@@ -65,6 +65,11 @@ class InventoryServiceStub(object):
                 request_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRatePlanPolicyRequest.SerializeToString,
                 response_deserializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRatePlanPolicyResponse.FromString,
                 )
+        self.SetRatePlanDeposit = channel.unary_unary(
+                '/hotelops.inventory.v1.InventoryService/SetRatePlanDeposit',
+                request_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRatePlanDepositRequest.SerializeToString,
+                response_deserializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRatePlanDepositResponse.FromString,
+                )
         self.SetPrices = channel.unary_unary(
                 '/hotelops.inventory.v1.InventoryService/SetPrices',
                 request_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetPricesRequest.SerializeToString,
@@ -185,8 +190,18 @@ class InventoryServiceServicer(object):
     def SetRatePlanPolicy(self, request, context):
         """Sets a rate plan's cancellation and no-show policy (`policy` unset: removes it, cancelling is always free).
         422 validation_failed naming the field (policy.freeUntilHours, policy.feeKind, policy.feeValue) for a policy out
-        of range; 404 for a rate plan of another property. Reservations read the policy of their rate plan when they are
-        cancelled or marked no-show (ReservationService), so a change applies to reservations already made.
+        of range; 404 for a rate plan of another property. A room line keeps the policy its rate plan had when the line
+        was booked (ReservationService: RoomLine.cancellation_policy): a change applies to reservations made afterwards.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetRatePlanDeposit(self, request, context):
+        """Sets a rate plan's deposit rule (`deposit` unset: removes it). A reservation made afterwards owes the deposit of
+        its room lines by the due date (ReservationService: Reservation.deposit); reservations already made keep what
+        they owe. 422 validation_failed naming the field (deposit.kind, deposit.value, deposit.dueAnchor,
+        deposit.dueDays); 404 for a rate plan of another property.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -319,6 +334,11 @@ def add_InventoryServiceServicer_to_server(servicer, server):
                     servicer.SetRatePlanPolicy,
                     request_deserializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRatePlanPolicyRequest.FromString,
                     response_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRatePlanPolicyResponse.SerializeToString,
+            ),
+            'SetRatePlanDeposit': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetRatePlanDeposit,
+                    request_deserializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRatePlanDepositRequest.FromString,
+                    response_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRatePlanDepositResponse.SerializeToString,
             ),
             'SetPrices': grpc.unary_unary_rpc_method_handler(
                     servicer.SetPrices,
@@ -519,6 +539,23 @@ class InventoryService(object):
         return grpc.experimental.unary_unary(request, target, '/hotelops.inventory.v1.InventoryService/SetRatePlanPolicy',
             hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRatePlanPolicyRequest.SerializeToString,
             hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRatePlanPolicyResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def SetRatePlanDeposit(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.inventory.v1.InventoryService/SetRatePlanDeposit',
+            hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRatePlanDepositRequest.SerializeToString,
+            hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRatePlanDepositResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 

@@ -177,7 +177,7 @@ class MobileServiceServicer(object):
     def GetDashboard(self, request, context):
         """---- Dashboard and forecast ----
 
-        Today (the property's business date) at the active property, from two SQL statements.
+        Today (the property's business date) at the active property, from three SQL statements.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -99,6 +99,11 @@ class ReservationServiceStub(object):
                 request_serializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.ListReservationsRequest.SerializeToString,
                 response_deserializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.ListReservationsResponse.FromString,
                 )
+        self.ListOverdueDeposits = channel.unary_unary(
+                '/hotelops.reservation.v1.ReservationService/ListOverdueDeposits',
+                request_serializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.ListOverdueDepositsRequest.SerializeToString,
+                response_deserializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.ListOverdueDepositsResponse.FromString,
+                )
 
 
 class ReservationServiceServicer(object):
@@ -252,6 +257,13 @@ class ReservationServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListOverdueDeposits(self, request, context):
+        """The reservations whose deposit is overdue (Reservation.deposit.overdue), the earliest due date first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ReservationServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -309,6 +321,11 @@ def add_ReservationServiceServicer_to_server(servicer, server):
                     servicer.ListReservations,
                     request_deserializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.ListReservationsRequest.FromString,
                     response_serializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.ListReservationsResponse.SerializeToString,
+            ),
+            'ListOverdueDeposits': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListOverdueDeposits,
+                    request_deserializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.ListOverdueDepositsRequest.FromString,
+                    response_serializer=hotelops_dot_reservation_dot_v1_dot_reservation__pb2.ListOverdueDepositsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -534,5 +551,22 @@ class ReservationService(object):
         return grpc.experimental.unary_unary(request, target, '/hotelops.reservation.v1.ReservationService/ListReservations',
             hotelops_dot_reservation_dot_v1_dot_reservation__pb2.ListReservationsRequest.SerializeToString,
             hotelops_dot_reservation_dot_v1_dot_reservation__pb2.ListReservationsResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListOverdueDeposits(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.reservation.v1.ReservationService/ListOverdueDeposits',
+            hotelops_dot_reservation_dot_v1_dot_reservation__pb2.ListOverdueDepositsRequest.SerializeToString,
+            hotelops_dot_reservation_dot_v1_dot_reservation__pb2.ListOverdueDepositsResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
