@@ -199,6 +199,13 @@ describe("the hotel group and property isolation", () => {
         .getGuest({ propertyCode: propertyB.code, guestId: id }, { headers: bearer(managerA) })
         .catch((e: unknown) => e);
       expect((named as ConnectError).code).toBe(Code.NotFound);
+      const update = await client
+        .updateGuest({ guestId: id, notes: "x" }, { headers: bearer(managerB) })
+        .catch((e: unknown) => e);
+      expect((update as ConnectError).code).toBe(Code.NotFound);
+      expect((await client.searchGuests({ documentNumber: tcNumber }, { headers: bearer(managerB) })).guests).toEqual(
+        [],
+      );
     }
     expect((await rest("GET", `/api/panel/v1/guests/${id}?propertyCode=${propertyB.code}`, managerA)).status).toBe(404);
   });
