@@ -64,5 +64,7 @@ export const tableOwners: Readonly<Record<string, string>> = {
   report_runs: "reports",
   // audit: the trail of changes (monthly partitions audit_changes_yYYYYmMM and audit_changes_default)
   audit_changes: "audit",
+  // guests: guest profiles of a hotel group, personal data sealed at rest
+  guests: "guests",
   audit_changes_default: "audit",
 };

@@ -54,6 +54,7 @@ import { createIdentityModule, MAX_IMAGE_BYTES } from "./modules/identity/index.
 import { createMobileModule } from "./modules/mobile/index.ts";
 import { createNotificationsModule } from "./modules/notifications/index.ts";
 import { createAuditModule } from "./modules/audit/index.ts";
+import { createGuests, createGuestsModule, type GuestService } from "./modules/guests/index.ts";
 import { createMetrics, type Metrics } from "./observability/metrics.ts";
 import { startMetricsServer } from "./observability/metrics-server.ts";
 import { startTracing, type Tracing } from "./observability/tracing.ts";
@@ -97,6 +98,7 @@ export interface Services {
   folios: FolioService;
   invoices: InvoiceService;
   nightAudit: NightAuditService;
+  guests: GuestService;
 }
 
 export function createServices(deps: Deps): Services {
@@ -128,6 +130,7 @@ export function createServices(deps: Deps): Services {
       markNoShow: reservations.markNoShowInTx,
       logger: deps.logger,
     }),
+    guests: createGuests(deps),
   };
 }
 
@@ -151,6 +154,8 @@ function createModules(deps: Deps, s: Services, options: AppOptions = {}): Modul
     createCashieringModule(deps, { folios: s.folios, invoices: s.invoices, nightAudit: s.nightAudit }),
     // mobile identity-document scan (OCR worker thread, started on first use)
     identity,
+    // guest profiles (personal data sealed at rest)
+    createGuestsModule(deps, s.guests),
     // the audit trail's read face and partition job (its ListAuditChanges part is spread into MobileService)
     audit,
     // MobileService (one registration: the identity scan and audit parts spread in)

@@ -48,6 +48,10 @@ export interface Config {
   webhookExtraCaFile: string | undefined;
   /** 32-byte key (hex or base64) sealing webhook signing secrets at rest; unset: `${dataDir}/webhook-secret.key`. */
   webhookSecretKey: string | undefined;
+  /** 32-byte key (hex or base64) sealing guest personal data at rest; unset: `${dataDir}/guest-data.key`. */
+  guestDataKey: string | undefined;
+  /** Comma-separated earlier guest data keys, still read (and searched) until a rotation re-sealed every row. */
+  guestDataPreviousKeys: string | undefined;
   /** Requests per minute of one staff session (clients use api_clients.rate_limit_per_minute). */
   rateLimitStaffPerMinute: number;
   /** Requests per minute of one client IP without authentication. */
@@ -239,6 +243,8 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowPrivateTargets,
     webhookExtraCaFile: text("WEBHOOK_EXTRA_CA_FILE"),
     webhookSecretKey: text("WEBHOOK_SECRET_KEY"),
+    guestDataKey: text("GUEST_DATA_KEY"),
+    guestDataPreviousKeys: text("GUEST_DATA_PREVIOUS_KEYS"),
     rateLimitStaffPerMinute: int("RATE_LIMIT_STAFF_PER_MINUTE", 300, 1, 1_000_000_000),
     rateLimitAnonPerMinute: int("RATE_LIMIT_ANON_PER_MINUTE", 300, 1, 1_000_000_000),
     rateLimitAuthPerMinute: int("RATE_LIMIT_AUTH_PER_MINUTE", 10, 1, 1_000_000_000),
@@ -292,6 +298,14 @@ export function loadConfig(env: Env = process.env): Config {
   const secretKey = config.webhookSecretKey?.trim();
   if (secretKey !== undefined && !/^[0-9a-f]{64}$/i.test(secretKey) && Buffer.from(secretKey, "base64").length !== 32) {
     problems.push("WEBHOOK_SECRET_KEY must be 32 bytes: 64 hex characters or base64");
+  }
+  for (const [name, value] of [
+    ["GUEST_DATA_KEY", config.guestDataKey],
+    ...(config.guestDataPreviousKeys ?? "").split(",").map((k) => ["GUEST_DATA_PREVIOUS_KEYS", k] as const),
+  ] as const) {
+    const key = value?.trim();
+    if (key !== undefined && key !== "" && !/^[0-9a-f]{64}$/i.test(key) && Buffer.from(key, "base64").length !== 32)
+      problems.push(`${name} must be 32 bytes: 64 hex characters or base64`);
   }
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  - ${problems.join("\n  - ")}`);
   return config;

@@ -5,6 +5,7 @@ import { AuditService } from "../../gen/hotelops/audit/v1/audit_pb.js";
 import { AuthService } from "../../gen/hotelops/auth/v1/auth_pb.js";
 import { ConnectivityService } from "../../gen/hotelops/connectivity/v1/connectivity_pb.js";
 import { FolioService } from "../../gen/hotelops/folio/v1/folio_pb.js";
+import { GuestService } from "../../gen/hotelops/guest/v1/guest_pb.js";
 import { InventoryService } from "../../gen/hotelops/inventory/v1/inventory_pb.js";
 import { MobileService } from "../../gen/hotelops/mobile/v1/mobile_pb.js";
 import { ApiAccessService } from "../../gen/hotelops/panel/v1/api_access_pb.js";
@@ -17,13 +18,14 @@ export * as auditV1 from "../../gen/hotelops/audit/v1/audit_pb.js";
 export * as authV1 from "../../gen/hotelops/auth/v1/auth_pb.js";
 export * as connectivityV1 from "../../gen/hotelops/connectivity/v1/connectivity_pb.js";
 export * as folioV1 from "../../gen/hotelops/folio/v1/folio_pb.js";
+export * as guestV1 from "../../gen/hotelops/guest/v1/guest_pb.js";
 export * as inventoryV1 from "../../gen/hotelops/inventory/v1/inventory_pb.js";
 export * as mobileV1 from "../../gen/hotelops/mobile/v1/mobile_pb.js";
 export * as panelV1 from "../../gen/hotelops/panel/v1/api_access_pb.js";
 export * as reservationV1 from "../../gen/hotelops/reservation/v1/reservation_pb.js";
 export * as statusV1 from "../../gen/hotelops/status/v1/status_pb.js";
 export * as webhookV1 from "../../gen/hotelops/webhook/v1/webhook_pb.js";
-export { AdminService, AuditService, AuthService, ConnectivityService, FolioService, InventoryService, MobileService, ApiAccessService, ReservationService, StatusService, WebhookService };
+export { AdminService, AuditService, AuthService, ConnectivityService, FolioService, GuestService, InventoryService, MobileService, ApiAccessService, ReservationService, StatusService, WebhookService };
 
 /** Every service of the contract, by full protobuf name. */
 export const services = {
@@ -32,6 +34,7 @@ export const services = {
   "hotelops.auth.v1.AuthService": AuthService,
   "hotelops.connectivity.v1.ConnectivityService": ConnectivityService,
   "hotelops.folio.v1.FolioService": FolioService,
+  "hotelops.guest.v1.GuestService": GuestService,
   "hotelops.inventory.v1.InventoryService": InventoryService,
   "hotelops.mobile.v1.MobileService": MobileService,
   "hotelops.panel.v1.ApiAccessService": ApiAccessService,

@@ -6,6 +6,7 @@ import { describeSeed, seedDemo } from "./seed.ts";
 import { setProviderMapping } from "../modules/connectivity/index.ts";
 import { verifyInventory } from "./inventory-verify.ts";
 import { createWebhookParts, partnerCallbackEventTypes } from "../modules/webhooks/index.ts";
+import { createGuests } from "../modules/guests/index.ts";
 
 export interface CommandInput {
   positionals: string[];
@@ -342,6 +343,18 @@ export const commands: Record<string, Command> = {
         text: [head, ...lines].join("\n"),
         ...(check.drift.length > 0 && !check.repaired ? { exitCode: 1 } : {}),
       };
+    },
+  },
+
+  "guests:rotate-key": {
+    summary:
+      "Re-seal every guest profile under GUEST_DATA_KEY (run with the old key in GUEST_DATA_PREVIOUS_KEYS); 0 left: drop the old key.",
+    usage: "",
+    async run(deps) {
+      const guests = createGuests(deps);
+      let resealed = 0;
+      for (let n = await guests.rotateKeys(); n > 0; n = await guests.rotateKeys()) resealed += n;
+      return { json: { resealed }, text: `${resealed} guest profile(s) re-sealed under the current key.` };
     },
   },
 

@@ -272,7 +272,7 @@ describe("reading", () => {
     for (const [query, name] of [
       ["limit=500", "limit"],
       ["from=yesterday", "from"],
-      ["entityType=guest", "entityType"],
+      ["entityType=visitor", "entityType"],
       ["entityId=x", "entityType"],
       ["cursor=nonsense", "cursor"],
     ] as const) {

@@ -16,6 +16,9 @@ const personalData: [string, RegExp][] = [
   ],
   ["card number (the tests' card numbers)", /4111[ -]?1111[ -]?1111[ -]?1111|5555[ -]?5555[ -]?5555[ -]?4444/],
   ["password", /demo-pass-2026|test-pass-2026/],
+  ["passport number (the tests' guests)", /U9876543\d/],
+  ["birth date (the tests' guests)", /1961-07-23/],
+  ["guest address or phone (the tests' guests)", /Kadikoy, Istanbul|\+905321234567|\+4915112345678/],
 ];
 
 /** The lines that carry personal data, as "<where>:<line>: kind: text". */

@@ -32,6 +32,7 @@ import { Migration0033PropertyCodesAndEmails } from "./0033-property-codes-and-e
 import { Migration0030AuditTrail } from "./0030-audit-trail.ts";
 import { Migration0034DepositsAndPolicySnapshots } from "./0034-deposits-and-policy-snapshots.ts";
 import { Migration0035BookingDetails } from "./0035-booking-details.ts";
+import { Migration0038Guests } from "./0038-guests.ts";
 import { Migration0032PartnerCallbacks } from "./0032-partner-callbacks.ts";
 
 /** Every migration, in order. Listed explicitly so nothing depends on file globbing at run time. */
@@ -71,4 +72,5 @@ export const migrations = [
   Migration0033PropertyCodesAndEmails,
   Migration0034DepositsAndPolicySnapshots,
   Migration0035BookingDetails,
+  Migration0038Guests,
 ];

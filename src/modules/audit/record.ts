@@ -16,6 +16,7 @@ export const entityTypes = [
   "api_client",
   "rate_plan",
   "late_checkout_rule",
+  "guest",
 ] as const;
 export type EntityType = (typeof entityTypes)[number];
 
@@ -53,6 +54,8 @@ const masked = new Set([
   "firstName",
   "lastName",
   "fullName",
+  "givenName",
+  "familyName",
   "email",
   "phone",
   "phoneNumber",

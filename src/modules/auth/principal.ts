@@ -19,6 +19,7 @@ export const permissions = [
   "rates.manage",
   "rooms.manage",
   "audit.read",
+  "guests.read_sensitive",
 ] as const;
 export type Permission = (typeof permissions)[number];
 

@@ -15,7 +15,7 @@ export {
 } from "./identity.service.ts";
 export { identityMobileRpc } from "./identity.rpc.ts";
 export { createOcrEngine, type OcrEngine, type OcrOptions } from "./ocr.ts";
-export { isValidTcIdentityNumber } from "./tc-number.ts";
+export { isValidTcIdentityNumber } from "../../lib/tc-number.ts";
 
 /**
  * Identity-document scan at check-in (MobileService.ScanIdentityDocument). The OCR worker thread starts on the

@@ -1,5 +1,5 @@
 import { parse, type Details, type FieldName, type ParseResult } from "mrz";
-import { isValidTcIdentityNumber } from "./tc-number.ts";
+import { isValidTcIdentityNumber } from "../../lib/tc-number.ts";
 
 /** TD1: identity cards, three lines of 30 characters. TD3: passports, two lines of 44. */
 export type MrzFormat = "TD1" | "TD3";

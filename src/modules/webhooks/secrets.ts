@@ -6,8 +6,7 @@ import {
   randomBytes,
   type KeyObject,
 } from "node:crypto";
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { loadKeyFile } from "../../lib/key-file.ts";
 
 /**
  * A signing secret: `whsec_` + 32 random bytes in standard base64 (44 characters), the form Standard Webhooks
@@ -17,40 +16,14 @@ export function newSigningSecret(): string {
   return `whsec_${randomBytes(32).toString("base64")}`;
 }
 
-/** Decodes a 32-byte key given as 64 hex characters or base64/base64url. Undefined when it is not one. */
-export function decodeKey(text: string): Buffer | undefined {
-  const trimmed = text.trim();
-  const key = /^[0-9a-f]{64}$/i.test(trimmed) ? Buffer.from(trimmed, "hex") : Buffer.from(trimmed, "base64");
-  return key.length === 32 ? key : undefined;
-}
+export { decodeKey } from "../../lib/key-file.ts";
 
 /**
  * The key that encrypts signing secrets at rest: WEBHOOK_SECRET_KEY, else (development) a key generated
  * once into `${dataDir}/webhook-secret.key` (mode 0600). Several processes on one data directory share it.
  */
 export function loadSecretKey(configured: string | undefined, dataDir: string): Buffer {
-  if (configured !== undefined) {
-    const key = decodeKey(configured);
-    if (key === undefined) throw new Error("WEBHOOK_SECRET_KEY must be 32 bytes (64 hex characters or base64)");
-    return key;
-  }
-  const file = join(dataDir, "webhook-secret.key");
-  try {
-    const key = decodeKey(readFileSync(file, "utf8"));
-    if (key === undefined) throw new Error(`${file} does not hold a 32-byte key`);
-    return key;
-  } catch (err) {
-    if ((err as { code?: unknown }).code !== "ENOENT") throw err;
-  }
-  mkdirSync(dirname(file), { recursive: true });
-  try {
-    // "wx": when two processes race, the second one fails here and reads the first one's key.
-    writeFileSync(file, randomBytes(32).toString("hex") + "\n", { flag: "wx", mode: 0o600 });
-    chmodSync(file, 0o600);
-  } catch (err) {
-    if ((err as { code?: unknown }).code !== "EEXIST") throw err;
-  }
-  return decodeKey(readFileSync(file, "utf8"))!;
+  return loadKeyFile(configured, dataDir, { variable: "WEBHOOK_SECRET_KEY", fileName: "webhook-secret.key" });
 }
 
 /** AES-256-GCM box for secrets at rest; the row id is the additional data, so a ciphertext cannot move rows. */

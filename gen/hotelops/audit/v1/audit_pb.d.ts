@@ -24,7 +24,7 @@ export declare type ListChangesRequest = Message<"hotelops.audit.v1.ListChangesR
 
   /**
    * One kind of record: reservation, room_line, folio, invoice, price, restriction, room, out_of_order,
-   * webhook_endpoint, api_client.
+   * webhook_endpoint, api_client, guest.
    *
    * @generated from field: string entity_type = 2;
    */

@@ -1037,7 +1037,8 @@ export declare const GetForecastResponseSchema: GenMessage<GetForecastResponse>;
  */
 export declare type ListAuditChangesRequest = Message<"hotelops.mobile.v1.ListAuditChangesRequest"> & {
   /**
-   * reservation, room_line, folio, invoice, price, restriction, room, out_of_order, webhook_endpoint, api_client.
+   * reservation, room_line, folio, invoice, price, restriction, room, out_of_order, webhook_endpoint, api_client,
+   * guest.
    *
    * @generated from field: string entity_type = 1;
    */

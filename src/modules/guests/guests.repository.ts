@@ -1,0 +1,130 @@
+import type { Queryable } from "../../db/queryable.ts";
+
+/** A guests row as stored: plain columns, the sealed sensitive fields and the document number's search hash. */
+export interface GuestRow {
+  id: string;
+  groupId: string;
+  createdPropertyId: string;
+  givenName: string;
+  familyName: string;
+  nameWords: string;
+  nationality: string;
+  documentType: "" | "TC_KIMLIK" | "PASSPORT";
+  documentCountry: string;
+  documentExpiry: string;
+  language: string;
+  sealed: string;
+  keyId: string;
+  documentHash: Buffer | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const columns = `id, group_id as "groupId", created_property_id as "createdPropertyId", given_name as "givenName",
+  family_name as "familyName", name_words as "nameWords", nationality, document_type as "documentType",
+  document_country as "documentCountry", coalesce(to_char(document_expiry, 'YYYY-MM-DD'), '') as "documentExpiry",
+  language, sealed, key_id as "keyId", document_hash as "documentHash", created_at as "createdAt",
+  updated_at as "updatedAt"`;
+
+const values = (r: GuestRow) => [
+  r.id,
+  r.groupId,
+  r.createdPropertyId,
+  r.givenName,
+  r.familyName,
+  r.nameWords,
+  r.nationality,
+  r.documentType,
+  r.documentCountry,
+  r.documentExpiry === "" ? null : r.documentExpiry,
+  r.language,
+  r.sealed,
+  r.keyId,
+  r.documentHash,
+  r.createdAt,
+  r.updatedAt,
+];
+
+export async function insertGuest(db: Queryable, r: GuestRow): Promise<void> {
+  await db.query(
+    `insert into guests (id, group_id, created_property_id, given_name, family_name, name_words, nationality,
+       document_type, document_country, document_expiry, language, sealed, key_id, document_hash, created_at, updated_at)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+    values(r),
+  );
+}
+
+/** Rewrites a guest's fields (the id, group and creation stay). */
+export async function updateGuestRow(db: Queryable, r: GuestRow): Promise<void> {
+  await db.query(
+    `update guests set given_name = $3, family_name = $4, name_words = $5, nationality = $6, document_type = $7,
+       document_country = $8, document_expiry = $9, language = $10, sealed = $11, key_id = $12, document_hash = $13,
+       updated_at = $14
+     where id = $1 and group_id = $2`,
+    [r.id, r.groupId, ...values(r).slice(3, 14), r.updatedAt],
+  );
+}
+
+/** The guest of this group (undefined for another group's guest: the caller answers 404). */
+export async function findGuest(
+  db: Queryable,
+  groupId: string,
+  id: string,
+  lock = false,
+): Promise<GuestRow | undefined> {
+  const rows = await db.query<GuestRow>(
+    `select ${columns} from guests where id = $1 and group_id = $2${lock ? " for update" : ""}`,
+    [id, groupId],
+  );
+  return rows[0];
+}
+
+export async function guestsByDocumentHash(
+  db: Queryable,
+  groupId: string,
+  hashes: readonly Buffer[],
+  limit: number,
+): Promise<GuestRow[]> {
+  return db.query<GuestRow>(
+    `select ${columns} from guests where group_id = $1 and document_hash = any($2::bytea[])
+      order by family_name, given_name, id limit $3`,
+    [groupId, hashes, limit],
+  );
+}
+
+/** Guests whose name words start with every one of `words` (already normalised: letters and digits only). */
+export async function guestsByNameWords(
+  db: Queryable,
+  groupId: string,
+  words: readonly string[],
+  limit: number,
+): Promise<GuestRow[]> {
+  return db.query<GuestRow>(
+    `select ${columns} from guests where group_id = $1 and name_words like all($2::text[])
+      order by family_name, given_name, id limit $3`,
+    [groupId, words.map((w) => `% ${w}%`), limit],
+  );
+}
+
+/** Up to `limit` rows sealed under another key than `keyId` (a rotation's next batch), locked. */
+export async function guestsSealedUnderOtherKeys(db: Queryable, keyId: string, limit: number): Promise<GuestRow[]> {
+  return db.query<GuestRow>(
+    `select ${columns} from guests where key_id <> $1 order by id limit $2 for update skip locked`,
+    [keyId, limit],
+  );
+}
+
+export async function resealGuest(
+  db: Queryable,
+  id: string,
+  sealed: string,
+  keyId: string,
+  documentHash: Buffer | null,
+): Promise<void> {
+  await db.query(`update guests set sealed = $2, key_id = $3, document_hash = $4 where id = $1`, [
+    id,
+    sealed,
+    keyId,
+    documentHash,
+  ]);
+}

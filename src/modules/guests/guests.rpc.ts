@@ -1,0 +1,60 @@
+import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import type pg from "pg";
+import { GuestService as GuestRpc } from "../../../gen/hotelops/guest/v1/guest_pb.js";
+import { requireProperty, requireStaff } from "../auth/index.ts";
+import { emptyGuestFields, type GuestFields } from "./fields.ts";
+import type { Guest, GuestScope, GuestService } from "./guests.service.ts";
+
+const fieldNames = Object.keys(emptyGuestFields) as (keyof GuestFields)[];
+
+function guestOut(g: Guest) {
+  return { ...g, createdAt: timestampFromDate(g.createdAt), updatedAt: timestampFromDate(g.updatedAt) };
+}
+
+/** The proto request's guest fields (proto3 strings: absent is ""). */
+function fieldsIn(req: Record<string, unknown>): GuestFields {
+  const out = { ...emptyGuestFields };
+  for (const f of fieldNames) if (typeof req[f] === "string") (out as Record<string, string>)[f] = req[f];
+  return out;
+}
+
+/** The fields an update names (proto3 `optional`: undefined when absent). */
+function patchIn(req: Record<string, unknown>): Partial<GuestFields> {
+  const out: Partial<Record<keyof GuestFields, string>> = {};
+  for (const f of fieldNames) if (typeof req[f] === "string") out[f] = req[f];
+  return out as Partial<GuestFields>;
+}
+
+/** GuestService over gRPC, Connect and REST (the /api/panel/v1/guests routes). */
+export function createGuestRpc(pool: pg.Pool, guests: GuestService) {
+  /** The staff caller's scope: the named property (empty: the session's active one) must be in reach, else 404. */
+  const scope = async (ctx: HandlerContext, propertyCode: string): Promise<GuestScope> => {
+    const staff = requireStaff(ctx.values);
+    const property = await requireProperty(
+      { pool },
+      staff,
+      propertyCode === "" ? staff.activePropertyId : propertyCode,
+    );
+    return guests.scopeOf(property.id);
+  };
+  const reveals = (ctx: HandlerContext) => requireStaff(ctx.values).permissions.has("guests.read_sensitive");
+  return {
+    register(router: ConnectRouter): void {
+      router.service(GuestRpc, {
+        createGuest: async (req, ctx) => ({
+          guest: guestOut(await guests.create(await scope(ctx, req.propertyCode), fieldsIn(req))),
+        }),
+        getGuest: async (req, ctx) => ({
+          guest: guestOut(await guests.get(await scope(ctx, req.propertyCode), req.guestId, reveals(ctx))),
+        }),
+        updateGuest: async (req, ctx) => ({
+          guest: guestOut(await guests.update(await scope(ctx, req.propertyCode), req.guestId, patchIn(req))),
+        }),
+        searchGuests: async (req, ctx) => ({
+          guests: (await guests.search(await scope(ctx, req.propertyCode), req)).map(guestOut),
+        }),
+      });
+    },
+  };
+}
