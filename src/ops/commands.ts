@@ -7,7 +7,7 @@ import { setProviderMapping } from "../modules/connectivity/index.ts";
 import { verifyInventory } from "./inventory-verify.ts";
 import { createWebhookParts, partnerCallbackEventTypes } from "../modules/webhooks/index.ts";
 
-export interface CommandInput {
+interface CommandInput {
   positionals: string[];
   values: Record<string, string | boolean | undefined>;
 }

@@ -1,5 +1,6 @@
 import { createContextKey } from "@connectrpc/connect";
 
+/** The catalogue of staff permissions (roles are data; the docs point here). @public */
 export const permissions = [
   "dashboard.view",
   "reservations.view",
@@ -20,7 +21,6 @@ export const permissions = [
   "rooms.manage",
   "audit.read",
 ] as const;
-export type Permission = (typeof permissions)[number];
 
 export const scopes = [
   "availability.read",
@@ -30,7 +30,6 @@ export const scopes = [
   "ari.read",
   "ari.write",
 ] as const;
-export type Scope = (typeof scopes)[number];
 
 /**
  * The authenticated caller of one request, resolved once by the auth interceptor.

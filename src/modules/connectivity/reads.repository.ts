@@ -38,4 +38,4 @@ export async function setMapping(
 }
 
 // The partner reads of the catalogue are inventory's (its tables), re-exported for this module.
-export { ratePlansOf, roomTypesOf, type RoomTypeRow } from "../inventory/index.ts";
+export { ratePlansOf, roomTypesOf } from "../inventory/index.ts";

@@ -6,7 +6,7 @@ import * as repo from "./inventory.repository.ts";
 import { policyFeeKinds, type RatePlan, type RatePlanPolicy } from "./inventory.repository.ts";
 
 /** The longest free window a policy may give: a leap year of hours. */
-export const maxPolicyFreeHours = 8784;
+const maxPolicyFreeHours = 8784;
 
 /** 422 naming the field when a policy is not whole or out of range. */
 export function checkRatePlanPolicy(p: RatePlanPolicy): void {

@@ -6,7 +6,7 @@ import { roomCountsOnDaySql, sellableRoomsByDaySql } from "../inventory/index.ts
 import { activePropertyRowSql, propertyById } from "../properties/index.ts";
 import { dayMovementsSql, roomNightsByDaySql } from "../reservations/index.ts";
 
-export interface Dashboard {
+interface Dashboard {
   businessDate: string;
   arrivals: number;
   departures: number;
@@ -32,7 +32,7 @@ export interface ForecastDay {
   revenueMinor: bigint;
 }
 
-export interface Forecast {
+interface Forecast {
   year: number;
   month: number;
   currency: string;
