@@ -1,5 +1,5 @@
 // npm run check: buf lint, generated code identical to a fresh `buf generate`, buf breaking against the released
-// contract, OpenAPI document and Python stubs up to date, Redocly lint of the OpenAPI document, tsc --noEmit, eslint, table ownership and module cycles, prettier,
+// contract, OpenAPI document and Python stubs up to date, Redocly lint of the OpenAPI document, tsc --noEmit, eslint, knip, table ownership and module cycles, prettier,
 // relative links of README.md and docs/.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
@@ -80,6 +80,8 @@ step("sdk-python stubs match proto/ (npm run generate)", "node", ["scripts/gener
 step("tsc --noEmit", "tsc", ["-p", "."]);
 step("tsc --noEmit (panel)", "tsc", ["-p", "panel"]);
 step("eslint (module boundaries: another module only through its index.ts)", "eslint", [".", "--max-warnings=0"]);
+// unused files, exports, types and dependencies (knip.json: entry points are main, scripts, benches, tests, panel, sdk)
+step("knip: no unused files, exports or dependencies (knip.json)", "knip", ["--no-progress"]);
 step("table ownership and module cycles (scripts/check-modules.ts)", "node", ["scripts/check-modules.ts"]);
 step("prettier --check (npm run format writes it)", "prettier", ["--check", "."]);
 step("relative links of README.md and docs/ (scripts/check-links.ts)", "node", ["scripts/check-links.ts"]);

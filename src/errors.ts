@@ -44,7 +44,7 @@ export interface AppErrorOptions {
 }
 
 /** Field violations an error lists at most; more are counted in one last entry `{field: "", reason: "N more ..."}`. */
-export const MAX_ERROR_DETAILS = 20;
+const MAX_ERROR_DETAILS = 20;
 /** Characters of a field name, a reason or a message kept in an error answer (each bad key is the caller's text). */
 const MAX_DETAIL_CHARS = 200;
 const MAX_MESSAGE_CHARS = 1000;

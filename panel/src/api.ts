@@ -20,14 +20,14 @@ import {
 } from "../../sdk/src/browser.ts";
 import { ErrorInfoSchema } from "../../gen/hotelops/api/v1/rest_pb.js";
 
-export interface ProfileProperty {
+interface ProfileProperty {
   id: string;
   code: string;
   name: string;
   permissions: string[];
 }
 
-export interface Profile {
+interface Profile {
   userId: string;
   activePropertyId: string;
   properties: ProfileProperty[];
@@ -56,7 +56,7 @@ export interface Signed {
 const KEY = "hotelops.panel.session";
 const baseUrl = location.origin;
 
-export const publicAuth = createHotelOpsClient(AuthService, { baseUrl });
+const publicAuth = createHotelOpsClient(AuthService, { baseUrl });
 export const status = createHotelOpsClient(StatusService, { baseUrl });
 
 function plainProfile(p: {
@@ -225,8 +225,6 @@ export {
   WebhookEndpointStatus,
   type WebhookEndpoint,
   type WebhookDeliveryAttempt,
-  type WebhookEventType,
-  type Notification,
 } from "../../gen/hotelops/webhook/v1/webhook_pb.js";
 export type { ApiClientSummary } from "../../gen/hotelops/panel/v1/api_access_pb.js";
 export {

@@ -33,8 +33,8 @@ export interface Database extends Queryable {
   close(): Promise<void>;
 }
 
-export const EMBEDDED_PORT = 5433;
-export const DEFAULT_POOL_MAX = 10;
+const EMBEDDED_PORT = 5433;
+const DEFAULT_POOL_MAX = 10;
 
 /**
  * Opens the database: DATABASE_URL when set, else an embedded PostgreSQL with data in `${dataDir}/pg`;

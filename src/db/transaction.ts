@@ -32,9 +32,9 @@ export interface Batch<T> {
   statement(rows: readonly T[]): { text: string; params: unknown[] };
 }
 
-export type IsolationLevel = "read committed" | "repeatable read" | "serializable";
+type IsolationLevel = "read committed" | "repeatable read" | "serializable";
 
-export interface TransactOptions {
+interface TransactOptions {
   /** Default: read committed. Serializable work must be ready to retry on 40001 (toAppError maps it to conflict). */
   isolationLevel?: IsolationLevel;
   readOnly?: boolean;

@@ -299,7 +299,7 @@ function messageParser(desc: DescMessage, unboxed: boolean): Parse {
 const TIMESTAMP = /^(\d{4})-(\d\d)-(\d\d)[Tt](\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?(?:[Zz]|([+-])(\d\d):(\d\d))$/;
 
 /** RFC 3339 (any offset, up to nanoseconds) -> seconds and nanos in UTC; undefined when not a real instant. */
-export function parseTimestamp(s: string): { seconds: bigint; nanos: number } | undefined {
+function parseTimestamp(s: string): { seconds: bigint; nanos: number } | undefined {
   const m = TIMESTAMP.exec(s);
   if (m === null) return undefined;
   const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number) as [

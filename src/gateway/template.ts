@@ -2,7 +2,7 @@
  * google.api.http path templates: `/v1/{name=shelves/*}/books/{book.id}:publish`.
  * Template = "/" Segments [ Verb ]; Segment = "*" | "**" | LITERAL | Variable; Variable = "{" FieldPath [ "=" Segments ] "}".
  */
-export type Segment =
+type Segment =
   | { kind: "literal"; value: string }
   | { kind: "wild" } // *
   | { kind: "deep" } // **

@@ -9,7 +9,7 @@ import { send, type NodeResponse } from "../server/http-errors.ts";
 import { readBody, type NodeRequest } from "./body.ts";
 
 /** One XML document read into the call of an RPC, and how its outcome is written back as XML. */
-export interface XmlCall {
+interface XmlCall {
   /** The RPC whose rules the call runs under: authentication and scopes, partner switch, limits, idempotency. */
   method: DescMethodUnary;
   /** The RPC's request (its init shape). */

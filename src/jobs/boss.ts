@@ -16,7 +16,7 @@ import { createListen } from "./listen-session.ts";
  * includeMetadata) are left out so every handler has the same signature; `queue` sets the queue's policy,
  * retries and expiry when this call creates it.
  */
-export type WorkerOptions = Omit<
+type WorkerOptions = Omit<
   WorkOptions,
   "transactional" | "transactionTimeoutSeconds" | "perJobResults" | "includeMetadata"
 > & {
@@ -27,13 +27,13 @@ export type WorkerOptions = Omit<
  * How long a job may run at most before pg-boss fails it and retries it (every queue's default; a queue whose work
  * can take longer says so in its own options).
  */
-export const JOB_EXPIRY_SECONDS = 45;
+const JOB_EXPIRY_SECONDS = 45;
 /**
  * A worker refreshes the jobs it holds every half of this; a job whose refresh is this late has lost its worker
  * (kill -9, lost host, a database outage that made its own failure unrecordable) and is failed by the supervisor,
  * then retried after its retry delay (pg-boss's minimum is 10 s).
  */
-export const JOB_HEARTBEAT_SECONDS = 10;
+const JOB_HEARTBEAT_SECONDS = 10;
 /**
  * How often processes that run jobs supervise every queue: fail jobs whose heartbeat is late or whose expiry has
  * passed. pg-boss gates the per-queue pass by `monitorIntervalSeconds` (default 60 s, which made a lost job wait up to
@@ -63,7 +63,7 @@ export const LATENCY_RETRY = {
 } as const;
 
 /** Handles one job. Throwing fails the job (retried per the queue's retryLimit); `job.signal` aborts at shutdown. */
-export type JobHandler<T> = (job: Job<T>) => Promise<unknown>;
+type JobHandler<T> = (job: Job<T>) => Promise<unknown>;
 
 export interface Boss {
   pgboss: PgBoss;
@@ -178,7 +178,7 @@ export async function startBoss(opts: BossOptions): Promise<Boss> {
 }
 
 /** What every job a RowWriter enqueues shares (the queue's own policy fills in the rest). */
-export type RowJobOptions = Pick<
+type RowJobOptions = Pick<
   JobInsert,
   "retryLimit" | "retryDelay" | "retryBackoff" | "retryDelayMax" | "expireInSeconds"
 >;

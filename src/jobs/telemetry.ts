@@ -4,7 +4,7 @@ import { incomingTraceparent, runWithTraceparent, traceparentOf } from "../lib/l
 import { contextFromTraceparent, currentTraceparent, inSpan, SpanKind } from "../observability/tracing.ts";
 
 /** The key under which a job's data carries the W3C trace context of the operation that enqueued it. */
-export const TRACE_KEY = "traceparent";
+const TRACE_KEY = "traceparent";
 
 export interface JobTelemetry {
   /** Set when tracing is on: jobs carry the trace context and run in a span continuing it. */

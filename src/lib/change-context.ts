@@ -1,10 +1,10 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 
 /** Who makes a change: a staff user, an internal API client, a channel/partner client, or the system (jobs, CLI). */
-export type ActorKind = "user" | "client" | "partner" | "system";
+type ActorKind = "user" | "client" | "partner" | "system";
 
 /** Through which face a change arrived. */
-export type ChangeFace = "rest" | "connect" | "grpc" | "grpc-web" | "job" | "cli";
+type ChangeFace = "rest" | "connect" | "grpc" | "grpc-web" | "job" | "cli";
 
 /** The author of the changes made while serving one call, one job or one CLI command (what the audit trail records). */
 export interface ChangeAuthor {

@@ -30,13 +30,13 @@ export function runWithDeadline<T>(deadline: CallDeadline, work: () => T): T {
  * True when the call's deadline passed: its signal was aborted with deadline_exceeded, or, for a call with a
  * deadline, aborted at all (a gRPC client cancels its stream when its own timer fires, which may come first).
  */
-export function deadlinePassed(deadline: CallDeadline | undefined = scope.getStore()): boolean {
+function deadlinePassed(deadline: CallDeadline | undefined = scope.getStore()): boolean {
   if (deadline?.signal.aborted !== true) return false;
   const reason: unknown = deadline.signal.reason;
   return deadline.bounded || (reason instanceof ConnectError && reason.code === Code.DeadlineExceeded);
 }
 
-export function deadlineError(): AppError {
+function deadlineError(): AppError {
   return new AppError("request_timeout", "The call's deadline passed before it could run; nothing was changed.");
 }
 

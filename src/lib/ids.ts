@@ -1,4 +1,4 @@
-import { randomBytes, randomFillSync, randomUUID } from "node:crypto";
+import { randomBytes, randomFillSync } from "node:crypto";
 import { AppError } from "../errors.ts";
 
 // Entropy is drawn 4 KiB at a time: one syscall per 256 ids instead of one per id.
@@ -29,8 +29,6 @@ export function isUuid(value: string): boolean {
 export function newToken(prefix = "", bytes = 32): string {
   return prefix + randomBytes(bytes).toString("base64url");
 }
-
-export { randomUUID };
 
 /** Ids arrive as text; a malformed id cannot name a record, so it is 404 like any unknown id. */
 export function requireId(value: string, what: string): string {

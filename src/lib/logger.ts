@@ -5,7 +5,7 @@ import { incomingTraceparent, logContext } from "./log-context.ts";
 export type { Logger };
 
 /** Bytes of log lines held before one write(2) to stdout, and the longest a line waits there (ms). */
-export const LOG_BUFFER_BYTES = 4096;
+const LOG_BUFFER_BYTES = 4096;
 export const LOG_FLUSH_MS = 200;
 
 /**
@@ -102,7 +102,7 @@ const SQLSTATE = /^[0-9A-Z]{5}$/;
  * errors and the objects around them carry connection parameters, SQL text and values, and the backend's
  * cancel key.
  */
-export function errorFields(e: unknown, depth = 0): Record<string, unknown> {
+function errorFields(e: unknown, depth = 0): Record<string, unknown> {
   if (e === null || typeof e !== "object") return { message: String(e).slice(0, 1000) };
   const err = e as { message?: unknown; code?: unknown; statement?: unknown; stack?: unknown; cause?: unknown };
   const out: Record<string, unknown> = { type: e.constructor?.name ?? "Object" };

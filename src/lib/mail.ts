@@ -4,7 +4,7 @@ import type { Transporter } from "nodemailer";
 import type { Config } from "../config.ts";
 import { newId } from "./ids.ts";
 
-export interface MailMessage {
+interface MailMessage {
   to: string;
   subject: string;
   text: string;
@@ -14,7 +14,7 @@ export interface Mailer {
   send(message: MailMessage): Promise<void>;
 }
 
-export const mailFrom = "Hotel Operations <no-reply@hotelops.invalid>";
+const mailFrom = "Hotel Operations <no-reply@hotelops.invalid>";
 
 /**
  * Sends e-mail through SMTP_URL; without it, the dev outbox: one RFC 822 `.eml` file per message under
@@ -47,7 +47,7 @@ export function createMailer(config: Pick<Config, "smtpUrl" | "dataDir">): Maile
   };
 }
 
-export function outboxDir(dataDir: string): string {
+function outboxDir(dataDir: string): string {
   return join(dataDir, "mail");
 }
 

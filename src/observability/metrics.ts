@@ -3,14 +3,14 @@ import type pg from "pg";
 import { collectProcessMetrics } from "./process-metrics.ts";
 
 /** What a pool exposes for the gauges (node-postgres's Pool has these three counters). */
-export interface PoolCounts {
+interface PoolCounts {
   totalCount: number;
   idleCount: number;
   waitingCount: number;
 }
 
 /** One webhook attempt as the metrics see it (an engine outcome; the error class is a fixed set). */
-export interface WebhookAttemptSample {
+interface WebhookAttemptSample {
   attempt: number;
   errorClass: string | null;
   /** When the event committed: attempt 1's delay from it is the commit-to-first-attempt latency. */

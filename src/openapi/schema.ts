@@ -158,7 +158,7 @@ function required(schema: Schema): Schema {
   return out;
 }
 
-export function nullable(schema: Schema): Schema {
+function nullable(schema: Schema): Schema {
   if (typeof schema.$ref === "string") return { anyOf: [schema, { type: "null" }] };
   const t = schema.type;
   if (typeof t === "string") return { ...schema, type: [t, "null"] };

@@ -5,7 +5,7 @@ import { stdoutLogDestination, type Logger } from "../lib/logger.ts";
 import { describeSeed, type DemoSeed } from "./seed.ts";
 
 /** Where a production start writes the demo credentials it created, readable by the operator only (0600). */
-export const DEMO_CREDENTIALS_FILE = "demo-credentials.txt";
+const DEMO_CREDENTIALS_FILE = "demo-credentials.txt";
 
 /**
  * What the start command prints. In development: plain text for a person, the demo passwords and the internal

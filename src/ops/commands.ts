@@ -8,7 +8,7 @@ import { verifyInventory } from "./inventory-verify.ts";
 import { createWebhookParts, partnerCallbackEventTypes } from "../modules/webhooks/index.ts";
 import { createGuests } from "../modules/guests/index.ts";
 
-export interface CommandInput {
+interface CommandInput {
   positionals: string[];
   values: Record<string, string | boolean | undefined>;
 }

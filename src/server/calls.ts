@@ -17,7 +17,7 @@ export type UnaryCall = (request: unknown, context: HandlerContext) => unknown;
  * gateway calls those implementations in memory through the same interceptor chain as the router, without the
  * Connect protocol layer (no binary encode/decode, no stream plumbing) in between.
  */
-export function recordCalls(router: ConnectRouter): { router: ConnectRouter; calls: Map<DescMethod, UnaryCall> } {
+function recordCalls(router: ConnectRouter): { router: ConnectRouter; calls: Map<DescMethod, UnaryCall> } {
   const calls = new Map<DescMethod, UnaryCall>();
   const recording: ConnectRouter = {
     get handlers() {

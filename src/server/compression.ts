@@ -45,7 +45,7 @@ const unbrotli = promisify(zlib.brotliDecompress);
 const zstd = promisify(zlib.zstdCompress);
 const unzstd = promisify(zlib.zstdDecompress);
 
-export const encodings: readonly Encoding[] = [
+const encodings: readonly Encoding[] = [
   {
     name: "zstd",
     compressor: () => zlib.createZstdCompress(zstdOptions),

@@ -14,7 +14,7 @@ export type CorsOrigins = readonly string[];
  * Request headers a browser may send: ours, W3C trace context (browser OpenTelemetry adds `traceparent` and
  * `tracestate` to every call), and those of the Connect and gRPC-Web protocols.
  */
-export const corsAllowedHeaders = [
+const corsAllowedHeaders = [
   ...new Set([
     "Authorization",
     "Idempotency-Key",
@@ -26,7 +26,7 @@ export const corsAllowedHeaders = [
   ]),
 ];
 /** Response headers a page may read: ours plus grpc-status/grpc-message and the other protocol headers. */
-export const corsExposedHeaders = [
+const corsExposedHeaders = [
   ...new Set([
     "X-Request-Id",
     "RateLimit-Limit",

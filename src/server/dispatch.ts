@@ -14,7 +14,7 @@ import { remoteAddressOf, type NodeHandler } from "./listen.ts";
 import type { UnaryFastPath } from "./unary.ts";
 import { isPublic, missingCredentials, withAnonymousBodyLimit, withEmptyBody } from "./preflight.ts";
 
-export interface RestGateway {
+interface RestGateway {
   handle(
     req: Parameters<NodeHandler>[0],
     res: Parameters<NodeHandler>[1],

@@ -12,7 +12,7 @@ export function errorBody(err: AppError, requestId: string): object {
 }
 
 /** RFC 6749 section 5.2 error body, used by the OAuth token endpoint. */
-export function oauthErrorBody(err: AppError): object {
+function oauthErrorBody(err: AppError): object {
   const oauthCode =
     err.headers["x-oauth-error"] ?? (err.code === "unauthorized" ? "invalid_client" : "invalid_request");
   return { error: oauthCode, error_description: err.message };

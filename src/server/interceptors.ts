@@ -10,7 +10,7 @@ import { unstorableTextIn } from "../lib/text.ts";
 import { callDeadlineOf, runWithDeadline, throwIfDeadlinePassed } from "../lib/deadline.ts";
 
 /** The call info of a request; calls that arrive without one (in-memory tests) get one made here. */
-export function callInfoOf(values: ContextValues, header: Headers): CallInfo {
+function callInfoOf(values: ContextValues, header: Headers): CallInfo {
   let info = values.get(callInfoKey);
   if (info === undefined) {
     info = { requestId: requestIdFrom(header.get("x-request-id")), remoteAddress: "", transport: "connect" };
@@ -101,7 +101,7 @@ function elapsed(started: number): number {
   return Math.round((performance.now() - started) * 10) / 10;
 }
 
-export function toConnectError(err: AppError, requestId: string): ConnectError {
+function toConnectError(err: AppError, requestId: string): ConnectError {
   // x-request-id is already a response header (set by the dispatcher for every call).
   const metadata = new Headers({ "x-error-code": err.code, ...err.headers });
   if (err.retryAfterSeconds !== undefined)

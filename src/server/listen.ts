@@ -22,7 +22,7 @@ export interface Listener {
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 
 /** The defaults of the configuration (docs/operations/configuration.md). */
-export const defaultConnectionLimits: ConnectionLimits = {
+const defaultConnectionLimits: ConnectionLimits = {
   maxPerAddress: 256,
   sniffTimeoutMs: 5_000,
   headersTimeoutMs: 10_000,

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { ScalarType, type DescField, type DescMessage } from "@bufbuild/protobuf";
 
 /** Strings an attacker sends: NUL, unpaired surrogates, huge, traversal, injection, format edge cases. */
-export const hostileString: fc.Arbitrary<string> = fc.oneof(
+const hostileString: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(
     "\u0000",
     "DEMO-ANK\u0000",
@@ -39,7 +39,7 @@ export const hostileString: fc.Arbitrary<string> = fc.oneof(
 );
 
 /** Numbers as JSON values: out of every integer range, negative, fractional, numeric strings. */
-export const hostileNumber: fc.Arbitrary<unknown> = fc.oneof(
+const hostileNumber: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom(
     -1,
     0,
@@ -65,7 +65,7 @@ export const hostileNumber: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /** Any JSON value (wrong types anywhere). */
-export const anyJson: fc.Arbitrary<unknown> = fc.oneof(fc.jsonValue({ maxDepth: 3 }), hostileString, hostileNumber);
+const anyJson: fc.Arbitrary<unknown> = fc.oneof(fc.jsonValue({ maxDepth: 3 }), hostileString, hostileNumber);
 
 const WKT_DATE = new Set(["google.protobuf.Timestamp", "google.protobuf.Duration"]);
 

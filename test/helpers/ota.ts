@@ -24,7 +24,7 @@ const HEAD = `<?xml version="1.0" encoding="UTF-8"?>`;
 const NS = `xmlns="http://www.opentravel.org/OTA/2003/05"`;
 const STAMP = `TimeStamp="2026-12-02T10:00:00Z" Version="1.0"`;
 
-export interface OtaRoom {
+interface OtaRoom {
   roomType: string;
   ratePlan: string;
   adults: number;

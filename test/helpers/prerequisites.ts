@@ -4,7 +4,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { chromium, type Browser } from "playwright-core";
 
-export class MissingPrerequisite extends Error {
+class MissingPrerequisite extends Error {
   constructor(what: string, packages: string) {
     super(`${what} is missing: install it with \`apt-get install -y ${packages}\``);
     this.name = "MissingPrerequisite";

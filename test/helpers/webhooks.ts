@@ -15,14 +15,7 @@ import { freshDatabaseUrl } from "./db.ts";
 import { testLogger } from "./logs.ts";
 import type { TestCa } from "./https-receiver.ts";
 
-export {
-  createTestCa,
-  startReceiver,
-  type TestCa,
-  type Received,
-  type Behavior,
-  type Receiver,
-} from "./https-receiver.ts";
+export { createTestCa, startReceiver, type TestCa, type Received, type Receiver } from "./https-receiver.ts";
 
 /** DNS for tests: names in `answers` resolve as told (changeable mid-test), everything else through the system. */
 export function testResolver(

@@ -76,7 +76,7 @@ export function Webhooks({ signed }: { signed: Signed }) {
 }
 
 /** The checks the server makes on the text of an address (it also checks DNS: its reason is shown on refusal). */
-export function urlProblem(value: string, t: T): string | undefined {
+function urlProblem(value: string, t: T): string | undefined {
   let u: URL;
   try {
     u = new URL(value);

@@ -40,7 +40,7 @@ import {
 /** The scope of internal clients that may call hotelops.admin.v1.AdminService. */
 export const ADMIN_SCOPE = "admin";
 
-export interface CreatePropertyInput {
+interface CreatePropertyInput {
   groupCode: string;
   groupName?: string;
   code: string;
@@ -53,7 +53,7 @@ export interface CreatePropertyInput {
   sandbox?: boolean;
 }
 
-export interface CreateClientInput {
+interface CreateClientInput {
   kind: ClientKind;
   provider: string;
   name?: string;
@@ -61,7 +61,7 @@ export interface CreateClientInput {
   scopes: readonly string[];
 }
 
-export interface MembershipResult {
+interface MembershipResult {
   id: string;
   userId: string;
   propertyId: string;
@@ -86,9 +86,9 @@ export interface AdminService {
  * internal clients (they have no property). A client is created in a transaction that holds the creation lock.
  */
 export const MAX_CLIENTS_PER_PROPERTY = 50;
-export const MAX_INTERNAL_CLIENTS = 50;
+const MAX_INTERNAL_CLIENTS = 50;
 /** Pages of the client lists (admin ListClients, panel ListApiClients). */
-export const CLIENT_PAGE = { default: 50, max: 200 };
+const CLIENT_PAGE = { default: 50, max: 200 };
 
 // checked before upper-casing (the OpenAPI document states the same pattern): "ı" or "ß" upper-case to ASCII
 const CODE = /^[A-Za-z0-9][A-Za-z0-9_-]{1,31}$/;

@@ -1,10 +1,10 @@
 import type { Queryable } from "../../db/queryable.ts";
-import { AppError, invalidField } from "../../errors.ts";
+import { invalidField } from "../../errors.ts";
 import { isUuid } from "../../lib/ids.ts";
 import { entityTypes, type EntityType, type FieldChange } from "./record.ts";
 
 /** The most changes one page holds (the documented maximum of `limit`). */
-export const MAX_PAGE = 200;
+const MAX_PAGE = 200;
 const DEFAULT_PAGE = 50;
 
 export interface ChangeFilter {
@@ -17,7 +17,7 @@ export interface ChangeFilter {
   limit: number;
 }
 
-export interface RecordedChange {
+interface RecordedChange {
   id: string;
   at: Date;
   entityType: EntityType;
@@ -108,6 +108,3 @@ export async function listChanges(db: Queryable, propertyId: string, f: ChangeFi
     hasMore,
   };
 }
-
-/** An unknown property was already refused by the caller; this names what `not_found` means here. */
-export const propertyNotFound = (): AppError => new AppError("not_found", "Property not found.");

@@ -7,8 +7,6 @@ import { poolQueryable } from "../../db/queryable.ts";
 import { requireProperty, requireStaff } from "../auth/index.ts";
 import { listChanges, type ChangeFilter, type ChangePage } from "./audit.repository.ts";
 
-export const auditRpcServices = [AuditRpc];
-
 function pageOut(page: ChangePage) {
   return {
     changes: page.changes.map((c) => ({

@@ -3,8 +3,8 @@ import type { Deps, Module } from "../module.ts";
 import { startAuditJobs } from "./audit.jobs.ts";
 import { createAuditRpc } from "./audit.rpc.ts";
 
-export { recordChange, type Change, type EntityType } from "./record.ts";
-export { maintainAuditPartitions, auditPartitions, RETENTION_MONTHS } from "./partitions.ts";
+export { recordChange } from "./record.ts";
+export { maintainAuditPartitions, auditPartitions } from "./partitions.ts";
 
 /**
  * The audit trail: `recordChange` (called by the owning modules inside the transaction of each change), the read

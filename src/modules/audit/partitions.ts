@@ -1,9 +1,9 @@
 import type { Transact } from "../../db/transaction.ts";
 
 /** Months kept: a change stays at least this many whole months (its partition goes once all of it is older). */
-export const RETENTION_MONTHS = 12;
+const RETENTION_MONTHS = 12;
 /** Months created ahead of the current one, so a late job never leaves a change without its partition. */
-export const MONTHS_AHEAD = 3;
+const MONTHS_AHEAD = 3;
 
 const partitionName = /^audit_changes_y(\d{4})m(\d{2})$/;
 

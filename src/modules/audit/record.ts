@@ -94,7 +94,7 @@ function plain(value: unknown): unknown {
 }
 
 /** The fields that differ between before and after (all of after's on a create, all of before's on a delete). */
-export function changedFields(before: object | undefined, after: object | undefined): FieldChange[] {
+function changedFields(before: object | undefined, after: object | undefined): FieldChange[] {
   const b = (before ?? {}) as Record<string, unknown>;
   const a = (after ?? {}) as Record<string, unknown>;
   const out: FieldChange[] = [];

@@ -8,7 +8,7 @@ import type { TokenIssuer } from "./tokens.ts";
 import type { Clock } from "../../lib/clock.ts";
 
 /** RFC 6749 section 5.2 error codes; the gateway's oauth2 error style reads them from `x-oauth-error`. */
-export type OAuthError =
+type OAuthError =
   | "invalid_request"
   | "invalid_client"
   | "invalid_grant"
@@ -16,7 +16,7 @@ export type OAuthError =
   | "unsupported_grant_type"
   | "invalid_scope";
 
-export function oauthError(error: OAuthError, description: string): AppError {
+function oauthError(error: OAuthError, description: string): AppError {
   if (error === "invalid_client") {
     return new AppError("unauthorized", description, {
       headers: { "x-oauth-error": error, "www-authenticate": 'Basic realm="hotelops", charset="UTF-8"' },
@@ -25,7 +25,7 @@ export function oauthError(error: OAuthError, description: string): AppError {
   return new AppError("invalid_argument", description, { headers: { "x-oauth-error": error } });
 }
 
-export interface TokenRequest {
+interface TokenRequest {
   /** The Authorization header as received, if any. */
   authorization: string | null;
   grantType: string;
@@ -34,7 +34,7 @@ export interface TokenRequest {
   clientSecret: string;
 }
 
-export interface TokenResponse {
+interface TokenResponse {
   accessToken: string;
   tokenType: "Bearer";
   expiresIn: number;

@@ -10,26 +10,9 @@ import { createKeyStore, type KeyStore } from "./keys.ts";
 import { createSessionService, type SessionService } from "./sessions.service.ts";
 import { createTokenIssuer, type TokenIssuer } from "./tokens.ts";
 
-export { permissions, scopes, principalKey, type Permission, type Principal, type Scope } from "./principal.ts";
-export {
-  holds,
-  requirePrincipal,
-  requireProperty,
-  requireStaff,
-  requirePermission,
-  requireScope,
-  type PropertyRef,
-} from "./scope.ts";
-export { hashSecret, verifySecret, burnVerify, argon2Params } from "./passwords.ts";
-export { ACCESS_TOKEN_TTL_SECONDS, type AccessClaims, type TokenIssuer } from "./tokens.ts";
-export {
-  SESSION_TTL_MS,
-  hashRefreshToken,
-  type OpenSessionInput,
-  type SessionService,
-  type StaffTokens,
-} from "./sessions.service.ts";
-export { oauthError, type ClientTokenService, type TokenRequest, type TokenResponse } from "./client-token.service.ts";
+export { scopes, principalKey, type Principal } from "./principal.ts";
+export { holds, requirePrincipal, requireProperty, requireStaff } from "./scope.ts";
+export { hashSecret, verifySecret, argon2Params } from "./passwords.ts";
 export {
   approveClient,
   clientLimitSql,
@@ -44,8 +27,7 @@ export {
   type ApiClient,
   type ClientKind,
 } from "./clients.repository.ts";
-export type { KeyStore } from "./keys.ts";
-export { maskEmail, type LoginService, type Profile } from "./login.service.ts";
+export { maskEmail } from "./login.service.ts";
 
 export interface AuthServices {
   keys: KeyStore;

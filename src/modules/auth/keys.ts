@@ -4,7 +4,7 @@ import type { Clock } from "../../lib/clock.ts";
 
 export const SIGNING_ALG = "ES256";
 
-export interface SigningKey {
+interface SigningKey {
   kid: string;
   key: CryptoKey;
 }

@@ -14,8 +14,8 @@ import {
 import { burnVerify, hashSecret, verifySecret } from "./passwords.ts";
 import type { SessionService, StaffTokens } from "./sessions.service.ts";
 
-export const CHALLENGE_TTL_MS = 10 * 60 * 1000;
-export const MAX_CODE_ATTEMPTS = 5;
+const CHALLENGE_TTL_MS = 10 * 60 * 1000;
+const MAX_CODE_ATTEMPTS = 5;
 
 export interface Profile {
   userId: string;

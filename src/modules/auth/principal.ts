@@ -1,5 +1,6 @@
 import { createContextKey } from "@connectrpc/connect";
 
+/** The catalogue of staff permissions (roles are data; the docs point here). @public */
 export const permissions = [
   "dashboard.view",
   "reservations.view",
@@ -21,7 +22,6 @@ export const permissions = [
   "audit.read",
   "guests.read_sensitive",
 ] as const;
-export type Permission = (typeof permissions)[number];
 
 export const scopes = [
   "availability.read",
@@ -31,7 +31,6 @@ export const scopes = [
   "ari.read",
   "ari.write",
 ] as const;
-export type Scope = (typeof scopes)[number];
 
 /**
  * The authenticated caller of one request, resolved once by the auth interceptor.

@@ -31,12 +31,6 @@ export function requireStaff(values: ContextValues): Extract<Principal, { kind: 
   return principal;
 }
 
-/** Staff permission check inside a service (the interceptor already checked the RPC's own rule). */
-export function requirePermission(principal: Principal, permission: string): void {
-  if (principal.kind === "staff" && !principal.permissions.has(permission))
-    throw new AppError("forbidden", `Missing permission ${permission} in the active property.`);
-}
-
 /**
  * Whether the caller holds a staff permission. Machine clients hold it through the same name as a scope, and
  * internal clients with the operator scope `admin` hold every permission.
@@ -44,12 +38,6 @@ export function requirePermission(principal: Principal, permission: string): voi
 export function holds(principal: Principal, permission: string): boolean {
   if (principal.kind === "staff") return principal.permissions.has(permission);
   return principal.scopes.has(permission) || (principal.kind === "internal" && principal.scopes.has("admin"));
-}
-
-/** Client scope check inside a service; staff pass (they are governed by permissions). */
-export function requireScope(principal: Principal, scope: string): void {
-  if (principal.kind !== "staff" && !principal.scopes.has(scope))
-    throw new AppError("forbidden", `The access token lacks the scope ${scope}.`);
 }
 
 const TTL_MS = 60_000;

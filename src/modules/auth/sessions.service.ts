@@ -8,7 +8,7 @@ import { openGraceAnswer, sealGraceAnswer } from "./refresh-grace.ts";
 import type { TokenIssuer } from "./tokens.ts";
 
 /** A staff session lasts 30 days at most; refreshing never extends it (spec: 30 days absolute). */
-export const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
+const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
 
 export interface StaffTokens {
   accessToken: string;
@@ -19,7 +19,7 @@ export interface StaffTokens {
   sessionExpiresAt: Date;
 }
 
-export interface OpenSessionInput {
+interface OpenSessionInput {
   userId: string;
   propertyId: string;
   deviceId?: string;
@@ -49,7 +49,7 @@ export interface SessionService {
   revokeSession(sessionId: string, reason?: string): Promise<void>;
 }
 
-export function hashRefreshToken(token: string): string {
+function hashRefreshToken(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
 

@@ -4,7 +4,7 @@ import { newId } from "../../lib/ids.ts";
 import { SIGNING_ALG, type KeyStore } from "./keys.ts";
 
 /** Access tokens of both APIs live 15 minutes (spec: `expiresIn` 900). */
-export const ACCESS_TOKEN_TTL_SECONDS = 900;
+const ACCESS_TOKEN_TTL_SECONDS = 900;
 const ISSUER = "hotelops";
 const AUDIENCE = "hotelops-api";
 
@@ -14,7 +14,7 @@ const AUDIENCE = "hotelops-api";
  * with the permissions it reads with the session on every request, so a role change acts at once).
  * Clients: `sub` client id and the granted `scope` (space-separated).
  */
-export type AccessClaims =
+type AccessClaims =
   | { kind: "staff"; sub: string; sid: string; pid: string; perms?: string[] }
   | { kind: "partner" | "internal"; sub: string; scope: string };
 

@@ -3,7 +3,7 @@ import { badDateReason, isCalendarDate } from "../../lib/dates.ts";
 import { isIsoCurrency, MAX_MONEY_MINOR, withinMoneyBound } from "../../lib/money.ts";
 import { refuseCardData } from "../../lib/card-data.ts";
 
-export type ReservationEventType = "NEW" | "MODIFIED" | "CANCELLED";
+type ReservationEventType = "NEW" | "MODIFIED" | "CANCELLED";
 
 /** One inbound reservation event in our terms, still carrying the provider's room and rate codes. */
 export interface InboundPartnerMessage {

@@ -12,7 +12,7 @@ import { mappingsOf, ratePlansOf, roomTypesOf } from "./reads.repository.ts";
 /** Cells (room type x rate plan x day) in one ari.updated message at most; a larger push is split in order. */
 export const ariPushCellsPerMessage = 500;
 /** Changes of one property within this window become one push. */
-export const ariPushWindowMs = 1_000;
+const ariPushWindowMs = 1_000;
 /** Feed rows one push takes at most (the rest goes in the next push, numbered after it). */
 const changesPerPush = 5_000;
 /** A property first heard of (no cursor yet) is pushed from its changes of this last span only. */
@@ -309,7 +309,7 @@ type Span = { from: string; to: string };
  * Per room type code, per rate plan code ("*": every plan of the room type, an availability change), the changed
  * days of the push as sorted, merged ranges [from, to).
  */
-export function changedRanges(changes: readonly AriChangeRow[]): Map<string, Map<string, Span[]>> {
+function changedRanges(changes: readonly AriChangeRow[]): Map<string, Map<string, Span[]>> {
   const out = new Map<string, Map<string, Span[]>>();
   for (const c of changes)
     for (const rt of c.roomTypes) {

@@ -17,16 +17,8 @@ import { createAriPusher, type AriPushOptions } from "./ari-push.ts";
 import type { PartnerCallbackReads } from "./callbacks.ts";
 
 export { createPartnerSwitchInterceptor } from "./partner-switch.interceptor.ts";
-export { ariPushCellsPerMessage, ariPushWindowMs, type AriPushOptions, type AriCell } from "./ari-push.ts";
+export { ariPushCellsPerMessage, type AriPushOptions } from "./ari-push.ts";
 export type { PartnerCallbackReads } from "./callbacks.ts";
-
-export {
-  adapterFor,
-  registerAdapter,
-  jsonAdapter,
-  type ProviderAdapter,
-  type InboundPartnerMessage,
-} from "./adapters.ts";
 
 // A job held by a worker that died (SIGKILL, lost host) misses its heartbeat and is retried (src/jobs/boss.ts); the
 // queue's latency bound is in src/jobs/queues.ts (takeoverBounds).

@@ -45,7 +45,7 @@ export interface QueuedRow {
  * lock_timeout, 55P03): the job fails and pg-boss retries it (MESSAGE_JOB's retry delay), whoever holds the lock
  * drains the booking meanwhile. Well below the job's expiry, so a wait never outlives the job.
  */
-export const BOOKING_LOCK_TIMEOUT_MS = 10_000;
+const BOOKING_LOCK_TIMEOUT_MS = 10_000;
 
 /**
  * Applies the queued messages of one (property, external reference) in arrival order, under a lock so two workers

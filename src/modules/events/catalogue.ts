@@ -235,13 +235,13 @@ export const eventCatalogue = {
 export type CatalogueType = keyof typeof eventCatalogue;
 
 /** The JSON Schema subset the catalogue uses. */
-export type Schema =
+type Schema =
   | { readonly type: "string" | "integer" | "boolean" | readonly ["string", "null"]; readonly [k: string]: unknown }
   | { readonly type: "array"; readonly items: Schema; readonly [k: string]: unknown }
   | { readonly type: "object"; readonly properties: Readonly<Record<string, Schema>>; readonly [k: string]: unknown };
 
 /** The TypeScript type a schema of the catalogue describes. */
-export type FromSchema<S> = S extends { const: infer C }
+type FromSchema<S> = S extends { const: infer C }
   ? C
   : S extends { enum: readonly (infer E)[] }
     ? E

@@ -30,7 +30,7 @@ export interface NewEvent {
   data: object;
 }
 
-export interface EventFanoutJob {
+interface EventFanoutJob {
   eventId: string;
 }
 
@@ -75,7 +75,7 @@ export async function recordEvent(tx: Tx, event: NewEvent): Promise<string> {
 
 /** Events meant for one partner client only, sent to its callback addresses (never to the hotel's). */
 export const partnerEventTypes = ["partner_message.processed", "partner_message.rejected", "ari.updated"] as const;
-export type PartnerEventType = (typeof partnerEventTypes)[number];
+type PartnerEventType = (typeof partnerEventTypes)[number];
 
 export interface NewPartnerEvent {
   clientId: string;

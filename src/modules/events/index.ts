@@ -3,17 +3,15 @@ export {
   recordEvents,
   recordPartnerEvents,
   partnerEventTypes,
-  type PartnerEventType,
   type NewPartnerEvent,
   eventTypes,
   type EventType,
   type NewEvent,
-  type EventFanoutJob,
   type ReservationEventData,
   type RoomLineEventData,
   type AvailabilityEventData,
   type PaymentEventData,
   type InvoiceEventData,
 } from "./events.service.ts";
-export { eventCatalogue, type CatalogueType, type EventDataOf, type FromSchema } from "./catalogue.ts";
+export { eventCatalogue, type CatalogueType, type EventDataOf } from "./catalogue.ts";
 export { domainEventSql, domainEventsByIdsSql, partnerEventsByIdsSql } from "./sql.ts";

@@ -265,26 +265,6 @@ function addToBalance(inserted: string, sign: "+" | "-"): string {
        from ${inserted} i where f.property_id = i.property_id and f.id = i.folio_id`;
 }
 
-/** The ledger sums of folio `f`. */
-const chargesOfF =
-  "coalesce((select sum(c.amount_minor) from folio_charges c where c.property_id = f.property_id and c.folio_id = f.id), 0)";
-const paymentsOfF =
-  "coalesce((select sum(p.amount_minor) from folio_payments p where p.property_id = f.property_id and p.folio_id = f.id), 0)";
-
-/** Sums of the ledger of several folios at once (for balances in lists and night-audit checks). */
-export async function folioTotals(
-  q: Queryable,
-  propertyId: string,
-  folioIds: readonly string[],
-): Promise<Map<string, { chargesMinor: bigint; paymentsMinor: bigint }>> {
-  const rows = await q.query<{ folio_id: string; charges: string; payments: string }>(
-    `select f.id as folio_id, ${chargesOfF}::text as charges, ${paymentsOfF}::text as payments
-       from folios f where f.property_id = $1 and f.id = any($2::uuid[])`,
-    [propertyId, folioIds],
-  );
-  return new Map(rows.map((r) => [r.folio_id, { chargesMinor: BigInt(r.charges), paymentsMinor: BigInt(r.payments) }]));
-}
-
 /** The balance of a reservation's folio, or undefined when it has none yet. */
 export async function folioBalanceOfReservation(
   q: Queryable,
@@ -348,6 +328,6 @@ export async function markChargesInvoiced(
 }
 
 /** Folio numbers: a per-property sequence, zero-padded to at least six digits (`000042`). */
-export function formatFolioNumber(sequence: bigint): string {
+function formatFolioNumber(sequence: bigint): string {
   return sequence.toString().padStart(6, "0");
 }

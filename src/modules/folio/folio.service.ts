@@ -27,9 +27,9 @@ export interface Folio extends FolioRow {
   payments: PaymentRow[];
 }
 
-export type FolioKey = { folioId: string } | { reservationId: string };
+type FolioKey = { folioId: string } | { reservationId: string };
 
-export interface PostChargeInput {
+interface PostChargeInput {
   folioId: string;
   /** Charge code, e.g. MINIBAR, LAUNDRY (A-Z, 0-9, _; at most 32). ROOM is reserved for the night audit. */
   code: string;
@@ -37,27 +37,24 @@ export interface PostChargeInput {
   amountMinor: bigint;
 }
 
-export interface PostPaymentInput {
+interface PostPaymentInput {
   folioId: string;
   amountMinor: bigint;
   methodCode: string;
   reference?: string;
 }
 
-export interface ReversePaymentInput {
+interface ReversePaymentInput {
   paymentId: string;
   reference?: string;
 }
 
-export interface RefundPaymentInput {
+interface RefundPaymentInput {
   paymentId: string;
   /** What goes back to the guest: 1 to what is left of the payment after its earlier refunds. */
   amountMinor: bigint;
   reference?: string;
 }
-
-/** Largest amount accepted in one posting, and the largest balance either way: the service's money bound. */
-export const MAX_AMOUNT_MINOR = MAX_MONEY_MINOR;
 
 /** Why a room night cannot be posted (the night audit leaves it out and reports it), or undefined when it can. */
 export function roomChargeProblem(amountMinor: bigint, balanceMinor: bigint): string | undefined {
@@ -93,7 +90,7 @@ export interface FolioService {
   readFolio(tx: Tx, propertyId: string, folio: FolioRow): Promise<Folio>;
 }
 
-export interface RoomChargeInput {
+interface RoomChargeInput {
   reservationId: string;
   reservationRoomId: string;
   businessDate: string;
@@ -102,7 +99,7 @@ export interface RoomChargeInput {
   actor: string;
 }
 
-export interface FeeInput {
+interface FeeInput {
   reservationId: string;
   code: string;
   description: string;
@@ -381,7 +378,7 @@ export function createFolioService(deps: FolioDeps): FolioService {
 }
 
 /** Exactly the spec's "Payment data" fields; no personal data. */
-export function paymentEventData(
+function paymentEventData(
   folio: FolioRow,
   p: PaymentRow | Omit<PaymentRow, "reversedByPaymentId" | "refundedMinor">,
 ): PaymentEventData {

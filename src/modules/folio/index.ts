@@ -1,18 +1,6 @@
-export {
-  createFolioService,
-  paymentEventData,
-  MAX_AMOUNT_MINOR,
-  roomChargeProblem,
-  type Folio,
-  type FolioDeps,
-  type FolioKey,
-  type FolioService,
-  type RoomChargeInput,
-} from "./folio.service.ts";
-export { paymentMethods, paymentMethodKinds, paymentMethodKind, type PaymentMethodKind } from "./payment-methods.ts";
+export { createFolioService, roomChargeProblem, type Folio, type FolioService } from "./folio.service.ts";
 export {
   findFolio,
-  folioTotals,
   folioBalanceOfReservation,
   folioBalancesOfReservations,
   unbalancedFolioReservationIds,

@@ -2,10 +2,9 @@
  * Payment methods: a code the front desk picks (`VISA`, `CASH`, `EFT`) and the kind it belongs to, which
  * reports and the `folio.payment_posted` event carry as `methodKind`. One catalogue for every property.
  */
-export const paymentMethodKinds = ["CASH", "CARD", "TRANSFER", "VOUCHER", "CITY_LEDGER", "OTHER"] as const;
-export type PaymentMethodKind = (typeof paymentMethodKinds)[number];
+export type PaymentMethodKind = "CASH" | "CARD" | "TRANSFER" | "VOUCHER" | "CITY_LEDGER" | "OTHER";
 
-export const paymentMethods: Readonly<Record<string, PaymentMethodKind>> = {
+const paymentMethods: Readonly<Record<string, PaymentMethodKind>> = {
   CASH: "CASH",
   CARD: "CARD",
   VISA: "CARD",

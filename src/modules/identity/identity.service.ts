@@ -5,8 +5,8 @@ import { prepareMrzImage, sniffImageType, UndecodableImageError } from "./image.
 import { findMrzLines, readMrz, type MrzFormat, type MrzReading } from "./mrz.ts";
 import type { OcrEngine } from "./ocr.ts";
 
-export const documentTypes = ["TC_KIMLIK", "PASSPORT"] as const;
-export type DocumentType = (typeof documentTypes)[number];
+const documentTypes = ["TC_KIMLIK", "PASSPORT"] as const;
+type DocumentType = (typeof documentTypes)[number];
 
 /** Spec "Limits": identity photos, JPEG, PNG or WebP, at most 6 MiB each; TC_KIMLIK two, PASSPORT one. */
 export const MAX_IMAGE_BYTES = 6 * 1024 * 1024;
@@ -24,12 +24,12 @@ export interface UploadedImage {
   filename: string;
 }
 
-export interface IdentityScanInput {
+interface IdentityScanInput {
   documentType: string;
   images: UploadedImage[];
 }
 
-export interface IdentityScanResult extends MrzReading {
+interface IdentityScanResult extends MrzReading {
   documentType: DocumentType;
 }
 

@@ -3,16 +3,7 @@ import { createIdentityScanService } from "./identity.service.ts";
 import { identityMobileRpc } from "./identity.rpc.ts";
 import { createOcrEngine, type OcrOptions } from "./ocr.ts";
 
-export {
-  createIdentityScanService,
-  documentTypes,
-  MAX_IMAGE_BYTES,
-  type DocumentType,
-  type IdentityScanInput,
-  type IdentityScanResult,
-  type IdentityScanService,
-  type UploadedImage,
-} from "./identity.service.ts";
+export { MAX_IMAGE_BYTES } from "./identity.service.ts";
 export { identityMobileRpc } from "./identity.rpc.ts";
 export { createOcrEngine, type OcrEngine, type OcrOptions } from "./ocr.ts";
 export { isValidTcIdentityNumber } from "../../lib/tc-number.ts";

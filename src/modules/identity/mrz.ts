@@ -4,7 +4,7 @@ import { isValidTcIdentityNumber } from "../../lib/tc-number.ts";
 /** TD1: identity cards, three lines of 30 characters. TD3: passports, two lines of 44. */
 export type MrzFormat = "TD1" | "TD3";
 
-export const mrzShape: Record<MrzFormat, { lines: number; width: number; codes: string }> = {
+const mrzShape: Record<MrzFormat, { lines: number; width: number; codes: string }> = {
   TD1: { lines: 3, width: 30, codes: "IAC" },
   TD3: { lines: 2, width: 44, codes: "P" },
 };
@@ -17,7 +17,7 @@ export interface ReadField {
   corrected?: boolean;
 }
 
-export interface ScanProblem {
+interface ScanProblem {
   field: string;
   reason: string;
 }

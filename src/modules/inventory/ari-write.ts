@@ -13,9 +13,9 @@ export const maxAriWriteChanges = 1000;
  * Most cells (rate plan x room type x day, counted per change) one ARI write names, as many as one ARI read page:
  * a 500-day full sync of 200 room type x rate plan pairs. A larger sync is several requests.
  */
-export const maxAriWriteCells = 100_000;
+const maxAriWriteCells = 100_000;
 /** Longest range of one change (as for prices and restrictions). */
-export const maxAriWriteDays = 731;
+const maxAriWriteDays = 731;
 const maxPriceMinor = 1_000_000_000_000n;
 
 /** One change of an ARI write: a field left undefined keeps its stored value; a stay limit of 0 removes it. */
@@ -55,7 +55,7 @@ function daysOn(from: string, days: number, mask: number): number {
  * Every bad field of the changes, named `changes[i].<field>` (nothing about codes: the caller resolved them), and
  * the cells the changes name (counted per change) for the size cap.
  */
-export function ariWriteViolations(changes: readonly AriWrite[]): { violations: FieldViolation[]; cells: number } {
+function ariWriteViolations(changes: readonly AriWrite[]): { violations: FieldViolation[]; cells: number } {
   const out: FieldViolation[] = [];
   let cells = 0;
   for (const [i, c] of changes.entries()) {
@@ -89,7 +89,7 @@ export function ariWriteViolations(changes: readonly AriWrite[]): { violations: 
 }
 
 /** 422 validation_failed naming the bad fields (the first 100 in details, the count in the message). */
-export function ariWriteError(violations: readonly FieldViolation[]): AppError {
+function ariWriteError(violations: readonly FieldViolation[]): AppError {
   const shown = violations.slice(0, 100);
   const more = violations.length > shown.length ? ` (the first ${shown.length} listed)` : "";
   return new AppError(

@@ -2,14 +2,7 @@ import type { Deps, Module } from "../module.ts";
 import type { InventoryService } from "./inventory.service.ts";
 import { inventoryRpcServices, registerInventoryRpc } from "./inventory.rpc.ts";
 
-export {
-  createInventoryService,
-  requireRoomType,
-  maxAvailabilityDays,
-  type InventoryService,
-  type InventoryDeps,
-  type SetRoomStatusInput,
-} from "./inventory.service.ts";
+export { createInventoryService, requireRoomType, type InventoryService } from "./inventory.service.ts";
 export {
   takeRooms,
   takeRoomsOfStays,
@@ -18,12 +11,8 @@ export {
   lockRoomDays,
   readAvailability,
   availabilityHead,
-  type AvailabilityHead,
-  type DayCounter,
   type ShortNight,
   type RoomDays,
-  type AvailabilityDay,
-  type RoomTypeAvailability,
 } from "./inventory-days.ts";
 export { findInventoryDrift, repairInventoryDrift, type InventoryDrift } from "./verify.ts";
 export {
@@ -34,7 +23,6 @@ export {
   quoteStay,
   updateRoomStatus,
   outOfOrderBetween,
-  roomStatuses,
   boardTypes,
 } from "./inventory.repository.ts";
 export type {
@@ -88,8 +76,7 @@ export {
   type AriDay,
   type SetRestrictionsInput,
 } from "./restrictions.ts";
-export type { Ari } from "./inventory.service.ts";
-export { maxAriWriteChanges, maxAriWriteCells, maxAriWriteDays, type AriWrite } from "./ari-write.ts";
+export { maxAriWriteChanges, type AriWrite } from "./ari-write.ts";
 
 export function createInventoryModule(deps: Deps, service: InventoryService): Module {
   return {

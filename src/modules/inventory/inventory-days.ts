@@ -4,7 +4,7 @@ import { concurrencyLimit } from "../../lib/limit.ts";
 import type { Queryable } from "../../db/queryable.ts";
 
 /** The counters of a `room_type_days` row that consume rooms. */
-export type DayCounter = "sold" | "blocked" | "out_of_order";
+type DayCounter = "sold" | "blocked" | "out_of_order";
 
 /** Rooms of one type on the dates of [from, to) in one counter: what takeRooms takes and releaseRooms gives back. */
 export interface RoomDays {
@@ -263,7 +263,7 @@ export async function changeRoomCount(
   if (delta > 0) await trimOverbookings(tx, propertyId, roomTypeId, fromDate, null);
 }
 
-export interface AvailabilityDay {
+interface AvailabilityDay {
   date: string;
   total: number;
   sold: number;

@@ -41,19 +41,19 @@ import { concurrencyLimit } from "../../lib/limit.ts";
 
 const codePattern = /^[A-Z0-9][A-Z0-9_-]{0,31}$/;
 /** Longest price range one SetPrices call writes. */
-export const maxPriceDays = 731;
+const maxPriceDays = 731;
 /** Longest availability read. */
-export const maxAvailabilityDays = 366;
+const maxAvailabilityDays = 366;
 /**
  * Most cells (room type x rate plan x day) of one ARI page: a hotel's whole year of 50 room types x 5 rate plans
  * (91,500) is one page; a larger grid is read in pages of whole room types, so what one answer holds is bounded on
  * every face (Connect and gRPC build a page's message whole).
  */
-export const ariCellsPerPage = 100_000;
+const ariCellsPerPage = 100_000;
 /** Rate plans of one property: a room type's year is then at most 91,500 cells, within one ARI page. */
-export const maxRatePlans = 250;
+const maxRatePlans = 250;
 /** Room types of one property: its availability for a year is then at most 36,600 days in one answer. */
-export const maxRoomTypes = 100;
+const maxRoomTypes = 100;
 
 /** 409 when the property already has `max` rows of `table` (checked in the transaction that adds one). */
 async function checkCount(tx: Tx, table: "room_types" | "rate_plans", propertyId: string, max: number, what: string) {
@@ -69,7 +69,7 @@ export interface InventoryDeps {
   stayInRoom: StayInRoom;
 }
 
-export interface SetRoomStatusInput {
+interface SetRoomStatusInput {
   roomId: string;
   status: RoomStatus;
   outOfOrderFrom?: string;
@@ -144,7 +144,7 @@ export interface InventoryService {
   getAriInParts(propertyId: string, input: AriInput): Promise<Ari<LazyList<AriRoomType>>>;
 }
 
-export interface AriInput {
+interface AriInput {
   from: string;
   to: string;
   roomTypeIds?: readonly string[];
@@ -153,13 +153,13 @@ export interface AriInput {
   cursor?: string;
 }
 
-export interface AriRoomType {
+interface AriRoomType {
   id: string;
   code: string;
   ratePlans: { id: string; code: string; days: AriDay[] }[];
 }
 
-export interface Ari<RoomTypes = AriRoomType[]> {
+interface Ari<RoomTypes = AriRoomType[]> {
   currency: string;
   amountScale: number;
   /** Room types in code order, whole, at most ariCellsPerPage cells (at least one room type when any remain). */

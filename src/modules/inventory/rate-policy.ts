@@ -12,7 +12,7 @@ import {
 } from "./inventory.repository.ts";
 
 /** The longest free window a policy may give: a leap year of hours. */
-export const maxPolicyFreeHours = 8784;
+const maxPolicyFreeHours = 8784;
 
 /** 422 naming the field when a policy is not whole or out of range. */
 export function checkRatePlanPolicy(p: RatePlanPolicy): void {

@@ -4,10 +4,10 @@ import type { Queryable } from "../../db/queryable.ts";
 import { lockRates } from "./rate-lock.ts";
 
 /** Longest range one SetRestrictions call writes (as for prices). */
-export const maxRestrictionDays = 731;
+const maxRestrictionDays = 731;
 
 /** What a SetRestrictions call changes; an absent field keeps the stored value. A stay limit of 0 clears it. */
-export interface RestrictionValues {
+interface RestrictionValues {
   minStay?: number | undefined;
   maxStay?: number | undefined;
   closedToArrival?: boolean | undefined;

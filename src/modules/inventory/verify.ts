@@ -13,7 +13,7 @@ import { recordAriChanges } from "./ari-log.ts";
  * to its excess over the total, each held by a stay that holds that night.
  */
 
-export type DriftCounter = "total" | "sold" | "blocked" | "out_of_order" | "overbooked" | "overbooking_holder";
+type DriftCounter = "total" | "sold" | "blocked" | "out_of_order" | "overbooked" | "overbooking_holder";
 
 export interface InventoryDrift {
   roomTypeId: string;

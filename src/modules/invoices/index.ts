@@ -1,9 +1,1 @@
-export {
-  createInvoiceService,
-  invoiceEventData,
-  type Invoice,
-  type InvoiceDeps,
-  type InvoiceService,
-} from "./invoice.service.ts";
-export { splitGross, divideRoundHalfAway, type TaxRates, type TaxSplit } from "./tax-split.ts";
-export { defaultSeries, formatInvoiceNumber } from "./numbering.ts";
+export { createInvoiceService, type Invoice, type InvoiceService } from "./invoice.service.ts";

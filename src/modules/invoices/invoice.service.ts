@@ -126,7 +126,7 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
 }
 
 /** Exactly the spec's "Invoice data" fields; no personal data. */
-export function invoiceEventData(i: Invoice, folio: FolioRow): InvoiceEventData {
+function invoiceEventData(i: Invoice, folio: FolioRow): InvoiceEventData {
   return {
     invoiceId: i.id,
     series: i.series,

@@ -8,15 +8,6 @@ import { mobileRpc } from "./mobile.rpc.ts";
 import { createMobileReservations } from "./reservations.service.ts";
 import { createReportsService, createStatsService } from "../reports/index.ts";
 
-export {
-  createMobileReservations,
-  type MobileReservations,
-  type MobileCreateInput,
-  type ReservationOptions,
-  type RateQuote,
-} from "./reservations.service.ts";
-export { mobileRpc, type MobileRpc } from "./mobile.rpc.ts";
-
 /** The parts of MobileService other modules implement (merged into this module's one registration). */
 export type MobileRpcParts = Pick<ServiceImpl<typeof MobileService>, "scanIdentityDocument" | "listAuditChanges">;
 

@@ -30,21 +30,21 @@ import {
   type ReservationStatus,
 } from "../reservations/index.ts";
 
-export interface OptionsQuery {
+interface OptionsQuery {
   arrivalDate?: string | undefined;
   departureDate?: string | undefined;
   adults?: number | undefined;
   children?: number | undefined;
 }
 
-export interface RateQuote {
+interface RateQuote {
   roomTypeId: string;
   ratePlanId: string;
   totalMinor: bigint;
   available: boolean;
 }
 
-export interface ReservationOptions {
+interface ReservationOptions {
   currency: string;
   amountScale: number;
   roomTypes: RoomType[];
@@ -56,7 +56,7 @@ export interface ReservationOptions {
 }
 
 /** The spec's mobile create-reservation request (one room). */
-export interface MobileCreateInput {
+interface MobileCreateInput {
   holderName: string;
   arrivalDate: string;
   departureDate: string;
@@ -79,7 +79,7 @@ export interface MobileCreateInput {
   optionUntil?: Date | undefined;
 }
 
-export interface MobileListInput {
+interface MobileListInput {
   from?: string | undefined;
   to?: string | undefined;
   status?: string | undefined;

@@ -1,13 +1,6 @@
 export {
   createNightAuditService,
-  type CheckId,
-  type CheckStatus,
-  type MarkNoShow,
   type NightAuditCheck,
-  type NightAuditChecks,
-  type NightAuditDeps,
-  type NightAuditResult,
   type NightAuditService,
-  type NightAuditSummary,
   type UnchargedNight,
 } from "./night-audit.service.ts";

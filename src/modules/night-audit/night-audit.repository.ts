@@ -14,7 +14,6 @@ export {
   roomNightsOf,
   unarrivedReservations,
 } from "../reservations/index.ts";
-export type { InHouseNight, RoomNight } from "../reservations/index.ts";
 export { advanceBusinessDate, folioBalancesOfReservations, roomChargeProblem };
 
 /** Room nights an earlier audit could not charge (this module's table): tried again by every audit. */

@@ -6,8 +6,8 @@ import { parseDate } from "../../lib/dates.ts";
 import type { FolioService } from "../folio/index.ts";
 import * as repo from "./night-audit.repository.ts";
 
-export type CheckStatus = "ok" | "warning" | "blocking";
-export type CheckId =
+type CheckStatus = "ok" | "warning" | "blocking";
+type CheckId =
   | "arrivals_not_checked_in"
   | "departures_not_checked_out"
   | "unbalanced_departed_folios"
@@ -30,7 +30,7 @@ export interface UnchargedNight {
   reason: string;
 }
 
-export interface NightAuditChecks {
+interface NightAuditChecks {
   businessDate: string;
   checks: NightAuditCheck[];
   canRun: boolean;
@@ -38,7 +38,7 @@ export interface NightAuditChecks {
   unchargedNights: UnchargedNight[];
 }
 
-export interface NightAuditSummary {
+interface NightAuditSummary {
   roomChargesPosted: number;
   roomChargesMinor: bigint;
   noShowsMarked: number;
@@ -49,7 +49,7 @@ export interface NightAuditSummary {
   unchargedNights: UnchargedNight[];
 }
 
-export interface NightAuditResult {
+interface NightAuditResult {
   previousBusinessDate: string;
   businessDate: string;
   summary: NightAuditSummary;
@@ -60,7 +60,7 @@ export interface NightAuditResult {
  * that inventory is released and the reservation events are written. Wired in app.ts.
  */
 /** Marks a stay NO_SHOW inside the audit's transaction (posting its rate plan's no-show fee, by `by`). */
-export type MarkNoShow = (tx: Tx, propertyId: string, reservationId: string, by: string) => Promise<void>;
+type MarkNoShow = (tx: Tx, propertyId: string, reservationId: string, by: string) => Promise<void>;
 
 export interface NightAuditDeps {
   transact: Transact;

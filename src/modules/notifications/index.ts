@@ -3,9 +3,9 @@ import { queues } from "../../jobs/queues.ts";
 import { createMailer } from "../../lib/mail.ts";
 import { mailNotification } from "./staff-alerts.ts";
 
-export { insertNotification, type Notification, type NewNotification } from "./notifications.repository.ts";
+export { insertNotification, type Notification } from "./notifications.repository.ts";
 export { createNotificationsService, type NotificationsService } from "./notifications.service.ts";
-export { alertStaff, type StaffAlert } from "./staff-alerts.ts";
+export { alertStaff } from "./staff-alerts.ts";
 
 /** The e-mail worker of staff alerts (notifications.email). */
 export function createNotificationsModule(deps: Deps): Module {

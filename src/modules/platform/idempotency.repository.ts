@@ -12,7 +12,7 @@ export interface StoredError {
   retryAfterSeconds?: number;
 }
 
-export interface IdempotencyRecord {
+interface IdempotencyRecord {
   rpc: string;
   requestHash: string;
   state: "in_progress" | "done";
@@ -33,7 +33,7 @@ export interface Claim {
 }
 
 /** What a request stores for its key: the response (protobuf bytes and headers) or a replayable 4xx error. */
-export type Outcome = { response: Uint8Array; headers: [string, string][] } | { error: StoredError; status: number };
+type Outcome = { response: Uint8Array; headers: [string, string][] } | { error: StoredError; status: number };
 
 export interface IdempotencyRepository {
   /** Claims the key in its own statement (its own transaction): true when this request must execute. */

@@ -9,22 +9,12 @@ import { createRateLimitInterceptor, type RateLimits } from "./rate-limit.interc
 import { createRateLimitRepository } from "./rate-limit.repository.ts";
 import { startPlatformJobs } from "./platform.jobs.ts";
 
-export { createIdempotency, type Idempotency, type IdempotencyOptions } from "./idempotency.interceptor.ts";
-export { createIdempotencyRepository, type IdempotencyRepository } from "./idempotency.repository.ts";
-export { createRateLimitInterceptor, type RateLimitOptions, type RateLimits } from "./rate-limit.interceptor.ts";
-export { createRateLimitRepository, type RateLimitRepository } from "./rate-limit.repository.ts";
+export { type IdempotencyOptions } from "./idempotency.interceptor.ts";
+export { createIdempotencyRepository } from "./idempotency.repository.ts";
+export { createRateLimitInterceptor, type RateLimits } from "./rate-limit.interceptor.ts";
+export { createRateLimitRepository } from "./rate-limit.repository.ts";
 export { purgePlatform } from "./platform.jobs.ts";
-export {
-  createPlatformSettings,
-  getPlatformSettings,
-  partnerApiOnSql,
-  platformStatuses,
-  setPartnerApi,
-  type PlatformSettingsValue,
-  type PlatformStatusValue,
-} from "./settings.ts";
-export { policyOf, type MethodPolicy, type RateLimitClass } from "./policy.rpc.ts";
-
+export { createPlatformSettings, getPlatformSettings, partnerApiOnSql, setPartnerApi } from "./settings.ts";
 /**
  * The rate-limit and idempotency interceptors, in that order, sharing one statement on a keyed write: the count
  * and the key's claim go to PostgreSQL together (the claim only when the call is within its limit).

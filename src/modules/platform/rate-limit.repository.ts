@@ -3,7 +3,7 @@ import { clientLimitSql } from "../auth/index.ts";
 import { claimStatement, claimValues, type Claim } from "./idempotency.repository.ts";
 import { runQuery } from "../../db/queryable.ts";
 
-export interface Hit {
+interface Hit {
   /** Each bucket's count in the current window, this request included. */
   counts: Map<string, number>;
   /** api_clients.rate_limit_per_minute of the client asked for, read in the same statement. */
@@ -13,7 +13,7 @@ export interface Hit {
 }
 
 /** An idempotency claim to try in the same statement, unless this request goes over `limit` (`clientLimit` first). */
-export interface ClaimWithHit {
+interface ClaimWithHit {
   claim: Claim;
   limit: number;
 }

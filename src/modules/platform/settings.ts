@@ -1,8 +1,7 @@
 import type { Queryable, Statement } from "../../db/queryable.ts";
 import { systemClock, type Clock } from "../../lib/clock.ts";
 
-export const platformStatuses = ["operational", "degraded", "maintenance"] as const;
-export type PlatformStatusValue = (typeof platformStatuses)[number];
+type PlatformStatusValue = "operational" | "degraded" | "maintenance";
 
 export interface PlatformSettingsValue {
   status: PlatformStatusValue;

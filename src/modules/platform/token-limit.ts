@@ -15,7 +15,7 @@ export interface TokenLimits {
 }
 
 /** The error code a 429 of the token endpoint carries in its RFC 6749 body: a retryable condition, not a caller bug. */
-export const TOKEN_RATE_LIMITED_ERROR = "temporarily_unavailable";
+const TOKEN_RATE_LIMITED_ERROR = "temporarily_unavailable";
 
 const WINDOW_MS = 60_000;
 const PEEK = {

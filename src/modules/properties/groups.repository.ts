@@ -7,7 +7,7 @@ export interface HotelGroup {
   name: string;
 }
 
-export async function findGroupByCode(db: Queryable, code: string): Promise<HotelGroup | undefined> {
+async function findGroupByCode(db: Queryable, code: string): Promise<HotelGroup | undefined> {
   const rows = await db.query<HotelGroup>(`select id, code, name from hotel_groups where code = $1`, [code]);
   return rows[0];
 }

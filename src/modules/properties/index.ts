@@ -1,5 +1,5 @@
 // Groups, properties, users, memberships and roles: the identity data every other module is scoped by.
-export { ensureGroup, findGroupByCode, type HotelGroup } from "./groups.repository.ts";
+export { ensureGroup } from "./groups.repository.ts";
 export {
   findActivePropertiesByIds,
   findPropertiesByCodes,
@@ -7,17 +7,15 @@ export {
   findPropertyByCode,
   findPropertyById,
   insertProperty,
-  type NewProperty,
   type Property,
 } from "./properties.repository.ts";
-export { findUserByEmail, findUserById, insertUser, type User, type UserWithHash } from "./users.repository.ts";
+export { findUserByEmail, findUserById, insertUser, type User } from "./users.repository.ts";
 export {
   findActiveMembership,
   listActiveMemberships,
   membersWithPermission,
   upsertMembership,
-  type Membership,
 } from "./memberships.repository.ts";
-export { findRole, listRoles, type Role } from "./roles.repository.ts";
+export { findRole } from "./roles.repository.ts";
 export { advanceBusinessDate, findPropertyRow, propertyById, type PropertyRow } from "./lookup.ts";
 export { activePropertyRowSql, propertyFieldSql, staffPermissionsSql } from "./sql.ts";

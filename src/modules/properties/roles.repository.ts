@@ -10,8 +10,3 @@ export async function findRole(db: Queryable, code: string): Promise<Role | unde
   const rows = await db.query<Role>(`select code, name, permissions from roles where code = $1`, [code]);
   return rows[0];
 }
-
-export async function listRoles(db: Queryable): Promise<Role[]> {
-  const rows = await db.query<Role>(`select code, name, permissions from roles order by code`);
-  return rows;
-}

@@ -13,7 +13,7 @@ import {
  * under their keys in catalogue order plus `total` (the row count before the limit). Dates are `YYYY-MM-DD`;
  * money is integer minor units rendered as text (bigint).
  */
-export type ColumnType = "date" | "text" | "integer" | "money" | "basis_points";
+type ColumnType = "date" | "text" | "integer" | "money" | "basis_points";
 
 export interface ReportColumn {
   key: string;

@@ -9,12 +9,12 @@ import { reports, type ReportColumn, type ReportDefinition } from "./catalogue.t
 import { occupancyDays } from "./stats.service.ts";
 
 /** Spec limits: at most 366 days per run, at most 60 preview rows. */
-export const MAX_REPORT_DAYS = 366;
-export const PREVIEW_ROWS = 60;
+const MAX_REPORT_DAYS = 366;
+const PREVIEW_ROWS = 60;
 
-export type ReportValue = string | number;
+type ReportValue = string | number;
 
-export interface ReportRun {
+interface ReportRun {
   runId: string;
   name: string;
   rowCount: number;
@@ -23,7 +23,7 @@ export interface ReportRun {
   truncated: boolean;
 }
 
-export interface RunReportInput {
+interface RunReportInput {
   reportId: string;
   start: string;
   end: string;

@@ -11,7 +11,7 @@ import {
   type OverdueDeposit,
 } from "../reservations/index.ts";
 
-export interface Dashboard {
+interface Dashboard {
   businessDate: string;
   arrivals: number;
   departures: number;
@@ -43,7 +43,7 @@ export interface ForecastDay {
   revenueMinor: bigint;
 }
 
-export interface Forecast {
+interface Forecast {
   year: number;
   month: number;
   currency: string;

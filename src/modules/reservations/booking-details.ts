@@ -3,9 +3,9 @@ import { checkMoneyBound } from "../../lib/money.ts";
 import { sum } from "./pricing.ts";
 import type { BookingDetails, PaymentGuarantee, Reservation } from "./reservation.repository.ts";
 
-export const maxRemarks = 20;
-export const maxRemarkLength = 1000;
-export const maxGuestsPerRoom = 10;
+const maxRemarks = 20;
+const maxRemarkLength = 1000;
+const maxGuestsPerRoom = 10;
 
 /**
  * The agreed price of each night (a channel's nightly rates): one per night, each within the money bound, adding

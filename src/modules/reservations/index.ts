@@ -16,15 +16,11 @@ export {
   createReservationService,
   maxNights,
   type ReservationService,
-  type ReservationDeps,
-  type CreateReservationInput,
-  type UpdateReservationInput,
-  type ListReservationsInput,
   type RoomLineInput,
   type BookingExtras,
   type Actor,
 } from "./reservation.service.ts";
-export type { Reservation, ReservationSummary, RoomLine } from "./reservation.repository.ts";
+export type { Reservation } from "./reservation.repository.ts";
 export {
   addDepositPayment,
   changeFeed,
@@ -42,8 +38,6 @@ export {
   stayInRoom,
   roomNightsOf,
   unarrivedReservations,
-  type InHouseNight,
-  type RoomNight,
 } from "./stays.repository.ts";
 export {
   arrivalsReport,
@@ -55,9 +49,6 @@ export {
   type ReportQuery,
 } from "./reports.repository.ts";
 export {
-  transitions,
-  canTransition,
-  holdsInventory,
   reservationStatuses,
   reservationSources,
   staffSources,
@@ -65,7 +56,6 @@ export {
   type ReservationStatus,
   type ReservationSource,
 } from "./transitions.ts";
-export { reservationData, roomLineData } from "./reservation.events.ts";
 export { heldNightsSql } from "./sql.ts";
 
 export function createReservationsModule(deps: Deps, service: ReservationService): Module {

@@ -56,7 +56,7 @@ export async function writeLateCheckOutRule(
 }
 
 /** The property's rule and whether `at` is past its hour in the hotel's time zone; undefined without a rule. */
-export async function lateCheckOutRule(
+async function lateCheckOutRule(
   q: Queryable,
   propertyId: string,
   at: Date,

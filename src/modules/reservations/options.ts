@@ -6,7 +6,7 @@ import * as repo from "./reservation.repository.ts";
 import type { Reservation } from "./reservation.repository.ts";
 
 /** How far ahead an option may run. */
-export const maxOptionDays = 365;
+const maxOptionDays = 365;
 
 /** An option's end as asked: only on a TENTATIVE reservation, in the future and at most a year ahead (else 422). */
 export function checkOptionUntil(until: Date, status: string, now: Date): Date {

@@ -3,12 +3,12 @@ import { alertStaff } from "../notifications/index.ts";
 import type { Reservation } from "./reservation.repository.ts";
 
 /** The permission that lets staff overbook, and whose holders are told of every overbooking. */
-export const overbookPermission = "reservations.overbook";
+const overbookPermission = "reservations.overbook";
 
 /**
  * "SUITE 1 room on 2027-06-01, 2027-06-02": the short nights grouped by room type and rooms short, dates in order.
  */
-export function describeShortfall(nights: Reservation["overbookedNights"]): string {
+function describeShortfall(nights: Reservation["overbookedNights"]): string {
   const groups = new Map<string, string[]>();
   for (const n of nights) {
     const key = `${n.roomTypeCode} ${n.rooms} room${n.rooms === 1 ? "" : "s"}`;

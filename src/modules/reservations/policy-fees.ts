@@ -2,7 +2,7 @@ import type { Tx } from "../../db/transaction.ts";
 import type { Reservation, RoomLine } from "./reservation.repository.ts";
 
 /** A fee the reservations module asks the folio to post (FolioService.postFee in the composition root). */
-export interface FeeCharge {
+interface FeeCharge {
   reservationId: string;
   /** CANCELLATION_FEE, NO_SHOW_FEE or LATE_CHECKOUT_FEE. */
   code: string;
@@ -29,14 +29,14 @@ export function lineFee(l: RoomLine): bigint {
 }
 
 /** The fee of cancelling at `now`: the lines whose free window has passed (now after their `freeUntil`). */
-export function cancellationFee(r: Reservation, now: Date): bigint {
+function cancellationFee(r: Reservation, now: Date): bigint {
   let fee = 0n;
   for (const l of r.rooms) if (l.policy !== null && now.getTime() > l.policy.freeUntil.getTime()) fee += lineFee(l);
   return fee;
 }
 
 /** The fee of a no-show: every line's policy fee. */
-export function noShowFee(r: Reservation): bigint {
+function noShowFee(r: Reservation): bigint {
   return r.rooms.reduce((sum, l) => sum + lineFee(l), 0n);
 }
 

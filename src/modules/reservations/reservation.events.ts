@@ -2,7 +2,7 @@ import type { NewEvent, ReservationEventData, RoomLineEventData } from "../event
 import type { Reservation, ReservationSummary, RoomLine } from "./reservation.repository.ts";
 
 /** A reservation as the spec's reservation data (the change feed reads the same shape, ReservationSummary). */
-export function summaryOf(r: Reservation): ReservationSummary {
+function summaryOf(r: Reservation): ReservationSummary {
   return {
     id: r.id,
     code: r.code,
@@ -22,7 +22,7 @@ export function summaryOf(r: Reservation): ReservationSummary {
 }
 
 /** The spec's reservation data as an event payload (JSON: ISO timestamps; null for no external reference, as on every face). */
-export function reservationData(r: Reservation): ReservationEventData {
+function reservationData(r: Reservation): ReservationEventData {
   const s = summaryOf(r);
   return {
     ...s,
@@ -33,11 +33,11 @@ export function reservationData(r: Reservation): ReservationEventData {
 }
 
 /** Distinct room type codes in code order (as the connectivity reservation list shows them). */
-export function roomTypeCodes(r: Reservation): string[] {
+function roomTypeCodes(r: Reservation): string[] {
   return [...new Set(r.rooms.map((l) => l.roomTypeCode))].sort();
 }
 
-export function roomLineData(r: Reservation, line: RoomLine): RoomLineEventData {
+function roomLineData(r: Reservation, line: RoomLine): RoomLineEventData {
   return {
     reservationId: r.id,
     reservationCode: r.code,

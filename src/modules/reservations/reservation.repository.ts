@@ -40,7 +40,7 @@ export interface PaymentGuarantee {
 }
 
 /** A rate plan's policy on one stay: free until `freeUntil` (arrival midnight in the hotel's zone - the hours). */
-export type LinePolicy = StayPolicy;
+type LinePolicy = StayPolicy;
 
 export interface Reservation {
   id: string;
@@ -92,7 +92,7 @@ export interface Reservation {
   rooms: RoomLine[];
 }
 
-export interface OverbookedNight {
+interface OverbookedNight {
   date: string;
   roomTypeId: string;
   roomTypeCode: string;
@@ -514,20 +514,6 @@ export async function countInStatus(
     [propertyId, reservationIds, status],
   );
   return r?.n ?? 0;
-}
-
-/** The reservation a channel knows by its own reference (id and status), if any. */
-export async function findChannelReservation(
-  q: Queryable,
-  propertyId: string,
-  channel: string,
-  externalReference: string,
-): Promise<{ id: string; status: string } | undefined> {
-  const [r] = await q.query<{ id: string; status: string }>(
-    "select id, status from reservations where property_id = $1 and channel = $2 and external_reference = $3",
-    [propertyId, channel, externalReference],
-  );
-  return r;
 }
 
 /** What a booking says for the hotel beyond the stay (see Migration0035BookingDetails); lines by position. */

@@ -48,7 +48,7 @@ import { depositOfBooking } from "./deposits.ts";
 export type { Actor };
 
 export const maxNights = 60;
-export const maxRoomLines = 20;
+const maxRoomLines = 20;
 
 export interface RoomLineInput {
   roomTypeId: string;
@@ -70,7 +70,7 @@ export interface BookingExtras {
   paymentGuarantee?: PaymentGuarantee | null | undefined;
 }
 
-export interface CreateReservationInput extends BookingExtras {
+interface CreateReservationInput extends BookingExtras {
   source: ReservationSource;
   /** The connectivity provider delivering a channel booking; with channel and externalReference it identifies the booking. */
   provider?: string | null | undefined;
@@ -98,7 +98,7 @@ export interface CreateReservationInput extends BookingExtras {
   optionUntil?: Date | undefined;
 }
 
-export interface UpdateReservationInput extends BookingExtras {
+interface UpdateReservationInput extends BookingExtras {
   arrivalDate?: string | undefined;
   departureDate?: string | undefined;
   holderName?: string | undefined;
@@ -119,7 +119,7 @@ export interface UpdateReservationInput extends BookingExtras {
   }[];
 }
 
-export interface ListReservationsInput {
+interface ListReservationsInput {
   statuses?: readonly ReservationStatus[];
   arrivalFrom?: string | undefined;
   arrivalTo?: string | undefined;

@@ -33,7 +33,7 @@ export function checkStaffSource(source: string): void {
  * reservation state to CANCELLED (cancelledAt set, reservation.cancelled emitted): an in-house or checked-out
  * stay too (a channel cancels what it sold); the nights still ahead go back to inventory.
  */
-export const transitions: Readonly<Record<ReservationStatus, readonly ReservationStatus[]>> = {
+const transitions: Readonly<Record<ReservationStatus, readonly ReservationStatus[]>> = {
   TENTATIVE: ["GUARANTEED", "IN_HOUSE", "NO_SHOW", "CANCELLED"],
   GUARANTEED: ["TENTATIVE", "IN_HOUSE", "NO_SHOW", "CANCELLED"],
   IN_HOUSE: ["CHECKED_OUT", "CANCELLED"],
@@ -45,7 +45,7 @@ export const transitions: Readonly<Record<ReservationStatus, readonly Reservatio
 /** Statuses in which a reservation holds its rooms in inventory. */
 export const holdsInventory: ReadonlySet<ReservationStatus> = new Set(["TENTATIVE", "GUARANTEED", "IN_HOUSE"]);
 
-export function canTransition(from: ReservationStatus, to: ReservationStatus): boolean {
+function canTransition(from: ReservationStatus, to: ReservationStatus): boolean {
   return transitions[from].includes(to);
 }
 

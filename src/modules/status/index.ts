@@ -3,13 +3,7 @@ import { createPlatformSettings } from "../platform/index.ts";
 import { createStatusService } from "./status.service.ts";
 import { registerStatusRpc, statusRpcServices } from "./status.rpc.ts";
 
-export {
-  createStatusService,
-  CONNECTIVITY_RELEASE,
-  type StatusService,
-  type PlatformStatus,
-  type PlatformSettingsReader,
-} from "./status.service.ts";
+export { CONNECTIVITY_RELEASE } from "./status.service.ts";
 
 export function createStatusModule(deps: Deps): Module {
   const service = createStatusService(createPlatformSettings(deps.db));

@@ -1,4 +1,4 @@
-export interface PlatformStatus {
+interface PlatformStatus {
   status: "operational" | "degraded" | "maintenance";
   apiVersion: "v1";
   partnerApi: "enabled" | "disabled";

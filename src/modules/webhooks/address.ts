@@ -2,7 +2,7 @@ import { lookup } from "node:dns/promises";
 import ipaddr from "ipaddr.js";
 
 /** One DNS answer. */
-export interface ResolvedAddress {
+interface ResolvedAddress {
   address: string;
   family: 4 | 6;
 }
@@ -35,7 +35,7 @@ export interface CheckedUrl {
   literalIp: string | undefined;
 }
 
-export const maxUrlLength = 2048;
+const maxUrlLength = 2048;
 
 /** Syntax rules of the spec's "Address rules" (1, 2); no DNS. */
 export function checkUrlSyntax(raw: string): CheckedUrl {

@@ -269,7 +269,7 @@ export async function dueDeliveryIds(pool: pg.Pool, now: Date, limit = 1000): Pr
 }
 
 /** Rows one purge statement deletes: each batch commits on its own, so no statement holds locks for long. */
-export const purgeBatch = 2_000;
+const purgeBatch = 2_000;
 
 /**
  * Deletes attempt rows and finished deliveries older than `cutoff` (the 30-day history) in batches of `batch`

@@ -124,4 +124,3 @@ export function createDispatcher(d: DispatcherDeps) {
     inFlight: () => batches.size,
   };
 }
-export type Dispatcher = ReturnType<typeof createDispatcher>;

@@ -1,6 +1,6 @@
 import type pg from "pg";
 
-export type EndpointStatus = "open" | "closed" | "disabled";
+type EndpointStatus = "open" | "closed" | "disabled";
 
 export interface Endpoint {
   id: string;

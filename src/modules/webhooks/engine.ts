@@ -19,8 +19,8 @@ import * as repo from "./deliveries.repository.ts";
 import type { Claimed, Finished } from "./deliveries.repository.ts";
 
 /** Auto-close rule: no success for this long and at least `closeAfterFailures` failed attempts. */
-export const closeAfterMs = 24 * 60 * 60 * 1000;
-export const closeAfterFailures = 5;
+const closeAfterMs = 24 * 60 * 60 * 1000;
+const closeAfterFailures = 5;
 
 export interface EngineDeps {
   pool: pg.Pool;

@@ -3,7 +3,7 @@ import { standardSignature, type SigningKeys } from "./standard-signature.ts";
 
 /** Largest request body sent; an event that would exceed it is recorded failed, never truncated. */
 export const maxBodyBytes = 256 * 1024;
-export const userAgent = "Service-Webhooks/1.0";
+const userAgent = "Service-Webhooks/1.0";
 
 export interface EnvelopeInput {
   id: string;

@@ -16,27 +16,8 @@ import { registerWebhookWorkers } from "./webhooks.jobs.ts";
 import { registerWebhookRpc, webhookRpcServices } from "./webhooks.rpc.ts";
 import { createPartnerCallbacks, type PartnerCallbacks } from "./partner-callbacks.ts";
 
-export {
-  AddressRejected,
-  checkUrlSyntax,
-  ipVerdict,
-  verifyTarget,
-  systemResolver,
-  type Resolver,
-  type ResolvedAddress,
-} from "./address.ts";
-export { signatureHeader, newSigningSecret } from "./secrets.ts";
-export { subscribableEventTypes, testEventType } from "./event-types.ts";
-export { retryDelaysMs, maxAttempts, nextAttemptAt } from "./schedule.ts";
-export type { WebhookEngine, AttemptOutcome } from "./engine.ts";
-export type { WebhooksService, Actor } from "./webhooks.service.ts";
-export {
-  maxCallbacksPerClient,
-  maxCallbackHistoryPage,
-  type PartnerCallbacks,
-  type PartnerCallback,
-  type CallbackDelivery,
-} from "./partner-callbacks.ts";
+export { systemResolver, type Resolver } from "./address.ts";
+export { type CallbackDelivery } from "./partner-callbacks.ts";
 export { partnerCallbackEventTypes } from "./event-types.ts";
 
 /** Test seams of the webhook engine; production uses the defaults. */

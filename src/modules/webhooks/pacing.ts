@@ -2,7 +2,7 @@ import type pg from "pg";
 import { newId } from "../../lib/ids.ts";
 
 /** An address's limits: deliveries started per second and requests in flight at once. */
-export interface Limits {
+interface Limits {
   perSecond: number;
   concurrency: number;
 }

@@ -12,9 +12,9 @@ import { newSigningSecret, type SecretBox } from "./secrets.ts";
 import { defaultMaxConcurrency, defaultMaxPerSecond } from "./webhooks.service.ts";
 
 /** Callback addresses one partner client may have (all properties together). */
-export const maxCallbacksPerClient = 10;
+const maxCallbacksPerClient = 10;
 /** Largest page of a partner's delivery history; 50 when the caller names none. */
-export const maxCallbackHistoryPage = 200;
+const maxCallbackHistoryPage = 200;
 const historyDays = 30;
 
 export interface PartnerCallback extends Endpoint {

@@ -6,7 +6,7 @@ import type { Clock } from "../../lib/clock.ts";
 import { newId } from "../../lib/ids.ts";
 
 /** How far back a recovery may reach (the delivery history's 30 days). */
-export const recoveryWindowMs = 30 * 24 * 60 * 60 * 1000;
+const recoveryWindowMs = 30 * 24 * 60 * 60 * 1000;
 const chunk = 5_000;
 
 export interface Recovery {

@@ -1,10 +1,10 @@
 /** Delay before retry n (n = 1 is the wait after attempt 1): about 30 s, 2 min, 8 min, 32 min, 2 h, 8.5 h, 12 h. */
 export const retryDelaysMs = [30_000, 120_000, 480_000, 1_920_000, 7_200_000, 30_600_000, 43_200_000] as const;
-export const maxAttempts = 8;
+const maxAttempts = 8;
 /** No attempt starts later than this after the first one. */
 export const deliveryWindowMs = 24 * 60 * 60 * 1000;
 /** Each delay is scaled by a factor drawn uniformly from [1 - jitter, 1 + jitter]. */
-export const jitter = 0.1;
+const jitter = 0.1;
 
 /** Returns a number in [0, 1); injectable so tests can pin the jitter to its bounds. */
 export type Random = () => number;

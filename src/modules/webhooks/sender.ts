@@ -5,7 +5,7 @@ import type { VerifiedTarget } from "./address.ts";
 /** Largest part of a response that is consumed; the rest is never read (the connection is dropped). */
 export const maxResponseBytes = 64 * 1024;
 
-export interface SendRequest {
+interface SendRequest {
   target: VerifiedTarget;
   headers: Record<string, string>;
   body: Buffer;
@@ -14,7 +14,7 @@ export interface SendRequest {
 }
 
 /** Failure classes shown in the delivery history (never a body or a key). */
-export type ErrorClass =
+type ErrorClass =
   | "timeout"
   | "connection"
   | "tls"
@@ -147,7 +147,7 @@ export function createSender(
 }
 
 /** `Retry-After: <seconds>` or `<HTTP-date>` as ms from `nowMs`; undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | string[] | undefined, nowMs: number): number | undefined {
+function parseRetryAfter(value: string | string[] | undefined, nowMs: number): number | undefined {
   const text = (Array.isArray(value) ? value[0] : value)?.trim();
   if (text === undefined || text === "") return undefined;
   if (/^\d{1,10}$/.test(text)) return Number(text) * 1000;

@@ -83,7 +83,7 @@ export function ed25519PrivateKey(secretKey: string): KeyObject {
 }
 
 /** `whpk_` + the raw 32-byte public key in base64 (the JWK `x` bytes). */
-export function publicKeyText(key: KeyObject): string {
+function publicKeyText(key: KeyObject): string {
   const jwk = key.export({ format: "jwk" });
   return `whpk_${Buffer.from(jwk.x ?? "", "base64url").toString("base64")}`;
 }

@@ -26,8 +26,8 @@ import { getPlatformSettings } from "../platform/index.ts";
 export const maxEndpointsPerProperty = 10;
 export const defaultMaxPerSecond = 50;
 export const defaultMaxConcurrency = 10;
-export const secretOverlapMs = 24 * 60 * 60 * 1000;
-export const historyDays = 30;
+const secretOverlapMs = 24 * 60 * 60 * 1000;
+const historyDays = 30;
 const maxDescription = 500;
 const deliveryStatuses = ["pending", "succeeded", "failed", "cancelled"];
 
@@ -38,7 +38,7 @@ export interface Actor {
 }
 
 /** How an address is paced and signed (absent: defaults at creation, unchanged on update). */
-export interface EndpointDelivery {
+interface EndpointDelivery {
   /** true: deliveries also carry an ed25519 `v1a` signature; the address shows its `whpk_` public key. */
   ed25519?: boolean;
   /** Deliveries started per second, 1-1000 (default 50). */

@@ -11,12 +11,12 @@ import { errorsRs, resNotifSuccess, resNotifToEvent } from "./res-notif.ts";
 import { requireProperty } from "../../auth/index.ts";
 
 /** Largest OpenTravel document accepted (a booking of 20 rooms with every night priced is about 60 KB). */
-export const OTA_MAX_BODY_BYTES = 256 * 1024;
+const OTA_MAX_BODY_BYTES = 256 * 1024;
 /** How long a reservation notification waits for its booking to be applied before answering without its id. */
-export const OTA_OUTCOME_WAIT_MS = 10_000;
+const OTA_OUTCOME_WAIT_MS = 10_000;
 
 /** Reservation notifications applied in the API process at once (see applyNow). */
-export const OTA_INLINE_APPLIES = 3;
+const OTA_INLINE_APPLIES = 3;
 
 const PATH = /^\/api\/v1\/ota\/([A-Za-z0-9_-]{1,64})\/(OTA_[A-Za-z]+RQ)$/;
 

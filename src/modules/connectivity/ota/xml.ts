@@ -1,9 +1,6 @@
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { AppError } from "../../../errors.ts";
 
-/** The OpenTravel namespace of every message we read and write. */
-export const OTA_NS = "http://www.opentravel.org/OTA/2003/05";
-
 /** Elements that may repeat in the messages we read: always parsed as lists, so one and many look alike. */
 const LISTS = new Set([
   "HotelReservation",
@@ -112,7 +109,7 @@ export function text(node: XmlNode | undefined): string {
   return typeof v === "string" ? v.trim() : typeof v === "number" ? String(v) : "";
 }
 
-export function escapeXml(s: string): string {
+function escapeXml(s: string): string {
   return s.replace(/[<>&"']/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&apos;" })[c]!);
 }
 
