@@ -14,7 +14,7 @@ export const queues = {
   webhooksDeliver: "webhooks.deliver",
   /** Every minute: queues due webhook retries and takes over attempts of crashed workers. */
   webhooksSweep: "webhooks.sweep",
-  /** Daily: deletes webhook delivery history older than 30 days. */
+  /** Daily: deletes webhook delivery history older than 30 days and partner events older than 31 days. */
   webhooksPurge: "webhooks.purge",
   /** Lists the events a webhook recovery re-sends and creates their deliveries (data: `{ recoveryId }`). */
   webhooksRecover: "webhooks.recover",

@@ -40,7 +40,9 @@ function commandHelp(name: string, c: Command): string {
 async function databaseUrlFor(config: Config): Promise<string | undefined> {
   if (config.databaseUrl !== undefined) return config.databaseUrl;
   const url = `postgres://hotelops:hotelops@127.0.0.1:${config.embeddedPgPort}/hotelops`;
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
+  // A stopped service's port refuses at once; a running one may answer slowly on a busy machine, and taking it for
+  // stopped would start a second postgres on its data directory (refused): so wait generously for an answer.
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
   try {
     await client.connect();
     return url;

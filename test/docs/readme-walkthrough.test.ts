@@ -1,7 +1,7 @@
-// The README's first hour, run as written: its bash blocks through bash against `npm start`'s demo hotel (the start
-// block's own environment, a fresh data directory), in order, sharing their variables as one terminal would. Only
-// the ports differ: the service's 8080 and the receiver's 8443 become free ports, so the run never collides with a
-// service already running here.
+// The README's first hour and the partners' getting-started guide, run as written: their bash blocks through bash
+// against `npm start`'s demo hotel (the start block's own environment, a fresh data directory), in order, sharing
+// their variables as one terminal would. Only the ports differ: the service's 8080 and the receiver's 8443 become
+// free ports, so the run never collides with a service already running here.
 import { spawn } from "node:child_process";
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,24 +11,25 @@ import { freePort } from "../global-setup.ts";
 import { killAllServices, startService, until, type ServiceProcess } from "../helpers/service-process.ts";
 
 const root = join(import.meta.dirname, "../..");
-const dataDir = mkdtempSync(join(tmpdir(), "hotelops-readme-"));
-chmodSync(dataDir, 0o755);
-let service: ServiceProcess | undefined;
+const dataDirs: string[] = [];
+const services: ServiceProcess[] = [];
 afterAll(async () => {
-  service?.child.kill("SIGTERM");
-  await service?.exited;
+  for (const service of services) {
+    service.child.kill("SIGTERM");
+    await service.exited;
+  }
   killAllServices();
-  rmSync(dataDir, { recursive: true, force: true });
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
 });
 
-/** The bash blocks of the README's "Your first hour". */
-function firstHourBlocks(): string[] {
-  const readme = readFileSync(join(root, "README.md"), "utf8");
-  const hour = readme.slice(
-    readme.indexOf("## Your first hour"),
-    readme.indexOf("\n## ", readme.indexOf("## Your first hour") + 5),
-  );
-  return [...hour.matchAll(/```bash\n([\s\S]*?)```/g)].map((m) => m[1]!);
+/** The bash blocks of a markdown file, or of one of its sections (from its heading to the next of that level). */
+function bashBlocks(file: string, section?: string): string[] {
+  let text = readFileSync(join(root, file), "utf8");
+  if (section !== undefined) {
+    const at = text.indexOf(section);
+    text = text.slice(at, text.indexOf("\n## ", at + 5));
+  }
+  return [...text.matchAll(/```bash\n([\s\S]*?)```/g)].map((m) => m[1]!);
 }
 
 function bash(script: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
@@ -41,51 +42,90 @@ function bash(script: string, env: Record<string, string>): Promise<{ code: numb
     });
     child.stdout.on("data", (c: Buffer) => (output += c.toString()));
     child.stderr.on("data", (c: Buffer) => (output += c.toString()));
-    child.on("exit", (code) => resolve({ code, output }));
+    // a step that hangs ends the run with what it printed so far, instead of the test's timeout saying nothing
+    const timer = setTimeout(() => child.kill("SIGKILL"), 240_000);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
   });
+}
+
+/**
+ * Runs the blocks before the `... npm start` block, starts the service as that block says, waits for the demo seed
+ * and runs the blocks after it; resolves with the output of the blocks after the start.
+ */
+async function walk(blocks: string[]): Promise<{ output: string; service: ServiceProcess }> {
+  const dataDir = mkdtempSync(join(tmpdir(), "hotelops-walk-"));
+  chmodSync(dataDir, 0o755);
+  dataDirs.push(dataDir);
+  const [port, receiverPort, pgPort] = [await freePort(), await freePort(), await freePort()];
+  const ports = (block: string) =>
+    block.replaceAll("localhost:8080", `localhost:${port}`).replaceAll("8443", String(receiverPort));
+  // the operator CLI (npm run ops) finds the running service's embedded PostgreSQL through these, as in a terminal
+  const env = { DATA_DIR: join(dataDir, ".data"), EMBEDDED_PG_PORT: String(pgPort) };
+  const start = blocks.findIndex((b) => /^\S*=?.*npm start\s*$/m.test(b.trim()) && b.trim().split("\n").length === 1);
+  expect(start).toBeGreaterThan(-1);
+
+  const before = await bash(blocks.slice(0, start).map(ports).join("\n"), env);
+  expect(before.code, before.output).toBe(0);
+
+  // "VAR=value ... npm start": the same environment for the service started as npm start runs it
+  const assignments = Object.fromEntries(
+    [...blocks[start]!.matchAll(/(\w+)=(\S+)/g)].map((m) => [
+      m[1]!,
+      m[2]!.startsWith("scratch/") ? join(root, m[2]!) : m[2]!,
+    ]),
+  );
+  const service = await startService({ ...assignments, ...env, PORT: String(port), LOG_LEVEL: "warn" });
+  services.push(service);
+  // ready before the demo is seeded: a newcomer reads the logins from the banner, printed once it is
+  await until(async () => service.output().includes("Demo data seeded"), 60_000, "the demo seed");
+
+  const after = await bash(
+    blocks
+      .slice(start + 1)
+      .map(ports)
+      .join("\n"),
+    env,
+  );
+  expect(after.code, `${after.output}\n${service.output()}`).toBe(0);
+  return { output: after.output, service };
 }
 
 describe("the README's first hour", () => {
   it("runs as written on a fresh npm start: staff login, a booking, the partner feed and event, a verified webhook", async () => {
-    const [port, receiverPort, pgPort] = [await freePort(), await freePort(), await freePort()];
-    const ports = (block: string) =>
-      block.replaceAll("localhost:8080", `localhost:${port}`).replaceAll("8443", String(receiverPort));
-    // the operator CLI (npm run ops) finds the running service's embedded PostgreSQL through these, as in a terminal
-    const env = { DATA_DIR: join(dataDir, ".data"), EMBEDDED_PG_PORT: String(pgPort) };
-    const blocks = firstHourBlocks();
-    const start = blocks.findIndex((b) => /^\S*=?.*npm start\s*$/m.test(b.trim()) && b.trim().split("\n").length === 1);
-    expect(start).toBeGreaterThan(-1);
-
-    const before = await bash(blocks.slice(0, start).map(ports).join("\n"), env);
-    expect(before.code, before.output).toBe(0);
-
-    // "VAR=value ... npm start": the same environment for the service started as npm start runs it
-    const assignments = Object.fromEntries(
-      [...blocks[start]!.matchAll(/(\w+)=(\S+)/g)].map((m) => [
-        m[1]!,
-        m[2]!.startsWith("scratch/") ? join(root, m[2]!) : m[2]!,
-      ]),
-    );
-    service = await startService({ ...assignments, ...env, PORT: String(port), LOG_LEVEL: "warn" });
-    // ready before the demo is seeded: a newcomer reads the logins from the banner, printed once it is
-    await until(async () => service!.output().includes("Demo data seeded"), 60_000, "the demo seed");
-
-    const after = await bash(
-      blocks
-        .slice(start + 1)
-        .map(ports)
-        .join("\n"),
-      env,
-    );
-    expect(after.code, after.output).toBe(0);
-    expect(after.output).toContain('"status":"operational"');
-    expect(after.output).toMatch(/"status":"GUARANTEED"/);
-    expect(after.output, service.output()).toMatch(
-      /"status":"PROCESSED","reservationId":"[^"]+","reservationCode":"R\d+"/,
-    );
+    const { output, service } = await walk(bashBlocks("README.md", "## Your first hour"));
+    expect(output).toContain('"status":"operational"');
+    expect(output).toMatch(/"status":"GUARANTEED"/);
+    expect(output, service.output()).toMatch(/"status":"PROCESSED","reservationId":"[^"]+","reservationCode":"R\d+"/);
     // the receiver's lines (curl's answers above them end without a newline)
-    expect(after.output, after.output).toMatch(/verified webhook\.test \{/);
-    expect(after.output).toMatch(/verified reservation\.created \{/);
-    expect(after.output).not.toMatch(/rejected (webhook|reservation)/);
-  }, 240_000);
+    expect(output, output).toMatch(/verified webhook\.test \{/);
+    expect(output).toMatch(/verified reservation\.created \{/);
+    expect(output).not.toMatch(/rejected (webhook|reservation)/);
+  }, 360_000);
+});
+
+describe("docs/partners/getting-started.md", () => {
+  it("runs as written on a fresh npm start: credentials, mappings, a callback, ARI read and write, a booking made, changed and cancelled, the feeds", async () => {
+    const { output, service } = await walk(bashBlocks("docs/partners/getting-started.md"));
+    expect(output).toContain('"apiRelease":"v1 beta"');
+    expect(output).toContain('"externalCode":"CM-DBL"');
+    expect(output).toContain('{"propertyCode":"DEMO-IST","changes":2,"cells":2}');
+    expect(output).toMatch(/"priceMinor":310000,"minStay":2/);
+    expect(output, service.output()).toMatch(/"status":"PROCESSED","reservationId":"[^"]+","reservationCode":"R\d+"/);
+    // the receiver verified every callback the guide promises, and refused none
+    for (const type of [
+      "ari.updated",
+      "partner_message.processed",
+      "reservation.created",
+      "reservation.updated",
+      "reservation.cancelled",
+    ])
+      expect(output, output).toMatch(new RegExp(`verified ${type.replace(".", "\\.")} \\{`));
+    expect(output).not.toMatch(/rejected (ari|partner_message|reservation)/);
+    expect(output).not.toMatch(/partner_message\.rejected/);
+    expect(output).toMatch(/"roomTypeCodes":\[\{"code":"DBL","externalCode":"CM-DBL"\}\]/);
+    expect(output).toMatch(/"eventType":"ari\.updated"/);
+  }, 360_000);
 });

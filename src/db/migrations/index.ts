@@ -32,6 +32,7 @@ import { Migration0033PropertyCodesAndEmails } from "./0033-property-codes-and-e
 import { Migration0030AuditTrail } from "./0030-audit-trail.ts";
 import { Migration0034DepositsAndPolicySnapshots } from "./0034-deposits-and-policy-snapshots.ts";
 import { Migration0035BookingDetails } from "./0035-booking-details.ts";
+import { Migration0036PartnerEventsAge } from "./0036-partner-events-age.ts";
 import { Migration0038Guests } from "./0038-guests.ts";
 import { Migration0032PartnerCallbacks } from "./0032-partner-callbacks.ts";
 
@@ -72,5 +73,6 @@ export const migrations = [
   Migration0033PropertyCodesAndEmails,
   Migration0034DepositsAndPolicySnapshots,
   Migration0035BookingDetails,
+  Migration0036PartnerEventsAge,
   Migration0038Guests,
 ];

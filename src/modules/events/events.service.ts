@@ -1,3 +1,4 @@
+import type pg from "pg";
 import type { Tx } from "../../db/transaction.ts";
 import { queues } from "../../jobs/queues.ts";
 import { newId } from "../../lib/ids.ts";
@@ -113,4 +114,24 @@ export async function recordPartnerEvents(tx: Tx, events: readonly NewPartnerEve
     ),
   ]);
   return ids;
+}
+
+/** How long partner events are kept: the 30 days of delivery history plus the 24 hours of retries before it. */
+export const partnerEventRetentionDays = 31;
+
+/**
+ * Deletes partner events created before `cutoff`, `batch` rows a statement, each its own short statement found
+ * through the age index (partner_events_age): every partner message's outcome and every ARI push leaves one, and
+ * once their delivery history is gone they are read by nothing (the pull feeds are the partner's record).
+ */
+export async function purgePartnerEventsBefore(pool: pg.Pool, cutoff: Date, batch = 2_000): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const { rowCount } = await pool.query(
+      "delete from partner_events where id in (select id from partner_events where created_at < $1 limit $2)",
+      [cutoff, batch],
+    );
+    total += rowCount ?? 0;
+    if ((rowCount ?? 0) < batch) return total;
+  }
 }

@@ -2,6 +2,8 @@ export {
   recordEvent,
   recordEvents,
   recordPartnerEvents,
+  purgePartnerEventsBefore,
+  partnerEventRetentionDays,
   partnerEventTypes,
   type NewPartnerEvent,
   eventTypes,

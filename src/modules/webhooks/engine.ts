@@ -5,7 +5,7 @@ import { queues } from "../../jobs/queues.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId } from "../../lib/ids.ts";
 import type { Logger } from "../../lib/logger.ts";
-import type { EventDataOf } from "../events/index.ts";
+import { partnerEventRetentionDays, purgePartnerEventsBefore, type EventDataOf } from "../events/index.ts";
 import { insertNotification } from "../notifications/index.ts";
 import { AddressRejected, verifyTarget, type AddressPolicy, type Resolver, type VerifiedTarget } from "./address.ts";
 import { deliveryHeaders, envelopeBody, maxBodyBytes } from "./envelope.ts";
@@ -17,6 +17,8 @@ import { ed25519PrivateKey, signingKeys, type SigningKeys } from "./standard-sig
 import { createGate, maxPermitWaitMs, minSlackMs, type Pacing, type Slot } from "./pacing.ts";
 import * as repo from "./deliveries.repository.ts";
 import type { Claimed, Finished } from "./deliveries.repository.ts";
+
+const dayMs = 24 * 60 * 60 * 1000;
 
 /** Auto-close rule: no success for this long and at least `closeAfterFailures` failed attempts. */
 const closeAfterMs = 24 * 60 * 60 * 1000;
@@ -503,10 +505,15 @@ export function createWebhookEngine(d: EngineDeps) {
     async runDue(): Promise<AttemptOutcome[]> {
       return attempt(await repo.dueDeliveryIds(d.pool, d.clock.now()));
     },
-    /** Deletes history older than 30 days (attempt rows and finished deliveries). */
-    async purge(): Promise<{ attempts: number; deliveries: number }> {
-      const cutoff = new Date(d.clock.now().getTime() - 30 * 24 * 60 * 60 * 1000);
-      return repo.purgeBefore(d.pool, cutoff);
+    /**
+     * Deletes history older than 30 days (attempt rows and finished deliveries), then the partner events older
+     * than their retention (the events module's log, read by nothing once their history is gone).
+     */
+    async purge(): Promise<{ attempts: number; deliveries: number; partnerEvents: number }> {
+      const now = d.clock.now().getTime();
+      const history = await repo.purgeBefore(d.pool, new Date(now - 30 * dayMs));
+      const partnerEvents = await purgePartnerEventsBefore(d.pool, new Date(now - partnerEventRetentionDays * dayMs));
+      return { ...history, partnerEvents };
     },
   };
 }
