@@ -146,6 +146,7 @@ describe("the panel's rates grid", () => {
       await screen(page, "40-rates-grid");
 
       // Fridays and Saturdays of 1 to 14 March: minimum stay 2 and stop sell
+      expect(await page.locator("#ari-plan").inputValue()).toBe(ids.bar);
       await page.fill("#ari-edit-from", "2027-03-01");
       await page.fill("#ari-edit-to", "2027-03-14");
       await page.check("#ari-wd-5");

@@ -215,7 +215,11 @@ export function Rates({ signed }: { signed: Signed }) {
         <form id="ari-edit" class="stack" onSubmit={apply} aria-labelledby="ari-edit-h" noValidate>
           <h2 id="ari-edit-h">{t("ariEditTitle")}</h2>
           <label for="ari-plan">{t("colRatePlan")}</label>
-          <select id="ari-plan" value={planId} onChange={(e) => setPlanId(e.currentTarget.value)}>
+          <select
+            id="ari-plan"
+            value={planId || data.data.plans[0]!.id}
+            onChange={(e) => setPlanId(e.currentTarget.value)}
+          >
             {data.data.plans.map((p) => (
               <option key={p.id} value={p.id}>
                 {p.code} {p.name}
