@@ -31,6 +31,7 @@ import { Migration0031StayPolicies } from "./0031-stay-policies.ts";
 import { Migration0033PropertyCodesAndEmails } from "./0033-property-codes-and-emails.ts";
 import { Migration0030AuditTrail } from "./0030-audit-trail.ts";
 import { Migration0035BookingDetails } from "./0035-booking-details.ts";
+import { Migration0039InvoiceDocuments } from "./0039-invoice-documents.ts";
 import { Migration0032PartnerCallbacks } from "./0032-partner-callbacks.ts";
 
 /** Every migration, in order. Listed explicitly so nothing depends on file globbing at run time. */
@@ -69,4 +70,5 @@ export const migrations = [
   Migration0032PartnerCallbacks,
   Migration0033PropertyCodesAndEmails,
   Migration0035BookingDetails,
+  Migration0039InvoiceDocuments,
 ];

@@ -16,6 +16,8 @@ export const entityTypes = [
   "api_client",
   "rate_plan",
   "late_checkout_rule",
+  "invoice_tax_rate",
+  "invoice_issuer",
 ] as const;
 export type EntityType = (typeof entityTypes)[number];
 
@@ -48,6 +50,9 @@ export interface FieldChange {
  */
 const masked = new Set([
   "holderName",
+  "buyer",
+  "familyName",
+  "tckn",
   "guestName",
   "guestNames",
   "firstName",
