@@ -211,9 +211,9 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
       const found = await transact(async (tx) => {
         const invoice = await loadInvoice(tx, propertyId, input.invoiceId);
         if (invoice === undefined) throw new AppError("not_found", "Invoice not found.");
-        if (invoice.status === "DRAFT") throw new AppError("invalid_transition", "A draft has no e-document; finalize it first.");
+        if (invoice.status === "DRAFT") throw new AppError("not_found", "A draft has no e-document; finalize it first.");
         const doc = await documentInput(tx, invoice);
-        if (doc === undefined) throw new AppError("invalid_transition", "This invoice was issued before e-documents.");
+        if (doc === undefined) throw new AppError("not_found", "This invoice was issued before e-documents and has none.");
         const stored = (await docs.findDocument(tx, propertyId, invoice.id))!;
         return { doc, xml: stored.xml };
       });

@@ -1580,8 +1580,8 @@ export declare const FolioService: GenService<{
   /**
    * The e-document of an issued invoice: `format` "xml" gives its UBL-TR 1.2 XML exactly as made when the invoice
    * was issued (content type application/xml), "pdf" a printable rendering of it (application/pdf). `content` is
-   * the document's bytes (base64 in REST JSON). 409 invalid_transition for a draft, or an invoice issued before
-   * e-documents; 400 invalid_argument naming `format` for another format.
+   * the document's bytes (base64 in REST JSON). 404 not_found for a draft or an invoice issued before e-documents
+   * (neither has one), as for an invoice of another property; 400 invalid_argument naming `format` for another format.
    *
    * @generated from rpc hotelops.folio.v1.FolioService.GetInvoiceDocument
    */
