@@ -5,7 +5,13 @@ import { ErrorInfoSchema } from "../../gen/hotelops/api/v1/rest_pb.js";
 import { ChargeKind, FolioService, InvoiceStatus } from "../../gen/hotelops/folio/v1/folio_pb.js";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { createStaffSession, createTestClient, createTestProperty } from "../helpers/auth.ts";
-import { seedInvoiceIssuer, seedReservation, seedRoom, seedRoomTypeAndRatePlan, type SeededProperty } from "../helpers/hotel-fixtures.ts";
+import {
+  seedInvoiceIssuer,
+  seedReservation,
+  seedRoom,
+  seedRoomTypeAndRatePlan,
+  type SeededProperty,
+} from "../helpers/hotel-fixtures.ts";
 
 let app: TestApp;
 let hotel: SeededProperty;

@@ -7,10 +7,14 @@ export const ublInvoiceXsd = fileURLToPath(new URL("../fixtures/ubl/xsd/maindoc/
 /** Validates an XML document against the UBL 2.1 Invoice schema with xmllint; resolves with xmllint's complaints ("" when valid). */
 export function validateUblInvoice(xml: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = execFile("xmllint", ["--noout", "--nonet", "--schema", ublInvoiceXsd, "-"], (err, _stdout, stderr) => {
-      if (err !== null && typeof err.code !== "number") return reject(err);
-      resolve(err === null ? "" : stderr || `xmllint exited ${String(err.code)}`);
-    });
+    const child = execFile(
+      "xmllint",
+      ["--noout", "--nonet", "--schema", ublInvoiceXsd, "-"],
+      (err, _stdout, stderr) => {
+        if (err !== null && typeof err.code !== "number") return reject(err);
+        resolve(err === null ? "" : stderr || `xmllint exited ${String(err.code)}`);
+      },
+    );
     child.stdin!.end(xml);
   });
 }

@@ -25,7 +25,10 @@ function clients(t: string) {
   ] as never;
   return {
     grpc: createClient(FolioService, createGrpcTransport({ baseUrl: app.baseUrl, interceptors })),
-    connect: createClient(FolioService, createConnectTransport({ baseUrl: app.baseUrl, httpVersion: "1.1", interceptors })),
+    connect: createClient(
+      FolioService,
+      createConnectTransport({ baseUrl: app.baseUrl, httpVersion: "1.1", interceptors }),
+    ),
   };
 }
 
@@ -65,7 +68,12 @@ async function stayWithCharges(): Promise<string> {
       }),
     );
   const folio = await folios.getFolio(hotel.id, { reservationId: r.id });
-  await folios.postCharge(hotel.id, "user:test", { folioId: folio.id, code: "MINIBAR", description: "Minibar", amountMinor: 45_00n });
+  await folios.postCharge(hotel.id, "user:test", {
+    folioId: folio.id,
+    code: "MINIBAR",
+    description: "Minibar",
+    amountMinor: 45_00n,
+  });
   return folio.id;
 }
 
@@ -101,7 +109,13 @@ describe("e-documents", () => {
       vkn: "1234567890",
       title: "Demo Turizm A.Ş.",
       taxOffice: "Beyoğlu",
-      address: { street: "İstiklal Caddesi 1", district: "Beyoğlu", city: "İstanbul", postalZone: "34430", countryCode: "TR" },
+      address: {
+        street: "İstiklal Caddesi 1",
+        district: "Beyoğlu",
+        city: "İstanbul",
+        postalZone: "34430",
+        countryCode: "TR",
+      },
     };
     for (const c of [grpc, connect]) {
       const bad = await failure(c.setInvoiceIssuer({ ...issuer, vkn: "1234567891" }));
@@ -115,7 +129,9 @@ describe("e-documents", () => {
     // No buyer given: the unknown consumer, an e-Arşiv invoice.
     expect(issued).toMatchObject({ type: "E_ARSIV", profileId: "EARSIVFATURA", typeCode: "SATIS" });
     expect(issued.buyer).toMatchObject({ kind: "PERSON", tckn: "11111111111" });
-    const xml = new TextDecoder().decode((await grpc.getInvoiceDocument({ invoiceId: issued.id, format: "xml" })).content);
+    const xml = new TextDecoder().decode(
+      (await grpc.getInvoiceDocument({ invoiceId: issued.id, format: "xml" })).content,
+    );
     expect(await validateUblInvoice(xml)).toBe("");
     expect(xml).toContain(`<cbc:ID>${issued.number}</cbc:ID>`);
     expect(issued.number).toHaveLength(16);
@@ -123,28 +139,53 @@ describe("e-documents", () => {
 
   it("sets rates per charge code with validity dates; lines carry them and add up", async () => {
     for (const c of [grpc, connect]) {
-      const bad = await failure(c.setInvoiceTaxRate({ chargeCode: "MINIBAR", validFrom: "2026-01-01", vatRateBp: 1800 }));
+      const bad = await failure(
+        c.setInvoiceTaxRate({ chargeCode: "MINIBAR", validFrom: "2026-01-01", vatRateBp: 1800 }),
+      );
       expect([bad.grpc, bad.code, bad.fields]).toEqual([Code.InvalidArgument, "validation_failed", ["vatRateBp"]]);
-      const noCode = await failure(c.setInvoiceTaxRate({ chargeCode: "MINIBAR", validFrom: "2026-01-01", vatRateBp: 0 }));
+      const noCode = await failure(
+        c.setInvoiceTaxRate({ chargeCode: "MINIBAR", validFrom: "2026-01-01", vatRateBp: 0 }),
+      );
       expect(noCode.fields).toEqual(["vatExemptionCode"]);
-      expect((await failure(c.setInvoiceTaxRate({ chargeCode: "MINIBAR", validFrom: "2026-13-01", vatRateBp: 2000 }))).fields).toEqual([
-        "validFrom",
-      ]);
+      expect(
+        (await failure(c.setInvoiceTaxRate({ chargeCode: "MINIBAR", validFrom: "2026-13-01", vatRateBp: 2000 })))
+          .fields,
+      ).toEqual(["validFrom"]);
     }
     await grpc.setInvoiceTaxRate({ chargeCode: "MINIBAR", validFrom: "2026-01-01", vatRateBp: 2000 });
     // A decree from the 24th: room nights at 20 % VAT and 2 % accommodation tax; earlier nights keep the property's 10 % + 2 %.
-    await connect.setInvoiceTaxRate({ chargeCode: "ROOM", validFrom: "2026-11-24", vatRateBp: 2000, accommodationTaxRateBp: 200 });
+    await connect.setInvoiceTaxRate({
+      chargeCode: "ROOM",
+      validFrom: "2026-11-24",
+      vatRateBp: 2000,
+      accommodationTaxRateBp: 200,
+    });
     const folioId = await stayWithCharges();
     for (const c of [grpc, connect]) {
       const bad = await failure(c.createInvoiceDraft({ folioId, buyer: { ...company, vkn: "1234567891" } }));
       expect([bad.grpc, bad.code, bad.fields]).toEqual([Code.InvalidArgument, "validation_failed", ["buyer.vkn"]]);
       const person = { kind: "PERSON", tckn: "12345678901", firstName: "Ayşe", familyName: "Yılmaz" };
       expect((await failure(c.createInvoiceDraft({ folioId, buyer: person }))).fields).toEqual(["buyer.tckn"]);
-      expect((await failure(c.createInvoiceDraft({ folioId, buyer: { ...person, kind: "ROBOT" } }))).fields).toEqual(["buyer.kind"]);
+      expect((await failure(c.createInvoiceDraft({ folioId, buyer: { ...person, kind: "ROBOT" } }))).fields).toEqual([
+        "buyer.kind",
+      ]);
     }
     const draft = (await grpc.createInvoiceDraft({ folioId, buyer: company })).invoice!;
-    expect(draft).toMatchObject({ type: "E_FATURA", profileId: "TEMELFATURA", buyer: { kind: "COMPANY", vkn: "9876543217", eFatura: true } });
-    expect(draft.lines.map((l) => [l.chargeCode, l.unitCode, l.quantity, l.vatRateBp, l.accommodationTaxRateBp, l.totalMinor])).toEqual([
+    expect(draft).toMatchObject({
+      type: "E_FATURA",
+      profileId: "TEMELFATURA",
+      buyer: { kind: "COMPANY", vkn: "9876543217", eFatura: true },
+    });
+    expect(
+      draft.lines.map((l) => [
+        l.chargeCode,
+        l.unitCode,
+        l.quantity,
+        l.vatRateBp,
+        l.accommodationTaxRateBp,
+        l.totalMinor,
+      ]),
+    ).toEqual([
       ["ROOM", "DAY", 2, 1000, 200, 3000_00n],
       ["ROOM", "DAY", 1, 2000, 200, 1500_00n],
       ["MINIBAR", "C62", 1, 2000, 0, 45_00n],

@@ -3,7 +3,12 @@ import { AppError } from "../../src/errors.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
 import { newId } from "../../src/lib/ids.ts";
 import { openTestDatabase, type TestDatabase } from "../helpers/db.ts";
-import { seedInvoiceIssuer, seedProperty as seedBareProperty, seedReservation, type SeededProperty } from "../helpers/hotel-fixtures.ts";
+import {
+  seedInvoiceIssuer,
+  seedProperty as seedBareProperty,
+  seedReservation,
+  type SeededProperty,
+} from "../helpers/hotel-fixtures.ts";
 import { createFolioService, type FolioService } from "../../src/modules/folio/index.ts";
 import { createInvoiceService, type InvoiceService } from "../../src/modules/invoices/index.ts";
 

@@ -9,7 +9,13 @@ const issuer: UblInput["issuer"] = {
   vkn: "1234567890",
   title: "Demo Turizm A.Ş.",
   taxOffice: "Beyoğlu",
-  address: { street: "İstiklal Caddesi 1", district: "Beyoğlu", city: "İstanbul", postalZone: "34430", countryCode: "TR" },
+  address: {
+    street: "İstiklal Caddesi 1",
+    district: "Beyoğlu",
+    city: "İstanbul",
+    postalZone: "34430",
+    countryCode: "TR",
+  },
 };
 const room = { kind: "ROOM" as const, code: "ROOM", description: "Konaklama (oda & kahvaltı)", amountMinor: 1500_00n };
 const extra = { kind: "EXTRA" as const, code: "MINIBAR", description: "Minibar <şişe su>", amountMinor: 45_00n };
@@ -22,7 +28,15 @@ function input(over: Partial<UblInput> = {}): UblInput {
   );
   items.push(
     computeItem(
-      { lineNo: 3, chargeCode: "TRANSFER", description: "Havalimanı transferi", unitCode: "C62", quantity: 3, unitPriceMinor: 100_00n, discountMinor: 50_00n },
+      {
+        lineNo: 3,
+        chargeCode: "TRANSFER",
+        description: "Havalimanı transferi",
+        unitCode: "C62",
+        quantity: 3,
+        unitPriceMinor: 100_00n,
+        discountMinor: 50_00n,
+      },
       { vatRateBp: 0, vatExemptionCode: "351", accommodationTaxRateBp: 0 },
     ),
   );
@@ -55,7 +69,13 @@ describe("UBL-TR documents", () => {
       vkn: "9876543217",
       title: "Güneş Seyahat Ltd. Şti.",
       taxOffice: "Çankaya",
-      address: { street: "Atatürk Bulvarı 5", district: "Çankaya", city: "Ankara", postalZone: "06690", countryCode: "TR" },
+      address: {
+        street: "Atatürk Bulvarı 5",
+        district: "Çankaya",
+        city: "Ankara",
+        postalZone: "06690",
+        countryCode: "TR",
+      },
       eFatura: true,
     };
     const docs = [
@@ -85,23 +105,33 @@ describe("UBL-TR documents", () => {
     const header = xml.slice(xml.indexOf("<cac:TaxTotal>"), xml.indexOf("<cac:InvoiceLine>"));
     expect(header.match(/<cac:TaxSubtotal>/g)).toHaveLength(4);
     expect(header).toContain('<cbc:TaxAmount currencyID="TRY">328.93</cbc:TaxAmount>');
-    expect(header).toContain('<cbc:TaxableAmount currencyID="TRY">2678.57</cbc:TaxableAmount><cbc:TaxAmount currencyID="TRY">267.86</cbc:TaxAmount><cbc:Percent>10</cbc:Percent>');
-    expect(header).toContain('<cbc:TaxableAmount currencyID="TRY">37.50</cbc:TaxableAmount><cbc:TaxAmount currencyID="TRY">7.50</cbc:TaxAmount><cbc:Percent>20</cbc:Percent>');
+    expect(header).toContain(
+      '<cbc:TaxableAmount currencyID="TRY">2678.57</cbc:TaxableAmount><cbc:TaxAmount currencyID="TRY">267.86</cbc:TaxAmount><cbc:Percent>10</cbc:Percent>',
+    );
+    expect(header).toContain(
+      '<cbc:TaxableAmount currencyID="TRY">37.50</cbc:TaxableAmount><cbc:TaxAmount currencyID="TRY">7.50</cbc:TaxAmount><cbc:Percent>20</cbc:Percent>',
+    );
     expect(header).toContain('<cbc:TaxAmount currencyID="TRY">53.57</cbc:TaxAmount><cbc:Percent>2</cbc:Percent>');
     expect(header).toContain(
       '<cbc:LineExtensionAmount currencyID="TRY">2966.07</cbc:LineExtensionAmount><cbc:TaxExclusiveAmount currencyID="TRY">2966.07</cbc:TaxExclusiveAmount>' +
         '<cbc:TaxInclusiveAmount currencyID="TRY">3295.00</cbc:TaxInclusiveAmount><cbc:PayableAmount currencyID="TRY">3295.00</cbc:PayableAmount>',
     );
     // The discounted line: 300.00 gross before, 50.00 off, all net at 0 %.
-    expect(xml).toContain('<cbc:Amount currencyID="TRY">50.00</cbc:Amount><cbc:BaseAmount currencyID="TRY">300.00</cbc:BaseAmount>');
+    expect(xml).toContain(
+      '<cbc:Amount currencyID="TRY">50.00</cbc:Amount><cbc:BaseAmount currencyID="TRY">300.00</cbc:BaseAmount>',
+    );
     expect(xml).toContain('<cbc:PriceAmount currencyID="TRY">100</cbc:PriceAmount>');
   });
 
   it("is refused by the schema when an element is out of order or missing (the check can fail)", async () => {
     const xml = renderUblTr(input());
-    const swapped = xml.replace("<cbc:IssueTime>13:05:09</cbc:IssueTime>", "").replace("</cbc:InvoiceTypeCode>", "</cbc:InvoiceTypeCode><cbc:IssueTime>13:05:09</cbc:IssueTime>");
+    const swapped = xml
+      .replace("<cbc:IssueTime>13:05:09</cbc:IssueTime>", "")
+      .replace("</cbc:InvoiceTypeCode>", "</cbc:InvoiceTypeCode><cbc:IssueTime>13:05:09</cbc:IssueTime>");
     expect(await validateUblInvoice(swapped)).toMatch(/IssueTime/);
-    expect(await validateUblInvoice(xml.replace(/<cac:LegalMonetaryTotal>.*<\/cac:LegalMonetaryTotal>/, ""))).toMatch(/LegalMonetaryTotal|InvoiceLine/);
+    expect(await validateUblInvoice(xml.replace(/<cac:LegalMonetaryTotal>.*<\/cac:LegalMonetaryTotal>/, ""))).toMatch(
+      /LegalMonetaryTotal|InvoiceLine/,
+    );
   });
 
   it("formats minor units with the currency's digits", () => {
@@ -118,7 +148,13 @@ describe("UBL-TR documents", () => {
         vkn: "9876543217",
         title: "Güneş Seyahat Ltd. Şti.",
         taxOffice: "Çankaya",
-        address: { street: "Atatürk Bulvarı 5", district: "Çankaya", city: "Ankara", postalZone: "", countryCode: "TR" },
+        address: {
+          street: "Atatürk Bulvarı 5",
+          district: "Çankaya",
+          city: "Ankara",
+          postalZone: "",
+          countryCode: "TR",
+        },
         eFatura: false,
       },
     });

@@ -17,15 +17,35 @@ const addressIn = (a: InvoiceAddress | undefined): Partial<Address> => ({
 function buyerOut(b: Buyer) {
   return b.kind === "PERSON"
     ? { kind: b.kind, tckn: b.tckn, firstName: b.firstName, familyName: b.familyName, address: addressOut(b.address) }
-    : { kind: b.kind, vkn: b.vkn, title: b.title, taxOffice: b.taxOffice, address: addressOut(b.address), eFatura: b.eFatura };
+    : {
+        kind: b.kind,
+        vkn: b.vkn,
+        title: b.title,
+        taxOffice: b.taxOffice,
+        address: addressOut(b.address),
+        eFatura: b.eFatura,
+      };
 }
 
 export function buyerIn(b: InvoiceBuyer | undefined): BuyerInput | undefined {
   if (b === undefined) return undefined;
   if (b.kind === "PERSON")
-    return { kind: "PERSON", tckn: b.tckn, firstName: b.firstName, familyName: b.familyName, address: addressIn(b.address) };
+    return {
+      kind: "PERSON",
+      tckn: b.tckn,
+      firstName: b.firstName,
+      familyName: b.familyName,
+      address: addressIn(b.address),
+    };
   if (b.kind === "COMPANY")
-    return { kind: "COMPANY", vkn: b.vkn, title: b.title, taxOffice: b.taxOffice, address: addressIn(b.address), eFatura: b.eFatura };
+    return {
+      kind: "COMPANY",
+      vkn: b.vkn,
+      title: b.title,
+      taxOffice: b.taxOffice,
+      address: addressIn(b.address),
+      eFatura: b.eFatura,
+    };
   throw invalidField("buyer.kind", "must be PERSON or COMPANY", "validation_failed");
 }
 

@@ -65,7 +65,8 @@ export function validateBuyer(input: BuyerInput | undefined): Buyer {
   if (input === undefined) return UNKNOWN_BUYER;
   if (input.kind === "PERSON") {
     const tckn = (input.tckn ?? "").trim() || PLACEHOLDER_TCKN;
-    if (!isValidTckn(tckn)) throw invalid("buyer.tckn", `not a valid TCKN (11 digits with checksum, or ${PLACEHOLDER_TCKN})`);
+    if (!isValidTckn(tckn))
+      throw invalid("buyer.tckn", `not a valid TCKN (11 digits with checksum, or ${PLACEHOLDER_TCKN})`);
     return {
       kind: "PERSON",
       tckn,

@@ -5,7 +5,12 @@ import type { InvoiceItem, LineRates } from "./lines.ts";
 /** Persistence of invoice lines, tax rates, the issuer and the e-documents. Every query filters by property id. */
 type Raw = Record<string, unknown>;
 
-export async function insertItems(tx: Tx, propertyId: string, invoiceId: string, items: readonly InvoiceItem[]): Promise<void> {
+export async function insertItems(
+  tx: Tx,
+  propertyId: string,
+  invoiceId: string,
+  items: readonly InvoiceItem[],
+): Promise<void> {
   await tx.query(
     `insert into invoice_items (invoice_id, property_id, line_no, charge_code, description, unit_code, quantity, unit_price_minor,
        discount_minor, gross_minor, net_minor, vat_rate_bp, vat_minor, vat_exemption_code, accommodation_tax_rate_bp, accommodation_tax_minor)
@@ -90,7 +95,16 @@ export async function upsertTaxRate(tx: Tx, propertyId: string, row: TaxRateRow,
      on conflict (property_id, charge_code, valid_from) do update set vat_rate_bp = excluded.vat_rate_bp,
        vat_exemption_code = excluded.vat_exemption_code, accommodation_tax_rate_bp = excluded.accommodation_tax_rate_bp,
        created_at = excluded.created_at, created_by = excluded.created_by`,
-    [propertyId, row.chargeCode, row.validFrom, row.vatRateBp, row.vatExemptionCode, row.accommodationTaxRateBp, at, by],
+    [
+      propertyId,
+      row.chargeCode,
+      row.validFrom,
+      row.vatRateBp,
+      row.vatExemptionCode,
+      row.accommodationTaxRateBp,
+      at,
+      by,
+    ],
   );
 }
 
@@ -140,7 +154,13 @@ export interface StoredDocument {
   xml: string;
 }
 
-export async function insertDocument(tx: Tx, propertyId: string, invoiceId: string, d: StoredDocument, at: Date): Promise<void> {
+export async function insertDocument(
+  tx: Tx,
+  propertyId: string,
+  invoiceId: string,
+  d: StoredDocument,
+  at: Date,
+): Promise<void> {
   await tx.query(
     `insert into invoice_documents (invoice_id, property_id, ettn, issue_time, xml, created_at) values ($1, $2, $3, $4, $5, $6)`,
     [invoiceId, propertyId, d.ettn, d.issueTime, d.xml, at],
@@ -152,5 +172,7 @@ export async function findDocument(tx: Tx, propertyId: string, invoiceId: string
     `select ettn::text as ettn, issue_time, xml from invoice_documents where property_id = $1 and invoice_id = $2`,
     [propertyId, invoiceId],
   );
-  return r === undefined ? undefined : { ettn: r.ettn as string, issueTime: r.issue_time as string, xml: r.xml as string };
+  return r === undefined
+    ? undefined
+    : { ettn: r.ettn as string, issueTime: r.issue_time as string, xml: r.xml as string };
 }

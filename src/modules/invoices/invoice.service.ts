@@ -69,7 +69,8 @@ async function loadInvoice(tx: Tx, propertyId: string, invoiceId: string, lock =
 async function documentInput(tx: Tx, invoice: Invoice): Promise<UblInput | undefined> {
   const stored = await docs.findDocument(tx, invoice.propertyId, invoice.id);
   const issuer = await docs.findIssuer(tx, invoice.propertyId);
-  if (stored === undefined || issuer === undefined || invoice.buyer === null || invoice.profileId === null) return undefined;
+  if (stored === undefined || issuer === undefined || invoice.buyer === null || invoice.profileId === null)
+    return undefined;
   return {
     number: invoice.number!,
     ettn: stored.ettn,
@@ -149,7 +150,10 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
         if (folio === undefined || property === undefined) throw new AppError("not_found", "Folio not found.");
         const issuer = await docs.findIssuer(tx, propertyId);
         if (issuer === undefined)
-          throw new AppError("invalid_transition", "Set the property's invoice issuer (VKN, title, tax office, address) first.");
+          throw new AppError(
+            "invalid_transition",
+            "Set the property's invoice issuer (VKN, title, tax office, address) first.",
+          );
         if (draft.buyer === null || draft.profileId === null || draft.items.length === 0)
           throw new AppError("invalid_transition", "This draft predates e-documents; create a new draft.");
         const free = await markChargesInvoiced(tx, propertyId, draft.chargeIds, draft.id);
@@ -211,15 +215,25 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
       const found = await transact(async (tx) => {
         const invoice = await loadInvoice(tx, propertyId, input.invoiceId);
         if (invoice === undefined) throw new AppError("not_found", "Invoice not found.");
-        if (invoice.status === "DRAFT") throw new AppError("not_found", "A draft has no e-document; finalize it first.");
+        if (invoice.status === "DRAFT")
+          throw new AppError("not_found", "A draft has no e-document; finalize it first.");
         const doc = await documentInput(tx, invoice);
-        if (doc === undefined) throw new AppError("not_found", "This invoice was issued before e-documents and has none.");
+        if (doc === undefined)
+          throw new AppError("not_found", "This invoice was issued before e-documents and has none.");
         const stored = (await docs.findDocument(tx, propertyId, invoice.id))!;
         return { doc, xml: stored.xml };
       });
       if (input.format === "xml")
-        return { contentType: "application/xml", content: Buffer.from(found.xml, "utf8"), fileName: `${found.doc.number}.xml` };
-      return { contentType: "application/pdf", content: await renderInvoicePdf(found.doc), fileName: `${found.doc.number}.pdf` };
+        return {
+          contentType: "application/xml",
+          content: Buffer.from(found.xml, "utf8"),
+          fileName: `${found.doc.number}.xml`,
+        };
+      return {
+        contentType: "application/pdf",
+        content: await renderInvoicePdf(found.doc),
+        fileName: `${found.doc.number}.pdf`,
+      };
     },
     async setTaxRate(propertyId, actor, input) {
       const row = validateTaxRate(input);
@@ -240,7 +254,14 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
       return transact(async (tx) => {
         const before = await docs.findIssuer(tx, propertyId);
         await docs.upsertIssuer(tx, propertyId, issuer, clock.now());
-        recordChange(tx, { propertyId, entity: "invoice_issuer", entityId: propertyId, action: "set", before, after: issuer });
+        recordChange(tx, {
+          propertyId,
+          entity: "invoice_issuer",
+          entityId: propertyId,
+          action: "set",
+          before,
+          after: issuer,
+        });
         return issuer;
       });
     },

@@ -72,9 +72,23 @@ describe("invoice lines", () => {
   });
 
   it("refuses an exemption code on a taxed line and a 0 % line without one", () => {
-    const base = { lineNo: 1, chargeCode: "X", description: "x", unitCode: "C62" as const, quantity: 1, unitPriceMinor: 1n, discountMinor: 0n };
-    expect(() => computeItem(base, { vatRateBp: 0, vatExemptionCode: null, accommodationTaxRateBp: 0 })).toThrow(RangeError);
-    expect(() => computeItem(base, { vatRateBp: 1000, vatExemptionCode: "351", accommodationTaxRateBp: 0 })).toThrow(RangeError);
-    expect(() => computeItem({ ...base, quantity: 0 }, { vatRateBp: 1000, vatExemptionCode: null, accommodationTaxRateBp: 0 })).toThrow(RangeError);
+    const base = {
+      lineNo: 1,
+      chargeCode: "X",
+      description: "x",
+      unitCode: "C62" as const,
+      quantity: 1,
+      unitPriceMinor: 1n,
+      discountMinor: 0n,
+    };
+    expect(() => computeItem(base, { vatRateBp: 0, vatExemptionCode: null, accommodationTaxRateBp: 0 })).toThrow(
+      RangeError,
+    );
+    expect(() => computeItem(base, { vatRateBp: 1000, vatExemptionCode: "351", accommodationTaxRateBp: 0 })).toThrow(
+      RangeError,
+    );
+    expect(() =>
+      computeItem({ ...base, quantity: 0 }, { vatRateBp: 1000, vatExemptionCode: null, accommodationTaxRateBp: 0 }),
+    ).toThrow(RangeError);
   });
 });

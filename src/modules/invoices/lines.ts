@@ -60,16 +60,27 @@ export interface InvoiceTotals {
 
 /** One line: quantity x unit price less the discount, split with the line's rates. */
 export function computeItem(
-  base: Pick<InvoiceItem, "lineNo" | "chargeCode" | "description" | "unitCode" | "quantity" | "unitPriceMinor" | "discountMinor">,
+  base: Pick<
+    InvoiceItem,
+    "lineNo" | "chargeCode" | "description" | "unitCode" | "quantity" | "unitPriceMinor" | "discountMinor"
+  >,
   rates: LineRates,
 ): InvoiceItem {
-  if (!Number.isInteger(base.quantity) || base.quantity < 1) throw new RangeError("quantity must be a positive integer");
+  if (!Number.isInteger(base.quantity) || base.quantity < 1)
+    throw new RangeError("quantity must be a positive integer");
   if (base.discountMinor < 0n) throw new RangeError("discount must not be negative");
   if ((rates.vatRateBp === 0) !== (rates.vatExemptionCode !== null))
     throw new RangeError("an exemption code goes with a 0 % VAT rate, and only with it");
   const grossMinor = BigInt(base.quantity) * base.unitPriceMinor - base.discountMinor;
   const s = splitGross(grossMinor, rates);
-  return { ...base, ...rates, grossMinor, netMinor: s.netMinor, vatMinor: s.taxMinor, accommodationTaxMinor: s.accommodationTaxMinor };
+  return {
+    ...base,
+    ...rates,
+    grossMinor,
+    netMinor: s.netMinor,
+    vatMinor: s.taxMinor,
+    accommodationTaxMinor: s.accommodationTaxMinor,
+  };
 }
 
 /** The net amount of a line before its discount: what `quantity x unit price` splits to. */
@@ -78,7 +89,10 @@ export function undiscountedNet(item: InvoiceItem): bigint {
 }
 
 /** Folio charges grouped into lines (first appearance order), each group's rates from `ratesOf`. */
-export function itemsFromCharges<C extends ChargeForLine>(charges: readonly C[], ratesOf: (c: C) => LineRates): InvoiceItem[] {
+export function itemsFromCharges<C extends ChargeForLine>(
+  charges: readonly C[],
+  ratesOf: (c: C) => LineRates,
+): InvoiceItem[] {
   const groups = new Map<string, { charge: C; rates: LineRates; quantity: number }>();
   for (const c of charges) {
     const rates = ratesOf(c);
@@ -116,12 +130,21 @@ export function invoiceTotals(items: readonly InvoiceItem[]): InvoiceTotals {
     accommodationTaxMinor += it.accommodationTaxMinor;
     totalMinor += it.grossMinor;
     const key = `${it.vatRateBp}/${it.vatExemptionCode ?? ""}`;
-    const v = vat.get(key) ?? { vatRateBp: it.vatRateBp, vatExemptionCode: it.vatExemptionCode, taxableMinor: 0n, taxMinor: 0n };
+    const v = vat.get(key) ?? {
+      vatRateBp: it.vatRateBp,
+      vatExemptionCode: it.vatExemptionCode,
+      taxableMinor: 0n,
+      taxMinor: 0n,
+    };
     v.taxableMinor += it.netMinor;
     v.taxMinor += it.vatMinor;
     vat.set(key, v);
     if (it.accommodationTaxRateBp > 0) {
-      const a = acc.get(it.accommodationTaxRateBp) ?? { rateBp: it.accommodationTaxRateBp, taxableMinor: 0n, taxMinor: 0n };
+      const a = acc.get(it.accommodationTaxRateBp) ?? {
+        rateBp: it.accommodationTaxRateBp,
+        taxableMinor: 0n,
+        taxMinor: 0n,
+      };
       a.taxableMinor += it.netMinor;
       a.taxMinor += it.accommodationTaxMinor;
       acc.set(it.accommodationTaxRateBp, a);

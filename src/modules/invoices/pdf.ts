@@ -20,7 +20,9 @@ const titles: Record<UblInput["profileId"], string> = {
 
 function buyerLines(b: Buyer): string[] {
   const a = b.address;
-  const place = [a.street, [a.district, a.city].filter((x) => x !== "").join(" / "), a.countryCode].filter((x) => x !== "");
+  const place = [a.street, [a.district, a.city].filter((x) => x !== "").join(" / "), a.countryCode].filter(
+    (x) => x !== "",
+  );
   if (b.kind === "COMPANY") return [b.title, `VKN: ${b.vkn}`, `Vergi Dairesi: ${b.taxOffice}`, ...place];
   return [`${b.firstName} ${b.familyName}`, `TCKN: ${b.tckn}`, ...place];
 }
@@ -37,7 +39,10 @@ export function renderInvoicePdf(d: UblInput): Promise<Buffer> {
   });
   doc.registerFont("regular", regular);
   doc.registerFont("bold", bold);
-  doc.font("bold").fontSize(16).text(`${titles[d.profileId]}${d.typeCode === "IADE" ? " (İade)" : ""}`);
+  doc
+    .font("bold")
+    .fontSize(16)
+    .text(`${titles[d.profileId]}${d.typeCode === "IADE" ? " (İade)" : ""}`);
   doc.font("regular").fontSize(9).moveDown(0.5);
   doc.text(`Fatura No: ${d.number}`);
   doc.text(`ETTN: ${d.ettn}`);
@@ -52,7 +57,9 @@ export function renderInvoicePdf(d: UblInput): Promise<Buffer> {
   doc.font("bold").text("Alıcı");
   doc.font("regular").text(buyerLines(d.buyer).join("\n"));
   doc.moveDown();
-  doc.font("bold").text("Sıra | Açıklama | Miktar | Birim Fiyat (KDV dahil) | İskonto | KDV % | KDV | Konaklama Vergisi | Tutar");
+  doc
+    .font("bold")
+    .text("Sıra | Açıklama | Miktar | Birim Fiyat (KDV dahil) | İskonto | KDV % | KDV | Konaklama Vergisi | Tutar");
   doc.font("regular");
   for (const it of d.items) {
     doc.text(

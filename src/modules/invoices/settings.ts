@@ -34,7 +34,8 @@ export function validateTaxRate(i: TaxRateInput): TaxRateRow {
   if (!(VAT_RATES_BP as readonly number[]).includes(i.vatRateBp))
     throw invalid("vatRateBp", "must be 0, 100, 1000 or 2000 (0, 1, 10 or 20 %)");
   const code = i.vatExemptionCode.trim();
-  if (i.vatRateBp === 0 && !/^\d{3}$/.test(code)) throw invalid("vatExemptionCode", "a 0 % rate needs GİB's three-digit exemption code");
+  if (i.vatRateBp === 0 && !/^\d{3}$/.test(code))
+    throw invalid("vatExemptionCode", "a 0 % rate needs GİB's three-digit exemption code");
   if (i.vatRateBp !== 0 && code !== "") throw invalid("vatExemptionCode", "only a 0 % rate has an exemption code");
   if (!Number.isInteger(i.accommodationTaxRateBp) || i.accommodationTaxRateBp < 0 || i.accommodationTaxRateBp > 10_000)
     throw invalid("accommodationTaxRateBp", "must be an integer between 0 and 10000");

@@ -36,7 +36,13 @@ describe("TCKN and VKN", () => {
 });
 
 describe("buyers", () => {
-  const address = { street: "Atatürk Bulvarı 5", district: "Çankaya", city: "Ankara", postalZone: "", countryCode: "tr" };
+  const address = {
+    street: "Atatürk Bulvarı 5",
+    district: "Çankaya",
+    city: "Ankara",
+    postalZone: "",
+    countryCode: "tr",
+  };
   it("defaults to the unknown consumer and the placeholder TCKN", () => {
     expect(validateBuyer(undefined)).toMatchObject({ kind: "PERSON", tckn: PLACEHOLDER_TCKN });
     expect(validateBuyer({ kind: "PERSON", firstName: "John", familyName: "Smith" })).toMatchObject({
@@ -45,14 +51,29 @@ describe("buyers", () => {
     });
   });
   it("names the field of a bad person or company", () => {
-    expect(fieldOf(() => validateBuyer({ kind: "PERSON", tckn: "12345678901", firstName: "A", familyName: "B" }))).toBe("buyer.tckn");
-    expect(fieldOf(() => validateBuyer({ kind: "PERSON", tckn: "10000000146", firstName: " ", familyName: "B" }))).toBe("buyer.firstName");
-    const company = { kind: "COMPANY" as const, vkn: "1234567890", title: "Güneş Turizm", taxOffice: "Çankaya", address, eFatura: true };
+    expect(fieldOf(() => validateBuyer({ kind: "PERSON", tckn: "12345678901", firstName: "A", familyName: "B" }))).toBe(
+      "buyer.tckn",
+    );
+    expect(fieldOf(() => validateBuyer({ kind: "PERSON", tckn: "10000000146", firstName: " ", familyName: "B" }))).toBe(
+      "buyer.firstName",
+    );
+    const company = {
+      kind: "COMPANY" as const,
+      vkn: "1234567890",
+      title: "Güneş Turizm",
+      taxOffice: "Çankaya",
+      address,
+      eFatura: true,
+    };
     expect(validateBuyer(company)).toMatchObject({ vkn: "1234567890", address: { countryCode: "TR" } });
     expect(fieldOf(() => validateBuyer({ ...company, vkn: "1234567891" }))).toBe("buyer.vkn");
     expect(fieldOf(() => validateBuyer({ ...company, taxOffice: "" }))).toBe("buyer.taxOffice");
     expect(fieldOf(() => validateBuyer({ ...company, title: "" }))).toBe("buyer.title");
-    expect(fieldOf(() => validateBuyer({ ...company, address: { ...address, street: "" } }))).toBe("buyer.address.street");
-    expect(fieldOf(() => validateBuyer({ ...company, address: { ...address, countryCode: "T1" } }))).toBe("buyer.address.countryCode");
+    expect(fieldOf(() => validateBuyer({ ...company, address: { ...address, street: "" } }))).toBe(
+      "buyer.address.street",
+    );
+    expect(fieldOf(() => validateBuyer({ ...company, address: { ...address, countryCode: "T1" } }))).toBe(
+      "buyer.address.countryCode",
+    );
   });
 });
