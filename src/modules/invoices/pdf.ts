@@ -1,4 +1,4 @@
-import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
 import PDFDocument from "pdfkit";
 import type { Buyer } from "./buyer.ts";
 import { invoiceTotals } from "./lines.ts";
@@ -9,8 +9,9 @@ import { formatAmount, formatPercent, type UblInput } from "./ubl.ts";
  * row per line with its VAT rate, the totals per VAT rate and accommodation tax, and the payable amount. Text is
  * set in DejaVu Sans (shipped under assets/fonts with its licence), which has every Turkish letter (ç ğ ı İ ö ş ü).
  */
-const regular = fileURLToPath(new URL("../../../assets/fonts/DejaVuSans.ttf", import.meta.url));
-const bold = fileURLToPath(new URL("../../../assets/fonts/DejaVuSans-Bold.ttf", import.meta.url));
+// Read once: each document then parses the font from memory instead of the disk.
+const regular = readFileSync(new URL("../../../assets/fonts/DejaVuSans.ttf", import.meta.url));
+const bold = readFileSync(new URL("../../../assets/fonts/DejaVuSans-Bold.ttf", import.meta.url));
 
 const titles: Record<UblInput["profileId"], string> = {
   EARSIVFATURA: "e-Arşiv Fatura",
