@@ -51,7 +51,12 @@ export async function benchInvoices(): Promise<void> {
         );
       const folio = await folios.getFolio(p.id, { reservationId: r.id });
       for (let i = 0; i < 10; i++)
-        await folios.postCharge(p.id, "user:bench", { folioId: folio.id, code: `X${i % 4}`, description: "Minibar", amountMinor: BigInt(45_00 + i) });
+        await folios.postCharge(p.id, "user:bench", {
+          folioId: folio.id,
+          code: `X${i % 4}`,
+          description: "Minibar",
+          amountMinor: BigInt(45_00 + i),
+        });
       const draft = await invoices.createDraft(p.id, "user:bench", { folioId: folio.id });
       let t = performance.now();
       await invoices.finalize(p.id, "user:bench", { invoiceId: draft.id });
@@ -66,7 +71,9 @@ export async function benchInvoices(): Promise<void> {
       ["its PDF", pdfMs, 200],
     ] as const) {
       const v = p50(xs);
-      console.log(`${name.padEnd(46)} ${`${v.toFixed(1)} ms`.padStart(8)}  < ${target} ms ${v < target ? "" : "MISSED"}`);
+      console.log(
+        `${name.padEnd(46)} ${`${v.toFixed(1)} ms`.padStart(8)}  < ${target} ms ${v < target ? "" : "MISSED"}`,
+      );
     }
   } finally {
     await app.close();

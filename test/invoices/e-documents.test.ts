@@ -203,6 +203,11 @@ describe("e-documents", () => {
       4545_00n,
     ]);
     const issued = (await connect.finalizeInvoice({ invoiceId: draft.id })).invoice!;
+    const events = await app.db.pool.query<{ data: { type: string; number: string } }>(
+      `select data from domain_events where property_id = $1 and type = 'invoice.issued' and data->>'invoiceId' = $2`,
+      [hotel.id, issued.id],
+    );
+    expect(events.rows.map((r) => [r.data.type, r.data.number])).toEqual([["E_FATURA", issued.number]]);
     const doc = await connect.getInvoiceDocument({ invoiceId: issued.id, format: "xml" });
     expect(doc.contentType).toBe("application/xml");
     expect(doc.fileName).toBe(`${issued.number}.xml`);

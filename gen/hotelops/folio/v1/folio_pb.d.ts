@@ -518,7 +518,7 @@ export declare type Invoice = Message<"hotelops.folio.v1.Invoice"> & {
   status: InvoiceStatus;
 
   /**
-   * "E_ARSIV".
+   * "E_ARSIV", or "E_FATURA" for a buyer registered for e-Fatura.
    *
    * @generated from field: string type = 4;
    */
@@ -870,12 +870,14 @@ export declare type GetInvoiceDocumentResponse = Message<"hotelops.folio.v1.GetI
   contentType: string;
 
   /**
+   * The document's bytes.
+   *
    * @generated from field: bytes content = 2;
    */
   content: Uint8Array;
 
   /**
-   * e.g. DEM2026000000001.xml
+   * The invoice number with the format's extension.
    *
    * @generated from field: string file_name = 3;
    */
