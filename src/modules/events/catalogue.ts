@@ -69,26 +69,23 @@ const payment = object("Payment data; amounts in integer minor units with their 
   postedAt: dateTime,
 });
 
-const invoice = object(
-  "Invoice data (E-Arşiv or e-Fatura); amounts in integer minor units with their scale; no personal data.",
-  {
-    invoiceId: uuid,
-    series: { type: ["string", "null"] },
-    number: { type: ["string", "null"] },
-    type: { type: "string", enum: ["E_ARSIV", "E_FATURA"] },
-    status: { type: "string", enum: ["DRAFT", "ISSUED"] },
-    issueDate: { type: ["string", "null"], format: "date" },
-    netMinor: { type: "integer" },
-    taxMinor: { type: "integer" },
-    accommodationTaxMinor: { type: "integer" },
-    totalMinor: { type: "integer" },
-    amountScale: { type: "integer" },
-    currency: { type: "string", pattern: "^[A-Z]{3}$" },
-    folioId: uuid,
-    folioNumber: text,
-    reservationId: uuid,
-  },
-);
+const invoice = object("Invoice data (E-Arşiv); amounts in integer minor units with their scale; no personal data.", {
+  invoiceId: uuid,
+  series: { type: ["string", "null"] },
+  number: { type: ["string", "null"] },
+  type: { type: "string", enum: ["E_ARSIV", "E_FATURA"] },
+  status: { type: "string", enum: ["DRAFT", "ISSUED"] },
+  issueDate: { type: ["string", "null"], format: "date" },
+  netMinor: { type: "integer" },
+  taxMinor: { type: "integer" },
+  accommodationTaxMinor: { type: "integer" },
+  totalMinor: { type: "integer" },
+  amountScale: { type: "integer" },
+  currency: { type: "string", pattern: "^[A-Z]{3}$" },
+  folioId: uuid,
+  folioNumber: text,
+  reservationId: uuid,
+});
 
 const availability = object(
   "A hint that availability changed in a date range; read the current numbers from the availability endpoint.",
