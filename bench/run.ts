@@ -14,6 +14,7 @@ import { benchOta } from "./ota.bench.ts";
 import { benchPush } from "./push.bench.ts";
 import { benchWorker } from "./worker.bench.ts";
 import { benchReplica } from "./replica.bench.ts";
+import { benchInvoices } from "./invoices.bench.ts";
 
 const only = process.argv[2];
 const benches: Record<string, () => Promise<void>> = {
@@ -30,6 +31,7 @@ const benches: Record<string, () => Promise<void>> = {
   frontdesk: benchFrontDesk,
   worker: benchWorker,
   replica: benchReplica,
+  invoices: benchInvoices,
   growth: benchGrowth,
 };
 if (only !== undefined && !(only in benches)) {

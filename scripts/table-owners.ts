@@ -51,6 +51,10 @@ export const tableOwners: Readonly<Record<string, string>> = {
   invoices: "invoices",
   invoice_lines: "invoices",
   invoice_counters: "invoices",
+  invoice_items: "invoices",
+  invoice_tax_rates: "invoices",
+  invoice_issuers: "invoices",
+  invoice_documents: "invoices",
   // platform: request guards and the platform-wide switch
   idempotency_keys: "platform",
   rate_limits: "platform",

@@ -5,7 +5,13 @@ import { ErrorInfoSchema } from "../../gen/hotelops/api/v1/rest_pb.js";
 import { ChargeKind, FolioService, InvoiceStatus } from "../../gen/hotelops/folio/v1/folio_pb.js";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { createStaffSession, createTestClient, createTestProperty } from "../helpers/auth.ts";
-import { seedReservation, seedRoom, seedRoomTypeAndRatePlan, type SeededProperty } from "../helpers/hotel-fixtures.ts";
+import {
+  seedInvoiceIssuer,
+  seedReservation,
+  seedRoom,
+  seedRoomTypeAndRatePlan,
+  type SeededProperty,
+} from "../helpers/hotel-fixtures.ts";
 
 let app: TestApp;
 let hotel: SeededProperty;
@@ -91,12 +97,14 @@ describe("FolioService over gRPC", () => {
     expect(draft).toMatchObject({
       status: InvoiceStatus.DRAFT,
       type: "E_ARSIV",
-      netMinor: 100_00n,
-      taxMinor: 10_00n,
-      accommodationTaxMinor: 2_00n,
+      // An extra: 10 % VAT and no accommodation tax (room nights only). 11200 * 1000 / 11000 = 1018.18 -> 1018.
+      netMinor: 101_82n,
+      taxMinor: 10_18n,
+      accommodationTaxMinor: 0n,
       totalMinor: 112_00n,
     });
     expect(draft.number).toBeUndefined();
+    await seedInvoiceIssuer(app.db.pool, hotel.id);
     const issued = (await manager.finalizeInvoice({ invoiceId: draft.id })).invoice!;
     expect(issued).toMatchObject({ status: InvoiceStatus.ISSUED, issueDate: "2026-11-22" });
     expect(issued.number).toMatch(new RegExp(`^${issued.series}2026000000001$`));

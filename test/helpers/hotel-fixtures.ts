@@ -184,3 +184,13 @@ export async function seedAriGrid(
   );
   return { roomTypes: types, ratePlans: plans };
 }
+
+/** The seller of a property's e-documents (needed before invoices can be finalized). */
+export async function seedInvoiceIssuer(pool: pg.Pool, propertyId: string): Promise<void> {
+  await pool.query(
+    `insert into invoice_issuers (property_id, vkn, title, tax_office, street, district, city, postal_zone, country_code, updated_at)
+     values ($1, '1234567890', 'Demo Turizm A.Ş.', 'Beyoğlu', 'İstiklal Caddesi 1', 'Beyoğlu', 'İstanbul', '34430', 'TR', now())
+     on conflict (property_id) do nothing`,
+    [propertyId],
+  );
+}

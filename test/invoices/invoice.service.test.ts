@@ -3,7 +3,12 @@ import { AppError } from "../../src/errors.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
 import { newId } from "../../src/lib/ids.ts";
 import { openTestDatabase, type TestDatabase } from "../helpers/db.ts";
-import { seedProperty, seedReservation, type SeededProperty } from "../helpers/hotel-fixtures.ts";
+import {
+  seedInvoiceIssuer,
+  seedProperty as seedBareProperty,
+  seedReservation,
+  type SeededProperty,
+} from "../helpers/hotel-fixtures.ts";
 import { createFolioService, type FolioService } from "../../src/modules/folio/index.ts";
 import { createInvoiceService, type InvoiceService } from "../../src/modules/invoices/index.ts";
 
@@ -20,6 +25,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
 });
+
+/** A property with its invoice issuer set. */
+async function seedProperty(pool: typeof t.db.pool, opts: Parameters<typeof seedBareProperty>[1] = {}) {
+  const p = await seedBareProperty(pool, opts);
+  await seedInvoiceIssuer(pool, p.id);
+  return p;
+}
 
 async function folioWithCharges(p: SeededProperty, amounts: bigint[]) {
   const r = await seedReservation(t.db.pool, p, { arrival: "2026-11-22", departure: "2026-11-23", nightly: [100_00n] });
@@ -49,9 +61,11 @@ describe("invoices", () => {
       number: null,
       series: null,
       totalMinor: 112_00n,
-      netMinor: 100_00n,
-      taxMinor: 10_00n,
-      accommodationTaxMinor: 2_00n,
+      // Two extras, each split on its own at 10 % VAT, no accommodation tax (room nights only):
+      // 10000 * 1000 / 11000 = 909.09 -> 909 and 1200 * 1000 / 11000 = 109.09 -> 109.
+      netMinor: 100_00n + 12_00n - 1018n,
+      taxMinor: 1018n,
+      accommodationTaxMinor: 0n,
     });
     expect(draft.chargeIds).toHaveLength(2);
     clock.set("2027-01-01T00:30:00.000Z");
@@ -75,9 +89,9 @@ describe("invoices", () => {
         type: "E_ARSIV",
         status: "ISSUED",
         issueDate: "2026-12-31",
-        netMinor: 10000,
-        taxMinor: 1000,
-        accommodationTaxMinor: 200,
+        netMinor: 10182,
+        taxMinor: 1018,
+        accommodationTaxMinor: 0,
         totalMinor: 11200,
         amountScale: 100,
         currency: "TRY",
@@ -109,7 +123,9 @@ describe("invoices", () => {
       accommodationTaxMinor: 0n,
     });
     expect(draft.netMinor + draft.taxMinor + draft.accommodationTaxMinor).toBe(draft.totalMinor);
-    expect(draft.taxMinor).toBe(5_722n); // 34333 * 2000 / 12000 = 5722.17 -> 5722
+    // Per line: 1 -> 0.17 -> 0, 999 -> 166.5 -> 167, 33333 -> 5555.5 -> 5556.
+    expect(draft.taxMinor).toBe(5_723n);
+    expect(new Set(draft.items.map((i) => i.vatMinor))).toEqual(new Set([0n, 167n, 5556n]));
   });
 
   it("numbers gaplessly under 20 concurrent finalizations", async () => {

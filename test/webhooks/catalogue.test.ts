@@ -7,6 +7,7 @@ import { eventCatalogue } from "../../src/modules/events/index.ts";
 import { createFolioService } from "../../src/modules/folio/index.ts";
 import { createInvoiceService } from "../../src/modules/invoices/index.ts";
 import { bearer, createStaffSession } from "../helpers/auth.ts";
+import { seedInvoiceIssuer } from "../helpers/hotel-fixtures.ts";
 import {
   createTestCa,
   startReceiver,
@@ -97,6 +98,7 @@ describe("event catalogue in OpenAPI", () => {
       methodCode: "VISA",
     });
     const draft = await invoices.createDraft(h.propertyId, "user:test", { folioId: folio.id });
+    await seedInvoiceIssuer(app.db.pool, h.propertyId);
     await invoices.finalize(h.propertyId, "user:test", { invoiceId: draft.id });
     await svc.reservations.checkOut(h.actor, reservation.id, line);
     const other = (

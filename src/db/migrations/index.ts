@@ -34,6 +34,7 @@ import { Migration0034DepositsAndPolicySnapshots } from "./0034-deposits-and-pol
 import { Migration0035BookingDetails } from "./0035-booking-details.ts";
 import { Migration0036PartnerEventsAge } from "./0036-partner-events-age.ts";
 import { Migration0038Guests } from "./0038-guests.ts";
+import { Migration0039InvoiceDocuments } from "./0039-invoice-documents.ts";
 import { Migration0032PartnerCallbacks } from "./0032-partner-callbacks.ts";
 
 /** Every migration, in order. Listed explicitly so nothing depends on file globbing at run time. */
@@ -75,4 +76,5 @@ export const migrations = [
   Migration0035BookingDetails,
   Migration0036PartnerEventsAge,
   Migration0038Guests,
+  Migration0039InvoiceDocuments,
 ];

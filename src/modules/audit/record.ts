@@ -17,6 +17,8 @@ export const entityTypes = [
   "rate_plan",
   "late_checkout_rule",
   "guest",
+  "invoice_tax_rate",
+  "invoice_issuer",
 ] as const;
 export type EntityType = (typeof entityTypes)[number];
 
@@ -49,6 +51,9 @@ export interface FieldChange {
  */
 const masked = new Set([
   "holderName",
+  "buyer",
+  "familyName",
+  "tckn",
   "guestName",
   "guestNames",
   "firstName",

@@ -1,10 +1,11 @@
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type pg from "pg";
-import { ChargeKind, FolioService as FolioRpc, InvoiceStatus } from "../../../gen/hotelops/folio/v1/folio_pb.js";
+import { ChargeKind, FolioService as FolioRpc } from "../../../gen/hotelops/folio/v1/folio_pb.js";
 import { invalidField } from "../../errors.ts";
 import { requirePrincipal, requireProperty } from "../auth/index.ts";
-import type { Invoice, InvoiceService } from "../invoices/index.ts";
+import type { InvoiceService } from "../invoices/index.ts";
+import { addressIn, buyerIn, invoiceOut } from "./invoice-messages.ts";
 import type { NightAuditCheck, NightAuditService, UnchargedNight } from "../night-audit/index.ts";
 import type { ChargeRow, Folio, FolioService, PaymentRow } from "../folio/index.ts";
 
@@ -80,27 +81,6 @@ const folioOut = (f: Folio) => ({
   createdAt: ts(f.createdAt),
 });
 
-const invoiceOut = (i: Invoice) => ({
-  id: i.id,
-  folioId: i.folioId,
-  status: i.status === "ISSUED" ? InvoiceStatus.ISSUED : InvoiceStatus.DRAFT,
-  type: i.type,
-  ...(i.series !== null ? { series: i.series } : {}),
-  ...(i.number !== null ? { number: i.number } : {}),
-  ...(i.issueDate !== null ? { issueDate: i.issueDate } : {}),
-  netMinor: i.netMinor,
-  taxMinor: i.taxMinor,
-  accommodationTaxMinor: i.accommodationTaxMinor,
-  totalMinor: i.totalMinor,
-  vatRateBp: i.vatRateBp,
-  accommodationTaxRateBp: i.accommodationTaxRateBp,
-  currency: i.currency,
-  amountScale: i.amountScale,
-  chargeIds: i.chargeIds,
-  createdAt: ts(i.createdAt),
-  ...(i.issuedAt !== null ? { issuedAt: ts(i.issuedAt) } : {}),
-});
-
 const checkOut = (c: NightAuditCheck) => ({ id: c.id, status: c.status, message: c.message, count: c.count });
 const unchargedOut = (n: UnchargedNight) => ({ ...n });
 
@@ -155,7 +135,12 @@ export function registerFolioRpc(router: ConnectRouter, s: FolioRpcServices, poo
     },
     async createInvoiceDraft(req, ctx) {
       const { propertyId, actor } = await scope(pool, ctx, req.propertyCode);
-      return { invoice: invoiceOut(await s.invoices.createDraft(propertyId, actor, { folioId: req.folioId })) };
+      const buyer = buyerIn(req.buyer);
+      const draft = await s.invoices.createDraft(propertyId, actor, {
+        folioId: req.folioId,
+        ...(buyer !== undefined ? { buyer } : {}),
+      });
+      return { invoice: invoiceOut(draft) };
     },
     async finalizeInvoice(req, ctx) {
       const { propertyId, actor } = await scope(pool, ctx, req.propertyCode);
@@ -164,6 +149,32 @@ export function registerFolioRpc(router: ConnectRouter, s: FolioRpcServices, poo
     async getInvoice(req, ctx) {
       const { propertyId } = await scope(pool, ctx, req.propertyCode);
       return { invoice: invoiceOut(await s.invoices.getInvoice(propertyId, req.invoiceId)) };
+    },
+    async getInvoiceDocument(req, ctx) {
+      const { propertyId } = await scope(pool, ctx, req.propertyCode);
+      const doc = await s.invoices.getDocument(propertyId, { invoiceId: req.invoiceId, format: req.format });
+      return { contentType: doc.contentType, content: doc.content, fileName: doc.fileName };
+    },
+    async setInvoiceTaxRate(req, ctx) {
+      const { propertyId, actor } = await scope(pool, ctx, req.propertyCode);
+      const row = await s.invoices.setTaxRate(propertyId, actor, {
+        chargeCode: req.chargeCode,
+        validFrom: req.validFrom,
+        vatRateBp: req.vatRateBp,
+        vatExemptionCode: req.vatExemptionCode,
+        accommodationTaxRateBp: req.accommodationTaxRateBp,
+      });
+      return { ...row, vatExemptionCode: row.vatExemptionCode ?? "" };
+    },
+    async setInvoiceIssuer(req, ctx) {
+      const { propertyId, actor } = await scope(pool, ctx, req.propertyCode);
+      const issuer = await s.invoices.setIssuer(propertyId, actor, {
+        vkn: req.vkn,
+        title: req.title,
+        taxOffice: req.taxOffice,
+        address: addressIn(req.address),
+      });
+      return { ...issuer, address: { ...issuer.address } };
     },
     async getNightAuditChecks(req, ctx) {
       const { propertyId } = await scope(pool, ctx, req.propertyCode);

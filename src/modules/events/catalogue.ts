@@ -73,7 +73,7 @@ const invoice = object("Invoice data (E-Arşiv); amounts in integer minor units 
   invoiceId: uuid,
   series: { type: ["string", "null"] },
   number: { type: ["string", "null"] },
-  type: { type: "string", enum: ["E_ARSIV"] },
+  type: { type: "string", enum: ["E_ARSIV", "E_FATURA"] },
   status: { type: "string", enum: ["DRAFT", "ISSUED"] },
   issueDate: { type: ["string", "null"], format: "date" },
   netMinor: { type: "integer" },

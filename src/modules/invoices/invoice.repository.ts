@@ -1,4 +1,5 @@
 import type { Tx } from "../../db/transaction.ts";
+import type { Buyer } from "./buyer.ts";
 
 /** Persistence of invoices, their lines and the gapless counters. Every query filters by property id. */
 
@@ -7,7 +8,14 @@ export interface InvoiceRow {
   propertyId: string;
   folioId: string;
   status: "DRAFT" | "ISSUED";
-  type: "E_ARSIV";
+  type: "E_ARSIV" | "E_FATURA";
+  /** The e-document profile; null on invoices drafted before e-documents. */
+  profileId: "EARSIVFATURA" | "TEMELFATURA" | "TICARIFATURA" | null;
+  typeCode: "SATIS" | "IADE";
+  /** Null on invoices drafted before buyers were recorded. */
+  buyer: Buyer | null;
+  /** The e-document's ETTN once issued with one. */
+  ettn: string | null;
   series: string | null;
   number: string | null;
   issueDate: string | null;
@@ -29,6 +37,7 @@ type Raw = Record<string, unknown>;
 const columns = `i.id, i.property_id, i.folio_id, i.status, i.type, i.series, i.number, i.issue_date::text as issue_date,
   i.net_minor::text as net_minor, i.tax_minor::text as tax_minor, i.accommodation_tax_minor::text as accommodation_tax_minor,
   i.total_minor::text as total_minor, i.vat_rate_bp, i.accommodation_tax_rate_bp, i.currency, i.amount_scale, i.created_at, i.issued_at,
+  i.profile_id, i.type_code, i.buyer, (select d.ettn::text from invoice_documents d where d.property_id = i.property_id and d.invoice_id = i.id) as ettn,
   array(select l.charge_id::text from invoice_lines l where l.property_id = i.property_id and l.invoice_id = i.id order by l.charge_id) as charge_ids`;
 
 function toInvoice(r: Raw): InvoiceRow {
@@ -38,6 +47,10 @@ function toInvoice(r: Raw): InvoiceRow {
     folioId: r.folio_id as string,
     status: r.status as InvoiceRow["status"],
     type: r.type as InvoiceRow["type"],
+    profileId: (r.profile_id as InvoiceRow["profileId"]) ?? null,
+    typeCode: r.type_code as InvoiceRow["typeCode"],
+    buyer: (r.buyer as Buyer | null) ?? null,
+    ettn: (r.ettn as string | null) ?? null,
     series: (r.series as string | null) ?? null,
     number: (r.number as string | null) ?? null,
     issueDate: (r.issue_date as string | null) ?? null,
@@ -70,13 +83,13 @@ export async function findInvoice(
 
 export async function insertDraft(
   tx: Tx,
-  row: Omit<InvoiceRow, "status" | "series" | "number" | "issueDate" | "issuedAt">,
+  row: Omit<InvoiceRow, "status" | "series" | "number" | "issueDate" | "issuedAt" | "ettn">,
   createdBy: string,
 ): Promise<void> {
   await tx.query(
     `insert into invoices (id, property_id, folio_id, status, type, net_minor, tax_minor, accommodation_tax_minor, total_minor,
-       vat_rate_bp, accommodation_tax_rate_bp, currency, amount_scale, created_at, created_by)
-     values ($1, $2, $3, 'DRAFT', $4, $5::bigint, $6::bigint, $7::bigint, $8::bigint, $9, $10, $11, $12, $13, $14)`,
+       vat_rate_bp, accommodation_tax_rate_bp, currency, amount_scale, created_at, created_by, profile_id, type_code, buyer)
+     values ($1, $2, $3, 'DRAFT', $4, $5::bigint, $6::bigint, $7::bigint, $8::bigint, $9, $10, $11, $12, $13, $14, $15, $16, $17::jsonb)`,
     [
       row.id,
       row.propertyId,
@@ -92,6 +105,9 @@ export async function insertDraft(
       row.amountScale,
       row.createdAt,
       createdBy,
+      row.profileId,
+      row.typeCode,
+      row.buyer === null ? null : JSON.stringify(row.buyer),
     ],
   );
   await tx.query(`insert into invoice_lines (invoice_id, charge_id, property_id) select $1, unnest($2::uuid[]), $3`, [

@@ -1,17 +1,29 @@
 import { AppError, invalidField } from "../../errors.ts";
 import { recordChange } from "../audit/index.ts";
-import type { Transact } from "../../db/transaction.ts";
+import type { Transact, Tx } from "../../db/transaction.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { isUuid, newId } from "../../lib/ids.ts";
 import { findFolio, markChargesInvoiced, uninvoicedCharges, type FolioRow } from "../folio/index.ts";
 import { findPropertyRow } from "../properties/index.ts";
 import { recordEvent, type InvoiceEventData } from "../events/index.ts";
-import { splitGross } from "./tax-split.ts";
 import { defaultSeries, formatInvoiceNumber } from "./numbering.ts";
 import * as repo from "./invoice.repository.ts";
 import type { InvoiceRow } from "./invoice.repository.ts";
+import * as docs from "./documents.repository.ts";
+import { validateBuyer, type BuyerInput } from "./buyer.ts";
+import { invoiceTotals, itemsFromCharges, type InvoiceItem } from "./lines.ts";
+import { ratesResolver, validateIssuer, validateTaxRate, type IssuerInput, type TaxRateInput } from "./settings.ts";
+import { renderUblTr, type UblInput } from "./ubl.ts";
+import { renderInvoicePdf } from "./pdf.ts";
 
-export type Invoice = InvoiceRow;
+/** An invoice with its lines (none on invoices drafted before lines were kept). */
+export type Invoice = InvoiceRow & { items: InvoiceItem[] };
+
+export interface InvoiceDocument {
+  contentType: "application/xml" | "application/pdf";
+  content: Uint8Array;
+  fileName: string;
+}
 
 export interface InvoiceDeps {
   transact: Transact;
@@ -23,7 +35,7 @@ export interface InvoiceService {
    * A DRAFT of every charge of the folio that is on no issued invoice yet, split into net, VAT and
    * accommodation tax with the property's current rates (see tax-split.ts). Nothing to invoice -> validation_failed.
    */
-  createDraft(propertyId: string, actor: string, input: { folioId: string }): Promise<Invoice>;
+  createDraft(propertyId: string, actor: string, input: { folioId: string; buyer?: BuyerInput }): Promise<Invoice>;
   /**
    * DRAFT -> ISSUED: takes the next gapless number of the property and the issue year, dates the invoice
    * with the property's business date and writes `invoice.issued`, all in one transaction. An issued invoice
@@ -31,6 +43,47 @@ export interface InvoiceService {
    */
   finalize(propertyId: string, actor: string, input: { invoiceId: string }): Promise<Invoice>;
   getInvoice(propertyId: string, invoiceId: string): Promise<Invoice>;
+  /** The e-document of an issued invoice: its UBL-TR XML as stored when issued, or the PDF rendering of it. */
+  getDocument(propertyId: string, input: { invoiceId: string; format: string }): Promise<InvoiceDocument>;
+  /** Sets the rates of a charge code from a date on (the same code and date again replaces them). */
+  setTaxRate(propertyId: string, actor: string, input: TaxRateInput): Promise<docs.TaxRateRow>;
+  /** Sets the seller the property's documents name. */
+  setIssuer(propertyId: string, actor: string, input: IssuerInput): Promise<docs.Issuer>;
+}
+
+const ISTANBUL_TIME = new Intl.DateTimeFormat("en-GB", {
+  timeZone: "Europe/Istanbul",
+  hour: "2-digit",
+  minute: "2-digit",
+  second: "2-digit",
+  hourCycle: "h23",
+});
+
+async function loadInvoice(tx: Tx, propertyId: string, invoiceId: string, lock = false): Promise<Invoice | undefined> {
+  const row = await repo.findInvoice(tx, propertyId, invoiceId, lock);
+  if (row === undefined) return undefined;
+  return { ...row, items: await docs.findItems(tx, propertyId, invoiceId) };
+}
+
+/** The document data of an issued invoice; undefined for invoices issued before e-documents. */
+async function documentInput(tx: Tx, invoice: Invoice): Promise<UblInput | undefined> {
+  const stored = await docs.findDocument(tx, invoice.propertyId, invoice.id);
+  const issuer = await docs.findIssuer(tx, invoice.propertyId);
+  if (stored === undefined || issuer === undefined || invoice.buyer === null || invoice.profileId === null)
+    return undefined;
+  return {
+    number: invoice.number!,
+    ettn: stored.ettn,
+    profileId: invoice.profileId,
+    typeCode: invoice.typeCode,
+    issueDate: invoice.issueDate!,
+    issueTime: stored.issueTime,
+    currency: invoice.currency,
+    amountScale: invoice.amountScale,
+    issuer,
+    buyer: invoice.buyer,
+    items: invoice.items,
+  };
 }
 
 export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
@@ -49,9 +102,10 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
           throw new AppError("validation_failed", "The folio has no charges left to invoice.", {
             details: [{ field: "folioId", reason: "no uninvoiced charges" }],
           });
-        const gross = charges.reduce((s, c) => s + c.amountMinor, 0n);
-        const rates = { vatRateBp: property.vatRateBp, accommodationTaxRateBp: property.accommodationTaxRateBp };
-        const split = splitGross(gross, rates);
+        const buyer = validateBuyer(input.buyer);
+        const items = itemsFromCharges(charges, await ratesResolver(tx, property, charges));
+        const t = invoiceTotals(items);
+        const eFatura = buyer.kind === "COMPANY" && buyer.eFatura;
         const now = clock.now();
         const id = newId(now.getTime());
         await repo.insertDraft(
@@ -60,9 +114,17 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
             id,
             propertyId,
             folioId: folio.id,
-            type: "E_ARSIV",
-            ...split,
-            ...rates,
+            type: eFatura ? "E_FATURA" : "E_ARSIV",
+            profileId: eFatura ? "TEMELFATURA" : "EARSIVFATURA",
+            typeCode: "SATIS",
+            buyer,
+            netMinor: t.netMinor,
+            taxMinor: t.vatMinor,
+            accommodationTaxMinor: t.accommodationTaxMinor,
+            totalMinor: t.totalMinor,
+            // The property's default rates at draft time; each line carries its own.
+            vatRateBp: property.vatRateBp,
+            accommodationTaxRateBp: property.accommodationTaxRateBp,
             currency: folio.currency,
             amountScale: folio.amountScale,
             createdAt: now,
@@ -70,7 +132,8 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
           },
           actor,
         );
-        const draft = (await repo.findInvoice(tx, propertyId, id))!;
+        await docs.insertItems(tx, propertyId, id, items);
+        const draft = (await loadInvoice(tx, propertyId, id))!;
         recordChange(tx, { propertyId, entity: "invoice", entityId: id, action: "create", after: draft });
         return draft;
       });
@@ -79,12 +142,20 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
     async finalize(propertyId, actor, input) {
       if (!isUuid(input.invoiceId)) throw invalidField("invoiceId", "must be a UUID");
       return transact(async (tx) => {
-        const draft = await repo.findInvoice(tx, propertyId, input.invoiceId, true);
+        const draft = await loadInvoice(tx, propertyId, input.invoiceId, true);
         if (draft === undefined) throw new AppError("not_found", "Invoice not found.");
         if (draft.status !== "DRAFT") throw new AppError("invalid_transition", "The invoice is already issued.");
         const folio = await findFolio(tx, propertyId, draft.folioId);
         const property = await findPropertyRow(tx, propertyId);
         if (folio === undefined || property === undefined) throw new AppError("not_found", "Folio not found.");
+        const issuer = await docs.findIssuer(tx, propertyId);
+        if (issuer === undefined)
+          throw new AppError(
+            "invalid_transition",
+            "Set the property's invoice issuer (VKN, title, tax office, address) first.",
+          );
+        if (draft.buyer === null || draft.profileId === null || draft.items.length === 0)
+          throw new AppError("invalid_transition", "This draft predates e-documents; create a new draft.");
         const free = await markChargesInvoiced(tx, propertyId, draft.chargeIds, draft.id);
         if (free !== draft.chargeIds.length) {
           throw new AppError("conflict", "Some charges of this draft were invoiced meanwhile; create a new draft.");
@@ -95,7 +166,23 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
         const number = formatInvoiceNumber(series, year, sequence);
         const issuedAt = clock.now();
         await repo.markIssued(tx, propertyId, draft.id, { series, number, issueDate, issuedAt, issuedBy: actor });
-        const issued = (await repo.findInvoice(tx, propertyId, draft.id))!;
+        const ettn = newId(issuedAt.getTime());
+        const issueTime = ISTANBUL_TIME.format(issuedAt);
+        const xml = renderUblTr({
+          number,
+          ettn,
+          profileId: draft.profileId,
+          typeCode: draft.typeCode,
+          issueDate,
+          issueTime,
+          currency: draft.currency,
+          amountScale: draft.amountScale,
+          issuer,
+          buyer: draft.buyer,
+          items: draft.items,
+        });
+        await docs.insertDocument(tx, propertyId, draft.id, { ettn, issueTime, xml }, issuedAt);
+        const issued = (await loadInvoice(tx, propertyId, draft.id))!;
         recordChange(tx, {
           propertyId,
           entity: "invoice",
@@ -117,9 +204,65 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
     async getInvoice(propertyId, invoiceId) {
       if (!isUuid(invoiceId)) throw invalidField("invoiceId", "must be a UUID");
       return transact(async (tx) => {
-        const invoice = await repo.findInvoice(tx, propertyId, invoiceId);
+        const invoice = await loadInvoice(tx, propertyId, invoiceId);
         if (invoice === undefined) throw new AppError("not_found", "Invoice not found.");
         return invoice;
+      });
+    },
+    async getDocument(propertyId, input) {
+      if (!isUuid(input.invoiceId)) throw invalidField("invoiceId", "must be a UUID");
+      if (input.format !== "xml" && input.format !== "pdf") throw invalidField("format", "must be xml or pdf");
+      const found = await transact(async (tx) => {
+        const invoice = await loadInvoice(tx, propertyId, input.invoiceId);
+        if (invoice === undefined) throw new AppError("not_found", "Invoice not found.");
+        if (invoice.status === "DRAFT")
+          throw new AppError("not_found", "A draft has no e-document; finalize it first.");
+        const doc = await documentInput(tx, invoice);
+        if (doc === undefined)
+          throw new AppError("not_found", "This invoice was issued before e-documents and has none.");
+        const stored = (await docs.findDocument(tx, propertyId, invoice.id))!;
+        return { doc, xml: stored.xml };
+      });
+      if (input.format === "xml")
+        return {
+          contentType: "application/xml",
+          content: Buffer.from(found.xml, "utf8"),
+          fileName: `${found.doc.number}.xml`,
+        };
+      return {
+        contentType: "application/pdf",
+        content: await renderInvoicePdf(found.doc),
+        fileName: `${found.doc.number}.pdf`,
+      };
+    },
+    async setTaxRate(propertyId, actor, input) {
+      const row = validateTaxRate(input);
+      return transact(async (tx) => {
+        await docs.upsertTaxRate(tx, propertyId, row, clock.now(), actor);
+        recordChange(tx, {
+          propertyId,
+          entity: "invoice_tax_rate",
+          entityId: `${row.chargeCode}@${row.validFrom}`,
+          action: "set",
+          after: row,
+        });
+        return row;
+      });
+    },
+    async setIssuer(propertyId, _actor, input) {
+      const issuer = validateIssuer(input);
+      return transact(async (tx) => {
+        const before = await docs.findIssuer(tx, propertyId);
+        await docs.upsertIssuer(tx, propertyId, issuer, clock.now());
+        recordChange(tx, {
+          propertyId,
+          entity: "invoice_issuer",
+          entityId: propertyId,
+          action: "set",
+          before,
+          after: issuer,
+        });
+        return issuer;
       });
     },
   };

@@ -518,7 +518,7 @@ export declare type Invoice = Message<"hotelops.folio.v1.Invoice"> & {
   status: InvoiceStatus;
 
   /**
-   * "E_ARSIV".
+   * "E_ARSIV", or "E_FATURA" for a buyer registered for e-Fatura.
    *
    * @generated from field: string type = 4;
    */
@@ -599,6 +599,41 @@ export declare type Invoice = Message<"hotelops.folio.v1.Invoice"> & {
    * @generated from field: optional google.protobuf.Timestamp issued_at = 18;
    */
   issuedAt?: Timestamp | undefined;
+
+  /**
+   * EARSIVFATURA, TEMELFATURA or TICARIFATURA; empty on invoices drafted before e-documents.
+   *
+   * @generated from field: string profile_id = 19;
+   */
+  profileId: string;
+
+  /**
+   * SATIS, or IADE for a return.
+   *
+   * @generated from field: string type_code = 20;
+   */
+  typeCode: string;
+
+  /**
+   * Who the invoice is made out to; absent on invoices drafted before buyers were recorded.
+   *
+   * @generated from field: optional hotelops.folio.v1.InvoiceBuyer buyer = 21;
+   */
+  buyer?: InvoiceBuyer | undefined;
+
+  /**
+   * The e-document's ETTN (a UUID), once issued.
+   *
+   * @generated from field: optional string ettn = 22;
+   */
+  ettn?: string | undefined;
+
+  /**
+   * The lines, each with its own taxes; net, tax, accommodation tax and total above are their sums.
+   *
+   * @generated from field: repeated hotelops.folio.v1.InvoiceLine lines = 23;
+   */
+  lines: InvoiceLine[];
 };
 
 /**
@@ -606,6 +641,402 @@ export declare type Invoice = Message<"hotelops.folio.v1.Invoice"> & {
  * Use `create(InvoiceSchema)` to create a new message.
  */
 export declare const InvoiceSchema: GenMessage<Invoice>;
+
+/**
+ * A postal address on an invoice.
+ *
+ * @generated from message hotelops.folio.v1.InvoiceAddress
+ */
+export declare type InvoiceAddress = Message<"hotelops.folio.v1.InvoiceAddress"> & {
+  /**
+   * @generated from field: string street = 1;
+   */
+  street: string;
+
+  /**
+   * @generated from field: string district = 2;
+   */
+  district: string;
+
+  /**
+   * @generated from field: string city = 3;
+   */
+  city: string;
+
+  /**
+   * @generated from field: string postal_zone = 4;
+   */
+  postalZone: string;
+
+  /**
+   * ISO 3166-1 alpha-2; empty means TR.
+   *
+   * @generated from field: string country_code = 5;
+   */
+  countryCode: string;
+};
+
+/**
+ * Describes the message hotelops.folio.v1.InvoiceAddress.
+ * Use `create(InvoiceAddressSchema)` to create a new message.
+ */
+export declare const InvoiceAddressSchema: GenMessage<InvoiceAddress>;
+
+/**
+ * The buyer: a person (`kind` PERSON: TCKN with checksum, or 11111111111 for foreigners and unknown buyers;
+ * first and family name) or a company (`kind` COMPANY: VKN with checksum, title, tax office, address and
+ * whether it is registered for e-Fatura: then the invoice is an e-Fatura, otherwise an e-Arşiv invoice).
+ *
+ * @generated from message hotelops.folio.v1.InvoiceBuyer
+ */
+export declare type InvoiceBuyer = Message<"hotelops.folio.v1.InvoiceBuyer"> & {
+  /**
+   * @generated from field: string kind = 1;
+   */
+  kind: string;
+
+  /**
+   * @generated from field: string tckn = 2;
+   */
+  tckn: string;
+
+  /**
+   * @generated from field: string first_name = 3;
+   */
+  firstName: string;
+
+  /**
+   * @generated from field: string family_name = 4;
+   */
+  familyName: string;
+
+  /**
+   * @generated from field: string vkn = 5;
+   */
+  vkn: string;
+
+  /**
+   * @generated from field: string title = 6;
+   */
+  title: string;
+
+  /**
+   * @generated from field: string tax_office = 7;
+   */
+  taxOffice: string;
+
+  /**
+   * @generated from field: hotelops.folio.v1.InvoiceAddress address = 8;
+   */
+  address?: InvoiceAddress | undefined;
+
+  /**
+   * @generated from field: bool e_fatura = 9;
+   */
+  eFatura: boolean;
+};
+
+/**
+ * Describes the message hotelops.folio.v1.InvoiceBuyer.
+ * Use `create(InvoiceBuyerSchema)` to create a new message.
+ */
+export declare const InvoiceBuyerSchema: GenMessage<InvoiceBuyer>;
+
+/**
+ * One line of an invoice: quantity x unit price (tax-inclusive) - discount = total, split on its own into net,
+ * VAT and accommodation tax (net + vat + accommodation tax == total).
+ *
+ * @generated from message hotelops.folio.v1.InvoiceLine
+ */
+export declare type InvoiceLine = Message<"hotelops.folio.v1.InvoiceLine"> & {
+  /**
+   * @generated from field: int32 line_no = 1;
+   */
+  lineNo: number;
+
+  /**
+   * @generated from field: string charge_code = 2;
+   */
+  chargeCode: string;
+
+  /**
+   * @generated from field: string description = 3;
+   */
+  description: string;
+
+  /**
+   * DAY (room nights) or C62 (pieces).
+   *
+   * @generated from field: string unit_code = 4;
+   */
+  unitCode: string;
+
+  /**
+   * @generated from field: int32 quantity = 5;
+   */
+  quantity: number;
+
+  /**
+   * @generated from field: int64 unit_price_minor = 6;
+   */
+  unitPriceMinor: bigint;
+
+  /**
+   * @generated from field: int64 discount_minor = 7;
+   */
+  discountMinor: bigint;
+
+  /**
+   * @generated from field: int64 total_minor = 8;
+   */
+  totalMinor: bigint;
+
+  /**
+   * @generated from field: int64 net_minor = 9;
+   */
+  netMinor: bigint;
+
+  /**
+   * @generated from field: int32 vat_rate_bp = 10;
+   */
+  vatRateBp: number;
+
+  /**
+   * @generated from field: int64 vat_minor = 11;
+   */
+  vatMinor: bigint;
+
+  /**
+   * GİB exemption code of a 0 % VAT line.
+   *
+   * @generated from field: string vat_exemption_code = 12;
+   */
+  vatExemptionCode: string;
+
+  /**
+   * @generated from field: int32 accommodation_tax_rate_bp = 13;
+   */
+  accommodationTaxRateBp: number;
+
+  /**
+   * @generated from field: int64 accommodation_tax_minor = 14;
+   */
+  accommodationTaxMinor: bigint;
+};
+
+/**
+ * Describes the message hotelops.folio.v1.InvoiceLine.
+ * Use `create(InvoiceLineSchema)` to create a new message.
+ */
+export declare const InvoiceLineSchema: GenMessage<InvoiceLine>;
+
+/**
+ * @generated from message hotelops.folio.v1.GetInvoiceDocumentRequest
+ */
+export declare type GetInvoiceDocumentRequest = Message<"hotelops.folio.v1.GetInvoiceDocumentRequest"> & {
+  /**
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * @generated from field: string invoice_id = 2;
+   */
+  invoiceId: string;
+
+  /**
+   * xml or pdf.
+   *
+   * @generated from field: string format = 3;
+   */
+  format: string;
+};
+
+/**
+ * Describes the message hotelops.folio.v1.GetInvoiceDocumentRequest.
+ * Use `create(GetInvoiceDocumentRequestSchema)` to create a new message.
+ */
+export declare const GetInvoiceDocumentRequestSchema: GenMessage<GetInvoiceDocumentRequest>;
+
+/**
+ * @generated from message hotelops.folio.v1.GetInvoiceDocumentResponse
+ */
+export declare type GetInvoiceDocumentResponse = Message<"hotelops.folio.v1.GetInvoiceDocumentResponse"> & {
+  /**
+   * application/xml or application/pdf.
+   *
+   * @generated from field: string content_type = 1;
+   */
+  contentType: string;
+
+  /**
+   * The document's bytes.
+   *
+   * @generated from field: bytes content = 2;
+   */
+  content: Uint8Array;
+
+  /**
+   * The invoice number with the format's extension.
+   *
+   * @generated from field: string file_name = 3;
+   */
+  fileName: string;
+};
+
+/**
+ * Describes the message hotelops.folio.v1.GetInvoiceDocumentResponse.
+ * Use `create(GetInvoiceDocumentResponseSchema)` to create a new message.
+ */
+export declare const GetInvoiceDocumentResponseSchema: GenMessage<GetInvoiceDocumentResponse>;
+
+/**
+ * @generated from message hotelops.folio.v1.SetInvoiceTaxRateRequest
+ */
+export declare type SetInvoiceTaxRateRequest = Message<"hotelops.folio.v1.SetInvoiceTaxRateRequest"> & {
+  /**
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * The folio charge code (ROOM for room nights).
+   *
+   * @generated from field: string charge_code = 2;
+   */
+  chargeCode: string;
+
+  /**
+   * YYYY-MM-DD.
+   *
+   * @generated from field: string valid_from = 3;
+   */
+  validFrom: string;
+
+  /**
+   * @generated from field: int32 vat_rate_bp = 4;
+   */
+  vatRateBp: number;
+
+  /**
+   * @generated from field: string vat_exemption_code = 5;
+   */
+  vatExemptionCode: string;
+
+  /**
+   * @generated from field: int32 accommodation_tax_rate_bp = 6;
+   */
+  accommodationTaxRateBp: number;
+};
+
+/**
+ * Describes the message hotelops.folio.v1.SetInvoiceTaxRateRequest.
+ * Use `create(SetInvoiceTaxRateRequestSchema)` to create a new message.
+ */
+export declare const SetInvoiceTaxRateRequestSchema: GenMessage<SetInvoiceTaxRateRequest>;
+
+/**
+ * @generated from message hotelops.folio.v1.SetInvoiceTaxRateResponse
+ */
+export declare type SetInvoiceTaxRateResponse = Message<"hotelops.folio.v1.SetInvoiceTaxRateResponse"> & {
+  /**
+   * @generated from field: string charge_code = 1;
+   */
+  chargeCode: string;
+
+  /**
+   * @generated from field: string valid_from = 2;
+   */
+  validFrom: string;
+
+  /**
+   * @generated from field: int32 vat_rate_bp = 3;
+   */
+  vatRateBp: number;
+
+  /**
+   * @generated from field: string vat_exemption_code = 4;
+   */
+  vatExemptionCode: string;
+
+  /**
+   * @generated from field: int32 accommodation_tax_rate_bp = 5;
+   */
+  accommodationTaxRateBp: number;
+};
+
+/**
+ * Describes the message hotelops.folio.v1.SetInvoiceTaxRateResponse.
+ * Use `create(SetInvoiceTaxRateResponseSchema)` to create a new message.
+ */
+export declare const SetInvoiceTaxRateResponseSchema: GenMessage<SetInvoiceTaxRateResponse>;
+
+/**
+ * @generated from message hotelops.folio.v1.SetInvoiceIssuerRequest
+ */
+export declare type SetInvoiceIssuerRequest = Message<"hotelops.folio.v1.SetInvoiceIssuerRequest"> & {
+  /**
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * @generated from field: string vkn = 2;
+   */
+  vkn: string;
+
+  /**
+   * @generated from field: string title = 3;
+   */
+  title: string;
+
+  /**
+   * @generated from field: string tax_office = 4;
+   */
+  taxOffice: string;
+
+  /**
+   * @generated from field: hotelops.folio.v1.InvoiceAddress address = 5;
+   */
+  address?: InvoiceAddress | undefined;
+};
+
+/**
+ * Describes the message hotelops.folio.v1.SetInvoiceIssuerRequest.
+ * Use `create(SetInvoiceIssuerRequestSchema)` to create a new message.
+ */
+export declare const SetInvoiceIssuerRequestSchema: GenMessage<SetInvoiceIssuerRequest>;
+
+/**
+ * @generated from message hotelops.folio.v1.SetInvoiceIssuerResponse
+ */
+export declare type SetInvoiceIssuerResponse = Message<"hotelops.folio.v1.SetInvoiceIssuerResponse"> & {
+  /**
+   * @generated from field: string vkn = 1;
+   */
+  vkn: string;
+
+  /**
+   * @generated from field: string title = 2;
+   */
+  title: string;
+
+  /**
+   * @generated from field: string tax_office = 3;
+   */
+  taxOffice: string;
+
+  /**
+   * @generated from field: hotelops.folio.v1.InvoiceAddress address = 4;
+   */
+  address?: InvoiceAddress | undefined;
+};
+
+/**
+ * Describes the message hotelops.folio.v1.SetInvoiceIssuerResponse.
+ * Use `create(SetInvoiceIssuerResponseSchema)` to create a new message.
+ */
+export declare const SetInvoiceIssuerResponseSchema: GenMessage<SetInvoiceIssuerResponse>;
 
 /**
  * @generated from message hotelops.folio.v1.CreateInvoiceDraftRequest
@@ -620,6 +1051,13 @@ export declare type CreateInvoiceDraftRequest = Message<"hotelops.folio.v1.Creat
    * @generated from field: string folio_id = 2;
    */
   folioId: string;
+
+  /**
+   * Absent: an unknown consumer (TCKN 11111111111, "Nihai Tüketici"), an e-Arşiv invoice.
+   *
+   * @generated from field: optional hotelops.folio.v1.InvoiceBuyer buyer = 3;
+   */
+  buyer?: InvoiceBuyer | undefined;
 };
 
 /**
@@ -1099,12 +1537,15 @@ export declare const FolioService: GenService<{
     output: typeof RefundPaymentResponseSchema;
   },
   /**
-   * A DRAFT invoice of every charge of the folio not yet on an issued invoice. Amounts are tax-inclusive
-   * (gross); the total is split with the property's VAT and accommodation tax rates (basis points):
-   * VAT = round(gross * vat / (10000 + vat + acc)), accommodation tax = round(gross * acc / (10000 + vat + acc)),
-   * each rounded to the nearest minor unit with halves away from zero; net = gross - VAT - accommodation tax
-   * takes the remainder, so net + tax + accommodation tax == total always. 422 validation_failed when
-   * nothing is left to invoice.
+   * A DRAFT invoice of every charge of the folio not yet on an issued invoice, for `buyer` (absent: an unknown
+   * consumer). Charges of one code, description, amount and rates become one line with a quantity. Amounts are
+   * tax-inclusive (gross); each line is split with its own rates (SetInvoiceTaxRate, else the property's: VAT on
+   * every line, accommodation tax on room nights only): VAT = round(gross * vat / (10000 + vat + acc)),
+   * accommodation tax = round(gross * acc / (10000 + vat + acc)), each rounded to the nearest minor unit with
+   * halves away from zero; net = gross - VAT - accommodation tax, so every line, and so the invoice's totals,
+   * add up exactly. A company buyer registered for e-Fatura gets type E_FATURA (profile TEMELFATURA), every other
+   * buyer E_ARSIV (EARSIVFATURA). 422 validation_failed when nothing is left to invoice, or naming the buyer's
+   * field (`buyer.tckn`, `buyer.vkn`, `buyer.title`, ...) for a bad checksum or a missing value.
    *
    * @generated from rpc hotelops.folio.v1.FolioService.CreateInvoiceDraft
    */
@@ -1114,10 +1555,12 @@ export declare const FolioService: GenService<{
     output: typeof CreateInvoiceDraftResponseSchema;
   },
   /**
-   * DRAFT -> ISSUED (type E_ARSIV): the issue date is the property's business date; the number is the
-   * series (3 characters), the issue year and a 9-digit sequence per property and year that never skips,
-   * even under concurrent finalizations (e.g. DEM2026000000001). Writes `invoice.issued`. 409
-   * invalid_transition when already issued; 409 conflict when a charge of the draft was invoiced meanwhile.
+   * DRAFT -> ISSUED: the issue date is the property's business date; the number is the series (3 characters),
+   * the issue year and a 9-digit sequence per property and year that never skips, even under concurrent
+   * finalizations (e.g. DEM2026000000001). In the same transaction the UBL-TR 1.2 XML is made (a new ETTN, the
+   * number as cbc:ID) and `invoice.issued` written. 409 invalid_transition when already issued, when the
+   * property's issuer is not set (SetInvoiceIssuer) or for a draft made before e-documents; 409 conflict when a
+   * charge of the draft was invoiced meanwhile.
    *
    * @generated from rpc hotelops.folio.v1.FolioService.FinalizeInvoice
    */
@@ -1135,6 +1578,44 @@ export declare const FolioService: GenService<{
     methodKind: "unary";
     input: typeof GetInvoiceRequestSchema;
     output: typeof GetInvoiceResponseSchema;
+  },
+  /**
+   * The e-document of an issued invoice: `format` "xml" gives its UBL-TR 1.2 XML exactly as made when the invoice
+   * was issued (content type application/xml), "pdf" a printable rendering of it (application/pdf). `content` is
+   * the document's bytes (base64 in REST JSON). 404 not_found for a draft or an invoice issued before e-documents
+   * (neither has one), as for an invoice of another property; 400 invalid_argument naming `format` for another format.
+   *
+   * @generated from rpc hotelops.folio.v1.FolioService.GetInvoiceDocument
+   */
+  getInvoiceDocument: {
+    methodKind: "unary";
+    input: typeof GetInvoiceDocumentRequestSchema;
+    output: typeof GetInvoiceDocumentResponseSchema;
+  },
+  /**
+   * Sets the taxes of a charge code from `valid_from` on (until the next row of the code): VAT 0, 100, 1000 or
+   * 2000 basis points (0 % needs GİB's three-digit exemption code, other rates none) and the accommodation tax.
+   * Drafts take, for each charge, the row of its code valid on the charge's business date; a code without rows
+   * takes the property's rates (accommodation tax on room nights only). The same code and date again replaces
+   * the row. 422 validation_failed naming the field.
+   *
+   * @generated from rpc hotelops.folio.v1.FolioService.SetInvoiceTaxRate
+   */
+  setInvoiceTaxRate: {
+    methodKind: "unary";
+    input: typeof SetInvoiceTaxRateRequestSchema;
+    output: typeof SetInvoiceTaxRateResponseSchema;
+  },
+  /**
+   * Sets the seller the property's e-documents name: VKN (checksum), title, tax office and address. Invoices
+   * cannot be finalized before it is set (409 invalid_transition). 422 validation_failed naming the field.
+   *
+   * @generated from rpc hotelops.folio.v1.FolioService.SetInvoiceIssuer
+   */
+  setInvoiceIssuer: {
+    methodKind: "unary";
+    input: typeof SetInvoiceIssuerRequestSchema;
+    output: typeof SetInvoiceIssuerResponseSchema;
   },
   /**
    * The business date and the pre-checks of the night audit; `can_run` is false when a check is blocking.

@@ -78,6 +78,21 @@ class FolioServiceStub(object):
                 request_serializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.GetInvoiceRequest.SerializeToString,
                 response_deserializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.GetInvoiceResponse.FromString,
                 )
+        self.GetInvoiceDocument = channel.unary_unary(
+                '/hotelops.folio.v1.FolioService/GetInvoiceDocument',
+                request_serializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.GetInvoiceDocumentRequest.SerializeToString,
+                response_deserializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.GetInvoiceDocumentResponse.FromString,
+                )
+        self.SetInvoiceTaxRate = channel.unary_unary(
+                '/hotelops.folio.v1.FolioService/SetInvoiceTaxRate',
+                request_serializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.SetInvoiceTaxRateRequest.SerializeToString,
+                response_deserializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.SetInvoiceTaxRateResponse.FromString,
+                )
+        self.SetInvoiceIssuer = channel.unary_unary(
+                '/hotelops.folio.v1.FolioService/SetInvoiceIssuer',
+                request_serializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.SetInvoiceIssuerRequest.SerializeToString,
+                response_deserializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.SetInvoiceIssuerResponse.FromString,
+                )
         self.GetNightAuditChecks = channel.unary_unary(
                 '/hotelops.folio.v1.FolioService/GetNightAuditChecks',
                 request_serializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.GetNightAuditChecksRequest.SerializeToString,
@@ -159,22 +174,27 @@ class FolioServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def CreateInvoiceDraft(self, request, context):
-        """A DRAFT invoice of every charge of the folio not yet on an issued invoice. Amounts are tax-inclusive
-        (gross); the total is split with the property's VAT and accommodation tax rates (basis points):
-        VAT = round(gross * vat / (10000 + vat + acc)), accommodation tax = round(gross * acc / (10000 + vat + acc)),
-        each rounded to the nearest minor unit with halves away from zero; net = gross - VAT - accommodation tax
-        takes the remainder, so net + tax + accommodation tax == total always. 422 validation_failed when
-        nothing is left to invoice.
+        """A DRAFT invoice of every charge of the folio not yet on an issued invoice, for `buyer` (absent: an unknown
+        consumer). Charges of one code, description, amount and rates become one line with a quantity. Amounts are
+        tax-inclusive (gross); each line is split with its own rates (SetInvoiceTaxRate, else the property's: VAT on
+        every line, accommodation tax on room nights only): VAT = round(gross * vat / (10000 + vat + acc)),
+        accommodation tax = round(gross * acc / (10000 + vat + acc)), each rounded to the nearest minor unit with
+        halves away from zero; net = gross - VAT - accommodation tax, so every line, and so the invoice's totals,
+        add up exactly. A company buyer registered for e-Fatura gets type E_FATURA (profile TEMELFATURA), every other
+        buyer E_ARSIV (EARSIVFATURA). 422 validation_failed when nothing is left to invoice, or naming the buyer's
+        field (`buyer.tckn`, `buyer.vkn`, `buyer.title`, ...) for a bad checksum or a missing value.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def FinalizeInvoice(self, request, context):
-        """DRAFT -> ISSUED (type E_ARSIV): the issue date is the property's business date; the number is the
-        series (3 characters), the issue year and a 9-digit sequence per property and year that never skips,
-        even under concurrent finalizations (e.g. DEM2026000000001). Writes `invoice.issued`. 409
-        invalid_transition when already issued; 409 conflict when a charge of the draft was invoiced meanwhile.
+        """DRAFT -> ISSUED: the issue date is the property's business date; the number is the series (3 characters),
+        the issue year and a 9-digit sequence per property and year that never skips, even under concurrent
+        finalizations (e.g. DEM2026000000001). In the same transaction the UBL-TR 1.2 XML is made (a new ETTN, the
+        number as cbc:ID) and `invoice.issued` written. 409 invalid_transition when already issued, when the
+        property's issuer is not set (SetInvoiceIssuer) or for a draft made before e-documents; 409 conflict when a
+        charge of the draft was invoiced meanwhile.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -182,6 +202,35 @@ class FolioServiceServicer(object):
 
     def GetInvoice(self, request, context):
         """One invoice, draft or issued.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetInvoiceDocument(self, request, context):
+        """The e-document of an issued invoice: `format` "xml" gives its UBL-TR 1.2 XML exactly as made when the invoice
+        was issued (content type application/xml), "pdf" a printable rendering of it (application/pdf). `content` is
+        the document's bytes (base64 in REST JSON). 404 not_found for a draft or an invoice issued before e-documents
+        (neither has one), as for an invoice of another property; 400 invalid_argument naming `format` for another format.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetInvoiceTaxRate(self, request, context):
+        """Sets the taxes of a charge code from `valid_from` on (until the next row of the code): VAT 0, 100, 1000 or
+        2000 basis points (0 % needs GİB's three-digit exemption code, other rates none) and the accommodation tax.
+        Drafts take, for each charge, the row of its code valid on the charge's business date; a code without rows
+        takes the property's rates (accommodation tax on room nights only). The same code and date again replaces
+        the row. 422 validation_failed naming the field.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetInvoiceIssuer(self, request, context):
+        """Sets the seller the property's e-documents name: VKN (checksum), title, tax office and address. Invoices
+        cannot be finalized before it is set (409 invalid_transition). 422 validation_failed naming the field.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -250,6 +299,21 @@ def add_FolioServiceServicer_to_server(servicer, server):
                     servicer.GetInvoice,
                     request_deserializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.GetInvoiceRequest.FromString,
                     response_serializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.GetInvoiceResponse.SerializeToString,
+            ),
+            'GetInvoiceDocument': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetInvoiceDocument,
+                    request_deserializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.GetInvoiceDocumentRequest.FromString,
+                    response_serializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.GetInvoiceDocumentResponse.SerializeToString,
+            ),
+            'SetInvoiceTaxRate': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetInvoiceTaxRate,
+                    request_deserializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.SetInvoiceTaxRateRequest.FromString,
+                    response_serializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.SetInvoiceTaxRateResponse.SerializeToString,
+            ),
+            'SetInvoiceIssuer': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetInvoiceIssuer,
+                    request_deserializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.SetInvoiceIssuerRequest.FromString,
+                    response_serializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.SetInvoiceIssuerResponse.SerializeToString,
             ),
             'GetNightAuditChecks': grpc.unary_unary_rpc_method_handler(
                     servicer.GetNightAuditChecks,
@@ -428,6 +492,57 @@ class FolioService(object):
         return grpc.experimental.unary_unary(request, target, '/hotelops.folio.v1.FolioService/GetInvoice',
             hotelops_dot_folio_dot_v1_dot_folio__pb2.GetInvoiceRequest.SerializeToString,
             hotelops_dot_folio_dot_v1_dot_folio__pb2.GetInvoiceResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def GetInvoiceDocument(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.folio.v1.FolioService/GetInvoiceDocument',
+            hotelops_dot_folio_dot_v1_dot_folio__pb2.GetInvoiceDocumentRequest.SerializeToString,
+            hotelops_dot_folio_dot_v1_dot_folio__pb2.GetInvoiceDocumentResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def SetInvoiceTaxRate(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.folio.v1.FolioService/SetInvoiceTaxRate',
+            hotelops_dot_folio_dot_v1_dot_folio__pb2.SetInvoiceTaxRateRequest.SerializeToString,
+            hotelops_dot_folio_dot_v1_dot_folio__pb2.SetInvoiceTaxRateResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def SetInvoiceIssuer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.folio.v1.FolioService/SetInvoiceIssuer',
+            hotelops_dot_folio_dot_v1_dot_folio__pb2.SetInvoiceIssuerRequest.SerializeToString,
+            hotelops_dot_folio_dot_v1_dot_folio__pb2.SetInvoiceIssuerResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 
