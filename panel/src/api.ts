@@ -226,16 +226,13 @@ export {
   type WebhookEndpoint,
   type WebhookDeliveryAttempt,
 } from "../../gen/hotelops/webhook/v1/webhook_pb.js";
-export type { ApiClientSummary } from "../../gen/hotelops/panel/v1/api_access_pb.js";
 export {
   ReservationStatus,
   ReservationSource,
   type Reservation,
   type RoomLine,
 } from "../../gen/hotelops/reservation/v1/reservation_pb.js";
-export { RoomStatus, type Room, type RoomType, type RatePlan } from "../../gen/hotelops/inventory/v1/inventory_pb.js";
-export type { Folio } from "../../gen/hotelops/folio/v1/folio_pb.js";
-
+export { RoomStatus, type Room } from "../../gen/hotelops/inventory/v1/inventory_pb.js";
 /** Whether the active property gives the signed-in user this permission. */
 export function can(s: Signed, permission: string): boolean {
   const active = s.profile.properties.find((p) => p.id === s.profile.activePropertyId);

@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 /** The OASIS UBL 2.1 Invoice schema shipped under test/fixtures/ubl (see its README). */
-export const ublInvoiceXsd = fileURLToPath(new URL("../fixtures/ubl/xsd/maindoc/UBL-Invoice-2.1.xsd", import.meta.url));
+const ublInvoiceXsd = fileURLToPath(new URL("../fixtures/ubl/xsd/maindoc/UBL-Invoice-2.1.xsd", import.meta.url));
 
 /** Validates an XML document against the UBL 2.1 Invoice schema with xmllint; resolves with xmllint's complaints ("" when valid). */
 export function validateUblInvoice(xml: string): Promise<string> {

@@ -39,7 +39,7 @@ export async function setMapping(
 }
 
 // The partner reads of the catalogue are inventory's (its tables), re-exported for this module.
-export { ratePlansOf, roomTypesOf, type RoomTypeRow } from "../inventory/index.ts";
+export { ratePlansOf, roomTypesOf } from "../inventory/index.ts";
 
 /** A rate plan's cancellation policy and deposit as the partner reads show them (absent fields: none). */
 export function partnerTerms(rp: PartnerRatePlan) {

@@ -21,7 +21,7 @@ export interface GuestFields {
 
 /** The fields sealed at rest, read in full only with guests.read_sensitive. */
 export const sensitiveFields = ["documentNumber", "birthDate", "email", "phone", "address", "notes"] as const;
-export type SensitiveField = (typeof sensitiveFields)[number];
+type SensitiveField = (typeof sensitiveFields)[number];
 export type Sensitive = Pick<GuestFields, SensitiveField>;
 
 export const emptyGuestFields: GuestFields = {
@@ -73,7 +73,7 @@ const maxLength: Partial<Record<keyof GuestFields, number>> = {
  * The problems of a guest's fields, each naming its field; the reasons never repeat the value (it is personal
  * data and error messages are logged).
  */
-export function guestProblems(g: GuestFields, today: string): FieldViolation[] {
+function guestProblems(g: GuestFields, today: string): FieldViolation[] {
   const out: FieldViolation[] = [];
   const bad = (field: string, reason: string) => out.push({ field, reason });
   if (g.givenName.trim() === "") bad("givenName", "is required");

@@ -5,9 +5,7 @@ import { createOcrEngine, type OcrOptions } from "./ocr.ts";
 
 export { MAX_IMAGE_BYTES } from "./identity.service.ts";
 export { identityMobileRpc } from "./identity.rpc.ts";
-export { createOcrEngine, type OcrEngine, type OcrOptions } from "./ocr.ts";
-export { isValidTcIdentityNumber } from "../../lib/tc-number.ts";
-
+export { type OcrOptions } from "./ocr.ts";
 /**
  * Identity-document scan at check-in (MobileService.ScanIdentityDocument). The OCR worker thread starts on the
  * first scan and stops with the app.

@@ -25,19 +25,7 @@ export {
   outOfOrderBetween,
   boardTypes,
 } from "./inventory.repository.ts";
-export type {
-  RoomType,
-  Room,
-  RatePlan,
-  RoomStatus,
-  BoardType,
-  StayLineQuote,
-  StayPolicy,
-  RatePlanPolicy,
-  RatePlanDeposit,
-  PolicyFeeKind,
-  OutOfOrderPeriod,
-} from "./inventory.repository.ts";
+export type { RoomType, Room, RatePlan, StayPolicy, RatePlanDeposit } from "./inventory.repository.ts";
 export { seedInventory } from "./seed.ts";
 export {
   overbookedNightsSql,
@@ -54,28 +42,9 @@ export {
   type PartnerRatePlan,
   roomTypesOf,
   stayPriceTotals,
-  type RoomTypeRow,
 } from "./reads.ts";
-export {
-  recordAriChanges,
-  ariChangesSql,
-  ariChangesAfter,
-  ariHead,
-  ariHeads,
-  type AriChange,
-  type AriChangeRow,
-  type AriReason,
-} from "./ari-log.ts";
-export {
-  stayViolations,
-  violationsOf,
-  restrictionError,
-  type StayViolations,
-  type StayLine,
-  type RestrictionRow,
-  type AriDay,
-  type SetRestrictionsInput,
-} from "./restrictions.ts";
+export { ariChangesSql, ariChangesAfter, ariHead, ariHeads, type AriChangeRow, type AriReason } from "./ari-log.ts";
+export { stayViolations, violationsOf, restrictionError, type StayViolations, type StayLine } from "./restrictions.ts";
 export { maxAriWriteChanges, type AriWrite } from "./ari-write.ts";
 
 export function createInventoryModule(deps: Deps, service: InventoryService): Module {

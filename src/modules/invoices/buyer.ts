@@ -29,7 +29,7 @@ export type BuyerInput =
   | { kind: "COMPANY"; vkn: string; title: string; taxOffice: string; address?: Partial<Address>; eFatura: boolean };
 
 /** The buyer of an invoice drafted without one: the placeholder TCKN for an unknown consumer. */
-export const UNKNOWN_BUYER: Buyer = {
+const UNKNOWN_BUYER: Buyer = {
   kind: "PERSON",
   tckn: PLACEHOLDER_TCKN,
   firstName: "Nihai",

@@ -1,10 +1,3 @@
-export {
-  createInvoiceService,
-  type Invoice,
-  type InvoiceDeps,
-  type InvoiceService,
-} from "./invoice.service.ts";
-export { splitGross, divideRoundHalfAway, type TaxRates, type TaxSplit } from "./tax-split.ts";
-export { defaultSeries, formatInvoiceNumber } from "./numbering.ts";
+export { createInvoiceService, type Invoice, type InvoiceService } from "./invoice.service.ts";
 export type { Address, Buyer, BuyerInput } from "./buyer.ts";
 export type { InvoiceItem } from "./lines.ts";

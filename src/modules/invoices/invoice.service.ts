@@ -19,7 +19,7 @@ import { renderInvoicePdf } from "./pdf.ts";
 /** An invoice with its lines (none on invoices drafted before lines were kept). */
 export type Invoice = InvoiceRow & { items: InvoiceItem[] };
 
-export interface InvoiceDocument {
+interface InvoiceDocument {
   contentType: "application/xml" | "application/pdf";
   content: Uint8Array;
   fileName: string;

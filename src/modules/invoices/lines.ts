@@ -40,7 +40,7 @@ export interface ChargeForLine {
   amountMinor: bigint;
 }
 
-export interface RateTotal {
+interface RateTotal {
   vatRateBp: number;
   vatExemptionCode: string | null;
   taxableMinor: bigint;

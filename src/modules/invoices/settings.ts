@@ -13,8 +13,8 @@ import type { LineRates } from "./lines.ts";
  * its VAT rate on every charge and its accommodation tax on room nights (kind ROOM) only. A 0 % VAT without a
  * configured row is exemption 351 (GİB: "KDV - istisna olmayan diğer").
  */
-export const VAT_RATES_BP = [0, 100, 1000, 2000] as const;
-export const DEFAULT_EXEMPTION_CODE = "351";
+const VAT_RATES_BP = [0, 100, 1000, 2000] as const;
+const DEFAULT_EXEMPTION_CODE = "351";
 
 export interface TaxRateInput {
   chargeCode: string;

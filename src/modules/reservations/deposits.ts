@@ -2,7 +2,7 @@ import { addDays } from "../../lib/dates.ts";
 import type { RatePlanDeposit } from "../inventory/index.ts";
 
 /** What one room line owes as a deposit: the first night, basis points of its total or a fixed amount, capped. */
-export function lineDeposit(d: RatePlanDeposit, nightlyMinor: readonly bigint[], totalMinor: bigint): bigint {
+function lineDeposit(d: RatePlanDeposit, nightlyMinor: readonly bigint[], totalMinor: bigint): bigint {
   const due =
     d.kind === "FIRST_NIGHT"
       ? (nightlyMinor[0] ?? 0n)

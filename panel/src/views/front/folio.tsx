@@ -8,7 +8,7 @@ import { formatDay, propertyCode } from "./shared.tsx";
 const methods = ["CASH", "CARD", "TRANSFER"] as const;
 
 /** "1.500,50" or "1500.5" in the property's scale as minor units; undefined when it is not an amount. */
-export function parseAmount(text: string, scale: number): bigint | undefined {
+function parseAmount(text: string, scale: number): bigint | undefined {
   const digits = Math.round(Math.log10(scale));
   const m = /^(\d{1,13})(?:[.,](\d+))?$/.exec(text.trim().replace(/[\s.](?=\d{3}(\D|$))/g, ""));
   if (m === null) return undefined;

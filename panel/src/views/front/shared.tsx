@@ -22,7 +22,7 @@ export function nightDates(arrival: string, count: number): string[] {
   return Array.from({ length: count }, (_, i) => new Date(start + i * 86_400_000).toISOString().slice(0, 10));
 }
 
-export function statusName(lang: Lang, s: ReservationStatus): string {
+function statusName(lang: Lang, s: ReservationStatus): string {
   const name = ReservationStatus[s];
   return lookup(lang, `rs_${name}`) ?? name;
 }
