@@ -16,6 +16,7 @@ export {
   createReservationService,
   maxNights,
   type ReservationService,
+  type AlongsideChange,
   type ReservationDeps,
   type CreateReservationInput,
   type UpdateReservationInput,
