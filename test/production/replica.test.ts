@@ -21,6 +21,7 @@ let hotel: Awaited<ReturnType<typeof smallHotel>>;
 let partner: { accessToken: string };
 let api: ServiceProcess;
 let dataDir: string;
+let env: Record<string, string>;
 const MAX_LAG_MS = 1_500;
 
 const onReplica = async <R>(text: string): Promise<R[]> => {
@@ -40,7 +41,7 @@ beforeAll(async () => {
   await boot.query("create database hotelops");
   await boot.end();
   dataDir = mkdtempSync(join(tmpdir(), "replica-data-"));
-  const env = { DATABASE_URL: primary.url("hotelops"), DATA_DIR: dataDir };
+  env = { DATABASE_URL: primary.url("hotelops"), DATA_DIR: dataDir };
   admin = await createApp(loadConfig({ ...env, ROLE: "api", PORT: "0", HOST: "127.0.0.1" }), {
     logger: pino({ level: "silent" }),
   });
@@ -49,7 +50,7 @@ beforeAll(async () => {
     kind: "partner",
     provider: "acme",
     propertyCodes: [hotel.property.code],
-    scopes: ["availability.read", "reservations.read"],
+    scopes: ["availability.read", "reservations.read", "ari.read"],
     approved: true,
   });
   replica = await startReplica(primary);
@@ -130,6 +131,88 @@ describe("partner reads with DATABASE_REPLICA_URL (a streaming replica)", () => 
         "the replica replayed the sale",
       );
       expect(await soldOn("2027-03-10")).toBe(1);
+    },
+  );
+
+  it(
+    "ARI and reports come from the replica while it is within the bound and from the primary past it; the ARI feed from the primary",
+    { timeout: 120_000 },
+    async () => {
+      // a second API whose bound a paused replica stays within for the whole test
+      const wide = await startService({
+        ...env,
+        ROLE: "api",
+        DATABASE_REPLICA_URL: replica.url("hotelops"),
+        REPLICA_MAX_LAG_MS: "600000",
+      });
+      const get = async <T>(on: ServiceProcess, path: string, token = partner.accessToken): Promise<T> => {
+        const res = await fetch(`${on.base}${path}`, { headers: { authorization: `Bearer ${token}` } });
+        const body = await res.text();
+        if (res.status !== 200) throw new Error(`${path}: ${res.status} ${body}`);
+        return JSON.parse(body) as T;
+      };
+      type Ari = { roomTypes: { ratePlans: { days: { date: string; priceMinor: number | string | null }[] }[] }[] };
+      const priceOn = async (on: ServiceProcess, date: string) =>
+        (
+          await get<Ari>(on, `/api/v1/properties/${hotel.property.code}/ari?from=2027-03-01&to=2027-03-31`)
+        ).roomTypes[0]!.ratePlans[0]!.days.find((d) => d.date === date)!.priceMinor?.toString();
+      const arrivals = async (on: ServiceProcess): Promise<number> => {
+        const res = await fetch(`${on.base}/api/mobile/v1/reports`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${hotel.manager.accessToken}`, "content-type": "application/json" },
+          body: JSON.stringify({ reportId: "arrivals", start: "2027-03-01", end: "2027-03-31" }),
+        });
+        const body = await res.text();
+        expect(res.status, body).toBe(200);
+        return (JSON.parse(body) as { rowCount: number }).rowCount;
+      };
+      type Changes = { data: { from: string; to: string; reason: string }[]; nextCursor: string };
+      try {
+        const price0 = await priceOn(wide, "2027-03-20");
+        const arrivals0 = await arrivals(wide);
+        expect(await priceOn(api, "2027-03-20")).toBe(price0);
+        expect(await arrivals(api)).toBe(arrivals0);
+        const feed0 = await get<Changes>(wide, `/api/v1/properties/${hotel.property.code}/ari/changes?limit=500`);
+
+        // the replica stops replaying; a new price and a new arrival are committed on the primary
+        await onReplica("select pg_wal_replay_pause()");
+        await admin.services.inventory.setPrices(hotel.property.id, {
+          ratePlanId: hotel.ratePlanId,
+          roomTypeId: hotel.roomTypeId,
+          from: "2027-03-20",
+          to: "2027-03-21",
+          amountMinor: 31415n,
+        });
+        const created = await hotel.createReservation(
+          hotel.stay({ arrivalDate: "2027-03-05", departureDate: "2027-03-06", totalMinor: 25000 }),
+        );
+        expect(created.status, await created.clone().text()).toBe(201);
+        // the ARI feed is read from the primary: the price change is on the next page at once
+        const feed1 = await get<Changes>(
+          wide,
+          `/api/v1/properties/${hotel.property.code}/ari/changes?limit=500&cursor=${feed0.nextCursor}`,
+        );
+        expect(feed1.data.map((c) => [c.reason, c.from])).toContainEqual(["rate", "2027-03-20"]);
+        // within its bound the wide API reads ARI and reports from the replica, which has not replayed them
+        expect(await priceOn(wide, "2027-03-20")).toBe(price0);
+        expect(await arrivals(wide)).toBe(arrivals0);
+        // past its bound the other API reads them from the primary
+        await new Promise((r) => setTimeout(r, MAX_LAG_MS + 500));
+        expect(await priceOn(api, "2027-03-20")).toBe("31415");
+        expect(await arrivals(api)).toBe(arrivals0 + 1);
+
+        await onReplica("select pg_wal_replay_resume()");
+        await until(
+          async () => (await priceOn(wide, "2027-03-20")) === "31415",
+          20_000,
+          "the replica replayed the price",
+        );
+        expect(await arrivals(wide)).toBe(arrivals0 + 1);
+      } finally {
+        await onReplica("select pg_wal_replay_resume()").catch(() => undefined);
+        wide.child.kill("SIGTERM");
+        await wide.exited;
+      }
     },
   );
 

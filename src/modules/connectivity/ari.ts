@@ -54,6 +54,8 @@ export function createAriReads(deps: { pool: pg.Pool; inventory: InventoryServic
         ...(roomTypeIds !== undefined ? { roomTypeIds: roomTypeIds.length === 0 ? ["-"] : roomTypeIds } : {}),
         ...(ratePlanIds !== undefined ? { ratePlanIds: ratePlanIds.length === 0 ? ["-"] : ratePlanIds } : {}),
         cursor: q.cursor,
+        // from the replica while it keeps up: the delta feed (changes, read from the primary) tells what changed
+        mayLag: true,
       });
       return {
         propertyCode: property.code,

@@ -3,19 +3,20 @@ import { AppError } from "../../errors.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
 import type { Metrics } from "../../observability/metrics.ts";
-import { poolQueryable } from "../../db/queryable.ts";
+import { poolQueryable, runQuery, type Statement } from "../../db/queryable.ts";
 import { runAs } from "../../lib/change-context.ts";
 import {
   findByExternalReference,
   findByProviderReference,
+  type AlongsideChange,
   type BookingExtras,
   type ReservationService,
   type RoomLineInput,
 } from "../reservations/index.ts";
 import type { InboundPartnerMessage, InboundRoomLine } from "./adapters.ts";
-import { internalIdOf } from "./reads.repository.ts";
+import { internalIdsOf } from "./reads.repository.ts";
 import { recordOutcomeEvent, type RejectionCode } from "./message-outcome.ts";
-import type { Transact } from "../../db/transaction.ts";
+import type { Transact, Tx } from "../../db/transaction.ts";
 
 export interface ProcessorDeps {
   pool: pg.Pool;
@@ -57,10 +58,15 @@ const BOOKING_LOCK_TIMEOUT_MS = 10_000;
  * server connection; a session lock and its unlock would run on whichever server connection was free, and leak).
  *
  * Each message goes through the reservations core (its own transaction, same availability and validation rules,
- * source CHANNEL, the sales channel as sent, the booking identified by (provider, channel, external reference));
- * its outcome is written afterwards. A crash between the two re-runs the message, which is safe: NEW finds the
- * reservation by its reference, MODIFIED sets the same values again and CANCELLED of a cancelled reservation is a
- * no-op. Business failures end as REJECTED with the reason; anything else is thrown so pg-boss retries the job.
+ * source CHANNEL, the sales channel as sent, the booking identified by (provider, channel, external reference)).
+ * A message that changes the booking writes its outcome (and the partner_message.processed event) in the change's
+ * own transaction, sent with its COMMIT: the change and its outcome commit together or not at all. An outcome
+ * without a change (a rejection, a NEW that found its booking, a CANCELLED of a cancelled booking) is written in a
+ * transaction of its own afterwards; a crash between the two re-runs the message, which changes nothing again.
+ * Business failures end as REJECTED with the reason; anything else is thrown so pg-boss retries the job.
+ *
+ * The lock's statements (BEGIN, the lock timeout, the lock, the key's queued messages) go out together in one round
+ * trip: node-postgres pipelines a connection's statements, and each runs after the one before it.
  */
 export async function processPartnerMessages(
   deps: ProcessorDeps,
@@ -76,35 +82,30 @@ export async function processPartnerMessages(
   };
   lock.on("error", onError);
   try {
-    await lock.query("begin");
-    await lock.query(`set local lock_timeout = ${BOOKING_LOCK_TIMEOUT_MS}`);
-    await lock.query("select pg_advisory_xact_lock(hashtext('reservation-events'), hashtext($1 || ':' || $2))", [
-      propertyId,
-      externalReference,
+    const key = [propertyId, externalReference];
+    const [, , , queued] = await Promise.all([
+      lock.query("begin"),
+      lock.query(`set local lock_timeout = ${BOOKING_LOCK_TIMEOUT_MS}`),
+      runQuery(lock, bookingLock, key),
+      runQuery<QueuedRow>(lock, queuedOfKey, key),
     ]);
-    const { rows } = await lock.query<QueuedRow>(
-      "select id, property_id, provider, client_id, payload, created_at from partner_messages where property_id = $1 and external_reference = $2 and status = 'QUEUED' order by seq",
-      [propertyId, externalReference],
-    );
-    for (const row of rows) {
+    for (const row of queued.rows) {
       // The partner client that sent the message is the author of what it changes (face job, its message id).
       const author = { kind: "partner", id: row.client_id, face: "job", requestId: row.id } as const;
-      const outcome = await runAs(author, () => apply(deps, row)).catch((err: unknown) => {
+      let written = false;
+      const alongside: AlongsideChange = (tx, r) => {
+        written = true;
+        return writeOutcome(tx, row, { status: "PROCESSED", reservationId: r.id, reservationCode: r.code }, deps.clock);
+      };
+      const applied = await runAs(author, () => apply(deps, row, alongside)).catch((err: unknown): Applied => {
         if (err instanceof AppError && err.code !== "internal" && err.code !== "unavailable")
-          return { status: "REJECTED", error: err.message, code: err.code } as const;
+          return { outcome: { status: "REJECTED", error: err.message, code: err.code }, changed: false };
         throw err;
       });
-      // In a transaction of its own, so each outcome commits at once (the lock's transaction only holds the lock),
-      // with the partner_message.* event that tells the partner's callbacks (message-outcome.ts).
-      await deps.transact(async (tx) => {
-        const [sent] = await tx.query<{ client_id: string }>(
-          `update partner_messages set status = $2, reservation_id = $3, reservation_code = $4, error = $5, processed_at = $6, attempts = attempts + 1 where id = $1 returning client_id`,
-          outcome.status === "PROCESSED"
-            ? [row.id, outcome.status, outcome.reservationId, outcome.reservationCode, null, deps.clock.now()]
-            : [row.id, outcome.status, null, null, outcome.error, deps.clock.now()],
-        );
-        if (sent !== undefined) await recordOutcomeEvent(tx, sent.client_id, row, outcome, deps.clock.now());
-      });
+      const { outcome } = applied;
+      // An outcome without a change: in a transaction of its own, so it commits at once (the lock's transaction only
+      // holds the lock), with the partner_message.* event that tells the partner's callbacks (message-outcome.ts).
+      if (!(applied.changed && written)) await deps.transact((tx) => writeOutcome(tx, row, outcome, deps.clock));
       deps.logger.info({ eventId: row.id, status: outcome.status }, "reservation event applied");
       deps.metrics?.partnerMessageApplied(outcome.status, row.created_at, deps.clock.now());
     }
@@ -120,7 +121,51 @@ export async function processPartnerMessages(
   }
 }
 
-async function apply(deps: ProcessorDeps, row: QueuedRow): Promise<Outcome> {
+const bookingLock: Statement = {
+  name: "connectivity_booking_lock",
+  text: "select pg_advisory_xact_lock(hashtext('reservation-events'), hashtext($1 || ':' || $2))",
+};
+
+const queuedOfKey: Statement = {
+  name: "connectivity_queued_of_key",
+  text: "select id, property_id, provider, client_id, payload, created_at from partner_messages where property_id = $1 and external_reference = $2 and status = 'QUEUED' order by seq",
+};
+
+const outcomeUpdate: Statement = {
+  name: "connectivity_message_outcome",
+  text: "update partner_messages set status = $2, reservation_id = $3, reservation_code = $4, error = $5, processed_at = $6, attempts = attempts + 1 where id = $1",
+};
+
+/** A message's outcome and its partner_message.* event, in `tx` (the change's own, or one of their own). */
+async function writeOutcome(tx: Tx, row: QueuedRow, outcome: Outcome, clock: Clock): Promise<void> {
+  const at = clock.now();
+  await Promise.all([
+    tx.query(
+      outcomeUpdate,
+      outcome.status === "PROCESSED"
+        ? [row.id, outcome.status, outcome.reservationId, outcome.reservationCode, null, at]
+        : [row.id, outcome.status, null, null, outcome.error, at],
+    ),
+    recordOutcomeEvent(tx, row.client_id, row, outcome, at),
+  ]);
+}
+
+/** A message's outcome, and whether a change of the booking was committed with it (`alongside` ran in it). */
+interface Applied {
+  outcome: Outcome;
+  changed: boolean;
+}
+
+/**
+ * Applies one message. The room type and rate plan codes are translated (one statement) while the booking is looked
+ * up: the two go out side by side.
+ */
+async function apply(deps: ProcessorDeps, row: QueuedRow, alongside: AlongsideChange): Promise<Applied> {
+  const unchanged = (outcome: Outcome): Applied => ({ outcome, changed: false });
+  const changed = (r: { id: string; code: string }): Applied => ({
+    outcome: { status: "PROCESSED", reservationId: r.id, reservationCode: r.code },
+    changed: true,
+  });
   const e = row.payload;
   // The channel already sold it: its amounts stand (an override recorded against the channel, with the difference to
   // our rates) and broken restrictions are recorded, not refused.
@@ -132,35 +177,47 @@ async function apply(deps: ProcessorDeps, row: QueuedRow): Promise<Outcome> {
   };
   const channel = e.channel === "" ? null : e.channel;
   const q = poolQueryable(deps.pool);
-  let foundId = await findByExternalReference(q, row.property_id, row.provider, channel, e.externalReference);
-  // A change or cancellation sent without its channel finds the provider's one booking with that reference.
-  if (foundId === undefined && channel === null && e.eventType !== "NEW") {
-    const ids = await findByProviderReference(q, row.property_id, row.provider, e.externalReference);
-    if (ids.length === 1) foundId = ids[0];
-  }
-  const found = foundId === undefined ? undefined : await deps.reservations.get(actor, foundId);
+  const findBooking = async () => {
+    let foundId = await findByExternalReference(q, row.property_id, row.provider, channel, e.externalReference);
+    // A change or cancellation sent without its channel finds the provider's one booking with that reference.
+    if (foundId === undefined && channel === null && e.eventType !== "NEW") {
+      const ids = await findByProviderReference(q, row.property_id, row.provider, e.externalReference);
+      if (ids.length === 1) foundId = ids[0];
+    }
+    return foundId === undefined ? undefined : await deps.reservations.get(actor, foundId);
+  };
+  const [found, ids] = await Promise.all([
+    findBooking(),
+    e.eventType === "CANCELLED"
+      ? new Map<string, string>()
+      : internalIdsOf(q, row.property_id, row.provider, {
+          roomTypes: e.rooms.map((room) => room.roomTypeCode),
+          ratePlans: e.rooms.map((room) => room.ratePlanCode),
+        }),
+  ]);
   const unknown = `No reservation with external reference ${e.externalReference}${channel === null ? "" : ` from channel ${channel}`}.`;
   if (e.eventType === "CANCELLED") {
-    if (found === undefined) return { status: "REJECTED", error: unknown, code: "unknown_reservation" };
-    const r = found.status === "CANCELLED" ? found : await deps.reservations.cancel(actor, found.id);
-    return { status: "PROCESSED", reservationId: r.id, reservationCode: r.code };
+    if (found === undefined) return unchanged({ status: "REJECTED", error: unknown, code: "unknown_reservation" });
+    if (found.status === "CANCELLED")
+      return unchanged({ status: "PROCESSED", reservationId: found.id, reservationCode: found.code });
+    return changed(await deps.reservations.cancel(actor, found.id, alongside));
   }
   const rooms: RoomLineInput[] = [];
   for (const [i, room] of e.rooms.entries()) {
-    const roomTypeId = await internalIdOf(deps.pool, row.property_id, row.provider, "room_type", room.roomTypeCode);
+    const roomTypeId = ids.get(`room_type:${room.roomTypeCode}`);
     if (roomTypeId === undefined)
-      return {
+      return unchanged({
         status: "REJECTED",
         code: "unmapped_code",
         error: `rooms[${i}].roomTypeCode ${room.roomTypeCode} is not mapped for provider ${row.provider}.`,
-      };
-    const ratePlanId = await internalIdOf(deps.pool, row.property_id, row.provider, "rate_plan", room.ratePlanCode);
+      });
+    const ratePlanId = ids.get(`rate_plan:${room.ratePlanCode}`);
     if (ratePlanId === undefined)
-      return {
+      return unchanged({
         status: "REJECTED",
         code: "unmapped_code",
         error: `rooms[${i}].ratePlanCode ${room.ratePlanCode} is not mapped for provider ${row.provider}.`,
-      };
+      });
     rooms.push({
       roomTypeId,
       ratePlanId,
@@ -171,53 +228,65 @@ async function apply(deps: ProcessorDeps, row: QueuedRow): Promise<Outcome> {
     });
   }
   if (e.eventType === "NEW" || found === undefined) {
-    if (e.eventType === "MODIFIED") return { status: "REJECTED", error: unknown, code: "unknown_reservation" };
+    if (e.eventType === "MODIFIED")
+      return unchanged({ status: "REJECTED", error: unknown, code: "unknown_reservation" });
     // A NEW for a known reference returns the first reservation (created: false): never a second booking.
-    const { reservation } = await deps.reservations.create(actor, {
-      source: "CHANNEL",
-      provider: row.provider,
-      channel,
-      externalReference: e.externalReference,
-      holderName: e.holderName,
-      arrivalDate: e.arrivalDate,
-      departureDate: e.departureDate,
-      rooms,
-      status: "GUARANTEED",
-      notes: e.notes,
-      totalMinor: BigInt(e.totalMinor),
-      currency: e.currency,
-      priceOverride: true,
-      ...bookingExtrasOf(e),
-    });
-    return { status: "PROCESSED", reservationId: reservation.id, reservationCode: reservation.code };
+    const { reservation, created } = await deps.reservations.create(
+      actor,
+      {
+        source: "CHANNEL",
+        provider: row.provider,
+        channel,
+        externalReference: e.externalReference,
+        holderName: e.holderName,
+        arrivalDate: e.arrivalDate,
+        departureDate: e.departureDate,
+        rooms,
+        status: "GUARANTEED",
+        notes: e.notes,
+        totalMinor: BigInt(e.totalMinor),
+        currency: e.currency,
+        priceOverride: true,
+        ...bookingExtrasOf(e),
+      },
+      alongside,
+    );
+    return created
+      ? changed(reservation)
+      : unchanged({ status: "PROCESSED", reservationId: reservation.id, reservationCode: reservation.code });
   }
   const current = found;
   if (current.rooms.length !== rooms.length) {
-    return {
+    return unchanged({
       status: "REJECTED",
       code: "rooms_changed",
       error: "A modification cannot add or remove rooms; cancel and send a NEW reservation.",
-    };
+    });
   }
-  const updated = await deps.reservations.update(actor, found.id, {
-    arrivalDate: e.arrivalDate,
-    departureDate: e.departureDate,
-    ...(e.holderName !== "" ? { holderName: e.holderName } : {}),
-    notes: e.notes,
-    ...bookingExtrasOf(e),
-    // The channel's amounts stand on every revision, as on NEW (the difference to our rates is recorded).
-    rooms: current.rooms.map((line, i) => ({
-      nightlyMinor: rooms[i]!.nightlyMinor,
-      guestNames: rooms[i]!.guestNames,
-      reservationRoomId: line.id,
-      roomTypeId: rooms[i]!.roomTypeId,
-      ratePlanId: rooms[i]!.ratePlanId,
-      adults: rooms[i]!.adults,
-      children: rooms[i]!.children ?? 0,
-      amountMinor: rooms[i]!.amountMinor,
-    })),
-  });
-  return { status: "PROCESSED", reservationId: updated.id, reservationCode: updated.code };
+  const updated = await deps.reservations.update(
+    actor,
+    found.id,
+    {
+      arrivalDate: e.arrivalDate,
+      departureDate: e.departureDate,
+      ...(e.holderName !== "" ? { holderName: e.holderName } : {}),
+      notes: e.notes,
+      ...bookingExtrasOf(e),
+      // The channel's amounts stand on every revision, as on NEW (the difference to our rates is recorded).
+      rooms: current.rooms.map((line, i) => ({
+        nightlyMinor: rooms[i]!.nightlyMinor,
+        guestNames: rooms[i]!.guestNames,
+        reservationRoomId: line.id,
+        roomTypeId: rooms[i]!.roomTypeId,
+        ratePlanId: rooms[i]!.ratePlanId,
+        adults: rooms[i]!.adults,
+        children: rooms[i]!.children ?? 0,
+        amountMinor: rooms[i]!.amountMinor,
+      })),
+    },
+    alongside,
+  );
+  return changed(updated);
 }
 
 /** A room's nightly prices and guests as the reservations core takes them (absent when the event has none). */

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import type { PartnerRatePlan } from "../inventory/index.ts";
+import type { Queryable, Statement } from "../../db/queryable.ts";
 
 export type MappingKind = "property" | "room_type" | "rate_plan";
 
@@ -12,20 +13,32 @@ export async function mappingsOf(pool: pg.Pool, propertyId: string, provider: st
   return new Map(rows.map((r) => [r.internal_id, r.external_code]));
 }
 
-/** Provider code -> internal id for one kind (used to translate inbound events). */
-export async function internalIdOf(
-  db: { query: pg.Pool["query"] },
+/**
+ * Provider codes -> internal ids of the room types and rate plans one inbound message names, in one statement (a
+ * named one: every message runs it). The map's keys are `room_type:<code>` and `rate_plan:<code>`; an unmapped code
+ * is absent.
+ */
+export async function internalIdsOf(
+  q: Queryable,
   propertyId: string,
   provider: string,
-  kind: MappingKind,
-  externalCode: string,
-): Promise<string | undefined> {
-  const { rows } = await db.query<{ internal_id: string }>(
-    "select internal_id from provider_mappings where property_id = $1 and provider = $2 and kind = $3 and external_code = $4",
-    [propertyId, provider, kind, externalCode],
-  );
-  return rows[0]?.internal_id;
+  codes: { roomTypes: readonly string[]; ratePlans: readonly string[] },
+): Promise<Map<string, string>> {
+  const rows = await q.query<{ key: string; internal_id: string }>(internalIdsStatement, [
+    propertyId,
+    provider,
+    codes.roomTypes,
+    codes.ratePlans,
+  ]);
+  return new Map(rows.map((r) => [r.key, r.internal_id]));
 }
+
+const internalIdsStatement: Statement = {
+  name: "connectivity_internal_ids",
+  text: `select kind || ':' || external_code as key, internal_id from provider_mappings
+          where property_id = $1 and provider = $2
+            and ((kind = 'room_type' and external_code = any($3::text[])) or (kind = 'rate_plan' and external_code = any($4::text[])))`,
+};
 
 export async function setMapping(
   pool: pg.Pool,

@@ -67,6 +67,8 @@ export interface InventoryDeps {
   clock: Clock;
   /** Which reservation holds a room on some nights (the reservations module answers; app.ts wires it). */
   stayInRoom: StayInRoom;
+  /** Where an ARI read that may lag (`AriInput.mayLag`) is read: the replica within its bound, else the primary. */
+  replicaReads?: Queryable;
 }
 
 interface SetRoomStatusInput {
@@ -151,6 +153,12 @@ interface AriInput {
   ratePlanIds?: readonly string[];
   /** Where the page starts: a previous page's nextCursor ("" or absent: the first page). */
   cursor?: string;
+  /**
+   * The caller accepts an answer up to the replica bound (REPLICA_MAX_LAG_MS) old: the page is read from the
+   * replica while it keeps up (partners' ARI reads; the delta feed tells what changed since). Staff reads and the
+   * ARI pusher read the primary.
+   */
+  mayLag?: boolean;
 }
 
 interface AriRoomType {
@@ -235,12 +243,14 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
     days: number,
     after: string | undefined,
   ): Promise<Ari<LazyList<AriRoomType>>> => {
+    // one place for the whole page, so its room types, prices and availability agree
+    const q = input.mayLag === true ? (deps.replicaReads ?? reads) : reads;
     const wantRt = new Set(input.roomTypeIds ?? []);
     const wantRp = new Set(input.ratePlanIds ?? []);
     const [property, allRoomTypes, ratePlans] = await Promise.all([
-      propertyById(reads, propertyId),
-      repo.listRoomTypes(reads, propertyId),
-      repo.listRatePlans(reads, propertyId),
+      propertyById(q, propertyId),
+      repo.listRoomTypes(q, propertyId),
+      repo.listRatePlans(q, propertyId),
     ]);
     const plans = ratePlans.filter((rp) => wantRp.size === 0 || wantRp.has(rp.id));
     const selected = allRoomTypes
@@ -258,13 +268,13 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
       page.length === 0
         ? []
         : readAvailability(
-            reads,
+            q,
             propertyId,
             input.from,
             input.to,
             page.map(({ rt }) => rt.code),
           ),
-      readRatesAndRestrictions(reads, propertyId, pairs, input.from, input.to),
+      readRatesAndRestrictions(q, propertyId, pairs, input.from, input.to),
     ]);
     const availableOf = new Map(availability.map((a) => [a.roomTypeId, a.days.map((d) => d.available)]));
     const dates = Array.from({ length: days }, (_, i) => addDays(input.from, i));

@@ -32,7 +32,7 @@ export function createMobileModule(
       reservations: options.reservations,
     }),
     stats: createStatsService({ pool: deps.db.pool }),
-    reports: createReportsService({ pool: deps.db.pool, clock: deps.clock }),
+    reports: createReportsService({ pool: deps.db.pool, clock: deps.clock, replicaReads: deps.db.replicaReads }),
     nightAudit: options.nightAudit,
   });
   return {

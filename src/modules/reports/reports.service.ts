@@ -3,7 +3,7 @@ import { AppError, invalidField } from "../../errors.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId } from "../../lib/ids.ts";
 import { addDays, daysBetween, parseDate } from "../../lib/dates.ts";
-import { poolQueryable } from "../../db/queryable.ts";
+import { poolQueryable, type Queryable } from "../../db/queryable.ts";
 import { propertyById } from "../properties/index.ts";
 import { reports, type ReportColumn, type ReportDefinition } from "./catalogue.ts";
 import { occupancyDays } from "./stats.service.ts";
@@ -56,8 +56,13 @@ function parseInput(input: RunReportInput): ReportDefinition & { start: string; 
   return { ...report, start, end };
 }
 
-export function createReportsService(deps: { pool: pg.Pool; clock: Clock }): ReportsService {
-  const reads = poolQueryable(deps.pool);
+/**
+ * `replicaReads`: where a report's rows are read, the replica while it is within REPLICA_MAX_LAG_MS of the primary
+ * (a report over business days may be that old), else the primary. The run's record is written on the primary.
+ */
+export function createReportsService(deps: { pool: pg.Pool; clock: Clock; replicaReads?: Queryable }): ReportsService {
+  const primary = poolQueryable(deps.pool);
+  const reads = deps.replicaReads ?? primary;
 
   /** The preview rows (key -> value) and the count of all rows. */
   async function select(
@@ -80,12 +85,12 @@ export function createReportsService(deps: { pool: pg.Pool; clock: Clock }): Rep
     async run(propertyId, ranBy, input) {
       const report = parseInput(input);
       const [property, { rows, total }] = await Promise.all([
-        propertyById(reads, propertyId),
+        propertyById(primary, propertyId),
         select(report, propertyId, report.start, report.end),
       ]);
       const runId = newId();
       const truncated = total > rows.length;
-      await reads.query(
+      await primary.query(
         `insert into report_runs (id, property_id, report_id, start_date, end_date, user_id, session_id, row_count, truncated, created_at)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
         [

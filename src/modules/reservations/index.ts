@@ -16,6 +16,7 @@ export {
   createReservationService,
   maxNights,
   type ReservationService,
+  type AlongsideChange,
   type RoomLineInput,
   type BookingExtras,
   type Actor,

@@ -130,10 +130,26 @@ interface ListReservationsInput {
   limit?: number | undefined;
 }
 
+/**
+ * What a caller writes in the change's own transaction, given the changed reservation (e.g. the outcome of the
+ * partner message that caused it): its statements are sent before the change's last statement and commit or roll
+ * back with it. Called at most once, only when the call changes something (not for a NEW that found its booking).
+ */
+export type AlongsideChange = (tx: Tx, r: Reservation) => Promise<unknown>;
+
 export interface ReservationService extends FrontDesk {
-  create(actor: Actor, input: CreateReservationInput): Promise<{ reservation: Reservation; created: boolean }>;
-  update(actor: Actor, reservationId: string, input: UpdateReservationInput): Promise<Reservation>;
-  cancel(actor: Actor, reservationId: string): Promise<Reservation>;
+  create(
+    actor: Actor,
+    input: CreateReservationInput,
+    alongside?: AlongsideChange,
+  ): Promise<{ reservation: Reservation; created: boolean }>;
+  update(
+    actor: Actor,
+    reservationId: string,
+    input: UpdateReservationInput,
+    alongside?: AlongsideChange,
+  ): Promise<Reservation>;
+  cancel(actor: Actor, reservationId: string, alongside?: AlongsideChange): Promise<Reservation>;
   /** The same in a caller's transaction, by the system with its reason (an expired option). */
   cancelInTx(tx: Tx, propertyId: string, reservationId: string, reason: "option_expired"): Promise<void>;
   get(actor: Actor, reservationId: string): Promise<Reservation>;
@@ -302,6 +318,7 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
   async function create(
     actor: Actor,
     input: CreateReservationInput,
+    alongside?: AlongsideChange,
   ): Promise<{ reservation: Reservation; created: boolean }> {
     if (!reservationSources.includes(input.source)) throw invalidField("source", reservationSources.join(", "));
     const status = input.status ?? "GUARANTEED";
@@ -518,7 +535,10 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
         ];
         if (taken.value.length > 0) await alertOverbooking(tx, r, now);
         auditReservation(tx, "create", undefined, r);
-        return { reservation: await finishChange(tx, r, events), created: true };
+        // the caller's statements are sent first: finishChange's last statement leaves with the COMMIT
+        const also = alongside?.(tx, r);
+        const [reservation] = await Promise.all([finishChange(tx, r, events), also]);
+        return { reservation, created: true };
       });
     } catch (err) {
       if (!(err instanceof DuplicateReference)) throw err;
@@ -526,7 +546,12 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
     }
   }
 
-  async function update(actor: Actor, reservationId: string, input: UpdateReservationInput): Promise<Reservation> {
+  async function update(
+    actor: Actor,
+    reservationId: string,
+    input: UpdateReservationInput,
+    alongside?: AlongsideChange,
+  ): Promise<Reservation> {
     return transact(async (tx) => {
       const now = clock.now();
       const property = await propertyById(tx, actor.propertyId);
@@ -730,7 +755,9 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
           ),
         );
       }
-      return finishChange(tx, r, events);
+      const also = alongside?.(tx, r);
+      const [changed] = await Promise.all([finishChange(tx, r, events), also]);
+      return changed;
     });
   }
 
@@ -746,6 +773,7 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
     reason: "option_expired" | null,
     last: boolean,
     by = "system",
+    alongside?: AlongsideChange,
   ): Promise<Reservation> {
     const now = clock.now();
     const before = await requireReservation(tx, propertyId, reservationId, true);
@@ -784,11 +812,16 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
           now,
         )
       : [];
-    return finishChange(tx, r, [reservationEvent("reservation.cancelled", r, now), ...released], { last });
+    const also = alongside?.(tx, r);
+    const [cancelled] = await Promise.all([
+      finishChange(tx, r, [reservationEvent("reservation.cancelled", r, now), ...released], { last }),
+      also,
+    ]);
+    return cancelled;
   }
 
-  const cancel = (actor: Actor, reservationId: string): Promise<Reservation> =>
-    transact((tx) => cancelInTx(tx, actor.propertyId, reservationId, null, true, actor.by));
+  const cancel = (actor: Actor, reservationId: string, alongside?: AlongsideChange): Promise<Reservation> =>
+    transact((tx) => cancelInTx(tx, actor.propertyId, reservationId, null, true, actor.by, alongside));
 
   return {
     ...frontDesk,
