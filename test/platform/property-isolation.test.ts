@@ -62,6 +62,8 @@ const resourceOf: Record<string, string | undefined> = {
   callback_id: "partnerCallback",
   client_id: "partnerClient",
   notification_id: "notification",
+  // guests belong to the hotel group (a chain shares them): the foreign one is another group's
+  guest_id: "guest",
   // filters of a list (a foreign value finds nothing; the property comes from the caller) and non-resources
   entity_id: undefined,
   actor_id: undefined,
@@ -128,6 +130,7 @@ const filler: Record<string, unknown> = {
   holderName: "Probe Guest",
   count: 1,
   reason: "probe",
+  format: "xml",
   currency: "TRY",
   adults: 2,
   eventType: "CANCELLED",
@@ -199,6 +202,18 @@ async function ok(r: Promise<{ status: number; body: Json }>): Promise<Json> {
 
 async function buildHotel(code: string): Promise<Hotel> {
   const property = await createTestProperty(app, { code, businessDate: "2027-03-01" });
+  // a guest of a property in a group of its own: B's guest would be A's too (one group), so B names this one
+  const outsider = await createTestProperty(app, { code: `${code}-G`, groupCode: `${code}-GROUP` });
+  const outsiderStaff = await createStaffSession(app, { propertyCode: outsider.code, role: "manager" });
+  const guest = await ok(
+    rest("POST", "/api/panel/v1/guests", outsiderStaff.accessToken, {
+      givenName: "Probe",
+      familyName: "Guest",
+      nationality: "TR",
+      documentType: "TC_KIMLIK",
+      documentNumber: "10000000146",
+    }),
+  );
   const inv = app.services.inventory;
   const dbl = await inv.createRoomType(property.id, { code: "DBL", name: "Double", maxOccupancy: 2 });
   const room = await inv.createRoom(property.id, { number: "101", roomTypeId: dbl.id });
@@ -331,6 +346,7 @@ async function buildHotel(code: string): Promise<Hotel> {
       partnerCallback: callback.callback.id,
       partnerClient: partner.clientId,
       notification: notificationId,
+      guest: guest.guest.id,
     },
   };
 }
