@@ -4,13 +4,12 @@
 // payment, a check-out with the balance shown first, the room rack (one click, 375 px), the rates and the night
 // audit with its confirmation; a viewer sees the pages without the actions. axe-core on every screen in both
 // languages and a screenshot of each (the folder is printed).
-import { mkdirSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
-import { type Browser, type BrowserContext, type Page } from "playwright-core";
+import { type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ReservationService, ReservationSource } from "../../gen/hotelops/reservation/v1/reservation_pb.js";
 import { newId } from "../../src/lib/ids.ts";
@@ -18,8 +17,8 @@ import { buildPanel } from "../../panel/build.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { bearer, createStaffSession, createTestClient, createTestProperty } from "../helpers/auth.ts";
 import { launchChromium } from "../helpers/prerequisites.ts";
+import { activeId, checkScreen, openPage, see, setLang } from "../helpers/panel-browser.ts";
 
-const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const shotsDir =
   process.env.PANEL_SCREENSHOTS_DIR ??
   join(tmpdir(), `hotelops-front-office-screens-${new Date().toISOString().replace(/[:.]/g, "-")}`);
@@ -122,57 +121,6 @@ afterAll(async () => {
   await app?.close();
 });
 
-async function openPage(context: BrowserContext) {
-  const page = await context.newPage();
-  const problems: string[] = [];
-  const outside: string[] = [];
-  page.on("console", (m) => {
-    // chromium logs 4xx answers to fetch; the flow provokes none but a refused action would be shown, not thrown
-    if (/^Failed to load resource: the server responded with a status of (400|401|403|404|409) /.test(m.text())) return;
-    if (m.type() === "error" || m.type() === "warning") problems.push(`${m.type()}: ${m.text()}`);
-  });
-  page.on("response", (r) => {
-    if (r.status() >= 500) problems.push(`HTTP ${r.status()}: ${r.url()}`);
-  });
-  page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
-  page.on("requestfailed", (r) => {
-    if (r.failure()?.errorText !== "net::ERR_ABORTED")
-      problems.push(`requestfailed: ${r.url()} ${r.failure()?.errorText ?? ""}`);
-  });
-  page.on("request", (r) => {
-    if (!r.url().startsWith(app.baseUrl) && !r.url().startsWith("data:")) outside.push(r.url());
-  });
-  return { page, problems, outside };
-}
-
-async function axeSeriousOrCritical(page: Page): Promise<string[]> {
-  if (!(await page.evaluate<boolean>(`"axe" in window`))) await page.evaluate(axeSource);
-  return page.evaluate<string[]>(`axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => v.impact + " " + v.id + ": " + v.nodes.map((n) => n.target.join(" ")).join(", ")))`);
-}
-const activeId = (page: Page) => page.evaluate<string>("document.activeElement ? document.activeElement.id : ''");
-
-async function setLang(page: Page, lang: "tr" | "en"): Promise<void> {
-  await page.selectOption("#lang", lang);
-  await page.locator(`html[lang="${lang}"]`).waitFor({ state: "attached" });
-}
-
-/** axe-core on the screen in both languages and a screenshot of each; ends in English. */
-async function screen(page: Page, name: string): Promise<void> {
-  await page.waitForLoadState("networkidle");
-  for (const lang of ["tr", "en"] as const) {
-    await setLang(page, lang);
-    expect(await axeSeriousOrCritical(page), `${name} (${lang})`).toEqual([]);
-    await page.screenshot({ path: join(shotsDir, `${name}.${lang}.png`), fullPage: true });
-  }
-}
-
-const see = (page: Page, selector: string, text?: string | RegExp) =>
-  page
-    .locator(selector, text === undefined ? {} : { hasText: text })
-    .first()
-    .waitFor({ timeout: 20_000 });
 const navLink = (page: Page, name: string) => page.locator("nav.main-nav").getByRole("link", { name, exact: true });
 
 async function signIn(page: Page, email: string) {
@@ -196,7 +144,7 @@ async function tabTo(page: Page, id: string): Promise<void> {
 describe("the panel as the front office", () => {
   it("a manager works the day: Today, search, check-in by keyboard, folio and payment, check-out, rack, rates, night audit", async () => {
     const context = await browser.newContext({ viewport: { width: 1100, height: 800 }, locale: "en-GB" });
-    const { page, problems, outside } = await openPage(context);
+    const { page, problems, outside } = await openPage(context, app.baseUrl, [400, 401, 403, 404, 409]);
     try {
       await signIn(page, managerEmail);
       // the navigation a front office expects, in both languages
@@ -217,7 +165,7 @@ describe("the panel as the front office", () => {
       await see(page, "#in-house a", codes.departing);
       expect(await page.locator("#to-clean").innerText()).toContain("Room 104");
       expect(await page.locator("main").innerText()).not.toContain(codes.channel);
-      await screen(page, "21-today");
+      await checkScreen(page, shotsDir, "21-today");
       await setLang(page, "tr");
       await see(page, "#business-date", "İş günü: 2 Mar 2027");
       await see(page, "#arrivals a", `${codes.arriving} için giriş yap`);
@@ -240,11 +188,11 @@ describe("the panel as the front office", () => {
       await page.fill("#search", "nobody-here");
       await page.keyboard.press("Enter");
       await see(page, "#search-count", "No reservation matches.");
-      await screen(page, "22-reservations-none");
+      await checkScreen(page, shotsDir, "22-reservations-none");
       await page.fill("#search", "yılmaz");
       await page.keyboard.press("Enter");
       await see(page, "#reservations td", "Ayşe Yılmaz");
-      await screen(page, "22-reservations");
+      await checkScreen(page, shotsDir, "22-reservations");
       // the search survives a reload (it is in the address)
       await page.reload();
       await see(page, "#reservations td", "Ayşe Yılmaz");
@@ -264,7 +212,7 @@ describe("the panel as the front office", () => {
       // the occupied room (101) and the dirty one (104) are not offered
       const offered = await page.locator("#checkin-room-0 option").allInnerTexts();
       expect(offered).toEqual(["Room 102: Clean", "Room 103: Clean", "Room 201: Clean"]);
-      await screen(page, "23-reservation");
+      await checkScreen(page, shotsDir, "23-reservation");
 
       // check-in by keyboard alone: from the page's heading, Tab to the room, choose another, Tab to the button
       await page.reload();
@@ -280,7 +228,7 @@ describe("the panel as the front office", () => {
       await see(page, "#done", `${codes.arriving} checked in to room 103.`);
       await see(page, "#status", "In house");
       await see(page, "h3", "Room 103");
-      await screen(page, "24-checked-in");
+      await checkScreen(page, shotsDir, "24-checked-in");
 
       // Today again: the departure leads to its check-out; the balance comes first, then the folio
       await navLink(page, "Today").click();
@@ -295,7 +243,7 @@ describe("the panel as the front office", () => {
       await page.fill("#pay-amount", "abc");
       await page.click("#pay");
       await see(page, "#pay-amount-error", "Enter an amount above zero");
-      await screen(page, "25-folio");
+      await checkScreen(page, shotsDir, "25-folio");
       // the payment by keyboard: amount, method, Enter
       await page.focus("#pay-amount");
       await page.keyboard.press("Control+A");
@@ -307,12 +255,12 @@ describe("the panel as the front office", () => {
       await see(page, "#folio-done", "Payment of 250.00 TRY posted.");
       await see(page, "#folio-balance", "0.00 TRY");
       await see(page, "#payments td", "CASH");
-      await screen(page, "26-folio-paid");
+      await checkScreen(page, shotsDir, "26-folio-paid");
       await page.getByRole("link", { name: `Back to reservation ${codes.departing}` }).click();
       await see(page, "#checkout-balance-0", "The folio is settled.");
       await page.click("#checkout-0");
       await see(page, ".confirm", "Check out room 101? The folio balance is 0.00 TRY.");
-      await screen(page, "27-check-out-confirm");
+      await checkScreen(page, shotsDir, "27-check-out-confirm");
       await page.locator(".confirm").getByRole("button", { name: "Confirm" }).click();
       await see(page, "#done", `${codes.departing}: room 101 checked out.`);
       await see(page, "#status", "Checked out");
@@ -324,7 +272,7 @@ describe("the panel as the front office", () => {
       await see(page, "#room-103 a", `In house: ${codes.arriving}`);
       await see(page, "h2", "Floor 1");
       await see(page, "h2", "Floor 2");
-      await screen(page, "28-rooms");
+      await checkScreen(page, shotsDir, "28-rooms");
       await page.getByRole("button", { name: "Mark room 104 Clean" }).click();
       await see(page, "#rack-status", "Room 104: Clean");
       await see(page, "#room-104", "Clean");
@@ -346,20 +294,20 @@ describe("the panel as the front office", () => {
       }
       await page.goto(`${app.baseUrl}/panel/rooms`);
       await see(page, "#room-104");
-      await screen(page, "29-rooms-phone");
+      await checkScreen(page, shotsDir, "29-rooms-phone");
       await page.setViewportSize({ width: 1100, height: 800 });
 
       // rates
       await navLink(page, "Rates").click();
       await see(page, "#rate-plans td", "BAR");
       expect(await page.locator("#rate-plans").innerText()).toContain("Bed and breakfast");
-      await screen(page, "30-rates");
+      await checkScreen(page, shotsDir, "30-rates");
 
       // the night audit: the checks, then the run only after a confirmation naming the date it closes
       await navLink(page, "Night audit").click();
       await see(page, "#audit-date", "Closes business date 2 Mar 2027");
       await see(page, "#checks li");
-      await screen(page, "31-night-audit");
+      await checkScreen(page, shotsDir, "31-night-audit");
       await page.click("#run-audit");
       await see(page, ".confirm", "Close business date 2 Mar 2027? This cannot be undone.");
       await page.locator(".confirm").getByRole("button", { name: "Cancel" }).click();
@@ -368,7 +316,7 @@ describe("the panel as the front office", () => {
       await page.locator(".confirm").getByRole("button", { name: "Confirm" }).click();
       await see(page, "#audit-done", "business date 2 Mar 2027 closed, the new business date is 3 Mar 2027");
       await see(page, "#audit-date", "Closes business date 3 Mar 2027");
-      await screen(page, "32-night-audit-done");
+      await checkScreen(page, shotsDir, "32-night-audit-done");
       await navLink(page, "Today").click();
       await see(page, "#business-date", "3 Mar 2027");
 
@@ -385,7 +333,7 @@ describe("the panel as the front office", () => {
 
   it("a viewer sees the front office without its actions", async () => {
     const context = await browser.newContext({ viewport: { width: 1100, height: 800 }, locale: "tr-TR" });
-    const { page, problems, outside } = await openPage(context);
+    const { page, problems, outside } = await openPage(context, app.baseUrl, [400, 401, 403, 404, 409]);
     try {
       await signIn(page, viewerEmail);
       await see(page, "h1", "Bugün");
@@ -400,7 +348,7 @@ describe("the panel as the front office", () => {
       await page.goto(`${app.baseUrl}/panel/night-audit`);
       await see(page, "main p", "night_audit.run");
       expect(await page.locator("#run-audit").count()).toBe(0);
-      await screen(page, "33-viewer-night-audit");
+      await checkScreen(page, shotsDir, "33-viewer-night-audit");
       expect(problems).toEqual([]);
       expect(outside).toEqual([]);
     } finally {

@@ -2,11 +2,10 @@
 // a viewer, isolation between properties, no console errors, no outside requests, axe-core on every screen,
 // and screenshots of each screen in Turkish and English (the folder is printed).
 import { createHmac } from "node:crypto";
-import { mkdirSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Browser, type BrowserContext, type Page } from "playwright-core";
+import { type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/lib/clock.ts";
 import { readOutbox } from "../../src/lib/mail.ts";
@@ -23,8 +22,8 @@ import {
   type WebhookApp,
 } from "../helpers/webhooks.ts";
 import { launchChromium } from "../helpers/prerequisites.ts";
+import { activeId, checkScreen, openPage, see, setLang } from "../helpers/panel-browser.ts";
 
-const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const shotsDir =
   process.env.PANEL_SCREENSHOTS_DIR ??
   join(tmpdir(), `hotelops-panel-screens-${new Date().toISOString().replace(/[:.]/g, "-")}`);
@@ -91,62 +90,6 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-/** A page that records console errors/warnings, page errors, failed requests and any request leaving the server. */
-async function openPage(context: BrowserContext) {
-  const page = await context.newPage();
-  const problems: string[] = [];
-  const outside: string[] = [];
-  page.on("console", (m) => {
-    // Chromium logs every 4xx answer to fetch as "Failed to load resource"; the flow provokes 400 (a refused
-    // address), 401 (expired or ended sessions), 404 (another property's address) and 429 on purpose. Anything
-    // else the console reports, and any 5xx answer, is a failure.
-    if (/^Failed to load resource: the server responded with a status of (400|401|404|429) /.test(m.text())) return;
-    if (m.type() === "error" || m.type() === "warning") problems.push(`${m.type()}: ${m.text()}`);
-  });
-  page.on("response", (r) => {
-    if (r.status() >= 500) problems.push(`HTTP ${r.status()}: ${r.url()}`);
-  });
-  page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
-  // a request cut short by the test navigating away (page.goto) is not a failure of the app
-  page.on("requestfailed", (r) => {
-    if (r.failure()?.errorText !== "net::ERR_ABORTED")
-      problems.push(`requestfailed: ${r.url()} ${r.failure()?.errorText ?? ""}`);
-  });
-  page.on("request", (r) => {
-    if (!r.url().startsWith(app.baseUrl) && !r.url().startsWith("data:")) outside.push(r.url());
-  });
-  return { page, problems, outside };
-}
-
-// Evaluated in the page (CDP evaluation is not subject to the page's CSP); strings because this file has no DOM types.
-async function axeSeriousOrCritical(page: Page): Promise<string[]> {
-  if (!(await page.evaluate<boolean>(`"axe" in window`))) await page.evaluate(axeSource);
-  return page.evaluate<string[]>(`axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => v.impact + " " + v.id + ": " + v.nodes.map((n) => n.target.join(" ")).join(", ")))`);
-}
-const activeId = (page: Page) => page.evaluate<string>("document.activeElement ? document.activeElement.id : ''");
-
-async function setLang(page: Page, lang: "tr" | "en"): Promise<void> {
-  await page.selectOption("#lang", lang);
-  await page.locator(`html[lang="${lang}"]`).waitFor({ state: "attached" });
-}
-
-/** axe-core on the screen in both languages and a screenshot of each; ends in English. */
-async function screen(page: Page, name: string): Promise<void> {
-  await page.waitForLoadState("networkidle");
-  for (const lang of ["tr", "en"] as const) {
-    await setLang(page, lang);
-    expect(await axeSeriousOrCritical(page), `${name} (${lang})`).toEqual([]);
-    await page.screenshot({ path: join(shotsDir, `${name}.${lang}.png`), fullPage: true });
-  }
-}
-
-const see = (page: Page, selector: string, text?: string | RegExp) =>
-  page
-    .locator(selector, text === undefined ? {} : { hasText: text })
-    .first()
-    .waitFor({ timeout: 20_000 });
 const heading = (page: Page) => page.locator("h1").first().innerText();
 
 async function signIn(page: Page, hotel: string, email: string) {
@@ -198,13 +141,13 @@ describe("the panel at /panel", () => {
 
   it("a manager signs in (keyboard only, then with the e-mail code), manages a webhook address end to end, and is told when it closes", async () => {
     const context = await browser.newContext({ viewport: { width: 1100, height: 800 }, locale: "en-GB" });
-    const { page, problems, outside } = await openPage(context);
+    const { page, problems, outside } = await openPage(context, app.baseUrl, [400, 401, 404, 429]);
     try {
       // sign in without an e-mail code, by keyboard only: skip link, then the fields in order
       await page.goto(`${app.baseUrl}/panel`);
       await page.waitForURL(/\/panel\/sign-in$/);
       await see(page, "h1", "Sign in");
-      await screen(page, "01-sign-in");
+      await checkScreen(page, shotsDir, "01-sign-in");
       // the page starts with the heading focused; the skip link is the first stop from the top
       await page.reload();
       await see(page, "h1", "Sign in");
@@ -227,7 +170,7 @@ describe("the panel at /panel", () => {
       await see(page, "td", "acme");
       expect(await page.locator("main").innerText()).toContain("v1 beta");
       expect(await page.locator("main").innerText()).toContain(partnerClientId);
-      await screen(page, "02-api-access");
+      await checkScreen(page, shotsDir, "02-api-access");
 
       // a reload keeps the session (same tab)
       await page.reload();
@@ -238,7 +181,7 @@ describe("the panel at /panel", () => {
       await see(page, ".notice", "signed out");
       await signIn(page, ank.code, managerEmail);
       await see(page, "h1", "Enter the e-mail code");
-      await screen(page, "03-email-code");
+      await checkScreen(page, shotsDir, "03-email-code");
       const mail = await until(async () => (await readOutbox(app.dataDir)).filter((m) => m.to === managerEmail).at(-1));
       await page.fill("#code", /\b(\d{6})\b/.exec(mail.text)![1]!);
       await page.click("button[type=submit]");
@@ -254,11 +197,11 @@ describe("the panel at /panel", () => {
       // webhook addresses: empty list, the limit explained
       await page.locator("nav").getByRole("link", { name: "Webhook addresses" }).click();
       await see(page, "#limit", "0 of 10");
-      await screen(page, "04-webhooks-empty");
+      await checkScreen(page, shotsDir, "04-webhooks-empty");
       await page.getByRole("link", { name: "Add address" }).click();
       await see(page, "h1", "New webhook address");
       await see(page, "label", "reservation.created");
-      await screen(page, "05-create-form");
+      await checkScreen(page, shotsDir, "05-create-form");
       // what each type means comes from the server's event catalogue, in the panel's language
       const described = () => page.locator("#ev-reservation\\.created-d").innerText();
       expect(await described()).toBe(eventCatalogue["reservation.created"].summary);
@@ -276,7 +219,7 @@ describe("the panel at /panel", () => {
       await page.click("button[type=submit]");
       await see(page, "#url-error", "non-public address");
       await see(page, ".error", /Request id/);
-      await screen(page, "06-create-refused");
+      await checkScreen(page, shotsDir, "06-create-refused");
 
       // created: the secret once, copy-able, with the warning
       await page.fill("#url", receiver.url("/hook"));
@@ -287,7 +230,7 @@ describe("the panel at /panel", () => {
       const secret = await page.inputValue("#secret-value");
       expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
       expect(await page.locator(".secret").innerText()).toContain("you will not see this secret again");
-      await screen(page, "07-secret-once");
+      await checkScreen(page, shotsDir, "07-secret-once");
       await page.getByRole("button", { name: "I have stored the secret", exact: true }).click();
       await page.waitForURL(/\/panel\/webhooks\/[0-9a-f-]{36}$/);
       const endpointId = page.url().split("/").at(-1)!;
@@ -312,7 +255,7 @@ describe("the panel at /panel", () => {
       await page.selectOption("#filter-status", "SUCCEEDED");
       await until(async () => ((await page.locator("#history tbody tr").count()) === 1 ? true : undefined));
       expect(await page.locator("#history tbody tr").innerText()).toMatch(/reservation\.created\s+1\s+204\s+\d+ ms/);
-      await screen(page, "08-history");
+      await checkScreen(page, shotsDir, "08-history");
       await page.selectOption("#filter-status", "FAILED");
       await see(page, "main p", "No delivery matches");
       await page.selectOption("#filter-status", "");
@@ -334,7 +277,7 @@ describe("the panel at /panel", () => {
       const rotated = await page.inputValue("#secret-value");
       expect(rotated).not.toBe(secret);
       expect(await page.locator(".secret").innerText()).toMatch(/24 hours/);
-      await screen(page, "09-rotated");
+      await checkScreen(page, shotsDir, "09-rotated");
       await page.getByRole("button", { name: "I have stored the secret", exact: true }).click();
       await emit("invoice.issued", { invoiceId: "i-1" });
       const both = (await receiver.waitFor(before + 4))[before + 3]!;
@@ -372,10 +315,10 @@ describe("the panel at /panel", () => {
       await see(page, "#closed-banner", "24 hours");
       await see(page, ".bell[aria-label='Notifications, 1 unread']");
       expect(await page.locator("#history").innerText()).toContain("http_status");
-      await screen(page, "10-closed");
+      await checkScreen(page, shotsDir, "10-closed");
       await page.click(".bell");
       await see(page, ".notes li.unread", "Webhook address closed");
-      await screen(page, "11-notifications");
+      await checkScreen(page, shotsDir, "11-notifications");
       await page.getByRole("button", { name: "Mark read", exact: true }).click();
       await see(page, ".bell[aria-label='Notifications, 0 unread']");
       await page.getByRole("link", { name: "Open the address" }).click();
@@ -404,7 +347,7 @@ describe("the panel at /panel", () => {
       // isolation: another property's address id in the URL is simply not found
       await page.goto(`${app.baseUrl}/panel/webhooks/${foreignEndpointId}`);
       await see(page, "h1", "Webhook address not found");
-      await screen(page, "12-not-found");
+      await checkScreen(page, shotsDir, "12-not-found");
 
       // phone-sized: nothing wider than the screen, every control reachable
       await page.setViewportSize({ width: 375, height: 740 });
@@ -420,10 +363,10 @@ describe("the panel at /panel", () => {
           true,
         );
       }
-      await screen(page, "13-phone-notifications");
+      await checkScreen(page, shotsDir, "13-phone-notifications");
       await page.goto(`${app.baseUrl}/panel/webhooks`);
       await see(page, "h1", "Webhook addresses");
-      await screen(page, "14-phone-webhooks");
+      await checkScreen(page, shotsDir, "14-phone-webhooks");
 
       // the session's absolute end (30 days): back to sign-in with the reason
       clock.advance(31 * 24 * 3600_000);
@@ -440,7 +383,7 @@ describe("the panel at /panel", () => {
 
   it("a viewer signs in and is told why Integrations are not available", async () => {
     const context = await browser.newContext({ viewport: { width: 1100, height: 800 }, locale: "tr-TR" });
-    const { page, problems, outside } = await openPage(context);
+    const { page, problems, outside } = await openPage(context, app.baseUrl, [400, 401, 404, 429]);
     try {
       await page.goto(`${app.baseUrl}/panel/sign-in`);
       await see(page, "h1", "Panele giriş");
@@ -451,7 +394,7 @@ describe("the panel at /panel", () => {
       expect(await page.locator("main").innerText()).toContain("integrations.manage");
       await page.goto(`${app.baseUrl}/panel/webhooks/${foreignEndpointId}`);
       await see(page, "h1", "Entegrasyonlar sizin için kullanılamıyor");
-      await screen(page, "15-viewer");
+      await checkScreen(page, shotsDir, "15-viewer");
       await page.locator("nav").getByRole("link", { name: "Notifications" }).click();
       await see(page, "h1", "Notifications");
 

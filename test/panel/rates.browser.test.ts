@@ -2,13 +2,12 @@
 // shows the rooms free and sold and each rate plan's price; a manager sets restrictions over a range on chosen
 // weekdays and both the grid and the ARI read over Connect show them; a viewer (no rates.manage) gets no form.
 // axe-core in both languages and a screenshot of each screen (the folder is printed).
-import { mkdirSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
-import { type Browser, type BrowserContext, type Page } from "playwright-core";
+import { type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InventoryService } from "../../gen/hotelops/inventory/v1/inventory_pb.js";
 import { newId } from "../../src/lib/ids.ts";
@@ -16,8 +15,8 @@ import { buildPanel } from "../../panel/build.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { bearer, createStaffSession, createTestProperty } from "../helpers/auth.ts";
 import { launchChromium } from "../helpers/prerequisites.ts";
+import { checkScreen, openPage, setLang } from "../helpers/panel-browser.ts";
 
-const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const shotsDir =
   process.env.PANEL_SCREENSHOTS_DIR ??
   join(tmpdir(), `hotelops-rates-screens-${new Date().toISOString().replace(/[:.]/g, "-")}`);
@@ -80,42 +79,6 @@ afterAll(async () => {
   await app?.close();
 });
 
-async function openPage(context: BrowserContext) {
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on("console", (m) => {
-    if (/^Failed to load resource: the server responded with a status of (400|401|403|404|409) /.test(m.text())) return;
-    if (m.type() === "error" || m.type() === "warning") problems.push(`${m.type()}: ${m.text()}`);
-  });
-  page.on("response", (r) => {
-    if (r.status() >= 500) problems.push(`HTTP ${r.status()}: ${r.url()}`);
-  });
-  page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
-  return { page, problems };
-}
-
-async function axeSeriousOrCritical(page: Page): Promise<string[]> {
-  if (!(await page.evaluate<boolean>(`"axe" in window`))) await page.evaluate(axeSource);
-  return page.evaluate<string[]>(`axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => v.impact + " " + v.id + ": " + v.nodes.map((n) => n.target.join(" ")).join(", ")))`);
-}
-
-async function setLang(page: Page, lang: "tr" | "en"): Promise<void> {
-  await page.selectOption("#lang", lang);
-  await page.locator(`html[lang="${lang}"]`).waitFor({ state: "attached" });
-}
-
-/** axe-core on the screen in both languages and a screenshot of each; ends in English. */
-async function screen(page: Page, name: string): Promise<void> {
-  await page.waitForLoadState("networkidle");
-  for (const lang of ["tr", "en"] as const) {
-    await setLang(page, lang);
-    expect(await axeSeriousOrCritical(page), `${name} (${lang})`).toEqual([]);
-    await page.screenshot({ path: join(shotsDir, `${name}.${lang}.png`), fullPage: true });
-  }
-}
-
 const cell = (page: Page, key: string) => page.locator(`#ari-grid td[data-cell="${key}"]`);
 
 async function signIn(page: Page, email: string) {
@@ -132,7 +95,7 @@ async function signIn(page: Page, email: string) {
 describe("the panel's rates grid", () => {
   it("shows 60 days of availability and prices; a manager sets restrictions over a range on chosen weekdays", async () => {
     const context = await browser.newContext({ viewport: { width: 1100, height: 800 }, locale: "en-GB" });
-    const { page, problems } = await openPage(context);
+    const { page, problems } = await openPage(context, app.baseUrl, [400, 401, 403, 404, 409]);
     try {
       await signIn(page, manager.email);
       await setLang(page, "en");
@@ -143,7 +106,7 @@ describe("the panel's rates grid", () => {
       expect(await cell(page, "DBL:BAR:2027-04-29").innerText()).toBe("250.00 TRY");
       expect(await cell(page, "DBL:avail:2027-03-03").innerText()).toBe("2 free, 1 sold");
       expect(await cell(page, "DBL:avail:2027-03-05").innerText()).toBe("3 free, 0 sold");
-      await screen(page, "40-rates-grid");
+      await checkScreen(page, shotsDir, "40-rates-grid");
 
       // Fridays and Saturdays of 1 to 14 March: minimum stay 2 and stop sell
       expect(await page.locator("#ari-plan").inputValue()).toBe(ids.bar);
@@ -153,7 +116,7 @@ describe("the panel's rates grid", () => {
       await page.check("#ari-wd-6");
       await page.fill("#ari-min", "2");
       await page.selectOption("#ari-stop", "yes");
-      await screen(page, "41-rates-edit");
+      await checkScreen(page, shotsDir, "41-rates-edit");
       await page.click("#ari-apply");
       await page.locator("#ari-done", { hasText: "4 days" }).waitFor({ timeout: 20_000 });
       await page.locator(`#ari-grid td[data-cell="DBL:BAR:2027-03-05"]`, { hasText: "stop sell" }).waitFor();
@@ -161,7 +124,7 @@ describe("the panel's rates grid", () => {
         expect(await cell(page, `DBL:BAR:${d}`).innerText(), d).toBe("250.00 TRY\nmin 2, stop sell");
       for (const d of ["2027-03-04", "2027-03-07", "2027-03-19"])
         expect(await cell(page, `DBL:BAR:${d}`).innerText(), d).toBe("250.00 TRY");
-      await screen(page, "42-rates-edited");
+      await checkScreen(page, shotsDir, "42-rates-edited");
 
       // the ARI read over Connect says the same
       const inventory = createClient(
@@ -187,13 +150,13 @@ describe("the panel's rates grid", () => {
 
   it("a viewer sees the grid without the form", async () => {
     const context = await browser.newContext({ viewport: { width: 1100, height: 800 }, locale: "tr-TR" });
-    const { page, problems } = await openPage(context);
+    const { page, problems } = await openPage(context, app.baseUrl, [400, 401, 403, 404, 409]);
     try {
       await signIn(page, viewerEmail);
       await setLang(page, "tr");
       expect(await cell(page, "DBL:BAR:2027-03-02").innerText()).toBe("250,00 TRY");
       expect(await page.locator("#ari-edit").count()).toBe(0);
-      await screen(page, "43-rates-viewer");
+      await checkScreen(page, shotsDir, "43-rates-viewer");
       expect(problems).toEqual([]);
     } finally {
       await context.close();
