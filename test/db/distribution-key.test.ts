@@ -12,7 +12,9 @@ const doc = readFileSync(join(import.meta.dirname, "../../docs/operations/shardi
 /** The rows of the document's table of exceptions: `| \`table\` | kind | reason |`. */
 function documented(): Map<string, { kind: string; reason: string }> {
   const rows = new Map<string, { kind: string; reason: string }>();
-  for (const [, table, kind, reason] of doc.matchAll(/^\| `([a-z0-9_]+)` \| (reference|global|tenant|group) \| (.+) \|$/gm))
+  for (const [, table, kind, reason] of doc.matchAll(
+    /^\| `([a-z0-9_]+)` \| (reference|global|tenant|group) \| (.+) \|$/gm,
+  ))
     rows.set(table!, { kind: kind!, reason: reason!.trim() });
   return rows;
 }

@@ -40,7 +40,7 @@ export async function openPage(context: BrowserContext, baseUrl: string, expecte
 }
 
 // Evaluated in the page (CDP evaluation is not subject to the page's CSP); strings because tests have no DOM types.
-export async function axeSeriousOrCritical(page: Page): Promise<string[]> {
+async function axeSeriousOrCritical(page: Page): Promise<string[]> {
   if (!(await page.evaluate<boolean>(`"axe" in window`))) await page.evaluate(axeSource);
   return page.evaluate<string[]>(`axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
