@@ -99,6 +99,12 @@ interface Write {
   lastError?: string;
 }
 
+/**
+ * The write's text in names and references: its place in the load, never its key (a random UUID can hold 13-19
+ * digits between its dashes that pass the Luhn check, and text holding a card number is refused with 422).
+ */
+const label = (w: Write) => `write ${w.index}`;
+
 const transport = () => createConnectTransport({ baseUrl: `http://127.0.0.1:${port}`, httpVersion: "1.1" });
 
 async function send(w: Write): Promise<string | undefined> {
@@ -109,7 +115,7 @@ async function send(w: Write): Promise<string | undefined> {
     const r = await createClient(ReservationService, transport()).createReservation(
       {
         propertyCode: hotel.code,
-        holderName: `Crash ${w.key}`,
+        holderName: `Crash ${label(w)}`,
         arrivalDate: "2027-01-10",
         departureDate: "2027-01-12",
         rooms: [{ roomTypeId: hotel.roomTypeId, ratePlanId: hotel.ratePlanId, adults: 2 }],
@@ -120,7 +126,7 @@ async function send(w: Write): Promise<string | undefined> {
   }
   if (w.kind === "payment") {
     const r = await createClient(FolioService, transport()).postPayment(
-      { propertyCode: hotel.code, folioId, amountMinor: 100n, methodCode: "CASH", reference: w.key },
+      { propertyCode: hotel.code, folioId, amountMinor: 100n, methodCode: "CASH", reference: label(w) },
       opts,
     );
     return r.payment?.id;
@@ -130,13 +136,13 @@ async function send(w: Write): Promise<string | undefined> {
     headers: { authorization: `Bearer ${partnerToken}`, "idempotency-key": w.key, "content-type": "application/json" },
     body: JSON.stringify({
       eventType: "NEW",
-      externalReference: `CR-${w.key}`,
+      externalReference: `CR-${label(w)}`,
       arrivalDate: "2027-02-10",
       departureDate: "2027-02-11",
       rooms: [{ roomTypeCode: "X-DBL", ratePlanCode: "X-RO", adults: 1, amountMinor: 100000 + n }],
       totalMinor: 100000 + n,
       currency: "TRY",
-      holder: { name: `Event ${w.key}` },
+      holder: { name: `Event ${label(w)}` },
     }),
     signal: AbortSignal.timeout(10_000),
   });
