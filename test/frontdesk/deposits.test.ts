@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConnectError, createClient, type Transport } from "@connectrpc/connect";
-import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { FolioService } from "../../gen/hotelops/folio/v1/folio_pb.js";
 import {
   CancellationFeeKind,
@@ -11,7 +10,8 @@ import { MobileService } from "../../gen/hotelops/mobile/v1/mobile_pb.js";
 import { ReservationService, ReservationSource } from "../../gen/hotelops/reservation/v1/reservation_pb.js";
 import { ManualClock } from "../../src/lib/clock.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
-import { bearer, createStaffSession, createTestProperty } from "../helpers/auth.ts";
+import { bearer, createStaffSession } from "../helpers/auth.ts";
+import { policyHotel, transportFor, type Face } from "../helpers/policy-hotel.ts";
 
 // Deposits: a rate plan's deposit rule (staff with rates.manage, Connect and gRPC), the deposit each reservation owes
 // from when it was made, what its folio has received against it, and the overdue list (ListOverdueDeposits, the
@@ -26,31 +26,11 @@ afterAll(async () => {
   await app?.close();
 });
 
-type Face = "connect" | "grpc";
-const transportOf = (face: Face): Transport =>
-  face === "grpc"
-    ? createGrpcTransport({ baseUrl: app.baseUrl })
-    : createConnectTransport({ baseUrl: app.baseUrl, httpVersion: "1.1" });
+const transportOf = (face: Face): Transport => transportFor(app, face);
 
 async function hotel() {
-  const p = await createTestProperty(app, { businessDate: "2026-12-02", timeZone: "Europe/Istanbul" });
-  const inv = app.services.inventory;
-  const dbl = await inv.createRoomType(p.id, { code: "DBL", name: "Double", maxOccupancy: 2 });
-  for (const n of ["201", "202", "203", "204", "205", "206"])
-    await inv.createRoom(p.id, { number: n, roomTypeId: dbl.id });
-  const plan = async (code: string) => {
-    const rp = await inv.createRatePlan(p.id, { code, name: code, boardType: "ROOM_ONLY", roomTypeIds: [dbl.id] });
-    await inv.setPrices(p.id, {
-      ratePlanId: rp.id,
-      roomTypeId: dbl.id,
-      from: "2026-12-01",
-      to: "2027-01-31",
-      amountMinor: 10_000n,
-    });
-    return rp.id;
-  };
-  const manager = await createStaffSession(app, { propertyCode: p.code, role: "manager" });
-  return { p, dbl: dbl.id, pct: await plan("PCT"), fn: await plan("FN"), free: await plan("FREE"), manager };
+  const { plans, ...h } = await policyHotel(app, ["PCT", "FN", "FREE"]);
+  return { ...h, pct: plans.PCT, fn: plans.FN, free: plans.FREE };
 }
 type Hotel = Awaited<ReturnType<typeof hotel>>;
 
