@@ -41,7 +41,7 @@ import {
 import { createWebhooksModule, type WebhookOptions } from "./modules/webhooks/index.ts";
 import { createCashieringModule } from "./modules/cashiering/index.ts";
 import { createFolioService, type FolioService } from "./modules/folio/index.ts";
-import { createInvoiceService, type InvoiceService } from "./modules/invoices/index.ts";
+import { createInvoiceService, createInvoicesModule, type InvoiceService } from "./modules/invoices/index.ts";
 import { createNightAuditService, type NightAuditService } from "./modules/night-audit/index.ts";
 import { createInventoryModule, createInventoryService, type InventoryService } from "./modules/inventory/index.ts";
 import {
@@ -158,6 +158,8 @@ function createModules(deps: Deps, s: Services, options: AppOptions = {}): Modul
     createInventoryModule(deps, s.inventory),
     createReservationsModule(deps, s.reservations),
     createCashieringModule(deps, { folios: s.folios, invoices: s.invoices, nightAudit: s.nightAudit }),
+    // e-documents to the integrator (a worker only where EDOCUMENT_INTEGRATOR_URL is set)
+    createInvoicesModule(deps),
     // mobile identity-document scan (OCR worker thread, started on first use)
     identity,
     // guest profiles (personal data sealed at rest)

@@ -19,6 +19,7 @@ export const entityTypes = [
   "guest",
   "invoice_tax_rate",
   "invoice_issuer",
+  "invoice_delivery",
 ] as const;
 export type EntityType = (typeof entityTypes)[number];
 
