@@ -66,7 +66,7 @@ export async function stayWithCharges(app: TestApp, hotel: SeededProperty, arriv
   return folio.id;
 }
 
-function addDays(date: string, days: number): string {
+export function addDays(date: string, days: number): string {
   const d = new Date(`${date}T00:00:00Z`);
   d.setUTCDate(d.getUTCDate() + days);
   return d.toISOString().slice(0, 10);

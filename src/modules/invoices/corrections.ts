@@ -149,6 +149,8 @@ export function createCorrections(deps: { transact: Transact; clock: Clock }): C
             "invalid_transition",
             "An e-Fatura is not cancelled here: the buyer rejects it, or issue a return invoice (IADE).",
           );
+        if ((await repo.issuedReturnsOf(tx, propertyId, invoice.id)) > 0)
+          throw new AppError("invalid_transition", "The invoice has issued return invoices; cancel those first.");
         const now = clock.now();
         const lastDay = addDays(invoice.issueDate!, EARSIV_CANCEL_DAYS);
         if (ISTANBUL_DATE.format(now) > lastDay)

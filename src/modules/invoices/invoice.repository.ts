@@ -190,3 +190,12 @@ export async function replaceDocumentXml(tx: Tx, propertyId: string, invoiceId: 
     xml,
   ]);
 }
+
+/** Issued return invoices (IADE) of an invoice. */
+export async function issuedReturnsOf(tx: Tx, propertyId: string, invoiceId: string): Promise<number> {
+  const [r] = await tx.query<{ n: number }>(
+    `select count(*)::int as n from invoices where property_id = $1 and return_of = $2 and status = 'ISSUED'`,
+    [propertyId, invoiceId],
+  );
+  return r?.n ?? 0;
+}
