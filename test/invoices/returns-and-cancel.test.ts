@@ -6,6 +6,7 @@ import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { bearer, createStaffSession, createTestProperty } from "../helpers/auth.ts";
 import { seedInvoiceIssuer, seedRoomTypeAndRatePlan, type SeededProperty } from "../helpers/hotel-fixtures.ts";
 import { validateUblInvoice } from "../helpers/ubl.ts";
+import { pdfText } from "../helpers/pdf.ts";
 import { addDays, deliveryAudit, failure, folioClients, istanbulToday, stayWithCharges } from "./fixtures.ts";
 
 // Return invoices (IADE) and e-Arşiv cancellation on gRPC and Connect (REST for the documents), with a service that
@@ -109,6 +110,8 @@ describe("return invoices (IADE)", () => {
       expect(viaRest.status).toBe(200);
       const body = (await viaRest.json()) as { content: string };
       expect(Buffer.from(body.content, "base64").toString("utf8")).toBe(xml);
+      const pdf = await pdfText((await c().getInvoiceDocument({ invoiceId: issued.id, format: "pdf" })).content);
+      expect(pdf).toContain(`İade edilen fatura: ${original.number} (${original.issueDate})`);
       expect(await invoiceAudit(issued.id)).toEqual(["create_return", "issue"]);
       // a line is returned once; the other line still can be
       const twice = await failure(c().createReturnInvoiceDraft({ invoiceId: original.id, lineNos: [2] }));
@@ -244,8 +247,23 @@ describe("e-Arşiv cancellation", () => {
       Code.PermissionDenied,
     );
     expect((await failure(viewer.requeueInvoiceDelivery({ invoiceId: issued.id }))).grpc).toBe(Code.PermissionDenied);
-    // QUEUED (not REJECTED) is not sent again by hand
+    // a QUEUED delivery (its retries spent) gets a new job, its document unchanged
+    const jobs = async () =>
+      (
+        await app.db.pool.query<{ n: number }>(
+          `select count(*)::int as n from pgboss.job where name = 'invoices.delivery' and data->>'invoiceId' = $1`,
+          [issued.id],
+        )
+      ).rows[0]!.n;
+    expect(await jobs()).toBe(1);
+    const xml = await xmlOf(c(), issued.id);
+    const requeued = (await c().requeueInvoiceDelivery({ invoiceId: issued.id })).invoice!;
+    expect(requeued.delivery?.status).toBe("QUEUED");
+    expect(await jobs()).toBe(2);
+    expect(await xmlOf(c(), issued.id)).toBe(xml);
+    expect(await deliveryAudit(app.db.pool, hotel.id, issued.id)).toEqual(["queue", "requeue"]);
+    // a cancelled one is not
+    await c().cancelInvoice({ invoiceId: issued.id, reason: "iptal" });
     expect((await failure(c().requeueInvoiceDelivery({ invoiceId: issued.id }))).code).toBe("invalid_transition");
-    expect((await c().getInvoice({ invoiceId: issued.id })).invoice?.status).toBe(InvoiceStatus.ISSUED);
   });
 });

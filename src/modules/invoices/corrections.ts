@@ -32,7 +32,8 @@ export interface Corrections {
   ): Promise<Invoice>;
   /**
    * A REJECTED e-document queued again after a fix: the XML is made anew with the property's current issuer
-   * (same number and ETTN), the delivery goes back to QUEUED and its job is enqueued.
+   * (same number and ETTN), the delivery goes back to QUEUED and its job is enqueued. A QUEUED one (its retries
+   * spent in a long outage) gets a new job, its XML unchanged.
    */
   requeueDelivery(propertyId: string, actor: string, input: { invoiceId: string }): Promise<Invoice>;
   /**
@@ -115,19 +116,28 @@ export function createCorrections(deps: { transact: Transact; clock: Clock }): C
         const invoice = await loadInvoice(tx, propertyId, input.invoiceId, true);
         if (invoice === undefined) throw new AppError("not_found", "Invoice not found.");
         const before = invoice.delivery;
-        if (invoice.status !== "ISSUED" || before?.status !== "REJECTED")
-          throw new AppError("invalid_transition", "Only the REJECTED e-document of an issued invoice is sent again.");
-        const doc = await documentInput(tx, invoice);
-        if (doc === undefined) throw new AppError("invalid_transition", "The invoice's document cannot be made anew.");
-        // the fix is in the property's settings (the issuer): the same number and ETTN, the document made anew
-        await repo.replaceDocumentXml(tx, propertyId, invoice.id, renderUblTr(doc));
-        const after = await updateDelivery(
-          tx,
-          propertyId,
-          invoice.id,
-          { status: "QUEUED", reason: null, lastError: null, decidedAt: null },
-          clock.now(),
-        );
+        if (invoice.status !== "ISSUED" || (before?.status !== "REJECTED" && before?.status !== "QUEUED"))
+          throw new AppError(
+            "invalid_transition",
+            "Only a REJECTED or QUEUED e-document of an issued invoice is sent again.",
+          );
+        let after = before;
+        if (before.status === "REJECTED") {
+          const doc = await documentInput(tx, invoice);
+          if (doc === undefined)
+            throw new AppError("invalid_transition", "The invoice's document cannot be made anew.");
+          // the fix is in the property's settings (the issuer): the same number and ETTN, the document made anew
+          await repo.replaceDocumentXml(tx, propertyId, invoice.id, renderUblTr(doc));
+          after = await updateDelivery(
+            tx,
+            propertyId,
+            invoice.id,
+            { status: "QUEUED", reason: null, lastError: null, decidedAt: null },
+            clock.now(),
+          );
+        }
+        // QUEUED: its retries may be spent (a long outage): a new job; the XML stays as it is, since an upload
+        // may already have reached the integrator under this ETTN
         auditDelivery(tx, propertyId, invoice.id, "requeue", before, after);
         await enqueueDeliveryStep(tx, { propertyId, invoiceId: invoice.id });
         return (await loadInvoice(tx, propertyId, invoice.id))!;

@@ -1852,8 +1852,9 @@ export declare const FolioService: GenService<{
   },
   /**
    * Sends a REJECTED e-document again after a fix (e.g. SetInvoiceIssuer): the XML is made anew with the
-   * property's current issuer, keeping its number and ETTN, and the delivery goes back to QUEUED. 409
-   * invalid_transition when the delivery is not REJECTED or the invoice is not issued.
+   * property's current issuer, keeping its number and ETTN, and the delivery goes back to QUEUED. A QUEUED
+   * delivery whose retries were spent (a long integrator outage) gets a new job, its document unchanged. 409
+   * invalid_transition when the delivery is SENT, ACCEPTED or cancelled, or the invoice is not issued.
    *
    * @generated from rpc hotelops.folio.v1.FolioService.RequeueInvoiceDelivery
    */

@@ -265,8 +265,9 @@ class FolioServiceServicer(object):
 
     def RequeueInvoiceDelivery(self, request, context):
         """Sends a REJECTED e-document again after a fix (e.g. SetInvoiceIssuer): the XML is made anew with the
-        property's current issuer, keeping its number and ETTN, and the delivery goes back to QUEUED. 409
-        invalid_transition when the delivery is not REJECTED or the invoice is not issued.
+        property's current issuer, keeping its number and ETTN, and the delivery goes back to QUEUED. A QUEUED
+        delivery whose retries were spent (a long integrator outage) gets a new job, its document unchanged. 409
+        invalid_transition when the delivery is SENT, ACCEPTED or cancelled, or the invoice is not issued.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
