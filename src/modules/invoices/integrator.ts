@@ -56,7 +56,7 @@ async function readAnswer(res: Response): Promise<IntegratorAnswer> {
     body = {};
   }
   const status = typeof body.status === "string" && statuses.has(body.status) ? body.status : undefined;
-  const reason = typeof body.reason === "string" ? body.reason : text;
+  const reason = typeof body.reason === "string" ? body.reason : "";
   if (status === undefined) throw new IntegratorTransportError(`unreadable answer (HTTP ${res.status})`);
   return { status: status as IntegratorStatus, reason: reason.slice(0, MAX_TEXT) };
 }
