@@ -47,7 +47,8 @@ export interface InvoiceService extends Corrections {
   createDraft(propertyId: string, actor: string, input: { folioId: string; buyer?: BuyerInput }): Promise<Invoice>;
   /**
    * DRAFT -> ISSUED: takes the next gapless number of the property and the issue year, dates the invoice
-   * with the property's business date and writes `invoice.issued`, all in one transaction. An issued invoice
+   * with the property's business date, makes the UBL-TR XML, queues its delivery (row and job) and writes
+   * `invoice.issued`, all in one transaction. An issued invoice
    * -> invalid_transition; a charge of the draft invoiced meanwhile by another draft -> conflict.
    */
   finalize(propertyId: string, actor: string, input: { invoiceId: string }): Promise<Invoice>;

@@ -207,7 +207,8 @@ class FolioServiceServicer(object):
         """DRAFT -> ISSUED: the issue date is the property's business date; the number is the series (3 characters),
         the issue year and a 9-digit sequence per property and year that never skips, even under concurrent
         finalizations (e.g. DEM2026000000001). In the same transaction the UBL-TR 1.2 XML is made (a new ETTN, the
-        number as cbc:ID) and `invoice.issued` written. 409 invalid_transition when already issued, when the
+        number as cbc:ID), its delivery to the integrator queued (`delivery.status` QUEUED) and `invoice.issued`
+        written. 409 invalid_transition when already issued, when the
         property's issuer is not set (SetInvoiceIssuer) or for a draft made before e-documents; 409 conflict when a
         charge of the draft was invoiced meanwhile.
         """
