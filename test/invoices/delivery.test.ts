@@ -149,6 +149,23 @@ describe("e-document delivery", () => {
     }
   });
 
+  it("a cancellation while the upload is in flight still ends with the document cancelled at the integrator", async () => {
+    receiver.script.push("hang");
+    const issued = await issue(connect);
+    await until(async () => receiver.documents.get(issued.ettn!)?.uploads === 1, 10_000, "the upload");
+    // an upload was started: the document may be at the integrator, so it is cancelled there
+    const cancelled = (await grpc.cancelInvoice({ invoiceId: issued.id, reason: "Mükerrer" })).invoice!;
+    expect(cancelled.delivery).toMatchObject({ status: "CANCELLING", attempts: 1 });
+    receiver.release();
+    await deliveryIn(grpc, issued.id, "CANCELLED");
+    expect(receiver.documents.get(issued.ettn!)).toMatchObject({ status: "CANCELLED", created: 1 });
+    expect(receiver.requests.filter((r) => r.includes(issued.ettn!))).toEqual([
+      `PUT /documents/${issued.ettn}`,
+      `POST /documents/${issued.ettn}/cancel`,
+    ]);
+    expect(await deliveryAudit(app.db.pool, hotel.id, issued.id)).toEqual(["queue", "cancel", "cancelled"]);
+  });
+
   it("validates the integrator settings at start", () => {
     const base = { DATABASE_URL: "postgres://x@127.0.0.1/db" };
     expect(() => loadConfig({ ...base, EDOCUMENT_INTEGRATOR_URL: "ftp://integrator" })).toThrow(
