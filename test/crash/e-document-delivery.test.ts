@@ -10,7 +10,7 @@ import { seedInvoiceIssuer, seedRoomTypeAndRatePlan, type SeededProperty } from 
 import { integratorEnv, startIntegratorReceiver, type IntegratorReceiver } from "../helpers/integrator-receiver.ts";
 import { killAllServices, startService, until, type ServiceProcess } from "../helpers/service-process.ts";
 import { testSecretKey } from "../helpers/webhooks.ts";
-import { deliveryAudit, istanbulToday, stayWithCharges } from "./fixtures.ts";
+import { deliveryAudit, istanbulToday, stayWithCharges } from "../invoices/fixtures.ts";
 
 // kill -9 of the worker while it uploads an e-document (the integrator has the document but its answer never
 // comes back): another worker takes the job over and uploads the same ETTN again, and the integrator holds one
