@@ -273,8 +273,15 @@ export function registerReservationRpc(router: ConnectRouter, service: Reservati
     },
     async listOverdueDeposits(req, ctx) {
       const actor = await actorOf(ctx, req.propertyCode);
-      const page = await service.listOverdueDeposits(actor, req.limit === 0 ? 100 : req.limit);
-      return { reservations: page.reservations.map(reservationOut), hasMore: page.hasMore };
+      const page = await service.listOverdueDeposits(actor, {
+        limit: req.limit === 0 ? 100 : req.limit,
+        cursor: req.cursor,
+      });
+      return {
+        reservations: page.reservations.map(reservationOut),
+        hasMore: page.hasMore,
+        nextCursor: page.nextCursor,
+      };
     },
   });
 }
