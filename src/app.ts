@@ -54,7 +54,7 @@ import { createIdentityModule, MAX_IMAGE_BYTES } from "./modules/identity/index.
 import { createMobileModule } from "./modules/mobile/index.ts";
 import { createNotificationsModule } from "./modules/notifications/index.ts";
 import { createAuditModule } from "./modules/audit/index.ts";
-import { createGuests, createGuestsModule, type GuestService } from "./modules/guests/index.ts";
+import { createGuests, createGuestsModule, lineGuestsReader, type GuestService } from "./modules/guests/index.ts";
 import { createMetrics, type Metrics } from "./observability/metrics.ts";
 import { startMetricsServer } from "./observability/metrics-server.ts";
 import { startTracing, type Tracing } from "./observability/tracing.ts";
@@ -142,7 +142,7 @@ export function createServices(deps: Deps): Services {
 
 /** The modules of the service: RPC faces and workers. Their order does not matter (the chain is below). */
 function createModules(deps: Deps, s: Services, options: AppOptions = {}): Module[] {
-  const identity = createIdentityModule(deps);
+  const identity = createIdentityModule(deps, s.guests);
   const audit = createAuditModule(deps);
   const webhooks = createWebhooksModule(deps, options.webhooks);
   return [
@@ -156,7 +156,8 @@ function createModules(deps: Deps, s: Services, options: AppOptions = {}): Modul
     // staff alerts by e-mail (the panel notifications are written with the change)
     createNotificationsModule(deps),
     createInventoryModule(deps, s.inventory),
-    createReservationsModule(deps, s.reservations),
+    // reservation reads carry the guests linked to their room lines
+    createReservationsModule(deps, s.reservations, lineGuestsReader(s.guests)),
     createCashieringModule(deps, { folios: s.folios, invoices: s.invoices, nightAudit: s.nightAudit }),
     // e-documents to the integrator (a worker only where EDOCUMENT_INTEGRATOR_URL is set)
     createInvoicesModule(deps),
@@ -172,6 +173,7 @@ function createModules(deps: Deps, s: Services, options: AppOptions = {}): Modul
       reservations: s.reservations,
       nightAudit: s.nightAudit,
       parts: { ...identity.mobileRpc, ...audit.mobileRpc },
+      lineGuests: lineGuestsReader(s.guests),
     }),
   ];
 }

@@ -128,3 +128,22 @@ export async function resealGuest(
     documentHash,
   ]);
 }
+
+/** The guests of this group among `ids` (another group's are left out), locked when asked, by id. */
+export async function findGuestsByIds(
+  db: Queryable,
+  groupId: string,
+  ids: readonly string[],
+  lock = false,
+): Promise<GuestRow[]> {
+  if (ids.length === 0) return [];
+  return db.query<GuestRow>(
+    `select ${columns} from guests where id = any($1::uuid[]) and group_id = $2 order by id${lock ? " for update" : ""}`,
+    [ids, groupId],
+  );
+}
+
+/** Deletes the guests (their stays are gone first: merged). */
+export async function deleteGuests(db: Queryable, ids: readonly string[]): Promise<void> {
+  await db.query(`delete from guests where id = any($1::uuid[])`, [ids]);
+}

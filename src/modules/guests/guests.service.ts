@@ -6,16 +6,8 @@ import type { Clock } from "../../lib/clock.ts";
 import { newId, requireId } from "../../lib/ids.ts";
 import { recordChange } from "../audit/index.ts";
 import { findPropertyById } from "../properties/index.ts";
-import {
-  emptyGuestFields,
-  maskSensitive,
-  nameWords,
-  normaliseDocumentNumber,
-  sensitiveFields,
-  validateGuest,
-  type GuestFields,
-  type Sensitive,
-} from "./fields.ts";
+import { createGuestCodec, type Guest } from "./codec.ts";
+import { nameWords, normaliseDocumentNumber, sensitiveFields, validateGuest, type GuestFields } from "./fields.ts";
 import {
   findGuest,
   guestsByDocumentHash,
@@ -26,6 +18,8 @@ import {
   updateGuestRow,
   type GuestRow,
 } from "./guests.repository.ts";
+import { createGuestMerge } from "./merge.ts";
+import { createGuestStays } from "./stays.service.ts";
 import type { GuestVault } from "./vault.ts";
 
 /** Where a call acts: the caller's property (audit rows name it) and that property's hotel group (the guests'). */
@@ -34,13 +28,7 @@ export interface GuestScope {
   groupId: string;
 }
 
-export interface Guest extends GuestFields {
-  id: string;
-  /** True when the sensitive fields are masked. */
-  masked: boolean;
-  createdAt: Date;
-  updatedAt: Date;
-}
+export type { Guest } from "./codec.ts";
 
 export interface GuestSearch {
   documentNumber: string;
@@ -53,57 +41,9 @@ export type GuestService = ReturnType<typeof createGuestService>;
 export function createGuestService(deps: { transact: Transact; pool: pg.Pool; clock: Clock; vault: GuestVault }) {
   const { transact, clock, vault } = deps;
   const db = poolQueryable(deps.pool);
-  const today = () => clock.now().toISOString().slice(0, 10);
 
-  const openRow = (row: GuestRow): Sensitive => JSON.parse(vault.open(row.sealed, row.id)) as Sensitive;
-
-  const fieldsOf = (row: GuestRow): GuestFields => ({
-    ...emptyGuestFields,
-    givenName: row.givenName,
-    familyName: row.familyName,
-    nationality: row.nationality,
-    documentType: row.documentType,
-    documentCountry: row.documentCountry,
-    documentExpiry: row.documentExpiry,
-    language: row.language,
-    ...openRow(row),
-  });
-
-  const guestOf = (row: GuestRow, reveal: boolean): Guest => {
-    const fields = fieldsOf(row);
-    return {
-      ...fields,
-      ...(reveal ? {} : maskSensitive(fields)),
-      id: row.id,
-      masked: !reveal,
-      createdAt: row.createdAt,
-      updatedAt: row.updatedAt,
-    };
-  };
-
-  /** The row of `fields` (sealed, hashed) for guest `id`. */
-  const rowOf = (
-    base: Pick<GuestRow, "id" | "groupId" | "createdPropertyId" | "createdAt">,
-    g: GuestFields,
-  ): GuestRow => {
-    const sensitive = Object.fromEntries(sensitiveFields.map((f) => [f, g[f]])) as Sensitive;
-    sensitive.documentNumber = normaliseDocumentNumber(g.documentNumber);
-    return {
-      ...base,
-      givenName: g.givenName.trim(),
-      familyName: g.familyName.trim(),
-      nameWords: ` ${nameWords(`${g.givenName} ${g.familyName}`).join(" ")} `,
-      nationality: g.nationality,
-      documentType: g.documentType,
-      documentCountry: g.documentCountry,
-      documentExpiry: g.documentExpiry,
-      language: g.language,
-      sealed: vault.seal(JSON.stringify(sensitive), base.id),
-      keyId: vault.keyId,
-      documentHash: sensitive.documentNumber === "" ? null : vault.hash(sensitive.documentNumber),
-      updatedAt: clock.now(),
-    };
-  };
+  const codec = createGuestCodec(vault, clock);
+  const { openRow, fieldsOf, guestOf, rowOf, today } = codec;
 
   const found = (row: GuestRow | undefined): GuestRow => {
     if (row === undefined) throw new AppError("not_found", "Guest not found.");
@@ -111,6 +51,9 @@ export function createGuestService(deps: { transact: Transact; pool: pg.Pool; cl
   };
 
   return {
+    ...createGuestStays({ transact, db, clock, codec, vault }),
+    merge: createGuestMerge({ transact, codec }),
+
     /** The scope of a caller acting in `propertyId` (the property is already checked against the caller). */
     async scopeOf(propertyId: string): Promise<GuestScope> {
       const property = await findPropertyById(db, propertyId);

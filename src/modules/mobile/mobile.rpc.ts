@@ -5,7 +5,7 @@ import { MobileService } from "../../../gen/hotelops/mobile/v1/mobile_pb.js";
 import { AppError } from "../../errors.ts";
 import { requireStaff, type Principal } from "../auth/index.ts";
 import type { NightAuditCheck, NightAuditService } from "../night-audit/index.ts";
-import { reservationOut, type Actor } from "../reservations/index.ts";
+import { lineGuestsFor, reservationOut, type Actor, type LineGuests } from "../reservations/index.ts";
 import type { MobileReservations } from "./reservations.service.ts";
 import type { ReportColumn, ReportsService, StatsService } from "../reports/index.ts";
 
@@ -17,6 +17,7 @@ export interface MobileRpcServices {
   stats: StatsService;
   reports: ReportsService;
   nightAudit: NightAuditService;
+  lineGuests?: LineGuests | undefined;
 }
 
 function requireAny(principal: Extract<Principal, { kind: "staff" }>, ...permissions: string[]): void {
@@ -114,7 +115,7 @@ export function mobileRpc(s: MobileRpcServices): MobileRpc {
         limit: req.limit,
       });
       return {
-        reservations: page.reservations.map(reservationOut),
+        reservations: page.reservations.map((r) => reservationOut(r)),
         nextCursor: page.nextCursor,
         hasMore: page.hasMore,
       };
@@ -122,7 +123,11 @@ export function mobileRpc(s: MobileRpcServices): MobileRpc {
     async getMobileReservation(req, ctx) {
       const p = requireStaff(ctx.values);
       const { reservation, folioBalanceMinor } = await s.reservations.get(actorOf(p), req.reservationId);
-      return { reservation: reservationOut(reservation), ...(folioBalanceMinor === null ? {} : { folioBalanceMinor }) };
+      const guests = await lineGuestsFor(s.lineGuests, p, reservation);
+      return {
+        reservation: reservationOut(reservation, guests),
+        ...(folioBalanceMinor === null ? {} : { folioBalanceMinor }),
+      };
     },
     async reinstateMobileReservation(req, ctx) {
       const p = requireStaff(ctx.values);

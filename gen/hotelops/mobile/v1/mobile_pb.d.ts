@@ -4,6 +4,7 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
+import type { Guest } from "../../guest/v1/guest_pb.js";
 import type { ListValue, Timestamp } from "@bufbuild/protobuf/wkt";
 import type { Reservation } from "../../reservation/v1/reservation_pb.js";
 import type { Change } from "../../audit/v1/audit_pb.js";
@@ -31,6 +32,20 @@ export declare type ScanIdentityDocumentRequest = Message<"hotelops.mobile.v1.Sc
    * @generated from field: repeated hotelops.mobile.v1.IdentityImage images = 2;
    */
   images: IdentityImage[];
+
+  /**
+   * A room line id of the active property: save the person read as the line's guest (see the RPC).
+   *
+   * @generated from field: string save_to_room_line = 3;
+   */
+  saveToRoomLine: string;
+
+  /**
+   * The staff confirmed the read fields against the document; required with `save_to_room_line`.
+   *
+   * @generated from field: bool confirmed = 4;
+   */
+  confirmed: boolean;
 };
 
 /**
@@ -178,6 +193,20 @@ export declare type ScanIdentityDocumentResponse = Message<"hotelops.mobile.v1.S
    * @generated from field: repeated hotelops.mobile.v1.ScanProblem problems = 14;
    */
   problems: ScanProblem[];
+
+  /**
+   * With `save_to_room_line`: the guest saved and linked to the line, masked.
+   *
+   * @generated from field: optional hotelops.guest.v1.Guest guest = 15;
+   */
+  guest?: Guest | undefined;
+
+  /**
+   * True when `guest` was created by this scan, false when an existing profile was found by its document number.
+   *
+   * @generated from field: bool guest_created = 16;
+   */
+  guestCreated: boolean;
 };
 
 /**
@@ -1406,6 +1435,16 @@ export declare const MobileService: GenService<{
    * be read (retake the photo), 503 `unavailable` with Retry-After when too many scans are waiting. A readable
    * MRZ whose fields fail their checks is a 200 with `valid: false` and the failures in `problems`: the front
    * desk compares the fields with the document before using them.
+   *
+   * Saving the occupant: with `save_to_room_line` (a room line id of the active property, 404 not_found
+   * otherwise) and `confirmed` true (the staff compared the read fields with the document; 400 invalid_argument on
+   * `confirmed` without it), a read whose checks all hold (else 422 validation_failed naming the first failed
+   * field; nothing is saved) becomes the line's guest: the group's profile with the same document number (found
+   * through its keyed hash; a TC_KIMLIK card's number is the TC identity number) takes the read names,
+   * nationality, birth date and document, or a new profile is created; then it is linked to the line as
+   * GuestService.AddRoomLineGuest does (the line's occupancy and a cancelled reservation are checked there).
+   * `guest` (masked) and `guest_created` answer what was saved; the audit trail records the create or change and
+   * the link. Without `save_to_room_line` nothing is stored.
    *
    * gRPC/Connect callers send the same message; their whole request is bound by MAX_BODY_BYTES.
    *
