@@ -58,6 +58,7 @@ export {
   type ReservationSource,
 } from "./transitions.ts";
 export { heldNightsSql } from "./sql.ts";
+export { depositOfBooking } from "./deposits.ts";
 
 export function createReservationsModule(deps: Deps, service: ReservationService): Module {
   return {
