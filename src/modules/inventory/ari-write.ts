@@ -1,5 +1,6 @@
 import { AppError, type FieldViolation } from "../../errors.ts";
 import { recordChange } from "../audit/index.ts";
+import type { Statement } from "../../db/queryable.ts";
 import type { Tx } from "../../db/transaction.ts";
 import { badDateReason, daysBetween, isCalendarDate } from "../../lib/dates.ts";
 import { recordEvents } from "../events/index.ts";
@@ -150,16 +151,15 @@ const SETS_RESTRICTION =
   "(min_stay is not null or max_stay is not null or cta is not null or ctd is not null or ss is not null)";
 
 /**
- * Applies checked changes with resolved ids in the caller's transaction, in one statement after the property's rate
- * lock (lockRates): each cell's fields merged over the changes (the later change wins), prices upserted, restriction
- * rows inserted where there were none and updated where there were (fields no change set keep their value). The
- * insert and the update touch disjoint rows: the update sees the rows that existed when the statement began, the
- * insert skips them, and no other writer adds one meanwhile (it waits for the lock). Returns the distinct cells.
+ * Each cell's fields merged over the changes (the later change wins), prices upserted, restriction rows inserted
+ * where there were none and updated where there were (fields no change set keep their value). The insert and the
+ * update touch disjoint rows: the update sees the rows that existed when the statement began, the insert skips
+ * them, and no other writer adds one meanwhile (it waits for the rate lock). Named (ADR 0004): every ARI write
+ * (partners', OTA XML, the push bench's load) runs this one fixed text, so each connection parses and plans it once.
  */
-async function applyChanges(tx: Tx, propertyId: string, changes: readonly AriWrite[]): Promise<number> {
-  await lockRates(tx, propertyId);
-  const [row] = await tx.query<{ cells: string }>(
-    `with ${CELLS},
+const applyStatement: Statement = {
+  name: "inventory_ari_write",
+  text: `with ${CELLS},
      merged as (
        select rp, rt, day, ${last("price")} as price, bool_or(${SETS_RESTRICTION}) as restricts,
               bool_or(min_stay is not null) as set_min, ${last("min_stay")} as min_stay,
@@ -187,8 +187,15 @@ async function applyChanges(tx: Tx, propertyId: string, changes: readonly AriWri
          from merged m
         where m.restricts and r.property_id = $1 and r.rate_plan_id = m.rp and r.room_type_id = m.rt and r.date = m.day)
      select count(*)::text as cells from merged`,
-    columns(propertyId, changes),
-  );
+};
+
+/**
+ * Applies checked changes with resolved ids in the caller's transaction, in one statement (applyStatement) after
+ * the property's rate lock (lockRates). Returns the distinct cells.
+ */
+async function applyChanges(tx: Tx, propertyId: string, changes: readonly AriWrite[]): Promise<number> {
+  await lockRates(tx, propertyId);
+  const [row] = await tx.query<{ cells: string }>(applyStatement, columns(propertyId, changes));
   return Number(row!.cells);
 }
 
