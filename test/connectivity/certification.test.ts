@@ -73,7 +73,15 @@ beforeAll(async () => {
   const partner = await createTestClient(app, {
     provider: "cm",
     propertyCodes: [P],
-    scopes: ["availability.read", "reservations.read", "mappings.read", "reservations.write", "ari.read", "ari.write"],
+    scopes: [
+      "availability.read",
+      "reservations.read",
+      "mappings.read",
+      "reservations.write",
+      "ari.read",
+      "ari.write",
+      "allotment.write",
+    ],
     approved: true,
   });
   token = partner.accessToken;
@@ -427,6 +435,28 @@ describe("channel-manager certification on the demo hotel, in the partner's code
     expect(bad.status).toBe(422);
     expect(bad.body.error.details.map((d: Json) => d.field)).toContain("changes[1].to");
     expect((await ariDays("CM-SGL", "CM-RO", day(63), day(64)))[0].priceMinor).toBe(syncPrice("SGL", "RO"));
+  });
+
+  it("availability cap (allotment): availability, the ARI read of every rate plan and the push show the capped rooms", async () => {
+    const [free] = await availability("CM-TWN", day(100), day(101));
+    expect(free.available).toBeGreaterThan(1);
+    await writeAri([
+      { roomTypeCode: "CM-TWN", ratePlanCode: "CM-RO", from: day(100), to: day(101), availabilityCap: 1 },
+    ]);
+    expect(await availability("CM-TWN", day(100), day(101))).toMatchObject([{ available: 1, availabilityCap: 1 }]);
+    let capped = 0n;
+    for (const rp of ["CM-RO", "CM-BB"]) {
+      expect((await ariDays("CM-TWN", rp, day(100), day(101)))[0].available).toBe(1);
+      capped = BigInt((await pushedCell("CM-TWN", rp, day(100), (c) => c.available === 1)).seq);
+    }
+    await writeAri([
+      { roomTypeCode: "CM-TWN", ratePlanCode: "CM-BB", from: day(100), to: day(101), availabilityCap: -1 },
+    ]);
+    expect(await availability("CM-TWN", day(100), day(101))).toMatchObject([
+      { available: free.available, availabilityCap: null },
+    ]);
+    // pushed again after the cap's push, with the free rooms
+    await pushedCell("CM-TWN", "CM-RO", day(100), (c) => c.available === free.available && BigInt(c.seq) > capped);
   });
 
   it("bookings new (REST), modified (Connect) and cancelled (gRPC): outcomes, reservation callbacks, feeds and availability", async () => {
