@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Code, ConnectError, createClient, type Client } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { ConnectivityService } from "../../gen/hotelops/connectivity/v1/connectivity_pb.js";
+import { InventoryService } from "../../gen/hotelops/inventory/v1/inventory_pb.js";
 import { setProviderMapping } from "../../src/modules/connectivity/index.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { bearer, createStaffSession, createTestClient, createTestProperty } from "../helpers/auth.ts";
@@ -199,6 +200,20 @@ describe("availability caps", () => {
       [2, 2],
       [1, 2],
       [4, null],
+    ]);
+    // the hotel's staff see the partner's caps beside their own counters (InventoryService over Connect)
+    const staff = await createClient(
+      InventoryService,
+      createConnectTransport({ baseUrl: app.baseUrl, httpVersion: "1.1" }),
+    ).getAvailability(
+      { propertyCode: property.code, from, to, roomTypeCodes: ["DBL"] },
+      { headers: bearer(manager.accessToken) },
+    );
+    expect(staff.roomTypes[0]!.days.map((d) => [d.available, d.blocked, d.availabilityCap])).toEqual([
+      [4, 0, 9],
+      [2, 0, 2],
+      [1, 3, 2],
+      [4, 0, undefined],
     ]);
     // several changes of one room type in one call: the later one wins for a day
     const closed = await write([
