@@ -21,6 +21,7 @@ import type { Deps, Module } from "./modules/module.ts";
 import { createStatusModule } from "./modules/status/index.ts";
 import {
   createConnectivityModule,
+  createPartnerRoomTypeCodes,
   createPartnerSwitchInterceptor,
   type AriPushOptions,
 } from "./modules/connectivity/index.ts";
@@ -144,7 +145,8 @@ export function createServices(deps: Deps): Services {
 function createModules(deps: Deps, s: Services, options: AppOptions = {}): Module[] {
   const identity = createIdentityModule(deps, s.guests);
   const audit = createAuditModule(deps);
-  const webhooks = createWebhooksModule(deps, options.webhooks);
+  // a booking sent to a partner's callback names its room types in the partner's codes (connectivity's mappings)
+  const webhooks = createWebhooksModule(deps, createPartnerRoomTypeCodes(deps.db.pool), options.webhooks);
   return [
     createStatusModule(deps),
     // partners' callbacks are webhook addresses: the connectivity face reads their history and ARI listeners
