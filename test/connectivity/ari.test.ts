@@ -702,7 +702,7 @@ describe("a grid over 100,000 cells", () => {
       { headers: bearer(staffToken) },
     );
     expect([rest.roomTypes.map((rt) => rt.roomTypeId), rest.hasMore, rest.nextCursor]).toEqual([[types[0]], false, ""]);
-  });
+  }, 60_000); // 102,480 cells written and read four times: seconds on an idle box, more beside other work
 });
 
 describe("room types and rate plans of a property", () => {
@@ -756,7 +756,7 @@ describe("room types and rate plans of a property", () => {
       "A property has at most 250 rate plans.",
     );
     expect(await inventory.listRatePlans(small.id)).toHaveLength(250);
-  });
+  }, 60_000); // 250 rate plans created one by one
 
   it("room types are at most 100 (a year's availability in one answer): the 101st is 409 over Connect and gRPC", async () => {
     const many = await createTestProperty(app, { code: "ARI-6", businessDate: "2027-01-01" });
