@@ -77,6 +77,18 @@ describe("e-document delivery", () => {
     },
   );
 
+  it("a SENT document the integrator rejects later is REJECTED with its reason", async () => {
+    receiver.script.push("receive");
+    const issued = await issue(connect);
+    await deliveryIn(connect, issued.id, "SENT");
+    const doc = receiver.documents.get(issued.ettn!)!;
+    doc.status = "REJECTED";
+    doc.reason = "Alıcı e-Fatura mükellefi değil";
+    const rejected = await deliveryIn(grpc, issued.id, "REJECTED");
+    expect(rejected.delivery).toMatchObject({ reason: "Alıcı e-Fatura mükellefi değil", attempts: 1 });
+    expect(await deliveryAudit(app.db.pool, hotel.id, issued.id)).toEqual(["queue", "send", "reject"]);
+  });
+
   it("retries 5xx answers and timeouts with backoff; the integrator holds one document for the ETTN", async () => {
     receiver.script.push("error", "hang", "error", "accept");
     const issued = await issue(grpc);
