@@ -72,5 +72,7 @@ export const tableOwners: Readonly<Record<string, string>> = {
   audit_changes: "audit",
   // guests: guest profiles of a hotel group, personal data sealed at rest
   guests: "guests",
+  // guest_stays: the guests linked to room lines (occupants)
+  guest_stays: "guests",
   audit_changes_default: "audit",
 };

@@ -21,6 +21,7 @@ import type { Deps, Module } from "./modules/module.ts";
 import { createStatusModule } from "./modules/status/index.ts";
 import {
   createConnectivityModule,
+  createPartnerRoomTypeCodes,
   createPartnerSwitchInterceptor,
   type AriPushOptions,
 } from "./modules/connectivity/index.ts";
@@ -54,7 +55,7 @@ import { createIdentityModule, MAX_IMAGE_BYTES } from "./modules/identity/index.
 import { createMobileModule } from "./modules/mobile/index.ts";
 import { createNotificationsModule } from "./modules/notifications/index.ts";
 import { createAuditModule } from "./modules/audit/index.ts";
-import { createGuests, createGuestsModule, type GuestService } from "./modules/guests/index.ts";
+import { createGuests, createGuestsModule, lineGuestsReader, type GuestService } from "./modules/guests/index.ts";
 import { createMetrics, type Metrics } from "./observability/metrics.ts";
 import { startMetricsServer } from "./observability/metrics-server.ts";
 import { startTracing, type Tracing } from "./observability/tracing.ts";
@@ -142,9 +143,10 @@ export function createServices(deps: Deps): Services {
 
 /** The modules of the service: RPC faces and workers. Their order does not matter (the chain is below). */
 function createModules(deps: Deps, s: Services, options: AppOptions = {}): Module[] {
-  const identity = createIdentityModule(deps);
+  const identity = createIdentityModule(deps, s.guests);
   const audit = createAuditModule(deps);
-  const webhooks = createWebhooksModule(deps, options.webhooks);
+  // a booking sent to a partner's callback names its room types in the partner's codes (connectivity's mappings)
+  const webhooks = createWebhooksModule(deps, createPartnerRoomTypeCodes(deps.db.pool), options.webhooks);
   return [
     createStatusModule(deps),
     // partners' callbacks are webhook addresses: the connectivity face reads their history and ARI listeners
@@ -156,7 +158,8 @@ function createModules(deps: Deps, s: Services, options: AppOptions = {}): Modul
     // staff alerts by e-mail (the panel notifications are written with the change)
     createNotificationsModule(deps),
     createInventoryModule(deps, s.inventory),
-    createReservationsModule(deps, s.reservations),
+    // reservation reads carry the guests linked to their room lines
+    createReservationsModule(deps, s.reservations, lineGuestsReader(s.guests)),
     createCashieringModule(deps, { folios: s.folios, invoices: s.invoices, nightAudit: s.nightAudit }),
     // e-documents to the integrator (a worker only where EDOCUMENT_INTEGRATOR_URL is set)
     createInvoicesModule(deps),
@@ -172,6 +175,7 @@ function createModules(deps: Deps, s: Services, options: AppOptions = {}): Modul
       reservations: s.reservations,
       nightAudit: s.nightAudit,
       parts: { ...identity.mobileRpc, ...audit.mobileRpc },
+      lineGuests: lineGuestsReader(s.guests),
     }),
   ];
 }

@@ -128,6 +128,8 @@ export interface OtaAvail {
   closedToDeparture?: boolean;
   minStay?: number;
   maxStay?: number;
+  /** An availability cap (AvailStatusMessage/@BookingLimit), in a message of its own. */
+  bookingLimit?: number;
 }
 
 /** One AvailStatusMessage per restriction (OpenTravel allows one RestrictionStatus a message). */
@@ -157,6 +159,9 @@ export function availNotif(echoToken: string, items: OtaAvail[]): string {
           ? []
           : [`<AvailStatusMessage>${control}<LengthsOfStay>${los}</LengthsOfStay></AvailStatusMessage>`]),
         ...restrictions.map((r) => `<AvailStatusMessage>${control}${r}</AvailStatusMessage>`),
+        ...(a.bookingLimit === undefined
+          ? []
+          : [`<AvailStatusMessage BookingLimit="${a.bookingLimit}">${control}</AvailStatusMessage>`]),
       ];
     })
     .join("");

@@ -147,6 +147,7 @@ const changes: Batch<Row> = {
  * it in one line right after the change.
  */
 export function recordChange(tx: Tx, change: Change): void {
+  if (!tx.recordsChanges) return;
   const author = change.by ?? currentAuthor();
   tx.collect(changes, {
     id: newId(),

@@ -21,6 +21,7 @@ export const permissions = [
   "rooms.manage",
   "audit.read",
   "guests.read_sensitive",
+  "guests.merge",
 ] as const;
 
 export const scopes = [
@@ -30,6 +31,8 @@ export const scopes = [
   "reservations.write",
   "ari.read",
   "ari.write",
+  // the hotel lets the partner manage allotment: availability caps in its ARI writes
+  "allotment.write",
 ] as const;
 
 /**
