@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Code, type Client } from "@connectrpc/connect";
+import { Code, createClient, type Client } from "@connectrpc/connect";
+import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
+import { AuditService } from "../../gen/hotelops/audit/v1/audit_pb.js";
 import { FolioService, InvoiceStatus, type Invoice } from "../../gen/hotelops/folio/v1/folio_pb.js";
 import { loadConfig } from "../../src/config.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
-import { createStaffSession, createTestProperty } from "../helpers/auth.ts";
+import { bearer, createStaffSession, createTestProperty } from "../helpers/auth.ts";
 import { seedInvoiceIssuer, seedRoomTypeAndRatePlan, type SeededProperty } from "../helpers/hotel-fixtures.ts";
 import { integratorEnv, startIntegratorReceiver, type IntegratorReceiver } from "../helpers/integrator-receiver.ts";
 import { until } from "../helpers/service-process.ts";
@@ -17,6 +19,7 @@ let receiver: IntegratorReceiver;
 let hotel: SeededProperty;
 let grpc: Client<typeof FolioService>;
 let connect: Client<typeof FolioService>;
+let managerToken: string;
 
 beforeAll(async () => {
   receiver = await startIntegratorReceiver();
@@ -26,6 +29,7 @@ beforeAll(async () => {
   await seedInvoiceIssuer(app.db.pool, hotel.id);
   const token = (await createStaffSession(app, { propertyCode: p.code, role: "accountant" })).accessToken;
   ({ grpc, connect } = folioClients(app.baseUrl, token));
+  managerToken = (await createStaffSession(app, { propertyCode: p.code, role: "manager" })).accessToken;
 });
 afterAll(async () => {
   await app?.close();
@@ -77,6 +81,18 @@ describe("e-document delivery", () => {
     },
   );
 
+  it("a SENT document the integrator rejects later is REJECTED with its reason", async () => {
+    receiver.script.push("receive");
+    const issued = await issue(connect);
+    await deliveryIn(connect, issued.id, "SENT");
+    const doc = receiver.documents.get(issued.ettn!)!;
+    doc.status = "REJECTED";
+    doc.reason = "Alıcı e-Fatura mükellefi değil";
+    const rejected = await deliveryIn(grpc, issued.id, "REJECTED");
+    expect(rejected.delivery).toMatchObject({ reason: "Alıcı e-Fatura mükellefi değil", attempts: 1 });
+    expect(await deliveryAudit(app.db.pool, hotel.id, issued.id)).toEqual(["queue", "send", "reject"]);
+  });
+
   it("retries 5xx answers and timeouts with backoff; the integrator holds one document for the ETTN", async () => {
     receiver.script.push("error", "hang", "error", "accept");
     const issued = await issue(grpc);
@@ -122,6 +138,21 @@ describe("e-document delivery", () => {
         "send",
         "accept",
       ]);
+      // the trail's own face shows who did what: the job uploads and records answers, staff re-queue
+      for (const transport of [
+        createConnectTransport({ baseUrl: app.baseUrl, httpVersion: "1.1" }),
+        createGrpcTransport({ baseUrl: app.baseUrl }),
+      ]) {
+        const page = await createClient(AuditService, transport).listChanges(
+          { entityType: "invoice_delivery", entityId: issued.id },
+          { headers: bearer(managerToken) },
+        );
+        const byAction = new Map(page.changes.map((ch) => [ch.action, ch]));
+        expect(byAction.get("send")).toMatchObject({ face: "job", actor: { id: "invoices.delivery" } });
+        expect(byAction.get("requeue")).toMatchObject({ face: c === grpc ? "grpc" : "connect" });
+        const status = byAction.get("reject")!.changes.find((f) => f.field === "status")!;
+        expect(status.after?.kind).toEqual({ case: "stringValue", value: "REJECTED" });
+      }
       // only a REJECTED delivery is sent again
       const again = await failure(c.requeueInvoiceDelivery({ invoiceId: issued.id }));
       expect([again.grpc, again.code]).toEqual([Code.FailedPrecondition, "invalid_transition"]);

@@ -127,7 +127,7 @@ export function createCorrections(deps: { transact: Transact; clock: Clock }): C
           if (doc === undefined)
             throw new AppError("invalid_transition", "The invoice's document cannot be made anew.");
           // the fix is in the property's settings (the issuer): the same number and ETTN, the document made anew
-          await repo.replaceDocumentXml(tx, propertyId, invoice.id, renderUblTr(doc));
+          await docs.replaceDocumentXml(tx, propertyId, invoice.id, renderUblTr(doc));
           after = await updateDelivery(
             tx,
             propertyId,

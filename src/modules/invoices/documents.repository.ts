@@ -176,3 +176,12 @@ export async function findDocument(tx: Tx, propertyId: string, invoiceId: string
     ? undefined
     : { ettn: r.ettn as string, issueTime: r.issue_time as string, xml: r.xml as string };
 }
+
+/** The issued document's XML replaced (a REJECTED document re-made after a fix; same ETTN and number). */
+export async function replaceDocumentXml(tx: Tx, propertyId: string, invoiceId: string, xml: string): Promise<void> {
+  await tx.query(`update invoice_documents set xml = $3 where property_id = $1 and invoice_id = $2`, [
+    propertyId,
+    invoiceId,
+    xml,
+  ]);
+}

@@ -182,15 +182,6 @@ export async function markCancelled(
   );
 }
 
-/** The issued document's XML replaced (a REJECTED document re-made after a fix; same ETTN and number). */
-export async function replaceDocumentXml(tx: Tx, propertyId: string, invoiceId: string, xml: string): Promise<void> {
-  await tx.query(`update invoice_documents set xml = $3 where property_id = $1 and invoice_id = $2`, [
-    propertyId,
-    invoiceId,
-    xml,
-  ]);
-}
-
 /** Issued return invoices (IADE) of an invoice. */
 export async function issuedReturnsOf(tx: Tx, propertyId: string, invoiceId: string): Promise<number> {
   const [r] = await tx.query<{ n: number }>(
