@@ -18,13 +18,15 @@ export interface GuestRow {
   documentHash: Buffer | null;
   createdAt: Date;
   updatedAt: Date;
+  /** When the personal data was erased (EraseGuest); null otherwise. */
+  erasedAt: Date | null;
 }
 
 const columns = `id, group_id as "groupId", created_property_id as "createdPropertyId", given_name as "givenName",
   family_name as "familyName", name_words as "nameWords", nationality, document_type as "documentType",
   document_country as "documentCountry", coalesce(to_char(document_expiry, 'YYYY-MM-DD'), '') as "documentExpiry",
   language, sealed, key_id as "keyId", document_hash as "documentHash", created_at as "createdAt",
-  updated_at as "updatedAt"`;
+  updated_at as "updatedAt", erased_at as "erasedAt"`;
 
 const values = (r: GuestRow) => [
   r.id,
@@ -146,4 +148,9 @@ export async function findGuestsByIds(
 /** Deletes the guests (their stays are gone first: merged). */
 export async function deleteGuests(db: Queryable, ids: readonly string[]): Promise<void> {
   await db.query(`delete from guests where id = any($1::uuid[])`, [ids]);
+}
+
+/** Marks the guest erased (its fields were anonymised by updateGuestRow in the same transaction). */
+export async function markGuestErased(db: Queryable, id: string, at: Date): Promise<void> {
+  await db.query(`update guests set erased_at = $2 where id = $1`, [id, at]);
 }
