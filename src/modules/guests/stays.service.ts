@@ -9,6 +9,7 @@ import { findRoomLineRef, type RoomLineRef } from "../reservations/index.ts";
 import type { Guest, GuestCodec } from "./codec.ts";
 import {
   emptyGuestFields,
+  nameWords,
   normaliseDocumentNumber,
   sensitiveFields,
   validateGuest,
@@ -228,7 +229,15 @@ export function createGuestStays(deps: {
         } else {
           const locked = (await findGuest(tx, scope.groupId, existing.id, true))!;
           const old = codec.fieldsOf(locked);
-          const next: GuestFields = { ...old, ...person };
+          // the MRZ spells names without accents: a profile whose names read the same keeps its own spelling
+          const sameName =
+            nameWords(`${old.givenName} ${old.familyName}`).join(" ") ===
+            nameWords(`${person.givenName} ${person.familyName}`).join(" ");
+          const next: GuestFields = {
+            ...old,
+            ...person,
+            ...(sameName ? { givenName: old.givenName, familyName: old.familyName } : {}),
+          };
           validateGuest(next, codec.today());
           await updateGuestRow(tx, codec.rowOf(locked, next));
           recordChange(tx, {
