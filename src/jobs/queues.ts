@@ -29,6 +29,8 @@ export const queues = {
   reservationOptionExpiry: "reservations.option-expiry",
   /** Daily and at start: creates the audit trail's monthly partitions ahead and drops those past retention. */
   auditPartitions: "audit.partitions",
+  /** Daily and at start: anonymises guest profiles whose last stay is past the retention period (GUEST_RETENTION_YEARS). */
+  guestRetention: "guests.retention",
 } as const;
 
 export type QueueName = (typeof queues)[keyof typeof queues];
@@ -60,4 +62,5 @@ export const takeoverBounds: Record<QueueName, { afterKill: number; afterOutage:
   [queues.webhooksSweep]: "next run",
   [queues.webhooksPurge]: "next run",
   [queues.auditPartitions]: "next run",
+  [queues.guestRetention]: "next run",
 };

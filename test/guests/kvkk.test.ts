@@ -7,6 +7,8 @@ import { FolioService } from "../../gen/hotelops/folio/v1/folio_pb.js";
 import { GuestService } from "../../gen/hotelops/guest/v1/guest_pb.js";
 import { ReservationService } from "../../gen/hotelops/reservation/v1/reservation_pb.js";
 import { newId } from "../../src/lib/ids.ts";
+import { createGuestService } from "../../src/modules/guests/guests.service.ts";
+import { createGuestVault } from "../../src/modules/guests/vault.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { bearer, createStaffSession, createTestProperty } from "../helpers/auth.ts";
 
@@ -17,6 +19,7 @@ import { bearer, createStaffSession, createTestProperty } from "../helpers/auth.
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 let app: TestApp;
+const key = randomBytes(32);
 let manager: string, desk: string, managerB: string;
 let roomTypeId: string, ratePlanId: string;
 const roomIds: string[] = [];
@@ -76,7 +79,7 @@ async function actions(guestId: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startTestApp({ env: { GUEST_DATA_KEY: key.toString("hex") } });
   const group = `KV-${randomBytes(3).toString("hex")}`;
   const property = await createTestProperty(app, { groupCode: group, businessDate: "2027-03-01" });
   const other = await createTestProperty(app, { groupCode: `${group}-OTHER` });
@@ -233,4 +236,33 @@ describe("KVKK erasure", () => {
         .catch((e: unknown) => e);
       expect((foreign as ConnectError).code).toBe(Code.NotFound);
     });
+});
+
+describe("the retention job", () => {
+  it("anonymises a profile once its last stay is more than the retention years of full calendar years past", async () => {
+    const s = await guestOnStay(); // the stay departs on 2027-03-03
+    const at = (iso: string) =>
+      createGuestService({
+        transact: app.deps.transact,
+        pool: app.deps.db.pool,
+        clock: { now: () => new Date(iso) },
+        vault: createGuestVault(key),
+      });
+    await at("2037-12-31T23:00:00Z").erasePastRetention(10);
+    const kept = await rest("GET", `/api/panel/v1/guests/${s.guestId}`, manager);
+    expect(kept.body.guest).toMatchObject({ familyName: "Sahin", documentNumber: s.number });
+    // with a shorter period the same stay is past it
+    expect(await at("2037-12-31T23:00:00Z").erasePastRetention(9)).toBeGreaterThan(0);
+    const erased = await rest("GET", `/api/panel/v1/guests/${s.guestId}`, manager);
+    expect(erased.body.guest).toMatchObject({ givenName: "Erased", familyName: "Guest", documentNumber: "" });
+    const trail = await audit.listChanges({ entityType: "guest", entityId: s.guestId }, { headers: bearer(manager) });
+    const erase = trail.changes.find((c) => c.action === "erase")!;
+    expect(erase.changes.find((f) => f.field === "reason")?.after).toMatchObject({ kind: { value: "retention" } });
+    // already erased: a later run leaves it alone
+    await at("2040-01-02T00:00:00Z").erasePastRetention(10);
+    expect((await actions(s.guestId)).filter((a) => a === "erase")).toHaveLength(1);
+    // the job runs daily
+    const { rows } = await app.deps.db.pool.query(`select cron from pgboss.schedule where name = 'guests.retention'`);
+    expect(rows).toEqual([{ cron: "41 3 * * *" }]);
+  });
 });

@@ -154,3 +154,23 @@ export async function deleteGuests(db: Queryable, ids: readonly string[]): Promi
 export async function markGuestErased(db: Queryable, id: string, at: Date): Promise<void> {
   await db.query(`update guests set erased_at = $2 where id = $1`, [id, at]);
 }
+
+/**
+ * Up to `limit` guests not erased whose last stay's departure (or, without a stay, the profile's creation) fell in a
+ * year more than `years` calendar years before `now`'s, locked (skipping rows another run holds).
+ */
+export async function guestsPastRetention(
+  db: Queryable,
+  lastStaySql: string,
+  years: number,
+  now: Date,
+  limit: number,
+): Promise<GuestRow[]> {
+  return db.query<GuestRow>(
+    `select ${columns} from guests g
+      where g.erased_at is null
+        and extract(year from coalesce((${lastStaySql}), g.created_at::date)) + $1 < extract(year from $2::timestamptz)
+      order by g.id limit $3 for update of g skip locked`,
+    [years, now, limit],
+  );
+}

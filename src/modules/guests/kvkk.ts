@@ -7,9 +7,9 @@ import { foliosOfReservations } from "../folio/index.ts";
 import { invoicesOfFolios } from "../invoices/index.ts";
 import type { Guest, GuestCodec } from "./codec.ts";
 import { emptyGuestFields, type GuestFields } from "./fields.ts";
-import { findGuest, markGuestErased, updateGuestRow, type GuestRow } from "./guests.repository.ts";
+import { findGuest, guestsPastRetention, markGuestErased, updateGuestRow, type GuestRow } from "./guests.repository.ts";
 import type { GuestScope } from "./guests.service.ts";
-import { guestInHouse, staysOfGuest } from "./stays.repository.ts";
+import { guestInHouse, lastStaySql, staysOfGuest } from "./stays.repository.ts";
 
 /** What an erasure keeps, and the obligation that keeps it (EraseGuest's answer, docs/staff/guests.md). */
 export const keptOnErasure = [
@@ -57,7 +57,38 @@ export function createGuestKvkk(deps: { transact: Transact; clock: Clock; codec:
     return row;
   };
 
+  /** Anonymises the locked row in place and records it (`reason`: the guest's request or the retention job). */
+  const eraseRow = async (tx: Tx, propertyId: string, row: GuestRow, reason: "request" | "retention") => {
+    const before = codec.fieldsOf(row);
+    const now = clock.now();
+    const erased = codec.rowOf({ ...row, erasedAt: now }, erasedFields);
+    await updateGuestRow(tx, erased);
+    await markGuestErased(tx, row.id, now);
+    recordChange(tx, {
+      propertyId,
+      entity: "guest",
+      entityId: row.id,
+      action: "erase",
+      before,
+      after: { ...erasedFields, erased: true, reason },
+    });
+    return erased;
+  };
+
   return {
+    /**
+     * The retention job's batch: anonymises up to `batch` profiles whose last stay (or creation, without a stay) is
+     * more than `years` full calendar years past (recorded as `erase` with reason `retention`, in the trail of the
+     * property that created the profile); returns how many.
+     */
+    async erasePastRetention(years: number, batch = 500): Promise<number> {
+      return transact(async (tx) => {
+        const rows = await guestsPastRetention(tx, lastStaySql, years, clock.now(), batch);
+        for (const row of rows) await eraseRow(tx, row.createdPropertyId, row, "retention");
+        return rows.length;
+      });
+    },
+
     /** Everything held about the guest (ExportGuest), recorded in the audit trail. */
     async exportGuest(scope: GuestScope, guestId: string): Promise<Record<string, unknown>> {
       return transact(async (tx) => {
@@ -127,19 +158,7 @@ export function createGuestKvkk(deps: { transact: Transact; clock: Clock; codec:
           return { guest: codec.guestOf(row, false), alreadyErased: true, kept: keptOnErasure };
         if (await guestInHouse(tx, row.id))
           throw new AppError("conflict", "The guest is in house: erase after check-out.");
-        const before = codec.fieldsOf(row);
-        const now = clock.now();
-        const erased = codec.rowOf({ ...row, erasedAt: now }, erasedFields);
-        await updateGuestRow(tx, erased);
-        await markGuestErased(tx, row.id, now);
-        recordChange(tx, {
-          propertyId: scope.propertyId,
-          entity: "guest",
-          entityId: row.id,
-          action: "erase",
-          before,
-          after: { ...erasedFields, erased: true },
-        });
+        const erased = await eraseRow(tx, scope.propertyId, row, "request");
         return { guest: codec.guestOf(erased, false), alreadyErased: false, kept: keptOnErasure };
       });
     },

@@ -112,3 +112,7 @@ export async function guestInHouse(db: Queryable, guestId: string): Promise<bool
   );
   return r?.inHouse === true;
 }
+
+/** A scalar subquery: the latest departure date of the stays of the guest row `g` (null without a stay). */
+export const lastStaySql = `select max(s.departure_date::date) from guest_stays gs
+  join (${roomLineStaysSql}) s on s.line_id = gs.reservation_room_id where gs.guest_id = g.id`;
