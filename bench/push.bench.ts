@@ -15,6 +15,7 @@ import { loadConfig } from "../src/config.ts";
 import { poolQueryable } from "../src/db/queryable.ts";
 import { ariHead } from "../src/modules/inventory/index.ts";
 import { createWebhookParts } from "../src/modules/webhooks/index.ts";
+import { createPartnerRoomTypeCodes } from "../src/modules/connectivity/index.ts";
 import { createTestClient, createTestProperty } from "../test/helpers/auth.ts";
 import { createTestCa } from "../test/helpers/https-receiver.ts";
 import { benchDatabase } from "./harness.ts";
@@ -66,7 +67,7 @@ export async function benchPush(): Promise<void> {
   const app = await createApp(config, { logger: pino({ level: "silent" }), webhooks: { resolver } });
   // The writes come from an API-role app on its own pool (as API processes write and workers push in production).
   const writer = await createApp(loadConfig({ ...env, ROLE: "api" }), { logger: pino({ level: "silent" }) });
-  const parts = createWebhookParts(app.deps, { resolver });
+  const parts = createWebhookParts(app.deps, createPartnerRoomTypeCodes(app.db.pool), { resolver });
   try {
     const inv = app.services.inventory;
     const props: { id: string; code: string; rt: string; plans: string[] }[] = [];

@@ -68,7 +68,8 @@ export async function benchWebhooks(): Promise<void> {
     const property = await createTestProperty(app);
     const user = await createStaffSession(app, { propertyCode: property.code, role: "manager" });
     const { createWebhookParts } = await import("../src/modules/webhooks/index.ts");
-    const parts = createWebhookParts(app.deps, { resolver });
+    const { createPartnerRoomTypeCodes } = await import("../src/modules/connectivity/index.ts");
+    const parts = createWebhookParts(app.deps, createPartnerRoomTypeCodes(app.db.pool), { resolver });
     const endpoints = 10;
     const actor = { propertyId: property.id, userId: user.userId };
     const ids: string[] = [];

@@ -55,6 +55,8 @@ export const tableOwners: Readonly<Record<string, string>> = {
   invoice_tax_rates: "invoices",
   invoice_issuers: "invoices",
   invoice_documents: "invoices",
+  invoice_deliveries: "invoices",
+  invoice_returns: "invoices",
   // platform: request guards and the platform-wide switch
   idempotency_keys: "platform",
   rate_limits: "platform",

@@ -21,6 +21,7 @@ import type { Deps, Module } from "./modules/module.ts";
 import { createStatusModule } from "./modules/status/index.ts";
 import {
   createConnectivityModule,
+  createPartnerRoomTypeCodes,
   createPartnerSwitchInterceptor,
   type AriPushOptions,
 } from "./modules/connectivity/index.ts";
@@ -41,7 +42,7 @@ import {
 import { createWebhooksModule, type WebhookOptions } from "./modules/webhooks/index.ts";
 import { createCashieringModule } from "./modules/cashiering/index.ts";
 import { createFolioService, type FolioService } from "./modules/folio/index.ts";
-import { createInvoiceService, type InvoiceService } from "./modules/invoices/index.ts";
+import { createInvoiceService, createInvoicesModule, type InvoiceService } from "./modules/invoices/index.ts";
 import { createNightAuditService, type NightAuditService } from "./modules/night-audit/index.ts";
 import { createInventoryModule, createInventoryService, type InventoryService } from "./modules/inventory/index.ts";
 import {
@@ -144,7 +145,8 @@ export function createServices(deps: Deps): Services {
 function createModules(deps: Deps, s: Services, options: AppOptions = {}): Module[] {
   const identity = createIdentityModule(deps, s.guests);
   const audit = createAuditModule(deps);
-  const webhooks = createWebhooksModule(deps, options.webhooks);
+  // a booking sent to a partner's callback names its room types in the partner's codes (connectivity's mappings)
+  const webhooks = createWebhooksModule(deps, createPartnerRoomTypeCodes(deps.db.pool), options.webhooks);
   return [
     createStatusModule(deps),
     // partners' callbacks are webhook addresses: the connectivity face reads their history and ARI listeners
@@ -159,6 +161,8 @@ function createModules(deps: Deps, s: Services, options: AppOptions = {}): Modul
     // reservation reads carry the guests linked to their room lines
     createReservationsModule(deps, s.reservations, lineGuestsReader(s.guests)),
     createCashieringModule(deps, { folios: s.folios, invoices: s.invoices, nightAudit: s.nightAudit }),
+    // e-documents to the integrator (a worker only where EDOCUMENT_INTEGRATOR_URL is set)
+    createInvoicesModule(deps),
     // mobile identity-document scan (OCR worker thread, started on first use)
     identity,
     // guest profiles (personal data sealed at rest)

@@ -3,7 +3,7 @@ import { createAdminService, dateIn } from "../modules/admin/index.ts";
 import type { ApiClient } from "../modules/auth/index.ts";
 import type { Deps } from "../modules/module.ts";
 import { describeSeed, seedDemo } from "./seed.ts";
-import { setProviderMapping } from "../modules/connectivity/index.ts";
+import { createPartnerRoomTypeCodes, setProviderMapping } from "../modules/connectivity/index.ts";
 import { verifyInventory } from "./inventory-verify.ts";
 import { createWebhookParts, partnerCallbackEventTypes } from "../modules/webhooks/index.ts";
 import { createGuests } from "../modules/guests/index.ts";
@@ -140,7 +140,7 @@ export const commands: Record<string, Command> = {
       properties: { type: "string", help: "comma-separated property codes" },
       scopes: {
         type: "string",
-        help: "comma-separated: availability.read, reservations.read, mappings.read, reservations.write, ari.read, ari.write (internal: also admin)",
+        help: "comma-separated: availability.read, reservations.read, mappings.read, reservations.write, ari.read, ari.write, allotment.write (internal: also admin)",
       },
       kind: { type: "string", help: "partner (default) or internal" },
       name: { type: "string", help: "label" },
@@ -184,7 +184,7 @@ export const commands: Record<string, Command> = {
       description: { type: "string", help: "label shown in the panel" },
     },
     async run(deps, input) {
-      const { callbacks } = createWebhookParts(deps);
+      const { callbacks } = createWebhookParts(deps, createPartnerRoomTypeCodes(deps.db.pool));
       const { callback, secret } = await callbacks.create({
         clientId: str(input, "client"),
         propertyId: null,
@@ -212,7 +212,9 @@ export const commands: Record<string, Command> = {
     usage: "--client <clientId>",
     options: { client: { type: "string", help: "the partner client's id" } },
     async run(deps, input) {
-      const list = await createWebhookParts(deps).callbacks.listOfClient(str(input, "client"));
+      const list = await createWebhookParts(deps, createPartnerRoomTypeCodes(deps.db.pool)).callbacks.listOfClient(
+        str(input, "client"),
+      );
       const json = list.map((c) => ({
         callbackId: c.id,
         url: c.url,
@@ -237,7 +239,10 @@ export const commands: Record<string, Command> = {
     },
     async run(deps, input) {
       const id = str(input, "callback");
-      await createWebhookParts(deps).callbacks.revoke({ clientId: str(input, "client") }, id);
+      await createWebhookParts(deps, createPartnerRoomTypeCodes(deps.db.pool)).callbacks.revoke(
+        { clientId: str(input, "client") },
+        id,
+      );
       return { json: { callbackId: id, revoked: true }, text: `Callback address ${id} revoked.` };
     },
   },

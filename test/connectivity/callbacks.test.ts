@@ -30,7 +30,7 @@ let app: WebhookApp;
 let receiver: Receiver;
 let property: { id: string; code: string };
 let other: { id: string; code: string };
-let manager: { accessToken: string };
+let manager: { accessToken: string; userId: string };
 let partner: { clientId: string; accessToken: string };
 let stranger: { clientId: string; accessToken: string };
 let ids: { dbl: string; sgl: string; bar: string; nrf: string };
@@ -204,12 +204,17 @@ describe("callback addresses", () => {
 });
 
 describe("outcomes and bookings", () => {
-  it("partner_message.processed carries the reservation, .rejected the reason; reservation.created follows; signed", async () => {
+  it("partner_message.processed carries the reservation, .rejected the reason; reservation.created follows in the partner's codes; signed", async () => {
     const cb = await addCallback("/outcomes", [
       "partner_message.processed",
       "partner_message.rejected",
       "reservation.created",
     ]);
+    // the hotel's own address on the same property gets the same booking in the hotel's codes
+    await app.parts.service.create(
+      { propertyId: property.id, userId: manager.userId },
+      { url: receiver.url("/hotel"), eventTypes: ["reservation.created"] },
+    );
     const send = (body: object) =>
       call("POST", `/api/v1/properties/${property.code}/reservation-events`, partner.accessToken, body);
     const sent = await send({
@@ -245,6 +250,11 @@ describe("outcomes and bookings", () => {
     });
     const [created] = await bodies("/outcomes", 1, (b) => b.type === "reservation.created");
     expect(created!.b.data.id).toBe(processed!.b.data.reservationId);
+    expect(created!.b.data.roomTypes).toEqual(["X-DBL"]);
+    expect(verify(created!.r, cb.secret)).toBe(true);
+    const [hotel] = await bodies("/hotel", 1, (b) => b.type === "reservation.created");
+    expect(hotel!.b.id).toBe(created!.b.id);
+    expect(hotel!.b.data.roomTypes).toEqual(["DBL"]);
   });
 });
 

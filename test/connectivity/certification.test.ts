@@ -73,7 +73,15 @@ beforeAll(async () => {
   const partner = await createTestClient(app, {
     provider: "cm",
     propertyCodes: [P],
-    scopes: ["availability.read", "reservations.read", "mappings.read", "reservations.write", "ari.read", "ari.write"],
+    scopes: [
+      "availability.read",
+      "reservations.read",
+      "mappings.read",
+      "reservations.write",
+      "ari.read",
+      "ari.write",
+      "allotment.write",
+    ],
     approved: true,
   });
   token = partner.accessToken;
@@ -429,6 +437,28 @@ describe("channel-manager certification on the demo hotel, in the partner's code
     expect((await ariDays("CM-SGL", "CM-RO", day(63), day(64)))[0].priceMinor).toBe(syncPrice("SGL", "RO"));
   });
 
+  it("availability cap (allotment): availability, the ARI read of every rate plan and the push show the capped rooms", async () => {
+    const [free] = await availability("CM-TWN", day(100), day(101));
+    expect(free.available).toBeGreaterThan(1);
+    await writeAri([
+      { roomTypeCode: "CM-TWN", ratePlanCode: "CM-RO", from: day(100), to: day(101), availabilityCap: 1 },
+    ]);
+    expect(await availability("CM-TWN", day(100), day(101))).toMatchObject([{ available: 1, availabilityCap: 1 }]);
+    let capped = 0n;
+    for (const rp of ["CM-RO", "CM-BB"]) {
+      expect((await ariDays("CM-TWN", rp, day(100), day(101)))[0].available).toBe(1);
+      capped = BigInt((await pushedCell("CM-TWN", rp, day(100), (c) => c.available === 1)).seq);
+    }
+    await writeAri([
+      { roomTypeCode: "CM-TWN", ratePlanCode: "CM-BB", from: day(100), to: day(101), availabilityCap: -1 },
+    ]);
+    expect(await availability("CM-TWN", day(100), day(101))).toMatchObject([
+      { available: free.available, availabilityCap: null },
+    ]);
+    // pushed again after the cap's push, with the free rooms
+    await pushedCell("CM-TWN", "CM-RO", day(100), (c) => c.available === free.available && BigInt(c.seq) > capped);
+  });
+
   it("bookings new (REST), modified (Connect) and cancelled (gRPC): outcomes, reservation callbacks, feeds and availability", async () => {
     const ref = "CM-CERT-1";
     const [arrival, departure, later] = [day(70), day(72), day(73)];
@@ -458,7 +488,7 @@ describe("channel-manager certification on the demo hotel, in the partner's code
       code: reservationCode,
       externalReference: ref,
       source: "CHANNEL",
-      roomTypes: ["DBL"],
+      roomTypes: ["CM-DBL"],
     });
     expect((await availability("CM-DBL", arrival, later)).map((d) => d.available)).toEqual([
       before[0] - 1,
@@ -495,7 +525,7 @@ describe("channel-manager certification on the demo hotel, in the partner's code
         (b) => b.type === "reservation.updated" && b.data.id === reservationId && b.data.departureDate === later,
       ),
     );
-    expect(updated.data.arrivalDate).toBe(arrival);
+    expect(updated.data).toMatchObject({ arrivalDate: arrival, roomTypes: ["CM-DBL"] });
     expect((await availability("CM-DBL", arrival, later)).map((d) => d.available)).toEqual(before.map((n) => n - 1));
 
     const cancelled = await grpc.createReservationEvent(
@@ -508,7 +538,7 @@ describe("channel-manager certification on the demo hotel, in the partner's code
     const gone = await waitFor("reservation.cancelled", () =>
       callbacks().find((b) => b.type === "reservation.cancelled" && b.data.id === reservationId),
     );
-    expect(gone.data.status).toBe("CANCELLED");
+    expect(gone.data).toMatchObject({ status: "CANCELLED", roomTypes: ["CM-DBL"] });
     expect((await availability("CM-DBL", arrival, later)).map((d) => d.available)).toEqual(before);
     await pushedCell("CM-DBL", "CM-BB", day(72), (c) => c.available === before[2]);
     const feedAfterCancel = await grpc.listReservations({ propertyCode: P }, { headers: bearer(token) });

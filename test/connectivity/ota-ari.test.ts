@@ -19,12 +19,13 @@ type Json = any;
 let app: TestApp;
 let property: { id: string; code: string };
 let token: string;
+let allotToken: string;
 
-async function post(message: string, xml: string, key?: string) {
+async function post(message: string, xml: string, key?: string, as = token) {
   expect(schemaErrors(xml)).toBe("");
   const res = await fetch(`${app.baseUrl}/api/v1/ota/${property.code}/${message}`, {
     method: "POST",
-    headers: { ...bearer(token), "content-type": "application/xml", ...(key ? { "idempotency-key": key } : {}) },
+    headers: { ...bearer(as), "content-type": "application/xml", ...(key ? { "idempotency-key": key } : {}) },
     body: xml,
   });
   const body = await res.text();
@@ -64,6 +65,15 @@ beforeAll(async () => {
       provider: "acme",
       propertyCodes: [property.code],
       scopes: ["ari.read", "ari.write"],
+      approved: true,
+    })
+  ).accessToken;
+  allotToken = (
+    await createTestClient(app, {
+      kind: "partner",
+      provider: "acme",
+      propertyCodes: [property.code],
+      scopes: ["ari.read", "ari.write", "allotment.write"],
       approved: true,
     })
   ).accessToken;
@@ -130,6 +140,31 @@ describe("OTA ARI notifications", () => {
       ]),
     );
     expect((await days("2027-04-03", "2027-04-04"))[0].stopSell).toBe(false);
+  });
+
+  it("BookingLimit is the availability cap: applied for a client with allotment.write, refused whole (403, Errors) without", async () => {
+    const xml = (echo: string) =>
+      availNotif(echo, [
+        { roomType: "X-DBL", ratePlan: "X-BAR", start: "2027-07-01", end: "2027-07-02", minStay: 3, bookingLimit: 0 },
+      ]);
+    const denied = await post("OTA_HotelAvailNotifRQ", xml("limit-denied"));
+    expect(denied.status).toBe(403);
+    expect(denied.body).toContain("<Errors>");
+    expect(denied.body).toContain("allotment.write");
+    const before = await days("2027-07-01", "2027-07-03");
+    expect(before.map((d: Json) => [d.available, d.minStay])).toEqual([
+      [1, null],
+      [1, null],
+    ]);
+    const res = await post("OTA_HotelAvailNotifRQ", xml("limit-granted"), undefined, allotToken);
+    expect(res.status).toBe(200);
+    expect(res.body).toContain("<Success/>");
+    expect(res.body).not.toContain("<Warnings>");
+    const after = await days("2027-07-01", "2027-07-03");
+    expect(after.map((d: Json) => [d.available, d.minStay])).toEqual([
+      [0, 3],
+      [0, 3],
+    ]);
   });
 
   it("an unknown code refuses the whole message with Errors (404), nothing applied", async () => {

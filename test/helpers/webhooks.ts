@@ -10,7 +10,7 @@ import {
   type Resolver,
   type WebhookOptions,
 } from "../../src/modules/webhooks/index.ts";
-import type { AriPushOptions } from "../../src/modules/connectivity/index.ts";
+import { createPartnerRoomTypeCodes, type AriPushOptions } from "../../src/modules/connectivity/index.ts";
 import { freshDatabaseUrl } from "./db.ts";
 import { testLogger } from "./logs.ts";
 import type { TestCa } from "./https-receiver.ts";
@@ -65,7 +65,7 @@ export async function startWebhookApp(opts: {
     webhooks: opts.webhooks,
     ...(opts.ariPush !== undefined ? { ariPush: opts.ariPush } : {}),
   });
-  const parts = createWebhookParts(app.deps, opts.webhooks);
+  const parts = createWebhookParts(app.deps, createPartnerRoomTypeCodes(app.db.pool), opts.webhooks);
   return Object.assign(app, { baseUrl: `http://127.0.0.1:${app.port}`, parts, dataDir });
 }
 export type WebhookApp = Awaited<ReturnType<typeof startWebhookApp>>;

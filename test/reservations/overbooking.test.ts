@@ -231,9 +231,36 @@ describe("channel bookings beyond a full room type", () => {
 
     const days = await suiteDays("2027-06-01", "2027-06-04");
     expect(days).toEqual([
-      { date: "2027-06-01", total: 4, sold: 5, blocked: 0, outOfOrder: 0, available: 0, overbooked: 1 },
-      { date: "2027-06-02", total: 4, sold: 5, blocked: 0, outOfOrder: 0, available: 0, overbooked: 1 },
-      { date: "2027-06-03", total: 4, sold: 0, blocked: 0, outOfOrder: 0, available: 4, overbooked: 0 },
+      {
+        date: "2027-06-01",
+        total: 4,
+        sold: 5,
+        blocked: 0,
+        outOfOrder: 0,
+        available: 0,
+        overbooked: 1,
+        availabilityCap: null,
+      },
+      {
+        date: "2027-06-02",
+        total: 4,
+        sold: 5,
+        blocked: 0,
+        outOfOrder: 0,
+        available: 0,
+        overbooked: 1,
+        availabilityCap: null,
+      },
+      {
+        date: "2027-06-03",
+        total: 4,
+        sold: 0,
+        blocked: 0,
+        outOfOrder: 0,
+        available: 4,
+        overbooked: 0,
+        availabilityCap: null,
+      },
     ]);
     // availability.changed for the overbooked stay, as for every booking
     expect((await availabilityEvents()).filter((e) => e.from === "2027-06-01" && e.to === "2027-06-03")).toHaveLength(

@@ -13,6 +13,7 @@ import { ManualClock, systemClock, type Clock } from "../../src/lib/clock.ts";
 import { recordEvent } from "../../src/modules/events/index.ts";
 import type { Deps } from "../../src/modules/module.ts";
 import { createWebhookParts } from "../../src/modules/webhooks/index.ts";
+import { createPartnerRoomTypeCodes } from "../../src/modules/connectivity/index.ts";
 import { createStaffSession, createTestProperty } from "../helpers/auth.ts";
 import { freshDatabaseUrl } from "../helpers/db.ts";
 import { createTestCa, startReceiver, testResolver, testSecretKey, type Receiver } from "../helpers/webhooks.ts";
@@ -68,7 +69,9 @@ async function killedMidAttempt(clock: Clock, path: string) {
   const env = (globalThis as unknown as { crashEnv: Record<string, string> }).crashEnv;
   const config = loadConfig({ ...env, PORT: "0" });
   const deps: Deps = { config, db, boss, transact: createTransact(db.pool, boss.pgboss), clock, logger };
-  const parts = createWebhookParts(deps, { resolver: testResolver(new Map([["localhost", ["127.0.0.1"]]])) });
+  const parts = createWebhookParts(deps, createPartnerRoomTypeCodes(deps.db.pool), {
+    resolver: testResolver(new Map([["localhost", ["127.0.0.1"]]])),
+  });
   const app = { deps, services: createServices(deps) };
   const property = await createTestProperty(app);
   const user = await createStaffSession(app, { propertyCode: property.code, role: "manager" });

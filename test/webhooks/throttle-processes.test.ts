@@ -10,6 +10,7 @@ import { createApp, type App } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
 import { recordEvents } from "../../src/modules/events/index.ts";
 import { createWebhookParts } from "../../src/modules/webhooks/index.ts";
+import { createPartnerRoomTypeCodes } from "../../src/modules/connectivity/index.ts";
 import { createStaffSession, createTestProperty } from "../helpers/auth.ts";
 import { freshDatabaseUrl } from "../helpers/db.ts";
 import { killAllServices, startService, until, type ServiceProcess } from "../helpers/service-process.ts";
@@ -73,7 +74,7 @@ describe("per-address limits across worker processes", () => {
       });
       const property = await createTestProperty(admin);
       const user = await createStaffSession(admin, { propertyCode: property.code, role: "manager" });
-      const parts = createWebhookParts(admin.deps);
+      const parts = createWebhookParts(admin.deps, createPartnerRoomTypeCodes(admin.db.pool));
       await parts.service.create(
         { propertyId: property.id, userId: user.userId },
         {

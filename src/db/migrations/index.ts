@@ -36,6 +36,8 @@ import { Migration0036PartnerEventsAge } from "./0036-partner-events-age.ts";
 import { Migration0038Guests } from "./0038-guests.ts";
 import { Migration0039InvoiceDocuments } from "./0039-invoice-documents.ts";
 import { Migration0043GuestStays } from "./0043-guest-stays.ts";
+import { Migration0044InvoiceDeliveries } from "./0044-invoice-deliveries.ts";
+import { Migration0045AvailabilityCaps } from "./0045-availability-caps.ts";
 import { Migration0032PartnerCallbacks } from "./0032-partner-callbacks.ts";
 
 /** Every migration, in order. Listed explicitly so nothing depends on file globbing at run time. */
@@ -79,4 +81,6 @@ export const migrations = [
   Migration0038Guests,
   Migration0039InvoiceDocuments,
   Migration0043GuestStays,
+  Migration0044InvoiceDeliveries,
+  Migration0045AvailabilityCaps,
 ];

@@ -32,6 +32,8 @@ export const scopes = [
   "reservations.write",
   "ari.read",
   "ari.write",
+  // the hotel lets the partner manage allotment: availability caps in its ARI writes
+  "allotment.write",
 ] as const;
 
 /**

@@ -18,8 +18,12 @@ const changesPerPush = 5_000;
 /** A property first heard of (no cursor yet) is pushed from its changes of this last span only. */
 const firstPushLookbackMs = 60_000;
 const DAY_MS = 86_400_000;
-/** Pushes made at once by one process. */
-const pushLanes = 6;
+/**
+ * Pushes made at once by one process. A push mostly waits on the database (the feed, the grid read, the cursor's
+ * transaction), so lanes beyond the pool's connections still overlap their round trips; the others wait for the
+ * next tick.
+ */
+const pushLanes = 16;
 const readDays = 366;
 
 export interface AriPushOptions {

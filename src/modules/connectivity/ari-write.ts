@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { AppError, type FieldViolation } from "../../errors.ts";
-import { requireProperty, type Principal } from "../auth/index.ts";
+import { holds, requireProperty, type Principal } from "../auth/index.ts";
 import { maxAriWriteChanges, type AriWrite, type InventoryService } from "../inventory/index.ts";
 import { mappingsOf, ratePlansOf, roomTypesOf } from "./reads.repository.ts";
 
@@ -29,6 +29,15 @@ export function createAriWrites(deps: { pool: pg.Pool; inventory: InventoryServi
           "partner_not_approved",
           "Live writes need partner approval; until then ARI writes are accepted for the sandbox property only.",
         );
+      // Availability caps are allotment, which the hotel delegates on its own (scope allotment.write).
+      const capped = changes.flatMap((c, i) => (c.availabilityCap === undefined ? [] : [i]));
+      if (capped.length > 0 && !holds(caller, "allotment.write"))
+        throw new AppError("forbidden", "Availability caps need the scope allotment.write (the hotel's delegation).", {
+          details: capped.slice(0, 100).map((i) => ({
+            field: `changes[${i}].availabilityCap`,
+            reason: "needs the scope allotment.write",
+          })),
+        });
       if (changes.length === 0 || changes.length > maxAriWriteChanges)
         throw new AppError("validation_failed", `changes: 1 to ${maxAriWriteChanges} changes.`, {
           details: [{ field: "changes", reason: `1 to ${maxAriWriteChanges} changes` }],

@@ -99,6 +99,7 @@ export function registerConnectivityRpc(
           closedToArrival: c.closedToArrival,
           closedToDeparture: c.closedToDeparture,
           stopSell: c.stopSell,
+          availabilityCap: c.availabilityCap,
         })),
       ),
     async listAriChanges(req, ctx) {

@@ -50,9 +50,10 @@ const CAPABILITIES: Record<string, string> = {
   "reservations.write": "reservation-events",
   "ari.read": "ari",
   "ari.write": "ari-write",
+  "allotment.write": "allotment",
 };
 /** Capabilities that write: before approval (environment "test") only sandbox properties offer them. */
-const WRITES = new Set(["reservation-events", "ari-write"]);
+const WRITES = new Set(["reservation-events", "ari-write", "allotment"]);
 
 /** The feed cursor is opaque to clients: a versioned, base64url change sequence. */
 export function encodeCursor(seq: bigint): string {

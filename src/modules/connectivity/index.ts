@@ -19,6 +19,7 @@ import type { PartnerCallbackReads } from "./callbacks.ts";
 export { createPartnerSwitchInterceptor } from "./partner-switch.interceptor.ts";
 export { ariPushCellsPerMessage, type AriPushOptions } from "./ari-push.ts";
 export type { PartnerCallbackReads } from "./callbacks.ts";
+export { createPartnerRoomTypeCodes } from "./partner-codes.ts";
 
 // A job held by a worker that died (SIGKILL, lost host) misses its heartbeat and is retried (src/jobs/boss.ts); the
 // queue's latency bound is in src/jobs/queues.ts (takeoverBounds).

@@ -94,7 +94,10 @@ const availability = object(
     to: date,
     toExclusive: { type: "boolean", const: true },
     roomTypes: { type: "array", items: text },
-    reason: { type: "string", enum: ["reservation", "room_block", "out_of_order", "inventory", "rate", "restriction"] },
+    reason: {
+      type: "string",
+      enum: ["reservation", "room_block", "out_of_order", "inventory", "rate", "restriction", "allotment"],
+    },
   },
 );
 

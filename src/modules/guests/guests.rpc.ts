@@ -58,9 +58,10 @@ export function createGuestRpc(pool: pg.Pool, guests: GuestService) {
         updateGuest: async (req, ctx) => ({
           guest: guestOut(await guests.update(await scope(ctx, req.propertyCode), req.guestId, patchIn(req))),
         }),
-        searchGuests: async (req, ctx) => ({
-          guests: (await guests.search(await scope(ctx, req.propertyCode), req)).map(guestOut),
-        }),
+        searchGuests: async (req, ctx) => {
+          const found = await guests.search(await scope(ctx, req.propertyCode), req);
+          return { guests: found.guests.map(guestOut), nextCursor: found.nextCursor };
+        },
         addRoomLineGuest: async (req, ctx) => {
           const r = await guests.addToLine(
             await scope(ctx, req.propertyCode),

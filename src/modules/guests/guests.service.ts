@@ -3,7 +3,8 @@ import { AppError, invalidField } from "../../errors.ts";
 import { poolQueryable } from "../../db/queryable.ts";
 import type { Transact, Tx } from "../../db/transaction.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { newId, requireId } from "../../lib/ids.ts";
+import { isUuid, newId, requireId } from "../../lib/ids.ts";
+import { keyPageOf, keyPageResult } from "../../lib/page.ts";
 import { recordChange } from "../audit/index.ts";
 import { findPropertyById } from "../properties/index.ts";
 import { createGuestCodec, type Guest } from "./codec.ts";
@@ -35,6 +36,7 @@ export interface GuestSearch {
   documentNumber: string;
   name: string;
   limit: number;
+  cursor: string;
 }
 
 export type GuestService = ReturnType<typeof createGuestService>;
@@ -130,19 +132,22 @@ export function createGuestService(deps: { transact: Transact; pool: pg.Pool; cl
     },
 
     /** Guests of the group by document number (its keyed hash) or by name; always masked. */
-    async search(scope: GuestScope, q: GuestSearch): Promise<Guest[]> {
-      const limit = q.limit === 0 ? 20 : q.limit;
-      if (limit < 1 || limit > 50) throw invalidField("limit", "must be 1-50");
+    async search(scope: GuestScope, q: GuestSearch): Promise<{ guests: Guest[]; nextCursor: string }> {
+      const page = keyPageOf({ limit: q.limit === 0 ? 20 : q.limit, cursor: q.cursor }, 50, 3);
+      if (page.after !== undefined && !isUuid(page.after[2] ?? ""))
+        throw invalidField("cursor", "not a cursor of this list");
       const number = normaliseDocumentNumber(q.documentNumber);
       if ((number === "") === (q.name.trim() === ""))
         throw invalidField("documentNumber", "give exactly one of documentNumber and name");
-      if (number !== "") {
-        const rows = await guestsByDocumentHash(db, scope.groupId, vault.hashes(number), limit);
-        return rows.map((r) => guestOf(r, false));
+      let rows: GuestRow[];
+      if (number !== "") rows = await guestsByDocumentHash(db, scope.groupId, vault.hashes(number), page);
+      else {
+        const words = nameWords(q.name);
+        if (words.join("").length < 2) throw invalidField("name", "at least 2 letters or digits");
+        rows = await guestsByNameWords(db, scope.groupId, words.slice(0, 5), page);
       }
-      const words = nameWords(q.name);
-      if (words.join("").length < 2) throw invalidField("name", "at least 2 letters or digits");
-      return (await guestsByNameWords(db, scope.groupId, words.slice(0, 5), limit)).map((r) => guestOf(r, false));
+      const { items, nextCursor } = keyPageResult(rows, page.limit, (r) => [r.familyName, r.givenName, r.id]);
+      return { guests: items.map((r) => guestOf(r, false)), nextCursor };
     },
 
     /**

@@ -208,7 +208,10 @@ export function createGuestStays(deps: {
       return transact(async (tx) => {
         const ref = await lineOf(tx, scope, { reservationId: null, reservationRoomId: lineId });
         const number = normaliseDocumentNumber(person.documentNumber);
-        const [existing] = await guestsByDocumentHash(tx, scope.groupId, vault.hashes(number), 1);
+        const [existing] = await guestsByDocumentHash(tx, scope.groupId, vault.hashes(number), {
+          limit: 1,
+          after: undefined,
+        });
         let guestId: string;
         if (existing === undefined) {
           const fields: GuestFields = { ...emptyGuestFields, ...person };

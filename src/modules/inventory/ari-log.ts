@@ -2,10 +2,11 @@ import type { Queryable, SqlPart } from "../../db/queryable.ts";
 
 /**
  * Why ARI changed, as the availability.changed hint's `reason` and the ARI delta feed item's: a booking or its
- * change ("reservation"), a room block, a room out of order or back, rooms added ("inventory"), a price ("rate")
- * or a restriction ("restriction").
+ * change ("reservation"), a room block, a room out of order or back, rooms added ("inventory"), a price ("rate"),
+ * a restriction ("restriction") or an availability cap set by a partner managing allotment ("allotment").
  */
-export type AriReason = "reservation" | "room_block" | "out_of_order" | "inventory" | "rate" | "restriction";
+export type AriReason =
+  "reservation" | "room_block" | "out_of_order" | "inventory" | "rate" | "restriction" | "allotment";
 
 export interface AriChange {
   reason: AriReason;

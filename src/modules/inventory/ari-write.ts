@@ -1,5 +1,6 @@
 import { AppError, type FieldViolation } from "../../errors.ts";
 import { recordChange } from "../audit/index.ts";
+import type { Statement } from "../../db/queryable.ts";
 import type { Tx } from "../../db/transaction.ts";
 import { badDateReason, daysBetween, isCalendarDate } from "../../lib/dates.ts";
 import { recordEvents } from "../events/index.ts";
@@ -33,10 +34,19 @@ export interface AriWrite {
   closedToArrival?: boolean | undefined;
   closedToDeparture?: boolean | undefined;
   stopSell?: boolean | undefined;
+  /**
+   * The most rooms of the room type shown available on the day (every rate plan of it), 0 to maxAvailabilityCap;
+   * -1 removes the cap. Only callers the hotel lets manage allotment may set it (the connectivity face checks).
+   */
+  availabilityCap?: number | undefined;
 }
+
+/** Largest availability cap (a room type has at most this many rooms). */
+const maxAvailabilityCap = 9999;
 
 const restrictionFields = ["minStay", "maxStay", "closedToArrival", "closedToDeparture", "stopSell"] as const;
 const hasRestriction = (c: AriWrite) => restrictionFields.some((f) => c[f] !== undefined);
+const hasCap = (c: AriWrite) => c.availabilityCap !== undefined;
 
 /** The weekdays of a change as a bit mask (bit d-1 for ISO weekday d); every day when none are named. */
 function weekdayMask(weekdays: readonly number[]): number {
@@ -78,10 +88,13 @@ function ariWriteViolations(changes: readonly AriWrite[]): { violations: FieldVi
     }
     if (c.minStay !== undefined && c.maxStay !== undefined && c.minStay > 0 && c.maxStay > 0 && c.minStay > c.maxStay)
       bad("maxStay", "must not be below minStay");
-    if (c.priceMinor === undefined && !hasRestriction(c))
+    const cap = c.availabilityCap;
+    if (cap !== undefined && (!Number.isInteger(cap) || cap < -1 || cap > maxAvailabilityCap))
+      bad("availabilityCap", `0 to ${maxAvailabilityCap} rooms, or -1 to remove the cap`);
+    if (c.priceMinor === undefined && !hasRestriction(c) && !hasCap(c))
       bad(
         "priceMinor",
-        "set at least one of priceMinor, minStay, maxStay, closedToArrival, closedToDeparture, stopSell",
+        "set at least one of priceMinor, minStay, maxStay, closedToArrival, closedToDeparture, stopSell, availabilityCap",
       );
     if (days >= 1 && days <= maxAriWriteDays && weekdaysOk) cells += daysOn(c.from, days, weekdayMask(c.weekdays));
   }
@@ -150,16 +163,15 @@ const SETS_RESTRICTION =
   "(min_stay is not null or max_stay is not null or cta is not null or ctd is not null or ss is not null)";
 
 /**
- * Applies checked changes with resolved ids in the caller's transaction, in one statement after the property's rate
- * lock (lockRates): each cell's fields merged over the changes (the later change wins), prices upserted, restriction
- * rows inserted where there were none and updated where there were (fields no change set keep their value). The
- * insert and the update touch disjoint rows: the update sees the rows that existed when the statement began, the
- * insert skips them, and no other writer adds one meanwhile (it waits for the lock). Returns the distinct cells.
+ * Each cell's fields merged over the changes (the later change wins), prices upserted, restriction rows inserted
+ * where there were none and updated where there were (fields no change set keep their value). The insert and the
+ * update touch disjoint rows: the update sees the rows that existed when the statement began, the insert skips
+ * them, and no other writer adds one meanwhile (it waits for the rate lock). Named (ADR 0004): every ARI write
+ * (partners', OTA XML, the push bench's load) runs this one fixed text, so each connection parses and plans it once.
  */
-async function applyChanges(tx: Tx, propertyId: string, changes: readonly AriWrite[]): Promise<number> {
-  await lockRates(tx, propertyId);
-  const [row] = await tx.query<{ cells: string }>(
-    `with ${CELLS},
+const applyStatement: Statement = {
+  name: "inventory_ari_write",
+  text: `with ${CELLS},
      merged as (
        select rp, rt, day, ${last("price")} as price, bool_or(${SETS_RESTRICTION}) as restricts,
               bool_or(min_stay is not null) as set_min, ${last("min_stay")} as min_stay,
@@ -187,8 +199,48 @@ async function applyChanges(tx: Tx, propertyId: string, changes: readonly AriWri
          from merged m
         where m.restricts and r.property_id = $1 and r.rate_plan_id = m.rp and r.room_type_id = m.rt and r.date = m.day)
      select count(*)::text as cells from merged`,
-    columns(propertyId, changes),
-  );
+};
+
+/**
+ * The availability caps of the changes that set one, per room type and day (the later change wins; -1 removes),
+ * on the room type's day rows: a day without a row gets one with the room type's rooms as its total, the room type
+ * held FOR SHARE as takeRooms does, so a concurrent room creation is not missed.
+ */
+const capsStatement: Statement = {
+  name: "inventory_ari_write_caps",
+  text: `with c as (select * from unnest($2::uuid[], $3::date[], $4::date[], $5::int[], $6::int[]) with ordinality as c(rt, f, t, wd, cap, n)),
+     cells as (select c.*, d.day::date as day
+                 from c cross join lateral generate_series(c.f, c.t - 1, interval '1 day') as d(day)
+                where (c.wd >> (extract(isodow from d.day)::int - 1)) & 1 = 1),
+     merged as (select rt, day, (array_agg(cap order by n desc))[1] as cap from cells group by rt, day)
+     insert into room_type_days as d (property_id, room_type_id, date, total, availability_cap)
+     select $1, m.rt, m.day, t.room_count, nullif(m.cap, -1)
+       from merged m join (select id, room_count from room_types where property_id = $1 for share) t on t.id = m.rt
+      order by m.rt, m.day
+     on conflict (property_id, room_type_id, date) do update set availability_cap = excluded.availability_cap`,
+};
+
+async function applyCaps(tx: Tx, propertyId: string, changes: readonly AriWrite[]): Promise<void> {
+  const capped = changes.filter(hasCap);
+  if (capped.length === 0) return;
+  await tx.query(capsStatement, [
+    propertyId,
+    capped.map((c) => c.roomTypeId),
+    capped.map((c) => c.from),
+    capped.map((c) => c.to),
+    capped.map((c) => weekdayMask(c.weekdays)),
+    capped.map((c) => c.availabilityCap),
+  ]);
+}
+
+/**
+ * Applies checked changes with resolved ids in the caller's transaction, in one statement (applyStatement) after
+ * the property's rate lock (lockRates), then their availability caps. Returns the distinct cells.
+ */
+async function applyChanges(tx: Tx, propertyId: string, changes: readonly AriWrite[]): Promise<number> {
+  await lockRates(tx, propertyId);
+  const [row] = await tx.query<{ cells: string }>(applyStatement, columns(propertyId, changes));
+  await applyCaps(tx, propertyId, changes);
   return Number(row!.cells);
 }
 
@@ -229,15 +281,18 @@ export async function writeAri(tx: Tx, propertyId: string, changes: readonly Ari
       after: c,
     });
   const entries: AriChange[] = [];
-  for (const reason of ["rate", "restriction"] as const) {
-    const mine = changes.filter((c) => (reason === "rate" ? c.priceMinor !== undefined : hasRestriction(c)));
+  for (const reason of ["rate", "restriction", "allotment"] as const) {
+    const mine = changes.filter((c) =>
+      reason === "rate" ? c.priceMinor !== undefined : reason === "restriction" ? hasRestriction(c) : hasCap(c),
+    );
     if (mine.length === 0) continue;
     entries.push({
       reason,
       from: mine.reduce((a, c) => (c.from < a ? c.from : a), mine[0]!.from),
       to: mine.reduce((a, c) => (c.to > a ? c.to : a), mine[0]!.to),
       roomTypes: [...new Set(mine.map((c) => rtCode.get(c.roomTypeId)!))].sort(),
-      ratePlans: [...new Set(mine.map((c) => plans.get(c.ratePlanId)!.code))].sort(),
+      // a cap moves availability: every rate plan of the room types
+      ratePlans: reason === "allotment" ? [] : [...new Set(mine.map((c) => plans.get(c.ratePlanId)!.code))].sort(),
     });
   }
   await recordEvents(

@@ -269,8 +269,13 @@ interface AvailabilityDay {
   sold: number;
   blocked: number;
   outOfOrder: number;
-  /** Rooms free to sell: total - sold - blocked - outOfOrder, never negative. */
+  /**
+   * Rooms free to sell: total - sold - blocked - outOfOrder, never negative, and at most the availability cap when
+   * a partner managing allotment set one.
+   */
   available: number;
+  /** The availability cap of the day (ARI write, scope allotment.write); absent: none. */
+  availabilityCap?: number;
   /** Rooms held beyond the total (an overbooking): sold + blocked + outOfOrder - total, never negative. */
   overbooked: number;
 }
@@ -313,7 +318,7 @@ interface AvailabilityRow {
   room_count: number;
   /**
    * The room type's stored days of the range as a two-dimensional int array in PostgreSQL's text form,
-   * `{{dayIndex,total,sold,blocked,outOfOrder},...}` in no particular order. Null: no stored day.
+   * `{{dayIndex,total,sold,blocked,outOfOrder,cap},...}` in no particular order (cap -1: none). Null: no stored day.
    */
   days: string | null;
 }
@@ -350,7 +355,7 @@ async function readAvailabilityNow(
   const rows = await q.query<AvailabilityRow>(
     `select rt.id, rt.code, rt.room_count, d.days::text as days
        from room_types rt
-       left join lateral (select array_agg(array[date - $2::date, total, sold, blocked, out_of_order]) as days
+       left join lateral (select array_agg(array[date - $2::date, total, sold, blocked, out_of_order, coalesce(availability_cap, -1)]) as days
                             from room_type_days
                            where property_id = rt.property_id and room_type_id = rt.id and date >= $2::date and date < $3::date) d on true
       where rt.property_id = $1 and (cardinality($4::text[]) = 0 or rt.code = any($4::text[]))
@@ -364,20 +369,23 @@ async function readAvailabilityNow(
   return rows.map((r) => {
     const days = new Array<AvailabilityDay>(n);
     const v = r.days === null ? [] : (JSON.parse(`[${r.days.replace(/[{}]/g, "")}]`) as number[]);
-    for (let k = 0; k < v.length; k += 5) {
+    for (let k = 0; k < v.length; k += 6) {
       const i = v[k]!;
       const total = v[k + 1]!;
       const sold = v[k + 2]!;
       const blocked = v[k + 3]!;
       const outOfOrder = v[k + 4]!;
+      const cap = v[k + 5]!;
+      const free = Math.max(0, total - sold - blocked - outOfOrder);
       days[i] = {
         date: dates[i]!,
         total,
         sold,
         blocked,
         outOfOrder,
-        available: Math.max(0, total - sold - blocked - outOfOrder),
+        available: cap < 0 ? free : Math.min(free, cap),
         overbooked: Math.max(0, sold + blocked + outOfOrder - total),
+        ...(cap < 0 ? {} : { availabilityCap: cap }),
       };
     }
     for (let i = 0; i < n; i++)

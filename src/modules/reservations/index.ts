@@ -60,6 +60,7 @@ export {
   type ReservationSource,
 } from "./transitions.ts";
 export { heldNightsSql, roomLineStaysSql } from "./sql.ts";
+export { depositOfBooking } from "./deposits.ts";
 
 export function createReservationsModule(deps: Deps, service: ReservationService, lineGuests?: LineGuests): Module {
   return {

@@ -304,8 +304,15 @@ export function registerReservationRpc(
     },
     async listOverdueDeposits(req, ctx) {
       const actor = await actorOf(ctx, req.propertyCode);
-      const page = await service.listOverdueDeposits(actor, req.limit === 0 ? 100 : req.limit);
-      return { reservations: page.reservations.map((r) => reservationOut(r)), hasMore: page.hasMore };
+      const page = await service.listOverdueDeposits(actor, {
+        limit: req.limit === 0 ? 100 : req.limit,
+        cursor: req.cursor,
+      });
+      return {
+        reservations: page.reservations.map((r) => reservationOut(r)),
+        hasMore: page.hasMore,
+        nextCursor: page.nextCursor,
+      };
     },
   });
 }

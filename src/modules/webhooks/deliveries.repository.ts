@@ -27,6 +27,8 @@ export interface Claimed {
   previous_ed25519_key_sealed: string | null;
   max_per_second: number;
   max_concurrency: number;
+  /** The partner client owning the address (a callback address), or null: a hotel address. */
+  client_id: string | null;
   property_code: string;
   ev_created_at: Date | null;
   ev_occurred_at: Date | null;
@@ -42,7 +44,7 @@ export interface Finished {
 
 const claimedColumns = `c.id, c.property_id, c.endpoint_id, c.event_id, c.event_type, c.is_test, c.attempts, c.first_attempt_at, c.lapsed_lease, c.created_at,
   ep.url, ep.secret_sealed, ep.previous_secret_sealed, ep.previous_secret_expires_at, ep.ed25519_key_sealed, ep.previous_ed25519_key_sealed,
-  ep.max_per_second, ep.max_concurrency, ${propertyFieldSql("code", "c.property_id")} as property_code,
+  ep.max_per_second, ep.max_concurrency, ep.client_id, ${propertyFieldSql("code", "c.property_id")} as property_code,
   e.created_at as ev_created_at, e.occurred_at as ev_occurred_at, e.data as ev_data`;
 const claimedJoins = `join webhook_endpoints ep on ep.id = c.endpoint_id
   left join lateral (${domainEventSql("c.event_id", "c.property_id")}) e on true`;

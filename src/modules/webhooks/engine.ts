@@ -9,7 +9,7 @@ import { partnerEventRetentionDays, purgePartnerEventsBefore, type EventDataOf }
 import { insertNotification } from "../notifications/index.ts";
 import { AddressRejected, verifyTarget, type AddressPolicy, type Resolver, type VerifiedTarget } from "./address.ts";
 import { deliveryHeaders, envelopeBody, maxBodyBytes } from "./envelope.ts";
-import { testEventType } from "./event-types.ts";
+import { partnerDomainEventTypes, testEventType } from "./event-types.ts";
 import { deliveryWindowMs, nextAttemptAt, type Random } from "./schedule.ts";
 import type { SecretBox } from "./secrets.ts";
 import type { SendResult, Sender } from "./sender.ts";
@@ -43,7 +43,12 @@ export interface EngineDeps {
   pacing: Pacing;
   /** Called when a retry or a deferred delivery was scheduled, so the dispatcher of this process re-plans. */
   onScheduled: (at: Date) => void;
+  /** A partner client's room type codes at a property (connectivity's mappings; app.ts passes them in). */
+  partnerCodes: PartnerRoomTypeCodes;
 }
+
+/** Our room type code -> a partner client's code at one property (only the mapped ones). */
+export type PartnerRoomTypeCodes = (clientId: string, propertyId: string) => Promise<Map<string, string>>;
 
 /** An attempt's request, made and signed. */
 interface Ready {
@@ -72,7 +77,7 @@ export const ed25519Aad = (endpointId: string) => `${endpointId}:ed25519`;
 
 /** What attempts of one batch share: one body per event, one key set per address, one address check per URL. */
 interface BatchMemo {
-  bodies: Map<string, Buffer | undefined>;
+  bodies: Map<string, Promise<Buffer | undefined>>;
   keys: Map<string, SigningKeys>;
   targets: Map<string, Promise<VerifiedTarget>>;
 }
@@ -97,7 +102,21 @@ export function createWebhookEngine(d: EngineDeps) {
     return run(rows, now);
   }
 
-  function bodyOf(c: Claimed): Buffer | undefined {
+  /**
+   * A booking sent to a partner's callback address names its room types in the partner's codes (ours where it has
+   * no mapping), as the partner's reads do; a hotel address gets the event as stored.
+   */
+  const inPartnerCodes = (c: Claimed): c is Claimed & { client_id: string } =>
+    c.client_id !== null && !c.is_test && (partnerDomainEventTypes as readonly string[]).includes(c.event_type);
+
+  async function dataOf(c: Claimed): Promise<unknown> {
+    if (!inPartnerCodes(c)) return c.ev_data;
+    const data = c.ev_data as EventDataOf<"reservation.created">;
+    const codes = await d.partnerCodes(c.client_id, c.property_id);
+    return { ...data, roomTypes: [...new Set(data.roomTypes.map((code) => codes.get(code) ?? code))].sort() };
+  }
+
+  async function bodyOf(c: Claimed): Promise<Buffer | undefined> {
     if (c.is_test) {
       return envelopeBody({
         id: c.event_id,
@@ -118,7 +137,7 @@ export function createWebhookEngine(d: EngineDeps) {
       createdAt: c.ev_created_at,
       occurredAt: c.ev_occurred_at,
       propertyCode: c.property_code,
-      data: c.ev_data,
+      data: await dataOf(c),
     });
   }
 
@@ -262,9 +281,11 @@ export function createWebhookEngine(d: EngineDeps) {
 
   /** The request of an attempt, ready to go: what remains is waiting for its slot and sending. */
   async function prepare(c: Claimed, now: Date, memo: BatchMemo): Promise<Ready | SendResult> {
-    const bodyKey = c.is_test ? c.id : c.event_id;
-    if (!memo.bodies.has(bodyKey)) memo.bodies.set(bodyKey, bodyOf(c));
-    const body = memo.bodies.get(bodyKey);
+    // One body per event, or per event and partner client where it is in the client's codes.
+    const bodyKey = c.is_test ? c.id : inPartnerCodes(c) ? `${c.event_id}:${c.client_id}` : c.event_id;
+    let made = memo.bodies.get(bodyKey);
+    if (made === undefined) memo.bodies.set(bodyKey, (made = bodyOf(c)));
+    const body = await made;
     if (body === undefined)
       return { httpStatus: null, durationMs: 0, errorClass: "connection", errorMessage: "the event no longer exists" };
     if (body.length > maxBodyBytes) {

@@ -3,8 +3,8 @@ import type { Deps, Module } from "../module.ts";
 import { createMailer, type Mailer } from "../../lib/mail.ts";
 import { createNotificationsService } from "../notifications/index.ts";
 import { systemResolver, type Resolver } from "./address.ts";
-import { createWebhookEngine, type WebhookEngine } from "./engine.ts";
-import { createDispatcher } from "./dispatcher.ts";
+import { createWebhookEngine, type PartnerRoomTypeCodes, type WebhookEngine } from "./engine.ts";
+import { createDeliveryDispatcher } from "./dispatcher.ts";
 import { createRecoveries } from "./recovery.ts";
 import { retryDelaysMs, type Random } from "./schedule.ts";
 import { createPacing } from "./pacing.ts";
@@ -17,6 +17,7 @@ import { registerWebhookRpc, webhookRpcServices } from "./webhooks.rpc.ts";
 import { createPartnerCallbacks, type PartnerCallbacks } from "./partner-callbacks.ts";
 
 export { systemResolver, type Resolver } from "./address.ts";
+export type { PartnerRoomTypeCodes } from "./engine.ts";
 export { type CallbackDelivery } from "./partner-callbacks.ts";
 export { partnerCallbackEventTypes } from "./event-types.ts";
 
@@ -46,8 +47,11 @@ export interface WebhooksModule extends Module {
   callbacks: PartnerCallbacks;
 }
 
-/** The engine and panel service on one set of deps (tests build a second one to drive due work by hand). */
-export function createWebhookParts(deps: Deps, options: WebhookOptions = {}) {
+/**
+ * The engine and panel service on one set of deps (tests build a second one to drive due work by hand).
+ * `partnerCodes` names a booking's room types in a partner client's codes for its callback addresses.
+ */
+export function createWebhookParts(deps: Deps, partnerCodes: PartnerRoomTypeCodes, options: WebhookOptions = {}) {
   const box = createSecretBox(loadSecretKey(deps.config.webhookSecretKey, deps.config.dataDir));
   const extraCa =
     deps.config.webhookExtraCaFile === undefined ? undefined : readFileSync(deps.config.webhookExtraCaFile, "utf8");
@@ -75,6 +79,7 @@ export function createWebhookParts(deps: Deps, options: WebhookOptions = {}) {
     schedule: options.retryDelaysMs ?? retryDelaysMs,
     pacing,
     onScheduled: (at) => wake.fn(at),
+    partnerCodes,
   });
   // The dispatcher's attempts (retries, deferred, recoveries) are counted like the job-driven ones.
   const attempt = async (ids: readonly string[]) => {
@@ -82,7 +87,7 @@ export function createWebhookParts(deps: Deps, options: WebhookOptions = {}) {
     deps.metrics?.observeWebhookAttempts(done, new Date());
     return done;
   };
-  const dispatcher = createDispatcher({
+  const dispatcher = createDeliveryDispatcher({
     pool: deps.db.pool,
     clock: deps.clock,
     logger: deps.logger,
@@ -125,8 +130,16 @@ export function createWebhookParts(deps: Deps, options: WebhookOptions = {}) {
   };
 }
 
-export function createWebhooksModule(deps: Deps, options: WebhookOptions = {}): WebhooksModule {
-  const { engine, service, sender, dispatcher, recoveries, callbacks, mailer } = createWebhookParts(deps, options);
+export function createWebhooksModule(
+  deps: Deps,
+  partnerCodes: PartnerRoomTypeCodes,
+  options: WebhookOptions = {},
+): WebhooksModule {
+  const { engine, service, sender, dispatcher, recoveries, callbacks, mailer } = createWebhookParts(
+    deps,
+    partnerCodes,
+    options,
+  );
   const dispatches = deps.config.role !== "api" && options.dispatch !== false;
   const notifications = createNotificationsService({ pool: deps.db.pool, clock: deps.clock });
   return {

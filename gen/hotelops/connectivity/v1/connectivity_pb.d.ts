@@ -229,7 +229,7 @@ export declare type DayAvailability = Message<"hotelops.connectivity.v1.DayAvail
   outOfOrder: number;
 
   /**
-   * total - sold - blocked - out_of_order, never negative.
+   * total - sold - blocked - out_of_order, never negative, and at most `availability_cap` when there is one.
    *
    * @generated from field: int32 available = 6;
    */
@@ -242,6 +242,14 @@ export declare type DayAvailability = Message<"hotelops.connectivity.v1.DayAvail
    * @generated from field: int32 overbooked = 7;
    */
   overbooked: number;
+
+  /**
+   * The day's availability cap set by a partner managing allotment (UpdateAri `availability_cap`): `available` is
+   * at most this. Absent: no cap.
+   *
+   * @generated from field: optional int32 availability_cap = 8;
+   */
+  availabilityCap?: number | undefined;
 };
 
 /**
@@ -1286,8 +1294,8 @@ export declare const ListAriChangesResponseSchema: GenMessage<ListAriChangesResp
  */
 export declare type AriChange = Message<"hotelops.connectivity.v1.AriChange"> & {
   /**
-   * Why: "reservation", "room_block", "out_of_order", "inventory" (rooms added), "rate" or "restriction"
-   * (the same values as the availability.changed webhook's reason).
+   * Why: "reservation", "room_block", "out_of_order", "inventory" (rooms added), "rate", "restriction" or
+   * "allotment" (an availability cap; the same values as the availability.changed webhook's reason).
    *
    * @generated from field: string reason = 1;
    */
@@ -1449,6 +1457,16 @@ export declare type AriUpdate = Message<"hotelops.connectivity.v1.AriUpdate"> & 
    * @generated from field: optional bool stop_sell = 11;
    */
   stopSell?: boolean | undefined;
+
+  /**
+   * The most rooms of the room type shown available on the day, for every rate plan of it (GetAvailability's and
+   * GetAri's `available` never exceed it), 0 to 9,999; -1 removes the cap. Only for a client with the scope
+   * `allotment.write` (the hotel's delegation of allotment; 403 forbidden without it). Bookings are not refused by
+   * it: a channel's booking is accepted as an overbooking is.
+   *
+   * @generated from field: optional int32 availability_cap = 12;
+   */
+  availabilityCap?: number | undefined;
 };
 
 /**
@@ -1744,7 +1762,8 @@ export declare const ConnectivityService: GenService<{
    * not at all: any bad change answers 422 validation_failed with one detail per bad field (`changes[i].from`)
    * and nothing is written. Changes apply in order: a later change of the same day and field wins. At most
    * 100,000 cells (rate plan x room type x day) per request. Prices are per room and night (no occupancy-based
-   * prices in this release); availability (allotment) is managed by the hotel, not written here.
+   * prices in this release). Availability caps (`availability_cap`) need the scope `allotment.write` besides
+   * `ari.write` (403 forbidden without it) and record one more hint and feed entry (reason "allotment").
    * One request records at most one availability.changed hint and one ARI feed entry per reason ("rate",
    * "restriction"), covering the room types, rate plans and the dates from the earliest `from` to the latest
    * `to` it wrote; GetAri shows the new values as soon as the call returns. An Idempotency-Key replays the first

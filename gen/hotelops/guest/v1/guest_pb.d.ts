@@ -292,6 +292,13 @@ export declare type SearchGuestsRequest = Message<"hotelops.guest.v1.SearchGuest
    * @generated from field: int32 limit = 4;
    */
   limit: number;
+
+  /**
+   * Opaque; from next_cursor. Absent: the first page.
+   *
+   * @generated from field: string cursor = 5;
+   */
+  cursor: string;
 };
 
 /**
@@ -308,6 +315,13 @@ export declare type SearchGuestsResponse = Message<"hotelops.guest.v1.SearchGues
    * @generated from field: repeated hotelops.guest.v1.Guest guests = 1;
    */
   guests: Guest[];
+
+  /**
+   * The cursor of the next page (the same search, `cursor` set to it); empty on the last one.
+   *
+   * @generated from field: string next_cursor = 2;
+   */
+  nextCursor: string;
 };
 
 /**

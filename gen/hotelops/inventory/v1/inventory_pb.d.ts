@@ -855,7 +855,7 @@ export declare type AvailabilityDay = Message<"hotelops.inventory.v1.Availabilit
   outOfOrder: number;
 
   /**
-   * total - sold - blocked - out_of_order, never negative.
+   * total - sold - blocked - out_of_order, never negative, and at most `availability_cap` when there is one.
    *
    * @generated from field: int32 available = 6;
    */
@@ -868,6 +868,14 @@ export declare type AvailabilityDay = Message<"hotelops.inventory.v1.Availabilit
    * @generated from field: int32 overbooked = 7;
    */
   overbooked: number;
+
+  /**
+   * The day's availability cap, set by a partner the hotel lets manage allotment (API client scope
+   * allotment.write, ConnectivityService.UpdateAri). Absent: no cap.
+   *
+   * @generated from field: optional int32 availability_cap = 8;
+   */
+  availabilityCap?: number | undefined;
 };
 
 /**

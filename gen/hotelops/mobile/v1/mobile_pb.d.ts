@@ -369,6 +369,13 @@ export declare type OptionRatePlan = Message<"hotelops.mobile.v1.OptionRatePlan"
    * @generated from field: optional hotelops.mobile.v1.OptionCancellationPolicy cancellation_policy = 6;
    */
   cancellationPolicy?: OptionCancellationPolicy | undefined;
+
+  /**
+   * The deposit a booking on this plan owes (InventoryService.SetRatePlanDeposit); absent: no deposit is asked.
+   *
+   * @generated from field: optional hotelops.mobile.v1.OptionDepositPolicy deposit_policy = 7;
+   */
+  depositPolicy?: OptionDepositPolicy | undefined;
 };
 
 /**
@@ -406,6 +413,73 @@ export declare type OptionCancellationPolicy = Message<"hotelops.mobile.v1.Optio
  * Use `create(OptionCancellationPolicySchema)` to create a new message.
  */
 export declare const OptionCancellationPolicySchema: GenMessage<OptionCancellationPolicy>;
+
+/**
+ * A deposit per room: the first night (FIRST_NIGHT, `value` 0), `value` basis points of the stay total (PERCENT) or
+ * `value` minor units (FIXED), never more than the stay total; due `due_days` days after the booking's business date
+ * (AFTER_BOOKING) or before the arrival date (BEFORE_ARRIVAL), never after the arrival date nor before the booking.
+ *
+ * @generated from message hotelops.mobile.v1.OptionDepositPolicy
+ */
+export declare type OptionDepositPolicy = Message<"hotelops.mobile.v1.OptionDepositPolicy"> & {
+  /**
+   * @generated from field: string kind = 1;
+   */
+  kind: string;
+
+  /**
+   * @generated from field: int64 value = 2;
+   */
+  value: bigint;
+
+  /**
+   * @generated from field: string due_anchor = 3;
+   */
+  dueAnchor: string;
+
+  /**
+   * @generated from field: int32 due_days = 4;
+   */
+  dueDays: number;
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.OptionDepositPolicy.
+ * Use `create(OptionDepositPolicySchema)` to create a new message.
+ */
+export declare const OptionDepositPolicySchema: GenMessage<OptionDepositPolicy>;
+
+/**
+ * What a booking of the quoted stay made today (the property's business date) would owe as a deposit.
+ *
+ * @generated from message hotelops.mobile.v1.QuoteDeposit
+ */
+export declare type QuoteDeposit = Message<"hotelops.mobile.v1.QuoteDeposit"> & {
+  /**
+   * Minor units, for one room.
+   *
+   * @generated from field: int64 amount_minor = 1;
+   */
+  amountMinor: bigint;
+
+  /**
+   * @generated from field: string due_date = 2;
+   */
+  dueDate: string;
+
+  /**
+   * The rate plan's rule it comes from.
+   *
+   * @generated from field: hotelops.mobile.v1.OptionDepositPolicy rule = 3;
+   */
+  rule?: OptionDepositPolicy | undefined;
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.QuoteDeposit.
+ * Use `create(QuoteDepositSchema)` to create a new message.
+ */
+export declare const QuoteDepositSchema: GenMessage<QuoteDeposit>;
 
 /**
  * @generated from message hotelops.mobile.v1.OptionRoom
@@ -465,6 +539,13 @@ export declare type RateQuote = Message<"hotelops.mobile.v1.RateQuote"> & {
    * @generated from field: bool available = 4;
    */
   available: boolean;
+
+  /**
+   * The deposit the rate plan asks for this stay; absent when it asks none.
+   *
+   * @generated from field: optional hotelops.mobile.v1.QuoteDeposit deposit = 5;
+   */
+  deposit?: QuoteDeposit | undefined;
 };
 
 /**
@@ -1461,8 +1542,9 @@ export declare const MobileService: GenService<{
    * status, board types and sources. With `arrival_date` and `departure_date` (YYYY-MM-DD, at most 60 nights)
    * the response also quotes every rate plan x room type with a daily price for every night: `total_minor` is
    * the sum of the daily prices (what POST /reservations expects as totalMinor) and `available` is true when a
-   * room of the type is free every night and `adults` + `children` (default 1 + 0) fit its max occupancy.
-   * Needs reservations.view or reservations.create. 400 for a bad date or range.
+   * room of the type is free every night and `adults` + `children` (default 1 + 0) fit its max occupancy. Each
+   * rate plan shows its cancellation and deposit rules; a quote shows the deposit its rate plan asks for that stay
+   * (amount and due date for a booking made on the business date). Needs reservations.view or reservations.create. 400 for a bad date or range.
    *
    * @generated from rpc hotelops.mobile.v1.MobileService.GetReservationOptions
    */

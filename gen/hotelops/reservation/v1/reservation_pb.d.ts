@@ -1211,6 +1211,13 @@ export declare type ListOverdueDepositsRequest = Message<"hotelops.reservation.v
    * @generated from field: int32 limit = 2;
    */
   limit: number;
+
+  /**
+   * Opaque; from next_cursor. Absent: the first page.
+   *
+   * @generated from field: string cursor = 3;
+   */
+  cursor: string;
 };
 
 /**
@@ -1236,6 +1243,13 @@ export declare type ListOverdueDepositsResponse = Message<"hotelops.reservation.
    * @generated from field: bool has_more = 2;
    */
   hasMore: boolean;
+
+  /**
+   * The cursor of the next page; empty on the last one.
+   *
+   * @generated from field: string next_cursor = 3;
+   */
+  nextCursor: string;
 };
 
 /**

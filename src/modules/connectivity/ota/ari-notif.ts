@@ -16,6 +16,7 @@ export interface OtaAriChange {
   closedToArrival?: boolean;
   closedToDeparture?: boolean;
   stopSell?: boolean;
+  availabilityCap?: number;
 }
 
 export interface AriNotifHead {
@@ -53,8 +54,8 @@ function refuse(root: string, v: FieldViolation[]): void {
 
 /**
  * OTA_HotelAvailNotifRQ -> UpdateAri changes: RestrictionStatus (Master: stop sell; Arrival/Departure: closed to
- * arrival/departure; Open clears) and LengthsOfStay (SetMinLOS/SetMaxLOS, arrival based). BookingLimit (an
- * allotment cap) is not applied and is said back as a warning.
+ * arrival/departure; Open clears), LengthsOfStay (SetMinLOS/SetMaxLOS, arrival based) and BookingLimit (the
+ * availability cap: UpdateAri refuses it without the scope allotment.write, as in JSON).
  */
 export function availNotifToChanges(xml: string): { head: AriNotifHead; changes: OtaAriChange[] } {
   const rq = parseOta(xml, "OTA_HotelAvailNotifRQ");
@@ -63,8 +64,11 @@ export function availNotifToChanges(xml: string): { head: AriNotifHead; changes:
   const changes = children(child(rq, "AvailStatusMessages"), "AvailStatusMessage").map((m, i) => {
     const where = `AvailStatusMessages/AvailStatusMessage[${i + 1}]`;
     const change: OtaAriChange = control(child(m, "StatusApplicationControl"), where, v);
-    if (attr(m, "BookingLimit") !== "")
-      head.warnings.push(`${where}/@BookingLimit: availability caps are not managed by partners here; not applied`);
+    const limit = attr(m, "BookingLimit");
+    if (limit !== "") {
+      if (/^\d{1,4}$/.test(limit)) change.availabilityCap = Number(limit);
+      else v.push({ field: `${where}/@BookingLimit`, reason: "must be a whole number of rooms, 0 to 9999" });
+    }
     for (const r of children(m, "RestrictionStatus")) {
       const closed = attr(r, "Status") === "Close";
       if (attr(r, "Status") !== "Close" && attr(r, "Status") !== "Open")

@@ -155,7 +155,8 @@ class ConnectivityServiceServicer(object):
         not at all: any bad change answers 422 validation_failed with one detail per bad field (`changes[i].from`)
         and nothing is written. Changes apply in order: a later change of the same day and field wins. At most
         100,000 cells (rate plan x room type x day) per request. Prices are per room and night (no occupancy-based
-        prices in this release); availability (allotment) is managed by the hotel, not written here.
+        prices in this release). Availability caps (`availability_cap`) need the scope `allotment.write` besides
+        `ari.write` (403 forbidden without it) and record one more hint and feed entry (reason "allotment").
         One request records at most one availability.changed hint and one ARI feed entry per reason ("rate",
         "restriction"), covering the room types, rate plans and the dates from the earliest `from` to the latest
         `to` it wrote; GetAri shows the new values as soon as the call returns. An Idempotency-Key replays the first

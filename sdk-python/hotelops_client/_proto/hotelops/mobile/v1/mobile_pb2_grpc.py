@@ -130,8 +130,9 @@ class MobileServiceServicer(object):
         status, board types and sources. With `arrival_date` and `departure_date` (YYYY-MM-DD, at most 60 nights)
         the response also quotes every rate plan x room type with a daily price for every night: `total_minor` is
         the sum of the daily prices (what POST /reservations expects as totalMinor) and `available` is true when a
-        room of the type is free every night and `adults` + `children` (default 1 + 0) fit its max occupancy.
-        Needs reservations.view or reservations.create. 400 for a bad date or range.
+        room of the type is free every night and `adults` + `children` (default 1 + 0) fit its max occupancy. Each
+        rate plan shows its cancellation and deposit rules; a quote shows the deposit its rate plan asks for that stay
+        (amount and due date for a booking made on the business date). Needs reservations.view or reservations.create. 400 for a bad date or range.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
