@@ -52,6 +52,8 @@ export interface Config {
   guestDataKey: string | undefined;
   /** Comma-separated earlier guest data keys, still read (and searched) until a rotation re-sealed every row. */
   guestDataPreviousKeys: string | undefined;
+  /** Full calendar years after the year of a guest's last stay before the retention job anonymises the profile. */
+  guestRetentionYears: number;
   /** Requests per minute of one staff session (clients use api_clients.rate_limit_per_minute). */
   rateLimitStaffPerMinute: number;
   /** Requests per minute of one client IP without authentication. */
@@ -260,6 +262,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookSecretKey: text("WEBHOOK_SECRET_KEY"),
     guestDataKey: text("GUEST_DATA_KEY"),
     guestDataPreviousKeys: text("GUEST_DATA_PREVIOUS_KEYS"),
+    guestRetentionYears: int("GUEST_RETENTION_YEARS", 10, 1, 100),
     rateLimitStaffPerMinute: int("RATE_LIMIT_STAFF_PER_MINUTE", 300, 1, 1_000_000_000),
     rateLimitAnonPerMinute: int("RATE_LIMIT_ANON_PER_MINUTE", 300, 1, 1_000_000_000),
     rateLimitAuthPerMinute: int("RATE_LIMIT_AUTH_PER_MINUTE", 10, 1, 1_000_000_000),

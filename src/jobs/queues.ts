@@ -35,6 +35,8 @@ export const queues = {
   invoiceDelivery: "invoices.delivery",
   /** Daily and at start: creates the audit trail's monthly partitions ahead and drops those past retention. */
   auditPartitions: "audit.partitions",
+  /** Daily and at start: anonymises guest profiles whose last stay is past the retention period (GUEST_RETENTION_YEARS). */
+  guestRetention: "guests.retention",
 } as const;
 
 export type QueueName = (typeof queues)[keyof typeof queues];
@@ -67,4 +69,5 @@ export const takeoverBounds: Record<QueueName, { afterKill: number; afterOutage:
   [queues.webhooksSweep]: "next run",
   [queues.webhooksPurge]: "next run",
   [queues.auditPartitions]: "next run",
+  [queues.guestRetention]: "next run",
 };

@@ -3,7 +3,8 @@ import { Migration } from "@mikro-orm/migrations";
 /**
  * Guests on room lines (src/modules/guests): a row per guest profile and room line the guest occupies. The
  * property and reservation are the line's (a line never moves between them); `group_id` is the guest's, so a
- * group's stays are found without the reservations. `guests.merge` (MergeGuests) goes to managers.
+ * group's stays are found without the reservations. `guests.erased_at` marks a profile anonymised on the guest's
+ * request (EraseGuest). `guests.merge` (MergeGuests) and `guests.erase` go to managers.
  */
 export class Migration0043GuestStays extends Migration {
   override name = "0043-guest-stays";
@@ -21,7 +22,9 @@ export class Migration0043GuestStays extends Migration {
         foreign key (property_id, reservation_id) references reservations (property_id, id)
       );
       create index guest_stays_guest on guest_stays (guest_id, linked_at desc, reservation_room_id desc);
+      alter table guests add column erased_at timestamptz;
       update roles set permissions = array_append(permissions, 'guests.merge') where code = 'manager' and not ('guests.merge' = any(permissions));
+      update roles set permissions = array_append(permissions, 'guests.erase') where code = 'manager' and not ('guests.erase' = any(permissions));
     `);
   }
 }

@@ -22,6 +22,7 @@ export const permissions = [
   "audit.read",
   "guests.read_sensitive",
   "guests.merge",
+  "guests.erase",
 ] as const;
 
 export const scopes = [

@@ -340,3 +340,17 @@ export async function releaseInvoicedCharges(tx: Tx, propertyId: string, invoice
 function formatFolioNumber(sequence: bigint): string {
   return sequence.toString().padStart(6, "0");
 }
+
+/** The folios of the reservations (a guest's data export names the folios of the guest's stays). */
+export async function foliosOfReservations(
+  q: Queryable,
+  propertyId: string,
+  reservationIds: readonly string[],
+): Promise<FolioRow[]> {
+  if (reservationIds.length === 0) return [];
+  const rows = await q.query<Raw>(
+    `select ${folioSelect} from folios where property_id = $1 and reservation_id = any($2::uuid[]) order by created_at, id`,
+    [propertyId, reservationIds],
+  );
+  return rows.map(toFolio);
+}

@@ -3,6 +3,7 @@ export {
   findFolio,
   folioBalanceOfReservation,
   folioBalancesOfReservations,
+  foliosOfReservations,
   unbalancedFolioReservationIds,
   uninvoicedCharges,
   markChargesInvoiced,

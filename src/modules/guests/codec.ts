@@ -17,6 +17,7 @@ export interface Guest extends GuestFields {
   masked: boolean;
   createdAt: Date;
   updatedAt: Date;
+  erasedAt: Date | null;
 }
 
 export type GuestCodec = ReturnType<typeof createGuestCodec>;
@@ -46,18 +47,20 @@ export function createGuestCodec(vault: GuestVault, clock: Clock) {
       masked: !reveal,
       createdAt: row.createdAt,
       updatedAt: row.updatedAt,
+      erasedAt: row.erasedAt,
     };
   };
 
   /** The row of `fields` (sealed, hashed) for guest `id`. */
   const rowOf = (
-    base: Pick<GuestRow, "id" | "groupId" | "createdPropertyId" | "createdAt">,
+    base: Pick<GuestRow, "id" | "groupId" | "createdPropertyId" | "createdAt"> & { erasedAt?: Date | null },
     g: GuestFields,
   ): GuestRow => {
     const sensitive = Object.fromEntries(sensitiveFields.map((f) => [f, g[f]])) as Sensitive;
     sensitive.documentNumber = normaliseDocumentNumber(g.documentNumber);
     return {
       ...base,
+      erasedAt: base.erasedAt ?? null,
       givenName: g.givenName.trim(),
       familyName: g.familyName.trim(),
       nameWords: ` ${nameWords(`${g.givenName} ${g.familyName}`).join(" ")} `,

@@ -19,13 +19,15 @@ export interface GuestRow {
   documentHash: Buffer | null;
   createdAt: Date;
   updatedAt: Date;
+  /** When the personal data was erased (EraseGuest); null otherwise. */
+  erasedAt: Date | null;
 }
 
 const columns = `id, group_id as "groupId", created_property_id as "createdPropertyId", given_name as "givenName",
   family_name as "familyName", name_words as "nameWords", nationality, document_type as "documentType",
   document_country as "documentCountry", coalesce(to_char(document_expiry, 'YYYY-MM-DD'), '') as "documentExpiry",
   language, sealed, key_id as "keyId", document_hash as "documentHash", created_at as "createdAt",
-  updated_at as "updatedAt"`;
+  updated_at as "updatedAt", erased_at as "erasedAt"`;
 
 const values = (r: GuestRow) => [
   r.id,
@@ -155,4 +157,29 @@ export async function findGuestsByIds(
 /** Deletes the guests (their stays are gone first: merged). */
 export async function deleteGuests(db: Queryable, ids: readonly string[]): Promise<void> {
   await db.query(`delete from guests where id = any($1::uuid[])`, [ids]);
+}
+
+/** Marks the guest erased (its fields were anonymised by updateGuestRow in the same transaction). */
+export async function markGuestErased(db: Queryable, id: string, at: Date): Promise<void> {
+  await db.query(`update guests set erased_at = $2 where id = $1`, [id, at]);
+}
+
+/**
+ * Up to `limit` guests not erased whose last stay's departure (or, without a stay, the profile's creation) fell in a
+ * year more than `years` calendar years before `now`'s, locked (skipping rows another run holds).
+ */
+export async function guestsPastRetention(
+  db: Queryable,
+  lastStaySql: string,
+  years: number,
+  now: Date,
+  limit: number,
+): Promise<GuestRow[]> {
+  return db.query<GuestRow>(
+    `select ${columns} from guests g
+      where g.erased_at is null
+        and extract(year from coalesce((${lastStaySql}), g.created_at::date)) + $1 < extract(year from $2::timestamptz)
+      order by g.id limit $3 for update of g skip locked`,
+    [years, now, limit],
+  );
 }

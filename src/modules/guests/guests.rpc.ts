@@ -1,3 +1,4 @@
+import type { JsonObject } from "@bufbuild/protobuf";
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type pg from "pg";
@@ -9,8 +10,13 @@ import type { Guest, GuestScope, GuestService } from "./guests.service.ts";
 const fieldNames = Object.keys(emptyGuestFields) as (keyof GuestFields)[];
 
 /** A guest as hotelops.guest.v1.Guest (the reservation and mobile faces carry the same message). */
-export function guestOut(g: Guest) {
-  return { ...g, createdAt: timestampFromDate(g.createdAt), updatedAt: timestampFromDate(g.updatedAt) };
+export function guestOut({ erasedAt, ...g }: Guest) {
+  return {
+    ...g,
+    createdAt: timestampFromDate(g.createdAt),
+    updatedAt: timestampFromDate(g.updatedAt),
+    ...(erasedAt === null ? {} : { erasedAt: timestampFromDate(erasedAt) }),
+  };
 }
 
 /** The proto request's guest fields (proto3 strings: absent is ""). */
@@ -76,7 +82,7 @@ export function createGuestRpc(pool: pg.Pool, guests: GuestService) {
         listGuestStays: async (req, ctx) => {
           const page = await guests.stays(await scope(ctx, req.propertyCode), req.guestId, req);
           return {
-            stays: page.stays.map(({ checkedInAt, checkedOutAt, linkedAt, roomNumber, ...s }) => ({
+            stays: page.stays.map(({ checkedInAt, checkedOutAt, linkedAt, roomNumber, propertyId: _, ...s }) => ({
               ...s,
               roomNumber: roomNumber ?? "",
               ...(checkedInAt === null ? {} : { checkedInAt: timestampFromDate(checkedInAt) }),
@@ -85,6 +91,13 @@ export function createGuestRpc(pool: pg.Pool, guests: GuestService) {
             })),
             nextCursor: page.nextCursor,
           };
+        },
+        exportGuest: async (req, ctx) => ({
+          export: (await guests.exportGuest(await scope(ctx, req.propertyCode), req.guestId)) as JsonObject,
+        }),
+        eraseGuest: async (req, ctx) => {
+          const r = await guests.eraseGuest(await scope(ctx, req.propertyCode), req.guestId);
+          return { guest: guestOut(r.guest), alreadyErased: r.alreadyErased, kept: [...r.kept] };
         },
         mergeGuests: async (req, ctx) => {
           const r = await guests.merge(await scope(ctx, req.propertyCode), req.guestId, req.duplicateGuestIds);

@@ -19,6 +19,7 @@ import {
   updateGuestRow,
   type GuestRow,
 } from "./guests.repository.ts";
+import { createGuestKvkk, refuseErased } from "./kvkk.ts";
 import { createGuestMerge } from "./merge.ts";
 import { createGuestStays } from "./stays.service.ts";
 import type { GuestVault } from "./vault.ts";
@@ -55,6 +56,7 @@ export function createGuestService(deps: { transact: Transact; pool: pg.Pool; cl
   return {
     ...createGuestStays({ transact, db, clock, codec, vault }),
     merge: createGuestMerge({ transact, codec }),
+    ...createGuestKvkk({ transact, clock, codec }),
 
     /** The scope of a caller acting in `propertyId` (the property is already checked against the caller). */
     async scopeOf(propertyId: string): Promise<GuestScope> {
@@ -109,6 +111,7 @@ export function createGuestService(deps: { transact: Transact; pool: pg.Pool; cl
       const id = requireId(guestId, "Guest");
       return transact(async (tx) => {
         const before = found(await findGuest(tx, scope.groupId, id, true));
+        refuseErased(before);
         const old = fieldsOf(before);
         const next: GuestFields = { ...old };
         for (const [k, v] of Object.entries(patch))

@@ -6,6 +6,7 @@ import type { Guest, GuestCodec } from "./codec.ts";
 import { validateGuest, type GuestFields } from "./fields.ts";
 import { deleteGuests, findGuestsByIds, updateGuestRow } from "./guests.repository.ts";
 import type { GuestScope } from "./guests.service.ts";
+import { refuseErased } from "./kvkk.ts";
 import { moveStays } from "./stays.repository.ts";
 
 const maxDuplicates = 10;
@@ -48,6 +49,7 @@ export function createGuestMerge(deps: { transact: Transact; codec: GuestCodec }
       const byId = new Map(rows.map((r) => [r.id, r]));
       const kept = byId.get(guestId);
       if (kept === undefined || rows.length !== dups.length + 1) throw new AppError("not_found", "Guest not found.");
+      for (const r of rows) refuseErased(r);
       const before = codec.fieldsOf(kept);
       const after = mergedFields(
         before,

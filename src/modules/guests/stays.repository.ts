@@ -46,6 +46,7 @@ export async function guestIdsOfLines(
 }
 
 export interface StayRow {
+  propertyId: string;
   reservationId: string;
   reservationRoomId: string;
   propertyCode: string;
@@ -68,7 +69,7 @@ export async function staysOfGuest(
   limit: number,
 ): Promise<StayRow[]> {
   return db.query<StayRow>(
-    `select s.reservation_id as "reservationId", gs.reservation_room_id as "reservationRoomId",
+    `select gs.property_id as "propertyId", s.reservation_id as "reservationId", gs.reservation_room_id as "reservationRoomId",
             ${propertyFieldSql("code", "gs.property_id")} as "propertyCode", s.code as "reservationCode", s.status,
             s.arrival_date as "arrivalDate", s.departure_date as "departureDate", rm.number as "roomNumber",
             s.checked_in_at as "checkedInAt", s.checked_out_at as "checkedOutAt", gs.linked_at as "linkedAt"
@@ -101,3 +102,17 @@ export async function moveStays(db: Queryable, fromIds: readonly string[], toId:
   );
   return moved.length;
 }
+
+/** Whether the guest is on a room line checked in and not out (in house). */
+export async function guestInHouse(db: Queryable, guestId: string): Promise<boolean> {
+  const [r] = await db.query<{ inHouse: boolean }>(
+    `select exists (select 1 from guest_stays gs join (${roomLineStaysSql}) s on s.line_id = gs.reservation_room_id
+                     where gs.guest_id = $1 and s.checked_in_at is not null and s.checked_out_at is null) as "inHouse"`,
+    [guestId],
+  );
+  return r?.inHouse === true;
+}
+
+/** A scalar subquery: the latest departure date of the stays of the guest row `g` (null without a stay). */
+export const lastStaySql = `select max(s.departure_date::date) from guest_stays gs
+  join (${roomLineStaysSql}) s on s.line_id = gs.reservation_room_id where gs.guest_id = g.id`;

@@ -9,6 +9,7 @@ import { findRoomLineRef, type RoomLineRef } from "../reservations/index.ts";
 import type { Guest, GuestCodec } from "./codec.ts";
 import {
   emptyGuestFields,
+  nameWords,
   normaliseDocumentNumber,
   sensitiveFields,
   validateGuest,
@@ -17,6 +18,7 @@ import {
 import { findGuest, findGuestsByIds, guestsByDocumentHash, insertGuest, updateGuestRow } from "./guests.repository.ts";
 import type { GuestScope } from "./guests.service.ts";
 import { deleteStay, guestIdsOfLines, insertStay, staysOfGuest, type StayRow } from "./stays.repository.ts";
+import { refuseErased } from "./kvkk.ts";
 import type { GuestVault } from "./vault.ts";
 
 /** A request's guest id: 400 when absent, 404 when it names no guest. */
@@ -119,7 +121,10 @@ export function createGuestStays(deps: {
       return transact(async (tx) => {
         const ref = await lineOf(tx, scope, line);
         const id = requireGuestId(guestId);
-        if ((await findGuest(tx, scope.groupId, id)) === undefined) throw new AppError("not_found", "Guest not found.");
+        // locked: a merge deleting the guest meanwhile makes this a 404, not a broken reference
+        const row = await findGuest(tx, scope.groupId, id, true);
+        if (row === undefined) throw new AppError("not_found", "Guest not found.");
+        refuseErased(row);
         const added = await linkInTx(tx, scope, ref, id);
         return { guests: await guestsOnLine(tx, scope, ref.reservationRoomId), added };
       });
@@ -227,7 +232,15 @@ export function createGuestStays(deps: {
         } else {
           const locked = (await findGuest(tx, scope.groupId, existing.id, true))!;
           const old = codec.fieldsOf(locked);
-          const next: GuestFields = { ...old, ...person };
+          // the MRZ spells names without accents: a profile whose names read the same keeps its own spelling
+          const sameName =
+            nameWords(`${old.givenName} ${old.familyName}`).join(" ") ===
+            nameWords(`${person.givenName} ${person.familyName}`).join(" ");
+          const next: GuestFields = {
+            ...old,
+            ...person,
+            ...(sameName ? { givenName: old.givenName, familyName: old.familyName } : {}),
+          };
           validateGuest(next, codec.today());
           await updateGuestRow(tx, codec.rowOf(locked, next));
           recordChange(tx, {

@@ -1,3 +1,4 @@
+import type { Queryable } from "../../db/queryable.ts";
 import type { Tx } from "../../db/transaction.ts";
 import type { Buyer } from "./buyer.ts";
 
@@ -167,6 +168,20 @@ export async function markIssued(
       where property_id = $1 and id = $2 and status = 'DRAFT'`,
     [propertyId, invoiceId, f.series, f.number, f.issueDate, f.issuedAt, f.issuedBy],
   );
+}
+
+/** The invoices of the folios (a guest's data export names the invoices of the guest's stays). */
+export async function invoicesOfFolios(
+  q: Queryable,
+  propertyId: string,
+  folioIds: readonly string[],
+): Promise<InvoiceRow[]> {
+  if (folioIds.length === 0) return [];
+  const rows = await q.query<Raw>(
+    `select ${columns} from invoices i where i.property_id = $1 and i.folio_id = any($2::uuid[]) order by i.created_at, i.id`,
+    [propertyId, folioIds],
+  );
+  return rows.map(toInvoice);
 }
 
 export async function markCancelled(

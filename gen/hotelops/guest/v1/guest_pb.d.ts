@@ -3,7 +3,7 @@
 /* eslint-disable */
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import type { Message } from "@bufbuild/protobuf";
+import type { JsonObject, Message } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 
 /**
@@ -424,6 +424,13 @@ export declare type Guest = Message<"hotelops.guest.v1.Guest"> & {
    * @generated from field: google.protobuf.Timestamp updated_at = 17;
    */
   updatedAt?: Timestamp | undefined;
+
+  /**
+   * When the guest's personal data was erased (EraseGuest); absent otherwise.
+   *
+   * @generated from field: optional google.protobuf.Timestamp erased_at = 18;
+   */
+  erasedAt?: Timestamp | undefined;
 };
 
 /**
@@ -737,6 +744,129 @@ export declare type MergeGuestsResponse = Message<"hotelops.guest.v1.MergeGuests
 export declare const MergeGuestsResponseSchema: GenMessage<MergeGuestsResponse>;
 
 /**
+ * @generated from message hotelops.guest.v1.ExportGuestRequest
+ */
+export declare type ExportGuestRequest = Message<"hotelops.guest.v1.ExportGuestRequest"> & {
+  /**
+   * The property's code; empty acts on the staff session's active property.
+   *
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * @generated from field: string guest_id = 2;
+   */
+  guestId: string;
+};
+
+/**
+ * Describes the message hotelops.guest.v1.ExportGuestRequest.
+ * Use `create(ExportGuestRequestSchema)` to create a new message.
+ */
+export declare const ExportGuestRequestSchema: GenMessage<ExportGuestRequest>;
+
+/**
+ * @generated from message hotelops.guest.v1.ExportGuestResponse
+ */
+export declare type ExportGuestResponse = Message<"hotelops.guest.v1.ExportGuestResponse"> & {
+  /**
+   * Everything held about the guest (see the RPC).
+   *
+   * @generated from field: google.protobuf.Struct export = 1;
+   */
+  export?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message hotelops.guest.v1.ExportGuestResponse.
+ * Use `create(ExportGuestResponseSchema)` to create a new message.
+ */
+export declare const ExportGuestResponseSchema: GenMessage<ExportGuestResponse>;
+
+/**
+ * @generated from message hotelops.guest.v1.EraseGuestRequest
+ */
+export declare type EraseGuestRequest = Message<"hotelops.guest.v1.EraseGuestRequest"> & {
+  /**
+   * The property's code; empty acts on the staff session's active property.
+   *
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * @generated from field: string guest_id = 2;
+   */
+  guestId: string;
+};
+
+/**
+ * Describes the message hotelops.guest.v1.EraseGuestRequest.
+ * Use `create(EraseGuestRequestSchema)` to create a new message.
+ */
+export declare const EraseGuestRequestSchema: GenMessage<EraseGuestRequest>;
+
+/**
+ * @generated from message hotelops.guest.v1.EraseGuestResponse
+ */
+export declare type EraseGuestResponse = Message<"hotelops.guest.v1.EraseGuestResponse"> & {
+  /**
+   * The guest after erasure.
+   *
+   * @generated from field: hotelops.guest.v1.Guest guest = 1;
+   */
+  guest?: Guest | undefined;
+
+  /**
+   * True when the guest was erased before (nothing changed).
+   *
+   * @generated from field: bool already_erased = 2;
+   */
+  alreadyErased: boolean;
+
+  /**
+   * What was kept and why.
+   *
+   * @generated from field: repeated hotelops.guest.v1.KeptData kept = 3;
+   */
+  kept: KeptData[];
+};
+
+/**
+ * Describes the message hotelops.guest.v1.EraseGuestResponse.
+ * Use `create(EraseGuestResponseSchema)` to create a new message.
+ */
+export declare const EraseGuestResponseSchema: GenMessage<EraseGuestResponse>;
+
+/**
+ * Data kept after an erasure because another law requires it.
+ *
+ * @generated from message hotelops.guest.v1.KeptData
+ */
+export declare type KeptData = Message<"hotelops.guest.v1.KeptData"> & {
+  /**
+   * What is kept, e.g. "invoices".
+   *
+   * @generated from field: string data = 1;
+   */
+  data: string;
+
+  /**
+   * Why, naming the obligation.
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message hotelops.guest.v1.KeptData.
+ * Use `create(KeptDataSchema)` to create a new message.
+ */
+export declare const KeptDataSchema: GenMessage<KeptData>;
+
+/**
  * Guest profiles: one per person, shared by the properties of a hotel group (a chain shares its guests). Every
  * request names a property (`property_code`; empty acts on the staff session's active property) and is checked
  * against the caller's reach: a property out of reach, and a guest of another group, is 404 not_found.
@@ -846,6 +976,35 @@ export declare const GuestService: GenService<{
     methodKind: "unary";
     input: typeof MergeGuestsRequestSchema;
     output: typeof MergeGuestsResponseSchema;
+  },
+  /**
+   * A data subject's access right (KVKK art. 11): everything held about the guest, as one JSON object. `guest`: the
+   * profile in full; `stays`: every room line the guest is on at the group's properties; `folios` and `invoices`:
+   * the folios of those stays' reservations and their invoices (buyer included); `exportedAt`. Needs
+   * `guests.read_sensitive`; recorded in the audit trail (action `export`).
+   *
+   * @generated from rpc hotelops.guest.v1.GuestService.ExportGuest
+   */
+  exportGuest: {
+    methodKind: "unary";
+    input: typeof ExportGuestRequestSchema;
+    output: typeof ExportGuestResponseSchema;
+  },
+  /**
+   * A data subject's erasure right (KVKK art. 7): the profile is anonymised (names replaced by "Erased" / "Guest",
+   * every other personal field removed, the document's search hash dropped) and `erased_at` set. Kept, because
+   * another law requires it, and listed in `kept` with the reason: the invoices (buyer data, 10-year tax
+   * retention), the reservations and folios of the stays (accounting records) and the stay links (without
+   * personal data). Refused while the guest is on a room line checked in and not out (409 conflict). Idempotent:
+   * erasing an erased guest changes nothing (`already_erased`). An erased guest cannot be changed, put on a room
+   * line or merged (409 conflict). Needs `guests.erase`; recorded in the audit trail (action `erase`).
+   *
+   * @generated from rpc hotelops.guest.v1.GuestService.EraseGuest
+   */
+  eraseGuest: {
+    methodKind: "unary";
+    input: typeof EraseGuestRequestSchema;
+    output: typeof EraseGuestResponseSchema;
   },
 }>;
 

@@ -62,6 +62,16 @@ class GuestServiceStub(object):
                 request_serializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.MergeGuestsRequest.SerializeToString,
                 response_deserializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.MergeGuestsResponse.FromString,
                 )
+        self.ExportGuest = channel.unary_unary(
+                '/hotelops.guest.v1.GuestService/ExportGuest',
+                request_serializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.ExportGuestRequest.SerializeToString,
+                response_deserializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.ExportGuestResponse.FromString,
+                )
+        self.EraseGuest = channel.unary_unary(
+                '/hotelops.guest.v1.GuestService/EraseGuest',
+                request_serializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.EraseGuestRequest.SerializeToString,
+                response_deserializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.EraseGuestResponse.FromString,
+                )
 
 
 class GuestServiceServicer(object):
@@ -149,6 +159,29 @@ class GuestServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ExportGuest(self, request, context):
+        """A data subject's access right (KVKK art. 11): everything held about the guest, as one JSON object. `guest`: the
+        profile in full; `stays`: every room line the guest is on at the group's properties; `folios` and `invoices`:
+        the folios of those stays' reservations and their invoices (buyer included); `exportedAt`. Needs
+        `guests.read_sensitive`; recorded in the audit trail (action `export`).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def EraseGuest(self, request, context):
+        """A data subject's erasure right (KVKK art. 7): the profile is anonymised (names replaced by "Erased" / "Guest",
+        every other personal field removed, the document's search hash dropped) and `erased_at` set. Kept, because
+        another law requires it, and listed in `kept` with the reason: the invoices (buyer data, 10-year tax
+        retention), the reservations and folios of the stays (accounting records) and the stay links (without
+        personal data). Refused while the guest is on a room line checked in and not out (409 conflict). Idempotent:
+        erasing an erased guest changes nothing (`already_erased`). An erased guest cannot be changed, put on a room
+        line or merged (409 conflict). Needs `guests.erase`; recorded in the audit trail (action `erase`).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GuestServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -191,6 +224,16 @@ def add_GuestServiceServicer_to_server(servicer, server):
                     servicer.MergeGuests,
                     request_deserializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.MergeGuestsRequest.FromString,
                     response_serializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.MergeGuestsResponse.SerializeToString,
+            ),
+            'ExportGuest': grpc.unary_unary_rpc_method_handler(
+                    servicer.ExportGuest,
+                    request_deserializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.ExportGuestRequest.FromString,
+                    response_serializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.ExportGuestResponse.SerializeToString,
+            ),
+            'EraseGuest': grpc.unary_unary_rpc_method_handler(
+                    servicer.EraseGuest,
+                    request_deserializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.EraseGuestRequest.FromString,
+                    response_serializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.EraseGuestResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -343,5 +386,39 @@ class GuestService(object):
         return grpc.experimental.unary_unary(request, target, '/hotelops.guest.v1.GuestService/MergeGuests',
             hotelops_dot_guest_dot_v1_dot_guest__pb2.MergeGuestsRequest.SerializeToString,
             hotelops_dot_guest_dot_v1_dot_guest__pb2.MergeGuestsResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ExportGuest(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.guest.v1.GuestService/ExportGuest',
+            hotelops_dot_guest_dot_v1_dot_guest__pb2.ExportGuestRequest.SerializeToString,
+            hotelops_dot_guest_dot_v1_dot_guest__pb2.ExportGuestResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def EraseGuest(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.guest.v1.GuestService/EraseGuest',
+            hotelops_dot_guest_dot_v1_dot_guest__pb2.EraseGuestRequest.SerializeToString,
+            hotelops_dot_guest_dot_v1_dot_guest__pb2.EraseGuestResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
