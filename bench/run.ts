@@ -15,6 +15,7 @@ import { benchPush } from "./push.bench.ts";
 import { benchWorker } from "./worker.bench.ts";
 import { benchReplica } from "./replica.bench.ts";
 import { benchInvoices } from "./invoices.bench.ts";
+import { benchTrail } from "./trail.bench.ts";
 
 const only = process.argv[2];
 const benches: Record<string, () => Promise<void>> = {
@@ -22,6 +23,7 @@ const benches: Record<string, () => Promise<void>> = {
   connectivity: benchConnectivity,
   ratelimit: benchRateLimit,
   reservations: benchReservations,
+  trail: benchTrail,
   webhooks: benchWebhooks,
   push: benchPush,
   codec: benchCodec,

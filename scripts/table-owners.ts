@@ -55,6 +55,8 @@ export const tableOwners: Readonly<Record<string, string>> = {
   invoice_tax_rates: "invoices",
   invoice_issuers: "invoices",
   invoice_documents: "invoices",
+  invoice_deliveries: "invoices",
+  invoice_returns: "invoices",
   // platform: request guards and the platform-wide switch
   idempotency_keys: "platform",
   rate_limits: "platform",
@@ -70,5 +72,7 @@ export const tableOwners: Readonly<Record<string, string>> = {
   audit_changes: "audit",
   // guests: guest profiles of a hotel group, personal data sealed at rest
   guests: "guests",
+  // guest_stays: the guests linked to room lines (occupants)
+  guest_stays: "guests",
   audit_changes_default: "audit",
 };

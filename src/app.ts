@@ -42,7 +42,7 @@ import {
 import { createWebhooksModule, type WebhookOptions } from "./modules/webhooks/index.ts";
 import { createCashieringModule } from "./modules/cashiering/index.ts";
 import { createFolioService, type FolioService } from "./modules/folio/index.ts";
-import { createInvoiceService, type InvoiceService } from "./modules/invoices/index.ts";
+import { createInvoiceService, createInvoicesModule, type InvoiceService } from "./modules/invoices/index.ts";
 import { createNightAuditService, type NightAuditService } from "./modules/night-audit/index.ts";
 import { createInventoryModule, createInventoryService, type InventoryService } from "./modules/inventory/index.ts";
 import {
@@ -55,7 +55,7 @@ import { createIdentityModule, MAX_IMAGE_BYTES } from "./modules/identity/index.
 import { createMobileModule } from "./modules/mobile/index.ts";
 import { createNotificationsModule } from "./modules/notifications/index.ts";
 import { createAuditModule } from "./modules/audit/index.ts";
-import { createGuests, createGuestsModule, type GuestService } from "./modules/guests/index.ts";
+import { createGuests, createGuestsModule, lineGuestsReader, type GuestService } from "./modules/guests/index.ts";
 import { createMetrics, type Metrics } from "./observability/metrics.ts";
 import { startMetricsServer } from "./observability/metrics-server.ts";
 import { startTracing, type Tracing } from "./observability/tracing.ts";
@@ -143,7 +143,7 @@ export function createServices(deps: Deps): Services {
 
 /** The modules of the service: RPC faces and workers. Their order does not matter (the chain is below). */
 function createModules(deps: Deps, s: Services, options: AppOptions = {}): Module[] {
-  const identity = createIdentityModule(deps);
+  const identity = createIdentityModule(deps, s.guests);
   const audit = createAuditModule(deps);
   // a booking sent to a partner's callback names its room types in the partner's codes (connectivity's mappings)
   const webhooks = createWebhooksModule(deps, createPartnerRoomTypeCodes(deps.db.pool), options.webhooks);
@@ -158,8 +158,11 @@ function createModules(deps: Deps, s: Services, options: AppOptions = {}): Modul
     // staff alerts by e-mail (the panel notifications are written with the change)
     createNotificationsModule(deps),
     createInventoryModule(deps, s.inventory),
-    createReservationsModule(deps, s.reservations),
+    // reservation reads carry the guests linked to their room lines
+    createReservationsModule(deps, s.reservations, lineGuestsReader(s.guests)),
     createCashieringModule(deps, { folios: s.folios, invoices: s.invoices, nightAudit: s.nightAudit }),
+    // e-documents to the integrator (a worker only where EDOCUMENT_INTEGRATOR_URL is set)
+    createInvoicesModule(deps),
     // mobile identity-document scan (OCR worker thread, started on first use)
     identity,
     // guest profiles (personal data sealed at rest)
@@ -172,6 +175,7 @@ function createModules(deps: Deps, s: Services, options: AppOptions = {}): Modul
       reservations: s.reservations,
       nightAudit: s.nightAudit,
       parts: { ...identity.mobileRpc, ...audit.mobileRpc },
+      lineGuests: lineGuestsReader(s.guests),
     }),
   ];
 }

@@ -93,6 +93,21 @@ export interface Config {
   serviceName: string;
   /** Browser origins allowed by CORS: exact origins, "*" or "loopback"; empty: none (the production default). */
   corsOrigins: string[];
+  /** The e-document integrator (EDOCUMENT_INTEGRATOR_*); unset: issued invoices wait QUEUED, nothing is sent. */
+  edocumentIntegrator: IntegratorConfig | undefined;
+}
+
+export interface IntegratorConfig {
+  url: string;
+  token: string;
+  /** One call to the integrator gets no longer than this (then it is a transport error, retried). */
+  timeoutMs: number;
+  /** Uploads tried after a transport error, the first delay and the largest (doubling in between). */
+  retryLimit: number;
+  retryDelaySeconds: number;
+  retryDelayMaxSeconds: number;
+  /** How often the status of a SENT document is asked until it is ACCEPTED or REJECTED. */
+  pollSeconds: number;
 }
 
 /** The samplers of the OpenTelemetry specification's `OTEL_TRACES_SAMPLER` that need no remote service. */
@@ -275,7 +290,32 @@ export function loadConfig(env: Env = process.env): Config {
     otlpEndpoint,
     tracesSampler: { name: sampler as TracesSampler, ratio },
     serviceName: text("OTEL_SERVICE_NAME") ?? `hotelops-${role}`,
+    edocumentIntegrator: undefined,
   };
+  const integratorUrl = text("EDOCUMENT_INTEGRATOR_URL");
+  const integratorToken = text("EDOCUMENT_INTEGRATOR_TOKEN");
+  if (integratorUrl !== undefined) {
+    if (!/^https?:\/\/[^/]/.test(integratorUrl) || !URL.canParse(integratorUrl))
+      problems.push("EDOCUMENT_INTEGRATOR_URL must be an http:// or https:// URL");
+    else if (nodeEnv === "production" && !integratorUrl.startsWith("https://"))
+      problems.push("EDOCUMENT_INTEGRATOR_URL must be https:// when NODE_ENV=production");
+    if (integratorToken === undefined)
+      problems.push("EDOCUMENT_INTEGRATOR_TOKEN is required with EDOCUMENT_INTEGRATOR_URL");
+    config.edocumentIntegrator = {
+      url: integratorUrl,
+      token: integratorToken ?? "",
+      // below the job's expiry (45 s), so an upload that hangs fails and is retried rather than expired
+      timeoutMs: int("EDOCUMENT_INTEGRATOR_TIMEOUT_MS", 10_000, 100, 30_000),
+      retryLimit: int("EDOCUMENT_INTEGRATOR_RETRY_LIMIT", 20, 0, 1000),
+      retryDelaySeconds: int("EDOCUMENT_INTEGRATOR_RETRY_DELAY_SECONDS", 10, 1, 3600),
+      retryDelayMaxSeconds: int("EDOCUMENT_INTEGRATOR_RETRY_DELAY_MAX_SECONDS", 600, 1, 86_400),
+      pollSeconds: int("EDOCUMENT_INTEGRATOR_POLL_SECONDS", 60, 1, 86_400),
+    };
+    if (config.edocumentIntegrator.retryDelayMaxSeconds < config.edocumentIntegrator.retryDelaySeconds)
+      problems.push(
+        "EDOCUMENT_INTEGRATOR_RETRY_DELAY_MAX_SECONDS must be at least EDOCUMENT_INTEGRATOR_RETRY_DELAY_SECONDS",
+      );
+  } else if (integratorToken !== undefined) problems.push("EDOCUMENT_INTEGRATOR_TOKEN needs EDOCUMENT_INTEGRATOR_URL");
   if (config.testCommitDelayMs > 0 && nodeEnv === "production")
     problems.push("TEST_COMMIT_DELAY_MS is a test-only setting and is refused when NODE_ENV=production");
   if (config.corsOrigins.some((o) => o !== "*" && o !== "loopback" && !isOrigin(o))) {

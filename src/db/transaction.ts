@@ -25,6 +25,8 @@ export interface Tx extends Queryable {
    * batch statement rolls the whole transaction back (the work's caller gets its error).
    */
   collect<T>(batch: Batch<T>, row: T): void;
+  /** False only when the transaction was opened with `recordChanges: false` (see TransactOptions). */
+  readonly recordsChanges: boolean;
 }
 
 /** Rows gathered during a transaction and written by one statement at its end (see Tx.collect). */
@@ -38,6 +40,11 @@ interface TransactOptions {
   /** Default: read committed. Serializable work must be ready to retry on 40001 (toAppError maps it to conflict). */
   isolationLevel?: IsolationLevel;
   readOnly?: boolean;
+  /**
+   * Default true. False leaves the audit trail out of this transaction (recordChange records nothing): for the
+   * benchmark that measures what the trail costs, never for a business write.
+   */
+  recordChanges?: boolean;
 }
 
 export type Transact = <T>(work: (tx: Tx) => Promise<T>, options?: TransactOptions) => Promise<T>;
@@ -123,6 +130,7 @@ export function createTransact(pool: pg.Pool, boss: PgBoss): Transact {
             if (rows === undefined) batches.set(batch as Batch<unknown>, [row]);
             else rows.push(row);
           },
+          recordsChanges: options.recordChanges !== false,
           enqueue: (queue, data, sendOptions) => prepare((db) => boss.send(queue, data, { ...sendOptions, db })),
           async enqueueMany(queue, data) {
             if (data.length > 0)

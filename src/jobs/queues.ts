@@ -27,6 +27,12 @@ export const queues = {
    * option and due at its `optionUntil`: cancels the reservation then when the option still stands unconfirmed.
    */
   reservationOptionExpiry: "reservations.option-expiry",
+  /**
+   * One job per step of an e-document's delivery (data: `{ propertyId, invoiceId }`), the first enqueued with the
+   * issuing transaction: the delivery row's status says what the step does (QUEUED: upload, SENT: ask the status,
+   * CANCELLING: cancel at the integrator). Worked only where EDOCUMENT_INTEGRATOR_URL is set.
+   */
+  invoiceDelivery: "invoices.delivery",
   /** Daily and at start: creates the audit trail's monthly partitions ahead and drops those past retention. */
   auditPartitions: "audit.partitions",
 } as const;
@@ -56,6 +62,7 @@ export const takeoverBounds: Record<QueueName, { afterKill: number; afterOutage:
   [queues.webhooksEndpointClosed]: { afterKill: 90, afterOutage: 75 },
   [queues.notificationsEmail]: { afterKill: 90, afterOutage: 75 },
   [queues.reservationOptionExpiry]: { afterKill: 90, afterOutage: 75 },
+  [queues.invoiceDelivery]: { afterKill: 45, afterOutage: 30 },
   [queues.platformPurge]: "next run",
   [queues.webhooksSweep]: "next run",
   [queues.webhooksPurge]: "next run",

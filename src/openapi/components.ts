@@ -1,6 +1,7 @@
 import type { DescMessage } from "@bufbuild/protobuf";
 import { PrincipalKind } from "../../gen/hotelops/auth/v1/rule_pb.js";
 import type { Route } from "../gateway/index.ts";
+import { fieldDoc } from "./field-doc.ts";
 
 /** What each error status means on the REST faces. */
 const STATUSES: Record<string, string> = {
@@ -32,10 +33,15 @@ export function errorResponsesFor(route: Route, write: boolean, isPublic: boolea
   return Object.fromEntries(codes.sort().map((c) => [c, { $ref: `#/components/responses/${prefix}${c}` }]));
 }
 
-/** A request naming records by id (or a property by code) answers 404 for one out of the caller's reach. */
+/**
+ * A request naming records by id (a field named so, or documented as a uuid) or a property by code answers 404 for
+ * one out of the caller's reach.
+ */
 function refersToRecords(desc: DescMessage, depth = 0): boolean {
   return desc.fields.some(
-    (f) => /(_id|_ids|^property_code|^property_codes)$/.test(f.name) || (depth < 2 && f.message !== undefined && !f.message.typeName.startsWith("google.") && refersToRecords(f.message, depth + 1)),
+    (f) =>
+      /(_id|_ids|^property_code|^property_codes)$/.test(f.name) ||
+      fieldDoc(f).format === "uuid" || (depth < 2 && f.message !== undefined && !f.message.typeName.startsWith("google.") && refersToRecords(f.message, depth + 1)),
   );
 }
 

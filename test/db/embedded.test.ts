@@ -59,6 +59,21 @@ function startChild(dir: string, port: number): Promise<ChildProcess> {
 }
 
 describe("embedded PostgreSQL", () => {
+  it(
+    "stop() returns at once when PostgreSQL already died (kill -9 of the postmaster)",
+    { timeout: 60_000 },
+    async () => {
+      const dir = tempDataDir();
+      const db = await startEmbeddedPostgres({ dir, port: await freePort(), logger });
+      const postmaster = Number(readFileSync(join(dir, "postmaster.pid"), "utf8").split("\n")[0]);
+      process.kill(postmaster, "SIGKILL");
+      for (let i = 0; i < 100 && alive(postmaster); i++) await new Promise((r) => setTimeout(r, 50));
+      const started = Date.now();
+      await db.stop();
+      expect(Date.now() - started).toBeLessThan(2_000);
+    },
+  );
+
   it("keeps its data across a stop and a start (initdb runs only once)", { timeout: 60_000 }, async () => {
     const dir = tempDataDir();
     const first = await startEmbeddedPostgres({ dir, port: await freePort(), logger });

@@ -67,6 +67,11 @@ describe("the manual", () => {
       "python3-grpcio",
       "python3-protobuf",
       "python3-cryptography",
+      "haproxy",
+      "prometheus",
+      "systemd",
+      "libxml2-utils",
+      "poppler-utils",
     ])
       expect(readme).toMatch(new RegExp(`apt-get install -y [^\`]*\\b${pkg}\\b`));
   });

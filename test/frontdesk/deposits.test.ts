@@ -222,6 +222,14 @@ describe("deposits", { timeout: 90_000 }, () => {
       const limited = await res.listOverdueDeposits({ propertyCode: h.p.code, limit: 1 }, opts);
       expect(limited.reservations.map((r) => r.id)).toEqual([fn.id]);
       expect(limited.hasMore).toBe(true);
+      const next = await res.listOverdueDeposits(
+        { propertyCode: h.p.code, limit: 1, cursor: limited.nextCursor },
+        opts,
+      );
+      expect([next.reservations.map((r) => r.id), next.hasMore, next.nextCursor]).toEqual([[pct.id], false, ""]);
+      const forged = Buffer.from(JSON.stringify(["not-a-date", fn.code])).toString("base64url");
+      const badCursor = await failure(res.listOverdueDeposits({ propertyCode: h.p.code, cursor: forged }, opts));
+      expect(badCursor.code).toBe("invalid_argument");
       const dash = await mobile.getDashboard({}, opts);
       expect(dash.overdueDepositCount).toBe(2);
       expect(dash.overdueDeposits.map((d) => [d.code, d.dueDate, d.dueMinor, d.paidMinor])).toEqual([

@@ -211,6 +211,47 @@ describe("the hotel group and property isolation", () => {
   });
 });
 
+describe("search pages", () => {
+  it("REST, Connect and gRPC: a search answers `limit` guests and a cursor that leads to the rest, none twice", async () => {
+    const ids: string[] = [];
+    for (const given of ["Ada", "Bora", "Cem"]) {
+      const r = await rest("POST", "/api/panel/v1/guests", frontDeskA, {
+        givenName: given,
+        familyName: "Sayfaoglu",
+        nationality: "TR",
+      });
+      expect(r.status).toBe(201);
+      ids.push(r.body.guest.id as string);
+    }
+    const first = await rest("GET", "/api/panel/v1/guests?name=sayfaoglu&limit=2", frontDeskA);
+    expect(first.body.guests.map((g: Json) => g.id)).toEqual(ids.slice(0, 2));
+    const rest2 = await rest(
+      "GET",
+      `/api/panel/v1/guests?name=sayfaoglu&limit=2&cursor=${first.body.nextCursor as string}`,
+      frontDeskA,
+    );
+    expect([rest2.body.guests.map((g: Json) => g.id), rest2.body.nextCursor ?? ""]).toEqual([ids.slice(2), ""]);
+    for (const client of [connect, grpc]) {
+      const seen: string[] = [];
+      let cursor = "";
+      do {
+        const page = await client.searchGuests(
+          { name: "sayfaoglu", limit: 1, cursor },
+          { headers: bearer(frontDeskA) },
+        );
+        seen.push(...page.guests.map((g) => g.id));
+        cursor = page.nextCursor;
+      } while (cursor !== "");
+      expect(seen).toEqual(ids);
+      const forged = Buffer.from(JSON.stringify(["a", "b", "not-an-id"])).toString("base64url");
+      const bad = await client
+        .searchGuests({ name: "sayfaoglu", cursor: forged }, { headers: bearer(frontDeskA) })
+        .catch((e: unknown) => e as ConnectError);
+      expect(errorField(bad)).toBe("cursor");
+    }
+  });
+});
+
 describe("profiles over Connect and gRPC", () => {
   for (const face of ["connect", "grpc"] as const) {
     it(`${face}: create, full and masked reads, search, update, bad input`, async () => {
@@ -282,9 +323,11 @@ describe("at rest", () => {
     const during = createGuestService({ ...deps, vault: createGuestVault(keyB, [keyA]) });
     const scope = await during.scopeOf(propertyA.id);
     expect((await during.get(scope, id, true)).documentNumber).toBe(tcNumber);
-    expect((await during.search(scope, { documentNumber: tcNumber, name: "", limit: 50 })).map((g) => g.id)).toContain(
-      id,
-    );
+    expect(
+      (await during.search(scope, { documentNumber: tcNumber, name: "", limit: 50, cursor: "" })).guests.map(
+        (g) => g.id,
+      ),
+    ).toContain(id);
     // the operator's command, with the new key current and the old one previous
     const { stdout } = await promisify(execFile)(process.execPath, ["src/ops/cli.ts", "guests:rotate-key", "--json"], {
       env: {
@@ -300,9 +343,11 @@ describe("at rest", () => {
     expect(await during.rotateKeys()).toBe(0);
     const after = createGuestService({ ...deps, vault: createGuestVault(keyB) });
     expect((await after.get(scope, id, false)).familyName).toBe("Yilmaz");
-    expect((await after.search(scope, { documentNumber: tcNumber, name: "", limit: 50 })).map((g) => g.id)).toContain(
-      id,
-    );
+    expect(
+      (await after.search(scope, { documentNumber: tcNumber, name: "", limit: 50, cursor: "" })).guests.map(
+        (g) => g.id,
+      ),
+    ).toContain(id);
     const old = createGuestService({ ...deps, vault: createGuestVault(keyA) });
     await expect(old.get(scope, id, false)).rejects.toThrow(/not configured/);
   }, 90_000);

@@ -28,6 +28,20 @@ export interface Exchange {
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Multipart text parts are text: a part documented as a boolean or a number carries its JSON text ("true", "3"). */
+function typedParts(schema: Json, fields: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(fields).map(([name, v]) => {
+      const types = [schema?.properties?.[name]?.type].flat();
+      if (typeof v !== "string") return [name, v];
+      if (types.includes("boolean") && (v === "true" || v === "false")) return [name, v === "true"];
+      if ((types.includes("integer") || types.includes("number")) && /^-?\d+(\.\d+)?$/.test(v))
+        return [name, Number(v)];
+      return [name, v];
+    }),
+  );
+}
 const base = "https://hotelops.test/openapi.json";
 
 export function createTrafficChecker(
@@ -119,7 +133,8 @@ export function createTrafficChecker(
           }
         } else {
           const v = validator(media.schema);
-          if (!v(b.fields)) out.push(`request body: ${ajv.errorsText(v.errors)}`);
+          const fields = b.kind === "multipart" ? typedParts(deref(media.schema), b.fields) : b.fields;
+          if (!v(fields)) out.push(`request body: ${ajv.errorsText(v.errors)}`);
         }
       }
     }

@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { requireBinary } from "./prerequisites.ts";
 
 /** OpenTravel 2015B messages for the OTA tests, and their check against the schemas in test/fixtures/ota. */
 
@@ -10,10 +11,14 @@ export function schemaErrors(xml: string): string {
   const root = /<(OTA_\w+)/.exec(xml)?.[1];
   if (root === undefined) return "no OTA root element";
   try {
-    execFileSync("xmllint", ["--noout", "--nonet", "--schema", `${XSD_DIR}${root}.xsd`, "-"], {
-      input: xml,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+    execFileSync(
+      requireBinary("xmllint", "libxml2-utils"),
+      ["--noout", "--nonet", "--schema", `${XSD_DIR}${root}.xsd`, "-"],
+      {
+        input: xml,
+        stdio: ["pipe", "pipe", "pipe"],
+      },
+    );
     return "";
   } catch (err) {
     return String((err as { stderr?: Buffer }).stderr ?? err);

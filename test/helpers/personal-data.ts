@@ -12,7 +12,7 @@ const personalData: [string, RegExp][] = [
   ["TC identity number", /(?<![\w.-])[1-9]\d{10}(?![\w.])/],
   [
     "guest name",
-    /Ayse Yilmaz|Mobile Guest|Channel Guest|Outage Guest|Guest Name|In Flight|Room Guest|Second Sleeper|YILMAZ|AYSE/,
+    /Ayse Yilmaz|Mobile Guest|Channel Guest|Outage Guest|Guest Name|In Flight|Room Guest|Second Sleeper|YILMAZ|AYSE|Sahin|Ayse Gul/,
   ],
   ["card number (the tests' card numbers)", /4111[ -]?1111[ -]?1111[ -]?1111|5555[ -]?5555[ -]?5555[ -]?4444/],
   ["password", /demo-pass-2026|test-pass-2026/],

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { clusterUser, freePort, PG_PASSWORD, PG_USER } from "../../scripts/pg-cluster.ts";
 import { renderPgBouncerIni } from "./deploy.ts";
+import { requireBinary } from "./prerequisites.ts";
 import { until } from "./service-process.ts";
 
 export interface PgBouncer {
@@ -31,7 +32,7 @@ export async function startPgBouncer(serverPort: number, settings: Record<string
     join(dir, "pgbouncer.ini"),
     renderPgBouncerIni({ listenPort: port, serverPort, authFile: join(dir, "userlist.txt"), settings }),
   );
-  const command = ["pgbouncer", join(dir, "pgbouncer.ini")];
+  const command = [requireBinary("pgbouncer", "pgbouncer"), join(dir, "pgbouncer.ini")];
   if (process.getuid?.() === 0) {
     const user = clusterUser();
     for (const f of ["", "userlist.txt", "pgbouncer.ini"]) chownSync(join(dir, f), user.uid, user.gid);

@@ -44,3 +44,13 @@ export function requirePythonGrpc(): string {
   }
   return python;
 }
+
+/** A program from a Debian package (xmllint, pdftotext, pgbouncer, haproxy, ...) on the PATH; returns its name. */
+export function requireBinary(command: string, debianPackage: string): string {
+  try {
+    execFileSync("sh", ["-c", `command -v ${command}`], { stdio: "ignore" });
+  } catch {
+    throw new MissingPrerequisite(command, debianPackage);
+  }
+  return command;
+}

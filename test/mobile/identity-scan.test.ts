@@ -73,6 +73,9 @@ describe("POST /api/mobile/v1/identity-scan", () => {
       expiryDate: { value: "2012-04-15", valid: true, corrected: false },
       tcIdentityNumber: null,
       expired: true,
+      // nothing saved without saveToRoomLine (test/guests/scan-save.test.ts)
+      guest: null,
+      guestCreated: false,
       problems: [],
     });
   });

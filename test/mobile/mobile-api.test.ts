@@ -140,6 +140,8 @@ describe("GET /reservations/options", () => {
         roomTypeIds: [dbl.id, sgl.id].sort(),
         // no policy set: cancelling is free
         cancellationPolicy: null,
+        // nor a deposit rule
+        depositPolicy: null,
       },
     ]);
     expect(res.body.rooms).toHaveLength(3);
@@ -159,7 +161,9 @@ describe("GET /reservations/options", () => {
     });
     expect(res.status).toBe(200);
     // SGL has prices only until 2027-03-11 (exclusive): not quoted
-    expect(res.body.quotes).toEqual([{ roomTypeId: dbl.id, ratePlanId: bar.id, totalMinor: 50000, available: true }]);
+    expect(res.body.quotes).toEqual([
+      { roomTypeId: dbl.id, ratePlanId: bar.id, totalMinor: 50000, available: true, deposit: null },
+    ]);
     const single = await call("GET", "/reservations/options?arrivalDate=2027-03-09&departureDate=2027-03-10&adults=2", {
       token: tokens.viewer,
     });
@@ -168,6 +172,7 @@ describe("GET /reservations/options", () => {
       ratePlanId: bar.id,
       totalMinor: 15000,
       available: false,
+      deposit: null,
     });
   });
 

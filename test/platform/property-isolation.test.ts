@@ -64,6 +64,7 @@ const resourceOf: Record<string, string | undefined> = {
   notification_id: "notification",
   // guests belong to the hotel group (a chain shares them): the foreign one is another group's
   guest_id: "guest",
+  duplicate_guest_ids: "guest",
   // filters of a list (a foreign value finds nothing; the property comes from the caller) and non-resources
   entity_id: undefined,
   actor_id: undefined,
@@ -86,7 +87,8 @@ const notPropertyAddressed: Record<string, string> = {
   "hotelops.admin.v1.AdminService.ListClients": "platform operator",
   "hotelops.connectivity.v1.ConnectivityService.GetCapabilities": "lists the client's own grants",
   "hotelops.connectivity.v1.ConnectivityService.ListCallbackDeliveries": "the client's own callbacks",
-  "hotelops.mobile.v1.MobileService.ScanIdentityDocument": "no stored resource",
+  "hotelops.mobile.v1.MobileService.ScanIdentityDocument":
+    "the session's active property (save_to_room_line is looked up in it; test/guests/scan-save.test.ts)",
   "hotelops.mobile.v1.MobileService.GetReservationOptions": "the session's active property",
   "hotelops.mobile.v1.MobileService.ListMobileReservations": "the session's active property",
   "hotelops.mobile.v1.MobileService.GetDashboard": "the session's active property",

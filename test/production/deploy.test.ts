@@ -6,10 +6,10 @@ import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
 import { repoRoot, startArguments } from "../../scripts/start-command.ts";
 import { deployPath, envFileTemplate, renderUnit, unitCommand, type UnitRole } from "../helpers/deploy.ts";
+import { requireBinary } from "../helpers/prerequisites.ts";
 
 // deploy/ as an operator copies it: the files the production tests start from (test/helpers/deploy.ts) checked by
 // the tools that read them on a server (systemd-analyze, promtool, haproxy).
-const has = (tool: string): boolean => spawnSync("sh", ["-c", `command -v ${tool}`]).status === 0;
 const roles: UnitRole[] = ["api", "worker"];
 
 describe("deploy/", () => {
@@ -29,7 +29,7 @@ describe("deploy/", () => {
   });
 
   it("systemd-analyze verify passes on both units (paths rendered to this checkout)", { timeout: 30_000 }, () => {
-    if (!has("systemd-analyze")) throw new Error("systemd-analyze is not installed (Debian package systemd)");
+    requireBinary("systemd-analyze", "systemd");
     const dir = mkdtempSync(join(tmpdir(), "units-"));
     try {
       for (const role of roles) {
@@ -69,7 +69,7 @@ describe("deploy/", () => {
   });
 
   it("promtool checks the alert rules and their unit tests pass", { timeout: 30_000 }, () => {
-    if (!has("promtool")) throw new Error("promtool is not installed (Debian package prometheus)");
+    requireBinary("promtool", "prometheus");
     const check = spawnSync("promtool", ["check", "rules", deployPath("prometheus", "hotelops-rules.yml")], {
       encoding: "utf8",
     });
@@ -86,7 +86,7 @@ describe("deploy/", () => {
   });
 
   it("haproxy -c accepts the HAProxy configuration", () => {
-    if (!has("haproxy")) throw new Error("haproxy is not installed (Debian package haproxy)");
+    requireBinary("haproxy", "haproxy");
     const r = spawnSync("haproxy", ["-c", "-f", deployPath("haproxy", "haproxy.cfg")], { encoding: "utf8" });
     expect(r.status, r.stdout + r.stderr).toBe(0);
   });

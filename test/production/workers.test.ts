@@ -10,6 +10,7 @@ import { loadConfig } from "../../src/config.ts";
 import { freePort, startPgCluster, type PgCluster } from "../../scripts/pg-cluster.ts";
 import { renderHaproxyCfg } from "../helpers/deploy.ts";
 import { startPgBouncer, type PgBouncer } from "../helpers/pgbouncer.ts";
+import { requireBinary } from "../helpers/prerequisites.ts";
 import { killAllServices, startService, until, type ServiceProcess } from "../helpers/service-process.ts";
 import { partnerHotel, type smallHotel } from "../helpers/small-hotel.ts";
 import { testSecretKey } from "../helpers/webhooks.ts";
@@ -291,7 +292,9 @@ describe("a load balancer in front (docs/operations/workers-and-pgbouncer.md)", 
         join(dir, "haproxy.cfg"),
         renderHaproxyCfg({ bind: `127.0.0.1:${port}`, servers: apis.map((a) => a.base.replace("http://", "")) }),
       );
-      const haproxy = spawn("haproxy", ["-db", "-f", join(dir, "haproxy.cfg")], { stdio: "ignore" });
+      const haproxy = spawn(requireBinary("haproxy", "haproxy"), ["-db", "-f", join(dir, "haproxy.cfg")], {
+        stdio: "ignore",
+      });
       try {
         const base = `http://127.0.0.1:${port}`;
         const read = () =>

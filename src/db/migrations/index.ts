@@ -35,6 +35,8 @@ import { Migration0035BookingDetails } from "./0035-booking-details.ts";
 import { Migration0036PartnerEventsAge } from "./0036-partner-events-age.ts";
 import { Migration0038Guests } from "./0038-guests.ts";
 import { Migration0039InvoiceDocuments } from "./0039-invoice-documents.ts";
+import { Migration0043GuestStays } from "./0043-guest-stays.ts";
+import { Migration0044InvoiceDeliveries } from "./0044-invoice-deliveries.ts";
 import { Migration0045AvailabilityCaps } from "./0045-availability-caps.ts";
 import { Migration0032PartnerCallbacks } from "./0032-partner-callbacks.ts";
 
@@ -78,5 +80,7 @@ export const migrations = [
   Migration0036PartnerEventsAge,
   Migration0038Guests,
   Migration0039InvoiceDocuments,
+  Migration0043GuestStays,
+  Migration0044InvoiceDeliveries,
   Migration0045AvailabilityCaps,
 ];

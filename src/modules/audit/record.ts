@@ -19,6 +19,7 @@ export const entityTypes = [
   "guest",
   "invoice_tax_rate",
   "invoice_issuer",
+  "invoice_delivery",
 ] as const;
 export type EntityType = (typeof entityTypes)[number];
 
@@ -146,6 +147,7 @@ const changes: Batch<Row> = {
  * it in one line right after the change.
  */
 export function recordChange(tx: Tx, change: Change): void {
+  if (!tx.recordsChanges) return;
   const author = change.by ?? currentAuthor();
   tx.collect(changes, {
     id: newId(),

@@ -21,6 +21,7 @@ export const permissions = [
   "rooms.manage",
   "audit.read",
   "guests.read_sensitive",
+  "guests.merge",
 ] as const;
 
 export const scopes = [

@@ -146,6 +146,23 @@ export function registerFolioRpc(router: ConnectRouter, s: FolioRpcServices, poo
       const { propertyId, actor } = await scope(pool, ctx, req.propertyCode);
       return { invoice: invoiceOut(await s.invoices.finalize(propertyId, actor, { invoiceId: req.invoiceId })) };
     },
+    async createReturnInvoiceDraft(req, ctx) {
+      const { propertyId, actor } = await scope(pool, ctx, req.propertyCode);
+      const draft = await s.invoices.createReturnDraft(propertyId, actor, {
+        invoiceId: req.invoiceId,
+        lineNos: req.lineNos,
+      });
+      return { invoice: invoiceOut(draft) };
+    },
+    async requeueInvoiceDelivery(req, ctx) {
+      const { propertyId, actor } = await scope(pool, ctx, req.propertyCode);
+      return { invoice: invoiceOut(await s.invoices.requeueDelivery(propertyId, actor, { invoiceId: req.invoiceId })) };
+    },
+    async cancelInvoice(req, ctx) {
+      const { propertyId, actor } = await scope(pool, ctx, req.propertyCode);
+      const cancelled = await s.invoices.cancel(propertyId, actor, { invoiceId: req.invoiceId, reason: req.reason });
+      return { invoice: invoiceOut(cancelled) };
+    },
     async getInvoice(req, ctx) {
       const { propertyId } = await scope(pool, ctx, req.propertyCode);
       return { invoice: invoiceOut(await s.invoices.getInvoice(propertyId, req.invoiceId)) };

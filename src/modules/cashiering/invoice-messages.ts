@@ -1,7 +1,7 @@
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { InvoiceStatus, type InvoiceAddress, type InvoiceBuyer } from "../../../gen/hotelops/folio/v1/folio_pb.js";
 import { invalidField } from "../../errors.ts";
-import type { Address, Buyer, BuyerInput, Invoice, InvoiceItem } from "../invoices/index.ts";
+import type { Address, Buyer, BuyerInput, Delivery, Invoice, InvoiceItem } from "../invoices/index.ts";
 
 /** Invoice messages of FolioService <-> the invoices module's types. */
 const addressOut = (a: Address) => ({ ...a });
@@ -68,10 +68,22 @@ const lineOut = (i: InvoiceItem) => ({
   accommodationTaxMinor: i.accommodationTaxMinor,
 });
 
+const statusOut = { DRAFT: InvoiceStatus.DRAFT, ISSUED: InvoiceStatus.ISSUED, CANCELLED: InvoiceStatus.CANCELLED };
+
+const deliveryOut = (d: Delivery) => ({
+  status: d.status,
+  attempts: d.attempts,
+  lastError: d.lastError ?? "",
+  reason: d.reason ?? "",
+  queuedAt: timestampFromDate(d.queuedAt),
+  ...(d.sentAt !== null ? { sentAt: timestampFromDate(d.sentAt) } : {}),
+  ...(d.decidedAt !== null ? { decidedAt: timestampFromDate(d.decidedAt) } : {}),
+});
+
 export const invoiceOut = (i: Invoice) => ({
   id: i.id,
   folioId: i.folioId,
-  status: i.status === "ISSUED" ? InvoiceStatus.ISSUED : InvoiceStatus.DRAFT,
+  status: statusOut[i.status],
   type: i.type,
   ...(i.series !== null ? { series: i.series } : {}),
   ...(i.number !== null ? { number: i.number } : {}),
@@ -92,4 +104,8 @@ export const invoiceOut = (i: Invoice) => ({
   ...(i.buyer !== null ? { buyer: buyerOut(i.buyer) } : {}),
   ...(i.ettn !== null ? { ettn: i.ettn } : {}),
   lines: i.items.map(lineOut),
+  ...(i.delivery !== null ? { delivery: deliveryOut(i.delivery) } : {}),
+  ...(i.returnOf !== null ? { returnOfInvoiceId: i.returnOf } : {}),
+  ...(i.cancelledAt !== null ? { cancelledAt: timestampFromDate(i.cancelledAt) } : {}),
+  cancelReason: i.cancelReason ?? "",
 });

@@ -5,9 +5,9 @@ import { findActivePropertiesByIds, type Property } from "../properties/index.ts
 import type { InboundPartnerMessage } from "./adapters.ts";
 
 /** What a partner sees of a property in its reach. */
-export type PropertyRef = Pick<Property, "id" | "code" | "name" | "sandbox">;
+export type PropertyInReach = Pick<Property, "id" | "code" | "name" | "sandbox">;
 
-export async function propertiesInReach(pool: pg.Pool, principal: Principal): Promise<PropertyRef[]> {
+export async function propertiesInReach(pool: pg.Pool, principal: Principal): Promise<PropertyInReach[]> {
   const properties = await findActivePropertiesByIds(poolQueryable(pool), principal.propertyIds);
   return properties.map(({ id, code, name, sandbox }) => ({ id, code, name, sandbox }));
 }

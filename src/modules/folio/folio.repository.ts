@@ -327,6 +327,15 @@ export async function markChargesInvoiced(
   return rows.length;
 }
 
+/** The charges of a cancelled invoice are open again (on no invoice), so a new invoice can take them. */
+export async function releaseInvoicedCharges(tx: Tx, propertyId: string, invoiceId: string): Promise<number> {
+  const rows = await tx.query(
+    `update folio_charges set invoice_id = null where property_id = $1 and invoice_id = $2 returning id`,
+    [propertyId, invoiceId],
+  );
+  return rows.length;
+}
+
 /** Folio numbers: a per-property sequence, zero-padded to at least six digits (`000042`). */
 function formatFolioNumber(sequence: bigint): string {
   return sequence.toString().padStart(6, "0");

@@ -6,6 +6,7 @@ export {
   unbalancedFolioReservationIds,
   uninvoicedCharges,
   markChargesInvoiced,
+  releaseInvoicedCharges,
   type ChargeRow,
   type FolioRow,
   type PaymentRow,

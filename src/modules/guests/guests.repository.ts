@@ -1,4 +1,5 @@
 import type { Queryable } from "../../db/queryable.ts";
+import type { KeyPage } from "../../lib/page.ts";
 
 /** A guests row as stored: plain columns, the sealed sensitive fields and the document number's search hash. */
 export interface GuestRow {
@@ -83,26 +84,34 @@ export async function guestsByDocumentHash(
   db: Queryable,
   groupId: string,
   hashes: readonly Buffer[],
-  limit: number,
+  page: KeyPage,
 ): Promise<GuestRow[]> {
   return db.query<GuestRow>(
-    `select ${columns} from guests where group_id = $1 and document_hash = any($2::bytea[])
+    `select ${columns} from guests where group_id = $1 and document_hash = any($2::bytea[]) ${afterKey}
       order by family_name, given_name, id limit $3`,
-    [groupId, hashes, limit],
+    [groupId, hashes, page.limit + 1, ...keyParams(page)],
   );
 }
+
+/** A search page starts after the previous page's last row in the answer's order (family name, given name, id). */
+const afterKey = "and ($4::text is null or (family_name, given_name, id) > ($4::text, $5::text, $6::uuid))";
+const keyParams = (page: KeyPage): (string | null)[] => [
+  page.after?.[0] ?? null,
+  page.after?.[1] ?? null,
+  page.after?.[2] ?? null,
+];
 
 /** Guests whose name words start with every one of `words` (already normalised: letters and digits only). */
 export async function guestsByNameWords(
   db: Queryable,
   groupId: string,
   words: readonly string[],
-  limit: number,
+  page: KeyPage,
 ): Promise<GuestRow[]> {
   return db.query<GuestRow>(
-    `select ${columns} from guests where group_id = $1 and name_words like all($2::text[])
+    `select ${columns} from guests where group_id = $1 and name_words like all($2::text[]) ${afterKey}
       order by family_name, given_name, id limit $3`,
-    [groupId, words.map((w) => `% ${w}%`), limit],
+    [groupId, words.map((w) => `% ${w}%`), page.limit + 1, ...keyParams(page)],
   );
 }
 
@@ -127,4 +136,23 @@ export async function resealGuest(
     keyId,
     documentHash,
   ]);
+}
+
+/** The guests of this group among `ids` (another group's are left out), locked when asked, by id. */
+export async function findGuestsByIds(
+  db: Queryable,
+  groupId: string,
+  ids: readonly string[],
+  lock = false,
+): Promise<GuestRow[]> {
+  if (ids.length === 0) return [];
+  return db.query<GuestRow>(
+    `select ${columns} from guests where id = any($1::uuid[]) and group_id = $2 order by id${lock ? " for update" : ""}`,
+    [ids, groupId],
+  );
+}
+
+/** Deletes the guests (their stays are gone first: merged). */
+export async function deleteGuests(db: Queryable, ids: readonly string[]): Promise<void> {
+  await db.query(`delete from guests where id = any($1::uuid[])`, [ids]);
 }

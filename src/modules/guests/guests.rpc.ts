@@ -8,7 +8,8 @@ import type { Guest, GuestScope, GuestService } from "./guests.service.ts";
 
 const fieldNames = Object.keys(emptyGuestFields) as (keyof GuestFields)[];
 
-function guestOut(g: Guest) {
+/** A guest as hotelops.guest.v1.Guest (the reservation and mobile faces carry the same message). */
+export function guestOut(g: Guest) {
   return { ...g, createdAt: timestampFromDate(g.createdAt), updatedAt: timestampFromDate(g.updatedAt) };
 }
 
@@ -51,9 +52,44 @@ export function createGuestRpc(pool: pg.Pool, guests: GuestService) {
         updateGuest: async (req, ctx) => ({
           guest: guestOut(await guests.update(await scope(ctx, req.propertyCode), req.guestId, patchIn(req))),
         }),
-        searchGuests: async (req, ctx) => ({
-          guests: (await guests.search(await scope(ctx, req.propertyCode), req)).map(guestOut),
+        searchGuests: async (req, ctx) => {
+          const found = await guests.search(await scope(ctx, req.propertyCode), req);
+          return { guests: found.guests.map(guestOut), nextCursor: found.nextCursor };
+        },
+        addRoomLineGuest: async (req, ctx) => {
+          const r = await guests.addToLine(
+            await scope(ctx, req.propertyCode),
+            { reservationId: req.reservationId, reservationRoomId: req.reservationRoomId },
+            req.guestId,
+          );
+          return { guests: r.guests.map(guestOut), added: r.added };
+        },
+        removeRoomLineGuest: async (req, ctx) => ({
+          guests: (
+            await guests.removeFromLine(
+              await scope(ctx, req.propertyCode),
+              { reservationId: req.reservationId, reservationRoomId: req.reservationRoomId },
+              req.guestId,
+            )
+          ).map(guestOut),
         }),
+        listGuestStays: async (req, ctx) => {
+          const page = await guests.stays(await scope(ctx, req.propertyCode), req.guestId, req);
+          return {
+            stays: page.stays.map(({ checkedInAt, checkedOutAt, linkedAt, roomNumber, ...s }) => ({
+              ...s,
+              roomNumber: roomNumber ?? "",
+              ...(checkedInAt === null ? {} : { checkedInAt: timestampFromDate(checkedInAt) }),
+              ...(checkedOutAt === null ? {} : { checkedOutAt: timestampFromDate(checkedOutAt) }),
+              linkedAt: timestampFromDate(linkedAt),
+            })),
+            nextCursor: page.nextCursor,
+          };
+        },
+        mergeGuests: async (req, ctx) => {
+          const r = await guests.merge(await scope(ctx, req.propertyCode), req.guestId, req.duplicateGuestIds);
+          return { guest: guestOut(r.guest), staysMoved: r.staysMoved };
+        },
       });
     },
   };

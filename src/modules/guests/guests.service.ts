@@ -3,19 +3,12 @@ import { AppError, invalidField } from "../../errors.ts";
 import { poolQueryable } from "../../db/queryable.ts";
 import type { Transact, Tx } from "../../db/transaction.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { newId, requireId } from "../../lib/ids.ts";
+import { isUuid, newId, requireId } from "../../lib/ids.ts";
+import { keyPageOf, keyPageResult } from "../../lib/page.ts";
 import { recordChange } from "../audit/index.ts";
 import { findPropertyById } from "../properties/index.ts";
-import {
-  emptyGuestFields,
-  maskSensitive,
-  nameWords,
-  normaliseDocumentNumber,
-  sensitiveFields,
-  validateGuest,
-  type GuestFields,
-  type Sensitive,
-} from "./fields.ts";
+import { createGuestCodec, type Guest } from "./codec.ts";
+import { nameWords, normaliseDocumentNumber, sensitiveFields, validateGuest, type GuestFields } from "./fields.ts";
 import {
   findGuest,
   guestsByDocumentHash,
@@ -26,6 +19,8 @@ import {
   updateGuestRow,
   type GuestRow,
 } from "./guests.repository.ts";
+import { createGuestMerge } from "./merge.ts";
+import { createGuestStays } from "./stays.service.ts";
 import type { GuestVault } from "./vault.ts";
 
 /** Where a call acts: the caller's property (audit rows name it) and that property's hotel group (the guests'). */
@@ -34,18 +29,13 @@ export interface GuestScope {
   groupId: string;
 }
 
-export interface Guest extends GuestFields {
-  id: string;
-  /** True when the sensitive fields are masked. */
-  masked: boolean;
-  createdAt: Date;
-  updatedAt: Date;
-}
+export type { Guest } from "./codec.ts";
 
 export interface GuestSearch {
   documentNumber: string;
   name: string;
   limit: number;
+  cursor: string;
 }
 
 export type GuestService = ReturnType<typeof createGuestService>;
@@ -53,57 +43,9 @@ export type GuestService = ReturnType<typeof createGuestService>;
 export function createGuestService(deps: { transact: Transact; pool: pg.Pool; clock: Clock; vault: GuestVault }) {
   const { transact, clock, vault } = deps;
   const db = poolQueryable(deps.pool);
-  const today = () => clock.now().toISOString().slice(0, 10);
 
-  const openRow = (row: GuestRow): Sensitive => JSON.parse(vault.open(row.sealed, row.id)) as Sensitive;
-
-  const fieldsOf = (row: GuestRow): GuestFields => ({
-    ...emptyGuestFields,
-    givenName: row.givenName,
-    familyName: row.familyName,
-    nationality: row.nationality,
-    documentType: row.documentType,
-    documentCountry: row.documentCountry,
-    documentExpiry: row.documentExpiry,
-    language: row.language,
-    ...openRow(row),
-  });
-
-  const guestOf = (row: GuestRow, reveal: boolean): Guest => {
-    const fields = fieldsOf(row);
-    return {
-      ...fields,
-      ...(reveal ? {} : maskSensitive(fields)),
-      id: row.id,
-      masked: !reveal,
-      createdAt: row.createdAt,
-      updatedAt: row.updatedAt,
-    };
-  };
-
-  /** The row of `fields` (sealed, hashed) for guest `id`. */
-  const rowOf = (
-    base: Pick<GuestRow, "id" | "groupId" | "createdPropertyId" | "createdAt">,
-    g: GuestFields,
-  ): GuestRow => {
-    const sensitive = Object.fromEntries(sensitiveFields.map((f) => [f, g[f]])) as Sensitive;
-    sensitive.documentNumber = normaliseDocumentNumber(g.documentNumber);
-    return {
-      ...base,
-      givenName: g.givenName.trim(),
-      familyName: g.familyName.trim(),
-      nameWords: ` ${nameWords(`${g.givenName} ${g.familyName}`).join(" ")} `,
-      nationality: g.nationality,
-      documentType: g.documentType,
-      documentCountry: g.documentCountry,
-      documentExpiry: g.documentExpiry,
-      language: g.language,
-      sealed: vault.seal(JSON.stringify(sensitive), base.id),
-      keyId: vault.keyId,
-      documentHash: sensitive.documentNumber === "" ? null : vault.hash(sensitive.documentNumber),
-      updatedAt: clock.now(),
-    };
-  };
+  const codec = createGuestCodec(vault, clock);
+  const { openRow, fieldsOf, guestOf, rowOf, today } = codec;
 
   const found = (row: GuestRow | undefined): GuestRow => {
     if (row === undefined) throw new AppError("not_found", "Guest not found.");
@@ -111,6 +53,9 @@ export function createGuestService(deps: { transact: Transact; pool: pg.Pool; cl
   };
 
   return {
+    ...createGuestStays({ transact, db, clock, codec, vault }),
+    merge: createGuestMerge({ transact, codec }),
+
     /** The scope of a caller acting in `propertyId` (the property is already checked against the caller). */
     async scopeOf(propertyId: string): Promise<GuestScope> {
       const property = await findPropertyById(db, propertyId);
@@ -184,19 +129,22 @@ export function createGuestService(deps: { transact: Transact; pool: pg.Pool; cl
     },
 
     /** Guests of the group by document number (its keyed hash) or by name; always masked. */
-    async search(scope: GuestScope, q: GuestSearch): Promise<Guest[]> {
-      const limit = q.limit === 0 ? 20 : q.limit;
-      if (limit < 1 || limit > 50) throw invalidField("limit", "must be 1-50");
+    async search(scope: GuestScope, q: GuestSearch): Promise<{ guests: Guest[]; nextCursor: string }> {
+      const page = keyPageOf({ limit: q.limit === 0 ? 20 : q.limit, cursor: q.cursor }, 50, 3);
+      if (page.after !== undefined && !isUuid(page.after[2] ?? ""))
+        throw invalidField("cursor", "not a cursor of this list");
       const number = normaliseDocumentNumber(q.documentNumber);
       if ((number === "") === (q.name.trim() === ""))
         throw invalidField("documentNumber", "give exactly one of documentNumber and name");
-      if (number !== "") {
-        const rows = await guestsByDocumentHash(db, scope.groupId, vault.hashes(number), limit);
-        return rows.map((r) => guestOf(r, false));
+      let rows: GuestRow[];
+      if (number !== "") rows = await guestsByDocumentHash(db, scope.groupId, vault.hashes(number), page);
+      else {
+        const words = nameWords(q.name);
+        if (words.join("").length < 2) throw invalidField("name", "at least 2 letters or digits");
+        rows = await guestsByNameWords(db, scope.groupId, words.slice(0, 5), page);
       }
-      const words = nameWords(q.name);
-      if (words.join("").length < 2) throw invalidField("name", "at least 2 letters or digits");
-      return (await guestsByNameWords(db, scope.groupId, words.slice(0, 5), limit)).map((r) => guestOf(r, false));
+      const { items, nextCursor } = keyPageResult(rows, page.limit, (r) => [r.familyName, r.givenName, r.id]);
+      return { guests: items.map((r) => guestOf(r, false)), nextCursor };
     },
 
     /**

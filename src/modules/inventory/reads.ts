@@ -28,9 +28,10 @@ export async function stayPriceTotals(
   propertyId: string,
   from: string,
   to: string,
-): Promise<{ ratePlanId: string; roomTypeId: string; nights: number; total: string }[]> {
+): Promise<{ ratePlanId: string; roomTypeId: string; nights: number; total: string; firstNight: string }[]> {
   return q.query(
-    `select rate_plan_id as "ratePlanId", room_type_id as "roomTypeId", count(*)::int as nights, sum(amount_minor)::text as total
+    `select rate_plan_id as "ratePlanId", room_type_id as "roomTypeId", count(*)::int as nights, sum(amount_minor)::text as total,
+            (array_agg(amount_minor order by date))[1]::text as "firstNight"
        from daily_prices where property_id = $1 and date >= $2::date and date < $3::date group by rate_plan_id, room_type_id`,
     [propertyId, from, to],
   );

@@ -7,7 +7,7 @@ export interface InvoiceRow {
   id: string;
   propertyId: string;
   folioId: string;
-  status: "DRAFT" | "ISSUED";
+  status: "DRAFT" | "ISSUED" | "CANCELLED";
   type: "E_ARSIV" | "E_FATURA";
   /** The e-document profile; null on invoices drafted before e-documents. */
   profileId: "EARSIVFATURA" | "TEMELFATURA" | "TICARIFATURA" | null;
@@ -30,6 +30,10 @@ export interface InvoiceRow {
   createdAt: Date;
   issuedAt: Date | null;
   chargeIds: string[];
+  /** For a return invoice (IADE): the invoice it returns. */
+  returnOf: string | null;
+  cancelledAt: Date | null;
+  cancelReason: string | null;
 }
 
 type Raw = Record<string, unknown>;
@@ -38,6 +42,7 @@ const columns = `i.id, i.property_id, i.folio_id, i.status, i.type, i.series, i.
   i.net_minor::text as net_minor, i.tax_minor::text as tax_minor, i.accommodation_tax_minor::text as accommodation_tax_minor,
   i.total_minor::text as total_minor, i.vat_rate_bp, i.accommodation_tax_rate_bp, i.currency, i.amount_scale, i.created_at, i.issued_at,
   i.profile_id, i.type_code, i.buyer, (select d.ettn::text from invoice_documents d where d.property_id = i.property_id and d.invoice_id = i.id) as ettn,
+  i.return_of::text as return_of, i.cancelled_at, i.cancel_reason,
   array(select l.charge_id::text from invoice_lines l where l.property_id = i.property_id and l.invoice_id = i.id order by l.charge_id) as charge_ids`;
 
 function toInvoice(r: Raw): InvoiceRow {
@@ -65,6 +70,9 @@ function toInvoice(r: Raw): InvoiceRow {
     createdAt: r.created_at as Date,
     issuedAt: (r.issued_at as Date | null) ?? null,
     chargeIds: (r.charge_ids as string[] | null) ?? [],
+    returnOf: (r.return_of as string | null) ?? null,
+    cancelledAt: (r.cancelled_at as Date | null) ?? null,
+    cancelReason: (r.cancel_reason as string | null) ?? null,
   };
 }
 
@@ -83,13 +91,16 @@ export async function findInvoice(
 
 export async function insertDraft(
   tx: Tx,
-  row: Omit<InvoiceRow, "status" | "series" | "number" | "issueDate" | "issuedAt" | "ettn">,
+  row: Omit<
+    InvoiceRow,
+    "status" | "series" | "number" | "issueDate" | "issuedAt" | "ettn" | "cancelledAt" | "cancelReason"
+  >,
   createdBy: string,
 ): Promise<void> {
   await tx.query(
     `insert into invoices (id, property_id, folio_id, status, type, net_minor, tax_minor, accommodation_tax_minor, total_minor,
-       vat_rate_bp, accommodation_tax_rate_bp, currency, amount_scale, created_at, created_by, profile_id, type_code, buyer)
-     values ($1, $2, $3, 'DRAFT', $4, $5::bigint, $6::bigint, $7::bigint, $8::bigint, $9, $10, $11, $12, $13, $14, $15, $16, $17::jsonb)`,
+       vat_rate_bp, accommodation_tax_rate_bp, currency, amount_scale, created_at, created_by, profile_id, type_code, buyer, return_of)
+     values ($1, $2, $3, 'DRAFT', $4, $5::bigint, $6::bigint, $7::bigint, $8::bigint, $9, $10, $11, $12, $13, $14, $15, $16, $17::jsonb, $18)`,
     [
       row.id,
       row.propertyId,
@@ -108,6 +119,7 @@ export async function insertDraft(
       row.profileId,
       row.typeCode,
       row.buyer === null ? null : JSON.stringify(row.buyer),
+      row.returnOf,
     ],
   );
   await tx.query(`insert into invoice_lines (invoice_id, charge_id, property_id) select $1, unnest($2::uuid[]), $3`, [
@@ -155,4 +167,35 @@ export async function markIssued(
       where property_id = $1 and id = $2 and status = 'DRAFT'`,
     [propertyId, invoiceId, f.series, f.number, f.issueDate, f.issuedAt, f.issuedBy],
   );
+}
+
+export async function markCancelled(
+  tx: Tx,
+  propertyId: string,
+  invoiceId: string,
+  f: { at: Date; by: string; reason: string },
+): Promise<void> {
+  await tx.query(
+    `update invoices set status = 'CANCELLED', cancelled_at = $3, cancelled_by = $4, cancel_reason = $5
+      where property_id = $1 and id = $2 and status = 'ISSUED'`,
+    [propertyId, invoiceId, f.at, f.by, f.reason],
+  );
+}
+
+/** The issued document's XML replaced (a REJECTED document re-made after a fix; same ETTN and number). */
+export async function replaceDocumentXml(tx: Tx, propertyId: string, invoiceId: string, xml: string): Promise<void> {
+  await tx.query(`update invoice_documents set xml = $3 where property_id = $1 and invoice_id = $2`, [
+    propertyId,
+    invoiceId,
+    xml,
+  ]);
+}
+
+/** Issued return invoices (IADE) of an invoice. */
+export async function issuedReturnsOf(tx: Tx, propertyId: string, invoiceId: string): Promise<number> {
+  const [r] = await tx.query<{ n: number }>(
+    `select count(*)::int as n from invoices where property_id = $1 and return_of = $2 and status = 'ISSUED'`,
+    [propertyId, invoiceId],
+  );
+  return r?.n ?? 0;
 }

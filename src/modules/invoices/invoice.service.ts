@@ -1,6 +1,6 @@
 import { AppError, invalidField } from "../../errors.ts";
 import { recordChange } from "../audit/index.ts";
-import type { Transact, Tx } from "../../db/transaction.ts";
+import type { Transact } from "../../db/transaction.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { isUuid, newId } from "../../lib/ids.ts";
 import { findFolio, markChargesInvoiced, uninvoicedCharges, type FolioRow } from "../folio/index.ts";
@@ -8,16 +8,23 @@ import { findPropertyRow } from "../properties/index.ts";
 import { recordEvent, type InvoiceEventData } from "../events/index.ts";
 import { defaultSeries, formatInvoiceNumber } from "./numbering.ts";
 import * as repo from "./invoice.repository.ts";
-import type { InvoiceRow } from "./invoice.repository.ts";
+import {
+  auditDelivery,
+  documentInput,
+  ISTANBUL_TIME,
+  loadInvoice,
+  returnReference,
+  type Invoice,
+} from "./invoice-read.ts";
+import { insertDelivery } from "./deliveries.repository.ts";
+import { enqueueDeliveryStep } from "./delivery.jobs.ts";
+import { createCorrections, type Corrections } from "./corrections.ts";
 import * as docs from "./documents.repository.ts";
 import { validateBuyer, type BuyerInput } from "./buyer.ts";
-import { invoiceTotals, itemsFromCharges, type InvoiceItem } from "./lines.ts";
+import { invoiceTotals, itemsFromCharges } from "./lines.ts";
 import { ratesResolver, validateIssuer, validateTaxRate, type IssuerInput, type TaxRateInput } from "./settings.ts";
-import { renderUblTr, type UblInput } from "./ubl.ts";
+import { renderUblTr } from "./ubl.ts";
 import { renderInvoicePdf } from "./pdf.ts";
-
-/** An invoice with its lines (none on invoices drafted before lines were kept). */
-export type Invoice = InvoiceRow & { items: InvoiceItem[] };
 
 interface InvoiceDocument {
   contentType: "application/xml" | "application/pdf";
@@ -30,7 +37,9 @@ export interface InvoiceDeps {
   clock: Clock;
 }
 
-export interface InvoiceService {
+export type { Invoice } from "./invoice-read.ts";
+
+export interface InvoiceService extends Corrections {
   /**
    * A DRAFT of every charge of the folio that is on no issued invoice yet, split into net, VAT and
    * accommodation tax with the property's current rates (see tax-split.ts). Nothing to invoice -> validation_failed.
@@ -38,7 +47,8 @@ export interface InvoiceService {
   createDraft(propertyId: string, actor: string, input: { folioId: string; buyer?: BuyerInput }): Promise<Invoice>;
   /**
    * DRAFT -> ISSUED: takes the next gapless number of the property and the issue year, dates the invoice
-   * with the property's business date and writes `invoice.issued`, all in one transaction. An issued invoice
+   * with the property's business date, makes the UBL-TR XML, queues its delivery (row and job) and writes
+   * `invoice.issued`, all in one transaction. An issued invoice
    * -> invalid_transition; a charge of the draft invoiced meanwhile by another draft -> conflict.
    */
   finalize(propertyId: string, actor: string, input: { invoiceId: string }): Promise<Invoice>;
@@ -51,45 +61,11 @@ export interface InvoiceService {
   setIssuer(propertyId: string, actor: string, input: IssuerInput): Promise<docs.Issuer>;
 }
 
-const ISTANBUL_TIME = new Intl.DateTimeFormat("en-GB", {
-  timeZone: "Europe/Istanbul",
-  hour: "2-digit",
-  minute: "2-digit",
-  second: "2-digit",
-  hourCycle: "h23",
-});
-
-async function loadInvoice(tx: Tx, propertyId: string, invoiceId: string, lock = false): Promise<Invoice | undefined> {
-  const row = await repo.findInvoice(tx, propertyId, invoiceId, lock);
-  if (row === undefined) return undefined;
-  return { ...row, items: await docs.findItems(tx, propertyId, invoiceId) };
-}
-
-/** The document data of an issued invoice; undefined for invoices issued before e-documents. */
-async function documentInput(tx: Tx, invoice: Invoice): Promise<UblInput | undefined> {
-  const stored = await docs.findDocument(tx, invoice.propertyId, invoice.id);
-  const issuer = await docs.findIssuer(tx, invoice.propertyId);
-  if (stored === undefined || issuer === undefined || invoice.buyer === null || invoice.profileId === null)
-    return undefined;
-  return {
-    number: invoice.number!,
-    ettn: stored.ettn,
-    profileId: invoice.profileId,
-    typeCode: invoice.typeCode,
-    issueDate: invoice.issueDate!,
-    issueTime: stored.issueTime,
-    currency: invoice.currency,
-    amountScale: invoice.amountScale,
-    issuer,
-    buyer: invoice.buyer,
-    items: invoice.items,
-  };
-}
-
 export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
   const { transact, clock } = deps;
 
   return {
+    ...createCorrections(deps),
     async createDraft(propertyId, actor, input) {
       if (!isUuid(input.folioId)) throw invalidField("folioId", "must be a UUID");
       return transact(async (tx) => {
@@ -129,6 +105,7 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
             amountScale: folio.amountScale,
             createdAt: now,
             chargeIds: charges.map((c) => c.id),
+            returnOf: null,
           },
           actor,
         );
@@ -156,6 +133,8 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
           );
         if (draft.buyer === null || draft.profileId === null || draft.items.length === 0)
           throw new AppError("invalid_transition", "This draft predates e-documents; create a new draft.");
+        if (draft.returnOf !== null && (await repo.findInvoice(tx, propertyId, draft.returnOf))?.status !== "ISSUED")
+          throw new AppError("invalid_transition", "The invoice this draft returns is no longer issued (cancelled).");
         const free = await markChargesInvoiced(tx, propertyId, draft.chargeIds, draft.id);
         if (free !== draft.chargeIds.length) {
           throw new AppError("conflict", "Some charges of this draft were invoiced meanwhile; create a new draft.");
@@ -180,17 +159,22 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
           issuer,
           buyer: draft.buyer,
           items: draft.items,
+          ...(await returnReference(tx, draft)),
         });
         await docs.insertDocument(tx, propertyId, draft.id, { ettn, issueTime, xml }, issuedAt);
+        // the e-document's delivery starts with the issue: its row and first job commit with it, or neither
+        await insertDelivery(tx, propertyId, draft.id, ettn, issuedAt);
+        await enqueueDeliveryStep(tx, { propertyId, invoiceId: draft.id });
         const issued = (await loadInvoice(tx, propertyId, draft.id))!;
         recordChange(tx, {
           propertyId,
           entity: "invoice",
           entityId: draft.id,
           action: "issue",
-          before: draft,
-          after: issued,
+          before: { ...draft, delivery: undefined },
+          after: { ...issued, delivery: undefined },
         });
+        auditDelivery(tx, propertyId, draft.id, "queue", undefined, issued.delivery!);
         await recordEvent(tx, {
           propertyId,
           type: "invoice.issued",

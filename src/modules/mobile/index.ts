@@ -3,7 +3,7 @@ import { MobileService } from "../../../gen/hotelops/mobile/v1/mobile_pb.js";
 import type { Deps, Module } from "../module.ts";
 import type { InventoryService } from "../inventory/index.ts";
 import type { NightAuditService } from "../night-audit/index.ts";
-import type { ReservationService } from "../reservations/index.ts";
+import type { LineGuests, ReservationService } from "../reservations/index.ts";
 import { mobileRpc } from "./mobile.rpc.ts";
 import { createMobileReservations } from "./reservations.service.ts";
 import { createReportsService, createStatsService } from "../reports/index.ts";
@@ -23,6 +23,8 @@ export function createMobileModule(
     reservations: ReservationService;
     nightAudit: NightAuditService;
     parts: MobileRpcParts;
+    /** The guests of room lines on GetMobileReservation (the guests module's reader). */
+    lineGuests?: LineGuests;
   },
 ): Module {
   const impl = mobileRpc({
@@ -34,6 +36,7 @@ export function createMobileModule(
     stats: createStatsService({ pool: deps.db.pool }),
     reports: createReportsService({ pool: deps.db.pool, clock: deps.clock, replicaReads: deps.db.replicaReads }),
     nightAudit: options.nightAudit,
+    lineGuests: options.lineGuests,
   });
   return {
     name: "mobile",

@@ -4,8 +4,9 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import { MobileService } from "../../../gen/hotelops/mobile/v1/mobile_pb.js";
 import { AppError } from "../../errors.ts";
 import { requireStaff, type Principal } from "../auth/index.ts";
+import type { RatePlanDeposit } from "../inventory/index.ts";
 import type { NightAuditCheck, NightAuditService } from "../night-audit/index.ts";
-import { reservationOut, type Actor } from "../reservations/index.ts";
+import { lineGuestsFor, reservationOut, type Actor, type LineGuests } from "../reservations/index.ts";
 import type { MobileReservations } from "./reservations.service.ts";
 import type { ReportColumn, ReportsService, StatsService } from "../reports/index.ts";
 
@@ -17,6 +18,7 @@ export interface MobileRpcServices {
   stats: StatsService;
   reports: ReportsService;
   nightAudit: NightAuditService;
+  lineGuests?: LineGuests | undefined;
 }
 
 function requireAny(principal: Extract<Principal, { kind: "staff" }>, ...permissions: string[]): void {
@@ -36,6 +38,12 @@ const columnOut = (c: ReportColumn & { currency?: string; amountScale?: number }
   type: c.type,
   currency: c.currency,
   amountScale: c.amountScale,
+});
+const depositRuleOut = (d: RatePlanDeposit) => ({
+  kind: d.kind,
+  value: d.value,
+  dueAnchor: d.dueAnchor,
+  dueDays: d.dueDays,
 });
 const checkOut = (c: NightAuditCheck) => ({ id: c.id, status: c.status, message: c.message, count: c.count });
 
@@ -74,11 +82,23 @@ export function mobileRpc(s: MobileRpcServices): MobileRpc {
                   feeValue: rp.policy.feeValue,
                 },
               }),
+          ...(rp.deposit === null ? {} : { depositPolicy: depositRuleOut(rp.deposit) }),
         })),
         rooms: o.rooms.map((r) => ({ id: r.id, number: r.number, roomTypeId: r.roomTypeId, status: r.status })),
         boardTypes: [...o.boardTypes],
         sources: [...o.sources],
-        quotes: o.quotes,
+        quotes: o.quotes.map(({ deposit, ...q }) => ({
+          ...q,
+          ...(deposit === undefined
+            ? {}
+            : {
+                deposit: {
+                  amountMinor: deposit.amountMinor,
+                  dueDate: deposit.dueDate,
+                  rule: depositRuleOut(deposit.rule),
+                },
+              }),
+        })),
       };
     },
     async createMobileReservation(req, ctx) {
@@ -114,7 +134,7 @@ export function mobileRpc(s: MobileRpcServices): MobileRpc {
         limit: req.limit,
       });
       return {
-        reservations: page.reservations.map(reservationOut),
+        reservations: page.reservations.map((r) => reservationOut(r)),
         nextCursor: page.nextCursor,
         hasMore: page.hasMore,
       };
@@ -122,7 +142,11 @@ export function mobileRpc(s: MobileRpcServices): MobileRpc {
     async getMobileReservation(req, ctx) {
       const p = requireStaff(ctx.values);
       const { reservation, folioBalanceMinor } = await s.reservations.get(actorOf(p), req.reservationId);
-      return { reservation: reservationOut(reservation), ...(folioBalanceMinor === null ? {} : { folioBalanceMinor }) };
+      const guests = await lineGuestsFor(s.lineGuests, p, reservation);
+      return {
+        reservation: reservationOut(reservation, guests),
+        ...(folioBalanceMinor === null ? {} : { folioBalanceMinor }),
+      };
     },
     async reinstateMobileReservation(req, ctx) {
       const p = requireStaff(ctx.values);

@@ -8,6 +8,7 @@ import {
   stayPriceTotals,
   type InventoryService,
   type RatePlan,
+  type RatePlanDeposit,
   type Room,
   type RoomType,
 } from "../inventory/index.ts";
@@ -19,6 +20,7 @@ import { folioBalanceOfReservation } from "../folio/index.ts";
 import { checkMoneyBound } from "../../lib/money.ts";
 import {
   checkStaffSource,
+  depositOfBooking,
   maxNights,
   reservationSources,
   reservationStatuses,
@@ -42,6 +44,8 @@ interface RateQuote {
   ratePlanId: string;
   totalMinor: bigint;
   available: boolean;
+  /** What a booking of the stay made on the business date owes as a deposit; absent when the plan asks none. */
+  deposit?: { amountMinor: bigint; dueDate: string; rule: RatePlanDeposit };
 }
 
 interface ReservationOptions {
@@ -140,6 +144,21 @@ function count(field: string, value: number | undefined, fallback: number, min: 
   return n;
 }
 
+/** The deposit a booking of the stay made on `businessDate` would owe (the reservations service's own rule). */
+function quoteDeposit(
+  rule: RatePlanDeposit,
+  price: { total: bigint; firstNight: bigint },
+  businessDate: string,
+  arrival: string,
+): RateQuote["deposit"] {
+  const { dueMinor, dueDate } = depositOfBooking(
+    [{ deposit: rule, nightlyMinor: [price.firstNight], totalMinor: price.total }],
+    businessDate,
+    arrival,
+  );
+  return dueDate === null ? undefined : { amountMinor: dueMinor, dueDate, rule };
+}
+
 /**
  * The mobile app's reservation face: options for the create form (with quotes from the daily prices) and the
  * spec's one-room create request on top of the reservations service, which checks prices and availability.
@@ -154,6 +173,7 @@ export function createMobileReservations(deps: {
 
   async function quotes(
     propertyId: string,
+    businessDate: string,
     roomTypes: RoomType[],
     ratePlans: RatePlan[],
     q: OptionsQuery,
@@ -170,18 +190,22 @@ export function createMobileReservations(deps: {
     const free = new Map(availability.map((a) => [a.roomTypeId, a.days.every((d) => d.available > 0)]));
     const occupancy = new Map(roomTypes.map((rt) => [rt.id, rt.maxOccupancy]));
     const priced = new Map(
-      prices.filter((p) => p.nights === days).map((p) => [`${p.ratePlanId}/${p.roomTypeId}`, BigInt(p.total)]),
+      prices
+        .filter((p) => p.nights === days)
+        .map((p) => [`${p.ratePlanId}/${p.roomTypeId}`, { total: BigInt(p.total), firstNight: BigInt(p.firstNight) }]),
     );
     const out: RateQuote[] = [];
     for (const rp of ratePlans) {
       for (const roomTypeId of rp.roomTypeIds) {
-        const total = priced.get(`${rp.id}/${roomTypeId}`);
-        if (total === undefined) continue;
+        const price = priced.get(`${rp.id}/${roomTypeId}`);
+        if (price === undefined) continue;
+        const deposit = rp.deposit === null ? undefined : quoteDeposit(rp.deposit, price, businessDate, from);
         out.push({
           roomTypeId,
           ratePlanId: rp.id,
-          totalMinor: total,
+          totalMinor: price.total,
           available: (free.get(roomTypeId) ?? false) && guests <= (occupancy.get(roomTypeId) ?? 0),
+          ...(deposit === undefined ? {} : { deposit }),
         });
       }
     }
@@ -204,7 +228,7 @@ export function createMobileReservations(deps: {
         rooms,
         boardTypes,
         sources: staffSources,
-        quotes: await quotes(propertyId, roomTypes, ratePlans, query),
+        quotes: await quotes(propertyId, property.businessDate, roomTypes, ratePlans, query),
       };
     },
 

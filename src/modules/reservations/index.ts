@@ -1,11 +1,11 @@
 import type { Deps, Module } from "../module.ts";
 import type { ReservationService } from "./reservation.service.ts";
-import { registerReservationRpc, reservationRpcServices } from "./reservation.rpc.ts";
+import { registerReservationRpc, reservationRpcServices, type LineGuests } from "./reservation.rpc.ts";
 import { queues } from "../../jobs/queues.ts";
 import { expireOption } from "./options.ts";
 
 /** The reservation as hotelops.reservation.v1.Reservation (the mobile face returns the same message). */
-export { reservationOut } from "./reservation.rpc.ts";
+export { reservationOut, lineGuestsFor, type LineGuests } from "./reservation.rpc.ts";
 
 /**
  * Reservations as plain service functions for other modules (mobile, connectivity worker): every call takes
@@ -35,6 +35,8 @@ export {
 export {
   countDeparturesNotCheckedOut,
   findReservationRef,
+  findRoomLineRef,
+  type RoomLineRef,
   inHouseNights,
   stayInRoom,
   roomNightsOf,
@@ -57,13 +59,14 @@ export {
   type ReservationStatus,
   type ReservationSource,
 } from "./transitions.ts";
-export { heldNightsSql } from "./sql.ts";
+export { heldNightsSql, roomLineStaysSql } from "./sql.ts";
+export { depositOfBooking } from "./deposits.ts";
 
-export function createReservationsModule(deps: Deps, service: ReservationService): Module {
+export function createReservationsModule(deps: Deps, service: ReservationService, lineGuests?: LineGuests): Module {
   return {
     name: "reservations",
     services: reservationRpcServices,
-    registerRpc: (router) => registerReservationRpc(router, service, deps.db.pool),
+    registerRpc: (router) => registerReservationRpc(router, service, deps.db.pool, lineGuests),
     startWorkers: () =>
       deps.boss.registerWorker<{ propertyId: string; reservationId: string }>(
         queues.reservationOptionExpiry,

@@ -548,15 +548,21 @@ export async function setBookingDetails(
 
 /**
  * The reservations whose deposit is overdue on the property's business date, the earliest due date first (index
- * reservations_deposit_due), `limit` + 1 of them so the caller can tell there are more.
+ * reservations_deposit_due), after the page's key (due date, code), `limit` + 1 of them so the caller can tell there are more.
  */
-export async function listOverdueDeposits(q: Queryable, propertyId: string, limit: number): Promise<Reservation[]> {
+export async function listOverdueDeposits(
+  q: Queryable,
+  propertyId: string,
+  page: { limit: number; after: string[] | undefined },
+): Promise<Reservation[]> {
+  const [afterDue, afterCode] = page.after ?? [];
   const rows = await q.query<Row>(
     `select ${reservationCols} from reservations r
       where r.property_id = $1 and r.deposit_due_date is not null and r.status in ('TENTATIVE', 'GUARANTEED')
         and ${depositOverdueSql("r", propertyFieldSql("businessDate", "$1"))}
+        and ($3::date is null or (r.deposit_due_date, r.code) > ($3::date, $4::text))
       order by r.deposit_due_date, r.code limit $2`,
-    [propertyId, limit + 1],
+    [propertyId, page.limit + 1, afterDue ?? null, afterCode ?? null],
   );
   return withLines(q, propertyId, rows);
 }

@@ -1,3 +1,4 @@
+import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import type pg from "pg";
@@ -7,6 +8,7 @@ import {
   ReservationStatus as StatusEnum,
   type RoomLineInput as RoomLineInputMsg,
 } from "../../../gen/hotelops/reservation/v1/reservation_pb.js";
+import type { GuestSchema } from "../../../gen/hotelops/guest/v1/guest_pb.js";
 import { invalidField } from "../../errors.ts";
 import { holds, requirePrincipal, requireProperty } from "../auth/index.ts";
 import type { Actor, ReservationService, RoomLineInput } from "./reservation.service.ts";
@@ -47,7 +49,31 @@ const lineIn = (l: RoomLineInputMsg): RoomLineInput => ({
 
 import { lineFee } from "./policy-fees.ts";
 
-export function reservationOut(r: Reservation) {
+/**
+ * The guest profiles linked to room lines, by line id (the guests module's reader, wired in app.ts): masked unless
+ * `reveal`, a read of personal data the reader records.
+ */
+export type LineGuests = (
+  propertyId: string,
+  lineIds: readonly string[],
+  reveal: boolean,
+) => Promise<Map<string, MessageInitShape<typeof GuestSchema>[]>>;
+
+/** The room lines' guests for a staff caller (empty for clients: they never see guest profiles). */
+export async function lineGuestsFor(
+  lineGuests: LineGuests | undefined,
+  principal: ReturnType<typeof requirePrincipal>,
+  r: Reservation,
+): Promise<Map<string, MessageInitShape<typeof GuestSchema>[]> | undefined> {
+  if (lineGuests === undefined || principal.kind !== "staff") return undefined;
+  return lineGuests(
+    r.propertyId,
+    r.rooms.map((l) => l.id),
+    holds(principal, "guests.read_sensitive"),
+  );
+}
+
+export function reservationOut(r: Reservation, guests?: Map<string, MessageInitShape<typeof GuestSchema>[]>) {
   return {
     id: r.id,
     code: r.code,
@@ -105,6 +131,7 @@ export function reservationOut(r: Reservation) {
       ...(l.checkedInAt !== null ? { checkedInAt: timestampFromDate(l.checkedInAt) } : {}),
       ...(l.checkedOutAt !== null ? { checkedOutAt: timestampFromDate(l.checkedOutAt) } : {}),
       guestNames: l.guestNames,
+      guests: guests?.get(l.id) ?? [],
       ...(l.policy === null
         ? {}
         : {
@@ -120,7 +147,12 @@ export function reservationOut(r: Reservation) {
   };
 }
 
-export function registerReservationRpc(router: ConnectRouter, service: ReservationService, pool: pg.Pool): void {
+export function registerReservationRpc(
+  router: ConnectRouter,
+  service: ReservationService,
+  pool: pg.Pool,
+  lineGuests?: LineGuests,
+): void {
   const actorOf = async (ctx: HandlerContext, propertyCode: string): Promise<Actor> => {
     const principal = requirePrincipal(ctx.values);
     // REST always names the property in the path; a gRPC/Connect staff caller may leave it out and act on the
@@ -249,9 +281,8 @@ export function registerReservationRpc(router: ConnectRouter, service: Reservati
       };
     },
     async getReservation(req, ctx) {
-      return {
-        reservation: reservationOut(await service.get(await actorOf(ctx, req.propertyCode), req.reservationId)),
-      };
+      const r = await service.get(await actorOf(ctx, req.propertyCode), req.reservationId);
+      return { reservation: reservationOut(r, await lineGuestsFor(lineGuests, requirePrincipal(ctx.values), r)) };
     },
     async listReservations(req, ctx) {
       const actor = await actorOf(ctx, req.propertyCode);
@@ -266,15 +297,22 @@ export function registerReservationRpc(router: ConnectRouter, service: Reservati
         limit: req.limit === 0 ? 100 : req.limit,
       });
       return {
-        reservations: page.reservations.map(reservationOut),
+        reservations: page.reservations.map((r) => reservationOut(r)),
         nextCursor: page.nextCursor,
         hasMore: page.hasMore,
       };
     },
     async listOverdueDeposits(req, ctx) {
       const actor = await actorOf(ctx, req.propertyCode);
-      const page = await service.listOverdueDeposits(actor, req.limit === 0 ? 100 : req.limit);
-      return { reservations: page.reservations.map(reservationOut), hasMore: page.hasMore };
+      const page = await service.listOverdueDeposits(actor, {
+        limit: req.limit === 0 ? 100 : req.limit,
+        cursor: req.cursor,
+      });
+      return {
+        reservations: page.reservations.map((r) => reservationOut(r)),
+        hasMore: page.hasMore,
+        nextCursor: page.nextCursor,
+      };
     },
   });
 }

@@ -22,7 +22,8 @@ import {
   type StayLine,
   type StayViolations,
 } from "../inventory/index.ts";
-import { parseDate, maxDate, minDate, parseRange } from "../../lib/dates.ts";
+import { isCalendarDate, parseDate, maxDate, minDate, parseRange } from "../../lib/dates.ts";
+import { keyPageOf, keyPageResult } from "../../lib/page.ts";
 import { poolQueryable, type Queryable } from "../../db/queryable.ts";
 import { propertyById, type PropertyRow } from "../properties/index.ts";
 import { chargedNights, checkStayTotal, everyNightPriced, stayPrices, sum } from "./pricing.ts";
@@ -158,7 +159,11 @@ export interface ReservationService extends FrontDesk {
     input: ListReservationsInput,
   ): Promise<{ reservations: Reservation[]; nextCursor: string; hasMore: boolean }>;
   /** The reservations whose deposit is overdue, the earliest due date first; `limit` 1 to 500. */
-  listOverdueDeposits(actor: Actor, limit: number): Promise<{ reservations: Reservation[]; hasMore: boolean }>;
+  /** One page (`limit` 1-500) after `cursor`, the earliest due date first; `nextCursor` empty on the last page. */
+  listOverdueDeposits(
+    actor: Actor,
+    page: { limit: number; cursor?: string },
+  ): Promise<{ reservations: Reservation[]; hasMore: boolean; nextCursor: string }>;
 }
 
 export interface ReservationDeps {
@@ -863,10 +868,13 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
         hasMore: rows.length > limit,
       };
     },
-    async listOverdueDeposits(actor, limit) {
-      if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw invalidField("limit", "1 to 500");
-      const rows = await repo.listOverdueDeposits(reads, actor.propertyId, limit);
-      return { reservations: rows.slice(0, limit), hasMore: rows.length > limit };
+    async listOverdueDeposits(actor, input) {
+      const page = keyPageOf(input, 500, 2);
+      if (page.after !== undefined && !isCalendarDate(page.after[0] ?? ""))
+        throw invalidField("cursor", "not a cursor of this list");
+      const rows = await repo.listOverdueDeposits(reads, actor.propertyId, page);
+      const { items, nextCursor } = keyPageResult(rows, page.limit, (r) => [r.depositDueDate ?? "", r.code]);
+      return { reservations: items, hasMore: rows.length > page.limit, nextCursor };
     },
   };
 }

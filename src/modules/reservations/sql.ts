@@ -24,3 +24,15 @@ export function heldNightsSql(propertyIdExpr: string): string {
    where own_r.property_id = ${propertyIdExpr}
      and (own_r.status in ('TENTATIVE', 'GUARANTEED', 'IN_HOUSE', 'CHECKED_OUT') or (own_r.status = 'CANCELLED' and own_r.nights_kept_until is not null))`;
 }
+
+/**
+ * A row source of room lines as stays, keyed by the line: `line_id`, `reservation_id`, `property_id`, `code`,
+ * `status`, `arrival_date`, `departure_date` (YYYY-MM-DD text), `room_id`, `checked_in_at`, `checked_out_at`. Join
+ * it on `line_id` (the primary key of the lines: one indexed lookup per row of the caller's).
+ */
+export const roomLineStaysSql = `select own_rr.id as line_id, own_r.id as reservation_id, own_r.property_id, own_r.code,
+       own_r.status, to_char(own_r.arrival_date, 'YYYY-MM-DD') as arrival_date,
+       to_char(own_r.departure_date, 'YYYY-MM-DD') as departure_date, own_rr.room_id, own_rr.checked_in_at,
+       own_rr.checked_out_at
+  from reservation_rooms own_rr
+  join reservations own_r on own_r.property_id = own_rr.property_id and own_r.id = own_rr.reservation_id`;

@@ -148,3 +148,33 @@ export async function roomNightsOf(
     amountMinor: r.amount === null ? null : BigInt(r.amount),
   }));
 }
+
+/** A room line as the guests module links occupants to it. */
+export interface RoomLineRef {
+  reservationId: string;
+  reservationRoomId: string;
+  status: string;
+  /** adults + children: how many guests the line holds. */
+  occupants: number;
+}
+
+/**
+ * The room line `lineId` of reservation `reservationId` (null: any reservation) in the property, its reservation
+ * row locked (FOR NO KEY UPDATE: two links to one line serialise, so the occupancy check holds); undefined when
+ * there is none.
+ */
+export async function findRoomLineRef(
+  q: Queryable,
+  propertyId: string,
+  reservationId: string | null,
+  lineId: string,
+): Promise<RoomLineRef | undefined> {
+  const [r] = await q.query<RoomLineRef>(
+    `select r.id as "reservationId", l.id as "reservationRoomId", r.status, (l.adults + l.children)::int as occupants
+       from reservation_rooms l join reservations r on r.property_id = l.property_id and r.id = l.reservation_id
+      where l.property_id = $1 and l.id = $2 and ($3::uuid is null or l.reservation_id = $3)
+        for no key update of r`,
+    [propertyId, lineId, reservationId],
+  );
+  return r;
+}

@@ -20,7 +20,7 @@ export interface DispatcherDeps {
  * before the previous one's start slots run out. Claims are the engine's (skip locked + lease), so several
  * processes may dispatch at once; the every-minute sweeper stays the fallback.
  */
-export function createDispatcher(d: DispatcherDeps) {
+export function createDeliveryDispatcher(d: DispatcherDeps) {
   let stopped = true;
   let sleeping: { timer: NodeJS.Timeout; resolve: () => void } | undefined;
   let wakeRequested = false;

@@ -4,7 +4,7 @@ import { createMailer, type Mailer } from "../../lib/mail.ts";
 import { createNotificationsService } from "../notifications/index.ts";
 import { systemResolver, type Resolver } from "./address.ts";
 import { createWebhookEngine, type PartnerRoomTypeCodes, type WebhookEngine } from "./engine.ts";
-import { createDispatcher } from "./dispatcher.ts";
+import { createDeliveryDispatcher } from "./dispatcher.ts";
 import { createRecoveries } from "./recovery.ts";
 import { retryDelaysMs, type Random } from "./schedule.ts";
 import { createPacing } from "./pacing.ts";
@@ -87,7 +87,7 @@ export function createWebhookParts(deps: Deps, partnerCodes: PartnerRoomTypeCode
     deps.metrics?.observeWebhookAttempts(done, new Date());
     return done;
   };
-  const dispatcher = createDispatcher({
+  const dispatcher = createDeliveryDispatcher({
     pool: deps.db.pool,
     clock: deps.clock,
     logger: deps.logger,

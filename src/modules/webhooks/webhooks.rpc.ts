@@ -8,12 +8,12 @@ import type { Endpoint } from "./endpoints.repository.ts";
 import type { Recovery } from "./recovery.ts";
 import type { PartnerCallback, PartnerCallbacks } from "./partner-callbacks.ts";
 import { eventTypeDescription, subscribableEventTypes } from "./event-types.ts";
-import { maxEndpointsPerProperty, type Actor, type WebhooksService } from "./webhooks.service.ts";
+import { maxEndpointsPerProperty, type StaffActor, type WebhooksService } from "./webhooks.service.ts";
 
 export const webhookRpcServices = [WebhookRpc];
 
 /** The staff caller and the session's active property; the auth interceptor already enforced the rule. */
-function actorOf(values: ContextValues, permission: string | undefined): Actor {
+function actorOf(values: ContextValues, permission: string | undefined): StaffActor {
   const p = requireStaff(values);
   if (permission !== undefined && !p.permissions.has(permission))
     throw new AppError("forbidden", `Missing permission ${permission} in the active property.`);

@@ -32,7 +32,7 @@ const maxDescription = 500;
 const deliveryStatuses = ["pending", "succeeded", "failed", "cancelled"];
 
 /** Who acts: the staff user and the session's active property. */
-export interface Actor {
+export interface StaffActor {
   propertyId: string;
   userId: string;
 }
@@ -126,7 +126,7 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
     return value;
   }
 
-  async function mustGet(actor: Actor, id: string): Promise<Endpoint> {
+  async function mustGet(actor: StaffActor, id: string): Promise<Endpoint> {
     const found = isUuid(id) ? await repo.get(actor.propertyId, id) : undefined;
     if (found === undefined) throw new AppError("not_found", "Webhook address not found.");
     return found;
@@ -134,7 +134,7 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
 
   /** Updates one address of the actor's property and returns it; not found when it is another property's. */
   async function update(
-    actor: Actor,
+    actor: StaffActor,
     id: string,
     setSql: string,
     params: unknown[],
@@ -161,11 +161,11 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
   }
 
   return {
-    list: (actor: Actor) => repo.list(actor.propertyId),
+    list: (actor: StaffActor) => repo.list(actor.propertyId),
     get: mustGet,
 
     /** Creates an address; the secret is returned here only (stored sealed). At most 10 per property. */
-    async create(actor: Actor, input: EndpointInput): Promise<{ endpoint: Endpoint; secret: string }> {
+    async create(actor: StaffActor, input: EndpointInput): Promise<{ endpoint: Endpoint; secret: string }> {
       const eventTypes = checkTypes(input.eventTypes);
       const description = checkDescription(input.description);
       const maxPerSecond = checkLimit("maxPerSecond", input.maxPerSecond, 1000, defaultMaxPerSecond);
@@ -216,7 +216,7 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
     },
 
     /** Changes url (checked again), event types and description. */
-    async patch(actor: Actor, id: string, patch: EndpointPatch): Promise<Endpoint> {
+    async patch(actor: StaffActor, id: string, patch: EndpointPatch): Promise<Endpoint> {
       const current = await mustGet(actor, id);
       const url = patch.url === undefined ? current.url : await checkUrl(patch.url);
       const eventTypes =
@@ -246,7 +246,7 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
     },
 
     /** Deletes the address with its deliveries and history. */
-    async remove(actor: Actor, id: string): Promise<void> {
+    async remove(actor: StaffActor, id: string): Promise<void> {
       if (!isUuid(id)) throw new AppError("not_found", "Webhook address not found.");
       await d.transact(async (tx) => {
         const [gone] = await tx.query<EndpointRow>(
@@ -268,7 +268,7 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
      * New secret (returned once) and, for an ed25519 address, a new key pair; for 24 hours the old secret and
      * key keep signing a second value in every signature header.
      */
-    async rotateSecret(actor: Actor, id: string): Promise<{ endpoint: Endpoint; secret: string }> {
+    async rotateSecret(actor: StaffActor, id: string): Promise<{ endpoint: Endpoint; secret: string }> {
       const current = await mustGet(actor, id);
       const secret = newSigningSecret();
       const pair = current.publicKey === null ? undefined : newEd25519Pair();
@@ -292,7 +292,7 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
     },
 
     /** Stops the address; its pending deliveries stop too (nothing accumulates while it is off). */
-    async disable(actor: Actor, id: string): Promise<Endpoint> {
+    async disable(actor: StaffActor, id: string): Promise<Endpoint> {
       return d.transact(async (tx) => {
         const [row] = await tx.query<EndpointRow>(
           `update webhook_endpoints set status = 'disabled', updated_at = $3 where property_id = $1 and id = $2 and client_id is null returning ${endpointColumns}`,
@@ -315,7 +315,7 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
     },
 
     /** Re-opens a closed or disabled address with a clean failure count. */
-    async enable(actor: Actor, id: string): Promise<Endpoint> {
+    async enable(actor: StaffActor, id: string): Promise<Endpoint> {
       return update(
         actor,
         id,
@@ -326,7 +326,7 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
     },
 
     /** Sends webhook.test at once (signed like any event) and answers with the outcome of that one attempt. */
-    async sendTest(actor: Actor, id: string): Promise<TestResult> {
+    async sendTest(actor: StaffActor, id: string): Promise<TestResult> {
       await mustGet(actor, id);
       if (!(await getPlatformSettings(poolQueryable(d.pool))).partnerApiEnabled)
         throw new AppError("conflict", "Webhooks are switched off platform-wide while the partner API is disabled.");
@@ -352,7 +352,7 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
      * (at most 30 days back), in the background and paced by the address's limits. A recovery already running
      * for the address is answered instead of starting a second one.
      */
-    async recover(actor: Actor, id: string, since: Date | undefined): Promise<Recovery> {
+    async recover(actor: StaffActor, id: string, since: Date | undefined): Promise<Recovery> {
       const endpoint = await mustGet(actor, id);
       if (endpoint.status !== "open")
         throw new AppError("conflict", "The webhook address is not open; enable it first.");
@@ -361,7 +361,7 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
 
     /** Attempts of the last 30 days, newest first; `cursor` is the opaque value of the previous page. The address's recent recoveries come with it. */
     async history(
-      actor: Actor,
+      actor: StaffActor,
       id: string,
       page: { cursor?: string; limit?: number; deliveryStatus?: string; eventType?: string },
     ): Promise<{ deliveries: HistoryEntry[]; nextCursor: string | null; recoveries: Recovery[] }> {
@@ -390,7 +390,7 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
     },
 
     /** Sends the same event (same id) again at once, as a new delivery with a fresh delivery id. */
-    async resend(actor: Actor, endpointId: string, deliveryId: string): Promise<{ deliveryId: string }> {
+    async resend(actor: StaffActor, endpointId: string, deliveryId: string): Promise<{ deliveryId: string }> {
       const endpoint = await mustGet(actor, endpointId);
       if (endpoint.status !== "open")
         throw new AppError("conflict", "The webhook address is not open; enable it first.");

@@ -634,6 +634,32 @@ export declare type Invoice = Message<"hotelops.folio.v1.Invoice"> & {
    * @generated from field: repeated hotelops.folio.v1.InvoiceLine lines = 23;
    */
   lines: InvoiceLine[];
+
+  /**
+   * The e-document's delivery to the integrator, once issued with an e-document.
+   *
+   * @generated from field: optional hotelops.folio.v1.InvoiceDelivery delivery = 24;
+   */
+  delivery?: InvoiceDelivery | undefined;
+
+  /**
+   * For a return invoice (IADE): the invoice it returns.
+   *
+   * @generated from field: optional string return_of_invoice_id = 25;
+   */
+  returnOfInvoiceId?: string | undefined;
+
+  /**
+   * When CANCELLED: when and why.
+   *
+   * @generated from field: optional google.protobuf.Timestamp cancelled_at = 26;
+   */
+  cancelledAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: string cancel_reason = 27;
+   */
+  cancelReason: string;
 };
 
 /**
@@ -641,6 +667,64 @@ export declare type Invoice = Message<"hotelops.folio.v1.Invoice"> & {
  * Use `create(InvoiceSchema)` to create a new message.
  */
 export declare const InvoiceSchema: GenMessage<Invoice>;
+
+/**
+ * Where an issued e-document is on its way to the integrator: QUEUED (waiting or being uploaded, retried with
+ * backoff after transport errors), SENT (the integrator has it), ACCEPTED or REJECTED (its answer), CANCELLING
+ * and CANCELLED (after CancelInvoice).
+ *
+ * @generated from message hotelops.folio.v1.InvoiceDelivery
+ */
+export declare type InvoiceDelivery = Message<"hotelops.folio.v1.InvoiceDelivery"> & {
+  /**
+   * @generated from field: string status = 1;
+   */
+  status: string;
+
+  /**
+   * Uploads started.
+   *
+   * @generated from field: int32 attempts = 2;
+   */
+  attempts: number;
+
+  /**
+   * The last transport error (empty once an upload got through).
+   *
+   * @generated from field: string last_error = 3;
+   */
+  lastError: string;
+
+  /**
+   * The integrator's reason for a rejection.
+   *
+   * @generated from field: string reason = 4;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp queued_at = 5;
+   */
+  queuedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional google.protobuf.Timestamp sent_at = 6;
+   */
+  sentAt?: Timestamp | undefined;
+
+  /**
+   * When it was ACCEPTED or REJECTED.
+   *
+   * @generated from field: optional google.protobuf.Timestamp decided_at = 7;
+   */
+  decidedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message hotelops.folio.v1.InvoiceDelivery.
+ * Use `create(InvoiceDeliverySchema)` to create a new message.
+ */
+export declare const InvoiceDeliverySchema: GenMessage<InvoiceDelivery>;
 
 /**
  * A postal address on an invoice.
@@ -1394,6 +1478,133 @@ export declare type RunNightAuditResponse = Message<"hotelops.folio.v1.RunNightA
 export declare const RunNightAuditResponseSchema: GenMessage<RunNightAuditResponse>;
 
 /**
+ * @generated from message hotelops.folio.v1.CreateReturnInvoiceDraftRequest
+ */
+export declare type CreateReturnInvoiceDraftRequest = Message<"hotelops.folio.v1.CreateReturnInvoiceDraftRequest"> & {
+  /**
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * The issued sales invoice returned.
+   *
+   * @generated from field: string invoice_id = 2;
+   */
+  invoiceId: string;
+
+  /**
+   * Its lines returned (line_no); empty: all of them.
+   *
+   * @generated from field: repeated int32 line_nos = 3;
+   */
+  lineNos: number[];
+};
+
+/**
+ * Describes the message hotelops.folio.v1.CreateReturnInvoiceDraftRequest.
+ * Use `create(CreateReturnInvoiceDraftRequestSchema)` to create a new message.
+ */
+export declare const CreateReturnInvoiceDraftRequestSchema: GenMessage<CreateReturnInvoiceDraftRequest>;
+
+/**
+ * @generated from message hotelops.folio.v1.CreateReturnInvoiceDraftResponse
+ */
+export declare type CreateReturnInvoiceDraftResponse = Message<"hotelops.folio.v1.CreateReturnInvoiceDraftResponse"> & {
+  /**
+   * @generated from field: hotelops.folio.v1.Invoice invoice = 1;
+   */
+  invoice?: Invoice | undefined;
+};
+
+/**
+ * Describes the message hotelops.folio.v1.CreateReturnInvoiceDraftResponse.
+ * Use `create(CreateReturnInvoiceDraftResponseSchema)` to create a new message.
+ */
+export declare const CreateReturnInvoiceDraftResponseSchema: GenMessage<CreateReturnInvoiceDraftResponse>;
+
+/**
+ * @generated from message hotelops.folio.v1.RequeueInvoiceDeliveryRequest
+ */
+export declare type RequeueInvoiceDeliveryRequest = Message<"hotelops.folio.v1.RequeueInvoiceDeliveryRequest"> & {
+  /**
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * @generated from field: string invoice_id = 2;
+   */
+  invoiceId: string;
+};
+
+/**
+ * Describes the message hotelops.folio.v1.RequeueInvoiceDeliveryRequest.
+ * Use `create(RequeueInvoiceDeliveryRequestSchema)` to create a new message.
+ */
+export declare const RequeueInvoiceDeliveryRequestSchema: GenMessage<RequeueInvoiceDeliveryRequest>;
+
+/**
+ * @generated from message hotelops.folio.v1.RequeueInvoiceDeliveryResponse
+ */
+export declare type RequeueInvoiceDeliveryResponse = Message<"hotelops.folio.v1.RequeueInvoiceDeliveryResponse"> & {
+  /**
+   * @generated from field: hotelops.folio.v1.Invoice invoice = 1;
+   */
+  invoice?: Invoice | undefined;
+};
+
+/**
+ * Describes the message hotelops.folio.v1.RequeueInvoiceDeliveryResponse.
+ * Use `create(RequeueInvoiceDeliveryResponseSchema)` to create a new message.
+ */
+export declare const RequeueInvoiceDeliveryResponseSchema: GenMessage<RequeueInvoiceDeliveryResponse>;
+
+/**
+ * @generated from message hotelops.folio.v1.CancelInvoiceRequest
+ */
+export declare type CancelInvoiceRequest = Message<"hotelops.folio.v1.CancelInvoiceRequest"> & {
+  /**
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * @generated from field: string invoice_id = 2;
+   */
+  invoiceId: string;
+
+  /**
+   * Why (1 to 200 characters), kept with the invoice and in the audit trail.
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message hotelops.folio.v1.CancelInvoiceRequest.
+ * Use `create(CancelInvoiceRequestSchema)` to create a new message.
+ */
+export declare const CancelInvoiceRequestSchema: GenMessage<CancelInvoiceRequest>;
+
+/**
+ * @generated from message hotelops.folio.v1.CancelInvoiceResponse
+ */
+export declare type CancelInvoiceResponse = Message<"hotelops.folio.v1.CancelInvoiceResponse"> & {
+  /**
+   * @generated from field: hotelops.folio.v1.Invoice invoice = 1;
+   */
+  invoice?: Invoice | undefined;
+};
+
+/**
+ * Describes the message hotelops.folio.v1.CancelInvoiceResponse.
+ * Use `create(CancelInvoiceResponseSchema)` to create a new message.
+ */
+export declare const CancelInvoiceResponseSchema: GenMessage<CancelInvoiceResponse>;
+
+/**
  * What a charge is for.
  *
  * @generated from enum hotelops.folio.v1.ChargeKind
@@ -1444,6 +1655,13 @@ export enum InvoiceStatus {
    * @generated from enum value: INVOICE_STATUS_ISSUED = 2;
    */
   ISSUED = 2,
+
+  /**
+   * An e-Arşiv invoice cancelled within its window (CancelInvoice); it keeps its number.
+   *
+   * @generated from enum value: INVOICE_STATUS_CANCELLED = 3;
+   */
+  CANCELLED = 3,
 }
 
 /**
@@ -1558,7 +1776,8 @@ export declare const FolioService: GenService<{
    * DRAFT -> ISSUED: the issue date is the property's business date; the number is the series (3 characters),
    * the issue year and a 9-digit sequence per property and year that never skips, even under concurrent
    * finalizations (e.g. DEM2026000000001). In the same transaction the UBL-TR 1.2 XML is made (a new ETTN, the
-   * number as cbc:ID) and `invoice.issued` written. 409 invalid_transition when already issued, when the
+   * number as cbc:ID), its delivery to the integrator queued (`delivery.status` QUEUED) and `invoice.issued`
+   * written. 409 invalid_transition when already issued, when the
    * property's issuer is not set (SetInvoiceIssuer) or for a draft made before e-documents; 409 conflict when a
    * charge of the draft was invoiced meanwhile.
    *
@@ -1616,6 +1835,48 @@ export declare const FolioService: GenService<{
     methodKind: "unary";
     input: typeof SetInvoiceIssuerRequestSchema;
     output: typeof SetInvoiceIssuerResponseSchema;
+  },
+  /**
+   * A DRAFT return invoice (InvoiceTypeCode IADE) of some lines of an issued sales invoice (`line_nos`; empty: all
+   * of them), with the original's buyer, profile and line amounts; the document names the original in
+   * cac:BillingReference. Finalize it with FinalizeInvoice (its own number, ETTN and delivery). A line is returned
+   * at most once: 409 conflict when a line is already on a return invoice (a draft one too), 409
+   * invalid_transition for a draft, cancelled or return invoice, 422 validation_failed naming `line_nos` for a
+   * line the invoice does not have.
+   *
+   * @generated from rpc hotelops.folio.v1.FolioService.CreateReturnInvoiceDraft
+   */
+  createReturnInvoiceDraft: {
+    methodKind: "unary";
+    input: typeof CreateReturnInvoiceDraftRequestSchema;
+    output: typeof CreateReturnInvoiceDraftResponseSchema;
+  },
+  /**
+   * Sends a REJECTED e-document again after a fix (e.g. SetInvoiceIssuer): the XML is made anew with the
+   * property's current issuer, keeping its number and ETTN, and the delivery goes back to QUEUED. A QUEUED
+   * delivery whose retries were spent (a long integrator outage) gets a new job, its document unchanged. 409
+   * invalid_transition when the delivery is SENT, ACCEPTED or cancelled, or the invoice is not issued.
+   *
+   * @generated from rpc hotelops.folio.v1.FolioService.RequeueInvoiceDelivery
+   */
+  requeueInvoiceDelivery: {
+    methodKind: "unary";
+    input: typeof RequeueInvoiceDeliveryRequestSchema;
+    output: typeof RequeueInvoiceDeliveryResponseSchema;
+  },
+  /**
+   * Cancels an issued e-Arşiv invoice until 7 days after its issue date (Turkish time): status CANCELLED (the
+   * number stays used), its folio charges are on no invoice again, and its e-document is cancelled at the
+   * integrator (delivery CANCELLING, then CANCELLED; CANCELLED at once when it was never uploaded). 409
+   * invalid_transition for an e-Fatura (issue a return invoice), a draft, an invoice already cancelled or after
+   * the window; 422 validation_failed naming `reason` when it is empty or longer than 200 characters.
+   *
+   * @generated from rpc hotelops.folio.v1.FolioService.CancelInvoice
+   */
+  cancelInvoice: {
+    methodKind: "unary";
+    input: typeof CancelInvoiceRequestSchema;
+    output: typeof CancelInvoiceResponseSchema;
   },
   /**
    * The business date and the pre-checks of the night audit; `can_run` is false when a check is blocking.

@@ -292,6 +292,13 @@ export declare type SearchGuestsRequest = Message<"hotelops.guest.v1.SearchGuest
    * @generated from field: int32 limit = 4;
    */
   limit: number;
+
+  /**
+   * Opaque; from next_cursor. Absent: the first page.
+   *
+   * @generated from field: string cursor = 5;
+   */
+  cursor: string;
 };
 
 /**
@@ -308,6 +315,13 @@ export declare type SearchGuestsResponse = Message<"hotelops.guest.v1.SearchGues
    * @generated from field: repeated hotelops.guest.v1.Guest guests = 1;
    */
   guests: Guest[];
+
+  /**
+   * The cursor of the next page (the same search, `cursor` set to it); empty on the last one.
+   *
+   * @generated from field: string next_cursor = 2;
+   */
+  nextCursor: string;
 };
 
 /**
@@ -419,6 +433,310 @@ export declare type Guest = Message<"hotelops.guest.v1.Guest"> & {
 export declare const GuestSchema: GenMessage<Guest>;
 
 /**
+ * @generated from message hotelops.guest.v1.AddRoomLineGuestRequest
+ */
+export declare type AddRoomLineGuestRequest = Message<"hotelops.guest.v1.AddRoomLineGuestRequest"> & {
+  /**
+   * The property's code; empty acts on the staff session's active property.
+   *
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * @generated from field: string reservation_id = 2;
+   */
+  reservationId: string;
+
+  /**
+   * @generated from field: string reservation_room_id = 3;
+   */
+  reservationRoomId: string;
+
+  /**
+   * @generated from field: string guest_id = 4;
+   */
+  guestId: string;
+};
+
+/**
+ * Describes the message hotelops.guest.v1.AddRoomLineGuestRequest.
+ * Use `create(AddRoomLineGuestRequestSchema)` to create a new message.
+ */
+export declare const AddRoomLineGuestRequestSchema: GenMessage<AddRoomLineGuestRequest>;
+
+/**
+ * @generated from message hotelops.guest.v1.AddRoomLineGuestResponse
+ */
+export declare type AddRoomLineGuestResponse = Message<"hotelops.guest.v1.AddRoomLineGuestResponse"> & {
+  /**
+   * The line's guests after the change, masked, in the order they were linked.
+   *
+   * @generated from field: repeated hotelops.guest.v1.Guest guests = 1;
+   */
+  guests: Guest[];
+
+  /**
+   * False when the guest was on the line already.
+   *
+   * @generated from field: bool added = 2;
+   */
+  added: boolean;
+};
+
+/**
+ * Describes the message hotelops.guest.v1.AddRoomLineGuestResponse.
+ * Use `create(AddRoomLineGuestResponseSchema)` to create a new message.
+ */
+export declare const AddRoomLineGuestResponseSchema: GenMessage<AddRoomLineGuestResponse>;
+
+/**
+ * @generated from message hotelops.guest.v1.RemoveRoomLineGuestRequest
+ */
+export declare type RemoveRoomLineGuestRequest = Message<"hotelops.guest.v1.RemoveRoomLineGuestRequest"> & {
+  /**
+   * The property's code; empty acts on the staff session's active property.
+   *
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * @generated from field: string reservation_id = 2;
+   */
+  reservationId: string;
+
+  /**
+   * @generated from field: string reservation_room_id = 3;
+   */
+  reservationRoomId: string;
+
+  /**
+   * @generated from field: string guest_id = 4;
+   */
+  guestId: string;
+};
+
+/**
+ * Describes the message hotelops.guest.v1.RemoveRoomLineGuestRequest.
+ * Use `create(RemoveRoomLineGuestRequestSchema)` to create a new message.
+ */
+export declare const RemoveRoomLineGuestRequestSchema: GenMessage<RemoveRoomLineGuestRequest>;
+
+/**
+ * @generated from message hotelops.guest.v1.RemoveRoomLineGuestResponse
+ */
+export declare type RemoveRoomLineGuestResponse = Message<"hotelops.guest.v1.RemoveRoomLineGuestResponse"> & {
+  /**
+   * The line's remaining guests, masked.
+   *
+   * @generated from field: repeated hotelops.guest.v1.Guest guests = 1;
+   */
+  guests: Guest[];
+};
+
+/**
+ * Describes the message hotelops.guest.v1.RemoveRoomLineGuestResponse.
+ * Use `create(RemoveRoomLineGuestResponseSchema)` to create a new message.
+ */
+export declare const RemoveRoomLineGuestResponseSchema: GenMessage<RemoveRoomLineGuestResponse>;
+
+/**
+ * @generated from message hotelops.guest.v1.ListGuestStaysRequest
+ */
+export declare type ListGuestStaysRequest = Message<"hotelops.guest.v1.ListGuestStaysRequest"> & {
+  /**
+   * The property's code; empty acts on the staff session's active property.
+   *
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * @generated from field: string guest_id = 2;
+   */
+  guestId: string;
+
+  /**
+   * `next_cursor` of the previous page; empty for the first.
+   *
+   * @generated from field: string cursor = 3;
+   */
+  cursor: string;
+
+  /**
+   * 1-100, default 20.
+   *
+   * @generated from field: int32 limit = 4;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message hotelops.guest.v1.ListGuestStaysRequest.
+ * Use `create(ListGuestStaysRequestSchema)` to create a new message.
+ */
+export declare const ListGuestStaysRequestSchema: GenMessage<ListGuestStaysRequest>;
+
+/**
+ * @generated from message hotelops.guest.v1.ListGuestStaysResponse
+ */
+export declare type ListGuestStaysResponse = Message<"hotelops.guest.v1.ListGuestStaysResponse"> & {
+  /**
+   * @generated from field: repeated hotelops.guest.v1.GuestStay stays = 1;
+   */
+  stays: GuestStay[];
+
+  /**
+   * The next page's cursor; empty on the last page.
+   *
+   * @generated from field: string next_cursor = 2;
+   */
+  nextCursor: string;
+};
+
+/**
+ * Describes the message hotelops.guest.v1.ListGuestStaysResponse.
+ * Use `create(ListGuestStaysResponseSchema)` to create a new message.
+ */
+export declare const ListGuestStaysResponseSchema: GenMessage<ListGuestStaysResponse>;
+
+/**
+ * One stay of a guest: a room line the guest is linked to.
+ *
+ * @generated from message hotelops.guest.v1.GuestStay
+ */
+export declare type GuestStay = Message<"hotelops.guest.v1.GuestStay"> & {
+  /**
+   * @generated from field: string reservation_id = 1;
+   */
+  reservationId: string;
+
+  /**
+   * @generated from field: string reservation_room_id = 2;
+   */
+  reservationRoomId: string;
+
+  /**
+   * The property of the stay (any property of the group).
+   *
+   * @generated from field: string property_code = 3;
+   */
+  propertyCode: string;
+
+  /**
+   * @generated from field: string reservation_code = 4;
+   */
+  reservationCode: string;
+
+  /**
+   * The reservation's status: TENTATIVE, GUARANTEED, IN_HOUSE, CHECKED_OUT, NO_SHOW or CANCELLED.
+   *
+   * @generated from field: string status = 5;
+   */
+  status: string;
+
+  /**
+   * YYYY-MM-DD.
+   *
+   * @generated from field: string arrival_date = 6;
+   */
+  arrivalDate: string;
+
+  /**
+   * @generated from field: string departure_date = 7;
+   */
+  departureDate: string;
+
+  /**
+   * The line's room, when one is assigned.
+   *
+   * @generated from field: string room_number = 8;
+   */
+  roomNumber: string;
+
+  /**
+   * @generated from field: optional google.protobuf.Timestamp checked_in_at = 9;
+   */
+  checkedInAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional google.protobuf.Timestamp checked_out_at = 10;
+   */
+  checkedOutAt?: Timestamp | undefined;
+
+  /**
+   * When the guest was linked to the line.
+   *
+   * @generated from field: google.protobuf.Timestamp linked_at = 11;
+   */
+  linkedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message hotelops.guest.v1.GuestStay.
+ * Use `create(GuestStaySchema)` to create a new message.
+ */
+export declare const GuestStaySchema: GenMessage<GuestStay>;
+
+/**
+ * @generated from message hotelops.guest.v1.MergeGuestsRequest
+ */
+export declare type MergeGuestsRequest = Message<"hotelops.guest.v1.MergeGuestsRequest"> & {
+  /**
+   * The property's code; empty acts on the staff session's active property.
+   *
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * The guest kept.
+   *
+   * @generated from field: string guest_id = 2;
+   */
+  guestId: string;
+
+  /**
+   * The duplicates merged into it and deleted (1-10).
+   *
+   * @generated from field: repeated string duplicate_guest_ids = 3;
+   */
+  duplicateGuestIds: string[];
+};
+
+/**
+ * Describes the message hotelops.guest.v1.MergeGuestsRequest.
+ * Use `create(MergeGuestsRequestSchema)` to create a new message.
+ */
+export declare const MergeGuestsRequestSchema: GenMessage<MergeGuestsRequest>;
+
+/**
+ * @generated from message hotelops.guest.v1.MergeGuestsResponse
+ */
+export declare type MergeGuestsResponse = Message<"hotelops.guest.v1.MergeGuestsResponse"> & {
+  /**
+   * The kept guest after the merge, masked.
+   *
+   * @generated from field: hotelops.guest.v1.Guest guest = 1;
+   */
+  guest?: Guest | undefined;
+
+  /**
+   * How many stays moved to the kept guest.
+   *
+   * @generated from field: int32 stays_moved = 2;
+   */
+  staysMoved: number;
+};
+
+/**
+ * Describes the message hotelops.guest.v1.MergeGuestsResponse.
+ * Use `create(MergeGuestsResponseSchema)` to create a new message.
+ */
+export declare const MergeGuestsResponseSchema: GenMessage<MergeGuestsResponse>;
+
+/**
  * Guest profiles: one per person, shared by the properties of a hotel group (a chain shares its guests). Every
  * request names a property (`property_code`; empty acts on the staff session's active property) and is checked
  * against the caller's reach: a property out of reach, and a guest of another group, is 404 not_found.
@@ -477,6 +795,57 @@ export declare const GuestService: GenService<{
     methodKind: "unary";
     input: typeof SearchGuestsRequestSchema;
     output: typeof SearchGuestsResponseSchema;
+  },
+  /**
+   * Links a guest profile to a room line of a reservation of the property (an occupant of the stay): the guest of
+   * the property's group, the reservation and the line of the property (each 404 not_found otherwise, like a
+   * missing one). At most adults + children guests per line (422 validation_failed on `guest_id`); a cancelled
+   * reservation takes none (409 conflict). Linking a guest already on the line changes nothing (`added` false).
+   * Recorded in the audit trail (record `guest`, action `link_stay`). Answers the line's guests, masked.
+   *
+   * @generated from rpc hotelops.guest.v1.GuestService.AddRoomLineGuest
+   */
+  addRoomLineGuest: {
+    methodKind: "unary";
+    input: typeof AddRoomLineGuestRequestSchema;
+    output: typeof AddRoomLineGuestResponseSchema;
+  },
+  /**
+   * Unlinks a guest from a room line (404 not_found when the guest is not on it). Recorded in the audit trail
+   * (action `unlink_stay`). Answers the line's remaining guests, masked.
+   *
+   * @generated from rpc hotelops.guest.v1.GuestService.RemoveRoomLineGuest
+   */
+  removeRoomLineGuest: {
+    methodKind: "unary";
+    input: typeof RemoveRoomLineGuestRequestSchema;
+    output: typeof RemoveRoomLineGuestResponseSchema;
+  },
+  /**
+   * A guest's stays (the room lines the guest is linked to) at every property of the group, the latest link
+   * first, paged by the opaque `cursor` of the previous page (`next_cursor`, empty on the last page). `limit`
+   * 1-100 (default 20); a bad cursor or limit is 400 naming the field.
+   *
+   * @generated from rpc hotelops.guest.v1.GuestService.ListGuestStays
+   */
+  listGuestStays: {
+    methodKind: "unary";
+    input: typeof ListGuestStaysRequestSchema;
+    output: typeof ListGuestStaysResponseSchema;
+  },
+  /**
+   * Merges duplicate profiles of one person into `guest_id`: the duplicates' stays move to it (a line holding
+   * both keeps one link), the kept guest's empty fields take the first duplicate's value that is set (the document
+   * as a whole: type, number, country and expiry), and the duplicates are deleted. 1-10 duplicates, all of the
+   * group and none the kept guest itself (400 invalid_argument on `duplicate_guest_ids`). Needs `guests.merge`.
+   * Recorded in the audit trail: action `merge` on the kept guest, `merged_into` on each duplicate.
+   *
+   * @generated from rpc hotelops.guest.v1.GuestService.MergeGuests
+   */
+  mergeGuests: {
+    methodKind: "unary";
+    input: typeof MergeGuestsRequestSchema;
+    output: typeof MergeGuestsResponseSchema;
   },
 }>;
 

@@ -4,6 +4,7 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
+import type { Guest } from "../../guest/v1/guest_pb.js";
 import type { ListValue, Timestamp } from "@bufbuild/protobuf/wkt";
 import type { Reservation } from "../../reservation/v1/reservation_pb.js";
 import type { Change } from "../../audit/v1/audit_pb.js";
@@ -31,6 +32,20 @@ export declare type ScanIdentityDocumentRequest = Message<"hotelops.mobile.v1.Sc
    * @generated from field: repeated hotelops.mobile.v1.IdentityImage images = 2;
    */
   images: IdentityImage[];
+
+  /**
+   * A room line id of the active property: save the person read as the line's guest (see the RPC).
+   *
+   * @generated from field: string save_to_room_line = 3;
+   */
+  saveToRoomLine: string;
+
+  /**
+   * The staff confirmed the read fields against the document; required with `save_to_room_line`.
+   *
+   * @generated from field: bool confirmed = 4;
+   */
+  confirmed: boolean;
 };
 
 /**
@@ -178,6 +193,20 @@ export declare type ScanIdentityDocumentResponse = Message<"hotelops.mobile.v1.S
    * @generated from field: repeated hotelops.mobile.v1.ScanProblem problems = 14;
    */
   problems: ScanProblem[];
+
+  /**
+   * With `save_to_room_line`: the guest saved and linked to the line, masked.
+   *
+   * @generated from field: optional hotelops.guest.v1.Guest guest = 15;
+   */
+  guest?: Guest | undefined;
+
+  /**
+   * True when `guest` was created by this scan, false when an existing profile was found by its document number.
+   *
+   * @generated from field: bool guest_created = 16;
+   */
+  guestCreated: boolean;
 };
 
 /**
@@ -340,6 +369,13 @@ export declare type OptionRatePlan = Message<"hotelops.mobile.v1.OptionRatePlan"
    * @generated from field: optional hotelops.mobile.v1.OptionCancellationPolicy cancellation_policy = 6;
    */
   cancellationPolicy?: OptionCancellationPolicy | undefined;
+
+  /**
+   * The deposit a booking on this plan owes (InventoryService.SetRatePlanDeposit); absent: no deposit is asked.
+   *
+   * @generated from field: optional hotelops.mobile.v1.OptionDepositPolicy deposit_policy = 7;
+   */
+  depositPolicy?: OptionDepositPolicy | undefined;
 };
 
 /**
@@ -377,6 +413,73 @@ export declare type OptionCancellationPolicy = Message<"hotelops.mobile.v1.Optio
  * Use `create(OptionCancellationPolicySchema)` to create a new message.
  */
 export declare const OptionCancellationPolicySchema: GenMessage<OptionCancellationPolicy>;
+
+/**
+ * A deposit per room: the first night (FIRST_NIGHT, `value` 0), `value` basis points of the stay total (PERCENT) or
+ * `value` minor units (FIXED), never more than the stay total; due `due_days` days after the booking's business date
+ * (AFTER_BOOKING) or before the arrival date (BEFORE_ARRIVAL), never after the arrival date nor before the booking.
+ *
+ * @generated from message hotelops.mobile.v1.OptionDepositPolicy
+ */
+export declare type OptionDepositPolicy = Message<"hotelops.mobile.v1.OptionDepositPolicy"> & {
+  /**
+   * @generated from field: string kind = 1;
+   */
+  kind: string;
+
+  /**
+   * @generated from field: int64 value = 2;
+   */
+  value: bigint;
+
+  /**
+   * @generated from field: string due_anchor = 3;
+   */
+  dueAnchor: string;
+
+  /**
+   * @generated from field: int32 due_days = 4;
+   */
+  dueDays: number;
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.OptionDepositPolicy.
+ * Use `create(OptionDepositPolicySchema)` to create a new message.
+ */
+export declare const OptionDepositPolicySchema: GenMessage<OptionDepositPolicy>;
+
+/**
+ * What a booking of the quoted stay made today (the property's business date) would owe as a deposit.
+ *
+ * @generated from message hotelops.mobile.v1.QuoteDeposit
+ */
+export declare type QuoteDeposit = Message<"hotelops.mobile.v1.QuoteDeposit"> & {
+  /**
+   * Minor units, for one room.
+   *
+   * @generated from field: int64 amount_minor = 1;
+   */
+  amountMinor: bigint;
+
+  /**
+   * @generated from field: string due_date = 2;
+   */
+  dueDate: string;
+
+  /**
+   * The rate plan's rule it comes from.
+   *
+   * @generated from field: hotelops.mobile.v1.OptionDepositPolicy rule = 3;
+   */
+  rule?: OptionDepositPolicy | undefined;
+};
+
+/**
+ * Describes the message hotelops.mobile.v1.QuoteDeposit.
+ * Use `create(QuoteDepositSchema)` to create a new message.
+ */
+export declare const QuoteDepositSchema: GenMessage<QuoteDeposit>;
 
 /**
  * @generated from message hotelops.mobile.v1.OptionRoom
@@ -436,6 +539,13 @@ export declare type RateQuote = Message<"hotelops.mobile.v1.RateQuote"> & {
    * @generated from field: bool available = 4;
    */
   available: boolean;
+
+  /**
+   * The deposit the rate plan asks for this stay; absent when it asks none.
+   *
+   * @generated from field: optional hotelops.mobile.v1.QuoteDeposit deposit = 5;
+   */
+  deposit?: QuoteDeposit | undefined;
 };
 
 /**
@@ -1407,6 +1517,16 @@ export declare const MobileService: GenService<{
    * MRZ whose fields fail their checks is a 200 with `valid: false` and the failures in `problems`: the front
    * desk compares the fields with the document before using them.
    *
+   * Saving the occupant: with `save_to_room_line` (a room line id of the active property, 404 not_found
+   * otherwise) and `confirmed` true (the staff compared the read fields with the document; 400 invalid_argument on
+   * `confirmed` without it), a read whose checks all hold (else 422 validation_failed naming the first failed
+   * field; nothing is saved) becomes the line's guest: the group's profile with the same document number (found
+   * through its keyed hash; a TC_KIMLIK card's number is the TC identity number) takes the read names,
+   * nationality, birth date and document, or a new profile is created; then it is linked to the line as
+   * GuestService.AddRoomLineGuest does (the line's occupancy and a cancelled reservation are checked there).
+   * `guest` (masked) and `guest_created` answer what was saved; the audit trail records the create or change and
+   * the link. Without `save_to_room_line` nothing is stored.
+   *
    * gRPC/Connect callers send the same message; their whole request is bound by MAX_BODY_BYTES.
    *
    * @generated from rpc hotelops.mobile.v1.MobileService.ScanIdentityDocument
@@ -1422,8 +1542,9 @@ export declare const MobileService: GenService<{
    * status, board types and sources. With `arrival_date` and `departure_date` (YYYY-MM-DD, at most 60 nights)
    * the response also quotes every rate plan x room type with a daily price for every night: `total_minor` is
    * the sum of the daily prices (what POST /reservations expects as totalMinor) and `available` is true when a
-   * room of the type is free every night and `adults` + `children` (default 1 + 0) fit its max occupancy.
-   * Needs reservations.view or reservations.create. 400 for a bad date or range.
+   * room of the type is free every night and `adults` + `children` (default 1 + 0) fit its max occupancy. Each
+   * rate plan shows its cancellation and deposit rules; a quote shows the deposit its rate plan asks for that stay
+   * (amount and due date for a booking made on the business date). Needs reservations.view or reservations.create. 400 for a bad date or range.
    *
    * @generated from rpc hotelops.mobile.v1.MobileService.GetReservationOptions
    */

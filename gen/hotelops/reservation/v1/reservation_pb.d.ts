@@ -5,6 +5,7 @@
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import type { Guest } from "../../guest/v1/guest_pb.js";
 
 /**
  * Describes the file hotelops/reservation/v1/reservation.proto.
@@ -98,6 +99,15 @@ export declare type RoomLine = Message<"hotelops.reservation.v1.RoomLine"> & {
    * @generated from field: optional hotelops.reservation.v1.LinePolicy cancellation_policy = 15;
    */
   cancellationPolicy?: LinePolicy | undefined;
+
+  /**
+   * The guest profiles linked to the line (GuestService.AddRoomLineGuest), in the order they were linked: on
+   * GetReservation and the mobile GetMobileReservation to staff only (empty elsewhere). Masked unless the caller
+   * holds `guests.read_sensitive` (each guest so read is written to the audit trail, action `read_sensitive`).
+   *
+   * @generated from field: repeated hotelops.guest.v1.Guest guests = 16;
+   */
+  guests: Guest[];
 };
 
 /**
@@ -1201,6 +1211,13 @@ export declare type ListOverdueDepositsRequest = Message<"hotelops.reservation.v
    * @generated from field: int32 limit = 2;
    */
   limit: number;
+
+  /**
+   * Opaque; from next_cursor. Absent: the first page.
+   *
+   * @generated from field: string cursor = 3;
+   */
+  cursor: string;
 };
 
 /**
@@ -1226,6 +1243,13 @@ export declare type ListOverdueDepositsResponse = Message<"hotelops.reservation.
    * @generated from field: bool has_more = 2;
    */
   hasMore: boolean;
+
+  /**
+   * The cursor of the next page; empty on the last one.
+   *
+   * @generated from field: string next_cursor = 3;
+   */
+  nextCursor: string;
 };
 
 /**

@@ -93,6 +93,21 @@ class FolioServiceStub(object):
                 request_serializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.SetInvoiceIssuerRequest.SerializeToString,
                 response_deserializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.SetInvoiceIssuerResponse.FromString,
                 )
+        self.CreateReturnInvoiceDraft = channel.unary_unary(
+                '/hotelops.folio.v1.FolioService/CreateReturnInvoiceDraft',
+                request_serializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.CreateReturnInvoiceDraftRequest.SerializeToString,
+                response_deserializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.CreateReturnInvoiceDraftResponse.FromString,
+                )
+        self.RequeueInvoiceDelivery = channel.unary_unary(
+                '/hotelops.folio.v1.FolioService/RequeueInvoiceDelivery',
+                request_serializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.RequeueInvoiceDeliveryRequest.SerializeToString,
+                response_deserializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.RequeueInvoiceDeliveryResponse.FromString,
+                )
+        self.CancelInvoice = channel.unary_unary(
+                '/hotelops.folio.v1.FolioService/CancelInvoice',
+                request_serializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.CancelInvoiceRequest.SerializeToString,
+                response_deserializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.CancelInvoiceResponse.FromString,
+                )
         self.GetNightAuditChecks = channel.unary_unary(
                 '/hotelops.folio.v1.FolioService/GetNightAuditChecks',
                 request_serializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.GetNightAuditChecksRequest.SerializeToString,
@@ -192,7 +207,8 @@ class FolioServiceServicer(object):
         """DRAFT -> ISSUED: the issue date is the property's business date; the number is the series (3 characters),
         the issue year and a 9-digit sequence per property and year that never skips, even under concurrent
         finalizations (e.g. DEM2026000000001). In the same transaction the UBL-TR 1.2 XML is made (a new ETTN, the
-        number as cbc:ID) and `invoice.issued` written. 409 invalid_transition when already issued, when the
+        number as cbc:ID), its delivery to the integrator queued (`delivery.status` QUEUED) and `invoice.issued`
+        written. 409 invalid_transition when already issued, when the
         property's issuer is not set (SetInvoiceIssuer) or for a draft made before e-documents; 409 conflict when a
         charge of the draft was invoiced meanwhile.
         """
@@ -231,6 +247,39 @@ class FolioServiceServicer(object):
     def SetInvoiceIssuer(self, request, context):
         """Sets the seller the property's e-documents name: VKN (checksum), title, tax office and address. Invoices
         cannot be finalized before it is set (409 invalid_transition). 422 validation_failed naming the field.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateReturnInvoiceDraft(self, request, context):
+        """A DRAFT return invoice (InvoiceTypeCode IADE) of some lines of an issued sales invoice (`line_nos`; empty: all
+        of them), with the original's buyer, profile and line amounts; the document names the original in
+        cac:BillingReference. Finalize it with FinalizeInvoice (its own number, ETTN and delivery). A line is returned
+        at most once: 409 conflict when a line is already on a return invoice (a draft one too), 409
+        invalid_transition for a draft, cancelled or return invoice, 422 validation_failed naming `line_nos` for a
+        line the invoice does not have.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RequeueInvoiceDelivery(self, request, context):
+        """Sends a REJECTED e-document again after a fix (e.g. SetInvoiceIssuer): the XML is made anew with the
+        property's current issuer, keeping its number and ETTN, and the delivery goes back to QUEUED. A QUEUED
+        delivery whose retries were spent (a long integrator outage) gets a new job, its document unchanged. 409
+        invalid_transition when the delivery is SENT, ACCEPTED or cancelled, or the invoice is not issued.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CancelInvoice(self, request, context):
+        """Cancels an issued e-Arşiv invoice until 7 days after its issue date (Turkish time): status CANCELLED (the
+        number stays used), its folio charges are on no invoice again, and its e-document is cancelled at the
+        integrator (delivery CANCELLING, then CANCELLED; CANCELLED at once when it was never uploaded). 409
+        invalid_transition for an e-Fatura (issue a return invoice), a draft, an invoice already cancelled or after
+        the window; 422 validation_failed naming `reason` when it is empty or longer than 200 characters.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -314,6 +363,21 @@ def add_FolioServiceServicer_to_server(servicer, server):
                     servicer.SetInvoiceIssuer,
                     request_deserializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.SetInvoiceIssuerRequest.FromString,
                     response_serializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.SetInvoiceIssuerResponse.SerializeToString,
+            ),
+            'CreateReturnInvoiceDraft': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateReturnInvoiceDraft,
+                    request_deserializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.CreateReturnInvoiceDraftRequest.FromString,
+                    response_serializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.CreateReturnInvoiceDraftResponse.SerializeToString,
+            ),
+            'RequeueInvoiceDelivery': grpc.unary_unary_rpc_method_handler(
+                    servicer.RequeueInvoiceDelivery,
+                    request_deserializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.RequeueInvoiceDeliveryRequest.FromString,
+                    response_serializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.RequeueInvoiceDeliveryResponse.SerializeToString,
+            ),
+            'CancelInvoice': grpc.unary_unary_rpc_method_handler(
+                    servicer.CancelInvoice,
+                    request_deserializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.CancelInvoiceRequest.FromString,
+                    response_serializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.CancelInvoiceResponse.SerializeToString,
             ),
             'GetNightAuditChecks': grpc.unary_unary_rpc_method_handler(
                     servicer.GetNightAuditChecks,
@@ -543,6 +607,57 @@ class FolioService(object):
         return grpc.experimental.unary_unary(request, target, '/hotelops.folio.v1.FolioService/SetInvoiceIssuer',
             hotelops_dot_folio_dot_v1_dot_folio__pb2.SetInvoiceIssuerRequest.SerializeToString,
             hotelops_dot_folio_dot_v1_dot_folio__pb2.SetInvoiceIssuerResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def CreateReturnInvoiceDraft(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.folio.v1.FolioService/CreateReturnInvoiceDraft',
+            hotelops_dot_folio_dot_v1_dot_folio__pb2.CreateReturnInvoiceDraftRequest.SerializeToString,
+            hotelops_dot_folio_dot_v1_dot_folio__pb2.CreateReturnInvoiceDraftResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def RequeueInvoiceDelivery(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.folio.v1.FolioService/RequeueInvoiceDelivery',
+            hotelops_dot_folio_dot_v1_dot_folio__pb2.RequeueInvoiceDeliveryRequest.SerializeToString,
+            hotelops_dot_folio_dot_v1_dot_folio__pb2.RequeueInvoiceDeliveryResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def CancelInvoice(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.folio.v1.FolioService/CancelInvoice',
+            hotelops_dot_folio_dot_v1_dot_folio__pb2.CancelInvoiceRequest.SerializeToString,
+            hotelops_dot_folio_dot_v1_dot_folio__pb2.CancelInvoiceResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 

@@ -42,6 +42,26 @@ class GuestServiceStub(object):
                 request_serializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.SearchGuestsRequest.SerializeToString,
                 response_deserializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.SearchGuestsResponse.FromString,
                 )
+        self.AddRoomLineGuest = channel.unary_unary(
+                '/hotelops.guest.v1.GuestService/AddRoomLineGuest',
+                request_serializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.AddRoomLineGuestRequest.SerializeToString,
+                response_deserializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.AddRoomLineGuestResponse.FromString,
+                )
+        self.RemoveRoomLineGuest = channel.unary_unary(
+                '/hotelops.guest.v1.GuestService/RemoveRoomLineGuest',
+                request_serializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.RemoveRoomLineGuestRequest.SerializeToString,
+                response_deserializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.RemoveRoomLineGuestResponse.FromString,
+                )
+        self.ListGuestStays = channel.unary_unary(
+                '/hotelops.guest.v1.GuestService/ListGuestStays',
+                request_serializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.ListGuestStaysRequest.SerializeToString,
+                response_deserializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.ListGuestStaysResponse.FromString,
+                )
+        self.MergeGuests = channel.unary_unary(
+                '/hotelops.guest.v1.GuestService/MergeGuests',
+                request_serializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.MergeGuestsRequest.SerializeToString,
+                response_deserializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.MergeGuestsResponse.FromString,
+                )
 
 
 class GuestServiceServicer(object):
@@ -90,6 +110,45 @@ class GuestServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def AddRoomLineGuest(self, request, context):
+        """Links a guest profile to a room line of a reservation of the property (an occupant of the stay): the guest of
+        the property's group, the reservation and the line of the property (each 404 not_found otherwise, like a
+        missing one). At most adults + children guests per line (422 validation_failed on `guest_id`); a cancelled
+        reservation takes none (409 conflict). Linking a guest already on the line changes nothing (`added` false).
+        Recorded in the audit trail (record `guest`, action `link_stay`). Answers the line's guests, masked.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RemoveRoomLineGuest(self, request, context):
+        """Unlinks a guest from a room line (404 not_found when the guest is not on it). Recorded in the audit trail
+        (action `unlink_stay`). Answers the line's remaining guests, masked.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListGuestStays(self, request, context):
+        """A guest's stays (the room lines the guest is linked to) at every property of the group, the latest link
+        first, paged by the opaque `cursor` of the previous page (`next_cursor`, empty on the last page). `limit`
+        1-100 (default 20); a bad cursor or limit is 400 naming the field.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def MergeGuests(self, request, context):
+        """Merges duplicate profiles of one person into `guest_id`: the duplicates' stays move to it (a line holding
+        both keeps one link), the kept guest's empty fields take the first duplicate's value that is set (the document
+        as a whole: type, number, country and expiry), and the duplicates are deleted. 1-10 duplicates, all of the
+        group and none the kept guest itself (400 invalid_argument on `duplicate_guest_ids`). Needs `guests.merge`.
+        Recorded in the audit trail: action `merge` on the kept guest, `merged_into` on each duplicate.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GuestServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -112,6 +171,26 @@ def add_GuestServiceServicer_to_server(servicer, server):
                     servicer.SearchGuests,
                     request_deserializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.SearchGuestsRequest.FromString,
                     response_serializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.SearchGuestsResponse.SerializeToString,
+            ),
+            'AddRoomLineGuest': grpc.unary_unary_rpc_method_handler(
+                    servicer.AddRoomLineGuest,
+                    request_deserializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.AddRoomLineGuestRequest.FromString,
+                    response_serializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.AddRoomLineGuestResponse.SerializeToString,
+            ),
+            'RemoveRoomLineGuest': grpc.unary_unary_rpc_method_handler(
+                    servicer.RemoveRoomLineGuest,
+                    request_deserializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.RemoveRoomLineGuestRequest.FromString,
+                    response_serializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.RemoveRoomLineGuestResponse.SerializeToString,
+            ),
+            'ListGuestStays': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListGuestStays,
+                    request_deserializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.ListGuestStaysRequest.FromString,
+                    response_serializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.ListGuestStaysResponse.SerializeToString,
+            ),
+            'MergeGuests': grpc.unary_unary_rpc_method_handler(
+                    servicer.MergeGuests,
+                    request_deserializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.MergeGuestsRequest.FromString,
+                    response_serializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.MergeGuestsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -196,5 +275,73 @@ class GuestService(object):
         return grpc.experimental.unary_unary(request, target, '/hotelops.guest.v1.GuestService/SearchGuests',
             hotelops_dot_guest_dot_v1_dot_guest__pb2.SearchGuestsRequest.SerializeToString,
             hotelops_dot_guest_dot_v1_dot_guest__pb2.SearchGuestsResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def AddRoomLineGuest(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.guest.v1.GuestService/AddRoomLineGuest',
+            hotelops_dot_guest_dot_v1_dot_guest__pb2.AddRoomLineGuestRequest.SerializeToString,
+            hotelops_dot_guest_dot_v1_dot_guest__pb2.AddRoomLineGuestResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def RemoveRoomLineGuest(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.guest.v1.GuestService/RemoveRoomLineGuest',
+            hotelops_dot_guest_dot_v1_dot_guest__pb2.RemoveRoomLineGuestRequest.SerializeToString,
+            hotelops_dot_guest_dot_v1_dot_guest__pb2.RemoveRoomLineGuestResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListGuestStays(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.guest.v1.GuestService/ListGuestStays',
+            hotelops_dot_guest_dot_v1_dot_guest__pb2.ListGuestStaysRequest.SerializeToString,
+            hotelops_dot_guest_dot_v1_dot_guest__pb2.ListGuestStaysResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def MergeGuests(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.guest.v1.GuestService/MergeGuests',
+            hotelops_dot_guest_dot_v1_dot_guest__pb2.MergeGuestsRequest.SerializeToString,
+            hotelops_dot_guest_dot_v1_dot_guest__pb2.MergeGuestsResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

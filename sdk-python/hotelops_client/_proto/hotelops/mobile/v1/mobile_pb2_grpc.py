@@ -106,6 +106,16 @@ class MobileServiceServicer(object):
         MRZ whose fields fail their checks is a 200 with `valid: false` and the failures in `problems`: the front
         desk compares the fields with the document before using them.
 
+        Saving the occupant: with `save_to_room_line` (a room line id of the active property, 404 not_found
+        otherwise) and `confirmed` true (the staff compared the read fields with the document; 400 invalid_argument on
+        `confirmed` without it), a read whose checks all hold (else 422 validation_failed naming the first failed
+        field; nothing is saved) becomes the line's guest: the group's profile with the same document number (found
+        through its keyed hash; a TC_KIMLIK card's number is the TC identity number) takes the read names,
+        nationality, birth date and document, or a new profile is created; then it is linked to the line as
+        GuestService.AddRoomLineGuest does (the line's occupancy and a cancelled reservation are checked there).
+        `guest` (masked) and `guest_created` answer what was saved; the audit trail records the create or change and
+        the link. Without `save_to_room_line` nothing is stored.
+
         gRPC/Connect callers send the same message; their whole request is bound by MAX_BODY_BYTES.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -120,8 +130,9 @@ class MobileServiceServicer(object):
         status, board types and sources. With `arrival_date` and `departure_date` (YYYY-MM-DD, at most 60 nights)
         the response also quotes every rate plan x room type with a daily price for every night: `total_minor` is
         the sum of the daily prices (what POST /reservations expects as totalMinor) and `available` is true when a
-        room of the type is free every night and `adults` + `children` (default 1 + 0) fit its max occupancy.
-        Needs reservations.view or reservations.create. 400 for a bad date or range.
+        room of the type is free every night and `adults` + `children` (default 1 + 0) fit its max occupancy. Each
+        rate plan shows its cancellation and deposit rules; a quote shows the deposit its rate plan asks for that stay
+        (amount and due date for a booking made on the business date). Needs reservations.view or reservations.create. 400 for a bad date or range.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
