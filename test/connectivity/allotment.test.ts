@@ -23,6 +23,7 @@ let dblId: string;
 let allotter: { clientId: string; accessToken: string };
 let plain: { clientId: string; accessToken: string };
 let manager: { accessToken: string };
+let viewer: { accessToken: string };
 let grpc: Client<typeof ConnectivityService>;
 let connect: Client<typeof ConnectivityService>;
 
@@ -130,6 +131,7 @@ beforeAll(async () => {
     approved: true,
   });
   manager = await createStaffSession(app, { propertyCode: property.code, role: "manager" });
+  viewer = await createStaffSession(app, { propertyCode: property.code, role: "viewer" });
   grpc = createClient(ConnectivityService, createGrpcTransport({ baseUrl: app.baseUrl }));
   connect = createClient(ConnectivityService, createConnectTransport({ baseUrl: app.baseUrl, httpVersion: "1.1" }));
 });
@@ -351,5 +353,99 @@ describe("availability caps", () => {
     );
     expect(ari.body.roomTypes[0].ratePlans[0].days[0]).toMatchObject({ available: 4 });
     expect(ari.body.roomTypes[0].ratePlans[0].days[0].priceMinor).toBeNull();
+  });
+
+  it("the hotel sets and lifts caps itself (InventoryService.SetAvailabilityCaps, gRPC and Connect, rates.manage); bad input 4xx", async () => {
+    const inventory = (transport: "grpc" | "connect") =>
+      createClient(
+        InventoryService,
+        transport === "grpc"
+          ? createGrpcTransport({ baseUrl: app.baseUrl })
+          : createConnectTransport({ baseUrl: app.baseUrl, httpVersion: "1.1" }),
+      );
+    const head = async () =>
+      (
+        await app.db.pool.query<{ seq: string }>(
+          "select coalesce(max(seq), 0)::text as seq from ari_changes where property_id = $1",
+          [property.id],
+        )
+      ).rows[0]!.seq;
+    const before = await head();
+    const set = await inventory("grpc").setAvailabilityCaps(
+      {
+        propertyCode: property.code,
+        roomTypeIds: [dblId],
+        from: "2027-09-01",
+        to: "2027-09-08",
+        weekdays: [5, 6],
+        availabilityCap: 1,
+      },
+      { headers: { ...bearer(manager.accessToken), "idempotency-key": randomUUID() } },
+    );
+    // 2027-09-03 is a Friday, 09-04 a Saturday
+    expect(set.days).toBe(2);
+    expect((await availability("X-DBL", "2027-09-02", "2027-09-06")).map((d) => d.available)).toEqual([4, 1, 1, 4]);
+    const feed = await app.db.pool.query<{ reason: string; rp: string[] }>(
+      "select reason, rate_plans as rp from ari_changes where property_id = $1 and seq > $2",
+      [property.id, before],
+    );
+    expect(feed.rows).toEqual([{ reason: "allotment", rp: [] }]);
+    const audit = await call(
+      "GET",
+      `/api/mobile/v1/audit?entityType=restriction&entityId=${dblId}`,
+      manager.accessToken,
+    );
+    expect(audit.body.changes[0]).toMatchObject({ action: "set", actor: { kind: "user" } });
+
+    // a viewer may not; bad values are refused; another property's room type is not found
+    expect(
+      await failure(
+        inventory("connect").setAvailabilityCaps(
+          {
+            propertyCode: property.code,
+            roomTypeIds: [dblId],
+            from: "2027-09-01",
+            to: "2027-09-02",
+            availabilityCap: 0,
+          },
+          { headers: { ...bearer(viewer.accessToken), "idempotency-key": randomUUID() } },
+        ),
+      ),
+    ).toMatchObject({ code: Code.PermissionDenied, appCode: "forbidden" });
+    type Bad = Partial<{ availabilityCap: number; roomTypeIds: string[]; to: string; weekdays: number[] }>;
+    const cases: [Bad, Code, string][] = [
+      [{ availabilityCap: -2 }, Code.InvalidArgument, "validation_failed"],
+      [{ roomTypeIds: [] }, Code.InvalidArgument, "invalid_argument"],
+      [{ to: "2027-08-01" }, Code.InvalidArgument, "invalid_argument"],
+      [{ weekdays: [8] }, Code.InvalidArgument, "invalid_argument"],
+      [{ roomTypeIds: [randomUUID()] }, Code.NotFound, "not_found"],
+    ];
+    for (const [bad, code, appCode] of cases)
+      for (const transport of ["grpc", "connect"] as const)
+        expect(
+          await failure(
+            inventory(transport).setAvailabilityCaps(
+              {
+                propertyCode: property.code,
+                roomTypeIds: [dblId],
+                from: "2027-09-01",
+                to: "2027-09-08",
+                availabilityCap: 0,
+                ...bad,
+              },
+              { headers: { ...bearer(manager.accessToken), "idempotency-key": randomUUID() } },
+            ),
+          ),
+        ).toMatchObject({ code, appCode });
+    expect((await availability("X-DBL", "2027-09-01", "2027-09-02"))[0].available).toBe(4);
+
+    const lifted = await inventory("connect").setAvailabilityCaps(
+      { propertyCode: property.code, roomTypeIds: [dblId], from: "2027-09-01", to: "2027-09-08", availabilityCap: -1 },
+      { headers: { ...bearer(manager.accessToken), "idempotency-key": randomUUID() } },
+    );
+    expect(lifted.days).toBe(7);
+    expect((await availability("X-DBL", "2027-09-02", "2027-09-06")).every((d) => d.availabilityCap === null)).toBe(
+      true,
+    );
   });
 });

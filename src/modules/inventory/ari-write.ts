@@ -7,6 +7,7 @@ import { recordEvents } from "../events/index.ts";
 import { recordAriChanges, type AriChange } from "./ari-log.ts";
 import * as repo from "./inventory.repository.ts";
 import { lockRates } from "./rate-lock.ts";
+import { applyCaps, maxAvailabilityCap } from "./caps.ts";
 
 /** Most changes in one ARI write. */
 export const maxAriWriteChanges = 1000;
@@ -40,9 +41,6 @@ export interface AriWrite {
    */
   availabilityCap?: number | undefined;
 }
-
-/** Largest availability cap (a room type has at most this many rooms). */
-const maxAvailabilityCap = 9999;
 
 const restrictionFields = ["minStay", "maxStay", "closedToArrival", "closedToDeparture", "stopSell"] as const;
 const hasRestriction = (c: AriWrite) => restrictionFields.some((f) => c[f] !== undefined);
@@ -202,45 +200,18 @@ const applyStatement: Statement = {
 };
 
 /**
- * The availability caps of the changes that set one, per room type and day (the later change wins; -1 removes),
- * on the room type's day rows: a day without a row gets one with the room type's rooms as its total, the room type
- * held FOR SHARE as takeRooms does, so a concurrent room creation is not missed.
- */
-const capsStatement: Statement = {
-  name: "inventory_ari_write_caps",
-  text: `with c as (select * from unnest($2::uuid[], $3::date[], $4::date[], $5::int[], $6::int[]) with ordinality as c(rt, f, t, wd, cap, n)),
-     cells as (select c.*, d.day::date as day
-                 from c cross join lateral generate_series(c.f, c.t - 1, interval '1 day') as d(day)
-                where (c.wd >> (extract(isodow from d.day)::int - 1)) & 1 = 1),
-     merged as (select rt, day, (array_agg(cap order by n desc))[1] as cap from cells group by rt, day)
-     insert into room_type_days as d (property_id, room_type_id, date, total, availability_cap)
-     select $1, m.rt, m.day, t.room_count, nullif(m.cap, -1)
-       from merged m join (select id, room_count from room_types where property_id = $1 for share) t on t.id = m.rt
-      order by m.rt, m.day
-     on conflict (property_id, room_type_id, date) do update set availability_cap = excluded.availability_cap`,
-};
-
-async function applyCaps(tx: Tx, propertyId: string, changes: readonly AriWrite[]): Promise<void> {
-  const capped = changes.filter(hasCap);
-  if (capped.length === 0) return;
-  await tx.query(capsStatement, [
-    propertyId,
-    capped.map((c) => c.roomTypeId),
-    capped.map((c) => c.from),
-    capped.map((c) => c.to),
-    capped.map((c) => weekdayMask(c.weekdays)),
-    capped.map((c) => c.availabilityCap),
-  ]);
-}
-
-/**
  * Applies checked changes with resolved ids in the caller's transaction, in one statement (applyStatement) after
  * the property's rate lock (lockRates), then their availability caps. Returns the distinct cells.
  */
 async function applyChanges(tx: Tx, propertyId: string, changes: readonly AriWrite[]): Promise<number> {
   await lockRates(tx, propertyId);
   const [row] = await tx.query<{ cells: string }>(applyStatement, columns(propertyId, changes));
-  await applyCaps(tx, propertyId, changes);
+  const capped = changes.filter(hasCap);
+  await applyCaps(
+    tx,
+    propertyId,
+    capped.map((c) => ({ ...c, weekdayMask: weekdayMask(c.weekdays), cap: c.availabilityCap! })),
+  );
   return Number(row!.cells);
 }
 

@@ -258,6 +258,17 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
       });
       return { cells };
     },
+    async setAvailabilityCaps(req, ctx) {
+      const propertyId = await scope(ctx, req.propertyCode);
+      const days = await service.setAvailabilityCaps(propertyId, {
+        roomTypeIds: req.roomTypeIds,
+        from: req.from,
+        to: req.to,
+        weekdays: req.weekdays,
+        availabilityCap: req.availabilityCap,
+      });
+      return { days };
+    },
     async getAri(req, ctx) {
       const propertyId = await scope(ctx, req.propertyCode);
       const ari = await service.getAri(propertyId, {

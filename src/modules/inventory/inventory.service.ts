@@ -10,6 +10,7 @@ import { recordEvent, type AvailabilityEventData } from "../events/index.ts";
 import { addDays, parseDate, parseRange } from "../../lib/dates.ts";
 import { recordAriChanges, type AriReason } from "./ari-log.ts";
 import { checkAriWrite, writeAri, type AriWrite } from "./ari-write.ts";
+import { setAvailabilityCaps, type SetAvailabilityCapsInput } from "./caps.ts";
 import {
   checkRestrictionInput,
   readRatesAndRestrictions,
@@ -132,6 +133,8 @@ export interface InventoryService {
   ): Promise<RoomTypeAvailability[]>;
   /** Sets restrictions of rate plans x room types for the chosen weekdays of a range; returns the cells written. */
   setRestrictions(propertyId: string, input: SetRestrictionsInput): Promise<number>;
+  /** Sets (-1: lifts) the availability cap of room types for the chosen weekdays of a range; returns the days. */
+  setAvailabilityCaps(propertyId: string, input: SetAvailabilityCapsInput): Promise<number>;
   /**
    * Writes a batch of prices and restrictions (ari-write.ts) in one transaction, all or nothing; returns the
    * distinct cells (rate plan x room type x day) written.
@@ -622,6 +625,10 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
         );
         return cells;
       });
+    },
+
+    async setAvailabilityCaps(propertyId, input) {
+      return transact((tx) => setAvailabilityCaps(tx, propertyId, input, clock.now()));
     },
 
     async writeAri(propertyId, changes) {

@@ -1035,6 +1035,75 @@ export declare type SetRestrictionsResponse = Message<"hotelops.inventory.v1.Set
 export declare const SetRestrictionsResponseSchema: GenMessage<SetRestrictionsResponse>;
 
 /**
+ * @generated from message hotelops.inventory.v1.SetAvailabilityCapsRequest
+ */
+export declare type SetAvailabilityCapsRequest = Message<"hotelops.inventory.v1.SetAvailabilityCapsRequest"> & {
+  /**
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * At least one room type id.
+   *
+   * @generated from field: repeated string room_type_ids = 2;
+   */
+  roomTypeIds: string[];
+
+  /**
+   * First date (inclusive).
+   *
+   * @generated from field: string from = 3;
+   */
+  from: string;
+
+  /**
+   * End date (exclusive).
+   *
+   * @generated from field: string to = 4;
+   */
+  to: string;
+
+  /**
+   * ISO weekdays to write, 1 (Monday) to 7 (Sunday); empty: every day of the range.
+   *
+   * @generated from field: repeated int32 weekdays = 5;
+   */
+  weekdays: number[];
+
+  /**
+   * Rooms, 0 to 9,999; -1 lifts the cap.
+   *
+   * @generated from field: int32 availability_cap = 6;
+   */
+  availabilityCap: number;
+};
+
+/**
+ * Describes the message hotelops.inventory.v1.SetAvailabilityCapsRequest.
+ * Use `create(SetAvailabilityCapsRequestSchema)` to create a new message.
+ */
+export declare const SetAvailabilityCapsRequestSchema: GenMessage<SetAvailabilityCapsRequest>;
+
+/**
+ * @generated from message hotelops.inventory.v1.SetAvailabilityCapsResponse
+ */
+export declare type SetAvailabilityCapsResponse = Message<"hotelops.inventory.v1.SetAvailabilityCapsResponse"> & {
+  /**
+   * Room type x day cells written.
+   *
+   * @generated from field: int32 days = 1;
+   */
+  days: number;
+};
+
+/**
+ * Describes the message hotelops.inventory.v1.SetAvailabilityCapsResponse.
+ * Use `create(SetAvailabilityCapsResponseSchema)` to create a new message.
+ */
+export declare const SetAvailabilityCapsResponseSchema: GenMessage<SetAvailabilityCapsResponse>;
+
+/**
  * @generated from message hotelops.inventory.v1.GetAriRequest
  */
 export declare type GetAriRequest = Message<"hotelops.inventory.v1.GetAriRequest"> & {
@@ -1853,6 +1922,20 @@ export declare const InventoryService: GenService<{
     methodKind: "unary";
     input: typeof SetRestrictionsRequestSchema;
     output: typeof SetRestrictionsResponseSchema;
+  },
+  /**
+   * Sets or lifts the availability cap of room types for the chosen weekdays of [from, to) (at most 731 days): the
+   * most rooms shown available per day (GetAvailability's and GetAri's `available` never exceed it); -1 lifts it.
+   * Partners the hotel lets manage allotment set caps through ConnectivityService.UpdateAri; this is the hotel's
+   * own override (e.g. clearing a former partner's caps). Emits availability.changed (reason "allotment") and an
+   * ARI feed entry; audited per room type (entity "restriction").
+   *
+   * @generated from rpc hotelops.inventory.v1.InventoryService.SetAvailabilityCaps
+   */
+  setAvailabilityCaps: {
+    methodKind: "unary";
+    input: typeof SetAvailabilityCapsRequestSchema;
+    output: typeof SetAvailabilityCapsResponseSchema;
   },
   /**
    * ARI as staff see it: availability, nightly price and restrictions per room type x rate plan x day over

@@ -85,6 +85,11 @@ class InventoryServiceStub(object):
                 request_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRestrictionsRequest.SerializeToString,
                 response_deserializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRestrictionsResponse.FromString,
                 )
+        self.SetAvailabilityCaps = channel.unary_unary(
+                '/hotelops.inventory.v1.InventoryService/SetAvailabilityCaps',
+                request_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetAvailabilityCapsRequest.SerializeToString,
+                response_deserializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetAvailabilityCapsResponse.FromString,
+                )
         self.GetAri = channel.unary_unary(
                 '/hotelops.inventory.v1.InventoryService/GetAri',
                 request_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.GetAriRequest.SerializeToString,
@@ -235,6 +240,17 @@ class InventoryServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SetAvailabilityCaps(self, request, context):
+        """Sets or lifts the availability cap of room types for the chosen weekdays of [from, to) (at most 731 days): the
+        most rooms shown available per day (GetAvailability's and GetAri's `available` never exceed it); -1 lifts it.
+        Partners the hotel lets manage allotment set caps through ConnectivityService.UpdateAri; this is the hotel's
+        own override (e.g. clearing a former partner's caps). Emits availability.changed (reason "allotment") and an
+        ARI feed entry; audited per room type (entity "restriction").
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetAri(self, request, context):
         """ARI as staff see it: availability, nightly price and restrictions per room type x rate plan x day over
         [from, to) (at most 366 days), for the room types and rate plans asked for (none: all; a rate plan appears
@@ -354,6 +370,11 @@ def add_InventoryServiceServicer_to_server(servicer, server):
                     servicer.SetRestrictions,
                     request_deserializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRestrictionsRequest.FromString,
                     response_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRestrictionsResponse.SerializeToString,
+            ),
+            'SetAvailabilityCaps': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetAvailabilityCaps,
+                    request_deserializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetAvailabilityCapsRequest.FromString,
+                    response_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetAvailabilityCapsResponse.SerializeToString,
             ),
             'GetAri': grpc.unary_unary_rpc_method_handler(
                     servicer.GetAri,
@@ -607,6 +628,23 @@ class InventoryService(object):
         return grpc.experimental.unary_unary(request, target, '/hotelops.inventory.v1.InventoryService/SetRestrictions',
             hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRestrictionsRequest.SerializeToString,
             hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRestrictionsResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def SetAvailabilityCaps(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.inventory.v1.InventoryService/SetAvailabilityCaps',
+            hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetAvailabilityCapsRequest.SerializeToString,
+            hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetAvailabilityCapsResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 
