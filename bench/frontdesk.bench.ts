@@ -147,6 +147,9 @@ async function verifyYearOf200Rooms(
      select gen_random_uuid(), $1, id, 0, room_type_id, $4, 2, 0, array_fill(0::bigint, array[departure - arrival]), 0, arrival from rows`,
     [h.p.id, start, businessDate, h.ratePlanId],
   );
+  // fresh statistics for the bulk-written tables (a live database has them; without, the day rows' join below is
+  // planned as a nested loop over every stay and runs for minutes)
+  await app.db.query("analyze reservations, reservation_rooms");
   const [held] = await app.db.query<{ nights: number }>(
     `with n as (select rr.room_type_id, g::date as date
                   from reservations r join reservation_rooms rr on rr.property_id = r.property_id and rr.reservation_id = r.id

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Queryable } from "./queryable.ts";
-import type { Tx } from "./transaction.ts";
+import type { Ahead, Tx } from "./transaction.ts";
 
 /**
  * The transaction of a request whose outcome must commit together with its writes (an idempotent write): the
@@ -82,8 +82,8 @@ class Held implements HeldTransaction {
     return true;
   }
 
-  run<T>(begin: Begin, work: (tx: Tx) => Promise<T>): Promise<T> {
-    if (this.#state === "open" && this.#tx !== undefined) return this.#join(this.#tx, work);
+  run<T>(begin: Begin, work: (tx: Tx) => Promise<T>, ahead?: Ahead<unknown>): Promise<T> {
+    if (this.#state === "open" && this.#tx !== undefined) return this.#join(this.#tx, work, ahead);
     this.#state = "open";
     const deferred = this.#deferred;
     this.#deferred = undefined;
@@ -146,9 +146,12 @@ class Held implements HeldTransaction {
     });
   }
 
-  async #join<T>(tx: Tx, work: (tx: Tx) => Promise<T>): Promise<T> {
+  async #join<T>(tx: Tx, work: (tx: Tx) => Promise<T>, ahead: Ahead<unknown> | undefined): Promise<T> {
     const savepoint = `held_${++this.#savepoints}`;
-    await tx.query(`savepoint ${savepoint}`);
+    const saved = tx.query(`savepoint ${savepoint}`);
+    // already in a transaction: the statement meant to run ahead of it becomes part of it
+    ahead?.run(tx, false);
+    await saved;
     try {
       const result = await work(tx);
       await tx.query(`release savepoint ${savepoint}`);
@@ -182,7 +185,7 @@ export function createHeldTransaction(
  */
 export function heldTransactionOf(options: { readOnly?: boolean }):
   | {
-      run<T>(begin: Begin, work: (tx: Tx) => Promise<T>): Promise<T>;
+      run<T>(begin: Begin, work: (tx: Tx) => Promise<T>, ahead?: Ahead<unknown>): Promise<T>;
       defer(write: DeferredWrite): boolean;
     }
   | undefined {

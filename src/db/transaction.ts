@@ -34,6 +34,41 @@ export interface Batch<T> {
   statement(rows: readonly T[]): { text: string; params: unknown[] };
 }
 
+/**
+ * A statement that commits on its own ahead of a transaction (TransactOptions.ahead): sent on the transaction's
+ * connection right before its BEGIN, so it costs no round trip of its own (it leaves with BEGIN and the work's first
+ * statement), and a row lock it takes is released once it has run instead of when the transaction ends. A rollback
+ * of the transaction keeps what it did. Inside a transaction already open (a held transaction, where the work runs
+ * in a savepoint) it runs as the savepoint's first statement and is part of that transaction.
+ */
+export interface Ahead<R> {
+  /** Its rows once it has run (rejects with its error); settles only if `ran`. */
+  readonly rows: Promise<R[]>;
+  /** True once it was sent. */
+  readonly ran: boolean;
+  /** True when it committed on its own (ran ahead of BEGIN), false when it ran inside an open transaction. */
+  readonly alone: boolean;
+  run(q: Queryable, alone: boolean): void;
+}
+
+export function aheadOf<R>(text: string | Statement, params: readonly unknown[]): Ahead<R> {
+  let settle!: { resolve: (rows: R[]) => void; reject: (err: unknown) => void };
+  const rows = new Promise<R[]>((resolve, reject) => (settle = { resolve, reject }));
+  rows.catch(() => undefined);
+  const ahead = {
+    rows,
+    ran: false,
+    alone: false,
+    run(q: Queryable, alone: boolean): void {
+      if (ahead.ran) return;
+      ahead.ran = true;
+      ahead.alone = alone;
+      q.query<R>(text, params).then(settle.resolve, settle.reject);
+    },
+  };
+  return ahead;
+}
+
 type IsolationLevel = "read committed" | "repeatable read" | "serializable";
 
 interface TransactOptions {
@@ -45,6 +80,8 @@ interface TransactOptions {
    * benchmark that measures what the trail costs, never for a business write.
    */
   recordChanges?: boolean;
+  /** A statement to run ahead of BEGIN, committing on its own (see Ahead). */
+  ahead?: Ahead<unknown>;
 }
 
 export type Transact = <T>(work: (tx: Tx) => Promise<T>, options?: TransactOptions) => Promise<T>;
@@ -104,6 +141,7 @@ export function createTransact(pool: pg.Pool, boss: PgBoss): Transact {
       return job;
     };
     try {
+      options.ahead?.run({ query }, true);
       // BEGIN goes out with the work's first statement (the pool pipelines): nothing waits for its answer alone.
       // (BEGIN fails only with its connection, which fails the statements behind it too.)
       const begun = client.query(
@@ -170,6 +208,6 @@ export function createTransact(pool: pg.Pool, boss: PgBoss): Transact {
   // An idempotent write holds its transaction open until its outcome is recorded in it (held-transaction.ts).
   return (work, options = {}) => {
     const held = heldTransactionOf(options);
-    return held === undefined ? open(work, options) : held.run((body) => open(body, options), work);
+    return held === undefined ? open(work, options) : held.run((body) => open(body, options), work, options.ahead);
   };
 }

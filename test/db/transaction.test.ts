@@ -6,6 +6,7 @@ import { createRowWriter } from "../../src/jobs/boss.ts";
 import { createHeldTransaction, type OutcomeRecord } from "../../src/db/held-transaction.ts";
 import { openTestDatabase, type TestDatabase } from "../helpers/db.ts";
 import { runQuery } from "../../src/db/queryable.ts";
+import { aheadOf } from "../../src/db/transaction.ts";
 
 let t: TestDatabase;
 
@@ -96,6 +97,56 @@ describe("transaction helper", () => {
       }),
     ).rejects.toThrow(/after the transaction's last one/);
     expect(await count("select count(*) as n from probe where id = 'after-last'")).toBe(0);
+  });
+
+  it("runs a statement ahead of BEGIN on its own: its row lock is not held by the transaction, a rollback keeps it", async () => {
+    await t.db.pool.query("insert into probe (id, n) values ('ahead', 0)");
+    const ahead = aheadOf<{ n: number }>("update probe set n = n + 1 where id = 'ahead' returning n", []);
+    await expect(
+      t.transact(
+        async (tx) => {
+          expect(await ahead.rows).toEqual([{ n: 1 }]);
+          await tx.query("insert into probe (id, n) values ('ahead-tx', 1)");
+          // another connection locks the row at once: the transaction does not hold it
+          const { rows } = await t.db.pool.query("select n from probe where id = 'ahead' for update nowait");
+          expect(rows).toEqual([{ n: 1 }]);
+          throw new Error("boom");
+        },
+        { ahead },
+      ),
+    ).rejects.toThrow("boom");
+    expect(ahead.alone).toBe(true);
+    expect(await count("select n from probe where id = 'ahead'")).toBe(1);
+    expect(await count("select count(*) as n from probe where id = 'ahead-tx'")).toBe(0);
+  });
+
+  it("inside a held transaction's savepoint the statement ahead is part of it and rolls back with the work", async () => {
+    await t.db.pool.query("insert into probe (id, n) values ('ahead-held', 0)");
+    const held = createHeldTransaction({ onOpen: async () => undefined });
+    const ahead = aheadOf<{ n: number }>("update probe set n = n + 1 where id = 'ahead-held' returning n", []);
+    await held.within(async () => {
+      await t.transact((tx) => tx.query("insert into probe (id, n) values ('ahead-held-first', 1)"));
+      await expect(
+        t.transact(
+          async () => {
+            expect(await ahead.rows).toEqual([{ n: 1 }]);
+            throw new Error("boom");
+          },
+          { ahead },
+        ),
+      ).rejects.toThrow("boom");
+    });
+    expect(ahead.alone).toBe(false);
+    await held.rollback();
+    expect(await count("select n from probe where id = 'ahead-held'")).toBe(0);
+  });
+
+  it("leaves the audit trail out of a transaction opened with recordChanges: false, and only that one", async () => {
+    const seen = await Promise.all([
+      t.transact(async (tx) => tx.recordsChanges),
+      t.transact(async (tx) => tx.recordsChanges, { recordChanges: false }),
+    ]);
+    expect(seen).toEqual([true, false]);
   });
 
   it("delivers a job sent in a committed transaction within milliseconds (LISTEN/NOTIFY)", async () => {

@@ -1,7 +1,9 @@
 // Reservation codes are numbered per property: two properties booking interleaved, on every face (mobile REST,
 // Connect, gRPC, partner events applied by the worker) and concurrently, each get R100001, R100002, ... without a
 // gap, as their partner feeds show; a create that fails after taking a number gives it back; codes made before
-// stay valid and are skipped.
+// stay valid and are skipped. The number is taken ahead of the create's transaction: a create waiting inside its
+// transaction holds up no other create of the property, and a number given back after a later one was taken stays
+// a gap.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
@@ -180,6 +182,54 @@ describe("reservation codes per property", () => {
     await a.book("rest", 1);
     expect(await a.feedCodes()).toEqual(sequence(2));
   });
+
+  it(
+    "a create waiting inside its transaction holds up no other create of the property; its number, given back too late, stays a gap",
+    { timeout: 60_000 },
+    async () => {
+      const a = await hotel(1);
+      // another session holds night 5's day row: a create of that night waits on it after taking its number
+      await app.db.pool.query(
+        "insert into room_type_days (property_id, room_type_id, date, total) values ($1, $2, $3, 1) on conflict do nothing",
+        [a.p.id, a.roomTypeId, day(5)],
+      );
+      const locker = await app.db.pool.connect();
+      try {
+        await locker.query("begin");
+        await locker.query(
+          "select 1 from room_type_days where property_id = $1 and room_type_id = $2 and date = $3 for update",
+          [a.p.id, a.roomTypeId, day(5)],
+        );
+        const waiting = a.book("connect", 5).then(
+          () => "booked",
+          (err: unknown) => String(err),
+        );
+        const counter = async () =>
+          (
+            await app.db.pool.query<{ n: string }>(
+              "select last_number::text as n from reservation_code_counters where property_id = $1",
+              [a.p.id],
+            )
+          ).rows[0]?.n;
+        // its number is taken and committed on its own while its transaction waits
+        await until(async () => (await counter()) === "100001", 10_000, "the waiting create's number");
+        // another create of the property goes by meanwhile
+        await a.book("grpc", 6);
+        expect(await a.feedCodes()).toEqual(["R100002"]);
+        // the room is blocked away: the waiting create fails; its number is no longer the last, so it is not reused
+        await locker.query(
+          "update room_type_days set blocked = total where property_id = $1 and room_type_id = $2 and date = $3",
+          [a.p.id, a.roomTypeId, day(5)],
+        );
+        await locker.query("commit");
+        expect(await waiting).toMatch(/No room/);
+        await a.book("rest", 7);
+        expect(await a.feedCodes()).toEqual(["R100002", "R100003"]);
+      } finally {
+        locker.release();
+      }
+    },
+  );
 
   it("codes made before (the former group-wide numbers) stay and are skipped", { timeout: 30_000 }, async () => {
     const a = await hotel(3);

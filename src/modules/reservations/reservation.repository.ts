@@ -1,5 +1,5 @@
 import { type Queryable, type SqlPart } from "../../db/queryable.ts";
-import type { Tx } from "../../db/transaction.ts";
+import { aheadOf, type Tx } from "../../db/transaction.ts";
 import { overbookedNightsSql, ratePlansSql, roomsSql, roomTypesSql } from "../inventory/index.ts";
 import type { StayPolicy } from "../inventory/index.ts";
 import { propertyFieldSql } from "../properties/index.ts";
@@ -317,32 +317,51 @@ export type NewReservation = Pick<
 
 /**
  * The property's next reservation number: its counter plus one (R100001 first), past any number a row of the
- * property already uses (codes made before numbering was per property, or by an older process during a rolling
- * start). The counter row stays locked until the transaction ends: a property's creates take numbers one after
- * another, and a create that rolls back gives its number back, so a property's codes have no gaps.
+ * property already uses (codes made before numbering was per property, by an older process during a rolling start,
+ * or by a create whose number was given back although it had committed). Run ahead of the create's transaction
+ * (aheadOf), committing on its own: the counter row is locked only while this statement runs, not until the create
+ * commits, so a property's creates do not queue behind each other's transactions (ADR 0017). A create that fails
+ * gives its number back with giveCodeNumberBack.
  */
-const nextCodeNumber = `insert into reservation_code_counters as c (property_id, last_number) values ($2::uuid, 100001)
+export const takeCodeNumber = (propertyId: string) =>
+  aheadOf<{ n: string }>(
+    `insert into reservation_code_counters as c (property_id, last_number) values ($1::uuid, 100001)
        on conflict (property_id) do update set last_number = (
          -- generate_series yields in order: the first free number, usually after one index probe
          select k from generate_series(c.last_number + 1, c.last_number + 1000) k
-          where not exists (select 1 from reservations x where x.property_id = $2::uuid and x.code = 'R' || k) limit 1)
-       returning last_number`;
+          where not exists (select 1 from reservations x where x.property_id = $1::uuid and x.code = 'R' || k) limit 1)
+       returning last_number::text as n`,
+    [propertyId],
+  );
 
 /**
- * Inserts a reservation (its code `R<n>` numbered per property: nextCodeNumber) and its room lines in one
- * statement. Returns the code, or undefined when the property already holds this channel's external reference:
- * then nothing is inserted (ON CONFLICT waited for a concurrent insert of the same reference to commit) and the
- * caller rolls back, the number with it.
+ * Gives a failed create's number back when no later one was taken meanwhile (the counter still ends at it): then
+ * the next create takes it again and codes stay without a gap. A number some create took after it stays a gap.
  */
-export async function insertReservation(q: Queryable, r: NewReservation): Promise<string | undefined> {
+export async function giveCodeNumberBack(q: Queryable, propertyId: string, n: string): Promise<void> {
+  await q.query(
+    "update reservation_code_counters set last_number = last_number - 1 where property_id = $1 and last_number = $2::bigint",
+    [propertyId, n],
+  );
+}
+
+/**
+ * Inserts a reservation (its code `R<codeNumber>`: takeCodeNumber) and its room lines in one statement. Returns the
+ * code, or undefined when the property already holds this channel's external reference: then nothing is inserted
+ * (ON CONFLICT waited for a concurrent insert of the same reference to commit) and the caller rolls back.
+ */
+export async function insertReservation(
+  q: Queryable,
+  r: NewReservation,
+  codeNumber: string,
+): Promise<string | undefined> {
   const [row] = await q.query<{ code: string }>(
-    `with n as (${nextCodeNumber}),
-     r as (
+    `with r as (
        insert into reservations (id, property_id, code, status, source, channel, external_reference, holder_name, arrival_date, departure_date,
                                  adults, children, notes, total_minor, currency, created_at, updated_at,
                                  price_override_by, price_override_at, price_listed_minor, provider, rate_difference_minor, restriction_overrides,
                                  deposit_due_minor, deposit_due_date)
-       values ($1, $2, 'R' || (select last_number from n), $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15, $23, $24, $25, $26, $27, $28,
+       values ($1, $2, 'R' || $34::bigint, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15, $23, $24, $25, $26, $27, $28,
                $32, $33)
        on conflict (property_id, (coalesce(provider, '')), (coalesce(channel, '')), external_reference) where external_reference is not null do nothing
        returning id, code
@@ -390,6 +409,7 @@ export async function insertReservation(q: Queryable, r: NewReservation): Promis
       r.lines.map((l) => l.policy?.feeValue.toString() ?? null),
       r.depositDueMinor.toString(),
       r.depositDueDate,
+      codeNumber,
     ],
   );
   return row?.code;

@@ -349,6 +349,9 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
     parseDate("departureDate", input.departureDate);
     const { arrivalDate: arrival, departureDate: departure } = input;
     const { days: nights } = parseRange(arrival, departure, maxNights, ["arrivalDate", "departureDate"]);
+    // the code's number, taken ahead of the transaction (it leaves with BEGIN; the counter is not held to COMMIT)
+    const codeNumber = repo.takeCodeNumber(actor.propertyId);
+    const numbered = { ahead: codeNumber };
     try {
       return await transact(async (tx) => {
         const now = clock.now();
@@ -456,14 +459,10 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
           depositDueMinor: deposit.dueMinor,
           depositDueDate: deposit.dueDate,
         };
+        const row = { ...fields, createdAt: now, lines, priceOverride: priceOverrideRecord };
         // One round trip: the rows and the guarded takes of the nights (sent together; locks in the usual order).
         const [inserted, taken] = await Promise.allSettled([
-          repo.insertReservation(tx, {
-            ...fields,
-            createdAt: now,
-            lines,
-            priceOverride: priceOverrideRecord,
-          }),
+          codeNumber.rows.then(([taken]) => repo.insertReservation(tx, row, taken!.n)),
           (async (): Promise<ShortNight[]> => {
             const stays = byRoomType(
               lines.map((l) => ({
@@ -544,8 +543,13 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
         const also = alongside?.(tx, r);
         const [reservation] = await Promise.all([finishChange(tx, r, events), also]);
         return { reservation, created: true };
-      });
+      }, numbered);
     } catch (err) {
+      // rolled back: the number goes back unless a later one was taken meanwhile
+      if (codeNumber.alone)
+        await codeNumber.rows
+          .then(([taken]) => repo.giveCodeNumberBack(reads, actor.propertyId, taken!.n))
+          .catch(() => undefined);
       if (!(err instanceof DuplicateReference)) throw err;
       return { reservation: (await repo.findReservation(reads, actor.propertyId, err.existingId))!, created: false };
     }
