@@ -35,6 +35,7 @@ import { Migration0035BookingDetails } from "./0035-booking-details.ts";
 import { Migration0036PartnerEventsAge } from "./0036-partner-events-age.ts";
 import { Migration0038Guests } from "./0038-guests.ts";
 import { Migration0039InvoiceDocuments } from "./0039-invoice-documents.ts";
+import { Migration0047EventStream } from "./0047-event-stream.ts";
 import { Migration0032PartnerCallbacks } from "./0032-partner-callbacks.ts";
 
 /** Every migration, in order. Listed explicitly so nothing depends on file globbing at run time. */
@@ -77,4 +78,5 @@ export const migrations = [
   Migration0036PartnerEventsAge,
   Migration0038Guests,
   Migration0039InvoiceDocuments,
+  Migration0047EventStream,
 ];
