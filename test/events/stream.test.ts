@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Code, type Transport } from "@connectrpc/connect";
-import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
+import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { recordEvent } from "../../src/modules/events/index.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { createStaffSession, createTestClient, createTestProperty } from "../helpers/auth.ts";
 import { smallHotel } from "../helpers/small-hotel.ts";
 import { openStream, record, streamFailure } from "./helpers.ts";
 
-// EventService.StreamEvents over Connect (HTTP/1.1) and gRPC (HTTP/2) with connect-node's clients: the backlog then
+// EventService.StreamEvents over Connect (HTTP/1.1), gRPC (HTTP/2) and gRPC-Web (HTTP/1.1) with connect-node's clients: the backlog then
 // live events in transaction order, resumption by cursor with nothing lost or doubled, the type filter, property
 // isolation, permissions and the per-caller cap.
 let app: TestApp;
@@ -17,6 +17,7 @@ beforeAll(async () => {
   faces = [
     ["Connect", createConnectTransport({ baseUrl: app.baseUrl, httpVersion: "1.1" })],
     ["gRPC", createGrpcTransport({ baseUrl: app.baseUrl })],
+    ["gRPC-Web", createGrpcWebTransport({ baseUrl: app.baseUrl, httpVersion: "1.1" })],
   ];
 });
 afterAll(async () => {
@@ -38,6 +39,19 @@ async function property() {
 
 const each = (name: string, test: (transport: Transport) => Promise<void>) =>
   it.each([0, 1])(`${name} (%#: Connect, gRPC)`, (i) => test(faces[i]![1]));
+
+it("streams over gRPC-Web too: backlog, then live", async () => {
+  const p = await property();
+  const first = await record(app, p.id, 2);
+  const s = openStream(faces[2]![1], p.token, { propertyCode: p.code, fromBeginning: true });
+  try {
+    expect((await s.events(2)).map((e) => e.id)).toEqual(first);
+    const live = await record(app, p.id, 1);
+    expect((await s.events(1)).map((e) => e.id)).toEqual(live);
+  } finally {
+    s.close();
+  }
+});
 
 describe("StreamEvents", () => {
   each("sends the backlog after a cursor, then live events as they commit", async (t) => {
