@@ -54,6 +54,7 @@ import {
 import { createIdentityModule, MAX_IMAGE_BYTES } from "./modules/identity/index.ts";
 import { createMobileModule } from "./modules/mobile/index.ts";
 import { createNotificationsModule } from "./modules/notifications/index.ts";
+import { createEventsModule } from "./modules/events/index.ts";
 import { createAuditModule } from "./modules/audit/index.ts";
 import { createGuests, createGuestsModule, lineGuestsReader, type GuestService } from "./modules/guests/index.ts";
 import { createMetrics, type Metrics } from "./observability/metrics.ts";
@@ -157,6 +158,7 @@ function createModules(deps: Deps, s: Services, options: AppOptions = {}): Modul
     webhooks,
     // staff alerts by e-mail (the panel notifications are written with the change)
     createNotificationsModule(deps),
+    createEventsModule(deps),
     createInventoryModule(deps, s.inventory),
     // reservation reads carry the guests linked to their room lines
     createReservationsModule(deps, s.reservations, lineGuestsReader(s.guests)),
@@ -295,6 +297,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     async close() {
       // Requests and then jobs drain within one SHUTDOWN_GRACE_MS in all (main.ts exits when it is over).
       const deadline = Date.now() + config.shutdownGraceMs;
+      for (const m of modules) m.closeStreams?.();
       await listener?.close(config.shutdownGraceMs);
       await metricsServer?.close();
       // Jobs drain first: a module's resources (the webhook sender's connections) may be in use by a running job.

@@ -70,6 +70,8 @@ export interface Config {
   trustedProxies: string[];
   /** Connection hygiene of the one port (src/server/listen.ts). */
   connections: ConnectionLimits;
+  /** EventService.StreamEvents (docs/internal/clients.md#the-event-stream). */
+  eventStream: EventStreamLimits;
   /** Test hook: the idempotent write's transaction stays open this long after its outcome is recorded. */
   testCommitDelayMs: number;
   /**
@@ -141,6 +143,17 @@ export interface ConnectionLimits {
    * close the connection (HTTP/1.1) or reset the stream (HTTP/2), so a reader that stops costs memory for a bounded time.
    */
   writeStallTimeoutMs: number;
+}
+
+export interface EventStreamLimits {
+  /** Open streams per user or client in one API process; one more is refused (RESOURCE_EXHAUSTED). */
+  maxPerCaller: number;
+  /** Events waiting for a subscriber that reads too slowly; one more ends its stream (RESOURCE_EXHAUSTED). */
+  bufferEvents: number;
+  /** A keep-alive message after this long without one. */
+  keepAliveMs: number;
+  /** A stream ends cleanly after this long (the client resumes by cursor and is authorised again). */
+  maxDurationMs: number;
 }
 
 export class ConfigError extends Error {
@@ -282,6 +295,12 @@ export function loadConfig(env: Env = process.env): Config {
       idleTimeoutMs: int("IDLE_TIMEOUT_MS", 65_000, 100, 3_600_000),
       maxStreamsPerSession: int("H2_MAX_CONCURRENT_STREAMS", 100, 1, 10_000),
       writeStallTimeoutMs: int("WRITE_STALL_TIMEOUT_MS", 30_000, 100, 3_600_000),
+    },
+    eventStream: {
+      maxPerCaller: int("EVENT_STREAM_MAX_PER_CALLER", 8, 1, 10_000),
+      bufferEvents: int("EVENT_STREAM_BUFFER_EVENTS", 1_000, 1, 1_000_000),
+      keepAliveMs: int("EVENT_STREAM_KEEPALIVE_MS", 15_000, 100, 600_000),
+      maxDurationMs: int("EVENT_STREAM_MAX_SECONDS", 900, 1, 86_400) * 1000,
     },
     testCommitDelayMs: int("TEST_COMMIT_DELAY_MS", 0, 0, 600_000),
     databaseDirectUrl,

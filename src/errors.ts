@@ -22,6 +22,8 @@ export const errorCodes = {
   payload_too_large: { http: 413, rpc: Code.ResourceExhausted },
   unsupported_media_type: { http: 415, rpc: Code.InvalidArgument },
   rate_limited: { http: 429, rpc: Code.ResourceExhausted },
+  /** A stream's reader fell too far behind (it resumes by cursor). */
+  reader_too_slow: { http: 429, rpc: Code.ResourceExhausted },
   headers_too_large: { http: 431, rpc: Code.ResourceExhausted },
   unavailable: { http: 503, rpc: Code.Unavailable },
   internal: { http: 500, rpc: Code.Internal },

@@ -7,6 +7,7 @@ import {
   ConnectError,
   createHotelOpsClient,
   createMobileSession,
+  EventService,
   FolioService,
   HotelOpsError,
   InventoryService,
@@ -51,6 +52,7 @@ export interface Signed {
   inventory: Client<typeof InventoryService>;
   mobile: Client<typeof MobileService>;
   folio: Client<typeof FolioService>;
+  events: Client<typeof EventService>;
 }
 
 const KEY = "hotelops.panel.session";
@@ -113,6 +115,7 @@ function open(
     inventory: createHotelOpsClient(InventoryService, opts),
     mobile: createHotelOpsClient(MobileService, opts),
     folio: createHotelOpsClient(FolioService, opts),
+    events: createHotelOpsClient(EventService, opts),
   };
   return signed;
 }

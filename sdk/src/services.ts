@@ -4,6 +4,7 @@ import { AdminService } from "../../gen/hotelops/admin/v1/admin_pb.js";
 import { AuditService } from "../../gen/hotelops/audit/v1/audit_pb.js";
 import { AuthService } from "../../gen/hotelops/auth/v1/auth_pb.js";
 import { ConnectivityService } from "../../gen/hotelops/connectivity/v1/connectivity_pb.js";
+import { EventService } from "../../gen/hotelops/event/v1/event_pb.js";
 import { FolioService } from "../../gen/hotelops/folio/v1/folio_pb.js";
 import { GuestService } from "../../gen/hotelops/guest/v1/guest_pb.js";
 import { InventoryService } from "../../gen/hotelops/inventory/v1/inventory_pb.js";
@@ -17,6 +18,7 @@ export * as adminV1 from "../../gen/hotelops/admin/v1/admin_pb.js";
 export * as auditV1 from "../../gen/hotelops/audit/v1/audit_pb.js";
 export * as authV1 from "../../gen/hotelops/auth/v1/auth_pb.js";
 export * as connectivityV1 from "../../gen/hotelops/connectivity/v1/connectivity_pb.js";
+export * as eventV1 from "../../gen/hotelops/event/v1/event_pb.js";
 export * as folioV1 from "../../gen/hotelops/folio/v1/folio_pb.js";
 export * as guestV1 from "../../gen/hotelops/guest/v1/guest_pb.js";
 export * as inventoryV1 from "../../gen/hotelops/inventory/v1/inventory_pb.js";
@@ -25,7 +27,7 @@ export * as panelV1 from "../../gen/hotelops/panel/v1/api_access_pb.js";
 export * as reservationV1 from "../../gen/hotelops/reservation/v1/reservation_pb.js";
 export * as statusV1 from "../../gen/hotelops/status/v1/status_pb.js";
 export * as webhookV1 from "../../gen/hotelops/webhook/v1/webhook_pb.js";
-export { AdminService, AuditService, AuthService, ConnectivityService, FolioService, GuestService, InventoryService, MobileService, ApiAccessService, ReservationService, StatusService, WebhookService };
+export { AdminService, AuditService, AuthService, ConnectivityService, EventService, FolioService, GuestService, InventoryService, MobileService, ApiAccessService, ReservationService, StatusService, WebhookService };
 
 /** Every service of the contract, by full protobuf name. */
 export const services = {
@@ -33,6 +35,7 @@ export const services = {
   "hotelops.audit.v1.AuditService": AuditService,
   "hotelops.auth.v1.AuthService": AuthService,
   "hotelops.connectivity.v1.ConnectivityService": ConnectivityService,
+  "hotelops.event.v1.EventService": EventService,
   "hotelops.folio.v1.FolioService": FolioService,
   "hotelops.guest.v1.GuestService": GuestService,
   "hotelops.inventory.v1.InventoryService": InventoryService,

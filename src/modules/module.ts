@@ -31,6 +31,8 @@ export interface Module {
   xmlEndpoints?: XmlEndpoint[];
   /** Registers pg-boss workers and schedules; called once the boss is up (ROLE=worker|all run them). */
   startWorkers?(): Promise<void>;
+  /** Ends the module's long-lived calls (server streams); called first at shutdown, so none holds the grace period. */
+  closeStreams?(): void;
   /** Releases what the module holds outside the database (worker threads, timers); called once at shutdown. */
   stop?(): Promise<void>;
 }

@@ -130,6 +130,7 @@ const SCOPES: Record<string, string> = {
   "reservations.write": "Send reservation events.",
   "mappings.read": "Read the client's provider code mappings.",
   admin: "Operator functions (internal clients only).",
+  "events.read": "Stream the domain events of the client's properties (internal clients only; gRPC/Connect).",
 };
 
 /** The Idempotency-Key header; a required one is spelled out whole (a `required` beside a $ref is ignored). */

@@ -140,7 +140,7 @@ export const commands: Record<string, Command> = {
       properties: { type: "string", help: "comma-separated property codes" },
       scopes: {
         type: "string",
-        help: "comma-separated: availability.read, reservations.read, mappings.read, reservations.write, ari.read, ari.write, allotment.write (internal: also admin)",
+        help: "comma-separated: availability.read, reservations.read, mappings.read, reservations.write, ari.read, ari.write, allotment.write (internal: also admin, events.read)",
       },
       kind: { type: "string", help: "partner (default) or internal" },
       name: { type: "string", help: "label" },

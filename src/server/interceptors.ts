@@ -44,11 +44,19 @@ export function createCallInterceptor(
       }
       const res = await runWithDeadline(deadline, () => next(req));
       res.header.set("x-request-id", info.requestId);
+      // A server stream's outcome is known when its messages end: it is logged, counted and mapped then.
+      if (res.stream) return { ...res, message: mapStreamEnd(res.message, done, fail) };
+      done();
+      return res;
+    } catch (thrown) {
+      throw fail(thrown);
+    }
+    function done(): void {
       const ms = elapsed(started);
       metrics?.observeCall(info.transport, rpc, "ok", ms / 1000);
       access({ requestId: info.requestId, rpc, transport: info.transport, ms, code: "ok" });
-      return res;
-    } catch (thrown) {
+    }
+    function fail(thrown: unknown): ConnectError {
       const err = thrown instanceof ConnectError ? fromConnectError(thrown) : toAppError(thrown);
       info.error = err;
       const ms = elapsed(started);
@@ -56,7 +64,7 @@ export function createCallInterceptor(
       if (err.code === "internal")
         logger.error({ requestId: info.requestId, rpc, transport: info.transport, ms, err: thrown }, "call failed");
       else access({ requestId: info.requestId, rpc, transport: info.transport, ms, code: err.code });
-      throw toConnectError(err, info.requestId);
+      return toConnectError(err, info.requestId);
     }
   };
   if (tracing === undefined) return call;
@@ -87,6 +95,20 @@ export function createCallInterceptor(
       );
     };
   };
+}
+
+/** The messages of a server stream, with its end reported (`done`) and an error it ends with mapped (`fail`). */
+async function* mapStreamEnd<T>(
+  messages: AsyncIterable<T>,
+  done: () => void,
+  fail: (thrown: unknown) => ConnectError,
+): AsyncGenerator<T> {
+  try {
+    yield* messages;
+  } catch (thrown) {
+    throw fail(thrown);
+  }
+  done();
 }
 
 /** `package.Service/Method`, made once per method (a label and log field of every call). */

@@ -57,12 +57,21 @@ export async function setLang(page: Page, lang: "tr" | "en"): Promise<void> {
 
 /** axe-core on the screen in both languages and a screenshot of each into `shotsDir`; ends in English. */
 export async function checkScreen(page: Page, shotsDir: string, name: string): Promise<void> {
-  await page.waitForLoadState("networkidle");
+  await settled(page);
   for (const lang of ["tr", "en"] as const) {
     await setLang(page, lang);
     expect(await axeSeriousOrCritical(page), `${name} (${lang})`).toEqual([]);
     await page.screenshot({ path: join(shotsDir, `${name}.${lang}.png`), fullPage: true });
   }
+}
+
+/**
+ * The page has loaded and shows no "Loading…": the live pages keep their event stream open, so the network is
+ * never idle there.
+ */
+export async function settled(page: Page): Promise<void> {
+  await page.waitForLoadState("load");
+  await page.waitForFunction(`!/Loading…|Yükleniyor…/.test(document.body.innerText)`, undefined, { timeout: 20_000 });
 }
 
 /** Waits (20 s at most) for the first element matching `selector` (and `text`). */

@@ -17,7 +17,7 @@ import { buildPanel } from "../../panel/build.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { bearer, createStaffSession, createTestClient, createTestProperty } from "../helpers/auth.ts";
 import { launchChromium } from "../helpers/prerequisites.ts";
-import { activeId, checkScreen, openPage, see, setLang } from "../helpers/panel-browser.ts";
+import { activeId, checkScreen, openPage, see, setLang, settled } from "../helpers/panel-browser.ts";
 
 const shotsDir =
   process.env.PANEL_SCREENSHOTS_DIR ??
@@ -286,7 +286,7 @@ describe("the panel as the front office", () => {
       for (const path of ["/panel/rooms", "/panel/today", "/panel/reservations", `/panel/reservations/${arrivingId}`]) {
         await page.goto(`${app.baseUrl}${path}`);
         await see(page, "h1");
-        await page.waitForLoadState("networkidle");
+        await settled(page);
         const tooWide = await page.evaluate<string[]>(
           `[...document.querySelectorAll("body *")].filter((e) => !e.closest(".table-wrap") && e.getBoundingClientRect().right > window.innerWidth + 1).map((e) => e.tagName + "." + e.className)`,
         );

@@ -38,6 +38,7 @@ import { Migration0039InvoiceDocuments } from "./0039-invoice-documents.ts";
 import { Migration0043GuestStays } from "./0043-guest-stays.ts";
 import { Migration0044InvoiceDeliveries } from "./0044-invoice-deliveries.ts";
 import { Migration0045AvailabilityCaps } from "./0045-availability-caps.ts";
+import { Migration0047EventStream } from "./0047-event-stream.ts";
 import { Migration0032PartnerCallbacks } from "./0032-partner-callbacks.ts";
 
 /** Every migration, in order. Listed explicitly so nothing depends on file globbing at run time. */
@@ -83,4 +84,5 @@ export const migrations = [
   Migration0043GuestStays,
   Migration0044InvoiceDeliveries,
   Migration0045AvailabilityCaps,
+  Migration0047EventStream,
 ];

@@ -39,6 +39,8 @@ import {
 
 /** The scope of internal clients that may call hotelops.admin.v1.AdminService. */
 export const ADMIN_SCOPE = "admin";
+/** Internal clients only: EventService.StreamEvents, a property's domain events as a stream. */
+const EVENTS_SCOPE = "events.read";
 
 interface CreatePropertyInput {
   groupCode: string;
@@ -182,7 +184,8 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
         throw invalidField("kind", "must be partner or internal");
       const provider = input.provider.trim().toLowerCase();
       if (!PROVIDER.test(provider)) throw invalidField("provider", "must be 2-32 characters of a-z, 0-9, ., _ and -");
-      const allowed: readonly string[] = input.kind === "internal" ? [...partnerScopes, ADMIN_SCOPE] : partnerScopes;
+      const allowed: readonly string[] =
+        input.kind === "internal" ? [...partnerScopes, ADMIN_SCOPE, EVENTS_SCOPE] : partnerScopes;
       const scopes = [...new Set(input.scopes.map((s) => s.trim()).filter((s) => s !== ""))];
       const unknown = scopes.filter((s) => !allowed.includes(s));
       if (unknown.length > 0)

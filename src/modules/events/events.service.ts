@@ -3,6 +3,7 @@ import type { Tx } from "../../db/transaction.ts";
 import { queues } from "../../jobs/queues.ts";
 import { newId } from "../../lib/ids.ts";
 import type { CatalogueType, EventDataOf } from "./catalogue.ts";
+import { eventChannel } from "./stream.repository.ts";
 
 /** Event types of the spec's event table that the event log carries (webhook.test is sent, never logged). */
 export const eventTypes = [
@@ -56,10 +57,17 @@ export async function recordEvents(tx: Tx, events: readonly NewEvent[]): Promise
       events.map((e) => JSON.stringify(e.data)),
     ],
   );
-  // Both statements leave together (the pool pipelines them): one round trip. A failed insert fails the job's
-  // statement behind it (the transaction is aborted), and the caller's transaction rolls back.
+  // The event stream's listeners hear of the property at commit (nothing if it rolls back). The job insert below
+  // already makes the transaction notify (its queue has notify on), so this adds no commit serialization.
+  const notified = tx.query("select pg_notify($1, p) from unnest($2::text[]) p", [
+    eventChannel,
+    [...new Set(events.map((e) => e.propertyId))],
+  ]);
+  // The statements leave together (the pool pipelines them): one round trip. A failed insert fails the
+  // statements behind it (the transaction is aborted), and the caller's transaction rolls back.
   await Promise.all([
     rows,
+    notified,
     tx.enqueueMany(
       queues.eventsFanout,
       ids.map((eventId): EventFanoutJob => ({ eventId })),

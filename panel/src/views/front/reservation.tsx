@@ -15,6 +15,7 @@ import {
   type Signed,
 } from "../../api.ts";
 import { formatDate, useI18n } from "../../i18n.ts";
+import { useLiveEvents } from "../../live.ts";
 import { Confirm, ErrorBox, PageTitle, useLoad } from "../common.tsx";
 import {
   formatDay,
@@ -26,9 +27,21 @@ import {
   StatusPill,
 } from "./shared.tsx";
 
+const reservationEvents = [
+  "reservation.updated",
+  "reservation.cancelled",
+  "guest.checked_in",
+  "guest.checked_out",
+  "folio.payment_posted",
+] as const;
+
 export function ReservationPage({ signed, id }: { signed: Signed; id: string }) {
   const { t, lang } = useI18n();
   const res = useLoad(() => signed.mobile.getMobileReservation({ reservationId: id }), [id]);
+  // live: this reservation's changes, check-ins, check-outs and payments (a reconnect reloads too)
+  useLiveEvents(signed, reservationEvents, (events) => {
+    if (events.length === 0 || events.some((e) => (e.data?.id ?? e.data?.reservationId) === id)) res.reload();
+  });
   // the rooms a guest may be checked in to: of the line's type, clean or inspected, nobody in them now
   const rooms = useLoad(async () => {
     const [all, inHouse] = await Promise.all([

@@ -1,8 +1,17 @@
 // Today: the business date and the day's work, each list leading to the action (check-in, check-out, the rack).
 import { nextDay, ReservationStatus, RoomStatus, type Reservation, type Signed } from "../../api.ts";
 import { useI18n } from "../../i18n.ts";
+import { useLiveEvents } from "../../live.ts";
 import { ErrorBox, PageTitle, useLoad } from "../common.tsx";
 import { formatDay, nightsBetween, propertyCode } from "./shared.tsx";
+
+const todayEvents = [
+  "reservation.created",
+  "reservation.updated",
+  "reservation.cancelled",
+  "guest.checked_in",
+  "guest.checked_out",
+] as const;
 
 export function Today({ signed }: { signed: Signed }) {
   const { t, lang } = useI18n();
@@ -28,6 +37,11 @@ export function Today({ signed }: { signed: Signed }) {
       toClean: rooms.rooms.filter((r) => r.status === RoomStatus.DIRTY),
     };
   }, [date]);
+  // live: a booking, a change, an arrival or departure, or a night audit moving the date reloads the lists
+  useLiveEvents(signed, todayEvents, () => {
+    dash.reload();
+    day.reload();
+  });
   const d = day.data;
   return (
     <section>
