@@ -20,6 +20,7 @@ const serial = [
   "test/webhooks/{timing,throttle-processes,crash,recovery}.test.ts",
   "test/server/{connections,slow-readers,deadlines,anonymous-cost}.test.ts",
   "test/platform/rate-limit.test.ts",
+  "test/events/slow-reader.test.ts",
   "test/auth/token-limits.test.ts",
   "test/audit/audit-cli.test.ts",
   "test/connectivity/{mapping-cli,callback-cli}.test.ts",
