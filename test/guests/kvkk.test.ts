@@ -11,6 +11,7 @@ import { createGuestService } from "../../src/modules/guests/guests.service.ts";
 import { createGuestVault } from "../../src/modules/guests/vault.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { bearer, createStaffSession, createTestProperty } from "../helpers/auth.ts";
+import { doubleRoomsAtBar, roomNumbers } from "../helpers/hotel-fixtures.ts";
 
 // KVKK rights of a guest (GuestService ExportGuest / EraseGuest) over REST, Connect and gRPC: the export holds the
 // profile in full, the stays, their folios and invoices; the erasure anonymises the profile, keeps what the tax and
@@ -83,24 +84,9 @@ beforeAll(async () => {
   const group = `KV-${randomBytes(3).toString("hex")}`;
   const property = await createTestProperty(app, { groupCode: group, businessDate: "2027-03-01" });
   const other = await createTestProperty(app, { groupCode: `${group}-OTHER` });
-  const inv = app.services.inventory;
-  const dbl = await inv.createRoomType(property.id, { code: "DBL", name: "Double", maxOccupancy: 2 });
-  for (let n = 101; n <= 110; n++)
-    roomIds.push((await inv.createRoom(property.id, { number: String(n), roomTypeId: dbl.id })).id);
-  const bar = await inv.createRatePlan(property.id, {
-    code: "BAR",
-    name: "Best available",
-    boardType: "ROOM_ONLY",
-    roomTypeIds: [dbl.id],
-  });
-  await inv.setPrices(property.id, {
-    ratePlanId: bar.id,
-    roomTypeId: dbl.id,
-    from: "2027-03-01",
-    to: "2027-04-30",
-    amountMinor: 25000n,
-  });
-  [roomTypeId, ratePlanId] = [dbl.id, bar.id];
+  const fixture = await doubleRoomsAtBar(app.services.inventory, property.id, roomNumbers(101, 110));
+  roomIds.push(...fixture.roomIds);
+  [roomTypeId, ratePlanId] = [fixture.roomTypeId, fixture.ratePlanId];
   manager = (await createStaffSession(app, { propertyCode: property.code, role: "manager" })).accessToken;
   desk = (await createStaffSession(app, { propertyCode: property.code, role: "front_desk" })).accessToken;
   managerB = (await createStaffSession(app, { propertyCode: other.code, role: "manager" })).accessToken;

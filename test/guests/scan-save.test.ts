@@ -10,6 +10,7 @@ import { ReservationService } from "../../gen/hotelops/reservation/v1/reservatio
 import { newId } from "../../src/lib/ids.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { bearer, createStaffSession, createTestProperty } from "../helpers/auth.ts";
+import { doubleRoomsAtBar, roomNumbers } from "../helpers/hotel-fixtures.ts";
 
 // The identity scan saving the person read as a room line's guest (POST /api/mobile/v1/identity-scan with
 // saveToRoomLine and confirmed; MobileService.ScanIdentityDocument on Connect and gRPC): created, or found by the
@@ -47,22 +48,7 @@ async function scan(
 
 async function hotel(groupCode: string) {
   const property = await createTestProperty(app, { groupCode, businessDate: "2027-03-01" });
-  const inv = app.services.inventory;
-  const dbl = await inv.createRoomType(property.id, { code: "DBL", name: "Double", maxOccupancy: 2 });
-  for (const n of ["101", "102", "103", "104"]) await inv.createRoom(property.id, { number: n, roomTypeId: dbl.id });
-  const bar = await inv.createRatePlan(property.id, {
-    code: "BAR",
-    name: "Best available",
-    boardType: "ROOM_ONLY",
-    roomTypeIds: [dbl.id],
-  });
-  await inv.setPrices(property.id, {
-    ratePlanId: bar.id,
-    roomTypeId: dbl.id,
-    from: "2027-03-01",
-    to: "2027-04-30",
-    amountMinor: 25000n,
-  });
+  const { roomTypeId, ratePlanId } = await doubleRoomsAtBar(app.services.inventory, property.id, roomNumbers(101, 104));
   const session = async (role: string) =>
     (await createStaffSession(app, { propertyCode: property.code, role })).accessToken;
   const token = await session("manager");
@@ -74,8 +60,8 @@ async function hotel(groupCode: string) {
         holderName: "Ayse Yilmaz",
         arrivalDate: "2027-03-10",
         departureDate: "2027-03-12",
-        roomTypeId: dbl.id,
-        ratePlanId: bar.id,
+        roomTypeId,
+        ratePlanId,
         adults: 2,
         totalMinor: 50000,
         currency: "TRY",

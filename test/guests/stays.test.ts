@@ -9,6 +9,7 @@ import { ReservationService } from "../../gen/hotelops/reservation/v1/reservatio
 import { newId } from "../../src/lib/ids.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { bearer, createStaffSession, createTestProperty } from "../helpers/auth.ts";
+import { doubleRoomsAtBar, roomNumbers } from "../helpers/hotel-fixtures.ts";
 
 // Guests on room lines (GuestService AddRoomLineGuest / RemoveRoomLineGuest / ListGuestStays / MergeGuests) over REST,
 // Connect and gRPC: the line's occupancy, a cancelled stay, the audit trail, the guests on reservation reads (masked
@@ -49,22 +50,12 @@ async function rest(
 
 async function hotel(groupCode: string): Promise<Hotel> {
   const property = await createTestProperty(app, { groupCode, businessDate: "2027-03-01" });
-  const inv = app.services.inventory;
-  const dbl = await inv.createRoomType(property.id, { code: "DBL", name: "Double", maxOccupancy: 3 });
-  for (let n = 101; n <= 130; n++) await inv.createRoom(property.id, { number: String(n), roomTypeId: dbl.id });
-  const bar = await inv.createRatePlan(property.id, {
-    code: "BAR",
-    name: "Best available",
-    boardType: "ROOM_ONLY",
-    roomTypeIds: [dbl.id],
-  });
-  await inv.setPrices(property.id, {
-    ratePlanId: bar.id,
-    roomTypeId: dbl.id,
-    from: "2027-03-01",
-    to: "2027-04-30",
-    amountMinor: 25000n,
-  });
+  const { roomTypeId, ratePlanId } = await doubleRoomsAtBar(
+    app.services.inventory,
+    property.id,
+    roomNumbers(101, 130),
+    3,
+  );
   const session = async (role: string) =>
     (await createStaffSession(app, { propertyCode: property.code, role })).accessToken;
   const manager = await session("manager");
@@ -78,8 +69,8 @@ async function hotel(groupCode: string): Promise<Hotel> {
         holderName: "Ayse Yilmaz",
         arrivalDate: arrival,
         departureDate: "2027-03-12",
-        roomTypeId: dbl.id,
-        ratePlanId: bar.id,
+        roomTypeId,
+        ratePlanId,
         adults,
         totalMinor: arrival === "2027-03-10" ? 50000 : 25000 * (12 - Number(arrival.slice(8))),
         currency: "TRY",

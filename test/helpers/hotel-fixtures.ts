@@ -3,7 +3,7 @@ import type pg from "pg";
 import { newId } from "../../src/lib/ids.ts";
 import type { App } from "../../src/app.ts";
 import { stayInRoom } from "../../src/modules/reservations/index.ts";
-import { createInventoryService } from "../../src/modules/inventory/index.ts";
+import { createInventoryService, type InventoryService } from "../../src/modules/inventory/index.ts";
 
 /**
  * Minimal hotel rows written with SQL, for tests of modules that read them (folio, invoices, night audit)
@@ -194,3 +194,36 @@ export async function seedInvoiceIssuer(pool: pg.Pool, propertyId: string): Prom
     [propertyId],
   );
 }
+
+/**
+ * Through the inventory service: room type DBL (`maxOccupancy`, default 2) with rooms `numbers`, and rate plan BAR
+ * (room only) priced 25,000 a night from 2027-03-01 to 2027-04-30: the hotel the guest tests book into.
+ */
+export async function doubleRoomsAtBar(
+  inv: InventoryService,
+  propertyId: string,
+  numbers: readonly string[],
+  maxOccupancy = 2,
+): Promise<{ roomTypeId: string; ratePlanId: string; roomIds: string[] }> {
+  const dbl = await inv.createRoomType(propertyId, { code: "DBL", name: "Double", maxOccupancy });
+  const roomIds: string[] = [];
+  for (const number of numbers) roomIds.push((await inv.createRoom(propertyId, { number, roomTypeId: dbl.id })).id);
+  const bar = await inv.createRatePlan(propertyId, {
+    code: "BAR",
+    name: "Best available",
+    boardType: "ROOM_ONLY",
+    roomTypeIds: [dbl.id],
+  });
+  await inv.setPrices(propertyId, {
+    ratePlanId: bar.id,
+    roomTypeId: dbl.id,
+    from: "2027-03-01",
+    to: "2027-04-30",
+    amountMinor: 25000n,
+  });
+  return { roomTypeId: dbl.id, ratePlanId: bar.id, roomIds };
+}
+
+/** Room numbers `from`..`to` as text. */
+export const roomNumbers = (from: number, to: number): string[] =>
+  Array.from({ length: to - from + 1 }, (_, i) => String(from + i));

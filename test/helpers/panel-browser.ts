@@ -71,7 +71,11 @@ export async function checkScreen(page: Page, shotsDir: string, name: string): P
  */
 export async function settled(page: Page): Promise<void> {
   await page.waitForLoadState("load");
-  await page.waitForFunction(`!/Loading…|Yükleniyor…/.test(document.body.innerText)`, undefined, { timeout: 20_000 });
+  // a locator, not waitForFunction: the panel's CSP (script-src 'self') refuses the string a predicate is sent as
+  await page
+    .getByText(/Loading…|Yükleniyor…/)
+    .first()
+    .waitFor({ state: "detached", timeout: 20_000 });
 }
 
 /** Waits (20 s at most) for the first element matching `selector` (and `text`). */
