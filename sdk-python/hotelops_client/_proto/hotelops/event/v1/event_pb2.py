@@ -13,10 +13,11 @@ _sym_db = _symbol_database.Default()
 
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
+from hotelops_client._proto.hotelops.api.v1 import rest_pb2 as hotelops_dot_api_dot_v1_dot_rest__pb2
 from hotelops_client._proto.hotelops.auth.v1 import rule_pb2 as hotelops_dot_auth_dot_v1_dot_rule__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dhotelops/event/v1/event.proto\x12\x11hotelops.event.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bhotelops/auth/v1/rule.proto\"i\n\x13StreamEventsRequest\x12\x15\n\rproperty_code\x18\x01 \x01(\t\x12\x0e\n\x06\x63ursor\x18\x02 \x01(\t\x12\x16\n\x0e\x66rom_beginning\x18\x03 \x01(\x08\x12\x13\n\x0b\x65vent_types\x18\x04 \x03(\t\"\x83\x01\n\x14StreamEventsResponse\x12/\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x1e.hotelops.event.v1.DomainEventH\x00\x12\x32\n\nkeep_alive\x18\x02 \x01(\x0b\x32\x1c.hotelops.event.v1.KeepAliveH\x00\x42\x06\n\x04kind\"\xd6\x01\n\x0b\x44omainEvent\x12\x0e\n\x06\x63ursor\x18\x01 \x01(\t\x12\n\n\x02id\x18\x02 \x01(\t\x12\x0c\n\x04type\x18\x03 \x01(\t\x12/\n\x0boccurred_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\ncreated_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x15\n\rproperty_code\x18\x06 \x01(\t\x12%\n\x04\x64\x61ta\x18\x07 \x01(\x0b\x32\x17.google.protobuf.Struct\"H\n\tKeepAlive\x12\x0e\n\x06\x63ursor\x18\x01 \x01(\t\x12+\n\x07sent_at\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp2\x9c\x01\n\x0c\x45ventService\x12\x8b\x01\n\x0cStreamEvents\x12&.hotelops.event.v1.StreamEventsRequest\x1a\'.hotelops.event.v1.StreamEventsResponse\"(\xc2\xc1\x18$\x12\x11reservations.view\x1a\x0b\x65vents.read\"\x02\x01\x03\x30\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dhotelops/event/v1/event.proto\x12\x11hotelops.event.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1ahotelops/api/v1/rest.proto\x1a\x1bhotelops/auth/v1/rule.proto\"i\n\x13StreamEventsRequest\x12\x15\n\rproperty_code\x18\x01 \x01(\t\x12\x0e\n\x06\x63ursor\x18\x02 \x01(\t\x12\x16\n\x0e\x66rom_beginning\x18\x03 \x01(\x08\x12\x13\n\x0b\x65vent_types\x18\x04 \x03(\t\"\x83\x01\n\x14StreamEventsResponse\x12/\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x1e.hotelops.event.v1.DomainEventH\x00\x12\x32\n\nkeep_alive\x18\x02 \x01(\x0b\x32\x1c.hotelops.event.v1.KeepAliveH\x00\x42\x06\n\x04kind\"\xd6\x01\n\x0b\x44omainEvent\x12\x0e\n\x06\x63ursor\x18\x01 \x01(\t\x12\n\n\x02id\x18\x02 \x01(\t\x12\x0c\n\x04type\x18\x03 \x01(\t\x12/\n\x0boccurred_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\ncreated_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x15\n\rproperty_code\x18\x06 \x01(\t\x12%\n\x04\x64\x61ta\x18\x07 \x01(\x0b\x32\x17.google.protobuf.Struct\"H\n\tKeepAlive\x12\x0e\n\x06\x63ursor\x18\x01 \x01(\t\x12+\n\x07sent_at\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp2\xa2\x01\n\x0c\x45ventService\x12\x91\x01\n\x0cStreamEvents\x12&.hotelops.event.v1.StreamEventsRequest\x1a\'.hotelops.event.v1.StreamEventsResponse\".\xc2\xc1\x18$\x12\x11reservations.view\x1a\x0b\x65vents.read\"\x02\x01\x03\xa2\xbb\x18\x02H\x01\x30\x01\x62\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'hotelops.event.v1.event_pb2', globals())
@@ -24,15 +25,15 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   _EVENTSERVICE.methods_by_name['StreamEvents']._options = None
-  _EVENTSERVICE.methods_by_name['StreamEvents']._serialized_options = b'\302\301\030$\022\021reservations.view\032\013events.read\"\002\001\003'
-  _STREAMEVENTSREQUEST._serialized_start=144
-  _STREAMEVENTSREQUEST._serialized_end=249
-  _STREAMEVENTSRESPONSE._serialized_start=252
-  _STREAMEVENTSRESPONSE._serialized_end=383
-  _DOMAINEVENT._serialized_start=386
-  _DOMAINEVENT._serialized_end=600
-  _KEEPALIVE._serialized_start=602
-  _KEEPALIVE._serialized_end=674
-  _EVENTSERVICE._serialized_start=677
-  _EVENTSERVICE._serialized_end=833
+  _EVENTSERVICE.methods_by_name['StreamEvents']._serialized_options = b'\302\301\030$\022\021reservations.view\032\013events.read\"\002\001\003\242\273\030\002H\001'
+  _STREAMEVENTSREQUEST._serialized_start=172
+  _STREAMEVENTSREQUEST._serialized_end=277
+  _STREAMEVENTSRESPONSE._serialized_start=280
+  _STREAMEVENTSRESPONSE._serialized_end=411
+  _DOMAINEVENT._serialized_start=414
+  _DOMAINEVENT._serialized_end=628
+  _KEEPALIVE._serialized_start=630
+  _KEEPALIVE._serialized_end=702
+  _EVENTSERVICE._serialized_start=705
+  _EVENTSERVICE._serialized_end=867
 # @@protoc_insertion_point(module_scope)
