@@ -17,7 +17,7 @@ const serial = [
   "test/clients/*.test.ts",
   "test/db/embedded.test.ts",
   "test/db/migration-failure.test.ts",
-  "test/webhooks/{timing,throttle-processes,crash,recovery}.test.ts",
+  "test/webhooks/{timing,throttle-processes,crash,recovery,delivery}.test.ts",
   "test/server/{connections,slow-readers,deadlines,anonymous-cost}.test.ts",
   "test/platform/rate-limit.test.ts",
   "test/events/slow-reader.test.ts",
