@@ -148,6 +148,10 @@ describe("profiles over REST", () => {
     expect(byNumber.status).toBe(200);
     expect(byNumber.body.guests.map((g: Json) => g.id)).toContain(id);
     expect(byNumber.body.guests.every((g: Json) => g.masked === true)).toBe(true);
+    // the front desk's phone finds the guest by the number on the card in hand
+    const onPhone = await rest("GET", "/api/mobile/v1/guests?documentNumber=10000000146", frontDeskA);
+    expect(onPhone.status).toBe(200);
+    expect(onPhone.body.guests.map((g: Json) => g.id)).toContain(id);
     const byName = await rest("GET", `/api/panel/v1/guests?name=${encodeURIComponent("AYŞE yıl")}`, frontDeskA);
     expect(byName.body.guests.map((g: Json) => g.id)).toContain(id);
     const none = await rest("GET", `/api/panel/v1/guests?name=${encodeURIComponent("yil ayset")}`, frontDeskA);

@@ -111,7 +111,9 @@ export async function guestsByNameWords(
   page: KeyPage,
 ): Promise<GuestRow[]> {
   return db.query<GuestRow>(
-    `select ${columns} from guests where group_id = $1 and name_words like all($2::text[]) ${afterKey}
+    // one `like` per word (not `like all`): the trigram index answers each and intersects them
+    `select ${columns} from guests where group_id = $1
+        and ${words.map((_, i) => `name_words like ($2::text[])[${i + 1}]`).join(" and ")} ${afterKey}
       order by family_name, given_name, id limit $3`,
     [groupId, words.map((w) => `% ${w}%`), page.limit + 1, ...keyParams(page)],
   );
