@@ -132,7 +132,7 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
       return { roomType };
     },
     async listRoomTypes(req, ctx) {
-      const page = keyPageOf(req, maxConfigPage, 1);
+      const page = keyPageOf(req, maxConfigPage, ["text"]);
       const rows = await service.listRoomTypes(await scope(ctx, req.propertyCode), page);
       const { items, nextCursor } = keyPageResult(rows, page.limit, (t) => [t.code]);
       return { roomTypes: items, nextCursor };
@@ -145,7 +145,7 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
       return { room: roomOut(room) };
     },
     async listRooms(req, ctx) {
-      const page = keyPageOf(req, maxConfigPage, 1);
+      const page = keyPageOf(req, maxConfigPage, ["text"]);
       const rows = await service.listRooms(await scope(ctx, req.propertyCode), page);
       const { items, nextCursor } = keyPageResult(rows, page.limit, (r) => [r.number]);
       return { rooms: items.map(roomOut), nextCursor };
@@ -162,7 +162,7 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
       return { room: roomOut(room) };
     },
     async listOutOfOrderPeriods(req, ctx) {
-      const page = keyPageOf(req, maxOutOfOrderList, 3);
+      const page = keyPageOf(req, maxOutOfOrderList, ["date", "text", "uuid"]);
       const rows = await service.listOutOfOrderPeriods(
         await scopeOrActive(ctx, req.propertyCode),
         { roomId: req.roomId, from: req.from, to: req.to },
@@ -205,7 +205,7 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
       return { ratePlan: ratePlanOut(ratePlan) };
     },
     async listRatePlans(req, ctx) {
-      const page = keyPageOf(req, maxConfigPage, 1);
+      const page = keyPageOf(req, maxConfigPage, ["text"]);
       const rows = await service.listRatePlans(await scope(ctx, req.propertyCode), page);
       const { items, nextCursor } = keyPageResult(rows, page.limit, (p) => [p.code]);
       return { ratePlans: items.map(ratePlanOut), nextCursor };

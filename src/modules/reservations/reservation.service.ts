@@ -22,7 +22,7 @@ import {
   type StayLine,
   type StayViolations,
 } from "../inventory/index.ts";
-import { isCalendarDate, parseDate, maxDate, minDate, parseRange } from "../../lib/dates.ts";
+import { parseDate, maxDate, minDate, parseRange } from "../../lib/dates.ts";
 import { keyPageOf, keyPageResult } from "../../lib/page.ts";
 import { poolQueryable, type Queryable } from "../../db/queryable.ts";
 import { propertyById, type PropertyRow } from "../properties/index.ts";
@@ -873,9 +873,7 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
       };
     },
     async listOverdueDeposits(actor, input) {
-      const page = keyPageOf(input, 500, 2);
-      if (page.after !== undefined && !isCalendarDate(page.after[0] ?? ""))
-        throw invalidField("cursor", "not a cursor of this list");
+      const page = keyPageOf(input, 500, ["date", "text"]);
       const rows = await repo.listOverdueDeposits(reads, actor.propertyId, page);
       const { items, nextCursor } = keyPageResult(rows, page.limit, (r) => [r.depositDueDate ?? "", r.code]);
       return { reservations: items, hasMore: rows.length > page.limit, nextCursor };
