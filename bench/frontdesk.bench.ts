@@ -36,7 +36,7 @@ export async function benchFrontDesk(): Promise<void> {
   }
 }
 
-export type App = Awaited<ReturnType<typeof createApp>>;
+type App = Awaited<ReturnType<typeof createApp>>;
 
 export async function hotel(app: App, code: string, types: number, roomsPerType: number) {
   const p = await app.services.admin.createProperty({

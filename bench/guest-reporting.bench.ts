@@ -9,7 +9,7 @@ import { loadConfig } from "../src/config.ts";
 import { createApp } from "../src/app.ts";
 import { addDays } from "../src/lib/dates.ts";
 import { createReservationService, type ReservationService } from "../src/modules/reservations/index.ts";
-import { hotel, type App } from "./frontdesk.bench.ts";
+import { hotel } from "./frontdesk.bench.ts";
 import { benchDatabase } from "./harness.ts";
 
 const businessDate = "2027-01-10";
