@@ -56,7 +56,13 @@ import { createMobileModule } from "./modules/mobile/index.ts";
 import { createNotificationsModule } from "./modules/notifications/index.ts";
 import { createEventsModule } from "./modules/events/index.ts";
 import { createAuditModule } from "./modules/audit/index.ts";
-import { createGuests, createGuestsModule, lineGuestsReader, type GuestService } from "./modules/guests/index.ts";
+import {
+  createGuests,
+  createGuestsModule,
+  guestReportingCounts,
+  lineGuestsReader,
+  type GuestService,
+} from "./modules/guests/index.ts";
 import { createMetrics, type Metrics } from "./observability/metrics.ts";
 import { startMetricsServer } from "./observability/metrics-server.ts";
 import { startTracing, type Tracing } from "./observability/tracing.ts";
@@ -106,6 +112,7 @@ export interface Services {
 export function createServices(deps: Deps): Services {
   const { transact, clock } = deps;
   const folios = createFolioService({ transact, clock });
+  const guests = createGuests(deps);
   // policy fees (cancellation, no-show, late check-out) go to the folio in the reservation change's transaction
   const reservations = createReservationService({
     transact,
@@ -114,6 +121,8 @@ export function createServices(deps: Deps): Services {
     postFee: async (tx, propertyId, fee) => {
       await folios.postFee(tx, propertyId, fee);
     },
+    // each check-in and check-out reports the line's occupants to the authority (KBS), in its transaction
+    onStayMovement: guests.reporting.reportMovementInTx,
   });
   return {
     auth: createAuthServices(deps, {
@@ -136,9 +145,10 @@ export function createServices(deps: Deps): Services {
       clock,
       folios,
       markNoShow: reservations.markNoShowInTx,
+      guestReporting: guestReportingCounts(guests),
       logger: deps.logger,
     }),
-    guests: createGuests(deps),
+    guests,
   };
 }
 
@@ -178,6 +188,7 @@ function createModules(deps: Deps, s: Services, options: AppOptions = {}): Modul
       nightAudit: s.nightAudit,
       parts: { ...identity.mobileRpc, ...audit.mobileRpc },
       lineGuests: lineGuestsReader(s.guests),
+      guestReporting: guestReportingCounts(s.guests),
     }),
   ];
 }

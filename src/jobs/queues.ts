@@ -37,6 +37,12 @@ export const queues = {
   auditPartitions: "audit.partitions",
   /** Daily and at start: anonymises guest profiles whose last stay is past the retention period (GUEST_RETENTION_YEARS). */
   guestRetention: "guests.retention",
+  /**
+   * One job per guest report to the authority (KBS; data: `{ reportId }`), enqueued with the check-in or check-out
+   * that made it; worked only where KBS_SENDER is https or file (elsewhere the jobs wait and the guests are listed
+   * as unreported). Retried with backoff (KBS_RETRY_*), then the report is recorded failed.
+   */
+  guestReporting: "guests.reporting",
 } as const;
 
 export type QueueName = (typeof queues)[keyof typeof queues];
@@ -68,6 +74,8 @@ export const takeoverBounds: Record<QueueName, { afterKill: number; afterOutage:
   // the first retry 5-10 s after the heartbeat is found late, polled every second
   [queues.reservationOptionExpiry]: { afterKill: 40, afterOutage: 30 },
   [queues.invoiceDelivery]: { afterKill: 45, afterOutage: 30 },
+  // with the default first retry delay (KBS_RETRY_DELAY_SECONDS, 30 s); a longer delay lengthens both
+  [queues.guestReporting]: { afterKill: 90, afterOutage: 75 },
   [queues.platformPurge]: "next run",
   [queues.webhooksSweep]: "next run",
   [queues.webhooksPurge]: "next run",

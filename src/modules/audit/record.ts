@@ -20,6 +20,8 @@ export const entityTypes = [
   "invoice_tax_rate",
   "invoice_issuer",
   "invoice_delivery",
+  "guest_retention",
+  "guest_report",
 ] as const;
 export type EntityType = (typeof entityTypes)[number];
 

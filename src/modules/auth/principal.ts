@@ -23,6 +23,7 @@ export const permissions = [
   "guests.read_sensitive",
   "guests.merge",
   "guests.erase",
+  "guests.report",
 ] as const;
 
 export const scopes = [

@@ -21,6 +21,7 @@ import {
 } from "./guests.repository.ts";
 import { createGuestKvkk, refuseErased } from "./kvkk.ts";
 import { createGuestMerge } from "./merge.ts";
+import { createGuestReporting } from "./reporting.ts";
 import { createGuestStays } from "./stays.service.ts";
 import type { GuestVault } from "./vault.ts";
 
@@ -41,7 +42,14 @@ export interface GuestSearch {
 
 export type GuestService = ReturnType<typeof createGuestService>;
 
-export function createGuestService(deps: { transact: Transact; pool: pg.Pool; clock: Clock; vault: GuestVault }) {
+export function createGuestService(deps: {
+  transact: Transact;
+  pool: pg.Pool;
+  clock: Clock;
+  vault: GuestVault;
+  /** Full calendar years a guest report is kept (GUEST_REPORT_RETENTION_YEARS; default 5). */
+  reportRetentionYears?: number;
+}) {
   const { transact, clock, vault } = deps;
   const db = poolQueryable(deps.pool);
 
@@ -53,8 +61,18 @@ export function createGuestService(deps: { transact: Transact; pool: pg.Pool; cl
     return row;
   };
 
+  const reporting = createGuestReporting({
+    transact,
+    db,
+    clock,
+    vault,
+    codec,
+    retentionYears: deps.reportRetentionYears ?? 5,
+  });
+
   return {
-    ...createGuestStays({ transact, db, clock, codec, vault }),
+    reporting,
+    ...createGuestStays({ transact, db, clock, codec, vault, reportLinked: reporting.reportLinkedInTx }),
     merge: createGuestMerge({ transact, codec }),
     ...createGuestKvkk({ transact, clock, codec }),
 

@@ -39,7 +39,7 @@ import {
   type ReservationSource,
   type ReservationStatus,
 } from "./transitions.ts";
-import { createFrontDesk, type FrontDesk } from "./frontdesk.service.ts";
+import { createFrontDesk, type FrontDesk, type OnStayMovement } from "./frontdesk.service.ts";
 import { alertOverbooking } from "./overbooking.ts";
 import { auditReservation, finishChange, requireReservation, type Actor } from "./common.ts";
 import { checkOptionUntil, setOption } from "./options.ts";
@@ -172,6 +172,8 @@ export interface ReservationDeps {
   clock: Clock;
   /** Posts a policy fee (cancellation, no-show, late check-out) to the reservation's folio, in the caller's transaction. */
   postFee?: PostFee;
+  /** Told of every check-in and check-out of a room line, in its transaction (guest reporting; wired in app.ts). */
+  onStayMovement?: OnStayMovement;
 }
 
 /** Thrown inside a create transaction that met an existing channel reference: roll back, return that one. */

@@ -1248,7 +1248,8 @@ export declare const GetInvoiceResponseSchema: GenMessage<GetInvoiceResponse>;
 export declare type NightAuditCheck = Message<"hotelops.folio.v1.NightAuditCheck"> & {
   /**
    * arrivals_not_checked_in, departures_not_checked_out, unbalanced_departed_folios, rooms_without_housekeeping_status,
-   * room_charges_not_postable.
+   * room_charges_not_postable, guests_not_reported (a warning: in-house occupants whose check-in is not reported to
+   * the police or gendarmerie, and failed guest reports).
    *
    * @generated from field: string id = 1;
    */
