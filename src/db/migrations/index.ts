@@ -39,6 +39,7 @@ import { Migration0043GuestStays } from "./0043-guest-stays.ts";
 import { Migration0044InvoiceDeliveries } from "./0044-invoice-deliveries.ts";
 import { Migration0045AvailabilityCaps } from "./0045-availability-caps.ts";
 import { Migration0047EventStream } from "./0047-event-stream.ts";
+import { Migration0049FolioWindowsAndCityLedger } from "./0049-folio-windows-and-city-ledger.ts";
 import { Migration0032PartnerCallbacks } from "./0032-partner-callbacks.ts";
 
 /** Every migration, in order. Listed explicitly so nothing depends on file globbing at run time. */
@@ -85,4 +86,5 @@ export const migrations = [
   Migration0044InvoiceDeliveries,
   Migration0045AvailabilityCaps,
   Migration0047EventStream,
+  Migration0049FolioWindowsAndCityLedger,
 ];

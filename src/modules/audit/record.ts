@@ -20,6 +20,7 @@ export const entityTypes = [
   "invoice_tax_rate",
   "invoice_issuer",
   "invoice_delivery",
+  "ledger_account",
 ] as const;
 export type EntityType = (typeof entityTypes)[number];
 
