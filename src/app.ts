@@ -41,7 +41,8 @@ import {
 } from "./modules/platform/index.ts";
 import { createWebhooksModule, type WebhookOptions } from "./modules/webhooks/index.ts";
 import { createCashieringModule } from "./modules/cashiering/index.ts";
-import { createFolioService, type FolioService } from "./modules/folio/index.ts";
+import { createFolioService, createFolioWindows, type FolioService, type FolioWindows } from "./modules/folio/index.ts";
+import { createCityLedger, type CityLedger } from "./modules/city-ledger/index.ts";
 import { createInvoiceService, createInvoicesModule, type InvoiceService } from "./modules/invoices/index.ts";
 import { createNightAuditService, type NightAuditService } from "./modules/night-audit/index.ts";
 import { createInventoryModule, createInventoryService, type InventoryService } from "./modules/inventory/index.ts";
@@ -104,6 +105,8 @@ export interface Services {
   inventory: InventoryService;
   reservations: ReservationService;
   folios: FolioService;
+  folioWindows: FolioWindows;
+  cityLedger: CityLedger;
   invoices: InvoiceService;
   nightAudit: NightAuditService;
   guests: GuestService;
@@ -138,6 +141,8 @@ export function createServices(deps: Deps): Services {
     }),
     reservations,
     folios,
+    folioWindows: createFolioWindows({ transact, clock, folios }),
+    cityLedger: createCityLedger({ transact, clock, folios }),
     invoices: createInvoiceService({ transact, clock }),
     // the night audit marks no-shows through the reservations service, inside the audit's transaction
     nightAudit: createNightAuditService({
@@ -172,7 +177,13 @@ function createModules(deps: Deps, s: Services, options: AppOptions = {}): Modul
     createInventoryModule(deps, s.inventory),
     // reservation reads carry the guests linked to their room lines
     createReservationsModule(deps, s.reservations, lineGuestsReader(s.guests)),
-    createCashieringModule(deps, { folios: s.folios, invoices: s.invoices, nightAudit: s.nightAudit }),
+    createCashieringModule(deps, {
+      folios: s.folios,
+      windows: s.folioWindows,
+      ledger: s.cityLedger,
+      invoices: s.invoices,
+      nightAudit: s.nightAudit,
+    }),
     // e-documents to the integrator (a worker only where EDOCUMENT_INTEGRATOR_URL is set)
     createInvoicesModule(deps),
     // mobile identity-document scan (OCR worker thread, started on first use)

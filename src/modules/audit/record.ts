@@ -22,6 +22,7 @@ export const entityTypes = [
   "invoice_delivery",
   "guest_retention",
   "guest_report",
+  "ledger_account",
 ] as const;
 export type EntityType = (typeof entityTypes)[number];
 

@@ -3,7 +3,8 @@ import { recordChange } from "../audit/index.ts";
 import type { Transact } from "../../db/transaction.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { isUuid, newId } from "../../lib/ids.ts";
-import { releaseInvoicedCharges } from "../folio/index.ts";
+import { releaseInvoicedCharges, reverseReturnCredit } from "../folio/index.ts";
+import { findPropertyRow } from "../properties/index.ts";
 import * as repo from "./invoice.repository.ts";
 import * as docs from "./documents.repository.ts";
 import { claimReturnedLines, releaseReturnedLines, updateDelivery } from "./deliveries.repository.ts";
@@ -170,6 +171,14 @@ export function createCorrections(deps: { transact: Transact; clock: Clock }): C
           );
         await repo.markCancelled(tx, propertyId, invoice.id, { at: now, by: actor, reason });
         await releaseInvoicedCharges(tx, propertyId, invoice.id);
+        if (invoice.typeCode === "IADE")
+          await reverseReturnCredit(tx, propertyId, {
+            invoiceId: invoice.id,
+            invoiceNumber: invoice.number!,
+            businessDate: (await findPropertyRow(tx, propertyId))!.businessDate,
+            postedAt: now,
+            postedBy: actor,
+          });
         await releaseReturnedLines(tx, propertyId, invoice.id);
         const before = invoice.delivery;
         if (before !== null && before.status !== "CANCELLING" && before.status !== "CANCELLED") {

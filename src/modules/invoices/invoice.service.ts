@@ -3,7 +3,7 @@ import { recordChange } from "../audit/index.ts";
 import type { Transact } from "../../db/transaction.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { isUuid, newId } from "../../lib/ids.ts";
-import { findFolio, markChargesInvoiced, uninvoicedCharges, type FolioRow } from "../folio/index.ts";
+import { findFolio, markChargesInvoiced, postReturnCredit, uninvoicedCharges, type FolioRow } from "../folio/index.ts";
 import { findPropertyRow } from "../properties/index.ts";
 import { recordEvent, type InvoiceEventData } from "../events/index.ts";
 import { defaultSeries, formatInvoiceNumber } from "./numbering.ts";
@@ -145,6 +145,16 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
         const number = formatInvoiceNumber(series, year, sequence);
         const issuedAt = clock.now();
         await repo.markIssued(tx, propertyId, draft.id, { series, number, issueDate, issuedAt, issuedBy: actor });
+        if (draft.typeCode === "IADE")
+          await postReturnCredit(tx, propertyId, {
+            folioId: folio.id,
+            invoiceId: draft.id,
+            invoiceNumber: number,
+            amountMinor: draft.totalMinor,
+            businessDate: issueDate,
+            postedAt: issuedAt,
+            postedBy: actor,
+          });
         const ettn = newId(issuedAt.getTime());
         const issueTime = ISTANBUL_TIME.format(issuedAt);
         const xml = renderUblTr({
