@@ -82,7 +82,8 @@ export function createCorrections(deps: { transact: Transact; clock: Clock }): C
             propertyId,
             folioId: original.folioId,
             type: original.type,
-            profileId: original.profileId,
+            // GİB takes IADE under TEMELFATURA or EARSIVFATURA only: a commercial invoice is returned as TEMELFATURA
+            profileId: original.profileId === "TICARIFATURA" ? "TEMELFATURA" : original.profileId,
             typeCode: "IADE",
             buyer: original.buyer,
             netMinor: t.netMinor,
