@@ -40,6 +40,7 @@ import { Migration0044InvoiceDeliveries } from "./0044-invoice-deliveries.ts";
 import { Migration0045AvailabilityCaps } from "./0045-availability-caps.ts";
 import { Migration0047EventStream } from "./0047-event-stream.ts";
 import { Migration0050GuestNameSearch } from "./0050-guest-name-search.ts";
+import { Migration0051OccupancyPrices } from "./0051-occupancy-prices.ts";
 import { Migration0032PartnerCallbacks } from "./0032-partner-callbacks.ts";
 
 /** Every migration, in order. Listed explicitly so nothing depends on file globbing at run time. */
@@ -87,4 +88,5 @@ export const migrations = [
   Migration0045AvailabilityCaps,
   Migration0047EventStream,
   Migration0050GuestNameSearch,
+  Migration0051OccupancyPrices,
 ];
