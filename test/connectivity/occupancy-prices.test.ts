@@ -7,6 +7,7 @@ import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { freshDatabaseUrl } from "../helpers/db.ts";
 import { bearer, createStaffSession, createTestClient, createTestProperty } from "../helpers/auth.ts";
 import { transportFor, type Face } from "../helpers/policy-hotel.ts";
+import { rateAmountNotif, schemaErrors } from "../helpers/ota.ts";
 
 // Occupancy pricing: a rate plan flagged by staff prices a room per number of adults. Partners write the prices
 // (POST /api/v1/properties/{propertyCode}/ari, UpdateAri), read them back (GetAri's days, the feed names the
@@ -72,6 +73,7 @@ beforeAll(async () => {
     name: "By occupancy",
     boardType: "ROOM_ONLY",
     roomTypeIds: [dbl.id, trp.id],
+    pricesByOccupancy: true,
   });
   Object.assign(ids, { dbl: dbl.id, trp: trp.id, occ: occ.id, flat: flat.id });
   partner = (
@@ -103,11 +105,10 @@ describe("the occupancy flag (InventoryService.SetRatePlanOccupancyPricing, Crea
     it(`${face}: a manager turns it on and off, rate plan reads show it, audited; front desk 403; unknown plan 404`, async () => {
       const inv = createClient(InventoryService, transportFor(app, face));
       const opts = { headers: bearer(manager.accessToken) };
-      const on = await inv.setRatePlanOccupancyPricing(
-        { propertyCode: property.code, ratePlanId: ids.occ, pricesByOccupancy: true },
-        opts,
-      );
-      expect(on.ratePlan).toMatchObject({ code: "OCC", pricesByOccupancy: true });
+      const set = (pricesByOccupancy: boolean) =>
+        inv.setRatePlanOccupancyPricing({ propertyCode: property.code, ratePlanId: ids.occ, pricesByOccupancy }, opts);
+      expect((await set(false)).ratePlan).toMatchObject({ code: "OCC", pricesByOccupancy: false });
+      expect((await set(true)).ratePlan).toMatchObject({ code: "OCC", pricesByOccupancy: true });
       const { ratePlans } = await inv.listRatePlans({ propertyCode: property.code }, opts);
       expect(
         ratePlans.filter((rp) => ["FLAT", "OCC"].includes(rp.code)).map((rp) => [rp.code, rp.pricesByOccupancy]),
@@ -410,4 +411,73 @@ describe("UpdateAri and InventoryService.SetPrices over Connect and gRPC", () =>
       ).toMatchObject({ appCode: "validation_failed" });
     });
   }
+});
+
+describe("OTA_HotelRateAmountNotifRQ with BaseByGuestAmts per NumberOfGuests", () => {
+  async function ota(xml: string): Promise<{ status: number; body: string }> {
+    expect(schemaErrors(xml)).toBe("");
+    const res = await fetch(`${app.baseUrl}/api/v1/ota/${property.code}/OTA_HotelRateAmountNotifRQ`, {
+      method: "POST",
+      headers: { ...bearer(partner), "content-type": "application/xml" },
+      body: xml,
+    });
+    const body = await res.text();
+    expect(schemaErrors(body)).toBe("");
+    return { status: res.status, body };
+  }
+
+  it("sets the prices per adults of an occupancy plan; on a flat plan they are refused with Errors", async () => {
+    const res = await ota(
+      rateAmountNotif("occ-rates-1", [
+        {
+          roomType: "DBL",
+          ratePlan: "OCC",
+          start: "2027-08-01",
+          end: "2027-08-02",
+          amount: "",
+          byGuests: [
+            { guests: 1, amount: "70.00" },
+            { guests: 2, amount: "95.00" },
+          ],
+        },
+        { roomType: "TRP", ratePlan: "OCC", start: "2027-08-01", end: "2027-08-01", amount: "150.00" },
+      ]),
+    );
+    expect(res.status, res.body).toBe(200);
+    expect(res.body).toContain("<Success/>");
+    const r = await read("2027-08-01", "2027-08-04");
+    expect(planOf(r, "DBL", "OCC").days.map((d: Json) => d.occupancyPrices)).toEqual([
+      [
+        { adults: 1, priceMinor: 7000 },
+        { adults: 2, priceMinor: 9500 },
+      ],
+      [
+        { adults: 1, priceMinor: 7000 },
+        { adults: 2, priceMinor: 9500 },
+      ],
+      [],
+    ]);
+    // one amount is the room's price: on an occupancy plan, the price for max occupancy
+    expect(planOf(r, "TRP", "OCC").days[0].occupancyPrices).toEqual([{ adults: 3, priceMinor: 15000 }]);
+
+    const flat = await ota(
+      rateAmountNotif("occ-rates-2", [
+        {
+          roomType: "DBL",
+          ratePlan: "FLAT",
+          start: "2027-08-01",
+          end: "2027-08-01",
+          amount: "",
+          byGuests: [
+            { guests: 1, amount: "70.00" },
+            { guests: 2, amount: "95.00" },
+          ],
+        },
+      ]),
+    );
+    expect(flat.status).toBe(422);
+    expect(flat.body).toContain("<Errors>");
+    expect(flat.body).toContain("does not price by occupancy");
+    expect(planOf(await read("2027-08-01", "2027-08-02"), "DBL", "FLAT").days[0].priceMinor).toBeNull();
+  });
 });
