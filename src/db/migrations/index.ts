@@ -42,6 +42,7 @@ import { Migration0047EventStream } from "./0047-event-stream.ts";
 import { Migration0050GuestNameSearch } from "./0050-guest-name-search.ts";
 import { Migration0048GuestReports } from "./0048-guest-reports.ts";
 import { Migration0049FolioWindowsAndCityLedger } from "./0049-folio-windows-and-city-ledger.ts";
+import { Migration0051OccupancyPrices } from "./0051-occupancy-prices.ts";
 import { Migration0032PartnerCallbacks } from "./0032-partner-callbacks.ts";
 
 /** Every migration, in order. Listed explicitly so nothing depends on file globbing at run time. */
@@ -91,4 +92,5 @@ export const migrations = [
   Migration0048GuestReports,
   Migration0049FolioWindowsAndCityLedger,
   Migration0050GuestNameSearch,
+  Migration0051OccupancyPrices,
 ];

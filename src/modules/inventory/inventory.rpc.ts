@@ -66,6 +66,7 @@ const ratePlanOut = (p: RatePlan) => ({
   name: p.name,
   boardType: BoardTypeEnum[p.boardType],
   roomTypeIds: p.roomTypeIds,
+  pricesByOccupancy: p.pricesByOccupancy,
   ...(p.policy === null
     ? {}
     : {
@@ -201,6 +202,7 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
         name: req.name,
         boardType: boardTypeIn(req.boardType),
         roomTypeIds: req.roomTypeIds,
+        pricesByOccupancy: req.pricesByOccupancy,
       });
       return { ratePlan: ratePlanOut(ratePlan) };
     },
@@ -213,6 +215,11 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
     async setRatePlanPolicy(req, ctx) {
       const propertyId = await scope(ctx, req.propertyCode);
       const ratePlan = await service.setRatePlanPolicy(propertyId, req.ratePlanId, policyIn(req.policy));
+      return { ratePlan: ratePlanOut(ratePlan) };
+    },
+    async setRatePlanOccupancyPricing(req, ctx) {
+      const propertyId = await scope(ctx, req.propertyCode);
+      const ratePlan = await service.setRatePlanOccupancyPricing(propertyId, req.ratePlanId, req.pricesByOccupancy);
       return { ratePlan: ratePlanOut(ratePlan) };
     },
     async setRatePlanDeposit(req, ctx) {
@@ -228,6 +235,7 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
         from: req.from,
         to: req.to,
         amountMinor: req.amountMinor,
+        occupancyPrices: req.occupancyPrices.map((p) => ({ adults: p.adults, priceMinor: p.priceMinor })),
       });
       return { days };
     },

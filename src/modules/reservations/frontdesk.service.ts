@@ -351,7 +351,7 @@ export function createFrontDesk(deps: {
           );
           newTypeCode = (await findRoomType(tx, actor.propertyId, target.roomTypeId))!.code;
           if (opts.reprice === true) {
-            const prices = await nightlyPrices(tx, actor.propertyId, rp.id, target.roomTypeId, from, to);
+            const prices = await nightlyPrices(tx, actor.propertyId, rp.id, target.roomTypeId, from, to, line.adults);
             if (prices.length !== daysBetween(from, to))
               throw invalidField(
                 "reprice",

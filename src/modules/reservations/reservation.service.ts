@@ -624,10 +624,15 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
         const adults = c?.adults ?? line.adults;
         const children = c?.children ?? line.children;
         guests(field, adults, children, rt.maxOccupancy);
-        const repriced = datesChanged || roomTypeId !== line.roomTypeId || ratePlanId !== line.ratePlanId;
+        // a plan priced by occupancy prices the adults too
+        const repriced =
+          datesChanged ||
+          roomTypeId !== line.roomTypeId ||
+          ratePlanId !== line.ratePlanId ||
+          (rp.pricesByOccupancy && adults !== line.adults);
         const listed =
           repriced || c?.amountMinor !== undefined
-            ? await stayPrices(tx, actor.propertyId, rp.id, rt.id, arrival, departure, `${field}.ratePlanId`)
+            ? await stayPrices(tx, actor.propertyId, rp.id, rt.id, arrival, departure, `${field}.ratePlanId`, adults)
             : line.nightlyMinor;
         // An agreed amount (a channel's revision) stands; otherwise a repriced line takes our daily prices.
         const nightly =
