@@ -9,6 +9,7 @@ import {
   createMobileSession,
   EventService,
   FolioService,
+  GuestService,
   HotelOpsError,
   InventoryService,
   MobileService,
@@ -53,6 +54,7 @@ export interface Signed {
   mobile: Client<typeof MobileService>;
   folio: Client<typeof FolioService>;
   events: Client<typeof EventService>;
+  guests: Client<typeof GuestService>;
 }
 
 const KEY = "hotelops.panel.session";
@@ -116,6 +118,7 @@ function open(
     mobile: createHotelOpsClient(MobileService, opts),
     folio: createHotelOpsClient(FolioService, opts),
     events: createHotelOpsClient(EventService, opts),
+    guests: createHotelOpsClient(GuestService, opts),
   };
   return signed;
 }
@@ -236,6 +239,7 @@ export {
   type RoomLine,
 } from "../../gen/hotelops/reservation/v1/reservation_pb.js";
 export { RoomStatus, type Room } from "../../gen/hotelops/inventory/v1/inventory_pb.js";
+export { InvoiceStatus, type Payment } from "../../gen/hotelops/folio/v1/folio_pb.js";
 /** Whether the active property gives the signed-in user this permission. */
 export function can(s: Signed, permission: string): boolean {
   const active = s.profile.properties.find((p) => p.id === s.profile.activePropertyId);

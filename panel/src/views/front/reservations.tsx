@@ -1,6 +1,6 @@
 // Reservations: a search by code or name over every face's bookings (ListReservations `query`).
 import { useState } from "preact/hooks";
-import { formatMoney, type Signed } from "../../api.ts";
+import { can, formatMoney, type Signed } from "../../api.ts";
 import { useI18n } from "../../i18n.ts";
 import { ErrorBox, PageTitle, useLoad } from "../common.tsx";
 import { formatDay, sourceName, StatusPill } from "./shared.tsx";
@@ -26,6 +26,13 @@ export function Reservations({ signed }: { signed: Signed }) {
   return (
     <section>
       <PageTitle>{t("reservationsTitle")}</PageTitle>
+      {can(signed, "reservations.create") && (
+        <p>
+          <a class="button" href="/panel/reservations/new" id="new-reservation">
+            {t("newReservation")}
+          </a>
+        </p>
+      )}
       <form role="search" class="search" onSubmit={onSubmit}>
         <label for="search">{t("searchLabel")}</label>
         <p id="search-help" class="small">

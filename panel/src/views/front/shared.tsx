@@ -58,3 +58,13 @@ export function Needs(props: { signed: Signed; permission: string; title: string
     </section>
   );
 }
+
+/** "1.500,50" or "1500.5" in the property's scale as minor units; undefined when it is not an amount. */
+export function parseAmount(text: string, scale: number): bigint | undefined {
+  const digits = Math.round(Math.log10(scale));
+  const m = /^(\d{1,13})(?:[.,](\d+))?$/.exec(text.trim().replace(/[\s.](?=\d{3}(\D|$))/g, ""));
+  if (m === null) return undefined;
+  const frac = m[2] ?? "";
+  if (frac.length > digits) return undefined;
+  return BigInt(m[1]!) * BigInt(scale) + BigInt(frac.padEnd(digits, "0") || "0");
+}
