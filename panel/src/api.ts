@@ -246,13 +246,24 @@ export function can(s: Signed, permission: string): boolean {
   return active?.permissions.includes(permission) === true;
 }
 
+// one formatter per language (making one costs more than formatting: a list shows hundreds of amounts)
+const numberFormats = new Map<string, Intl.NumberFormat>();
+function numberFormat(lang: string): Intl.NumberFormat {
+  let f = numberFormats.get(lang);
+  if (f === undefined) {
+    f = new Intl.NumberFormat(lang === "tr" ? "tr-TR" : "en-GB");
+    numberFormats.set(lang, f);
+  }
+  return f;
+}
+
 /** Minor units as the property's money (integer arithmetic; the scale is a power of ten). */
 export function formatMoney(lang: string, minor: bigint, scale: number, currency: string): string {
   const digits = Math.round(Math.log10(scale));
   const negative = minor < 0n;
   const abs = negative ? -minor : minor;
   const s = BigInt(scale);
-  const whole = new Intl.NumberFormat(lang === "tr" ? "tr-TR" : "en-GB").format(abs / s);
+  const whole = numberFormat(lang).format(abs / s);
   const sep = lang === "tr" ? "," : ".";
   const frac = digits > 0 ? sep + (abs % s).toString().padStart(digits, "0") : "";
   return `${negative ? "-" : ""}${whole}${frac} ${currency}`;
