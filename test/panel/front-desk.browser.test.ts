@@ -302,6 +302,14 @@ describe("the front desk in the panel", () => {
       await quote(page, "2027-03-12", "2027-03-13");
       await see(page, "#quotes td", "Müsait");
       expect(await page.locator("#new-override").count()).toBe(0);
+      // phone-sized: the form and the quotes fit (a table scrolls in its own region)
+      await page.setViewportSize({ width: 375, height: 740 });
+      const tooWide = await page.evaluate<string[]>(
+        `[...document.querySelectorAll("main *")].filter((e) => !e.closest(".table-wrap") && e.getBoundingClientRect().right > window.innerWidth + 1).map((e) => e.tagName + "#" + e.id)`,
+      );
+      expect(tooWide).toEqual([]);
+      await page.screenshot({ path: join(shotsDir, "52-new-reservation-phone.tr.png"), fullPage: true });
+      await page.setViewportSize({ width: 1100, height: 800 });
       await page.check("#quote-DBL-BAR");
       await page.fill("#new-holder", "Deniz Masa");
       await page.click("#book");
