@@ -2,15 +2,14 @@
 // against `npm start`'s demo hotel (the start block's own environment, a fresh data directory), in order, sharing
 // their variables as one terminal would. Only the ports differ: the service's 8080 and the receiver's 8443 become
 // free ports, so the run never collides with a service already running here.
-import { spawn } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "../global-setup.ts";
+import { bash, bashBlocks, root } from "../helpers/docs-shell.ts";
 import { killAllServices, startService, until, type ServiceProcess } from "../helpers/service-process.ts";
 
-const root = join(import.meta.dirname, "../..");
 const dataDirs: string[] = [];
 const services: ServiceProcess[] = [];
 afterAll(async () => {
@@ -21,35 +20,6 @@ afterAll(async () => {
   killAllServices();
   for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
 });
-
-/** The bash blocks of a markdown file, or of one of its sections (from its heading to the next of that level). */
-function bashBlocks(file: string, section?: string): string[] {
-  let text = readFileSync(join(root, file), "utf8");
-  if (section !== undefined) {
-    const at = text.indexOf(section);
-    text = text.slice(at, text.indexOf("\n## ", at + 5));
-  }
-  return [...text.matchAll(/```bash\n([\s\S]*?)```/g)].map((m) => m[1]!);
-}
-
-function bash(script: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    let output = "";
-    const child = spawn("bash", ["-c", `set -eo pipefail\n${script}`], {
-      cwd: root,
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    child.stdout.on("data", (c: Buffer) => (output += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (output += c.toString()));
-    // a step that hangs ends the run with what it printed so far, instead of the test's timeout saying nothing
-    const timer = setTimeout(() => child.kill("SIGKILL"), 240_000);
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
 
 /**
  * Runs the blocks before the `... npm start` block, starts the service as that block says, waits for the demo seed
