@@ -250,6 +250,46 @@ describe("e-documents", () => {
     expect(await pdfText(viaConnect.content)).toContain(`ETTN: ${issued.ettn}`);
   });
 
+  it("invoices an e-Fatura buyer under TICARIFATURA when asked; its return is a TEMELFATURA", async () => {
+    const folioId = await stayWithCharges();
+    for (const c of [grpc, connect]) {
+      const bad = await failure(c.createInvoiceDraft({ folioId, buyer: { ...company, eFaturaProfile: "KAMU" } }));
+      expect([bad.grpc, bad.code, bad.fields]).toEqual([
+        Code.InvalidArgument,
+        "validation_failed",
+        ["buyer.eFaturaProfile"],
+      ]);
+      const outside = { ...company, eFatura: false, eFaturaProfile: "TICARIFATURA" };
+      expect((await failure(c.createInvoiceDraft({ folioId, buyer: outside }))).fields).toEqual([
+        "buyer.eFaturaProfile",
+      ]);
+    }
+    const draft = (await connect.createInvoiceDraft({ folioId, buyer: { ...company, eFaturaProfile: "TICARIFATURA" } }))
+      .invoice!;
+    expect(draft).toMatchObject({
+      type: "E_FATURA",
+      profileId: "TICARIFATURA",
+      buyer: { eFatura: true, eFaturaProfile: "TICARIFATURA" },
+    });
+    const issued = (await grpc.finalizeInvoice({ invoiceId: draft.id })).invoice!;
+    const xml = new TextDecoder().decode(
+      (await grpc.getInvoiceDocument({ invoiceId: issued.id, format: "xml" })).content,
+    );
+    expect(xml).toContain("<cbc:ProfileID>TICARIFATURA</cbc:ProfileID>");
+    expect(await validateUblInvoice(xml)).toBe("");
+    expect(validateUblTr(xml)).toEqual([]);
+    const back = (await grpc.createReturnInvoiceDraft({ invoiceId: issued.id })).invoice!;
+    expect(back).toMatchObject({ profileId: "TEMELFATURA", typeCode: "IADE" });
+    const returned = (await connect.finalizeInvoice({ invoiceId: back.id })).invoice!;
+    const returnXml = new TextDecoder().decode(
+      (await connect.getInvoiceDocument({ invoiceId: returned.id, format: "xml" })).content,
+    );
+    expect(validateUblTr(returnXml)).toEqual([]);
+    // A company without a profile given stays TEMELFATURA (the default), and says so.
+    const plain = (await grpc.createInvoiceDraft({ folioId: await stayWithCharges(), buyer: company })).invoice!;
+    expect([plain.profileId, plain.buyer?.eFaturaProfile]).toEqual(["TEMELFATURA", "TEMELFATURA"]);
+  });
+
   it("refuses drafts, bad formats and other properties' invoices on every face", async () => {
     const folioId = await stayWithCharges();
     const draft = (await grpc.createInvoiceDraft({ folioId })).invoice!;

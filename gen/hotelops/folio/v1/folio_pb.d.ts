@@ -847,6 +847,16 @@ export declare type InvoiceBuyer = Message<"hotelops.folio.v1.InvoiceBuyer"> & {
    * @generated from field: bool e_fatura = 9;
    */
   eFatura: boolean;
+
+  /**
+   * COMPANY registered for e-Fatura only: the profile of its invoices, "TEMELFATURA" (empty means it) or
+   * "TICARIFATURA" (commercial: the buyer accepts or rejects the invoice through GİB). A return invoice (IADE) of a
+   * TICARIFATURA invoice is a TEMELFATURA, as GİB prescribes. 422 `buyer.eFaturaProfile` for any other value or
+   * for a buyer outside e-Fatura.
+   *
+   * @generated from field: string e_fatura_profile = 10;
+   */
+  eFaturaProfile: string;
 };
 
 /**
@@ -2057,8 +2067,8 @@ export declare const FolioService: GenService<{
    * every line, accommodation tax on room nights only): VAT = round(gross * vat / (10000 + vat + acc)),
    * accommodation tax = round(gross * acc / (10000 + vat + acc)), each rounded to the nearest minor unit with
    * halves away from zero; net = gross - VAT - accommodation tax, so every line, and so the invoice's totals,
-   * add up exactly. A company buyer registered for e-Fatura gets type E_FATURA (profile TEMELFATURA), every other
-   * buyer E_ARSIV (EARSIVFATURA). 422 validation_failed when nothing is left to invoice, or naming the buyer's
+   * add up exactly. A company buyer registered for e-Fatura gets type E_FATURA (profile TEMELFATURA, or
+   * TICARIFATURA when the buyer's `e_fatura_profile` says so), every other buyer E_ARSIV (EARSIVFATURA). 422 validation_failed when nothing is left to invoice, or naming the buyer's
    * field (`buyer.tckn`, `buyer.vkn`, `buyer.title`, ...) for a bad checksum or a missing value.
    *
    * @generated from rpc hotelops.folio.v1.FolioService.CreateInvoiceDraft

@@ -251,8 +251,8 @@ class FolioServiceServicer(object):
         every line, accommodation tax on room nights only): VAT = round(gross * vat / (10000 + vat + acc)),
         accommodation tax = round(gross * acc / (10000 + vat + acc)), each rounded to the nearest minor unit with
         halves away from zero; net = gross - VAT - accommodation tax, so every line, and so the invoice's totals,
-        add up exactly. A company buyer registered for e-Fatura gets type E_FATURA (profile TEMELFATURA), every other
-        buyer E_ARSIV (EARSIVFATURA). 422 validation_failed when nothing is left to invoice, or naming the buyer's
+        add up exactly. A company buyer registered for e-Fatura gets type E_FATURA (profile TEMELFATURA, or
+        TICARIFATURA when the buyer's `e_fatura_profile` says so), every other buyer E_ARSIV (EARSIVFATURA). 422 validation_failed when nothing is left to invoice, or naming the buyer's
         field (`buyer.tckn`, `buyer.vkn`, `buyer.title`, ...) for a bad checksum or a missing value.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
