@@ -68,12 +68,19 @@ const BOOKING_LOCK_TIMEOUT_MS = 10_000;
  *
  * The lock's statements (BEGIN, the lock timeout, the lock, the key's queued messages) go out together in one round
  * trip: node-postgres pipelines a connection's statements, and each runs after the one before it.
+ *
+ * A key with nothing queued is left at once, without the lock's transaction: each message has a job of its own, and
+ * the first drain of a key applies the messages of the jobs behind it, which then find nothing (four of a booking's
+ * five jobs when its messages arrived before a worker took the first). A message queued after the look is not
+ * missed: its own job comes after it.
  */
 export async function processPartnerMessages(
   deps: ProcessorDeps,
   propertyId: string,
   externalReference: string,
 ): Promise<void> {
+  const pending = await runQuery<{ n: number }>(deps.pool, anyQueuedOfKey, [propertyId, externalReference]);
+  if (pending.rows.length === 0) return;
   // The lock's transaction only holds the lock; COMMIT releases it once the key is drained.
   await pooledTransaction(deps.pool, async (_, lock) => {
     const key = [propertyId, externalReference];
@@ -113,6 +120,11 @@ const bookingLock: Statement = {
 const queuedOfKey: Statement = {
   name: "connectivity_queued_of_key",
   text: "select id, property_id, provider, client_id, payload, created_at from partner_messages where property_id = $1 and external_reference = $2 and status = 'QUEUED' order by seq",
+};
+
+const anyQueuedOfKey: Statement = {
+  name: "connectivity_any_queued_of_key",
+  text: "select 1 as n from partner_messages where property_id = $1 and external_reference = $2 and status = 'QUEUED' limit 1",
 };
 
 const outcomeUpdate: Statement = {
