@@ -42,7 +42,12 @@ import {
 import { createWebhooksModule, type WebhookOptions } from "./modules/webhooks/index.ts";
 import { createCashieringModule } from "./modules/cashiering/index.ts";
 import { createFolioService, type FolioService } from "./modules/folio/index.ts";
-import { createInvoiceService, createInvoicesModule, type InvoiceService } from "./modules/invoices/index.ts";
+import {
+  createHttpIntegrator,
+  createInvoiceService,
+  createInvoicesModule,
+  type InvoiceService,
+} from "./modules/invoices/index.ts";
 import { createNightAuditService, type NightAuditService } from "./modules/night-audit/index.ts";
 import { createInventoryModule, createInventoryService, type InventoryService } from "./modules/inventory/index.ts";
 import {
@@ -129,7 +134,14 @@ export function createServices(deps: Deps): Services {
     }),
     reservations,
     folios,
-    invoices: createInvoiceService({ transact, clock }),
+    // the e-Fatura registry is asked through the configured integrator (none: a lookup is 503)
+    invoices: createInvoiceService({
+      transact,
+      clock,
+      ...(deps.config.edocumentIntegrator !== undefined
+        ? { registry: createHttpIntegrator(deps.config.edocumentIntegrator) }
+        : {}),
+    }),
     // the night audit marks no-shows through the reservations service, inside the audit's transaction
     nightAudit: createNightAuditService({
       transact,
