@@ -43,7 +43,12 @@ import { createWebhooksModule, type WebhookOptions } from "./modules/webhooks/in
 import { createCashieringModule } from "./modules/cashiering/index.ts";
 import { createFolioService, createFolioWindows, type FolioService, type FolioWindows } from "./modules/folio/index.ts";
 import { createCityLedger, type CityLedger } from "./modules/city-ledger/index.ts";
-import { createInvoiceService, createInvoicesModule, type InvoiceService } from "./modules/invoices/index.ts";
+import {
+  createHttpIntegrator,
+  createInvoiceService,
+  createInvoicesModule,
+  type InvoiceService,
+} from "./modules/invoices/index.ts";
 import { createNightAuditService, type NightAuditService } from "./modules/night-audit/index.ts";
 import { createInventoryModule, createInventoryService, type InventoryService } from "./modules/inventory/index.ts";
 import {
@@ -143,7 +148,14 @@ export function createServices(deps: Deps): Services {
     folios,
     folioWindows: createFolioWindows({ transact, clock, folios }),
     cityLedger: createCityLedger({ transact, clock, folios }),
-    invoices: createInvoiceService({ transact, clock }),
+    // the e-Fatura registry is asked through the configured integrator (none: a lookup is 503)
+    invoices: createInvoiceService({
+      transact,
+      clock,
+      ...(deps.config.edocumentIntegrator !== undefined
+        ? { registry: createHttpIntegrator(deps.config.edocumentIntegrator) }
+        : {}),
+    }),
     // the night audit marks no-shows through the reservations service, inside the audit's transaction
     nightAudit: createNightAuditService({
       transact,

@@ -32,6 +32,8 @@ export interface IntegratorReceiver {
   fallback: UploadBehaviour;
   /** Every request as `METHOD /path`, in arrival order. */
   requests: string[];
+  /** GİB's e-Fatura registry as this integrator answers it: VKNs registered (true) or known as not (false); others 404. */
+  registry: Map<string, boolean>;
   /** Answers the uploads held by `hang` (as RECEIVED). */
   release(): void;
   close(): Promise<void>;
@@ -46,6 +48,7 @@ export async function startIntegratorReceiver(token = "integrator-test-token"): 
     script: [],
     fallback: "accept",
     requests: [],
+    registry: new Map(),
     release() {
       for (const res of held.splice(0)) if (!res.destroyed) json(res, 200, { status: "RECEIVED" });
     },
@@ -61,6 +64,11 @@ export async function startIntegratorReceiver(token = "integrator-test-token"): 
     req.on("end", () => {
       receiver.requests.push(`${req.method} ${req.url}`);
       if (req.headers.authorization !== `Bearer ${token}`) return json(res, 401, { error: "unauthorized" });
+      const registered = /^\/registry\/(\d{10,11})$/.exec(req.url ?? "");
+      if (registered !== null && req.method === "GET") {
+        const known = receiver.registry.get(registered[1]!);
+        return known === undefined ? json(res, 404, { error: "not registered" }) : json(res, 200, { eFatura: known });
+      }
       const m = /^\/documents\/([0-9a-f-]{36})(\/cancel)?$/.exec(req.url ?? "");
       if (m === null) return json(res, 404, { error: "no such path" });
       const ettn = m[1]!;

@@ -54,6 +54,64 @@ function deliveryIn(c: Client<typeof FolioService>, invoiceId: string, status: s
   );
 }
 
+describe("the e-Fatura registry through the integrator", () => {
+  const company = {
+    kind: "COMPANY",
+    vkn: "9876543217",
+    title: "Güneş Seyahat Ltd. Şti.",
+    taxOffice: "Çankaya",
+    address: { street: "Atatürk Bulvarı 5", city: "Ankara", countryCode: "TR" },
+    eFatura: false,
+    lookUpEFatura: true,
+  };
+
+  it("decides a company buyer's e-Fatura flag when asked; an operator's flag true wins (gRPC, Connect)", async () => {
+    receiver.registry.set("9876543217", true);
+    receiver.registry.set("1234567890", false);
+    for (const c of [grpc, connect]) {
+      const registered = (
+        await c.createInvoiceDraft({ folioId: await stayWithCharges(app, hotel, istanbulToday()), buyer: company })
+      ).invoice!;
+      expect(registered).toMatchObject({
+        type: "E_FATURA",
+        profileId: "TEMELFATURA",
+        buyer: { eFatura: true, eFaturaSource: "registry" },
+      });
+      const other = { ...company, vkn: "1234567890" };
+      const notRegistered = (
+        await c.createInvoiceDraft({ folioId: await stayWithCharges(app, hotel, istanbulToday()), buyer: other })
+      ).invoice!;
+      expect(notRegistered).toMatchObject({
+        type: "E_ARSIV",
+        profileId: "EARSIVFATURA",
+        buyer: { eFatura: false, eFaturaSource: "registry" },
+      });
+      const before = receiver.requests.length;
+      const operator = (
+        await c.createInvoiceDraft({
+          folioId: await stayWithCharges(app, hotel, istanbulToday()),
+          buyer: { ...other, eFatura: true },
+        })
+      ).invoice!;
+      expect(operator).toMatchObject({ type: "E_FATURA", buyer: { eFatura: true, eFaturaSource: "operator" } });
+      expect(receiver.requests.slice(before)).toEqual([]);
+    }
+    expect(receiver.requests.filter((r) => r.startsWith("GET /registry/"))).toEqual([
+      "GET /registry/9876543217",
+      "GET /registry/1234567890",
+      "GET /registry/9876543217",
+      "GET /registry/1234567890",
+    ]);
+    // the draft's audit entry records where the flag came from (the buyer itself is masked there)
+    const audit = await app.db.pool.query<{ source: string }>(
+      `select (select c->>'after' from jsonb_array_elements(changes) c where c->>'field' = 'eFaturaSource') as source
+       from audit_changes where property_id = $1 and entity_type = 'invoice' and action = 'create' order by at, id`,
+      [hotel.id],
+    );
+    expect(audit.rows.map((r) => r.source).slice(-3)).toEqual(["registry", "registry", "operator"]);
+  });
+});
+
 describe("e-document delivery", () => {
   it.each([
     ["gRPC", () => grpc],

@@ -285,6 +285,13 @@ describe("e-documents", () => {
       (await connect.getInvoiceDocument({ invoiceId: returned.id, format: "xml" })).content,
     );
     expect(validateUblTr(returnXml)).toEqual([]);
+    // No integrator configured here: a registry lookup is 503 unavailable, and no draft is made.
+    for (const c of [grpc, connect]) {
+      const lookUp = await failure(
+        c.createInvoiceDraft({ folioId, buyer: { ...company, eFatura: false, lookUpEFatura: true } }),
+      );
+      expect([lookUp.grpc, lookUp.code]).toEqual([Code.Unavailable, "unavailable"]);
+    }
     // A company without a profile given stays TEMELFATURA (the default), and says so.
     const plain = (await grpc.createInvoiceDraft({ folioId: await stayWithCharges(), buyer: company })).invoice!;
     expect([plain.profileId, plain.buyer?.eFaturaProfile]).toEqual(["TEMELFATURA", "TEMELFATURA"]);

@@ -58,6 +58,29 @@ describe("HTTP integrator client", () => {
     });
   });
 
+  it("asks GİB's e-Fatura registry through the integrator: registered, not registered, unknown, failures", async () => {
+    const client = createHttpIntegrator({ url: receiver.url, token: receiver.token, timeoutMs: 2000 });
+    receiver.registry.set("9876543217", true);
+    receiver.registry.set("1234567890", false);
+    expect(await client.isEFaturaUser("9876543217")).toBe(true);
+    expect(await client.isEFaturaUser("1234567890")).toBe(false);
+    expect(await client.isEFaturaUser("1111111114")).toBe(false); // 404: not in the registry
+    expect(receiver.requests.slice(-3)).toEqual([
+      "GET /registry/9876543217",
+      "GET /registry/1234567890",
+      "GET /registry/1111111114",
+    ]);
+    // never a path built from anything but digits
+    expect(await transportError(client.isEFaturaUser("../documents/x"))).toMatch(/not a VKN/);
+    const wrongToken = createHttpIntegrator({ url: receiver.url, token: "wrong", timeoutMs: 2000 });
+    expect(await transportError(wrongToken.isEFaturaUser("9876543217"))).toMatch(/HTTP 401/);
+    const odds = createHttpIntegrator({ url: oddUrl, token: "t", timeoutMs: 2000 });
+    next = { status: 200, body: '{"eFatura": "yes"}' };
+    expect(await transportError(odds.isEFaturaUser("9876543217"))).toMatch(/unreadable answer/);
+    next = { status: 503, body: "later" };
+    expect(await transportError(odds.isEFaturaUser("9876543217"))).toMatch(/HTTP 503/);
+  });
+
   it("a wrong token, a 5xx, a timeout, a refused connection or an unreadable answer is a transport error", async () => {
     const wrong = createHttpIntegrator({ url: receiver.url, token: "wrong", timeoutMs: 2000 });
     expect(await transportError(wrong.send(doc(ettn)))).toMatch(/^HTTP 401/);

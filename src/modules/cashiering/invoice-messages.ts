@@ -25,6 +25,7 @@ function buyerOut(b: Buyer) {
         address: addressOut(b.address),
         eFatura: b.eFatura,
         eFaturaProfile: b.eFatura ? (b.eFaturaProfile ?? "TEMELFATURA") : "",
+        eFaturaSource: b.eFaturaSource ?? "operator",
       };
 }
 
@@ -47,6 +48,7 @@ export function buyerIn(b: InvoiceBuyer | undefined): BuyerInput | undefined {
       address: addressIn(b.address),
       eFatura: b.eFatura,
       eFaturaProfile: b.eFaturaProfile,
+      lookUpEFatura: b.lookUpEFatura,
     };
   throw invalidField("buyer.kind", "must be PERSON or COMPANY", "validation_failed");
 }

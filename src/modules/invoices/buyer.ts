@@ -24,6 +24,8 @@ export type Buyer =
       eFatura: boolean;
       /** The e-Fatura profile; absent on buyers recorded before it existed, which means TEMELFATURA. */
       eFaturaProfile?: EFaturaProfile;
+      /** Where `eFatura` came from; absent (older buyers) means the operator. */
+      eFaturaSource?: "operator" | "registry";
     };
 
 /** TEMELFATURA (basic) or TICARIFATURA (commercial: the buyer accepts or rejects it through GİB). */
@@ -40,6 +42,8 @@ export type BuyerInput =
       eFatura: boolean;
       /** "", TEMELFATURA or TICARIFATURA. */
       eFaturaProfile?: string;
+      /** Ask GİB's e-Fatura registry when `eFatura` is false (invoice.service.ts). */
+      lookUpEFatura?: boolean;
     };
 
 /** The buyer of an invoice drafted without one: the placeholder TCKN for an unknown consumer. */
@@ -99,6 +103,7 @@ export function validateBuyer(input: BuyerInput | undefined): Buyer {
     address: address(input.address, true),
     eFatura: input.eFatura,
     eFaturaProfile: eFaturaProfile(input.eFaturaProfile, input.eFatura),
+    eFaturaSource: "operator",
   };
 }
 

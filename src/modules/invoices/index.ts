@@ -3,6 +3,7 @@ import { startDeliveryJobs } from "./delivery.jobs.ts";
 import { createHttpIntegrator } from "./integrator.ts";
 
 export { createInvoiceService, type Invoice, type InvoiceService } from "./invoice.service.ts";
+export { createHttpIntegrator } from "./integrator.ts";
 export type { Address, Buyer, BuyerInput } from "./buyer.ts";
 export type { InvoiceItem } from "./lines.ts";
 export { invoicesOfFolios } from "./invoice.repository.ts";

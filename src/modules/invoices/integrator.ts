@@ -9,6 +9,8 @@
  *   400 and 422 are a rejection of the document (`reason` from the body).
  * - `GET {url}/documents/{ettn}`: 200 with `{"status": ..., "reason"?}` (also `CANCELLED`).
  * - `POST {url}/documents/{ettn}/cancel`: 200/202 cancelled; 404 the integrator never had it (nothing to cancel).
+ * - `GET {url}/registry/{vkn}`: GİB's e-Fatura registry (kayıtlı kullanıcı listesi) as the integrator holds it:
+ *   200 with `{"eFatura": true | false}`; 404 means not registered.
  * Every other answer, a timeout or a connection error is a transport error: the delivery is tried again.
  */
 type IntegratorStatus = "RECEIVED" | "ACCEPTED" | "REJECTED" | "CANCELLED";
@@ -30,6 +32,12 @@ export interface IntegratorSender {
   status(ettn: string): Promise<IntegratorAnswer>;
   /** Resolves once the integrator no longer has the document live (cancelled, or never received). */
   cancel(ettn: string): Promise<void>;
+}
+
+/** GİB's e-Fatura registry, asked through the integrator. */
+export interface EFaturaRegistry {
+  /** Whether the VKN (or TCKN) is registered for e-Fatura; IntegratorTransportError when there is no usable answer. */
+  isEFaturaUser(vkn: string): Promise<boolean>;
 }
 
 /** The integrator could not be reached or did not answer usefully; the attempt is retried. */
@@ -61,7 +69,7 @@ async function readAnswer(res: Response): Promise<IntegratorAnswer> {
   return { status: status as IntegratorStatus, reason: reason.slice(0, MAX_TEXT) };
 }
 
-export function createHttpIntegrator(o: HttpIntegratorOptions): IntegratorSender {
+export function createHttpIntegrator(o: HttpIntegratorOptions): IntegratorSender & EFaturaRegistry {
   const base = o.url.replace(/\/+$/, "");
   const call = async (method: string, path: string, body?: string): Promise<Response> => {
     try {
@@ -107,6 +115,25 @@ export function createHttpIntegrator(o: HttpIntegratorOptions): IntegratorSender
       const res = await call("GET", `/documents/${encodeURIComponent(ettn)}`);
       if (res.ok) return readAnswer(res);
       return failed(res);
+    },
+    async isEFaturaUser(vkn) {
+      if (!/^\d{10,11}$/.test(vkn)) throw new IntegratorTransportError("not a VKN or TCKN");
+      const res = await call("GET", `/registry/${vkn}`);
+      if (res.status === 404) {
+        await res.body?.cancel();
+        return false;
+      }
+      if (!res.ok) return failed(res);
+      const text = await res.text();
+      let body: { eFatura?: unknown } = {};
+      try {
+        body = JSON.parse(text) as typeof body;
+      } catch {
+        body = {};
+      }
+      if (typeof body.eFatura !== "boolean")
+        throw new IntegratorTransportError(`unreadable answer (HTTP ${res.status})`);
+      return body.eFatura;
     },
     async cancel(ettn) {
       const res = await call("POST", `/documents/${encodeURIComponent(ettn)}/cancel`);

@@ -25,6 +25,8 @@ import { invoiceTotals, itemsFromCharges } from "./lines.ts";
 import { ratesResolver, validateIssuer, validateTaxRate, type IssuerInput, type TaxRateInput } from "./settings.ts";
 import { renderUblTr } from "./ubl.ts";
 import { renderInvoicePdf } from "./pdf.ts";
+import { lookUpEFatura } from "./registry.ts";
+import type { EFaturaRegistry } from "./integrator.ts";
 
 interface InvoiceDocument {
   contentType: "application/xml" | "application/pdf";
@@ -35,6 +37,8 @@ interface InvoiceDocument {
 export interface InvoiceDeps {
   transact: Transact;
   clock: Clock;
+  /** GİB's e-Fatura registry through the integrator; absent where no integrator is configured. */
+  registry?: EFaturaRegistry;
 }
 
 export type { Invoice } from "./invoice-read.ts";
@@ -68,6 +72,8 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
     ...createCorrections(deps),
     async createDraft(propertyId, actor, input) {
       if (!isUuid(input.folioId)) throw invalidField("folioId", "must be a UUID");
+      // the registry is asked before the transaction: no connection is held while the integrator answers
+      const buyer = await lookUpEFatura(deps.registry, validateBuyer(input.buyer), input.buyer);
       return transact(async (tx) => {
         const folio = await findFolio(tx, propertyId, input.folioId, true);
         if (folio === undefined) throw new AppError("not_found", "Folio not found.");
@@ -78,7 +84,6 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
           throw new AppError("validation_failed", "The folio has no charges left to invoice.", {
             details: [{ field: "folioId", reason: "no uninvoiced charges" }],
           });
-        const buyer = validateBuyer(input.buyer);
         const items = itemsFromCharges(charges, await ratesResolver(tx, property, charges));
         const t = invoiceTotals(items);
         const profileId = profileOf(buyer);
@@ -111,7 +116,15 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
         );
         await docs.insertItems(tx, propertyId, id, items);
         const draft = (await loadInvoice(tx, propertyId, id))!;
-        recordChange(tx, { propertyId, entity: "invoice", entityId: id, action: "create", after: draft });
+        // the buyer is masked in the trail (personal data); where its e-Fatura flag came from is not
+        const eFaturaSource = buyer.kind === "COMPANY" ? (buyer.eFaturaSource ?? "operator") : undefined;
+        recordChange(tx, {
+          propertyId,
+          entity: "invoice",
+          entityId: id,
+          action: "create",
+          after: { ...draft, eFaturaSource },
+        });
         return draft;
       });
     },

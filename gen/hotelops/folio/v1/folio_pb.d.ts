@@ -857,6 +857,22 @@ export declare type InvoiceBuyer = Message<"hotelops.folio.v1.InvoiceBuyer"> & {
    * @generated from field: string e_fatura_profile = 10;
    */
   eFaturaProfile: string;
+
+  /**
+   * COMPANY only: when `e_fatura` is false, ask GİB's e-Fatura registry through the integrator whether the VKN is
+   * registered, when the draft is made; the answer becomes the draft's `e_fatura`. `e_fatura` true (set by the
+   * operator) wins and is not looked up. 503 unavailable when the integrator does not answer or none is configured.
+   *
+   * @generated from field: bool look_up_e_fatura = 11;
+   */
+  lookUpEFatura: boolean;
+
+  /**
+   * Where `e_fatura` came from: "operator" (as given) or "registry" (looked up when the draft was made).
+   *
+   * @generated from field: string e_fatura_source = 12;
+   */
+  eFaturaSource: string;
 };
 
 /**
