@@ -514,6 +514,8 @@ describe("GET /api/v1/properties/{propertyCode}/ari", () => {
       closedToArrival: false,
       closedToDeparture: false,
       stopSell: true,
+      // a rate plan that does not price by occupancy
+      occupancyPrices: {},
     });
     expect(barDbl[2]).toMatchObject({ date: "2027-02-11", stopSell: true, available: 6 });
     const nrfDbl = (await get(`/api/v1/properties/${property.code}/ari?from=2027-02-14&to=2027-02-16&ratePlans=NRF`))

@@ -363,10 +363,7 @@ describe("ari.updated", () => {
           ratePlanCode: "NRF",
           date: "2027-04-20",
           priceMinor: "18000",
-          occupancyPrices: [
-            { adults: 1, priceMinor: "15000" },
-            { adults: 2, priceMinor: "18000" },
-          ],
+          occupancyPrices: { "1": "15000", "2": "18000" },
         }),
       ]);
     } finally {

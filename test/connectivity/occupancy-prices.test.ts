@@ -190,20 +190,14 @@ describe("POST /api/v1/properties/{propertyCode}/ari with occupancyPrices", () =
     expect(dblOcc.days[0]).toMatchObject({
       date: "2027-02-01",
       priceMinor: 10000,
-      occupancyPrices: [
-        { adults: 1, priceMinor: 8000 },
-        { adults: 2, priceMinor: 10000 },
-      ],
+      occupancyPrices: { "1": 8000, "2": 10000 },
     });
     // plain priceMinor on an occupancy plan is the price for max occupancy; adults without their own pay it
     const trp = planOf(r, "TRP", "OCC").days;
-    expect(trp[0].occupancyPrices).toEqual([{ adults: 3, priceMinor: 15000 }]);
-    expect(trp[1].occupancyPrices).toEqual([
-      { adults: 2, priceMinor: 12000 },
-      { adults: 3, priceMinor: 15000 },
-    ]);
+    expect(trp[0].occupancyPrices).toEqual({ "3": 15000 });
+    expect(trp[1].occupancyPrices).toEqual({ "2": 12000, "3": 15000 });
     // a flat plan's days carry no occupancy prices
-    expect(planOf(r, "DBL", "FLAT").days[0].occupancyPrices).toEqual([]);
+    expect(planOf(r, "DBL", "FLAT").days[0].occupancyPrices).toEqual({});
     expect(planOf(r, "DBL", "FLAT").pricesByOccupancy).toBe(false);
 
     const feed = await fetch(`${app.baseUrl}/api/v1/properties/${property.code}/ari/changes`, {
@@ -241,6 +235,17 @@ describe("POST /api/v1/properties/{propertyCode}/ari with occupancyPrices", () =
       // 2 adults in the triple: their own price on the night that has one, the day's price on the other
       if (face === "connect") expect((await book(2, ids.trp)).rooms[0]!.nightlyMinor).toEqual([15000n, 12000n]);
     }
+    // REST: the mobile options quote of the same stay prices the adults asked for
+    const quote = async (adults: number) => {
+      const res = await fetch(
+        `${app.baseUrl}/api/mobile/v1/reservations/options?arrivalDate=2027-02-01&departureDate=2027-02-03&adults=${adults}`,
+        { headers: bearer(manager.accessToken) },
+      );
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as Json;
+      return body.quotes.find((q: Json) => q.ratePlanId === ids.occ && q.roomTypeId === ids.dbl).totalMinor;
+    };
+    expect([await quote(1), await quote(2)]).toEqual([16000, 20000]);
   });
 
   it("refuses occupancy prices on a flat plan, adults out of range, repeated adults and priceMinor beside them (422 naming the change); nothing is written", async () => {
@@ -292,7 +297,7 @@ describe("POST /api/v1/properties/{propertyCode}/ari with occupancyPrices", () =
       "changes[0].priceMinor",
     ]);
     const r = await read("2027-05-01", "2027-05-02");
-    expect(planOf(r, "DBL", "OCC").days[0]).toMatchObject({ priceMinor: null, occupancyPrices: [] });
+    expect(planOf(r, "DBL", "OCC").days[0]).toMatchObject({ priceMinor: null, occupancyPrices: {} });
   });
 });
 
@@ -326,10 +331,7 @@ describe("UpdateAri and InventoryService.SetPrices over Connect and gRPC", () =>
       const got = await conn.getAri({ propertyCode: property.code, from, to, roomTypes: ["TRP"] }, opts);
       const days = got.roomTypes[0]!.ratePlans.find((p) => p.code === "OCC")!.days;
       expect(days[0]!.priceMinor).toBe(16000n);
-      expect(days[0]!.occupancyPrices.map((p) => [p.adults, p.priceMinor])).toEqual([
-        [1, 7000n],
-        [3, 16000n],
-      ]);
+      expect(days[0]!.occupancyPrices).toEqual({ 1: 7000n, 3: 16000n });
       expect(
         await failure(
           conn.updateAri(
@@ -373,10 +375,7 @@ describe("UpdateAri and InventoryService.SetPrices over Connect and gRPC", () =>
         { propertyCode: property.code, from, to, roomTypeIds: [ids.dbl], ratePlanIds: [ids.occ] },
         { headers: bearer(manager.accessToken) },
       );
-      expect(staff.roomTypes[0]!.ratePlans[0]!.days[1]!.occupancyPrices.map((p) => [p.adults, p.priceMinor])).toEqual([
-        [1, 6000n],
-        [2, 9500n],
-      ]);
+      expect(staff.roomTypes[0]!.ratePlans[0]!.days[1]!.occupancyPrices).toEqual({ 1: 6000n, 2: 9500n });
       const refused = await failure(
         inv.setPrices(
           {
@@ -447,18 +446,12 @@ describe("OTA_HotelRateAmountNotifRQ with BaseByGuestAmts per NumberOfGuests", (
     expect(res.body).toContain("<Success/>");
     const r = await read("2027-08-01", "2027-08-04");
     expect(planOf(r, "DBL", "OCC").days.map((d: Json) => d.occupancyPrices)).toEqual([
-      [
-        { adults: 1, priceMinor: 7000 },
-        { adults: 2, priceMinor: 9500 },
-      ],
-      [
-        { adults: 1, priceMinor: 7000 },
-        { adults: 2, priceMinor: 9500 },
-      ],
-      [],
+      { "1": 7000, "2": 9500 },
+      { "1": 7000, "2": 9500 },
+      {},
     ]);
     // one amount is the room's price: on an occupancy plan, the price for max occupancy
-    expect(planOf(r, "TRP", "OCC").days[0].occupancyPrices).toEqual([{ adults: 3, priceMinor: 15000 }]);
+    expect(planOf(r, "TRP", "OCC").days[0].occupancyPrices).toEqual({ "3": 15000 });
 
     const flat = await ota(
       rateAmountNotif("occ-rates-2", [

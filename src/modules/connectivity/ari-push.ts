@@ -43,8 +43,8 @@ export interface AriCell {
   date: string;
   available: number;
   priceMinor: string | null;
-  /** A rate plan that prices by occupancy: the price per number of adults (absent for other plans). */
-  occupancyPrices?: { adults: number; priceMinor: string }[];
+  /** A rate plan that prices by occupancy: the price (decimal string) by number of adults; absent for other plans. */
+  occupancyPrices?: Record<string, string>;
   minStay: number | null;
   maxStay: number | null;
   closedToArrival: boolean;
@@ -265,10 +265,9 @@ export function createAriPusher(d: {
                   ...(day.occupancyPrices === undefined
                     ? {}
                     : {
-                        occupancyPrices: day.occupancyPrices.map((p) => ({
-                          adults: p.adults,
-                          priceMinor: p.priceMinor.toString(),
-                        })),
+                        occupancyPrices: Object.fromEntries(
+                          Object.entries(day.occupancyPrices).map(([adults, price]) => [adults, price.toString()]),
+                        ),
                       }),
                   minStay: day.minStay ?? null,
                   maxStay: day.maxStay ?? null,

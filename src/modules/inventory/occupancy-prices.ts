@@ -138,16 +138,18 @@ export async function readOccupancyPrices(
 }
 
 /**
- * A day's occupancy prices as reads show them: the stored ones below max occupancy, then the day's price as the
- * price for max occupancy (when the day has one).
+ * A day's occupancy prices as reads show them, by adults: the stored ones below max occupancy, and the day's price
+ * as the price for max occupancy (when the day has one).
  */
 export function dayOccupancyPrices(
   stored: readonly OccupancyPrice[] | undefined,
   maxOccupancy: number,
   dayPrice: bigint | undefined,
-): OccupancyPrice[] {
-  const below = (stored ?? []).filter((p) => p.adults < maxOccupancy);
-  return dayPrice === undefined ? below : [...below, { adults: maxOccupancy, priceMinor: dayPrice }];
+): Record<number, bigint> {
+  const out: Record<number, bigint> = {};
+  for (const p of stored ?? []) if (p.adults < maxOccupancy) out[p.adults] = p.priceMinor;
+  if (dayPrice !== undefined) out[maxOccupancy] = dayPrice;
+  return out;
 }
 
 /** SetRatePlanOccupancyPricing's write in the caller's transaction, audited (entity "rate_plan"). */

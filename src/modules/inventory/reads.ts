@@ -22,18 +22,34 @@ export async function countRoomsStatusWrittenBefore(
   return r?.n ?? 0;
 }
 
-/** Per rate plan and room type: the nights of [from, to) that have a daily price and their sum. */
+/**
+ * Per rate plan and room type: the nights of [from, to) that have a daily price and their sum, for `adults` on a
+ * plan that prices by occupancy (the price for that many adults where one is set, else the day's price).
+ */
 export async function stayPriceTotals(
   q: Queryable,
   propertyId: string,
   from: string,
   to: string,
+  adults?: number,
 ): Promise<{ ratePlanId: string; roomTypeId: string; nights: number; total: string; firstNight: string }[]> {
   return q.query(
-    `select rate_plan_id as "ratePlanId", room_type_id as "roomTypeId", count(*)::int as nights, sum(amount_minor)::text as total,
-            (array_agg(amount_minor order by date))[1]::text as "firstNight"
-       from daily_prices where property_id = $1 and date >= $2::date and date < $3::date group by rate_plan_id, room_type_id`,
-    [propertyId, from, to],
+    `with n as (
+       select dp.rate_plan_id, dp.room_type_id, dp.date,
+              coalesce((select o.amount_minor from daily_occupancy_prices o
+                         where rp.prices_by_occupancy and o.property_id = dp.property_id and o.rate_plan_id = dp.rate_plan_id
+                           and o.room_type_id = dp.room_type_id and o.date = dp.date and o.adults = $4::int), dp.amount_minor) as amount
+         from daily_prices dp join rate_plans rp on rp.property_id = dp.property_id and rp.id = dp.rate_plan_id
+        where dp.property_id = $1 and dp.date >= $2::date and dp.date < $3::date)
+     select rate_plan_id as "ratePlanId", room_type_id as "roomTypeId", count(*)::int as nights, sum(amount)::text as total,
+            (array_agg(amount order by date))[1]::text as "firstNight"
+       from n group by rate_plan_id, room_type_id`,
+    [
+      propertyId,
+      from,
+      to,
+      adults !== undefined && Number.isInteger(adults) && adults >= 1 && adults <= 20 ? adults : null,
+    ],
   );
 }
 

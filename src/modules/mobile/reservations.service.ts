@@ -182,10 +182,12 @@ export function createMobileReservations(deps: {
     if (q.arrivalDate === undefined) throw invalidField("arrivalDate", "required with departureDate");
     if (q.departureDate === undefined) throw invalidField("departureDate", "required with arrivalDate");
     const { from, to, days } = parseRange(q.arrivalDate, q.departureDate, maxNights, ["arrivalDate", "departureDate"]);
-    const guests = count("adults", q.adults, 1, 1) + count("children", q.children, 0, 0);
+    const adults = count("adults", q.adults, 1, 1);
+    const guests = adults + count("children", q.children, 0, 0);
     const [availability, prices] = await Promise.all([
       readAvailability(reads, propertyId, from, to),
-      stayPriceTotals(reads, propertyId, from, to),
+      // a plan priced by occupancy quotes the adults' price
+      stayPriceTotals(reads, propertyId, from, to, adults),
     ]);
     const free = new Map(availability.map((a) => [a.roomTypeId, a.days.every((d) => d.available > 0)]));
     const occupancy = new Map(roomTypes.map((rt) => [rt.id, rt.maxOccupancy]));

@@ -1230,12 +1230,13 @@ export declare type AriDay = Message<"hotelops.connectivity.v1.AriDay"> & {
   stopSell: boolean;
 
   /**
-   * A rate plan that prices by occupancy: the price per number of adults, by adults; the max occupancy's is
-   * `price_minor`, and a number of adults without an entry pays `price_minor`. Empty for other plans.
+   * A rate plan that prices by occupancy: the nightly price in minor units by number of adults (`{"1": 80000,
+   * "2": 100000}`); the max occupancy's is `price_minor`, and a number of adults without an entry pays
+   * `price_minor`. Empty for other plans.
    *
-   * @generated from field: repeated hotelops.connectivity.v1.OccupancyPrice occupancy_prices = 9;
+   * @generated from field: map<int32, int64> occupancy_prices = 9;
    */
-  occupancyPrices: OccupancyPrice[];
+  occupancyPrices: { [key: number]: bigint };
 };
 
 /**
@@ -1492,8 +1493,8 @@ export declare type AriUpdate = Message<"hotelops.connectivity.v1.AriUpdate"> & 
 
   /**
    * Prices per number of adults, for a rate plan that prices by occupancy only: adults 1 to the room type's max
-   * occupancy, each at most once. The entry for max occupancy is the day's price (as `price_minor`, which may then
-   * not be given too); a booking of fewer adults pays its entry, or the day's price where it has none.
+   * occupancy, each at most once, and not beside `price_minor`. The entry for max occupancy is the day's price; a
+   * booking of fewer adults pays its entry, or the day's price where it has none.
    *
    * @generated from field: repeated hotelops.connectivity.v1.OccupancyPrice occupancy_prices = 13;
    */

@@ -1403,12 +1403,13 @@ export declare type AriDay = Message<"hotelops.inventory.v1.AriDay"> & {
   stopSell: boolean;
 
   /**
-   * A plan that prices by occupancy: the price per number of adults, by adults (the max occupancy's is
-   * `price_minor`; a number of adults without its own price pays `price_minor`). Empty for other plans.
+   * A plan that prices by occupancy: the nightly price (minor units) by number of adults; the max occupancy's is
+   * `price_minor`, and a number of adults without its own price pays `price_minor`. Empty for other plans. A map,
+   * not a list of messages: a day stays a leaf that a page's JSON renders in batches.
    *
-   * @generated from field: repeated hotelops.inventory.v1.OccupancyPrice occupancy_prices = 9;
+   * @generated from field: map<int32, int64> occupancy_prices = 9;
    */
-  occupancyPrices: OccupancyPrice[];
+  occupancyPrices: { [key: number]: bigint };
 };
 
 /**
