@@ -38,7 +38,7 @@ export async function benchFrontDesk(): Promise<void> {
 
 type App = Awaited<ReturnType<typeof createApp>>;
 
-async function hotel(app: App, code: string, types: number, roomsPerType: number) {
+export async function hotel(app: App, code: string, types: number, roomsPerType: number) {
   const p = await app.services.admin.createProperty({
     groupCode: "BENCH",
     code,

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
@@ -79,6 +79,31 @@ export function processCpuMs(pid: number): number {
   } catch {
     return 0;
   }
+}
+
+/**
+ * CPU time (user + system, ms) of a bench database's PostgreSQL: its postmaster with the children it reaped (backends
+ * that ended) and the children still running.
+ */
+export function postgresCpuMs(dir: string): number {
+  const postmaster = Number(readFileSync(join(dir, "postmaster.pid"), "utf8").split("\n")[0]);
+  const statOf = (pid: string | number): string[] | undefined => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    } catch {
+      return undefined;
+    }
+  };
+  const own = statOf(postmaster);
+  if (own === undefined) return 0;
+  let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    const f = statOf(pid);
+    if (f !== undefined && Number(f[1]) === postmaster) ticks += Number(f[11]) + Number(f[12]);
+  }
+  return ticks * 10;
 }
 
 /** RSS of a process in MiB (VmRSS of /proc/<pid>/status; 0 once it has exited). */

@@ -10,7 +10,7 @@ import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { addDays } from "../src/lib/dates.ts";
 import { argon2Params, hashSecret } from "../src/modules/auth/index.ts";
-import { dashboardSql, forecastSql } from "../src/modules/reports/stats.service.ts";
+import { dashboardSql, forecastSql } from "../src/modules/reports/reports.repository.ts";
 import { DEMO_PASSWORD, seedDemo } from "../src/ops/seed.ts";
 import { benchDatabase, load, startService, table, type Measured } from "./harness.ts";
 

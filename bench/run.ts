@@ -17,6 +17,7 @@ import { benchReplica } from "./replica.bench.ts";
 import { benchInvoices } from "./invoices.bench.ts";
 import { benchTrail } from "./trail.bench.ts";
 import { benchGuests } from "./guests.bench.ts";
+import { benchGuestReporting } from "./guest-reporting.bench.ts";
 
 const only = process.argv[2];
 const benches: Record<string, () => Promise<void>> = {
@@ -32,6 +33,7 @@ const benches: Record<string, () => Promise<void>> = {
   ota: benchOta,
   observability: benchObservability,
   frontdesk: benchFrontDesk,
+  "guest-reporting": benchGuestReporting,
   worker: benchWorker,
   replica: benchReplica,
   invoices: benchInvoices,

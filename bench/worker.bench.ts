@@ -6,8 +6,10 @@
 // count: every message PROCESSED and applied once, each booking's messages applied in the order they were sent,
 // each booking ending CANCELLED with its last modification's holder, every delivery succeeded once.
 // BENCH_WORKER_BOOKINGS sets the number of bookings (default 400, i.e. 2,000 messages), BENCH_WORKER_CONCURRENCY
-// the worker's WORKER_CONCURRENCY and BENCH_WORKER_POOL its DATABASE_POOL_MAX (default: the service's defaults). BENCH_SERVICE_DIR runs another checkout's worker
-// (before/after on the same box).
+// the worker's WORKER_CONCURRENCY and BENCH_WORKER_POOL its DATABASE_POOL_MAX (default: the service's defaults).
+// BENCH_WORKER_WEBHOOKS=0 leaves the webhook address out (the messages alone). BENCH_SERVICE_DIR runs another
+// checkout's worker (before/after on the same box). Besides the worker's CPU per message it prints PostgreSQL's
+// (the bench database's processes): with both on one box, the two together are what bounds the rate.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,7 +22,7 @@ import { loadConfig } from "../src/config.ts";
 import { setProviderMapping } from "../src/modules/connectivity/index.ts";
 import { createStaffSession, createTestClient, createTestProperty } from "../test/helpers/auth.ts";
 import { createTestCa } from "../test/helpers/https-receiver.ts";
-import { benchDatabase, processCpuMs, startService } from "./harness.ts";
+import { benchDatabase, postgresCpuMs, processCpuMs, startService } from "./harness.ts";
 
 const DAY = 86_400_000;
 
@@ -91,18 +93,21 @@ export async function benchWorker(): Promise<void> {
     });
     await sql("update api_clients set rate_limit_per_minute = 100000000 where id = $1", [partner.clientId]);
     // one webhook address for every reservation change: each applied message causes one delivery
-    const manager = await createStaffSession(app, { propertyCode: property.code, role: "manager" });
-    const hook = await fetch(`http://127.0.0.1:${app.port}/api/panel/v1/webhook-endpoints`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${manager.accessToken}`, "content-type": "application/json" },
-      body: JSON.stringify({
-        url: `https://localhost:${receiverPort}/hook`,
-        eventTypes: ["reservation.created", "reservation.updated", "reservation.cancelled"],
-        description: "bench",
-      }),
-    });
-    if (hook.status !== 201) throw new Error(`webhook endpoint: ${hook.status} ${await hook.text()}`);
-    await sql("update webhook_endpoints set max_per_second = 1000");
+    const webhooks = process.env.BENCH_WORKER_WEBHOOKS !== "0";
+    if (webhooks) {
+      const manager = await createStaffSession(app, { propertyCode: property.code, role: "manager" });
+      const hook = await fetch(`http://127.0.0.1:${app.port}/api/panel/v1/webhook-endpoints`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${manager.accessToken}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          url: `https://localhost:${receiverPort}/hook`,
+          eventTypes: ["reservation.created", "reservation.updated", "reservation.cancelled"],
+          description: "bench",
+        }),
+      });
+      if (hook.status !== 201) throw new Error(`webhook endpoint: ${hook.status} ${await hook.text()}`);
+      await sql("update webhook_endpoints set max_per_second = 1000");
+    }
 
     const base = `http://127.0.0.1:${app.port}/api/v1/properties/${property.code}/reservation-events`;
     const send = async (eventType: string, reference: string, night: number, holder: string): Promise<void> => {
@@ -164,6 +169,7 @@ export async function benchWorker(): Promise<void> {
     });
     const started = performance.now();
     const cpu0 = processCpuMs(worker.pid);
+    const dbCpu0 = postgresCpuMs(database.dir);
     const queued = async () =>
       (await sql<{ n: number }>("select count(*)::int as n from partner_messages where status = 'QUEUED'"))[0]!.n;
     await worker.during("partner messages", async () => {
@@ -171,6 +177,7 @@ export async function benchWorker(): Promise<void> {
         await new Promise((r) => setTimeout(r, 200));
     });
     const cpuMs = processCpuMs(worker.pid) - cpu0;
+    const dbCpuMs = postgresCpuMs(database.dir) - dbCpu0;
     const [span] = await sql<{ n: number; seconds: number; repeated: number; other: number }>(
       `select count(*)::int as n, extract(epoch from max(processed_at) - min(processed_at))::float8 as seconds,
               count(*) filter (where attempts <> 1)::int as repeated, count(*) filter (where status <> 'PROCESSED')::int as other
@@ -191,7 +198,7 @@ export async function benchWorker(): Promise<void> {
     const perCore = (1000 * span!.n) / Math.max(cpuMs, 1);
     console.log(
       `partner messages: ${span!.n} applied in ${span!.seconds.toFixed(2)} s = ${Math.round(rate)} msgs/s by one ROLE=worker process` +
-        ` (WORKER_CONCURRENCY ${concurrency ?? "default"}; target >= 200/s); worker CPU ${(cpuMs / span!.n).toFixed(1)} ms per message = ${Math.round(perCore)} msgs per CPU-second; ${span!.other} not PROCESSED, ${span!.repeated} applied more than once,` +
+        ` (WORKER_CONCURRENCY ${concurrency ?? "default"}; target >= 200/s); worker CPU ${(cpuMs / span!.n).toFixed(1)} ms per message = ${Math.round(perCore)} msgs per CPU-second, PostgreSQL CPU ${(dbCpuMs / span!.n).toFixed(1)} ms per message (${webhooks ? "webhook fan-out and deliveries included" : "no webhook address"}); ${span!.other} not PROCESSED, ${span!.repeated} applied more than once,` +
         ` ${order!.n} out of order, ${final!.n} of ${bookings} bookings CANCELLED with the last holder` +
         (span!.other + span!.repeated + order!.n === 0 && final!.n === bookings ? " (checks pass)" : " (CHECKS FAIL)"),
     );
@@ -203,18 +210,20 @@ export async function benchWorker(): Promise<void> {
                   coalesce(extract(epoch from max(last_attempt_at) - min(created_at)), 0)::float8 as seconds from webhook_deliveries`,
         )
       )[0]!;
-    await worker.during("webhook deliveries", async () => {
-      const until = performance.now() + 120_000;
-      for (;;) {
-        const d = await deliveries();
-        if ((d.total > 0 && d.done === d.total) || performance.now() > until) break;
-        await new Promise((r) => setTimeout(r, 200));
-      }
-    });
-    const d = await deliveries();
-    console.log(
-      `webhook deliveries: ${d.done} of ${d.total} succeeded, ${received} requests received, first created to last done ${d.seconds.toFixed(2)} s = ${Math.round(d.done / Math.max(d.seconds, 0.001))}/s (measured while the messages were applied; ${((performance.now() - started) / 1000).toFixed(1)} s after the worker started)`,
-    );
+    if (webhooks) {
+      await worker.during("webhook deliveries", async () => {
+        const until = performance.now() + 120_000;
+        for (;;) {
+          const d = await deliveries();
+          if ((d.total > 0 && d.done === d.total) || performance.now() > until) break;
+          await new Promise((r) => setTimeout(r, 200));
+        }
+      });
+      const d = await deliveries();
+      console.log(
+        `webhook deliveries: ${d.done} of ${d.total} succeeded, ${received} requests received, first created to last done ${d.seconds.toFixed(2)} s = ${Math.round(d.done / Math.max(d.seconds, 0.001))}/s (measured while the messages were applied; ${((performance.now() - started) / 1000).toFixed(1)} s after the worker started)`,
+      );
+    }
     console.log(worker.summary());
     await worker.stop();
   } finally {

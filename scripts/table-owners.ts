@@ -20,6 +20,7 @@ export const tableOwners: Readonly<Record<string, string>> = {
   rate_plans: "inventory",
   rate_plan_room_types: "inventory",
   daily_prices: "inventory",
+  daily_occupancy_prices: "inventory",
   room_type_days: "inventory",
   room_blocks: "inventory",
   room_out_of_order: "inventory",

@@ -41,7 +41,8 @@ import {
 } from "./modules/platform/index.ts";
 import { createWebhooksModule, type WebhookOptions } from "./modules/webhooks/index.ts";
 import { createCashieringModule } from "./modules/cashiering/index.ts";
-import { createFolioService, type FolioService } from "./modules/folio/index.ts";
+import { createFolioService, createFolioWindows, type FolioService, type FolioWindows } from "./modules/folio/index.ts";
+import { createCityLedger, type CityLedger } from "./modules/city-ledger/index.ts";
 import { createInvoiceService, createInvoicesModule, type InvoiceService } from "./modules/invoices/index.ts";
 import { createNightAuditService, type NightAuditService } from "./modules/night-audit/index.ts";
 import { createInventoryModule, createInventoryService, type InventoryService } from "./modules/inventory/index.ts";
@@ -56,7 +57,13 @@ import { createMobileModule } from "./modules/mobile/index.ts";
 import { createNotificationsModule } from "./modules/notifications/index.ts";
 import { createEventsModule } from "./modules/events/index.ts";
 import { createAuditModule } from "./modules/audit/index.ts";
-import { createGuests, createGuestsModule, lineGuestsReader, type GuestService } from "./modules/guests/index.ts";
+import {
+  createGuests,
+  createGuestsModule,
+  guestReportingCounts,
+  lineGuestsReader,
+  type GuestService,
+} from "./modules/guests/index.ts";
 import { createMetrics, type Metrics } from "./observability/metrics.ts";
 import { startMetricsServer } from "./observability/metrics-server.ts";
 import { startTracing, type Tracing } from "./observability/tracing.ts";
@@ -98,6 +105,8 @@ export interface Services {
   inventory: InventoryService;
   reservations: ReservationService;
   folios: FolioService;
+  folioWindows: FolioWindows;
+  cityLedger: CityLedger;
   invoices: InvoiceService;
   nightAudit: NightAuditService;
   guests: GuestService;
@@ -106,6 +115,7 @@ export interface Services {
 export function createServices(deps: Deps): Services {
   const { transact, clock } = deps;
   const folios = createFolioService({ transact, clock });
+  const guests = createGuests(deps);
   // policy fees (cancellation, no-show, late check-out) go to the folio in the reservation change's transaction
   const reservations = createReservationService({
     transact,
@@ -114,6 +124,8 @@ export function createServices(deps: Deps): Services {
     postFee: async (tx, propertyId, fee) => {
       await folios.postFee(tx, propertyId, fee);
     },
+    // each check-in and check-out reports the line's occupants to the authority (KBS), in its transaction
+    onStayMovement: guests.reporting.reportMovementInTx,
   });
   return {
     auth: createAuthServices(deps, {
@@ -129,6 +141,8 @@ export function createServices(deps: Deps): Services {
     }),
     reservations,
     folios,
+    folioWindows: createFolioWindows({ transact, clock, folios }),
+    cityLedger: createCityLedger({ transact, clock, folios }),
     invoices: createInvoiceService({ transact, clock }),
     // the night audit marks no-shows through the reservations service, inside the audit's transaction
     nightAudit: createNightAuditService({
@@ -136,9 +150,10 @@ export function createServices(deps: Deps): Services {
       clock,
       folios,
       markNoShow: reservations.markNoShowInTx,
+      guestReporting: guestReportingCounts(guests),
       logger: deps.logger,
     }),
-    guests: createGuests(deps),
+    guests,
   };
 }
 
@@ -162,7 +177,13 @@ function createModules(deps: Deps, s: Services, options: AppOptions = {}): Modul
     createInventoryModule(deps, s.inventory),
     // reservation reads carry the guests linked to their room lines
     createReservationsModule(deps, s.reservations, lineGuestsReader(s.guests)),
-    createCashieringModule(deps, { folios: s.folios, invoices: s.invoices, nightAudit: s.nightAudit }),
+    createCashieringModule(deps, {
+      folios: s.folios,
+      windows: s.folioWindows,
+      ledger: s.cityLedger,
+      invoices: s.invoices,
+      nightAudit: s.nightAudit,
+    }),
     // e-documents to the integrator (a worker only where EDOCUMENT_INTEGRATOR_URL is set)
     createInvoicesModule(deps),
     // mobile identity-document scan (OCR worker thread, started on first use)
@@ -178,6 +199,7 @@ function createModules(deps: Deps, s: Services, options: AppOptions = {}): Modul
       nightAudit: s.nightAudit,
       parts: { ...identity.mobileRpc, ...audit.mobileRpc },
       lineGuests: lineGuestsReader(s.guests),
+      guestReporting: guestReportingCounts(s.guests),
     }),
   ];
 }

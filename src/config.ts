@@ -54,6 +54,8 @@ export interface Config {
   guestDataPreviousKeys: string | undefined;
   /** Full calendar years after the year of a guest's last stay before the retention job anonymises the profile. */
   guestRetentionYears: number;
+  /** Guest reporting to the authority (KBS_*, GUEST_REPORT_RETENTION_YEARS; docs/operations/guest-reporting.md). */
+  guestReports: GuestReportsConfig;
   /** Requests per minute of one staff session (clients use api_clients.rate_limit_per_minute). */
   rateLimitStaffPerMinute: number;
   /** Requests per minute of one client IP without authentication. */
@@ -99,6 +101,23 @@ export interface Config {
   corsOrigins: string[];
   /** The e-document integrator (EDOCUMENT_INTEGRATOR_*); unset: issued invoices wait QUEUED, nothing is sent. */
   edocumentIntegrator: IntegratorConfig | undefined;
+}
+
+export interface GuestReportsConfig {
+  /** none: notifications are queued and wait (listed as unreported) until a sender is configured. */
+  sender: "none" | "https" | "file";
+  endpoint: string | undefined;
+  username: string | undefined;
+  password: string | undefined;
+  token: string | undefined;
+  fileDir: string;
+  timeoutMs: number;
+  /** Attempts after the first, the first delay and the largest (doubling in between); then the report fails. */
+  retryLimit: number;
+  retryDelaySeconds: number;
+  retryDelayMaxSeconds: number;
+  /** Full calendar years a report is kept after the year it was made, then deleted by the retention job. */
+  retentionYears: number;
 }
 
 export interface IntegratorConfig {
@@ -276,6 +295,20 @@ export function loadConfig(env: Env = process.env): Config {
     guestDataKey: text("GUEST_DATA_KEY"),
     guestDataPreviousKeys: text("GUEST_DATA_PREVIOUS_KEYS"),
     guestRetentionYears: int("GUEST_RETENTION_YEARS", 10, 1, 100),
+    guestReports: {
+      sender: (text("KBS_SENDER") ?? "none") as GuestReportsConfig["sender"],
+      endpoint: text("KBS_ENDPOINT"),
+      username: text("KBS_USERNAME"),
+      password: text("KBS_PASSWORD"),
+      token: text("KBS_TOKEN"),
+      fileDir: resolve(env.KBS_FILE_DIR ?? resolve(env.DATA_DIR ?? ".data", "kbs")),
+      // below the job's expiry (45 s): a hanging receiver fails the attempt, which is retried
+      timeoutMs: int("KBS_TIMEOUT_MS", 10_000, 100, 30_000),
+      retryLimit: int("KBS_RETRY_LIMIT", 20, 0, 1000),
+      retryDelaySeconds: int("KBS_RETRY_DELAY_SECONDS", 30, 1, 3600),
+      retryDelayMaxSeconds: int("KBS_RETRY_DELAY_MAX_SECONDS", 3600, 1, 86_400),
+      retentionYears: int("GUEST_REPORT_RETENTION_YEARS", 5, 1, 100),
+    },
     rateLimitStaffPerMinute: int("RATE_LIMIT_STAFF_PER_MINUTE", 300, 1, 1_000_000_000),
     rateLimitAnonPerMinute: int("RATE_LIMIT_ANON_PER_MINUTE", 300, 1, 1_000_000_000),
     rateLimitAuthPerMinute: int("RATE_LIMIT_AUTH_PER_MINUTE", 10, 1, 1_000_000_000),
@@ -338,6 +371,20 @@ export function loadConfig(env: Env = process.env): Config {
         "EDOCUMENT_INTEGRATOR_RETRY_DELAY_MAX_SECONDS must be at least EDOCUMENT_INTEGRATOR_RETRY_DELAY_SECONDS",
       );
   } else if (integratorToken !== undefined) problems.push("EDOCUMENT_INTEGRATOR_TOKEN needs EDOCUMENT_INTEGRATOR_URL");
+  const kbs = config.guestReports;
+  if (!["none", "https", "file"].includes(kbs.sender)) problems.push("KBS_SENDER must be none, https or file");
+  if (kbs.sender === "https") {
+    if (kbs.endpoint === undefined || !/^https?:\/\/[^/]/.test(kbs.endpoint) || !URL.canParse(kbs.endpoint))
+      problems.push("KBS_ENDPOINT must be an http:// or https:// URL with KBS_SENDER=https");
+    else if (nodeEnv === "production" && !kbs.endpoint.startsWith("https://"))
+      problems.push("KBS_ENDPOINT must be https:// when NODE_ENV=production");
+    if (kbs.token === undefined && kbs.username === undefined)
+      problems.push("KBS_SENDER=https needs KBS_TOKEN or KBS_USERNAME and KBS_PASSWORD");
+    if (kbs.token !== undefined && kbs.username !== undefined)
+      problems.push("KBS_TOKEN and KBS_USERNAME are exclusive: set one");
+  }
+  if (kbs.retryDelayMaxSeconds < kbs.retryDelaySeconds)
+    problems.push("KBS_RETRY_DELAY_MAX_SECONDS must be at least KBS_RETRY_DELAY_SECONDS");
   if (config.testCommitDelayMs > 0 && nodeEnv === "production")
     problems.push("TEST_COMMIT_DELAY_MS is a test-only setting and is refused when NODE_ENV=production");
   if (config.corsOrigins.some((o) => o !== "*" && o !== "loopback" && !isOrigin(o))) {

@@ -9,6 +9,7 @@ import {
   createMobileSession,
   EventService,
   FolioService,
+  GuestService,
   HotelOpsError,
   InventoryService,
   MobileService,
@@ -53,6 +54,7 @@ export interface Signed {
   mobile: Client<typeof MobileService>;
   folio: Client<typeof FolioService>;
   events: Client<typeof EventService>;
+  guests: Client<typeof GuestService>;
 }
 
 const KEY = "hotelops.panel.session";
@@ -116,6 +118,7 @@ function open(
     mobile: createHotelOpsClient(MobileService, opts),
     folio: createHotelOpsClient(FolioService, opts),
     events: createHotelOpsClient(EventService, opts),
+    guests: createHotelOpsClient(GuestService, opts),
   };
   return signed;
 }
@@ -236,10 +239,22 @@ export {
   type RoomLine,
 } from "../../gen/hotelops/reservation/v1/reservation_pb.js";
 export { RoomStatus, type Room } from "../../gen/hotelops/inventory/v1/inventory_pb.js";
+export { InvoiceStatus, type Payment } from "../../gen/hotelops/folio/v1/folio_pb.js";
 /** Whether the active property gives the signed-in user this permission. */
 export function can(s: Signed, permission: string): boolean {
   const active = s.profile.properties.find((p) => p.id === s.profile.activePropertyId);
   return active?.permissions.includes(permission) === true;
+}
+
+// one formatter per language (making one costs more than formatting: a list shows hundreds of amounts)
+const numberFormats = new Map<string, Intl.NumberFormat>();
+function numberFormat(lang: string): Intl.NumberFormat {
+  let f = numberFormats.get(lang);
+  if (f === undefined) {
+    f = new Intl.NumberFormat(lang === "tr" ? "tr-TR" : "en-GB");
+    numberFormats.set(lang, f);
+  }
+  return f;
 }
 
 /** Minor units as the property's money (integer arithmetic; the scale is a power of ten). */
@@ -248,7 +263,7 @@ export function formatMoney(lang: string, minor: bigint, scale: number, currency
   const negative = minor < 0n;
   const abs = negative ? -minor : minor;
   const s = BigInt(scale);
-  const whole = new Intl.NumberFormat(lang === "tr" ? "tr-TR" : "en-GB").format(abs / s);
+  const whole = numberFormat(lang).format(abs / s);
   const sep = lang === "tr" ? "," : ".";
   const frac = digits > 0 ? sep + (abs % s).toString().padStart(digits, "0") : "";
   return `${negative ? "-" : ""}${whole}${frac} ${currency}`;

@@ -10,6 +10,7 @@ import { SignIn } from "./views/sign-in.tsx";
 import { WebhookDetail } from "./views/webhook-detail.tsx";
 import { CreateWebhook, Webhooks } from "./views/webhooks.tsx";
 import { FolioPage } from "./views/front/folio.tsx";
+import { NewReservation } from "./views/front/new-reservation.tsx";
 import { NightAudit } from "./views/front/night-audit.tsx";
 import { Rates } from "./views/front/rates.tsx";
 import { ReservationPage } from "./views/front/reservation.tsx";
@@ -160,6 +161,8 @@ function Shell(props: {
   else if (path === "/panel/today") page = view("dashboard.view", t("todayTitle"), <Today signed={signed} />);
   else if (path === "/panel/reservations")
     page = view("reservations.view", t("reservationsTitle"), <Reservations signed={signed} />);
+  else if (path === "/panel/reservations/new")
+    page = view("reservations.create", t("newReservationTitle"), <NewReservation signed={signed} />);
   else if (reservation)
     page = view(
       "reservations.view",

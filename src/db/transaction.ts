@@ -2,6 +2,7 @@ import type pg from "pg";
 import type { PgBoss, SendOptions } from "pg-boss";
 import { runQuery, type Queryable, type Statement } from "./queryable.ts";
 import { heldTransactionOf } from "./held-transaction.ts";
+import { pooledTransaction } from "./pooled-transaction.ts";
 import { beforeDeadline } from "../lib/deadline.ts";
 
 /** What a module gets inside one database transaction. Everything on it commits or rolls back together. */
@@ -88,81 +89,67 @@ export type Transact = <T>(work: (tx: Tx) => Promise<T>, options?: TransactOptio
 
 /**
  * The one way to change state: rows, event rows and jobs commit or roll back together (never "write, then hope
- * to enqueue"). One pooled connection holds the transaction; pg-boss's job insert runs on that same connection.
+ * to enqueue"). One pooled connection holds the transaction (pooled-transaction.ts: BEGIN, COMMIT, rollback);
+ * pg-boss's job insert runs on that same connection.
  */
 export function createTransact(pool: pg.Pool, boss: PgBoss): Transact {
-  const open = async <T>(work: (tx: Tx) => Promise<T>, options: TransactOptions) => {
-    // A call whose deadline passes while it waits for a connection is abandoned before it writes (deadline.ts).
-    const client = await beforeDeadline(pool.connect(), (late) => late.release());
-    // A connection that dies while checked out emits 'error' on the client (the pool takes its own listener off
-    // while it is lent): remember it, so the connection is discarded instead of returned to the pool.
-    let broken: Error | undefined;
-    const onError = (err: Error): void => {
-      broken ??= err;
-    };
-    client.on("error", onError);
-    let last = "none" as "none" | "sent" | "committed";
-    const query = async <R>(text: string | Statement, params: readonly unknown[] = []): Promise<R[]> => {
-      if (last !== "none") throw new Error("a statement after the transaction's last one (queryLast)");
-      return (await runQuery(client, text, params)).rows as R[];
-    };
-    const bossDb = {
-      executeSql: (text: string, values: unknown[] = []) => {
-        if (last !== "none") throw new Error("a statement after the transaction's last one (queryLast)");
-        return client.query(text, values);
-      },
-    };
-    // Jobs pg-boss is still preparing (it looks its queue up first): queryLast waits until their INSERT was sent,
-    // so the job leaves before the last statement and its COMMIT, in the same round trip when nothing else waits.
-    const preparing = new Set<Promise<unknown>>();
-    // Batches gathered by collect(), written just before the end (in the order their first row came).
-    const batches = new Map<Batch<unknown>, unknown[]>();
-    const writeBatches = (): Promise<unknown>[] => {
-      const sent = [...batches].map(([batch, rows]) => {
-        const { text, params } = batch.statement(rows);
-        return query(text, params);
-      });
-      batches.clear();
-      return sent;
-    };
-    const prepare = <T>(send: (db: typeof bossDb) => Promise<T>): Promise<T> => {
-      let sent!: () => void;
-      const gate = new Promise<void>((resolve) => (sent = resolve));
-      preparing.add(gate);
-      const db = {
-        executeSql: (text: string, values: unknown[] = []) => {
-          sent();
-          return bossDb.executeSql(text, values);
-        },
-      };
-      const job = send(db);
-      void job.finally(sent).catch(() => undefined);
-      void gate.then(() => preparing.delete(gate));
-      return job;
-    };
-    try {
-      options.ahead?.run({ query }, true);
-      // BEGIN goes out with the work's first statement (the pool pipelines): nothing waits for its answer alone.
-      // (BEGIN fails only with its connection, which fails the statements behind it too.)
-      const begun = client.query(
-        `begin isolation level ${options.isolationLevel ?? "read committed"}${options.readOnly === true ? " read only" : ""}`,
-      );
-      const [opened, worked] = await Promise.allSettled([
-        begun,
-        work({
+  const open = <T>(work: (tx: Tx) => Promise<T>, options: TransactOptions): Promise<T> =>
+    pooledTransaction(
+      pool,
+      async (_, client, ending) => {
+        let last = "none" as "none" | "sent" | "committed";
+        const query = async <R>(text: string | Statement, params: readonly unknown[] = []): Promise<R[]> => {
+          if (last !== "none") throw new Error("a statement after the transaction's last one (queryLast)");
+          return (await runQuery(client, text, params)).rows as R[];
+        };
+        const bossDb = {
+          executeSql: (text: string, values: unknown[] = []) => {
+            if (last !== "none") throw new Error("a statement after the transaction's last one (queryLast)");
+            return client.query(text, values);
+          },
+        };
+        // Jobs pg-boss is still preparing (it looks its queue up first): queryLast waits until their INSERT was
+        // sent, so the job leaves before the last statement and its COMMIT, in the same round trip when nothing
+        // else waits.
+        const preparing = new Set<Promise<unknown>>();
+        // Batches gathered by collect(), written just before the end (in the order their first row came).
+        const batches = new Map<Batch<unknown>, unknown[]>();
+        const writeBatches = (): Promise<unknown>[] => {
+          const sent = [...batches].map(([batch, rows]) => {
+            const { text, params } = batch.statement(rows);
+            return query(text, params);
+          });
+          batches.clear();
+          return sent;
+        };
+        const prepare = <J>(send: (db: typeof bossDb) => Promise<J>): Promise<J> => {
+          let sent!: () => void;
+          const gate = new Promise<void>((resolve) => (sent = resolve));
+          preparing.add(gate);
+          const db = {
+            executeSql: (text: string, values: unknown[] = []) => {
+              sent();
+              return bossDb.executeSql(text, values);
+            },
+          };
+          const job = send(db);
+          void job.finally(sent).catch(() => undefined);
+          void gate.then(() => preparing.delete(gate));
+          return job;
+        };
+        const result = await work({
           query,
           async queryLast<R>(text: string | Statement, params: readonly unknown[] = []): Promise<R[]> {
             while (preparing.size > 0) await Promise.all(preparing);
             const written = writeBatches();
             const rows = query<R>(text, params);
             last = "sent";
-            // The pool's connections pipeline: COMMIT leaves with the statement. After a failed statement PostgreSQL
-            // answers COMMIT with a rollback (no error), so the statement's rejection is the outcome.
-            const [result] = await Promise.all([rows, client.query("commit"), ...written]);
+            // COMMIT leaves with the statement (and the collected rows): the statement's rejection is the outcome.
+            await ending.commit([rows, ...written]);
             last = "committed";
-            return result;
+            return rows;
           },
-          collect<T>(batch: Batch<T>, row: T): void {
+          collect<B>(batch: Batch<B>, row: B): void {
             if (last !== "none") throw new Error("a row collected after the transaction's last statement (queryLast)");
             const rows = batches.get(batch as Batch<unknown>);
             if (rows === undefined) batches.set(batch as Batch<unknown>, [row]);
@@ -180,31 +167,22 @@ export function createTransact(pool: pg.Pool, boss: PgBoss): Transact {
                 ),
               );
           },
-        }),
-      ]);
-      if (opened.status === "rejected") throw opened.reason;
-      if (worked.status === "rejected") throw worked.reason;
-      const result = worked.value;
-      if (last !== "committed") {
-        // The collected rows leave with the COMMIT; after a failed batch statement PostgreSQL answers COMMIT with a
-        // rollback, so the statement's rejection is the outcome.
-        const written = writeBatches();
-        last = "sent";
-        await Promise.all([client.query("commit"), ...written]);
-        last = "committed";
-      }
-      return result;
-    } catch (err) {
-      if (last !== "committed")
-        await client.query("rollback").catch((rollbackErr: unknown) => {
-          broken ??= rollbackErr instanceof Error ? rollbackErr : new Error(String(rollbackErr));
         });
-      throw err;
-    } finally {
-      client.removeListener("error", onError);
-      client.release(broken);
-    }
-  };
+        if (last === "none") {
+          // The collected rows leave with the COMMIT (a failed batch statement makes it a rollback).
+          const written = writeBatches();
+          last = "sent";
+          await ending.commit(written);
+        }
+        return result;
+      },
+      {
+        begin: `begin isolation level ${options.isolationLevel ?? "read committed"}${options.readOnly === true ? " read only" : ""}`,
+        // A call whose deadline passes while it waits for a connection is abandoned before it writes (deadline.ts).
+        connect: (p) => beforeDeadline(p.connect(), (late) => late.release()),
+        beforeBegin: (q) => options.ahead?.run(q, true),
+      },
+    );
   // An idempotent write holds its transaction open until its outcome is recorded in it (held-transaction.ts).
   return (work, options = {}) => {
     const held = heldTransactionOf(options);

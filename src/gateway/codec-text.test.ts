@@ -13,7 +13,7 @@ import {
 } from "../../test/gen/hotelops/gatewaytest/v1/gateway_test_pb.js";
 import { render } from "./codec.ts";
 import { jsonPieces } from "./codec-text.ts";
-import { LazyList } from "../lib/lazy-list.ts";
+import { answerList, LazyList } from "../lib/lazy-list.ts";
 
 /** The text every way it can be cut: whole (the default piece size), in pieces of 1 and of 100 characters. */
 function spellings(desc: DescMessage, message: Record<string, unknown>, field?: string): string[] {
@@ -148,13 +148,16 @@ describe("the codec's JSON text in pieces", () => {
     const whole = JSON.stringify(render(GetAriResponseSchema, answer));
     const built: number[] = [];
     const inParts = (sizes: number[]) =>
-      new LazyList(function* () {
-        let at = 0;
-        for (const n of sizes) {
-          built.push(at);
-          yield answer.roomTypes.slice(at, (at += n));
-        }
-      }) as never;
+      answerList(
+        { protocolName: "rest" },
+        new LazyList(function* () {
+          let at = 0;
+          for (const n of sizes) {
+            built.push(at);
+            yield answer.roomTypes.slice(at, (at += n));
+          }
+        }),
+      );
     // empty parts, a part of one, uneven sizes; and no parts at all
     for (const text of spellings(GetAriResponseSchema, { ...answer, roomTypes: inParts([0, 1, 7, 0, 42, 0]) }))
       expect(text).toBe(whole);

@@ -1,6 +1,6 @@
 import type { DescMessage, JsonValue, Message, MessageInitShape } from "@bufbuild/protobuf";
 import { fieldValue, planOf, render, shownFields, type RenderPlan } from "./codec.ts";
-import { LazyList } from "../lib/lazy-list.ts";
+import { lazyListOf, type LazyList } from "../lib/lazy-list.ts";
 
 /** About how many characters of JSON text a piece holds. */
 export const PIECE_CHARS = 64 * 1024;
@@ -15,7 +15,8 @@ const BATCH = 256;
  * by field and their lists element by element; every other value (a leaf message, a scalar, a map, a list of
  * scalars) is rendered by `render` and JSON.stringify as before, so the rules stay in one codec. `field`: the text
  * of the value under that JSON name only (a route's `response_body`), null when there is none.
- * A list of messages may be a LazyList (lib/lazy-list.ts): its parts are built as the text reaches them.
+ * A list of messages may stand for a LazyList (answerList in lib/lazy-list.ts): its parts are built as the text
+ * reaches them.
  */
 export function* jsonPieces(
   desc: DescMessage,
@@ -63,7 +64,8 @@ function* writeMessage(desc: DescMessage, msg: Record<string, unknown>, out: Out
 function* writeValue(p: RenderPlan, v: unknown, out: Out, prefix: string): Generator<string, boolean> {
   if (v != null && p.nested !== undefined && (p.list || walked(p.nested))) {
     out.text += prefix;
-    if (v instanceof LazyList) yield* writeParts(p.nested, v, out);
+    const lazy = p.list ? lazyListOf(v as unknown[]) : undefined;
+    if (lazy !== undefined) yield* writeParts(p.nested, lazy, out);
     else if (p.list) yield* writeList(p.nested, v as unknown[], out);
     else yield* writeMessage(p.nested, v as Record<string, unknown>, out);
   } else {
@@ -128,7 +130,7 @@ function countDown(desc: DescMessage, msg: Record<string, unknown>, n: number): 
     const v = p.nested !== undefined && (p.list || walked(p.nested)) ? fieldValue(p, msg) : undefined;
     if (v == null) continue;
     // a list built in parts is taken to be long
-    if (v instanceof LazyList) return 0;
+    if (p.list && lazyListOf(v as unknown[]) !== undefined) return 0;
     const items = (p.list ? v : [v]) as Record<string, unknown>[];
     if (p.list) n -= items.length;
     if (walked(p.nested!)) for (let i = 0; i < items.length && n > 0; i++) n = countDown(p.nested!, items[i]!, n);

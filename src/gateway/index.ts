@@ -6,7 +6,8 @@ import { requestEncoding } from "../server/compression.ts";
 import type { CallInfo } from "../server/context.ts";
 import { CallHeaders } from "../server/headers.ts";
 import { send, writeError, type NodeResponse } from "../server/http-errors.ts";
-import { readBody, readMultipart, type NodeRequest, type UploadedFile } from "./body.ts";
+import { readBody, restRefusals, type NodeRequest } from "../server/body.ts";
+import { readMultipart, type UploadedFile } from "./multipart.ts";
 import { parse } from "./codec.ts";
 import { jsonPieces } from "./codec-text.ts";
 import { assignParam, fieldAt } from "./params.ts";
@@ -207,7 +208,7 @@ async function bodyJson(
     for (const file of files) assignFile(target, out, file, violations);
     return out;
   }
-  const raw = await readBody(req, maxBodyBytes, coding);
+  const raw = await readBody(req, maxBodyBytes, restRefusals, coding);
   if (contentType === "application/x-www-form-urlencoded") {
     // Form posts (OAuth token requests among them, RFC 6749 3.2) ignore parameters the RPC does not know and
     // refuse a known single-valued parameter sent twice.

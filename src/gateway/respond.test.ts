@@ -2,7 +2,7 @@ import { Writable } from "node:stream";
 import zlib from "node:zlib";
 import { describe, expect, it } from "vitest";
 import type { NodeResponse } from "../server/http-errors.ts";
-import type { NodeRequest } from "./body.ts";
+import type { NodeRequest } from "../server/body.ts";
 import { sendJson } from "./respond.ts";
 
 /** A client that takes one write at a time, when the test says so. */

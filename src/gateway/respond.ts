@@ -1,7 +1,7 @@
 import { pipeline, type Writable } from "node:stream";
 import { COMPRESS_MIN_BYTES, negotiateEncoding } from "../server/compression.ts";
 import { send, setResponseHeader, type NodeResponse } from "../server/http-errors.ts";
-import type { NodeRequest } from "./body.ts";
+import type { NodeRequest } from "../server/body.ts";
 import type { Memo } from "../lib/answer-cache.ts";
 
 /**

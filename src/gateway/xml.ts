@@ -6,7 +6,7 @@ import { requestEncoding } from "../server/compression.ts";
 import type { CallInfo } from "../server/context.ts";
 import { CallHeaders } from "../server/headers.ts";
 import { send, type NodeResponse } from "../server/http-errors.ts";
-import { readBody, type NodeRequest } from "./body.ts";
+import { readBody, restRefusals, type NodeRequest } from "../server/body.ts";
 
 /** One XML document read into the call of an RPC, and how its outcome is written back as XML. */
 interface XmlCall {
@@ -78,7 +78,12 @@ export function createXmlEndpoints(opts: {
       });
     const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
     if (!XML_TYPES.has(type)) throw new AppError("unsupported_media_type", "Content-Type must be application/xml.");
-    const body = await readBody(req, endpoint.maxBodyBytes, requestEncoding(req.headers["content-encoding"]));
+    const body = await readBody(
+      req,
+      endpoint.maxBodyBytes,
+      restRefusals,
+      requestEncoding(req.headers["content-encoding"]),
+    );
     const call = route(body.toString("utf8"));
     const spec = specs.get(call.method);
     if (spec === undefined) throw new AppError("internal", `${call.method.name} is not served`);

@@ -6,8 +6,9 @@ import type { Logger } from "../lib/logger.ts";
 import { queues } from "./queues.ts";
 import { heldTransactionOf, type OutcomeRecord } from "../db/held-transaction.ts";
 import { throwIfDeadlinePassed } from "../lib/deadline.ts";
-import { runQuery, type Queryable, type Statement } from "../db/queryable.ts";
+import { runQuery, type Statement } from "../db/queryable.ts";
 import type { Transact, Tx } from "../db/transaction.ts";
+import { pooledTransaction } from "../db/pooled-transaction.ts";
 import { instrumentBoss, withTrace, type JobTelemetry } from "./telemetry.ts";
 import { createListen } from "./listen-session.ts";
 
@@ -237,7 +238,7 @@ export function createRowWriter(pool: pg.Pool, pgboss: PgBoss, spec: RowWriterSp
       if (b.record !== undefined)
         records.set(b.record.recordAll, [...(records.get(b.record.recordAll) ?? []), b.record.item]);
     const delay = Math.max(...batch.map((b) => b.commitDelayMs ?? 0));
-    await inTransaction(pool, async (q, client) => {
+    await pooledTransaction(pool, async (q, client) => {
       for (const [recordAll, items] of records) await recordAll(q, items);
       // The rows and pg-boss's own insert (its public insert() on this connection) leave together: the pool
       // pipelines, so BEGIN, both statements and then COMMIT take two round trips for the whole batch.
@@ -302,41 +303,4 @@ export function createRowWriter(pool: pg.Pool, pgboss: PgBoss, spec: RowWriterSp
       return enqueue({ row, data });
     },
   };
-}
-
-/** One transaction on a pooled connection; a connection that failed is discarded instead of returned. */
-async function inTransaction(
-  pool: pg.Pool,
-  work: (q: Queryable, client: pg.PoolClient) => Promise<void>,
-): Promise<void> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  const onError = (err: Error): void => {
-    broken ??= err;
-  };
-  client.on("error", onError);
-  try {
-    // BEGIN goes out with the work's first statements (pipelined); it fails only with its connection.
-    const [begun, worked] = await Promise.allSettled([
-      client.query("begin"),
-      work(
-        {
-          query: async <R>(text: string | Statement, params: readonly unknown[] = []) =>
-            (await runQuery(client, text, params)).rows as R[],
-        },
-        client,
-      ),
-    ]);
-    if (begun.status === "rejected") throw begun.reason;
-    if (worked.status === "rejected") throw worked.reason;
-    await client.query("commit");
-  } catch (err) {
-    await client.query("rollback").catch((e: unknown) => {
-      broken ??= e instanceof Error ? e : new Error(String(e));
-    });
-    throw err;
-  } finally {
-    client.removeListener("error", onError);
-    client.release(broken);
-  }
 }

@@ -37,13 +37,21 @@ export const queues = {
   auditPartitions: "audit.partitions",
   /** Daily and at start: anonymises guest profiles whose last stay is past the retention period (GUEST_RETENTION_YEARS). */
   guestRetention: "guests.retention",
+  /**
+   * One job per guest report to the authority (KBS; data: `{ reportId }`), enqueued with the check-in or check-out
+   * that made it; worked only where KBS_SENDER is https or file (elsewhere the jobs wait and the guests are listed
+   * as unreported). Retried with backoff (KBS_RETRY_*), then the report is recorded failed.
+   */
+  guestReporting: "guests.reporting",
 } as const;
 
 export type QueueName = (typeof queues)[keyof typeof queues];
 
 /**
- * How soon a job runs again, per queue, in seconds (stated in docs/operations/workers-and-pgbouncer.md and met by
- * test/production/takeover.test.ts for partner messages):
+ * How soon a job runs again, per queue, in seconds (stated in docs/operations/workers-and-pgbouncer.md; met on the
+ * real clock by test/production/takeover.test.ts and test/jobs/lost-job.test.ts for partner messages,
+ * test/webhooks/crash.test.ts for webhook attempts, test/crash/e-document-delivery.test.ts for e-documents and
+ * test/crash/job-takeover.test.ts for event fan-out, staff e-mail and option expiry):
  * - `afterKill`: from a worker's kill -9 (or lost host) to the job done by another worker: its heartbeat late
  *   (at most JOB_HEARTBEAT_SECONDS), the next supervisor pass (SUPERVISE_SECONDS), the first retry delay and the
  *   queue's poll (src/jobs/boss.ts), plus the work itself.
@@ -63,8 +71,11 @@ export const takeoverBounds: Record<QueueName, { afterKill: number; afterOutage:
   [queues.webhooksRecover]: { afterKill: 45, afterOutage: 30 },
   [queues.webhooksEndpointClosed]: { afterKill: 90, afterOutage: 75 },
   [queues.notificationsEmail]: { afterKill: 90, afterOutage: 75 },
-  [queues.reservationOptionExpiry]: { afterKill: 90, afterOutage: 75 },
+  // the first retry 5-10 s after the heartbeat is found late, polled every second
+  [queues.reservationOptionExpiry]: { afterKill: 40, afterOutage: 30 },
   [queues.invoiceDelivery]: { afterKill: 45, afterOutage: 30 },
+  // with the default first retry delay (KBS_RETRY_DELAY_SECONDS, 30 s); a longer delay lengthens both
+  [queues.guestReporting]: { afterKill: 90, afterOutage: 75 },
   [queues.platformPurge]: "next run",
   [queues.webhooksSweep]: "next run",
   [queues.webhooksPurge]: "next run",

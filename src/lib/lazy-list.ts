@@ -25,11 +25,24 @@ export class LazyList<T> {
   }
 }
 
+/** The lists answerList handed out in place of a LazyList, with the LazyList each stands for. */
+const standIns = new WeakMap<readonly unknown[], LazyList<unknown>>();
+
 /**
- * An answer's list field from a LazyList: the list itself when the REST gateway calls (protocolName "rest": its JSON
- * writer, src/gateway/codec-text.ts, builds the parts as it writes them), else the whole list (Connect and gRPC encode
- * a message in one piece). The LazyList is typed as the array it stands for; only that writer reads such a field.
+ * An answer's list field from a LazyList. Connect and gRPC encode a message in one piece: the whole list. The REST
+ * gateway's JSON writer (src/gateway/codec-text.ts) builds the parts as it writes them: for it the field is a frozen,
+ * empty array that stands for the LazyList (`lazyListOf` finds it). The field is a real array either way; only that
+ * writer knows where the items of a stand-in are.
  */
 export function answerList<T>(ctx: { protocolName: string }, list: LazyList<T>): T[] {
-  return ctx.protocolName === "rest" ? (list as unknown as T[]) : list.toArray();
+  if (ctx.protocolName !== "rest") return list.toArray();
+  const standIn: T[] = [];
+  Object.freeze(standIn);
+  standIns.set(standIn, list);
+  return standIn;
+}
+
+/** The LazyList an array from answerList stands for; undefined for any other array. */
+export function lazyListOf(list: readonly unknown[]): LazyList<unknown> | undefined {
+  return standIns.get(list);
 }

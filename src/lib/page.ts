@@ -1,4 +1,6 @@
 import { invalidField } from "../errors.ts";
+import { isCalendarDate } from "./dates.ts";
+import { isUuid } from "./ids.ts";
 
 /**
  * Keyset pages of a list ordered newest first by (created_at, id): an opaque cursor naming the last row of the
@@ -49,19 +51,39 @@ export interface KeyPage {
   after: string[] | undefined;
 }
 
-export function keyPageOf(input: { cursor?: string; limit?: number }, max: number, keyLength: number): KeyPage {
+/**
+ * What each element of a list's sort key is, checked when a cursor is read: a cursor whose key does not fit (a
+ * forged or foreign one) is a 400 invalid_argument on `cursor`, never a database cast error. `text`: any string;
+ * `date`: a calendar day (YYYY-MM-DD); `uuid`: an id.
+ */
+export type KeyPart = "text" | "date" | "uuid";
+
+const fits: Record<KeyPart, (value: string) => boolean> = {
+  text: () => true,
+  date: isCalendarDate,
+  uuid: isUuid,
+};
+
+export function keyPageOf(input: { cursor?: string; limit?: number }, max: number, key: readonly KeyPart[]): KeyPage {
   const limit = input.limit === undefined || input.limit === 0 ? max : input.limit;
   if (!Number.isInteger(limit) || limit < 1 || limit > max) throw invalidField("limit", `must be from 1 to ${max}`);
   if (!input.cursor) return { limit, after: undefined };
-  let key: unknown;
+  let after: unknown;
   try {
-    key = JSON.parse(Buffer.from(input.cursor, "base64url").toString("utf8"));
+    after = JSON.parse(Buffer.from(input.cursor, "base64url").toString("utf8"));
   } catch {
-    key = undefined;
+    after = undefined;
   }
-  if (!Array.isArray(key) || key.length !== keyLength || !key.every((k) => typeof k === "string"))
-    throw invalidField("cursor", "not a cursor of this list");
-  return { limit, after: key as string[] };
+  if (!isKey(after, key)) throw invalidField("cursor", "not a cursor of this list");
+  return { limit, after };
+}
+
+function isKey(value: unknown, key: readonly KeyPart[]): value is string[] {
+  return (
+    Array.isArray(value) &&
+    value.length === key.length &&
+    value.every((v, i) => typeof v === "string" && fits[key[i]!](v))
+  );
 }
 
 /** The page's rows (`rows` holds up to limit + 1) and the cursor of the next one (empty on the last page). */

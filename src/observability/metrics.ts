@@ -29,6 +29,8 @@ export interface Metrics {
   /** A partner message applied (PROCESSED) or refused (REJECTED), received at `receivedAt`. */
   partnerMessageApplied(outcome: "PROCESSED" | "REJECTED", receivedAt: Date, now: Date): void;
   observeWebhookAttempts(attempts: readonly WebhookAttemptSample[], now: Date): void;
+  /** One attempt at a guest report to the authority (KBS): the sender kind and its outcome. */
+  guestReportAttempt(sender: "https" | "file", outcome: "sent" | "retried" | "failed"): void;
   /** In-use, idle and waiting gauges of a connection pool, read at scrape time. */
   instrumentPool(name: string, pool: PoolCounts): void;
   render(): Promise<string>;
@@ -113,6 +115,12 @@ export function createMetrics(pool: pg.Pool | undefined): Metrics {
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30, 60, 120, 300],
     registers: [registry],
   });
+  const guestReports = new Counter({
+    name: "hotelops_guest_report_attempts_total",
+    help: "Attempts at guest reports to the authority (KBS), by sender and outcome (sent, retried, failed)",
+    labelNames: ["sender", "outcome"],
+    registers: [registry],
+  });
   const pools = new Map<string, PoolCounts>();
   const poolGauge = (name: string, help: string, read: (p: PoolCounts) => number): void => {
     new Gauge({
@@ -165,6 +173,9 @@ export function createMetrics(pool: pg.Pool | undefined): Metrics {
         if (a.attempt === 1 && a.eventCreatedAt)
           firstAttempt.observe(Math.max(0, (now.getTime() - a.eventCreatedAt.getTime()) / 1000));
       }
+    },
+    guestReportAttempt(sender, outcome) {
+      guestReports.inc({ sender, outcome });
     },
     instrumentPool(name, p) {
       pools.set(name, p);

@@ -20,7 +20,7 @@ import * as connect from "@connectrpc/connect/protocol-connect";
 import * as grpc from "@connectrpc/connect/protocol-grpc";
 import * as grpcWeb from "@connectrpc/connect/protocol-grpc-web";
 import { invokeUnary, unarySpecs, type UnaryCall, type UnarySpec } from "./calls.ts";
-import { readBody, readEnvelope } from "./unary-body.ts";
+import { connectRefusals, readBody, readEnvelope } from "./body.ts";
 import { createCallContext } from "./unary-context.ts";
 import { CallHeaders } from "./headers.ts";
 import { endWith } from "./http-errors.ts";
@@ -207,7 +207,7 @@ export function createUnaryFastPath(direct: {
       const env = await readEnvelope(req, readMaxBytes, p.name === "grpc-web" ? grpcWeb.trailerFlag : undefined);
       bytes = (await envelopeDecompress(env, compression, readMaxBytes)).data;
     } else {
-      bytes = await readBody(req, readMaxBytes);
+      bytes = await readBody(req, readMaxBytes, connectRefusals);
       if (compression) bytes = await compression.decompress(bytes, readMaxBytes);
     }
     try {

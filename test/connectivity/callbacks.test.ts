@@ -337,6 +337,43 @@ describe("ari.updated", () => {
     ]);
   });
 
+  it("a rate plan priced by occupancy is pushed with its prices per adults", async () => {
+    await app.services.inventory.setRatePlanOccupancyPricing(property.id, ids.nrf, true);
+    try {
+      const w = await ariWrite([
+        {
+          roomTypeCode: "X-DBL",
+          ratePlanCode: "NRF",
+          from: "2027-04-20",
+          to: "2027-04-21",
+          occupancyPrices: [
+            { adults: 1, priceMinor: 15000 },
+            { adults: 2, priceMinor: 18000 },
+          ],
+        },
+      ]);
+      expect(w.status, JSON.stringify(w.body)).toBe(200);
+      const [push] = await bodies(
+        "/ari",
+        1,
+        (b) => b.type === "ari.updated" && b.data.cells.some((c: Json) => c.date === "2027-04-20"),
+      );
+      expect(push!.b.data.cells).toEqual([
+        expect.objectContaining({
+          ratePlanCode: "NRF",
+          date: "2027-04-20",
+          priceMinor: "18000",
+          occupancyPrices: [
+            { adults: 1, priceMinor: "15000" },
+            { adults: 2, priceMinor: "18000" },
+          ],
+        }),
+      ]);
+    } finally {
+      await app.services.inventory.setRatePlanOccupancyPricing(property.id, ids.nrf, false);
+    }
+  });
+
   it("a burst within the window becomes one message with the last values", async () => {
     const before = pushes().length;
     // eight changes, each its own transaction and feed entry, committed together (well inside the 1 s window)

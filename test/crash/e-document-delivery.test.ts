@@ -8,7 +8,7 @@ import { createTestProperty } from "../helpers/auth.ts";
 import { freshDatabaseUrl } from "../helpers/db.ts";
 import { seedInvoiceIssuer, seedRoomTypeAndRatePlan, type SeededProperty } from "../helpers/hotel-fixtures.ts";
 import { integratorEnv, startIntegratorReceiver, type IntegratorReceiver } from "../helpers/integrator-receiver.ts";
-import { killAllServices, startService, until, type ServiceProcess } from "../helpers/service-process.ts";
+import { kill9, killAllServices, startService, until } from "../helpers/service-process.ts";
 import { testSecretKey } from "../helpers/webhooks.ts";
 import { deliveryAudit, istanbulToday, stayWithCharges } from "../invoices/fixtures.ts";
 
@@ -47,11 +47,6 @@ afterAll(async () => {
   await receiver?.close();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
-
-function kill9(s: ServiceProcess): Promise<unknown> {
-  s.child.kill("SIGKILL");
-  return s.exited;
-}
 
 describe("e-document delivery under kill -9", () => {
   it(

@@ -159,9 +159,17 @@ describe("KVKK erasure", () => {
       "invoices",
       "reservations and folios",
       "stays",
+      "guest reports",
       "audit trail",
     ]);
     expect(erased.body.kept[0].reason).toMatch(/10 years/);
+    expect(erased.body.kept[3].reason).toMatch(/GUEST_REPORT_RETENTION_YEARS/);
+    // the check-in and check-out reports to the authority stay, within their period
+    const reports = await app.deps.db.pool.query(
+      `select movement from guest_reports where guest_id = $1 order by created_at`,
+      [s.guestId],
+    );
+    expect(reports.rows).toEqual([{ movement: "check_in" }, { movement: "check_out" }]);
     // nothing personal is left in the row, and the old document number finds nothing
     const [row] = (await app.deps.db.pool.query(`select * from guests where id = $1`, [s.guestId])).rows as Json[];
     expect(row!.document_hash).toBeNull();
@@ -210,7 +218,7 @@ describe("KVKK erasure", () => {
       const erased = await client.eraseGuest({ guestId: s.guestId }, h);
       expect(erased.guest).toMatchObject({ givenName: "Erased", documentNumber: "" });
       expect(erased.guest!.erasedAt).toBeDefined();
-      expect(erased.kept.length).toBe(4);
+      expect(erased.kept.length).toBe(5);
       expect((await client.eraseGuest({ guestId: s.guestId }, h)).alreadyErased).toBe(true);
       expect(await actions(s.guestId)).toEqual(["erase", "export", "link_stay", "create"]);
       for (const call of [() => client.eraseGuest({ guestId: "" }, h), () => client.exportGuest({ guestId: "" }, h)]) {

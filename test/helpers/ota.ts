@@ -170,13 +170,24 @@ export function availNotif(echoToken: string, items: OtaAvail[]): string {
 
 export function rateAmountNotif(
   echoToken: string,
-  items: { roomType: string; ratePlan: string; start: string; end: string; amount: string; currency?: string }[],
+  items: {
+    roomType: string;
+    ratePlan: string;
+    start: string;
+    end: string;
+    amount: string;
+    currency?: string;
+    /** Prices per number of adults (several BaseByGuestAmt) instead of the one amount for 2 guests. */
+    byGuests?: { guests: number; amount: string }[];
+  }[],
 ): string {
+  const amt = (amount: string, currency: string, guests: number) =>
+    `<BaseByGuestAmt AmountAfterTax="${amount}" CurrencyCode="${currency}" NumberOfGuests="${guests}"/>`;
   const msgs = items
     .map(
       (r) =>
         `<RateAmountMessage><StatusApplicationControl Start="${r.start}" End="${r.end}" InvTypeCode="${r.roomType}" RatePlanCode="${r.ratePlan}"/>` +
-        `<Rates><Rate><BaseByGuestAmts><BaseByGuestAmt AmountAfterTax="${r.amount}" CurrencyCode="${r.currency ?? "TRY"}" NumberOfGuests="2"/></BaseByGuestAmts></Rate></Rates></RateAmountMessage>`,
+        `<Rates><Rate><BaseByGuestAmts>${(r.byGuests ?? [{ guests: 2, amount: r.amount }]).map((g) => amt(g.amount, r.currency ?? "TRY", g.guests)).join("")}</BaseByGuestAmts></Rate></Rates></RateAmountMessage>`,
     )
     .join("");
   return `${HEAD}<OTA_HotelRateAmountNotifRQ ${NS} EchoToken="${echoToken}" ${STAMP}><RateAmountMessages HotelCode="HOTEL">${msgs}</RateAmountMessages></OTA_HotelRateAmountNotifRQ>`;

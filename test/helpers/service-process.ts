@@ -83,6 +83,12 @@ export async function startService(env: Record<string, string>, opts: StartOptio
   }
 }
 
+/** kill -9 of one service; resolves once it exited. */
+export function kill9(s: ServiceProcess): Promise<unknown> {
+  s.child.kill("SIGKILL");
+  return s.exited;
+}
+
 /** SIGKILLs whatever a failed test left running. */
 export function killAllServices(): void {
   for (const c of running) c.kill("SIGKILL");

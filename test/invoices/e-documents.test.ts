@@ -7,6 +7,7 @@ import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { bearer, createStaffSession, createTestProperty } from "../helpers/auth.ts";
 import { seedReservation, seedRoomTypeAndRatePlan, type SeededProperty } from "../helpers/hotel-fixtures.ts";
 import { validateUblInvoice } from "../helpers/ubl.ts";
+import { validateUblTr } from "../helpers/ubl-tr.ts";
 import { pdfText } from "../helpers/pdf.ts";
 
 let app: TestApp;
@@ -133,6 +134,7 @@ describe("e-documents", () => {
       (await grpc.getInvoiceDocument({ invoiceId: issued.id, format: "xml" })).content,
     );
     expect(await validateUblInvoice(xml)).toBe("");
+    expect(validateUblTr(xml)).toEqual([]);
     expect(xml).toContain(`<cbc:ID>${issued.number}</cbc:ID>`);
     expect(issued.number).toHaveLength(16);
   });
@@ -147,6 +149,11 @@ describe("e-documents", () => {
         c.setInvoiceTaxRate({ chargeCode: "MINIBAR", validFrom: "2026-01-01", vatRateBp: 0 }),
       );
       expect(noCode.fields).toEqual(["vatExemptionCode"]);
+      // 301 (export of goods) is an ISTISNA invoice's code in GİB's rules; the service issues SATIS and IADE only.
+      const istisna = await failure(
+        c.setInvoiceTaxRate({ chargeCode: "MINIBAR", validFrom: "2026-01-01", vatRateBp: 0, vatExemptionCode: "301" }),
+      );
+      expect([istisna.grpc, istisna.fields]).toEqual([Code.InvalidArgument, ["vatExemptionCode"]]);
       expect(
         (await failure(c.setInvoiceTaxRate({ chargeCode: "MINIBAR", validFrom: "2026-13-01", vatRateBp: 2000 })))
           .fields,
@@ -213,6 +220,7 @@ describe("e-documents", () => {
     expect(doc.fileName).toBe(`${issued.number}.xml`);
     const xml = new TextDecoder().decode(doc.content);
     expect(await validateUblInvoice(xml)).toBe("");
+    expect(validateUblTr(xml)).toEqual([]);
     expect(xml).toContain("<cbc:ProfileID>TEMELFATURA</cbc:ProfileID>");
     expect(xml).toContain(`<cbc:UUID>${issued.ettn}</cbc:UUID>`);
     expect(xml).toContain('<cbc:ID schemeID="VKN">9876543217</cbc:ID>');
@@ -240,6 +248,46 @@ describe("e-documents", () => {
       expect(text).toContain(s);
     const viaConnect = await connect.getInvoiceDocument({ invoiceId: issued.id, format: "pdf" });
     expect(await pdfText(viaConnect.content)).toContain(`ETTN: ${issued.ettn}`);
+  });
+
+  it("invoices an e-Fatura buyer under TICARIFATURA when asked; its return is a TEMELFATURA", async () => {
+    const folioId = await stayWithCharges();
+    for (const c of [grpc, connect]) {
+      const bad = await failure(c.createInvoiceDraft({ folioId, buyer: { ...company, eFaturaProfile: "KAMU" } }));
+      expect([bad.grpc, bad.code, bad.fields]).toEqual([
+        Code.InvalidArgument,
+        "validation_failed",
+        ["buyer.eFaturaProfile"],
+      ]);
+      const outside = { ...company, eFatura: false, eFaturaProfile: "TICARIFATURA" };
+      expect((await failure(c.createInvoiceDraft({ folioId, buyer: outside }))).fields).toEqual([
+        "buyer.eFaturaProfile",
+      ]);
+    }
+    const draft = (await connect.createInvoiceDraft({ folioId, buyer: { ...company, eFaturaProfile: "TICARIFATURA" } }))
+      .invoice!;
+    expect(draft).toMatchObject({
+      type: "E_FATURA",
+      profileId: "TICARIFATURA",
+      buyer: { eFatura: true, eFaturaProfile: "TICARIFATURA" },
+    });
+    const issued = (await grpc.finalizeInvoice({ invoiceId: draft.id })).invoice!;
+    const xml = new TextDecoder().decode(
+      (await grpc.getInvoiceDocument({ invoiceId: issued.id, format: "xml" })).content,
+    );
+    expect(xml).toContain("<cbc:ProfileID>TICARIFATURA</cbc:ProfileID>");
+    expect(await validateUblInvoice(xml)).toBe("");
+    expect(validateUblTr(xml)).toEqual([]);
+    const back = (await grpc.createReturnInvoiceDraft({ invoiceId: issued.id })).invoice!;
+    expect(back).toMatchObject({ profileId: "TEMELFATURA", typeCode: "IADE" });
+    const returned = (await connect.finalizeInvoice({ invoiceId: back.id })).invoice!;
+    const returnXml = new TextDecoder().decode(
+      (await connect.getInvoiceDocument({ invoiceId: returned.id, format: "xml" })).content,
+    );
+    expect(validateUblTr(returnXml)).toEqual([]);
+    // A company without a profile given stays TEMELFATURA (the default), and says so.
+    const plain = (await grpc.createInvoiceDraft({ folioId: await stayWithCharges(), buyer: company })).invoice!;
+    expect([plain.profileId, plain.buyer?.eFaturaProfile]).toEqual(["TEMELFATURA", "TEMELFATURA"]);
   });
 
   it("refuses drafts, bad formats and other properties' invoices on every face", async () => {

@@ -6,6 +6,7 @@ import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { bearer, createStaffSession, createTestProperty } from "../helpers/auth.ts";
 import { seedInvoiceIssuer, seedRoomTypeAndRatePlan, type SeededProperty } from "../helpers/hotel-fixtures.ts";
 import { validateUblInvoice } from "../helpers/ubl.ts";
+import { validateUblTr } from "../helpers/ubl-tr.ts";
 import { pdfText } from "../helpers/pdf.ts";
 import { addDays, deliveryAudit, failure, folioClients, istanbulToday, stayWithCharges } from "./fixtures.ts";
 
@@ -100,6 +101,7 @@ describe("return invoices (IADE)", () => {
       expect(issued.delivery?.status).toBe("QUEUED");
       const xml = await xmlOf(c(), issued.id);
       expect(await validateUblInvoice(xml)).toBe("");
+      expect(validateUblTr(xml)).toEqual([]);
       expect(xml).toContain("<cbc:InvoiceTypeCode>IADE</cbc:InvoiceTypeCode>");
       expect(xml).toContain(
         `<cac:BillingReference><cac:InvoiceDocumentReference><cbc:ID>${original.number}</cbc:ID><cbc:IssueDate>${original.issueDate}</cbc:IssueDate>`,
@@ -130,6 +132,7 @@ describe("return invoices (IADE)", () => {
     const issued = (await grpc.finalizeInvoice({ invoiceId: draft.id })).invoice!;
     const xml = await xmlOf(grpc, issued.id);
     expect(await validateUblInvoice(xml)).toBe("");
+    expect(validateUblTr(xml)).toEqual([]);
     expect(xml).toContain("<cbc:ProfileID>TEMELFATURA</cbc:ProfileID>");
     // an e-Fatura is corrected with a return, never cancelled here
     const refused = await failure(grpc.cancelInvoice({ invoiceId: original.id, reason: "hata" }));

@@ -1,90 +1,54 @@
 import { describe, expect, it } from "vitest";
-import { computeItem, itemsFromCharges } from "../../src/modules/invoices/lines.ts";
-import { formatAmount, renderUblTr, type UblInput } from "../../src/modules/invoices/ubl.ts";
+import { formatAmount, renderUblTr } from "../../src/modules/invoices/ubl.ts";
 import { renderInvoicePdf } from "../../src/modules/invoices/pdf.ts";
 import { validateUblInvoice } from "../helpers/ubl.ts";
 import { pdfText } from "../helpers/pdf.ts";
-
-const issuer: UblInput["issuer"] = {
-  vkn: "1234567890",
-  title: "Demo Turizm A.Ş.",
-  taxOffice: "Beyoğlu",
-  address: {
-    street: "İstiklal Caddesi 1",
-    district: "Beyoğlu",
-    city: "İstanbul",
-    postalZone: "34430",
-    countryCode: "TR",
-  },
-};
-const room = { kind: "ROOM" as const, code: "ROOM", description: "Konaklama (oda & kahvaltı)", amountMinor: 1500_00n };
-const extra = { kind: "EXTRA" as const, code: "MINIBAR", description: "Minibar <şişe su>", amountMinor: 45_00n };
-
-function input(over: Partial<UblInput> = {}): UblInput {
-  const items = itemsFromCharges([room, room, extra], (c) =>
-    c.kind === "ROOM"
-      ? { vatRateBp: 1000, vatExemptionCode: null, accommodationTaxRateBp: 200 }
-      : { vatRateBp: 2000, vatExemptionCode: null, accommodationTaxRateBp: 0 },
-  );
-  items.push(
-    computeItem(
-      {
-        lineNo: 3,
-        chargeCode: "TRANSFER",
-        description: "Havalimanı transferi",
-        unitCode: "C62",
-        quantity: 3,
-        unitPriceMinor: 100_00n,
-        discountMinor: 50_00n,
-      },
-      { vatRateBp: 0, vatExemptionCode: "351", accommodationTaxRateBp: 0 },
-    ),
-  );
-  return {
-    number: "DEM2026000000042",
-    ettn: "019ad8a0-1c2b-7e3f-8a4b-5c6d7e8f9a0b",
-    profileId: "EARSIVFATURA",
-    typeCode: "SATIS",
-    issueDate: "2026-11-22",
-    issueTime: "13:05:09",
-    currency: "TRY",
-    amountScale: 100,
-    issuer,
-    buyer: {
-      kind: "PERSON",
-      tckn: "11111111111",
-      firstName: "Çağrı",
-      familyName: "Öztürk",
-      address: { street: "", district: "", city: "", postalZone: "", countryCode: "DE" },
-    },
-    items,
-    ...over,
-  };
-}
+import { validateUblTr } from "../helpers/ubl-tr.ts";
+import { documentKinds, input } from "./ubl-inputs.ts";
 
 describe("UBL-TR documents", () => {
   it("validate against the OASIS UBL 2.1 Invoice schema for consumers, e-Fatura companies, returns and other scales", async () => {
-    const company: UblInput["buyer"] = {
-      kind: "COMPANY",
-      vkn: "9876543217",
-      title: "Güneş Seyahat Ltd. Şti.",
-      taxOffice: "Çankaya",
-      address: {
-        street: "Atatürk Bulvarı 5",
-        district: "Çankaya",
-        city: "Ankara",
-        postalZone: "06690",
-        countryCode: "TR",
-      },
-      eFatura: true,
-    };
-    const docs = [
-      input(),
-      input({ profileId: "TEMELFATURA", buyer: company }),
-      input({ typeCode: "IADE", returnOf: { number: "DEM2026000000041", issueDate: "2026-11-20" } }),
-      input({ currency: "KWD", amountScale: 1000 }),
-    ];
+    const docs = [...Object.values(documentKinds), input({ currency: "KWD", amountScale: 1000 })];
     for (const d of docs) expect(await validateUblInvoice(renderUblTr(d))).toBe("");
+  });
+
+  it("pass GİB's UBL-TR schematron rules: e-Arşiv and e-Fatura (TEMELFATURA, TICARIFATURA), returns, exemptions", () => {
+    for (const [kind, d] of Object.entries(documentKinds))
+      expect([kind, validateUblTr(renderUblTr(d))]).toEqual([kind, []]);
+    // The exempt line carries GİB's code and its text; the return names the returned invoice as IADE.
+    expect(renderUblTr(input())).toContain(
+      "<cbc:TaxExemptionReasonCode>351</cbc:TaxExemptionReasonCode><cbc:TaxExemptionReason>KDV - İstisna Olmayan Diğer</cbc:TaxExemptionReason>",
+    );
+    expect(renderUblTr(documentKinds["e-Arşiv IADE"]!)).toContain(
+      "<cbc:ID>DEM2026000000041</cbc:ID><cbc:IssueDate>2026-11-20</cbc:IssueDate><cbc:DocumentTypeCode>IADE</cbc:DocumentTypeCode>",
+    );
+  });
+
+  it("are refused by GİB's rules where a document breaks them (the check can fail)", () => {
+    const messages = (xml: string) => validateUblTr(xml).map((f) => f.message);
+    const iade = renderUblTr(documentKinds["e-Fatura IADE"]!);
+    expect(messages(iade.replace("<cbc:DocumentTypeCode>IADE</cbc:DocumentTypeCode>", ""))).toEqual([
+      expect.stringMatching(/^IADE ve TEVKIFATIADE fatura tiplerinde/),
+    ]);
+    // A return is TEMELFATURA or EARSIVFATURA, never TICARIFATURA (corrections.ts returns a commercial one as TEMELFATURA).
+    expect(messages(iade.replace("TEMELFATURA", "TICARIFATURA"))).toEqual([
+      expect.stringMatching(/^Fatura tipi IADE iken fatura profili sadece TEMELFATURA/),
+    ]);
+    const sale = renderUblTr(input());
+    expect(messages(sale.replace(/<cbc:TaxExemptionReason>[^<]*<\/cbc:TaxExemptionReason>/g, ""))).toEqual([
+      expect.stringMatching(/^Vergi miktarı 0 olan 0015 vergi kodlu KDV/),
+    ]);
+    // Profiles come from GİB's list; attribute rules (unitCode, currencyID) are checked too.
+    expect(messages(renderUblTr(documentKinds["e-Fatura TEMELFATURA"]!).replace("TEMELFATURA", "TEMEL"))).toEqual([
+      expect.stringMatching(/^Geçersiz cbc:ProfileID elemanı değeri : 'TEMEL'/),
+    ]);
+    expect(messages(sale.replace('unitCode="DAY"', 'unitCode="NIGHT"'))).toEqual([
+      expect.stringMatching(/^Geçersiz unitCode niteliği : 'NIGHT'/),
+    ]);
+    expect(messages(sale.replace('currencyID="TRY"', 'currencyID="TRL"'))).toEqual([
+      expect.stringMatching(/^Geçersiz currencyID niteliği : 'TRL'/),
+    ]);
+    expect(messages(sale.replace("<cbc:CopyIndicator>false", "<cbc:CopyIndicator>true"))).toHaveLength(1);
   });
 
   it("carries the number, ETTN, profile, lines, a TaxSubtotal per rate and totals that add up", () => {

@@ -346,6 +346,8 @@ describe("GET /dashboard", () => {
       amountScale: 100,
       overdueDeposits: [],
       overdueDepositCount: 0,
+      unreportedGuests: 0,
+      failedGuestReports: 0,
     });
     const o = await call("GET", "/dashboard", { token: tokens.otherManager });
     expect(o.body).toMatchObject({ arrivals: 1, roomsTotal: 1, roomsSold: 1, roomsAvailable: 0, occupancyBp: 10000 });

@@ -113,6 +113,7 @@ describe("night audit", () => {
       ["unbalanced_departed_folios", "ok", 0],
       ["rooms_without_housekeeping_status", "ok", 0],
       ["room_charges_not_postable", "ok", 0],
+      ["guests_not_reported", "ok", 0],
     ]);
     // A status last written before the business day began (Istanbul midnight) is no status for the day.
     await t.db.pool.query(

@@ -53,6 +53,9 @@ const resourceOf: Record<string, string | undefined> = {
   rate_plan_id: "ratePlan",
   rate_plan_ids: "ratePlan",
   folio_id: "folio",
+  to_folio_id: "folio",
+  charge_id: "charge",
+  account_id: "ledgerAccount",
   payment_id: "payment",
   invoice_id: "invoice",
   out_of_order_period_id: "outOfOrderPeriod",
@@ -150,6 +153,7 @@ const perMethod: Record<string, (h: Hotel) => Json> = {
     url: receiver.url(`/${h.property.code}/probe`),
   }),
   "hotelops.webhook.v1.WebhookService.UpdateWebhookEndpoint": () => ({ eventTypes: [] }),
+  "hotelops.folio.v1.FolioService.SetFolioRoutingRule": () => ({ chargeCode: "MINIBAR" }),
   // a line that can move: the in-house stay's
   "hotelops.reservation.v1.ReservationService.MoveRoom": (h) => ({
     reservationId: h.ids.inHouseReservation,
@@ -291,7 +295,14 @@ async function buildHotel(code: string): Promise<Hotel> {
   await reservations.checkInRoomLine({ reservationId: stay.id, reservationRoomId: inHouseLine, roomId: room2.id });
   const folios = createClient(FolioService, transport("connect", t));
   const folioId = (await folios.getFolio({ reservationId })).folio!.id;
-  await folios.postCharge({ folioId, code: "MINIBAR", description: "Minibar", amountMinor: 2000n });
+  const charge = (await folios.postCharge({ folioId, code: "MINIBAR", description: "Minibar", amountMinor: 2000n }))
+    .charge!;
+  const account = await app.services.cityLedger.createAccount(property.id, {
+    code: "ACME",
+    name: "Acme Ltd.",
+    kind: "COMPANY",
+    creditLimitMinor: 100000n,
+  });
   const payment = (await folios.postPayment({ folioId, amountMinor: 1000n, methodCode: "CASH" })).payment!;
   const invoice = (await folios.createInvoiceDraft({ folioId })).invoice!;
   const reservation = (await reservations.getReservation({ reservationId })).reservation!;
@@ -339,6 +350,8 @@ async function buildHotel(code: string): Promise<Hotel> {
       roomType: dbl.id,
       ratePlan: bar.id,
       folio: folioId,
+      charge: charge.id,
+      ledgerAccount: account.id,
       payment: payment.id,
       invoice: invoice.id,
       outOfOrderPeriod: ooo.outOfOrderPeriod.id,

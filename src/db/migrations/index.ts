@@ -40,6 +40,9 @@ import { Migration0044InvoiceDeliveries } from "./0044-invoice-deliveries.ts";
 import { Migration0045AvailabilityCaps } from "./0045-availability-caps.ts";
 import { Migration0047EventStream } from "./0047-event-stream.ts";
 import { Migration0050GuestNameSearch } from "./0050-guest-name-search.ts";
+import { Migration0048GuestReports } from "./0048-guest-reports.ts";
+import { Migration0049FolioWindowsAndCityLedger } from "./0049-folio-windows-and-city-ledger.ts";
+import { Migration0051OccupancyPrices } from "./0051-occupancy-prices.ts";
 import { Migration0032PartnerCallbacks } from "./0032-partner-callbacks.ts";
 
 /** Every migration, in order. Listed explicitly so nothing depends on file globbing at run time. */
@@ -86,5 +89,8 @@ export const migrations = [
   Migration0044InvoiceDeliveries,
   Migration0045AvailabilityCaps,
   Migration0047EventStream,
+  Migration0048GuestReports,
+  Migration0049FolioWindowsAndCityLedger,
   Migration0050GuestNameSearch,
+  Migration0051OccupancyPrices,
 ];

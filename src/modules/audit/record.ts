@@ -20,6 +20,9 @@ export const entityTypes = [
   "invoice_tax_rate",
   "invoice_issuer",
   "invoice_delivery",
+  "guest_retention",
+  "guest_report",
+  "ledger_account",
 ] as const;
 export type EntityType = (typeof entityTypes)[number];
 

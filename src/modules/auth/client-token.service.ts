@@ -2,7 +2,7 @@ import { runQuery } from "../../db/queryable.ts";
 import type pg from "pg";
 import { AppError } from "../../errors.ts";
 import { isUnstorableText } from "../../lib/text.ts";
-import { clientCredentials, type ClientCredentials } from "./clients.repository.ts";
+import { clientCredentials, markTokenIssued, type ClientCredentials } from "./clients.repository.ts";
 import { burnVerify, verifySecret } from "./passwords.ts";
 import type { TokenIssuer } from "./tokens.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -111,7 +111,7 @@ export function createClientTokenService(deps: {
       const scope = granted.join(" ");
       const access = await deps.tokens.sign({ kind: client.kind, sub: client.id, scope });
       // shown on the panel's API access page (the argon2 verify above costs far more than this update)
-      await deps.pool.query("update api_clients set last_token_at = $2 where id = $1", [client.id, deps.clock.now()]);
+      await markTokenIssued(deps.pool, client.id, deps.clock.now());
       return { accessToken: access.token, tokenType: "Bearer", expiresIn: access.expiresIn, scope };
     },
   };

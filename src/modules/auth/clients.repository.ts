@@ -141,6 +141,11 @@ export async function approveClient(db: Queryable, id: string, now: Date): Promi
 }
 
 /** One indexed query: the client row and its active granted properties. */
+/** When the client last got a token (shown on the panel's API access page). */
+export async function markTokenIssued(pool: pg.Pool, id: string, now: Date): Promise<void> {
+  await pool.query("update api_clients set last_token_at = $2 where id = $1", [id, now]);
+}
+
 export const clientCredentials: Statement = {
   name: "auth_client",
   text: `select c.id, c.kind, c.provider, c.environment, c.scopes, c.active, c.secret_hash as "secretHash",

@@ -1,6 +1,7 @@
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from "jose";
 import type pg from "pg";
 import type { Clock } from "../../lib/clock.ts";
+import { pooledTransaction } from "../../db/pooled-transaction.ts";
 
 export const SIGNING_ALG = "ES256";
 
@@ -63,17 +64,12 @@ export function createKeyStore(pool: pg.Pool, clock: Clock, refreshMs = 5 * 60_0
   async function insertKey(onlyIfNone: boolean): Promise<string> {
     const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
     const kid = `k${clock.now().toISOString().slice(0, 10).replaceAll("-", "")}-${crypto.randomUUID().slice(0, 8)}`;
-    const client = await pool.connect();
-    try {
-      await client.query("begin");
+    return pooledTransaction(pool, async (_, client) => {
       // Two processes starting on an empty table must not both create a key (harmless, but untidy).
       await client.query("select pg_advisory_xact_lock(726018)");
       if (onlyIfNone) {
         const { rowCount } = await client.query("select 1 from signing_keys where retired_at is null limit 1");
-        if ((rowCount ?? 0) > 0) {
-          await client.query("rollback");
-          return "";
-        }
+        if ((rowCount ?? 0) > 0) return "";
       }
       await client.query(
         "insert into signing_keys (kid, alg, private_jwk, public_jwk, created_at) values ($1, $2, $3, $4, $5)",
@@ -85,14 +81,8 @@ export function createKeyStore(pool: pg.Pool, clock: Clock, refreshMs = 5 * 60_0
           clock.now(),
         ],
       );
-      await client.query("commit");
       return kid;
-    } catch (err) {
-      await client.query("rollback").catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   const stale = (): boolean => performance.now() - loadedAt > refreshMs;

@@ -12,6 +12,7 @@ import {
   listActiveMemberships,
 } from "../properties/index.ts";
 import { burnVerify, hashSecret, verifySecret } from "./passwords.ts";
+import { countFailedAttempt, insertChallenge, lockChallenge, useChallenge } from "./login.repository.ts";
 import type { SessionService, StaffTokens } from "./sessions.service.ts";
 
 const CHALLENGE_TTL_MS = 10 * 60 * 1000;
@@ -112,11 +113,14 @@ export function createLoginService(deps: {
       const otp = String(randomInt(0, 1_000_000)).padStart(6, "0");
       const now = clock.now();
       const expiresAt = new Date(now.getTime() + CHALLENGE_TTL_MS);
-      await db.query(
-        `insert into login_challenges (id, user_id, property_id, code_hash, created_at, expires_at)
-        values ($1, $2, $3, $4, $5, $6)`,
-        [challengeId, user.id, active.id, await hashSecret(otp), now, expiresAt],
-      );
+      await insertChallenge(db, {
+        id: challengeId,
+        userId: user.id,
+        propertyId: active.id,
+        codeHash: await hashSecret(otp),
+        createdAt: now,
+        expiresAt,
+      });
       await deps.mailer.send({
         to: user.email,
         subject: `${otp} is your sign-in code for ${active.name}`,
@@ -135,20 +139,14 @@ export function createLoginService(deps: {
       if (!/^[0-9a-f-]{36}$/i.test(input.challengeId)) throw badChallenge();
       const now = clock.now();
       const claimed = await deps.transact(async (tx) => {
-        const rows = await tx.query<{ user_id: string; property_id: string; code_hash: string; live: boolean }>(
-          "select user_id, property_id, code_hash, (used_at is null and expires_at > $2 and failed_attempts < $3) as live from login_challenges where id = $1 for update",
-          [input.challengeId, now, MAX_CODE_ATTEMPTS],
-        );
-        const row = rows[0];
+        const row = await lockChallenge(tx, input.challengeId, now, MAX_CODE_ATTEMPTS);
         if (row === undefined || !row.live) return undefined;
         if (!/^\d{6}$/.test(input.code) || !(await verifySecret(row.code_hash, input.code))) {
           // committed even though the call fails: the attempt counts
-          await tx.query("update login_challenges set failed_attempts = failed_attempts + 1 where id = $1", [
-            input.challengeId,
-          ]);
+          await countFailedAttempt(tx, input.challengeId);
           return undefined;
         }
-        await tx.query("update login_challenges set used_at = $2 where id = $1", [input.challengeId, now]);
+        await useChallenge(tx, input.challengeId, now);
         return row;
       });
       if (claimed === undefined) throw badChallenge();

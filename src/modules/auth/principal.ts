@@ -14,6 +14,8 @@ export const permissions = [
   "folio.view",
   "folio.post",
   "invoices.issue",
+  // the city ledger: company and agency accounts, settling folios to them, their payments
+  "accounts.manage",
   "reports.read",
   "night_audit.run",
   "integrations.manage",
@@ -23,6 +25,7 @@ export const permissions = [
   "guests.read_sensitive",
   "guests.merge",
   "guests.erase",
+  "guests.report",
 ] as const;
 
 export const scopes = [

@@ -3,7 +3,20 @@ import { AppError } from "../../errors.ts";
 import type { Transact } from "../../db/transaction.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { isUuid, newId, newToken } from "../../lib/ids.ts";
-import { findActiveMembership, findPropertyById, findUserById, staffPermissionsSql } from "../properties/index.ts";
+import { findActiveMembership, findPropertyById, findUserById } from "../properties/index.ts";
+import {
+  insertRefreshToken,
+  insertSession,
+  lockLiveSession,
+  lockPresentedToken,
+  lockUnusedTokens,
+  moveSession,
+  revokeSessionRow,
+  spendToken,
+  spendTokensOfSession,
+  successorUnused,
+  touchSession,
+} from "./sessions.repository.ts";
 import { openGraceAnswer, sealGraceAnswer } from "./refresh-grace.ts";
 import type { TokenIssuer } from "./tokens.ts";
 
@@ -84,24 +97,23 @@ export function createSessionService(deps: {
         if (membership === undefined)
           throw new AppError("unauthorized", "The user has no active membership in this property.");
         perms = membership.permissions;
-        await tx.query(
-          `insert into staff_sessions (id, user_id, property_id, device_id, device_name, created_at, expires_at, email_verified)
-          values ($1, $2, $3, $4, $5, $6, $7, $8)`,
-          [
-            sessionId,
-            input.userId,
-            input.propertyId,
-            input.deviceId ?? "",
-            input.deviceName ?? "",
-            now,
-            expiresAt,
-            input.emailVerified === true,
-          ],
-        );
-        await tx.query(
-          `insert into refresh_tokens (id, session_id, token_hash, created_at, expires_at) values ($1, $2, $3, $4, $5)`,
-          [newId(), sessionId, hashRefreshToken(refreshToken), now, expiresAt],
-        );
+        await insertSession(tx, {
+          id: sessionId,
+          userId: input.userId,
+          propertyId: input.propertyId,
+          deviceId: input.deviceId ?? "",
+          deviceName: input.deviceName ?? "",
+          createdAt: now,
+          expiresAt,
+          emailVerified: input.emailVerified === true,
+        });
+        await insertRefreshToken(tx, {
+          id: newId(),
+          sessionId,
+          tokenHash: hashRefreshToken(refreshToken),
+          createdAt: now,
+          expiresAt,
+        });
       });
       const access = await tokens.sign(
         { kind: "staff", sub: input.userId, sid: sessionId, pid: input.propertyId, perms },
@@ -122,27 +134,7 @@ export function createSessionService(deps: {
       const outcome = await transact(async (tx) => {
         // The row lock serialises two refreshes of one token: the second sees used_at (reuse, or a retry in grace).
         // perms is null when the membership, the user or the property is no longer active: no new tokens then.
-        const rows = await tx.query<{
-          id: string;
-          sessionId: string;
-          usedAt: Date | null;
-          graceAnswer: Buffer | null;
-          live: boolean;
-          userId: string;
-          propertyId: string;
-          deviceId: string;
-          sessionExpiresAt: Date;
-          perms: string[] | null;
-        }>(
-          `
-          select t.id, t.session_id as "sessionId", t.used_at as "usedAt", t.grace_answer as "graceAnswer",
-            s.user_id as "userId", s.property_id as "propertyId", s.device_id as "deviceId",
-            (s.revoked_at is null and s.expires_at > $1 and t.expires_at > $2) as live, s.expires_at as "sessionExpiresAt",
-            ${staffPermissionsSql("s.user_id", "s.property_id")} as perms
-          from refresh_tokens t join staff_sessions s on s.id = t.session_id where t.token_hash = $3 for update of t, s`,
-          [now, now, hashRefreshToken(presented)],
-        );
-        const row = rows[0];
+        const row = await lockPresentedToken(tx, hashRefreshToken(presented), now);
         if (row === undefined || !row.live || row.perms === null) return undefined;
         if (row.usedAt !== null) {
           const inGrace =
@@ -151,14 +143,10 @@ export function createSessionService(deps: {
             deviceId.slice(0, 100) === row.deviceId &&
             row.graceAnswer !== null;
           // the successor must still be unused (through the session's index: reuse is the rare path)
-          const successor = inGrace
-            ? await tx.query<{ unused: boolean }>(
-                `select used_at is null as unused from refresh_tokens where session_id = $1 and parent_id = $2`,
-                [row.sessionId, row.id],
-              )
-            : [];
           const retried =
-            inGrace && successor[0]?.unused === true ? openGraceAnswer(presented, row.graceAnswer!) : undefined;
+            inGrace && (await successorUnused(tx, row.sessionId, row.id)) === true
+              ? openGraceAnswer(presented, row.graceAnswer!)
+              : undefined;
           if (retried !== undefined && retried.accessExpiresAtMs > now.getTime()) {
             const expiresIn = Math.floor((retried.accessExpiresAtMs - now.getTime()) / 1000);
             return {
@@ -169,10 +157,7 @@ export function createSessionService(deps: {
               sessionExpiresAt: row.sessionExpiresAt,
             };
           }
-          await tx.query(
-            `update staff_sessions set revoked_at = $1, revoked_reason = 'refresh_token_reuse' where id = $2 and revoked_at is null`,
-            [now, row.sessionId],
-          );
+          await revokeSessionRow(tx, row.sessionId, now, "refresh_token_reuse");
           return undefined;
         }
         // Signed inside the transaction: the answer is sealed into the spent token's row for a retry in grace.
@@ -188,16 +173,16 @@ export function createSessionService(deps: {
                 accessExpiresAtMs: (Math.floor(now.getTime() / 1000) + access.expiresIn) * 1000,
               })
             : null;
-        await tx.query(`update refresh_tokens set used_at = $1, grace_answer = $2 where id = $3`, [
-          now,
-          sealed,
-          row.id,
-        ]);
-        await tx.query(
-          `insert into refresh_tokens (id, session_id, token_hash, parent_id, created_at, expires_at) values ($1, $2, $3, $4, $5, $6)`,
-          [newId(), row.sessionId, hashRefreshToken(next), row.id, now, row.sessionExpiresAt],
-        );
-        await tx.query(`update staff_sessions set last_used_at = $1 where id = $2`, [now, row.sessionId]);
+        await spendToken(tx, row.id, now, sealed);
+        await insertRefreshToken(tx, {
+          id: newId(),
+          sessionId: row.sessionId,
+          tokenHash: hashRefreshToken(next),
+          parentId: row.id,
+          createdAt: now,
+          expiresAt: row.sessionExpiresAt,
+        });
+        await touchSession(tx, row.sessionId, now);
         return {
           accessToken: access.token,
           refreshToken: next,
@@ -217,22 +202,8 @@ export function createSessionService(deps: {
       const next = newToken("rt_");
       const session = await transact(async (tx) => {
         // Token rows first, then the session: the order a refresh locks them in (no deadlock between the two).
-        await tx.query(`select id from refresh_tokens where session_id = $1 and used_at is null for update`, [
-          sessionId,
-        ]);
-        const rows = await tx.query<{
-          userId: string;
-          expiresAt: Date;
-          propertyId: string;
-          emailVerified: boolean;
-        }>(
-          `
-          select s.user_id as "userId", s.expires_at as "expiresAt", s.property_id as "propertyId", s.email_verified as "emailVerified"
-          from staff_sessions s
-          where s.id = $1 and s.revoked_at is null and s.expires_at > $2 for update of s`,
-          [sessionId, now],
-        );
-        const row = rows[0];
+        await lockUnusedTokens(tx, sessionId);
+        const row = await lockLiveSession(tx, sessionId, now);
         if (row === undefined || (await findUserById(tx, row.userId))?.active !== true)
           throw new AppError("unauthorized", "The session has ended; sign in again.");
         if (row.propertyId !== fromPropertyId)
@@ -247,20 +218,16 @@ export function createSessionService(deps: {
             `${membership.propertyCode} requires e-mail verification: sign in with its hotel code to receive a code.`,
           );
         }
-        await tx.query(`update staff_sessions set property_id = $1, last_used_at = $2 where id = $3`, [
-          propertyId,
-          now,
-          sessionId,
-        ]);
+        await moveSession(tx, sessionId, propertyId, now);
         // the tokens held so far are spent, as on a refresh: presenting one again is reuse
-        await tx.query(`update refresh_tokens set used_at = $1 where session_id = $2 and used_at is null`, [
-          now,
+        await spendTokensOfSession(tx, sessionId, now);
+        await insertRefreshToken(tx, {
+          id: newId(),
           sessionId,
-        ]);
-        await tx.query(
-          `insert into refresh_tokens (id, session_id, token_hash, created_at, expires_at) values ($1, $2, $3, $4, $5)`,
-          [newId(), sessionId, hashRefreshToken(next), now, row.expiresAt],
-        );
+          tokenHash: hashRefreshToken(next),
+          createdAt: now,
+          expiresAt: row.expiresAt,
+        });
         return { userId: row.userId, expiresAt: row.expiresAt, perms: membership.permissions };
       });
       const access = await tokens.sign(
@@ -278,12 +245,7 @@ export function createSessionService(deps: {
 
     async revokeSession(sessionId, reason = "logout") {
       if (!isUuid(sessionId)) return;
-      await transact(async (tx) => {
-        await tx.query(
-          `update staff_sessions set revoked_at = $1, revoked_reason = $2 where id = $3 and revoked_at is null`,
-          [clock.now(), reason, sessionId],
-        );
-      });
+      await transact((tx) => revokeSessionRow(tx, sessionId, clock.now(), reason));
     },
   };
 }

@@ -7,12 +7,16 @@ import { requirePrincipal, requireProperty } from "../auth/index.ts";
 import type { InvoiceService } from "../invoices/index.ts";
 import { addressIn, buyerIn, invoiceOut } from "./invoice-messages.ts";
 import type { NightAuditCheck, NightAuditService, UnchargedNight } from "../night-audit/index.ts";
-import type { ChargeRow, Folio, FolioService, PaymentRow } from "../folio/index.ts";
+import type { ChargeRow, Folio, FolioService, FolioWindows, PaymentRow } from "../folio/index.ts";
+import type { CityLedger } from "../city-ledger/index.ts";
+import { ledgerHandlers, windowHandlers } from "./ledger.rpc.ts";
 
 export const folioRpcServices = [FolioRpc];
 
 export interface FolioRpcServices {
   folios: FolioService;
+  windows: FolioWindows;
+  ledger: CityLedger;
   invoices: InvoiceService;
   nightAudit: NightAuditService;
 }
@@ -21,7 +25,7 @@ export interface FolioRpcServices {
  * The property and the acting caller of one call. An empty property code means the caller's only property
  * (a staff session's active property, or an internal client's single grant); any property out of reach is 404.
  */
-async function scope(
+export async function scope(
   pool: pg.Pool,
   ctx: HandlerContext,
   propertyCode: string,
@@ -40,9 +44,17 @@ async function scope(
 
 const ts = (d: Date) => timestampFromDate(d);
 
-const chargeOut = (c: ChargeRow) => ({
+const chargeKinds = {
+  ROOM: ChargeKind.ROOM,
+  EXTRA: ChargeKind.EXTRA,
+  CREDIT: ChargeKind.CREDIT,
+  CREDIT_REVERSAL: ChargeKind.CREDIT_REVERSAL,
+} as const;
+
+export const chargeOut = (c: ChargeRow) => ({
   id: c.id,
-  kind: c.kind === "ROOM" ? ChargeKind.ROOM : ChargeKind.EXTRA,
+  folioId: c.folioId,
+  kind: chargeKinds[c.kind],
   code: c.code,
   description: c.description,
   amountMinor: c.amountMinor,
@@ -52,7 +64,7 @@ const chargeOut = (c: ChargeRow) => ({
   postedAt: ts(c.postedAt),
 });
 
-const paymentOut = (p: PaymentRow) => ({
+export const paymentOut = (p: PaymentRow) => ({
   id: p.id,
   amountMinor: p.amountMinor,
   methodCode: p.methodCode,
@@ -65,8 +77,10 @@ const paymentOut = (p: PaymentRow) => ({
   refundedMinor: p.refundedMinor,
 });
 
-const folioOut = (f: Folio) => ({
+export const folioOut = (f: Folio) => ({
   id: f.id,
+  window: f.windowNo,
+  name: f.name,
   number: f.number,
   reservationId: f.reservationId,
   reservationCode: f.reservationCode,
@@ -86,13 +100,17 @@ const unchargedOut = (n: UnchargedNight) => ({ ...n });
 
 export function registerFolioRpc(router: ConnectRouter, s: FolioRpcServices, pool: pg.Pool): void {
   router.service(FolioRpc, {
+    ...windowHandlers(s, pool),
+    ...ledgerHandlers(s, pool),
     async getFolio(req, ctx) {
       const { propertyId } = await scope(pool, ctx, req.propertyCode);
       if ((req.folioId === "") === (req.reservationId === ""))
         throw invalidField("folioId", "give exactly one of folioId and reservationId");
       const folio = await s.folios.getFolio(
         propertyId,
-        req.folioId !== "" ? { folioId: req.folioId } : { reservationId: req.reservationId },
+        req.folioId !== ""
+          ? { folioId: req.folioId }
+          : { reservationId: req.reservationId, ...(req.window !== 0 ? { windowNo: req.window } : {}) },
       );
       return { folio: folioOut(folio) };
     },

@@ -24,6 +24,7 @@ function buyerOut(b: Buyer) {
         taxOffice: b.taxOffice,
         address: addressOut(b.address),
         eFatura: b.eFatura,
+        eFaturaProfile: b.eFatura ? (b.eFaturaProfile ?? "TEMELFATURA") : "",
       };
 }
 
@@ -45,6 +46,7 @@ export function buyerIn(b: InvoiceBuyer | undefined): BuyerInput | undefined {
       taxOffice: b.taxOffice,
       address: addressIn(b.address),
       eFatura: b.eFatura,
+      eFaturaProfile: b.eFaturaProfile,
     };
   throw invalidField("buyer.kind", "must be PERSON or COMPANY", "validation_failed");
 }

@@ -43,6 +43,8 @@ export interface AriCell {
   date: string;
   available: number;
   priceMinor: string | null;
+  /** A rate plan that prices by occupancy: the price per number of adults (absent for other plans). */
+  occupancyPrices?: { adults: number; priceMinor: string }[];
   minStay: number | null;
   maxStay: number | null;
   closedToArrival: boolean;
@@ -260,6 +262,14 @@ export function createAriPusher(d: {
                   date: day.date,
                   available: day.available,
                   priceMinor: day.priceMinor === undefined ? null : day.priceMinor.toString(),
+                  ...(day.occupancyPrices === undefined
+                    ? {}
+                    : {
+                        occupancyPrices: day.occupancyPrices.map((p) => ({
+                          adults: p.adults,
+                          priceMinor: p.priceMinor.toString(),
+                        })),
+                      }),
                   minStay: day.minStay ?? null,
                   maxStay: day.maxStay ?? null,
                   closedToArrival: day.closedToArrival,

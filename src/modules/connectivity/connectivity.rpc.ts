@@ -94,6 +94,7 @@ export function registerConnectivityRpc(
           to: c.to,
           weekdays: c.weekdays,
           priceMinor: c.priceMinor,
+          occupancyPrices: c.occupancyPrices.map((p) => ({ adults: p.adults, priceMinor: p.priceMinor })),
           minStay: c.minStay,
           maxStay: c.maxStay,
           closedToArrival: c.closedToArrival,

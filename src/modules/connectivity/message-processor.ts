@@ -4,6 +4,7 @@ import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
 import type { Metrics } from "../../observability/metrics.ts";
 import { poolQueryable, runQuery, type Statement } from "../../db/queryable.ts";
+import { pooledTransaction } from "../../db/pooled-transaction.ts";
 import { runAs } from "../../lib/change-context.ts";
 import {
   findByExternalReference,
@@ -73,18 +74,10 @@ export async function processPartnerMessages(
   propertyId: string,
   externalReference: string,
 ): Promise<void> {
-  const lock = await deps.pool.connect();
-  // A connection lost while checked out emits 'error' (the pool's listener is off while it is lent): the statement
-  // in flight rejects with it; the connection is discarded, not returned.
-  let broken: Error | undefined;
-  const onError = (err: Error): void => {
-    broken ??= err;
-  };
-  lock.on("error", onError);
-  try {
+  // The lock's transaction only holds the lock; COMMIT releases it once the key is drained.
+  await pooledTransaction(deps.pool, async (_, lock) => {
     const key = [propertyId, externalReference];
-    const [, , , queued] = await Promise.all([
-      lock.query("begin"),
+    const [, , queued] = await Promise.all([
       lock.query(`set local lock_timeout = ${BOOKING_LOCK_TIMEOUT_MS}`),
       runQuery(lock, bookingLock, key),
       runQuery<QueuedRow>(lock, queuedOfKey, key),
@@ -109,16 +102,7 @@ export async function processPartnerMessages(
       deps.logger.info({ eventId: row.id, status: outcome.status }, "reservation event applied");
       deps.metrics?.partnerMessageApplied(outcome.status, row.created_at, deps.clock.now());
     }
-    await lock.query("commit");
-  } catch (err) {
-    await lock.query("rollback").catch((e: unknown) => {
-      broken ??= e instanceof Error ? e : new Error(String(e));
-    });
-    throw err;
-  } finally {
-    lock.removeListener("error", onError);
-    lock.release(broken);
-  }
+  });
 }
 
 const bookingLock: Statement = {

@@ -57,6 +57,7 @@ export { ratePlansOf, roomTypesOf } from "../inventory/index.ts";
 /** A rate plan's cancellation policy and deposit as the partner reads show them (absent fields: none). */
 export function partnerTerms(rp: PartnerRatePlan) {
   return {
+    pricesByOccupancy: rp.pricesByOccupancy,
     ...(rp.policy === null ? {} : { cancellationPolicy: rp.policy }),
     ...(rp.deposit === null ? {} : { depositPolicy: rp.deposit }),
   };

@@ -18,12 +18,20 @@ export interface FolioRow {
   createdAt: Date;
   /** The stored balance (charges - payments, refunds included). */
   balanceMinor: bigint;
+  /** 1 (the reservation's default folio) to 9: the reservation's folios, in the order they were opened. */
+  windowNo: number;
+  /** What the folio is for, e.g. "Company" (empty on the default folio unless named). */
+  name: string;
 }
 
 export interface ChargeRow {
   id: string;
   folioId: string;
-  kind: "ROOM" | "EXTRA";
+  /**
+   * CREDIT: a negative line written when a return invoice of the folio is issued (invoiceId: the return);
+   * CREDIT_REVERSAL: its opposite, written when that return invoice is cancelled.
+   */
+  kind: "ROOM" | "EXTRA" | "CREDIT" | "CREDIT_REVERSAL";
   code: string;
   description: string;
   amountMinor: bigint;
@@ -53,7 +61,7 @@ export interface PaymentRow {
 
 type Raw = Record<string, unknown>;
 
-const folioColumns = `id, property_id, reservation_id, reservation_code, number, currency, amount_scale, created_at`;
+const folioColumns = `id, property_id, reservation_id, reservation_code, number, currency, amount_scale, created_at, window_no, name`;
 const folioSelect = `${folioColumns}, balance_minor::text as balance_minor`;
 
 function toFolio(r: Raw): FolioRow {
@@ -67,6 +75,8 @@ function toFolio(r: Raw): FolioRow {
     amountScale: r.amount_scale as number,
     createdAt: r.created_at as Date,
     balanceMinor: BigInt((r.balance_minor as string | undefined) ?? "0"),
+    windowNo: r.window_no as number,
+    name: r.name as string,
   };
 }
 
@@ -87,15 +97,28 @@ export async function findFolioByReservation(
   tx: Tx,
   propertyId: string,
   reservationId: string,
+  windowNo = 1,
 ): Promise<FolioRow | undefined> {
-  const [r] = await tx.query<Raw>(`select ${folioSelect} from folios where property_id = $1 and reservation_id = $2`, [
-    propertyId,
-    reservationId,
-  ]);
+  const [r] = await tx.query<Raw>(
+    `select ${folioSelect} from folios where property_id = $1 and reservation_id = $2 and window_no = $3`,
+    [propertyId, reservationId, windowNo],
+  );
   return r === undefined ? undefined : toFolio(r);
 }
 
-/** Inserts the folio unless the reservation has one already (concurrent opens); returns the one that exists. */
+/** The folios of one reservation, by window. */
+export async function listFoliosOfReservation(tx: Tx, propertyId: string, reservationId: string): Promise<FolioRow[]> {
+  const rows = await tx.query<Raw>(
+    `select ${folioSelect} from folios where property_id = $1 and reservation_id = $2 order by window_no`,
+    [propertyId, reservationId],
+  );
+  return rows.map(toFolio);
+}
+
+/**
+ * Inserts the folio unless the reservation has one in that window already (concurrent opens); returns the one that
+ * exists.
+ */
 export async function insertFolio(tx: Tx, row: Omit<FolioRow, "number" | "balanceMinor">): Promise<FolioRow> {
   const [counter] = await tx.query<{ n: string }>(
     `insert into folio_counters (property_id, last_number) values ($1, 1)
@@ -105,8 +128,8 @@ export async function insertFolio(tx: Tx, row: Omit<FolioRow, "number" | "balanc
   );
   const number = formatFolioNumber(BigInt(counter!.n));
   const inserted = await tx.query<Raw>(
-    `insert into folios (${folioColumns}) values ($1, $2, $3, $4, $5, $6, $7, $8)
-     on conflict (property_id, reservation_id) do nothing returning ${folioSelect}`,
+    `insert into folios (${folioColumns}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+     on conflict (property_id, reservation_id, window_no) do nothing returning ${folioSelect}`,
     [
       row.id,
       row.propertyId,
@@ -116,10 +139,12 @@ export async function insertFolio(tx: Tx, row: Omit<FolioRow, "number" | "balanc
       row.currency,
       row.amountScale,
       row.createdAt,
+      row.windowNo,
+      row.name,
     ],
   );
   if (inserted[0] !== undefined) return toFolio(inserted[0]);
-  const existing = await findFolioByReservation(tx, row.propertyId, row.reservationId);
+  const existing = await findFolioByReservation(tx, row.propertyId, row.reservationId, row.windowNo);
   if (existing === undefined) throw new Error("folio vanished after a conflicting insert");
   return existing;
 }
@@ -149,6 +174,14 @@ export async function listCharges(tx: Tx, propertyId: string, folioId: string): 
     [propertyId, folioId],
   );
   return rows.map(toCharge);
+}
+
+export async function findCharge(tx: Tx, propertyId: string, chargeId: string): Promise<ChargeRow | undefined> {
+  const [r] = await tx.query<Raw>(`select ${chargeColumns} from folio_charges where property_id = $1 and id = $2`, [
+    propertyId,
+    chargeId,
+  ]);
+  return r === undefined ? undefined : toCharge(r);
 }
 
 /**
@@ -265,20 +298,20 @@ function addToBalance(inserted: string, sign: "+" | "-"): string {
        from ${inserted} i where f.property_id = i.property_id and f.id = i.folio_id`;
 }
 
-/** The balance of a reservation's folio, or undefined when it has none yet. */
+/** The balance of a reservation's folios (all its windows), or undefined when it has none yet. */
 export async function folioBalanceOfReservation(
   q: Queryable,
   propertyId: string,
   reservationId: string,
 ): Promise<bigint | undefined> {
-  const [r] = await q.query<{ balance: string }>(
-    `select balance_minor::text as balance from folios where property_id = $1 and reservation_id = $2`,
+  const [r] = await q.query<{ balance: string | null }>(
+    `select sum(balance_minor)::text as balance from folios where property_id = $1 and reservation_id = $2`,
     [propertyId, reservationId],
   );
-  return r === undefined ? undefined : BigInt(r.balance);
+  return r?.balance == null ? undefined : BigInt(r.balance);
 }
 
-/** The balances of the folios of these reservations (reservations without a folio are left out). */
+/** The balances of the folios of these reservations, all windows summed (reservations without one are left out). */
 export async function folioBalancesOfReservations(
   q: Queryable,
   propertyId: string,
@@ -286,7 +319,8 @@ export async function folioBalancesOfReservations(
 ): Promise<Map<string, bigint>> {
   if (reservationIds.length === 0) return new Map();
   const rows = await q.query<{ reservation_id: string; balance: string }>(
-    `select reservation_id, balance_minor::text as balance from folios where property_id = $1 and reservation_id = any($2::uuid[])`,
+    `select reservation_id, sum(balance_minor)::text as balance from folios
+     where property_id = $1 and reservation_id = any($2::uuid[]) group by reservation_id`,
     [propertyId, reservationIds],
   );
   return new Map(rows.map((r) => [r.reservation_id, BigInt(r.balance)]));
@@ -298,19 +332,24 @@ export async function folioBalancesOfReservations(
  */
 export async function unbalancedFolioReservationIds(q: Queryable, propertyId: string): Promise<string[]> {
   const rows = await q.query<{ reservation_id: string }>(
-    `select reservation_id from folios where property_id = $1 and balance_minor <> 0`,
+    `select distinct reservation_id from folios where property_id = $1 and balance_minor <> 0`,
     [propertyId],
   );
   return rows.map((r) => r.reservation_id);
 }
 
-/** Charges of a folio that are on no issued invoice yet, oldest first. */
-export async function uninvoicedCharges(tx: Tx, propertyId: string, folioId: string): Promise<ChargeRow[]> {
+/** Charges of a folio that are on no issued invoice yet, oldest first (never a CREDIT line: those carry theirs). */
+export async function uninvoicedCharges(
+  tx: Tx,
+  propertyId: string,
+  folioId: string,
+): Promise<(ChargeRow & { kind: "ROOM" | "EXTRA" })[]> {
   const rows = await tx.query<Raw>(
-    `select ${chargeColumns} from folio_charges where property_id = $1 and folio_id = $2 and invoice_id is null order by posted_at, id`,
+    `select ${chargeColumns} from folio_charges where property_id = $1 and folio_id = $2 and invoice_id is null
+     and kind in ('ROOM', 'EXTRA') order by posted_at, id`,
     [propertyId, folioId],
   );
-  return rows.map(toCharge);
+  return rows.map(toCharge) as (ChargeRow & { kind: "ROOM" | "EXTRA" })[];
 }
 
 /** Marks charges as invoiced; returns how many were still free (fewer than asked: someone invoiced them first). */
@@ -330,7 +369,8 @@ export async function markChargesInvoiced(
 /** The charges of a cancelled invoice are open again (on no invoice), so a new invoice can take them. */
 export async function releaseInvoicedCharges(tx: Tx, propertyId: string, invoiceId: string): Promise<number> {
   const rows = await tx.query(
-    `update folio_charges set invoice_id = null where property_id = $1 and invoice_id = $2 returning id`,
+    `update folio_charges set invoice_id = null where property_id = $1 and invoice_id = $2 and kind in ('ROOM', 'EXTRA')
+     returning id`,
     [propertyId, invoiceId],
   );
   return rows.length;
@@ -349,7 +389,7 @@ export async function foliosOfReservations(
 ): Promise<FolioRow[]> {
   if (reservationIds.length === 0) return [];
   const rows = await q.query<Raw>(
-    `select ${folioSelect} from folios where property_id = $1 and reservation_id = any($2::uuid[]) order by created_at, id`,
+    `select ${folioSelect} from folios where property_id = $1 and reservation_id = any($2::uuid[]) order by created_at, window_no, id`,
     [propertyId, reservationIds],
   );
   return rows.map(toFolio);

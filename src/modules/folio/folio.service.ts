@@ -7,6 +7,7 @@ import { isUuid, newId } from "../../lib/ids.ts";
 import { recordEvent, type PaymentEventData } from "../events/index.ts";
 import { paymentMethodKind } from "./payment-methods.ts";
 import * as repo from "./folio.repository.ts";
+import { findRoute } from "./windows.repository.ts";
 import type { ChargeRow, FolioRow, PaymentRow } from "./folio.repository.ts";
 import { findPropertyRow, type PropertyRow } from "../properties/index.ts";
 import { addDepositPayment, findReservationRef } from "../reservations/index.ts";
@@ -27,7 +28,8 @@ export interface Folio extends FolioRow {
   payments: PaymentRow[];
 }
 
-type FolioKey = { folioId: string } | { reservationId: string };
+/** A folio by id, or a reservation's folio by window (absent: 1, the default folio, opened on first use). */
+type FolioKey = { folioId: string } | { reservationId: string; windowNo?: number };
 
 interface PostChargeInput {
   folioId: string;
@@ -88,6 +90,22 @@ export interface FolioService {
   postFee(tx: Tx, propertyId: string, input: FeeInput): Promise<ChargeRow | undefined>;
   /** Inside a caller's transaction: the folio with its ledger and balance. */
   readFolio(tx: Tx, propertyId: string, folio: FolioRow): Promise<Folio>;
+  /**
+   * Inside a caller's transaction (the city ledger): the folio's whole open balance paid by a CITY_LEDGER payment,
+   * with `folio.payment_posted` and an audit entry. 409 invalid_transition when the balance is not positive.
+   */
+  settleToLedger(tx: Tx, propertyId: string, actor: string, input: SettleInput): Promise<SettledFolio>;
+}
+
+interface SettleInput {
+  folioId: string;
+  /** The account's code, kept as the payment's reference. */
+  reference: string;
+}
+
+interface SettledFolio {
+  folio: FolioRow;
+  payment: PaymentRow;
 }
 
 interface RoomChargeInput {
@@ -131,6 +149,8 @@ export function createFolioService(deps: FolioDeps): FolioService {
       currency: p.currency,
       amountScale: p.amountScale,
       createdAt: now,
+      windowNo: 1,
+      name: "",
     });
   }
 
@@ -139,6 +159,21 @@ export function createFolioService(deps: FolioDeps): FolioService {
     const folio = await repo.findFolio(tx, propertyId, folioId, true);
     if (folio === undefined) throw new AppError("not_found", "Folio not found.");
     return folio;
+  }
+
+  /**
+   * The folio a charge of `code` posted to `folio` goes to: the routing rule of the code when the charge is posted to
+   * the reservation's default folio (window 1), else that folio. Returned locked; the lookup takes no lock, so only
+   * the folio written is ever locked.
+   */
+  async function routedFolio(tx: Tx, propertyId: string, folio: FolioRow, code: string): Promise<FolioRow> {
+    let target = folio;
+    if (folio.windowNo === 1) {
+      const windowNo = await findRoute(tx, propertyId, folio.reservationId, code);
+      if (windowNo !== undefined && windowNo !== 1)
+        target = (await repo.findFolioByReservation(tx, propertyId, folio.reservationId, windowNo)) ?? folio;
+    }
+    return (await repo.findFolio(tx, propertyId, target.id, true))!;
   }
 
   async function readFolio(tx: Tx, propertyId: string, folio: FolioRow): Promise<Folio> {
@@ -223,6 +258,28 @@ export function createFolioService(deps: FolioDeps): FolioService {
     openFolio,
     readFolio,
 
+    async settleToLedger(tx, propertyId, actor, input) {
+      const folio = await lockedFolio(tx, propertyId, input.folioId);
+      if (folio.balanceMinor <= 0n)
+        throw new AppError("invalid_transition", "The folio has no open balance to settle.");
+      const p = await property(tx, propertyId);
+      const now = clock.now();
+      const payment = await writePayment(tx, propertyId, folio, {
+        id: newId(now.getTime()),
+        folioId: folio.id,
+        amountMinor: folio.balanceMinor,
+        methodCode: "CITY_LEDGER",
+        methodKind: "CITY_LEDGER",
+        reference: input.reference,
+        reversedPaymentId: null,
+        businessDate: p.businessDate,
+        postedAt: now,
+        postedBy: actor,
+      });
+      recordChange(tx, { propertyId, entity: "folio", entityId: folio.id, action: "settle", after: payment });
+      return { folio, payment };
+    },
+
     async getFolio(propertyId, key) {
       return transact(async (tx) => {
         let folio: FolioRow | undefined;
@@ -232,7 +289,14 @@ export function createFolioService(deps: FolioDeps): FolioService {
           if (folio === undefined) throw new AppError("not_found", "Folio not found.");
         } else {
           if (!isUuid(key.reservationId)) throw invalidField("reservationId", "must be a UUID");
-          folio = await openFolio(tx, propertyId, key.reservationId);
+          const windowNo = key.windowNo ?? 1;
+          if (!Number.isInteger(windowNo) || windowNo < 1 || windowNo > 9)
+            throw invalidField("window", "must be 1 to 9");
+          folio =
+            windowNo === 1
+              ? await openFolio(tx, propertyId, key.reservationId)
+              : await repo.findFolioByReservation(tx, propertyId, key.reservationId, windowNo);
+          if (folio === undefined) throw new AppError("not_found", "Folio not found.");
         }
         return readFolio(tx, propertyId, folio);
       });
@@ -247,7 +311,10 @@ export function createFolioService(deps: FolioDeps): FolioService {
         throw invalidField("description", "must be 1-200 characters");
       checkAmount("amountMinor", input.amountMinor);
       return transact(async (tx) => {
-        const folio = await lockedFolio(tx, propertyId, input.folioId);
+        if (!isUuid(input.folioId)) throw invalidField("folioId", "must be a UUID");
+        const named = await repo.findFolio(tx, propertyId, input.folioId);
+        if (named === undefined) throw new AppError("not_found", "Folio not found.");
+        const folio = await routedFolio(tx, propertyId, named, code);
         checkBalance(folio, input.amountMinor, "amountMinor");
         const p = await property(tx, propertyId);
         const now = clock.now();
@@ -330,7 +397,7 @@ export function createFolioService(deps: FolioDeps): FolioService {
     async postFee(tx, propertyId, input) {
       if (input.amountMinor <= 0n) return undefined;
       const opened = await openFolio(tx, propertyId, input.reservationId);
-      const folio = (await repo.findFolio(tx, propertyId, opened.id, true))!;
+      const folio = await routedFolio(tx, propertyId, opened, input.code);
       if (roomChargeProblem(input.amountMinor, folio.balanceMinor) !== undefined) return undefined;
       const p = await property(tx, propertyId);
       const now = clock.now();
@@ -352,7 +419,7 @@ export function createFolioService(deps: FolioDeps): FolioService {
       const opened = await openFolio(tx, propertyId, input.reservationId);
       if (input.amountMinor === 0n) return undefined; // a complimentary night posts nothing
       // Locked, so the balance the bound is checked against is the one the charge is added to.
-      const folio = (await repo.findFolio(tx, propertyId, opened.id, true))!;
+      const folio = await routedFolio(tx, propertyId, opened, "ROOM");
       const problem = roomChargeProblem(input.amountMinor, folio.balanceMinor);
       if (problem !== undefined)
         throw new AppError("validation_failed", `The room night cannot be charged: ${problem}.`, {

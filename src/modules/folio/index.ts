@@ -12,4 +12,7 @@ export {
   type FolioRow,
   type PaymentRow,
 } from "./folio.repository.ts";
+export { paymentMethodKind } from "./payment-methods.ts";
+export { postReturnCredit, reverseReturnCredit } from "./credit-lines.ts";
+export { createFolioWindows, type FolioWindows } from "./windows.service.ts";
 export { chargesOnDaySql, paymentsByMethodReport, revenueByDayReport } from "./reports.ts";

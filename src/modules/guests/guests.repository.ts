@@ -185,3 +185,19 @@ export async function guestsPastRetention(
     [years, now, limit],
   );
 }
+
+/** The guests on a room line (guest_stays), in link order. */
+export async function guestsOnLine(db: Queryable, reservationRoomId: string): Promise<GuestRow[]> {
+  return db.query<GuestRow>(
+    `select ${columns} from (select g.*, gs.linked_at as own_linked_at from guest_stays gs join guests g on g.id = gs.guest_id
+                               where gs.reservation_room_id = $1) guests
+      order by own_linked_at, id`,
+    [reservationRoomId],
+  );
+}
+
+/** The properties that created guest profiles (the retention run is recorded in their trails). */
+export async function propertiesWithGuests(db: Queryable): Promise<string[]> {
+  const rows = await db.query<{ id: string }>(`select distinct created_property_id as id from guests order by 1`);
+  return rows.map((r) => r.id);
+}

@@ -99,6 +99,32 @@ export function createGuestRpc(pool: pg.Pool, guests: GuestService) {
           const r = await guests.eraseGuest(await scope(ctx, req.propertyCode), req.guestId);
           return { guest: guestOut(r.guest), alreadyErased: r.alreadyErased, kept: [...r.kept] };
         },
+        listGuestReports: async (req, ctx) => {
+          const page = await guests.reporting.list((await scope(ctx, req.propertyCode)).propertyId, req);
+          return {
+            reports: page.reports.map(({ sentAt, createdAt, guestId, roomNumber, lastError, reference, ...r }) => ({
+              ...r,
+              guestId: guestId ?? "",
+              roomNumber: roomNumber ?? "",
+              lastError: lastError ?? "",
+              reference: reference ?? "",
+              ...(sentAt === null ? {} : { sentAt: timestampFromDate(sentAt) }),
+              createdAt: timestampFromDate(createdAt),
+            })),
+            nextCursor: page.nextCursor,
+          };
+        },
+        listUnreportedGuests: async (req, ctx) => {
+          const found = await guests.reporting.issues((await scope(ctx, req.propertyCode)).propertyId);
+          return {
+            unreported: found.unreported.map((u) => ({
+              ...u,
+              roomNumber: u.roomNumber ?? "",
+              guestId: u.guestId ?? "",
+            })),
+            failedReports: found.failed,
+          };
+        },
         mergeGuests: async (req, ctx) => {
           const r = await guests.merge(await scope(ctx, req.propertyCode), req.guestId, req.duplicateGuestIds);
           return { guest: guestOut(r.guest), staysMoved: r.staysMoved };

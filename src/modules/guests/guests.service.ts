@@ -3,7 +3,7 @@ import { AppError, invalidField } from "../../errors.ts";
 import { poolQueryable } from "../../db/queryable.ts";
 import type { Transact, Tx } from "../../db/transaction.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { isUuid, newId, requireId } from "../../lib/ids.ts";
+import { newId, requireId } from "../../lib/ids.ts";
 import { keyPageOf, keyPageResult } from "../../lib/page.ts";
 import { recordChange } from "../audit/index.ts";
 import { findPropertyById } from "../properties/index.ts";
@@ -21,6 +21,7 @@ import {
 } from "./guests.repository.ts";
 import { createGuestKvkk, refuseErased } from "./kvkk.ts";
 import { createGuestMerge } from "./merge.ts";
+import { createGuestReporting } from "./reporting.ts";
 import { createGuestStays } from "./stays.service.ts";
 import type { GuestVault } from "./vault.ts";
 
@@ -41,7 +42,14 @@ export interface GuestSearch {
 
 export type GuestService = ReturnType<typeof createGuestService>;
 
-export function createGuestService(deps: { transact: Transact; pool: pg.Pool; clock: Clock; vault: GuestVault }) {
+export function createGuestService(deps: {
+  transact: Transact;
+  pool: pg.Pool;
+  clock: Clock;
+  vault: GuestVault;
+  /** Full calendar years a guest report is kept (GUEST_REPORT_RETENTION_YEARS; default 5). */
+  reportRetentionYears?: number;
+}) {
   const { transact, clock, vault } = deps;
   const db = poolQueryable(deps.pool);
 
@@ -53,8 +61,18 @@ export function createGuestService(deps: { transact: Transact; pool: pg.Pool; cl
     return row;
   };
 
+  const reporting = createGuestReporting({
+    transact,
+    db,
+    clock,
+    vault,
+    codec,
+    retentionYears: deps.reportRetentionYears ?? 5,
+  });
+
   return {
-    ...createGuestStays({ transact, db, clock, codec, vault }),
+    reporting,
+    ...createGuestStays({ transact, db, clock, codec, vault, reportLinked: reporting.reportLinkedInTx }),
     merge: createGuestMerge({ transact, codec }),
     ...createGuestKvkk({ transact, clock, codec }),
 
@@ -133,9 +151,7 @@ export function createGuestService(deps: { transact: Transact; pool: pg.Pool; cl
 
     /** Guests of the group by document number (its keyed hash) or by name; always masked. */
     async search(scope: GuestScope, q: GuestSearch): Promise<{ guests: Guest[]; nextCursor: string }> {
-      const page = keyPageOf({ limit: q.limit === 0 ? 20 : q.limit, cursor: q.cursor }, 50, 3);
-      if (page.after !== undefined && !isUuid(page.after[2] ?? ""))
-        throw invalidField("cursor", "not a cursor of this list");
+      const page = keyPageOf({ limit: q.limit === 0 ? 20 : q.limit, cursor: q.cursor }, 50, ["text", "text", "uuid"]);
       const number = normaliseDocumentNumber(q.documentNumber);
       if ((number === "") === (q.name.trim() === ""))
         throw invalidField("documentNumber", "give exactly one of documentNumber and name");

@@ -1,13 +1,20 @@
 import { AppError, invalidField } from "../../errors.ts";
 import type { Transact, Tx } from "../../db/transaction.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { requireId } from "../../lib/ids.ts";
+import { newId, requireId } from "../../lib/ids.ts";
 import { recordChange } from "../audit/index.ts";
 import { foliosOfReservations } from "../folio/index.ts";
 import { invoicesOfFolios } from "../invoices/index.ts";
 import type { Guest, GuestCodec } from "./codec.ts";
 import { emptyGuestFields, type GuestFields } from "./fields.ts";
-import { findGuest, guestsPastRetention, markGuestErased, updateGuestRow, type GuestRow } from "./guests.repository.ts";
+import {
+  findGuest,
+  guestsPastRetention,
+  markGuestErased,
+  propertiesWithGuests,
+  updateGuestRow,
+  type GuestRow,
+} from "./guests.repository.ts";
 import type { GuestScope } from "./guests.service.ts";
 import { guestInHouse, lastStaySql, staysOfGuest } from "./stays.repository.ts";
 
@@ -26,6 +33,11 @@ export const keptOnErasure = [
   {
     data: "stays",
     reason: "the links of the anonymised profile to its room lines, without personal data (occupancy statistics)",
+  },
+  {
+    data: "guest reports",
+    reason:
+      "the check-in and check-out notifications to the police or gendarmerie (KBS, Law 1774) are kept for their legal period (GUEST_REPORT_RETENTION_YEARS), then deleted by the retention job",
   },
   {
     data: "audit trail",
@@ -81,11 +93,41 @@ export function createGuestKvkk(deps: { transact: Transact; clock: Clock; codec:
      * more than `years` full calendar years past (recorded as `erase` with reason `retention`, in the trail of the
      * property that created the profile); returns how many.
      */
-    async erasePastRetention(years: number, batch = 500): Promise<number> {
+    async erasePastRetention(years: number, batch = 500, byProperty?: Map<string, number>): Promise<number> {
       return transact(async (tx) => {
         const rows = await guestsPastRetention(tx, lastStaySql, years, clock.now(), batch);
-        for (const row of rows) await eraseRow(tx, row.createdPropertyId, row, "retention");
+        for (const row of rows) {
+          await eraseRow(tx, row.createdPropertyId, row, "retention");
+          byProperty?.set(row.createdPropertyId, (byProperty.get(row.createdPropertyId) ?? 0) + 1);
+        }
         return rows.length;
+      });
+    },
+
+    /**
+     * Records one retention run in the audit trail of every property that holds guest profiles (entity
+     * `guest_retention`, action `run`): how many profiles it anonymised there and how many guest reports past their
+     * period were deleted across the platform.
+     */
+    async recordRetentionRun(run: {
+      years: number;
+      anonymised: ReadonlyMap<string, number>;
+      reportsDeleted: number;
+    }): Promise<void> {
+      await transact(async (tx) => {
+        const runId = newId();
+        for (const propertyId of await propertiesWithGuests(tx))
+          recordChange(tx, {
+            propertyId,
+            entity: "guest_retention",
+            entityId: runId,
+            action: "run",
+            after: {
+              anonymised: run.anonymised.get(propertyId) ?? 0,
+              retentionYears: run.years,
+              reportsDeleted: run.reportsDeleted,
+            },
+          });
       });
     },
 

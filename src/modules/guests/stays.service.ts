@@ -56,6 +56,8 @@ export function createGuestStays(deps: {
   clock: Clock;
   codec: GuestCodec;
   vault: GuestVault;
+  /** Reports a guest put on a line already checked in (guest reporting), in the link's transaction. */
+  reportLinked: (tx: Tx, reservationRoomId: string, guestId: string) => Promise<void>;
 }) {
   const { transact, db, clock, codec, vault } = deps;
 
@@ -110,6 +112,7 @@ export function createGuestStays(deps: {
       action: "link_stay",
       after: { reservationId: ref.reservationId, reservationRoomId: ref.reservationRoomId },
     });
+    await deps.reportLinked(tx, ref.reservationRoomId, guestId);
     return true;
   };
 

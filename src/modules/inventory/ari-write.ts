@@ -8,6 +8,13 @@ import { recordAriChanges, type AriChange } from "./ari-log.ts";
 import * as repo from "./inventory.repository.ts";
 import { lockRates } from "./rate-lock.ts";
 import { applyCaps, maxAvailabilityCap } from "./caps.ts";
+import {
+  occupancyPlanViolations,
+  occupancyViolations,
+  writeOccupancyPrices,
+  type OccupancyPrice,
+  type OccupancyWrite,
+} from "./occupancy-prices.ts";
 
 /** Most changes in one ARI write. */
 export const maxAriWriteChanges = 1000;
@@ -29,7 +36,13 @@ export interface AriWrite {
   to: string;
   /** ISO weekdays (1 Monday .. 7 Sunday); empty: every day. */
   weekdays: readonly number[];
+  /** The day's price; on a plan that prices by occupancy, the price for the room type's max occupancy. */
   priceMinor?: bigint | undefined;
+  /**
+   * Prices per number of adults, for a plan that prices by occupancy only; the entry for max occupancy is the day's
+   * price (not given with priceMinor).
+   */
+  occupancyPrices?: readonly OccupancyPrice[] | undefined;
   minStay?: number | undefined;
   maxStay?: number | undefined;
   closedToArrival?: boolean | undefined;
@@ -45,6 +58,8 @@ export interface AriWrite {
 const restrictionFields = ["minStay", "maxStay", "closedToArrival", "closedToDeparture", "stopSell"] as const;
 const hasRestriction = (c: AriWrite) => restrictionFields.some((f) => c[f] !== undefined);
 const hasCap = (c: AriWrite) => c.availabilityCap !== undefined;
+const hasOccupancy = (c: AriWrite) => (c.occupancyPrices ?? []).length > 0;
+const setsPrice = (c: AriWrite) => c.priceMinor !== undefined || hasOccupancy(c);
 
 /** The weekdays of a change as a bit mask (bit d-1 for ISO weekday d); every day when none are named. */
 function weekdayMask(weekdays: readonly number[]): number {
@@ -80,6 +95,9 @@ function ariWriteViolations(changes: readonly AriWrite[]): { violations: FieldVi
     if (!weekdaysOk) bad("weekdays", "ISO weekdays 1 (Monday) to 7 (Sunday)");
     if (c.priceMinor !== undefined && (c.priceMinor < 0n || c.priceMinor > maxPriceMinor))
       bad("priceMinor", `0 to ${maxPriceMinor} minor units`);
+    out.push(...occupancyViolations(`changes[${i}]`, c.occupancyPrices ?? [], maxPriceMinor));
+    if (c.priceMinor !== undefined && hasOccupancy(c))
+      bad("priceMinor", "not with occupancyPrices: the price for max occupancy is its entry there");
     for (const f of ["minStay", "maxStay"] as const) {
       const v = c[f];
       if (v !== undefined && (!Number.isInteger(v) || v < 0 || v > 366)) bad(f, "0 (no limit) to 366 nights");
@@ -89,10 +107,10 @@ function ariWriteViolations(changes: readonly AriWrite[]): { violations: FieldVi
     const cap = c.availabilityCap;
     if (cap !== undefined && (!Number.isInteger(cap) || cap < -1 || cap > maxAvailabilityCap))
       bad("availabilityCap", `0 to ${maxAvailabilityCap} rooms, or -1 to remove the cap`);
-    if (c.priceMinor === undefined && !hasRestriction(c) && !hasCap(c))
+    if (!setsPrice(c) && !hasRestriction(c) && !hasCap(c))
       bad(
         "priceMinor",
-        "set at least one of priceMinor, minStay, maxStay, closedToArrival, closedToDeparture, stopSell, availabilityCap",
+        "set at least one of priceMinor, occupancyPrices, minStay, maxStay, closedToArrival, closedToDeparture, stopSell, availabilityCap",
       );
     if (days >= 1 && days <= maxAriWriteDays && weekdaysOk) cells += daysOn(c.from, days, weekdayMask(c.weekdays));
   }
@@ -203,9 +221,15 @@ const applyStatement: Statement = {
  * Applies checked changes with resolved ids in the caller's transaction, in one statement (applyStatement) after
  * the property's rate lock (lockRates), then their availability caps. Returns the distinct cells.
  */
-async function applyChanges(tx: Tx, propertyId: string, changes: readonly AriWrite[]): Promise<number> {
+async function applyChanges(
+  tx: Tx,
+  propertyId: string,
+  changes: readonly AriWrite[],
+  occupancy: readonly OccupancyWrite[],
+): Promise<number> {
   await lockRates(tx, propertyId);
   const [row] = await tx.query<{ cells: string }>(applyStatement, columns(propertyId, changes));
+  await writeOccupancyPrices(tx, propertyId, occupancy);
   const capped = changes.filter(hasCap);
   await applyCaps(
     tx,
@@ -227,26 +251,38 @@ export async function writeAri(tx: Tx, propertyId: string, changes: readonly Ari
     repo.listRatePlans(tx, propertyId),
   ]);
   const rtCode = new Map(roomTypes.map((rt) => [rt.id, rt.code]));
+  const rtById = new Map(roomTypes.map((rt) => [rt.id, rt]));
   const plans = new Map(ratePlans.map((rp) => [rp.id, rp]));
   const uncovered: FieldViolation[] = [];
   for (const [i, c] of changes.entries()) {
     const rp = plans.get(c.ratePlanId);
-    const rt = rtCode.get(c.roomTypeId);
+    const rt = rtById.get(c.roomTypeId);
     if (rp === undefined) throw new AppError("not_found", `changes[${i}]: rate plan not found.`);
     if (rt === undefined) throw new AppError("not_found", `changes[${i}]: room type not found.`);
     if (!rp.roomTypeIds.includes(c.roomTypeId))
       uncovered.push({
         field: `changes[${i}].ratePlanCode`,
-        reason: `rate plan ${rp.code} does not cover room type ${rt}`,
+        reason: `rate plan ${rp.code} does not cover room type ${rt.code}`,
       });
+    uncovered.push(...occupancyPlanViolations(`changes[${i}]`, c.occupancyPrices ?? [], rp, rt));
   }
   if (uncovered.length > 0) throw ariWriteError(uncovered);
 
-  const cells = await applyChanges(tx, propertyId, changes);
+  // the max occupancy's entry is the day's price; the others are the occupancy rows
+  const occupancy: OccupancyWrite[] = [];
+  const applied = changes.map((c): AriWrite => {
+    if (!hasOccupancy(c)) return c;
+    const max = rtById.get(c.roomTypeId)!.maxOccupancy;
+    for (const p of c.occupancyPrices!)
+      if (p.adults < max)
+        occupancy.push({ ...c, weekdayMask: weekdayMask(c.weekdays), adults: p.adults, priceMinor: p.priceMinor });
+    return { ...c, priceMinor: c.occupancyPrices!.find((p) => p.adults === max)?.priceMinor };
+  });
+  const cells = await applyChanges(tx, propertyId, applied, occupancy);
   for (const c of changes)
     recordChange(tx, {
       propertyId,
-      entity: c.priceMinor !== undefined ? "price" : "restriction",
+      entity: setsPrice(c) ? "price" : "restriction",
       entityId: `${c.ratePlanId}:${c.roomTypeId}`,
       action: "set",
       after: c,
@@ -254,7 +290,7 @@ export async function writeAri(tx: Tx, propertyId: string, changes: readonly Ari
   const entries: AriChange[] = [];
   for (const reason of ["rate", "restriction", "allotment"] as const) {
     const mine = changes.filter((c) =>
-      reason === "rate" ? c.priceMinor !== undefined : reason === "restriction" ? hasRestriction(c) : hasCap(c),
+      reason === "rate" ? setsPrice(c) : reason === "restriction" ? hasRestriction(c) : hasCap(c),
     );
     if (mine.length === 0) continue;
     entries.push({

@@ -35,6 +35,8 @@ export interface RatePlan {
   policy: RatePlanPolicy | null;
   /** The deposit a booking owes, or null when none is asked. */
   deposit: RatePlanDeposit | null;
+  /** A day has a price per number of adults (occupancy-prices.ts). */
+  pricesByOccupancy: boolean;
 }
 
 export const depositDueAnchors = ["AFTER_BOOKING", "BEFORE_ARRIVAL"] as const;
@@ -75,7 +77,7 @@ type DepositRaw = Omit<RatePlanDeposit, "value"> & { value: string };
 const depositOf = (d: DepositRaw | null): RatePlanDeposit | null =>
   d === null ? null : { ...d, value: BigInt(d.value) };
 
-const ratePlanCols = `rp.id, rp.code, rp.name, rp.board_type as "boardType",
+const ratePlanCols = `rp.id, rp.code, rp.name, rp.board_type as "boardType", rp.prices_by_occupancy as "pricesByOccupancy",
   case when rp.policy_fee_kind is null then null else json_build_object('freeHours', rp.policy_free_hours,
     'feeKind', rp.policy_fee_kind, 'feeValue', rp.policy_fee_value::text) end as policy,
   ${depositJsonSql("rp")} as deposit,
@@ -258,8 +260,9 @@ export async function insertRatePlan(
   now: Date,
 ): Promise<void> {
   await q.query(
-    "insert into rate_plans (id, property_id, code, name, board_type, created_at) values ($1, $2, $3, $4, $5, $6)",
-    [rp.id, propertyId, rp.code, rp.name, rp.boardType, now],
+    `insert into rate_plans (id, property_id, code, name, board_type, created_at, prices_by_occupancy)
+     values ($1, $2, $3, $4, $5, $6, $7)`,
+    [rp.id, propertyId, rp.code, rp.name, rp.boardType, now, rp.pricesByOccupancy],
   );
   await q.query(
     "insert into rate_plan_room_types (property_id, rate_plan_id, room_type_id) select $1, $2, unnest($3::uuid[])",
@@ -367,7 +370,20 @@ export async function upsertPrices(
   return rows.length;
 }
 
-/** Nightly prices over [from, to) in date order; a missing date is absent from the result. */
+/**
+ * The price of a night for `adults` (`$adults`, an int or null) of a rate plan `rp` x room type `rt` (table aliases)
+ * from the day row `dp`: the occupancy price for the adults where the plan prices by occupancy and one is set, else
+ * the day's price.
+ */
+const nightPriceSql = (adults: string) =>
+  `coalesce((select o.amount_minor from daily_occupancy_prices o
+              where rp.prices_by_occupancy and o.property_id = dp.property_id and o.rate_plan_id = dp.rate_plan_id
+                and o.room_type_id = dp.room_type_id and o.date = dp.date and o.adults = ${adults}), dp.amount_minor)`;
+
+/**
+ * Nightly prices over [from, to) in date order, for `adults` when the plan prices by occupancy (undefined: the
+ * day's price); a missing date is absent from the result.
+ */
 export async function nightlyPrices(
   q: Queryable,
   propertyId: string,
@@ -375,11 +391,14 @@ export async function nightlyPrices(
   roomTypeId: string,
   from: string,
   to: string,
+  adults?: number,
 ): Promise<{ date: string; amountMinor: bigint }[]> {
   const rows = await q.query<{ date: string; amount: string }>(
-    `select to_char(date, 'YYYY-MM-DD') as date, amount_minor::text as amount from daily_prices
-      where property_id = $1 and rate_plan_id = $2 and room_type_id = $3 and date >= $4 and date < $5 order by date`,
-    [propertyId, ratePlanId, roomTypeId, from, to],
+    `select to_char(dp.date, 'YYYY-MM-DD') as date, ${nightPriceSql("$6::int")}::text as amount
+       from daily_prices dp join rate_plans rp on rp.property_id = dp.property_id and rp.id = dp.rate_plan_id
+      where dp.property_id = $1 and dp.rate_plan_id = $2 and dp.room_type_id = $3 and dp.date >= $4 and dp.date < $5
+      order by dp.date`,
+    [propertyId, ratePlanId, roomTypeId, from, to, adults ?? null],
   );
   return rows.map((r) => ({ date: r.date, amountMinor: BigInt(r.amount) }));
 }
@@ -429,7 +448,7 @@ interface StayQuoteRow extends PropertyRow {
 export async function quoteStay(
   q: Queryable,
   propertyId: string,
-  lines: readonly { roomTypeId: string; ratePlanId: string }[],
+  lines: readonly { roomTypeId: string; ratePlanId: string; adults?: number | undefined }[],
   from: string,
   to: string,
 ): Promise<{ property: PropertyRow; lines: StayLineQuote[] } | undefined> {
@@ -444,16 +463,26 @@ export async function quoteStay(
                            - make_interval(hours => rp.policy_free_hours)) end as policy,
             ${depositJsonSql("rp")} as deposit,
             exists (select 1 from rate_plan_room_types x where x.property_id = p.id and x.rate_plan_id = rp.id and x.room_type_id = rt.id) as covers,
-            array(select dp.amount_minor::text from daily_prices dp
+            array(select ${nightPriceSql("l.adults")}::text from daily_prices dp
                    where dp.property_id = p.id and dp.rate_plan_id = rp.id and dp.room_type_id = rt.id and dp.date >= $4::date and dp.date < $5::date
                    order by dp.date) as nightly,
             ${restrictionRowsSql("p.id", "rp.id", "rt.id", "$4::date", "$5::date")} as restrictions
        from (${activePropertyRowSql("$1")}) p
-      cross join unnest($2::uuid[], $3::uuid[]) with ordinality as l(room_type_id, rate_plan_id, n)
+      cross join unnest($2::uuid[], $3::uuid[], $6::int[]) with ordinality as l(room_type_id, rate_plan_id, adults, n)
        left join room_types rt on rt.property_id = p.id and rt.id = l.room_type_id
        left join rate_plans rp on rp.property_id = p.id and rp.id = l.rate_plan_id
       order by l.n`,
-    [propertyId, lines.map((l) => uuidOrNull(l.roomTypeId)), lines.map((l) => uuidOrNull(l.ratePlanId)), from, to],
+    [
+      propertyId,
+      lines.map((l) => uuidOrNull(l.roomTypeId)),
+      lines.map((l) => uuidOrNull(l.ratePlanId)),
+      from,
+      to,
+      // an adults count a booking refuses (not whole) prices nothing special: the line is refused anyway
+      lines.map((l) =>
+        l.adults !== undefined && Number.isInteger(l.adults) && l.adults >= 1 && l.adults <= 20 ? l.adults : null,
+      ),
+    ],
   );
   const first = rows[0];
   if (first === undefined) return undefined;

@@ -66,6 +66,7 @@ const ratePlanOut = (p: RatePlan) => ({
   name: p.name,
   boardType: BoardTypeEnum[p.boardType],
   roomTypeIds: p.roomTypeIds,
+  pricesByOccupancy: p.pricesByOccupancy,
   ...(p.policy === null
     ? {}
     : {
@@ -132,7 +133,7 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
       return { roomType };
     },
     async listRoomTypes(req, ctx) {
-      const page = keyPageOf(req, maxConfigPage, 1);
+      const page = keyPageOf(req, maxConfigPage, ["text"]);
       const rows = await service.listRoomTypes(await scope(ctx, req.propertyCode), page);
       const { items, nextCursor } = keyPageResult(rows, page.limit, (t) => [t.code]);
       return { roomTypes: items, nextCursor };
@@ -145,7 +146,7 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
       return { room: roomOut(room) };
     },
     async listRooms(req, ctx) {
-      const page = keyPageOf(req, maxConfigPage, 1);
+      const page = keyPageOf(req, maxConfigPage, ["text"]);
       const rows = await service.listRooms(await scope(ctx, req.propertyCode), page);
       const { items, nextCursor } = keyPageResult(rows, page.limit, (r) => [r.number]);
       return { rooms: items.map(roomOut), nextCursor };
@@ -162,7 +163,7 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
       return { room: roomOut(room) };
     },
     async listOutOfOrderPeriods(req, ctx) {
-      const page = keyPageOf(req, maxOutOfOrderList, 3);
+      const page = keyPageOf(req, maxOutOfOrderList, ["date", "text", "uuid"]);
       const rows = await service.listOutOfOrderPeriods(
         await scopeOrActive(ctx, req.propertyCode),
         { roomId: req.roomId, from: req.from, to: req.to },
@@ -201,11 +202,12 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
         name: req.name,
         boardType: boardTypeIn(req.boardType),
         roomTypeIds: req.roomTypeIds,
+        pricesByOccupancy: req.pricesByOccupancy,
       });
       return { ratePlan: ratePlanOut(ratePlan) };
     },
     async listRatePlans(req, ctx) {
-      const page = keyPageOf(req, maxConfigPage, 1);
+      const page = keyPageOf(req, maxConfigPage, ["text"]);
       const rows = await service.listRatePlans(await scope(ctx, req.propertyCode), page);
       const { items, nextCursor } = keyPageResult(rows, page.limit, (p) => [p.code]);
       return { ratePlans: items.map(ratePlanOut), nextCursor };
@@ -213,6 +215,11 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
     async setRatePlanPolicy(req, ctx) {
       const propertyId = await scope(ctx, req.propertyCode);
       const ratePlan = await service.setRatePlanPolicy(propertyId, req.ratePlanId, policyIn(req.policy));
+      return { ratePlan: ratePlanOut(ratePlan) };
+    },
+    async setRatePlanOccupancyPricing(req, ctx) {
+      const propertyId = await scope(ctx, req.propertyCode);
+      const ratePlan = await service.setRatePlanOccupancyPricing(propertyId, req.ratePlanId, req.pricesByOccupancy);
       return { ratePlan: ratePlanOut(ratePlan) };
     },
     async setRatePlanDeposit(req, ctx) {
@@ -228,6 +235,7 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
         from: req.from,
         to: req.to,
         amountMinor: req.amountMinor,
+        occupancyPrices: req.occupancyPrices.map((p) => ({ adults: p.adults, priceMinor: p.priceMinor })),
       });
       return { days };
     },

@@ -39,6 +39,12 @@ import { LazyList } from "../../lib/lazy-list.ts";
 import { checkRatePlanDeposit, checkRatePlanPolicy, writeRatePlanDeposit, writeRatePlanPolicy } from "./rate-policy.ts";
 import type { RatePlanDeposit, RatePlanPolicy } from "./inventory.repository.ts";
 import { concurrencyLimit } from "../../lib/limit.ts";
+import {
+  dayOccupancyPrices,
+  readOccupancyPrices,
+  writeRatePlanOccupancyPricing,
+  type OccupancyPrice,
+} from "./occupancy-prices.ts";
 
 const codePattern = /^[A-Z0-9][A-Z0-9_-]{0,31}$/;
 /** Longest price range one SetPrices call writes. */
@@ -111,17 +117,27 @@ export interface InventoryService {
   deleteOutOfOrderPeriod(propertyId: string, id: string): Promise<OutOfOrderPeriod | undefined>;
   createRatePlan(
     propertyId: string,
-    input: { code: string; name: string; boardType: BoardType; roomTypeIds: string[] },
+    input: { code: string; name: string; boardType: BoardType; roomTypeIds: string[]; pricesByOccupancy?: boolean },
   ): Promise<RatePlan>;
   /** By code; with `page`, up to page.limit + 1 after its key. */
   listRatePlans(propertyId: string, page?: KeyPage): Promise<RatePlan[]>;
   /** Sets (null: removes) a rate plan's cancellation and no-show policy; 404 for another property's plan. */
   setRatePlanPolicy(propertyId: string, ratePlanId: string, policy: RatePlanPolicy | null): Promise<RatePlan>;
+  /** Sets whether a rate plan prices by occupancy; 404 for another property's plan. */
+  setRatePlanOccupancyPricing(propertyId: string, ratePlanId: string, on: boolean): Promise<RatePlan>;
   /** Sets (null: removes) a rate plan's deposit rule; 404 for another property's plan. */
   setRatePlanDeposit(propertyId: string, ratePlanId: string, deposit: RatePlanDeposit | null): Promise<RatePlan>;
   setPrices(
     propertyId: string,
-    input: { ratePlanId: string; roomTypeId: string; from: string; to: string; amountMinor: bigint },
+    input: {
+      ratePlanId: string;
+      roomTypeId: string;
+      from: string;
+      to: string;
+      amountMinor: bigint;
+      /** A plan that prices by occupancy: prices per adults instead of amountMinor (which must be 0). */
+      occupancyPrices?: readonly OccupancyPrice[];
+    },
   ): Promise<number>;
   createRoomBlock(
     propertyId: string,
@@ -267,7 +283,10 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
       cells += selected[count++]!.plans.length * days;
     const page = selected.slice(0, count);
     const pairs = page.flatMap(({ rt, plans }) => plans.map((rp) => ({ ratePlanId: rp.id, roomTypeId: rt.id })));
-    const [availability, grid] = await Promise.all([
+    const occupancyPairs = page.flatMap(({ rt, plans }) =>
+      plans.filter((rp) => rp.pricesByOccupancy).map((rp) => ({ ratePlanId: rp.id, roomTypeId: rt.id })),
+    );
+    const [availability, grid, occupancy] = await Promise.all([
       page.length === 0
         ? []
         : readAvailability(
@@ -278,6 +297,7 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
             page.map(({ rt }) => rt.code),
           ),
       readRatesAndRestrictions(q, propertyId, pairs, input.from, input.to),
+      readOccupancyPrices(q, propertyId, occupancyPairs, input.from, input.to),
     ]);
     const availableOf = new Map(availability.map((a) => [a.roomTypeId, a.days.map((d) => d.available)]));
     const dates = Array.from({ length: days }, (_, i) => addDays(input.from, i));
@@ -286,11 +306,16 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
       return {
         id: rt.id,
         code: rt.code,
-        ratePlans: plans.map((rp) => ({
-          id: rp.id,
-          code: rp.code,
-          days: ariDays(dates, available, grid.get(`${rp.id}|${rt.id}`)),
-        })),
+        ratePlans: plans.map((rp) => {
+          const days = ariDays(dates, available, grid.get(`${rp.id}|${rt.id}`));
+          if (rp.pricesByOccupancy) {
+            const stored = occupancy.get(`${rp.id}|${rt.id}`);
+            days.forEach(
+              (d, i) => (d.occupancyPrices = dayOccupancyPrices(stored?.get(i), rt.maxOccupancy, d.priceMinor)),
+            );
+          }
+          return { id: rp.id, code: rp.code, days };
+        }),
       };
     };
     return {
@@ -303,6 +328,38 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
       nextCursor: count < selected.length ? ariCursor(page.at(-1)!.rt.code) : "",
     };
   };
+
+  /**
+   * SetPrices with prices per adults: one ARI write change (the same checks, records and feed entry), its fields
+   * named as SetPrices names them (`occupancyPrices[j].adults`, `roomTypeId`).
+   */
+  async function setOccupancyPrices(propertyId: string, input: Parameters<InventoryService["setPrices"]>[1]) {
+    if (input.amountMinor !== 0n)
+      throw invalidField(
+        "amountMinor",
+        "0 with occupancyPrices (the price for max occupancy is its entry there)",
+        "validation_failed",
+      );
+    parseRange(input.from, input.to, maxPriceDays);
+    const change: AriWrite = {
+      ratePlanId: requireId(input.ratePlanId, "Rate plan"),
+      roomTypeId: requireId(input.roomTypeId, "Room type"),
+      from: input.from,
+      to: input.to,
+      weekdays: [],
+      occupancyPrices: input.occupancyPrices,
+    };
+    const rename = (t: string) => t.replace(/changes\[0\]\.?:?\s?/g, "").replace("ratePlanCode", "roomTypeId");
+    try {
+      checkAriWrite([change]);
+      return await transact((tx) => writeAri(tx, propertyId, [change], clock.now()));
+    } catch (e) {
+      if (!(e instanceof AppError)) throw e;
+      const details = e.details.map((d) => ({ field: rename(d.field), reason: d.reason }));
+      const message = details.length > 0 ? details.map((d) => `${d.field}: ${d.reason}`).join("; ") : rename(e.message);
+      throw new AppError(e.code, message, { details });
+    }
+  }
 
   /** The room (locked: its periods, assignments and check-ins serialise on it), its room type and the business date. */
   async function roomContext(tx: Tx, propertyId: string, roomId: string) {
@@ -489,7 +546,14 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
         const ids = [...new Set(input.roomTypeIds)];
         for (const id of ids) await requireRoomType(tx, propertyId, id);
         await checkCount(tx, "rate_plans", propertyId, maxRatePlans, "rate plans");
-        const rp = { id: newId(), code: input.code, name, boardType: input.boardType, roomTypeIds: ids };
+        const rp = {
+          id: newId(),
+          code: input.code,
+          name,
+          boardType: input.boardType,
+          roomTypeIds: ids,
+          pricesByOccupancy: input.pricesByOccupancy === true,
+        };
         await repo.insertRatePlan(tx, propertyId, rp, clock.now());
         return (await repo.findRatePlan(tx, propertyId, rp.id))!;
       });
@@ -504,6 +568,11 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
       return transact((tx) => writeRatePlanPolicy(tx, propertyId, id, policy));
     },
 
+    async setRatePlanOccupancyPricing(propertyId, ratePlanId, on) {
+      const id = requireId(ratePlanId, "Rate plan");
+      return transact((tx) => writeRatePlanOccupancyPricing(tx, propertyId, id, on));
+    },
+
     async setRatePlanDeposit(propertyId, ratePlanId, deposit) {
       const id = requireId(ratePlanId, "Rate plan");
       if (deposit !== null) checkRatePlanDeposit(deposit);
@@ -511,6 +580,7 @@ export function createInventoryService(deps: InventoryDeps): InventoryService {
     },
 
     async setPrices(propertyId, input) {
+      if ((input.occupancyPrices ?? []).length > 0) return setOccupancyPrices(propertyId, input);
       parseRange(input.from, input.to, maxPriceDays);
       if (input.amountMinor < 0n) throw invalidField("amountMinor", "0 or more (minor units)");
       checkMoneyBound("amountMinor", input.amountMinor);

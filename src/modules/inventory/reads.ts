@@ -73,7 +73,8 @@ export async function roomTypesOf(pool: pg.Pool, propertyId: string): Promise<Ro
 
 export async function ratePlansOf(pool: pg.Pool, propertyId: string): Promise<PartnerRatePlan[]> {
   const { rows } = await pool.query<
-    Omit<PartnerRatePlan, "room_type_codes" | "policy" | "deposit"> & {
+    Omit<PartnerRatePlan, "room_type_codes" | "policy" | "deposit" | "pricesByOccupancy"> & {
+      prices_by_occupancy: boolean;
       room_type_codes: string[] | null;
       free_hours: number | null;
       fee_kind: PolicyFeeKind | null;
@@ -86,7 +87,7 @@ export async function ratePlansOf(pool: pg.Pool, propertyId: string): Promise<Pa
   >(
     `select rp.id, rp.code, rp.name, array_agg(rt.code order by rt.code) filter (where rt.code is not null) as room_type_codes,
             rp.policy_free_hours as free_hours, rp.policy_fee_kind as fee_kind, rp.policy_fee_value::text as fee_value,
-            rp.deposit_kind, rp.deposit_value::text as deposit_value, rp.deposit_due_anchor as due_anchor, rp.deposit_due_days as due_days
+            rp.prices_by_occupancy, rp.deposit_kind, rp.deposit_value::text as deposit_value, rp.deposit_due_anchor as due_anchor, rp.deposit_due_days as due_days
        from rate_plans rp
        left join rate_plan_room_types x on x.property_id = rp.property_id and x.rate_plan_id = rp.id
        left join room_types rt on rt.property_id = x.property_id and rt.id = x.room_type_id
@@ -100,6 +101,7 @@ export async function ratePlansOf(pool: pg.Pool, propertyId: string): Promise<Pa
     code: r.code,
     name: r.name,
     room_type_codes: r.room_type_codes ?? [],
+    pricesByOccupancy: r.prices_by_occupancy,
     policy:
       r.fee_kind === null
         ? null
@@ -117,6 +119,7 @@ export interface PartnerRatePlan {
   code: string;
   name: string;
   room_type_codes: string[];
+  pricesByOccupancy: boolean;
   policy: { freeUntilHours: number; feeKind: PolicyFeeKind; feeValue: bigint } | null;
   deposit: { kind: PolicyFeeKind; value: bigint; dueAnchor: DepositDueAnchor; dueDays: number } | null;
 }

@@ -2,6 +2,7 @@ import { AppError, invalidField, type FieldViolation } from "../../errors.ts";
 import { daysBetween, parseRange } from "../../lib/dates.ts";
 import type { Queryable } from "../../db/queryable.ts";
 import { lockRates } from "./rate-lock.ts";
+import type { OccupancyPrice } from "./occupancy-prices.ts";
 
 /** Longest range one SetRestrictions call writes (as for prices). */
 const maxRestrictionDays = 731;
@@ -225,6 +226,8 @@ export interface AriDay {
   closedToArrival: boolean;
   closedToDeparture: boolean;
   stopSell: boolean;
+  /** A plan that prices by occupancy: its prices per number of adults (occupancy-prices.ts); absent otherwise. */
+  occupancyPrices?: OccupancyPrice[];
 }
 
 export interface GridRow {

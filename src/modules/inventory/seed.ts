@@ -53,7 +53,7 @@ export async function seedInventory(tx: Tx, propertyId: string): Promise<void> {
     await repo.insertRatePlan(
       tx,
       propertyId,
-      { id, code: p.code, name: p.name, boardType: p.boardType, roomTypeIds },
+      { id, code: p.code, name: p.name, boardType: p.boardType, roomTypeIds, pricesByOccupancy: false },
       now,
     );
     for (const t of types)

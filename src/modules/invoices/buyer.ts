@@ -22,11 +22,25 @@ export type Buyer =
       address: Address;
       /** Registered for e-Fatura (set by the operator): such a buyer gets an e-Fatura, everyone else an e-Arşiv. */
       eFatura: boolean;
+      /** The e-Fatura profile; absent on buyers recorded before it existed, which means TEMELFATURA. */
+      eFaturaProfile?: EFaturaProfile;
     };
+
+/** TEMELFATURA (basic) or TICARIFATURA (commercial: the buyer accepts or rejects it through GİB). */
+export type EFaturaProfile = "TEMELFATURA" | "TICARIFATURA";
 
 export type BuyerInput =
   | { kind: "PERSON"; tckn?: string; firstName: string; familyName: string; address?: Partial<Address> }
-  | { kind: "COMPANY"; vkn: string; title: string; taxOffice: string; address?: Partial<Address>; eFatura: boolean };
+  | {
+      kind: "COMPANY";
+      vkn: string;
+      title: string;
+      taxOffice: string;
+      address?: Partial<Address>;
+      eFatura: boolean;
+      /** "", TEMELFATURA or TICARIFATURA. */
+      eFaturaProfile?: string;
+    };
 
 /** The buyer of an invoice drafted without one: the placeholder TCKN for an unknown consumer. */
 const UNKNOWN_BUYER: Buyer = {
@@ -84,5 +98,21 @@ export function validateBuyer(input: BuyerInput | undefined): Buyer {
     taxOffice: text(input.taxOffice, "buyer.taxOffice", 100, true),
     address: address(input.address, true),
     eFatura: input.eFatura,
+    eFaturaProfile: eFaturaProfile(input.eFaturaProfile, input.eFatura),
   };
+}
+
+function eFaturaProfile(value: string | undefined, eFatura: boolean): EFaturaProfile {
+  const v = (value ?? "").trim() || "TEMELFATURA";
+  if (v !== "TEMELFATURA" && v !== "TICARIFATURA")
+    throw invalid("buyer.eFaturaProfile", "must be TEMELFATURA or TICARIFATURA");
+  if (v === "TICARIFATURA" && !eFatura)
+    throw invalid("buyer.eFaturaProfile", "TICARIFATURA is for a buyer registered for e-Fatura");
+  return v;
+}
+
+/** The profile of a buyer's invoices: EARSIVFATURA outside e-Fatura, else the buyer's e-Fatura profile. */
+export function profileOf(buyer: Buyer): EFaturaProfile | "EARSIVFATURA" {
+  if (buyer.kind !== "COMPANY" || !buyer.eFatura) return "EARSIVFATURA";
+  return buyer.eFaturaProfile ?? "TEMELFATURA";
 }

@@ -3,7 +3,8 @@ import { recordChange } from "../audit/index.ts";
 import type { Transact } from "../../db/transaction.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { isUuid, newId } from "../../lib/ids.ts";
-import { releaseInvoicedCharges } from "../folio/index.ts";
+import { releaseInvoicedCharges, reverseReturnCredit } from "../folio/index.ts";
+import { findPropertyRow } from "../properties/index.ts";
 import * as repo from "./invoice.repository.ts";
 import * as docs from "./documents.repository.ts";
 import { claimReturnedLines, releaseReturnedLines, updateDelivery } from "./deliveries.repository.ts";
@@ -81,7 +82,8 @@ export function createCorrections(deps: { transact: Transact; clock: Clock }): C
             propertyId,
             folioId: original.folioId,
             type: original.type,
-            profileId: original.profileId,
+            // GİB takes IADE under TEMELFATURA or EARSIVFATURA only: a commercial invoice is returned as TEMELFATURA
+            profileId: original.profileId === "TICARIFATURA" ? "TEMELFATURA" : original.profileId,
             typeCode: "IADE",
             buyer: original.buyer,
             netMinor: t.netMinor,
@@ -170,6 +172,14 @@ export function createCorrections(deps: { transact: Transact; clock: Clock }): C
           );
         await repo.markCancelled(tx, propertyId, invoice.id, { at: now, by: actor, reason });
         await releaseInvoicedCharges(tx, propertyId, invoice.id);
+        if (invoice.typeCode === "IADE")
+          await reverseReturnCredit(tx, propertyId, {
+            invoiceId: invoice.id,
+            invoiceNumber: invoice.number!,
+            businessDate: (await findPropertyRow(tx, propertyId))!.businessDate,
+            postedAt: now,
+            postedBy: actor,
+          });
         await releaseReturnedLines(tx, propertyId, invoice.id);
         const before = invoice.delivery;
         if (before !== null && before.status !== "CANCELLING" && before.status !== "CANCELLED") {

@@ -3,7 +3,7 @@ import { recordChange } from "../audit/index.ts";
 import type { Transact } from "../../db/transaction.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { isUuid, newId } from "../../lib/ids.ts";
-import { findFolio, markChargesInvoiced, uninvoicedCharges, type FolioRow } from "../folio/index.ts";
+import { findFolio, markChargesInvoiced, postReturnCredit, uninvoicedCharges, type FolioRow } from "../folio/index.ts";
 import { findPropertyRow } from "../properties/index.ts";
 import { recordEvent, type InvoiceEventData } from "../events/index.ts";
 import { defaultSeries, formatInvoiceNumber } from "./numbering.ts";
@@ -20,7 +20,7 @@ import { insertDelivery } from "./deliveries.repository.ts";
 import { enqueueDeliveryStep } from "./delivery.jobs.ts";
 import { createCorrections, type Corrections } from "./corrections.ts";
 import * as docs from "./documents.repository.ts";
-import { validateBuyer, type BuyerInput } from "./buyer.ts";
+import { profileOf, validateBuyer, type BuyerInput } from "./buyer.ts";
 import { invoiceTotals, itemsFromCharges } from "./lines.ts";
 import { ratesResolver, validateIssuer, validateTaxRate, type IssuerInput, type TaxRateInput } from "./settings.ts";
 import { renderUblTr } from "./ubl.ts";
@@ -81,7 +81,7 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
         const buyer = validateBuyer(input.buyer);
         const items = itemsFromCharges(charges, await ratesResolver(tx, property, charges));
         const t = invoiceTotals(items);
-        const eFatura = buyer.kind === "COMPANY" && buyer.eFatura;
+        const profileId = profileOf(buyer);
         const now = clock.now();
         const id = newId(now.getTime());
         await repo.insertDraft(
@@ -90,8 +90,8 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
             id,
             propertyId,
             folioId: folio.id,
-            type: eFatura ? "E_FATURA" : "E_ARSIV",
-            profileId: eFatura ? "TEMELFATURA" : "EARSIVFATURA",
+            type: profileId === "EARSIVFATURA" ? "E_ARSIV" : "E_FATURA",
+            profileId,
             typeCode: "SATIS",
             buyer,
             netMinor: t.netMinor,
@@ -145,6 +145,16 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
         const number = formatInvoiceNumber(series, year, sequence);
         const issuedAt = clock.now();
         await repo.markIssued(tx, propertyId, draft.id, { series, number, issueDate, issuedAt, issuedBy: actor });
+        if (draft.typeCode === "IADE")
+          await postReturnCredit(tx, propertyId, {
+            folioId: folio.id,
+            invoiceId: draft.id,
+            invoiceNumber: number,
+            amountMinor: draft.totalMinor,
+            businessDate: issueDate,
+            postedAt: issuedAt,
+            postedBy: actor,
+          });
         const ettn = newId(issuedAt.getTime());
         const issueTime = ISTANBUL_TIME.format(issuedAt);
         const xml = renderUblTr({

@@ -15,6 +15,7 @@ import type { LineRates } from "./lines.ts";
  */
 const VAT_RATES_BP = [0, 100, 1000, 2000] as const;
 const DEFAULT_EXEMPTION_CODE = "351";
+const SATIS_EXEMPTION_CODES: readonly string[] = [DEFAULT_EXEMPTION_CODE];
 
 export interface TaxRateInput {
   chargeCode: string;
@@ -36,6 +37,13 @@ export function validateTaxRate(i: TaxRateInput): TaxRateRow {
   const code = i.vatExemptionCode.trim();
   if (i.vatRateBp === 0 && !/^\d{3}$/.test(code))
     throw invalid("vatExemptionCode", "a 0 % rate needs GİB's three-digit exemption code");
+  // GİB's rules take every other exemption code only on ISTISNA, OZELMATRAH or IHRACKAYITLI invoices, which the
+  // service does not issue: a SATIS invoice carrying one would be refused.
+  if (i.vatRateBp === 0 && !SATIS_EXEMPTION_CODES.includes(code))
+    throw invalid(
+      "vatExemptionCode",
+      `the invoices issued here (SATIS, IADE) take only ${SATIS_EXEMPTION_CODES.join(", ")}`,
+    );
   if (i.vatRateBp !== 0 && code !== "") throw invalid("vatExemptionCode", "only a 0 % rate has an exemption code");
   if (!Number.isInteger(i.accommodationTaxRateBp) || i.accommodationTaxRateBp < 0 || i.accommodationTaxRateBp > 10_000)
     throw invalid("accommodationTaxRateBp", "must be an integer between 0 and 10000");

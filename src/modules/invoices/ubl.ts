@@ -5,11 +5,13 @@ import { invoiceTotals, undiscountedNet, type InvoiceItem } from "./lines.ts";
 /**
  * The UBL-TR 1.2 XML of an issued invoice (UBL 2.1 with GİB's customisation `TR1.2`): ETTN as `cbc:UUID`, the
  * 16-character number as `cbc:ID`, the profile (EARSIVFATURA for consumers and companies outside e-Fatura,
- * TEMELFATURA for e-Fatura buyers), the type code (SATIS, IADE), the parties, one `cac:InvoiceLine` per line with
+ * TEMELFATURA or TICARIFATURA for e-Fatura buyers), the type code (SATIS, IADE), the parties, one `cac:InvoiceLine` per line with
  * its own VAT (KDV, tax type 0015, exemption code at 0 %) and accommodation tax (konaklama vergisi, 0059),
  * one `cac:TaxTotal` with a `cac:TaxSubtotal` per rate, and `cac:LegalMonetaryTotal`. Element order follows the
- * UBL 2.1 schemas (tests validate every document against them). The XAdES signature in `ext:UBLExtensions` is the
- * integrator's to add; the document names the seller as signatory in `cac:Signature`.
+ * UBL 2.1 schemas; tests validate every kind of document against them and against GİB's UBL-TR schematron rules
+ * (a 0 % VAT carries the exemption's code and text; a return names the returned invoice with document type IADE).
+ * The XAdES signature in `ext:UBLExtensions` is the integrator's to add; the document names the seller as
+ * signatory in `cac:Signature`.
  */
 export interface UblInput {
   number: string;
@@ -74,7 +76,8 @@ export function renderUblTr(d: UblInput): string {
   if (d.returnOf !== undefined) {
     out.push(
       `<cac:BillingReference><cac:InvoiceDocumentReference><cbc:ID>${esc(d.returnOf.number)}</cbc:ID>` +
-        `<cbc:IssueDate>${d.returnOf.issueDate}</cbc:IssueDate></cac:InvoiceDocumentReference></cac:BillingReference>`,
+        `<cbc:IssueDate>${d.returnOf.issueDate}</cbc:IssueDate><cbc:DocumentTypeCode>IADE</cbc:DocumentTypeCode>` +
+        `</cac:InvoiceDocumentReference></cac:BillingReference>`,
     );
   }
   out.push(
@@ -132,8 +135,14 @@ export function renderUblTr(d: UblInput): string {
 const vatScheme = `<cac:TaxScheme><cbc:Name>KDV</cbc:Name><cbc:TaxTypeCode>0015</cbc:TaxTypeCode></cac:TaxScheme>`;
 const accommodationScheme = `<cac:TaxScheme><cbc:Name>KONAKLAMA VERGİSİ</cbc:Name><cbc:TaxTypeCode>0059</cbc:TaxTypeCode></cac:TaxScheme>`;
 
+/** GİB's wording of the exemption codes the service issues (settings.ts accepts only these on SATIS and IADE). */
+const EXEMPTION_REASONS: Record<string, string> = { "351": "KDV - İstisna Olmayan Diğer" };
+
+/** GİB's rules want the reason's text beside the code on a 0 % VAT (TaxExemptionReasonCheck). */
 function exemption(code: string | null): string {
-  return code === null ? "" : `<cbc:TaxExemptionReasonCode>${esc(code)}</cbc:TaxExemptionReasonCode>`;
+  if (code === null) return "";
+  const reason = EXEMPTION_REASONS[code] ?? `KDV istisnası (GİB kodu ${code})`;
+  return `<cbc:TaxExemptionReasonCode>${esc(code)}</cbc:TaxExemptionReasonCode><cbc:TaxExemptionReason>${esc(reason)}</cbc:TaxExemptionReason>`;
 }
 
 function address(a: Issuer["address"]): string {

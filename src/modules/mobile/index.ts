@@ -25,6 +25,8 @@ export function createMobileModule(
     parts: MobileRpcParts;
     /** The guests of room lines on GetMobileReservation (the guests module's reader). */
     lineGuests?: LineGuests;
+    /** The dashboard's guest reporting figures (the guests module's). */
+    guestReporting?: (propertyId: string) => Promise<{ unreported: number; failed: number }>;
   },
 ): Module {
   const impl = mobileRpc({
@@ -37,6 +39,7 @@ export function createMobileModule(
     reports: createReportsService({ pool: deps.db.pool, clock: deps.clock, replicaReads: deps.db.replicaReads }),
     nightAudit: options.nightAudit,
     lineGuests: options.lineGuests,
+    guestReporting: options.guestReporting,
   });
   return {
     name: "mobile",

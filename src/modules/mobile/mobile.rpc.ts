@@ -19,6 +19,8 @@ export interface MobileRpcServices {
   reports: ReportsService;
   nightAudit: NightAuditService;
   lineGuests?: LineGuests | undefined;
+  /** In-house occupants not reported to the authority and failed guest reports (the guests module's). */
+  guestReporting?: ((propertyId: string) => Promise<{ unreported: number; failed: number }>) | undefined;
 }
 
 function requireAny(principal: Extract<Principal, { kind: "staff" }>, ...permissions: string[]): void {
@@ -153,7 +155,12 @@ export function mobileRpc(s: MobileRpcServices): MobileRpc {
       return { reservation: reservationOut(await s.reservations.reinstate(actorOf(p), req.reservationId)) };
     },
     async getDashboard(_req, ctx) {
-      return s.stats.dashboard(requireStaff(ctx.values).activePropertyId);
+      const propertyId = requireStaff(ctx.values).activePropertyId;
+      const [dashboard, reporting] = await Promise.all([
+        s.stats.dashboard(propertyId),
+        s.guestReporting?.(propertyId) ?? { unreported: 0, failed: 0 },
+      ]);
+      return { ...dashboard, unreportedGuests: reporting.unreported, failedGuestReports: reporting.failed };
     },
     async getForecast(req, ctx) {
       return s.stats.forecast(requireStaff(ctx.values).activePropertyId, {

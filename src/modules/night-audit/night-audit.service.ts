@@ -1,4 +1,5 @@
 import { AppError } from "../../errors.ts";
+import type { Queryable } from "../../db/queryable.ts";
 import type { Transact, Tx } from "../../db/transaction.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
@@ -12,7 +13,8 @@ type CheckId =
   | "departures_not_checked_out"
   | "unbalanced_departed_folios"
   | "rooms_without_housekeeping_status"
-  | "room_charges_not_postable";
+  | "room_charges_not_postable"
+  | "guests_not_reported";
 
 export interface NightAuditCheck {
   id: CheckId;
@@ -67,6 +69,8 @@ export interface NightAuditDeps {
   clock: Clock;
   folios: FolioService;
   markNoShow: MarkNoShow;
+  /** In-house occupants not reported to the authority (KBS) and failed guest reports (the guests module's). */
+  guestReporting?: (propertyId: string, q: Queryable) => Promise<{ unreported: number; failed: number }>;
   /** Warns about every night the audit leaves uncharged, naming the reservation. */
   logger?: Logger;
 }
@@ -142,7 +146,9 @@ async function evaluate(
   propertyId: string,
   businessDate: string,
   uncharged: readonly UnchargedNight[],
+  guestReporting: NightAuditDeps["guestReporting"],
 ): Promise<NightAuditCheck[]> {
+  const reporting = (await guestReporting?.(propertyId, tx)) ?? { unreported: 0, failed: 0 };
   const arrivals = (await repo.unarrivedReservations(tx, propertyId, businessDate)).length;
   const departures = await repo.countDeparturesNotCheckedOut(tx, propertyId, businessDate);
   const unbalanced = await repo.countUnbalancedDepartedFolios(tx, propertyId);
@@ -190,6 +196,14 @@ async function evaluate(
       `{n} room night(s) cannot be charged (${namedStays(uncharged)}); the audit leaves them out and lists them. ` +
         "Fix the stay's price, and the next audit charges them.",
     ),
+    check(
+      "guests_not_reported",
+      reporting.unreported + reporting.failed,
+      "warning",
+      "Every in-house guest is reported to the police or gendarmerie.",
+      `${reporting.unreported} in-house guest(s) or room(s) without guests not reported and ${reporting.failed} failed ` +
+        "guest report(s); complete the guests' records (document, birth date, nationality) and see the guest reports.",
+    ),
   ];
 }
 
@@ -210,7 +224,7 @@ export function createNightAuditService(deps: NightAuditDeps): NightAuditService
           if (businessDate === undefined) throw new AppError("not_found", "Property not found.");
           const { nights } = await nightsToCharge(tx, propertyId, businessDate);
           const unchargedNights = await unchargeable(tx, propertyId, nights);
-          const checks = await evaluate(tx, propertyId, businessDate, unchargedNights);
+          const checks = await evaluate(tx, propertyId, businessDate, unchargedNights, deps.guestReporting);
           return { businessDate, checks, canRun: checks.every((c) => c.status !== "blocking"), unchargedNights };
         },
         { readOnly: true },
@@ -235,7 +249,13 @@ export function createNightAuditService(deps: NightAuditDeps): NightAuditService
           );
         }
         const { nights, dropped } = await nightsToCharge(tx, propertyId, businessDate);
-        const checks = await evaluate(tx, propertyId, businessDate, await unchargeable(tx, propertyId, nights));
+        const checks = await evaluate(
+          tx,
+          propertyId,
+          businessDate,
+          await unchargeable(tx, propertyId, nights),
+          deps.guestReporting,
+        );
         const blocking = checks.filter((c) => c.status === "blocking");
         if (blocking.length > 0) {
           throw new AppError("conflict", "The night audit is blocked by failing checks.", {

@@ -7,6 +7,7 @@ import { poolQueryable, type Queryable } from "../../db/queryable.ts";
 import { propertyById } from "../properties/index.ts";
 import { reports, type ReportColumn, type ReportDefinition } from "./catalogue.ts";
 import { occupancyDays } from "./stats.service.ts";
+import { insertReportRun } from "./reports.repository.ts";
 
 /** Spec limits: at most 366 days per run, at most 60 preview rows. */
 const MAX_REPORT_DAYS = 366;
@@ -90,22 +91,18 @@ export function createReportsService(deps: { pool: pg.Pool; clock: Clock; replic
       ]);
       const runId = newId();
       const truncated = total > rows.length;
-      await primary.query(
-        `insert into report_runs (id, property_id, report_id, start_date, end_date, user_id, session_id, row_count, truncated, created_at)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-        [
-          runId,
-          propertyId,
-          report.id,
-          report.start,
-          report.end,
-          ranBy.userId,
-          ranBy.sessionId,
-          total,
-          truncated,
-          deps.clock.now(),
-        ],
-      );
+      await insertReportRun(primary, {
+        id: runId,
+        propertyId,
+        reportId: report.id,
+        start: report.start,
+        end: report.end,
+        userId: ranBy.userId,
+        sessionId: ranBy.sessionId,
+        rowCount: total,
+        truncated,
+        createdAt: deps.clock.now(),
+      });
       return {
         runId,
         name: report.name,

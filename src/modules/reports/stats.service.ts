@@ -1,15 +1,9 @@
 import type pg from "pg";
 import { AppError, invalidField } from "../../errors.ts";
 import { poolQueryable, type Queryable } from "../../db/queryable.ts";
-import { chargesOnDaySql } from "../folio/index.ts";
-import { roomCountsOnDaySql, sellableRoomsByDaySql } from "../inventory/index.ts";
-import { activePropertyRowSql, propertyById } from "../properties/index.ts";
-import {
-  dayMovementsSql,
-  overdueDepositsSummary,
-  roomNightsByDaySql,
-  type OverdueDeposit,
-} from "../reservations/index.ts";
+import { propertyById } from "../properties/index.ts";
+import { overdueDepositsSummary, type OverdueDeposit } from "../reservations/index.ts";
+import { dashboardRows, forecastRows } from "./reports.repository.ts";
 
 interface Dashboard {
   businessDate: string;
@@ -59,28 +53,6 @@ export interface StatsService {
 const occupancy = (sold: number, sellable: number): number =>
   sellable <= 0 ? 0 : Math.floor((sold * 10000) / sellable);
 
-// One statement: the property's business date, today's movements, tonight's room counters and the day's charges,
-// each part written by its owner (properties, reservations, inventory, folio).
-// Every count reads an index of today's reservations (arrivals by date, departures and in-house through partial
-// indexes of IN_HOUSE and CHECKED_OUT stays), never the property's whole history.
-export const dashboardSql = `
-select p."businessDate", p.currency, p."amountScale",
-  ${dayMovementsSql("p.id", "p.business_date")},
-  ${chargesOnDaySql("p.id", "p.business_date")}::text as revenue,
-  rooms.total, rooms.sold, rooms.blocked, rooms.ooo
-from (${activePropertyRowSql("$1")}) p
-cross join lateral (${roomCountsOnDaySql("p.id", "p.business_date")}) rooms`;
-
-// Per night of [$2, $3): sellable rooms (inventory's room counters) and the room nights on the books with their
-// nightly prices (reservations).
-export const forecastSql = `
-with days as (select d::date as date from generate_series($2::date, $3::date - 1, interval '1 day') d),
-cap as (${sellableRoomsByDaySql("days", "$1", "$2::date", "$3::date")}),
-sold as (${roomNightsByDaySql("$1", "$2::date", "$3::date", "$4::text[]")})
-select to_char(days.date, 'YYYY-MM-DD') as date, coalesce(cap.sellable, 0) as sellable, coalesce(sold.sold, 0) as sold, coalesce(sold.revenue, '0') as revenue
-  from days left join cap using (date) left join sold using (date)
- order by days.date`;
-
 /**
  * Per night of [from, to): sellable rooms, room nights on the books (GUARANTEED, IN_HOUSE and CHECKED_OUT;
  * `includeOptions` adds TENTATIVE), occupancy, ADR and revenue. The forecast and the occupancy report.
@@ -93,12 +65,7 @@ export async function occupancyDays(
   includeOptions: boolean,
 ): Promise<ForecastDay[]> {
   const statuses = ["GUARANTEED", "IN_HOUSE", "CHECKED_OUT", ...(includeOptions ? ["TENTATIVE"] : [])];
-  const rows = await q.query<{ date: string; sellable: number; sold: number; revenue: string }>(forecastSql, [
-    propertyId,
-    from,
-    to,
-    statuses,
-  ]);
+  const rows = await forecastRows(q, propertyId, from, to, statuses);
   return rows.map((r) => {
     const revenue = BigInt(r.revenue);
     return {
@@ -118,19 +85,7 @@ export function createStatsService(deps: { pool: pg.Pool }): StatsService {
   return {
     async dashboard(propertyId) {
       const [[row], overdue] = await Promise.all([
-        reads.query<{
-          businessDate: string;
-          currency: string;
-          amountScale: number;
-          arrivals: number;
-          departures: number;
-          inHouse: number;
-          revenue: string;
-          total: number;
-          sold: number;
-          blocked: number;
-          ooo: number;
-        }>(dashboardSql, [propertyId]),
+        dashboardRows(reads, propertyId),
         overdueDepositsSummary(reads, propertyId, dashboardOverdueDeposits),
       ]);
       if (row === undefined) throw new AppError("not_found", "Property not found.");

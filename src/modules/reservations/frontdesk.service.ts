@@ -30,6 +30,46 @@ import {
   type LateCheckOutRule,
 } from "./late-checkout.ts";
 
+/** A check-in or check-out of one room line, as the line's occupants' reporting needs it. */
+export interface StayMovement {
+  propertyId: string;
+  reservationId: string;
+  reservationCode: string;
+  reservationRoomId: string;
+  roomNumber: string;
+  arrivalDate: string;
+  departureDate: string;
+  /** The property's business date at the movement. */
+  businessDate: string;
+  movement: "check_in" | "check_out";
+  at: Date;
+}
+
+/** Runs inside the movement's transaction, before its last statement: a throw rolls the movement back. */
+export type OnStayMovement = (tx: Tx, m: StayMovement) => Promise<void>;
+
+function movementOf(
+  r: Reservation,
+  lineId: string,
+  businessDate: string,
+  movement: StayMovement["movement"],
+  at: Date,
+) {
+  const line = lineOf(r, lineId);
+  return {
+    propertyId: r.propertyId,
+    reservationId: r.id,
+    reservationCode: r.code,
+    reservationRoomId: line.id,
+    roomNumber: line.roomNumber ?? "",
+    arrivalDate: r.arrivalDate,
+    departureDate: r.departureDate,
+    businessDate,
+    movement,
+    at,
+  };
+}
+
 export interface FrontDesk {
   /** Assigns a room to a room line (inside a caller's transaction; used by create and check-in). */
   assignInTx(tx: Tx, propertyId: string, reservationId: string, lineId: string, roomId: string): Promise<void>;
@@ -63,7 +103,12 @@ function lineOf(r: Reservation, lineId: string) {
   return line;
 }
 
-export function createFrontDesk(deps: { transact: Transact; clock: Clock; postFee?: PostFee }): FrontDesk {
+export function createFrontDesk(deps: {
+  transact: Transact;
+  clock: Clock;
+  postFee?: PostFee;
+  onStayMovement?: OnStayMovement;
+}): FrontDesk {
   const { transact, clock } = deps;
 
   async function assignInTx(
@@ -205,6 +250,7 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock; postFe
         ]);
         const r = await touch(tx, actor, before.id, now, "IN_HOUSE");
         auditReservation(tx, "check_in", before, r);
+        await deps.onStayMovement?.(tx, movementOf(r, line.id, property.businessDate, "check_in", now));
         return finishChange(tx, r, [
           roomLineEvent("guest.checked_in", r, lineOf(r, line.id), now),
           reservationEvent("reservation.updated", r, now),
@@ -234,6 +280,7 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock; postFe
         if (line.roomId !== null) await updateRoomStatus(tx, actor.propertyId, line.roomId, "DIRTY", now);
         const r = await touch(tx, actor, before.id, now, stillIn ? undefined : "CHECKED_OUT");
         auditReservation(tx, "check_out", before, r);
+        await deps.onStayMovement?.(tx, movementOf(r, line.id, property.businessDate, "check_out", now));
         return finishChange(tx, r, [
           roomLineEvent("guest.checked_out", r, lineOf(r, line.id), now),
           reservationEvent("reservation.updated", r, now),
@@ -304,7 +351,7 @@ export function createFrontDesk(deps: { transact: Transact; clock: Clock; postFe
           );
           newTypeCode = (await findRoomType(tx, actor.propertyId, target.roomTypeId))!.code;
           if (opts.reprice === true) {
-            const prices = await nightlyPrices(tx, actor.propertyId, rp.id, target.roomTypeId, from, to);
+            const prices = await nightlyPrices(tx, actor.propertyId, rp.id, target.roomTypeId, from, to, line.adults);
             if (prices.length !== daysBetween(from, to))
               throw invalidField(
                 "reprice",

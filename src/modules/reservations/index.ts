@@ -22,6 +22,7 @@ export {
   type Actor,
 } from "./reservation.service.ts";
 export type { Reservation } from "./reservation.repository.ts";
+export type { StayMovement } from "./frontdesk.service.ts";
 export {
   addDepositPayment,
   changeFeed,

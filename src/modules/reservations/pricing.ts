@@ -5,8 +5,8 @@ import { checkMoneyBound, MAX_MONEY_MINOR } from "../../lib/money.ts";
 import { type Queryable } from "../../db/queryable.ts";
 
 /**
- * The nightly prices of a stay from the daily price table. Every night must have a price: a gap means the
- * rate is not sold on that date (422).
+ * The nightly prices of a stay from the daily price table (for `adults` on a plan that prices by occupancy). Every
+ * night must have a price: a gap means the rate is not sold on that date (422).
  */
 export async function stayPrices(
   q: Queryable,
@@ -16,8 +16,9 @@ export async function stayPrices(
   arrival: string,
   departure: string,
   field: string,
+  adults?: number,
 ): Promise<bigint[]> {
-  const prices = await nightlyPrices(q, propertyId, ratePlanId, roomTypeId, arrival, departure);
+  const prices = await nightlyPrices(q, propertyId, ratePlanId, roomTypeId, arrival, departure, adults);
   return everyNightPriced(
     prices.map((p) => p.amountMinor),
     daysBetween(arrival, departure),

@@ -22,7 +22,7 @@ import {
   type StayLine,
   type StayViolations,
 } from "../inventory/index.ts";
-import { isCalendarDate, parseDate, maxDate, minDate, parseRange } from "../../lib/dates.ts";
+import { parseDate, maxDate, minDate, parseRange } from "../../lib/dates.ts";
 import { keyPageOf, keyPageResult } from "../../lib/page.ts";
 import { poolQueryable, type Queryable } from "../../db/queryable.ts";
 import { propertyById, type PropertyRow } from "../properties/index.ts";
@@ -39,7 +39,7 @@ import {
   type ReservationSource,
   type ReservationStatus,
 } from "./transitions.ts";
-import { createFrontDesk, type FrontDesk } from "./frontdesk.service.ts";
+import { createFrontDesk, type FrontDesk, type OnStayMovement } from "./frontdesk.service.ts";
 import { alertOverbooking } from "./overbooking.ts";
 import { auditReservation, finishChange, requireReservation, type Actor } from "./common.ts";
 import { checkOptionUntil, setOption } from "./options.ts";
@@ -172,6 +172,8 @@ export interface ReservationDeps {
   clock: Clock;
   /** Posts a policy fee (cancellation, no-show, late check-out) to the reservation's folio, in the caller's transaction. */
   postFee?: PostFee;
+  /** Told of every check-in and check-out of a room line, in its transaction (guest reporting; wired in app.ts). */
+  onStayMovement?: OnStayMovement;
 }
 
 /** Thrown inside a create transaction that met an existing channel reference: roll back, return that one. */
@@ -622,10 +624,15 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
         const adults = c?.adults ?? line.adults;
         const children = c?.children ?? line.children;
         guests(field, adults, children, rt.maxOccupancy);
-        const repriced = datesChanged || roomTypeId !== line.roomTypeId || ratePlanId !== line.ratePlanId;
+        // a plan priced by occupancy prices the adults too
+        const repriced =
+          datesChanged ||
+          roomTypeId !== line.roomTypeId ||
+          ratePlanId !== line.ratePlanId ||
+          (rp.pricesByOccupancy && adults !== line.adults);
         const listed =
           repriced || c?.amountMinor !== undefined
-            ? await stayPrices(tx, actor.propertyId, rp.id, rt.id, arrival, departure, `${field}.ratePlanId`)
+            ? await stayPrices(tx, actor.propertyId, rp.id, rt.id, arrival, departure, `${field}.ratePlanId`, adults)
             : line.nightlyMinor;
         // An agreed amount (a channel's revision) stands; otherwise a repriced line takes our daily prices.
         const nightly =
@@ -873,9 +880,7 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
       };
     },
     async listOverdueDeposits(actor, input) {
-      const page = keyPageOf(input, 500, 2);
-      if (page.after !== undefined && !isCalendarDate(page.after[0] ?? ""))
-        throw invalidField("cursor", "not a cursor of this list");
+      const page = keyPageOf(input, 500, ["date", "text"]);
       const rows = await repo.listOverdueDeposits(reads, actor.propertyId, page);
       const { items, nextCursor } = keyPageResult(rows, page.limit, (r) => [r.depositDueDate ?? "", r.code]);
       return { reservations: items, hasMore: rows.length > page.limit, nextCursor };

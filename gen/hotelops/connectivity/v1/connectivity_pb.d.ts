@@ -572,6 +572,13 @@ export declare type MappedRatePlan = Message<"hotelops.connectivity.v1.MappedRat
    * @generated from field: optional hotelops.connectivity.v1.RatePlanDepositTerms deposit_policy = 6;
    */
   depositPolicy?: RatePlanDepositTerms | undefined;
+
+  /**
+   * The plan prices by occupancy: GetAri's days carry `occupancy_prices`, UpdateAri takes them.
+   *
+   * @generated from field: bool prices_by_occupancy = 7;
+   */
+  pricesByOccupancy: boolean;
 };
 
 /**
@@ -1147,6 +1154,13 @@ export declare type AriRatePlan = Message<"hotelops.connectivity.v1.AriRatePlan"
    * @generated from field: optional hotelops.connectivity.v1.RatePlanDepositTerms deposit_policy = 5;
    */
   depositPolicy?: RatePlanDepositTerms | undefined;
+
+  /**
+   * The plan prices by occupancy: its days carry `occupancy_prices`.
+   *
+   * @generated from field: bool prices_by_occupancy = 6;
+   */
+  pricesByOccupancy: boolean;
 };
 
 /**
@@ -1214,6 +1228,14 @@ export declare type AriDay = Message<"hotelops.connectivity.v1.AriDay"> & {
    * @generated from field: bool stop_sell = 8;
    */
   stopSell: boolean;
+
+  /**
+   * A rate plan that prices by occupancy: the price per number of adults, by adults; the max occupancy's is
+   * `price_minor`, and a number of adults without an entry pays `price_minor`. Empty for other plans.
+   *
+   * @generated from field: repeated hotelops.connectivity.v1.OccupancyPrice occupancy_prices = 9;
+   */
+  occupancyPrices: OccupancyPrice[];
 };
 
 /**
@@ -1467,6 +1489,15 @@ export declare type AriUpdate = Message<"hotelops.connectivity.v1.AriUpdate"> & 
    * @generated from field: optional int32 availability_cap = 12;
    */
   availabilityCap?: number | undefined;
+
+  /**
+   * Prices per number of adults, for a rate plan that prices by occupancy only: adults 1 to the room type's max
+   * occupancy, each at most once. The entry for max occupancy is the day's price (as `price_minor`, which may then
+   * not be given too); a booking of fewer adults pays its entry, or the day's price where it has none.
+   *
+   * @generated from field: repeated hotelops.connectivity.v1.OccupancyPrice occupancy_prices = 13;
+   */
+  occupancyPrices: OccupancyPrice[];
 };
 
 /**
@@ -1474,6 +1505,33 @@ export declare type AriUpdate = Message<"hotelops.connectivity.v1.AriUpdate"> & 
  * Use `create(AriUpdateSchema)` to create a new message.
  */
 export declare const AriUpdateSchema: GenMessage<AriUpdate>;
+
+/**
+ * A nightly price for a number of adults (rate plans that price by occupancy).
+ *
+ * @generated from message hotelops.connectivity.v1.OccupancyPrice
+ */
+export declare type OccupancyPrice = Message<"hotelops.connectivity.v1.OccupancyPrice"> & {
+  /**
+   * 1 to the room type's max occupancy.
+   *
+   * @generated from field: int32 adults = 1;
+   */
+  adults: number;
+
+  /**
+   * Minor units of the property's currency, 0 to 1,000,000,000,000.
+   *
+   * @generated from field: int64 price_minor = 2;
+   */
+  priceMinor: bigint;
+};
+
+/**
+ * Describes the message hotelops.connectivity.v1.OccupancyPrice.
+ * Use `create(OccupancyPriceSchema)` to create a new message.
+ */
+export declare const OccupancyPriceSchema: GenMessage<OccupancyPrice>;
 
 /**
  * @generated from message hotelops.connectivity.v1.UpdateAriResponse
@@ -1761,8 +1819,10 @@ export declare const ConnectivityService: GenService<{
    * an unknown code answers 404 naming each change (`changes[i].roomTypeCode`). The request is applied whole or
    * not at all: any bad change answers 422 validation_failed with one detail per bad field (`changes[i].from`)
    * and nothing is written. Changes apply in order: a later change of the same day and field wins. At most
-   * 100,000 cells (rate plan x room type x day) per request. Prices are per room and night (no occupancy-based
-   * prices in this release). Availability caps (`availability_cap`) need the scope `allotment.write` besides
+   * 100,000 cells (rate plan x room type x day) per request. Prices are per room and night; a rate plan that prices
+   * by occupancy (GetMappings' `prices_by_occupancy`) takes `occupancy_prices`, one price per number of adults, where
+   * `price_minor` is the price for the room type's max occupancy (422 naming the change for `occupancy_prices` on
+   * another plan or adults out of range). Availability caps (`availability_cap`) need the scope `allotment.write` besides
    * `ari.write` (403 forbidden without it) and record one more hint and feed entry (reason "allotment").
    * One request records at most one availability.changed hint and one ARI feed entry per reason ("rate",
    * "restriction"), covering the room types, rate plans and the dates from the earliest `from` to the latest

@@ -5,6 +5,7 @@
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import type { CreateLedgerAccountRequestSchema, CreateLedgerAccountResponseSchema, GetAccountStatementRequestSchema, GetAccountStatementResponseSchema, GetAgeingReportRequestSchema, GetAgeingReportResponseSchema, LedgerAccount, LedgerItem, ListLedgerAccountsRequestSchema, ListLedgerAccountsResponseSchema, PostAccountPaymentRequestSchema, PostAccountPaymentResponseSchema, SettleFolioToAccountRequestSchema, UpdateLedgerAccountRequestSchema, UpdateLedgerAccountResponseSchema } from "./ledger_pb.js";
 
 /**
  * Describes the file hotelops/folio/v1/folio.proto.
@@ -90,6 +91,20 @@ export declare type Folio = Message<"hotelops.folio.v1.Folio"> & {
    * @generated from field: int64 credit_minor = 13;
    */
   creditMinor: bigint;
+
+  /**
+   * 1 for the reservation's default folio, 2 to 9 for the ones CreateFolio opened.
+   *
+   * @generated from field: int32 window = 14;
+   */
+  window: number;
+
+  /**
+   * What the folio is for (e.g. "Company"); empty on the default folio.
+   *
+   * @generated from field: string name = 15;
+   */
+  name: string;
 };
 
 /**
@@ -99,7 +114,7 @@ export declare type Folio = Message<"hotelops.folio.v1.Folio"> & {
 export declare const FolioSchema: GenMessage<Folio>;
 
 /**
- * One charge (always positive, gross: taxes included).
+ * One charge (positive, gross: taxes included; a CREDIT line is negative).
  *
  * @generated from message hotelops.folio.v1.Charge
  */
@@ -144,7 +159,7 @@ export declare type Charge = Message<"hotelops.folio.v1.Charge"> & {
   reservationRoomId?: string | undefined;
 
   /**
-   * The issued invoice the charge is on.
+   * The issued invoice the charge is on (a CREDIT line: its return invoice).
    *
    * @generated from field: optional string invoice_id = 8;
    */
@@ -154,6 +169,13 @@ export declare type Charge = Message<"hotelops.folio.v1.Charge"> & {
    * @generated from field: google.protobuf.Timestamp posted_at = 9;
    */
   postedAt?: Timestamp | undefined;
+
+  /**
+   * The folio the charge is on (after routing and transfers).
+   *
+   * @generated from field: string folio_id = 10;
+   */
+  folioId: string;
 };
 
 /**
@@ -257,6 +279,13 @@ export declare type GetFolioRequest = Message<"hotelops.folio.v1.GetFolioRequest
    * @generated from field: string reservation_id = 3;
    */
   reservationId: string;
+
+  /**
+   * With reservation_id: the folio's window (0 or 1: the default folio, opened on first use; 2 to 9: CreateFolio's).
+   *
+   * @generated from field: int32 window = 4;
+   */
+  window: number;
 };
 
 /**
@@ -818,6 +847,16 @@ export declare type InvoiceBuyer = Message<"hotelops.folio.v1.InvoiceBuyer"> & {
    * @generated from field: bool e_fatura = 9;
    */
   eFatura: boolean;
+
+  /**
+   * COMPANY registered for e-Fatura only: the profile of its invoices, "TEMELFATURA" (empty means it) or
+   * "TICARIFATURA" (commercial: the buyer accepts or rejects the invoice through GİB). A return invoice (IADE) of a
+   * TICARIFATURA invoice is a TEMELFATURA, as GİB prescribes. 422 `buyer.eFaturaProfile` for any other value or
+   * for a buyer outside e-Fatura.
+   *
+   * @generated from field: string e_fatura_profile = 10;
+   */
+  eFaturaProfile: string;
 };
 
 /**
@@ -1248,7 +1287,8 @@ export declare const GetInvoiceResponseSchema: GenMessage<GetInvoiceResponse>;
 export declare type NightAuditCheck = Message<"hotelops.folio.v1.NightAuditCheck"> & {
   /**
    * arrivals_not_checked_in, departures_not_checked_out, unbalanced_departed_folios, rooms_without_housekeeping_status,
-   * room_charges_not_postable.
+   * room_charges_not_postable, guests_not_reported (a warning: in-house occupants whose check-in is not reported to
+   * the police or gendarmerie, and failed guest reports).
    *
    * @generated from field: string id = 1;
    */
@@ -1605,6 +1645,256 @@ export declare type CancelInvoiceResponse = Message<"hotelops.folio.v1.CancelInv
 export declare const CancelInvoiceResponseSchema: GenMessage<CancelInvoiceResponse>;
 
 /**
+ * @generated from message hotelops.folio.v1.CreateFolioRequest
+ */
+export declare type CreateFolioRequest = Message<"hotelops.folio.v1.CreateFolioRequest"> & {
+  /**
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * @generated from field: string reservation_id = 2;
+   */
+  reservationId: string;
+
+  /**
+   * What the folio is for, 1-60 characters (e.g. "Company", "Extras").
+   *
+   * @generated from field: string name = 3;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message hotelops.folio.v1.CreateFolioRequest.
+ * Use `create(CreateFolioRequestSchema)` to create a new message.
+ */
+export declare const CreateFolioRequestSchema: GenMessage<CreateFolioRequest>;
+
+/**
+ * @generated from message hotelops.folio.v1.CreateFolioResponse
+ */
+export declare type CreateFolioResponse = Message<"hotelops.folio.v1.CreateFolioResponse"> & {
+  /**
+   * @generated from field: hotelops.folio.v1.Folio folio = 1;
+   */
+  folio?: Folio | undefined;
+};
+
+/**
+ * Describes the message hotelops.folio.v1.CreateFolioResponse.
+ * Use `create(CreateFolioResponseSchema)` to create a new message.
+ */
+export declare const CreateFolioResponseSchema: GenMessage<CreateFolioResponse>;
+
+/**
+ * @generated from message hotelops.folio.v1.ListFoliosRequest
+ */
+export declare type ListFoliosRequest = Message<"hotelops.folio.v1.ListFoliosRequest"> & {
+  /**
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * @generated from field: string reservation_id = 2;
+   */
+  reservationId: string;
+};
+
+/**
+ * Describes the message hotelops.folio.v1.ListFoliosRequest.
+ * Use `create(ListFoliosRequestSchema)` to create a new message.
+ */
+export declare const ListFoliosRequestSchema: GenMessage<ListFoliosRequest>;
+
+/**
+ * A charge code of a reservation routed to one of its folios.
+ *
+ * @generated from message hotelops.folio.v1.FolioRoutingRule
+ */
+export declare type FolioRoutingRule = Message<"hotelops.folio.v1.FolioRoutingRule"> & {
+  /**
+   * @generated from field: string charge_code = 1;
+   */
+  chargeCode: string;
+
+  /**
+   * The folio's window (2 to 9).
+   *
+   * @generated from field: int32 window = 2;
+   */
+  window: number;
+};
+
+/**
+ * Describes the message hotelops.folio.v1.FolioRoutingRule.
+ * Use `create(FolioRoutingRuleSchema)` to create a new message.
+ */
+export declare const FolioRoutingRuleSchema: GenMessage<FolioRoutingRule>;
+
+/**
+ * @generated from message hotelops.folio.v1.ListFoliosResponse
+ */
+export declare type ListFoliosResponse = Message<"hotelops.folio.v1.ListFoliosResponse"> & {
+  /**
+   * By window; the default folio (window 1) first.
+   *
+   * @generated from field: repeated hotelops.folio.v1.Folio folios = 1;
+   */
+  folios: Folio[];
+
+  /**
+   * @generated from field: repeated hotelops.folio.v1.FolioRoutingRule routing_rules = 2;
+   */
+  routingRules: FolioRoutingRule[];
+};
+
+/**
+ * Describes the message hotelops.folio.v1.ListFoliosResponse.
+ * Use `create(ListFoliosResponseSchema)` to create a new message.
+ */
+export declare const ListFoliosResponseSchema: GenMessage<ListFoliosResponse>;
+
+/**
+ * @generated from message hotelops.folio.v1.SetFolioRoutingRuleRequest
+ */
+export declare type SetFolioRoutingRuleRequest = Message<"hotelops.folio.v1.SetFolioRoutingRuleRequest"> & {
+  /**
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * @generated from field: string reservation_id = 2;
+   */
+  reservationId: string;
+
+  /**
+   * A-Z, 0-9 and _, at most 32 (lower case is upper-cased); ROOM for the night audit's room nights.
+   *
+   * @generated from field: string charge_code = 3;
+   */
+  chargeCode: string;
+
+  /**
+   * The folio of the reservation the code goes to; empty (or the default folio) removes the rule.
+   *
+   * @generated from field: string folio_id = 4;
+   */
+  folioId: string;
+};
+
+/**
+ * Describes the message hotelops.folio.v1.SetFolioRoutingRuleRequest.
+ * Use `create(SetFolioRoutingRuleRequestSchema)` to create a new message.
+ */
+export declare const SetFolioRoutingRuleRequestSchema: GenMessage<SetFolioRoutingRuleRequest>;
+
+/**
+ * @generated from message hotelops.folio.v1.SetFolioRoutingRuleResponse
+ */
+export declare type SetFolioRoutingRuleResponse = Message<"hotelops.folio.v1.SetFolioRoutingRuleResponse"> & {
+  /**
+   * The reservation's rules after the change.
+   *
+   * @generated from field: repeated hotelops.folio.v1.FolioRoutingRule routing_rules = 1;
+   */
+  routingRules: FolioRoutingRule[];
+};
+
+/**
+ * Describes the message hotelops.folio.v1.SetFolioRoutingRuleResponse.
+ * Use `create(SetFolioRoutingRuleResponseSchema)` to create a new message.
+ */
+export declare const SetFolioRoutingRuleResponseSchema: GenMessage<SetFolioRoutingRuleResponse>;
+
+/**
+ * @generated from message hotelops.folio.v1.TransferChargeRequest
+ */
+export declare type TransferChargeRequest = Message<"hotelops.folio.v1.TransferChargeRequest"> & {
+  /**
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * @generated from field: string charge_id = 2;
+   */
+  chargeId: string;
+
+  /**
+   * @generated from field: string to_folio_id = 3;
+   */
+  toFolioId: string;
+};
+
+/**
+ * Describes the message hotelops.folio.v1.TransferChargeRequest.
+ * Use `create(TransferChargeRequestSchema)` to create a new message.
+ */
+export declare const TransferChargeRequestSchema: GenMessage<TransferChargeRequest>;
+
+/**
+ * @generated from message hotelops.folio.v1.TransferChargeResponse
+ */
+export declare type TransferChargeResponse = Message<"hotelops.folio.v1.TransferChargeResponse"> & {
+  /**
+   * @generated from field: hotelops.folio.v1.Charge charge = 1;
+   */
+  charge?: Charge | undefined;
+
+  /**
+   * The folio the charge left and the one it went to, with their new balances.
+   *
+   * @generated from field: hotelops.folio.v1.Folio from_folio = 2;
+   */
+  fromFolio?: Folio | undefined;
+
+  /**
+   * @generated from field: hotelops.folio.v1.Folio to_folio = 3;
+   */
+  toFolio?: Folio | undefined;
+};
+
+/**
+ * Describes the message hotelops.folio.v1.TransferChargeResponse.
+ * Use `create(TransferChargeResponseSchema)` to create a new message.
+ */
+export declare const TransferChargeResponseSchema: GenMessage<TransferChargeResponse>;
+
+/**
+ * @generated from message hotelops.folio.v1.SettleFolioToAccountResponse
+ */
+export declare type SettleFolioToAccountResponse = Message<"hotelops.folio.v1.SettleFolioToAccountResponse"> & {
+  /**
+   * @generated from field: hotelops.folio.v1.LedgerAccount account = 1;
+   */
+  account?: LedgerAccount | undefined;
+
+  /**
+   * The account's new debit.
+   *
+   * @generated from field: hotelops.folio.v1.LedgerItem item = 2;
+   */
+  item?: LedgerItem | undefined;
+
+  /**
+   * The folio's CITY_LEDGER payment.
+   *
+   * @generated from field: hotelops.folio.v1.Payment payment = 3;
+   */
+  payment?: Payment | undefined;
+};
+
+/**
+ * Describes the message hotelops.folio.v1.SettleFolioToAccountResponse.
+ * Use `create(SettleFolioToAccountResponseSchema)` to create a new message.
+ */
+export declare const SettleFolioToAccountResponseSchema: GenMessage<SettleFolioToAccountResponse>;
+
+/**
  * What a charge is for.
  *
  * @generated from enum hotelops.folio.v1.ChargeKind
@@ -1628,6 +1918,22 @@ export enum ChargeKind {
    * @generated from enum value: CHARGE_KIND_EXTRA = 2;
    */
   EXTRA = 2,
+
+  /**
+   * A negative line written when a return invoice (IADE) of the folio is issued: code RETURN, the return invoice's
+   * id in invoice_id, the returned total as a negative amount.
+   *
+   * @generated from enum value: CHARGE_KIND_CREDIT = 3;
+   */
+  CREDIT = 3,
+
+  /**
+   * Written when that return invoice is cancelled: code RETURN_CANCELLED, the same invoice_id, the credit's amount
+   * as a positive one (the folio owes it again).
+   *
+   * @generated from enum value: CHARGE_KIND_CREDIT_REVERSAL = 4;
+   */
+  CREDIT_REVERSAL = 4,
 }
 
 /**
@@ -1761,8 +2067,8 @@ export declare const FolioService: GenService<{
    * every line, accommodation tax on room nights only): VAT = round(gross * vat / (10000 + vat + acc)),
    * accommodation tax = round(gross * acc / (10000 + vat + acc)), each rounded to the nearest minor unit with
    * halves away from zero; net = gross - VAT - accommodation tax, so every line, and so the invoice's totals,
-   * add up exactly. A company buyer registered for e-Fatura gets type E_FATURA (profile TEMELFATURA), every other
-   * buyer E_ARSIV (EARSIVFATURA). 422 validation_failed when nothing is left to invoice, or naming the buyer's
+   * add up exactly. A company buyer registered for e-Fatura gets type E_FATURA (profile TEMELFATURA, or
+   * TICARIFATURA when the buyer's `e_fatura_profile` says so), every other buyer E_ARSIV (EARSIVFATURA). 422 validation_failed when nothing is left to invoice, or naming the buyer's
    * field (`buyer.tckn`, `buyer.vkn`, `buyer.title`, ...) for a bad checksum or a missing value.
    *
    * @generated from rpc hotelops.folio.v1.FolioService.CreateInvoiceDraft
@@ -1877,6 +2183,131 @@ export declare const FolioService: GenService<{
     methodKind: "unary";
     input: typeof CancelInvoiceRequestSchema;
     output: typeof CancelInvoiceResponseSchema;
+  },
+  /**
+   * Opens the reservation's next folio (window 2 to 9; the default folio, window 1, opens on first use), e.g. one the
+   * company pays (the room) beside the guest's (the extras). 422 validation_failed naming `name` (1-60 characters),
+   * 409 invalid_transition beyond 9 folios, 404 for a reservation of another property.
+   *
+   * @generated from rpc hotelops.folio.v1.FolioService.CreateFolio
+   */
+  createFolio: {
+    methodKind: "unary";
+    input: typeof CreateFolioRequestSchema;
+    output: typeof CreateFolioResponseSchema;
+  },
+  /**
+   * The reservation's folios by window, each with its ledger and balance, and its routing rules.
+   *
+   * @generated from rpc hotelops.folio.v1.FolioService.ListFolios
+   */
+  listFolios: {
+    methodKind: "unary";
+    input: typeof ListFoliosRequestSchema;
+    output: typeof ListFoliosResponseSchema;
+  },
+  /**
+   * Routes a charge code of the reservation (ROOM for the night audit's nights, or an extra's code) to one of its
+   * folios: a charge of that code posted to the default folio (PostCharge, the night audit, policy fees) goes there
+   * instead. A charge posted to another window stays where it was posted. `folio_id` empty or the default folio
+   * removes the rule. 422 validation_failed naming `folio_id` for a folio of another reservation.
+   *
+   * @generated from rpc hotelops.folio.v1.FolioService.SetFolioRoutingRule
+   */
+  setFolioRoutingRule: {
+    methodKind: "unary";
+    input: typeof SetFolioRoutingRuleRequestSchema;
+    output: typeof SetFolioRoutingRuleResponseSchema;
+  },
+  /**
+   * Moves a charge to another folio of the property (of the same reservation or another, e.g. a group's master
+   * folio): the charge and both balances change in one transaction, their sum unchanged. 409 invalid_transition for
+   * a charge on an invoice (or a credit line), 422 validation_failed naming `to_folio_id` when it is the charge's
+   * folio, 404 for a charge or folio of another property.
+   *
+   * @generated from rpc hotelops.folio.v1.FolioService.TransferCharge
+   */
+  transferCharge: {
+    methodKind: "unary";
+    input: typeof TransferChargeRequestSchema;
+    output: typeof TransferChargeResponseSchema;
+  },
+  /**
+   * Opens a city-ledger account (a company or a travel agency billed on credit) with a credit limit. 422
+   * validation_failed / 400 invalid_argument naming the field; 409 conflict when the code is taken.
+   *
+   * @generated from rpc hotelops.folio.v1.FolioService.CreateLedgerAccount
+   */
+  createLedgerAccount: {
+    methodKind: "unary";
+    input: typeof CreateLedgerAccountRequestSchema;
+    output: typeof CreateLedgerAccountResponseSchema;
+  },
+  /**
+   * Renames an account or changes its credit limit (a lower limit refuses later settlements, never undoes earlier ones).
+   *
+   * @generated from rpc hotelops.folio.v1.FolioService.UpdateLedgerAccount
+   */
+  updateLedgerAccount: {
+    methodKind: "unary";
+    input: typeof UpdateLedgerAccountRequestSchema;
+    output: typeof UpdateLedgerAccountResponseSchema;
+  },
+  /**
+   * The property's city-ledger accounts with their balances and credit limits (the front desk picks one at check-out).
+   *
+   * @generated from rpc hotelops.folio.v1.FolioService.ListLedgerAccounts
+   */
+  listLedgerAccounts: {
+    methodKind: "unary";
+    input: typeof ListLedgerAccountsRequestSchema;
+    output: typeof ListLedgerAccountsResponseSchema;
+  },
+  /**
+   * At check-out: the folio's whole open balance goes to the account, in one transaction a CITY_LEDGER payment on the
+   * folio (its balance becomes 0; `folio.payment_posted`) and a FOLIO debit on the account. 422 validation_failed
+   * naming `credit_limit_minor` when the account's balance would pass its credit limit (nothing changes); 409
+   * invalid_transition when the folio has no open balance.
+   *
+   * @generated from rpc hotelops.folio.v1.FolioService.SettleFolioToAccount
+   */
+  settleFolioToAccount: {
+    methodKind: "unary";
+    input: typeof SettleFolioToAccountRequestSchema;
+    output: typeof SettleFolioToAccountResponseSchema;
+  },
+  /**
+   * A payment from the account's holder, allocated to its open debits: the ones named in `allocations` (each 1 to
+   * what is open on it, together at most the payment), or, when none are named, the oldest first. What is not
+   * allocated stays open on the payment (a credit of the account). 422 validation_failed naming the allocation.
+   *
+   * @generated from rpc hotelops.folio.v1.FolioService.PostAccountPayment
+   */
+  postAccountPayment: {
+    methodKind: "unary";
+    input: typeof PostAccountPaymentRequestSchema;
+    output: typeof PostAccountPaymentResponseSchema;
+  },
+  /**
+   * The account's statement: every debit and payment with what is still open on it, and the allocations.
+   *
+   * @generated from rpc hotelops.folio.v1.FolioService.GetAccountStatement
+   */
+  getAccountStatement: {
+    methodKind: "unary";
+    input: typeof GetAccountStatementRequestSchema;
+    output: typeof GetAccountStatementResponseSchema;
+  },
+  /**
+   * The ageing of the open debits of every account on the business date: current (under 30 days), 30-59, 60-89 and
+   * 90 and more days since each debit's business date, and the unallocated payments apart.
+   *
+   * @generated from rpc hotelops.folio.v1.FolioService.GetAgeingReport
+   */
+  getAgeingReport: {
+    methodKind: "unary";
+    input: typeof GetAgeingReportRequestSchema;
+    output: typeof GetAgeingReportResponseSchema;
   },
   /**
    * The business date and the pre-checks of the night audit; `can_run` is false when a check is blocking.

@@ -867,6 +867,269 @@ export declare type KeptData = Message<"hotelops.guest.v1.KeptData"> & {
 export declare const KeptDataSchema: GenMessage<KeptData>;
 
 /**
+ * @generated from message hotelops.guest.v1.ListGuestReportsRequest
+ */
+export declare type ListGuestReportsRequest = Message<"hotelops.guest.v1.ListGuestReportsRequest"> & {
+  /**
+   * The property's code; empty acts on the staff session's active property.
+   *
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * pending, sent, failed or incomplete; empty: all.
+   *
+   * @generated from field: string status = 2;
+   */
+  status: string;
+
+  /**
+   * `next_cursor` of the previous page; empty for the first.
+   *
+   * @generated from field: string cursor = 3;
+   */
+  cursor: string;
+
+  /**
+   * 1-200, default 50.
+   *
+   * @generated from field: int32 limit = 4;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message hotelops.guest.v1.ListGuestReportsRequest.
+ * Use `create(ListGuestReportsRequestSchema)` to create a new message.
+ */
+export declare const ListGuestReportsRequestSchema: GenMessage<ListGuestReportsRequest>;
+
+/**
+ * @generated from message hotelops.guest.v1.ListGuestReportsResponse
+ */
+export declare type ListGuestReportsResponse = Message<"hotelops.guest.v1.ListGuestReportsResponse"> & {
+  /**
+   * @generated from field: repeated hotelops.guest.v1.GuestReport reports = 1;
+   */
+  reports: GuestReport[];
+
+  /**
+   * The next page's cursor; empty on the last page.
+   *
+   * @generated from field: string next_cursor = 2;
+   */
+  nextCursor: string;
+};
+
+/**
+ * Describes the message hotelops.guest.v1.ListGuestReportsResponse.
+ * Use `create(ListGuestReportsResponseSchema)` to create a new message.
+ */
+export declare const ListGuestReportsResponseSchema: GenMessage<ListGuestReportsResponse>;
+
+/**
+ * One notification of an occupant's check-in or check-out to the authority.
+ *
+ * @generated from message hotelops.guest.v1.GuestReport
+ */
+export declare type GuestReport = Message<"hotelops.guest.v1.GuestReport"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string reservation_id = 2;
+   */
+  reservationId: string;
+
+  /**
+   * @generated from field: string reservation_code = 3;
+   */
+  reservationCode: string;
+
+  /**
+   * @generated from field: string reservation_room_id = 4;
+   */
+  reservationRoomId: string;
+
+  /**
+   * @generated from field: string room_number = 5;
+   */
+  roomNumber: string;
+
+  /**
+   * Empty for a line checked in without guests.
+   *
+   * @generated from field: string guest_id = 6;
+   */
+  guestId: string;
+
+  /**
+   * The guest's names as the profile has them now ("Erased Guest" once erased).
+   *
+   * @generated from field: string guest_name = 7;
+   */
+  guestName: string;
+
+  /**
+   * @generated from field: string movement = 8;
+   */
+  movement: string;
+
+  /**
+   * The property's business date of the movement.
+   *
+   * @generated from field: string business_date = 9;
+   */
+  businessDate: string;
+
+  /**
+   * @generated from field: string status = 10;
+   */
+  status: string;
+
+  /**
+   * What an incomplete report lacks: guests, document, birthDate, nationality.
+   *
+   * @generated from field: repeated string missing = 11;
+   */
+  missing: string[];
+
+  /**
+   * @generated from field: int32 attempts = 12;
+   */
+  attempts: number;
+
+  /**
+   * The last attempt's error (HTTP status or transport error; never the receiver's text).
+   *
+   * @generated from field: string last_error = 13;
+   */
+  lastError: string;
+
+  /**
+   * The authority's (or the file sender's) reference, once sent.
+   *
+   * @generated from field: string reference = 14;
+   */
+  reference: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp sent_at = 15;
+   */
+  sentAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 16;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * Kept until this date (GUEST_REPORT_RETENTION_YEARS), then deleted.
+   *
+   * @generated from field: string keep_until = 17;
+   */
+  keepUntil: string;
+};
+
+/**
+ * Describes the message hotelops.guest.v1.GuestReport.
+ * Use `create(GuestReportSchema)` to create a new message.
+ */
+export declare const GuestReportSchema: GenMessage<GuestReport>;
+
+/**
+ * @generated from message hotelops.guest.v1.ListUnreportedGuestsRequest
+ */
+export declare type ListUnreportedGuestsRequest = Message<"hotelops.guest.v1.ListUnreportedGuestsRequest"> & {
+  /**
+   * The property's code; empty acts on the staff session's active property.
+   *
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+};
+
+/**
+ * Describes the message hotelops.guest.v1.ListUnreportedGuestsRequest.
+ * Use `create(ListUnreportedGuestsRequestSchema)` to create a new message.
+ */
+export declare const ListUnreportedGuestsRequestSchema: GenMessage<ListUnreportedGuestsRequest>;
+
+/**
+ * @generated from message hotelops.guest.v1.ListUnreportedGuestsResponse
+ */
+export declare type ListUnreportedGuestsResponse = Message<"hotelops.guest.v1.ListUnreportedGuestsResponse"> & {
+  /**
+   * @generated from field: repeated hotelops.guest.v1.UnreportedGuest unreported = 1;
+   */
+  unreported: UnreportedGuest[];
+
+  /**
+   * @generated from field: int32 failed_reports = 2;
+   */
+  failedReports: number;
+};
+
+/**
+ * Describes the message hotelops.guest.v1.ListUnreportedGuestsResponse.
+ * Use `create(ListUnreportedGuestsResponseSchema)` to create a new message.
+ */
+export declare const ListUnreportedGuestsResponseSchema: GenMessage<ListUnreportedGuestsResponse>;
+
+/**
+ * An in-house occupant (or a line without one) whose check-in is not reported.
+ *
+ * @generated from message hotelops.guest.v1.UnreportedGuest
+ */
+export declare type UnreportedGuest = Message<"hotelops.guest.v1.UnreportedGuest"> & {
+  /**
+   * @generated from field: string reservation_id = 1;
+   */
+  reservationId: string;
+
+  /**
+   * @generated from field: string reservation_code = 2;
+   */
+  reservationCode: string;
+
+  /**
+   * @generated from field: string reservation_room_id = 3;
+   */
+  reservationRoomId: string;
+
+  /**
+   * @generated from field: string room_number = 4;
+   */
+  roomNumber: string;
+
+  /**
+   * Empty when the line has no guests.
+   *
+   * @generated from field: string guest_id = 5;
+   */
+  guestId: string;
+
+  /**
+   * @generated from field: string guest_name = 6;
+   */
+  guestName: string;
+
+  /**
+   * @generated from field: string reason = 7;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message hotelops.guest.v1.UnreportedGuest.
+ * Use `create(UnreportedGuestSchema)` to create a new message.
+ */
+export declare const UnreportedGuestSchema: GenMessage<UnreportedGuest>;
+
+/**
  * Guest profiles: one per person, shared by the properties of a hotel group (a chain shares its guests). Every
  * request names a property (`property_code`; empty acts on the staff session's active property) and is checked
  * against the caller's reach: a property out of reach, and a guest of another group, is 404 not_found.
@@ -1005,6 +1268,36 @@ export declare const GuestService: GenService<{
     methodKind: "unary";
     input: typeof EraseGuestRequestSchema;
     output: typeof EraseGuestResponseSchema;
+  },
+  /**
+   * The property's guest reports to the police or gendarmerie (KBS, Law 1774), newest first: one per occupant of a
+   * room line and movement (check-in, check-out), made in the movement's transaction. `status`: pending (queued, or
+   * retried after an error), sent (with the authority's `reference`), failed (retries exhausted or refused) or
+   * incomplete (the occupant's record lacks what `missing` names: not sent; a line checked in without guests gives
+   * one such report with `missing` ["guests"]). Filter by `status` (empty: all); paged by the opaque `cursor` of
+   * the previous page (`next_cursor`, empty on the last page), `limit` 1-200 (default 50); a bad status, cursor or
+   * limit is 400 naming the field. Names are answered; document numbers and birth dates never are. Needs
+   * `guests.report` (managers and the front desk).
+   *
+   * @generated from rpc hotelops.guest.v1.GuestService.ListGuestReports
+   */
+  listGuestReports: {
+    methodKind: "unary";
+    input: typeof ListGuestReportsRequestSchema;
+    output: typeof ListGuestReportsResponseSchema;
+  },
+  /**
+   * The in-house occupants whose check-in is not reported to the authority (`reason`: no_guests, the line has none;
+   * incomplete, the record lacks the document, birth date or nationality; pending, not sent yet; failed; not_queued)
+   * and how many reports failed (not followed by a newer report of the same occupant and movement). Needs
+   * `guests.report`.
+   *
+   * @generated from rpc hotelops.guest.v1.GuestService.ListUnreportedGuests
+   */
+  listUnreportedGuests: {
+    methodKind: "unary";
+    input: typeof ListUnreportedGuestsRequestSchema;
+    output: typeof ListUnreportedGuestsResponseSchema;
   },
 }>;
 

@@ -126,6 +126,13 @@ export declare type RatePlan = Message<"hotelops.inventory.v1.RatePlan"> & {
    * @generated from field: hotelops.inventory.v1.DepositPolicy deposit_policy = 7;
    */
   depositPolicy?: DepositPolicy | undefined;
+
+  /**
+   * The plan prices by occupancy: a day has a price per number of adults (SetRatePlanOccupancyPricing).
+   *
+   * @generated from field: bool prices_by_occupancy = 8;
+   */
+  pricesByOccupancy: boolean;
 };
 
 /**
@@ -133,6 +140,75 @@ export declare type RatePlan = Message<"hotelops.inventory.v1.RatePlan"> & {
  * Use `create(RatePlanSchema)` to create a new message.
  */
 export declare const RatePlanSchema: GenMessage<RatePlan>;
+
+/**
+ * A nightly price for a number of adults (rate plans that price by occupancy).
+ *
+ * @generated from message hotelops.inventory.v1.OccupancyPrice
+ */
+export declare type OccupancyPrice = Message<"hotelops.inventory.v1.OccupancyPrice"> & {
+  /**
+   * 1 to the room type's max occupancy.
+   *
+   * @generated from field: int32 adults = 1;
+   */
+  adults: number;
+
+  /**
+   * Minor units of the property's currency, 0 or more.
+   *
+   * @generated from field: int64 price_minor = 2;
+   */
+  priceMinor: bigint;
+};
+
+/**
+ * Describes the message hotelops.inventory.v1.OccupancyPrice.
+ * Use `create(OccupancyPriceSchema)` to create a new message.
+ */
+export declare const OccupancyPriceSchema: GenMessage<OccupancyPrice>;
+
+/**
+ * @generated from message hotelops.inventory.v1.SetRatePlanOccupancyPricingRequest
+ */
+export declare type SetRatePlanOccupancyPricingRequest = Message<"hotelops.inventory.v1.SetRatePlanOccupancyPricingRequest"> & {
+  /**
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * @generated from field: string rate_plan_id = 2;
+   */
+  ratePlanId: string;
+
+  /**
+   * @generated from field: bool prices_by_occupancy = 3;
+   */
+  pricesByOccupancy: boolean;
+};
+
+/**
+ * Describes the message hotelops.inventory.v1.SetRatePlanOccupancyPricingRequest.
+ * Use `create(SetRatePlanOccupancyPricingRequestSchema)` to create a new message.
+ */
+export declare const SetRatePlanOccupancyPricingRequestSchema: GenMessage<SetRatePlanOccupancyPricingRequest>;
+
+/**
+ * @generated from message hotelops.inventory.v1.SetRatePlanOccupancyPricingResponse
+ */
+export declare type SetRatePlanOccupancyPricingResponse = Message<"hotelops.inventory.v1.SetRatePlanOccupancyPricingResponse"> & {
+  /**
+   * @generated from field: hotelops.inventory.v1.RatePlan rate_plan = 1;
+   */
+  ratePlan?: RatePlan | undefined;
+};
+
+/**
+ * Describes the message hotelops.inventory.v1.SetRatePlanOccupancyPricingResponse.
+ * Use `create(SetRatePlanOccupancyPricingResponseSchema)` to create a new message.
+ */
+export declare const SetRatePlanOccupancyPricingResponseSchema: GenMessage<SetRatePlanOccupancyPricingResponse>;
 
 /**
  * A deposit a booking owes per room line, due `due_days` days after the booking (the business date it was made on)
@@ -589,6 +665,13 @@ export declare type CreateRatePlanRequest = Message<"hotelops.inventory.v1.Creat
    * @generated from field: repeated string room_type_ids = 5;
    */
   roomTypeIds: string[];
+
+  /**
+   * The plan prices by occupancy (see SetRatePlanOccupancyPricing).
+   *
+   * @generated from field: bool prices_by_occupancy = 6;
+   */
+  pricesByOccupancy: boolean;
 };
 
 /**
@@ -705,6 +788,14 @@ export declare type SetPricesRequest = Message<"hotelops.inventory.v1.SetPricesR
    * @generated from field: int64 amount_minor = 6;
    */
   amountMinor: bigint;
+
+  /**
+   * Prices per number of adults (1 to the room type's max occupancy, each at most once), for a plan that prices by
+   * occupancy; `amount_minor` must then be 0 (the entry for max occupancy is the day's price).
+   *
+   * @generated from field: repeated hotelops.inventory.v1.OccupancyPrice occupancy_prices = 7;
+   */
+  occupancyPrices: OccupancyPrice[];
 };
 
 /**
@@ -1310,6 +1401,14 @@ export declare type AriDay = Message<"hotelops.inventory.v1.AriDay"> & {
    * @generated from field: bool stop_sell = 8;
    */
   stopSell: boolean;
+
+  /**
+   * A plan that prices by occupancy: the price per number of adults, by adults (the max occupancy's is
+   * `price_minor`; a number of adults without its own price pays `price_minor`). Empty for other plans.
+   *
+   * @generated from field: repeated hotelops.inventory.v1.OccupancyPrice occupancy_prices = 9;
+   */
+  occupancyPrices: OccupancyPrice[];
 };
 
 /**
@@ -1874,6 +1973,20 @@ export declare const InventoryService: GenService<{
     output: typeof SetRatePlanPolicyResponseSchema;
   },
   /**
+   * Sets whether a rate plan prices by occupancy (per number of adults). On such a plan a day's price (SetPrices'
+   * `amount_minor`, the ARI write's `price_minor`) is the price for the room type's max occupancy, and
+   * `occupancy_prices` sets the prices for fewer adults; a booking of n adults pays the price for n where one is
+   * set, else the day's price. Turning it off keeps the prices for fewer adults stored but unused. Audited (entity
+   * "rate_plan"); 404 for a rate plan of another property.
+   *
+   * @generated from rpc hotelops.inventory.v1.InventoryService.SetRatePlanOccupancyPricing
+   */
+  setRatePlanOccupancyPricing: {
+    methodKind: "unary";
+    input: typeof SetRatePlanOccupancyPricingRequestSchema;
+    output: typeof SetRatePlanOccupancyPricingResponseSchema;
+  },
+  /**
    * Sets a rate plan's deposit rule (`deposit` unset: removes it). A reservation made afterwards owes the deposit of
    * its room lines by the due date (ReservationService: Reservation.deposit); reservations already made keep what
    * they owe. 422 validation_failed naming the field (deposit.kind, deposit.value, deposit.dueAnchor,
@@ -1888,6 +2001,8 @@ export declare const InventoryService: GenService<{
   },
   /**
    * Sets one nightly price for every date of a range (at most 731 days) of a rate plan x room type.
+   * With `occupancy_prices` (a plan that prices by occupancy only, 422 otherwise) it sets the prices per number of
+   * adults instead: the entry for the room type's max occupancy is the day's price, `amount_minor` must then be 0.
    * The rate plan must cover the room type (422 validation_failed otherwise). Emits availability.changed
    * (reason "rate") and an ARI feed entry.
    *

@@ -975,6 +975,19 @@ export declare type GetDashboardResponse = Message<"hotelops.mobile.v1.GetDashbo
    * @generated from field: int32 overdue_deposit_count = 14;
    */
   overdueDepositCount: number;
+
+  /**
+   * In-house occupants (or lines without guests) whose check-in is not reported to the police or gendarmerie (KBS),
+   * and guest reports that failed (GuestService.ListUnreportedGuests lists them).
+   *
+   * @generated from field: int32 unreported_guests = 15;
+   */
+  unreportedGuests: number;
+
+  /**
+   * @generated from field: int32 failed_guest_reports = 16;
+   */
+  failedGuestReports: number;
 };
 
 /**

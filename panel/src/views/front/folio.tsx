@@ -1,21 +1,12 @@
 // A reservation's folio: charges, payments, the balance, and a payment taken at the desk (FolioService).
 import { useState } from "preact/hooks";
-import { can, dateOf, formatMoney, problemOf, type Problem, type Signed } from "../../api.ts";
+import { can, dateOf, formatMoney, problemOf, type Payment, type Problem, type Signed } from "../../api.ts";
 import { formatDate, useI18n } from "../../i18n.ts";
-import { ErrorBox, PageTitle, useLoad } from "../common.tsx";
-import { formatDay, propertyCode } from "./shared.tsx";
+import { Confirm, ErrorBox, PageTitle, useLoad } from "../common.tsx";
+import { InvoicePanel } from "./invoice.tsx";
+import { formatDay, parseAmount, propertyCode } from "./shared.tsx";
 
 const methods = ["CASH", "CARD", "TRANSFER"] as const;
-
-/** "1.500,50" or "1500.5" in the property's scale as minor units; undefined when it is not an amount. */
-function parseAmount(text: string, scale: number): bigint | undefined {
-  const digits = Math.round(Math.log10(scale));
-  const m = /^(\d{1,13})(?:[.,](\d+))?$/.exec(text.trim().replace(/[\s.](?=\d{3}(\D|$))/g, ""));
-  if (m === null) return undefined;
-  const frac = m[2] ?? "";
-  if (frac.length > digits) return undefined;
-  return BigInt(m[1]!) * BigInt(scale) + BigInt(frac.padEnd(digits, "0") || "0");
-}
 
 export function FolioPage({ signed, reservationId }: { signed: Signed; reservationId: string }) {
   const { t, lang } = useI18n();
@@ -26,6 +17,7 @@ export function FolioPage({ signed, reservationId }: { signed: Signed; reservati
   const [amountError, setAmountError] = useState("");
   const [problem, setProblem] = useState<Problem | undefined>();
   const [done, setDone] = useState("");
+  const [reversing, setReversing] = useState<Payment | undefined>();
   const f = folio.data?.folio;
   if (f === undefined)
     return (
@@ -54,6 +46,21 @@ export function FolioPage({ signed, reservationId }: { signed: Signed; reservati
       setProblem(problemOf(err));
     }
   }
+  async function reverse(p: Payment) {
+    setReversing(undefined);
+    setProblem(undefined);
+    try {
+      const out = await signed.folio.reversePayment({ propertyCode: code, paymentId: p.id });
+      setDone(t("paymentReversed", { amount: money(-(out.reversal?.amountMinor ?? 0n)) }));
+      folio.reload();
+    } catch (err) {
+      setProblem(problemOf(err));
+    }
+  }
+  const post = can(signed, "folio.post");
+  // what is left of a payment to give back: neither a refund itself nor fully refunded already
+  const reversible = (p: Payment) =>
+    p.reversedPaymentId === undefined && p.reversedByPaymentId === undefined && p.amountMinor - p.refundedMinor > 0n;
   return (
     <section>
       <PageTitle>{t("folioTitle", { number: f.number, code: f.reservationCode })}</PageTitle>
@@ -108,21 +115,46 @@ export function FolioPage({ signed, reservationId }: { signed: Signed; reservati
                 <th scope="col">{t("colTime")}</th>
                 <th scope="col">{t("colMethod")}</th>
                 <th scope="col">{t("colAmount")}</th>
+                {post && <th scope="col">{t("colAction")}</th>}
               </tr>
             </thead>
             <tbody>
               {f.payments.map((p) => (
                 <tr key={p.id}>
                   <td>{formatDate(lang, dateOf(p.postedAt))}</td>
-                  <td>{p.methodCode}</td>
+                  <td>
+                    {p.methodCode}
+                    {p.reversedPaymentId !== undefined && <> · {t("paymentIsReversal")}</>}
+                  </td>
                   <td class="num">{money(p.amountMinor)}</td>
+                  {post && (
+                    <td>
+                      {reversible(p) && (
+                        <button
+                          type="button"
+                          class="small-button"
+                          onClick={() => setReversing(p)}
+                          aria-label={t("reversePaymentOf", { amount: money(p.amountMinor) })}
+                        >
+                          {t("reversePayment")}
+                        </button>
+                      )}
+                    </td>
+                  )}
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
       )}
-      {can(signed, "folio.post") && (
+      {reversing !== undefined && (
+        <Confirm
+          text={t("reverseConfirm", { amount: money(reversing.amountMinor - reversing.refundedMinor) })}
+          onYes={() => void reverse(reversing)}
+          onNo={() => setReversing(undefined)}
+        />
+      )}
+      {post && (
         <form class="stack" onSubmit={pay} aria-labelledby="pay-h" noValidate>
           <h2 id="pay-h">{t("takePayment")}</h2>
           <label for="pay-amount">{t("colAmount")}</label>
@@ -153,6 +185,7 @@ export function FolioPage({ signed, reservationId }: { signed: Signed; reservati
           <ErrorBox problem={problem} />
         </form>
       )}
+      <InvoicePanel signed={signed} folioId={f.id} onChanged={folio.reload} />
       <p>
         <a href={`/panel/reservations/${reservationId}`}>{t("backToReservation", { code: f.reservationCode })}</a>
       </p>

@@ -26,6 +26,8 @@ import {
   sourceName,
   StatusPill,
 } from "./shared.tsx";
+import { LineGuests, MoveRoom } from "./line-actions.tsx";
+import { ReservationChanges } from "./reservation-changes.tsx";
 
 const reservationEvents = [
   "reservation.updated",
@@ -131,6 +133,7 @@ export function ReservationPage({ signed, id }: { signed: Signed; id: string }) 
           <a href={`/panel/reservations/${r.id}/folio`}>{t("openFolio")}</a>
         </p>
       )}
+      <ReservationChanges key={`${r.id}-${r.changeSeq}`} signed={signed} reservation={r} onChanged={changed} />
       <h2>{t("roomsTitle")}</h2>
       {r.rooms.map((line, i) => (
         <LineCard
@@ -173,6 +176,8 @@ function LineCard(props: {
     can(signed, "frontdesk.check_in");
   const canCheckOut =
     line.checkedInAt !== undefined && line.checkedOutAt === undefined && can(signed, "frontdesk.check_out");
+  const canMove =
+    line.checkedInAt !== undefined && line.checkedOutAt === undefined && can(signed, "reservations.update");
   return (
     <section class="line" aria-labelledby={headingId}>
       <h3 id={headingId}>
@@ -208,7 +213,9 @@ function LineCard(props: {
         </table>
       </div>
       {canCheckIn && <CheckIn {...props} />}
+      {canMove && <MoveRoom {...props} />}
       {canCheckOut && <CheckOut {...props} />}
+      {r.status !== ReservationStatus.CANCELLED && line.checkedOutAt === undefined && <LineGuests {...props} />}
     </section>
   );
 }

@@ -4,12 +4,21 @@ import { can, ReservationSource, ReservationStatus, RoomStatus, type Signed } fr
 import { lookup, useI18n, type Lang } from "../../i18n.ts";
 import { PageTitle } from "../common.tsx";
 
+// one formatter per language: making one costs more than formatting, and a list of 500 rows formats 1,000 dates
+const dayFormats = new Map<Lang, Intl.DateTimeFormat>();
+function dayFormat(lang: Lang): Intl.DateTimeFormat {
+  let f = dayFormats.get(lang);
+  if (f === undefined) {
+    f = new Intl.DateTimeFormat(lang === "tr" ? "tr-TR" : "en-GB", { dateStyle: "medium", timeZone: "UTC" });
+    dayFormats.set(lang, f);
+  }
+  return f;
+}
+
 /** A YYYY-MM-DD date of the hotel calendar as people of the language read it (no time zone shift). */
 export function formatDay(lang: Lang, date: string): string {
   if (date === "") return "";
-  return new Intl.DateTimeFormat(lang === "tr" ? "tr-TR" : "en-GB", { dateStyle: "medium", timeZone: "UTC" }).format(
-    new Date(`${date}T00:00:00Z`),
-  );
+  return dayFormat(lang).format(new Date(`${date}T00:00:00Z`));
 }
 
 export function nightsBetween(arrival: string, departure: string): number {
@@ -57,4 +66,14 @@ export function Needs(props: { signed: Signed; permission: string; title: string
       <p>{t("noPermissionPage", { permission: props.permission, property: name ?? "" })}</p>
     </section>
   );
+}
+
+/** "1.500,50" or "1500.5" in the property's scale as minor units; undefined when it is not an amount. */
+export function parseAmount(text: string, scale: number): bigint | undefined {
+  const digits = Math.round(Math.log10(scale));
+  const m = /^(\d{1,13})(?:[.,](\d+))?$/.exec(text.trim().replace(/[\s.](?=\d{3}(\D|$))/g, ""));
+  if (m === null) return undefined;
+  const frac = m[2] ?? "";
+  if (frac.length > digits) return undefined;
+  return BigInt(m[1]!) * BigInt(scale) + BigInt(frac.padEnd(digits, "0") || "0");
 }

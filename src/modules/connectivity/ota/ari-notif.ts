@@ -11,6 +11,7 @@ export interface OtaAriChange {
   to: string;
   weekdays: number[];
   priceMinor?: bigint;
+  occupancyPrices?: { adults: number; priceMinor: bigint }[];
   minStay?: number;
   maxStay?: number;
   closedToArrival?: boolean;
@@ -101,8 +102,10 @@ export function availNotifToChanges(xml: string): { head: AriNotifHead; changes:
 }
 
 /**
- * OTA_HotelRateAmountNotifRQ -> UpdateAri price changes: each Rate's BaseByGuestAmts (the amount for the most
- * guests named is the room's price; our prices are per room and night) in the currency's minor units.
+ * OTA_HotelRateAmountNotifRQ -> UpdateAri price changes, in the currency's minor units: a Rate with one
+ * BaseByGuestAmt sets the room's price (`priceMinor`; on a plan that prices by occupancy, the price for max
+ * occupancy); a Rate with several, each naming its NumberOfGuests (adults), sets the prices per occupancy
+ * (`occupancyPrices`; UpdateAri refuses them for a plan that does not price by occupancy, as in JSON).
  */
 export function rateAmountNotifToChanges(xml: string): { head: AriNotifHead; changes: OtaAriChange[] } {
   const rq = parseOta(xml, "OTA_HotelRateAmountNotifRQ");
@@ -118,25 +121,24 @@ export function rateAmountNotifToChanges(xml: string): { head: AriNotifHead; cha
         v.push({ field: `${where}/Rates/Rate[${j + 1}]/BaseByGuestAmts`, reason: "must hold a BaseByGuestAmt" });
         continue;
       }
-      if (amounts.length > 1)
-        head.warnings.push(
-          `${where}/Rates/Rate[${j + 1}]: prices per guest count are read as one room price (the largest NumberOfGuests)`,
+      const prices: { adults: number; priceMinor: bigint }[] = [];
+      for (const [k, amt] of amounts.entries()) {
+        const at = `${where}/Rates/Rate[${j + 1}]/BaseByGuestAmts/BaseByGuestAmt[${k + 1}]`;
+        const scale = currencyScale(attr(amt, "CurrencyCode")) ?? 100;
+        const minor = minorUnits(
+          attr(amt, "AmountAfterTax") || attr(amt, "AmountBeforeTax"),
+          attr(amt, "DecimalPlaces"),
+          scale,
         );
-      const amt = amounts.reduce((a, b) =>
-        Number(attr(b, "NumberOfGuests") || 0) > Number(attr(a, "NumberOfGuests") || 0) ? b : a,
-      );
-      const scale = currencyScale(attr(amt, "CurrencyCode")) ?? 100;
-      const minor = minorUnits(
-        attr(amt, "AmountAfterTax") || attr(amt, "AmountBeforeTax"),
-        attr(amt, "DecimalPlaces"),
-        scale,
-      );
-      if (minor === undefined)
-        v.push({
-          field: `${where}/Rates/Rate[${j + 1}]/BaseByGuestAmts/BaseByGuestAmt`,
-          reason: "must carry AmountAfterTax",
-        });
-      else changes.push({ ...base, priceMinor: BigInt(minor) });
+        const guests = attr(amt, "NumberOfGuests");
+        if (minor === undefined) v.push({ field: at, reason: "must carry AmountAfterTax" });
+        else if (amounts.length > 1 && !/^\d{1,2}$/.test(guests))
+          v.push({ field: `${at}/@NumberOfGuests`, reason: "each of several amounts names its number of adults" });
+        else prices.push({ adults: Number(guests), priceMinor: BigInt(minor) });
+      }
+      if (prices.length !== amounts.length) continue;
+      if (amounts.length === 1) changes.push({ ...base, priceMinor: prices[0]!.priceMinor });
+      else changes.push({ ...base, occupancyPrices: prices });
     }
   }
   if (changes.length === 0 && v.length === 0)

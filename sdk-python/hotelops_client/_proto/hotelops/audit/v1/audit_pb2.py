@@ -17,7 +17,7 @@ from hotelops_client._proto.hotelops.api.v1 import rest_pb2 as hotelops_dot_api_
 from hotelops_client._proto.hotelops.auth.v1 import rule_pb2 as hotelops_dot_auth_dot_v1_dot_rule__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dhotelops/audit/v1/audit.proto\x12\x11hotelops.audit.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1ahotelops/api/v1/rest.proto\x1a\x1bhotelops/auth/v1/rule.proto\"\xde\x03\n\x12ListChangesRequest\x12\x15\n\rproperty_code\x18\x01 \x01(\t\x12\xf2\x01\n\x0b\x65ntity_type\x18\x02 \x01(\tB\xdc\x01\xaa\xbb\x18\xd7\x01\x12\x00\x12\x0breservation\x12\troom_line\x12\x05\x66olio\x12\x07invoice\x12\x05price\x12\x0brestriction\x12\x04room\x12\x0cout_of_order\x12\x10webhook_endpoint\x12\napi_client\x12\trate_plan\x12\x12late_checkout_rule\x12\x05guest\x12\x10invoice_tax_rate\x12\x0einvoice_issuer\x12\x10invoice_delivery\"\x0breservation\x12\x11\n\tentity_id\x18\x03 \x01(\t\x12\x10\n\x08\x61\x63tor_id\x18\x04 \x01(\t\x12\x37\n\x04\x66rom\x18\x05 \x01(\tB)\xaa\xbb\x18%\x1a\tdate-time\"\x18\x32\x30\x32\x36-12-01T00:00:00.000Z\x12\x35\n\x02to\x18\x06 \x01(\tB)\xaa\xbb\x18%\x1a\tdate-time\"\x18\x32\x30\x32\x36-12-31T00:00:00.000Z\x12\x0e\n\x06\x63ursor\x18\x07 \x01(\t\x12\x17\n\x05limit\x18\x08 \x01(\x05\x42\x08\xaa\xbb\x18\x04\"\x02\x35\x30\"h\n\x13ListChangesResponse\x12*\n\x07\x63hanges\x18\x01 \x03(\x0b\x32\x19.hotelops.audit.v1.Change\x12\x13\n\x0bnext_cursor\x18\x02 \x01(\t\x12\x10\n\x08has_more\x18\x03 \x01(\x08\"\xc0\x02\n\x06\x43hange\x12\n\n\x02id\x18\x01 \x01(\t\x12&\n\x02\x61t\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12&\n\x0b\x65ntity_type\x18\x03 \x01(\tB\x11\xaa\xbb\x18\r\"\x0breservation\x12\x11\n\tentity_id\x18\x04 \x01(\t\x12\x1c\n\x06\x61\x63tion\x18\x05 \x01(\tB\x0c\xaa\xbb\x18\x08\"\x06modify\x12\'\n\x05\x61\x63tor\x18\x06 \x01(\x0b\x32\x18.hotelops.audit.v1.Actor\x12;\n\x04\x66\x61\x63\x65\x18\x07 \x01(\tB-\xaa\xbb\x18)\x12\x04rest\x12\x07\x63onnect\x12\x04grpc\x12\x08grpc-web\x12\x03job\x12\x03\x63li\x12\x12\n\nrequest_id\x18\x08 \x01(\t\x12/\n\x07\x63hanges\x18\t \x03(\x0b\x32\x1e.hotelops.audit.v1.FieldChange\"F\n\x05\x41\x63tor\x12\x31\n\x04kind\x18\x01 \x01(\tB#\xaa\xbb\x18\x1f\x12\x04user\x12\x06\x63lient\x12\x07partner\x12\x06system\x12\n\n\x02id\x18\x02 \x01(\t\"\x90\x01\n\x0b\x46ieldChange\x12\"\n\x05\x66ield\x18\x01 \x01(\tB\x13\xaa\xbb\x18\x0f\"\rdepartureDate\x12&\n\x06\x62\x65\x66ore\x18\x02 \x01(\x0b\x32\x16.google.protobuf.Value\x12%\n\x05\x61\x66ter\x18\x03 \x01(\x0b\x32\x16.google.protobuf.Value\x12\x0e\n\x06masked\x18\x04 \x01(\x08\x32\x81\x01\n\x0c\x41uditService\x12q\n\x0bListChanges\x12%.hotelops.audit.v1.ListChangesRequest\x1a&.hotelops.audit.v1.ListChangesResponse\"\x13\xc2\xc1\x18\x0f\x12\naudit.read\"\x01\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dhotelops/audit/v1/audit.proto\x12\x11hotelops.audit.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1ahotelops/api/v1/rest.proto\x1a\x1bhotelops/auth/v1/rule.proto\"\x8d\x04\n\x12ListChangesRequest\x12\x15\n\rproperty_code\x18\x01 \x01(\t\x12\xa1\x02\n\x0b\x65ntity_type\x18\x02 \x01(\tB\x8b\x02\xaa\xbb\x18\x86\x02\x12\x00\x12\x0breservation\x12\troom_line\x12\x05\x66olio\x12\x07invoice\x12\x05price\x12\x0brestriction\x12\x04room\x12\x0cout_of_order\x12\x10webhook_endpoint\x12\napi_client\x12\trate_plan\x12\x12late_checkout_rule\x12\x05guest\x12\x10invoice_tax_rate\x12\x0einvoice_issuer\x12\x10invoice_delivery\x12\x0fguest_retention\x12\x0cguest_report\x12\x0eledger_account\"\x0breservation\x12\x11\n\tentity_id\x18\x03 \x01(\t\x12\x10\n\x08\x61\x63tor_id\x18\x04 \x01(\t\x12\x37\n\x04\x66rom\x18\x05 \x01(\tB)\xaa\xbb\x18%\x1a\tdate-time\"\x18\x32\x30\x32\x36-12-01T00:00:00.000Z\x12\x35\n\x02to\x18\x06 \x01(\tB)\xaa\xbb\x18%\x1a\tdate-time\"\x18\x32\x30\x32\x36-12-31T00:00:00.000Z\x12\x0e\n\x06\x63ursor\x18\x07 \x01(\t\x12\x17\n\x05limit\x18\x08 \x01(\x05\x42\x08\xaa\xbb\x18\x04\"\x02\x35\x30\"h\n\x13ListChangesResponse\x12*\n\x07\x63hanges\x18\x01 \x03(\x0b\x32\x19.hotelops.audit.v1.Change\x12\x13\n\x0bnext_cursor\x18\x02 \x01(\t\x12\x10\n\x08has_more\x18\x03 \x01(\x08\"\xc0\x02\n\x06\x43hange\x12\n\n\x02id\x18\x01 \x01(\t\x12&\n\x02\x61t\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12&\n\x0b\x65ntity_type\x18\x03 \x01(\tB\x11\xaa\xbb\x18\r\"\x0breservation\x12\x11\n\tentity_id\x18\x04 \x01(\t\x12\x1c\n\x06\x61\x63tion\x18\x05 \x01(\tB\x0c\xaa\xbb\x18\x08\"\x06modify\x12\'\n\x05\x61\x63tor\x18\x06 \x01(\x0b\x32\x18.hotelops.audit.v1.Actor\x12;\n\x04\x66\x61\x63\x65\x18\x07 \x01(\tB-\xaa\xbb\x18)\x12\x04rest\x12\x07\x63onnect\x12\x04grpc\x12\x08grpc-web\x12\x03job\x12\x03\x63li\x12\x12\n\nrequest_id\x18\x08 \x01(\t\x12/\n\x07\x63hanges\x18\t \x03(\x0b\x32\x1e.hotelops.audit.v1.FieldChange\"F\n\x05\x41\x63tor\x12\x31\n\x04kind\x18\x01 \x01(\tB#\xaa\xbb\x18\x1f\x12\x04user\x12\x06\x63lient\x12\x07partner\x12\x06system\x12\n\n\x02id\x18\x02 \x01(\t\"\x90\x01\n\x0b\x46ieldChange\x12\"\n\x05\x66ield\x18\x01 \x01(\tB\x13\xaa\xbb\x18\x0f\"\rdepartureDate\x12&\n\x06\x62\x65\x66ore\x18\x02 \x01(\x0b\x32\x16.google.protobuf.Value\x12%\n\x05\x61\x66ter\x18\x03 \x01(\x0b\x32\x16.google.protobuf.Value\x12\x0e\n\x06masked\x18\x04 \x01(\x08\x32\x81\x01\n\x0c\x41uditService\x12q\n\x0bListChanges\x12%.hotelops.audit.v1.ListChangesRequest\x1a&.hotelops.audit.v1.ListChangesResponse\"\x13\xc2\xc1\x18\x0f\x12\naudit.read\"\x01\x01\x62\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'hotelops.audit.v1.audit_pb2', globals())
@@ -25,7 +25,7 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   _LISTCHANGESREQUEST.fields_by_name['entity_type']._options = None
-  _LISTCHANGESREQUEST.fields_by_name['entity_type']._serialized_options = b'\252\273\030\327\001\022\000\022\013reservation\022\troom_line\022\005folio\022\007invoice\022\005price\022\013restriction\022\004room\022\014out_of_order\022\020webhook_endpoint\022\napi_client\022\trate_plan\022\022late_checkout_rule\022\005guest\022\020invoice_tax_rate\022\016invoice_issuer\022\020invoice_delivery\"\013reservation'
+  _LISTCHANGESREQUEST.fields_by_name['entity_type']._serialized_options = b'\252\273\030\206\002\022\000\022\013reservation\022\troom_line\022\005folio\022\007invoice\022\005price\022\013restriction\022\004room\022\014out_of_order\022\020webhook_endpoint\022\napi_client\022\trate_plan\022\022late_checkout_rule\022\005guest\022\020invoice_tax_rate\022\016invoice_issuer\022\020invoice_delivery\022\017guest_retention\022\014guest_report\022\016ledger_account\"\013reservation'
   _LISTCHANGESREQUEST.fields_by_name['from']._options = None
   _LISTCHANGESREQUEST.fields_by_name['from']._serialized_options = b'\252\273\030%\032\tdate-time\"\0302026-12-01T00:00:00.000Z'
   _LISTCHANGESREQUEST.fields_by_name['to']._options = None
@@ -45,15 +45,15 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _AUDITSERVICE.methods_by_name['ListChanges']._options = None
   _AUDITSERVICE.methods_by_name['ListChanges']._serialized_options = b'\302\301\030\017\022\naudit.read\"\001\001'
   _LISTCHANGESREQUEST._serialized_start=173
-  _LISTCHANGESREQUEST._serialized_end=651
-  _LISTCHANGESRESPONSE._serialized_start=653
-  _LISTCHANGESRESPONSE._serialized_end=757
-  _CHANGE._serialized_start=760
-  _CHANGE._serialized_end=1080
-  _ACTOR._serialized_start=1082
-  _ACTOR._serialized_end=1152
-  _FIELDCHANGE._serialized_start=1155
-  _FIELDCHANGE._serialized_end=1299
-  _AUDITSERVICE._serialized_start=1302
-  _AUDITSERVICE._serialized_end=1431
+  _LISTCHANGESREQUEST._serialized_end=698
+  _LISTCHANGESRESPONSE._serialized_start=700
+  _LISTCHANGESRESPONSE._serialized_end=804
+  _CHANGE._serialized_start=807
+  _CHANGE._serialized_end=1127
+  _ACTOR._serialized_start=1129
+  _ACTOR._serialized_end=1199
+  _FIELDCHANGE._serialized_start=1202
+  _FIELDCHANGE._serialized_end=1346
+  _AUDITSERVICE._serialized_start=1349
+  _AUDITSERVICE._serialized_end=1478
 # @@protoc_insertion_point(module_scope)

@@ -154,8 +154,10 @@ class ConnectivityServiceServicer(object):
         an unknown code answers 404 naming each change (`changes[i].roomTypeCode`). The request is applied whole or
         not at all: any bad change answers 422 validation_failed with one detail per bad field (`changes[i].from`)
         and nothing is written. Changes apply in order: a later change of the same day and field wins. At most
-        100,000 cells (rate plan x room type x day) per request. Prices are per room and night (no occupancy-based
-        prices in this release). Availability caps (`availability_cap`) need the scope `allotment.write` besides
+        100,000 cells (rate plan x room type x day) per request. Prices are per room and night; a rate plan that prices
+        by occupancy (GetMappings' `prices_by_occupancy`) takes `occupancy_prices`, one price per number of adults, where
+        `price_minor` is the price for the room type's max occupancy (422 naming the change for `occupancy_prices` on
+        another plan or adults out of range). Availability caps (`availability_cap`) need the scope `allotment.write` besides
         `ari.write` (403 forbidden without it) and record one more hint and feed entry (reason "allotment").
         One request records at most one availability.changed hint and one ARI feed entry per reason ("rate",
         "restriction"), covering the room types, rate plans and the dates from the earliest `from` to the latest

@@ -3,6 +3,7 @@
 import grpc
 
 from hotelops_client._proto.hotelops.folio.v1 import folio_pb2 as hotelops_dot_folio_dot_v1_dot_folio__pb2
+from hotelops_client._proto.hotelops.folio.v1 import ledger_pb2 as hotelops_dot_folio_dot_v1_dot_ledger__pb2
 
 
 class FolioServiceStub(object):
@@ -108,6 +109,61 @@ class FolioServiceStub(object):
                 request_serializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.CancelInvoiceRequest.SerializeToString,
                 response_deserializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.CancelInvoiceResponse.FromString,
                 )
+        self.CreateFolio = channel.unary_unary(
+                '/hotelops.folio.v1.FolioService/CreateFolio',
+                request_serializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.CreateFolioRequest.SerializeToString,
+                response_deserializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.CreateFolioResponse.FromString,
+                )
+        self.ListFolios = channel.unary_unary(
+                '/hotelops.folio.v1.FolioService/ListFolios',
+                request_serializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.ListFoliosRequest.SerializeToString,
+                response_deserializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.ListFoliosResponse.FromString,
+                )
+        self.SetFolioRoutingRule = channel.unary_unary(
+                '/hotelops.folio.v1.FolioService/SetFolioRoutingRule',
+                request_serializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.SetFolioRoutingRuleRequest.SerializeToString,
+                response_deserializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.SetFolioRoutingRuleResponse.FromString,
+                )
+        self.TransferCharge = channel.unary_unary(
+                '/hotelops.folio.v1.FolioService/TransferCharge',
+                request_serializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.TransferChargeRequest.SerializeToString,
+                response_deserializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.TransferChargeResponse.FromString,
+                )
+        self.CreateLedgerAccount = channel.unary_unary(
+                '/hotelops.folio.v1.FolioService/CreateLedgerAccount',
+                request_serializer=hotelops_dot_folio_dot_v1_dot_ledger__pb2.CreateLedgerAccountRequest.SerializeToString,
+                response_deserializer=hotelops_dot_folio_dot_v1_dot_ledger__pb2.CreateLedgerAccountResponse.FromString,
+                )
+        self.UpdateLedgerAccount = channel.unary_unary(
+                '/hotelops.folio.v1.FolioService/UpdateLedgerAccount',
+                request_serializer=hotelops_dot_folio_dot_v1_dot_ledger__pb2.UpdateLedgerAccountRequest.SerializeToString,
+                response_deserializer=hotelops_dot_folio_dot_v1_dot_ledger__pb2.UpdateLedgerAccountResponse.FromString,
+                )
+        self.ListLedgerAccounts = channel.unary_unary(
+                '/hotelops.folio.v1.FolioService/ListLedgerAccounts',
+                request_serializer=hotelops_dot_folio_dot_v1_dot_ledger__pb2.ListLedgerAccountsRequest.SerializeToString,
+                response_deserializer=hotelops_dot_folio_dot_v1_dot_ledger__pb2.ListLedgerAccountsResponse.FromString,
+                )
+        self.SettleFolioToAccount = channel.unary_unary(
+                '/hotelops.folio.v1.FolioService/SettleFolioToAccount',
+                request_serializer=hotelops_dot_folio_dot_v1_dot_ledger__pb2.SettleFolioToAccountRequest.SerializeToString,
+                response_deserializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.SettleFolioToAccountResponse.FromString,
+                )
+        self.PostAccountPayment = channel.unary_unary(
+                '/hotelops.folio.v1.FolioService/PostAccountPayment',
+                request_serializer=hotelops_dot_folio_dot_v1_dot_ledger__pb2.PostAccountPaymentRequest.SerializeToString,
+                response_deserializer=hotelops_dot_folio_dot_v1_dot_ledger__pb2.PostAccountPaymentResponse.FromString,
+                )
+        self.GetAccountStatement = channel.unary_unary(
+                '/hotelops.folio.v1.FolioService/GetAccountStatement',
+                request_serializer=hotelops_dot_folio_dot_v1_dot_ledger__pb2.GetAccountStatementRequest.SerializeToString,
+                response_deserializer=hotelops_dot_folio_dot_v1_dot_ledger__pb2.GetAccountStatementResponse.FromString,
+                )
+        self.GetAgeingReport = channel.unary_unary(
+                '/hotelops.folio.v1.FolioService/GetAgeingReport',
+                request_serializer=hotelops_dot_folio_dot_v1_dot_ledger__pb2.GetAgeingReportRequest.SerializeToString,
+                response_deserializer=hotelops_dot_folio_dot_v1_dot_ledger__pb2.GetAgeingReportResponse.FromString,
+                )
         self.GetNightAuditChecks = channel.unary_unary(
                 '/hotelops.folio.v1.FolioService/GetNightAuditChecks',
                 request_serializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.GetNightAuditChecksRequest.SerializeToString,
@@ -195,8 +251,8 @@ class FolioServiceServicer(object):
         every line, accommodation tax on room nights only): VAT = round(gross * vat / (10000 + vat + acc)),
         accommodation tax = round(gross * acc / (10000 + vat + acc)), each rounded to the nearest minor unit with
         halves away from zero; net = gross - VAT - accommodation tax, so every line, and so the invoice's totals,
-        add up exactly. A company buyer registered for e-Fatura gets type E_FATURA (profile TEMELFATURA), every other
-        buyer E_ARSIV (EARSIVFATURA). 422 validation_failed when nothing is left to invoice, or naming the buyer's
+        add up exactly. A company buyer registered for e-Fatura gets type E_FATURA (profile TEMELFATURA, or
+        TICARIFATURA when the buyer's `e_fatura_profile` says so), every other buyer E_ARSIV (EARSIVFATURA). 422 validation_failed when nothing is left to invoice, or naming the buyer's
         field (`buyer.tckn`, `buyer.vkn`, `buyer.title`, ...) for a bad checksum or a missing value.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -280,6 +336,98 @@ class FolioServiceServicer(object):
         integrator (delivery CANCELLING, then CANCELLED; CANCELLED at once when it was never uploaded). 409
         invalid_transition for an e-Fatura (issue a return invoice), a draft, an invoice already cancelled or after
         the window; 422 validation_failed naming `reason` when it is empty or longer than 200 characters.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateFolio(self, request, context):
+        """Opens the reservation's next folio (window 2 to 9; the default folio, window 1, opens on first use), e.g. one the
+        company pays (the room) beside the guest's (the extras). 422 validation_failed naming `name` (1-60 characters),
+        409 invalid_transition beyond 9 folios, 404 for a reservation of another property.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListFolios(self, request, context):
+        """The reservation's folios by window, each with its ledger and balance, and its routing rules.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetFolioRoutingRule(self, request, context):
+        """Routes a charge code of the reservation (ROOM for the night audit's nights, or an extra's code) to one of its
+        folios: a charge of that code posted to the default folio (PostCharge, the night audit, policy fees) goes there
+        instead. A charge posted to another window stays where it was posted. `folio_id` empty or the default folio
+        removes the rule. 422 validation_failed naming `folio_id` for a folio of another reservation.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def TransferCharge(self, request, context):
+        """Moves a charge to another folio of the property (of the same reservation or another, e.g. a group's master
+        folio): the charge and both balances change in one transaction, their sum unchanged. 409 invalid_transition for
+        a charge on an invoice (or a credit line), 422 validation_failed naming `to_folio_id` when it is the charge's
+        folio, 404 for a charge or folio of another property.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateLedgerAccount(self, request, context):
+        """Opens a city-ledger account (a company or a travel agency billed on credit) with a credit limit. 422
+        validation_failed / 400 invalid_argument naming the field; 409 conflict when the code is taken.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdateLedgerAccount(self, request, context):
+        """Renames an account or changes its credit limit (a lower limit refuses later settlements, never undoes earlier ones).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListLedgerAccounts(self, request, context):
+        """The property's city-ledger accounts with their balances and credit limits (the front desk picks one at check-out).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SettleFolioToAccount(self, request, context):
+        """At check-out: the folio's whole open balance goes to the account, in one transaction a CITY_LEDGER payment on the
+        folio (its balance becomes 0; `folio.payment_posted`) and a FOLIO debit on the account. 422 validation_failed
+        naming `credit_limit_minor` when the account's balance would pass its credit limit (nothing changes); 409
+        invalid_transition when the folio has no open balance.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PostAccountPayment(self, request, context):
+        """A payment from the account's holder, allocated to its open debits: the ones named in `allocations` (each 1 to
+        what is open on it, together at most the payment), or, when none are named, the oldest first. What is not
+        allocated stays open on the payment (a credit of the account). 422 validation_failed naming the allocation.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetAccountStatement(self, request, context):
+        """The account's statement: every debit and payment with what is still open on it, and the allocations.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetAgeingReport(self, request, context):
+        """The ageing of the open debits of every account on the business date: current (under 30 days), 30-59, 60-89 and
+        90 and more days since each debit's business date, and the unallocated payments apart.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -378,6 +526,61 @@ def add_FolioServiceServicer_to_server(servicer, server):
                     servicer.CancelInvoice,
                     request_deserializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.CancelInvoiceRequest.FromString,
                     response_serializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.CancelInvoiceResponse.SerializeToString,
+            ),
+            'CreateFolio': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateFolio,
+                    request_deserializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.CreateFolioRequest.FromString,
+                    response_serializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.CreateFolioResponse.SerializeToString,
+            ),
+            'ListFolios': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListFolios,
+                    request_deserializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.ListFoliosRequest.FromString,
+                    response_serializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.ListFoliosResponse.SerializeToString,
+            ),
+            'SetFolioRoutingRule': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetFolioRoutingRule,
+                    request_deserializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.SetFolioRoutingRuleRequest.FromString,
+                    response_serializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.SetFolioRoutingRuleResponse.SerializeToString,
+            ),
+            'TransferCharge': grpc.unary_unary_rpc_method_handler(
+                    servicer.TransferCharge,
+                    request_deserializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.TransferChargeRequest.FromString,
+                    response_serializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.TransferChargeResponse.SerializeToString,
+            ),
+            'CreateLedgerAccount': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateLedgerAccount,
+                    request_deserializer=hotelops_dot_folio_dot_v1_dot_ledger__pb2.CreateLedgerAccountRequest.FromString,
+                    response_serializer=hotelops_dot_folio_dot_v1_dot_ledger__pb2.CreateLedgerAccountResponse.SerializeToString,
+            ),
+            'UpdateLedgerAccount': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateLedgerAccount,
+                    request_deserializer=hotelops_dot_folio_dot_v1_dot_ledger__pb2.UpdateLedgerAccountRequest.FromString,
+                    response_serializer=hotelops_dot_folio_dot_v1_dot_ledger__pb2.UpdateLedgerAccountResponse.SerializeToString,
+            ),
+            'ListLedgerAccounts': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListLedgerAccounts,
+                    request_deserializer=hotelops_dot_folio_dot_v1_dot_ledger__pb2.ListLedgerAccountsRequest.FromString,
+                    response_serializer=hotelops_dot_folio_dot_v1_dot_ledger__pb2.ListLedgerAccountsResponse.SerializeToString,
+            ),
+            'SettleFolioToAccount': grpc.unary_unary_rpc_method_handler(
+                    servicer.SettleFolioToAccount,
+                    request_deserializer=hotelops_dot_folio_dot_v1_dot_ledger__pb2.SettleFolioToAccountRequest.FromString,
+                    response_serializer=hotelops_dot_folio_dot_v1_dot_folio__pb2.SettleFolioToAccountResponse.SerializeToString,
+            ),
+            'PostAccountPayment': grpc.unary_unary_rpc_method_handler(
+                    servicer.PostAccountPayment,
+                    request_deserializer=hotelops_dot_folio_dot_v1_dot_ledger__pb2.PostAccountPaymentRequest.FromString,
+                    response_serializer=hotelops_dot_folio_dot_v1_dot_ledger__pb2.PostAccountPaymentResponse.SerializeToString,
+            ),
+            'GetAccountStatement': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetAccountStatement,
+                    request_deserializer=hotelops_dot_folio_dot_v1_dot_ledger__pb2.GetAccountStatementRequest.FromString,
+                    response_serializer=hotelops_dot_folio_dot_v1_dot_ledger__pb2.GetAccountStatementResponse.SerializeToString,
+            ),
+            'GetAgeingReport': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetAgeingReport,
+                    request_deserializer=hotelops_dot_folio_dot_v1_dot_ledger__pb2.GetAgeingReportRequest.FromString,
+                    response_serializer=hotelops_dot_folio_dot_v1_dot_ledger__pb2.GetAgeingReportResponse.SerializeToString,
             ),
             'GetNightAuditChecks': grpc.unary_unary_rpc_method_handler(
                     servicer.GetNightAuditChecks,
@@ -658,6 +861,193 @@ class FolioService(object):
         return grpc.experimental.unary_unary(request, target, '/hotelops.folio.v1.FolioService/CancelInvoice',
             hotelops_dot_folio_dot_v1_dot_folio__pb2.CancelInvoiceRequest.SerializeToString,
             hotelops_dot_folio_dot_v1_dot_folio__pb2.CancelInvoiceResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def CreateFolio(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.folio.v1.FolioService/CreateFolio',
+            hotelops_dot_folio_dot_v1_dot_folio__pb2.CreateFolioRequest.SerializeToString,
+            hotelops_dot_folio_dot_v1_dot_folio__pb2.CreateFolioResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListFolios(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.folio.v1.FolioService/ListFolios',
+            hotelops_dot_folio_dot_v1_dot_folio__pb2.ListFoliosRequest.SerializeToString,
+            hotelops_dot_folio_dot_v1_dot_folio__pb2.ListFoliosResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def SetFolioRoutingRule(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.folio.v1.FolioService/SetFolioRoutingRule',
+            hotelops_dot_folio_dot_v1_dot_folio__pb2.SetFolioRoutingRuleRequest.SerializeToString,
+            hotelops_dot_folio_dot_v1_dot_folio__pb2.SetFolioRoutingRuleResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def TransferCharge(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.folio.v1.FolioService/TransferCharge',
+            hotelops_dot_folio_dot_v1_dot_folio__pb2.TransferChargeRequest.SerializeToString,
+            hotelops_dot_folio_dot_v1_dot_folio__pb2.TransferChargeResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def CreateLedgerAccount(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.folio.v1.FolioService/CreateLedgerAccount',
+            hotelops_dot_folio_dot_v1_dot_ledger__pb2.CreateLedgerAccountRequest.SerializeToString,
+            hotelops_dot_folio_dot_v1_dot_ledger__pb2.CreateLedgerAccountResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def UpdateLedgerAccount(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.folio.v1.FolioService/UpdateLedgerAccount',
+            hotelops_dot_folio_dot_v1_dot_ledger__pb2.UpdateLedgerAccountRequest.SerializeToString,
+            hotelops_dot_folio_dot_v1_dot_ledger__pb2.UpdateLedgerAccountResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListLedgerAccounts(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.folio.v1.FolioService/ListLedgerAccounts',
+            hotelops_dot_folio_dot_v1_dot_ledger__pb2.ListLedgerAccountsRequest.SerializeToString,
+            hotelops_dot_folio_dot_v1_dot_ledger__pb2.ListLedgerAccountsResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def SettleFolioToAccount(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.folio.v1.FolioService/SettleFolioToAccount',
+            hotelops_dot_folio_dot_v1_dot_ledger__pb2.SettleFolioToAccountRequest.SerializeToString,
+            hotelops_dot_folio_dot_v1_dot_folio__pb2.SettleFolioToAccountResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def PostAccountPayment(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.folio.v1.FolioService/PostAccountPayment',
+            hotelops_dot_folio_dot_v1_dot_ledger__pb2.PostAccountPaymentRequest.SerializeToString,
+            hotelops_dot_folio_dot_v1_dot_ledger__pb2.PostAccountPaymentResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def GetAccountStatement(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.folio.v1.FolioService/GetAccountStatement',
+            hotelops_dot_folio_dot_v1_dot_ledger__pb2.GetAccountStatementRequest.SerializeToString,
+            hotelops_dot_folio_dot_v1_dot_ledger__pb2.GetAccountStatementResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def GetAgeingReport(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.folio.v1.FolioService/GetAgeingReport',
+            hotelops_dot_folio_dot_v1_dot_ledger__pb2.GetAgeingReportRequest.SerializeToString,
+            hotelops_dot_folio_dot_v1_dot_ledger__pb2.GetAgeingReportResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 

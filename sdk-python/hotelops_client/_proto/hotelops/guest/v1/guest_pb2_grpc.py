@@ -72,6 +72,16 @@ class GuestServiceStub(object):
                 request_serializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.EraseGuestRequest.SerializeToString,
                 response_deserializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.EraseGuestResponse.FromString,
                 )
+        self.ListGuestReports = channel.unary_unary(
+                '/hotelops.guest.v1.GuestService/ListGuestReports',
+                request_serializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.ListGuestReportsRequest.SerializeToString,
+                response_deserializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.ListGuestReportsResponse.FromString,
+                )
+        self.ListUnreportedGuests = channel.unary_unary(
+                '/hotelops.guest.v1.GuestService/ListUnreportedGuests',
+                request_serializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.ListUnreportedGuestsRequest.SerializeToString,
+                response_deserializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.ListUnreportedGuestsResponse.FromString,
+                )
 
 
 class GuestServiceServicer(object):
@@ -182,6 +192,30 @@ class GuestServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListGuestReports(self, request, context):
+        """The property's guest reports to the police or gendarmerie (KBS, Law 1774), newest first: one per occupant of a
+        room line and movement (check-in, check-out), made in the movement's transaction. `status`: pending (queued, or
+        retried after an error), sent (with the authority's `reference`), failed (retries exhausted or refused) or
+        incomplete (the occupant's record lacks what `missing` names: not sent; a line checked in without guests gives
+        one such report with `missing` ["guests"]). Filter by `status` (empty: all); paged by the opaque `cursor` of
+        the previous page (`next_cursor`, empty on the last page), `limit` 1-200 (default 50); a bad status, cursor or
+        limit is 400 naming the field. Names are answered; document numbers and birth dates never are. Needs
+        `guests.report` (managers and the front desk).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListUnreportedGuests(self, request, context):
+        """The in-house occupants whose check-in is not reported to the authority (`reason`: no_guests, the line has none;
+        incomplete, the record lacks the document, birth date or nationality; pending, not sent yet; failed; not_queued)
+        and how many reports failed (not followed by a newer report of the same occupant and movement). Needs
+        `guests.report`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GuestServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -234,6 +268,16 @@ def add_GuestServiceServicer_to_server(servicer, server):
                     servicer.EraseGuest,
                     request_deserializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.EraseGuestRequest.FromString,
                     response_serializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.EraseGuestResponse.SerializeToString,
+            ),
+            'ListGuestReports': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListGuestReports,
+                    request_deserializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.ListGuestReportsRequest.FromString,
+                    response_serializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.ListGuestReportsResponse.SerializeToString,
+            ),
+            'ListUnreportedGuests': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListUnreportedGuests,
+                    request_deserializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.ListUnreportedGuestsRequest.FromString,
+                    response_serializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.ListUnreportedGuestsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -420,5 +464,39 @@ class GuestService(object):
         return grpc.experimental.unary_unary(request, target, '/hotelops.guest.v1.GuestService/EraseGuest',
             hotelops_dot_guest_dot_v1_dot_guest__pb2.EraseGuestRequest.SerializeToString,
             hotelops_dot_guest_dot_v1_dot_guest__pb2.EraseGuestResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListGuestReports(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.guest.v1.GuestService/ListGuestReports',
+            hotelops_dot_guest_dot_v1_dot_guest__pb2.ListGuestReportsRequest.SerializeToString,
+            hotelops_dot_guest_dot_v1_dot_guest__pb2.ListGuestReportsResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListUnreportedGuests(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.guest.v1.GuestService/ListUnreportedGuests',
+            hotelops_dot_guest_dot_v1_dot_guest__pb2.ListUnreportedGuestsRequest.SerializeToString,
+            hotelops_dot_guest_dot_v1_dot_guest__pb2.ListUnreportedGuestsResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

@@ -65,6 +65,11 @@ class InventoryServiceStub(object):
                 request_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRatePlanPolicyRequest.SerializeToString,
                 response_deserializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRatePlanPolicyResponse.FromString,
                 )
+        self.SetRatePlanOccupancyPricing = channel.unary_unary(
+                '/hotelops.inventory.v1.InventoryService/SetRatePlanOccupancyPricing',
+                request_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRatePlanOccupancyPricingRequest.SerializeToString,
+                response_deserializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRatePlanOccupancyPricingResponse.FromString,
+                )
         self.SetRatePlanDeposit = channel.unary_unary(
                 '/hotelops.inventory.v1.InventoryService/SetRatePlanDeposit',
                 request_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRatePlanDepositRequest.SerializeToString,
@@ -202,6 +207,17 @@ class InventoryServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SetRatePlanOccupancyPricing(self, request, context):
+        """Sets whether a rate plan prices by occupancy (per number of adults). On such a plan a day's price (SetPrices'
+        `amount_minor`, the ARI write's `price_minor`) is the price for the room type's max occupancy, and
+        `occupancy_prices` sets the prices for fewer adults; a booking of n adults pays the price for n where one is
+        set, else the day's price. Turning it off keeps the prices for fewer adults stored but unused. Audited (entity
+        "rate_plan"); 404 for a rate plan of another property.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def SetRatePlanDeposit(self, request, context):
         """Sets a rate plan's deposit rule (`deposit` unset: removes it). A reservation made afterwards owes the deposit of
         its room lines by the due date (ReservationService: Reservation.deposit); reservations already made keep what
@@ -214,6 +230,8 @@ class InventoryServiceServicer(object):
 
     def SetPrices(self, request, context):
         """Sets one nightly price for every date of a range (at most 731 days) of a rate plan x room type.
+        With `occupancy_prices` (a plan that prices by occupancy only, 422 otherwise) it sets the prices per number of
+        adults instead: the entry for the room type's max occupancy is the day's price, `amount_minor` must then be 0.
         The rate plan must cover the room type (422 validation_failed otherwise). Emits availability.changed
         (reason "rate") and an ARI feed entry.
         """
@@ -350,6 +368,11 @@ def add_InventoryServiceServicer_to_server(servicer, server):
                     servicer.SetRatePlanPolicy,
                     request_deserializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRatePlanPolicyRequest.FromString,
                     response_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRatePlanPolicyResponse.SerializeToString,
+            ),
+            'SetRatePlanOccupancyPricing': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetRatePlanOccupancyPricing,
+                    request_deserializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRatePlanOccupancyPricingRequest.FromString,
+                    response_serializer=hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRatePlanOccupancyPricingResponse.SerializeToString,
             ),
             'SetRatePlanDeposit': grpc.unary_unary_rpc_method_handler(
                     servicer.SetRatePlanDeposit,
@@ -560,6 +583,23 @@ class InventoryService(object):
         return grpc.experimental.unary_unary(request, target, '/hotelops.inventory.v1.InventoryService/SetRatePlanPolicy',
             hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRatePlanPolicyRequest.SerializeToString,
             hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRatePlanPolicyResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def SetRatePlanOccupancyPricing(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.inventory.v1.InventoryService/SetRatePlanOccupancyPricing',
+            hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRatePlanOccupancyPricingRequest.SerializeToString,
+            hotelops_dot_inventory_dot_v1_dot_inventory__pb2.SetRatePlanOccupancyPricingResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 

@@ -4,7 +4,8 @@ import net, { type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppError } from "../errors.ts";
 import { writeError, type NodeResponse } from "../server/http-errors.ts";
-import { readBody, readMultipart, type NodeRequest } from "./body.ts";
+import { readMultipart } from "../gateway/multipart.ts";
+import { readBody, restRefusals, type NodeRequest } from "./body.ts";
 
 // Body readers behind real sockets: a refusal must reach the client (not a connection reset) and a large
 // upload must be cut off, not read to its end.
@@ -18,7 +19,7 @@ async function handler(req: NodeRequest, res: NodeResponse): Promise<void> {
       ? readMultipart(req, { maxFileBytes: LIMIT, maxFiles: 2, maxFieldBytes: 64 }).then(
           (r) => `${r.fields.length} fields, ${r.files.map((f) => f.content.length).join("+")} bytes`,
         )
-      : readBody(req, LIMIT).then((b) => `${b.length} bytes`);
+      : readBody(req, LIMIT, restRefusals).then((b) => `${b.length} bytes`);
   outcomes.push(read.catch((err: AppError) => err.code));
   try {
     const result = await read;

@@ -1,0 +1,165 @@
+// A folio's invoice: a draft of what is not yet invoiced (FolioService.CreateInvoiceDraft, an unknown consumer as the
+// buyer), its finalisation (FinalizeInvoice) and the issued invoice's e-document as XML or PDF (GetInvoiceDocument,
+// saved by the browser). No RPC lists a folio's invoices, so the invoice in hand is kept in the address (?invoice=).
+import { useState } from "preact/hooks";
+import { can, formatMoney, InvoiceStatus, problemOf, type Problem, type Signed } from "../../api.ts";
+import { useI18n } from "../../i18n.ts";
+import { Confirm, ErrorBox, useLoad } from "../common.tsx";
+import { formatDay, propertyCode } from "./shared.tsx";
+
+function remember(invoiceId: string): void {
+  const url = new URL(location.href);
+  url.searchParams.set("invoice", invoiceId);
+  history.replaceState(null, "", url.pathname + url.search);
+}
+
+export function InvoicePanel({
+  signed,
+  folioId,
+  onChanged,
+}: {
+  signed: Signed;
+  folioId: string;
+  onChanged: () => void;
+}) {
+  const { t, lang } = useI18n();
+  const code = propertyCode(signed);
+  const [invoiceId, setInvoiceId] = useState(() => new URLSearchParams(location.search).get("invoice") ?? "");
+  const invoice = useLoad(
+    async () =>
+      invoiceId === "" ? undefined : (await signed.folio.getInvoice({ propertyCode: code, invoiceId })).invoice,
+    [invoiceId],
+  );
+  const [confirming, setConfirming] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [done, setDone] = useState("");
+  const [problem, setProblem] = useState<Problem | undefined>();
+  const issue = can(signed, "invoices.issue");
+  const inv = invoice.data;
+  const money = (m: bigint) => (inv === undefined ? "" : formatMoney(lang, m, inv.amountScale, inv.currency));
+
+  async function act(run: () => Promise<void>) {
+    setProblem(undefined);
+    setBusy(true);
+    try {
+      await run();
+    } catch (err) {
+      setProblem(problemOf(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+  const draft = () =>
+    act(async () => {
+      const out = await signed.folio.createInvoiceDraft({ propertyCode: code, folioId });
+      const id = out.invoice?.id ?? "";
+      remember(id);
+      setInvoiceId(id);
+      setDone(t("invoiceDrafted"));
+      onChanged();
+    });
+  const finalise = () =>
+    act(async () => {
+      setConfirming(false);
+      const out = await signed.folio.finalizeInvoice({ propertyCode: code, invoiceId });
+      setDone(t("invoiceIssued", { number: out.invoice?.number ?? "" }));
+      invoice.reload();
+    });
+  const download = (format: "xml" | "pdf") =>
+    act(async () => {
+      const doc = await signed.folio.getInvoiceDocument({ propertyCode: code, invoiceId, format });
+      const url = URL.createObjectURL(new Blob([new Uint8Array(doc.content)], { type: doc.contentType }));
+      const a = document.createElement("a");
+      a.href = url;
+      a.download = doc.fileName;
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    });
+
+  if (!issue && inv === undefined) return null;
+  return (
+    <section aria-labelledby="invoice-h">
+      <h2 id="invoice-h">{t("invoiceTitle")}</h2>
+      <p role="status" id="invoice-done" class="result">
+        {done}
+      </p>
+      <ErrorBox problem={invoice.problem} />
+      {inv !== undefined && (
+        <dl class="facts" id="invoice">
+          <dt>{t("factStatus")}</dt>
+          <dd id="invoice-status">
+            {t(
+              inv.status === InvoiceStatus.ISSUED
+                ? "invoiceStatusIssued"
+                : inv.status === InvoiceStatus.DRAFT
+                  ? "invoiceStatusDraft"
+                  : "invoiceStatusOther",
+            )}
+          </dd>
+          <dt>{t("invoiceType")}</dt>
+          <dd>{inv.type}</dd>
+          {inv.number !== undefined && (
+            <>
+              <dt>{t("invoiceNumber")}</dt>
+              <dd id="invoice-number">{inv.number}</dd>
+            </>
+          )}
+          {inv.issueDate !== undefined && (
+            <>
+              <dt>{t("invoiceDate")}</dt>
+              <dd>{formatDay(lang, inv.issueDate)}</dd>
+            </>
+          )}
+          <dt>{t("invoiceNet")}</dt>
+          <dd>{money(inv.netMinor)}</dd>
+          <dt>{t("invoiceVat")}</dt>
+          <dd>{money(inv.taxMinor)}</dd>
+          <dt>{t("invoiceAccTax")}</dt>
+          <dd>{money(inv.accommodationTaxMinor)}</dd>
+          <dt>{t("colTotal")}</dt>
+          <dd id="invoice-total">{money(inv.totalMinor)}</dd>
+        </dl>
+      )}
+      <div class="actions">
+        {issue && (inv === undefined || inv.status !== InvoiceStatus.DRAFT) && (
+          <button type="button" id="invoice-draft" disabled={busy} onClick={() => void draft()}>
+            {t("invoiceDraft")}
+          </button>
+        )}
+        {issue && inv?.status === InvoiceStatus.DRAFT && !confirming && (
+          <button
+            type="button"
+            class="primary"
+            id="invoice-finalise"
+            disabled={busy}
+            onClick={() => setConfirming(true)}
+          >
+            {t("invoiceFinalise")}
+          </button>
+        )}
+        {inv?.status === InvoiceStatus.ISSUED && (
+          <>
+            <button type="button" id="invoice-xml" disabled={busy} onClick={() => void download("xml")}>
+              {t("invoiceXml")}
+            </button>
+            <button type="button" id="invoice-pdf" disabled={busy} onClick={() => void download("pdf")}>
+              {t("invoicePdf")}
+            </button>
+          </>
+        )}
+      </div>
+      {confirming && inv !== undefined && (
+        <Confirm
+          text={t("invoiceFinaliseConfirm", { amount: money(inv.totalMinor) })}
+          onYes={() => void finalise()}
+          onNo={() => setConfirming(false)}
+        />
+      )}
+      <div id="invoice-error">
+        <ErrorBox problem={problem} />
+      </div>
+    </section>
+  );
+}
