@@ -16,6 +16,7 @@ import { benchWorker } from "./worker.bench.ts";
 import { benchReplica } from "./replica.bench.ts";
 import { benchInvoices } from "./invoices.bench.ts";
 import { benchTrail } from "./trail.bench.ts";
+import { benchCityLedger } from "./city-ledger.bench.ts";
 
 const only = process.argv[2];
 const benches: Record<string, () => Promise<void>> = {
@@ -34,6 +35,7 @@ const benches: Record<string, () => Promise<void>> = {
   worker: benchWorker,
   replica: benchReplica,
   invoices: benchInvoices,
+  "city-ledger": benchCityLedger,
   growth: benchGrowth,
 };
 if (only !== undefined && !(only in benches)) {
