@@ -18,6 +18,7 @@ import { benchInvoices } from "./invoices.bench.ts";
 import { benchTrail } from "./trail.bench.ts";
 import { benchGuests } from "./guests.bench.ts";
 import { benchGuestReporting } from "./guest-reporting.bench.ts";
+import { benchCityLedger } from "./city-ledger.bench.ts";
 
 const only = process.argv[2];
 const benches: Record<string, () => Promise<void>> = {
@@ -38,6 +39,7 @@ const benches: Record<string, () => Promise<void>> = {
   replica: benchReplica,
   invoices: benchInvoices,
   guests: benchGuests,
+  "city-ledger": benchCityLedger,
   growth: benchGrowth,
 };
 if (only !== undefined && !(only in benches)) {

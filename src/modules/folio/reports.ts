@@ -18,13 +18,14 @@ const report =
     q.query(sql, [propertyId, start, end, limit]);
 
 /**
- * Charges posted per business date between start and end: room nights, extras and their sum. The range is also
+ * Charges posted per business date between start and end: room nights, extras and their sum (the credit lines of
+ * return invoices are left out: the period's returns are read from the return invoices). The range is also
  * stated on the charges themselves: joined on the generated dates alone, the planner hashed every charge of the
  * hotel's history.
  */
 export const revenueByDayReport = report(`
   select to_char(d.date, 'YYYY-MM-DD') as date, coalesce(sum(c.amount_minor) filter (where c.kind = 'ROOM'), 0)::text as "roomMinor",
-      coalesce(sum(c.amount_minor) filter (where c.kind = 'EXTRA'), 0)::text as "extrasMinor", coalesce(sum(c.amount_minor), 0)::text as "totalMinor",
+      coalesce(sum(c.amount_minor) filter (where c.kind = 'EXTRA'), 0)::text as "extrasMinor", coalesce(sum(c.amount_minor) filter (where c.kind in ('ROOM', 'EXTRA')), 0)::text as "totalMinor",
       count(*) over () as total
     from generate_series($2::date, $3::date, interval '1 day') as d(date)
     left join folio_charges c on c.property_id = $1 and c.business_date = d.date::date and c.business_date between $2::date and $3::date
