@@ -9,6 +9,7 @@ import {
   createMobileSession,
   EventService,
   FolioService,
+  GuestService,
   HotelOpsError,
   InventoryService,
   MobileService,
@@ -53,6 +54,7 @@ export interface Signed {
   mobile: Client<typeof MobileService>;
   folio: Client<typeof FolioService>;
   events: Client<typeof EventService>;
+  guests: Client<typeof GuestService>;
 }
 
 const KEY = "hotelops.panel.session";
@@ -116,6 +118,7 @@ function open(
     mobile: createHotelOpsClient(MobileService, opts),
     folio: createHotelOpsClient(FolioService, opts),
     events: createHotelOpsClient(EventService, opts),
+    guests: createHotelOpsClient(GuestService, opts),
   };
   return signed;
 }
