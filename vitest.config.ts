@@ -23,6 +23,8 @@ const serial = [
   "test/events/slow-reader.test.ts",
   "test/auth/token-limits.test.ts",
   "test/audit/audit-cli.test.ts",
+  // guest reports retried with backoff on the real clock (a 1 s delay) by the worker
+  "test/guests/reporting.test.ts",
   "test/connectivity/{mapping-cli,callback-cli}.test.ts",
   "test/**/inventory-verify*.test.ts",
   "src/modules/identity/identity.service.test.ts",

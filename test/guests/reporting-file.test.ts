@@ -115,5 +115,5 @@ describe("the file sender", () => {
     const again = await createFileSender(dir).send(parsed[0] as never);
     expect(again.reference).toBe(`${propertyCode}/2027-03-01.jsonl#${parsed[0]!.id}`);
     expect(readFileSync(file, "utf8").trimEnd().split("\n")).toHaveLength(2);
-  });
+  }, 60_000);
 });

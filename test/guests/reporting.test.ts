@@ -253,7 +253,7 @@ describe("guest reports on check-in and check-out", () => {
     expect(arrivals.filter((a) => a.body.movement === "check_out" && out.some((r) => r.id === a.body.id)).length).toBe(
       2,
     );
-  });
+  }, 60_000);
 
   it("a check-in that rolls back leaves no report and no job", async () => {
     const s = await stay([await guest(), await guest()]);
@@ -316,7 +316,7 @@ describe("guest reports on check-in and check-out", () => {
       [failed!.id],
     );
     expect(rows).toEqual([{ action: "fail" }]);
-  });
+  }, 60_000);
 
   it("a check-in without a complete occupant record is allowed and listed; a guest added later is reported", async () => {
     const none = await stay([], 1);
@@ -359,7 +359,7 @@ describe("guest reports on check-in and check-out", () => {
     expect(rows[1]).toMatchObject({ guestId: complete, movement: "check_in", status: "sent" });
     const after = await rest("GET", "/api/panel/v1/guest-reports/unreported", desk);
     expect((after.body.unreported as Json[]).some((u) => u.reservationRoomId === none.lineId)).toBe(false);
-  });
+  }, 60_000);
 });
 
 describe("ListGuestReports", () => {
@@ -446,5 +446,5 @@ describe("retention", () => {
     expect(JSON.stringify(runs[0]!.changes)).toMatch(/reportsDeleted/);
     const left = await pool.query(`select id from guest_reports where id = any($1::uuid[])`, [[old, young]]);
     expect(left.rows.map((r: Json) => r.id)).toEqual([young]);
-  });
+  }, 60_000);
 });

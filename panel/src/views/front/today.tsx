@@ -1,5 +1,5 @@
 // Today: the business date and the day's work, each list leading to the action (check-in, check-out, the rack).
-import { nextDay, ReservationStatus, RoomStatus, type Reservation, type Signed } from "../../api.ts";
+import { can, nextDay, ReservationStatus, RoomStatus, type Reservation, type Signed } from "../../api.ts";
 import { useI18n } from "../../i18n.ts";
 import { useLiveEvents } from "../../live.ts";
 import { ErrorBox, PageTitle, useLoad } from "../common.tsx";
@@ -19,7 +19,11 @@ export function Today({ signed }: { signed: Signed }) {
   const date = dash.data?.businessDate;
   const day = useLoad(async () => {
     if (date === undefined) return undefined;
-    const [arrivals, inHouse, rooms] = await Promise.all([
+    // guests not reported to the police (KBS): only for staff holding guests.report
+    const unreported = can(signed, "guests.report")
+      ? signed.guests.listUnreportedGuests({ propertyCode: propertyCode(signed) })
+      : Promise.resolve(undefined);
+    const [arrivals, inHouse, rooms, reporting] = await Promise.all([
       signed.reservations.listReservations({
         arrivalFrom: date,
         arrivalTo: nextDay(date),
@@ -28,6 +32,7 @@ export function Today({ signed }: { signed: Signed }) {
       }),
       signed.reservations.listReservations({ statuses: [ReservationStatus.IN_HOUSE], limit: 500 }),
       signed.inventory.listRooms({ propertyCode: propertyCode(signed), limit: 500 }),
+      unreported,
     ]);
     const byCode = (a: Reservation, b: Reservation) => a.code.localeCompare(b.code);
     return {
@@ -35,6 +40,7 @@ export function Today({ signed }: { signed: Signed }) {
       inHouse: [...inHouse.reservations].sort(byCode),
       departures: inHouse.reservations.filter((r) => r.departureDate <= date).sort(byCode),
       toClean: rooms.rooms.filter((r) => r.status === RoomStatus.DIRTY),
+      reporting,
     };
   }, [date]);
   // live: a booking, a change, an arrival or departure, or a night audit moving the date reloads the lists
@@ -90,6 +96,27 @@ export function Today({ signed }: { signed: Signed }) {
               </>
             )}
           </section>
+          {d.reporting && (
+            <section aria-labelledby="unreported-h" class="day-list">
+              <h2 id="unreported-h">{t("unreportedTitle", { n: d.reporting.unreported.length })}</h2>
+              {d.reporting.unreported.length === 0 ? (
+                <p>{t("unreportedNone")}</p>
+              ) : (
+                <ul id="unreported">
+                  {d.reporting.unreported.map((u) => (
+                    <li key={`${u.reservationRoomId}:${u.guestId}`}>
+                      <a href={`/panel/reservations/${u.reservationId}`}>{u.reservationCode}</a>
+                      {u.roomNumber !== "" && <> · {t("room", { n: u.roomNumber })}</>} ·{" "}
+                      {u.guestName === "" ? t("unreportedNoGuests") : u.guestName} · {t(reasonKey(u.reason))}
+                    </li>
+                  ))}
+                </ul>
+              )}
+              {d.reporting.failedReports > 0 && (
+                <p id="failed-reports">{t("failedReportsLine", { n: d.reporting.failedReports })}</p>
+              )}
+            </section>
+          )}
         </div>
       )}
     </section>
@@ -132,4 +159,20 @@ function DayList(props: {
       )}
     </section>
   );
+}
+
+/** The string of an unreported guest's reason (an unknown one reads as not reported). */
+function reasonKey(reason: string) {
+  switch (reason) {
+    case "no_guests":
+      return "unreported_no_guests" as const;
+    case "incomplete":
+      return "unreported_incomplete" as const;
+    case "pending":
+      return "unreported_pending" as const;
+    case "failed":
+      return "unreported_failed" as const;
+    default:
+      return "unreported_not_queued" as const;
+  }
 }
