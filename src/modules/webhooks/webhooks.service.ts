@@ -8,14 +8,19 @@ import type { Clock } from "../../lib/clock.ts";
 import { isUuid, newId } from "../../lib/ids.ts";
 import { AddressRejected, verifyTarget, type AddressPolicy, type Resolver } from "./address.ts";
 import type { WebhookEngine } from "./engine.ts";
+import { createEndpointsRepository, toEndpoint, type Endpoint, type HistoryEntry } from "./endpoints.repository.ts";
 import {
-  createEndpointsRepository,
-  endpointColumns,
-  toEndpoint,
-  type Endpoint,
-  type EndpointRow,
-  type HistoryEntry,
-} from "./endpoints.repository.ts";
+  cancelPendingDeliveries,
+  copyDelivery,
+  countEndpoints,
+  deleteEndpoint,
+  disableEndpoint,
+  endpointChanges,
+  insertEndpoint,
+  insertTestDelivery,
+  lockEndpointCreation,
+  updateEndpoint,
+} from "./endpoint-writes.repository.ts";
 import { isSubscribable, subscribableEventTypes, testEventType } from "./event-types.ts";
 import { ed25519Aad } from "./engine.ts";
 import { newSigningSecret, type SecretBox } from "./secrets.ts";
@@ -136,18 +141,15 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
   async function update(
     actor: StaffActor,
     id: string,
-    setSql: string,
+    change: keyof typeof endpointChanges,
     params: unknown[],
     audit: { action: string; before?: Endpoint },
   ): Promise<Endpoint> {
     if (!isUuid(id)) throw new AppError("not_found", "Webhook address not found.");
     return d.transact(async (tx) => {
-      const rows = await tx.query<EndpointRow>(
-        `update webhook_endpoints set ${setSql} where property_id = $1 and id = $2 and client_id is null returning ${endpointColumns}`,
-        [actor.propertyId, id, ...params],
-      );
-      if (rows[0] === undefined) throw new AppError("not_found", "Webhook address not found.");
-      const after = toEndpoint(rows[0]);
+      const row = await updateEndpoint(tx, actor.propertyId, id, change, params);
+      if (row === undefined) throw new AppError("not_found", "Webhook address not found.");
+      const after = toEndpoint(row);
       recordChange(tx, {
         propertyId: actor.propertyId,
         entity: "webhook_endpoint",
@@ -177,40 +179,31 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
       const pair = input.ed25519 === true ? newEd25519Pair() : undefined;
       const row = await d.transact(async (tx) => {
         // Serializes creates of one property so two concurrent requests cannot make an eleventh address.
-        await tx.query("select pg_advisory_xact_lock(hashtext('webhook_endpoints'), hashtext($1))", [actor.propertyId]);
-        const [count] = await tx.query<{ n: number }>(
-          "select count(*)::int as n from webhook_endpoints where property_id = $1 and client_id is null",
-          [actor.propertyId],
-        );
-        if ((count?.n ?? 0) >= maxEndpointsPerProperty)
+        await lockEndpointCreation(tx, actor.propertyId);
+        if ((await countEndpoints(tx, actor.propertyId)) >= maxEndpointsPerProperty)
           throw new AppError("conflict", `A property can have at most ${maxEndpointsPerProperty} webhook addresses.`);
-        const [inserted] = await tx.query<EndpointRow>(
-          `insert into webhook_endpoints (id, property_id, url, description, event_types, status, secret_sealed, created_by, created_at, updated_at,
-             ed25519_key_sealed, ed25519_public_key, max_per_second, max_concurrency)
-           values ($1, $2, $3, $4, $5, 'open', $6, $7, $8, $8, $9, $10, $11, $12) returning ${endpointColumns}`,
-          [
-            id,
-            actor.propertyId,
-            url,
-            description,
-            eventTypes,
-            d.box.seal(secret, id),
-            actor.userId,
-            now,
-            pair === undefined ? null : d.box.seal(pair.secretKey, ed25519Aad(id)),
-            pair?.publicKey ?? null,
-            maxPerSecond,
-            maxConcurrency,
-          ],
-        );
+        const inserted = await insertEndpoint(tx, {
+          id,
+          propertyId: actor.propertyId,
+          url,
+          description,
+          eventTypes,
+          secretSealed: d.box.seal(secret, id),
+          createdBy: actor.userId,
+          now,
+          ed25519KeySealed: pair === undefined ? null : d.box.seal(pair.secretKey, ed25519Aad(id)),
+          ed25519PublicKey: pair?.publicKey ?? null,
+          maxPerSecond,
+          maxConcurrency,
+        });
         recordChange(tx, {
           propertyId: actor.propertyId,
           entity: "webhook_endpoint",
           entityId: id,
           action: "create",
-          after: toEndpoint(inserted!),
+          after: toEndpoint(inserted),
         });
-        return inserted!;
+        return inserted;
       });
       return { endpoint: toEndpoint(row), secret };
     },
@@ -229,7 +222,7 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
       const updated = await update(
         actor,
         id,
-        "url = $3, event_types = $4, description = $5, updated_at = $6, max_per_second = $7, max_concurrency = $8",
+        "settings",
         [url, eventTypes, description, d.clock.now(), maxPerSecond, maxConcurrency],
         { action: "modify", before: current },
       );
@@ -239,7 +232,7 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
       return update(
         actor,
         id,
-        "ed25519_key_sealed = $3, ed25519_public_key = $4, previous_ed25519_key_sealed = null, previous_ed25519_public_key = null",
+        "ed25519",
         [pair === undefined ? null : d.box.seal(pair.secretKey, ed25519Aad(id)), pair?.publicKey ?? null],
         { action: "modify", before: updated },
       );
@@ -249,10 +242,7 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
     async remove(actor: StaffActor, id: string): Promise<void> {
       if (!isUuid(id)) throw new AppError("not_found", "Webhook address not found.");
       await d.transact(async (tx) => {
-        const [gone] = await tx.query<EndpointRow>(
-          `delete from webhook_endpoints where property_id = $1 and id = $2 and client_id is null returning ${endpointColumns}`,
-          [actor.propertyId, id],
-        );
+        const gone = await deleteEndpoint(tx, actor.propertyId, id);
         if (gone === undefined) throw new AppError("not_found", "Webhook address not found.");
         recordChange(tx, {
           propertyId: actor.propertyId,
@@ -276,9 +266,7 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
       const endpoint = await update(
         actor,
         id,
-        `previous_secret_sealed = secret_sealed, previous_secret_expires_at = $4, secret_sealed = $3, updated_at = $5,
-         previous_ed25519_key_sealed = ed25519_key_sealed, previous_ed25519_public_key = ed25519_public_key,
-         ed25519_key_sealed = coalesce($6, ed25519_key_sealed), ed25519_public_key = coalesce($7, ed25519_public_key)`,
+        "rotateSecret",
         [
           d.box.seal(secret, id),
           new Date(now.getTime() + secretOverlapMs),
@@ -294,10 +282,7 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
     /** Stops the address; its pending deliveries stop too (nothing accumulates while it is off). */
     async disable(actor: StaffActor, id: string): Promise<Endpoint> {
       return d.transact(async (tx) => {
-        const [row] = await tx.query<EndpointRow>(
-          `update webhook_endpoints set status = 'disabled', updated_at = $3 where property_id = $1 and id = $2 and client_id is null returning ${endpointColumns}`,
-          [actor.propertyId, isUuid(id) ? id : null, d.clock.now()],
-        );
+        const row = await disableEndpoint(tx, actor.propertyId, isUuid(id) ? id : null, d.clock.now());
         if (row === undefined) throw new AppError("not_found", "Webhook address not found.");
         recordChange(tx, {
           propertyId: actor.propertyId,
@@ -306,23 +291,14 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
           action: "disable",
           after: toEndpoint(row),
         });
-        await tx.query(
-          "update webhook_deliveries set status = 'cancelled', next_attempt_at = null, last_error_class = 'endpoint_closed' where endpoint_id = $1 and status = 'pending'",
-          [id],
-        );
+        await cancelPendingDeliveries(tx, id);
         return toEndpoint(row);
       });
     },
 
     /** Re-opens a closed or disabled address with a clean failure count. */
     async enable(actor: StaffActor, id: string): Promise<Endpoint> {
-      return update(
-        actor,
-        id,
-        "status = 'open', closed_at = null, closed_reason = null, failing_since = null, failures_since_success = 0, updated_at = $3",
-        [d.clock.now()],
-        { action: "enable" },
-      );
+      return update(actor, id, "enable", [d.clock.now()], { action: "enable" });
     },
 
     /** Sends webhook.test at once (signed like any event) and answers with the outcome of that one attempt. */
@@ -332,11 +308,14 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
         throw new AppError("conflict", "Webhooks are switched off platform-wide while the partner API is disabled.");
       const now = d.clock.now();
       const deliveryId = newId(now.getTime());
-      await d.pool.query(
-        `insert into webhook_deliveries (id, property_id, endpoint_id, event_id, event_type, is_test, status, next_attempt_at, created_at)
-         values ($1, $2, $3, $4, $5, true, 'pending', $6, $6)`,
-        [deliveryId, actor.propertyId, id, newId(now.getTime()), testEventType, now],
-      );
+      await insertTestDelivery(d.pool, {
+        id: deliveryId,
+        propertyId: actor.propertyId,
+        endpointId: id,
+        eventId: newId(now.getTime()),
+        eventType: testEventType,
+        now,
+      });
       const [outcome] = await d.engine.attempt([deliveryId]);
       if (outcome === undefined) throw new AppError("conflict", "The test event could not be sent.");
       return {
@@ -397,13 +376,14 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
       const now = d.clock.now();
       const id = newId(now.getTime());
       return d.transact(async (tx) => {
-        const [created] = await tx.query<{ id: string }>(
-          `insert into webhook_deliveries (id, property_id, endpoint_id, event_id, event_type, is_test, resend_of, status, next_attempt_at, created_at)
-           select $1, property_id, endpoint_id, event_id, event_type, is_test, id, 'pending', $5, $5 from webhook_deliveries
-           where property_id = $2 and endpoint_id = $3 and id = $4 returning id`,
-          [id, actor.propertyId, endpointId, isUuid(deliveryId) ? deliveryId : null, now],
-        );
-        if (created === undefined) throw new AppError("not_found", "Delivery not found.");
+        const created = await copyDelivery(tx, {
+          id,
+          propertyId: actor.propertyId,
+          endpointId,
+          deliveryId: isUuid(deliveryId) ? deliveryId : null,
+          now,
+        });
+        if (!created) throw new AppError("not_found", "Delivery not found.");
         await tx.enqueue(queues.webhooksDeliver, { deliveryId: id });
         return { deliveryId: id };
       });
