@@ -164,11 +164,14 @@ describe("the panel as the front office", () => {
       await see(page, "#departures a", `Check out ${codes.departing}`);
       await see(page, "#in-house a", codes.departing);
       expect(await page.locator("#to-clean").innerText()).toContain("Room 104");
+      // the hotel's rate plan asks no deposit: the overdue list (ListOverdueDeposits) is there and empty
+      await see(page, "#overdue-deposits-h", "Deposits overdue (0)");
       expect(await page.locator("main").innerText()).not.toContain(codes.channel);
       await checkScreen(page, shotsDir, "21-today");
       await setLang(page, "tr");
       await see(page, "#business-date", "İş günü: 2 Mar 2027");
       await see(page, "#arrivals a", `${codes.arriving} için giriş yap`);
+      await see(page, "#overdue-deposits-h", "Vadesi geçen depozitolar (0)");
       await setLang(page, "en");
 
       // Reservations: a search by name or code finds bookings of the mobile app and of an internal system

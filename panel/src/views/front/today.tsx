@@ -23,7 +23,7 @@ export function Today({ signed }: { signed: Signed }) {
     const unreported = can(signed, "guests.report")
       ? signed.guests.listUnreportedGuests({ propertyCode: propertyCode(signed) })
       : Promise.resolve(undefined);
-    const [arrivals, inHouse, rooms, reporting] = await Promise.all([
+    const [arrivals, inHouse, rooms, reporting, overdue] = await Promise.all([
       signed.reservations.listReservations({
         arrivalFrom: date,
         arrivalTo: nextDay(date),
@@ -33,6 +33,7 @@ export function Today({ signed }: { signed: Signed }) {
       signed.reservations.listReservations({ statuses: [ReservationStatus.IN_HOUSE], limit: 500 }),
       signed.inventory.listRooms({ propertyCode: propertyCode(signed), limit: 500 }),
       unreported,
+      signed.reservations.listOverdueDeposits({ propertyCode: propertyCode(signed), limit: 100 }),
     ]);
     const byCode = (a: Reservation, b: Reservation) => a.code.localeCompare(b.code);
     return {
@@ -41,6 +42,8 @@ export function Today({ signed }: { signed: Signed }) {
       departures: inHouse.reservations.filter((r) => r.departureDate <= date).sort(byCode),
       toClean: rooms.rooms.filter((r) => r.status === RoomStatus.DIRTY),
       reporting,
+      // earliest due date first, as the server orders them
+      overdue: overdue.reservations,
     };
   }, [date]);
   // live: a booking, a change, an arrival or departure, or a night audit moving the date reloads the lists
@@ -80,6 +83,15 @@ export function Today({ signed }: { signed: Signed }) {
             title={t("inHouseTitle", { n: d.inHouse.length })}
             none={t("inHouseNone")}
             items={d.inHouse}
+          />
+          <DayList
+            id="overdue-deposits"
+            title={t("overdueDepositsTitle", { n: d.overdue.length })}
+            none={t("overdueDepositsNone")}
+            items={d.overdue}
+            action={(r) =>
+              t("actionTakeDeposit", { code: r.code, date: formatDay(lang, r.deposit?.dueDate ?? r.arrivalDate) })
+            }
           />
           <section aria-labelledby="to-clean-h" class="day-list">
             <h2 id="to-clean-h">{t("toCleanTitle", { n: d.toClean.length })}</h2>
