@@ -12,6 +12,7 @@ import { createGuestVault } from "../../src/modules/guests/vault.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { freshDatabaseUrl } from "../helpers/db.ts";
 import { bearer, createStaffSession, createTestProperty } from "../helpers/auth.ts";
+import { restCaller } from "../helpers/rest.ts";
 
 // Guest profiles over REST (/api/panel/v1/guests), Connect and gRPC (GuestService): shared by a hotel group, 404
 // from another group, sensitive fields sealed at rest, masked without guests.read_sensitive, every full read in
@@ -52,19 +53,7 @@ afterAll(async () => {
   await app?.close();
 });
 
-async function rest(
-  method: string,
-  path: string,
-  token: string,
-  body?: object,
-): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${app.baseUrl}${path}`, {
-    method,
-    headers: { ...bearer(token), ...(body ? { "content-type": "application/json" } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: res.status, body: (await res.json()) as Json };
-}
+const rest = restCaller(() => app.baseUrl);
 
 const ayse = {
   givenName: "Ayse",

@@ -6,12 +6,12 @@ import { AuditService } from "../../gen/hotelops/audit/v1/audit_pb.js";
 import { FolioService } from "../../gen/hotelops/folio/v1/folio_pb.js";
 import { GuestService } from "../../gen/hotelops/guest/v1/guest_pb.js";
 import { ReservationService } from "../../gen/hotelops/reservation/v1/reservation_pb.js";
-import { newId } from "../../src/lib/ids.ts";
 import { createGuestService } from "../../src/modules/guests/guests.service.ts";
 import { createGuestVault } from "../../src/modules/guests/vault.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { bearer, createStaffSession, createTestProperty } from "../helpers/auth.ts";
 import { doubleRoomsAtBar, roomNumbers } from "../helpers/hotel-fixtures.ts";
+import { restCaller } from "../helpers/rest.ts";
 
 // KVKK rights of a guest (GuestService ExportGuest / EraseGuest) over REST, Connect and gRPC: the export holds the
 // profile in full, the stays, their folios and invoices; the erasure anonymises the profile, keeps what the tax and
@@ -28,20 +28,7 @@ let connect: Client<typeof GuestService>, grpc: Client<typeof GuestService>;
 let reservations: Client<typeof ReservationService>, folios: Client<typeof FolioService>;
 let audit: Client<typeof AuditService>;
 
-async function rest(
-  method: string,
-  path: string,
-  token: string,
-  body?: object,
-): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${app.baseUrl}${path}`, {
-    method,
-    headers: { ...bearer(token), ...(body ? { "content-type": "application/json", "idempotency-key": newId() } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text === "" ? {} : (JSON.parse(text) as Json) };
-}
+const rest = restCaller(() => app.baseUrl);
 
 let seq = 0;
 async function guestOnStay(): Promise<{ guestId: string; reservationId: string; lineId: string; number: string }> {

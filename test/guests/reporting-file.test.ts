@@ -5,11 +5,11 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ReservationService } from "../../gen/hotelops/reservation/v1/reservation_pb.js";
-import { newId } from "../../src/lib/ids.ts";
 import { createFileSender } from "../../src/modules/guests/report-senders.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { bearer, createStaffSession, createTestProperty } from "../helpers/auth.ts";
 import { doubleRoomsAtBar, roomNumbers } from "../helpers/hotel-fixtures.ts";
+import { restCaller } from "../helpers/rest.ts";
 
 // The file sender (KBS_SENDER=file): the day's list of guest reports, one JSON line per report, in one file per
 // property and business date, for hotels that upload it themselves.
@@ -21,20 +21,7 @@ let desk: string, manager: string, propertyCode: string;
 let fixture: { roomTypeId: string; ratePlanId: string; roomIds: string[] };
 let reservations: Client<typeof ReservationService>;
 
-async function rest(
-  method: string,
-  path: string,
-  token: string,
-  body?: object,
-): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${app.baseUrl}${path}`, {
-    method,
-    headers: { ...bearer(token), ...(body ? { "content-type": "application/json", "idempotency-key": newId() } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text === "" ? {} : (JSON.parse(text) as Json) };
-}
+const rest = restCaller(() => app.baseUrl);
 
 beforeAll(async () => {
   app = await startTestApp({ env: { KBS_SENDER: "file", KBS_FILE_DIR: dir } });

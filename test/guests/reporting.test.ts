@@ -9,13 +9,13 @@ import { GuestService } from "../../gen/hotelops/guest/v1/guest_pb.js";
 import { ReservationService } from "../../gen/hotelops/reservation/v1/reservation_pb.js";
 import { createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
-import { newId } from "../../src/lib/ids.ts";
 import { createLogger } from "../../src/lib/logger.ts";
 import type { TestApp } from "../helpers/app.ts";
 import { bearer, createStaffSession, createTestProperty } from "../helpers/auth.ts";
 import { freshDatabaseUrl } from "../helpers/db.ts";
 import { doubleRoomsAtBar, roomNumbers } from "../helpers/hotel-fixtures.ts";
 import { personalDataIn } from "../helpers/personal-data.ts";
+import { restCaller } from "../helpers/rest.ts";
 
 // Guest reporting to the police or gendarmerie (KBS): every check-in and check-out of each occupant queues a report in
 // the movement's transaction; the HTTPS sender posts it to a loopback receiver (the tests' stand-in for the
@@ -68,20 +68,7 @@ async function startReceiver(): Promise<string> {
   return `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/kbs/notifications`;
 }
 
-async function rest(
-  method: string,
-  path: string,
-  token: string,
-  body?: object,
-): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${app.baseUrl}${path}`, {
-    method,
-    headers: { ...bearer(token), ...(body ? { "content-type": "application/json", "idempotency-key": newId() } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text === "" ? {} : (JSON.parse(text) as Json) };
-}
+const rest = restCaller(() => app.baseUrl);
 
 let seq = 0;
 async function guest(fields: Json = {}): Promise<string> {

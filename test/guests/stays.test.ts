@@ -10,6 +10,7 @@ import { newId } from "../../src/lib/ids.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { bearer, createStaffSession, createTestProperty } from "../helpers/auth.ts";
 import { doubleRoomsAtBar, roomNumbers } from "../helpers/hotel-fixtures.ts";
+import { restCaller } from "../helpers/rest.ts";
 
 // Guests on room lines (GuestService AddRoomLineGuest / RemoveRoomLineGuest / ListGuestStays / MergeGuests) over REST,
 // Connect and gRPC: the line's occupancy, a cancelled stay, the audit trail, the guests on reservation reads (masked
@@ -30,23 +31,7 @@ let connect: Client<typeof GuestService>, grpc: Client<typeof GuestService>;
 let reservationsConnect: Client<typeof ReservationService>;
 let audit: Client<typeof AuditService>;
 
-async function rest(
-  method: string,
-  path: string,
-  token: string,
-  body?: object,
-): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${app.baseUrl}${path}`, {
-    method,
-    headers: {
-      ...bearer(token),
-      ...(body ? { "content-type": "application/json", "idempotency-key": newId() } : {}),
-    },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text === "" ? {} : (JSON.parse(text) as Json) };
-}
+const rest = restCaller(() => app.baseUrl);
 
 async function hotel(groupCode: string): Promise<Hotel> {
   const property = await createTestProperty(app, { groupCode, businessDate: "2027-03-01" });

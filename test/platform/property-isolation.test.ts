@@ -21,6 +21,7 @@ import {
   type Receiver,
   type WebhookApp,
 } from "../helpers/webhooks.ts";
+import { restCaller } from "../helpers/rest.ts";
 
 // Property isolation by construction: every unary RPC of the contract is found in the generated descriptors (and
 // every REST binding in the app's route table), and each one whose request names a property (`property_code`) or a
@@ -182,23 +183,7 @@ let app: WebhookApp;
 let a: Hotel;
 let b: Hotel;
 
-async function rest(
-  method: string,
-  path: string,
-  token: string,
-  body?: unknown,
-): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${app.baseUrl}${path}`, {
-    method,
-    headers: {
-      ...bearer(token),
-      ...(body !== undefined ? { "content-type": "application/json", "idempotency-key": newId() } : {}),
-    },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text === "" ? null : JSON.parse(text) };
-}
+const rest = restCaller(() => app.baseUrl);
 
 async function ok(r: Promise<{ status: number; body: Json }>): Promise<Json> {
   const { status, body } = await r;
