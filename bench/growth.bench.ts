@@ -17,7 +17,8 @@ import { changeFeed, changeFeedHead, createReservationService, stayInRoom } from
 import { createStatsService, createReportsService } from "../src/modules/reports/index.ts";
 import { createNightAuditService } from "../src/modules/night-audit/index.ts";
 import { poolQueryable } from "../src/db/queryable.ts";
-import { insertClaimed, purgeBefore, recordSuccesses } from "../src/modules/webhooks/deliveries.repository.ts";
+import { insertClaimed, purgeBefore } from "../src/modules/webhooks/deliveries.repository.ts";
+import { recordSuccesses } from "../src/modules/webhooks/attempts.repository.ts";
 import { createLoop } from "./creates.ts";
 import { benchDatabase, median } from "./harness.ts";
 import { fillHistory, fillPrices, fillProperties, fullDays, fullWindow } from "./growth-fill.ts";

@@ -4,7 +4,7 @@ import { clientGrantedSql } from "../auth/index.ts";
 import { domainEventSql, domainEventsByIdsSql, partnerEventsByIdsSql } from "../events/index.ts";
 import { partnerApiOnSql } from "../platform/index.ts";
 import { propertyFieldSql } from "../properties/index.ts";
-import { partnerDomainEventTypes, testEventType } from "./event-types.ts";
+import { partnerDomainEventTypes } from "./event-types.ts";
 import type { SendResult } from "./sender.ts";
 
 /** A delivery after its claim, with its address, property code and event (what an attempt needs). */
@@ -144,72 +144,6 @@ export async function claim(
     [deliveryIds.filter((id) => !claimed.has(id)), now],
   );
   return rows;
-}
-
-/** An attempt whose worker died (its lease lapsed): recorded as interrupted; the receiver may or may not have seen it. */
-export async function insertInterruptedAttempts(pool: pg.Pool, claimed: readonly Claimed[]): Promise<void> {
-  await pool.query(
-    `insert into webhook_attempts (id, property_id, endpoint_id, delivery_id, event_id, event_type, attempt, http_status, duration_ms, error_class, error_message, started_at, finished_at)
-     select u.id, u.property_id, u.endpoint_id, u.delivery_id, u.event_id, u.event_type, u.attempt, null, 0, 'interrupted', 'the worker stopped during the attempt; retried', u.at, u.at
-     from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::uuid[], $6::text[], $7::int[], $8::timestamptz[])
-       as u(id, property_id, endpoint_id, delivery_id, event_id, event_type, attempt, at)
-     on conflict (delivery_id, attempt) do nothing`,
-    [
-      claimed.map(() => newId()),
-      claimed.map((c) => c.property_id),
-      claimed.map((c) => c.endpoint_id),
-      claimed.map((c) => c.id),
-      claimed.map((c) => c.event_id),
-      claimed.map((c) => (c.is_test ? testEventType : c.event_type)),
-      claimed.map((c) => c.attempts - 1),
-      claimed.map((c) => c.lapsed_lease!.toISOString()),
-    ],
-  );
-}
-
-/**
- * Successes of a batch in one statement: the attempt rows, the deliveries settled, and the addresses'
- * failure counts reset (written only when there is something to reset or last_success_at is a minute
- * old, so concurrent batches do not queue on address rows). Address rows are locked first and in id
- * order, as the failure path locks the address before its deliveries: no deadlock between the two.
- */
-export async function recordSuccesses(pool: pg.Pool, done: readonly Finished[], startedAt: Date): Promise<void> {
-  const last = new Date(Math.max(...done.map((f) => f.finishedAt.getTime())));
-  await pool.query(
-    `with e as (
-       update webhook_endpoints set last_success_at = $1, failing_since = null, failures_since_success = 0
-       where id in (
-         select id from webhook_endpoints
-         where id = any($2::uuid[]) and (failing_since is not null or failures_since_success <> 0 or last_success_at is null or last_success_at < $1::timestamptz - interval '1 minute')
-         order by id for update)
-       returning id
-     ), a as (
-       insert into webhook_attempts (id, property_id, endpoint_id, delivery_id, event_id, event_type, attempt, http_status, duration_ms, error_class, error_message, started_at, finished_at)
-       select u.id, u.property_id, u.endpoint_id, u.delivery_id, u.event_id, u.event_type, u.attempt, u.http_status, u.duration_ms, null, null, $3, u.finished_at
-       from unnest($4::uuid[], $5::uuid[], $6::uuid[], $7::uuid[], $8::uuid[], $9::text[], $10::int[], $11::int[], $12::int[], $13::timestamptz[])
-         as u(id, property_id, endpoint_id, delivery_id, event_id, event_type, attempt, http_status, duration_ms, finished_at)
-       -- a holder too slow for its lease: the taker recorded this attempt as interrupted and owns the delivery now
-       on conflict (delivery_id, attempt) do nothing
-     )
-     update webhook_deliveries dl set status = 'succeeded', next_attempt_at = null, lease_until = null, last_http_status = u.http_status, last_error_class = null
-     from unnest($7::uuid[], $10::int[], $11::int[]) as u(delivery_id, attempt, http_status)
-     where dl.id = u.delivery_id and dl.attempts = u.attempt and dl.status = 'pending' and (select count(*) from e) >= 0`,
-    [
-      last,
-      [...new Set(done.map((f) => f.c.endpoint_id))],
-      startedAt,
-      done.map(() => newId()),
-      done.map((f) => f.c.property_id),
-      done.map((f) => f.c.endpoint_id),
-      done.map((f) => f.c.id),
-      done.map((f) => f.c.event_id),
-      done.map((f) => f.c.event_type),
-      done.map((f) => f.c.attempts),
-      done.map((f) => f.result.httpStatus),
-      done.map((f) => f.result.durationMs),
-      done.map((f) => f.finishedAt.toISOString()),
-    ],
-  );
 }
 
 /**

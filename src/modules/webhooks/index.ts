@@ -3,7 +3,8 @@ import type { Deps, Module } from "../module.ts";
 import { createMailer, type Mailer } from "../../lib/mail.ts";
 import { createNotificationsService } from "../notifications/index.ts";
 import { systemResolver, type Resolver } from "./address.ts";
-import { createWebhookEngine, type PartnerRoomTypeCodes, type WebhookEngine } from "./engine.ts";
+import type { PartnerRoomTypeCodes } from "./attempt-request.ts";
+import { createWebhookEngine, type WebhookEngine } from "./engine.ts";
 import { createDeliveryDispatcher } from "./dispatcher.ts";
 import { createRecoveries } from "./recovery.ts";
 import { retryDelaysMs, type Random } from "./schedule.ts";
@@ -17,7 +18,7 @@ import { registerWebhookRpc, webhookRpcServices } from "./webhooks.rpc.ts";
 import { createPartnerCallbacks, type PartnerCallbacks } from "./partner-callbacks.ts";
 
 export { systemResolver, type Resolver } from "./address.ts";
-export type { PartnerRoomTypeCodes } from "./engine.ts";
+export type { PartnerRoomTypeCodes } from "./attempt-request.ts";
 export { type CallbackDelivery } from "./partner-callbacks.ts";
 export { partnerCallbackEventTypes } from "./event-types.ts";
 

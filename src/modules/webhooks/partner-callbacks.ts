@@ -9,7 +9,7 @@ import { AddressRejected, verifyTarget, type AddressPolicy, type Resolver } from
 import { endpointColumns, toEndpoint, type Endpoint, type EndpointRow } from "./endpoints.repository.ts";
 import { partnerCallbackEventTypes, isPartnerCallbackType } from "./event-types.ts";
 import { newSigningSecret, type SecretBox } from "./secrets.ts";
-import { defaultMaxConcurrency, defaultMaxPerSecond } from "./webhooks.service.ts";
+import { defaultMaxConcurrency, defaultMaxPerSecond } from "./endpoint-input.ts";
 
 /** Callback addresses one partner client may have (all properties together). */
 const maxCallbacksPerClient = 10;

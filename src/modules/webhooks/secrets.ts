@@ -26,6 +26,9 @@ export function loadSecretKey(configured: string | undefined, dataDir: string): 
   return loadKeyFile(configured, dataDir, { variable: "WEBHOOK_SECRET_KEY", fileName: "webhook-secret.key" });
 }
 
+/** ed25519 keys are sealed bound to the address and their purpose (a ciphertext cannot move to the secret column). */
+export const ed25519Aad = (endpointId: string) => `${endpointId}:ed25519`;
+
 /** AES-256-GCM box for secrets at rest; the row id is the additional data, so a ciphertext cannot move rows. */
 export interface SecretBox {
   seal(plain: string, rowId: string): string;

@@ -5,7 +5,8 @@ import { queues } from "../../jobs/queues.ts";
 import type { Logger } from "../../lib/logger.ts";
 import type { Mailer } from "../../lib/mail.ts";
 import type { Metrics } from "../../observability/metrics.ts";
-import type { AttemptOutcome, WebhookEngine } from "./engine.ts";
+import type { AttemptOutcome } from "./attempt-outcome.ts";
+import type { WebhookEngine } from "./engine.ts";
 import type { Recoveries } from "./recovery.ts";
 import { findPropertyById, findUserById } from "../properties/index.ts";
 

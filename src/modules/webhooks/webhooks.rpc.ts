@@ -8,7 +8,8 @@ import type { Endpoint } from "./endpoints.repository.ts";
 import type { Recovery } from "./recovery.ts";
 import type { PartnerCallback, PartnerCallbacks } from "./partner-callbacks.ts";
 import { eventTypeDescription, subscribableEventTypes } from "./event-types.ts";
-import { maxEndpointsPerProperty, type StaffActor, type WebhooksService } from "./webhooks.service.ts";
+import type { StaffActor } from "./endpoint-input.ts";
+import { maxEndpointsPerProperty, type WebhooksService } from "./webhooks.service.ts";
 
 export const webhookRpcServices = [WebhookRpc];
 
