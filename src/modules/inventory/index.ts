@@ -2,30 +2,23 @@ import type { Deps, Module } from "../module.ts";
 import type { InventoryService } from "./inventory.service.ts";
 import { inventoryRpcServices, registerInventoryRpc } from "./inventory.rpc.ts";
 
-export { createInventoryService, requireRoomType, type InventoryService } from "./inventory.service.ts";
+export { createInventoryService, type InventoryService } from "./inventory.service.ts";
+export { requireRoomType } from "./inventory-checks.ts";
 export {
   takeRooms,
   takeRoomsOfStays,
   takeRoomsOverbooking,
   releaseRooms,
   lockRoomDays,
-  readAvailability,
-  availabilityHead,
   type ShortNight,
   type RoomDays,
 } from "./inventory-days.ts";
+export { readAvailability, availabilityHead } from "./availability.ts";
 export { findInventoryDrift, repairInventoryDrift, type InventoryDrift } from "./verify.ts";
-export {
-  findRoom,
-  findRatePlan,
-  findRoomType,
-  nightlyPrices,
-  quoteStay,
-  updateRoomStatus,
-  outOfOrderBetween,
-  boardTypes,
-} from "./inventory.repository.ts";
-export type { RoomType, Room, RatePlan, StayPolicy, RatePlanDeposit } from "./inventory.repository.ts";
+export { findRoom, findRatePlan, findRoomType, updateRoomStatus, boardTypes } from "./inventory.repository.ts";
+export type { RoomType, Room, RatePlan, RatePlanDeposit } from "./inventory.repository.ts";
+export { nightlyPrices, quoteStay, type StayPolicy } from "./prices.repository.ts";
+export { outOfOrderBetween } from "./out-of-order.repository.ts";
 export { seedInventory } from "./seed.ts";
 export {
   overbookedNightsSql,
@@ -45,7 +38,7 @@ export {
 } from "./reads.ts";
 export { ariChangesSql, ariChangesAfter, ariHead, ariHeads, type AriChangeRow, type AriReason } from "./ari-log.ts";
 export { stayViolations, violationsOf, restrictionError, type StayViolations, type StayLine } from "./restrictions.ts";
-export { maxAriWriteChanges, type AriWrite } from "./ari-write.ts";
+export { maxAriWriteChanges, type AriWrite } from "./ari-write-check.ts";
 
 export function createInventoryModule(deps: Deps, service: InventoryService): Module {
   return {

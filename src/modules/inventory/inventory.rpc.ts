@@ -1,117 +1,25 @@
 import { keyPageOf, keyPageResult } from "../../lib/page.ts";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import type pg from "pg";
-import {
-  BoardType as BoardTypeEnum,
-  CancellationFeeKind,
-  type CancellationPolicy,
-  DepositDueAnchor,
-  type DepositPolicy,
-  InventoryService as InventoryRpc,
-  RoomStatus as RoomStatusEnum,
-} from "../../../gen/hotelops/inventory/v1/inventory_pb.js";
+import { InventoryService as InventoryRpc } from "../../../gen/hotelops/inventory/v1/inventory_pb.js";
 import { invalidField } from "../../errors.ts";
 import type { InventoryService } from "./inventory.service.ts";
-import type {
-  BoardType,
-  OutOfOrderPeriod,
-  PolicyFeeKind,
-  RatePlan,
-  RatePlanDeposit,
-  RatePlanPolicy,
-  Room,
-  RoomStatus,
-} from "./inventory.repository.ts";
+import {
+  boardTypeIn,
+  depositIn,
+  periodOut,
+  policyIn,
+  ratePlanOut,
+  roomOut,
+  roomStatusIn,
+} from "./inventory-messages.ts";
 import { maxOutOfOrderList } from "./out-of-order.ts";
+import { requirePrincipal, requireProperty } from "../auth/index.ts";
 
 /** Most room types, rooms or rate plans one page of their list holds (and its default). */
 const maxConfigPage = 500;
-import { requirePrincipal, requireProperty } from "../auth/index.ts";
 
 export const inventoryRpcServices = [InventoryRpc];
-
-function roomStatusIn(value: RoomStatusEnum): RoomStatus {
-  if (value === RoomStatusEnum.UNSPECIFIED || RoomStatusEnum[value] === undefined)
-    throw invalidField("status", "required");
-  return RoomStatusEnum[value] as RoomStatus;
-}
-
-function boardTypeIn(value: BoardTypeEnum): BoardType {
-  if (value === BoardTypeEnum.UNSPECIFIED || BoardTypeEnum[value] === undefined)
-    throw invalidField("boardType", "required");
-  return BoardTypeEnum[value] as BoardType;
-}
-
-const roomOut = (r: Room) => ({
-  id: r.id,
-  number: r.number,
-  roomTypeId: r.roomTypeId,
-  status: RoomStatusEnum[r.status],
-});
-const periodOut = (p: OutOfOrderPeriod) => ({
-  id: p.id,
-  roomId: p.roomId,
-  roomNumber: p.roomNumber,
-  roomTypeId: p.roomTypeId,
-  from: p.from,
-  to: p.to,
-  reason: p.reason,
-  createdAt: timestampFromDate(p.createdAt),
-  updatedAt: timestampFromDate(p.updatedAt),
-});
-const ratePlanOut = (p: RatePlan) => ({
-  id: p.id,
-  code: p.code,
-  name: p.name,
-  boardType: BoardTypeEnum[p.boardType],
-  roomTypeIds: p.roomTypeIds,
-  pricesByOccupancy: p.pricesByOccupancy,
-  ...(p.policy === null
-    ? {}
-    : {
-        cancellationPolicy: {
-          freeUntilHours: p.policy.freeHours,
-          feeKind: CancellationFeeKind[p.policy.feeKind],
-          feeValue: p.policy.feeValue,
-        },
-      }),
-  ...(p.deposit === null
-    ? {}
-    : {
-        depositPolicy: {
-          kind: CancellationFeeKind[p.deposit.kind],
-          value: p.deposit.value,
-          dueAnchor: DepositDueAnchor[p.deposit.dueAnchor],
-          dueDays: p.deposit.dueDays,
-        },
-      }),
-});
-
-function depositIn(d: DepositPolicy | undefined): RatePlanDeposit | null {
-  if (d === undefined) return null;
-  if (d.kind === CancellationFeeKind.UNSPECIFIED || CancellationFeeKind[d.kind] === undefined)
-    throw invalidField("deposit.kind", "FIRST_NIGHT, PERCENT or FIXED", "validation_failed");
-  if (d.dueAnchor === DepositDueAnchor.UNSPECIFIED || DepositDueAnchor[d.dueAnchor] === undefined)
-    throw invalidField("deposit.dueAnchor", "AFTER_BOOKING or BEFORE_ARRIVAL", "validation_failed");
-  return {
-    kind: CancellationFeeKind[d.kind] as PolicyFeeKind,
-    value: d.value,
-    dueAnchor: DepositDueAnchor[d.dueAnchor] as RatePlanDeposit["dueAnchor"],
-    dueDays: d.dueDays,
-  };
-}
-
-function policyIn(p: CancellationPolicy | undefined): RatePlanPolicy | null {
-  if (p === undefined) return null;
-  if (p.feeKind === CancellationFeeKind.UNSPECIFIED || CancellationFeeKind[p.feeKind] === undefined)
-    throw invalidField("policy.feeKind", "FIRST_NIGHT, PERCENT or FIXED", "validation_failed");
-  return {
-    freeHours: p.freeUntilHours,
-    feeKind: CancellationFeeKind[p.feeKind] as PolicyFeeKind,
-    feeValue: p.feeValue,
-  };
-}
 
 export function registerInventoryRpc(router: ConnectRouter, service: InventoryService, pool: pg.Pool): void {
   const scope = async (ctx: HandlerContext, code: string) =>

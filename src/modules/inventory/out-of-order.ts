@@ -6,8 +6,9 @@ import { newId } from "../../lib/ids.ts";
 import { recordEvent } from "../events/index.ts";
 import { recordAriChanges } from "./ari-log.ts";
 import { lockRoomDays, releaseRooms, takeRooms } from "./inventory-days.ts";
-import * as repo from "./inventory.repository.ts";
-import type { OutOfOrderPeriod, Room } from "./inventory.repository.ts";
+import type { Room } from "./inventory.repository.ts";
+import * as repo from "./out-of-order.repository.ts";
+import type { OutOfOrderPeriod } from "./out-of-order.repository.ts";
 
 /**
  * Out-of-order periods: scheduled blocks of one room over [from, to). A period takes the room out of inventory

@@ -3,6 +3,7 @@ import { newId } from "../../lib/ids.ts";
 import { addDays } from "../../lib/dates.ts";
 import { changeRoomCount } from "./inventory-days.ts";
 import * as repo from "./inventory.repository.ts";
+import { upsertPrices } from "./prices.repository.ts";
 import { propertyById } from "../properties/index.ts";
 
 const demoRoomTypes = [
@@ -57,6 +58,6 @@ export async function seedInventory(tx: Tx, propertyId: string): Promise<void> {
       now,
     );
     for (const t of types)
-      await repo.upsertPrices(tx, propertyId, id, t.id, property.businessDate, until, t.price + p.supplement);
+      await upsertPrices(tx, propertyId, id, t.id, property.businessDate, until, t.price + p.supplement);
   }
 }
