@@ -2,6 +2,23 @@ import { getHeapStatistics } from "node:v8";
 import { resolve } from "node:path";
 import { parseTrustedProxies } from "./server/client-address.ts";
 import { isOrigin } from "./server/cors.ts";
+import {
+  checkSecondaryDatabaseUrl,
+  corsOriginsOf,
+  createEnvReader,
+  databaseUrlProblems,
+  guestReportsOf,
+  guestReportsProblems,
+  integratorOf,
+  keyProblems,
+  tracesSamplerOf,
+  type Env,
+  type GuestReportsConfig,
+  type IntegratorConfig,
+  type TracesSampler,
+} from "./config-read.ts";
+
+export type { GuestReportsConfig, IntegratorConfig, TracesSampler } from "./config-read.ts";
 
 export type Role = "api" | "worker" | "all";
 
@@ -103,47 +120,6 @@ export interface Config {
   edocumentIntegrator: IntegratorConfig | undefined;
 }
 
-export interface GuestReportsConfig {
-  /** none: notifications are queued and wait (listed as unreported) until a sender is configured. */
-  sender: "none" | "https" | "file";
-  endpoint: string | undefined;
-  username: string | undefined;
-  password: string | undefined;
-  token: string | undefined;
-  fileDir: string;
-  timeoutMs: number;
-  /** Attempts after the first, the first delay and the largest (doubling in between); then the report fails. */
-  retryLimit: number;
-  retryDelaySeconds: number;
-  retryDelayMaxSeconds: number;
-  /** Full calendar years a report is kept after the year it was made, then deleted by the retention job. */
-  retentionYears: number;
-}
-
-export interface IntegratorConfig {
-  url: string;
-  token: string;
-  /** One call to the integrator gets no longer than this (then it is a transport error, retried). */
-  timeoutMs: number;
-  /** Uploads tried after a transport error, the first delay and the largest (doubling in between). */
-  retryLimit: number;
-  retryDelaySeconds: number;
-  retryDelayMaxSeconds: number;
-  /** How often the status of a SENT document is asked until it is ACCEPTED or REJECTED. */
-  pollSeconds: number;
-}
-
-/** The samplers of the OpenTelemetry specification's `OTEL_TRACES_SAMPLER` that need no remote service. */
-const tracesSamplers = [
-  "always_on",
-  "always_off",
-  "traceidratio",
-  "parentbased_always_on",
-  "parentbased_always_off",
-  "parentbased_traceidratio",
-] as const;
-export type TracesSampler = (typeof tracesSamplers)[number];
-
 export interface ConnectionLimits {
   /** Open connections per client address (socket peer); more are closed at once. */
   maxPerAddress: number;
@@ -179,35 +155,10 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
-type Env = Record<string, string | undefined>;
-
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
-  const int = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = env[name];
-    if (raw === undefined || raw === "") return fallback;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) {
-      problems.push(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-      return fallback;
-    }
-    return n;
-  };
-  const flag = (name: string): boolean => {
-    const raw = env[name];
-    if (raw === undefined || raw === "" || raw === "0" || raw === "false") return false;
-    if (raw === "1" || raw === "true") return true;
-    problems.push(`${name} must be 1/true or 0/false, got "${raw}"`);
-    return false;
-  };
-  const text = (name: string): string | undefined => (env[name] === "" ? undefined : env[name]);
-  const onOff = (name: string, fallback: boolean): boolean => {
-    const raw = env[name];
-    if (raw === undefined || raw === "") return fallback;
-    if (raw === "on" || raw === "off") return raw === "on";
-    problems.push(`${name} must be on or off, got "${raw}"`);
-    return fallback;
-  };
+  const read = createEnvReader(env, problems);
+  const { int, flag, text, onOff } = read;
 
   const role = env.ROLE ?? "all";
   if (role !== "api" && role !== "worker" && role !== "all")
@@ -222,35 +173,13 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push("SMTP_URL must be an smtp:// or smtps:// URL");
 
   const databaseDirectUrl = text("DATABASE_DIRECT_URL");
-  if (
-    databaseDirectUrl !== undefined &&
-    (databaseUrl === undefined || !/^postgres(ql)?:\/\//.test(databaseDirectUrl))
-  ) {
-    problems.push("DATABASE_DIRECT_URL must be a postgres:// URL and needs DATABASE_URL");
-  } else if (databaseDirectUrl !== undefined)
-    problems.push(...databaseUrlProblems("DATABASE_DIRECT_URL", databaseDirectUrl));
+  checkSecondaryDatabaseUrl("DATABASE_DIRECT_URL", databaseDirectUrl, databaseUrl, problems);
   const databaseReplicaUrl = text("DATABASE_REPLICA_URL");
-  if (
-    databaseReplicaUrl !== undefined &&
-    (databaseUrl === undefined || !/^postgres(ql)?:\/\//.test(databaseReplicaUrl))
-  ) {
-    problems.push("DATABASE_REPLICA_URL must be a postgres:// URL and needs DATABASE_URL");
-  } else if (databaseReplicaUrl !== undefined)
-    problems.push(...databaseUrlProblems("DATABASE_REPLICA_URL", databaseReplicaUrl));
+  checkSecondaryDatabaseUrl("DATABASE_REPLICA_URL", databaseReplicaUrl, databaseUrl, problems);
   const otlpEndpoint = text("OTEL_EXPORTER_OTLP_ENDPOINT");
   if (otlpEndpoint !== undefined && !/^https?:\/\//.test(otlpEndpoint))
     problems.push("OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL");
-  const sampler = text("OTEL_TRACES_SAMPLER") ?? "parentbased_always_on";
-  if (!(tracesSamplers as readonly string[]).includes(sampler))
-    problems.push(`OTEL_TRACES_SAMPLER must be one of ${tracesSamplers.join(", ")}, got "${sampler}"`);
-  const samplerArg = text("OTEL_TRACES_SAMPLER_ARG");
-  const ratio = samplerArg === undefined ? 1 : Number(samplerArg);
-  if (samplerArg !== undefined && !(sampler.endsWith("traceidratio") && ratio >= 0 && ratio <= 1))
-    problems.push(
-      sampler.endsWith("traceidratio")
-        ? `OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1 (the share of traces kept), got "${samplerArg}"`
-        : `OTEL_TRACES_SAMPLER_ARG is read only by the traceidratio samplers, not by ${sampler}`,
-    );
+  const tracesSampler = tracesSamplerOf(read, problems);
   const metricsFlag = env.METRICS ?? "on";
   if (metricsFlag !== "on" && metricsFlag !== "off") problems.push(`METRICS must be on or off, got "${metricsFlag}"`);
   const metricsPort = text("METRICS_PORT");
@@ -295,20 +224,7 @@ export function loadConfig(env: Env = process.env): Config {
     guestDataKey: text("GUEST_DATA_KEY"),
     guestDataPreviousKeys: text("GUEST_DATA_PREVIOUS_KEYS"),
     guestRetentionYears: int("GUEST_RETENTION_YEARS", 10, 1, 100),
-    guestReports: {
-      sender: (text("KBS_SENDER") ?? "none") as GuestReportsConfig["sender"],
-      endpoint: text("KBS_ENDPOINT"),
-      username: text("KBS_USERNAME"),
-      password: text("KBS_PASSWORD"),
-      token: text("KBS_TOKEN"),
-      fileDir: resolve(env.KBS_FILE_DIR ?? resolve(env.DATA_DIR ?? ".data", "kbs")),
-      // below the job's expiry (45 s): a hanging receiver fails the attempt, which is retried
-      timeoutMs: int("KBS_TIMEOUT_MS", 10_000, 100, 30_000),
-      retryLimit: int("KBS_RETRY_LIMIT", 20, 0, 1000),
-      retryDelaySeconds: int("KBS_RETRY_DELAY_SECONDS", 30, 1, 3600),
-      retryDelayMaxSeconds: int("KBS_RETRY_DELAY_MAX_SECONDS", 3600, 1, 86_400),
-      retentionYears: int("GUEST_REPORT_RETENTION_YEARS", 5, 1, 100),
-    },
+    guestReports: guestReportsOf(read, env),
     rateLimitStaffPerMinute: int("RATE_LIMIT_STAFF_PER_MINUTE", 300, 1, 1_000_000_000),
     rateLimitAnonPerMinute: int("RATE_LIMIT_ANON_PER_MINUTE", 300, 1, 1_000_000_000),
     rateLimitAuthPerMinute: int("RATE_LIMIT_AUTH_PER_MINUTE", 10, 1, 1_000_000_000),
@@ -343,48 +259,12 @@ export function loadConfig(env: Env = process.env): Config {
       port: metricsPort === undefined ? undefined : int("METRICS_PORT", 0, 0, 65535),
     },
     otlpEndpoint,
-    tracesSampler: { name: sampler as TracesSampler, ratio },
+    tracesSampler,
     serviceName: text("OTEL_SERVICE_NAME") ?? `hotelops-${role}`,
     edocumentIntegrator: undefined,
   };
-  const integratorUrl = text("EDOCUMENT_INTEGRATOR_URL");
-  const integratorToken = text("EDOCUMENT_INTEGRATOR_TOKEN");
-  if (integratorUrl !== undefined) {
-    if (!/^https?:\/\/[^/]/.test(integratorUrl) || !URL.canParse(integratorUrl))
-      problems.push("EDOCUMENT_INTEGRATOR_URL must be an http:// or https:// URL");
-    else if (nodeEnv === "production" && !integratorUrl.startsWith("https://"))
-      problems.push("EDOCUMENT_INTEGRATOR_URL must be https:// when NODE_ENV=production");
-    if (integratorToken === undefined)
-      problems.push("EDOCUMENT_INTEGRATOR_TOKEN is required with EDOCUMENT_INTEGRATOR_URL");
-    config.edocumentIntegrator = {
-      url: integratorUrl,
-      token: integratorToken ?? "",
-      // below the job's expiry (45 s), so an upload that hangs fails and is retried rather than expired
-      timeoutMs: int("EDOCUMENT_INTEGRATOR_TIMEOUT_MS", 10_000, 100, 30_000),
-      retryLimit: int("EDOCUMENT_INTEGRATOR_RETRY_LIMIT", 20, 0, 1000),
-      retryDelaySeconds: int("EDOCUMENT_INTEGRATOR_RETRY_DELAY_SECONDS", 10, 1, 3600),
-      retryDelayMaxSeconds: int("EDOCUMENT_INTEGRATOR_RETRY_DELAY_MAX_SECONDS", 600, 1, 86_400),
-      pollSeconds: int("EDOCUMENT_INTEGRATOR_POLL_SECONDS", 60, 1, 86_400),
-    };
-    if (config.edocumentIntegrator.retryDelayMaxSeconds < config.edocumentIntegrator.retryDelaySeconds)
-      problems.push(
-        "EDOCUMENT_INTEGRATOR_RETRY_DELAY_MAX_SECONDS must be at least EDOCUMENT_INTEGRATOR_RETRY_DELAY_SECONDS",
-      );
-  } else if (integratorToken !== undefined) problems.push("EDOCUMENT_INTEGRATOR_TOKEN needs EDOCUMENT_INTEGRATOR_URL");
-  const kbs = config.guestReports;
-  if (!["none", "https", "file"].includes(kbs.sender)) problems.push("KBS_SENDER must be none, https or file");
-  if (kbs.sender === "https") {
-    if (kbs.endpoint === undefined || !/^https?:\/\/[^/]/.test(kbs.endpoint) || !URL.canParse(kbs.endpoint))
-      problems.push("KBS_ENDPOINT must be an http:// or https:// URL with KBS_SENDER=https");
-    else if (nodeEnv === "production" && !kbs.endpoint.startsWith("https://"))
-      problems.push("KBS_ENDPOINT must be https:// when NODE_ENV=production");
-    if (kbs.token === undefined && kbs.username === undefined)
-      problems.push("KBS_SENDER=https needs KBS_TOKEN or KBS_USERNAME and KBS_PASSWORD");
-    if (kbs.token !== undefined && kbs.username !== undefined)
-      problems.push("KBS_TOKEN and KBS_USERNAME are exclusive: set one");
-  }
-  if (kbs.retryDelayMaxSeconds < kbs.retryDelaySeconds)
-    problems.push("KBS_RETRY_DELAY_MAX_SECONDS must be at least KBS_RETRY_DELAY_SECONDS");
+  config.edocumentIntegrator = integratorOf(read, nodeEnv, problems);
+  guestReportsProblems(config.guestReports, nodeEnv, problems);
   if (config.testCommitDelayMs > 0 && nodeEnv === "production")
     problems.push("TEST_COMMIT_DELAY_MS is a test-only setting and is refused when NODE_ENV=production");
   if (config.corsOrigins.some((o) => o !== "*" && o !== "loopback" && !isOrigin(o))) {
@@ -404,47 +284,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent`);
   }
-  const secretKey = config.webhookSecretKey?.trim();
-  if (secretKey !== undefined && !/^[0-9a-f]{64}$/i.test(secretKey) && Buffer.from(secretKey, "base64").length !== 32) {
-    problems.push("WEBHOOK_SECRET_KEY must be 32 bytes: 64 hex characters or base64");
-  }
-  for (const [name, value] of [
-    ["GUEST_DATA_KEY", config.guestDataKey],
-    ...(config.guestDataPreviousKeys ?? "").split(",").map((k) => ["GUEST_DATA_PREVIOUS_KEYS", k] as const),
-  ] as const) {
-    const key = value?.trim();
-    if (key !== undefined && key !== "" && !/^[0-9a-f]{64}$/i.test(key) && Buffer.from(key, "base64").length !== 32)
-      problems.push(`${name} must be 32 bytes: 64 hex characters or base64`);
-  }
+  problems.push(...keyProblems(config));
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  - ${problems.join("\n  - ")}`);
   return config;
-}
-
-/**
- * node-postgres connects to one host and parses the URL with `new URL()`: a multi-host URL (`postgres://a:5432,b:5432/db`,
- * libpq's failover syntax) or one URL cannot parse would pass a prefix check and crash the start later.
- */
-function databaseUrlProblems(name: string, url: string): string[] {
-  const authority = /^postgres(?:ql)?:\/\/(?:[^@/?#]*@)?([^/?#]*)/.exec(url)?.[1] ?? "";
-  if (authority.includes(",")) {
-    return [
-      `${name} names more than one host (${authority}): the service connects to exactly one. For failover, put one address in front of the cluster (HAProxy or PgBouncer pointed at the current primary, or a virtual IP) and name that address here; target_session_attrs is not supported either`,
-    ];
-  }
-  try {
-    new URL(url);
-  } catch {
-    return [`${name} is not a valid URL (check that a password with @, /, ? or # in it is percent-encoded)`];
-  }
-  return [];
-}
-
-/** Unset: none in production, any loopback origin (a local front-end dev server) otherwise; "none": none. */
-function corsOriginsOf(raw: string | undefined, nodeEnv: string): string[] {
-  if (raw === undefined) return nodeEnv === "production" ? [] : ["loopback"];
-  if (raw.trim() === "none") return [];
-  return raw
-    .split(",")
-    .map((o) => o.trim())
-    .filter((o) => o !== "");
 }
