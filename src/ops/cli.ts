@@ -12,7 +12,8 @@ import { runAs } from "../lib/change-context.ts";
 import { newId } from "../lib/ids.ts";
 import { AppError } from "../errors.ts";
 import type { Deps } from "../modules/module.ts";
-import { commands, type Command } from "./commands.ts";
+import type { Command } from "./command-input.ts";
+import { commands } from "./commands.ts";
 
 function usage(): string {
   const width = Math.max(...Object.keys(commands).map((n) => n.length));
