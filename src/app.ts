@@ -4,18 +4,10 @@ import { createLogger, type Logger } from "./lib/logger.ts";
 import { openDatabase, type Database } from "./db/index.ts";
 import { createTransact } from "./db/transaction.ts";
 import { startBoss, type Boss } from "./jobs/boss.ts";
-import { createGateway, type Gateway } from "./gateway/index.ts";
-import { createXmlEndpoints } from "./gateway/xml.ts";
-import { createClientAddress, parseTrustedProxies } from "./server/client-address.ts";
-import { createCors } from "./server/cors.ts";
-import { COMPRESS_MIN_BYTES, connectCompressions } from "./server/compression.ts";
-import { createDispatcher } from "./server/dispatch.ts";
+import { startApiServer } from "./api-server.ts";
+import type { Gateway } from "./gateway/index.ts";
+import type { Listener } from "./server/listen.ts";
 import { createCallInterceptor } from "./server/interceptors.ts";
-import { createRecordingRouter } from "./server/calls.ts";
-import { createUnaryFastPath } from "./server/unary.ts";
-import { listen, type Listener } from "./server/listen.ts";
-import { registerHealth } from "./server/health.ts";
-import { registerReflection } from "./server/reflection.ts";
 import type { Interceptor } from "@connectrpc/connect";
 import type { Deps, Module } from "./modules/module.ts";
 import { createStatusModule } from "./modules/status/index.ts";
@@ -57,7 +49,7 @@ import {
   stayInRoom,
   type ReservationService,
 } from "./modules/reservations/index.ts";
-import { createIdentityModule, MAX_IMAGE_BYTES } from "./modules/identity/index.ts";
+import { createIdentityModule } from "./modules/identity/index.ts";
 import { createMobileModule } from "./modules/mobile/index.ts";
 import { createNotificationsModule } from "./modules/notifications/index.ts";
 import { createEventsModule } from "./modules/events/index.ts";
@@ -266,49 +258,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   let listener: Listener | undefined;
   let gateway: Gateway | undefined;
   if (config.role !== "worker") {
-    const router = createRecordingRouter({
-      interceptors: createInterceptors(deps, services, tracing),
-      readMaxBytes: config.maxBodyBytes,
-      acceptCompression: connectCompressions,
-      compressMinBytes: COMPRESS_MIN_BYTES,
-    });
-    for (const m of modules) m.registerRpc?.(router);
-    const served = modules.flatMap((m) => m.services ?? []);
-    registerReflection(router, served);
-    registerHealth(router, served, db.readiness);
-    gateway = createGateway({
-      ...router.direct,
-      maxBodyBytes: config.maxBodyBytes,
-      maxFileBytes: MAX_IMAGE_BYTES,
-      refuseAnonymousBeforeBody: true,
-    });
-    const clientAddress = createClientAddress(parseTrustedProxies(config.trustedProxies) ?? []);
-    // In production /metrics stays off the public port unless a token guards it: METRICS_PORT (loopback or a
-    // private network) or METRICS_TOKEN (docs/operations/metrics.md).
-    const publicMetrics = config.nodeEnv !== "production" || config.metrics.token !== undefined;
-    const onMainPort =
-      metrics !== undefined && config.metrics.port === undefined && publicMetrics
-        ? { render: metrics.render, contentType: metrics.contentType, token: config.metrics.token }
-        : undefined;
-    if (metrics !== undefined && config.metrics.port === undefined && !publicMetrics)
-      logger.warn("/metrics is not served: in production set METRICS_PORT (a port of its own) or METRICS_TOKEN");
-    const dispatcher = createDispatcher({
-      handlers: router.handlers,
-      gateway,
-      ready: db.readiness,
+    ({ listener, gateway } = await startApiServer({
+      config,
+      db,
       logger,
-      clientAddress,
-      cors: createCors(config.corsOrigins),
-      metrics: onMainPort,
-      unary: config.unaryFastPath ? createUnaryFastPath(router.direct) : undefined,
-      xml: createXmlEndpoints({ ...router.direct, endpoints: modules.flatMap((m) => m.xmlEndpoints ?? []) }),
-    });
-    listener = await listen(dispatcher, {
-      port: config.port,
-      host: config.host,
-      tls: config.tls,
-      limits: config.connections,
-    });
+      metrics,
+      modules,
+      interceptors: createInterceptors(deps, services, tracing),
+    }));
   }
   const metricsServer =
     metrics !== undefined && config.metrics.port !== undefined
