@@ -16,6 +16,7 @@ import { callInfoKey } from "../../server/context.ts";
 import { principalKey, type Principal } from "../auth/index.ts";
 import { createHeldTransaction } from "../../db/held-transaction.ts";
 import type { Claim, IdempotencyRepository, StoredError } from "./idempotency.repository.ts";
+import type { Count, Hit } from "./rate-limit.repository.ts";
 import { policyOf } from "./policy.rpc.ts";
 
 export interface IdempotencyOptions {
@@ -58,25 +59,26 @@ const REFUSALS = new Set<ErrorCode>([
 ]);
 const TRANSIENT_PG = new Set(["40001", "40P01", "55P03", "57014"]);
 
-/** A claim the rate-limit statement already tried for this call (one round trip for both); see claimFor. */
-export const takenClaimKey = createContextKey<{ claim: Claim; claimed: boolean } | undefined>(undefined, {
-  description: "hotelops idempotency claim taken with the rate limit",
+/** The claim this module already tried in the rate limiter's count of the call (countWith), for the interceptor. */
+const countedClaimKey = createContextKey<{ claim: Claim; claimed: boolean } | undefined>(undefined, {
+  description: "hotelops idempotency claim taken with the rate-limit count",
 });
 
 export interface Idempotency {
   interceptor: Interceptor;
   /**
-   * The claim this call would make (a unary write with a valid key and a caller), else undefined. The rate-limit
-   * interceptor tries it in its own statement and hands the outcome over in `takenClaimKey`.
+   * For the rate limiter (RateLimitOptions.countWith): a keyed unary write is counted by its claim's statement
+   * (count and claim in one round trip, the claim only within the limit); undefined for any other call.
    */
-  claimFor(req: UnaryRequest | StreamRequest): Claim | undefined;
+  countWith(req: UnaryRequest | StreamRequest, count: Count): Promise<Hit> | undefined;
 }
 
 /**
  * Idempotency-Key on every unary write (docs/conventions.md, "Idempotency"): the first outcome of (caller, key) is stored
  * and replayed for the same request; a different request under the key is 409 idempotency_conflict; a concurrent
  * duplicate waits for the first or gets 409 request_in_progress. The key is claimed in a statement of its own (or
- * together with the rate-limit count) before the RPC runs, so two requests never both execute.
+ * in the one that counts the call for the rate limiter, countWith) before the RPC runs, so two requests never both
+ * execute. The flow, in one page: docs/contributors/idempotency.md.
  */
 export function createIdempotency(opts: IdempotencyOptions): Idempotency {
   const ttlMs = opts.ttlMs ?? 24 * 60 * 60 * 1000;
@@ -98,13 +100,18 @@ export function createIdempotency(opts: IdempotencyOptions): Idempotency {
     };
   }
 
-  function claimFor(req: UnaryRequest | StreamRequest): Claim | undefined {
+  function countWith(req: UnaryRequest | StreamRequest, count: Count): Promise<Hit> | undefined {
     if (req.stream) return undefined;
     const policy = policyOf(req.method);
     const key = req.header.get("idempotency-key");
     if (!policy.write || key === null || !VALID_KEY.test(key)) return undefined;
     const caller = callerOf(req.contextValues.get(principalKey), req.contextValues, policy.idempotencyKeyRequired);
-    return caller === undefined ? undefined : claimOf(req, key, caller, policy.rpc);
+    if (caller === undefined) return undefined;
+    const claim = claimOf(req, key, caller, policy.rpc);
+    return repo.claimCounted(claim, count).then(({ hit, claimed }) => {
+      req.contextValues.set(countedClaimKey, { claim, claimed });
+      return hit;
+    });
   }
 
   const unscoped: Interceptor = (next) => async (req) => {
@@ -127,7 +134,7 @@ export function createIdempotency(opts: IdempotencyOptions): Idempotency {
     const caller = callerOf(principal, req.contextValues, policy.idempotencyKeyRequired);
     if (caller === undefined) return next(req);
 
-    const taken = req.contextValues.get(takenClaimKey);
+    const taken = req.contextValues.get(countedClaimKey);
     let claim =
       taken !== undefined && taken.claim.caller === caller && taken.claim.key === key
         ? taken.claim
@@ -203,7 +210,7 @@ export function createIdempotency(opts: IdempotencyOptions): Idempotency {
   };
   // unary RPCs that document the header (false for streaming methods)
   const interceptor = scoped((method) => policyOf(method).idempotencyKeyChecked, unscoped);
-  return { interceptor, claimFor };
+  return { interceptor, countWith };
 
   /** The outcome is already decided; a failed bookkeeping write is logged, never turned into the caller's error. */
   async function bookkeep(write: () => Promise<void>, what: string): Promise<void> {
