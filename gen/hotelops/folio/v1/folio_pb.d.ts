@@ -2086,6 +2086,8 @@ export declare const FolioService: GenService<{
    * add up exactly. A company buyer registered for e-Fatura gets type E_FATURA (profile TEMELFATURA, or
    * TICARIFATURA when the buyer's `e_fatura_profile` says so), every other buyer E_ARSIV (EARSIVFATURA). 422 validation_failed when nothing is left to invoice, or naming the buyer's
    * field (`buyer.tckn`, `buyer.vkn`, `buyer.title`, ...) for a bad checksum or a missing value.
+   * Invoices are issued in TRY only (no exchange-rate source for cac:PricingExchangeRate): a folio kept in another
+   * currency is 422 validation_failed naming `currency` (FinalizeInvoice refuses such a draft the same way).
    *
    * @generated from rpc hotelops.folio.v1.FolioService.CreateInvoiceDraft
    */
