@@ -725,7 +725,8 @@ export declare type InvoiceDelivery = Message<"hotelops.folio.v1.InvoiceDelivery
   lastError: string;
 
   /**
-   * The integrator's reason for a rejection.
+   * The integrator's reason for a rejection, or, for a document refused before the upload by GİB's UBL-TR rules
+   * (the delivery job checks every document before it sends it), "GİB UBL-TR rule <rule context>: <GİB's message>".
    *
    * @generated from field: string reason = 4;
    */
