@@ -1995,6 +1995,8 @@ export declare const InvoiceStatusSchema: GenEnum<InvoiceStatus>;
 /**
  * Folios, invoices, the business date and the night audit of one property, for internal systems over gRPC
  * (the mobile app reaches the night audit through hotelops.mobile.v1.MobileService, which calls the same code).
+ * The split-folio and city-ledger RPCs also have REST routes under /api/panel/v1 for staff sessions (and internal
+ * clients), with the same rules; there the property is `propertyCode` (query or body), else the session's active one.
  *
  * Property: every request may name it by `property_code`. Empty means the caller's only property (a staff
  * session's active property; an internal client granted exactly one property). A property outside the
