@@ -57,6 +57,7 @@ const resourceOf: Record<string, string | undefined> = {
   to_folio_id: "folio",
   charge_id: "charge",
   account_id: "ledgerAccount",
+  settle_to_account_id: "ledgerAccount",
   payment_id: "payment",
   invoice_id: "invoice",
   out_of_order_period_id: "outOfOrderPeriod",
