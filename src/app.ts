@@ -112,6 +112,7 @@ export interface Services {
 export function createServices(deps: Deps): Services {
   const { transact, clock } = deps;
   const folios = createFolioService({ transact, clock });
+  const cityLedger = createCityLedger({ transact, clock, folios });
   const guests = createGuests(deps);
   // policy fees (cancellation, no-show, late check-out) go to the folio in the reservation change's transaction
   const reservations = createReservationService({
@@ -123,6 +124,8 @@ export function createServices(deps: Deps): Services {
     },
     // each check-in and check-out reports the line's occupants to the authority (KBS), in its transaction
     onStayMovement: guests.reporting.reportMovementInTx,
+    // a check-out may settle the reservation's folios to a city-ledger account, in its transaction
+    settleAtCheckOut: cityLedger,
   });
   return {
     auth: createAuthServices(deps, {
@@ -139,7 +142,7 @@ export function createServices(deps: Deps): Services {
     reservations,
     folios,
     folioWindows: createFolioWindows({ transact, clock, folios }),
-    cityLedger: createCityLedger({ transact, clock, folios }),
+    cityLedger,
     // the e-Fatura registry is asked through the configured integrator (none: a lookup is 503)
     invoices: createInvoiceService({
       transact,

@@ -25,7 +25,7 @@ export const AUDIENCES: readonly Audience[] = [
   {
     tag: "Panel",
     prefix: "/api/panel/v1/",
-    description: "The web panel of a property (`/panel`): API access, webhook addresses and notifications. Staff session as in the Mobile API (**staffSession**); needs `integrations.manage`.",
+    description: "The web panel of a property (`/panel`): guests, split folios and the city ledger, API access, webhook addresses and notifications. Staff session as in the Mobile API (**staffSession**); each operation needs its own permission (`integrations.manage` for API access and webhooks).",
   },
   {
     tag: "Internal",

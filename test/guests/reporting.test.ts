@@ -400,6 +400,120 @@ describe("ListGuestReports", () => {
     });
 });
 
+describe("ResendGuestReport", () => {
+  const failedReportOf = async (lineId: string) =>
+    (
+      await until(
+        () => reportsOf(lineId),
+        (rows) => rows[0]?.status === "failed",
+        45_000,
+      )
+    )[0]!;
+  const resendPath = (id: string) => `/api/panel/v1/guest-reports/${id}/resend`;
+
+  it("rest: a failed report is sent again from the corrected record; the first stays failed, with a resend entry", async () => {
+    const guestId = await guest({ familyName: "Failing" });
+    const s = await stay([guestId], 1);
+    await checkIn(s);
+    const first = await failedReportOf(s.lineId);
+    expect(first).toMatchObject({ status: "failed", attempts: 3 });
+
+    expect((await rest("POST", resendPath(first.id), viewer, {})).status).toBe(403);
+    const foreign = await rest("POST", resendPath(first.id), otherManager, {});
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.error).toMatchObject({ code: "not_found" });
+    expect((await rest("POST", resendPath("not-an-id"), desk, {})).status).toBe(404);
+
+    // the record corrected (the receiver refuses "Failing"), then sent again
+    expect((await rest("PATCH", `/api/panel/v1/guests/${guestId}`, desk, { familyName: "Fixed" })).status).toBe(200);
+    const resent = await rest("POST", resendPath(first.id), desk, {});
+    expect(resent.status).toBe(200);
+    expect(resent.body.report).toMatchObject({
+      reservationId: s.id,
+      reservationRoomId: s.lineId,
+      guestId,
+      guestName: "Ayse Fixed",
+      movement: "check_in",
+      status: "pending",
+      attempts: 0,
+    });
+    expect(resent.body.report.id).not.toBe(first.id);
+    const rows = await until(
+      () => reportsOf(s.lineId),
+      (r) => r.length === 2 && r[1]!.status === "sent",
+    );
+    expect(rows.map((r) => r.status)).toEqual(["failed", "sent"]);
+    const arrived = arrivals.find((a) => a.body.id === rows[1]!.id)!;
+    expect(arrived.body).toMatchObject({ movement: "check_in", guest: { familyName: "Fixed" } });
+
+    // once is enough: the first is superseded, the second is sent
+    const again = await rest("POST", resendPath(first.id), desk, {});
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatchObject({ code: "conflict" });
+    expect(again.body.error.message).toContain("newer report");
+    const sent = await rest("POST", resendPath(rows[1]!.id), desk, {});
+    expect(sent.status).toBe(409);
+    expect(sent.body.error.message).toContain("this one is sent");
+
+    // the line leaves the unreported list; the resend is in the audit trail, by the person who asked
+    const unreported = await rest("GET", "/api/panel/v1/guest-reports/unreported", desk);
+    expect((unreported.body.unreported as Json[]).some((u) => u.reservationRoomId === s.lineId)).toBe(false);
+    const { rows: audit } = await app.deps.db.pool.query(
+      `select action, actor_kind as "actorKind", changes::text as changes
+         from audit_changes where entity_type = 'guest_report' and entity_id = $1 order by at`,
+      [first.id],
+    );
+    expect(audit.map((a) => a.action)).toEqual(["fail", "resend"]);
+    expect(audit[1]).toMatchObject({ actorKind: "user", changes: expect.stringContaining(rows[1]!.id) });
+  }, 90_000);
+
+  for (const face of ["connect", "grpc"] as const)
+    it(`${face}: an incomplete report is sent again once the record is complete; a line without guests, another property and a caller without guests.report are refused`, async () => {
+      const client = face === "connect" ? connect : grpc;
+      const h = { headers: bearer(desk) };
+      const codeOf = async (call: () => Promise<unknown>) =>
+        ((await call().catch((e: unknown) => e)) as ConnectError).code;
+      const guestId = await guest({ birthDate: "", nationality: "" });
+      const partial = await stay([guestId], 1);
+      await checkIn(partial);
+      const [incomplete] = await reportsOf(partial.lineId);
+      expect(incomplete).toMatchObject({ status: "incomplete", missing: ["birthDate", "nationality"] });
+      // still incomplete: sent again, it is incomplete again (nothing goes to the authority)
+      const still = await client.resendGuestReport({ guestReportId: incomplete!.id }, h);
+      expect(still.report).toMatchObject({ status: "incomplete", missing: ["birthDate", "nationality"] });
+      expect(await codeOf(() => client.resendGuestReport({ guestReportId: incomplete!.id }, h))).toBe(
+        Code.FailedPrecondition,
+      );
+      expect(
+        (await rest("PATCH", `/api/panel/v1/guests/${guestId}`, desk, { birthDate: "1970-01-02", nationality: "TR" }))
+          .status,
+      ).toBe(200);
+      expect(
+        await codeOf(() => client.resendGuestReport({ guestReportId: still.report!.id, propertyCode: otherCode }, h)),
+      ).toBe(Code.NotFound);
+      expect(
+        await codeOf(() => client.resendGuestReport({ guestReportId: still.report!.id }, { headers: bearer(viewer) })),
+      ).toBe(Code.PermissionDenied);
+      const resent = await client.resendGuestReport({ guestReportId: still.report!.id, propertyCode }, h);
+      expect(resent.report).toMatchObject({ guestId, status: "pending", missing: [] });
+      const rows = await until(
+        () => reportsOf(partial.lineId),
+        (r) => r.length === 3 && r[2]!.status === "sent",
+      );
+      expect(rows.map((r) => r.status)).toEqual(["incomplete", "incomplete", "sent"]);
+
+      // a line checked in without guests: put them on the line instead
+      const none = await stay([], 1);
+      await checkIn(none);
+      const [empty] = await reportsOf(none.lineId);
+      const refused = (await client
+        .resendGuestReport({ guestReportId: empty!.id }, h)
+        .catch((e: unknown) => e)) as ConnectError;
+      expect(refused.code).toBe(Code.FailedPrecondition);
+      expect(refused.rawMessage).toContain("without guests");
+    }, 60_000);
+});
+
 describe("personal data", () => {
   it("never reaches a log line, even at trace level and with failing sends", () => {
     expect(lines.length).toBeGreaterThan(0);

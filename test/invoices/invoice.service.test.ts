@@ -105,18 +105,14 @@ describe("invoices", () => {
     expect(await code(invoices.createDraft(p.id, "user:u1", { folioId: folio.id }))).toBe("validation_failed");
   });
 
-  it("uses the property's rates and scale and always adds up", async () => {
-    const p = await seedProperty(t.db.pool, {
-      amountScale: 1000,
-      vatRateBp: 2000,
-      accommodationTaxRateBp: 0,
-      currency: "KWD",
-    });
+  it("uses the property's rates and always adds up", async () => {
+    // invoices are issued in TRY only (test/invoices/currency.test.ts); other scales are split alike (tax-split.test.ts)
+    const p = await seedProperty(t.db.pool, { vatRateBp: 2000, accommodationTaxRateBp: 0 });
     const { folio } = await folioWithCharges(p, [1n, 999n, 33_333n]);
     const draft = await invoices.createDraft(p.id, "user:u1", { folioId: folio.id });
     expect(draft).toMatchObject({
-      amountScale: 1000,
-      currency: "KWD",
+      amountScale: 100,
+      currency: "TRY",
       vatRateBp: 2000,
       accommodationTaxRateBp: 0,
       totalMinor: 34_333n,
@@ -126,6 +122,10 @@ describe("invoices", () => {
     // Per line: 1 -> 0.17 -> 0, 999 -> 166.5 -> 167, 33333 -> 5555.5 -> 5556.
     expect(draft.taxMinor).toBe(5_723n);
     expect(new Set(draft.items.map((i) => i.vatMinor))).toEqual(new Set([0n, 167n, 5556n]));
+    // a property kept in another currency (with its own scale) is not invoiced
+    const kwd = await seedProperty(t.db.pool, { amountScale: 1000, currency: "KWD" });
+    const other = await folioWithCharges(kwd, [1n]);
+    expect(await code(invoices.createDraft(kwd.id, "user:u1", { folioId: other.folio.id }))).toBe("validation_failed");
   });
 
   it("numbers gaplessly under 20 concurrent finalizations", async () => {

@@ -57,6 +57,7 @@ const resourceOf: Record<string, string | undefined> = {
   to_folio_id: "folio",
   charge_id: "charge",
   account_id: "ledgerAccount",
+  settle_to_account_id: "ledgerAccount",
   payment_id: "payment",
   invoice_id: "invoice",
   out_of_order_period_id: "outOfOrderPeriod",
@@ -69,6 +70,7 @@ const resourceOf: Record<string, string | undefined> = {
   // guests belong to the hotel group (a chain shares them): the foreign one is another group's
   guest_id: "guest",
   duplicate_guest_ids: "guest",
+  guest_report_id: "guestReport",
   // filters of a list (a foreign value finds nothing; the property comes from the caller) and non-resources
   entity_id: undefined,
   actor_id: undefined,
@@ -320,6 +322,12 @@ async function buildHotel(code: string): Promise<Hotel> {
      values ($1, $2, $3, 'probe', 'Probe', 'Probe', now())`,
     [notificationId, property.id, staff.userId],
   );
+  // the in-house line's check-in report (the line has no guests: one report, incomplete)
+  const reports = await app.db.pool.query<{ id: string }>(
+    "select id from guest_reports where reservation_room_id = $1",
+    [inHouseLine],
+  );
+  const guestReportId = reports.rows[0]!.id;
   return {
     property,
     staff,
@@ -347,6 +355,7 @@ async function buildHotel(code: string): Promise<Hotel> {
       partnerClient: partner.clientId,
       notification: notificationId,
       guest: guest.guest.id,
+      guestReport: guestReportId,
     },
   };
 }

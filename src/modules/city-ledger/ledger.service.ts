@@ -4,7 +4,7 @@ import { checkMoneyBound } from "../../lib/money.ts";
 import type { Transact, Tx } from "../../db/transaction.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { isUuid, newId } from "../../lib/ids.ts";
-import { paymentMethodKind, type FolioService, type PaymentRow } from "../folio/index.ts";
+import { listFoliosOfReservation, paymentMethodKind, type FolioService, type PaymentRow } from "../folio/index.ts";
 import { findPropertyRow, type PropertyRow } from "../properties/index.ts";
 import * as repo from "./ledger.repository.ts";
 import type { AccountRow, AgeingRow, AllocationRow, ItemRow } from "./ledger.repository.ts";
@@ -26,6 +26,19 @@ export interface CityLedger {
   ): Promise<AccountRow>;
   listAccounts(propertyId: string): Promise<AccountRow[]>;
   settleFolio(propertyId: string, actor: string, input: { folioId: string; accountId: string }): Promise<Settled>;
+  /** Inside a check-out's transaction, before it changes anything: the account exists in the property (else 404). */
+  requireAccount(tx: Tx, propertyId: string, accountId: string): Promise<void>;
+  /**
+   * Inside a check-out's transaction: every folio of the reservation with an open balance settled to the account,
+   * as SettleFolioToAccount does one (by window; folios without an open balance are left alone). 422 naming
+   * `creditLimitMinor` when the account's balance would pass its credit limit: the caller's transaction fails.
+   */
+  settleReservation(
+    tx: Tx,
+    propertyId: string,
+    actor: string,
+    input: { reservationId: string; accountId: string },
+  ): Promise<Settled[]>;
   postPayment(propertyId: string, actor: string, input: AccountPaymentInput): Promise<AccountPayment>;
   statement(propertyId: string, accountId: string): Promise<Statement>;
   ageing(propertyId: string): Promise<{ businessDate: string; accounts: AgeingLine[] }>;
@@ -86,6 +99,46 @@ export function createCityLedger(deps: { transact: Transact; clock: Clock; folio
     return a;
   }
 
+  /** One folio's open balance to the (locked) account `before`, within its credit limit. */
+  async function settleOne(
+    tx: Tx,
+    propertyId: string,
+    actor: string,
+    before: AccountRow,
+    folioId: string,
+  ): Promise<Settled> {
+    const { folio, payment } = await folios.settleToLedger(tx, propertyId, actor, { folioId, reference: before.code });
+    const after = before.balanceMinor + payment.amountMinor;
+    if (after > before.creditLimitMinor)
+      throw new AppError(
+        "validation_failed",
+        `Settling ${payment.amountMinor} would take the account's balance to ${after}, beyond its credit limit of ${before.creditLimitMinor} (minor units).`,
+        {
+          details: [
+            {
+              field: "creditLimitMinor",
+              reason: `the balance ${before.balanceMinor} + ${payment.amountMinor} is beyond the credit limit ${before.creditLimitMinor}`,
+            },
+          ],
+        },
+      );
+    const item = await repo.insertItem(tx, propertyId, {
+      id: newId(payment.postedAt.getTime()),
+      accountId: before.id,
+      kind: "FOLIO",
+      folioId: folio.id,
+      amountMinor: payment.amountMinor,
+      businessDate: payment.businessDate,
+      methodCode: "",
+      reference: `${folio.reservationCode} / ${folio.number}`,
+      postedAt: payment.postedAt,
+      postedBy: actor,
+    });
+    const updated = (await repo.findAccount(tx, propertyId, before.id))!;
+    recordChange(tx, { propertyId, entity: "ledger_account", entityId: before.id, action: "debit", after: item });
+    return { account: updated, item, payment };
+  }
+
   return {
     async createAccount(propertyId, input) {
       const code = input.code.trim().toUpperCase();
@@ -143,40 +196,23 @@ export function createCityLedger(deps: { transact: Transact; clock: Clock; folio
       if (!isUuid(input.folioId)) throw invalidField("folioId", "must be a UUID");
       return transact(async (tx) => {
         const before = await account(tx, propertyId, input.accountId, true);
-        const { folio, payment } = await folios.settleToLedger(tx, propertyId, actor, {
-          folioId: input.folioId,
-          reference: before.code,
-        });
-        const after = before.balanceMinor + payment.amountMinor;
-        if (after > before.creditLimitMinor)
-          throw new AppError(
-            "validation_failed",
-            `Settling ${payment.amountMinor} would take the account's balance to ${after}, beyond its credit limit of ${before.creditLimitMinor} (minor units).`,
-            {
-              details: [
-                {
-                  field: "creditLimitMinor",
-                  reason: `the balance ${before.balanceMinor} + ${payment.amountMinor} is beyond the credit limit ${before.creditLimitMinor}`,
-                },
-              ],
-            },
-          );
-        const item = await repo.insertItem(tx, propertyId, {
-          id: newId(payment.postedAt.getTime()),
-          accountId: before.id,
-          kind: "FOLIO",
-          folioId: folio.id,
-          amountMinor: payment.amountMinor,
-          businessDate: payment.businessDate,
-          methodCode: "",
-          reference: `${folio.reservationCode} / ${folio.number}`,
-          postedAt: payment.postedAt,
-          postedBy: actor,
-        });
-        const updated = (await repo.findAccount(tx, propertyId, before.id))!;
-        recordChange(tx, { propertyId, entity: "ledger_account", entityId: before.id, action: "debit", after: item });
-        return { account: updated, item, payment };
+        return settleOne(tx, propertyId, actor, before, input.folioId);
       });
+    },
+
+    async requireAccount(tx, propertyId, accountId) {
+      await account(tx, propertyId, accountId);
+    },
+
+    async settleReservation(tx, propertyId, actor, input) {
+      const a = await account(tx, propertyId, input.accountId, true);
+      const settled: Settled[] = [];
+      for (const folio of await listFoliosOfReservation(tx, propertyId, input.reservationId)) {
+        if (folio.balanceMinor <= 0n) continue;
+        const before = settled.at(-1)?.account ?? a;
+        settled.push(await settleOne(tx, propertyId, actor, before, folio.id));
+      }
+      return settled;
     },
 
     async postPayment(propertyId, actor, input) {

@@ -4,6 +4,7 @@ export {
   folioBalanceOfReservation,
   folioBalancesOfReservations,
   foliosOfReservations,
+  listFoliosOfReservation,
   unbalancedFolioReservationIds,
   uninvoicedCharges,
   markChargesInvoiced,

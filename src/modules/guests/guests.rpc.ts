@@ -6,6 +6,7 @@ import { GuestService as GuestRpc } from "../../../gen/hotelops/guest/v1/guest_p
 import { requireProperty, requireStaff } from "../auth/index.ts";
 import { emptyGuestFields, type GuestFields } from "./fields.ts";
 import type { Guest, GuestScope, GuestService } from "./guests.service.ts";
+import type { ListedReport } from "./reports.repository.ts";
 
 const fieldNames = Object.keys(emptyGuestFields) as (keyof GuestFields)[];
 
@@ -16,6 +17,19 @@ export function guestOut({ erasedAt, ...g }: Guest) {
     createdAt: timestampFromDate(g.createdAt),
     updatedAt: timestampFromDate(g.updatedAt),
     ...(erasedAt === null ? {} : { erasedAt: timestampFromDate(erasedAt) }),
+  };
+}
+
+/** A guest report as hotelops.guest.v1.GuestReport (proto3 strings: absent is ""). */
+function reportOut({ sentAt, createdAt, guestId, roomNumber, lastError, reference, ...r }: ListedReport) {
+  return {
+    ...r,
+    guestId: guestId ?? "",
+    roomNumber: roomNumber ?? "",
+    lastError: lastError ?? "",
+    reference: reference ?? "",
+    ...(sentAt === null ? {} : { sentAt: timestampFromDate(sentAt) }),
+    createdAt: timestampFromDate(createdAt),
   };
 }
 
@@ -101,19 +115,13 @@ export function createGuestRpc(pool: pg.Pool, guests: GuestService) {
         },
         listGuestReports: async (req, ctx) => {
           const page = await guests.reporting.list((await scope(ctx, req.propertyCode)).propertyId, req);
-          return {
-            reports: page.reports.map(({ sentAt, createdAt, guestId, roomNumber, lastError, reference, ...r }) => ({
-              ...r,
-              guestId: guestId ?? "",
-              roomNumber: roomNumber ?? "",
-              lastError: lastError ?? "",
-              reference: reference ?? "",
-              ...(sentAt === null ? {} : { sentAt: timestampFromDate(sentAt) }),
-              createdAt: timestampFromDate(createdAt),
-            })),
-            nextCursor: page.nextCursor,
-          };
+          return { reports: page.reports.map(reportOut), nextCursor: page.nextCursor };
         },
+        resendGuestReport: async (req, ctx) => ({
+          report: reportOut(
+            await guests.reporting.resend((await scope(ctx, req.propertyCode)).propertyId, req.guestReportId),
+          ),
+        }),
         listUnreportedGuests: async (req, ctx) => {
           const found = await guests.reporting.issues((await scope(ctx, req.propertyCode)).propertyId);
           return {

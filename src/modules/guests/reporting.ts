@@ -2,9 +2,9 @@ import type { Queryable } from "../../db/queryable.ts";
 import type { Transact, Tx } from "../../db/transaction.ts";
 import { queues } from "../../jobs/queues.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { newId } from "../../lib/ids.ts";
+import { isUuid, newId } from "../../lib/ids.ts";
 import { pageOf, pageResult } from "../../lib/page.ts";
-import { invalidField } from "../../errors.ts";
+import { AppError, invalidField } from "../../errors.ts";
 import { recordChange } from "../audit/index.ts";
 import { findPropertyById } from "../properties/index.ts";
 import type { StayMovement } from "../reservations/index.ts";
@@ -14,7 +14,9 @@ import { guestsOnLine } from "./guests.repository.ts";
 import {
   countFailedReports,
   deleteReportsPast,
+  findListedReport,
   findReport,
+  findReportForResend,
   insertReports,
   inHouseLine,
   listReports,
@@ -66,13 +68,16 @@ export function createGuestReporting(deps: {
   const { transact, db, clock, vault, codec } = deps;
   const keepUntil = (businessDate: string) => `${Number(businessDate.slice(0, 4)) + deps.retentionYears}-12-31`;
 
-  /** The report rows of the line's occupants (`only`: just these guests) and their jobs, in the caller's tx. */
-  async function queueInTx(tx: Tx, m: StayMovement, only?: readonly string[]): Promise<void> {
+  /**
+   * The report rows of the line's occupants (`only`: just these guests) and their jobs, in the caller's tx; made at
+   * `createdAt` (the movement's time unless a resend's); answers their ids.
+   */
+  async function queueInTx(tx: Tx, m: StayMovement, only?: readonly string[], createdAt = m.at): Promise<string[]> {
     const guests = (await guestsOnLine(tx, m.reservationRoomId)).filter(
       (g) => only === undefined || only.includes(g.id),
     );
     const groupId = guests[0]?.groupId ?? (await findPropertyById(tx, m.propertyId))?.groupId;
-    if (groupId === undefined) return;
+    if (groupId === undefined) return [];
     const stay = {
       occurredAt: m.at.toISOString(),
       reservationCode: m.reservationCode,
@@ -99,7 +104,7 @@ export function createGuestReporting(deps: {
         lastError: null,
         reference: null,
         sentAt: null,
-        createdAt: m.at,
+        createdAt,
         keepUntil: keepUntil(m.businessDate),
       };
     };
@@ -135,11 +140,12 @@ export function createGuestReporting(deps: {
       queues.guestReporting,
       rows.filter((r) => r.status === "pending").map((r) => ({ reportId: r.id })),
     );
+    return rows.map((r) => r.id);
   }
 
   return {
     /** The check-in or check-out's reports (wired into the front desk by app.ts). */
-    reportMovementInTx: (tx: Tx, m: StayMovement) => queueInTx(tx, m),
+    reportMovementInTx: async (tx: Tx, m: StayMovement) => void (await queueInTx(tx, m)),
 
     /** A guest put on a line already checked in is reported as checked in at once. */
     async reportLinkedInTx(tx: Tx, reservationRoomId: string, guestId: string): Promise<void> {
@@ -212,6 +218,55 @@ export function createGuestReporting(deps: {
         if (last) return "failed";
         throw new ReportSendError(error);
       }
+    },
+
+    /**
+     * A failed or incomplete report made again from the occupant's record as it is now (ResendGuestReport): a new
+     * report of the same occupant, line and movement, with the stay the first one sealed, queued; the first stays.
+     */
+    async resend(propertyId: string, reportId: string): Promise<ListedReport> {
+      const notFound = () => new AppError("not_found", "Guest report not found.");
+      if (!isUuid(reportId)) throw notFound();
+      return transact(async (tx) => {
+        const row = await findReportForResend(tx, propertyId, reportId);
+        if (row === undefined) throw notFound();
+        if (row.status !== "failed" && row.status !== "incomplete")
+          throw new AppError(
+            "conflict",
+            `Only a failed or incomplete report is sent again; this one is ${row.status}.`,
+          );
+        if (row.superseded)
+          throw new AppError("conflict", "A newer report of this guest and movement exists: send that one again.");
+        if (row.guestId === null)
+          throw new AppError(
+            "conflict",
+            "The line was checked in without guests: put them on the room line (a guest added in house is reported at once).",
+          );
+        const s = JSON.parse(vault.open(row.sealed, row.id)) as SealedReport;
+        const movement: StayMovement = {
+          propertyId,
+          reservationId: row.reservationId,
+          reservationRoomId: row.reservationRoomId,
+          reservationCode: s.reservationCode,
+          roomNumber: s.roomNumber,
+          arrivalDate: s.arrivalDate,
+          departureDate: s.departureDate,
+          businessDate: row.businessDate,
+          movement: row.movement,
+          at: new Date(s.occurredAt),
+        };
+        const [id] = await queueInTx(tx, movement, [row.guestId], clock.now());
+        if (id === undefined) throw new AppError("conflict", "The guest is no longer on the room line.");
+        recordChange(tx, {
+          propertyId,
+          entity: "guest_report",
+          entityId: row.id,
+          action: "resend",
+          before: { status: row.status },
+          after: { status: row.status, resentAs: id },
+        });
+        return findListedReport(tx, propertyId, id);
+      });
     },
 
     /** A page of the property's reports, newest first (ListGuestReports). */

@@ -68,6 +68,26 @@ export async function findReport(db: Queryable, id: string): Promise<GuestReport
   return row;
 }
 
+/**
+ * The property's report `id`, locked, and whether a newer report of its occupant, line and movement exists (the
+ * lock on the first makes two resends of it take turns).
+ */
+export async function findReportForResend(
+  db: Queryable,
+  propertyId: string,
+  id: string,
+): Promise<(GuestReportRow & { superseded: boolean }) | undefined> {
+  const [row] = await db.query<GuestReportRow & { superseded: boolean }>(
+    `select ${columns},
+            exists (select 1 from guest_reports n where n.reservation_room_id = r.reservation_room_id
+                      and n.guest_id is not distinct from r.guest_id and n.movement = r.movement
+                      and (n.created_at, n.id) > (r.created_at, r.id)) as superseded
+       from guest_reports r where r.property_id = $1 and r.id = $2 for update`,
+    [propertyId, id],
+  );
+  return row;
+}
+
 /** Records an attempt's outcome on a pending report; false when it was not pending any more. */
 export async function recordAttempt(
   db: Queryable,
@@ -96,6 +116,13 @@ export interface ListedReport extends Omit<GuestReportRow, "sealed" | "keyId" | 
   guestName: string;
 }
 
+const listedSql = `select ${columns}, s.code as "reservationCode", rm.number as "roomNumber",
+       coalesce(g.given_name || ' ' || g.family_name, '') as "guestName"
+  from guest_reports r
+  join (${roomLineStaysSql}) s on s.line_id = r.reservation_room_id
+  left join lateral (${roomsSql("r.property_id")}) rm on rm.id = s.room_id
+  left join guests g on g.id = r.guest_id`;
+
 /** A page of the property's reports, newest first, after the cursor, optionally of one status; `limit` rows. */
 export async function listReports(
   db: Queryable,
@@ -105,18 +132,20 @@ export async function listReports(
   limit: number,
 ): Promise<ListedReport[]> {
   return db.query<ListedReport>(
-    `select ${columns}, s.code as "reservationCode", rm.number as "roomNumber",
-            coalesce(g.given_name || ' ' || g.family_name, '') as "guestName"
-       from guest_reports r
-       join (${roomLineStaysSql}) s on s.line_id = r.reservation_room_id
-       left join lateral (${roomsSql("r.property_id")}) rm on rm.id = s.room_id
-       left join guests g on g.id = r.guest_id
+    `${listedSql}
       where r.property_id = $1 and ($2::text is null or r.status = $2)
         and ($3::timestamptz is null or (r.created_at, r.id) < ($3, $4::uuid))
       order by r.created_at desc, r.id desc
       limit $5`,
     [propertyId, status ?? null, after?.at ?? null, after?.id ?? null, limit],
   );
+}
+
+/** The property's report `id` as ListGuestReports answers it. */
+export async function findListedReport(db: Queryable, propertyId: string, id: string): Promise<ListedReport> {
+  const [row] = await db.query<ListedReport>(`${listedSql} where r.property_id = $1 and r.id = $2`, [propertyId, id]);
+  if (row === undefined) throw new Error(`guest report ${id} not found`);
+  return row;
 }
 
 /** An in-house occupant (or a line without one) whose check-in is not reported to the authority. */

@@ -22,7 +22,14 @@ import { createCorrections, type Corrections } from "./corrections.ts";
 import * as docs from "./documents.repository.ts";
 import { profileOf, validateBuyer, type BuyerInput } from "./buyer.ts";
 import { invoiceTotals, itemsFromCharges } from "./lines.ts";
-import { ratesResolver, validateIssuer, validateTaxRate, type IssuerInput, type TaxRateInput } from "./settings.ts";
+import {
+  ratesResolver,
+  requireInvoiceCurrency,
+  validateIssuer,
+  validateTaxRate,
+  type IssuerInput,
+  type TaxRateInput,
+} from "./settings.ts";
 import { renderUblTr } from "./ubl.ts";
 import { renderInvoicePdf } from "./pdf.ts";
 import { lookUpEFatura } from "./registry.ts";
@@ -77,6 +84,7 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
       return transact(async (tx) => {
         const folio = await findFolio(tx, propertyId, input.folioId, true);
         if (folio === undefined) throw new AppError("not_found", "Folio not found.");
+        requireInvoiceCurrency(folio.currency);
         const property = await findPropertyRow(tx, propertyId);
         if (property === undefined) throw new AppError("not_found", "Property not found.");
         const charges = await uninvoicedCharges(tx, propertyId, folio.id);
@@ -135,6 +143,7 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
         const draft = await loadInvoice(tx, propertyId, input.invoiceId, true);
         if (draft === undefined) throw new AppError("not_found", "Invoice not found.");
         if (draft.status !== "DRAFT") throw new AppError("invalid_transition", "The invoice is already issued.");
+        requireInvoiceCurrency(draft.currency);
         const folio = await findFolio(tx, propertyId, draft.folioId);
         const property = await findPropertyRow(tx, propertyId);
         if (folio === undefined || property === undefined) throw new AppError("not_found", "Folio not found.");

@@ -28,6 +28,22 @@ export interface TaxRateInput {
 const invalid = (field: string, reason: string) =>
   new AppError("validation_failed", `${field}: ${reason}`, { details: [{ field, reason }] });
 
+/**
+ * Invoices are issued in Turkish lira only. A UBL-TR document in another currency needs the central bank's rate of
+ * the issue date (`cac:PricingExchangeRate`) and the TRY amounts GİB reports on; the service has no source of
+ * exchange rates, so a folio kept in another currency is refused rather than issued with a guessed rate.
+ */
+const INVOICE_CURRENCY = "TRY";
+
+export function requireInvoiceCurrency(currency: string): void {
+  if (currency !== INVOICE_CURRENCY)
+    throw new AppError(
+      "validation_failed",
+      `currency: invoices are issued in ${INVOICE_CURRENCY} only; this folio is kept in ${currency}.`,
+      { details: [{ field: "currency", reason: `${currency}: only ${INVOICE_CURRENCY} invoices are issued` }] },
+    );
+}
+
 export function validateTaxRate(i: TaxRateInput): TaxRateRow {
   if (!/^[A-Z0-9_]{1,32}$/.test(i.chargeCode)) throw invalid("chargeCode", "1 to 32 characters A-Z, 0-9 or _");
   if (!/^\d{4}-\d{2}-\d{2}$/.test(i.validFrom) || Number.isNaN(Date.parse(`${i.validFrom}T00:00:00Z`)))

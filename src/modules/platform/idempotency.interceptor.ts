@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { create, fromBinary, isMessage, toBinary, type DescMessage, type MessageInitShape } from "@bufbuild/protobuf";
+import { toBinary } from "@bufbuild/protobuf";
 import {
   createContextKey,
   type ContextValues,
@@ -8,14 +8,16 @@ import {
   type UnaryRequest,
   type UnaryResponse,
 } from "@connectrpc/connect";
-import { AppError, errorCodes, type ErrorCode } from "../../errors.ts";
+import { AppError } from "../../errors.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
 import { scoped } from "../../server/calls.ts";
 import { callInfoKey } from "../../server/context.ts";
 import { principalKey, type Principal } from "../auth/index.ts";
 import { createHeldTransaction } from "../../db/held-transaction.ts";
-import type { Claim, IdempotencyRepository, StoredError } from "./idempotency.repository.ts";
+import type { Claim, IdempotencyRepository } from "./idempotency.repository.ts";
+import { encodeResponse, replay, storable, storedHeaders } from "./idempotency-outcome.ts";
+import type { Count, Hit } from "./rate-limit.repository.ts";
 import { policyOf } from "./policy.rpc.ts";
 
 export interface IdempotencyOptions {
@@ -37,46 +39,27 @@ export interface IdempotencyOptions {
 }
 
 const VALID_KEY = /^[\x21-\x7e]{1,255}$/;
-/** Headers that belong to one delivery or one protocol, not to the stored outcome. */
-const NOT_STORED =
-  /^(x-request-id$|ratelimit-|retry-after$|idempotency-replayed$|content-|accept-encoding$|connect-|grpc-|trailer-)/;
-/**
- * Refusals, not answers of an RPC that ran: authentication, permission, approval, rate limit, a request still in
- * progress or a key conflict (and every 5xx, the platform switch included). A retry may get another answer once
- * the cause is gone, so they are never stored; the key is released instead.
- */
-const REFUSALS = new Set<ErrorCode>([
-  "unauthorized",
-  "forbidden",
-  "partner_not_approved",
-  "rate_limited",
-  "request_in_progress",
-  "idempotency_conflict",
-  "unavailable",
-  // the caller's deadline passed: the RPC was abandoned before it wrote, and the caller has stopped waiting
-  "request_timeout",
-]);
-const TRANSIENT_PG = new Set(["40001", "40P01", "55P03", "57014"]);
 
-/** A claim the rate-limit statement already tried for this call (one round trip for both); see claimFor. */
-export const takenClaimKey = createContextKey<{ claim: Claim; claimed: boolean } | undefined>(undefined, {
-  description: "hotelops idempotency claim taken with the rate limit",
+/** The claim this module already tried in the rate limiter's count of the call (countWith), for the interceptor. */
+const countedClaimKey = createContextKey<{ claim: Claim; claimed: boolean } | undefined>(undefined, {
+  description: "hotelops idempotency claim taken with the rate-limit count",
 });
 
 export interface Idempotency {
   interceptor: Interceptor;
   /**
-   * The claim this call would make (a unary write with a valid key and a caller), else undefined. The rate-limit
-   * interceptor tries it in its own statement and hands the outcome over in `takenClaimKey`.
+   * For the rate limiter (RateLimitOptions.countWith): a keyed unary write is counted by its claim's statement
+   * (count and claim in one round trip, the claim only within the limit); undefined for any other call.
    */
-  claimFor(req: UnaryRequest | StreamRequest): Claim | undefined;
+  countWith(req: UnaryRequest | StreamRequest, count: Count): Promise<Hit> | undefined;
 }
 
 /**
  * Idempotency-Key on every unary write (docs/conventions.md, "Idempotency"): the first outcome of (caller, key) is stored
  * and replayed for the same request; a different request under the key is 409 idempotency_conflict; a concurrent
  * duplicate waits for the first or gets 409 request_in_progress. The key is claimed in a statement of its own (or
- * together with the rate-limit count) before the RPC runs, so two requests never both execute.
+ * in the one that counts the call for the rate limiter, countWith) before the RPC runs, so two requests never both
+ * execute. The flow, in one page: docs/contributors/idempotency.md.
  */
 export function createIdempotency(opts: IdempotencyOptions): Idempotency {
   const ttlMs = opts.ttlMs ?? 24 * 60 * 60 * 1000;
@@ -98,13 +81,18 @@ export function createIdempotency(opts: IdempotencyOptions): Idempotency {
     };
   }
 
-  function claimFor(req: UnaryRequest | StreamRequest): Claim | undefined {
+  function countWith(req: UnaryRequest | StreamRequest, count: Count): Promise<Hit> | undefined {
     if (req.stream) return undefined;
     const policy = policyOf(req.method);
     const key = req.header.get("idempotency-key");
     if (!policy.write || key === null || !VALID_KEY.test(key)) return undefined;
     const caller = callerOf(req.contextValues.get(principalKey), req.contextValues, policy.idempotencyKeyRequired);
-    return caller === undefined ? undefined : claimOf(req, key, caller, policy.rpc);
+    if (caller === undefined) return undefined;
+    const claim = claimOf(req, key, caller, policy.rpc);
+    return repo.claimCounted(claim, count).then(({ hit, claimed }) => {
+      req.contextValues.set(countedClaimKey, { claim, claimed });
+      return hit;
+    });
   }
 
   const unscoped: Interceptor = (next) => async (req) => {
@@ -127,7 +115,7 @@ export function createIdempotency(opts: IdempotencyOptions): Idempotency {
     const caller = callerOf(principal, req.contextValues, policy.idempotencyKeyRequired);
     if (caller === undefined) return next(req);
 
-    const taken = req.contextValues.get(takenClaimKey);
+    const taken = req.contextValues.get(countedClaimKey);
     let claim =
       taken !== undefined && taken.claim.caller === caller && taken.claim.key === key
         ? taken.claim
@@ -203,7 +191,7 @@ export function createIdempotency(opts: IdempotencyOptions): Idempotency {
   };
   // unary RPCs that document the header (false for streaming methods)
   const interceptor = scoped((method) => policyOf(method).idempotencyKeyChecked, unscoped);
-  return { interceptor, claimFor };
+  return { interceptor, countWith };
 
   /** The outcome is already decided; a failed bookkeeping write is logged, never turned into the caller's error. */
   async function bookkeep(write: () => Promise<void>, what: string): Promise<void> {
@@ -234,98 +222,4 @@ function callerOf(principal: Principal | undefined, values: ContextValues, requi
 function hashRequest(rpc: string, principal: Principal | undefined, body: Uint8Array): string {
   const scope = principal?.kind === "staff" ? principal.activePropertyId : "";
   return createHash("sha256").update(rpc).update("\0").update(scope).update("\0").update(body).digest("base64url");
-}
-
-function replay(
-  req: UnaryRequest,
-  response: Uint8Array | null,
-  headers: [string, string][] | null,
-  error: StoredError | null,
-): UnaryResponse {
-  if (error !== null) {
-    const code: ErrorCode = error.code in errorCodes ? (error.code as ErrorCode) : "internal";
-    throw new AppError(code, error.message, {
-      details: error.details,
-      headers: { ...error.headers, "idempotency-replayed": "true" },
-      ...(error.retryAfterSeconds !== undefined ? { retryAfterSeconds: error.retryAfterSeconds } : {}),
-    });
-  }
-  const { header, trailer } = protocolHeadersOf(req);
-  for (const [name, value] of headers ?? []) header.set(name, value);
-  header.set("idempotency-replayed", "true");
-  return {
-    stream: false,
-    service: req.service,
-    method: req.method,
-    header,
-    trailer,
-    message: fromBinary(req.method.output, response ?? new Uint8Array(0)),
-  };
-}
-
-/**
- * The handler copies a returned response's headers over the ones its protocol prepared, and a replay never
- * reaches the handler, so it brings the protocol's own: the content type answering the request's, and gRPC's
- * OK status trailer. (The router negotiates no compression, so there is no encoding header to repeat.)
- */
-function protocolHeadersOf(req: UnaryRequest): { header: Headers; trailer: Headers } {
-  const requested = (req.header.get("content-type") ?? "").toLowerCase();
-  const json =
-    requested.includes("json") ||
-    (req.requestMethod === "GET" && new URL(req.url, "http://x").searchParams.get("encoding") === "json");
-  for (const grpc of ["application/grpc-web", "application/grpc"]) {
-    if (requested.startsWith(grpc))
-      return {
-        header: new Headers({ "content-type": `${grpc}+${json ? "json" : "proto"}` }),
-        trailer: new Headers({ "grpc-status": "0" }),
-      };
-  }
-  return {
-    header: new Headers({ "content-type": json ? "application/json" : "application/proto" }),
-    trailer: new Headers(),
-  };
-}
-
-function storedHeaders(header: Headers): [string, string][] {
-  const headers: [string, string][] = [];
-  header.forEach((value, name) => {
-    if (!NOT_STORED.test(name)) headers.push([name, value]);
-  });
-  return headers;
-}
-
-/** The RPC's own 4xx answer (409, 422, 400, 404) is stored; a refusal or anything else releases the key for a retry. */
-function storable(err: unknown): { error: StoredError; status: number } | undefined {
-  if (
-    !(err instanceof AppError) ||
-    err.httpStatus < 400 ||
-    err.httpStatus >= 500 ||
-    REFUSALS.has(err.code) ||
-    hasTransientCause(err)
-  )
-    return undefined;
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(err.headers))
-    if (!NOT_STORED.test(name.toLowerCase())) headers[name] = value;
-  const error: StoredError = { code: err.code, message: err.message, details: err.details, headers };
-  if (err.retryAfterSeconds !== undefined) error.retryAfterSeconds = err.retryAfterSeconds;
-  return { error, status: err.httpStatus };
-}
-
-/** A conflict mapped from a serialization failure or deadlock is worth a retry, not a stored answer. */
-function hasTransientCause(err: AppError): boolean {
-  for (let e: unknown = err.cause, depth = 0; e !== null && typeof e === "object" && depth < 5; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string" && TRANSIENT_PG.has(code)) return true;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return false;
-}
-
-/** The REST gateway passes an implementation's answer on as it is, a message or its init shape. */
-function encodeResponse(schema: DescMessage, message: unknown): Uint8Array {
-  return toBinary(
-    schema,
-    isMessage(message, schema) ? message : create(schema, message as MessageInitShape<DescMessage>),
-  );
 }

@@ -2,6 +2,7 @@ import type pg from "pg";
 import { runQuery, type Queryable } from "../../db/queryable.ts";
 import type { Tx } from "../../db/transaction.ts";
 import { AppError, type FieldViolation } from "../../errors.ts";
+import { countSql, type Count, type Hit } from "./rate-limit.repository.ts";
 
 /** A replayable error outcome (a 4xx AppError), stored as JSON. */
 export interface StoredError {
@@ -38,6 +39,11 @@ type Outcome = { response: Uint8Array; headers: [string, string][] } | { error: 
 export interface IdempotencyRepository {
   /** Claims the key in its own statement (its own transaction): true when this request must execute. */
   claim(c: Claim): Promise<boolean>;
+  /**
+   * Counts the request in its rate-limit window and, when it stays within its limit, claims the key: one statement
+   * (one round trip) for both. The count goes back to the rate limiter, which refuses a call over its limit.
+   */
+  claimCounted(c: Claim, count: Count): Promise<{ hit: Hit; claimed: boolean }>;
   find(caller: string, key: string): Promise<IdempotencyRecord | undefined>;
   /**
    * Inside the RPC's transaction, when it opens: locks the claimed row, so no other request can take the key over
@@ -59,9 +65,9 @@ export interface IdempotencyRepository {
 /**
  * Takes (caller, key) for the row `values` gives (caller, key, rpc, request_hash, 'in_progress', created_at,
  * expires_at, locked_until): a new key, an expired one, or an in-progress claim past its lease. One row back
- * when taken. Also run inside the rate-limit statement (rate-limit.repository.ts).
+ * when taken.
  */
-export function claimStatement(values: string): string {
+function claimStatement(values: string): string {
   return `insert into idempotency_keys (caller, key, rpc, request_hash, state, created_at, expires_at, locked_until)
 ${values}
 on conflict (caller, key) do update set
@@ -73,12 +79,21 @@ where idempotency_keys.expires_at <= excluded.created_at
 returning 1`;
 }
 
-export function claimValues(c: Claim): unknown[] {
+function claimValues(c: Claim): unknown[] {
   return [c.caller, c.key, c.rpc, c.requestHash, c.now, c.expiresAt, c.lockedUntil];
 }
 
 // Autocommit statements on the plain pool: each is its own short transaction, never the request's.
-const CLAIM = claimStatement("values ($1, $2, $3, $4, 'in_progress', $5, $6, $7)");
+const CLAIM = { name: "idem_claim", text: claimStatement("values ($1, $2, $3, $4, 'in_progress', $5, $6, $7)") };
+// The rate-limit count and, within the limit, the claim.
+const CLAIM_COUNTED = {
+  name: "idem_claim_counted",
+  text: `with hit as (${countSql("$1", "$2", "$3")}),
+  claim as (
+    ${claimStatement("select $5::text, $6::text, $7::text, $8::text, 'in_progress', $9::timestamptz, $10::timestamptz, $11::timestamptz from hit where hit.count <= coalesce(hit.client_limit, $4::integer)")}
+  )
+  select count, client_limit, exists (select from claim) as claimed from hit`,
+};
 
 // A claim is identified by its created_at (a takeover after the lease writes a new one): the fencing token.
 const LOCK =
@@ -119,8 +134,23 @@ function lostClaim(): AppError {
 export function createIdempotencyRepository(pool: pg.Pool): IdempotencyRepository {
   return {
     async claim(c) {
-      const r = await runQuery(pool, { name: "idem_claim", text: CLAIM }, claimValues(c));
+      const r = await runQuery(pool, CLAIM, claimValues(c));
       return r.rowCount === 1;
+    },
+
+    async claimCounted(c, count) {
+      const r = await runQuery<{ count: number; client_limit: number | null; claimed: boolean }>(pool, CLAIM_COUNTED, [
+        count.bucket,
+        count.windowStart,
+        count.clientId ?? null,
+        count.limit,
+        ...claimValues(c),
+      ]);
+      const row = r.rows[0]!;
+      return {
+        hit: { counts: new Map([[count.bucket, row.count]]), clientLimit: row.client_limit ?? undefined },
+        claimed: row.claimed,
+      };
     },
 
     async find(caller, key) {

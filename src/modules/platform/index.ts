@@ -16,8 +16,8 @@ export { createRateLimitRepository } from "./rate-limit.repository.ts";
 export { purgePlatform } from "./platform.jobs.ts";
 export { createPlatformSettings, getPlatformSettings, partnerApiOnSql, setPartnerApi } from "./settings.ts";
 /**
- * The rate-limit and idempotency interceptors, in that order, sharing one statement on a keyed write: the count
- * and the key's claim go to PostgreSQL together (the claim only when the call is within its limit).
+ * The rate-limit and idempotency interceptors, in that order. On a keyed write the idempotency module's claim
+ * statement also counts the call for the limiter (countWith): one round trip, the claim only within the limit.
  */
 export function createPlatformInterceptors(opts: {
   pool: pg.Pool;
@@ -39,7 +39,7 @@ export function createPlatformInterceptors(opts: {
       clock: opts.clock,
       limits: opts.limits,
       logger: opts.logger,
-      claimFor: idempotency.claimFor,
+      countWith: idempotency.countWith,
     }),
     idempotency.interceptor,
   ];

@@ -8,9 +8,7 @@ import type { Logger } from "../../lib/logger.ts";
 import { scoped } from "../../server/calls.ts";
 import { callInfoKey } from "../../server/context.ts";
 import { principalKey } from "../auth/index.ts";
-import type { RateLimitRepository } from "./rate-limit.repository.ts";
-import type { Claim } from "./idempotency.repository.ts";
-import { takenClaimKey } from "./idempotency.interceptor.ts";
+import type { Count, Hit, RateLimitRepository } from "./rate-limit.repository.ts";
 import { policyOf, type RateLimitClass } from "./policy.rpc.ts";
 import { limitTokenRequest, type TokenLimits } from "./token-limit.ts";
 
@@ -36,8 +34,11 @@ export interface RateLimitOptions {
   logger: Logger;
   /** Overrides the class read from the RPC's RestOptions (benchmarks). */
   classOf?: (method: DescMethod) => RateLimitClass;
-  /** The idempotency claim of a call (Idempotency.claimFor): tried in the counting statement, handed on in the context. */
-  claimFor?: (req: UnaryRequest | StreamRequest) => Claim | undefined;
+  /**
+   * Counts a single-bucket call in a statement of its own instead, when it returns a hit: the idempotency claim of
+   * a keyed write counts the call and claims its key in one round trip (Idempotency.countWith).
+   */
+  countWith?: (req: UnaryRequest | StreamRequest, count: Count) => Promise<Hit> | undefined;
 }
 
 const WINDOW_MS = 60_000;
@@ -74,15 +75,19 @@ export function createRateLimitInterceptor(opts: RateLimitOptions): Interceptor 
     const plan = planOf(cls, req, opts.limits);
     const nowMs = opts.clock.now().getTime();
     const windowStartMs = nowMs - (nowMs % WINDOW_MS);
-    const claim = plan.buckets.length === 1 ? opts.claimFor?.(req) : undefined;
-    let hit;
+    const windowStart = new Date(windowStartMs);
+    let hit: Hit;
     try {
-      hit = await opts.repository.hit(
-        plan.buckets,
-        new Date(windowStartMs),
-        plan.clientId,
-        claim && { claim, limit: plan.clientId !== undefined ? clientDefault : plan.limit },
-      );
+      const counted =
+        plan.buckets.length === 1
+          ? opts.countWith?.(req, {
+              bucket: plan.buckets[0]!,
+              windowStart,
+              clientId: plan.clientId,
+              limit: plan.clientId !== undefined ? clientDefault : plan.limit,
+            })
+          : undefined;
+      hit = await (counted ?? opts.repository.hit(plan.buckets, windowStart, plan.clientId));
     } catch (err) {
       // Fail open: a counter that cannot be written must not take the API down with it.
       opts.logger.warn({ err, rpc: `${req.service.typeName}/${req.method.name}` }, "rate limit not counted");
@@ -103,8 +108,6 @@ export function createRateLimitInterceptor(opts: RateLimitOptions): Interceptor 
         headers,
       });
     }
-    if (claim !== undefined && hit.claimed !== undefined)
-      req.contextValues.set(takenClaimKey, { claim, claimed: hit.claimed });
     let res;
     try {
       res = await next(req);

@@ -1,56 +1,50 @@
 import type pg from "pg";
 import { clientLimitSql } from "../auth/index.ts";
-import { claimStatement, claimValues, type Claim } from "./idempotency.repository.ts";
 import { runQuery } from "../../db/queryable.ts";
 
-interface Hit {
+export interface Hit {
   /** Each bucket's count in the current window, this request included. */
   counts: Map<string, number>;
   /** api_clients.rate_limit_per_minute of the client asked for, read in the same statement. */
   clientLimit: number | undefined;
-  /** Whether the idempotency claim passed to hit() was taken (undefined when none was passed). */
-  claimed?: boolean;
 }
 
-/** An idempotency claim to try in the same statement, unless this request goes over `limit` (`clientLimit` first). */
-interface ClaimWithHit {
-  claim: Claim;
+/** One request to count in one bucket (a call in a single bucket: a client, a staff session, an anonymous IP). */
+export interface Count {
+  bucket: string;
+  windowStart: Date;
+  clientId: string | undefined;
+  /** The limit when the client has none of its own (api_clients.rate_limit_per_minute, read in the statement). */
   limit: number;
 }
 
 export interface RateLimitRepository {
   /**
-   * Counts one request in every bucket's window with one atomic upsert (one round trip). With one bucket and a
-   * claim, the same statement also claims the idempotency key when the request stays within its limit.
+   * Counts one request in every bucket's window with one atomic upsert (one round trip).
    */
-  hit(buckets: readonly string[], windowStart: Date, clientId?: string, claim?: ClaimWithHit): Promise<Hit>;
+  hit(buckets: readonly string[], windowStart: Date, clientId?: string): Promise<Hit>;
   /** Deletes windows that started before `before`. */
   purgeBefore(before: Date): Promise<number>;
 }
 
 const UPSERT = "on conflict (bucket, window_start) do update set count = rate_limits.count + 1";
 
+/**
+ * One request counted in bucket `bucket`'s window `windowStart` (SQL expressions), returning `count` and the
+ * client's own limit (`client_limit`, null without a client). The idempotency claim's statement counts a keyed
+ * write with it (a CTE), so the count and the claim take one round trip (idempotency.repository.ts).
+ */
+export function countSql(bucket: string, windowStart: string, clientId: string): string {
+  return `insert into rate_limits (bucket, window_start, count) values (${bucket}, ${windowStart}, 1) ${UPSERT}
+           returning count, ${clientLimitSql("requests", clientId)} as client_limit`;
+}
+
 // Named statements: parsed once per pooled connection.
 const ONE = {
   name: "rl_one",
   text: `insert into rate_limits (bucket, window_start, count) values ($1, $2, 1) ${UPSERT} returning count`,
 };
-const CLIENT = {
-  name: "rl_client",
-  text: `insert into rate_limits (bucket, window_start, count) values ($1, $2, 1) ${UPSERT}
-         returning count, ${clientLimitSql("requests", "$3")} as client_limit`,
-};
-// The single-bucket count and, within the limit, the idempotency claim: one round trip for the write path.
-const CLAIMING = {
-  name: "rl_claim",
-  text: `with hit as (
-           insert into rate_limits (bucket, window_start, count) values ($1, $2, 1) ${UPSERT}
-           returning count, ${clientLimitSql("requests", "$3")} as client_limit
-         ), claim as (
-           ${claimStatement("select $5::text, $6::text, $7::text, $8::text, 'in_progress', $9::timestamptz, $10::timestamptz, $11::timestamptz from hit where hit.count <= coalesce(hit.client_limit, $4::integer)")}
-         )
-         select count, client_limit, exists (select from claim) as claimed from hit`,
-};
+const CLIENT = { name: "rl_client", text: countSql("$1", "$2", "$3") };
 // Buckets in sorted order, so two requests touching the same pair of rows lock them in the same order.
 const MANY = {
   name: "rl_many",
@@ -59,24 +53,9 @@ const MANY = {
 
 export function createRateLimitRepository(pool: pg.Pool): RateLimitRepository {
   return {
-    async hit(buckets, windowStart, clientId, claim) {
+    async hit(buckets, windowStart, clientId) {
       if (buckets.length === 1) {
         const bucket = buckets[0]!;
-        if (claim !== undefined) {
-          const r = await runQuery<{ count: number; client_limit: number | null; claimed: boolean }>(pool, CLAIMING, [
-            bucket,
-            windowStart,
-            clientId ?? null,
-            claim.limit,
-            ...claimValues(claim.claim),
-          ]);
-          const row = r.rows[0]!;
-          return {
-            counts: new Map([[bucket, row.count]]),
-            clientLimit: row.client_limit ?? undefined,
-            claimed: row.claimed,
-          };
-        }
         if (clientId === undefined) {
           const r = await runQuery<{ count: number }>(pool, ONE, [bucket, windowStart]);
           return { counts: new Map([[bucket, r.rows[0]!.count]]), clientLimit: undefined };

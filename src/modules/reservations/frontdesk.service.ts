@@ -14,7 +14,7 @@ import {
 } from "../inventory/index.ts";
 import { daysBetween } from "../../lib/dates.ts";
 import { propertyById } from "../properties/index.ts";
-import { newId, requireId } from "../../lib/ids.ts";
+import { isUuid, newId, requireId } from "../../lib/ids.ts";
 import * as repo from "./reservation.repository.ts";
 import type { Reservation } from "./reservation.repository.ts";
 import { availabilityEvents, reservationEvent, roomLineEvent } from "./reservation.events.ts";
@@ -48,6 +48,19 @@ export interface StayMovement {
 /** Runs inside the movement's transaction, before its last statement: a throw rolls the movement back. */
 export type OnStayMovement = (tx: Tx, m: StayMovement) => Promise<void>;
 
+/** The city ledger as a check-out uses it, in the check-out's transaction (wired in app.ts). */
+export interface SettleAtCheckOut {
+  /** 404 not_found unless the account is the property's; called before the check-out changes anything. */
+  requireAccount(tx: Tx, propertyId: string, accountId: string): Promise<void>;
+  /** Settles every folio of the reservation with an open balance to the account (422 beyond its credit limit). */
+  settleReservation(
+    tx: Tx,
+    propertyId: string,
+    actor: string,
+    input: { reservationId: string; accountId: string },
+  ): Promise<unknown>;
+}
+
 function movementOf(
   r: Reservation,
   lineId: string,
@@ -75,7 +88,16 @@ export interface FrontDesk {
   assignInTx(tx: Tx, propertyId: string, reservationId: string, lineId: string, roomId: string): Promise<void>;
   assignRoom(actor: Actor, reservationId: string, lineId: string, roomId: string): Promise<Reservation>;
   checkIn(actor: Actor, reservationId: string, lineId: string, roomId?: string): Promise<Reservation>;
-  checkOut(actor: Actor, reservationId: string, lineId: string): Promise<Reservation>;
+  /**
+   * `settleToAccountId`: the reservation's open folio balances go to that city-ledger account in the check-out's
+   * transaction (after any late check-out fee); beyond the account's credit limit nothing changes (422).
+   */
+  checkOut(
+    actor: Actor,
+    reservationId: string,
+    lineId: string,
+    opts?: { settleToAccountId?: string },
+  ): Promise<Reservation>;
   /** Moves an in-house room line to another room from the business date on (see MoveRoom in reservation.proto). */
   moveRoom(
     actor: Actor,
@@ -108,6 +130,7 @@ export function createFrontDesk(deps: {
   clock: Clock;
   postFee?: PostFee;
   onStayMovement?: OnStayMovement;
+  settleAtCheckOut?: SettleAtCheckOut;
 }): FrontDesk {
   const { transact, clock } = deps;
 
@@ -257,9 +280,15 @@ export function createFrontDesk(deps: {
         ]);
       }),
 
-    checkOut: (actor, reservationId, lineId) =>
+    checkOut: (actor, reservationId, lineId, opts = {}) =>
       transact(async (tx) => {
         const now = clock.now();
+        const accountId = opts.settleToAccountId ?? "";
+        if (accountId !== "") {
+          if (!isUuid(accountId)) throw invalidField("settleToAccountId", "must be a UUID");
+          if (deps.settleAtCheckOut === undefined) throw new AppError("unavailable", "No city ledger is configured.");
+          await deps.settleAtCheckOut.requireAccount(tx, actor.propertyId, accountId);
+        }
         const property = await propertyById(tx, actor.propertyId);
         const before = await requireReservation(tx, actor.propertyId, reservationId, true);
         const line = lineOf(before, lineId);
@@ -272,6 +301,11 @@ export function createFrontDesk(deps: {
         // on back, a late one (past the departure date) takes the nights it stayed beyond it.
         const moved = stillIn ? undefined : await endStay(tx, before, line.id, property.businessDate);
         await postLateCheckOutFee(tx, deps.postFee, before, line, property.businessDate, now, actor.by ?? "system");
+        if (accountId !== "")
+          await deps.settleAtCheckOut!.settleReservation(tx, actor.propertyId, actor.by ?? "system", {
+            reservationId: before.id,
+            accountId,
+          });
         await tx.query("update reservation_rooms set checked_out_at = $3 where property_id = $1 and id = $2", [
           actor.propertyId,
           line.id,

@@ -9,7 +9,7 @@ import {
   type RoomLineInput as RoomLineInputMsg,
 } from "../../../gen/hotelops/reservation/v1/reservation_pb.js";
 import type { GuestSchema } from "../../../gen/hotelops/guest/v1/guest_pb.js";
-import { invalidField } from "../../errors.ts";
+import { AppError, invalidField } from "../../errors.ts";
 import { holds, requirePrincipal, requireProperty } from "../auth/index.ts";
 import type { Actor, ReservationService, RoomLineInput } from "./reservation.service.ts";
 import type { Reservation } from "./reservation.repository.ts";
@@ -274,9 +274,14 @@ export function registerReservationRpc(
       };
     },
     async checkOutRoomLine(req, ctx) {
+      // settling to the city ledger posts a payment on the folios: the caller needs folio.post as well
+      if (req.settleToAccountId !== "" && !holds(requirePrincipal(ctx.values), "folio.post"))
+        throw new AppError("forbidden", "Settling folios to an account at check-out needs folio.post.");
       return {
         reservation: reservationOut(
-          await service.checkOut(await actorOf(ctx, req.propertyCode), req.reservationId, req.reservationRoomId),
+          await service.checkOut(await actorOf(ctx, req.propertyCode), req.reservationId, req.reservationRoomId, {
+            settleToAccountId: req.settleToAccountId,
+          }),
         ),
       };
     },

@@ -39,7 +39,7 @@ import {
   type ReservationSource,
   type ReservationStatus,
 } from "./transitions.ts";
-import { createFrontDesk, type FrontDesk, type OnStayMovement } from "./frontdesk.service.ts";
+import { createFrontDesk, type FrontDesk, type OnStayMovement, type SettleAtCheckOut } from "./frontdesk.service.ts";
 import { alertOverbooking } from "./overbooking.ts";
 import { auditReservation, finishChange, requireReservation, type Actor } from "./common.ts";
 import { checkOptionUntil, setOption } from "./options.ts";
@@ -174,6 +174,8 @@ export interface ReservationDeps {
   postFee?: PostFee;
   /** Told of every check-in and check-out of a room line, in its transaction (guest reporting; wired in app.ts). */
   onStayMovement?: OnStayMovement;
+  /** The city ledger a check-out settles folios to (CheckOutRoomLine's `settle_to_account_id`; wired in app.ts). */
+  settleAtCheckOut?: SettleAtCheckOut;
 }
 
 /** Thrown inside a create transaction that met an existing channel reference: roll back, return that one. */

@@ -725,7 +725,8 @@ export declare type InvoiceDelivery = Message<"hotelops.folio.v1.InvoiceDelivery
   lastError: string;
 
   /**
-   * The integrator's reason for a rejection.
+   * The integrator's reason for a rejection, or, for a document refused before the upload by GİB's UBL-TR rules
+   * (the delivery job checks every document before it sends it), "GİB UBL-TR rule <rule context>: <GİB's message>".
    *
    * @generated from field: string reason = 4;
    */
@@ -1994,6 +1995,8 @@ export declare const InvoiceStatusSchema: GenEnum<InvoiceStatus>;
 /**
  * Folios, invoices, the business date and the night audit of one property, for internal systems over gRPC
  * (the mobile app reaches the night audit through hotelops.mobile.v1.MobileService, which calls the same code).
+ * The split-folio and city-ledger RPCs also have REST routes under /api/panel/v1 for staff sessions (and internal
+ * clients), with the same rules; there the property is `propertyCode` (query or body), else the session's active one.
  *
  * Property: every request may name it by `property_code`. Empty means the caller's only property (a staff
  * session's active property; an internal client granted exactly one property). A property outside the
@@ -2086,6 +2089,8 @@ export declare const FolioService: GenService<{
    * add up exactly. A company buyer registered for e-Fatura gets type E_FATURA (profile TEMELFATURA, or
    * TICARIFATURA when the buyer's `e_fatura_profile` says so), every other buyer E_ARSIV (EARSIVFATURA). 422 validation_failed when nothing is left to invoice, or naming the buyer's
    * field (`buyer.tckn`, `buyer.vkn`, `buyer.title`, ...) for a bad checksum or a missing value.
+   * Invoices are issued in TRY only (no exchange-rate source for cac:PricingExchangeRate): a folio kept in another
+   * currency is 422 validation_failed naming `currency` (FinalizeInvoice refuses such a draft the same way).
    *
    * @generated from rpc hotelops.folio.v1.FolioService.CreateInvoiceDraft
    */

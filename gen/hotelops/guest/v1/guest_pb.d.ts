@@ -1041,6 +1041,47 @@ export declare type GuestReport = Message<"hotelops.guest.v1.GuestReport"> & {
 export declare const GuestReportSchema: GenMessage<GuestReport>;
 
 /**
+ * @generated from message hotelops.guest.v1.ResendGuestReportRequest
+ */
+export declare type ResendGuestReportRequest = Message<"hotelops.guest.v1.ResendGuestReportRequest"> & {
+  /**
+   * The property's code; empty acts on the staff session's active property.
+   *
+   * @generated from field: string property_code = 1;
+   */
+  propertyCode: string;
+
+  /**
+   * @generated from field: string guest_report_id = 2;
+   */
+  guestReportId: string;
+};
+
+/**
+ * Describes the message hotelops.guest.v1.ResendGuestReportRequest.
+ * Use `create(ResendGuestReportRequestSchema)` to create a new message.
+ */
+export declare const ResendGuestReportRequestSchema: GenMessage<ResendGuestReportRequest>;
+
+/**
+ * @generated from message hotelops.guest.v1.ResendGuestReportResponse
+ */
+export declare type ResendGuestReportResponse = Message<"hotelops.guest.v1.ResendGuestReportResponse"> & {
+  /**
+   * The new report (pending, or incomplete when the record still lacks what `missing` names).
+   *
+   * @generated from field: hotelops.guest.v1.GuestReport report = 1;
+   */
+  report?: GuestReport | undefined;
+};
+
+/**
+ * Describes the message hotelops.guest.v1.ResendGuestReportResponse.
+ * Use `create(ResendGuestReportResponseSchema)` to create a new message.
+ */
+export declare const ResendGuestReportResponseSchema: GenMessage<ResendGuestReportResponse>;
+
+/**
  * @generated from message hotelops.guest.v1.ListUnreportedGuestsRequest
  */
 export declare type ListUnreportedGuestsRequest = Message<"hotelops.guest.v1.ListUnreportedGuestsRequest"> & {
@@ -1298,6 +1339,21 @@ export declare const GuestService: GenService<{
     methodKind: "unary";
     input: typeof ListUnreportedGuestsRequestSchema;
     output: typeof ListUnreportedGuestsResponseSchema;
+  },
+  /**
+   * Sends a failed or incomplete report again, from the occupant's record as it is now (correct the record first
+   * with UpdateGuest): a new report of the same occupant, line and movement (its stay as the first one had it) is
+   * queued and answered; the first stays as it was, with a `resend` entry in the audit trail. 409 `conflict` for a
+   * report pending or sent, one already followed by a newer report of its occupant and movement, one of a line
+   * checked in without guests (put them on the line: a guest added to a line in house is reported at once) or of a
+   * guest no longer on the line; 404 for another property's report. Needs `guests.report`.
+   *
+   * @generated from rpc hotelops.guest.v1.GuestService.ResendGuestReport
+   */
+  resendGuestReport: {
+    methodKind: "unary";
+    input: typeof ResendGuestReportRequestSchema;
+    output: typeof ResendGuestReportResponseSchema;
   },
 }>;
 

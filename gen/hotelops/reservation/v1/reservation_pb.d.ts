@@ -1068,6 +1068,18 @@ export declare type CheckOutRoomLineRequest = Message<"hotelops.reservation.v1.C
    * @generated from field: string reservation_room_id = 3;
    */
   reservationRoomId: string;
+
+  /**
+   * A city-ledger account of the property (FolioService.CreateLedgerAccount) the stay is billed to: in the
+   * check-out's transaction, after any late check-out fee, every folio of the reservation with an open balance is
+   * settled to it as SettleFolioToAccount does (a CITY_LEDGER payment on the folio, a FOLIO debit on the account).
+   * Beyond the account's credit limit the check-out is refused with 422 validation_failed naming
+   * `creditLimitMinor` and nothing changes; an account of another property is 404. Empty: no settlement (an open
+   * balance stays on the folio for the cashier).
+   *
+   * @generated from field: string settle_to_account_id = 4;
+   */
+  settleToAccountId: string;
 };
 
 /**

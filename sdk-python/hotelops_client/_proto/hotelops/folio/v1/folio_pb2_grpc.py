@@ -9,6 +9,8 @@ from hotelops_client._proto.hotelops.folio.v1 import ledger_pb2 as hotelops_dot_
 class FolioServiceStub(object):
     """Folios, invoices, the business date and the night audit of one property, for internal systems over gRPC
     (the mobile app reaches the night audit through hotelops.mobile.v1.MobileService, which calls the same code).
+    The split-folio and city-ledger RPCs also have REST routes under /api/panel/v1 for staff sessions (and internal
+    clients), with the same rules; there the property is `propertyCode` (query or body), else the session's active one.
 
     Property: every request may name it by `property_code`. Empty means the caller's only property (a staff
     session's active property; an internal client granted exactly one property). A property outside the
@@ -179,6 +181,8 @@ class FolioServiceStub(object):
 class FolioServiceServicer(object):
     """Folios, invoices, the business date and the night audit of one property, for internal systems over gRPC
     (the mobile app reaches the night audit through hotelops.mobile.v1.MobileService, which calls the same code).
+    The split-folio and city-ledger RPCs also have REST routes under /api/panel/v1 for staff sessions (and internal
+    clients), with the same rules; there the property is `propertyCode` (query or body), else the session's active one.
 
     Property: every request may name it by `property_code`. Empty means the caller's only property (a staff
     session's active property; an internal client granted exactly one property). A property outside the
@@ -254,6 +258,8 @@ class FolioServiceServicer(object):
         add up exactly. A company buyer registered for e-Fatura gets type E_FATURA (profile TEMELFATURA, or
         TICARIFATURA when the buyer's `e_fatura_profile` says so), every other buyer E_ARSIV (EARSIVFATURA). 422 validation_failed when nothing is left to invoice, or naming the buyer's
         field (`buyer.tckn`, `buyer.vkn`, `buyer.title`, ...) for a bad checksum or a missing value.
+        Invoices are issued in TRY only (no exchange-rate source for cac:PricingExchangeRate): a folio kept in another
+        currency is 422 validation_failed naming `currency` (FinalizeInvoice refuses such a draft the same way).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -602,6 +608,8 @@ def add_FolioServiceServicer_to_server(servicer, server):
 class FolioService(object):
     """Folios, invoices, the business date and the night audit of one property, for internal systems over gRPC
     (the mobile app reaches the night audit through hotelops.mobile.v1.MobileService, which calls the same code).
+    The split-folio and city-ledger RPCs also have REST routes under /api/panel/v1 for staff sessions (and internal
+    clients), with the same rules; there the property is `propertyCode` (query or body), else the session's active one.
 
     Property: every request may name it by `property_code`. Empty means the caller's only property (a staff
     session's active property; an internal client granted exactly one property). A property outside the

@@ -82,6 +82,11 @@ class GuestServiceStub(object):
                 request_serializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.ListUnreportedGuestsRequest.SerializeToString,
                 response_deserializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.ListUnreportedGuestsResponse.FromString,
                 )
+        self.ResendGuestReport = channel.unary_unary(
+                '/hotelops.guest.v1.GuestService/ResendGuestReport',
+                request_serializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.ResendGuestReportRequest.SerializeToString,
+                response_deserializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.ResendGuestReportResponse.FromString,
+                )
 
 
 class GuestServiceServicer(object):
@@ -216,6 +221,18 @@ class GuestServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ResendGuestReport(self, request, context):
+        """Sends a failed or incomplete report again, from the occupant's record as it is now (correct the record first
+        with UpdateGuest): a new report of the same occupant, line and movement (its stay as the first one had it) is
+        queued and answered; the first stays as it was, with a `resend` entry in the audit trail. 409 `conflict` for a
+        report pending or sent, one already followed by a newer report of its occupant and movement, one of a line
+        checked in without guests (put them on the line: a guest added to a line in house is reported at once) or of a
+        guest no longer on the line; 404 for another property's report. Needs `guests.report`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GuestServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -278,6 +295,11 @@ def add_GuestServiceServicer_to_server(servicer, server):
                     servicer.ListUnreportedGuests,
                     request_deserializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.ListUnreportedGuestsRequest.FromString,
                     response_serializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.ListUnreportedGuestsResponse.SerializeToString,
+            ),
+            'ResendGuestReport': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResendGuestReport,
+                    request_deserializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.ResendGuestReportRequest.FromString,
+                    response_serializer=hotelops_dot_guest_dot_v1_dot_guest__pb2.ResendGuestReportResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -498,5 +520,22 @@ class GuestService(object):
         return grpc.experimental.unary_unary(request, target, '/hotelops.guest.v1.GuestService/ListUnreportedGuests',
             hotelops_dot_guest_dot_v1_dot_guest__pb2.ListUnreportedGuestsRequest.SerializeToString,
             hotelops_dot_guest_dot_v1_dot_guest__pb2.ListUnreportedGuestsResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ResendGuestReport(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hotelops.guest.v1.GuestService/ResendGuestReport',
+            hotelops_dot_guest_dot_v1_dot_guest__pb2.ResendGuestReportRequest.SerializeToString,
+            hotelops_dot_guest_dot_v1_dot_guest__pb2.ResendGuestReportResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

@@ -1,0 +1,37 @@
+import { fileURLToPath } from "node:url";
+import { Schematron, type SchematronFailure } from "./schematron.ts";
+
+export type { SchematronFailure } from "./schematron.ts";
+
+/**
+ * GİB's UBL-TR schematron rules (assets/ubl-tr, unmodified; its README names their source, version and licence),
+ * compiled once per process (the delivery worker does it at start) and run by the delivery job on every document
+ * before it is uploaded (delivery.jobs.ts).
+ */
+const dir = fileURLToPath(new URL("../../../assets/ubl-tr/", import.meta.url));
+let main: Schematron | undefined;
+
+/** Compiles the rules now (a process that issues invoices does it at start, not in its first request). */
+export function compileGibRules(): void {
+  main ??= Schematron.load(dir, "UBL-TR_Main_Schematron.xml");
+}
+
+/**
+ * GİB's rules (UBL-TR_Main_Schematron.xml) on an unsigned invoice; [] when it passes. The rules read `$type` to tell
+ * e-Fatura from e-Arşiv: an `EARSIVFATURA` document is checked as `earchive`, every other as `efatura`. Rules on the
+ * envelope and the XAdES signature have nothing to check in an unsigned, unenveloped invoice (the integrator signs).
+ *
+ * `turkeyToday` (YYYY-MM-DD, from the injected clock): GİB's "IssueDate not after today" compares with XPath's
+ * `current-date()`, which the engine takes from the system clock in UTC, three hours behind Turkey; with it given,
+ * an issue date on or before Turkey's today is not held against the UTC date (from midnight to 03:00 in Turkey an
+ * invoice of the new day would fail otherwise). A later issue date fails as GİB's rule says.
+ */
+export function gibRuleFailures(xml: string, turkeyToday?: string): SchematronFailure[] {
+  compileGibRules();
+  const earchive = xml.includes("<cbc:ProfileID>EARSIVFATURA</cbc:ProfileID>");
+  const failures = main!.validate(xml, { type: earchive ? "earchive" : "efatura" });
+  if (turkeyToday === undefined) return failures;
+  const issueDate = /<cbc:IssueDate>(\d{4}-\d{2}-\d{2})<\/cbc:IssueDate>/.exec(xml)?.[1];
+  const notFuture = issueDate !== undefined && issueDate <= turkeyToday;
+  return failures.filter((f) => !(notFuture && f.context === "//cbc:IssueDate" && f.test.includes("current-date()")));
+}
