@@ -1,0 +1,181 @@
+// The desk's changes in the panel, in headless chromium against the real server: a booking's room line changed
+// (room type, rate plan, guests) with the new price, availability and cancellation rule shown before the
+// confirmation, the server's refusal shown as it says it, availability following the change and the cancellation.
+// axe-core on every new screen in both languages and a screenshot of each (the folder is printed).
+import { mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import { type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CancellationFeeKind, InventoryService } from "../../gen/hotelops/inventory/v1/inventory_pb.js";
+import { buildPanel } from "../../panel/build.ts";
+import { startTestApp, type TestApp } from "../helpers/app.ts";
+import { bearer, createStaffSession, createTestProperty } from "../helpers/auth.ts";
+import { launchChromium } from "../helpers/prerequisites.ts";
+import { checkScreen, openPage, see } from "../helpers/panel-browser.ts";
+
+const shotsDir =
+  process.env.PANEL_SCREENSHOTS_DIR ??
+  join(tmpdir(), `hotelops-desk-changes-screens-${new Date().toISOString().replace(/[:.]/g, "-")}`);
+const password = "change-pass-2026";
+
+let app: TestApp;
+let browser: Browser;
+let hotel: { id: string; code: string };
+let managerEmail: string;
+
+beforeAll(async () => {
+  await buildPanel();
+  mkdirSync(shotsDir, { recursive: true });
+  console.log(`desk changes screenshots: ${shotsDir}`);
+  app = await startTestApp({ env: { RATE_LIMIT_STAFF_PER_MINUTE: "100000", RATE_LIMIT_ANON_PER_MINUTE: "100000" } });
+  hotel = await createTestProperty(app, { businessDate: "2027-03-01" });
+  const inventory = app.services.inventory;
+  const dbl = await inventory.createRoomType(hotel.id, { code: "DBL", name: "Double", maxOccupancy: 2 });
+  const ste = await inventory.createRoomType(hotel.id, { code: "STE", name: "Suite", maxOccupancy: 2 });
+  for (const n of ["101", "102"]) await inventory.createRoom(hotel.id, { number: n, roomTypeId: dbl.id });
+  // one suite: a stay moved into it sells the type out
+  await inventory.createRoom(hotel.id, { number: "201", roomTypeId: ste.id });
+  const plan = (code: string, roomTypeIds: string[]) =>
+    inventory.createRatePlan(hotel.id, { code, name: code, boardType: "ROOM_ONLY", roomTypeIds });
+  const bar = await plan("BAR", [dbl.id, ste.id]);
+  const nrf = await plan("NRF", [dbl.id]);
+  const price = (ratePlanId: string, roomTypeId: string, amountMinor: bigint) =>
+    inventory.setPrices(hotel.id, { ratePlanId, roomTypeId, from: "2027-03-01", to: "2027-04-30", amountMinor });
+  await price(bar.id, dbl.id, 25000n);
+  await price(bar.id, ste.id, 40000n);
+  await price(nrf.id, dbl.id, 20000n);
+  const manager = await createStaffSession(app, { propertyCode: hotel.code, role: "manager", password });
+  managerEmail = manager.email;
+  // BAR: free until 48 h before arrival, then the first night (over the contract, as an internal system would)
+  await createClient(InventoryService, createGrpcTransport({ baseUrl: app.baseUrl })).setRatePlanPolicy(
+    {
+      propertyCode: hotel.code,
+      ratePlanId: bar.id,
+      policy: { freeUntilHours: 48, feeKind: CancellationFeeKind.FIRST_NIGHT, feeValue: 0n },
+    },
+    { headers: bearer(manager.accessToken) },
+  );
+  browser = await launchChromium();
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+async function signIn(page: Page, email: string) {
+  await page.goto(`${app.baseUrl}/panel/sign-in`);
+  await page.fill("#hotel", hotel.code);
+  await page.fill("#email", email);
+  await page.fill("#password", password);
+  await page.click("button[type=submit]");
+  await page.waitForURL(/\/panel\/today$/);
+}
+
+/** The quote of a new booking for 5–7 March, 2 adults; the row of room type x rate plan `id` as text. */
+async function quoteRow(page: Page, id: string): Promise<string> {
+  await page.goto(`${app.baseUrl}/panel/reservations/new`);
+  await page.fill("#new-arrival", "2027-03-05");
+  await page.fill("#new-departure", "2027-03-07");
+  await page.fill("#new-adults", "2");
+  await page.click("#show-prices");
+  await see(page, "#quotes-h");
+  return page.locator(`#${id}-row`).innerText();
+}
+
+describe("the desk's changes in the panel", () => {
+  it("a booking's room line is changed with its price shown first, then cancelled; availability follows", async () => {
+    const context = await browser.newContext({ viewport: { width: 1100, height: 800 }, locale: "en-GB" });
+    const { page, problems, outside } = await openPage(context, app.baseUrl, [400]);
+    try {
+      await signIn(page, managerEmail);
+      // created in the panel from the quote: the one suite is free
+      expect(await quoteRow(page, "quote-STE-BAR")).toContain("Available");
+      await page.check("#quote-DBL-BAR");
+      await page.fill("#new-holder", "Lena Line");
+      await page.click("#book");
+      await see(page, "h1", /^Reservation R/);
+      const code = (await page.locator("h1").innerText()).replace("Reservation ", "");
+      const reservationUrl = page.url();
+      await see(page, "#total", "500.00 TRY");
+
+      // the line's change: the price is asked first, nothing is sent before the confirmation
+      await page.click("#line-change-0");
+      await see(page, "#line-type-0");
+      expect(await page.locator("#line-type-0 option").allInnerTexts()).toEqual(["DBL · Double", "STE · Suite"]);
+      expect(await page.locator("#line-plan-0 option").allInnerTexts()).toEqual(["BAR · BAR", "NRF · NRF"]);
+      expect(await page.locator("#line-price-0").isDisabled()).toBe(true);
+      // the suite: NRF does not cover it, so the plan goes back to BAR
+      await page.selectOption("#line-plan-0", { label: "NRF · NRF" });
+      await page.selectOption("#line-type-0", { label: "STE · Suite" });
+      expect(await page.locator("#line-plan-0 option").allInnerTexts()).toEqual(["BAR · BAR"]);
+      await page.click("#line-price-0");
+      await see(page, "#line-new-total-0", "800.00 TRY (+300.00 TRY against now)");
+      await see(page, "#line-availability-0", "Available");
+      await see(page, "#line-policy-0", "Free until 48 h before arrival, then the first night");
+      await checkScreen(page, shotsDir, "61-line-change-priced");
+      // more guests than a suite takes: the preview says so, and the server refuses it as it words it
+      await page.fill("#line-adults-0", "3");
+      expect(await page.locator("#line-preview-0").count()).toBe(0);
+      await page.click("#line-price-0");
+      await see(page, "#line-availability-0", "More guests than the room type takes (at most 2)");
+      await page.click("#line-save-0");
+      await page.locator(".confirm").getByRole("button", { name: "Confirm" }).click();
+      await see(
+        page,
+        "#line-error-0 [role=alert]",
+        "rooms[0].adults: adults + children exceed the room type's max occupancy (2)",
+      );
+      await checkScreen(page, shotsDir, "62-line-change-refused");
+      await see(page, "#total", "500.00 TRY");
+
+      await page.fill("#line-adults-0", "2");
+      await page.click("#line-price-0");
+      await see(page, "#line-new-total-0", "800.00 TRY");
+      await page.click("#line-save-0");
+      await see(
+        page,
+        ".confirm",
+        "Change room line 1 to STE · BAR for 2 adult(s) and 0 child(ren)? The line then costs 800.00 TRY.",
+      );
+      await checkScreen(page, shotsDir, "63-line-change-confirm");
+      await page.locator(".confirm").getByRole("button", { name: "Confirm" }).click();
+      await see(page, "#done", `${code}: room line 1 changed.`);
+      await see(page, "#total", "800.00 TRY");
+      await see(page, "h3", "STE · BAR");
+      const nights = await page.locator("table.nights").first().innerText();
+      expect(nights).toContain("400.00 TRY");
+      // a cheaper plan of the double: the difference is a reduction
+      await page.click("#line-change-0");
+      await page.selectOption("#line-type-0", { label: "DBL · Double" });
+      await page.selectOption("#line-plan-0", { label: "NRF · NRF" });
+      await page.click("#line-price-0");
+      await see(page, "#line-new-total-0", "400.00 TRY (-400.00 TRY against now)");
+      await see(page, "#line-policy-0", "Free");
+      // not confirmed: nothing changes
+      await page.click("#line-save-0");
+      await page.locator(".confirm").getByRole("button", { name: "Cancel", exact: true }).click();
+      await see(page, "#total", "800.00 TRY");
+
+      // the suite is sold out for a new booking of those nights now
+      expect(await quoteRow(page, "quote-STE-BAR")).toContain("Sold out");
+
+      // cancelled: the confirmation says what it costs (BAR is free until 48 h before arrival), the suite is free again
+      await page.goto(reservationUrl);
+      await page.click("#cancel-reservation");
+      await see(page, ".confirm", new RegExp(`^Cancel ${code}\\? Cancelling is free until `));
+      await page.locator(".confirm").getByRole("button", { name: "Confirm" }).click();
+      await see(page, "#status", "Cancelled");
+      expect(await page.locator("#line-change-0").count()).toBe(0);
+      expect(await quoteRow(page, "quote-STE-BAR")).toContain("Available");
+
+      expect(problems).toEqual([]);
+      expect(outside).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 300_000);
+});
