@@ -1,6 +1,7 @@
 // The desk's changes in the panel, in headless chromium against the real server: a booking's room line changed
 // (room type, rate plan, guests) with the new price, availability and cancellation rule shown before the
-// confirmation, the server's refusal shown as it says it, availability following the change and the cancellation.
+// confirmation, the server's refusal shown as it says it, availability following the change and the cancellation;
+// an invoice drafted for a named buyer, the server's refusals shown under the fields they name.
 // axe-core on every new screen in both languages and a screenshot of each (the folder is printed).
 import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,9 +11,11 @@ import { createGrpcTransport } from "@connectrpc/connect-node";
 import { type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CancellationFeeKind, InventoryService } from "../../gen/hotelops/inventory/v1/inventory_pb.js";
+import { newId } from "../../src/lib/ids.ts";
 import { buildPanel } from "../../panel/build.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { bearer, createStaffSession, createTestProperty } from "../helpers/auth.ts";
+import { seedInvoiceIssuer } from "../helpers/hotel-fixtures.ts";
 import { launchChromium } from "../helpers/prerequisites.ts";
 import { checkScreen, openPage, see } from "../helpers/panel-browser.ts";
 
@@ -25,6 +28,7 @@ let app: TestApp;
 let browser: Browser;
 let hotel: { id: string; code: string };
 let managerEmail: string;
+const inHouse = { id: "", code: "" };
 
 beforeAll(async () => {
   await buildPanel();
@@ -35,7 +39,9 @@ beforeAll(async () => {
   const inventory = app.services.inventory;
   const dbl = await inventory.createRoomType(hotel.id, { code: "DBL", name: "Double", maxOccupancy: 2 });
   const ste = await inventory.createRoomType(hotel.id, { code: "STE", name: "Suite", maxOccupancy: 2 });
-  for (const n of ["101", "102"]) await inventory.createRoom(hotel.id, { number: n, roomTypeId: dbl.id });
+  const rooms: Record<string, string> = {};
+  for (const n of ["101", "102"])
+    rooms[n] = (await inventory.createRoom(hotel.id, { number: n, roomTypeId: dbl.id })).id;
   // one suite: a stay moved into it sells the type out
   await inventory.createRoom(hotel.id, { number: "201", roomTypeId: ste.id });
   const plan = (code: string, roomTypeIds: string[]) =>
@@ -58,6 +64,32 @@ beforeAll(async () => {
     },
     { headers: bearer(manager.accessToken) },
   );
+  // a guest in room 101 since the first business date, which the night audit closed: the folio has a night charged
+  await seedInvoiceIssuer(app.db.pool, hotel.id);
+  const res = await fetch(`${app.baseUrl}/api/mobile/v1/reservations`, {
+    method: "POST",
+    headers: { ...bearer(manager.accessToken), "content-type": "application/json", "idempotency-key": newId() },
+    body: JSON.stringify({
+      holderName: "Ines House",
+      arrivalDate: "2027-03-01",
+      departureDate: "2027-03-04",
+      roomTypeId: dbl.id,
+      ratePlanId: bar.id,
+      adults: 2,
+      totalMinor: 75000,
+      currency: "TRY",
+    }),
+  });
+  if (res.status !== 201) throw new Error(`mobile create: ${res.status} ${await res.text()}`);
+  const stay = (await res.json()) as { id: string; code: string; rooms: { id: string }[] };
+  Object.assign(inHouse, { id: stay.id, code: stay.code });
+  await app.services.reservations.checkIn(
+    { propertyId: hotel.id, canOverridePrice: false },
+    stay.id,
+    stay.rooms[0]!.id,
+    rooms["101"],
+  );
+  await app.services.nightAudit.run(hotel.id, "test", { expectedBusinessDate: "2027-03-01" });
   browser = await launchChromium();
 }, 180_000);
 
@@ -178,4 +210,56 @@ describe("the desk's changes in the panel", () => {
       await context.close();
     }
   }, 300_000);
+
+  it("an invoice is drafted for a named buyer; the server's refusals show under the fields they name", async () => {
+    const context = await browser.newContext({ viewport: { width: 1100, height: 800 }, locale: "en-GB" });
+    const { page, problems, outside } = await openPage(context, app.baseUrl, [400]);
+    try {
+      await signIn(page, managerEmail);
+      await page.goto(`${app.baseUrl}/panel/reservations/${inHouse.id}/folio`);
+      await see(page, "#charges td", "ROOM");
+      await see(page, "#buyer-kind");
+      // an unknown consumer by default: no name, no tax number asked
+      expect(await page.locator("#buyer-name").count()).toBe(0);
+      // a person: the TCKN's checksum is the server's to check, and its reason stands under the field
+      await page.selectOption("#buyer-kind", "PERSON");
+      await page.fill("#buyer-name", "Ines");
+      await page.fill("#buyer-familyName", "House");
+      await page.fill("#buyer-taxNumber", "12345678901");
+      await page.click("#invoice-draft");
+      await see(page, "#buyer-taxNumber-error", "not a valid TCKN (11 digits with checksum, or 11111111111)");
+      expect(await page.getAttribute("#buyer-taxNumber", "aria-invalid")).toBe("true");
+      await see(page, "#invoice-error [role=alert]", "buyer.tckn");
+      await checkScreen(page, shotsDir, "64-invoice-buyer-refused");
+      // a company: a bad VKN, then the tax office missing, each named by the server
+      await page.selectOption("#buyer-kind", "COMPANY");
+      await page.fill("#buyer-name", "Anadolu Turizm A.Ş.");
+      await page.fill("#buyer-taxNumber", "1234567891");
+      await page.click("#invoice-draft");
+      await see(page, "#buyer-taxNumber-error", "not a valid VKN (10 digits with checksum)");
+      await page.fill("#buyer-taxNumber", "1234567890");
+      await page.click("#invoice-draft");
+      await see(page, "#buyer-taxOffice-error", "is required");
+      expect(await page.locator("#buyer-taxNumber-error").count()).toBe(0);
+      expect(await page.getAttribute("#buyer-taxNumber", "aria-invalid")).toBe("false");
+      await page.fill("#buyer-taxOffice", "Beyoğlu");
+      await page.fill("#buyer-street", "İstiklal Caddesi 1");
+      await page.fill("#buyer-city", "İstanbul");
+      await checkScreen(page, shotsDir, "65-invoice-buyer-company");
+      await page.click("#invoice-draft");
+      await see(page, "#invoice-status", "Draft");
+      await see(page, "#invoice-buyer", "Anadolu Turizm A.Ş. · VKN 1234567890");
+      expect(await page.locator("#invoice").innerText()).toContain("E_ARSIV");
+      expect(await page.locator("#buyer-kind").count()).toBe(0);
+      await checkScreen(page, shotsDir, "66-invoice-buyer-draft");
+      // what the panel drafted is the invoice the server keeps
+      await page.reload();
+      await see(page, "#invoice-buyer", "Anadolu Turizm A.Ş. · VKN 1234567890");
+
+      expect(problems).toEqual([]);
+      expect(outside).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
 });
