@@ -1,7 +1,8 @@
 // The desk's changes in the panel, in headless chromium against the real server: a booking's room line changed
 // (room type, rate plan, guests) with the new price, availability and cancellation rule shown before the
 // confirmation, the server's refusal shown as it says it, availability following the change and the cancellation;
-// an invoice drafted for a named buyer, the server's refusals shown under the fields they name.
+// an invoice drafted for a named buyer, the server's refusals shown under the fields they name; a guest moved on the
+// room rack (the server's refusal shown, then another room type with its prices).
 // axe-core on every new screen in both languages and a screenshot of each (the folder is printed).
 import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -28,6 +29,9 @@ let app: TestApp;
 let browser: Browser;
 let hotel: { id: string; code: string };
 let managerEmail: string;
+let managerToken: string;
+let dblId = "";
+let barId = "";
 const inHouse = { id: "", code: "" };
 
 beforeAll(async () => {
@@ -55,6 +59,9 @@ beforeAll(async () => {
   await price(nrf.id, dbl.id, 20000n);
   const manager = await createStaffSession(app, { propertyCode: hotel.code, role: "manager", password });
   managerEmail = manager.email;
+  managerToken = manager.accessToken;
+  dblId = dbl.id;
+  barId = bar.id;
   // BAR: free until 48 h before arrival, then the first night (over the contract, as an internal system would)
   await createClient(InventoryService, createGrpcTransport({ baseUrl: app.baseUrl })).setRatePlanPolicy(
     {
@@ -255,6 +262,82 @@ describe("the desk's changes in the panel", () => {
       // what the panel drafted is the invoice the server keeps
       await page.reload();
       await see(page, "#invoice-buyer", "Anadolu Turizm A.Ş. · VKN 1234567890");
+
+      expect(problems).toEqual([]);
+      expect(outside).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
+
+  it("a guest is moved on the rack: Move on the occupied room, Move here on a free one, then a confirmation", async () => {
+    // a later stay holds room 102 on the night of 3 March: a move into it is refused by the server
+    const res = await fetch(`${app.baseUrl}/api/mobile/v1/reservations`, {
+      method: "POST",
+      headers: { ...bearer(managerToken), "content-type": "application/json", "idempotency-key": newId() },
+      body: JSON.stringify({
+        holderName: "Otto Later",
+        arrivalDate: "2027-03-03",
+        departureDate: "2027-03-04",
+        roomTypeId: dblId,
+        ratePlanId: barId,
+        roomId: (await app.services.inventory.listRooms(hotel.id)).find((r) => r.number === "102")!.id,
+        adults: 1,
+        totalMinor: 25000,
+        currency: "TRY",
+      }),
+    });
+    expect(res.status).toBe(201);
+    const context = await browser.newContext({ viewport: { width: 1100, height: 800 }, locale: "en-GB" });
+    // Connect answers a conflict as failed_precondition (HTTP 400)
+    const { page, problems, outside } = await openPage(context, app.baseUrl, [400]);
+    const code = inHouse.code;
+    const moveHere = (n: string) => page.getByRole("button", { name: `Move here: room ${n} for ${code}`, exact: true });
+    try {
+      await signIn(page, managerEmail);
+      await page.locator("nav.main-nav").getByRole("link", { name: "Rooms", exact: true }).click();
+      await see(page, "#room-101 a", `In house: ${code}`);
+      // only the occupied room offers Move; a dirty room is no target
+      expect(await page.getByRole("button", { name: /^Move R\w+ out of room/ }).count()).toBe(1);
+      await page.getByRole("button", { name: "Mark room 201 Dirty" }).click();
+      await see(page, "#room-201", "Dirty");
+      await page.getByRole("button", { name: `Move ${code} out of room 101` }).click();
+      await see(page, "#rack-move", `Moving ${code} out of room 101`);
+      expect(await moveHere("101").count()).toBe(0);
+      expect(await moveHere("201").count()).toBe(0);
+      await checkScreen(page, shotsDir, "67-rack-move-choose");
+      // 102 is held later in the stay: the server says so, nothing moves
+      await moveHere("102").click();
+      await see(page, ".confirm", `Move ${code} from room 101 to room 102? Room 101 becomes dirty.`);
+      expect(await page.locator("#rack-move-reprice").count()).toBe(0);
+      await page.locator(".confirm").getByRole("button", { name: "Confirm" }).click();
+      await see(page, "#rack-move-error [role=alert]", /^Room 102 is assigned to reservation R\w+ between /);
+      await checkScreen(page, shotsDir, "68-rack-move-refused");
+      await page.locator(".confirm").getByRole("button", { name: "Cancel", exact: true }).click();
+      expect(await page.locator("#rack-move").count()).toBe(0);
+      await see(page, "#room-101 a", `In house: ${code}`);
+
+      // the suite, cleaned in one click, then chosen: another type, so its prices may follow
+      await page.getByRole("button", { name: "Mark room 201 Clean" }).click();
+      await see(page, "#room-201", "Clean");
+      await page.getByRole("button", { name: `Move ${code} out of room 101` }).click();
+      await moveHere("201").click();
+      await page.check("#rack-move-reprice");
+      await checkScreen(page, shotsDir, "69-rack-move-confirm");
+      await page.locator(".confirm").getByRole("button", { name: "Confirm" }).click();
+      await see(page, "#rack-status", `${code} moved from room 101 to room 201.`);
+      await see(page, "#room-201 a", `In house: ${code}`);
+      await see(page, "#room-101", "Dirty");
+      expect(await page.locator("#room-101 a").count()).toBe(0);
+      await page.reload();
+      await see(page, "#room-201 a", `In house: ${code}`);
+      await see(page, "#room-101", "Dirty");
+      // the reservation: room 201, the suite's price from the business date on
+      await page.getByRole("link", { name: `In house: ${code}` }).click();
+      await see(page, "h3", "STE · BAR · Room 201");
+      const nights = await page.locator("table.nights").first().innerText();
+      expect(nights).toMatch(/1 Mar 2027\s+250\.00 TRY/);
+      expect(nights).toMatch(/2 Mar 2027\s+400\.00 TRY/);
 
       expect(problems).toEqual([]);
       expect(outside).toEqual([]);
