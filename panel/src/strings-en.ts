@@ -199,6 +199,7 @@ export const en = {
 
   reservationsTitle: "Reservations",
   searchLabel: "Search by reservation code or guest name",
+  showMore: "Show {n} more ({shown} of {total} shown)",
   searchHelp: "A whole code (R100042) or part of a name; bookings of every channel, the mobile app and the API.",
   searchButton: "Search",
   searchResults: "{n} reservation(s) found.",

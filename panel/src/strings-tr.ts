@@ -203,6 +203,7 @@ export const tr: Record<Key, string> = {
 
   reservationsTitle: "Rezervasyonlar",
   searchLabel: "Rezervasyon kodu veya misafir adıyla ara",
+  showMore: "{n} tane daha göster ({total} sonucun {shown} tanesi gösteriliyor)",
   searchHelp: "Kodun tamamı (R100042) veya adın bir kısmı; her kanalın, mobil uygulamanın ve API'nin rezervasyonları.",
   searchButton: "Ara",
   searchResults: "{n} rezervasyon bulundu.",
