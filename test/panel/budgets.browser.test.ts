@@ -1,8 +1,9 @@
 // The panel's time budgets, measured in headless chromium against the real server: on the demo hotel the first
 // screen (sign-in, then Today once signed in) is interactive in under 1 s from the start of its navigation; a search
-// finding 500 reservations has its table on screen in under 300 ms from the key press. Each figure is the page's own
-// clock (performance.now()) read after the locator saw the screen, so the detection delay counts against the budget.
-// The figures are printed.
+// finding 500 reservations is on screen in under 300 ms from the key press: its count and its table of the first 100
+// rows, the rest a click away (the server's search, the answer's transfer and decoding, the drawing). Each figure is
+// the page's own clock (performance.now()); the median of five counts. The figures are printed, the search's split
+// into the answer and the drawing after it.
 import { type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { buildPanel } from "../../panel/build.ts";
@@ -108,7 +109,7 @@ it("the first screen on the demo hotel is interactive in under 1 s", async () =>
   }
 }, 120_000);
 
-// The key press, the answer's arrival (Resource Timing) and the 500th row drawn, all on the page's clock.
+// The key press, the answer's arrival (Resource Timing) and the count with the first 100 rows drawn, on the page's clock.
 const searchProbe = `(() => {
   window.__search = {};
   document.getElementById("search").addEventListener("keydown", (e) => {
@@ -117,7 +118,7 @@ const searchProbe = `(() => {
   const mo = new MutationObserver(() => {
     const count = document.getElementById("search-count");
     if (count && count.textContent === "500 reservation(s) found." &&
-        document.querySelectorAll("#reservations tbody tr").length === 500) {
+        document.querySelectorAll("#reservations tbody tr").length === 100) {
       window.__search.drawn = performance.now();
       const answers = performance.getEntriesByType("resource").filter((r) => r.name.endsWith("/ListReservations"));
       window.__search.answered = answers[answers.length - 1].responseEnd;
@@ -127,7 +128,7 @@ const searchProbe = `(() => {
   mo.observe(document.body, { subtree: true, childList: true, characterData: true });
 })()`;
 
-it("a search finding 500 reservations renders in under 300 ms", async () => {
+it("a search finding 500 reservations is drawn in under 300 ms from the key press", async () => {
   const context = await browser.newContext({ viewport: { width: 1100, height: 800 }, locale: "en-GB" });
   const { page, problems, outside } = await openPage(context, app.baseUrl, []);
   try {
@@ -141,16 +142,22 @@ it("a search finding 500 reservations renders in under 300 ms", async () => {
       await page.evaluate(searchProbe);
       await page.keyboard.press("Enter");
       await see(page, "#search-count", "500 reservation(s) found.");
-      expect(await page.locator("#reservations tbody tr").count()).toBe(500);
+      expect(await page.locator("#reservations tbody tr").count()).toBe(100);
       const m = await page.evaluate<{ pressed: number; answered: number; drawn: number }>("window.__search");
       totalMs.push(m.drawn - m.pressed);
-      // after the answer arrived: decoding, sorting and drawing the 500 rows
+      // after the answer arrived: decoding and sorting the 500, drawing the count and the first 100 rows
       renderMs.push(m.drawn - m.answered);
     }
+    // the other 400 rows, 100 a click
+    for (const shown of [200, 300, 400, 500]) {
+      await page.click("#show-more");
+      await expect.poll(() => page.locator("#reservations tbody tr").count()).toBe(shown);
+    }
+    expect(await page.locator("#show-more").count()).toBe(0);
     console.log(
       `panel 500-reservation search (ms): from the key press ${totalMs.map(Math.round).join(", ")}; from the answer ${renderMs.map(Math.round).join(", ")}`,
     );
-    expect(median(renderMs)).toBeLessThan(300);
+    expect(median(totalMs)).toBeLessThan(300);
     expect(problems).toEqual([]);
     expect(outside).toEqual([]);
   } finally {

@@ -41,9 +41,13 @@ export function ErrorBox({ problem }: { problem: Problem | undefined }) {
   );
 }
 
-/** Runs an async load; `reload()` runs it again. A 401 that survived the refresh ends the session elsewhere. */
+/**
+ * Runs an async load; `reload()` runs it again. A 401 that survived the refresh ends the session elsewhere. A load
+ * overtaken by the next one (its inputs changed, a reload, the page left) is aborted through `signal`: a load that
+ * passes it on to its calls stops their requests, so a slow old answer is neither waited for nor decoded.
+ */
 export function useLoad<T>(
-  load: () => Promise<T>,
+  load: (signal: AbortSignal) => Promise<T>,
   deps: unknown[],
 ): { data: T | undefined; problem: Problem | undefined; loading: boolean; reload: () => void } {
   const [state, setState] = useState<{ data: T | undefined; problem: Problem | undefined; loading: boolean }>({
@@ -53,15 +57,14 @@ export function useLoad<T>(
   });
   const [tick, setTick] = useState(0);
   useEffect(() => {
-    let live = true;
+    const aborted = new AbortController();
     setState((s) => ({ ...s, loading: true }));
-    load().then(
-      (data) => live && setState({ data, problem: undefined, loading: false }),
-      (err: unknown) => live && setState({ data: undefined, problem: problemOf(err), loading: false }),
+    load(aborted.signal).then(
+      (data) => !aborted.signal.aborted && setState({ data, problem: undefined, loading: false }),
+      (err: unknown) =>
+        !aborted.signal.aborted && setState({ data: undefined, problem: problemOf(err), loading: false }),
     );
-    return () => {
-      live = false;
-    };
+    return () => aborted.abort();
   }, [...deps, tick]);
   return { ...state, reload: () => setTick((n) => n + 1) };
 }

@@ -1,11 +1,12 @@
-// A folio's invoice: a draft of what is not yet invoiced (FolioService.CreateInvoiceDraft, an unknown consumer as the
-// buyer), its finalisation (FinalizeInvoice) and the issued invoice's e-document as XML or PDF (GetInvoiceDocument,
+// A folio's invoice: a draft of what is not yet invoiced (FolioService.CreateInvoiceDraft for the buyer named in
+// invoice-buyer.tsx, or an unknown consumer), its finalisation (FinalizeInvoice) and the issued invoice's e-document as XML or PDF (GetInvoiceDocument,
 // saved by the browser). No RPC lists a folio's invoices, so the invoice in hand is kept in the address (?invoice=).
 import { useState } from "preact/hooks";
 import { can, formatMoney, InvoiceStatus, problemOf, type Problem, type Signed } from "../../api.ts";
 import { useI18n } from "../../i18n.ts";
 import { Confirm, ErrorBox, useLoad } from "../common.tsx";
 import { formatDay, propertyCode } from "./shared.tsx";
+import { BuyerFields, buyerOf, emptyBuyer, type BuyerForm } from "./invoice-buyer.tsx";
 
 function remember(invoiceId: string): void {
   const url = new URL(location.href);
@@ -34,6 +35,7 @@ export function InvoicePanel({
   const [busy, setBusy] = useState(false);
   const [done, setDone] = useState("");
   const [problem, setProblem] = useState<Problem | undefined>();
+  const [buyer, setBuyer] = useState<BuyerForm>(emptyBuyer);
   const issue = can(signed, "invoices.issue");
   const inv = invoice.data;
   const money = (m: bigint) => (inv === undefined ? "" : formatMoney(lang, m, inv.amountScale, inv.currency));
@@ -51,7 +53,12 @@ export function InvoicePanel({
   }
   const draft = () =>
     act(async () => {
-      const out = await signed.folio.createInvoiceDraft({ propertyCode: code, folioId });
+      const named = buyerOf(buyer);
+      const out = await signed.folio.createInvoiceDraft({
+        propertyCode: code,
+        folioId,
+        ...(named !== undefined ? { buyer: named } : {}),
+      });
       const id = out.invoice?.id ?? "";
       remember(id);
       setInvoiceId(id);
@@ -98,6 +105,8 @@ export function InvoicePanel({
                   : "invoiceStatusOther",
             )}
           </dd>
+          <dt>{t("buyerTitle")}</dt>
+          <dd id="invoice-buyer">{buyerText(inv.buyer)}</dd>
           <dt>{t("invoiceType")}</dt>
           <dd>{inv.type}</dd>
           {inv.number !== undefined && (
@@ -121,6 +130,9 @@ export function InvoicePanel({
           <dt>{t("colTotal")}</dt>
           <dd id="invoice-total">{money(inv.totalMinor)}</dd>
         </dl>
+      )}
+      {issue && (inv === undefined || inv.status !== InvoiceStatus.DRAFT) && (
+        <BuyerFields value={buyer} onChange={setBuyer} problem={problem} />
       )}
       <div class="actions">
         {issue && (inv === undefined || inv.status !== InvoiceStatus.DRAFT) && (
@@ -162,4 +174,12 @@ export function InvoicePanel({
       </div>
     </section>
   );
+}
+
+/** The invoice's buyer as the document names it: the company and its VKN, or the person and the TCKN. */
+function buyerText(
+  b: { kind: string; title: string; vkn: string; firstName: string; familyName: string; tckn: string } | undefined,
+): string {
+  if (b === undefined) return "";
+  return b.kind === "COMPANY" ? `${b.title} · VKN ${b.vkn}` : `${b.firstName} ${b.familyName} · TCKN ${b.tckn}`;
 }

@@ -7,7 +7,7 @@ import { can, formatMoney, nextDay, problemOf, type Problem, type Signed } from 
 import { lookup, useI18n, type Lang, type T } from "../../i18n.ts";
 import { navigate } from "../../router.ts";
 import { ErrorBox, PageTitle } from "../common.tsx";
-import { formatDay, nightsBetween, parseAmount, propertyCode } from "./shared.tsx";
+import { feeText, formatDay, nightsBetween, parseAmount, propertyCode } from "./shared.tsx";
 
 type Options = Awaited<ReturnType<Signed["mobile"]["getReservationOptions"]>>;
 type Ari = Awaited<ReturnType<Signed["inventory"]["getAri"]>>;
@@ -317,11 +317,4 @@ export function NewReservation({ signed }: { signed: Signed }) {
       </p>
     </section>
   );
-}
-
-/** A cancellation fee as people read it: the first night, a percentage of the stay or a fixed amount. */
-function feeText(t: T, policy: { feeKind: string; feeValue: bigint }, money: (m: bigint) => string): string {
-  if (policy.feeKind === "FIRST_NIGHT") return t("feeFirstNight");
-  if (policy.feeKind === "PERCENT") return t("feePercent", { p: (Number(policy.feeValue) / 100).toString() });
-  return money(policy.feeValue);
 }

@@ -27,6 +27,7 @@ import {
   StatusPill,
 } from "./shared.tsx";
 import { LineGuests, MoveRoom } from "./line-actions.tsx";
+import { ChangeLine } from "./line-change.tsx";
 import { ReservationChanges } from "./reservation-changes.tsx";
 
 const reservationEvents = [
@@ -176,6 +177,11 @@ function LineCard(props: {
     can(signed, "frontdesk.check_in");
   const canCheckOut =
     line.checkedInAt !== undefined && line.checkedOutAt === undefined && can(signed, "frontdesk.check_out");
+  // room type, rate plan and guests of a line change before its check-in, while the stay is open
+  const canChange =
+    line.checkedInAt === undefined &&
+    (r.status === ReservationStatus.TENTATIVE || r.status === ReservationStatus.GUARANTEED) &&
+    can(signed, "reservations.update");
   const canMove =
     line.checkedInAt !== undefined && line.checkedOutAt === undefined && can(signed, "reservations.update");
   return (
@@ -212,6 +218,7 @@ function LineCard(props: {
           </tbody>
         </table>
       </div>
+      {canChange && <ChangeLine key={`${line.id}-${r.changeSeq}`} {...props} />}
       {canCheckIn && <CheckIn {...props} />}
       {canMove && <MoveRoom {...props} />}
       {canCheckOut && <CheckOut {...props} />}

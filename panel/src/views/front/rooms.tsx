@@ -1,10 +1,12 @@
 // The room rack: every room by floor or by type with its housekeeping status, changed in one click by staff
-// holding rooms.manage (InventoryService.SetRoomStatus).
+// holding rooms.manage (InventoryService.SetRoomStatus); an in-house guest moved to another room from it
+// (rack-move.tsx, reservations.update).
 import { useState } from "preact/hooks";
 import { can, problemOf, ReservationStatus, RoomStatus, type Problem, type Room, type Signed } from "../../api.ts";
 import { useI18n } from "../../i18n.ts";
 import { ErrorBox, PageTitle, useLoad } from "../common.tsx";
 import { propertyCode, roomStatusName } from "./shared.tsx";
+import { canReceive, RackMove, type Moving, type Occupant } from "./rack-move.tsx";
 
 const settable = [RoomStatus.CLEAN, RoomStatus.DIRTY, RoomStatus.INSPECTED] as const;
 
@@ -21,18 +23,21 @@ export function Rooms({ signed }: { signed: Signed }) {
       signed.reservations.listReservations({ statuses: [ReservationStatus.IN_HOUSE], limit: 500 }),
     ]);
     // who is in each room now (a checked-in line not yet out)
-    const guests = new Map<string, { id: string; code: string }>();
+    const guests = new Map<string, Occupant>();
     for (const r of inHouse.reservations)
       for (const l of r.rooms)
         if (l.roomId !== undefined && l.checkedInAt !== undefined && l.checkedOutAt === undefined)
-          guests.set(l.roomId, { id: r.id, code: r.code });
+          guests.set(l.roomId, { id: r.id, code: r.code, lineId: l.id });
     return { types: types.roomTypes, rooms: rooms.rooms, guests };
   }, []);
   const [by, setBy] = useState<"floor" | "type">("floor");
   const [changed, setChanged] = useState("");
   const [problem, setProblem] = useState<Problem | undefined>();
   const [local, setLocal] = useState<Record<string, RoomStatus>>({});
+  const [moving, setMoving] = useState<Moving | undefined>();
+  const [target, setTarget] = useState<Room | undefined>();
   const manage = can(signed, "rooms.manage");
+  const mover = can(signed, "reservations.update");
   const typeCode = (id: string) => data.data?.types.find((x) => x.id === id)?.code ?? "";
 
   async function setStatus(room: Room, status: RoomStatus) {
@@ -45,6 +50,16 @@ export function Rooms({ signed }: { signed: Signed }) {
     } catch (err) {
       setProblem(problemOf(err));
     }
+  }
+
+  function endMove(text?: string) {
+    setMoving(undefined);
+    setTarget(undefined);
+    if (text === undefined) return;
+    setChanged(text);
+    // the server's statuses now (the room left is dirty): a status set here before gives way to them
+    setLocal({});
+    data.reload();
   }
 
   const groups = new Map<string, Room[]>();
@@ -68,6 +83,15 @@ export function Rooms({ signed }: { signed: Signed }) {
       <p role="status" id="rack-status" class="small">
         {changed}
       </p>
+      {moving !== undefined && (
+        <RackMove
+          signed={signed}
+          moving={moving}
+          target={target}
+          onCancel={() => endMove()}
+          onMoved={(text) => endMove(text)}
+        />
+      )}
       {data.loading && <p>{t("loading")}</p>}
       {data.data && data.data.rooms.length === 0 && <p>{t("roomsNone")}</p>}
       {[...groups.entries()].map(([name, rooms]) => (
@@ -76,18 +100,42 @@ export function Rooms({ signed }: { signed: Signed }) {
           <ul class="rack">
             {rooms.map((room) => {
               const status = local[room.id] ?? room.status;
+              const occupant = data.data?.guests.get(room.id);
               return (
                 <li key={room.id} class={`rack-room rm_${RoomStatus[status]}`} id={`room-${room.number}`}>
                   <strong>{room.number}</strong> <span class="small">{typeCode(room.roomTypeId)}</span>
                   <br />
                   <span class="room-status">{roomStatusName(lang, status)}</span>
-                  {data.data?.guests.has(room.id) && (
+                  {occupant !== undefined && (
                     <>
                       {" · "}
-                      <a href={`/panel/reservations/${data.data.guests.get(room.id)!.id}`}>
-                        {t("occupiedBy", { code: data.data.guests.get(room.id)!.code })}
-                      </a>
+                      <a href={`/panel/reservations/${occupant.id}`}>{t("occupiedBy", { code: occupant.code })}</a>
                     </>
+                  )}
+                  {mover && (
+                    <span class="rack-move">
+                      {occupant !== undefined && moving === undefined && (
+                        <button
+                          type="button"
+                          class="small-button"
+                          aria-label={t("rackMoveLabel", { code: occupant.code, n: room.number })}
+                          onClick={() => setMoving({ occupant, from: room })}
+                        >
+                          {t("moveRoom")}
+                        </button>
+                      )}
+                      {moving !== undefined && canReceive(moving, room, status, occupant !== undefined) && (
+                        <button
+                          type="button"
+                          class="small-button"
+                          aria-label={t("rackMoveHereLabel", { code: moving.occupant.code, n: room.number })}
+                          aria-pressed={target?.id === room.id}
+                          onClick={() => setTarget(room)}
+                        >
+                          {t("rackMoveHere")}
+                        </button>
+                      )}
+                    </span>
                   )}
                   {manage && status !== RoomStatus.OUT_OF_ORDER && (
                     <span class="rack-actions">

@@ -1,7 +1,7 @@
 // What the front-office pages share: dates of the hotel calendar, status names, the active property.
 import type { ComponentChildren } from "preact";
 import { can, ReservationSource, ReservationStatus, RoomStatus, type Signed } from "../../api.ts";
-import { lookup, useI18n, type Lang } from "../../i18n.ts";
+import { lookup, useI18n, type Lang, type T } from "../../i18n.ts";
 import { PageTitle } from "../common.tsx";
 
 // one formatter per language: making one costs more than formatting, and a list of 500 rows formats 1,000 dates
@@ -76,4 +76,11 @@ export function parseAmount(text: string, scale: number): bigint | undefined {
   const frac = m[2] ?? "";
   if (frac.length > digits) return undefined;
   return BigInt(m[1]!) * BigInt(scale) + BigInt(frac.padEnd(digits, "0") || "0");
+}
+
+/** A cancellation fee as people read it: the first night, a percentage of the stay or a fixed amount. */
+export function feeText(t: T, policy: { feeKind: string; feeValue: bigint }, money: (m: bigint) => string): string {
+  if (policy.feeKind === "FIRST_NIGHT") return t("feeFirstNight");
+  if (policy.feeKind === "PERCENT") return t("feePercent", { p: (Number(policy.feeValue) / 100).toString() });
+  return money(policy.feeValue);
 }
