@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Client } from "@connectrpc/connect";
+import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import { FolioService, InvoiceStatus } from "../../gen/hotelops/folio/v1/folio_pb.js";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { createStaffSession, createTestProperty } from "../helpers/auth.ts";
@@ -15,6 +15,7 @@ let app: TestApp;
 let receiver: IntegratorReceiver;
 let ahead: SeededProperty;
 let today: SeededProperty;
+let broken: SeededProperty;
 const faces: Record<string, Record<"grpc" | "connect", Client<typeof FolioService>>> = {};
 
 async function hotel(businessDate: string): Promise<SeededProperty> {
@@ -32,10 +33,31 @@ beforeAll(async () => {
   // two days ahead: after Turkey's date and after the UTC date, whatever the hour
   ahead = await hotel(addDays(istanbulToday(), 2));
   today = await hotel(istanbulToday());
+  broken = await hotel(istanbulToday());
+  // an issuer's tax number GİB's rules refuse (one stored before today's checks, say): 9 digits
+  await app.db.pool.query("update invoice_issuers set vkn = '123456789' where property_id = $1", [broken.id]);
 });
 afterAll(async () => {
   await app?.close();
   await receiver?.close();
+});
+
+describe("GİB's rules at finalize", () => {
+  for (const face of ["grpc", "connect"] as const)
+    it(`${face}: a document that breaks one is never issued: refused naming the rule, the draft kept, no number used`, async () => {
+      const c = faces[broken.id]![face];
+      const folioId = await stayWithCharges(app, broken, addDays(istanbulToday(), -2));
+      const draft = (await c.createInvoiceDraft({ folioId })).invoice!;
+      const refused = (await c.finalizeInvoice({ invoiceId: draft.id }).catch((e: unknown) => e)) as ConnectError;
+      expect(refused).toBeInstanceOf(ConnectError);
+      expect(refused.code).toBe(Code.InvalidArgument);
+      expect(refused.rawMessage).toMatch(/^The e-document would break GİB UBL-TR rule .+\. Nothing was issued\.$/);
+      const kept = (await c.getInvoice({ invoiceId: draft.id })).invoice!;
+      expect(kept.status).toBe(InvoiceStatus.DRAFT);
+      expect(kept.number ?? "").toBe("");
+      const documents = await app.db.pool.query("select 1 from invoice_documents where invoice_id = $1", [draft.id]);
+      expect(documents.rowCount).toBe(0);
+    });
 });
 
 describe("GİB's rules before the upload", () => {

@@ -9,7 +9,7 @@ import { findInvoice } from "./invoice.repository.ts";
 import { findDelivery, updateDelivery, type Delivery, type DeliveryChange } from "./deliveries.repository.ts";
 import { auditDelivery, ISTANBUL_DATE } from "./invoice-read.ts";
 import { IntegratorTransportError, type IntegratorAnswer, type IntegratorSender } from "./integrator.ts";
-import { compileGibRules, gibRuleFailures } from "./gib-rules.ts";
+import { compileGibRules, describeRuleFailures, gibRuleFailures } from "./gib-rules.ts";
 
 export interface DeliveryJobData {
   propertyId: string;
@@ -77,17 +77,10 @@ async function recordAnswer(deps: DeliveryDeps, d: DeliveryJobData, answer: Inte
     await transition(deps, d, ["SENT"], "accept", () => ({ status: "ACCEPTED", decidedAt: now, reason: null }));
 }
 
-/** The text of a delivery refused by GİB's rules: how many rules it breaks and the first one, named. */
-const MAX_REASON_CHARS = 1000;
-function ruleReason(failures: ReturnType<typeof gibRuleFailures>): string {
-  const first = failures[0]!;
-  const more = failures.length > 1 ? ` (and ${failures.length - 1} more)` : "";
-  return `GİB UBL-TR rule ${first.context}${more}: ${first.message}`.slice(0, MAX_REASON_CHARS);
-}
-
 /**
  * One step of an e-document's delivery, chosen by the row's status: QUEUED checks the stored XML against GİB's
- * UBL-TR rules (a document that breaks one is never sent: REJECTED with the rule in `reason`, as the integrator
+ * UBL-TR rules again, now with Turkey's date of the upload (finalize checked every other rule; a document whose
+ * issue date is after that is never sent: REJECTED with the rule in `reason`, as the integrator
  * would, and sent again only by RequeueInvoiceDelivery after a fix) and uploads it (keyed by the
  * ETTN, so a repeat after a crash is the same document at the integrator), SENT asks its status, CANCELLING
  * cancels it. A transport error is recorded and thrown, so pg-boss retries the job with backoff.
@@ -108,7 +101,7 @@ async function runDeliveryStep(deps: DeliveryDeps, d: DeliveryJobData): Promise<
     if (delivery.status === "QUEUED") {
       const failures = gibRuleFailures(doc.xml, ISTANBUL_DATE.format(deps.clock.now()));
       if (failures.length > 0) {
-        await recordAnswer(deps, d, { status: "REJECTED", reason: ruleReason(failures) });
+        await recordAnswer(deps, d, { status: "REJECTED", reason: describeRuleFailures(failures) });
         return;
       }
       const answer = await deps.sender.send({

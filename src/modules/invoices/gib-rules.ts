@@ -5,15 +5,24 @@ export type { SchematronFailure } from "./schematron.ts";
 
 /**
  * GİB's UBL-TR schematron rules (assets/ubl-tr, unmodified; its README names their source, version and licence),
- * compiled once per process (the delivery worker does it at start) and run by the delivery job on every document
- * before it is uploaded (delivery.jobs.ts).
+ * compiled once per process (about 2 s: the delivery worker at its start, an API process at its first finalize) and
+ * run on every document as it is finalised (invoice.service.ts: a document that breaks one is never issued) and
+ * again by the delivery job before the upload, with Turkey's date of the upload (delivery.jobs.ts).
  */
 const dir = fileURLToPath(new URL("../../../assets/ubl-tr/", import.meta.url));
 let main: Schematron | undefined;
 
-/** Compiles the rules now (a process that issues invoices does it at start, not in its first request). */
+/** Compiles the rules now (a process that sends e-documents does it at start, not in its first job). */
 export function compileGibRules(): void {
   main ??= Schematron.load(dir, "UBL-TR_Main_Schematron.xml");
+}
+
+/** The text of a refusal by GİB's rules: how many rules a document breaks and the first one, named. */
+const MAX_REASON_CHARS = 1000;
+export function describeRuleFailures(failures: SchematronFailure[]): string {
+  const first = failures[0]!;
+  const more = failures.length > 1 ? ` (and ${failures.length - 1} more)` : "";
+  return `GİB UBL-TR rule ${first.context}${more}: ${first.message}`.slice(0, MAX_REASON_CHARS);
 }
 
 /**

@@ -11,6 +11,7 @@ import * as repo from "./invoice.repository.ts";
 import {
   auditDelivery,
   documentInput,
+  ISTANBUL_DATE,
   ISTANBUL_TIME,
   loadInvoice,
   returnReference,
@@ -31,6 +32,7 @@ import {
   type TaxRateInput,
 } from "./settings.ts";
 import { renderUblTr } from "./ubl.ts";
+import { describeRuleFailures, gibRuleFailures } from "./gib-rules.ts";
 import { renderInvoicePdf } from "./pdf.ts";
 import { lookUpEFatura } from "./registry.ts";
 import type { EFaturaRegistry } from "./integrator.ts";
@@ -193,6 +195,16 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
           items: draft.items,
           ...(await returnReference(tx, draft)),
         });
+        // GİB's UBL-TR rules: a document that breaks one is never issued (its number goes back with the rollback).
+        // The issue date is the business date; "not after today" is held against Turkey's date of the upload by the
+        // delivery job (a business date may run ahead of the calendar, as test hotels' do).
+        const today = ISTANBUL_DATE.format(issuedAt);
+        const broken = gibRuleFailures(xml, issueDate > today ? issueDate : today);
+        if (broken.length > 0)
+          throw new AppError(
+            "validation_failed",
+            `The e-document would break ${describeRuleFailures(broken)}. Nothing was issued.`,
+          );
         await docs.insertDocument(tx, propertyId, draft.id, { ettn, issueTime, xml }, issuedAt);
         // the e-document's delivery starts with the issue: its row and first job commit with it, or neither
         await insertDelivery(tx, propertyId, draft.id, ettn, issuedAt);

@@ -726,7 +726,8 @@ export declare type InvoiceDelivery = Message<"hotelops.folio.v1.InvoiceDelivery
 
   /**
    * The integrator's reason for a rejection, or, for a document refused before the upload by GİB's UBL-TR rules
-   * (the delivery job checks every document before it sends it), "GİB UBL-TR rule <rule context>: <GİB's message>".
+   * (the delivery job checks every document again before it sends it, with Turkey's date of the upload), "GİB
+   * UBL-TR rule <rule context>: <GİB's message>".
    *
    * @generated from field: string reason = 4;
    */
@@ -2106,7 +2107,9 @@ export declare const FolioService: GenService<{
    * number as cbc:ID), its delivery to the integrator queued (`delivery.status` QUEUED) and `invoice.issued`
    * written. 409 invalid_transition when already issued, when the
    * property's issuer is not set (SetInvoiceIssuer) or for a draft made before e-documents; 409 conflict when a
-   * charge of the draft was invoiced meanwhile.
+   * charge of the draft was invoiced meanwhile; 422 validation_failed when the XML would break one of GİB's UBL-TR
+   * rules ("The e-document would break GİB UBL-TR rule <rule context>: <GİB's message>. Nothing was issued."):
+   * the draft stays, its number unused.
    *
    * @generated from rpc hotelops.folio.v1.FolioService.FinalizeInvoice
    */

@@ -272,7 +272,9 @@ class FolioServiceServicer(object):
         number as cbc:ID), its delivery to the integrator queued (`delivery.status` QUEUED) and `invoice.issued`
         written. 409 invalid_transition when already issued, when the
         property's issuer is not set (SetInvoiceIssuer) or for a draft made before e-documents; 409 conflict when a
-        charge of the draft was invoiced meanwhile.
+        charge of the draft was invoiced meanwhile; 422 validation_failed when the XML would break one of GİB's UBL-TR
+        rules ("The e-document would break GİB UBL-TR rule <rule context>: <GİB's message>. Nothing was issued."):
+        the draft stays, its number unused.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
