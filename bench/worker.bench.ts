@@ -10,6 +10,8 @@
 // BENCH_WORKER_WEBHOOKS=0 leaves the webhook address out (the messages alone). BENCH_SERVICE_DIR runs another
 // checkout's worker (before/after on the same box). Besides the worker's CPU per message it prints PostgreSQL's
 // (the bench database's processes): with both on one box, the two together are what bounds the rate.
+// BENCH_PG_STATEMENTS=1 runs the bench database with pg_stat_statements and prints the message phase's statements
+// per message (calls, planning, execution with lock waits).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
