@@ -32,7 +32,7 @@ export interface Tx extends Queryable {
 
 /** Rows gathered during a transaction and written by one statement at its end (see Tx.collect). */
 export interface Batch<T> {
-  statement(rows: readonly T[]): { text: string; params: unknown[] };
+  statement(rows: readonly T[]): { text: string | Statement; params: unknown[] };
 }
 
 /**
