@@ -10,6 +10,8 @@
 // BENCH_WORKER_WEBHOOKS=0 leaves the webhook address out (the messages alone). BENCH_SERVICE_DIR runs another
 // checkout's worker (before/after on the same box). Besides the worker's CPU per message it prints PostgreSQL's
 // (the bench database's processes): with both on one box, the two together are what bounds the rate.
+// BENCH_PG_STATEMENTS=1 runs the bench database with pg_stat_statements and prints the message phase's statements
+// per message (calls, planning, execution with lock waits).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -27,7 +29,8 @@ import { benchDatabase, postgresCpuMs, processCpuMs, startService } from "./harn
 const DAY = 86_400_000;
 
 export async function benchWorker(): Promise<void> {
-  const database = await benchDatabase();
+  const statements = process.env.BENCH_PG_STATEMENTS === "1";
+  const database = statements ? await withStatementStats() : await benchDatabase();
   const bookings = Number(process.env.BENCH_WORKER_BOOKINGS ?? 400);
   const ca = createTestCa();
   writeFileSync(join(ca.dir, "srv.key.pem"), ca.key);
@@ -110,7 +113,13 @@ export async function benchWorker(): Promise<void> {
     }
 
     const base = `http://127.0.0.1:${app.port}/api/v1/properties/${property.code}/reservation-events`;
-    const send = async (eventType: string, reference: string, night: number, holder: string): Promise<void> => {
+    const send = async (
+      eventType: string,
+      reference: string,
+      night: number,
+      holder: string,
+      attempt = 0,
+    ): Promise<void> => {
       const arrival = new Date(Date.UTC(2027, 0, 1) + night * DAY);
       const res = await fetch(base, {
         method: "POST",
@@ -132,6 +141,12 @@ export async function benchWorker(): Promise<void> {
           totalMinor: 25000,
         }),
       });
+      // A loaded box can keep the API's pool busy past its wait (503, Retry-After): the same idempotency key again
+      if (res.status === 503 && attempt < 5) {
+        await res.arrayBuffer();
+        await new Promise((r) => setTimeout(r, 1000));
+        return send(eventType, reference, night, holder, attempt + 1);
+      }
       if (res.status !== 202) throw new Error(`${eventType} ${reference}: ${res.status} ${await res.text()}`);
       await res.arrayBuffer();
     };
@@ -167,6 +182,7 @@ export async function benchWorker(): Promise<void> {
         ...(concurrency !== undefined ? { WORKER_CONCURRENCY: concurrency } : {}),
       },
     });
+    if (statements) await sql("select pg_stat_statements_reset()");
     const started = performance.now();
     const cpu0 = processCpuMs(worker.pid);
     const dbCpu0 = postgresCpuMs(database.dir);
@@ -192,6 +208,7 @@ export async function benchWorker(): Promise<void> {
     const [final] = await sql<{ n: number }>(
       "select count(*)::int as n from reservations where status = 'CANCELLED' and holder_name = 'Guest 3' and external_reference like 'W-%'",
     );
+    if (statements) await printStatements(sql, span!.n);
     const rate = span!.n / Math.max(span!.seconds, 0.001);
     // CPU time of the worker process (user + system) per message, its webhook fan-out and deliveries included: the
     // capacity per core, which hardly depends on what else runs on the box (the rate above does)
@@ -235,4 +252,64 @@ export async function benchWorker(): Promise<void> {
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(ca.dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * BENCH_PG_STATEMENTS=1: the bench database with pg_stat_statements (a preloaded library, so started twice), to
+ * count the statements of the message phase and their time (execution, lock waits included) per message.
+ */
+async function withStatementStats(): ReturnType<typeof benchDatabase> {
+  const dir = mkdtempSync(join(tmpdir(), "hotelops-bench-"));
+  const first = await benchDatabase(dir);
+  const client = new pg.Client({ connectionString: first.url });
+  await client.connect();
+  await client.query("alter system set shared_preload_libraries = 'pg_stat_statements'");
+  await client.query("alter system set pg_stat_statements.track = 'all'");
+  await client.query("alter system set pg_stat_statements.track_planning = on");
+  await client.end();
+  await first.stop();
+  const database = await benchDatabase(dir);
+  const again = new pg.Client({ connectionString: database.url });
+  await again.connect();
+  await again.query("create extension if not exists pg_stat_statements");
+  await again.end();
+  return {
+    ...database,
+    async stop() {
+      await database.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function printStatements(
+  sql: <R>(text: string, params?: unknown[]) => Promise<R[]>,
+  messages: number,
+): Promise<void> {
+  const rows = await sql<{
+    calls: number;
+    ms: number;
+    plans: number;
+    planMs: number;
+    query: string;
+    toplevel: boolean;
+  }>(
+    `select calls::float8 as calls, total_exec_time::float8 as ms, plans::float8 as plans, total_plan_time::float8 as "planMs",
+            toplevel, regexp_replace(query, '\\s+', ' ', 'g') as query
+       from pg_stat_statements where query not like '%pg_stat_statements%' order by total_exec_time + total_plan_time desc`,
+  );
+  const nested = rows.filter((r) => !r.toplevel);
+  console.log(
+    `nested statements (foreign-key checks, functions) per message: ${(nested.reduce((n, r) => n + r.calls, 0) / messages).toFixed(1)}, ${(nested.reduce((n, r) => n + r.ms, 0) / messages).toFixed(2)} ms; planning of top-level statements: ${(rows.reduce((n, r) => n + r.plans, 0) / messages).toFixed(1)} plans, ${(rows.reduce((n, r) => n + r.planMs, 0) / messages).toFixed(2)} ms per message`,
+  );
+  rows.splice(0, rows.length, ...rows.filter((r) => r.toplevel));
+  const calls = rows.reduce((n, r) => n + r.calls, 0);
+  const ms = rows.reduce((n, r) => n + r.ms, 0);
+  console.log(
+    `statements per message: ${(calls / messages).toFixed(1)}, their execution ${(ms / messages).toFixed(2)} ms per message (lock waits included); the top 30 by time:`,
+  );
+  for (const r of rows.slice(0, 30))
+    console.log(
+      `  ${(r.calls / messages).toFixed(2).padStart(6)}/msg ${(r.ms / messages).toFixed(3).padStart(7)} ms/msg plan ${(r.plans / messages).toFixed(2)} ${(r.planMs / messages).toFixed(3)} ms  ${r.query.slice(0, 130)}`,
+    );
 }

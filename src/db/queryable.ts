@@ -22,6 +22,25 @@ export interface Statement {
   text: string;
 }
 
+/**
+ * Named statements for a small family of texts built by one function (e.g. with or without a lock clause, with or
+ * without an optional WITH item): each distinct text gets the name `<prefix>_<n>`, so a connection plans it once
+ * instead of on every call (planning a statement with joins and subqueries costs more PostgreSQL CPU than running
+ * it). Past `max` distinct texts a text goes unnamed: a family that turns out unbounded (a text with values in it)
+ * cannot fill every connection with prepared statements.
+ */
+export function statementFamily(prefix: string, max = 16): (text: string) => string | Statement {
+  const named = new Map<string, Statement>();
+  return (text) => {
+    const known = named.get(text);
+    if (known !== undefined) return known;
+    if (named.size >= max) return text;
+    const statement = { name: `${prefix}_${named.size}`, text };
+    named.set(text, statement);
+    return statement;
+  };
+}
+
 /** Pools (and their connections) whose statements go unnamed: see sendStatementsUnnamed. */
 const unnamed = new WeakSet<pg.Pool | pg.ClientBase>();
 
@@ -57,6 +76,24 @@ export function runQuery<R extends pg.QueryResultRow>(
     );
   });
 }
+
+/**
+ * pg-boss's statements (its `Db.executeSql`, on our pool or a transaction's connection), named: its job insert,
+ * fetch and completion are planned once per connection instead of on every call (a large part of the PostgreSQL
+ * CPU of a job otherwise). The text is pg-boss's own, unchanged; only statements with parameters are named (its
+ * DDL and maintenance scripts, several commands in one text, go as they are); one family for the whole process, so
+ * a name means one text on every connection.
+ */
+export function runBossSql(
+  on: pg.Pool | pg.ClientBase,
+  text: string,
+  values: readonly unknown[] | undefined,
+): Promise<pg.QueryResult> {
+  if (values === undefined || values.length === 0) return on.query(text);
+  return runQuery(on, bossStatement(text), values);
+}
+
+const bossStatement = statementFamily("pgboss", 100);
 
 /** SQL to run inside another statement: its WITH items and their parameters (numbered where the caller says). */
 export interface SqlPart {

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import type { PgBoss, SendOptions } from "pg-boss";
-import { runQuery, type Queryable, type Statement } from "./queryable.ts";
+import { runBossSql, runQuery, type Queryable, type Statement } from "./queryable.ts";
 import { heldTransactionOf } from "./held-transaction.ts";
 import { pooledTransaction } from "./pooled-transaction.ts";
 import { beforeDeadline } from "../lib/deadline.ts";
@@ -32,7 +32,7 @@ export interface Tx extends Queryable {
 
 /** Rows gathered during a transaction and written by one statement at its end (see Tx.collect). */
 export interface Batch<T> {
-  statement(rows: readonly T[]): { text: string; params: unknown[] };
+  statement(rows: readonly T[]): { text: string | Statement; params: unknown[] };
 }
 
 /**
@@ -105,7 +105,7 @@ export function createTransact(pool: pg.Pool, boss: PgBoss): Transact {
         const bossDb = {
           executeSql: (text: string, values: unknown[] = []) => {
             if (last !== "none") throw new Error("a statement after the transaction's last one (queryLast)");
-            return client.query(text, values);
+            return runBossSql(client, text, values);
           },
         };
         // Jobs pg-boss is still preparing (it looks its queue up first): queryLast waits until their INSERT was

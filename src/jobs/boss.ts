@@ -6,7 +6,7 @@ import type { Logger } from "../lib/logger.ts";
 import { queues } from "./queues.ts";
 import { heldTransactionOf, type OutcomeRecord } from "../db/held-transaction.ts";
 import { throwIfDeadlinePassed } from "../lib/deadline.ts";
-import { runQuery, type Statement } from "../db/queryable.ts";
+import { runBossSql, runQuery, type Statement } from "../db/queryable.ts";
 import type { Transact, Tx } from "../db/transaction.ts";
 import { pooledTransaction } from "../db/pooled-transaction.ts";
 import { instrumentBoss, withTrace, type JobTelemetry } from "./telemetry.ts";
@@ -110,7 +110,7 @@ export interface BossOptions {
 export async function startBoss(opts: BossOptions): Promise<Boss> {
   const runsJobs = opts.role !== "api";
   const db: Db = {
-    executeSql: (text, values) => opts.pool.query(text, values),
+    executeSql: (text, values) => runBossSql(opts.pool, text, values),
     listen: createListen(opts.url, opts.logger),
   };
   const pgboss = new PgBoss({
@@ -244,7 +244,7 @@ export function createRowWriter(pool: pg.Pool, pgboss: PgBoss, spec: RowWriterSp
       // pipelines, so BEGIN, both statements and then COMMIT take two round trips for the whole batch.
       await Promise.all([
         runQuery(client, insertRows, values),
-        pgboss.insert(spec.queue, jobs, { db: { executeSql: (text, params) => client.query(text, params) } }),
+        pgboss.insert(spec.queue, jobs, { db: { executeSql: (text, params) => runBossSql(client, text, params) } }),
       ]);
       if (delay > 0) await new Promise((r) => setTimeout(r, delay));
     });

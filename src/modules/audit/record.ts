@@ -1,3 +1,4 @@
+import type { Statement } from "../../db/queryable.ts";
 import type { Batch, Tx } from "../../db/transaction.ts";
 import { currentAuthor, type ChangeAuthor } from "../../lib/change-context.ts";
 import { newId } from "../../lib/ids.ts";
@@ -135,12 +136,18 @@ interface Row {
 /** Every change of a transaction in one INSERT, sent with its last statement or COMMIT (Tx.collect). */
 const changes: Batch<Row> = {
   statement: (rows) => ({
-    text: `insert into audit_changes (id, property_id, entity_type, entity_id, action, actor_kind, actor_id, face, request_id, changes)
+    text: insertChanges,
+    params: [JSON.stringify(rows)],
+  }),
+};
+
+/** Named: every change writes it (planned once per connection). */
+const insertChanges: Statement = {
+  name: "audit_insert_changes",
+  text: `insert into audit_changes (id, property_id, entity_type, entity_id, action, actor_kind, actor_id, face, request_id, changes)
       select id, property_id, entity_type, entity_id, action, actor_kind, actor_id, face, request_id, changes
       from jsonb_to_recordset($1::jsonb) as r(id uuid, property_id uuid, entity_type text, entity_id text, action text,
         actor_kind text, actor_id text, face text, request_id text, changes jsonb)`,
-    params: [JSON.stringify(rows)],
-  }),
 };
 
 /**

@@ -47,8 +47,11 @@ export async function recordEvents(tx: Tx, events: readonly NewEvent[]): Promise
   // created_at is when the row is written (clock_timestamp(), not the transaction start that now() gives) and
   // never before occurred_at, so the envelope's createdAt >= occurredAt even when the change took a while.
   const rows = tx.query(
-    `insert into domain_events (id, property_id, type, occurred_at, data, created_at)
+    {
+      name: "events_insert_domain_events",
+      text: `insert into domain_events (id, property_id, type, occurred_at, data, created_at)
      select u.*, greatest(clock_timestamp(), u.occurred_at) from unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $5::jsonb[]) as u(id, property_id, type, occurred_at, data)`,
+    },
     [
       ids,
       events.map((e) => e.propertyId),
@@ -102,9 +105,12 @@ export async function recordPartnerEvents(tx: Tx, events: readonly NewPartnerEve
   if (events.length === 0) return [];
   const ids = events.map((e) => newId(e.occurredAt.getTime()));
   const rows = tx.query(
-    `insert into partner_events (id, client_id, property_id, type, occurred_at, data, created_at)
+    {
+      name: "events_insert_partner_events",
+      text: `insert into partner_events (id, client_id, property_id, type, occurred_at, data, created_at)
      select u.*, greatest(clock_timestamp(), u.occurred_at)
        from unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::timestamptz[], $6::jsonb[]) as u(id, client_id, property_id, type, occurred_at, data)`,
+    },
     [
       ids,
       events.map((e) => e.clientId),

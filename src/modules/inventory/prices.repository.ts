@@ -1,5 +1,5 @@
 import { isUuid } from "../../lib/ids.ts";
-import type { Queryable } from "../../db/queryable.ts";
+import { statementFamily, type Queryable } from "../../db/queryable.ts";
 import { activePropertyRowSql, propertyFieldSql, type PropertyRow } from "../properties/index.ts";
 import {
   depositJsonSql,
@@ -104,6 +104,9 @@ interface StayQuoteRow extends PropertyRow {
   restrictions: RestrictionRow[];
 }
 
+/** quoteStay's fixed text, named: every booking and change runs it (planned once per connection). */
+const quoteStayStatement = statementFamily("inventory_quote_stay", 1);
+
 /**
  * What a booking needs to check its room lines, in one round trip: the property (undefined when it is not
  * active) and, for each requested room type and rate plan pair in order, the room type, the rate plan,
@@ -119,7 +122,7 @@ export async function quoteStay(
 ): Promise<{ property: PropertyRow; lines: StayLineQuote[] } | undefined> {
   const uuidOrNull = (id: string) => (isUuid(id) ? id : null);
   const rows = await q.query<StayQuoteRow>(
-    `select p.id, p.code, p.currency, p."amountScale", p."vatRateBp", p."accommodationTaxRateBp", p."businessDate",
+    quoteStayStatement(`select p.id, p.code, p.currency, p."amountScale", p."vatRateBp", p."accommodationTaxRateBp", p."businessDate",
             rt.id as "rtId", rt.code as "rtCode", rt.name as "rtName", rt.max_occupancy as "maxOccupancy", rt.room_count as "roomCount",
             rp.id as "rpId", rp.code as "rpCode",
             case when rp.policy_fee_kind is null then null else json_build_object(
@@ -136,7 +139,7 @@ export async function quoteStay(
       cross join unnest($2::uuid[], $3::uuid[], $6::int[]) with ordinality as l(room_type_id, rate_plan_id, adults, n)
        left join room_types rt on rt.property_id = p.id and rt.id = l.room_type_id
        left join rate_plans rp on rp.property_id = p.id and rp.id = l.rate_plan_id
-      order by l.n`,
+      order by l.n`),
     [
       propertyId,
       lines.map((l) => uuidOrNull(l.roomTypeId)),

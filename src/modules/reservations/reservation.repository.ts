@@ -1,4 +1,4 @@
-import { type Queryable, type SqlPart } from "../../db/queryable.ts";
+import { statementFamily, type Queryable, type SqlPart, type Statement } from "../../db/queryable.ts";
 import { aheadOf, type Tx } from "../../db/transaction.ts";
 import { overbookedNightsSql, ratePlansSql, roomsSql, roomTypesSql } from "../inventory/index.ts";
 import type { StayPolicy } from "../inventory/index.ts";
@@ -146,24 +146,7 @@ function depositOverdueSql(r: string, businessDateExpr: string): string {
  */
 async function withLines(q: Queryable, propertyId: string, rows: Row[]): Promise<Reservation[]> {
   if (rows.length === 0) return [];
-  const lines = await q.query<LineRow>(
-    `select rr.id, rr.reservation_id as "reservationId", rr.position, rr.room_type_id as "roomTypeId", rt.code as "roomTypeCode",
-            rr.rate_plan_id as "ratePlanId", rp.code as "ratePlanCode", rr.room_id as "roomId", rm.number as "roomNumber",
-            rr.adults, rr.children, rr.nightly_minor::text[] as "nightlyMinor", rr.total_minor::text as "totalMinor",
-            rr.checked_in_at as "checkedInAt", rr.checked_out_at as "checkedOutAt", rr.guest_names as "guestNames",
-            case when rr.policy_fee_kind is null then null else json_build_object(
-              'freeUntilHours', rr.policy_free_hours, 'feeKind', rr.policy_fee_kind, 'feeValue', rr.policy_fee_value::text,
-              'freeUntil', (res.arrival_date::timestamp at time zone ${propertyFieldSql("timeZone", "$1")})
-                           - make_interval(hours => rr.policy_free_hours)) end as policy
-       from reservation_rooms rr
-       join unnest($2::uuid[], $3::date[]) as res (id, arrival_date) on res.id = rr.reservation_id
-       join (${roomTypesSql("$1")}) rt on rt.id = rr.room_type_id
-       join (${ratePlansSql("$1")}) rp on rp.id = rr.rate_plan_id
-       left join (${roomsSql("$1")}) rm on rm.id = rr.room_id
-      where rr.property_id = $1 and rr.reservation_id = any($2::uuid[])
-      order by rr.position`,
-    [propertyId, rows.map((r) => r.id), rows.map((r) => r.arrivalDate)],
-  );
+  const lines = await q.query<LineRow>(linesOf, [propertyId, rows.map((r) => r.id), rows.map((r) => r.arrivalDate)]);
   const byReservation = new Map<string, RoomLine[]>();
   for (const { reservationId, nightlyMinor, totalMinor, policy, ...line } of lines) {
     const list = byReservation.get(reservationId) ?? [];
@@ -189,6 +172,26 @@ async function withLines(q: Queryable, propertyId: string, rows: Row[]): Promise
   }));
 }
 
+/** The room lines of reservations (named: every read of a reservation runs it). */
+const linesOf: Statement = {
+  name: "reservations_lines_of",
+  text: `select rr.id, rr.reservation_id as "reservationId", rr.position, rr.room_type_id as "roomTypeId", rt.code as "roomTypeCode",
+            rr.rate_plan_id as "ratePlanId", rp.code as "ratePlanCode", rr.room_id as "roomId", rm.number as "roomNumber",
+            rr.adults, rr.children, rr.nightly_minor::text[] as "nightlyMinor", rr.total_minor::text as "totalMinor",
+            rr.checked_in_at as "checkedInAt", rr.checked_out_at as "checkedOutAt", rr.guest_names as "guestNames",
+            case when rr.policy_fee_kind is null then null else json_build_object(
+              'freeUntilHours', rr.policy_free_hours, 'feeKind', rr.policy_fee_kind, 'feeValue', rr.policy_fee_value::text,
+              'freeUntil', (res.arrival_date::timestamp at time zone ${propertyFieldSql("timeZone", "$1")})
+                           - make_interval(hours => rr.policy_free_hours)) end as policy
+       from reservation_rooms rr
+       join unnest($2::uuid[], $3::date[]) as res (id, arrival_date) on res.id = rr.reservation_id
+       join (${roomTypesSql("$1")}) rt on rt.id = rr.room_type_id
+       join (${ratePlansSql("$1")}) rp on rp.id = rr.rate_plan_id
+       left join (${roomsSql("$1")}) rm on rm.id = rr.room_id
+      where rr.property_id = $1 and rr.reservation_id = any($2::uuid[])
+      order by rr.position`,
+};
+
 /** One reservation of the property with its lines; `lock` takes the row lock that serialises its writers. */
 export async function findReservation(
   q: Queryable,
@@ -196,13 +199,19 @@ export async function findReservation(
   id: string,
   lock = false,
 ): Promise<Reservation | undefined> {
-  const rows = await q.query<Row>(
-    `select ${reservationCols} from reservations r
-      where r.property_id = $1 and r.id = $2${lock ? " for update of r" : ""}`,
-    [propertyId, id],
-  );
+  const rows = await q.query<Row>(lock ? reservationLocked : reservationById, [propertyId, id]);
   return (await withLines(q, propertyId, rows))[0];
 }
+
+const reservationById: Statement = {
+  name: "reservations_by_id",
+  text: `select ${reservationCols} from reservations r where r.property_id = $1 and r.id = $2`,
+};
+
+const reservationLocked: Statement = {
+  name: "reservations_by_id_locked",
+  text: `${reservationById.text} for update of r`,
+};
 
 /** A booking is identified by (provider, channel, external reference); provider and channel may be null. */
 export async function findByExternalReference(
@@ -213,7 +222,10 @@ export async function findByExternalReference(
   externalReference: string,
 ): Promise<string | undefined> {
   const [row] = await q.query<{ id: string }>(
-    "select id from reservations where property_id = $1 and coalesce(provider, '') = $2 and coalesce(channel, '') = $3 and external_reference = $4",
+    {
+      name: "reservations_by_external_reference",
+      text: "select id from reservations where property_id = $1 and coalesce(provider, '') = $2 and coalesce(channel, '') = $3 and external_reference = $4",
+    },
     [propertyId, provider ?? "", channel ?? "", externalReference],
   );
   return row?.id;
@@ -479,15 +491,18 @@ export async function bumpChangeSeq(
   last = true,
 ): Promise<bigint> {
   const [row] = await (last ? tx.queryLast.bind(tx) : tx.query.bind(tx))<{ seq: string }>(
-    `with ${also === undefined ? "" : `${also.with},`}
+    changeSeqStatement(`with ${also === undefined ? "" : `${also.with},`}
      c as (insert into property_counters (property_id, change_seq)
            select $1, 1 ${also === undefined ? "" : "from (select count(*) from ari_rows) a"}
            on conflict (property_id) do update set change_seq = property_counters.change_seq + 1 returning change_seq)
-     update reservations r set change_seq = c.change_seq from c where r.property_id = $1 and r.id = $2 returning r.change_seq::text as seq`,
+     update reservations r set change_seq = c.change_seq from c where r.property_id = $1 and r.id = $2 returning r.change_seq::text as seq`),
     [propertyId, reservationId, ...(also?.params ?? [])],
   );
   return BigInt(row!.seq);
 }
+
+/** bumpChangeSeq's texts (alone, or with a change's ARI feed entries) as named statements. */
+const changeSeqStatement = statementFamily("reservations_change_seq");
 
 /** Another active line holding this room on overlapping dates (an assignment conflict), if any. */
 /**

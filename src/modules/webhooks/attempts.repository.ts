@@ -1,5 +1,5 @@
 import type pg from "pg";
-import type { Queryable } from "../../db/queryable.ts";
+import { runQuery, statementFamily, type Queryable } from "../../db/queryable.ts";
 import { newId } from "../../lib/ids.ts";
 import type { Claimed, Finished } from "./deliveries.repository.ts";
 import { testEventType } from "./event-types.ts";
@@ -30,6 +30,9 @@ export async function insertInterruptedAttempts(pool: pg.Pool, claimed: readonly
   );
 }
 
+/** recordSuccesses's fixed text, named: every delivered batch runs it (planned once per connection). */
+const recordSuccessesStatement = statementFamily("webhooks_record_successes", 1);
+
 /**
  * Successes of a batch in one statement: the attempt rows, the deliveries settled, and the addresses'
  * failure counts reset (written only when there is something to reset or last_success_at is a minute
@@ -38,8 +41,9 @@ export async function insertInterruptedAttempts(pool: pg.Pool, claimed: readonly
  */
 export async function recordSuccesses(pool: pg.Pool, done: readonly Finished[], startedAt: Date): Promise<void> {
   const last = new Date(Math.max(...done.map((f) => f.finishedAt.getTime())));
-  await pool.query(
-    `with e as (
+  await runQuery(
+    pool,
+    recordSuccessesStatement(`with e as (
        update webhook_endpoints set last_success_at = $1, failing_since = null, failures_since_success = 0
        where id in (
          select id from webhook_endpoints
@@ -56,7 +60,7 @@ export async function recordSuccesses(pool: pg.Pool, done: readonly Finished[], 
      )
      update webhook_deliveries dl set status = 'succeeded', next_attempt_at = null, lease_until = null, last_http_status = u.http_status, last_error_class = null
      from unnest($7::uuid[], $10::int[], $11::int[]) as u(delivery_id, attempt, http_status)
-     where dl.id = u.delivery_id and dl.attempts = u.attempt and dl.status = 'pending' and (select count(*) from e) >= 0`,
+     where dl.id = u.delivery_id and dl.attempts = u.attempt and dl.status = 'pending' and (select count(*) from e) >= 0`),
     [
       last,
       [...new Set(done.map((f) => f.c.endpoint_id))],

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { newId } from "../../lib/ids.ts";
+import { runQuery, statementFamily } from "../../db/queryable.ts";
 import { clientGrantedSql } from "../auth/index.ts";
 import { domainEventSql, domainEventsByIdsSql, partnerEventsByIdsSql } from "../events/index.ts";
 import { partnerApiOnSql } from "../platform/index.ts";
@@ -58,8 +59,9 @@ export async function subscribedPairs(
   pool: pg.Pool,
   eventIds: readonly string[],
 ): Promise<{ event_id: string; property_id: string; type: string; endpoint_id: string }[]> {
-  const { rows } = await pool.query<{ event_id: string; property_id: string; type: string; endpoint_id: string }>(
-    `select e.id as event_id, e.property_id, e.type, ep.id as endpoint_id from (${domainEventsByIdsSql("$1::uuid[]")}) e
+  const { rows } = await runQuery<{ event_id: string; property_id: string; type: string; endpoint_id: string }>(
+    pool,
+    named.subscribedPairs(`select e.id as event_id, e.property_id, e.type, ep.id as endpoint_id from (${domainEventsByIdsSql("$1::uuid[]")}) e
      join webhook_endpoints ep on ep.status = 'open' and e.type = any(ep.event_types)
        and (ep.client_id is null and ep.property_id = e.property_id
          or ep.client_id is not null and e.type = any($2::text[]) and (ep.property_id is null or ep.property_id = e.property_id)
@@ -69,11 +71,17 @@ export async function subscribedPairs(
      select e.id, e.property_id, e.type, ep.id from (${partnerEventsByIdsSql("$1::uuid[]")}) e
      join webhook_endpoints ep on ep.client_id = e.client_id and ep.status = 'open' and e.type = any(ep.event_types)
        and (ep.property_id is null or ep.property_id = e.property_id) and ${clientGrantedSql("ep.client_id", "e.property_id")}
-     where ${partnerApiOnSql}`,
+     where ${partnerApiOnSql}`),
     [eventIds, partnerDomainEventTypes],
   );
   return rows;
 }
+
+/** The statements of every delivery, named (planned once per connection; each text is fixed). */
+const named = {
+  subscribedPairs: statementFamily("webhooks_subscribed_pairs", 1),
+  insertClaimed: statementFamily("webhooks_insert_claimed", 1),
+};
 
 /**
  * Creates the deliveries of (event, address) pairs with attempt 1 already claimed; the address and the platform
@@ -85,8 +93,9 @@ export async function insertClaimed(
   now: Date,
   leaseUntil: Date,
 ): Promise<Claimed[]> {
-  const { rows } = await pool.query<Claimed>(
-    `with c as (
+  const { rows } = await runQuery<Claimed>(
+    pool,
+    named.insertClaimed(`with c as (
        insert into webhook_deliveries (id, property_id, endpoint_id, event_id, event_type, status, attempts, first_attempt_at, last_attempt_at, next_attempt_at, lease_until, created_at)
        select u.id, u.property_id, u.endpoint_id, u.event_id, u.event_type, 'pending', 1, $1, $1, $1, $2, $1
        from unnest($3::uuid[], $4::uuid[], $5::uuid[], $6::uuid[], $7::text[]) as u(id, property_id, endpoint_id, event_id, event_type)
@@ -95,7 +104,7 @@ export async function insertClaimed(
        on conflict (endpoint_id, event_id) where resend_of is null and recovery_id is null and not is_test do nothing
        returning *, null::timestamptz as lapsed_lease
      )
-     select ${claimedColumns} from c ${claimedJoins}`,
+     select ${claimedColumns} from c ${claimedJoins}`),
     [
       now,
       leaseUntil,

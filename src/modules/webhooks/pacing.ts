@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { newId } from "../../lib/ids.ts";
+import { runQuery, type Statement } from "../../db/queryable.ts";
 
 /** An address's limits: deliveries started per second and requests in flight at once. */
 interface Limits {
@@ -46,7 +47,15 @@ interface ReserveRow {
  * the first free start slot (after the last reserved one, a pause and now), as many slots as the horizon allows,
  * and permits up to the concurrency left. A hold expires with the claim's lease (a dead process frees them).
  */
-const reserveSql = `with req as (
+const releaseSql: Statement = {
+  name: "webhooks_pacing_release",
+  text: `update webhook_pacing set holds = array(select h from unnest(holds) h where split_part(h, '|', 2) <> $2)
+         where endpoint_id = $1`,
+};
+
+const reserveSql: Statement = {
+  name: "webhooks_pacing_reserve",
+  text: `with req as (
     select u.endpoint_id, u.wanted, 1000.0 / u.per_second as interval_ms, u.concurrency, clock_timestamp() as now
     from unnest($1::uuid[], $2::int[], $3::int[], $4::int[]) as u(endpoint_id, wanted, per_second, concurrency)
   ), cur as (
@@ -71,7 +80,8 @@ const reserveSql = `with req as (
   )
   select endpoint_id, extract(epoch from now) * 1000 as now_ms, extract(epoch from (start0 - now)) * 1000 as first_ms, n as granted, least(n, free) as permits, free,
     interval_ms, extract(epoch from (start0 + n * interval_ms * interval '1 millisecond' - now)) * 1000 as next_ms
-  from granted`;
+  from granted`,
+};
 
 /** Longest wait for a free permit of an address before its deliveries go back to the queue. */
 export const maxPermitWaitMs = 2_000;
@@ -141,7 +151,7 @@ export function createPacing(pool: pg.Pool, opts: { horizonMs: number; holdMs: n
       token,
     ];
     let sent = performance.now();
-    let { rows } = await pool.query<ReserveRow>(reserveSql, params);
+    let { rows } = await runQuery<ReserveRow>(pool, reserveSql, params);
     if (rows.length < requests.length) {
       // An address's first batch: its row is made here, once (the reservation locks existing rows only).
       await pool.query(
@@ -150,7 +160,7 @@ export function createPacing(pool: pg.Pool, opts: { horizonMs: number; holdMs: n
         [requests.map((r) => r.endpointId)],
       );
       sent = performance.now();
-      ({ rows } = await pool.query<ReserveRow>(reserveSql, params));
+      ({ rows } = await runQuery<ReserveRow>(pool, reserveSql, params));
     }
     const answered = performance.now();
     const grants = new Map<string, Grant>();
@@ -215,11 +225,7 @@ export function createPacing(pool: pg.Pool, opts: { horizonMs: number; holdMs: n
     },
     /** Gives an address's permits of a batch back (its requests ended). */
     async release(endpointId: string, token: string): Promise<void> {
-      await pool.query(
-        `update webhook_pacing set holds = array(select h from unnest(holds) h where split_part(h, '|', 2) <> $2)
-         where endpoint_id = $1`,
-        [endpointId, token],
-      );
+      await runQuery(pool, releaseSql, [endpointId, token]);
     },
     /** A receiver asked for a pause (429/503 with Retry-After): nothing to it starts before then, from any process. */
     async pause(endpointId: string, ms: number): Promise<void> {
