@@ -3,7 +3,7 @@ import { recordChange } from "../audit/index.ts";
 import type { Statement } from "../../db/queryable.ts";
 import type { Tx } from "../../db/transaction.ts";
 import { recordEvents } from "../events/index.ts";
-import { recordAriChanges, type AriChange } from "./ari-log.ts";
+import { ariChangesSql, type AriChange } from "./ari-log.ts";
 import {
   ariWriteError,
   hasCap,
@@ -90,8 +90,9 @@ const applyStatement: Statement = {
 };
 
 /**
- * Applies checked changes with resolved ids in the caller's transaction, in one statement (applyStatement) after
- * the property's rate lock (lockRates), then their availability caps. Returns the distinct cells.
+ * Applies checked changes with resolved ids in the caller's transaction, in one statement (applyStatement), then
+ * their occupancy prices and availability caps, all sent at once (pipelined: one round trip). The caller holds the
+ * property's rate lock (lockRates) from an earlier statement. Returns the distinct cells.
  */
 async function applyChanges(
   tx: Tx,
@@ -99,15 +100,16 @@ async function applyChanges(
   changes: readonly AriWrite[],
   occupancy: readonly OccupancyWrite[],
 ): Promise<number> {
-  await lockRates(tx, propertyId);
-  const [row] = await tx.query<{ cells: string }>(applyStatement, columns(propertyId, changes));
-  await writeOccupancyPrices(tx, propertyId, occupancy);
   const capped = changes.filter(hasCap);
-  await applyCaps(
-    tx,
-    propertyId,
-    capped.map((c) => ({ ...c, weekdayMask: weekdayMask(c.weekdays), cap: c.availabilityCap! })),
-  );
+  const [[row]] = await Promise.all([
+    tx.query<{ cells: string }>(applyStatement, columns(propertyId, changes)),
+    writeOccupancyPrices(tx, propertyId, occupancy),
+    applyCaps(
+      tx,
+      propertyId,
+      capped.map((c) => ({ ...c, weekdayMask: weekdayMask(c.weekdays), cap: c.availabilityCap! })),
+    ),
+  ]);
   return Number(row!.cells);
 }
 
@@ -116,9 +118,17 @@ async function applyChanges(
  * room types (422 naming every change that breaks it), then the changes are applied with, per reason ("rate",
  * "restriction"), one availability.changed hint and one ARI feed entry spanning the room types, rate plans and dates
  * written: the records a staff SetPrices / SetRestrictions makes. Returns the distinct cells written.
+ *
+ * Three round trips: BEGIN, the rate lock and the reads (pipelined: the reads run after the lock); then, once the
+ * changes passed the checks, the cells, the events, the ARI feed entry (last: its counter row stays locked until
+ * commit, ari-log.ts), the audit entries and the COMMIT, all sent at once (Tx.queryLast). A failing statement aborts
+ * the transaction, so the ones behind it fail and the COMMIT rolls back; its error is the one the write reports.
+ * The caller's transaction ends with this write (nothing may follow it).
  */
 export async function writeAri(tx: Tx, propertyId: string, changes: readonly AriWrite[], now: Date): Promise<number> {
-  const [roomTypes, ratePlans] = await Promise.all([
+  // the lock first: a write that fails the checks below holds it only until its rollback
+  const [, roomTypes, ratePlans] = await Promise.all([
+    lockRates(tx, propertyId),
     repo.listRoomTypes(tx, propertyId),
     repo.listRatePlans(tx, propertyId),
   ]);
@@ -150,7 +160,7 @@ export async function writeAri(tx: Tx, propertyId: string, changes: readonly Ari
         occupancy.push({ ...c, weekdayMask: weekdayMask(c.weekdays), adults: p.adults, priceMinor: p.priceMinor });
     return { ...c, priceMinor: c.occupancyPrices!.find((p) => p.adults === max)?.priceMinor };
   });
-  const cells = await applyChanges(tx, propertyId, applied, occupancy);
+  const cells = applyChanges(tx, propertyId, applied, occupancy);
   for (const c of changes)
     recordChange(tx, {
       propertyId,
@@ -174,7 +184,7 @@ export async function writeAri(tx: Tx, propertyId: string, changes: readonly Ari
       ratePlans: reason === "allotment" ? [] : [...new Set(mine.map((c) => plans.get(c.ratePlanId)!.code))].sort(),
     });
   }
-  await recordEvents(
+  const events = recordEvents(
     tx,
     entries.map((e) => ({
       propertyId,
@@ -183,7 +193,11 @@ export async function writeAri(tx: Tx, propertyId: string, changes: readonly Ari
       data: { from: e.from, to: e.to, toExclusive: true, roomTypes: e.roomTypes, reason: e.reason },
     })),
   );
-  // last: the ARI counter row stays locked until commit (ari-log.ts)
-  await recordAriChanges(tx, propertyId, entries, now);
-  return cells;
+  // last, with the COMMIT: the ARI counter row stays locked until commit (ari-log.ts)
+  const feed = ariChangesSql(propertyId, entries, now, 1);
+  const fed =
+    feed === undefined ? undefined : tx.queryLast(`with ${feed.with} select count(*) from ari_rows`, feed.params);
+  // one Promise.all: the first statement to fail (they answer in order) is the error reported
+  const [written] = await Promise.all([cells, events, fed]);
+  return written;
 }

@@ -24,14 +24,17 @@ export async function upsertPrices(
   to: string,
   amountMinor: bigint,
 ): Promise<number> {
-  await lockRates(q, propertyId);
-  const rows = await q.query(
-    `insert into daily_prices (property_id, rate_plan_id, room_type_id, date, amount_minor)
+  // the lock and the write leave together (pipelined); the write runs after the lock, in a statement of its own
+  const [, rows] = await Promise.all([
+    lockRates(q, propertyId),
+    q.query(
+      `insert into daily_prices (property_id, rate_plan_id, room_type_id, date, amount_minor)
      select $1, $2, $3, d.day::date, $6 from generate_series($4::date, $5::date - 1, interval '1 day') as d(day)
      on conflict (property_id, rate_plan_id, room_type_id, date) do update set amount_minor = excluded.amount_minor
      returning 1`,
-    [propertyId, ratePlanId, roomTypeId, from, to, amountMinor.toString()],
-  );
+      [propertyId, ratePlanId, roomTypeId, from, to, amountMinor.toString()],
+    ),
+  ]);
   return rows.length;
 }
 

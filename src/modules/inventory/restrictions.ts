@@ -64,9 +64,11 @@ export async function upsertRestrictions(
   weekdays: number[],
 ): Promise<number> {
   const stay = (v: number | undefined) => (v === undefined || v === 0 ? null : v);
-  await lockRates(q, propertyId);
-  const rows = await q.query(
-    `insert into rate_restrictions as r (property_id, rate_plan_id, room_type_id, date, min_stay, max_stay, closed_to_arrival, closed_to_departure, stop_sell)
+  // the lock and the write leave together (pipelined); the write runs after the lock, in a statement of its own
+  const [, rows] = await Promise.all([
+    lockRates(q, propertyId),
+    q.query(
+      `insert into rate_restrictions as r (property_id, rate_plan_id, room_type_id, date, min_stay, max_stay, closed_to_arrival, closed_to_departure, stop_sell)
      select $1, p.rp, p.rt, d.day::date, $7::int, $9::int, coalesce($10::boolean, false), coalesce($11::boolean, false), coalesce($12::boolean, false)
        from unnest($2::uuid[], $3::uuid[]) as p(rp, rt)
       cross join generate_series($4::date, $5::date - 1, interval '1 day') as d(day)
@@ -78,22 +80,23 @@ export async function upsertRestrictions(
        closed_to_departure = coalesce($11::boolean, r.closed_to_departure),
        stop_sell = coalesce($12::boolean, r.stop_sell)
      returning 1`,
-    [
-      propertyId,
-      pairs.map((p) => p.ratePlanId),
-      pairs.map((p) => p.roomTypeId),
-      input.from,
-      input.to,
-      input.minStay !== undefined,
-      stay(input.minStay),
-      input.maxStay !== undefined,
-      stay(input.maxStay),
-      input.closedToArrival ?? null,
-      input.closedToDeparture ?? null,
-      input.stopSell ?? null,
-      weekdays,
-    ],
-  );
+      [
+        propertyId,
+        pairs.map((p) => p.ratePlanId),
+        pairs.map((p) => p.roomTypeId),
+        input.from,
+        input.to,
+        input.minStay !== undefined,
+        stay(input.minStay),
+        input.maxStay !== undefined,
+        stay(input.maxStay),
+        input.closedToArrival ?? null,
+        input.closedToDeparture ?? null,
+        input.stopSell ?? null,
+        weekdays,
+      ],
+    ),
+  ]);
   return rows.length;
 }
 
