@@ -53,6 +53,24 @@ describe("invoice lines", () => {
     );
   });
 
+  it("a discount of a minor unit that the taxes' rounding takes leaves no negative allowance", () => {
+    // 14 x 0.02 = 0.28 splits to 0.24 net (VAT 0.03, accommodation 0.01); less 0.01, 0.27 splits to 0.25 net
+    const item = computeItem(
+      {
+        lineNo: 1,
+        chargeCode: "X",
+        description: "x",
+        unitCode: "C62",
+        quantity: 14,
+        unitPriceMinor: 2n,
+        discountMinor: 1n,
+      },
+      { vatRateBp: 1000, accommodationTaxRateBp: 200, vatExemptionCode: null },
+    );
+    expect(item).toMatchObject({ grossMinor: 27n, netMinor: 25n, vatMinor: 2n, accommodationTaxMinor: 0n });
+    expect(undiscountedNet(item)).toBe(25n);
+  });
+
   it("groups charges of one code, text, amount and rates into a line with a quantity", () => {
     const room = { kind: "ROOM" as const, code: "ROOM", description: "Oda", amountMinor: 1500_00n };
     const minibar = { kind: "EXTRA" as const, code: "MINIBAR", description: "Minibar", amountMinor: 45_00n };
