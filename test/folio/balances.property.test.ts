@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
-import type { Client } from "@connectrpc/connect";
+import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import { FolioService, type Folio } from "../../gen/hotelops/folio/v1/folio_pb.js";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { createStaffSession, createTestProperty } from "../helpers/auth.ts";
@@ -135,7 +135,16 @@ describe("folio and account balances (property-based)", () => {
             case "invoice": {
               if ((await read(o.w)).charges.every((x) => x.invoiceId !== undefined)) break;
               const draft = (await c.createInvoiceDraft({ folioId: ids[o.w]! })).invoice!;
-              const inv = (await c.finalizeInvoice({ invoiceId: draft.id })).invoice!;
+              const finalized = await c.finalizeInvoice({ invoiceId: draft.id }).catch((e: unknown) => e);
+              if (finalized instanceof ConnectError) {
+                // a few kuruş whose VAT rounds to 0 at a taxed rate break GİB's rule (a 0 VAT amount needs an
+                // exemption reason): refused, nothing issued, the charges stay open
+                expect(finalized.code).toBe(Code.InvalidArgument);
+                expect(finalized.rawMessage).toContain("cbc:TaxExemptionReason");
+                expect(draft.taxMinor).toBe(0n);
+                break;
+              }
+              const inv = (finalized as { invoice: { id: string; totalMinor: bigint } }).invoice;
               issued.push({ id: inv.id, w: o.w, total: inv.totalMinor, returned: false });
               break;
             }
