@@ -91,7 +91,7 @@ export async function benchInvoices(): Promise<void> {
       );
     }
     console.log(
-      `${"GİB's rules on its document (delivery job)".padEnd(46)} ${`${p50(rulesMs).toFixed(1)} ms`.padStart(8)}`,
+      `${"GİB's rules on its document (in finalize)".padEnd(46)} ${`${p50(rulesMs).toFixed(1)} ms`.padStart(8)}`,
     );
     console.log(`${"compiling GİB's rules (once per process)".padEnd(46)} ${`${compileMs.toFixed(0)} ms`.padStart(8)}`);
   } finally {
