@@ -84,3 +84,17 @@ export const see = (page: Page, selector: string, text?: string | RegExp) =>
     .locator(selector, text === undefined ? {} : { hasText: text })
     .first()
     .waitFor({ timeout: 20_000 });
+
+/** Signs in on the panel's sign-in page as `email` of hotel `hotelCode` and waits for the Today page. */
+export async function signInToToday(
+  page: Page,
+  baseUrl: string,
+  user: { hotelCode: string; email: string; password: string },
+): Promise<void> {
+  await page.goto(`${baseUrl}/panel/sign-in`);
+  await page.fill("#hotel", user.hotelCode);
+  await page.fill("#email", user.email);
+  await page.fill("#password", user.password);
+  await page.click("button[type=submit]");
+  await page.waitForURL(/\/panel\/today$/);
+}

@@ -12,7 +12,7 @@ import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { createStaffSession, createTestProperty } from "../helpers/auth.ts";
 import { seedReservation, seedRoomTypeAndRatePlan } from "../helpers/hotel-fixtures.ts";
 import { launchChromium } from "../helpers/prerequisites.ts";
-import { openPage, see, settled } from "../helpers/panel-browser.ts";
+import { openPage, see, settled, signInToToday } from "../helpers/panel-browser.ts";
 
 let app: TestApp;
 let browser: Browser;
@@ -45,12 +45,7 @@ afterAll(async () => {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function signIn(page: Page, hotel: string, email: string, pass: string) {
-  await page.goto(`${app.baseUrl}/panel/sign-in`);
-  await page.fill("#hotel", hotel);
-  await page.fill("#email", email);
-  await page.fill("#password", pass);
-  await page.click("button[type=submit]");
-  await page.waitForURL(/\/panel\/today$/);
+  await signInToToday(page, app.baseUrl, { hotelCode: hotel, email, password: pass });
   await settled(page);
 }
 

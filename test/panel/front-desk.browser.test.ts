@@ -20,7 +20,7 @@ import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { bearer, createStaffSession, createTestProperty } from "../helpers/auth.ts";
 import { seedInvoiceIssuer } from "../helpers/hotel-fixtures.ts";
 import { launchChromium } from "../helpers/prerequisites.ts";
-import { checkScreen, openPage, see } from "../helpers/panel-browser.ts";
+import { checkScreen, openPage, see, signInToToday } from "../helpers/panel-browser.ts";
 
 const shotsDir =
   process.env.PANEL_SCREENSHOTS_DIR ??
@@ -108,12 +108,7 @@ afterAll(async () => {
 });
 
 async function signIn(page: Page, email: string) {
-  await page.goto(`${app.baseUrl}/panel/sign-in`);
-  await page.fill("#hotel", hotel.code);
-  await page.fill("#email", email);
-  await page.fill("#password", password);
-  await page.click("button[type=submit]");
-  await page.waitForURL(/\/panel\/today$/);
+  await signInToToday(page, app.baseUrl, { hotelCode: hotel.code, email, password });
 }
 
 async function quote(page: Page, arrival: string, departure: string) {

@@ -17,7 +17,7 @@ import { buildPanel } from "../../panel/build.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { bearer, createStaffSession, createTestClient, createTestProperty } from "../helpers/auth.ts";
 import { launchChromium } from "../helpers/prerequisites.ts";
-import { activeId, checkScreen, openPage, see, setLang, settled } from "../helpers/panel-browser.ts";
+import { activeId, checkScreen, openPage, see, setLang, settled, signInToToday } from "../helpers/panel-browser.ts";
 
 const shotsDir =
   process.env.PANEL_SCREENSHOTS_DIR ??
@@ -124,12 +124,7 @@ afterAll(async () => {
 const navLink = (page: Page, name: string) => page.locator("nav.main-nav").getByRole("link", { name, exact: true });
 
 async function signIn(page: Page, email: string) {
-  await page.goto(`${app.baseUrl}/panel/sign-in`);
-  await page.fill("#hotel", hotel.code);
-  await page.fill("#email", email);
-  await page.fill("#password", password);
-  await page.click("button[type=submit]");
-  await page.waitForURL(/\/panel\/today$/);
+  await signInToToday(page, app.baseUrl, { hotelCode: hotel.code, email, password });
 }
 
 /** Tab from where the focus is until the element with this id has it (at most 40 stops). */

@@ -15,7 +15,7 @@ import { buildPanel } from "../../panel/build.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { bearer, createStaffSession, createTestProperty } from "../helpers/auth.ts";
 import { launchChromium } from "../helpers/prerequisites.ts";
-import { checkScreen, openPage, setLang } from "../helpers/panel-browser.ts";
+import { checkScreen, openPage, setLang, signInToToday } from "../helpers/panel-browser.ts";
 
 const shotsDir =
   process.env.PANEL_SCREENSHOTS_DIR ??
@@ -82,12 +82,7 @@ afterAll(async () => {
 const cell = (page: Page, key: string) => page.locator(`#ari-grid td[data-cell="${key}"]`);
 
 async function signIn(page: Page, email: string) {
-  await page.goto(`${app.baseUrl}/panel/sign-in`);
-  await page.fill("#hotel", hotel.code);
-  await page.fill("#email", email);
-  await page.fill("#password", password);
-  await page.click("button[type=submit]");
-  await page.waitForURL(/\/panel\/today$/);
+  await signInToToday(page, app.baseUrl, { hotelCode: hotel.code, email, password });
   await page.goto(`${app.baseUrl}/panel/rates`);
   await page.locator("#ari-grid").waitFor({ timeout: 20_000 });
 }
