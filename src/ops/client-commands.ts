@@ -3,6 +3,7 @@ import { createAdminService } from "../modules/admin/index.ts";
 import type { ApiClient } from "../modules/auth/index.ts";
 import { createPartnerRoomTypeCodes } from "../modules/connectivity/index.ts";
 import { createWebhookParts, partnerCallbackEventTypes } from "../modules/webhooks/index.ts";
+import type { Deps } from "../modules/module.ts";
 import { list, positional, str, type Command } from "./command-input.ts";
 
 function clientJson(c: ApiClient): object {
@@ -19,6 +20,11 @@ function clientJson(c: ApiClient): object {
     approvedAt: c.approvedAt?.toISOString() ?? null,
   };
 }
+
+/** A partner client's callback addresses, as the panel's API access page manages them. */
+const callbacksOf = (deps: Deps) => createWebhookParts(deps, createPartnerRoomTypeCodes(deps.db.pool)).callbacks;
+
+const clientOption = { type: "string", help: "the partner client's id" } as const;
 
 /** The OAuth clients' commands: create, approve, list, and a partner client's callback addresses. */
 export const clientCommands: Record<string, Command> = {
@@ -65,7 +71,7 @@ export const clientCommands: Record<string, Command> = {
       "Add a callback address for a partner client (all its granted properties); prints the address and its whsec_ secret (shown once).",
     usage: "--client <clientId> --url <https url> --events <type,...> [--description <text>]",
     options: {
-      client: { type: "string", help: "the partner client's id" },
+      client: clientOption,
       url: { type: "string", help: "the partner's https address (public host; port 443 or >= 1024)" },
       events: {
         type: "string",
@@ -74,8 +80,7 @@ export const clientCommands: Record<string, Command> = {
       description: { type: "string", help: "label shown in the panel" },
     },
     async run(deps, input) {
-      const { callbacks } = createWebhookParts(deps, createPartnerRoomTypeCodes(deps.db.pool));
-      const { callback, secret } = await callbacks.create({
+      const { callback, secret } = await callbacksOf(deps).create({
         clientId: str(input, "client"),
         propertyId: null,
         url: str(input, "url"),
@@ -100,11 +105,9 @@ export const clientCommands: Record<string, Command> = {
   "client:callbacks": {
     summary: "List a partner client's callback addresses (never their secrets).",
     usage: "--client <clientId>",
-    options: { client: { type: "string", help: "the partner client's id" } },
+    options: { client: clientOption },
     async run(deps, input) {
-      const list = await createWebhookParts(deps, createPartnerRoomTypeCodes(deps.db.pool)).callbacks.listOfClient(
-        str(input, "client"),
-      );
+      const list = await callbacksOf(deps).listOfClient(str(input, "client"));
       const json = list.map((c) => ({
         callbackId: c.id,
         url: c.url,
@@ -124,15 +127,12 @@ export const clientCommands: Record<string, Command> = {
     summary: "Revoke a partner client's callback address (its deliveries and history go with it).",
     usage: "--client <clientId> --callback <callbackId>",
     options: {
-      client: { type: "string", help: "the partner client's id" },
+      client: clientOption,
       callback: { type: "string", help: "the callback address id" },
     },
     async run(deps, input) {
       const id = str(input, "callback");
-      await createWebhookParts(deps, createPartnerRoomTypeCodes(deps.db.pool)).callbacks.revoke(
-        { clientId: str(input, "client") },
-        id,
-      );
+      await callbacksOf(deps).revoke({ clientId: str(input, "client") }, id);
       return { json: { callbackId: id, revoked: true }, text: `Callback address ${id} revoked.` };
     },
   },

@@ -4,28 +4,23 @@
 // an invoice drafted for a named buyer, the server's refusals shown under the fields they name; a guest moved on the
 // room rack (the server's refusal shown, then another room type with its prices).
 // axe-core on every new screen in both languages and a screenshot of each (the folder is printed).
-import { mkdirSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CancellationFeeKind, InventoryService } from "../../gen/hotelops/inventory/v1/inventory_pb.js";
 import { newId } from "../../src/lib/ids.ts";
-import { buildPanel } from "../../panel/build.ts";
-import { startTestApp, type TestApp } from "../helpers/app.ts";
-import { bearer, createStaffSession, createTestProperty } from "../helpers/auth.ts";
+import type { TestApp } from "../helpers/app.ts";
+import { mobileBooking, startDeskHotel } from "../helpers/desk-hotel.ts";
+import { bearer, createStaffSession } from "../helpers/auth.ts";
 import { seedInvoiceIssuer } from "../helpers/hotel-fixtures.ts";
 import { launchChromium } from "../helpers/prerequisites.ts";
 import { checkScreen, openPage, see, signInToToday } from "../helpers/panel-browser.ts";
 
-const shotsDir =
-  process.env.PANEL_SCREENSHOTS_DIR ??
-  join(tmpdir(), `hotelops-desk-changes-screens-${new Date().toISOString().replace(/[:.]/g, "-")}`);
 const password = "change-pass-2026";
 
 let app: TestApp;
+let shotsDir: string;
 let browser: Browser;
 let hotel: { id: string; code: string };
 let managerEmail: string;
@@ -35,28 +30,9 @@ let barId = "";
 const inHouse = { id: "", code: "" };
 
 beforeAll(async () => {
-  await buildPanel();
-  mkdirSync(shotsDir, { recursive: true });
-  console.log(`desk changes screenshots: ${shotsDir}`);
-  app = await startTestApp({ env: { RATE_LIMIT_STAFF_PER_MINUTE: "100000", RATE_LIMIT_ANON_PER_MINUTE: "100000" } });
-  hotel = await createTestProperty(app, { businessDate: "2027-03-01" });
-  const inventory = app.services.inventory;
-  const dbl = await inventory.createRoomType(hotel.id, { code: "DBL", name: "Double", maxOccupancy: 2 });
-  const ste = await inventory.createRoomType(hotel.id, { code: "STE", name: "Suite", maxOccupancy: 2 });
-  const rooms: Record<string, string> = {};
-  for (const n of ["101", "102"])
-    rooms[n] = (await inventory.createRoom(hotel.id, { number: n, roomTypeId: dbl.id })).id;
-  // one suite: a stay moved into it sells the type out
-  await inventory.createRoom(hotel.id, { number: "201", roomTypeId: ste.id });
-  const plan = (code: string, roomTypeIds: string[]) =>
-    inventory.createRatePlan(hotel.id, { code, name: code, boardType: "ROOM_ONLY", roomTypeIds });
-  const bar = await plan("BAR", [dbl.id, ste.id]);
-  const nrf = await plan("NRF", [dbl.id]);
-  const price = (ratePlanId: string, roomTypeId: string, amountMinor: bigint) =>
-    inventory.setPrices(hotel.id, { ratePlanId, roomTypeId, from: "2027-03-01", to: "2027-04-30", amountMinor });
-  await price(bar.id, dbl.id, 25000n);
-  await price(bar.id, ste.id, 40000n);
-  await price(nrf.id, dbl.id, 20000n);
+  const desk = await startDeskHotel("desk-changes");
+  ({ app, hotel, shotsDir } = desk);
+  const { dbl, bar, rooms } = desk;
   const manager = await createStaffSession(app, { propertyCode: hotel.code, role: "manager", password });
   managerEmail = manager.email;
   managerToken = manager.accessToken;
@@ -73,22 +49,14 @@ beforeAll(async () => {
   );
   // a guest in room 101 since the first business date, which the night audit closed: the folio has a night charged
   await seedInvoiceIssuer(app.db.pool, hotel.id);
-  const res = await fetch(`${app.baseUrl}/api/mobile/v1/reservations`, {
-    method: "POST",
-    headers: { ...bearer(manager.accessToken), "content-type": "application/json", "idempotency-key": newId() },
-    body: JSON.stringify({
-      holderName: "Ines House",
-      arrivalDate: "2027-03-01",
-      departureDate: "2027-03-04",
-      roomTypeId: dbl.id,
-      ratePlanId: bar.id,
-      adults: 2,
-      totalMinor: 75000,
-      currency: "TRY",
-    }),
+  const stay = await mobileBooking(app, manager.accessToken, {
+    holderName: "Ines House",
+    arrivalDate: "2027-03-01",
+    departureDate: "2027-03-04",
+    roomTypeId: dbl.id,
+    ratePlanId: bar.id,
+    totalMinor: 75000,
   });
-  if (res.status !== 201) throw new Error(`mobile create: ${res.status} ${await res.text()}`);
-  const stay = (await res.json()) as { id: string; code: string; rooms: { id: string }[] };
   Object.assign(inHouse, { id: stay.id, code: stay.code });
   await app.services.reservations.checkIn(
     { propertyId: hotel.id, canOverridePrice: false },

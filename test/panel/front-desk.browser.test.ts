@@ -4,8 +4,7 @@
 // number, the identity scan, the occupancy the server enforces), a payment reversed, an invoice drafted, finalised
 // and its e-document downloaded as XML and PDF, and a cancellation whose fee is shown before the confirmation.
 // axe-core on every new screen in both languages and a screenshot of each (the folder is printed).
-import { mkdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createClient } from "@connectrpc/connect";
@@ -14,21 +13,18 @@ import { type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GuestService } from "../../gen/hotelops/guest/v1/guest_pb.js";
 import { CancellationFeeKind, InventoryService } from "../../gen/hotelops/inventory/v1/inventory_pb.js";
-import { newId } from "../../src/lib/ids.ts";
-import { buildPanel } from "../../panel/build.ts";
-import { startTestApp, type TestApp } from "../helpers/app.ts";
-import { bearer, createStaffSession, createTestProperty } from "../helpers/auth.ts";
+import type { TestApp } from "../helpers/app.ts";
+import { mobileBooking, startDeskHotel } from "../helpers/desk-hotel.ts";
+import { bearer, createStaffSession } from "../helpers/auth.ts";
 import { seedInvoiceIssuer } from "../helpers/hotel-fixtures.ts";
 import { launchChromium } from "../helpers/prerequisites.ts";
 import { checkScreen, openPage, see, signInToToday } from "../helpers/panel-browser.ts";
 
-const shotsDir =
-  process.env.PANEL_SCREENSHOTS_DIR ??
-  join(tmpdir(), `hotelops-front-desk-screens-${new Date().toISOString().replace(/[:.]/g, "-")}`);
 const password = "desk-pass-2026";
 const passportPhoto = fileURLToPath(new URL("../fixtures/identity/passport-td3.jpg", import.meta.url));
 
 let app: TestApp;
+let shotsDir: string;
 let browser: Browser;
 let hotel: { id: string; code: string };
 let managerEmail: string;
@@ -36,25 +32,9 @@ let deskEmail: string;
 const stays = { fee: { id: "", code: "" }, free: { id: "", code: "" } };
 
 beforeAll(async () => {
-  await buildPanel();
-  mkdirSync(shotsDir, { recursive: true });
-  console.log(`front desk screenshots: ${shotsDir}`);
-  app = await startTestApp({ env: { RATE_LIMIT_STAFF_PER_MINUTE: "100000", RATE_LIMIT_ANON_PER_MINUTE: "100000" } });
-  hotel = await createTestProperty(app, { businessDate: "2027-03-01" });
-  const inventory = app.services.inventory;
-  const dbl = await inventory.createRoomType(hotel.id, { code: "DBL", name: "Double", maxOccupancy: 2 });
-  const ste = await inventory.createRoomType(hotel.id, { code: "STE", name: "Suite", maxOccupancy: 2 });
-  for (const n of ["101", "102"]) await inventory.createRoom(hotel.id, { number: n, roomTypeId: dbl.id });
-  await inventory.createRoom(hotel.id, { number: "201", roomTypeId: ste.id });
-  const plan = (code: string, roomTypeIds: string[]) =>
-    inventory.createRatePlan(hotel.id, { code, name: code, boardType: "ROOM_ONLY", roomTypeIds });
-  const bar = await plan("BAR", [dbl.id, ste.id]);
-  const nrf = await plan("NRF", [dbl.id]);
-  const price = (ratePlanId: string, roomTypeId: string, amountMinor: bigint) =>
-    inventory.setPrices(hotel.id, { ratePlanId, roomTypeId, from: "2027-03-01", to: "2027-04-30", amountMinor });
-  await price(bar.id, dbl.id, 25000n);
-  await price(bar.id, ste.id, 40000n);
-  await price(nrf.id, dbl.id, 20000n);
+  const desk = await startDeskHotel("front-desk");
+  ({ app, hotel, shotsDir } = desk);
+  const { dbl, bar, nrf } = desk;
   await seedInvoiceIssuer(app.db.pool, hotel.id);
   const manager = await createStaffSession(app, { propertyCode: hotel.code, role: "manager", password });
   managerEmail = manager.email;
@@ -79,24 +59,15 @@ beforeAll(async () => {
     { givenName: "Jane", familyName: "Roe", nationality: "GB", documentType: "PASSPORT", documentNumber: "X1234567" },
     opts,
   );
-  const mobileCreate = async (holderName: string, ratePlanId: string, nightly: number) => {
-    const res = await fetch(`${app.baseUrl}/api/mobile/v1/reservations`, {
-      method: "POST",
-      headers: { ...bearer(manager.accessToken), "content-type": "application/json", "idempotency-key": newId() },
-      body: JSON.stringify({
-        holderName,
-        arrivalDate: "2027-03-10",
-        departureDate: "2027-03-12",
-        roomTypeId: dbl.id,
-        ratePlanId,
-        adults: 2,
-        totalMinor: nightly * 2,
-        currency: "TRY",
-      }),
+  const mobileCreate = (holderName: string, ratePlanId: string, nightly: number) =>
+    mobileBooking(app, manager.accessToken, {
+      holderName,
+      arrivalDate: "2027-03-10",
+      departureDate: "2027-03-12",
+      roomTypeId: dbl.id,
+      ratePlanId,
+      totalMinor: nightly * 2,
     });
-    if (res.status !== 201) throw new Error(`mobile create: ${res.status} ${await res.text()}`);
-    return (await res.json()) as { id: string; code: string };
-  };
   stays.fee = await mobileCreate("Carl Fee", bar.id, 25000);
   stays.free = await mobileCreate("Fay Free", nrf.id, 20000);
   browser = await launchChromium();

@@ -69,6 +69,36 @@ export function useLoad<T>(
   return { ...state, reload: () => setTick((n) => n + 1) };
 }
 
+/**
+ * An action the page sends to the server: `run(work)` clears the last problem, marks the page busy while `work`
+ * runs and keeps its failure as the problem to show. It resolves to that problem (undefined when the work
+ * succeeded), for a page that also marks the field the server named.
+ */
+export function useAction(): {
+  busy: boolean;
+  problem: Problem | undefined;
+  setProblem: (problem: Problem | undefined) => void;
+  run: (work: () => Promise<unknown>) => Promise<Problem | undefined>;
+} {
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<Problem | undefined>();
+  async function run(work: () => Promise<unknown>): Promise<Problem | undefined> {
+    setProblem(undefined);
+    setBusy(true);
+    try {
+      await work();
+      return undefined;
+    } catch (err) {
+      const found = problemOf(err);
+      setProblem(found);
+      return found;
+    } finally {
+      setBusy(false);
+    }
+  }
+  return { busy, problem, setProblem, run };
+}
+
 /** The signing secret, shown once, with a copy button and the warning. */
 export function SecretBox({ secret, note, onDone }: { secret: string; note?: string | undefined; onDone: () => void }) {
   const { t } = useI18n();

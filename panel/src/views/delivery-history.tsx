@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
-import { dateOf, problemOf, type Problem, type Signed, type WebhookDeliveryAttempt } from "../api.ts";
+import { dateOf, type Signed, type WebhookDeliveryAttempt } from "../api.ts";
 import { formatDate, lookup, useI18n, type Key } from "../i18n.ts";
-import { ErrorBox, useLoad } from "./common.tsx";
+import { ErrorBox, useAction, useLoad } from "./common.tsx";
 
 /** A result kept as key and values, so it follows a language switch. */
 export type Msg = { key: Key; params?: Record<string, string | number> } | undefined;
@@ -17,7 +17,7 @@ export function History({ signed, endpointId, tick }: { signed: Signed; endpoint
   const [cursor, setCursor] = useState<string | undefined>();
   const [reload, setReload] = useState(0);
   const [resendMessage, setResendMessage] = useState<Msg>();
-  const [problem, setProblem] = useState<Problem | undefined>();
+  const { problem, run } = useAction();
   const catalogue = useLoad(() => signed.webhooks.listWebhookEventTypes({}), []);
   const page = useLoad(async () => {
     const r = await signed.webhooks.listWebhookDeliveries({ endpointId, deliveryStatus, eventType, limit: 50 });
@@ -28,7 +28,7 @@ export function History({ signed, endpointId, tick }: { signed: Signed; endpoint
   const rows = [...(page.data?.deliveries ?? []), ...older];
 
   async function more() {
-    try {
+    await run(async () => {
       const r = await signed.webhooks.listWebhookDeliveries({
         endpointId,
         deliveryStatus,
@@ -38,16 +38,13 @@ export function History({ signed, endpointId, tick }: { signed: Signed; endpoint
       });
       setOlder([...older, ...r.deliveries]);
       setCursor(r.nextCursor);
-    } catch (err) {
-      setProblem(problemOf(err));
-    }
+    });
   }
 
   /** Resends, then follows the new delivery's first attempt for a few seconds and says how it went. */
   async function resend(deliveryId: string) {
-    setProblem(undefined);
     setResendMessage(undefined);
-    try {
+    await run(async () => {
       const r = await signed.webhooks.resendWebhookDelivery({ endpointId, deliveryId });
       setResendMessage({ key: "resendUnderway" });
       for (let i = 0; i < 40; i++) {
@@ -64,9 +61,7 @@ export function History({ signed, endpointId, tick }: { signed: Signed; endpoint
         }
       }
       setReload((n) => n + 1);
-    } catch (err) {
-      setProblem(problemOf(err));
-    }
+    });
   }
 
   const seen = new Set<string>();

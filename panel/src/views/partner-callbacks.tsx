@@ -1,8 +1,8 @@
 import { useState } from "preact/hooks";
-import { problemOf, type Problem, type Signed } from "../api.ts";
+import { type Signed } from "../api.ts";
 import { useI18n } from "../i18n.ts";
 import { statusKey } from "./webhooks.tsx";
-import { Confirm, ErrorBox, SecretBox, useLoad } from "./common.tsx";
+import { Confirm, ErrorBox, SecretBox, useAction, useLoad } from "./common.tsx";
 
 const types = [
   "partner_message.processed",
@@ -29,29 +29,24 @@ export function PartnerCallbacks({
   const [clientId, setClientId] = useState(clients[0]?.clientId ?? "");
   const [url, setUrl] = useState("");
   const [chosen, setChosen] = useState<string[]>(["partner_message.processed", "partner_message.rejected"]);
-  const [problem, setProblem] = useState<Problem | undefined>();
+  const { problem, run } = useAction();
   const [secret, setSecret] = useState("");
   const [revoking, setRevoking] = useState("");
   async function add(e: Event) {
     e.preventDefault();
-    setProblem(undefined);
-    try {
+    await run(async () => {
       const r = await signed.webhooks.createPartnerCallback({ clientId, url, eventTypes: chosen });
       setSecret(r.secret);
       setUrl("");
       list.reload();
-    } catch (err) {
-      setProblem(problemOf(err));
-    }
+    });
   }
   async function revoke(id: string) {
     setRevoking("");
-    try {
+    await run(async () => {
       await signed.webhooks.deletePartnerCallback({ callbackId: id });
       list.reload();
-    } catch (err) {
-      setProblem(problemOf(err));
-    }
+    });
   }
   const provider = (id: string) => clients.find((c) => c.clientId === id)?.provider ?? id;
   return (

@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
-import { login, problemOf, verify, type Problem, type Signed } from "../api.ts";
+import { login, verify, type Signed } from "../api.ts";
 import { useI18n } from "../i18n.ts";
-import { ErrorBox, PageTitle } from "./common.tsx";
+import { ErrorBox, PageTitle, useAction } from "./common.tsx";
 
 export function SignIn({
   notice,
@@ -18,20 +18,7 @@ export function SignIn({
   const [password, setPassword] = useState("");
   const [challenge, setChallenge] = useState<{ id: string; maskedEmail: string } | undefined>();
   const [code, setCode] = useState("");
-  const [problem, setProblem] = useState<Problem | undefined>();
-  const [busy, setBusy] = useState(false);
-
-  async function run(step: () => Promise<void>) {
-    setBusy(true);
-    setProblem(undefined);
-    try {
-      await step();
-    } catch (err) {
-      setProblem(problemOf(err));
-    } finally {
-      setBusy(false);
-    }
-  }
+  const { busy, problem, setProblem, run } = useAction();
 
   const submitLogin = (e: Event) => {
     e.preventDefault();

@@ -1,8 +1,8 @@
 import { useState } from "preact/hooks";
-import { dateOf, problemOf, WebhookEndpointStatus, type Problem, type Signed, type WebhookEndpoint } from "../api.ts";
+import { dateOf, WebhookEndpointStatus, type Signed, type WebhookEndpoint } from "../api.ts";
 import { formatDate, useI18n } from "../i18n.ts";
 import { navigate } from "../router.ts";
-import { Confirm, ErrorBox, PageTitle, SecretBox, useLoad } from "./common.tsx";
+import { Confirm, ErrorBox, PageTitle, SecretBox, useAction, useLoad } from "./common.tsx";
 import { History } from "./delivery-history.tsx";
 import { statusKey } from "./webhooks.tsx";
 
@@ -16,8 +16,7 @@ export function WebhookDetail({ signed, id }: { signed: Signed; id: string }) {
   const [secret, setSecret] = useState<string | undefined>();
   const [pending, setPending] = useState<Pending>();
   const [message, setMessage] = useState<Msg>();
-  const [problem, setProblem] = useState<Problem | undefined>();
-  const [busy, setBusy] = useState(false);
+  const { busy, problem, run } = useAction();
   const [historyTick, setHistoryTick] = useState(0);
   const ep = endpoint ?? loaded.data?.endpoint;
 
@@ -42,19 +41,13 @@ export function WebhookDetail({ signed, id }: { signed: Signed; id: string }) {
     );
   }
 
-  async function act(run: () => Promise<Msg | void>) {
-    setBusy(true);
-    setProblem(undefined);
+  async function act(work: () => Promise<Msg | void>) {
     setMessage(undefined);
-    try {
-      const msg = await run();
+    await run(async () => {
+      const msg = await work();
       if (msg) setMessage(msg);
-    } catch (err) {
-      setProblem(problemOf(err));
-    } finally {
-      setBusy(false);
-      setPending(undefined);
-    }
+    });
+    setPending(undefined);
   }
   const test = () =>
     act(async () => {

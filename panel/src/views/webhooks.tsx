@@ -1,8 +1,8 @@
 import { useState } from "preact/hooks";
-import { dateOf, problemOf, WebhookEndpointStatus, type Problem, type Signed } from "../api.ts";
+import { dateOf, WebhookEndpointStatus, type Signed } from "../api.ts";
 import { formatDate, useI18n, type Key, type T } from "../i18n.ts";
 import { navigate } from "../router.ts";
-import { ErrorBox, PageTitle, SecretBox, useLoad } from "./common.tsx";
+import { ErrorBox, PageTitle, SecretBox, useAction, useLoad } from "./common.tsx";
 
 export const statusKey = (s: WebhookEndpointStatus): Key =>
   s === WebhookEndpointStatus.CLOSED
@@ -102,9 +102,8 @@ export function CreateWebhook({ signed }: { signed: Signed }) {
   const [types, setTypes] = useState<string[]>([]);
   const [urlError, setUrlError] = useState<string | undefined>();
   const [typesError, setTypesError] = useState<string | undefined>();
-  const [problem, setProblem] = useState<Problem | undefined>();
   const [created, setCreated] = useState<{ id: string; secret: string } | undefined>();
-  const [busy, setBusy] = useState(false);
+  const { busy, problem, run } = useAction();
 
   async function submit(e: Event) {
     e.preventDefault();
@@ -115,19 +114,12 @@ export function CreateWebhook({ signed }: { signed: Signed }) {
       document.getElementById(u !== undefined ? "url" : "events-legend")?.focus();
       return;
     }
-    setBusy(true);
-    setProblem(undefined);
-    try {
+    const failed = await run(async () => {
       const r = await signed.webhooks.createWebhookEndpoint({ url: url.trim(), eventTypes: types, description });
       setCreated({ id: r.endpoint!.id, secret: r.secret });
-    } catch (err) {
-      const p = problemOf(err);
-      setProblem(p);
-      const reason = p.fields.find((f) => f.field === "url")?.reason;
-      if (reason) setUrlError(reason);
-    } finally {
-      setBusy(false);
-    }
+    });
+    const reason = failed?.fields.find((f) => f.field === "url")?.reason;
+    if (reason) setUrlError(reason);
   }
 
   if (created) {

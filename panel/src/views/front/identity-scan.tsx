@@ -3,9 +3,9 @@
 // room line's guest (save_to_room_line with confirmed). Nothing is kept in the browser beyond the page.
 import { Fragment } from "preact";
 import { useState } from "preact/hooks";
-import { problemOf, type Problem, type RoomLine, type Signed } from "../../api.ts";
+import { type RoomLine, type Signed } from "../../api.ts";
 import { useI18n } from "../../i18n.ts";
-import { ErrorBox } from "../common.tsx";
+import { ErrorBox, useAction } from "../common.tsx";
 
 type Scan = Awaited<ReturnType<Signed["mobile"]["scanIdentityDocument"]>>;
 
@@ -24,13 +24,10 @@ export function IdentityScan(props: { signed: Signed; line: RoomLine; index: num
   const [documentType, setDocumentType] = useState("PASSPORT");
   const [files, setFiles] = useState<FileList | null>(null);
   const [scan, setScan] = useState<Scan | undefined>();
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<Problem | undefined>();
+  const { busy, problem, run } = useAction();
   const id = (s: string) => `${s}-${props.index}`;
   async function send(save: boolean) {
-    setProblem(undefined);
-    setBusy(true);
-    try {
+    await run(async () => {
       const out = await props.signed.mobile.scanIdentityDocument({
         documentType,
         images: await images(files),
@@ -41,11 +38,7 @@ export function IdentityScan(props: { signed: Signed; line: RoomLine; index: num
         const g = out.guest;
         props.onSaved(t("scanSaved", { name: `${g?.givenName ?? ""} ${g?.familyName ?? ""}`.trim() }));
       } else setScan(out);
-    } catch (err) {
-      setProblem(problemOf(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   }
   const fields = scan
     ? ([

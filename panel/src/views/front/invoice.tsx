@@ -2,9 +2,9 @@
 // invoice-buyer.tsx, or an unknown consumer), its finalisation (FinalizeInvoice) and the issued invoice's e-document as XML or PDF (GetInvoiceDocument,
 // saved by the browser). No RPC lists a folio's invoices, so the invoice in hand is kept in the address (?invoice=).
 import { useState } from "preact/hooks";
-import { can, formatMoney, InvoiceStatus, problemOf, type Problem, type Signed } from "../../api.ts";
+import { can, formatMoney, InvoiceStatus, type Signed } from "../../api.ts";
 import { useI18n } from "../../i18n.ts";
-import { Confirm, ErrorBox, useLoad } from "../common.tsx";
+import { Confirm, ErrorBox, useAction, useLoad } from "../common.tsx";
 import { formatDay, propertyCode } from "./shared.tsx";
 import { BuyerFields, buyerOf, emptyBuyer, type BuyerForm } from "./invoice-buyer.tsx";
 
@@ -32,25 +32,13 @@ export function InvoicePanel({
     [invoiceId],
   );
   const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
   const [done, setDone] = useState("");
-  const [problem, setProblem] = useState<Problem | undefined>();
+  const { busy, problem, run: act } = useAction();
   const [buyer, setBuyer] = useState<BuyerForm>(emptyBuyer);
   const issue = can(signed, "invoices.issue");
   const inv = invoice.data;
   const money = (m: bigint) => (inv === undefined ? "" : formatMoney(lang, m, inv.amountScale, inv.currency));
 
-  async function act(run: () => Promise<void>) {
-    setProblem(undefined);
-    setBusy(true);
-    try {
-      await run();
-    } catch (err) {
-      setProblem(problemOf(err));
-    } finally {
-      setBusy(false);
-    }
-  }
   const draft = () =>
     act(async () => {
       const named = buyerOf(buyer);

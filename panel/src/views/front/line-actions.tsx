@@ -2,18 +2,9 @@
 // (ReservationService.MoveRoom) and attach the room's guests (GuestService: a profile found by document number or
 // name, or a new one, linked with AddRoomLineGuest; RemoveRoomLineGuest unlinks).
 import { useState } from "preact/hooks";
-import {
-  can,
-  problemOf,
-  RoomStatus,
-  type Problem,
-  type Reservation,
-  type Room,
-  type RoomLine,
-  type Signed,
-} from "../../api.ts";
+import { can, RoomStatus, type Reservation, type Room, type RoomLine, type Signed } from "../../api.ts";
 import { useI18n } from "../../i18n.ts";
-import { ErrorBox } from "../common.tsx";
+import { ErrorBox, useAction } from "../common.tsx";
 import { roomStatusName } from "./shared.tsx";
 import { IdentityScan } from "./identity-scan.tsx";
 
@@ -34,13 +25,12 @@ export function MoveRoom(props: LineProps) {
   );
   const [roomId, setRoomId] = useState("");
   const [reprice, setReprice] = useState(false);
-  const [problem, setProblem] = useState<Problem | undefined>();
+  const { problem, run } = useAction();
   const chosen = roomId || ready[0]?.id || "";
   const otherType = ready.find((r) => r.id === chosen)?.roomTypeId !== line.roomTypeId;
   async function submit(e: Event) {
     e.preventDefault();
-    setProblem(undefined);
-    try {
+    await run(async () => {
       const out = await props.signed.reservations.moveRoom({
         reservationId: props.reservation.id,
         reservationRoomId: line.id,
@@ -49,9 +39,7 @@ export function MoveRoom(props: LineProps) {
       });
       const number = out.reservation?.rooms.find((l) => l.id === line.id)?.roomNumber ?? "";
       props.onChanged(t("roomMoved", { code: props.reservation.code, from: line.roomNumber ?? "", to: number }));
-    } catch (err) {
-      setProblem(problemOf(err));
-    }
+    });
   }
   const selectId = `move-room-${props.index}`;
   return (
@@ -93,56 +81,43 @@ export function LineGuests(props: LineProps) {
     documentType: "PASSPORT",
     documentNumber: "",
   });
-  const [problem, setProblem] = useState<Problem | undefined>();
+  const { problem, run } = useAction();
   const edit = can(signed, "frontdesk.check_in");
   const names = line.guests.map((g) => `${g.givenName} ${g.familyName}`);
-  const fail = (err: unknown) => setProblem(problemOf(err));
 
   async function link(guestId: string, name: string) {
-    setProblem(undefined);
-    try {
+    await run(async () => {
       await signed.guests.addRoomLineGuest({ reservationId: r.id, reservationRoomId: line.id, guestId });
       setFound(undefined);
       props.onChanged(t("guestLinked", { name, room: line.roomNumber ?? r.code }));
-    } catch (err) {
-      fail(err);
-    }
+    });
   }
   async function unlink(guestId: string, name: string) {
-    setProblem(undefined);
-    try {
+    await run(async () => {
       await signed.guests.removeRoomLineGuest({ reservationId: r.id, reservationRoomId: line.id, guestId });
       props.onChanged(t("guestUnlinked", { name }));
-    } catch (err) {
-      fail(err);
-    }
+    });
   }
   async function search(e: Event) {
     e.preventDefault();
-    setProblem(undefined);
     const q = query.trim();
     // a document number has a digit; a name has none
     const byDocument = /\d/.test(q);
-    try {
+    await run(async () => {
       const out = await signed.guests.searchGuests(byDocument ? { documentNumber: q } : { name: q });
       setFound(out.guests);
-    } catch (err) {
-      fail(err);
-    }
+    });
   }
   async function create(e: Event) {
     e.preventDefault();
-    setProblem(undefined);
-    try {
+    await run(async () => {
       const out = await signed.guests.createGuest({
         ...form,
         ...(form.documentNumber === "" ? { documentType: "" } : {}),
       });
       await link(out.guest?.id ?? "", `${form.givenName} ${form.familyName}`);
       setForm({ ...form, givenName: "", familyName: "", documentNumber: "" });
-    } catch (err) {
-      fail(err);
-    }
+    });
   }
   const id = (s: string) => `${s}-${index}`;
   return (

@@ -4,9 +4,9 @@
 // type is free and the rate plan's cancellation rule are shown, and only a confirmation sends the change. The server
 // prices it again from the same daily prices and says why it refuses.
 import { useState } from "preact/hooks";
-import { formatMoney, problemOf, type Problem, type Reservation, type RoomLine, type Signed } from "../../api.ts";
+import { formatMoney, type Reservation, type RoomLine, type Signed } from "../../api.ts";
 import { useI18n } from "../../i18n.ts";
-import { Confirm, ErrorBox } from "../common.tsx";
+import { Confirm, ErrorBox, useAction } from "../common.tsx";
 import { feeText } from "./shared.tsx";
 
 type Options = Awaited<ReturnType<Signed["mobile"]["getReservationOptions"]>>;
@@ -42,8 +42,7 @@ export function ChangeLine(props: {
   const [catalog, setCatalog] = useState<Options | undefined>();
   const [priced, setPriced] = useState<Priced | undefined>();
   const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<Problem | undefined>();
+  const { busy, problem, run } = useAction();
   const money = (m: bigint) => formatMoney(lang, m, r.amountScale, r.currency);
   const id = (s: string) => `${s}-${index}`;
 
@@ -54,17 +53,6 @@ export function ChangeLine(props: {
       adults: c.adults,
       children: c.children,
     });
-  async function run(work: () => Promise<void>) {
-    setProblem(undefined);
-    setBusy(true);
-    try {
-      await work();
-    } catch (err) {
-      setProblem(problemOf(err));
-    } finally {
-      setBusy(false);
-    }
-  }
   function onToggle(e: Event) {
     if ((e.currentTarget as HTMLDetailsElement).open && catalog === undefined)
       void run(async () => setCatalog(await quote(choice)));

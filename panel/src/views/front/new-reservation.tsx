@@ -3,10 +3,10 @@
 // .GetAri for the stay), its cancellation rule and deposit; the booking goes through CreateMobileReservation with
 // source PANEL. A price other than the quote is offered only to staff holding reservations.override_price.
 import { useState } from "preact/hooks";
-import { can, formatMoney, nextDay, problemOf, type Problem, type Signed } from "../../api.ts";
+import { can, formatMoney, nextDay, type Signed } from "../../api.ts";
 import { lookup, useI18n, type Lang, type T } from "../../i18n.ts";
 import { navigate } from "../../router.ts";
-import { ErrorBox, PageTitle } from "../common.tsx";
+import { ErrorBox, PageTitle, useAction } from "../common.tsx";
 import { feeText, formatDay, nightsBetween, parseAmount, propertyCode } from "./shared.tsx";
 
 type Options = Awaited<ReturnType<Signed["mobile"]["getReservationOptions"]>>;
@@ -70,25 +70,18 @@ export function NewReservation({ signed }: { signed: Signed }) {
   const [override, setOverride] = useState(false);
   const [price, setPrice] = useState("");
   const [overbook, setOverbook] = useState(false);
-  const [busy, setBusy] = useState(false);
   const [fieldError, setFieldError] = useState("");
-  const [problem, setProblem] = useState<Problem | undefined>();
+  const { busy, problem, setProblem, run } = useAction();
 
   async function onQuote(e: Event) {
     e.preventDefault();
-    setProblem(undefined);
-    setBusy(true);
-    try {
+    const failed = await run(async () => {
       const q = await quote(signed, stay);
       setQuoted({ stay, ...q });
       const first = q.options.quotes.find((x) => x.available) ?? q.options.quotes[0];
       setChoice(first === undefined ? "" : `${first.roomTypeId}/${first.ratePlanId}`);
-    } catch (err) {
-      setQuoted(undefined);
-      setProblem(problemOf(err));
-    } finally {
-      setBusy(false);
-    }
+    });
+    if (failed !== undefined) setQuoted(undefined);
   }
 
   async function onBook(e: Event) {
@@ -107,8 +100,7 @@ export function NewReservation({ signed }: { signed: Signed }) {
       }
       total = typed;
     }
-    setBusy(true);
-    try {
+    await run(async () => {
       const out = await signed.mobile.createMobileReservation({
         holderName: holder,
         arrivalDate: quoted.stay.arrival,
@@ -126,11 +118,7 @@ export function NewReservation({ signed }: { signed: Signed }) {
         overbook,
       });
       navigate(`/panel/reservations/${out.reservation?.id ?? ""}`);
-    } catch (err) {
-      setProblem(problemOf(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   const o = quoted?.options;

@@ -1,26 +1,23 @@
 // The night audit: the pre-checks, then the run with an explicit confirmation naming the business date it closes
 // (RunMobileNightAudit's expected_business_date: a date moved meanwhile is refused, not closed twice).
 import { useState } from "preact/hooks";
-import { can, problemOf, type Problem, type Signed } from "../../api.ts";
+import { can, type Signed } from "../../api.ts";
 import { lookup, useI18n } from "../../i18n.ts";
-import { Confirm, ErrorBox, PageTitle, useLoad } from "../common.tsx";
+import { Confirm, ErrorBox, PageTitle, useAction, useLoad } from "../common.tsx";
 import { formatDay } from "./shared.tsx";
 
 export function NightAudit({ signed }: { signed: Signed }) {
   const { t, lang } = useI18n();
   const audit = useLoad(() => signed.mobile.getMobileNightAudit({}), []);
   const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<Problem | undefined>();
+  const { busy, problem, run: act } = useAction();
   const [done, setDone] = useState("");
   const date = audit.data?.businessDate ?? "";
   const mayRun = can(signed, "night_audit.run");
 
   async function run() {
     setConfirming(false);
-    setBusy(true);
-    setProblem(undefined);
-    try {
+    await act(async () => {
       const out = await signed.mobile.runMobileNightAudit({ expectedBusinessDate: date });
       setDone(
         t("auditDone", {
@@ -29,11 +26,7 @@ export function NightAudit({ signed }: { signed: Signed }) {
         }),
       );
       audit.reload();
-    } catch (err) {
-      setProblem(problemOf(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   }
   return (
     <section>

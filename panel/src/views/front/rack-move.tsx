@@ -3,9 +3,9 @@
 // another type, whether that type's prices are charged for the remaining nights) sends the move. The server checks
 // the rest (a stay holding the room later, the rate plan covering the type) and its refusal is shown as it says it.
 import { useState } from "preact/hooks";
-import { problemOf, RoomStatus, type Problem, type Room, type Signed } from "../../api.ts";
+import { RoomStatus, type Room, type Signed } from "../../api.ts";
 import { useI18n } from "../../i18n.ts";
-import { Confirm, ErrorBox } from "../common.tsx";
+import { Confirm, ErrorBox, useAction } from "../common.tsx";
 
 /** Who is in a room now: the in-house reservation and its checked-in line. */
 export interface Occupant {
@@ -34,14 +34,11 @@ export function RackMove(props: {
   const { t } = useI18n();
   const { moving, target } = props;
   const [reprice, setReprice] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<Problem | undefined>();
+  const { busy, problem, run } = useAction();
   const otherType = target !== undefined && target.roomTypeId !== moving.from.roomTypeId;
   async function move() {
     if (target === undefined) return;
-    setProblem(undefined);
-    setBusy(true);
-    try {
+    await run(async () => {
       await props.signed.reservations.moveRoom({
         reservationId: moving.occupant.id,
         reservationRoomId: moving.occupant.lineId,
@@ -49,11 +46,7 @@ export function RackMove(props: {
         reprice: otherType && reprice,
       });
       props.onMoved(t("roomMoved", { code: moving.occupant.code, from: moving.from.number, to: target.number }));
-    } catch (err) {
-      setProblem(problemOf(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   }
   return (
     <div class="notice" id="rack-move" role="region" aria-label={t("rackMoveTitle")}>

@@ -1,18 +1,9 @@
 // Changing a reservation (ReservationService.UpdateReservation: holder, dates, notes, tentative or guaranteed) and
 // cancelling it (CancelReservation) with the fee its room lines' policies owe shown before the confirmation.
 import { useState } from "preact/hooks";
-import {
-  can,
-  dateOf,
-  formatMoney,
-  problemOf,
-  ReservationStatus,
-  type Problem,
-  type Reservation,
-  type Signed,
-} from "../../api.ts";
+import { can, dateOf, formatMoney, ReservationStatus, type Reservation, type Signed } from "../../api.ts";
 import { formatDate, useI18n } from "../../i18n.ts";
-import { Confirm, ErrorBox } from "../common.tsx";
+import { Confirm, ErrorBox, useAction } from "../common.tsx";
 
 const open = (r: Reservation) => r.status === ReservationStatus.TENTATIVE || r.status === ReservationStatus.GUARANTEED;
 
@@ -60,13 +51,10 @@ function ChangeStay({
   const [departure, setDeparture] = useState(r.departureDate);
   const [notes, setNotes] = useState(r.notes);
   const [status, setStatus] = useState(r.status);
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<Problem | undefined>();
+  const { busy, problem, run } = useAction();
   async function submit(e: Event) {
     e.preventDefault();
-    setProblem(undefined);
-    setBusy(true);
-    try {
+    await run(async () => {
       // only what changed: a check-in fixed the arrival, and the server says so if it is sent anyway
       await signed.reservations.updateReservation({
         reservationId: r.id,
@@ -77,11 +65,7 @@ function ChangeStay({
         ...(status !== r.status ? { status } : {}),
       });
       onChanged(t("reservationChanged", { code: r.code }));
-    } catch (err) {
-      setProblem(problemOf(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   }
   return (
     <details class="action" id="change-details">
@@ -130,17 +114,14 @@ function CancelStay({
 }) {
   const { t, lang } = useI18n();
   const [confirming, setConfirming] = useState<{ fee: bigint; freeUntil: Date | undefined } | undefined>();
-  const [problem, setProblem] = useState<Problem | undefined>();
+  const { problem, run: act } = useAction();
   const money = (m: bigint) => formatMoney(lang, m, r.amountScale, r.currency);
   async function run() {
     setConfirming(undefined);
-    setProblem(undefined);
-    try {
+    await act(async () => {
       await signed.reservations.cancelReservation({ reservationId: r.id });
       onChanged(t("reservationCancelled", { code: r.code }));
-    } catch (err) {
-      setProblem(problemOf(err));
-    }
+    });
   }
   const feeText = (c: { fee: bigint; freeUntil: Date | undefined }) =>
     c.fee > 0n

@@ -5,10 +5,8 @@ import {
   can,
   dateOf,
   formatMoney,
-  problemOf,
   ReservationStatus,
   RoomStatus,
-  type Problem,
   type Reservation,
   type Room,
   type RoomLine,
@@ -16,7 +14,7 @@ import {
 } from "../../api.ts";
 import { formatDate, useI18n } from "../../i18n.ts";
 import { useLiveEvents } from "../../live.ts";
-import { Confirm, ErrorBox, PageTitle, useLoad } from "../common.tsx";
+import { Confirm, ErrorBox, PageTitle, useAction, useLoad } from "../common.tsx";
 import {
   formatDay,
   nightDates,
@@ -243,14 +241,11 @@ function CheckIn(props: {
       (room.id === line.roomId || room.status === RoomStatus.CLEAN || room.status === RoomStatus.INSPECTED),
   );
   const [roomId, setRoomId] = useState(line.roomId ?? "");
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<Problem | undefined>();
+  const { busy, problem, run } = useAction();
   const selectId = `checkin-room-${props.index}`;
   async function submit(e: Event) {
     e.preventDefault();
-    setBusy(true);
-    setProblem(undefined);
-    try {
+    await run(async () => {
       const chosen = roomId || ready[0]?.id || "";
       const out = await props.signed.reservations.checkInRoomLine({
         reservationId: props.reservation.id,
@@ -259,11 +254,7 @@ function CheckIn(props: {
       });
       const number = out.reservation?.rooms.find((l) => l.id === line.id)?.roomNumber ?? "";
       props.onChanged(t("checkedIn", { code: props.reservation.code, room: number }));
-    } catch (err) {
-      setProblem(problemOf(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   }
   return (
     <form class="filters action" onSubmit={submit} aria-label={t("checkInFor", { n: props.index + 1 })}>
@@ -295,18 +286,15 @@ function CheckOut(props: {
   const { t, lang } = useI18n();
   const r = props.reservation;
   const [confirming, setConfirming] = useState(false);
-  const [problem, setProblem] = useState<Problem | undefined>();
+  const { problem, run: act } = useAction();
   const balance = props.balance ?? 0n;
   const balanceText = formatMoney(lang, balance, r.amountScale, r.currency);
   async function run() {
     setConfirming(false);
-    setProblem(undefined);
-    try {
+    await act(async () => {
       await props.signed.reservations.checkOutRoomLine({ reservationId: r.id, reservationRoomId: props.line.id });
       props.onChanged(t("checkedOut", { code: r.code, room: props.line.roomNumber ?? "" }));
-    } catch (err) {
-      setProblem(problemOf(err));
-    }
+    });
   }
   return (
     <div class="action">
