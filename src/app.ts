@@ -21,6 +21,7 @@ import {
   createAuthInterceptorOf,
   createAuthModule,
   createAuthServices,
+  checkPropertyBindings,
   type AuthServices,
 } from "./modules/auth/index.ts";
 import { createAdminModule, createAdminService, type AdminService } from "./modules/admin/index.ts";
@@ -256,6 +257,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const deps: Deps = { config, db, boss, transact: createTransact(db.pool, boss.pgboss), clock, logger, metrics };
   const services = createServices(deps);
   const modules = createModules(deps, services, options);
+  // Property isolation is declared per RPC in its descriptor: one that names a property's resource but no
+  // property it is bound to stops the start here, before anything listens.
+  checkPropertyBindings(modules.flatMap((m) => m.services ?? []));
   for (const m of modules) await m.startWorkers?.();
 
   let listener: Listener | undefined;

@@ -11,17 +11,8 @@ import {
   type MessageInitShape,
 } from "@bufbuild/protobuf";
 import { field as fieldDoc } from "../../gen/hotelops/api/v1/rest_pb.js";
-import { AppError } from "../errors.ts";
-import {
-  IMPLICIT,
-  MAX_SAFE,
-  MAX_TIMESTAMP_MS,
-  MIN_TIMESTAMP_MS,
-  enumNames,
-  isInt64,
-  isWrapper,
-  wrapperUnboxed,
-} from "./codec-shared.ts";
+import { IMPLICIT, enumNames, isWrapper, wrapperUnboxed } from "./codec-shared.ts";
+import { identity, isMessageValue, scalarRenderer, timestampOut, type Render } from "./codec-values.ts";
 
 /**
  * The one JSON codec of the REST faces, driven by descriptors:
@@ -42,8 +33,6 @@ import {
 
 export { enumPrefix, shortEnumName } from "./codec-shared.ts";
 export { parse } from "./codec-parse.ts";
-
-type Render = (value: unknown) => JsonValue;
 
 export interface RenderPlan {
   local: string;
@@ -255,21 +244,6 @@ function fieldRenderer(field: DescField): Render {
   }
 }
 
-const identity: Render = (v) => v as JsonValue;
-
-function scalarRenderer(scalar: ScalarType, what: string): Render {
-  if (isInt64(scalar)) return (v) => int64Out(v, what);
-  switch (scalar) {
-    case ScalarType.DOUBLE:
-    case ScalarType.FLOAT:
-      return floatOut;
-    case ScalarType.BYTES:
-      return bytesOut;
-    default:
-      return identity;
-  }
-}
-
 function enumRenderer(e: DescEnum): Render {
   const byNumber = enumNames(e).byNumber;
   return (v) => byNumber.get(v as number) ?? null;
@@ -295,38 +269,4 @@ function messageRenderer(desc: DescMessage, unboxed: boolean): Render {
   if (desc.typeName.startsWith("google.protobuf."))
     return (v) => toJson(desc, isMessageValue(v) ? v : create(desc, v as MessageInitShape<DescMessage>));
   return (v) => rendererOf(desc)(v);
-}
-
-function isMessageValue(v: unknown): v is Message {
-  return typeof v === "object" && v !== null && "$typeName" in v;
-}
-
-function int64Out(v: unknown, what: string): number {
-  if (typeof v === "number") return v; // a field with jstype = JS_NUMBER
-  const big = typeof v === "bigint" ? v : BigInt(v as string);
-  if (big > MAX_SAFE || big < -MAX_SAFE)
-    throw new AppError("internal", `${what} is beyond 2^53-1 and cannot be rendered as a JSON number`);
-  return Number(big);
-}
-
-function floatOut(v: unknown): JsonValue {
-  const n = v as number;
-  if (Number.isFinite(n)) return n;
-  // JSON has no NaN/Infinity; protobuf's JSON mapping spells them as strings
-  return Number.isNaN(n) ? "NaN" : n > 0 ? "Infinity" : "-Infinity";
-}
-
-function bytesOut(v: unknown): JsonValue {
-  const u8 = v as Uint8Array;
-  return Buffer.from(u8.buffer, u8.byteOffset, u8.byteLength).toString("base64");
-}
-
-/** Exactly three fraction digits, truncated (every client parses milliseconds; rounding could move the second). */
-function timestampOut(v: unknown): JsonValue {
-  // an init shape may leave either field out
-  const ts = v as { seconds?: bigint; nanos?: number };
-  const ms = Number(ts.seconds ?? 0n) * 1000 + Math.floor((ts.nanos ?? 0) / 1_000_000);
-  if (!(ms >= MIN_TIMESTAMP_MS && ms <= MAX_TIMESTAMP_MS))
-    throw new AppError("internal", `timestamp ${ts.seconds}s is outside 0001..9999`);
-  return new Date(ms).toISOString();
 }

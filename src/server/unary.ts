@@ -1,4 +1,3 @@
-import type { ServerResponse } from "node:http";
 import { create, isMessage, toJsonString, type DescMethod } from "@bufbuild/protobuf";
 import {
   Code,
@@ -27,6 +26,7 @@ import { endWith } from "./http-errors.ts";
 import type { NodeHandler } from "./listen.ts";
 import { encodeGrpcMessage } from "./grpc-message.ts";
 import { anonymousBodyLimit, missingCredentials } from "./preflight.ts";
+import { joinEnvelopes, nodeHeaders, urlOf, writeHead } from "./unary-wire.ts";
 
 type Req = Parameters<NodeHandler>[0];
 type Res = Parameters<NodeHandler>[1];
@@ -299,36 +299,4 @@ export function createUnaryFastPath(direct: {
     if (p.name === "grpc") res.addTrailers(nodeHeaders(context.responseTrailer));
     endWith(res, body);
   }
-}
-
-function joinEnvelopes(frames: readonly { flags: number; data: Uint8Array }[]): Buffer {
-  const body = Buffer.allocUnsafe(frames.reduce((n, f) => n + 5 + f.data.byteLength, 0));
-  let offset = 0;
-  for (const f of frames) {
-    body[offset] = f.flags;
-    body.writeUInt32BE(f.data.byteLength, offset + 1);
-    body.set(f.data, offset + 5);
-    offset += 5 + f.data.byteLength;
-  }
-  return body;
-}
-
-function urlOf(req: Req): string {
-  const encrypted = "encrypted" in req.socket && req.socket.encrypted === true;
-  const authority = "authority" in req ? req.authority : req.headers.host;
-  return `${encrypted ? "https" : "http"}://${authority}${req.url ?? ""}`;
-}
-
-function writeHead(res: Res, status: number, header: Record<string, string | string[]>): void {
-  (res as ServerResponse).writeHead(status, header);
-}
-
-/** A Headers object as Node's writeHead takes it (names in lower case; repeated names as arrays). */
-function nodeHeaders(header: Headers): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  header.forEach((value, name) => {
-    const existing = out[name];
-    out[name] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
-  });
-  return out;
 }

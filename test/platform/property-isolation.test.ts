@@ -12,6 +12,7 @@ import { systemClock } from "../../src/lib/clock.ts";
 import { newId } from "../../src/lib/ids.ts";
 import { setProviderMapping } from "../../src/modules/connectivity/index.ts";
 import type { Route } from "../../src/gateway/index.ts";
+import { bindingOf } from "../../src/modules/auth/property-scope.ts";
 import { bearer, createStaffSession, createTestClient, createTestProperty } from "../helpers/auth.ts";
 import {
   createTestCa,
@@ -29,7 +30,8 @@ import { restCaller } from "../helpers/rest.ts";
 // B's code or B's ids. The answer must be 404 / NOT_FOUND and identical to the answer for a property or id that does
 // not exist (nothing tells B's resources apart from missing ones). A new RPC is probed without touching this file;
 // one whose request carries an id this file has no fixture for, or that names neither a property nor an id, fails
-// until it is added below (`resourceOf`, `notPropertyAddressed`).
+// until it is added below (`resourceOf`, `notPropertyAddressed`). Every probed RPC must also be bound by the one
+// mechanism that checks the property (`bindingOf`, src/modules/auth/property-scope.ts; docs/adr/0023).
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- request objects are built field by field
 type Json = any;
@@ -117,6 +119,11 @@ const operatorOnly = new Set([
   "hotelops.admin.v1.AdminService.CreateClient",
   "hotelops.admin.v1.AdminService.ApproveClient",
 ]);
+
+/** Probed RPCs that declare PROPERTY_SCOPE_NONE because they check the named property themselves, with why. */
+const boundByItself: Record<string, string> = {
+  "hotelops.auth.v1.AuthService.SwitchActiveProperty": "switches to a property of the user's memberships only",
+};
 
 /** Values that make a request valid apart from its property and ids (by field name, then per method). */
 const filler: Record<string, unknown> = {
@@ -589,6 +596,11 @@ describe("property isolation, derived from the contract", () => {
         const probed = probesOf(m).length > 0;
         if (!probed && notPropertyAddressed[name] === undefined && !operatorOnly.has(name)) unclassified.push(name);
         if (probed && notPropertyAddressed[name] !== undefined) unclassified.push(`${name} (listed but addresses ids)`);
+        // the one mechanism covers it: bound to the request's property_code or to the session's active property
+        const binding = bindingOf(m);
+        const covered = binding === "request" || binding === "session" || (binding === "none" && name in boundByItself);
+        if (probed && !operatorOnly.has(name) && !covered)
+          unclassified.push(`${name} (not bound to a property: ${JSON.stringify(binding)})`);
       }
     expect(unclassified).toEqual([]);
   });

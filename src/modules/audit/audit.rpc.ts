@@ -4,7 +4,7 @@ import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import type pg from "pg";
 import { AuditService as AuditRpc } from "../../../gen/hotelops/audit/v1/audit_pb.js";
 import { poolQueryable } from "../../db/queryable.ts";
-import { requireProperty, requireStaff } from "../auth/index.ts";
+import { requestProperty, requireStaff } from "../auth/index.ts";
 import { listChanges, type ChangeFilter, type ChangePage } from "./audit.repository.ts";
 
 function pageOut(page: ChangePage) {
@@ -33,25 +33,19 @@ function pageOut(page: ChangePage) {
 /** Reads the trail of one property: AuditService.ListChanges and the mobile API's `GET /api/mobile/v1/audit`. */
 export function createAuditRpc(pool: pg.Pool) {
   const db = poolQueryable(pool);
-  const list = async (ctx: HandlerContext, propertyCode: string, filter: ChangeFilter) => {
-    // The method's rule already checked audit.read in the session's active property; a staff session reaches
-    // only that property (any other code is 404).
-    const staff = requireStaff(ctx.values);
-    const property = await requireProperty(
-      { pool },
-      staff,
-      propertyCode === "" ? staff.activePropertyId : propertyCode,
-    );
-    return pageOut(await listChanges(db, property.id, filter));
-  };
+  // The method's rule already checked audit.read in the session's active property; a staff session reaches only
+  // that property (another code is 404 from the authentication interceptor, which resolved the one named).
+  const list = async (propertyId: string, filter: ChangeFilter) => pageOut(await listChanges(db, propertyId, filter));
   return {
     register(router: ConnectRouter): void {
       router.service(AuditRpc, {
-        listChanges: (req, ctx) => list(ctx, req.propertyCode, req),
+        listChanges: (req, ctx) =>
+          list(requestProperty(ctx.values)?.id ?? requireStaff(ctx.values).activePropertyId, req),
       });
     },
     mobileRpc: {
-      listAuditChanges: (req: ChangeFilter, ctx: HandlerContext) => list(ctx, "", req),
+      listAuditChanges: (req: ChangeFilter, ctx: HandlerContext) =>
+        list(requireStaff(ctx.values).activePropertyId, req),
     },
   };
 }

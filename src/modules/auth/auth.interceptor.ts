@@ -13,6 +13,7 @@ import type { TokenIssuer } from "./tokens.ts";
 import { scoped } from "../../server/calls.ts";
 import { callInfoKey } from "../../server/context.ts";
 import { runAs } from "../../lib/change-context.ts";
+import { bindingOf, bindProperty, type Binding } from "./property-scope.ts";
 
 interface Rule {
   public: boolean;
@@ -21,9 +22,19 @@ interface Rule {
   staff: boolean;
   partner: boolean;
   internal: boolean;
+  /** How the call is bound to a property (property-scope.ts); checked for every method when the server starts. */
+  binding: Binding;
 }
 
-const PUBLIC: Rule = { public: true, permission: "", scope: "", staff: false, partner: false, internal: false };
+const PUBLIC: Rule = {
+  public: true,
+  permission: "",
+  scope: "",
+  staff: false,
+  partner: false,
+  internal: false,
+  binding: "none",
+};
 
 /**
  * The hotelops.auth.v1.rule of a method. Services outside `hotelops.*` (gRPC health and reflection) are
@@ -34,7 +45,10 @@ function ruleOf(method: DescMethod): Rule {
   const r = getOption(method, ruleOption);
   if (r.public) return PUBLIC;
   const kinds = new Set(r.principals.length > 0 ? r.principals : [PrincipalKind.STAFF, PrincipalKind.INTERNAL]);
+  const binding = bindingOf(method);
+  if (typeof binding !== "string") throw new Error(binding.error);
   return {
+    binding,
     public: false,
     permission: r.permission,
     scope: r.scope,
@@ -64,7 +78,8 @@ function unauthorized(message: string, invalidToken: boolean): AppError {
  * The one authentication and authorization step for REST, Connect, gRPC-Web and gRPC: reads the method's
  * AuthRule, verifies the Bearer JWT, then loads the caller with one indexed query per request (staff: the
  * session with its membership and role, so revocation, a disabled user or a changed role act at once;
- * clients: the client and its active properties), enforces the rule and puts the Principal in the context.
+ * clients: the client and its active properties), enforces the rule and puts the Principal in the context, and
+ * resolves the property a request names against the caller's reach (property-scope.ts).
  */
 export function createAuthInterceptor(deps: { pool: pg.Pool; tokens: TokenIssuer; clock: Clock }): Interceptor {
   const rules = new WeakMap<DescMethod, Rule>();
@@ -142,6 +157,16 @@ export function createAuthInterceptor(deps: { pool: pg.Pool; tokens: TokenIssuer
       });
     }
     req.contextValues.set(principalKey, principal);
+    // Property isolation: the property the request names must be in the caller's reach (404 otherwise).
+    if (rule.binding === "request") {
+      if (!req.stream) await bindProperty(deps.pool, principal, req.message, req.contextValues);
+      else if (req.method.methodKind === "server_streaming") {
+        // the one request message of a server stream, read here and handed on unchanged
+        const first = await firstOf(req.message);
+        await bindProperty(deps.pool, principal, first, req.contextValues);
+        req = { ...req, message: once(first) };
+      } else throw new Error(`${req.method.name}: a client stream cannot name its property in property_code`);
+    }
     // The author of whatever this call changes (the audit trail reads it where a change is recorded).
     const info = req.contextValues.get(callInfoKey);
     return runAs(
@@ -155,4 +180,13 @@ export function createAuthInterceptor(deps: { pool: pg.Pool; tokens: TokenIssuer
     );
   };
   return scoped((method) => !ruleFor(method).public, interceptor);
+}
+
+async function firstOf<T>(messages: AsyncIterable<T>): Promise<T> {
+  for await (const m of messages) return m;
+  throw new AppError("invalid_argument", "The request message is missing.");
+}
+
+async function* once<T>(message: T): AsyncGenerator<T> {
+  yield message;
 }

@@ -11,7 +11,8 @@ import { createSessionService, type SessionService } from "./sessions.service.ts
 import { createTokenIssuer, type TokenIssuer } from "./tokens.ts";
 
 export { scopes, principalKey, type Principal } from "./principal.ts";
-export { holds, requirePrincipal, requireProperty, requireStaff } from "./scope.ts";
+export { holds, requirePrincipal, requireProperty, requireStaff, type PropertyRef } from "./scope.ts";
+export { checkPropertyBindings, requestProperty } from "./property-scope.ts";
 export { hashSecret, verifySecret, argon2Params } from "./passwords.ts";
 export {
   approveClient,

@@ -1,9 +1,8 @@
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import type pg from "pg";
 import { ChargeKind, FolioService as FolioRpc } from "../../../gen/hotelops/folio/v1/folio_pb.js";
 import { invalidField } from "../../errors.ts";
-import { requirePrincipal, requireProperty } from "../auth/index.ts";
+import { requestProperty, requirePrincipal } from "../auth/index.ts";
 import type { InvoiceService } from "../invoices/index.ts";
 import { addressIn, buyerIn, invoiceOut } from "./invoice-messages.ts";
 import type { NightAuditCheck, NightAuditService, UnchargedNight } from "../night-audit/index.ts";
@@ -22,24 +21,19 @@ export interface FolioRpcServices {
 }
 
 /**
- * The property and the acting caller of one call. An empty property code means the caller's only property
- * (a staff session's active property, or an internal client's single grant); any property out of reach is 404.
+ * The property and the acting caller of one call. The property the request names was checked against the caller's
+ * reach by the authentication interceptor (404 out of reach); an empty code means the caller's only property (a
+ * staff session's active property, or an internal client's single grant).
  */
-export async function scope(
-  pool: pg.Pool,
-  ctx: HandlerContext,
-  propertyCode: string,
-): Promise<{ propertyId: string; actor: string }> {
+export function scope(ctx: HandlerContext): { propertyId: string; actor: string } {
   const principal = requirePrincipal(ctx.values);
   const actor = principal.kind === "staff" ? `user:${principal.userId}` : `client:${principal.clientId}`;
-  if (propertyCode === "") {
-    if (principal.kind === "staff") return { propertyId: principal.activePropertyId, actor };
-    const [only, ...more] = principal.propertyIds;
-    if (only === undefined || more.length > 0)
-      throw invalidField("propertyCode", "required for clients with several properties");
-    return { propertyId: only, actor };
-  }
-  return { propertyId: (await requireProperty({ pool }, principal, propertyCode)).id, actor };
+  const property = requestProperty(ctx.values);
+  if (property !== undefined) return { propertyId: property.id, actor };
+  const [only, ...more] = principal.propertyIds;
+  if (only === undefined || more.length > 0)
+    throw invalidField("propertyCode", "required for clients with several properties");
+  return { propertyId: only, actor };
 }
 
 const ts = (d: Date) => timestampFromDate(d);
@@ -98,12 +92,12 @@ export const folioOut = (f: Folio) => ({
 const checkOut = (c: NightAuditCheck) => ({ id: c.id, status: c.status, message: c.message, count: c.count });
 const unchargedOut = (n: UnchargedNight) => ({ ...n });
 
-export function registerFolioRpc(router: ConnectRouter, s: FolioRpcServices, pool: pg.Pool): void {
+export function registerFolioRpc(router: ConnectRouter, s: FolioRpcServices): void {
   router.service(FolioRpc, {
-    ...windowHandlers(s, pool),
-    ...ledgerHandlers(s, pool),
+    ...windowHandlers(s),
+    ...ledgerHandlers(s),
     async getFolio(req, ctx) {
-      const { propertyId } = await scope(pool, ctx, req.propertyCode);
+      const { propertyId } = scope(ctx);
       if ((req.folioId === "") === (req.reservationId === ""))
         throw invalidField("folioId", "give exactly one of folioId and reservationId");
       const folio = await s.folios.getFolio(
@@ -115,7 +109,7 @@ export function registerFolioRpc(router: ConnectRouter, s: FolioRpcServices, poo
       return { folio: folioOut(folio) };
     },
     async postCharge(req, ctx) {
-      const { propertyId, actor } = await scope(pool, ctx, req.propertyCode);
+      const { propertyId, actor } = scope(ctx);
       const charge = await s.folios.postCharge(propertyId, actor, {
         folioId: req.folioId,
         code: req.code,
@@ -125,7 +119,7 @@ export function registerFolioRpc(router: ConnectRouter, s: FolioRpcServices, poo
       return { charge: chargeOut(charge) };
     },
     async postPayment(req, ctx) {
-      const { propertyId, actor } = await scope(pool, ctx, req.propertyCode);
+      const { propertyId, actor } = scope(ctx);
       const payment = await s.folios.postPayment(propertyId, actor, {
         folioId: req.folioId,
         amountMinor: req.amountMinor,
@@ -135,7 +129,7 @@ export function registerFolioRpc(router: ConnectRouter, s: FolioRpcServices, poo
       return { payment: paymentOut(payment) };
     },
     async reversePayment(req, ctx) {
-      const { propertyId, actor } = await scope(pool, ctx, req.propertyCode);
+      const { propertyId, actor } = scope(ctx);
       const reversal = await s.folios.reversePayment(propertyId, actor, {
         paymentId: req.paymentId,
         reference: req.reference,
@@ -143,7 +137,7 @@ export function registerFolioRpc(router: ConnectRouter, s: FolioRpcServices, poo
       return { reversal: paymentOut(reversal) };
     },
     async refundPayment(req, ctx) {
-      const { propertyId, actor } = await scope(pool, ctx, req.propertyCode);
+      const { propertyId, actor } = scope(ctx);
       const refund = await s.folios.refundPayment(propertyId, actor, {
         paymentId: req.paymentId,
         amountMinor: req.amountMinor,
@@ -152,7 +146,7 @@ export function registerFolioRpc(router: ConnectRouter, s: FolioRpcServices, poo
       return { refund: paymentOut(refund) };
     },
     async createInvoiceDraft(req, ctx) {
-      const { propertyId, actor } = await scope(pool, ctx, req.propertyCode);
+      const { propertyId, actor } = scope(ctx);
       const buyer = buyerIn(req.buyer);
       const draft = await s.invoices.createDraft(propertyId, actor, {
         folioId: req.folioId,
@@ -161,11 +155,11 @@ export function registerFolioRpc(router: ConnectRouter, s: FolioRpcServices, poo
       return { invoice: invoiceOut(draft) };
     },
     async finalizeInvoice(req, ctx) {
-      const { propertyId, actor } = await scope(pool, ctx, req.propertyCode);
+      const { propertyId, actor } = scope(ctx);
       return { invoice: invoiceOut(await s.invoices.finalize(propertyId, actor, { invoiceId: req.invoiceId })) };
     },
     async createReturnInvoiceDraft(req, ctx) {
-      const { propertyId, actor } = await scope(pool, ctx, req.propertyCode);
+      const { propertyId, actor } = scope(ctx);
       const draft = await s.invoices.createReturnDraft(propertyId, actor, {
         invoiceId: req.invoiceId,
         lineNos: req.lineNos,
@@ -173,25 +167,25 @@ export function registerFolioRpc(router: ConnectRouter, s: FolioRpcServices, poo
       return { invoice: invoiceOut(draft) };
     },
     async requeueInvoiceDelivery(req, ctx) {
-      const { propertyId, actor } = await scope(pool, ctx, req.propertyCode);
+      const { propertyId, actor } = scope(ctx);
       return { invoice: invoiceOut(await s.invoices.requeueDelivery(propertyId, actor, { invoiceId: req.invoiceId })) };
     },
     async cancelInvoice(req, ctx) {
-      const { propertyId, actor } = await scope(pool, ctx, req.propertyCode);
+      const { propertyId, actor } = scope(ctx);
       const cancelled = await s.invoices.cancel(propertyId, actor, { invoiceId: req.invoiceId, reason: req.reason });
       return { invoice: invoiceOut(cancelled) };
     },
     async getInvoice(req, ctx) {
-      const { propertyId } = await scope(pool, ctx, req.propertyCode);
+      const { propertyId } = scope(ctx);
       return { invoice: invoiceOut(await s.invoices.getInvoice(propertyId, req.invoiceId)) };
     },
     async getInvoiceDocument(req, ctx) {
-      const { propertyId } = await scope(pool, ctx, req.propertyCode);
+      const { propertyId } = scope(ctx);
       const doc = await s.invoices.getDocument(propertyId, { invoiceId: req.invoiceId, format: req.format });
       return { contentType: doc.contentType, content: doc.content, fileName: doc.fileName };
     },
     async setInvoiceTaxRate(req, ctx) {
-      const { propertyId, actor } = await scope(pool, ctx, req.propertyCode);
+      const { propertyId, actor } = scope(ctx);
       const row = await s.invoices.setTaxRate(propertyId, actor, {
         chargeCode: req.chargeCode,
         validFrom: req.validFrom,
@@ -202,7 +196,7 @@ export function registerFolioRpc(router: ConnectRouter, s: FolioRpcServices, poo
       return { ...row, vatExemptionCode: row.vatExemptionCode ?? "" };
     },
     async setInvoiceIssuer(req, ctx) {
-      const { propertyId, actor } = await scope(pool, ctx, req.propertyCode);
+      const { propertyId, actor } = scope(ctx);
       const issuer = await s.invoices.setIssuer(propertyId, actor, {
         vkn: req.vkn,
         title: req.title,
@@ -212,7 +206,7 @@ export function registerFolioRpc(router: ConnectRouter, s: FolioRpcServices, poo
       return { ...issuer, address: { ...issuer.address } };
     },
     async getNightAuditChecks(req, ctx) {
-      const { propertyId } = await scope(pool, ctx, req.propertyCode);
+      const { propertyId } = scope(ctx);
       const res = await s.nightAudit.getChecks(propertyId);
       return {
         businessDate: res.businessDate,
@@ -222,7 +216,7 @@ export function registerFolioRpc(router: ConnectRouter, s: FolioRpcServices, poo
       };
     },
     async runNightAudit(req, ctx) {
-      const { propertyId, actor } = await scope(pool, ctx, req.propertyCode);
+      const { propertyId, actor } = scope(ctx);
       const res = await s.nightAudit.run(propertyId, actor, { expectedBusinessDate: req.expectedBusinessDate });
       return {
         previousBusinessDate: res.previousBusinessDate,

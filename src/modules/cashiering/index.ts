@@ -12,6 +12,6 @@ export function createCashieringModule(deps: Deps, services: FolioRpcServices): 
   return {
     name: "cashiering",
     services: folioRpcServices,
-    registerRpc: (router) => registerFolioRpc(router, services, deps.db.pool),
+    registerRpc: (router) => registerFolioRpc(router, services),
   };
 }

@@ -1,6 +1,5 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import type pg from "pg";
 import type { FolioService as FolioRpc } from "../../../gen/hotelops/folio/v1/folio_pb.js";
 import type { AccountRow, AllocationRow, ItemRow } from "../city-ledger/index.ts";
 import { chargeOut, folioOut, paymentOut, scope, type FolioRpcServices } from "./folio.rpc.ts";
@@ -26,16 +25,15 @@ const allocationOut = (a: AllocationRow) => ({ ...a });
 /** CreateFolio, ListFolios, SetFolioRoutingRule and TransferCharge: a reservation's several folios. */
 export function windowHandlers(
   s: FolioRpcServices,
-  pool: pg.Pool,
 ): Pick<Impl, "createFolio" | "listFolios" | "setFolioRoutingRule" | "transferCharge"> {
   return {
     async createFolio(req, ctx) {
-      const { propertyId } = await scope(pool, ctx, req.propertyCode);
+      const { propertyId } = scope(ctx);
       const folio = await s.windows.createFolio(propertyId, { reservationId: req.reservationId, name: req.name });
       return { folio: folioOut(folio) };
     },
     async listFolios(req, ctx) {
-      const { propertyId } = await scope(pool, ctx, req.propertyCode);
+      const { propertyId } = scope(ctx);
       const { folios, rules } = await s.windows.listFolios(propertyId, req.reservationId);
       return {
         folios: folios.map(folioOut),
@@ -43,7 +41,7 @@ export function windowHandlers(
       };
     },
     async setFolioRoutingRule(req, ctx) {
-      const { propertyId } = await scope(pool, ctx, req.propertyCode);
+      const { propertyId } = scope(ctx);
       const rules = await s.windows.setRoutingRule(propertyId, {
         reservationId: req.reservationId,
         chargeCode: req.chargeCode,
@@ -52,7 +50,7 @@ export function windowHandlers(
       return { routingRules: rules.map((r) => ({ chargeCode: r.chargeCode, window: r.windowNo })) };
     },
     async transferCharge(req, ctx) {
-      const { propertyId } = await scope(pool, ctx, req.propertyCode);
+      const { propertyId } = scope(ctx);
       const t = await s.windows.transferCharge(propertyId, { chargeId: req.chargeId, toFolioId: req.toFolioId });
       return { charge: chargeOut(t.charge), fromFolio: folioOut(t.from), toFolio: folioOut(t.to) };
     },
@@ -62,7 +60,6 @@ export function windowHandlers(
 /** The city ledger: accounts, settling a folio to one, payments, statements and the ageing report. */
 export function ledgerHandlers(
   s: FolioRpcServices,
-  pool: pg.Pool,
 ): Pick<
   Impl,
   | "createLedgerAccount"
@@ -75,7 +72,7 @@ export function ledgerHandlers(
 > {
   return {
     async createLedgerAccount(req, ctx) {
-      const { propertyId } = await scope(pool, ctx, req.propertyCode);
+      const { propertyId } = scope(ctx);
       const account = await s.ledger.createAccount(propertyId, {
         code: req.code,
         name: req.name,
@@ -85,7 +82,7 @@ export function ledgerHandlers(
       return { account: accountOut(account) };
     },
     async updateLedgerAccount(req, ctx) {
-      const { propertyId } = await scope(pool, ctx, req.propertyCode);
+      const { propertyId } = scope(ctx);
       const account = await s.ledger.updateAccount(propertyId, {
         accountId: req.accountId,
         name: req.name,
@@ -94,16 +91,16 @@ export function ledgerHandlers(
       return { account: accountOut(account) };
     },
     async listLedgerAccounts(req, ctx) {
-      const { propertyId } = await scope(pool, ctx, req.propertyCode);
+      const { propertyId } = scope(ctx);
       return { accounts: (await s.ledger.listAccounts(propertyId)).map(accountOut) };
     },
     async settleFolioToAccount(req, ctx) {
-      const { propertyId, actor } = await scope(pool, ctx, req.propertyCode);
+      const { propertyId, actor } = scope(ctx);
       const r = await s.ledger.settleFolio(propertyId, actor, { folioId: req.folioId, accountId: req.accountId });
       return { account: accountOut(r.account), item: itemOut(r.item), payment: paymentOut(r.payment) };
     },
     async postAccountPayment(req, ctx) {
-      const { propertyId, actor } = await scope(pool, ctx, req.propertyCode);
+      const { propertyId, actor } = scope(ctx);
       const r = await s.ledger.postPayment(propertyId, actor, {
         accountId: req.accountId,
         amountMinor: req.amountMinor,
@@ -114,7 +111,7 @@ export function ledgerHandlers(
       return { account: accountOut(r.account), item: itemOut(r.item), allocations: r.allocations.map(allocationOut) };
     },
     async getAccountStatement(req, ctx) {
-      const { propertyId } = await scope(pool, ctx, req.propertyCode);
+      const { propertyId } = scope(ctx);
       const r = await s.ledger.statement(propertyId, req.accountId);
       return {
         account: accountOut(r.account),
@@ -123,7 +120,7 @@ export function ledgerHandlers(
       };
     },
     async getAgeingReport(req, ctx) {
-      const { propertyId } = await scope(pool, ctx, req.propertyCode);
+      const { propertyId } = scope(ctx);
       const r = await s.ledger.ageing(propertyId);
       return {
         businessDate: r.businessDate,

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { AppError, type FieldViolation } from "../../errors.ts";
-import { holds, requireProperty, type Principal } from "../auth/index.ts";
+import { holds, type Principal, type PropertyRef } from "../auth/index.ts";
 import { maxAriWriteChanges, type AriWrite, type InventoryService } from "../inventory/index.ts";
 import { mappingsOf, ratePlansOf, roomTypesOf } from "./reads.repository.ts";
 
@@ -20,10 +20,9 @@ export function createAriWrites(deps: { pool: pg.Pool; inventory: InventoryServi
   return {
     async update(
       caller: Caller,
-      propertyCode: string,
+      property: PropertyRef,
       changes: readonly PartnerAriUpdate[],
     ): Promise<{ propertyCode: string; changes: number; cells: number }> {
-      const property = await requireProperty(deps, caller, propertyCode);
       if (caller.environment !== "live" && !property.sandbox)
         throw new AppError(
           "partner_not_approved",

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { invalidField } from "../../errors.ts";
-import { requireProperty, type Principal } from "../auth/index.ts";
+import { type Principal, type PropertyRef } from "../auth/index.ts";
 import { ariChangesAfter, ariHead, type InventoryService } from "../inventory/index.ts";
 import { poolQueryable } from "../../db/queryable.ts";
 import { decodeCursor, nextCursorOf } from "./connectivity.service.ts";
@@ -19,10 +19,9 @@ export function createAriReads(deps: { pool: pg.Pool; inventory: InventoryServic
   return {
     async ari(
       caller: Caller,
-      propertyCode: string,
+      property: PropertyRef,
       q: { from: string; to: string; roomTypes: string[]; ratePlans: string[]; cursor: string },
     ) {
-      const property = await requireProperty(deps, caller, propertyCode);
       parseDate("from", q.from);
       parseDate("to", q.to);
       const days = (Date.parse(q.to) - Date.parse(q.from)) / DAY_MS;
@@ -83,10 +82,9 @@ export function createAriReads(deps: { pool: pg.Pool; inventory: InventoryServic
 
     async changes(
       caller: Caller,
-      propertyCode: string,
+      property: PropertyRef,
       opts: { cursor: string; updatedSince: Date | undefined; limit: number },
     ) {
-      const property = await requireProperty(deps, caller, propertyCode);
       const limit = opts.limit === 0 ? 100 : opts.limit;
       if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw invalidField("limit", "must be from 1 to 500");
       const after = opts.cursor === "" ? 0n : decodeCursor(opts.cursor);

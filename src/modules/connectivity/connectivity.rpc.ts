@@ -1,7 +1,8 @@
-import type { ConnectRouter } from "@connectrpc/connect";
+import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { ConnectivityService as ConnectivityRpc } from "../../../gen/hotelops/connectivity/v1/connectivity_pb.js";
-import { principalKey } from "../auth/index.ts";
+import { principalKey, requestProperty, type PropertyRef } from "../auth/index.ts";
+import { AppError } from "../../errors.ts";
 import { client, type ConnectivityService } from "./connectivity.service.ts";
 import type { AriReads } from "./ari.ts";
 import type { AriWrites } from "./ari-write.ts";
@@ -19,6 +20,12 @@ export function registerConnectivityRpc(
 ): void {
   const ts = (d: Date | null) => (d === null ? undefined : timestampFromDate(d));
   const opt = <T>(v: T | undefined | null) => (v === undefined || v === null ? undefined : v);
+  /** The property the request names, checked against the caller's reach by the authentication interceptor. */
+  const named = (ctx: HandlerContext): PropertyRef => {
+    const property = requestProperty(ctx.values);
+    if (property === undefined) throw new AppError("not_found", "No such property.");
+    return property;
+  };
   router.service(ConnectivityRpc, {
     getCapabilities: (_req, ctx) => service.capabilities(ctx.values.get(principalKey)),
     // the service's answer as it is (a cached answer is shared: never copied or changed here)
@@ -74,7 +81,7 @@ export function registerConnectivityRpc(
       return service.queueReservationEvent(ctx.values.get(principalKey), propertyCode, payload);
     },
     async getAri(req, ctx) {
-      const a = await ari.ari(client(ctx.values.get(principalKey)), req.propertyCode, {
+      const a = await ari.ari(client(ctx.values.get(principalKey)), named(ctx), {
         from: req.from,
         to: req.to,
         roomTypes: req.roomTypes,
@@ -86,7 +93,7 @@ export function registerConnectivityRpc(
     updateAri: (req, ctx) =>
       ariWrites.update(
         client(ctx.values.get(principalKey)),
-        req.propertyCode,
+        named(ctx),
         req.changes.map((c) => ({
           roomTypeCode: c.roomTypeCode,
           ratePlanCode: c.ratePlanCode,
@@ -104,7 +111,7 @@ export function registerConnectivityRpc(
         })),
       ),
     async listAriChanges(req, ctx) {
-      const page = await ari.changes(client(ctx.values.get(principalKey)), req.propertyCode, {
+      const page = await ari.changes(client(ctx.values.get(principalKey)), named(ctx), {
         cursor: req.cursor,
         updatedSince: req.updatedSince ? timestampDate(req.updatedSince) : undefined,
         limit: req.limit,

@@ -1,10 +1,9 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { JsonObject } from "@bufbuild/protobuf";
-import type pg from "pg";
 import { EventService } from "../../../gen/hotelops/event/v1/event_pb.js";
 import { invalidField } from "../../errors.ts";
-import { requirePrincipal, requireProperty } from "../auth/index.ts";
+import { requestProperty, requirePrincipal } from "../auth/index.ts";
 import { eventTypes } from "./events.service.ts";
 import type { EventStreamHub } from "./stream.hub.ts";
 import { cursorOf, origin, positionOf, type Position } from "./stream.repository.ts";
@@ -12,12 +11,14 @@ import { cursorOf, origin, positionOf, type Position } from "./stream.repository
 const known = new Set<string>(eventTypes);
 
 /** EventService: the property's domain events as a server stream (Connect, gRPC, gRPC-Web). */
-export function registerEventRpc(router: ConnectRouter, hub: EventStreamHub, pool: pg.Pool): void {
+export function registerEventRpc(router: ConnectRouter, hub: EventStreamHub): void {
   router.service(EventService, {
     async *streamEvents(req, ctx) {
       const principal = requirePrincipal(ctx.values);
-      // a staff caller may leave the property out (the session's active one); a client must name it
-      if (req.propertyCode === "" && principal.kind !== "staff") throw invalidField("propertyCode", "is required");
+      // the property named, checked against the caller's reach by the authentication interceptor; a staff caller
+      // may leave it out (the session's active one); a client must name it
+      const property = requestProperty(ctx.values);
+      if (property === undefined) throw invalidField("propertyCode", "is required");
       let after: Position | "now" = req.fromBeginning ? origin : "now";
       if (req.cursor !== "") {
         const position = positionOf(req.cursor);
@@ -26,11 +27,6 @@ export function registerEventRpc(router: ConnectRouter, hub: EventStreamHub, poo
       }
       const unknown = req.eventTypes.filter((t) => !known.has(t));
       if (unknown.length > 0) throw invalidField("eventTypes", `unknown event type ${unknown[0]}`);
-      const property = await requireProperty(
-        { pool },
-        principal,
-        req.propertyCode === "" && principal.kind === "staff" ? principal.activePropertyId : req.propertyCode,
-      );
       const items = hub.stream({
         propertyId: property.id,
         caller: principal.kind === "staff" ? `user:${principal.userId}` : `client:${principal.clientId}`,

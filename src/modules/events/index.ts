@@ -37,7 +37,7 @@ export function createEventsModule(deps: Deps): Module {
     name: "events",
     services: [EventService],
     registerRpc(router) {
-      registerEventRpc(router, hub, deps.db.pool);
+      registerEventRpc(router, hub);
       listening = createListen(deps.db.sessionUrl, deps.logger)(
         eventChannel,
         (propertyId) => hub.wake(propertyId),

@@ -1,9 +1,8 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import type pg from "pg";
 import { GuestService as GuestRpc } from "../../../gen/hotelops/guest/v1/guest_pb.js";
-import { requireProperty, requireStaff } from "../auth/index.ts";
+import { requestProperty, requireStaff } from "../auth/index.ts";
 import { emptyGuestFields, type GuestFields } from "./fields.ts";
 import type { Guest, GuestScope, GuestService } from "./guests.service.ts";
 import type { ListedReport } from "./reports.repository.ts";
@@ -48,37 +47,33 @@ function patchIn(req: Record<string, unknown>): Partial<GuestFields> {
 }
 
 /** GuestService over gRPC, Connect and REST (the /api/panel/v1/guests routes). */
-export function createGuestRpc(pool: pg.Pool, guests: GuestService) {
-  /** The staff caller's scope: the named property (empty: the session's active one) must be in reach, else 404. */
-  const scope = async (ctx: HandlerContext, propertyCode: string): Promise<GuestScope> => {
-    const staff = requireStaff(ctx.values);
-    const property = await requireProperty(
-      { pool },
-      staff,
-      propertyCode === "" ? staff.activePropertyId : propertyCode,
-    );
-    return guests.scopeOf(property.id);
-  };
+export function createGuestRpc(guests: GuestService) {
+  /**
+   * The staff caller's scope: the named property (empty: the session's active one), checked against the caller's
+   * reach by the authentication interceptor (404 out of reach).
+   */
+  const scope = async (ctx: HandlerContext): Promise<GuestScope> =>
+    guests.scopeOf(requestProperty(ctx.values)?.id ?? requireStaff(ctx.values).activePropertyId);
   const reveals = (ctx: HandlerContext) => requireStaff(ctx.values).permissions.has("guests.read_sensitive");
   return {
     register(router: ConnectRouter): void {
       router.service(GuestRpc, {
         createGuest: async (req, ctx) => ({
-          guest: guestOut(await guests.create(await scope(ctx, req.propertyCode), fieldsIn(req))),
+          guest: guestOut(await guests.create(await scope(ctx), fieldsIn(req))),
         }),
         getGuest: async (req, ctx) => ({
-          guest: guestOut(await guests.get(await scope(ctx, req.propertyCode), req.guestId, reveals(ctx))),
+          guest: guestOut(await guests.get(await scope(ctx), req.guestId, reveals(ctx))),
         }),
         updateGuest: async (req, ctx) => ({
-          guest: guestOut(await guests.update(await scope(ctx, req.propertyCode), req.guestId, patchIn(req))),
+          guest: guestOut(await guests.update(await scope(ctx), req.guestId, patchIn(req))),
         }),
         searchGuests: async (req, ctx) => {
-          const found = await guests.search(await scope(ctx, req.propertyCode), req);
+          const found = await guests.search(await scope(ctx), req);
           return { guests: found.guests.map(guestOut), nextCursor: found.nextCursor };
         },
         addRoomLineGuest: async (req, ctx) => {
           const r = await guests.addToLine(
-            await scope(ctx, req.propertyCode),
+            await scope(ctx),
             { reservationId: req.reservationId, reservationRoomId: req.reservationRoomId },
             req.guestId,
           );
@@ -87,14 +82,14 @@ export function createGuestRpc(pool: pg.Pool, guests: GuestService) {
         removeRoomLineGuest: async (req, ctx) => ({
           guests: (
             await guests.removeFromLine(
-              await scope(ctx, req.propertyCode),
+              await scope(ctx),
               { reservationId: req.reservationId, reservationRoomId: req.reservationRoomId },
               req.guestId,
             )
           ).map(guestOut),
         }),
         listGuestStays: async (req, ctx) => {
-          const page = await guests.stays(await scope(ctx, req.propertyCode), req.guestId, req);
+          const page = await guests.stays(await scope(ctx), req.guestId, req);
           return {
             stays: page.stays.map(({ checkedInAt, checkedOutAt, linkedAt, roomNumber, propertyId: _, ...s }) => ({
               ...s,
@@ -107,23 +102,21 @@ export function createGuestRpc(pool: pg.Pool, guests: GuestService) {
           };
         },
         exportGuest: async (req, ctx) => ({
-          export: (await guests.exportGuest(await scope(ctx, req.propertyCode), req.guestId)) as JsonObject,
+          export: (await guests.exportGuest(await scope(ctx), req.guestId)) as JsonObject,
         }),
         eraseGuest: async (req, ctx) => {
-          const r = await guests.eraseGuest(await scope(ctx, req.propertyCode), req.guestId);
+          const r = await guests.eraseGuest(await scope(ctx), req.guestId);
           return { guest: guestOut(r.guest), alreadyErased: r.alreadyErased, kept: [...r.kept] };
         },
         listGuestReports: async (req, ctx) => {
-          const page = await guests.reporting.list((await scope(ctx, req.propertyCode)).propertyId, req);
+          const page = await guests.reporting.list((await scope(ctx)).propertyId, req);
           return { reports: page.reports.map(reportOut), nextCursor: page.nextCursor };
         },
         resendGuestReport: async (req, ctx) => ({
-          report: reportOut(
-            await guests.reporting.resend((await scope(ctx, req.propertyCode)).propertyId, req.guestReportId),
-          ),
+          report: reportOut(await guests.reporting.resend((await scope(ctx)).propertyId, req.guestReportId)),
         }),
         listUnreportedGuests: async (req, ctx) => {
-          const found = await guests.reporting.issues((await scope(ctx, req.propertyCode)).propertyId);
+          const found = await guests.reporting.issues((await scope(ctx)).propertyId);
           return {
             unreported: found.unreported.map((u) => ({
               ...u,
@@ -134,7 +127,7 @@ export function createGuestRpc(pool: pg.Pool, guests: GuestService) {
           };
         },
         mergeGuests: async (req, ctx) => {
-          const r = await guests.merge(await scope(ctx, req.propertyCode), req.guestId, req.duplicateGuestIds);
+          const r = await guests.merge(await scope(ctx), req.guestId, req.duplicateGuestIds);
           return { guest: guestOut(r.guest), staysMoved: r.staysMoved };
         },
       });

@@ -63,7 +63,7 @@ export function createGuestsModule(
   deps: Pick<Deps, "db" | "boss" | "config" | "logger" | "metrics">,
   guests: GuestDomain,
 ): Module {
-  const rpc = createGuestRpc(deps.db.pool, guests);
+  const rpc = createGuestRpc(guests);
   return {
     name: "guests",
     services: [GuestService],

@@ -44,6 +44,6 @@ export function createInventoryModule(deps: Deps, service: InventoryService): Mo
   return {
     name: "inventory",
     services: inventoryRpcServices,
-    registerRpc: (router) => registerInventoryRpc(router, service, deps.db.pool),
+    registerRpc: (router) => registerInventoryRpc(router, service),
   };
 }

@@ -1,8 +1,7 @@
 import { keyPageOf, keyPageResult } from "../../lib/page.ts";
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
-import type pg from "pg";
 import { InventoryService as InventoryRpc } from "../../../gen/hotelops/inventory/v1/inventory_pb.js";
-import { invalidField } from "../../errors.ts";
+import { AppError, invalidField } from "../../errors.ts";
 import type { InventoryService } from "./inventory.service.ts";
 import {
   boardTypeIn,
@@ -14,26 +13,30 @@ import {
   roomStatusIn,
 } from "./inventory-messages.ts";
 import { maxOutOfOrderList } from "./out-of-order.ts";
-import { requirePrincipal, requireProperty } from "../auth/index.ts";
+import { requestProperty } from "../auth/index.ts";
 
 /** Most room types, rooms or rate plans one page of their list holds (and its default). */
 const maxConfigPage = 500;
 
 export const inventoryRpcServices = [InventoryRpc];
 
-export function registerInventoryRpc(router: ConnectRouter, service: InventoryService, pool: pg.Pool): void {
-  const scope = async (ctx: HandlerContext, code: string) =>
-    (await requireProperty({ pool }, requirePrincipal(ctx.values), code)).id;
+export function registerInventoryRpc(router: ConnectRouter, service: InventoryService): void {
+  // The property the request names was checked against the caller's reach by the authentication interceptor.
+  /** The named property (configuration RPCs always name it: an empty code is no property). */
+  const scope = (ctx: HandlerContext, code: string) => {
+    const property = code === "" ? undefined : requestProperty(ctx.values);
+    if (property === undefined) throw new AppError("not_found", "No such property.");
+    return property.id;
+  };
   /** The named property, or a staff session's active property when no code is given (the mobile REST routes). */
-  const scopeOrActive = async (ctx: HandlerContext, code: string) => {
-    const principal = requirePrincipal(ctx.values);
-    if (code === "" && principal.kind === "staff") return principal.activePropertyId;
-    if (code === "") throw invalidField("propertyCode", "is required");
-    return (await requireProperty({ pool }, principal, code)).id;
+  const scopeOrActive = (ctx: HandlerContext) => {
+    const property = requestProperty(ctx.values);
+    if (property === undefined) throw invalidField("propertyCode", "is required");
+    return property.id;
   };
   router.service(InventoryRpc, {
     async createRoomType(req, ctx) {
-      const roomType = await service.createRoomType(await scope(ctx, req.propertyCode), {
+      const roomType = await service.createRoomType(scope(ctx, req.propertyCode), {
         code: req.code,
         name: req.name,
         maxOccupancy: req.maxOccupancy,
@@ -42,12 +45,12 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
     },
     async listRoomTypes(req, ctx) {
       const page = keyPageOf(req, maxConfigPage, ["text"]);
-      const rows = await service.listRoomTypes(await scope(ctx, req.propertyCode), page);
+      const rows = await service.listRoomTypes(scope(ctx, req.propertyCode), page);
       const { items, nextCursor } = keyPageResult(rows, page.limit, (t) => [t.code]);
       return { roomTypes: items, nextCursor };
     },
     async createRoom(req, ctx) {
-      const room = await service.createRoom(await scope(ctx, req.propertyCode), {
+      const room = await service.createRoom(scope(ctx, req.propertyCode), {
         number: req.number,
         roomTypeId: req.roomTypeId,
       });
@@ -55,12 +58,12 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
     },
     async listRooms(req, ctx) {
       const page = keyPageOf(req, maxConfigPage, ["text"]);
-      const rows = await service.listRooms(await scope(ctx, req.propertyCode), page);
+      const rows = await service.listRooms(scope(ctx, req.propertyCode), page);
       const { items, nextCursor } = keyPageResult(rows, page.limit, (r) => [r.number]);
       return { rooms: items.map(roomOut), nextCursor };
     },
     async setRoomStatus(req, ctx) {
-      const propertyId = await scope(ctx, req.propertyCode);
+      const propertyId = scope(ctx, req.propertyCode);
       const room = await service.setRoomStatus(propertyId, {
         roomId: req.roomId,
         status: roomStatusIn(req.status),
@@ -73,7 +76,7 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
     async listOutOfOrderPeriods(req, ctx) {
       const page = keyPageOf(req, maxOutOfOrderList, ["date", "text", "uuid"]);
       const rows = await service.listOutOfOrderPeriods(
-        await scopeOrActive(ctx, req.propertyCode),
+        scopeOrActive(ctx),
         { roomId: req.roomId, from: req.from, to: req.to },
         page,
       );
@@ -81,7 +84,7 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
       return { outOfOrderPeriods: items.map(periodOut), nextCursor };
     },
     async createOutOfOrderPeriod(req, ctx) {
-      const period = await service.createOutOfOrderPeriod(await scopeOrActive(ctx, req.propertyCode), {
+      const period = await service.createOutOfOrderPeriod(scopeOrActive(ctx), {
         roomId: req.roomId,
         from: req.from,
         to: req.to,
@@ -90,7 +93,7 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
       return { outOfOrderPeriod: periodOut(period) };
     },
     async updateOutOfOrderPeriod(req, ctx) {
-      const propertyId = await scopeOrActive(ctx, req.propertyCode);
+      const propertyId = scopeOrActive(ctx);
       const period = await service.updateOutOfOrderPeriod(propertyId, req.outOfOrderPeriodId, {
         ...(req.from === undefined ? {} : { from: req.from }),
         ...(req.to === undefined ? {} : { to: req.to }),
@@ -99,12 +102,12 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
       return { outOfOrderPeriod: periodOut(period) };
     },
     async deleteOutOfOrderPeriod(req, ctx) {
-      const propertyId = await scopeOrActive(ctx, req.propertyCode);
+      const propertyId = scopeOrActive(ctx);
       const left = await service.deleteOutOfOrderPeriod(propertyId, req.outOfOrderPeriodId);
       return left === undefined ? {} : { outOfOrderPeriod: periodOut(left) };
     },
     async createRatePlan(req, ctx) {
-      const propertyId = await scope(ctx, req.propertyCode);
+      const propertyId = scope(ctx, req.propertyCode);
       const ratePlan = await service.createRatePlan(propertyId, {
         code: req.code,
         name: req.name,
@@ -116,27 +119,27 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
     },
     async listRatePlans(req, ctx) {
       const page = keyPageOf(req, maxConfigPage, ["text"]);
-      const rows = await service.listRatePlans(await scope(ctx, req.propertyCode), page);
+      const rows = await service.listRatePlans(scope(ctx, req.propertyCode), page);
       const { items, nextCursor } = keyPageResult(rows, page.limit, (p) => [p.code]);
       return { ratePlans: items.map(ratePlanOut), nextCursor };
     },
     async setRatePlanPolicy(req, ctx) {
-      const propertyId = await scope(ctx, req.propertyCode);
+      const propertyId = scope(ctx, req.propertyCode);
       const ratePlan = await service.setRatePlanPolicy(propertyId, req.ratePlanId, policyIn(req.policy));
       return { ratePlan: ratePlanOut(ratePlan) };
     },
     async setRatePlanOccupancyPricing(req, ctx) {
-      const propertyId = await scope(ctx, req.propertyCode);
+      const propertyId = scope(ctx, req.propertyCode);
       const ratePlan = await service.setRatePlanOccupancyPricing(propertyId, req.ratePlanId, req.pricesByOccupancy);
       return { ratePlan: ratePlanOut(ratePlan) };
     },
     async setRatePlanDeposit(req, ctx) {
-      const propertyId = await scope(ctx, req.propertyCode);
+      const propertyId = scope(ctx, req.propertyCode);
       const ratePlan = await service.setRatePlanDeposit(propertyId, req.ratePlanId, depositIn(req.deposit));
       return { ratePlan: ratePlanOut(ratePlan) };
     },
     async setPrices(req, ctx) {
-      const propertyId = await scope(ctx, req.propertyCode);
+      const propertyId = scope(ctx, req.propertyCode);
       const days = await service.setPrices(propertyId, {
         ratePlanId: req.ratePlanId,
         roomTypeId: req.roomTypeId,
@@ -148,7 +151,7 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
       return { days };
     },
     async createRoomBlock(req, ctx) {
-      const propertyId = await scope(ctx, req.propertyCode);
+      const propertyId = scope(ctx, req.propertyCode);
       const roomBlockId = await service.createRoomBlock(propertyId, {
         roomTypeId: req.roomTypeId,
         from: req.from,
@@ -159,7 +162,7 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
       return { roomBlockId };
     },
     async setRestrictions(req, ctx) {
-      const propertyId = await scope(ctx, req.propertyCode);
+      const propertyId = scope(ctx, req.propertyCode);
       const cells = await service.setRestrictions(propertyId, {
         ratePlanIds: req.ratePlanIds,
         roomTypeIds: req.roomTypeIds,
@@ -175,7 +178,7 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
       return { cells };
     },
     async setAvailabilityCaps(req, ctx) {
-      const propertyId = await scope(ctx, req.propertyCode);
+      const propertyId = scope(ctx, req.propertyCode);
       const days = await service.setAvailabilityCaps(propertyId, {
         roomTypeIds: req.roomTypeIds,
         from: req.from,
@@ -186,7 +189,7 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
       return { days };
     },
     async getAri(req, ctx) {
-      const propertyId = await scope(ctx, req.propertyCode);
+      const propertyId = scope(ctx, req.propertyCode);
       const ari = await service.getAri(propertyId, {
         from: req.from,
         to: req.to,
@@ -209,7 +212,7 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
       };
     },
     async getAvailability(req, ctx) {
-      const propertyId = await scope(ctx, req.propertyCode);
+      const propertyId = scope(ctx, req.propertyCode);
       const roomTypes = await service.getAvailability(propertyId, {
         from: req.from,
         to: req.to,

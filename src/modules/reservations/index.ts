@@ -67,7 +67,7 @@ export function createReservationsModule(deps: Deps, service: ReservationService
   return {
     name: "reservations",
     services: reservationRpcServices,
-    registerRpc: (router) => registerReservationRpc(router, service, deps.db.pool, lineGuests),
+    registerRpc: (router) => registerReservationRpc(router, service, lineGuests),
     startWorkers: () =>
       deps.boss.registerWorker<{ propertyId: string; reservationId: string }>(
         queues.reservationOptionExpiry,

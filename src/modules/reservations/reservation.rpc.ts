@@ -1,7 +1,6 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
-import type pg from "pg";
 import {
   ReservationService as ReservationRpc,
   ReservationSource as SourceEnum,
@@ -10,7 +9,7 @@ import {
 } from "../../../gen/hotelops/reservation/v1/reservation_pb.js";
 import type { GuestSchema } from "../../../gen/hotelops/guest/v1/guest_pb.js";
 import { AppError, invalidField } from "../../errors.ts";
-import { holds, requirePrincipal, requireProperty } from "../auth/index.ts";
+import { holds, requestProperty, requirePrincipal } from "../auth/index.ts";
 import type { Actor, ReservationService, RoomLineInput } from "./reservation.service.ts";
 import type { Reservation } from "./reservation.repository.ts";
 import { checkStaffSource, type ReservationSource, type ReservationStatus } from "./transitions.ts";
@@ -150,21 +149,15 @@ export function reservationOut(r: Reservation, guests?: Map<string, MessageInitS
 export function registerReservationRpc(
   router: ConnectRouter,
   service: ReservationService,
-  pool: pg.Pool,
   lineGuests?: LineGuests,
 ): void {
-  const actorOf = async (ctx: HandlerContext, propertyCode: string): Promise<Actor> => {
+  const actorOf = (ctx: HandlerContext): Actor => {
     const principal = requirePrincipal(ctx.values);
-    // REST always names the property in the path; a gRPC/Connect staff caller may leave it out and act on the
-    // session's active property, as the mobile API does. A client reaches several properties: it must say which.
-    if (propertyCode === "" && principal.kind !== "staff") {
-      throw invalidField("propertyCode", "is required");
-    }
-    const property = await requireProperty(
-      { pool },
-      principal,
-      propertyCode === "" && principal.kind === "staff" ? principal.activePropertyId : propertyCode,
-    );
+    // The property the request names, checked against the caller's reach by the authentication interceptor. REST
+    // always names it in the path; a gRPC/Connect staff caller may leave it out and act on the session's active
+    // property, as the mobile API does. A client reaches several properties: it must say which.
+    const property = requestProperty(ctx.values);
+    if (property === undefined) throw invalidField("propertyCode", "is required");
     return {
       propertyId: property.id,
       canOverridePrice: holds(principal, "reservations.override_price"),
@@ -174,7 +167,7 @@ export function registerReservationRpc(
   };
   router.service(ReservationRpc, {
     async createReservation(req, ctx) {
-      const actor = await actorOf(ctx, req.propertyCode);
+      const actor = actorOf(ctx);
       const source = sourceIn(req.source);
       if (requirePrincipal(ctx.values).kind === "staff") checkStaffSource(source);
       const { reservation, created } = await service.create(actor, {
@@ -196,7 +189,7 @@ export function registerReservationRpc(
       return { reservation: reservationOut(reservation), created };
     },
     async updateReservation(req, ctx) {
-      const actor = await actorOf(ctx, req.propertyCode);
+      const actor = actorOf(ctx);
       const r = await service.update(actor, req.reservationId, {
         arrivalDate: req.arrivalDate,
         departureDate: req.departureDate,
@@ -216,7 +209,7 @@ export function registerReservationRpc(
       return { reservation: reservationOut(r) };
     },
     async setLateCheckOutRule(req, ctx) {
-      const actor = await actorOf(ctx, req.propertyCode);
+      const actor = actorOf(ctx);
       const rule =
         req.rule === undefined
           ? null
@@ -226,50 +219,34 @@ export function registerReservationRpc(
     },
     async cancelReservation(req, ctx) {
       return {
-        reservation: reservationOut(await service.cancel(await actorOf(ctx, req.propertyCode), req.reservationId)),
+        reservation: reservationOut(await service.cancel(actorOf(ctx), req.reservationId)),
       };
     },
     async assignRoom(req, ctx) {
       return {
         reservation: reservationOut(
-          await service.assignRoom(
-            await actorOf(ctx, req.propertyCode),
-            req.reservationId,
-            req.reservationRoomId,
-            req.roomId,
-          ),
+          await service.assignRoom(actorOf(ctx), req.reservationId, req.reservationRoomId, req.roomId),
         ),
       };
     },
     async moveRoom(req, ctx) {
       return {
         reservation: reservationOut(
-          await service.moveRoom(
-            await actorOf(ctx, req.propertyCode),
-            req.reservationId,
-            req.reservationRoomId,
-            req.roomId,
-            {
-              reprice: req.reprice,
-            },
-          ),
+          await service.moveRoom(actorOf(ctx), req.reservationId, req.reservationRoomId, req.roomId, {
+            reprice: req.reprice,
+          }),
         ),
       };
     },
     async reinstateReservation(req, ctx) {
       return {
-        reservation: reservationOut(await service.reinstate(await actorOf(ctx, req.propertyCode), req.reservationId)),
+        reservation: reservationOut(await service.reinstate(actorOf(ctx), req.reservationId)),
       };
     },
     async checkInRoomLine(req, ctx) {
       return {
         reservation: reservationOut(
-          await service.checkIn(
-            await actorOf(ctx, req.propertyCode),
-            req.reservationId,
-            req.reservationRoomId,
-            req.roomId,
-          ),
+          await service.checkIn(actorOf(ctx), req.reservationId, req.reservationRoomId, req.roomId),
         ),
       };
     },
@@ -279,18 +256,18 @@ export function registerReservationRpc(
         throw new AppError("forbidden", "Settling folios to an account at check-out needs folio.post.");
       return {
         reservation: reservationOut(
-          await service.checkOut(await actorOf(ctx, req.propertyCode), req.reservationId, req.reservationRoomId, {
+          await service.checkOut(actorOf(ctx), req.reservationId, req.reservationRoomId, {
             settleToAccountId: req.settleToAccountId,
           }),
         ),
       };
     },
     async getReservation(req, ctx) {
-      const r = await service.get(await actorOf(ctx, req.propertyCode), req.reservationId);
+      const r = await service.get(actorOf(ctx), req.reservationId);
       return { reservation: reservationOut(r, await lineGuestsFor(lineGuests, requirePrincipal(ctx.values), r)) };
     },
     async listReservations(req, ctx) {
-      const actor = await actorOf(ctx, req.propertyCode);
+      const actor = actorOf(ctx);
       const statuses = req.statuses.map((s) => statusIn(s)).filter((s): s is ReservationStatus => s !== undefined);
       const page = await service.list(actor, {
         statuses,
@@ -308,7 +285,7 @@ export function registerReservationRpc(
       };
     },
     async listOverdueDeposits(req, ctx) {
-      const actor = await actorOf(ctx, req.propertyCode);
+      const actor = actorOf(ctx);
       const page = await service.listOverdueDeposits(actor, {
         limit: req.limit === 0 ? 100 : req.limit,
         cursor: req.cursor,

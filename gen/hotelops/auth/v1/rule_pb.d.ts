@@ -45,6 +45,17 @@ export declare type AuthRule = Message<"hotelops.auth.v1.AuthRule"> & {
    * @generated from field: repeated hotelops.auth.v1.PrincipalKind principals = 4;
    */
   principals: PrincipalKind[];
+
+  /**
+   * Where the call finds the property it acts in (property isolation). Unset means what the request implies: a
+   * request with a `property_code` field acts in that property, resolved against the caller's reach by the one
+   * authentication interceptor before the handler runs (another property's code is 404, like one that does not
+   * exist); a staff-only RPC acts in the session's active property. Any other RPC whose request names a resource
+   * (an `..._id` field) must declare PROPERTY_SCOPE_NONE, or the server refuses to start.
+   *
+   * @generated from field: hotelops.auth.v1.PropertyScope property = 5;
+   */
+  property: PropertyScope;
 };
 
 /**
@@ -52,6 +63,47 @@ export declare type AuthRule = Message<"hotelops.auth.v1.AuthRule"> & {
  * Use `create(AuthRuleSchema)` to create a new message.
  */
 export declare const AuthRuleSchema: GenMessage<AuthRule>;
+
+/**
+ * How an RPC is bound to a property (AuthRule.property).
+ *
+ * @generated from enum hotelops.auth.v1.PropertyScope
+ */
+export enum PropertyScope {
+  /**
+   * Derived from the request and the principals (see AuthRule.property).
+   *
+   * @generated from enum value: PROPERTY_SCOPE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The request's property_code, checked centrally; empty means a staff session's active property.
+   *
+   * @generated from enum value: PROPERTY_SCOPE_REQUEST = 1;
+   */
+  REQUEST = 1,
+
+  /**
+   * The staff session's active property (staff-only RPCs): ids are looked up in it.
+   *
+   * @generated from enum value: PROPERTY_SCOPE_SESSION = 2;
+   */
+  SESSION = 2,
+
+  /**
+   * Not bound to one property of the caller: the platform operator's RPCs (every property) and a session's
+   * switch of its own active property (membership is checked there).
+   *
+   * @generated from enum value: PROPERTY_SCOPE_NONE = 3;
+   */
+  NONE = 3,
+}
+
+/**
+ * Describes the enum hotelops.auth.v1.PropertyScope.
+ */
+export declare const PropertyScopeSchema: GenEnum<PropertyScope>;
 
 /**
  * The kind of an authenticated caller.

@@ -9,7 +9,7 @@ import { file_google_protobuf_descriptor } from "@bufbuild/protobuf/wkt";
  * Describes the file hotelops/auth/v1/rule.proto.
  */
 export const file_hotelops_auth_v1_rule = /*@__PURE__*/
-  fileDesc("Chtob3RlbG9wcy9hdXRoL3YxL3J1bGUucHJvdG8SEGhvdGVsb3BzLmF1dGgudjEicgoIQXV0aFJ1bGUSDgoGcHVibGljGAEgASgIEhIKCnBlcm1pc3Npb24YAiABKAkSDQoFc2NvcGUYAyABKAkSMwoKcHJpbmNpcGFscxgEIAMoDjIfLmhvdGVsb3BzLmF1dGgudjEuUHJpbmNpcGFsS2luZCqCAQoNUHJpbmNpcGFsS2luZBIeChpQUklOQ0lQQUxfS0lORF9VTlNQRUNJRklFRBAAEhgKFFBSSU5DSVBBTF9LSU5EX1NUQUZGEAESGgoWUFJJTkNJUEFMX0tJTkRfUEFSVE5FUhACEhsKF1BSSU5DSVBBTF9LSU5EX0lOVEVSTkFMEAM6UAoEcnVsZRIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGJiIAyABKAsyGi5ob3RlbG9wcy5hdXRoLnYxLkF1dGhSdWxlUgRydWxlYgZwcm90bzM", [file_google_protobuf_descriptor]);
+  fileDesc("Chtob3RlbG9wcy9hdXRoL3YxL3J1bGUucHJvdG8SEGhvdGVsb3BzLmF1dGgudjEipQEKCEF1dGhSdWxlEg4KBnB1YmxpYxgBIAEoCBISCgpwZXJtaXNzaW9uGAIgASgJEg0KBXNjb3BlGAMgASgJEjMKCnByaW5jaXBhbHMYBCADKA4yHy5ob3RlbG9wcy5hdXRoLnYxLlByaW5jaXBhbEtpbmQSMQoIcHJvcGVydHkYBSABKA4yHy5ob3RlbG9wcy5hdXRoLnYxLlByb3BlcnR5U2NvcGUqgAEKDVByb3BlcnR5U2NvcGUSHgoaUFJPUEVSVFlfU0NPUEVfVU5TUEVDSUZJRUQQABIaChZQUk9QRVJUWV9TQ09QRV9SRVFVRVNUEAESGgoWUFJPUEVSVFlfU0NPUEVfU0VTU0lPThACEhcKE1BST1BFUlRZX1NDT1BFX05PTkUQAyqCAQoNUHJpbmNpcGFsS2luZBIeChpQUklOQ0lQQUxfS0lORF9VTlNQRUNJRklFRBAAEhgKFFBSSU5DSVBBTF9LSU5EX1NUQUZGEAESGgoWUFJJTkNJUEFMX0tJTkRfUEFSVE5FUhACEhsKF1BSSU5DSVBBTF9LSU5EX0lOVEVSTkFMEAM6UAoEcnVsZRIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGJiIAyABKAsyGi5ob3RlbG9wcy5hdXRoLnYxLkF1dGhSdWxlUgRydWxlYgZwcm90bzM", [file_google_protobuf_descriptor]);
 
 /**
  * Describes the message hotelops.auth.v1.AuthRule.
@@ -19,10 +19,24 @@ export const AuthRuleSchema = /*@__PURE__*/
   messageDesc(file_hotelops_auth_v1_rule, 0);
 
 /**
+ * Describes the enum hotelops.auth.v1.PropertyScope.
+ */
+export const PropertyScopeSchema = /*@__PURE__*/
+  enumDesc(file_hotelops_auth_v1_rule, 0);
+
+/**
+ * How an RPC is bound to a property (AuthRule.property).
+ *
+ * @generated from enum hotelops.auth.v1.PropertyScope
+ */
+export const PropertyScope = /*@__PURE__*/
+  tsEnum(PropertyScopeSchema);
+
+/**
  * Describes the enum hotelops.auth.v1.PrincipalKind.
  */
 export const PrincipalKindSchema = /*@__PURE__*/
-  enumDesc(file_hotelops_auth_v1_rule, 0);
+  enumDesc(file_hotelops_auth_v1_rule, 1);
 
 /**
  * The kind of an authenticated caller.

@@ -3,12 +3,11 @@ import { ConnectivityService as ConnectivityRpc } from "../../../../gen/hotelops
 import { AppError } from "../../../errors.ts";
 import type { XmlEndpoint } from "../../../gateway/xml.ts";
 import type { Clock } from "../../../lib/clock.ts";
-import { principalKey } from "../../auth/index.ts";
+import { principalKey, requestProperty } from "../../auth/index.ts";
 import { client } from "../connectivity.service.ts";
 import { findPartnerMessage } from "../connectivity.repository.ts";
 import { ariNotifSuccess, availNotifToChanges, rateAmountNotifToChanges } from "./ari-notif.ts";
 import { errorsRs, resNotifSuccess, resNotifToEvent } from "./res-notif.ts";
-import { requireProperty } from "../../auth/index.ts";
 
 /** Largest OpenTravel document accepted (a booking of 20 rooms with every night priced is about 60 KB). */
 const OTA_MAX_BODY_BYTES = 256 * 1024;
@@ -72,7 +71,9 @@ export function createOtaEndpoints(deps: {
             async answer(result, values) {
               const { eventId } = result as { eventId: string };
               const caller = client(values.get(principalKey));
-              const property = await requireProperty(deps, caller, propertyCode);
+              // the message's property, checked against the caller's reach when the RPC ran
+              const property = requestProperty(values);
+              if (property === undefined) throw new AppError("not_found", "No such property.");
               await applyNow(property.id, head.externalReference);
               const outcome = await waitForOutcome(deps.pool, property.id, caller.clientId, eventId);
               if (outcome?.status === "REJECTED")

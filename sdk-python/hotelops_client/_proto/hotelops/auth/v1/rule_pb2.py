@@ -14,7 +14,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import descriptor_pb2 as google_dot_protobuf_dot_descriptor__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bhotelops/auth/v1/rule.proto\x12\x10hotelops.auth.v1\x1a google/protobuf/descriptor.proto\"r\n\x08\x41uthRule\x12\x0e\n\x06public\x18\x01 \x01(\x08\x12\x12\n\npermission\x18\x02 \x01(\t\x12\r\n\x05scope\x18\x03 \x01(\t\x12\x33\n\nprincipals\x18\x04 \x03(\x0e\x32\x1f.hotelops.auth.v1.PrincipalKind*\x82\x01\n\rPrincipalKind\x12\x1e\n\x1aPRINCIPAL_KIND_UNSPECIFIED\x10\x00\x12\x18\n\x14PRINCIPAL_KIND_STAFF\x10\x01\x12\x1a\n\x16PRINCIPAL_KIND_PARTNER\x10\x02\x12\x1b\n\x17PRINCIPAL_KIND_INTERNAL\x10\x03:J\n\x04rule\x12\x1e.google.protobuf.MethodOptions\x18\x98\x88\x03 \x01(\x0b\x32\x1a.hotelops.auth.v1.AuthRuleb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bhotelops/auth/v1/rule.proto\x12\x10hotelops.auth.v1\x1a google/protobuf/descriptor.proto\"\xa5\x01\n\x08\x41uthRule\x12\x0e\n\x06public\x18\x01 \x01(\x08\x12\x12\n\npermission\x18\x02 \x01(\t\x12\r\n\x05scope\x18\x03 \x01(\t\x12\x33\n\nprincipals\x18\x04 \x03(\x0e\x32\x1f.hotelops.auth.v1.PrincipalKind\x12\x31\n\x08property\x18\x05 \x01(\x0e\x32\x1f.hotelops.auth.v1.PropertyScope*\x80\x01\n\rPropertyScope\x12\x1e\n\x1aPROPERTY_SCOPE_UNSPECIFIED\x10\x00\x12\x1a\n\x16PROPERTY_SCOPE_REQUEST\x10\x01\x12\x1a\n\x16PROPERTY_SCOPE_SESSION\x10\x02\x12\x17\n\x13PROPERTY_SCOPE_NONE\x10\x03*\x82\x01\n\rPrincipalKind\x12\x1e\n\x1aPRINCIPAL_KIND_UNSPECIFIED\x10\x00\x12\x18\n\x14PRINCIPAL_KIND_STAFF\x10\x01\x12\x1a\n\x16PRINCIPAL_KIND_PARTNER\x10\x02\x12\x1b\n\x17PRINCIPAL_KIND_INTERNAL\x10\x03:J\n\x04rule\x12\x1e.google.protobuf.MethodOptions\x18\x98\x88\x03 \x01(\x0b\x32\x1a.hotelops.auth.v1.AuthRuleb\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'hotelops.auth.v1.rule_pb2', globals())
@@ -22,8 +22,10 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   google_dot_protobuf_dot_descriptor__pb2.MethodOptions.RegisterExtension(rule)
 
   DESCRIPTOR._options = None
-  _PRINCIPALKIND._serialized_start=200
-  _PRINCIPALKIND._serialized_end=330
-  _AUTHRULE._serialized_start=83
-  _AUTHRULE._serialized_end=197
+  _PROPERTYSCOPE._serialized_start=252
+  _PROPERTYSCOPE._serialized_end=380
+  _PRINCIPALKIND._serialized_start=383
+  _PRINCIPALKIND._serialized_end=513
+  _AUTHRULE._serialized_start=84
+  _AUTHRULE._serialized_end=249
 # @@protoc_insertion_point(module_scope)
