@@ -36,6 +36,7 @@ import {
   type Property,
   type User,
 } from "../properties/index.ts";
+import type { Keyed } from "../../db/held-transaction.ts";
 
 /** The scope of internal clients that may call hotelops.admin.v1.AdminService. */
 export const ADMIN_SCOPE = "admin";
@@ -72,12 +73,15 @@ interface MembershipResult {
 }
 
 export interface AdminService {
-  createProperty(input: CreatePropertyInput): Promise<Property>;
-  createUser(input: { email: string; name?: string; password: string }): Promise<User>;
-  createMembership(input: { email: string; propertyCode: string; role: string }): Promise<MembershipResult>;
+  createProperty(input: CreatePropertyInput, keyed?: Keyed): Promise<Property>;
+  createUser(input: { email: string; name?: string; password: string }, keyed?: Keyed): Promise<User>;
+  createMembership(
+    input: { email: string; propertyCode: string; role: string },
+    keyed?: Keyed,
+  ): Promise<MembershipResult>;
   /** The secret is returned here only; the database keeps its argon2id hash. */
-  createClient(input: CreateClientInput): Promise<{ client: ApiClient; clientSecret: string }>;
-  approveClient(clientId: string): Promise<ApiClient>;
+  createClient(input: CreateClientInput, keyed?: Keyed): Promise<{ client: ApiClient; clientSecret: string }>;
+  approveClient(clientId: string, keyed?: Keyed): Promise<ApiClient>;
   setPartnerApi(enabled: boolean): Promise<boolean>;
   /** Newest first, one page (`limit` 1-200, default 50) after `cursor`; `nextCursor` is empty on the last page. */
   listClients(page?: { cursor?: string; limit?: number }): Promise<{ clients: ApiClient[]; nextCursor: string }>;
@@ -101,7 +105,7 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
   const { transact, clock } = deps;
 
   return {
-    async createProperty(input) {
+    async createProperty(input, keyed) {
       const groupCode = input.groupCode.trim().toUpperCase();
       const code = input.code.trim().toUpperCase();
       if (!CODE.test(input.groupCode.trim()))
@@ -123,29 +127,32 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
       const now = clock.now();
       const businessDate = input.businessDate ?? dateIn(input.timeZone, now);
       parseDate("businessDate", businessDate);
-      return transact(async (tx) => {
-        if ((await findPropertyByCode(tx, code)) !== undefined)
-          throw new AppError("conflict", `Property ${code} already exists.`);
-        const group = await ensureGroup(tx, groupCode, input.groupName?.trim() || groupCode);
-        const id = newId(now.getTime());
-        await insertProperty(tx, {
-          id,
-          groupId: group.id,
-          code,
-          name: input.name.trim(),
-          timeZone: input.timeZone,
-          currency,
-          amountScale,
-          businessDate,
-          emailVerification: input.emailVerification ?? false,
-          sandbox: input.sandbox ?? false,
-          now,
-        });
-        return (await findPropertyByCode(tx, code))!;
-      });
+      return transact(
+        async (tx) => {
+          if ((await findPropertyByCode(tx, code)) !== undefined)
+            throw new AppError("conflict", `Property ${code} already exists.`);
+          const group = await ensureGroup(tx, groupCode, input.groupName?.trim() || groupCode);
+          const id = newId(now.getTime());
+          await insertProperty(tx, {
+            id,
+            groupId: group.id,
+            code,
+            name: input.name.trim(),
+            timeZone: input.timeZone,
+            currency,
+            amountScale,
+            businessDate,
+            emailVerification: input.emailVerification ?? false,
+            sandbox: input.sandbox ?? false,
+            now,
+          });
+          return (await findPropertyByCode(tx, code))!;
+        },
+        { keyed },
+      );
     },
 
-    async createUser(input) {
+    async createUser(input, keyed) {
       // one form for every comparison and the stored row: NFC, lower-case domain (lib/email-address.ts)
       const email = normalizeEmail(input.email);
       if (!EMAIL.test(email)) throw invalidField("email", "must be an e-mail address");
@@ -153,33 +160,39 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
       if (input.password.length > 1024) throw invalidField("password", "must be at most 1024 characters");
       const passwordHash = await hashSecret(input.password);
       const id = newId(clock.now().getTime());
-      return transact(async (tx) => {
-        if ((await findUserByEmail(tx, email)) !== undefined)
-          throw new AppError("conflict", `A user with e-mail ${email} already exists.`);
-        await insertUser(tx, { id, email, name: input.name?.trim() ?? "", passwordHash, now: clock.now() });
-        return { id, email, name: input.name?.trim() ?? "", active: true };
-      });
+      return transact(
+        async (tx) => {
+          if ((await findUserByEmail(tx, email)) !== undefined)
+            throw new AppError("conflict", `A user with e-mail ${email} already exists.`);
+          await insertUser(tx, { id, email, name: input.name?.trim() ?? "", passwordHash, now: clock.now() });
+          return { id, email, name: input.name?.trim() ?? "", active: true };
+        },
+        { keyed },
+      );
     },
 
-    async createMembership(input) {
-      return transact(async (tx) => {
-        const user = await findUserByEmail(tx, input.email);
-        if (user === undefined) throw new AppError("not_found", `No user with e-mail ${input.email}.`);
-        const property = await findPropertyByCode(tx, input.propertyCode.trim().toUpperCase());
-        if (property === undefined) throw new AppError("not_found", `No property ${input.propertyCode}.`);
-        if ((await findRole(tx, input.role)) === undefined)
-          throw invalidField("role", "is not a known role (manager, front_desk, accountant, viewer)");
-        const id = await upsertMembership(tx, {
-          userId: user.id,
-          propertyId: property.id,
-          role: input.role,
-          now: clock.now(),
-        });
-        return { id, userId: user.id, propertyId: property.id, propertyCode: property.code, role: input.role };
-      });
+    async createMembership(input, keyed) {
+      return transact(
+        async (tx) => {
+          const user = await findUserByEmail(tx, input.email);
+          if (user === undefined) throw new AppError("not_found", `No user with e-mail ${input.email}.`);
+          const property = await findPropertyByCode(tx, input.propertyCode.trim().toUpperCase());
+          if (property === undefined) throw new AppError("not_found", `No property ${input.propertyCode}.`);
+          if ((await findRole(tx, input.role)) === undefined)
+            throw invalidField("role", "is not a known role (manager, front_desk, accountant, viewer)");
+          const id = await upsertMembership(tx, {
+            userId: user.id,
+            propertyId: property.id,
+            role: input.role,
+            now: clock.now(),
+          });
+          return { id, userId: user.id, propertyId: property.id, propertyCode: property.code, role: input.role };
+        },
+        { keyed },
+      );
     },
 
-    async createClient(input) {
+    async createClient(input, keyed) {
       if (input.kind !== "partner" && input.kind !== "internal")
         throw invalidField("kind", "must be partner or internal");
       const provider = input.provider.trim().toLowerCase();
@@ -199,69 +212,75 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
       const clientId = `cli_${randomBytes(12).toString("hex")}`;
       const clientSecret = newToken("cs_", 32);
       const secretHash = await hashSecret(clientSecret);
-      const client = await transact(async (tx) => {
-        const properties = await findPropertiesByCodes(tx, codes);
-        const missing = codes.filter((c) => !properties.some((p) => p.code === c));
-        if (missing.length > 0) throw invalidField("propertyCodes", `unknown property: ${missing.join(", ")}`);
-        await lockClientCreation(tx);
-        const full = await propertiesAtClientCap(
-          tx,
-          properties.map((p) => p.id),
-          MAX_CLIENTS_PER_PROPERTY,
-        );
-        if (full.length > 0)
-          throw new AppError(
-            "conflict",
-            `A property can have at most ${MAX_CLIENTS_PER_PROPERTY} active API clients: ${full.join(", ")} has.`,
+      const client = await transact(
+        async (tx) => {
+          const properties = await findPropertiesByCodes(tx, codes);
+          const missing = codes.filter((c) => !properties.some((p) => p.code === c));
+          if (missing.length > 0) throw invalidField("propertyCodes", `unknown property: ${missing.join(", ")}`);
+          await lockClientCreation(tx);
+          const full = await propertiesAtClientCap(
+            tx,
+            properties.map((p) => p.id),
+            MAX_CLIENTS_PER_PROPERTY,
           );
-        if (input.kind === "internal" && (await activeInternalClients(tx)) >= MAX_INTERNAL_CLIENTS)
-          throw new AppError("conflict", `There can be at most ${MAX_INTERNAL_CLIENTS} active internal clients.`);
-        await insertClient(tx, {
-          id: clientId,
-          kind: input.kind,
-          provider,
-          name: input.name?.trim() ?? "",
-          secretHash,
-          scopes,
-          now: clock.now(),
-        });
-        await grantProperties(
-          tx,
-          clientId,
-          properties.map((p) => p.id),
-        );
-        const created = (await findClient(tx, clientId))!;
-        // One row in the trail of every property the client reaches (the trail is read per property).
-        for (const p of properties)
-          recordChange(tx, {
-            propertyId: p.id,
-            entity: "api_client",
-            entityId: clientId,
-            action: "create",
-            after: created,
+          if (full.length > 0)
+            throw new AppError(
+              "conflict",
+              `A property can have at most ${MAX_CLIENTS_PER_PROPERTY} active API clients: ${full.join(", ")} has.`,
+            );
+          if (input.kind === "internal" && (await activeInternalClients(tx)) >= MAX_INTERNAL_CLIENTS)
+            throw new AppError("conflict", `There can be at most ${MAX_INTERNAL_CLIENTS} active internal clients.`);
+          await insertClient(tx, {
+            id: clientId,
+            kind: input.kind,
+            provider,
+            name: input.name?.trim() ?? "",
+            secretHash,
+            scopes,
+            now: clock.now(),
           });
-        return created;
-      });
+          await grantProperties(
+            tx,
+            clientId,
+            properties.map((p) => p.id),
+          );
+          const created = (await findClient(tx, clientId))!;
+          // One row in the trail of every property the client reaches (the trail is read per property).
+          for (const p of properties)
+            recordChange(tx, {
+              propertyId: p.id,
+              entity: "api_client",
+              entityId: clientId,
+              action: "create",
+              after: created,
+            });
+          return created;
+        },
+        { keyed },
+      );
       return { client, clientSecret };
     },
 
-    async approveClient(clientId) {
-      return transact(async (tx) => {
-        const before = await findClient(tx, clientId);
-        if (!(await approveClient(tx, clientId, clock.now())))
-          throw new AppError("not_found", `No client ${clientId}.`);
-        const after = (await findClient(tx, clientId))!;
-        for (const p of await findPropertiesByCodes(tx, after.propertyCodes))
-          recordChange(tx, {
-            propertyId: p.id,
-            entity: "api_client",
-            entityId: clientId,
-            action: "approve",
-            before,
-            after,
-          });
-        return after;
-      });
+    async approveClient(clientId, keyed) {
+      return transact(
+        async (tx) => {
+          const before = await findClient(tx, clientId);
+          if (!(await approveClient(tx, clientId, clock.now())))
+            throw new AppError("not_found", `No client ${clientId}.`);
+          const after = (await findClient(tx, clientId))!;
+          for (const p of await findPropertiesByCodes(tx, after.propertyCodes))
+            recordChange(tx, {
+              propertyId: p.id,
+              entity: "api_client",
+              entityId: clientId,
+              action: "approve",
+              before,
+              after,
+            });
+          return after;
+        },
+        { keyed },
+      );
     },
 
     async setPartnerApi(enabled) {

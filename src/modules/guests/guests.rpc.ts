@@ -7,6 +7,7 @@ import { requireProperty, requireStaff } from "../auth/index.ts";
 import { emptyGuestFields, type GuestFields } from "./fields.ts";
 import type { Guest, GuestScope, GuestService } from "./guests.service.ts";
 import type { ListedReport } from "./reports.repository.ts";
+import { keyedOf } from "../../server/context.ts";
 
 const fieldNames = Object.keys(emptyGuestFields) as (keyof GuestFields)[];
 
@@ -119,7 +120,11 @@ export function createGuestRpc(pool: pg.Pool, guests: GuestService) {
         },
         resendGuestReport: async (req, ctx) => ({
           report: reportOut(
-            await guests.reporting.resend((await scope(ctx, req.propertyCode)).propertyId, req.guestReportId),
+            await guests.reporting.resend(
+              (await scope(ctx, req.propertyCode)).propertyId,
+              req.guestReportId,
+              keyedOf(ctx),
+            ),
           ),
         }),
         listUnreportedGuests: async (req, ctx) => {

@@ -28,6 +28,7 @@ import {
 } from "./reports.repository.ts";
 import { ReportSendError, type GuestNotification, type GuestReportSender } from "./report-senders.ts";
 import type { GuestVault } from "./vault.ts";
+import type { Keyed } from "../../db/held-transaction.ts";
 
 /** The sealed part of a report: the occupant's identity and the stay, as the notification carries them. */
 type SealedReport = GuestNotification["guest"] & {
@@ -224,49 +225,52 @@ export function createGuestReporting(deps: {
      * A failed or incomplete report made again from the occupant's record as it is now (ResendGuestReport): a new
      * report of the same occupant, line and movement, with the stay the first one sealed, queued; the first stays.
      */
-    async resend(propertyId: string, reportId: string): Promise<ListedReport> {
+    async resend(propertyId: string, reportId: string, keyed?: Keyed): Promise<ListedReport> {
       const notFound = () => new AppError("not_found", "Guest report not found.");
       if (!isUuid(reportId)) throw notFound();
-      return transact(async (tx) => {
-        const row = await findReportForResend(tx, propertyId, reportId);
-        if (row === undefined) throw notFound();
-        if (row.status !== "failed" && row.status !== "incomplete")
-          throw new AppError(
-            "conflict",
-            `Only a failed or incomplete report is sent again; this one is ${row.status}.`,
-          );
-        if (row.superseded)
-          throw new AppError("conflict", "A newer report of this guest and movement exists: send that one again.");
-        if (row.guestId === null)
-          throw new AppError(
-            "conflict",
-            "The line was checked in without guests: put them on the room line (a guest added in house is reported at once).",
-          );
-        const s = JSON.parse(vault.open(row.sealed, row.id)) as SealedReport;
-        const movement: StayMovement = {
-          propertyId,
-          reservationId: row.reservationId,
-          reservationRoomId: row.reservationRoomId,
-          reservationCode: s.reservationCode,
-          roomNumber: s.roomNumber,
-          arrivalDate: s.arrivalDate,
-          departureDate: s.departureDate,
-          businessDate: row.businessDate,
-          movement: row.movement,
-          at: new Date(s.occurredAt),
-        };
-        const [id] = await queueInTx(tx, movement, [row.guestId], clock.now());
-        if (id === undefined) throw new AppError("conflict", "The guest is no longer on the room line.");
-        recordChange(tx, {
-          propertyId,
-          entity: "guest_report",
-          entityId: row.id,
-          action: "resend",
-          before: { status: row.status },
-          after: { status: row.status, resentAs: id },
-        });
-        return findListedReport(tx, propertyId, id);
-      });
+      return transact(
+        async (tx) => {
+          const row = await findReportForResend(tx, propertyId, reportId);
+          if (row === undefined) throw notFound();
+          if (row.status !== "failed" && row.status !== "incomplete")
+            throw new AppError(
+              "conflict",
+              `Only a failed or incomplete report is sent again; this one is ${row.status}.`,
+            );
+          if (row.superseded)
+            throw new AppError("conflict", "A newer report of this guest and movement exists: send that one again.");
+          if (row.guestId === null)
+            throw new AppError(
+              "conflict",
+              "The line was checked in without guests: put them on the room line (a guest added in house is reported at once).",
+            );
+          const s = JSON.parse(vault.open(row.sealed, row.id)) as SealedReport;
+          const movement: StayMovement = {
+            propertyId,
+            reservationId: row.reservationId,
+            reservationRoomId: row.reservationRoomId,
+            reservationCode: s.reservationCode,
+            roomNumber: s.roomNumber,
+            arrivalDate: s.arrivalDate,
+            departureDate: s.departureDate,
+            businessDate: row.businessDate,
+            movement: row.movement,
+            at: new Date(s.occurredAt),
+          };
+          const [id] = await queueInTx(tx, movement, [row.guestId], clock.now());
+          if (id === undefined) throw new AppError("conflict", "The guest is no longer on the room line.");
+          recordChange(tx, {
+            propertyId,
+            entity: "guest_report",
+            entityId: row.id,
+            action: "resend",
+            before: { status: row.status },
+            after: { status: row.status, resentAs: id },
+          });
+          return findListedReport(tx, propertyId, id);
+        },
+        { keyed },
+      );
     },
 
     /** A page of the property's reports, newest first (ListGuestReports). */

@@ -12,6 +12,7 @@ import * as repo from "./inventory.repository.ts";
 import { roomStatuses, type Room, type RoomStatus } from "./inventory.repository.ts";
 import { maxOutOfOrderList, removePeriod, reschedulePeriod, schedulePeriod, type StayInRoom } from "./out-of-order.ts";
 import { findOutOfOrderPeriod, listOutOfOrderPeriods, type OutOfOrderPeriod } from "./out-of-order.repository.ts";
+import type { Keyed } from "../../db/held-transaction.ts";
 
 interface SetRoomStatusInput {
   roomId: string;
@@ -23,7 +24,7 @@ interface SetRoomStatusInput {
 
 /** Rooms in and out of service: housekeeping status and out-of-order periods. */
 export interface RoomStatusService {
-  setRoomStatus(propertyId: string, input: SetRoomStatusInput): Promise<Room>;
+  setRoomStatus(propertyId: string, input: SetRoomStatusInput, keyed?: Keyed): Promise<Room>;
   /**
    * Out-of-order periods with a day in [from, to) (from: the business date unless given; to: no end unless
    * given), of one room when `roomId`; by first day, room number and id, at most maxOutOfOrderList (with `page`, up
@@ -37,14 +38,16 @@ export interface RoomStatusService {
   createOutOfOrderPeriod(
     propertyId: string,
     input: { roomId: string; from: string; to: string; reason?: string },
+    keyed?: Keyed,
   ): Promise<OutOfOrderPeriod>;
   updateOutOfOrderPeriod(
     propertyId: string,
     id: string,
     input: { from?: string; to?: string; reason?: string },
+    keyed?: Keyed,
   ): Promise<OutOfOrderPeriod>;
   /** Removes a period (one in force ends at the business date); returns what remains on record, if anything. */
-  deleteOutOfOrderPeriod(propertyId: string, id: string): Promise<OutOfOrderPeriod | undefined>;
+  deleteOutOfOrderPeriod(propertyId: string, id: string, keyed?: Keyed): Promise<OutOfOrderPeriod | undefined>;
 }
 
 export function createRoomStatusService(deps: {
@@ -72,57 +75,60 @@ export function createRoomStatusService(deps: {
   }
 
   return {
-    async setRoomStatus(propertyId, input) {
+    async setRoomStatus(propertyId, input, keyed) {
       if (!roomStatuses.includes(input.status)) throw invalidField("status", "CLEAN, DIRTY, INSPECTED or OUT_OF_ORDER");
       const roomId = requireId(input.roomId, "Room");
-      return transact(async (tx) => {
-        const ctx = await roomContext(tx, propertyId, roomId);
-        if (input.status === "OUT_OF_ORDER") {
-          const from = input.outOfOrderFrom ?? "";
-          const to = input.outOfOrderTo ?? "";
-          const periodId = await schedulePeriod(tx, deps.stayInRoom, ctx, { from, to, reason: input.reason }, [
-            "outOfOrderFrom",
-            "outOfOrderTo",
-          ]);
-          recordChange(tx, {
-            propertyId,
-            entity: "out_of_order",
-            entityId: periodId,
-            action: "create",
-            after: await findOutOfOrderPeriod(tx, propertyId, periodId),
-          });
-          // A period planned for later leaves today's housekeeping status as it is.
-          if (from > ctx.businessDate) return ctx.room;
-        } else {
-          // Back in service today: the period in force ends at the business date; periods planned for later stay.
-          const [current] = await listOutOfOrderPeriods(tx, propertyId, {
-            roomId,
-            from: ctx.businessDate,
-            to: addDays(ctx.businessDate, 1),
-            limit: 1,
-          });
-          if (current !== undefined) await removePeriod(tx, ctx, current);
-          if (current !== undefined)
+      return transact(
+        async (tx) => {
+          const ctx = await roomContext(tx, propertyId, roomId);
+          if (input.status === "OUT_OF_ORDER") {
+            const from = input.outOfOrderFrom ?? "";
+            const to = input.outOfOrderTo ?? "";
+            const periodId = await schedulePeriod(tx, deps.stayInRoom, ctx, { from, to, reason: input.reason }, [
+              "outOfOrderFrom",
+              "outOfOrderTo",
+            ]);
             recordChange(tx, {
               propertyId,
               entity: "out_of_order",
-              entityId: current.id,
-              action: "end",
-              before: current,
-              after: await findOutOfOrderPeriod(tx, propertyId, current.id),
+              entityId: periodId,
+              action: "create",
+              after: await findOutOfOrderPeriod(tx, propertyId, periodId),
             });
-        }
-        const room = await repo.updateRoomStatus(tx, propertyId, roomId, input.status, ctx.now);
-        recordChange(tx, {
-          propertyId,
-          entity: "room",
-          entityId: roomId,
-          action: "status",
-          before: ctx.room,
-          after: room,
-        });
-        return room;
-      });
+            // A period planned for later leaves today's housekeeping status as it is.
+            if (from > ctx.businessDate) return ctx.room;
+          } else {
+            // Back in service today: the period in force ends at the business date; periods planned for later stay.
+            const [current] = await listOutOfOrderPeriods(tx, propertyId, {
+              roomId,
+              from: ctx.businessDate,
+              to: addDays(ctx.businessDate, 1),
+              limit: 1,
+            });
+            if (current !== undefined) await removePeriod(tx, ctx, current);
+            if (current !== undefined)
+              recordChange(tx, {
+                propertyId,
+                entity: "out_of_order",
+                entityId: current.id,
+                action: "end",
+                before: current,
+                after: await findOutOfOrderPeriod(tx, propertyId, current.id),
+              });
+          }
+          const room = await repo.updateRoomStatus(tx, propertyId, roomId, input.status, ctx.now);
+          recordChange(tx, {
+            propertyId,
+            entity: "room",
+            entityId: roomId,
+            action: "status",
+            before: ctx.room,
+            after: room,
+          });
+          return room;
+        },
+        { keyed },
+      );
     },
 
     async listOutOfOrderPeriods(propertyId, input, page) {
@@ -143,47 +149,56 @@ export function createRoomStatusService(deps: {
       });
     },
 
-    async createOutOfOrderPeriod(propertyId, input) {
+    async createOutOfOrderPeriod(propertyId, input, keyed) {
       const roomId = requireId(input.roomId, "Room");
-      return transact(async (tx) => {
-        const ctx = await roomContext(tx, propertyId, roomId);
-        const id = await schedulePeriod(tx, deps.stayInRoom, ctx, input);
-        const period = (await findOutOfOrderPeriod(tx, propertyId, id))!;
-        recordChange(tx, { propertyId, entity: "out_of_order", entityId: id, action: "create", after: period });
-        return period;
-      });
+      return transact(
+        async (tx) => {
+          const ctx = await roomContext(tx, propertyId, roomId);
+          const id = await schedulePeriod(tx, deps.stayInRoom, ctx, input);
+          const period = (await findOutOfOrderPeriod(tx, propertyId, id))!;
+          recordChange(tx, { propertyId, entity: "out_of_order", entityId: id, action: "create", after: period });
+          return period;
+        },
+        { keyed },
+      );
     },
 
-    async updateOutOfOrderPeriod(propertyId, id, input) {
+    async updateOutOfOrderPeriod(propertyId, id, input, keyed) {
       const periodId = requireId(id, "Out-of-order period");
-      return transact(async (tx) => {
-        const ctx = await roomContext(tx, propertyId, (await requirePeriod(tx, propertyId, periodId)).roomId);
-        // read again under the room's lock: changes of one room's periods serialise on it
-        const before = await requirePeriod(tx, propertyId, periodId);
-        await reschedulePeriod(tx, deps.stayInRoom, ctx, before, input);
-        const period = (await findOutOfOrderPeriod(tx, propertyId, periodId))!;
-        recordChange(tx, {
-          propertyId,
-          entity: "out_of_order",
-          entityId: periodId,
-          action: "modify",
-          before,
-          after: period,
-        });
-        return period;
-      });
+      return transact(
+        async (tx) => {
+          const ctx = await roomContext(tx, propertyId, (await requirePeriod(tx, propertyId, periodId)).roomId);
+          // read again under the room's lock: changes of one room's periods serialise on it
+          const before = await requirePeriod(tx, propertyId, periodId);
+          await reschedulePeriod(tx, deps.stayInRoom, ctx, before, input);
+          const period = (await findOutOfOrderPeriod(tx, propertyId, periodId))!;
+          recordChange(tx, {
+            propertyId,
+            entity: "out_of_order",
+            entityId: periodId,
+            action: "modify",
+            before,
+            after: period,
+          });
+          return period;
+        },
+        { keyed },
+      );
     },
 
-    async deleteOutOfOrderPeriod(propertyId, id) {
+    async deleteOutOfOrderPeriod(propertyId, id, keyed) {
       const periodId = requireId(id, "Out-of-order period");
-      return transact(async (tx) => {
-        const ctx = await roomContext(tx, propertyId, (await requirePeriod(tx, propertyId, periodId)).roomId);
-        const before = await requirePeriod(tx, propertyId, periodId);
-        await removePeriod(tx, ctx, before);
-        const after = await findOutOfOrderPeriod(tx, propertyId, periodId);
-        recordChange(tx, { propertyId, entity: "out_of_order", entityId: periodId, action: "delete", before, after });
-        return after;
-      });
+      return transact(
+        async (tx) => {
+          const ctx = await roomContext(tx, propertyId, (await requirePeriod(tx, propertyId, periodId)).roomId);
+          const before = await requirePeriod(tx, propertyId, periodId);
+          await removePeriod(tx, ctx, before);
+          const after = await findOutOfOrderPeriod(tx, propertyId, periodId);
+          recordChange(tx, { propertyId, entity: "out_of_order", entityId: periodId, action: "delete", before, after });
+          return after;
+        },
+        { keyed },
+      );
     },
   };
 }

@@ -4,6 +4,7 @@ import { AppError, invalidField } from "../../errors.ts";
 import { queues } from "../../jobs/queues.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId } from "../../lib/ids.ts";
+import type { Keyed } from "../../db/held-transaction.ts";
 
 /** How far back a recovery may reach (the delivery history's 30 days). */
 const recoveryWindowMs = 30 * 24 * 60 * 60 * 1000;
@@ -79,6 +80,8 @@ export function createRecoveries(d: { pool: pg.Pool; transact: Transact; clock: 
       endpointId: string;
       userId: string;
       since: Date | undefined;
+      /** The handle of a keyed call: the recovery's row commits with its stored outcome. */
+      keyed?: Keyed | undefined;
     }): Promise<Recovery> {
       const now = d.clock.now();
       if (input.since === undefined || Number.isNaN(input.since.getTime()))
@@ -86,24 +89,27 @@ export function createRecoveries(d: { pool: pg.Pool; transact: Transact; clock: 
       if (input.since.getTime() < now.getTime() - recoveryWindowMs) throw invalidField("since", "at most 30 days back");
       if (input.since > now) throw invalidField("since", "must not be in the future");
       await settle(input.endpointId);
-      const id = await d.transact(async (tx) => {
-        const [created] = await tx.query<{ id: string }>(
-          `insert into webhook_recoveries (id, property_id, endpoint_id, since, status, created_by, created_at)
+      const id = await d.transact(
+        async (tx) => {
+          const [created] = await tx.query<{ id: string }>(
+            `insert into webhook_recoveries (id, property_id, endpoint_id, since, status, created_by, created_at)
            values ($1, $2, $3, $4, 'running', $5, $6) on conflict (endpoint_id) where status = 'running' do nothing returning id`,
-          [newId(now.getTime()), input.propertyId, input.endpointId, input.since, input.userId, now],
-        );
-        if (created === undefined) {
-          const [running] = await tx.query<{ id: string }>(
-            "select id from webhook_recoveries where endpoint_id = $1 and status = 'running'",
-            [input.endpointId],
+            [newId(now.getTime()), input.propertyId, input.endpointId, input.since, input.userId, now],
           );
-          if (running === undefined)
-            throw new AppError("conflict", "A recovery of this address just finished; ask again.");
-          return running.id;
-        }
-        await tx.enqueue(queues.webhooksRecover, { recoveryId: created.id });
-        return created.id;
-      });
+          if (created === undefined) {
+            const [running] = await tx.query<{ id: string }>(
+              "select id from webhook_recoveries where endpoint_id = $1 and status = 'running'",
+              [input.endpointId],
+            );
+            if (running === undefined)
+              throw new AppError("conflict", "A recovery of this address just finished; ask again.");
+            return running.id;
+          }
+          await tx.enqueue(queues.webhooksRecover, { recoveryId: created.id });
+          return created.id;
+        },
+        { keyed: input.keyed },
+      );
       return (await this.get(input.propertyId, id))!;
     },
 
