@@ -257,6 +257,20 @@ describe("row writer under a held transaction (a request with an Idempotency-Key
     expect(new Set(all).size).toBe(1);
   });
 
+  it("only what is opened with the handle is held: a transaction or write without it commits at once", async () => {
+    const w = writer();
+    const held = createHeldTransaction({ onOpen: async () => undefined });
+    await t.transact((tx) => tx.query("insert into probe (id, n) values ('keyed-tx', 1)"), { keyed: held });
+    await t.transact((tx) => tx.query("insert into probe (id, n) values ('unkeyed-tx', 1)"));
+    await w.write(["unkeyed-row", 1], { id: "unkeyed-row" });
+    expect(await count("select count(*) as n from probe where id in ('unkeyed-tx', 'unkeyed-row')")).toBe(2);
+    expect(await count("select count(*) as n from probe where id = 'keyed-tx'")).toBe(0);
+    await held.commit(outcome("keyed-outcome"));
+    const both = await xmins(["keyed-tx", "keyed-outcome"]);
+    expect(both.length).toBe(2);
+    expect(both[0]).toBe(both[1]);
+  });
+
   it("a batch whose outcome cannot be recorded for one request fails that request alone", async () => {
     const w = writer();
     const requests = Array.from({ length: 10 }, (_, i) => {
