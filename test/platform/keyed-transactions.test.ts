@@ -98,7 +98,8 @@ const passesHandle = (handler: Fn, readers: Set<string>): boolean => {
 const noTransaction: Record<string, string> = {
   "hotelops.admin.v1.AdminService/SetPartnerApi": "one update of the platform settings row",
   "hotelops.webhook.v1.WebhookService/DeletePartnerCallback": "one delete statement",
-  "hotelops.webhook.v1.WebhookService/TestWebhookEndpoint": "sends at once; its delivery row is one insert",
+  "hotelops.webhook.v1.WebhookService/TestWebhookEndpoint":
+    "its delivery row is one insert; the attempt is recorded by the delivery engine in its own transaction, as every attempt is",
   "hotelops.webhook.v1.WebhookService/MarkNotificationRead": "one update statement",
 };
 
