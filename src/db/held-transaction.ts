@@ -3,11 +3,11 @@ import type { Ahead, Tx } from "./transaction.ts";
 
 /**
  * The transaction of a request whose outcome must commit together with its writes (an idempotent write): the
- * first transaction the RPC opens with it (`transact(work, { keyed })`, the `Keyed` side of this handle, which the
+ * first transaction the RPC opens with it (`transact(work, keyed)`, the `Keyed` side of this handle, which the
  * interceptor hands the RPC in its context values and the RPC passes on by argument) stays open after its work
  * returns, until whoever holds it (the idempotency interceptor) knows the response and either records it in that
  * transaction and commits (`commit`) or rolls everything back (`rollback`). A crash at any point leaves either
- * both the writes and the stored outcome, or neither. Later `transact(work, { keyed })` calls of the same RPC run
+ * both the writes and the stored outcome, or neither. Later `transact(work, keyed)` calls of the same RPC run
  * inside it (a savepoint each); a transaction opened without the handle is not part of it.
  *
  * A batched row writer may instead defer the RPC's one write (`RowWriter.write(row, data, keyed)`): nothing is written until the outcome is
@@ -57,7 +57,7 @@ type Begin = (body: (tx: Tx) => Promise<void>) => Promise<void>;
 
 /**
  * What the idempotency interceptor hands a keyed RPC (src/server/context.ts, `keyedOf`) and the RPC passes on, by
- * argument, to the transactions it opens (`transact(work, { keyed })`) and to a row writer's write.
+ * argument, to the transactions it opens (`transact(work, keyed)`) and to a row writer's write.
  */
 export interface Keyed {
   /** True once the outcome was committed or rolled back: a transaction opened after that is an ordinary one. */

@@ -91,7 +91,11 @@ interface TransactOptions {
   keyed?: Keyed | undefined;
 }
 
-export type Transact = <T>(work: (tx: Tx) => Promise<T>, options?: TransactOptions) => Promise<T>;
+/**
+ * `options` may be the keyed call's handle itself (`transact(work, keyed)`, `transact(work, actor.keyed)`): the same
+ * as `{ keyed }`. Undefined there is an ordinary transaction.
+ */
+export type Transact = <T>(work: (tx: Tx) => Promise<T>, options?: TransactOptions | Keyed) => Promise<T>;
 
 /**
  * The one way to change state: rows, event rows and jobs commit or roll back together (never "write, then hope
@@ -190,7 +194,8 @@ export function createTransact(pool: pg.Pool, boss: PgBoss): Transact {
       },
     );
   // A keyed write holds its transaction open until its outcome is recorded in it (held-transaction.ts).
-  return (work, options = {}) => {
+  return (work, given = {}) => {
+    const options: TransactOptions = "run" in given ? { keyed: given } : given;
     const { keyed } = options;
     return keyed === undefined || keyed.done || options.readOnly === true
       ? open(work, options)

@@ -300,7 +300,7 @@ export function createRowWriter(pool: pg.Pool, pgboss: PgBoss, spec: RowWriterSp
           commit: (record, commitDelayMs) => enqueue({ row, data, record, commitDelayMs }),
         });
         if (deferred) return;
-        if (transact !== undefined) return transact((tx) => writeIn(tx, row, data), { keyed });
+        if (transact !== undefined) return transact((tx) => writeIn(tx, row, data), keyed);
       }
       return enqueue({ row, data });
     },

@@ -20,7 +20,7 @@ export const callInfoKey = createContextKey<CallInfo | undefined>(undefined, { d
 export const keyedKey = createContextKey<Keyed | undefined>(undefined, { description: "hotelops keyed call" });
 
 /**
- * The handle a keyed RPC passes on to the transaction it opens (`transact(work, { keyed })`) so that its writes
+ * The handle a keyed RPC passes on to the transaction it opens (`transact(work, keyed)`) so that its writes
  * and its stored outcome commit together (held-transaction.ts); undefined for a call without a stored outcome.
  */
 export const keyedOf = (ctx: { values: ContextValues }): Keyed | undefined => ctx.values.get(keyedKey);

@@ -6,7 +6,7 @@ import { policyOf } from "../../src/modules/platform/policy.rpc.ts";
 
 // A keyed write (an RPC whose outcome the idempotency store keeps) commits its changes with its stored outcome only
 // if the transaction it opens is given the call's handle: `keyedOf(ctx)` in the handler, then
-// `transact(work, { keyed })` (or `{ keyed: actor.keyed }`) where the service opens it. A transaction opened without
+// `transact(work, keyed)` (or `transact(work, actor.keyed)`) where the service opens it. A transaction opened without
 // it commits at once, and a crash before the outcome is recorded leaves the change without its outcome (the retry
 // would run it twice). These checks read the contract's descriptors and the source, so a new keyed RPC or a new
 // transaction is held to them without editing this file.
@@ -141,7 +141,14 @@ describe("a keyed RPC opens its transaction with the call's handle", () => {
               ? callee.name.text
               : "";
           if (name !== "transact") return;
-          const options = c.arguments[1]?.getText() ?? "";
+          // transact(work, keyed), transact(work, actor.keyed), transact(work, { ..., keyed }) or options declared so
+          const arg = c.arguments[1];
+          let options = arg?.getText() ?? "";
+          if (arg !== undefined && ts.isIdentifier(arg) && arg.text !== handle)
+            walk(n.body, (d) => {
+              if (ts.isVariableDeclaration(d) && d.name.getText() === arg.text)
+                options = d.initializer?.getText() ?? "";
+            });
           if (!/\bkeyed\b/.test(options)) {
             const { line } = file.getLineAndCharacterOfPosition(c.getStart());
             offenders.push(`${file.fileName.split("/src/")[1]}:${line + 1}`);

@@ -127,29 +127,26 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
       const now = clock.now();
       const businessDate = input.businessDate ?? dateIn(input.timeZone, now);
       parseDate("businessDate", businessDate);
-      return transact(
-        async (tx) => {
-          if ((await findPropertyByCode(tx, code)) !== undefined)
-            throw new AppError("conflict", `Property ${code} already exists.`);
-          const group = await ensureGroup(tx, groupCode, input.groupName?.trim() || groupCode);
-          const id = newId(now.getTime());
-          await insertProperty(tx, {
-            id,
-            groupId: group.id,
-            code,
-            name: input.name.trim(),
-            timeZone: input.timeZone,
-            currency,
-            amountScale,
-            businessDate,
-            emailVerification: input.emailVerification ?? false,
-            sandbox: input.sandbox ?? false,
-            now,
-          });
-          return (await findPropertyByCode(tx, code))!;
-        },
-        { keyed },
-      );
+      return transact(async (tx) => {
+        if ((await findPropertyByCode(tx, code)) !== undefined)
+          throw new AppError("conflict", `Property ${code} already exists.`);
+        const group = await ensureGroup(tx, groupCode, input.groupName?.trim() || groupCode);
+        const id = newId(now.getTime());
+        await insertProperty(tx, {
+          id,
+          groupId: group.id,
+          code,
+          name: input.name.trim(),
+          timeZone: input.timeZone,
+          currency,
+          amountScale,
+          businessDate,
+          emailVerification: input.emailVerification ?? false,
+          sandbox: input.sandbox ?? false,
+          now,
+        });
+        return (await findPropertyByCode(tx, code))!;
+      }, keyed);
     },
 
     async createUser(input, keyed) {
@@ -160,36 +157,30 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
       if (input.password.length > 1024) throw invalidField("password", "must be at most 1024 characters");
       const passwordHash = await hashSecret(input.password);
       const id = newId(clock.now().getTime());
-      return transact(
-        async (tx) => {
-          if ((await findUserByEmail(tx, email)) !== undefined)
-            throw new AppError("conflict", `A user with e-mail ${email} already exists.`);
-          await insertUser(tx, { id, email, name: input.name?.trim() ?? "", passwordHash, now: clock.now() });
-          return { id, email, name: input.name?.trim() ?? "", active: true };
-        },
-        { keyed },
-      );
+      return transact(async (tx) => {
+        if ((await findUserByEmail(tx, email)) !== undefined)
+          throw new AppError("conflict", `A user with e-mail ${email} already exists.`);
+        await insertUser(tx, { id, email, name: input.name?.trim() ?? "", passwordHash, now: clock.now() });
+        return { id, email, name: input.name?.trim() ?? "", active: true };
+      }, keyed);
     },
 
     async createMembership(input, keyed) {
-      return transact(
-        async (tx) => {
-          const user = await findUserByEmail(tx, input.email);
-          if (user === undefined) throw new AppError("not_found", `No user with e-mail ${input.email}.`);
-          const property = await findPropertyByCode(tx, input.propertyCode.trim().toUpperCase());
-          if (property === undefined) throw new AppError("not_found", `No property ${input.propertyCode}.`);
-          if ((await findRole(tx, input.role)) === undefined)
-            throw invalidField("role", "is not a known role (manager, front_desk, accountant, viewer)");
-          const id = await upsertMembership(tx, {
-            userId: user.id,
-            propertyId: property.id,
-            role: input.role,
-            now: clock.now(),
-          });
-          return { id, userId: user.id, propertyId: property.id, propertyCode: property.code, role: input.role };
-        },
-        { keyed },
-      );
+      return transact(async (tx) => {
+        const user = await findUserByEmail(tx, input.email);
+        if (user === undefined) throw new AppError("not_found", `No user with e-mail ${input.email}.`);
+        const property = await findPropertyByCode(tx, input.propertyCode.trim().toUpperCase());
+        if (property === undefined) throw new AppError("not_found", `No property ${input.propertyCode}.`);
+        if ((await findRole(tx, input.role)) === undefined)
+          throw invalidField("role", "is not a known role (manager, front_desk, accountant, viewer)");
+        const id = await upsertMembership(tx, {
+          userId: user.id,
+          propertyId: property.id,
+          role: input.role,
+          now: clock.now(),
+        });
+        return { id, userId: user.id, propertyId: property.id, propertyCode: property.code, role: input.role };
+      }, keyed);
     },
 
     async createClient(input, keyed) {
@@ -212,75 +203,69 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
       const clientId = `cli_${randomBytes(12).toString("hex")}`;
       const clientSecret = newToken("cs_", 32);
       const secretHash = await hashSecret(clientSecret);
-      const client = await transact(
-        async (tx) => {
-          const properties = await findPropertiesByCodes(tx, codes);
-          const missing = codes.filter((c) => !properties.some((p) => p.code === c));
-          if (missing.length > 0) throw invalidField("propertyCodes", `unknown property: ${missing.join(", ")}`);
-          await lockClientCreation(tx);
-          const full = await propertiesAtClientCap(
-            tx,
-            properties.map((p) => p.id),
-            MAX_CLIENTS_PER_PROPERTY,
+      const client = await transact(async (tx) => {
+        const properties = await findPropertiesByCodes(tx, codes);
+        const missing = codes.filter((c) => !properties.some((p) => p.code === c));
+        if (missing.length > 0) throw invalidField("propertyCodes", `unknown property: ${missing.join(", ")}`);
+        await lockClientCreation(tx);
+        const full = await propertiesAtClientCap(
+          tx,
+          properties.map((p) => p.id),
+          MAX_CLIENTS_PER_PROPERTY,
+        );
+        if (full.length > 0)
+          throw new AppError(
+            "conflict",
+            `A property can have at most ${MAX_CLIENTS_PER_PROPERTY} active API clients: ${full.join(", ")} has.`,
           );
-          if (full.length > 0)
-            throw new AppError(
-              "conflict",
-              `A property can have at most ${MAX_CLIENTS_PER_PROPERTY} active API clients: ${full.join(", ")} has.`,
-            );
-          if (input.kind === "internal" && (await activeInternalClients(tx)) >= MAX_INTERNAL_CLIENTS)
-            throw new AppError("conflict", `There can be at most ${MAX_INTERNAL_CLIENTS} active internal clients.`);
-          await insertClient(tx, {
-            id: clientId,
-            kind: input.kind,
-            provider,
-            name: input.name?.trim() ?? "",
-            secretHash,
-            scopes,
-            now: clock.now(),
+        if (input.kind === "internal" && (await activeInternalClients(tx)) >= MAX_INTERNAL_CLIENTS)
+          throw new AppError("conflict", `There can be at most ${MAX_INTERNAL_CLIENTS} active internal clients.`);
+        await insertClient(tx, {
+          id: clientId,
+          kind: input.kind,
+          provider,
+          name: input.name?.trim() ?? "",
+          secretHash,
+          scopes,
+          now: clock.now(),
+        });
+        await grantProperties(
+          tx,
+          clientId,
+          properties.map((p) => p.id),
+        );
+        const created = (await findClient(tx, clientId))!;
+        // One row in the trail of every property the client reaches (the trail is read per property).
+        for (const p of properties)
+          recordChange(tx, {
+            propertyId: p.id,
+            entity: "api_client",
+            entityId: clientId,
+            action: "create",
+            after: created,
           });
-          await grantProperties(
-            tx,
-            clientId,
-            properties.map((p) => p.id),
-          );
-          const created = (await findClient(tx, clientId))!;
-          // One row in the trail of every property the client reaches (the trail is read per property).
-          for (const p of properties)
-            recordChange(tx, {
-              propertyId: p.id,
-              entity: "api_client",
-              entityId: clientId,
-              action: "create",
-              after: created,
-            });
-          return created;
-        },
-        { keyed },
-      );
+        return created;
+      }, keyed);
       return { client, clientSecret };
     },
 
     async approveClient(clientId, keyed) {
-      return transact(
-        async (tx) => {
-          const before = await findClient(tx, clientId);
-          if (!(await approveClient(tx, clientId, clock.now())))
-            throw new AppError("not_found", `No client ${clientId}.`);
-          const after = (await findClient(tx, clientId))!;
-          for (const p of await findPropertiesByCodes(tx, after.propertyCodes))
-            recordChange(tx, {
-              propertyId: p.id,
-              entity: "api_client",
-              entityId: clientId,
-              action: "approve",
-              before,
-              after,
-            });
-          return after;
-        },
-        { keyed },
-      );
+      return transact(async (tx) => {
+        const before = await findClient(tx, clientId);
+        if (!(await approveClient(tx, clientId, clock.now())))
+          throw new AppError("not_found", `No client ${clientId}.`);
+        const after = (await findClient(tx, clientId))!;
+        for (const p of await findPropertiesByCodes(tx, after.propertyCodes))
+          recordChange(tx, {
+            propertyId: p.id,
+            entity: "api_client",
+            entityId: clientId,
+            action: "approve",
+            before,
+            after,
+          });
+        return after;
+      }, keyed);
     },
 
     async setPartnerApi(enabled) {

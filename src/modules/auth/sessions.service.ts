@@ -246,7 +246,7 @@ export function createSessionService(deps: {
 
     async revokeSession(sessionId, reason = "logout", keyed) {
       if (!isUuid(sessionId)) return;
-      await transact((tx) => revokeSessionRow(tx, sessionId, clock.now(), reason), { keyed });
+      await transact((tx) => revokeSessionRow(tx, sessionId, clock.now(), reason), keyed);
     },
   };
 }

@@ -154,51 +154,45 @@ export function createCityLedger(deps: { transact: Transact; clock: Clock; folio
       const kind = input.kind;
       if (kind !== "COMPANY" && kind !== "AGENCY") throw invalidField("kind", "must be COMPANY or AGENCY");
       checkLimit(input.creditLimitMinor);
-      return transact(
-        async (tx) => {
-          const p = await property(tx, propertyId);
-          if ((await repo.listAccounts(tx, propertyId)).some((a) => a.code === code))
-            throw new AppError("conflict", `An account with code ${code} exists.`);
-          const now = clock.now();
-          const row = await repo.insertAccount(tx, propertyId, {
-            id: newId(now.getTime()),
-            code,
-            name,
-            kind,
-            creditLimitMinor: input.creditLimitMinor,
-            currency: p.currency,
-            amountScale: p.amountScale,
-            createdAt: now,
-          });
-          recordChange(tx, { propertyId, entity: "ledger_account", entityId: row.id, action: "create", after: row });
-          return row;
-        },
-        { keyed },
-      );
+      return transact(async (tx) => {
+        const p = await property(tx, propertyId);
+        if ((await repo.listAccounts(tx, propertyId)).some((a) => a.code === code))
+          throw new AppError("conflict", `An account with code ${code} exists.`);
+        const now = clock.now();
+        const row = await repo.insertAccount(tx, propertyId, {
+          id: newId(now.getTime()),
+          code,
+          name,
+          kind,
+          creditLimitMinor: input.creditLimitMinor,
+          currency: p.currency,
+          amountScale: p.amountScale,
+          createdAt: now,
+        });
+        recordChange(tx, { propertyId, entity: "ledger_account", entityId: row.id, action: "create", after: row });
+        return row;
+      }, keyed);
     },
 
     async updateAccount(propertyId, input, keyed) {
       const name = checkName(input.name);
       checkLimit(input.creditLimitMinor);
-      return transact(
-        async (tx) => {
-          const before = await account(tx, propertyId, input.accountId, true);
-          const after = await repo.updateAccount(tx, propertyId, before.id, {
-            name,
-            creditLimitMinor: input.creditLimitMinor,
-          });
-          recordChange(tx, {
-            propertyId,
-            entity: "ledger_account",
-            entityId: before.id,
-            action: "update",
-            before,
-            after,
-          });
-          return after;
-        },
-        { keyed },
-      );
+      return transact(async (tx) => {
+        const before = await account(tx, propertyId, input.accountId, true);
+        const after = await repo.updateAccount(tx, propertyId, before.id, {
+          name,
+          creditLimitMinor: input.creditLimitMinor,
+        });
+        recordChange(tx, {
+          propertyId,
+          entity: "ledger_account",
+          entityId: before.id,
+          action: "update",
+          before,
+          after,
+        });
+        return after;
+      }, keyed);
     },
 
     async listAccounts(propertyId) {
@@ -207,13 +201,10 @@ export function createCityLedger(deps: { transact: Transact; clock: Clock; folio
 
     async settleFolio(propertyId, actor, input, keyed) {
       if (!isUuid(input.folioId)) throw invalidField("folioId", "must be a UUID");
-      return transact(
-        async (tx) => {
-          const before = await account(tx, propertyId, input.accountId, true);
-          return settleOne(tx, propertyId, actor, before, input.folioId);
-        },
-        { keyed },
-      );
+      return transact(async (tx) => {
+        const before = await account(tx, propertyId, input.accountId, true);
+        return settleOne(tx, propertyId, actor, before, input.folioId);
+      }, keyed);
     },
 
     async requireAccount(tx, propertyId, accountId) {
@@ -240,39 +231,36 @@ export function createCityLedger(deps: { transact: Transact; clock: Clock; folio
         throw invalidField("methodCode", "is not a payment method an account pays with");
       const reference = input.reference.trim();
       if (reference.length > 100) throw invalidField("reference", "must be at most 100 characters");
-      return transact(
-        async (tx) => {
-          const a = await account(tx, propertyId, input.accountId, true);
-          const p = await property(tx, propertyId);
-          const allocations = allocationsFor(input, await repo.openDebits(tx, propertyId, a.id));
-          const now = clock.now();
-          const item = await repo.insertItem(tx, propertyId, {
-            id: newId(now.getTime()),
-            accountId: a.id,
-            kind: "PAYMENT",
-            folioId: null,
-            amountMinor: input.amountMinor,
-            businessDate: p.businessDate,
-            methodCode,
-            reference,
-            postedAt: now,
-            postedBy: actor,
-          });
-          const rows = allocations.map((x) => ({ paymentItemId: item.id, ...x }));
-          await repo.allocate(tx, propertyId, item.id, rows, now);
-          const allocated = rows.reduce((s, x) => s + x.amountMinor, 0n);
-          const paid = { ...item, openMinor: item.amountMinor - allocated };
-          recordChange(tx, {
-            propertyId,
-            entity: "ledger_account",
-            entityId: a.id,
-            action: "payment",
-            after: { ...paid, allocations: rows },
-          });
-          return { account: (await repo.findAccount(tx, propertyId, a.id))!, item: paid, allocations: rows };
-        },
-        { keyed },
-      );
+      return transact(async (tx) => {
+        const a = await account(tx, propertyId, input.accountId, true);
+        const p = await property(tx, propertyId);
+        const allocations = allocationsFor(input, await repo.openDebits(tx, propertyId, a.id));
+        const now = clock.now();
+        const item = await repo.insertItem(tx, propertyId, {
+          id: newId(now.getTime()),
+          accountId: a.id,
+          kind: "PAYMENT",
+          folioId: null,
+          amountMinor: input.amountMinor,
+          businessDate: p.businessDate,
+          methodCode,
+          reference,
+          postedAt: now,
+          postedBy: actor,
+        });
+        const rows = allocations.map((x) => ({ paymentItemId: item.id, ...x }));
+        await repo.allocate(tx, propertyId, item.id, rows, now);
+        const allocated = rows.reduce((s, x) => s + x.amountMinor, 0n);
+        const paid = { ...item, openMinor: item.amountMinor - allocated };
+        recordChange(tx, {
+          propertyId,
+          entity: "ledger_account",
+          entityId: a.id,
+          action: "payment",
+          after: { ...paid, allocations: rows },
+        });
+        return { account: (await repo.findAccount(tx, propertyId, a.id))!, item: paid, allocations: rows };
+      }, keyed);
     },
 
     async statement(propertyId, accountId) {

@@ -311,32 +311,29 @@ export function createFolioService(deps: FolioDeps): FolioService {
       if (description.length === 0 || description.length > 200)
         throw invalidField("description", "must be 1-200 characters");
       checkAmount("amountMinor", input.amountMinor);
-      return transact(
-        async (tx) => {
-          if (!isUuid(input.folioId)) throw invalidField("folioId", "must be a UUID");
-          const named = await repo.findFolio(tx, propertyId, input.folioId);
-          if (named === undefined) throw new AppError("not_found", "Folio not found.");
-          const folio = await routedFolio(tx, propertyId, named, code);
-          checkBalance(folio, input.amountMinor, "amountMinor");
-          const p = await property(tx, propertyId);
-          const now = clock.now();
-          const row = await repo.insertCharge(tx, propertyId, {
-            id: newId(now.getTime()),
-            folioId: folio.id,
-            kind: "EXTRA",
-            code,
-            description,
-            amountMinor: input.amountMinor,
-            businessDate: p.businessDate,
-            reservationRoomId: null,
-            postedAt: now,
-            postedBy: actor,
-          });
-          recordChange(tx, { propertyId, entity: "folio", entityId: folio.id, action: "charge", after: row });
-          return row!;
-        },
-        { keyed },
-      );
+      return transact(async (tx) => {
+        if (!isUuid(input.folioId)) throw invalidField("folioId", "must be a UUID");
+        const named = await repo.findFolio(tx, propertyId, input.folioId);
+        if (named === undefined) throw new AppError("not_found", "Folio not found.");
+        const folio = await routedFolio(tx, propertyId, named, code);
+        checkBalance(folio, input.amountMinor, "amountMinor");
+        const p = await property(tx, propertyId);
+        const now = clock.now();
+        const row = await repo.insertCharge(tx, propertyId, {
+          id: newId(now.getTime()),
+          folioId: folio.id,
+          kind: "EXTRA",
+          code,
+          description,
+          amountMinor: input.amountMinor,
+          businessDate: p.businessDate,
+          reservationRoomId: null,
+          postedAt: now,
+          postedBy: actor,
+        });
+        recordChange(tx, { propertyId, entity: "folio", entityId: folio.id, action: "charge", after: row });
+        return row!;
+      }, keyed);
     },
 
     async postPayment(propertyId, actor, input, keyed) {
@@ -345,67 +342,57 @@ export function createFolioService(deps: FolioDeps): FolioService {
       if (methodKind === undefined) throw invalidField("methodCode", "is not a known payment method");
       checkAmount("amountMinor", input.amountMinor);
       const reference = checkReference(input.reference);
-      return transact(
-        async (tx) => {
-          const folio = await lockedFolio(tx, propertyId, input.folioId);
-          // Beyond the open balance is a deposit or credit, within the money bound.
-          checkBalance(folio, -input.amountMinor, "amountMinor");
-          const p = await property(tx, propertyId);
-          const now = clock.now();
-          const row = await writePayment(tx, propertyId, folio, {
-            id: newId(now.getTime()),
-            folioId: folio.id,
-            amountMinor: input.amountMinor,
-            methodCode,
-            methodKind,
-            reference,
-            reversedPaymentId: null,
-            businessDate: p.businessDate,
-            postedAt: now,
-            postedBy: actor,
-          });
-          recordChange(tx, { propertyId, entity: "folio", entityId: folio.id, action: "payment", after: row });
-          return row;
-        },
-        { keyed },
-      );
+      return transact(async (tx) => {
+        const folio = await lockedFolio(tx, propertyId, input.folioId);
+        // Beyond the open balance is a deposit or credit, within the money bound.
+        checkBalance(folio, -input.amountMinor, "amountMinor");
+        const p = await property(tx, propertyId);
+        const now = clock.now();
+        const row = await writePayment(tx, propertyId, folio, {
+          id: newId(now.getTime()),
+          folioId: folio.id,
+          amountMinor: input.amountMinor,
+          methodCode,
+          methodKind,
+          reference,
+          reversedPaymentId: null,
+          businessDate: p.businessDate,
+          postedAt: now,
+          postedBy: actor,
+        });
+        recordChange(tx, { propertyId, entity: "folio", entityId: folio.id, action: "payment", after: row });
+        return row;
+      }, keyed);
     },
 
     async reversePayment(propertyId, actor, input, keyed) {
       const reference = checkReference(input.reference);
-      return transact(
-        async (tx) => {
-          const original = await refundable(tx, propertyId, input.paymentId);
-          const left = original.amountMinor - original.refundedMinor;
-          if (left <= 0n)
-            throw new AppError("invalid_transition", "The payment is already reversed (refunded in full).");
-          const row = await refund(tx, propertyId, actor, original, left, reference);
-          recordChange(tx, { propertyId, entity: "folio", entityId: row.folioId, action: "reversal", after: row });
-          return row;
-        },
-        { keyed },
-      );
+      return transact(async (tx) => {
+        const original = await refundable(tx, propertyId, input.paymentId);
+        const left = original.amountMinor - original.refundedMinor;
+        if (left <= 0n) throw new AppError("invalid_transition", "The payment is already reversed (refunded in full).");
+        const row = await refund(tx, propertyId, actor, original, left, reference);
+        recordChange(tx, { propertyId, entity: "folio", entityId: row.folioId, action: "reversal", after: row });
+        return row;
+      }, keyed);
     },
 
     async refundPayment(propertyId, actor, input, keyed) {
       checkAmount("amountMinor", input.amountMinor);
       const reference = checkReference(input.reference);
-      return transact(
-        async (tx) => {
-          const original = await refundable(tx, propertyId, input.paymentId);
-          const left = original.amountMinor - original.refundedMinor;
-          if (input.amountMinor > left)
-            throw invalidField(
-              "amountMinor",
-              `must be at most ${left}, what is left of the payment (${original.amountMinor}) after its refunds`,
-              "validation_failed",
-            );
-          const row = await refund(tx, propertyId, actor, original, input.amountMinor, reference);
-          recordChange(tx, { propertyId, entity: "folio", entityId: row.folioId, action: "refund", after: row });
-          return row;
-        },
-        { keyed },
-      );
+      return transact(async (tx) => {
+        const original = await refundable(tx, propertyId, input.paymentId);
+        const left = original.amountMinor - original.refundedMinor;
+        if (input.amountMinor > left)
+          throw invalidField(
+            "amountMinor",
+            `must be at most ${left}, what is left of the payment (${original.amountMinor}) after its refunds`,
+            "validation_failed",
+          );
+        const row = await refund(tx, propertyId, actor, original, input.amountMinor, reference);
+        recordChange(tx, { propertyId, entity: "folio", entityId: row.folioId, action: "refund", after: row });
+        return row;
+      }, keyed);
     },
 
     async postFee(tx, propertyId, input) {

@@ -60,31 +60,28 @@ export function createFolioWindows(deps: { transact: Transact; clock: Clock; fol
       if (!isUuid(input.reservationId)) throw invalidField("reservationId", "must be a UUID");
       const name = input.name.trim();
       if (name.length === 0 || name.length > 60) throw invalidField("name", "must be 1-60 characters");
-      return transact(
-        async (tx) => {
-          const first = await folios.openFolio(tx, propertyId, input.reservationId);
-          // the default folio's row serializes concurrent opens of the reservation's next window
-          await repo.findFolio(tx, propertyId, first.id, true);
-          const windowNo = (await windows.lastWindow(tx, propertyId, input.reservationId)) + 1;
-          if (windowNo > MAX_WINDOW)
-            throw new AppError("invalid_transition", `A reservation has at most ${MAX_WINDOW} folios.`);
-          const now = clock.now();
-          const row = await repo.insertFolio(tx, {
-            id: newId(now.getTime()),
-            propertyId,
-            reservationId: input.reservationId,
-            reservationCode: first.reservationCode,
-            currency: first.currency,
-            amountScale: first.amountScale,
-            createdAt: now,
-            windowNo,
-            name,
-          });
-          recordChange(tx, { propertyId, entity: "folio", entityId: row.id, action: "open", after: row });
-          return folios.readFolio(tx, propertyId, row);
-        },
-        { keyed },
-      );
+      return transact(async (tx) => {
+        const first = await folios.openFolio(tx, propertyId, input.reservationId);
+        // the default folio's row serializes concurrent opens of the reservation's next window
+        await repo.findFolio(tx, propertyId, first.id, true);
+        const windowNo = (await windows.lastWindow(tx, propertyId, input.reservationId)) + 1;
+        if (windowNo > MAX_WINDOW)
+          throw new AppError("invalid_transition", `A reservation has at most ${MAX_WINDOW} folios.`);
+        const now = clock.now();
+        const row = await repo.insertFolio(tx, {
+          id: newId(now.getTime()),
+          propertyId,
+          reservationId: input.reservationId,
+          reservationCode: first.reservationCode,
+          currency: first.currency,
+          amountScale: first.amountScale,
+          createdAt: now,
+          windowNo,
+          name,
+        });
+        recordChange(tx, { propertyId, entity: "folio", entityId: row.id, action: "open", after: row });
+        return folios.readFolio(tx, propertyId, row);
+      }, keyed);
     },
 
     async listFolios(propertyId, reservationId) {
@@ -103,72 +100,66 @@ export function createFolioWindows(deps: { transact: Transact; clock: Clock; fol
       const chargeCode = input.chargeCode.trim().toUpperCase();
       if (!/^[A-Z0-9_]{1,32}$/.test(chargeCode))
         throw invalidField("chargeCode", "must be 1-32 characters A-Z, 0-9 or _");
-      return transact(
-        async (tx) => {
-          const first = await folios.openFolio(tx, propertyId, input.reservationId);
-          let windowNo: number | undefined;
-          let target = first;
-          if (input.folioId !== "") {
-            target = await folioOf(tx, propertyId, input.folioId, "folioId");
-            if (target.reservationId !== input.reservationId)
-              throw invalidField("folioId", "must be a folio of the reservation", "validation_failed");
-            windowNo = target.windowNo === 1 ? undefined : target.windowNo;
-          }
-          await windows.setRoute(
-            tx,
-            propertyId,
-            { reservationId: input.reservationId, chargeCode, windowNo },
-            clock.now(),
-          );
-          recordChange(tx, {
-            propertyId,
-            entity: "folio",
-            entityId: target.id,
-            action: "route",
-            after: { chargeCode, windowNo: windowNo ?? 1 },
-          });
-          return windows.listRoutes(tx, propertyId, input.reservationId);
-        },
-        { keyed },
-      );
+      return transact(async (tx) => {
+        const first = await folios.openFolio(tx, propertyId, input.reservationId);
+        let windowNo: number | undefined;
+        let target = first;
+        if (input.folioId !== "") {
+          target = await folioOf(tx, propertyId, input.folioId, "folioId");
+          if (target.reservationId !== input.reservationId)
+            throw invalidField("folioId", "must be a folio of the reservation", "validation_failed");
+          windowNo = target.windowNo === 1 ? undefined : target.windowNo;
+        }
+        await windows.setRoute(
+          tx,
+          propertyId,
+          { reservationId: input.reservationId, chargeCode, windowNo },
+          clock.now(),
+        );
+        recordChange(tx, {
+          propertyId,
+          entity: "folio",
+          entityId: target.id,
+          action: "route",
+          after: { chargeCode, windowNo: windowNo ?? 1 },
+        });
+        return windows.listRoutes(tx, propertyId, input.reservationId);
+      }, keyed);
     },
 
     async transferCharge(propertyId, input, keyed) {
       if (!isUuid(input.chargeId)) throw invalidField("chargeId", "must be a UUID");
-      return transact(
-        async (tx) => {
-          const charge = await repo.findCharge(tx, propertyId, input.chargeId);
-          if (charge === undefined) throw new AppError("not_found", "Charge not found.");
-          const to = await folioOf(tx, propertyId, input.toFolioId, "toFolioId");
-          if (to.id === charge.folioId)
-            throw invalidField("toFolioId", "is the folio the charge is on", "validation_failed");
-          // both folios locked in id order: two opposite transfers never wait on each other
-          const [a, b] = [charge.folioId, to.id].sort();
-          await folioOf(tx, propertyId, a!, "toFolioId", true);
-          await folioOf(tx, propertyId, b!, "toFolioId", true);
-          if (charge.kind === "CREDIT" || charge.invoiceId !== null)
-            throw new AppError(
-              "invalid_transition",
-              "An invoiced charge stays on its folio (cancel or return the invoice).",
-            );
-          if (!(await windows.moveCharge(tx, propertyId, charge.id, charge.folioId, to.id)))
-            throw new AppError("conflict", "The charge was invoiced or moved meanwhile; read the folio again.");
-          const moved = { ...charge, folioId: to.id };
-          recordChange(tx, {
-            propertyId,
-            entity: "folio",
-            entityId: charge.folioId,
-            action: "transfer_out",
-            before: { chargeId: charge.id, folioId: charge.folioId },
-            after: { chargeId: charge.id, folioId: to.id },
-          });
-          recordChange(tx, { propertyId, entity: "folio", entityId: to.id, action: "transfer_in", after: moved });
-          const from = await folios.readFolio(tx, propertyId, (await repo.findFolio(tx, propertyId, charge.folioId))!);
-          const target = await folios.readFolio(tx, propertyId, (await repo.findFolio(tx, propertyId, to.id))!);
-          return { charge: moved, from, to: target };
-        },
-        { keyed },
-      );
+      return transact(async (tx) => {
+        const charge = await repo.findCharge(tx, propertyId, input.chargeId);
+        if (charge === undefined) throw new AppError("not_found", "Charge not found.");
+        const to = await folioOf(tx, propertyId, input.toFolioId, "toFolioId");
+        if (to.id === charge.folioId)
+          throw invalidField("toFolioId", "is the folio the charge is on", "validation_failed");
+        // both folios locked in id order: two opposite transfers never wait on each other
+        const [a, b] = [charge.folioId, to.id].sort();
+        await folioOf(tx, propertyId, a!, "toFolioId", true);
+        await folioOf(tx, propertyId, b!, "toFolioId", true);
+        if (charge.kind === "CREDIT" || charge.invoiceId !== null)
+          throw new AppError(
+            "invalid_transition",
+            "An invoiced charge stays on its folio (cancel or return the invoice).",
+          );
+        if (!(await windows.moveCharge(tx, propertyId, charge.id, charge.folioId, to.id)))
+          throw new AppError("conflict", "The charge was invoiced or moved meanwhile; read the folio again.");
+        const moved = { ...charge, folioId: to.id };
+        recordChange(tx, {
+          propertyId,
+          entity: "folio",
+          entityId: charge.folioId,
+          action: "transfer_out",
+          before: { chargeId: charge.id, folioId: charge.folioId },
+          after: { chargeId: charge.id, folioId: to.id },
+        });
+        recordChange(tx, { propertyId, entity: "folio", entityId: to.id, action: "transfer_in", after: moved });
+        const from = await folios.readFolio(tx, propertyId, (await repo.findFolio(tx, propertyId, charge.folioId))!);
+        const target = await folios.readFolio(tx, propertyId, (await repo.findFolio(tx, propertyId, to.id))!);
+        return { charge: moved, from, to: target };
+      }, keyed);
     },
   };
 }

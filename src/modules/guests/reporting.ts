@@ -228,49 +228,46 @@ export function createGuestReporting(deps: {
     async resend(propertyId: string, reportId: string, keyed?: Keyed): Promise<ListedReport> {
       const notFound = () => new AppError("not_found", "Guest report not found.");
       if (!isUuid(reportId)) throw notFound();
-      return transact(
-        async (tx) => {
-          const row = await findReportForResend(tx, propertyId, reportId);
-          if (row === undefined) throw notFound();
-          if (row.status !== "failed" && row.status !== "incomplete")
-            throw new AppError(
-              "conflict",
-              `Only a failed or incomplete report is sent again; this one is ${row.status}.`,
-            );
-          if (row.superseded)
-            throw new AppError("conflict", "A newer report of this guest and movement exists: send that one again.");
-          if (row.guestId === null)
-            throw new AppError(
-              "conflict",
-              "The line was checked in without guests: put them on the room line (a guest added in house is reported at once).",
-            );
-          const s = JSON.parse(vault.open(row.sealed, row.id)) as SealedReport;
-          const movement: StayMovement = {
-            propertyId,
-            reservationId: row.reservationId,
-            reservationRoomId: row.reservationRoomId,
-            reservationCode: s.reservationCode,
-            roomNumber: s.roomNumber,
-            arrivalDate: s.arrivalDate,
-            departureDate: s.departureDate,
-            businessDate: row.businessDate,
-            movement: row.movement,
-            at: new Date(s.occurredAt),
-          };
-          const [id] = await queueInTx(tx, movement, [row.guestId], clock.now());
-          if (id === undefined) throw new AppError("conflict", "The guest is no longer on the room line.");
-          recordChange(tx, {
-            propertyId,
-            entity: "guest_report",
-            entityId: row.id,
-            action: "resend",
-            before: { status: row.status },
-            after: { status: row.status, resentAs: id },
-          });
-          return findListedReport(tx, propertyId, id);
-        },
-        { keyed },
-      );
+      return transact(async (tx) => {
+        const row = await findReportForResend(tx, propertyId, reportId);
+        if (row === undefined) throw notFound();
+        if (row.status !== "failed" && row.status !== "incomplete")
+          throw new AppError(
+            "conflict",
+            `Only a failed or incomplete report is sent again; this one is ${row.status}.`,
+          );
+        if (row.superseded)
+          throw new AppError("conflict", "A newer report of this guest and movement exists: send that one again.");
+        if (row.guestId === null)
+          throw new AppError(
+            "conflict",
+            "The line was checked in without guests: put them on the room line (a guest added in house is reported at once).",
+          );
+        const s = JSON.parse(vault.open(row.sealed, row.id)) as SealedReport;
+        const movement: StayMovement = {
+          propertyId,
+          reservationId: row.reservationId,
+          reservationRoomId: row.reservationRoomId,
+          reservationCode: s.reservationCode,
+          roomNumber: s.roomNumber,
+          arrivalDate: s.arrivalDate,
+          departureDate: s.departureDate,
+          businessDate: row.businessDate,
+          movement: row.movement,
+          at: new Date(s.occurredAt),
+        };
+        const [id] = await queueInTx(tx, movement, [row.guestId], clock.now());
+        if (id === undefined) throw new AppError("conflict", "The guest is no longer on the room line.");
+        recordChange(tx, {
+          propertyId,
+          entity: "guest_report",
+          entityId: row.id,
+          action: "resend",
+          before: { status: row.status },
+          after: { status: row.status, resentAs: id },
+        });
+        return findListedReport(tx, propertyId, id);
+      }, keyed);
     },
 
     /** A page of the property's reports, newest first (ListGuestReports). */

@@ -116,7 +116,7 @@ export function createAriService(deps: {
     const rename = (t: string) => t.replace(/changes\[0\]\.?:?\s?/g, "").replace("ratePlanCode", "roomTypeId");
     try {
       checkAriWrite([change]);
-      return await transact((tx) => writeAri(tx, propertyId, [change], clock.now()), { keyed });
+      return await transact((tx) => writeAri(tx, propertyId, [change], clock.now()), keyed);
     } catch (e) {
       if (!(e instanceof AppError)) throw e;
       const details = e.details.map((d) => ({ field: rename(d.field), reason: d.reason }));
@@ -131,84 +131,78 @@ export function createAriService(deps: {
       parseRange(input.from, input.to, maxPriceDays);
       if (input.amountMinor < 0n) throw invalidField("amountMinor", "0 or more (minor units)");
       checkMoneyBound("amountMinor", input.amountMinor);
-      return transact(
-        async (tx) => {
-          const rp = await repo.findRatePlan(tx, propertyId, requireId(input.ratePlanId, "Rate plan"));
-          if (rp === undefined) throw new AppError("not_found", "Rate plan not found.");
-          const rt = await requireRoomType(tx, propertyId, input.roomTypeId);
-          if (!rp.roomTypeIds.includes(rt.id))
-            throw invalidField("roomTypeId", "the rate plan does not cover this room type", "validation_failed");
-          const days = await upsertPrices(tx, propertyId, rp.id, rt.id, input.from, input.to, input.amountMinor);
-          recordChange(tx, {
-            propertyId,
-            entity: "price",
-            entityId: `${rp.id}:${rt.id}`,
-            action: "set",
-            after: {
-              ratePlanCode: rp.code,
-              roomTypeCode: rt.code,
-              from: input.from,
-              to: input.to,
-              amountMinor: input.amountMinor,
-            },
-          });
-          await availabilityChanged(
-            tx,
-            propertyId,
-            clock.now(),
-            { from: input.from, to: input.to, toExclusive: true, roomTypes: [rt.code], reason: "rate" },
-            [rp.code],
-          );
-          return days;
-        },
-        { keyed },
-      );
+      return transact(async (tx) => {
+        const rp = await repo.findRatePlan(tx, propertyId, requireId(input.ratePlanId, "Rate plan"));
+        if (rp === undefined) throw new AppError("not_found", "Rate plan not found.");
+        const rt = await requireRoomType(tx, propertyId, input.roomTypeId);
+        if (!rp.roomTypeIds.includes(rt.id))
+          throw invalidField("roomTypeId", "the rate plan does not cover this room type", "validation_failed");
+        const days = await upsertPrices(tx, propertyId, rp.id, rt.id, input.from, input.to, input.amountMinor);
+        recordChange(tx, {
+          propertyId,
+          entity: "price",
+          entityId: `${rp.id}:${rt.id}`,
+          action: "set",
+          after: {
+            ratePlanCode: rp.code,
+            roomTypeCode: rt.code,
+            from: input.from,
+            to: input.to,
+            amountMinor: input.amountMinor,
+          },
+        });
+        await availabilityChanged(
+          tx,
+          propertyId,
+          clock.now(),
+          { from: input.from, to: input.to, toExclusive: true, roomTypes: [rt.code], reason: "rate" },
+          [rp.code],
+        );
+        return days;
+      }, keyed);
     },
 
     async createRoomBlock(propertyId, input, keyed) {
       parseRange(input.from, input.to, maxPriceDays);
       if (!Number.isInteger(input.count) || input.count < 1 || input.count > 10_000)
         throw invalidField("count", "1 or more");
-      return transact(
-        async (tx) => {
-          const now = clock.now();
-          const property = await propertyById(tx, propertyId);
-          if (input.from < property.businessDate)
-            throw invalidField("from", "must not be before the business date", "validation_failed");
-          const rt = await requireRoomType(tx, propertyId, input.roomTypeId);
-          await takeRooms(tx, {
-            propertyId,
+      return transact(async (tx) => {
+        const now = clock.now();
+        const property = await propertyById(tx, propertyId);
+        if (input.from < property.businessDate)
+          throw invalidField("from", "must not be before the business date", "validation_failed");
+        const rt = await requireRoomType(tx, propertyId, input.roomTypeId);
+        await takeRooms(tx, {
+          propertyId,
+          roomTypeId: rt.id,
+          counter: "blocked",
+          from: input.from,
+          to: input.to,
+          count: input.count,
+        });
+        const id = newId();
+        await repo.insertRoomBlock(
+          tx,
+          propertyId,
+          {
+            id,
             roomTypeId: rt.id,
-            counter: "blocked",
+            name: (input.name ?? "").slice(0, 200),
             from: input.from,
             to: input.to,
             count: input.count,
-          });
-          const id = newId();
-          await repo.insertRoomBlock(
-            tx,
-            propertyId,
-            {
-              id,
-              roomTypeId: rt.id,
-              name: (input.name ?? "").slice(0, 200),
-              from: input.from,
-              to: input.to,
-              count: input.count,
-            },
-            now,
-          );
-          await availabilityChanged(tx, propertyId, now, {
-            from: input.from,
-            to: input.to,
-            toExclusive: true,
-            roomTypes: [rt.code],
-            reason: "room_block",
-          });
-          return id;
-        },
-        { keyed },
-      );
+          },
+          now,
+        );
+        await availabilityChanged(tx, propertyId, now, {
+          from: input.from,
+          to: input.to,
+          toExclusive: true,
+          roomTypes: [rt.code],
+          reason: "room_block",
+        });
+        return id;
+      }, keyed);
     },
 
     async getAvailability(propertyId, input) {
@@ -218,57 +212,54 @@ export function createAriService(deps: {
 
     async setRestrictions(propertyId, input, keyed) {
       const weekdays = checkRestrictionInput(input);
-      return transact(
-        async (tx) => {
-          const pairs: { ratePlanId: string; roomTypeId: string }[] = [];
-          const roomTypes = new Map((await repo.listRoomTypes(tx, propertyId)).map((rt) => [rt.id, rt.code]));
-          const ratePlanCodes: string[] = [];
-          for (const id of new Set(input.ratePlanIds)) {
-            const rp = await repo.findRatePlan(tx, propertyId, requireId(id, "Rate plan"));
-            if (rp === undefined) throw new AppError("not_found", "Rate plan not found.");
-            ratePlanCodes.push(rp.code);
-            const wanted = input.roomTypeIds.length === 0 ? rp.roomTypeIds : [...new Set(input.roomTypeIds)];
-            for (const rt of wanted) {
-              if (!roomTypes.has(rt)) throw new AppError("not_found", "Room type not found.");
-              if (!rp.roomTypeIds.includes(rt))
-                throw invalidField(
-                  "roomTypeIds",
-                  `rate plan ${rp.code} does not cover room type ${roomTypes.get(rt)}`,
-                  "validation_failed",
-                );
-              pairs.push({ ratePlanId: rp.id, roomTypeId: rt });
-            }
+      return transact(async (tx) => {
+        const pairs: { ratePlanId: string; roomTypeId: string }[] = [];
+        const roomTypes = new Map((await repo.listRoomTypes(tx, propertyId)).map((rt) => [rt.id, rt.code]));
+        const ratePlanCodes: string[] = [];
+        for (const id of new Set(input.ratePlanIds)) {
+          const rp = await repo.findRatePlan(tx, propertyId, requireId(id, "Rate plan"));
+          if (rp === undefined) throw new AppError("not_found", "Rate plan not found.");
+          ratePlanCodes.push(rp.code);
+          const wanted = input.roomTypeIds.length === 0 ? rp.roomTypeIds : [...new Set(input.roomTypeIds)];
+          for (const rt of wanted) {
+            if (!roomTypes.has(rt)) throw new AppError("not_found", "Room type not found.");
+            if (!rp.roomTypeIds.includes(rt))
+              throw invalidField(
+                "roomTypeIds",
+                `rate plan ${rp.code} does not cover room type ${roomTypes.get(rt)}`,
+                "validation_failed",
+              );
+            pairs.push({ ratePlanId: rp.id, roomTypeId: rt });
           }
-          const cells = await upsertRestrictions(tx, propertyId, pairs, input, weekdays);
-          for (const p of pairs)
-            recordChange(tx, {
-              propertyId,
-              entity: "restriction",
-              entityId: `${p.ratePlanId}:${p.roomTypeId}`,
-              action: "set",
-              after: { ...input, ratePlanIds: undefined, roomTypeIds: undefined },
-            });
-          const codes = [...new Set(pairs.map((p) => roomTypes.get(p.roomTypeId)!))];
-          await availabilityChanged(
-            tx,
+        }
+        const cells = await upsertRestrictions(tx, propertyId, pairs, input, weekdays);
+        for (const p of pairs)
+          recordChange(tx, {
             propertyId,
-            clock.now(),
-            { from: input.from, to: input.to, toExclusive: true, roomTypes: codes, reason: "restriction" },
-            ratePlanCodes,
-          );
-          return cells;
-        },
-        { keyed },
-      );
+            entity: "restriction",
+            entityId: `${p.ratePlanId}:${p.roomTypeId}`,
+            action: "set",
+            after: { ...input, ratePlanIds: undefined, roomTypeIds: undefined },
+          });
+        const codes = [...new Set(pairs.map((p) => roomTypes.get(p.roomTypeId)!))];
+        await availabilityChanged(
+          tx,
+          propertyId,
+          clock.now(),
+          { from: input.from, to: input.to, toExclusive: true, roomTypes: codes, reason: "restriction" },
+          ratePlanCodes,
+        );
+        return cells;
+      }, keyed);
     },
 
     async setAvailabilityCaps(propertyId, input, keyed) {
-      return transact((tx) => setAvailabilityCaps(tx, propertyId, input, clock.now()), { keyed });
+      return transact((tx) => setAvailabilityCaps(tx, propertyId, input, clock.now()), keyed);
     },
 
     async writeAri(propertyId, changes, keyed) {
       checkAriWrite(changes);
-      return transact((tx) => writeAri(tx, propertyId, changes, clock.now()), { keyed });
+      return transact((tx) => writeAri(tx, propertyId, changes, clock.now()), keyed);
     },
 
     getAriInParts: readAri,

@@ -82,18 +82,15 @@ export function createCatalogueService(deps: { transact: Transact; pool: pg.Pool
       const name = checkName("name", input.name);
       if (!Number.isInteger(input.maxOccupancy) || input.maxOccupancy < 1 || input.maxOccupancy > 20)
         throw invalidField("maxOccupancy", "1 to 20");
-      const work = transact(
-        async (tx) => {
-          await checkCount(tx, "room_types", propertyId, maxRoomTypes, "room types");
-          return repo.insertRoomType(
-            tx,
-            propertyId,
-            { id: newId(), code: input.code, name, maxOccupancy: input.maxOccupancy },
-            clock.now(),
-          );
-        },
-        { keyed },
-      );
+      const work = transact(async (tx) => {
+        await checkCount(tx, "room_types", propertyId, maxRoomTypes, "room types");
+        return repo.insertRoomType(
+          tx,
+          propertyId,
+          { id: newId(), code: input.code, name, maxOccupancy: input.maxOccupancy },
+          clock.now(),
+        );
+      }, keyed);
       return conflictOnDuplicate(work, `Room type ${input.code} exists.`);
     },
 
@@ -101,29 +98,26 @@ export function createCatalogueService(deps: { transact: Transact; pool: pg.Pool
 
     async createRoom(propertyId, input, keyed) {
       const number = checkName("number", input.number, 16);
-      const work = transact(
-        async (tx) => {
-          const property = await propertyById(tx, propertyId);
-          const rt = await requireRoomType(tx, propertyId, input.roomTypeId);
-          const room = await repo.insertRoom(
-            tx,
-            propertyId,
-            { id: newId(), number, roomTypeId: rt.id, status: "CLEAN" },
-            clock.now(),
-          );
-          await changeRoomCount(tx, propertyId, rt.id, 1, property.businessDate);
-          // No availability.changed hint (setting up a hotel is not news for webhooks), but the ARI feed says it.
-          const from = property.businessDate;
-          await recordAriChanges(
-            tx,
-            propertyId,
-            [{ reason: "inventory", from, to: addDays(from, maxPriceDays), roomTypes: [rt.code], ratePlans: [] }],
-            clock.now(),
-          );
-          return room;
-        },
-        { keyed },
-      );
+      const work = transact(async (tx) => {
+        const property = await propertyById(tx, propertyId);
+        const rt = await requireRoomType(tx, propertyId, input.roomTypeId);
+        const room = await repo.insertRoom(
+          tx,
+          propertyId,
+          { id: newId(), number, roomTypeId: rt.id, status: "CLEAN" },
+          clock.now(),
+        );
+        await changeRoomCount(tx, propertyId, rt.id, 1, property.businessDate);
+        // No availability.changed hint (setting up a hotel is not news for webhooks), but the ARI feed says it.
+        const from = property.businessDate;
+        await recordAriChanges(
+          tx,
+          propertyId,
+          [{ reason: "inventory", from, to: addDays(from, maxPriceDays), roomTypes: [rt.code], ratePlans: [] }],
+          clock.now(),
+        );
+        return room;
+      }, keyed);
       return conflictOnDuplicate(work, `Room ${number} exists.`);
     },
 
@@ -134,24 +128,21 @@ export function createCatalogueService(deps: { transact: Transact; pool: pg.Pool
       const name = checkName("name", input.name);
       if (!boardTypes.includes(input.boardType)) throw invalidField("boardType", `one of ${boardTypes.join(", ")}`);
       if (input.roomTypeIds.length === 0) throw invalidField("roomTypeIds", "at least one room type");
-      const work = transact(
-        async (tx) => {
-          const ids = [...new Set(input.roomTypeIds)];
-          for (const id of ids) await requireRoomType(tx, propertyId, id);
-          await checkCount(tx, "rate_plans", propertyId, maxRatePlans, "rate plans");
-          const rp = {
-            id: newId(),
-            code: input.code,
-            name,
-            boardType: input.boardType,
-            roomTypeIds: ids,
-            pricesByOccupancy: input.pricesByOccupancy === true,
-          };
-          await repo.insertRatePlan(tx, propertyId, rp, clock.now());
-          return (await repo.findRatePlan(tx, propertyId, rp.id))!;
-        },
-        { keyed },
-      );
+      const work = transact(async (tx) => {
+        const ids = [...new Set(input.roomTypeIds)];
+        for (const id of ids) await requireRoomType(tx, propertyId, id);
+        await checkCount(tx, "rate_plans", propertyId, maxRatePlans, "rate plans");
+        const rp = {
+          id: newId(),
+          code: input.code,
+          name,
+          boardType: input.boardType,
+          roomTypeIds: ids,
+          pricesByOccupancy: input.pricesByOccupancy === true,
+        };
+        await repo.insertRatePlan(tx, propertyId, rp, clock.now());
+        return (await repo.findRatePlan(tx, propertyId, rp.id))!;
+      }, keyed);
       return conflictOnDuplicate(work, `Rate plan ${input.code} exists.`);
     },
 
@@ -160,18 +151,18 @@ export function createCatalogueService(deps: { transact: Transact; pool: pg.Pool
     async setRatePlanPolicy(propertyId, ratePlanId, policy, keyed) {
       const id = requireId(ratePlanId, "Rate plan");
       if (policy !== null) checkRatePlanPolicy(policy);
-      return transact((tx) => writeRatePlanPolicy(tx, propertyId, id, policy), { keyed });
+      return transact((tx) => writeRatePlanPolicy(tx, propertyId, id, policy), keyed);
     },
 
     async setRatePlanOccupancyPricing(propertyId, ratePlanId, on, keyed) {
       const id = requireId(ratePlanId, "Rate plan");
-      return transact((tx) => writeRatePlanOccupancyPricing(tx, propertyId, id, on), { keyed });
+      return transact((tx) => writeRatePlanOccupancyPricing(tx, propertyId, id, on), keyed);
     },
 
     async setRatePlanDeposit(propertyId, ratePlanId, deposit, keyed) {
       const id = requireId(ratePlanId, "Rate plan");
       if (deposit !== null) checkRatePlanDeposit(deposit);
-      return transact((tx) => writeRatePlanDeposit(tx, propertyId, id, deposit), { keyed });
+      return transact((tx) => writeRatePlanDeposit(tx, propertyId, id, deposit), keyed);
     },
   };
 }

@@ -78,57 +78,54 @@ export function createRoomStatusService(deps: {
     async setRoomStatus(propertyId, input, keyed) {
       if (!roomStatuses.includes(input.status)) throw invalidField("status", "CLEAN, DIRTY, INSPECTED or OUT_OF_ORDER");
       const roomId = requireId(input.roomId, "Room");
-      return transact(
-        async (tx) => {
-          const ctx = await roomContext(tx, propertyId, roomId);
-          if (input.status === "OUT_OF_ORDER") {
-            const from = input.outOfOrderFrom ?? "";
-            const to = input.outOfOrderTo ?? "";
-            const periodId = await schedulePeriod(tx, deps.stayInRoom, ctx, { from, to, reason: input.reason }, [
-              "outOfOrderFrom",
-              "outOfOrderTo",
-            ]);
+      return transact(async (tx) => {
+        const ctx = await roomContext(tx, propertyId, roomId);
+        if (input.status === "OUT_OF_ORDER") {
+          const from = input.outOfOrderFrom ?? "";
+          const to = input.outOfOrderTo ?? "";
+          const periodId = await schedulePeriod(tx, deps.stayInRoom, ctx, { from, to, reason: input.reason }, [
+            "outOfOrderFrom",
+            "outOfOrderTo",
+          ]);
+          recordChange(tx, {
+            propertyId,
+            entity: "out_of_order",
+            entityId: periodId,
+            action: "create",
+            after: await findOutOfOrderPeriod(tx, propertyId, periodId),
+          });
+          // A period planned for later leaves today's housekeeping status as it is.
+          if (from > ctx.businessDate) return ctx.room;
+        } else {
+          // Back in service today: the period in force ends at the business date; periods planned for later stay.
+          const [current] = await listOutOfOrderPeriods(tx, propertyId, {
+            roomId,
+            from: ctx.businessDate,
+            to: addDays(ctx.businessDate, 1),
+            limit: 1,
+          });
+          if (current !== undefined) await removePeriod(tx, ctx, current);
+          if (current !== undefined)
             recordChange(tx, {
               propertyId,
               entity: "out_of_order",
-              entityId: periodId,
-              action: "create",
-              after: await findOutOfOrderPeriod(tx, propertyId, periodId),
+              entityId: current.id,
+              action: "end",
+              before: current,
+              after: await findOutOfOrderPeriod(tx, propertyId, current.id),
             });
-            // A period planned for later leaves today's housekeeping status as it is.
-            if (from > ctx.businessDate) return ctx.room;
-          } else {
-            // Back in service today: the period in force ends at the business date; periods planned for later stay.
-            const [current] = await listOutOfOrderPeriods(tx, propertyId, {
-              roomId,
-              from: ctx.businessDate,
-              to: addDays(ctx.businessDate, 1),
-              limit: 1,
-            });
-            if (current !== undefined) await removePeriod(tx, ctx, current);
-            if (current !== undefined)
-              recordChange(tx, {
-                propertyId,
-                entity: "out_of_order",
-                entityId: current.id,
-                action: "end",
-                before: current,
-                after: await findOutOfOrderPeriod(tx, propertyId, current.id),
-              });
-          }
-          const room = await repo.updateRoomStatus(tx, propertyId, roomId, input.status, ctx.now);
-          recordChange(tx, {
-            propertyId,
-            entity: "room",
-            entityId: roomId,
-            action: "status",
-            before: ctx.room,
-            after: room,
-          });
-          return room;
-        },
-        { keyed },
-      );
+        }
+        const room = await repo.updateRoomStatus(tx, propertyId, roomId, input.status, ctx.now);
+        recordChange(tx, {
+          propertyId,
+          entity: "room",
+          entityId: roomId,
+          action: "status",
+          before: ctx.room,
+          after: room,
+        });
+        return room;
+      }, keyed);
     },
 
     async listOutOfOrderPeriods(propertyId, input, page) {
@@ -151,54 +148,45 @@ export function createRoomStatusService(deps: {
 
     async createOutOfOrderPeriod(propertyId, input, keyed) {
       const roomId = requireId(input.roomId, "Room");
-      return transact(
-        async (tx) => {
-          const ctx = await roomContext(tx, propertyId, roomId);
-          const id = await schedulePeriod(tx, deps.stayInRoom, ctx, input);
-          const period = (await findOutOfOrderPeriod(tx, propertyId, id))!;
-          recordChange(tx, { propertyId, entity: "out_of_order", entityId: id, action: "create", after: period });
-          return period;
-        },
-        { keyed },
-      );
+      return transact(async (tx) => {
+        const ctx = await roomContext(tx, propertyId, roomId);
+        const id = await schedulePeriod(tx, deps.stayInRoom, ctx, input);
+        const period = (await findOutOfOrderPeriod(tx, propertyId, id))!;
+        recordChange(tx, { propertyId, entity: "out_of_order", entityId: id, action: "create", after: period });
+        return period;
+      }, keyed);
     },
 
     async updateOutOfOrderPeriod(propertyId, id, input, keyed) {
       const periodId = requireId(id, "Out-of-order period");
-      return transact(
-        async (tx) => {
-          const ctx = await roomContext(tx, propertyId, (await requirePeriod(tx, propertyId, periodId)).roomId);
-          // read again under the room's lock: changes of one room's periods serialise on it
-          const before = await requirePeriod(tx, propertyId, periodId);
-          await reschedulePeriod(tx, deps.stayInRoom, ctx, before, input);
-          const period = (await findOutOfOrderPeriod(tx, propertyId, periodId))!;
-          recordChange(tx, {
-            propertyId,
-            entity: "out_of_order",
-            entityId: periodId,
-            action: "modify",
-            before,
-            after: period,
-          });
-          return period;
-        },
-        { keyed },
-      );
+      return transact(async (tx) => {
+        const ctx = await roomContext(tx, propertyId, (await requirePeriod(tx, propertyId, periodId)).roomId);
+        // read again under the room's lock: changes of one room's periods serialise on it
+        const before = await requirePeriod(tx, propertyId, periodId);
+        await reschedulePeriod(tx, deps.stayInRoom, ctx, before, input);
+        const period = (await findOutOfOrderPeriod(tx, propertyId, periodId))!;
+        recordChange(tx, {
+          propertyId,
+          entity: "out_of_order",
+          entityId: periodId,
+          action: "modify",
+          before,
+          after: period,
+        });
+        return period;
+      }, keyed);
     },
 
     async deleteOutOfOrderPeriod(propertyId, id, keyed) {
       const periodId = requireId(id, "Out-of-order period");
-      return transact(
-        async (tx) => {
-          const ctx = await roomContext(tx, propertyId, (await requirePeriod(tx, propertyId, periodId)).roomId);
-          const before = await requirePeriod(tx, propertyId, periodId);
-          await removePeriod(tx, ctx, before);
-          const after = await findOutOfOrderPeriod(tx, propertyId, periodId);
-          recordChange(tx, { propertyId, entity: "out_of_order", entityId: periodId, action: "delete", before, after });
-          return after;
-        },
-        { keyed },
-      );
+      return transact(async (tx) => {
+        const ctx = await roomContext(tx, propertyId, (await requirePeriod(tx, propertyId, periodId)).roomId);
+        const before = await requirePeriod(tx, propertyId, periodId);
+        await removePeriod(tx, ctx, before);
+        const after = await findOutOfOrderPeriod(tx, propertyId, periodId);
+        recordChange(tx, { propertyId, entity: "out_of_order", entityId: periodId, action: "delete", before, after });
+        return after;
+      }, keyed);
     },
   };
 }

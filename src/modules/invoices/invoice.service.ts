@@ -89,156 +89,150 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
       if (!isUuid(input.folioId)) throw invalidField("folioId", "must be a UUID");
       // the registry is asked before the transaction: no connection is held while the integrator answers
       const buyer = await lookUpEFatura(deps.registry, validateBuyer(input.buyer), input.buyer);
-      return transact(
-        async (tx) => {
-          const folio = await findFolio(tx, propertyId, input.folioId, true);
-          if (folio === undefined) throw new AppError("not_found", "Folio not found.");
-          requireInvoiceCurrency(folio.currency);
-          const property = await findPropertyRow(tx, propertyId);
-          if (property === undefined) throw new AppError("not_found", "Property not found.");
-          const charges = await uninvoicedCharges(tx, propertyId, folio.id);
-          if (charges.length === 0)
-            throw new AppError("validation_failed", "The folio has no charges left to invoice.", {
-              details: [{ field: "folioId", reason: "no uninvoiced charges" }],
-            });
-          const items = itemsFromCharges(charges, await ratesResolver(tx, property, charges));
-          const t = invoiceTotals(items);
-          const profileId = profileOf(buyer);
-          const now = clock.now();
-          const id = newId(now.getTime());
-          await repo.insertDraft(
-            tx,
-            {
-              id,
-              propertyId,
-              folioId: folio.id,
-              type: profileId === "EARSIVFATURA" ? "E_ARSIV" : "E_FATURA",
-              profileId,
-              typeCode: "SATIS",
-              buyer,
-              netMinor: t.netMinor,
-              taxMinor: t.vatMinor,
-              accommodationTaxMinor: t.accommodationTaxMinor,
-              totalMinor: t.totalMinor,
-              // The property's default rates at draft time; each line carries its own.
-              vatRateBp: property.vatRateBp,
-              accommodationTaxRateBp: property.accommodationTaxRateBp,
-              currency: folio.currency,
-              amountScale: folio.amountScale,
-              createdAt: now,
-              chargeIds: charges.map((c) => c.id),
-              returnOf: null,
-            },
-            actor,
-          );
-          await docs.insertItems(tx, propertyId, id, items);
-          const draft = (await loadInvoice(tx, propertyId, id))!;
-          // the buyer is masked in the trail (personal data); where its e-Fatura flag came from is not
-          const eFaturaSource = buyer.kind === "COMPANY" ? (buyer.eFaturaSource ?? "operator") : undefined;
-          recordChange(tx, {
-            propertyId,
-            entity: "invoice",
-            entityId: id,
-            action: "create",
-            after: { ...draft, eFaturaSource },
+      return transact(async (tx) => {
+        const folio = await findFolio(tx, propertyId, input.folioId, true);
+        if (folio === undefined) throw new AppError("not_found", "Folio not found.");
+        requireInvoiceCurrency(folio.currency);
+        const property = await findPropertyRow(tx, propertyId);
+        if (property === undefined) throw new AppError("not_found", "Property not found.");
+        const charges = await uninvoicedCharges(tx, propertyId, folio.id);
+        if (charges.length === 0)
+          throw new AppError("validation_failed", "The folio has no charges left to invoice.", {
+            details: [{ field: "folioId", reason: "no uninvoiced charges" }],
           });
-          return draft;
-        },
-        { keyed },
-      );
+        const items = itemsFromCharges(charges, await ratesResolver(tx, property, charges));
+        const t = invoiceTotals(items);
+        const profileId = profileOf(buyer);
+        const now = clock.now();
+        const id = newId(now.getTime());
+        await repo.insertDraft(
+          tx,
+          {
+            id,
+            propertyId,
+            folioId: folio.id,
+            type: profileId === "EARSIVFATURA" ? "E_ARSIV" : "E_FATURA",
+            profileId,
+            typeCode: "SATIS",
+            buyer,
+            netMinor: t.netMinor,
+            taxMinor: t.vatMinor,
+            accommodationTaxMinor: t.accommodationTaxMinor,
+            totalMinor: t.totalMinor,
+            // The property's default rates at draft time; each line carries its own.
+            vatRateBp: property.vatRateBp,
+            accommodationTaxRateBp: property.accommodationTaxRateBp,
+            currency: folio.currency,
+            amountScale: folio.amountScale,
+            createdAt: now,
+            chargeIds: charges.map((c) => c.id),
+            returnOf: null,
+          },
+          actor,
+        );
+        await docs.insertItems(tx, propertyId, id, items);
+        const draft = (await loadInvoice(tx, propertyId, id))!;
+        // the buyer is masked in the trail (personal data); where its e-Fatura flag came from is not
+        const eFaturaSource = buyer.kind === "COMPANY" ? (buyer.eFaturaSource ?? "operator") : undefined;
+        recordChange(tx, {
+          propertyId,
+          entity: "invoice",
+          entityId: id,
+          action: "create",
+          after: { ...draft, eFaturaSource },
+        });
+        return draft;
+      }, keyed);
     },
 
     async finalize(propertyId, actor, input, keyed) {
       if (!isUuid(input.invoiceId)) throw invalidField("invoiceId", "must be a UUID");
-      return transact(
-        async (tx) => {
-          const draft = await loadInvoice(tx, propertyId, input.invoiceId, true);
-          if (draft === undefined) throw new AppError("not_found", "Invoice not found.");
-          if (draft.status !== "DRAFT") throw new AppError("invalid_transition", "The invoice is already issued.");
-          requireInvoiceCurrency(draft.currency);
-          const folio = await findFolio(tx, propertyId, draft.folioId);
-          const property = await findPropertyRow(tx, propertyId);
-          if (folio === undefined || property === undefined) throw new AppError("not_found", "Folio not found.");
-          const issuer = await docs.findIssuer(tx, propertyId);
-          if (issuer === undefined)
-            throw new AppError(
-              "invalid_transition",
-              "Set the property's invoice issuer (VKN, title, tax office, address) first.",
-            );
-          if (draft.buyer === null || draft.profileId === null || draft.items.length === 0)
-            throw new AppError("invalid_transition", "This draft predates e-documents; create a new draft.");
-          if (draft.returnOf !== null && (await repo.findInvoice(tx, propertyId, draft.returnOf))?.status !== "ISSUED")
-            throw new AppError("invalid_transition", "The invoice this draft returns is no longer issued (cancelled).");
-          const free = await markChargesInvoiced(tx, propertyId, draft.chargeIds, draft.id);
-          if (free !== draft.chargeIds.length) {
-            throw new AppError("conflict", "Some charges of this draft were invoiced meanwhile; create a new draft.");
-          }
-          const issueDate = property.businessDate;
-          const year = Number(issueDate.slice(0, 4));
-          const { series, sequence } = await repo.takeInvoiceNumber(tx, propertyId, year, defaultSeries(property.code));
-          const number = formatInvoiceNumber(series, year, sequence);
-          const issuedAt = clock.now();
-          await repo.markIssued(tx, propertyId, draft.id, { series, number, issueDate, issuedAt, issuedBy: actor });
-          if (draft.typeCode === "IADE")
-            await postReturnCredit(tx, propertyId, {
-              folioId: folio.id,
-              invoiceId: draft.id,
-              invoiceNumber: number,
-              amountMinor: draft.totalMinor,
-              businessDate: issueDate,
-              postedAt: issuedAt,
-              postedBy: actor,
-            });
-          const ettn = newId(issuedAt.getTime());
-          const issueTime = ISTANBUL_TIME.format(issuedAt);
-          const xml = renderUblTr({
-            number,
-            ettn,
-            profileId: draft.profileId,
-            typeCode: draft.typeCode,
-            issueDate,
-            issueTime,
-            currency: draft.currency,
-            amountScale: draft.amountScale,
-            issuer,
-            buyer: draft.buyer,
-            items: draft.items,
-            ...(await returnReference(tx, draft)),
+      return transact(async (tx) => {
+        const draft = await loadInvoice(tx, propertyId, input.invoiceId, true);
+        if (draft === undefined) throw new AppError("not_found", "Invoice not found.");
+        if (draft.status !== "DRAFT") throw new AppError("invalid_transition", "The invoice is already issued.");
+        requireInvoiceCurrency(draft.currency);
+        const folio = await findFolio(tx, propertyId, draft.folioId);
+        const property = await findPropertyRow(tx, propertyId);
+        if (folio === undefined || property === undefined) throw new AppError("not_found", "Folio not found.");
+        const issuer = await docs.findIssuer(tx, propertyId);
+        if (issuer === undefined)
+          throw new AppError(
+            "invalid_transition",
+            "Set the property's invoice issuer (VKN, title, tax office, address) first.",
+          );
+        if (draft.buyer === null || draft.profileId === null || draft.items.length === 0)
+          throw new AppError("invalid_transition", "This draft predates e-documents; create a new draft.");
+        if (draft.returnOf !== null && (await repo.findInvoice(tx, propertyId, draft.returnOf))?.status !== "ISSUED")
+          throw new AppError("invalid_transition", "The invoice this draft returns is no longer issued (cancelled).");
+        const free = await markChargesInvoiced(tx, propertyId, draft.chargeIds, draft.id);
+        if (free !== draft.chargeIds.length) {
+          throw new AppError("conflict", "Some charges of this draft were invoiced meanwhile; create a new draft.");
+        }
+        const issueDate = property.businessDate;
+        const year = Number(issueDate.slice(0, 4));
+        const { series, sequence } = await repo.takeInvoiceNumber(tx, propertyId, year, defaultSeries(property.code));
+        const number = formatInvoiceNumber(series, year, sequence);
+        const issuedAt = clock.now();
+        await repo.markIssued(tx, propertyId, draft.id, { series, number, issueDate, issuedAt, issuedBy: actor });
+        if (draft.typeCode === "IADE")
+          await postReturnCredit(tx, propertyId, {
+            folioId: folio.id,
+            invoiceId: draft.id,
+            invoiceNumber: number,
+            amountMinor: draft.totalMinor,
+            businessDate: issueDate,
+            postedAt: issuedAt,
+            postedBy: actor,
           });
-          // GİB's UBL-TR rules: a document that breaks one is never issued (its number goes back with the rollback).
-          // The issue date is the business date; "not after today" is held against Turkey's date of the upload by the
-          // delivery job (a business date may run ahead of the calendar, as test hotels' do).
-          const today = ISTANBUL_DATE.format(issuedAt);
-          const broken = gibRuleFailures(xml, issueDate > today ? issueDate : today);
-          if (broken.length > 0)
-            throw new AppError(
-              "validation_failed",
-              `The e-document would break ${describeRuleFailures(broken)}. Nothing was issued.`,
-            );
-          await docs.insertDocument(tx, propertyId, draft.id, { ettn, issueTime, xml }, issuedAt);
-          // the e-document's delivery starts with the issue: its row and first job commit with it, or neither
-          await insertDelivery(tx, propertyId, draft.id, ettn, issuedAt);
-          await enqueueDeliveryStep(tx, { propertyId, invoiceId: draft.id });
-          const issued = (await loadInvoice(tx, propertyId, draft.id))!;
-          recordChange(tx, {
-            propertyId,
-            entity: "invoice",
-            entityId: draft.id,
-            action: "issue",
-            before: { ...draft, delivery: undefined },
-            after: { ...issued, delivery: undefined },
-          });
-          auditDelivery(tx, propertyId, draft.id, "queue", undefined, issued.delivery!);
-          await recordEvent(tx, {
-            propertyId,
-            type: "invoice.issued",
-            occurredAt: issuedAt,
-            data: invoiceEventData(issued, folio),
-          });
-          return issued;
-        },
-        { keyed },
-      );
+        const ettn = newId(issuedAt.getTime());
+        const issueTime = ISTANBUL_TIME.format(issuedAt);
+        const xml = renderUblTr({
+          number,
+          ettn,
+          profileId: draft.profileId,
+          typeCode: draft.typeCode,
+          issueDate,
+          issueTime,
+          currency: draft.currency,
+          amountScale: draft.amountScale,
+          issuer,
+          buyer: draft.buyer,
+          items: draft.items,
+          ...(await returnReference(tx, draft)),
+        });
+        // GİB's UBL-TR rules: a document that breaks one is never issued (its number goes back with the rollback).
+        // The issue date is the business date; "not after today" is held against Turkey's date of the upload by the
+        // delivery job (a business date may run ahead of the calendar, as test hotels' do).
+        const today = ISTANBUL_DATE.format(issuedAt);
+        const broken = gibRuleFailures(xml, issueDate > today ? issueDate : today);
+        if (broken.length > 0)
+          throw new AppError(
+            "validation_failed",
+            `The e-document would break ${describeRuleFailures(broken)}. Nothing was issued.`,
+          );
+        await docs.insertDocument(tx, propertyId, draft.id, { ettn, issueTime, xml }, issuedAt);
+        // the e-document's delivery starts with the issue: its row and first job commit with it, or neither
+        await insertDelivery(tx, propertyId, draft.id, ettn, issuedAt);
+        await enqueueDeliveryStep(tx, { propertyId, invoiceId: draft.id });
+        const issued = (await loadInvoice(tx, propertyId, draft.id))!;
+        recordChange(tx, {
+          propertyId,
+          entity: "invoice",
+          entityId: draft.id,
+          action: "issue",
+          before: { ...draft, delivery: undefined },
+          after: { ...issued, delivery: undefined },
+        });
+        auditDelivery(tx, propertyId, draft.id, "queue", undefined, issued.delivery!);
+        await recordEvent(tx, {
+          propertyId,
+          type: "invoice.issued",
+          occurredAt: issuedAt,
+          data: invoiceEventData(issued, folio),
+        });
+        return issued;
+      }, keyed);
     },
 
     async getInvoice(propertyId, invoiceId) {
@@ -277,39 +271,33 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
     },
     async setTaxRate(propertyId, actor, input, keyed) {
       const row = validateTaxRate(input);
-      return transact(
-        async (tx) => {
-          await docs.upsertTaxRate(tx, propertyId, row, clock.now(), actor);
-          recordChange(tx, {
-            propertyId,
-            entity: "invoice_tax_rate",
-            entityId: `${row.chargeCode}@${row.validFrom}`,
-            action: "set",
-            after: row,
-          });
-          return row;
-        },
-        { keyed },
-      );
+      return transact(async (tx) => {
+        await docs.upsertTaxRate(tx, propertyId, row, clock.now(), actor);
+        recordChange(tx, {
+          propertyId,
+          entity: "invoice_tax_rate",
+          entityId: `${row.chargeCode}@${row.validFrom}`,
+          action: "set",
+          after: row,
+        });
+        return row;
+      }, keyed);
     },
     async setIssuer(propertyId, _actor, input, keyed) {
       const issuer = validateIssuer(input);
-      return transact(
-        async (tx) => {
-          const before = await docs.findIssuer(tx, propertyId);
-          await docs.upsertIssuer(tx, propertyId, issuer, clock.now());
-          recordChange(tx, {
-            propertyId,
-            entity: "invoice_issuer",
-            entityId: propertyId,
-            action: "set",
-            before,
-            after: issuer,
-          });
-          return issuer;
-        },
-        { keyed },
-      );
+      return transact(async (tx) => {
+        const before = await docs.findIssuer(tx, propertyId);
+        await docs.upsertIssuer(tx, propertyId, issuer, clock.now());
+        recordChange(tx, {
+          propertyId,
+          entity: "invoice_issuer",
+          entityId: propertyId,
+          action: "set",
+          before,
+          after: issuer,
+        });
+        return issuer;
+      }, keyed);
     },
   };
 }

@@ -240,99 +240,96 @@ export function createNightAuditService(deps: NightAuditDeps): NightAuditService
     async run(propertyId, actor, input, keyed) {
       const expected = input.expectedBusinessDate.trim();
       parseDate("expectedBusinessDate", expected);
-      return transact(
-        async (tx) => {
-          // The property row lock serializes audits of one property: a second run waits, then sees the new date.
-          const property = await repo.lockBusinessDate(tx, propertyId);
-          if (property === undefined) throw new AppError("not_found", "Property not found.");
-          const businessDate = property.businessDate;
-          if (businessDate !== expected) {
-            throw new AppError(
-              "business_date_moved",
-              `The business date is ${businessDate}, not ${expected}; reload and try again.`,
-              {
-                details: [{ field: "expectedBusinessDate", reason: `business date is ${businessDate}` }],
-              },
-            );
-          }
-          const { nights, dropped } = await nightsToCharge(tx, propertyId, businessDate);
-          const checks = await evaluate(
-            tx,
-            propertyId,
-            businessDate,
-            await unchargeable(tx, propertyId, nights),
-            deps.guestReporting,
-          );
-          const blocking = checks.filter((c) => c.status === "blocking");
-          if (blocking.length > 0) {
-            throw new AppError("conflict", "The night audit is blocked by failing checks.", {
-              details: blocking.map((c) => ({ field: c.id, reason: c.message })),
-            });
-          }
-
-          let roomChargesPosted = 0;
-          let roomChargesMinor = 0n;
-          const unchargedNights: UnchargedNight[] = [];
-          const now = clock.now();
-          for (const n of dropped) await repo.clearUnchargedNight(tx, propertyId, n.reservationRoomId, n.date);
-          for (const night of nights) {
-            let charge;
-            try {
-              charge = await folios.postRoomCharge(tx, propertyId, {
-                reservationId: night.reservationId,
-                reservationRoomId: night.reservationRoomId,
-                businessDate: night.date,
-                amountMinor: night.amountMinor,
-                description:
-                  night.roomNumber === null
-                    ? `Room, night of ${night.date}`
-                    : `Room ${night.roomNumber}, night of ${night.date}`,
-                actor,
-              });
-            } catch (err) {
-              // One stay never stops the hotel's audit: postRoomCharge refuses before writing anything.
-              if (!(err instanceof AppError && err.code === "validation_failed")) throw err;
-              const u = unchargedOf(night, err.details[0]?.reason ?? err.message);
-              unchargedNights.push(u);
-              await repo.recordUnchargedNight(tx, propertyId, u, now);
-              deps.logger?.warn(
-                {
-                  propertyId,
-                  reservationId: u.reservationId,
-                  reservationCode: u.reservationCode,
-                  night: u.businessDate,
-                },
-                `night audit: room night not charged: ${u.reason}`,
-              );
-              continue;
-            }
-            if (night.earlier) await repo.clearUnchargedNight(tx, propertyId, night.reservationRoomId, night.date);
-            if (charge !== undefined) {
-              roomChargesPosted++;
-              roomChargesMinor += charge.amountMinor;
-            }
-          }
-
-          const noShows = await repo.unarrivedReservations(tx, propertyId, businessDate);
-          for (const reservationId of noShows) await deps.markNoShow(tx, propertyId, reservationId, actor);
-
-          const next = await repo.advanceBusinessDate(tx, propertyId, clock.now());
-          return {
-            previousBusinessDate: businessDate,
-            businessDate: next,
-            summary: {
-              roomChargesPosted,
-              roomChargesMinor,
-              noShowsMarked: noShows.length,
-              currency: property.currency,
-              amountScale: property.amountScale,
-              checks,
-              unchargedNights,
+      return transact(async (tx) => {
+        // The property row lock serializes audits of one property: a second run waits, then sees the new date.
+        const property = await repo.lockBusinessDate(tx, propertyId);
+        if (property === undefined) throw new AppError("not_found", "Property not found.");
+        const businessDate = property.businessDate;
+        if (businessDate !== expected) {
+          throw new AppError(
+            "business_date_moved",
+            `The business date is ${businessDate}, not ${expected}; reload and try again.`,
+            {
+              details: [{ field: "expectedBusinessDate", reason: `business date is ${businessDate}` }],
             },
-          };
-        },
-        { keyed },
-      );
+          );
+        }
+        const { nights, dropped } = await nightsToCharge(tx, propertyId, businessDate);
+        const checks = await evaluate(
+          tx,
+          propertyId,
+          businessDate,
+          await unchargeable(tx, propertyId, nights),
+          deps.guestReporting,
+        );
+        const blocking = checks.filter((c) => c.status === "blocking");
+        if (blocking.length > 0) {
+          throw new AppError("conflict", "The night audit is blocked by failing checks.", {
+            details: blocking.map((c) => ({ field: c.id, reason: c.message })),
+          });
+        }
+
+        let roomChargesPosted = 0;
+        let roomChargesMinor = 0n;
+        const unchargedNights: UnchargedNight[] = [];
+        const now = clock.now();
+        for (const n of dropped) await repo.clearUnchargedNight(tx, propertyId, n.reservationRoomId, n.date);
+        for (const night of nights) {
+          let charge;
+          try {
+            charge = await folios.postRoomCharge(tx, propertyId, {
+              reservationId: night.reservationId,
+              reservationRoomId: night.reservationRoomId,
+              businessDate: night.date,
+              amountMinor: night.amountMinor,
+              description:
+                night.roomNumber === null
+                  ? `Room, night of ${night.date}`
+                  : `Room ${night.roomNumber}, night of ${night.date}`,
+              actor,
+            });
+          } catch (err) {
+            // One stay never stops the hotel's audit: postRoomCharge refuses before writing anything.
+            if (!(err instanceof AppError && err.code === "validation_failed")) throw err;
+            const u = unchargedOf(night, err.details[0]?.reason ?? err.message);
+            unchargedNights.push(u);
+            await repo.recordUnchargedNight(tx, propertyId, u, now);
+            deps.logger?.warn(
+              {
+                propertyId,
+                reservationId: u.reservationId,
+                reservationCode: u.reservationCode,
+                night: u.businessDate,
+              },
+              `night audit: room night not charged: ${u.reason}`,
+            );
+            continue;
+          }
+          if (night.earlier) await repo.clearUnchargedNight(tx, propertyId, night.reservationRoomId, night.date);
+          if (charge !== undefined) {
+            roomChargesPosted++;
+            roomChargesMinor += charge.amountMinor;
+          }
+        }
+
+        const noShows = await repo.unarrivedReservations(tx, propertyId, businessDate);
+        for (const reservationId of noShows) await deps.markNoShow(tx, propertyId, reservationId, actor);
+
+        const next = await repo.advanceBusinessDate(tx, propertyId, clock.now());
+        return {
+          previousBusinessDate: businessDate,
+          businessDate: next,
+          summary: {
+            roomChargesPosted,
+            roomChargesMinor,
+            noShowsMarked: noShows.length,
+            currency: property.currency,
+            amountScale: property.amountScale,
+            checks,
+            unchargedNights,
+          },
+        };
+      }, keyed);
     },
   };
 }

@@ -155,7 +155,7 @@ export function createIdempotency(opts: IdempotencyOptions): Idempotency {
     // This request holds the key. Its outcome is recorded in the RPC's own transaction, held open until the
     // response is known, or with the RPC's deferred write in its writer's batch (held-transaction.ts): after a
     // crash a retry replays it or finds nothing done. The RPC gets the handle in its context values (`keyedOf`)
-    // and opens its transaction with it: `transact(work, { keyed })`.
+    // and opens its transaction with it: `transact(work, keyed)`.
     const held = createHeldTransaction({
       onOpen: (tx) => repo.lock(tx, claim),
       ...(opts.commitDelayMs ? { commitDelayMs: opts.commitDelayMs } : {}),

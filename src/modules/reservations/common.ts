@@ -27,7 +27,7 @@ export interface Actor {
   canOverbook?: boolean;
   /**
    * The handle of a keyed call (an Idempotency-Key), from the RPC handler (`keyedOf`): the change's transaction is
-   * opened with it, `transact(work, { keyed: actor.keyed })`, so the change commits with the call's stored outcome.
+   * opened with it, `transact(work, actor.keyed)`, so the change commits with the call's stored outcome.
    */
   keyed?: Keyed | undefined;
 }

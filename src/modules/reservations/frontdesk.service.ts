@@ -239,215 +239,197 @@ export function createFrontDesk(deps: {
     assignInTx,
 
     assignRoom: (actor, reservationId, lineId, roomId) =>
-      transact(
-        async (tx) => {
-          const now = clock.now();
-          const before = await writable(tx, actor, reservationId);
-          await assignInTx(tx, actor.propertyId, before.id, lineId, roomId);
-          const r = await touch(tx, actor, before.id, now);
-          auditReservation(tx, "assign_room", before, r);
-          return finishChange(tx, r, [reservationEvent("reservation.updated", r, now)]);
-        },
-        { keyed: actor.keyed },
-      ),
+      transact(async (tx) => {
+        const now = clock.now();
+        const before = await writable(tx, actor, reservationId);
+        await assignInTx(tx, actor.propertyId, before.id, lineId, roomId);
+        const r = await touch(tx, actor, before.id, now);
+        auditReservation(tx, "assign_room", before, r);
+        return finishChange(tx, r, [reservationEvent("reservation.updated", r, now)]);
+      }, actor.keyed),
 
     checkIn: (actor, reservationId, lineId, roomId) =>
-      transact(
-        async (tx) => {
-          const now = clock.now();
-          const property = await propertyById(tx, actor.propertyId);
-          const before = await writable(tx, actor, reservationId);
-          const line = lineOf(before, lineId);
-          if (line.checkedInAt !== null) throw new AppError("conflict", "The room line is already checked in.");
-          if (property.businessDate < before.arrivalDate)
-            throw new AppError(
-              "conflict",
-              `Check-in opens on the arrival date ${before.arrivalDate} (business date ${property.businessDate}).`,
-            );
-          if (property.businessDate >= before.departureDate)
-            throw new AppError("conflict", "The stay has ended; check-in is closed.");
-          const targetRoom = roomId ?? line.roomId;
-          if (targetRoom === null) throw invalidField("roomId", "assign a room before check-in", "validation_failed");
-          await assignInTx(tx, actor.propertyId, before.id, line.id, targetRoom);
-          const room = (await findRoom(tx, actor.propertyId, targetRoom, true))!;
-          if (room.status !== "CLEAN" && room.status !== "INSPECTED")
-            throw new AppError("conflict", `The room is ${room.status}; it must be CLEAN or INSPECTED.`);
-          if (await repo.roomOccupied(tx, actor.propertyId, room.id, line.id))
-            throw new AppError("conflict", "Another guest is in this room.");
-          if (before.status !== "IN_HOUSE") assertTransition(before.status, "IN_HOUSE");
-          await tx.query("update reservation_rooms set checked_in_at = $3 where property_id = $1 and id = $2", [
-            actor.propertyId,
-            line.id,
-            now,
-          ]);
-          const r = await touch(tx, actor, before.id, now, "IN_HOUSE");
-          auditReservation(tx, "check_in", before, r);
-          await deps.onStayMovement?.(tx, movementOf(r, line.id, property.businessDate, "check_in", now));
-          return finishChange(tx, r, [
-            roomLineEvent("guest.checked_in", r, lineOf(r, line.id), now),
-            reservationEvent("reservation.updated", r, now),
-          ]);
-        },
-        { keyed: actor.keyed },
-      ),
+      transact(async (tx) => {
+        const now = clock.now();
+        const property = await propertyById(tx, actor.propertyId);
+        const before = await writable(tx, actor, reservationId);
+        const line = lineOf(before, lineId);
+        if (line.checkedInAt !== null) throw new AppError("conflict", "The room line is already checked in.");
+        if (property.businessDate < before.arrivalDate)
+          throw new AppError(
+            "conflict",
+            `Check-in opens on the arrival date ${before.arrivalDate} (business date ${property.businessDate}).`,
+          );
+        if (property.businessDate >= before.departureDate)
+          throw new AppError("conflict", "The stay has ended; check-in is closed.");
+        const targetRoom = roomId ?? line.roomId;
+        if (targetRoom === null) throw invalidField("roomId", "assign a room before check-in", "validation_failed");
+        await assignInTx(tx, actor.propertyId, before.id, line.id, targetRoom);
+        const room = (await findRoom(tx, actor.propertyId, targetRoom, true))!;
+        if (room.status !== "CLEAN" && room.status !== "INSPECTED")
+          throw new AppError("conflict", `The room is ${room.status}; it must be CLEAN or INSPECTED.`);
+        if (await repo.roomOccupied(tx, actor.propertyId, room.id, line.id))
+          throw new AppError("conflict", "Another guest is in this room.");
+        if (before.status !== "IN_HOUSE") assertTransition(before.status, "IN_HOUSE");
+        await tx.query("update reservation_rooms set checked_in_at = $3 where property_id = $1 and id = $2", [
+          actor.propertyId,
+          line.id,
+          now,
+        ]);
+        const r = await touch(tx, actor, before.id, now, "IN_HOUSE");
+        auditReservation(tx, "check_in", before, r);
+        await deps.onStayMovement?.(tx, movementOf(r, line.id, property.businessDate, "check_in", now));
+        return finishChange(tx, r, [
+          roomLineEvent("guest.checked_in", r, lineOf(r, line.id), now),
+          reservationEvent("reservation.updated", r, now),
+        ]);
+      }, actor.keyed),
 
     checkOut: (actor, reservationId, lineId, opts = {}) =>
-      transact(
-        async (tx) => {
-          const now = clock.now();
-          const accountId = opts.settleToAccountId ?? "";
-          if (accountId !== "") {
-            if (!isUuid(accountId)) throw invalidField("settleToAccountId", "must be a UUID");
-            if (deps.settleAtCheckOut === undefined) throw new AppError("unavailable", "No city ledger is configured.");
-            await deps.settleAtCheckOut.requireAccount(tx, actor.propertyId, accountId);
-          }
-          const property = await propertyById(tx, actor.propertyId);
-          const before = await requireReservation(tx, actor.propertyId, reservationId, true);
-          const line = lineOf(before, lineId);
-          if (before.status !== "IN_HOUSE" || line.checkedInAt === null)
-            throw new AppError("invalid_transition", "The room line is not checked in.");
-          if (line.checkedOutAt !== null)
-            throw new AppError("invalid_transition", "The room line is already checked out.");
-          const stillIn = before.rooms.some(
-            (l) => l.id !== line.id && l.checkedInAt !== null && l.checkedOutAt === null,
-          );
-          // The last room line out ends the stay on the business date: an early check-out gives the nights from then
-          // on back, a late one (past the departure date) takes the nights it stayed beyond it.
-          const moved = stillIn ? undefined : await endStay(tx, before, line.id, property.businessDate);
-          await postLateCheckOutFee(tx, deps.postFee, before, line, property.businessDate, now, actor.by ?? "system");
-          if (accountId !== "")
-            await deps.settleAtCheckOut!.settleReservation(tx, actor.propertyId, actor.by ?? "system", {
-              reservationId: before.id,
-              accountId,
-            });
-          await tx.query("update reservation_rooms set checked_out_at = $3 where property_id = $1 and id = $2", [
-            actor.propertyId,
-            line.id,
-            now,
-          ]);
-          if (line.roomId !== null) await updateRoomStatus(tx, actor.propertyId, line.roomId, "DIRTY", now);
-          const r = await touch(tx, actor, before.id, now, stillIn ? undefined : "CHECKED_OUT");
-          auditReservation(tx, "check_out", before, r);
-          await deps.onStayMovement?.(tx, movementOf(r, line.id, property.businessDate, "check_out", now));
-          return finishChange(tx, r, [
-            roomLineEvent("guest.checked_out", r, lineOf(r, line.id), now),
-            reservationEvent("reservation.updated", r, now),
-            ...(moved === undefined
-              ? []
-              : availabilityEvents(
-                  actor.propertyId,
-                  moved.from,
-                  moved.to,
-                  r.rooms.map((l) => l.roomTypeCode),
-                  now,
-                )),
-          ]);
-        },
-        { keyed: actor.keyed },
-      ),
+      transact(async (tx) => {
+        const now = clock.now();
+        const accountId = opts.settleToAccountId ?? "";
+        if (accountId !== "") {
+          if (!isUuid(accountId)) throw invalidField("settleToAccountId", "must be a UUID");
+          if (deps.settleAtCheckOut === undefined) throw new AppError("unavailable", "No city ledger is configured.");
+          await deps.settleAtCheckOut.requireAccount(tx, actor.propertyId, accountId);
+        }
+        const property = await propertyById(tx, actor.propertyId);
+        const before = await requireReservation(tx, actor.propertyId, reservationId, true);
+        const line = lineOf(before, lineId);
+        if (before.status !== "IN_HOUSE" || line.checkedInAt === null)
+          throw new AppError("invalid_transition", "The room line is not checked in.");
+        if (line.checkedOutAt !== null)
+          throw new AppError("invalid_transition", "The room line is already checked out.");
+        const stillIn = before.rooms.some((l) => l.id !== line.id && l.checkedInAt !== null && l.checkedOutAt === null);
+        // The last room line out ends the stay on the business date: an early check-out gives the nights from then
+        // on back, a late one (past the departure date) takes the nights it stayed beyond it.
+        const moved = stillIn ? undefined : await endStay(tx, before, line.id, property.businessDate);
+        await postLateCheckOutFee(tx, deps.postFee, before, line, property.businessDate, now, actor.by ?? "system");
+        if (accountId !== "")
+          await deps.settleAtCheckOut!.settleReservation(tx, actor.propertyId, actor.by ?? "system", {
+            reservationId: before.id,
+            accountId,
+          });
+        await tx.query("update reservation_rooms set checked_out_at = $3 where property_id = $1 and id = $2", [
+          actor.propertyId,
+          line.id,
+          now,
+        ]);
+        if (line.roomId !== null) await updateRoomStatus(tx, actor.propertyId, line.roomId, "DIRTY", now);
+        const r = await touch(tx, actor, before.id, now, stillIn ? undefined : "CHECKED_OUT");
+        auditReservation(tx, "check_out", before, r);
+        await deps.onStayMovement?.(tx, movementOf(r, line.id, property.businessDate, "check_out", now));
+        return finishChange(tx, r, [
+          roomLineEvent("guest.checked_out", r, lineOf(r, line.id), now),
+          reservationEvent("reservation.updated", r, now),
+          ...(moved === undefined
+            ? []
+            : availabilityEvents(
+                actor.propertyId,
+                moved.from,
+                moved.to,
+                r.rooms.map((l) => l.roomTypeCode),
+                now,
+              )),
+        ]);
+      }, actor.keyed),
 
     moveRoom: (actor, reservationId, lineId, roomId, opts = {}) =>
-      transact(
-        async (tx) => {
-          const now = clock.now();
-          const property = await propertyById(tx, actor.propertyId);
-          const before = await requireReservation(tx, actor.propertyId, reservationId, true);
-          const line = lineOf(before, lineId);
-          if (before.status !== "IN_HOUSE" || line.checkedInAt === null || line.checkedOutAt !== null)
-            throw new AppError(
-              "invalid_transition",
-              "Only an in-house room line moves; before check-in, assign a room.",
-            );
-          const from = property.businessDate;
-          const to = before.departureDate;
-          if (from >= to) throw new AppError("conflict", "The stay ends today; check the guest out instead.");
-          // Both rooms locked in one order: two guests swapping rooms at once must not lock them crosswise.
-          const targetId = requireId(roomId, "Room").toLowerCase();
-          const locked = new Map<string, Awaited<ReturnType<typeof findRoom>>>();
-          for (const id of [...new Set([targetId, line.roomId ?? targetId])].sort())
-            locked.set(id, await findRoom(tx, actor.propertyId, id, true));
-          const target = locked.get(targetId);
-          if (target === undefined) throw new AppError("not_found", "Room not found.");
-          if (target.id === line.roomId)
-            throw invalidField("roomId", "is the room the guest is in", "validation_failed");
-          if (target.status !== "CLEAN" && target.status !== "INSPECTED")
-            throw new AppError("conflict", `Room ${target.number} is ${target.status}; it must be CLEAN or INSPECTED.`);
-          const [ooo] = await outOfOrderBetween(tx, actor.propertyId, target.id, from, to);
-          if (ooo !== undefined)
-            throw new AppError(
-              "conflict",
-              `Room ${target.number} is out of order from ${ooo.fromDate} to ${ooo.toDate} (period ${ooo.id}).`,
-            );
-          if (await repo.roomOccupied(tx, actor.propertyId, target.id, line.id))
-            throw new AppError("conflict", `Another guest is in room ${target.number}.`);
-          const takenBy = await repo.roomTakenBetween(tx, actor.propertyId, target.id, line.id, from, to);
-          if (takenBy !== undefined)
-            throw new AppError(
-              "conflict",
-              `Room ${target.number} is assigned to reservation ${takenBy} between ${from} and ${to}.`,
-            );
-          const otherType = target.roomTypeId !== line.roomTypeId;
-          let nightly = line.nightlyMinor;
-          let newTypeCode = line.roomTypeCode;
-          if (otherType) {
-            const rp = (await findRatePlan(tx, actor.propertyId, line.ratePlanId))!;
-            if (!rp.roomTypeIds.includes(target.roomTypeId))
-              throw invalidField("roomId", `rate plan ${rp.code} does not cover the room's type`, "validation_failed");
-            const stays = [line.roomTypeId, target.roomTypeId].sort().map((roomTypeId) => ({ roomTypeId, from, to }));
-            await lockRoomDays(tx, actor.propertyId, stays);
-            const days = { propertyId: actor.propertyId, counter: "sold" as const, from, to };
-            await releaseRooms(tx, { ...days, roomTypeId: line.roomTypeId, holderId: before.id });
-            await takeRooms(tx, { ...days, roomTypeId: target.roomTypeId });
-            // the nights before `from` stay sold on the old type: the move says so (see heldNightsSql)
-            await tx.query(
-              `insert into reservation_room_moves (id, property_id, room_line_id, moved_on, from_room_type_id, to_room_type_id, created_at)
-             values ($1, $2, $3, $4, $5, $6, $7)`,
-              [newId(), actor.propertyId, line.id, from, line.roomTypeId, target.roomTypeId, now],
-            );
-            newTypeCode = (await findRoomType(tx, actor.propertyId, target.roomTypeId))!.code;
-            if (opts.reprice === true) {
-              const prices = await nightlyPrices(tx, actor.propertyId, rp.id, target.roomTypeId, from, to, line.adults);
-              if (prices.length !== daysBetween(from, to))
-                throw invalidField(
-                  "reprice",
-                  "the new room's type has no price for every remaining night",
-                  "validation_failed",
-                );
-              const kept = line.nightlyMinor.slice(0, daysBetween(before.arrivalDate, from));
-              nightly = [...kept, ...prices.map((p) => p.amountMinor)];
-            }
-          }
-          const lineTotal = nightly.reduce((a, b) => a + b, 0n);
-          await tx.query(
-            `update reservation_rooms set room_id = $3, room_type_id = $4, nightly_minor = $5::bigint[], total_minor = $6
-            where property_id = $1 and id = $2`,
-            [actor.propertyId, line.id, target.id, target.roomTypeId, nightly.map(String), lineTotal.toString()],
+      transact(async (tx) => {
+        const now = clock.now();
+        const property = await propertyById(tx, actor.propertyId);
+        const before = await requireReservation(tx, actor.propertyId, reservationId, true);
+        const line = lineOf(before, lineId);
+        if (before.status !== "IN_HOUSE" || line.checkedInAt === null || line.checkedOutAt !== null)
+          throw new AppError("invalid_transition", "Only an in-house room line moves; before check-in, assign a room.");
+        const from = property.businessDate;
+        const to = before.departureDate;
+        if (from >= to) throw new AppError("conflict", "The stay ends today; check the guest out instead.");
+        // Both rooms locked in one order: two guests swapping rooms at once must not lock them crosswise.
+        const targetId = requireId(roomId, "Room").toLowerCase();
+        const locked = new Map<string, Awaited<ReturnType<typeof findRoom>>>();
+        for (const id of [...new Set([targetId, line.roomId ?? targetId])].sort())
+          locked.set(id, await findRoom(tx, actor.propertyId, id, true));
+        const target = locked.get(targetId);
+        if (target === undefined) throw new AppError("not_found", "Room not found.");
+        if (target.id === line.roomId) throw invalidField("roomId", "is the room the guest is in", "validation_failed");
+        if (target.status !== "CLEAN" && target.status !== "INSPECTED")
+          throw new AppError("conflict", `Room ${target.number} is ${target.status}; it must be CLEAN or INSPECTED.`);
+        const [ooo] = await outOfOrderBetween(tx, actor.propertyId, target.id, from, to);
+        if (ooo !== undefined)
+          throw new AppError(
+            "conflict",
+            `Room ${target.number} is out of order from ${ooo.fromDate} to ${ooo.toDate} (period ${ooo.id}).`,
           );
-          if (lineTotal !== line.totalMinor)
-            await tx.query("update reservations set total_minor = $3 where property_id = $1 and id = $2", [
-              actor.propertyId,
-              before.id,
-              (before.totalMinor - line.totalMinor + lineTotal).toString(),
-            ]);
-          if (line.roomId !== null) await updateRoomStatus(tx, actor.propertyId, line.roomId, "DIRTY", now);
-          const r = await touch(tx, actor, before.id, now);
-          auditReservation(tx, "move", before, r);
-          return finishChange(tx, r, [
-            reservationEvent("reservation.updated", r, now),
-            ...(otherType ? availabilityEvents(actor.propertyId, from, to, [line.roomTypeCode, newTypeCode], now) : []),
+        if (await repo.roomOccupied(tx, actor.propertyId, target.id, line.id))
+          throw new AppError("conflict", `Another guest is in room ${target.number}.`);
+        const takenBy = await repo.roomTakenBetween(tx, actor.propertyId, target.id, line.id, from, to);
+        if (takenBy !== undefined)
+          throw new AppError(
+            "conflict",
+            `Room ${target.number} is assigned to reservation ${takenBy} between ${from} and ${to}.`,
+          );
+        const otherType = target.roomTypeId !== line.roomTypeId;
+        let nightly = line.nightlyMinor;
+        let newTypeCode = line.roomTypeCode;
+        if (otherType) {
+          const rp = (await findRatePlan(tx, actor.propertyId, line.ratePlanId))!;
+          if (!rp.roomTypeIds.includes(target.roomTypeId))
+            throw invalidField("roomId", `rate plan ${rp.code} does not cover the room's type`, "validation_failed");
+          const stays = [line.roomTypeId, target.roomTypeId].sort().map((roomTypeId) => ({ roomTypeId, from, to }));
+          await lockRoomDays(tx, actor.propertyId, stays);
+          const days = { propertyId: actor.propertyId, counter: "sold" as const, from, to };
+          await releaseRooms(tx, { ...days, roomTypeId: line.roomTypeId, holderId: before.id });
+          await takeRooms(tx, { ...days, roomTypeId: target.roomTypeId });
+          // the nights before `from` stay sold on the old type: the move says so (see heldNightsSql)
+          await tx.query(
+            `insert into reservation_room_moves (id, property_id, room_line_id, moved_on, from_room_type_id, to_room_type_id, created_at)
+             values ($1, $2, $3, $4, $5, $6, $7)`,
+            [newId(), actor.propertyId, line.id, from, line.roomTypeId, target.roomTypeId, now],
+          );
+          newTypeCode = (await findRoomType(tx, actor.propertyId, target.roomTypeId))!.code;
+          if (opts.reprice === true) {
+            const prices = await nightlyPrices(tx, actor.propertyId, rp.id, target.roomTypeId, from, to, line.adults);
+            if (prices.length !== daysBetween(from, to))
+              throw invalidField(
+                "reprice",
+                "the new room's type has no price for every remaining night",
+                "validation_failed",
+              );
+            const kept = line.nightlyMinor.slice(0, daysBetween(before.arrivalDate, from));
+            nightly = [...kept, ...prices.map((p) => p.amountMinor)];
+          }
+        }
+        const lineTotal = nightly.reduce((a, b) => a + b, 0n);
+        await tx.query(
+          `update reservation_rooms set room_id = $3, room_type_id = $4, nightly_minor = $5::bigint[], total_minor = $6
+            where property_id = $1 and id = $2`,
+          [actor.propertyId, line.id, target.id, target.roomTypeId, nightly.map(String), lineTotal.toString()],
+        );
+        if (lineTotal !== line.totalMinor)
+          await tx.query("update reservations set total_minor = $3 where property_id = $1 and id = $2", [
+            actor.propertyId,
+            before.id,
+            (before.totalMinor - line.totalMinor + lineTotal).toString(),
           ]);
-        },
-        { keyed: actor.keyed },
-      ),
+        if (line.roomId !== null) await updateRoomStatus(tx, actor.propertyId, line.roomId, "DIRTY", now);
+        const r = await touch(tx, actor, before.id, now);
+        auditReservation(tx, "move", before, r);
+        return finishChange(tx, r, [
+          reservationEvent("reservation.updated", r, now),
+          ...(otherType ? availabilityEvents(actor.propertyId, from, to, [line.roomTypeCode, newTypeCode], now) : []),
+        ]);
+      }, actor.keyed),
 
     markNoShowInTx,
     async setLateCheckOutRule(propertyId, rule, keyed) {
       if (rule !== null) checkLateCheckOutRule(rule);
-      await transact((tx) => writeLateCheckOutRule(tx, propertyId, rule, clock.now()), { keyed });
+      await transact((tx) => writeLateCheckOutRule(tx, propertyId, rule, clock.now()), keyed);
       return rule;
     },
     reinstate: (actor, reservationId) =>
-      transact((tx) => reinstateInTx(tx, actor, reservationId, clock.now()), { keyed: actor.keyed }),
+      transact((tx) => reinstateInTx(tx, actor, reservationId, clock.now()), actor.keyed),
     markNoShow: (actor, reservationId) =>
       transact(async (tx) => {
         await markNoShowInTx(tx, actor.propertyId, reservationId, actor.by);

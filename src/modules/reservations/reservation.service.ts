@@ -355,204 +355,199 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
     const { days: nights } = parseRange(arrival, departure, maxNights, ["arrivalDate", "departureDate"]);
     // the code's number, taken ahead of the transaction (it leaves with BEGIN; the counter is not held to COMMIT)
     const codeNumber = repo.takeCodeNumber(actor.propertyId);
-    const numbered = { ahead: codeNumber };
+    const numbered = { ahead: codeNumber, keyed: actor.keyed };
     try {
-      return await transact(
-        async (tx) => {
-          const now = clock.now();
-          // One round trip: the quote (property, lines, prices, restrictions) and a channel booking's earlier copy.
-          const [quote, existing] = await Promise.all([
-            quoteStay(tx, actor.propertyId, input.rooms, arrival, departure),
-            externalReference === null
-              ? undefined
-              : repo.findByExternalReference(tx, actor.propertyId, provider, channel, externalReference),
-          ]);
-          if (quote === undefined) throw new AppError("not_found", "Property not found.");
-          const { property } = quote;
-          checkStay(property, arrival, departure);
-          if (input.currency !== undefined && input.currency !== property.currency)
-            throw invalidField("currency", `must be ${property.currency}`, "validation_failed");
-          if (existing !== undefined) throw new DuplicateReference(existing);
-          const lines = [];
-          let listedTotal = 0n;
-          for (const [i, line] of input.rooms.entries()) {
-            const field = `rooms[${i}]`;
-            const { roomType: rt, ratePlan: rp, nightly: prices } = quote.lines[i]!;
-            if (rt === undefined) throw new AppError("not_found", "Room type not found.");
-            if (rp === undefined) throw new AppError("not_found", "Rate plan not found.");
-            if (!rp.coversRoomType)
-              throw invalidField(
-                `${field}.ratePlanId`,
-                "the rate plan does not cover the room type",
-                "validation_failed",
-              );
-            const children = line.children ?? 0;
-            guests(field, line.adults, children, rt.maxOccupancy);
-            const listed = everyNightPriced(prices, nights, `${field}.ratePlanId`);
-            // A single-line request may carry its price as the total (the mobile create request does).
-            const amount = line.amountMinor ?? (input.rooms.length === 1 ? input.totalMinor : undefined);
-            const nightly =
-              line.nightlyMinor !== undefined
-                ? agreedNights(listed, line.nightlyMinor, amount, priceOverride, `${field}.nightlyMinor`)
-                : chargedNights(
-                    listed,
-                    amount,
-                    priceOverride,
-                    line.amountMinor !== undefined ? `${field}.amountMinor` : "totalMinor",
-                  );
-            listedTotal += sum(listed);
-            lines.push({
-              id: newId(),
-              roomTypeId: rt.id,
-              roomTypeCode: rt.code,
-              ratePlanId: rp.id,
-              ratePlanCode: rp.code,
-              policy: rp.policy,
-              deposit: rp.deposit,
-              roomId: line.roomId,
-              adults: line.adults,
-              children,
-              nightlyMinor: nightly,
-              totalMinor: sum(nightly),
-            });
-          }
-          const total = checkStayTotal("totalMinor", sum(lines.map((l) => l.totalMinor)));
-          const restrictionOverrides = restrictionOutcome(
-            actor,
-            violationsOf(
-              // a pair's rows once, however many lines book it
-              [
-                ...new Map(quote.lines.map((l) => [`${l.ratePlan?.id}|${l.roomType?.id}`, l.restrictions])).values(),
-              ].flat(),
-              lines,
-              arrival,
-              departure,
-              true,
-            ),
-          );
-          const rateDifferenceMinor = rateDifference(actor, total, listedTotal);
-          if (input.totalMinor !== undefined && input.totalMinor !== total)
-            throw invalidField("totalMinor", `must equal the sum of the room lines (${total})`, "validation_failed");
-          const overridden = lines.some((l, i) =>
-            l.nightlyMinor.some((n, night) => n !== quote.lines[i]!.nightly[night]),
-          );
-          const priceOverrideRecord = overridden
-            ? { by: actor.by ?? "system", at: now, listedMinor: listedTotal }
-            : null;
-
-          const details = bookingDetails(input, input.rooms);
-          const deposit = depositOfBooking(lines, property.businessDate, arrival);
-          const id = newId(now.getTime());
-          const adults = lines.reduce((a, l) => a + l.adults, 0);
-          const children = lines.reduce((a, l) => a + l.children, 0);
-          const fields = {
-            id,
-            propertyId: actor.propertyId,
-            status,
-            source: input.source,
-            provider,
-            channel,
-            externalReference,
-            holderName,
-            arrivalDate: arrival,
-            departureDate: departure,
-            adults,
-            children,
-            notes,
-            totalMinor: total,
-            currency: property.currency,
-            rateDifferenceMinor,
-            restrictionOverrides,
-            depositDueMinor: deposit.dueMinor,
-            depositDueDate: deposit.dueDate,
-          };
-          const row = { ...fields, createdAt: now, lines, priceOverride: priceOverrideRecord };
-          // One round trip: the rows and the guarded takes of the nights (sent together; locks in the usual order).
-          const [inserted, taken] = await Promise.allSettled([
-            codeNumber.rows.then(([taken]) => repo.insertReservation(tx, row, taken!.n)),
-            (async (): Promise<ShortNight[]> => {
-              const stays = byRoomType(
-                lines.map((l) => ({
-                  propertyId: actor.propertyId,
-                  roomTypeId: l.roomTypeId,
-                  counter: "sold" as const,
-                  from: arrival,
-                  to: departure,
-                })),
-              );
-              if (overbook) return takeRoomsOverbooking(tx, stays, id, now);
-              await takeRoomsOfStays(tx, stays);
-              return [];
-            })(),
-          ]);
-          if (inserted.status === "rejected") throw inserted.reason;
-          const code = inserted.value;
-          // A concurrent create with the same reference committed first (ON CONFLICT waited for it).
-          if (code === undefined)
-            throw new DuplicateReference(
-              (await repo.findByExternalReference(tx, actor.propertyId, provider, channel, externalReference!))!,
+      return await transact(async (tx) => {
+        const now = clock.now();
+        // One round trip: the quote (property, lines, prices, restrictions) and a channel booking's earlier copy.
+        const [quote, existing] = await Promise.all([
+          quoteStay(tx, actor.propertyId, input.rooms, arrival, departure),
+          externalReference === null
+            ? undefined
+            : repo.findByExternalReference(tx, actor.propertyId, provider, channel, externalReference),
+        ]);
+        if (quote === undefined) throw new AppError("not_found", "Property not found.");
+        const { property } = quote;
+        checkStay(property, arrival, departure);
+        if (input.currency !== undefined && input.currency !== property.currency)
+          throw invalidField("currency", `must be ${property.currency}`, "validation_failed");
+        if (existing !== undefined) throw new DuplicateReference(existing);
+        const lines = [];
+        let listedTotal = 0n;
+        for (const [i, line] of input.rooms.entries()) {
+          const field = `rooms[${i}]`;
+          const { roomType: rt, ratePlan: rp, nightly: prices } = quote.lines[i]!;
+          if (rt === undefined) throw new AppError("not_found", "Room type not found.");
+          if (rp === undefined) throw new AppError("not_found", "Rate plan not found.");
+          if (!rp.coversRoomType)
+            throw invalidField(
+              `${field}.ratePlanId`,
+              "the rate plan does not cover the room type",
+              "validation_failed",
             );
-          if (taken.status === "rejected") throw taken.reason;
-          if (details !== undefined) await repo.setBookingDetails(tx, actor.propertyId, id, details);
-          let r: Reservation = {
-            ...fields,
-            remarks: details?.remarks ?? [],
-            paymentGuarantee: details?.paymentGuarantee ?? null,
-            code,
-            amountScale: property.amountScale,
-            cancelledAt: null,
-            createdAt: now,
-            updatedAt: now,
-            changeSeq: 0n,
-            overbookedNights: overbookedNightsOf(taken.value, lines),
-            optionUntil,
-            cancellationReason: null,
-            depositPaidMinor: 0n,
-            depositOverdue: false,
-            rooms: lines.map((l, position) => ({
-              id: l.id,
-              position,
-              roomTypeId: l.roomTypeId,
-              roomTypeCode: l.roomTypeCode,
-              ratePlanId: l.ratePlanId,
-              ratePlanCode: l.ratePlanCode,
-              policy: l.policy,
-              roomId: null,
-              roomNumber: null,
-              adults: l.adults,
-              children: l.children,
-              nightlyMinor: l.nightlyMinor,
-              totalMinor: l.totalMinor,
-              checkedInAt: null,
-              checkedOutAt: null,
-              guestNames: details?.guestNames[position] ?? [],
-            })),
-          };
-          if (optionUntil !== null) await setOption(tx, actor.propertyId, id, optionUntil);
-          if (lines.some((l) => l.roomId !== undefined)) {
-            for (const l of lines)
-              if (l.roomId !== undefined) await frontDesk.assignInTx(tx, actor.propertyId, id, l.id, l.roomId);
-            r = await requireReservation(tx, actor.propertyId, id, false);
-          }
-          const events = [
-            reservationEvent("reservation.created", r, now),
-            ...availabilityEvents(
-              actor.propertyId,
-              arrival,
-              departure,
-              r.rooms.map((l) => l.roomTypeCode),
-              now,
-            ),
-          ];
-          if (taken.value.length > 0) await alertOverbooking(tx, r, now);
-          auditReservation(tx, "create", undefined, r);
-          // the caller's statements are sent first: finishChange's last statement leaves with the COMMIT
-          const also = alongside?.(tx, r);
-          const [reservation] = await Promise.all([finishChange(tx, r, events), also]);
-          return { reservation, created: true };
-        },
-        { ...numbered, keyed: actor.keyed },
-      );
+          const children = line.children ?? 0;
+          guests(field, line.adults, children, rt.maxOccupancy);
+          const listed = everyNightPriced(prices, nights, `${field}.ratePlanId`);
+          // A single-line request may carry its price as the total (the mobile create request does).
+          const amount = line.amountMinor ?? (input.rooms.length === 1 ? input.totalMinor : undefined);
+          const nightly =
+            line.nightlyMinor !== undefined
+              ? agreedNights(listed, line.nightlyMinor, amount, priceOverride, `${field}.nightlyMinor`)
+              : chargedNights(
+                  listed,
+                  amount,
+                  priceOverride,
+                  line.amountMinor !== undefined ? `${field}.amountMinor` : "totalMinor",
+                );
+          listedTotal += sum(listed);
+          lines.push({
+            id: newId(),
+            roomTypeId: rt.id,
+            roomTypeCode: rt.code,
+            ratePlanId: rp.id,
+            ratePlanCode: rp.code,
+            policy: rp.policy,
+            deposit: rp.deposit,
+            roomId: line.roomId,
+            adults: line.adults,
+            children,
+            nightlyMinor: nightly,
+            totalMinor: sum(nightly),
+          });
+        }
+        const total = checkStayTotal("totalMinor", sum(lines.map((l) => l.totalMinor)));
+        const restrictionOverrides = restrictionOutcome(
+          actor,
+          violationsOf(
+            // a pair's rows once, however many lines book it
+            [
+              ...new Map(quote.lines.map((l) => [`${l.ratePlan?.id}|${l.roomType?.id}`, l.restrictions])).values(),
+            ].flat(),
+            lines,
+            arrival,
+            departure,
+            true,
+          ),
+        );
+        const rateDifferenceMinor = rateDifference(actor, total, listedTotal);
+        if (input.totalMinor !== undefined && input.totalMinor !== total)
+          throw invalidField("totalMinor", `must equal the sum of the room lines (${total})`, "validation_failed");
+        const overridden = lines.some((l, i) =>
+          l.nightlyMinor.some((n, night) => n !== quote.lines[i]!.nightly[night]),
+        );
+        const priceOverrideRecord = overridden ? { by: actor.by ?? "system", at: now, listedMinor: listedTotal } : null;
+
+        const details = bookingDetails(input, input.rooms);
+        const deposit = depositOfBooking(lines, property.businessDate, arrival);
+        const id = newId(now.getTime());
+        const adults = lines.reduce((a, l) => a + l.adults, 0);
+        const children = lines.reduce((a, l) => a + l.children, 0);
+        const fields = {
+          id,
+          propertyId: actor.propertyId,
+          status,
+          source: input.source,
+          provider,
+          channel,
+          externalReference,
+          holderName,
+          arrivalDate: arrival,
+          departureDate: departure,
+          adults,
+          children,
+          notes,
+          totalMinor: total,
+          currency: property.currency,
+          rateDifferenceMinor,
+          restrictionOverrides,
+          depositDueMinor: deposit.dueMinor,
+          depositDueDate: deposit.dueDate,
+        };
+        const row = { ...fields, createdAt: now, lines, priceOverride: priceOverrideRecord };
+        // One round trip: the rows and the guarded takes of the nights (sent together; locks in the usual order).
+        const [inserted, taken] = await Promise.allSettled([
+          codeNumber.rows.then(([taken]) => repo.insertReservation(tx, row, taken!.n)),
+          (async (): Promise<ShortNight[]> => {
+            const stays = byRoomType(
+              lines.map((l) => ({
+                propertyId: actor.propertyId,
+                roomTypeId: l.roomTypeId,
+                counter: "sold" as const,
+                from: arrival,
+                to: departure,
+              })),
+            );
+            if (overbook) return takeRoomsOverbooking(tx, stays, id, now);
+            await takeRoomsOfStays(tx, stays);
+            return [];
+          })(),
+        ]);
+        if (inserted.status === "rejected") throw inserted.reason;
+        const code = inserted.value;
+        // A concurrent create with the same reference committed first (ON CONFLICT waited for it).
+        if (code === undefined)
+          throw new DuplicateReference(
+            (await repo.findByExternalReference(tx, actor.propertyId, provider, channel, externalReference!))!,
+          );
+        if (taken.status === "rejected") throw taken.reason;
+        if (details !== undefined) await repo.setBookingDetails(tx, actor.propertyId, id, details);
+        let r: Reservation = {
+          ...fields,
+          remarks: details?.remarks ?? [],
+          paymentGuarantee: details?.paymentGuarantee ?? null,
+          code,
+          amountScale: property.amountScale,
+          cancelledAt: null,
+          createdAt: now,
+          updatedAt: now,
+          changeSeq: 0n,
+          overbookedNights: overbookedNightsOf(taken.value, lines),
+          optionUntil,
+          cancellationReason: null,
+          depositPaidMinor: 0n,
+          depositOverdue: false,
+          rooms: lines.map((l, position) => ({
+            id: l.id,
+            position,
+            roomTypeId: l.roomTypeId,
+            roomTypeCode: l.roomTypeCode,
+            ratePlanId: l.ratePlanId,
+            ratePlanCode: l.ratePlanCode,
+            policy: l.policy,
+            roomId: null,
+            roomNumber: null,
+            adults: l.adults,
+            children: l.children,
+            nightlyMinor: l.nightlyMinor,
+            totalMinor: l.totalMinor,
+            checkedInAt: null,
+            checkedOutAt: null,
+            guestNames: details?.guestNames[position] ?? [],
+          })),
+        };
+        if (optionUntil !== null) await setOption(tx, actor.propertyId, id, optionUntil);
+        if (lines.some((l) => l.roomId !== undefined)) {
+          for (const l of lines)
+            if (l.roomId !== undefined) await frontDesk.assignInTx(tx, actor.propertyId, id, l.id, l.roomId);
+          r = await requireReservation(tx, actor.propertyId, id, false);
+        }
+        const events = [
+          reservationEvent("reservation.created", r, now),
+          ...availabilityEvents(
+            actor.propertyId,
+            arrival,
+            departure,
+            r.rooms.map((l) => l.roomTypeCode),
+            now,
+          ),
+        ];
+        if (taken.value.length > 0) await alertOverbooking(tx, r, now);
+        auditReservation(tx, "create", undefined, r);
+        // the caller's statements are sent first: finishChange's last statement leaves with the COMMIT
+        const also = alongside?.(tx, r);
+        const [reservation] = await Promise.all([finishChange(tx, r, events), also]);
+        return { reservation, created: true };
+      }, numbered);
     } catch (err) {
       // rolled back: the number goes back unless a later one was taken meanwhile
       if (codeNumber.alone)
@@ -570,227 +565,218 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
     input: UpdateReservationInput,
     alongside?: AlongsideChange,
   ): Promise<Reservation> {
-    return transact(
-      async (tx) => {
-        const now = clock.now();
-        const property = await propertyById(tx, actor.propertyId);
-        const before = await requireReservation(tx, actor.propertyId, reservationId, true);
-        if (!holdsInventory.has(before.status))
-          throw new AppError("invalid_transition", `A ${before.status} reservation cannot be changed.`);
-        const inHouse = before.status === "IN_HOUSE";
-        const arrival = input.arrivalDate ?? before.arrivalDate;
-        const departure = input.departureDate ?? before.departureDate;
-        const datesChanged = arrival !== before.arrivalDate || departure !== before.departureDate;
-        if (datesChanged) {
-          if (inHouse && arrival !== before.arrivalDate)
-            throw new AppError("conflict", "The arrival date of an in-house reservation cannot change.");
-          parseRange(arrival, departure, maxNights, ["arrivalDate", "departureDate"]);
-          if (arrival !== before.arrivalDate) checkStay(property, arrival, departure);
-          if (departure <= property.businessDate && departure !== before.departureDate)
-            throw invalidField("departureDate", "must be after the business date", "validation_failed");
-        }
-        let status = before.status;
-        if (input.status !== undefined && input.status !== before.status) {
-          assertTransition(before.status, input.status);
-          status = input.status;
-        }
-        // Confirming ends the option; a new end needs a TENTATIVE reservation (after this change).
-        const optionUntil =
-          input.optionUntil !== undefined
-            ? checkOptionUntil(input.optionUntil, status, now)
-            : status === "TENTATIVE"
-              ? before.optionUntil
-              : null;
-        const holderName =
-          input.holderName === undefined ? before.holderName : text("holderName", input.holderName, 200, true);
-        const notes = input.notes === undefined ? before.notes : text("notes", input.notes, 2000, false);
+    return transact(async (tx) => {
+      const now = clock.now();
+      const property = await propertyById(tx, actor.propertyId);
+      const before = await requireReservation(tx, actor.propertyId, reservationId, true);
+      if (!holdsInventory.has(before.status))
+        throw new AppError("invalid_transition", `A ${before.status} reservation cannot be changed.`);
+      const inHouse = before.status === "IN_HOUSE";
+      const arrival = input.arrivalDate ?? before.arrivalDate;
+      const departure = input.departureDate ?? before.departureDate;
+      const datesChanged = arrival !== before.arrivalDate || departure !== before.departureDate;
+      if (datesChanged) {
+        if (inHouse && arrival !== before.arrivalDate)
+          throw new AppError("conflict", "The arrival date of an in-house reservation cannot change.");
+        parseRange(arrival, departure, maxNights, ["arrivalDate", "departureDate"]);
+        if (arrival !== before.arrivalDate) checkStay(property, arrival, departure);
+        if (departure <= property.businessDate && departure !== before.departureDate)
+          throw invalidField("departureDate", "must be after the business date", "validation_failed");
+      }
+      let status = before.status;
+      if (input.status !== undefined && input.status !== before.status) {
+        assertTransition(before.status, input.status);
+        status = input.status;
+      }
+      // Confirming ends the option; a new end needs a TENTATIVE reservation (after this change).
+      const optionUntil =
+        input.optionUntil !== undefined
+          ? checkOptionUntil(input.optionUntil, status, now)
+          : status === "TENTATIVE"
+            ? before.optionUntil
+            : null;
+      const holderName =
+        input.holderName === undefined ? before.holderName : text("holderName", input.holderName, 200, true);
+      const notes = input.notes === undefined ? before.notes : text("notes", input.notes, 2000, false);
 
-        const changes = new Map((input.rooms ?? []).map((c) => [c.reservationRoomId, c]));
-        for (const key of changes.keys())
-          if (!before.rooms.some((l) => l.id === key)) throw new AppError("not_found", "Room line not found.");
-        // The nights each line gives back and takes: on another room type all of them; on the same type only the
-        // nights that differ (the nights kept stay held as they are: a moved in-house line's earlier nights are on
-        // its former type, and a kept overbooked night stays the holder's).
-        const released: StayRange[] = [];
-        const taken: StayRange[] = [];
-        const lineUpdates = [];
-        const stayLines: StayLine[] = [];
-        let restayed = false;
-        let listedTotal = 0n;
-        for (const [i, line] of before.rooms.entries()) {
-          const c = changes.get(line.id);
-          const field = `rooms[${i}]`;
-          const roomTypeId = c?.roomTypeId ?? line.roomTypeId;
-          const ratePlanId = c?.ratePlanId ?? line.ratePlanId;
-          const rt = await requireRoomType(tx, actor.propertyId, roomTypeId);
-          if (roomTypeId !== line.roomTypeId && line.checkedInAt !== null)
-            throw new AppError("conflict", "The room type of a checked-in room line cannot change.");
-          const rp = await findRatePlan(tx, actor.propertyId, requireId(ratePlanId, "Rate plan"));
-          if (rp === undefined) throw new AppError("not_found", "Rate plan not found.");
-          if (!rp.roomTypeIds.includes(rt.id))
-            throw invalidField(
-              `${field}.ratePlanId`,
-              "the rate plan does not cover the room type",
-              "validation_failed",
-            );
-          const adults = c?.adults ?? line.adults;
-          const children = c?.children ?? line.children;
-          guests(field, adults, children, rt.maxOccupancy);
-          // a plan priced by occupancy prices the adults too
-          const repriced =
-            datesChanged ||
-            roomTypeId !== line.roomTypeId ||
-            ratePlanId !== line.ratePlanId ||
-            (rp.pricesByOccupancy && adults !== line.adults);
-          const listed =
-            repriced || c?.amountMinor !== undefined
-              ? await stayPrices(tx, actor.propertyId, rp.id, rt.id, arrival, departure, `${field}.ratePlanId`, adults)
-              : line.nightlyMinor;
-          // An agreed amount (a channel's revision) stands; otherwise a repriced line takes our daily prices.
-          const nightly =
-            c?.nightlyMinor !== undefined
-              ? agreedNights(listed, c.nightlyMinor, c.amountMinor, actor.canOverridePrice, `${field}.nightlyMinor`)
-              : c?.amountMinor !== undefined
-                ? chargedNights(listed, c.amountMinor, actor.canOverridePrice, `${field}.amountMinor`)
-                : listed;
-          listedTotal += sum(listed);
-          if (roomTypeId !== line.roomTypeId) {
-            released.push({ roomTypeId: line.roomTypeId, from: before.arrivalDate, to: before.departureDate });
-            taken.push({ roomTypeId, from: arrival, to: departure });
-          } else if (datesChanged) {
-            released.push(...nightsOutside(roomTypeId, before.arrivalDate, before.departureDate, arrival, departure));
-            taken.push(...nightsOutside(roomTypeId, arrival, departure, before.arrivalDate, before.departureDate));
-          }
-          // A room of another type no longer fits the line; a kept room must still be free on the new dates.
-          const roomId = roomTypeId !== line.roomTypeId ? null : line.roomId;
-          lineUpdates.push({
-            id: line.id,
-            roomTypeId,
-            ratePlanId,
-            adults,
-            children,
-            nightly,
-            total: sum(nightly),
-            roomId,
-            recheckRoom: datesChanged && roomId !== null,
-            // a line moved to another rate plan takes that plan's policy as it is now; a kept plan keeps the line's
-            policy: rp.policy,
-          });
-          stayLines.push({ roomTypeId, ratePlanId, roomTypeCode: rt.code, ratePlanCode: rp.code });
-          if (repriced) restayed = true;
+      const changes = new Map((input.rooms ?? []).map((c) => [c.reservationRoomId, c]));
+      for (const key of changes.keys())
+        if (!before.rooms.some((l) => l.id === key)) throw new AppError("not_found", "Room line not found.");
+      // The nights each line gives back and takes: on another room type all of them; on the same type only the
+      // nights that differ (the nights kept stay held as they are: a moved in-house line's earlier nights are on
+      // its former type, and a kept overbooked night stays the holder's).
+      const released: StayRange[] = [];
+      const taken: StayRange[] = [];
+      const lineUpdates = [];
+      const stayLines: StayLine[] = [];
+      let restayed = false;
+      let listedTotal = 0n;
+      for (const [i, line] of before.rooms.entries()) {
+        const c = changes.get(line.id);
+        const field = `rooms[${i}]`;
+        const roomTypeId = c?.roomTypeId ?? line.roomTypeId;
+        const ratePlanId = c?.ratePlanId ?? line.ratePlanId;
+        const rt = await requireRoomType(tx, actor.propertyId, roomTypeId);
+        if (roomTypeId !== line.roomTypeId && line.checkedInAt !== null)
+          throw new AppError("conflict", "The room type of a checked-in room line cannot change.");
+        const rp = await findRatePlan(tx, actor.propertyId, requireId(ratePlanId, "Rate plan"));
+        if (rp === undefined) throw new AppError("not_found", "Rate plan not found.");
+        if (!rp.roomTypeIds.includes(rt.id))
+          throw invalidField(`${field}.ratePlanId`, "the rate plan does not cover the room type", "validation_failed");
+        const adults = c?.adults ?? line.adults;
+        const children = c?.children ?? line.children;
+        guests(field, adults, children, rt.maxOccupancy);
+        // a plan priced by occupancy prices the adults too
+        const repriced =
+          datesChanged ||
+          roomTypeId !== line.roomTypeId ||
+          ratePlanId !== line.ratePlanId ||
+          (rp.pricesByOccupancy && adults !== line.adults);
+        const listed =
+          repriced || c?.amountMinor !== undefined
+            ? await stayPrices(tx, actor.propertyId, rp.id, rt.id, arrival, departure, `${field}.ratePlanId`, adults)
+            : line.nightlyMinor;
+        // An agreed amount (a channel's revision) stands; otherwise a repriced line takes our daily prices.
+        const nightly =
+          c?.nightlyMinor !== undefined
+            ? agreedNights(listed, c.nightlyMinor, c.amountMinor, actor.canOverridePrice, `${field}.nightlyMinor`)
+            : c?.amountMinor !== undefined
+              ? chargedNights(listed, c.amountMinor, actor.canOverridePrice, `${field}.amountMinor`)
+              : listed;
+        listedTotal += sum(listed);
+        if (roomTypeId !== line.roomTypeId) {
+          released.push({ roomTypeId: line.roomTypeId, from: before.arrivalDate, to: before.departureDate });
+          taken.push({ roomTypeId, from: arrival, to: departure });
+        } else if (datesChanged) {
+          released.push(...nightsOutside(roomTypeId, before.arrivalDate, before.departureDate, arrival, departure));
+          taken.push(...nightsOutside(roomTypeId, arrival, departure, before.arrivalDate, before.departureDate));
         }
-        const newTotal = sum(lineUpdates.map((l) => l.total));
-        // A new price meets the money bound; a stay's old price (data from before the bound) may stay as it is.
-        if (newTotal !== before.totalMinor) checkStayTotal("totalMinor", newTotal);
-        // A changed stay meets the restrictions again (an in-house guest's arrival is history: no closed-to-arrival).
-        const restrictionOverrides = restayed
-          ? await checkRestrictions(tx, actor, stayLines, arrival, departure, !inHouse)
-          : before.restrictionOverrides;
-        const rateDifferenceMinor =
-          actor.channelSale === true ? rateDifference(actor, newTotal, listedTotal) : before.rateDifferenceMinor;
-        await lockRoomDays(tx, actor.propertyId, byRoomType([...released, ...taken]));
-        await moveInventory(tx, actor.propertyId, before.id, released, false);
-        // A channel's revision was sold by the channel too: nights it adds on a sold-out day are an overbooking.
-        const short = await moveInventory(tx, actor.propertyId, before.id, taken, true, actor.channelSale === true);
-        for (const l of lineUpdates) {
-          await tx.query(
-            `update reservation_rooms set room_type_id = $3, rate_plan_id = $4, adults = $5, children = $6, nightly_minor = $7::bigint[], total_minor = $8, room_id = $9,
+        // A room of another type no longer fits the line; a kept room must still be free on the new dates.
+        const roomId = roomTypeId !== line.roomTypeId ? null : line.roomId;
+        lineUpdates.push({
+          id: line.id,
+          roomTypeId,
+          ratePlanId,
+          adults,
+          children,
+          nightly,
+          total: sum(nightly),
+          roomId,
+          recheckRoom: datesChanged && roomId !== null,
+          // a line moved to another rate plan takes that plan's policy as it is now; a kept plan keeps the line's
+          policy: rp.policy,
+        });
+        stayLines.push({ roomTypeId, ratePlanId, roomTypeCode: rt.code, ratePlanCode: rp.code });
+        if (repriced) restayed = true;
+      }
+      const newTotal = sum(lineUpdates.map((l) => l.total));
+      // A new price meets the money bound; a stay's old price (data from before the bound) may stay as it is.
+      if (newTotal !== before.totalMinor) checkStayTotal("totalMinor", newTotal);
+      // A changed stay meets the restrictions again (an in-house guest's arrival is history: no closed-to-arrival).
+      const restrictionOverrides = restayed
+        ? await checkRestrictions(tx, actor, stayLines, arrival, departure, !inHouse)
+        : before.restrictionOverrides;
+      const rateDifferenceMinor =
+        actor.channelSale === true ? rateDifference(actor, newTotal, listedTotal) : before.rateDifferenceMinor;
+      await lockRoomDays(tx, actor.propertyId, byRoomType([...released, ...taken]));
+      await moveInventory(tx, actor.propertyId, before.id, released, false);
+      // A channel's revision was sold by the channel too: nights it adds on a sold-out day are an overbooking.
+      const short = await moveInventory(tx, actor.propertyId, before.id, taken, true, actor.channelSale === true);
+      for (const l of lineUpdates) {
+        await tx.query(
+          `update reservation_rooms set room_type_id = $3, rate_plan_id = $4, adults = $5, children = $6, nightly_minor = $7::bigint[], total_minor = $8, room_id = $9,
                   arrival_date = $10,
                   policy_free_hours = case when rate_plan_id = $4 then policy_free_hours else $11::int end,
                   policy_fee_kind = case when rate_plan_id = $4 then policy_fee_kind else $12::text end,
                   policy_fee_value = case when rate_plan_id = $4 then policy_fee_value else $13::bigint end
             where property_id = $1 and id = $2`,
-            [
-              actor.propertyId,
-              l.id,
-              l.roomTypeId,
-              l.ratePlanId,
-              l.adults,
-              l.children,
-              l.nightly.map(String),
-              l.total.toString(),
-              l.roomId,
-              arrival,
-              l.policy?.freeHours ?? null,
-              l.policy?.feeKind ?? null,
-              l.policy?.feeValue.toString() ?? null,
-            ],
-          );
-          // the room row lock serialises this check with assignments, check-ins and out-of-order periods of the room
-          if (l.recheckRoom) await findRoom(tx, actor.propertyId, l.roomId!, true);
-          const takenBy = l.recheckRoom
-            ? await repo.roomTakenBetween(tx, actor.propertyId, l.roomId!, l.id, arrival, departure)
-            : undefined;
-          if (takenBy !== undefined)
-            throw new AppError(
-              "conflict",
-              `The assigned room is taken by reservation ${takenBy} on the new dates; assign another room first.`,
-            );
-          const [ooo] = l.recheckRoom
-            ? await outOfOrderBetween(tx, actor.propertyId, l.roomId!, arrival, departure)
-            : [];
-          if (ooo !== undefined)
-            throw new AppError(
-              "conflict",
-              `The assigned room is out of order from ${ooo.fromDate} to ${ooo.toDate} (period ${ooo.id}) on the new dates; assign another room first.`,
-            );
-        }
-        await tx.query(
-          `update reservations set arrival_date = $3, departure_date = $4, status = $5, holder_name = $6, notes = $7, adults = $8, children = $9, total_minor = $10, updated_at = $11,
-                rate_difference_minor = $12, restriction_overrides = $13
-          where property_id = $1 and id = $2`,
           [
             actor.propertyId,
-            before.id,
+            l.id,
+            l.roomTypeId,
+            l.ratePlanId,
+            l.adults,
+            l.children,
+            l.nightly.map(String),
+            l.total.toString(),
+            l.roomId,
             arrival,
-            departure,
-            status,
-            holderName,
-            notes,
-            lineUpdates.reduce((a, l) => a + l.adults, 0),
-            lineUpdates.reduce((a, l) => a + l.children, 0),
-            newTotal.toString(),
-            now,
-            rateDifferenceMinor?.toString() ?? null,
-            restrictionOverrides,
+            l.policy?.freeHours ?? null,
+            l.policy?.feeKind ?? null,
+            l.policy?.feeValue.toString() ?? null,
           ],
         );
-        if (optionUntil?.getTime() !== before.optionUntil?.getTime())
-          await setOption(tx, actor.propertyId, before.id, optionUntil);
-        const details = bookingDetails(
-          input,
-          before.rooms.map((l) => ({ guestNames: changes.get(l.id)?.guestNames })),
-          before,
-        );
-        if (details !== undefined) await repo.setBookingDetails(tx, actor.propertyId, before.id, details);
-        const r = await requireReservation(tx, actor.propertyId, before.id, false);
-        auditReservation(tx, "modify", before, r);
-        // Staff hear of a revision only when it is short on a night (or by a room) it was not short before.
-        const wasShort = new Map(before.overbookedNights.map((n) => [`${n.roomTypeId}|${n.date}`, n.rooms]));
-        if (
-          short.length > 0 &&
-          r.overbookedNights.some((n) => n.rooms > (wasShort.get(`${n.roomTypeId}|${n.date}`) ?? 0))
-        )
-          await alertOverbooking(tx, r, now);
-        const events = [reservationEvent("reservation.updated", r, now)];
-        if (released.length + taken.length > 0) {
-          const codes = [...before.rooms.map((l) => l.roomTypeCode), ...r.rooms.map((l) => l.roomTypeCode)];
-          events.push(
-            ...availabilityEvents(
-              actor.propertyId,
-              arrival < before.arrivalDate ? arrival : before.arrivalDate,
-              departure > before.departureDate ? departure : before.departureDate,
-              codes,
-              now,
-            ),
+        // the room row lock serialises this check with assignments, check-ins and out-of-order periods of the room
+        if (l.recheckRoom) await findRoom(tx, actor.propertyId, l.roomId!, true);
+        const takenBy = l.recheckRoom
+          ? await repo.roomTakenBetween(tx, actor.propertyId, l.roomId!, l.id, arrival, departure)
+          : undefined;
+        if (takenBy !== undefined)
+          throw new AppError(
+            "conflict",
+            `The assigned room is taken by reservation ${takenBy} on the new dates; assign another room first.`,
           );
-        }
-        const also = alongside?.(tx, r);
-        const [changed] = await Promise.all([finishChange(tx, r, events), also]);
-        return changed;
-      },
-      { keyed: actor.keyed },
-    );
+        const [ooo] = l.recheckRoom ? await outOfOrderBetween(tx, actor.propertyId, l.roomId!, arrival, departure) : [];
+        if (ooo !== undefined)
+          throw new AppError(
+            "conflict",
+            `The assigned room is out of order from ${ooo.fromDate} to ${ooo.toDate} (period ${ooo.id}) on the new dates; assign another room first.`,
+          );
+      }
+      await tx.query(
+        `update reservations set arrival_date = $3, departure_date = $4, status = $5, holder_name = $6, notes = $7, adults = $8, children = $9, total_minor = $10, updated_at = $11,
+                rate_difference_minor = $12, restriction_overrides = $13
+          where property_id = $1 and id = $2`,
+        [
+          actor.propertyId,
+          before.id,
+          arrival,
+          departure,
+          status,
+          holderName,
+          notes,
+          lineUpdates.reduce((a, l) => a + l.adults, 0),
+          lineUpdates.reduce((a, l) => a + l.children, 0),
+          newTotal.toString(),
+          now,
+          rateDifferenceMinor?.toString() ?? null,
+          restrictionOverrides,
+        ],
+      );
+      if (optionUntil?.getTime() !== before.optionUntil?.getTime())
+        await setOption(tx, actor.propertyId, before.id, optionUntil);
+      const details = bookingDetails(
+        input,
+        before.rooms.map((l) => ({ guestNames: changes.get(l.id)?.guestNames })),
+        before,
+      );
+      if (details !== undefined) await repo.setBookingDetails(tx, actor.propertyId, before.id, details);
+      const r = await requireReservation(tx, actor.propertyId, before.id, false);
+      auditReservation(tx, "modify", before, r);
+      // Staff hear of a revision only when it is short on a night (or by a room) it was not short before.
+      const wasShort = new Map(before.overbookedNights.map((n) => [`${n.roomTypeId}|${n.date}`, n.rooms]));
+      if (
+        short.length > 0 &&
+        r.overbookedNights.some((n) => n.rooms > (wasShort.get(`${n.roomTypeId}|${n.date}`) ?? 0))
+      )
+        await alertOverbooking(tx, r, now);
+      const events = [reservationEvent("reservation.updated", r, now)];
+      if (released.length + taken.length > 0) {
+        const codes = [...before.rooms.map((l) => l.roomTypeCode), ...r.rooms.map((l) => l.roomTypeCode)];
+        events.push(
+          ...availabilityEvents(
+            actor.propertyId,
+            arrival < before.arrivalDate ? arrival : before.arrivalDate,
+            departure > before.departureDate ? departure : before.departureDate,
+            codes,
+            now,
+          ),
+        );
+      }
+      const also = alongside?.(tx, r);
+      const [changed] = await Promise.all([finishChange(tx, r, events), also]);
+      return changed;
+    }, actor.keyed);
   }
 
   /**

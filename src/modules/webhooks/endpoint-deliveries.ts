@@ -112,21 +112,18 @@ export function createEndpointDeliveries(
         throw new AppError("conflict", "The webhook address is not open; enable it first.");
       const now = d.clock.now();
       const id = newId(now.getTime());
-      return d.transact(
-        async (tx) => {
-          const created = await copyDelivery(tx, {
-            id,
-            propertyId: actor.propertyId,
-            endpointId,
-            deliveryId: isUuid(deliveryId) ? deliveryId : null,
-            now,
-          });
-          if (!created) throw new AppError("not_found", "Delivery not found.");
-          await tx.enqueue(queues.webhooksDeliver, { deliveryId: id });
-          return { deliveryId: id };
-        },
-        { keyed: actor.keyed },
-      );
+      return d.transact(async (tx) => {
+        const created = await copyDelivery(tx, {
+          id,
+          propertyId: actor.propertyId,
+          endpointId,
+          deliveryId: isUuid(deliveryId) ? deliveryId : null,
+          now,
+        });
+        if (!created) throw new AppError("not_found", "Delivery not found.");
+        await tx.enqueue(queues.webhooksDeliver, { deliveryId: id });
+        return { deliveryId: id };
+      }, actor.keyed);
     },
   };
 }

@@ -15,7 +15,7 @@ const deliveryStatuses = ["pending", "succeeded", "failed", "cancelled"];
 export interface StaffActor {
   propertyId: string;
   userId: string;
-  /** The handle of a keyed call (`keyedOf`): its change is opened with `transact(work, { keyed: actor.keyed })`. */
+  /** The handle of a keyed call (`keyedOf`): its change is opened with `transact(work, actor.keyed)`. */
   keyed?: Keyed | undefined;
 }
 

@@ -106,48 +106,45 @@ export function createPartnerCallbacks(d: {
       const secret = newSigningSecret();
       const now = d.clock.now();
       const id = newId(now.getTime());
-      const row = await d.transact(
-        async (tx) => {
-          if (input.propertyId !== null) {
-            const [grant] = await tx.query<{ ok: boolean }>(`select ${clientGrantedSql("$1", "$2::uuid")} as ok`, [
-              input.clientId,
-              input.propertyId,
-            ]);
-            if (grant?.ok !== true) throw new AppError("not_found", "Partner client not found.");
-          }
-          // Serializes creates of one client so two concurrent requests cannot make an eleventh address.
-          await tx.query("select pg_advisory_xact_lock(hashtext('partner_callbacks'), hashtext($1))", [input.clientId]);
-          const [count] = await tx.query<{ n: number }>(
-            "select count(*)::int as n from webhook_endpoints where client_id = $1",
-            [input.clientId],
+      const row = await d.transact(async (tx) => {
+        if (input.propertyId !== null) {
+          const [grant] = await tx.query<{ ok: boolean }>(`select ${clientGrantedSql("$1", "$2::uuid")} as ok`, [
+            input.clientId,
+            input.propertyId,
+          ]);
+          if (grant?.ok !== true) throw new AppError("not_found", "Partner client not found.");
+        }
+        // Serializes creates of one client so two concurrent requests cannot make an eleventh address.
+        await tx.query("select pg_advisory_xact_lock(hashtext('partner_callbacks'), hashtext($1))", [input.clientId]);
+        const [count] = await tx.query<{ n: number }>(
+          "select count(*)::int as n from webhook_endpoints where client_id = $1",
+          [input.clientId],
+        );
+        if ((count?.n ?? 0) >= maxCallbacksPerClient)
+          throw new AppError(
+            "conflict",
+            `A partner client can have at most ${maxCallbacksPerClient} callback addresses; revoke one first.`,
           );
-          if ((count?.n ?? 0) >= maxCallbacksPerClient)
-            throw new AppError(
-              "conflict",
-              `A partner client can have at most ${maxCallbacksPerClient} callback addresses; revoke one first.`,
-            );
-          const [inserted] = await tx.query<CallbackRow>(
-            `insert into webhook_endpoints (id, client_id, property_id, url, description, event_types, status, secret_sealed, created_by, created_at, updated_at,
+        const [inserted] = await tx.query<CallbackRow>(
+          `insert into webhook_endpoints (id, client_id, property_id, url, description, event_types, status, secret_sealed, created_by, created_at, updated_at,
              max_per_second, max_concurrency)
            values ($1, $2, $3, $4, $5, $6, 'open', $7, $8, $9, $9, $10, $11) returning ${columns}`,
-            [
-              id,
-              input.clientId,
-              input.propertyId,
-              url,
-              description,
-              types,
-              d.box.seal(secret, id),
-              input.createdBy,
-              now,
-              defaultMaxPerSecond,
-              defaultMaxConcurrency,
-            ],
-          );
-          return inserted!;
-        },
-        { keyed: input.keyed },
-      );
+          [
+            id,
+            input.clientId,
+            input.propertyId,
+            url,
+            description,
+            types,
+            d.box.seal(secret, id),
+            input.createdBy,
+            now,
+            defaultMaxPerSecond,
+            defaultMaxConcurrency,
+          ],
+        );
+        return inserted!;
+      }, input.keyed);
       return { callback: toCallback(row), secret };
     },
 

@@ -89,27 +89,24 @@ export function createRecoveries(d: { pool: pg.Pool; transact: Transact; clock: 
       if (input.since.getTime() < now.getTime() - recoveryWindowMs) throw invalidField("since", "at most 30 days back");
       if (input.since > now) throw invalidField("since", "must not be in the future");
       await settle(input.endpointId);
-      const id = await d.transact(
-        async (tx) => {
-          const [created] = await tx.query<{ id: string }>(
-            `insert into webhook_recoveries (id, property_id, endpoint_id, since, status, created_by, created_at)
+      const id = await d.transact(async (tx) => {
+        const [created] = await tx.query<{ id: string }>(
+          `insert into webhook_recoveries (id, property_id, endpoint_id, since, status, created_by, created_at)
            values ($1, $2, $3, $4, 'running', $5, $6) on conflict (endpoint_id) where status = 'running' do nothing returning id`,
-            [newId(now.getTime()), input.propertyId, input.endpointId, input.since, input.userId, now],
+          [newId(now.getTime()), input.propertyId, input.endpointId, input.since, input.userId, now],
+        );
+        if (created === undefined) {
+          const [running] = await tx.query<{ id: string }>(
+            "select id from webhook_recoveries where endpoint_id = $1 and status = 'running'",
+            [input.endpointId],
           );
-          if (created === undefined) {
-            const [running] = await tx.query<{ id: string }>(
-              "select id from webhook_recoveries where endpoint_id = $1 and status = 'running'",
-              [input.endpointId],
-            );
-            if (running === undefined)
-              throw new AppError("conflict", "A recovery of this address just finished; ask again.");
-            return running.id;
-          }
-          await tx.enqueue(queues.webhooksRecover, { recoveryId: created.id });
-          return created.id;
-        },
-        { keyed: input.keyed },
-      );
+          if (running === undefined)
+            throw new AppError("conflict", "A recovery of this address just finished; ask again.");
+          return running.id;
+        }
+        await tx.enqueue(queues.webhooksRecover, { recoveryId: created.id });
+        return created.id;
+      }, input.keyed);
       return (await this.get(input.propertyId, id))!;
     },
 

@@ -68,23 +68,20 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
     audit: { action: string; before?: Endpoint },
   ): Promise<Endpoint> {
     if (!isUuid(id)) throw new AppError("not_found", "Webhook address not found.");
-    return d.transact(
-      async (tx) => {
-        const row = await updateEndpoint(tx, actor.propertyId, id, change, params);
-        if (row === undefined) throw new AppError("not_found", "Webhook address not found.");
-        const after = toEndpoint(row);
-        recordChange(tx, {
-          propertyId: actor.propertyId,
-          entity: "webhook_endpoint",
-          entityId: id,
-          action: audit.action,
-          before: audit.before,
-          after,
-        });
-        return after;
-      },
-      { keyed: actor.keyed },
-    );
+    return d.transact(async (tx) => {
+      const row = await updateEndpoint(tx, actor.propertyId, id, change, params);
+      if (row === undefined) throw new AppError("not_found", "Webhook address not found.");
+      const after = toEndpoint(row);
+      recordChange(tx, {
+        propertyId: actor.propertyId,
+        entity: "webhook_endpoint",
+        entityId: id,
+        action: audit.action,
+        before: audit.before,
+        after,
+      });
+      return after;
+    }, actor.keyed);
   }
 
   const deliveries = createEndpointDeliveries(d, mustGet);
@@ -104,37 +101,34 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
       const now = d.clock.now();
       const id = newId(now.getTime());
       const pair = input.ed25519 === true ? newEd25519Pair() : undefined;
-      const row = await d.transact(
-        async (tx) => {
-          // Serializes creates of one property so two concurrent requests cannot make an eleventh address.
-          await lockEndpointCreation(tx, actor.propertyId);
-          if ((await countEndpoints(tx, actor.propertyId)) >= maxEndpointsPerProperty)
-            throw new AppError("conflict", `A property can have at most ${maxEndpointsPerProperty} webhook addresses.`);
-          const inserted = await insertEndpoint(tx, {
-            id,
-            propertyId: actor.propertyId,
-            url,
-            description,
-            eventTypes,
-            secretSealed: d.box.seal(secret, id),
-            createdBy: actor.userId,
-            now,
-            ed25519KeySealed: pair === undefined ? null : d.box.seal(pair.secretKey, ed25519Aad(id)),
-            ed25519PublicKey: pair?.publicKey ?? null,
-            maxPerSecond,
-            maxConcurrency,
-          });
-          recordChange(tx, {
-            propertyId: actor.propertyId,
-            entity: "webhook_endpoint",
-            entityId: id,
-            action: "create",
-            after: toEndpoint(inserted),
-          });
-          return inserted;
-        },
-        { keyed: actor.keyed },
-      );
+      const row = await d.transact(async (tx) => {
+        // Serializes creates of one property so two concurrent requests cannot make an eleventh address.
+        await lockEndpointCreation(tx, actor.propertyId);
+        if ((await countEndpoints(tx, actor.propertyId)) >= maxEndpointsPerProperty)
+          throw new AppError("conflict", `A property can have at most ${maxEndpointsPerProperty} webhook addresses.`);
+        const inserted = await insertEndpoint(tx, {
+          id,
+          propertyId: actor.propertyId,
+          url,
+          description,
+          eventTypes,
+          secretSealed: d.box.seal(secret, id),
+          createdBy: actor.userId,
+          now,
+          ed25519KeySealed: pair === undefined ? null : d.box.seal(pair.secretKey, ed25519Aad(id)),
+          ed25519PublicKey: pair?.publicKey ?? null,
+          maxPerSecond,
+          maxConcurrency,
+        });
+        recordChange(tx, {
+          propertyId: actor.propertyId,
+          entity: "webhook_endpoint",
+          entityId: id,
+          action: "create",
+          after: toEndpoint(inserted),
+        });
+        return inserted;
+      }, actor.keyed);
       return { endpoint: toEndpoint(row), secret };
     },
 
@@ -171,20 +165,17 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
     /** Deletes the address with its deliveries and history. */
     async remove(actor: StaffActor, id: string): Promise<void> {
       if (!isUuid(id)) throw new AppError("not_found", "Webhook address not found.");
-      await d.transact(
-        async (tx) => {
-          const gone = await deleteEndpoint(tx, actor.propertyId, id);
-          if (gone === undefined) throw new AppError("not_found", "Webhook address not found.");
-          recordChange(tx, {
-            propertyId: actor.propertyId,
-            entity: "webhook_endpoint",
-            entityId: id,
-            action: "delete",
-            before: toEndpoint(gone),
-          });
-        },
-        { keyed: actor.keyed },
-      );
+      await d.transact(async (tx) => {
+        const gone = await deleteEndpoint(tx, actor.propertyId, id);
+        if (gone === undefined) throw new AppError("not_found", "Webhook address not found.");
+        recordChange(tx, {
+          propertyId: actor.propertyId,
+          entity: "webhook_endpoint",
+          entityId: id,
+          action: "delete",
+          before: toEndpoint(gone),
+        });
+      }, actor.keyed);
     },
 
     /**
@@ -214,22 +205,19 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
 
     /** Stops the address; its pending deliveries stop too (nothing accumulates while it is off). */
     async disable(actor: StaffActor, id: string): Promise<Endpoint> {
-      return d.transact(
-        async (tx) => {
-          const row = await disableEndpoint(tx, actor.propertyId, isUuid(id) ? id : null, d.clock.now());
-          if (row === undefined) throw new AppError("not_found", "Webhook address not found.");
-          recordChange(tx, {
-            propertyId: actor.propertyId,
-            entity: "webhook_endpoint",
-            entityId: row.id,
-            action: "disable",
-            after: toEndpoint(row),
-          });
-          await cancelPendingDeliveries(tx, id);
-          return toEndpoint(row);
-        },
-        { keyed: actor.keyed },
-      );
+      return d.transact(async (tx) => {
+        const row = await disableEndpoint(tx, actor.propertyId, isUuid(id) ? id : null, d.clock.now());
+        if (row === undefined) throw new AppError("not_found", "Webhook address not found.");
+        recordChange(tx, {
+          propertyId: actor.propertyId,
+          entity: "webhook_endpoint",
+          entityId: row.id,
+          action: "disable",
+          after: toEndpoint(row),
+        });
+        await cancelPendingDeliveries(tx, id);
+        return toEndpoint(row);
+      }, actor.keyed);
     },
 
     /** Re-opens a closed or disabled address with a clean failure count. */
