@@ -1,15 +1,16 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { Queryable } from "./queryable.ts";
 import type { Ahead, Tx } from "./transaction.ts";
 
 /**
  * The transaction of a request whose outcome must commit together with its writes (an idempotent write): the
- * first transaction the RPC opens through `transact` stays open after its work returns, until whoever holds it
- * (the idempotency interceptor) knows the response and either records it in that transaction and commits
- * (`commit`) or rolls everything back (`rollback`). A crash at any point leaves either both the writes and the
- * stored outcome, or neither. Later `transact` calls of the same RPC run inside it (a savepoint each).
+ * first transaction the RPC opens with it (`transact(work, keyed)`, the `Keyed` side of this handle, which the
+ * interceptor hands the RPC in its context values and the RPC passes on by argument) stays open after its work
+ * returns, until whoever holds it (the idempotency interceptor) knows the response and either records it in that
+ * transaction and commits (`commit`) or rolls everything back (`rollback`). A crash at any point leaves either
+ * both the writes and the stored outcome, or neither. Later `transact(work, keyed)` calls of the same RPC run
+ * inside it (a savepoint each); a transaction opened without the handle is not part of it.
  *
- * A batched row writer may instead defer the RPC's one write (`defer`): nothing is written until the outcome is
+ * A batched row writer may instead defer the RPC's one write (`RowWriter.write(row, data, keyed)`): nothing is written until the outcome is
  * known, then the row and the outcome commit together in the writer's batch (one transaction for the batch, no
  * connection held while the response is built). Should the RPC open a transaction after deferring, the deferred
  * write goes into that transaction first and everything commits there as above.
@@ -34,7 +35,7 @@ export interface OutcomeRecord<T = unknown> {
 }
 
 /** A write deferred to the commit of its RPC's outcome (see HeldTransaction). */
-export interface DeferredWrite {
+interface DeferredWrite {
   /** Writes now, inside the transaction the RPC opened after deferring. */
   into(tx: Tx): Promise<void>;
   /**
@@ -54,7 +55,19 @@ export interface HoldOptions {
 type Decision = { record: OutcomeRecord } | { abort: true };
 type Begin = (body: (tx: Tx) => Promise<void>) => Promise<void>;
 
-class Held implements HeldTransaction {
+/**
+ * What the idempotency interceptor hands a keyed RPC (src/server/context.ts, `keyedOf`) and the RPC passes on, by
+ * argument, to the transactions it opens (`transact(work, keyed)`) and to a row writer's write.
+ */
+export interface Keyed {
+  /** True once the outcome was committed or rolled back: a transaction opened after that is an ordinary one. */
+  readonly done: boolean;
+  /** Opens the held transaction (`begin`), or joins it in a savepoint when it is already open. */
+  run<T>(begin: Begin, work: (tx: Tx) => Promise<T>, ahead?: Ahead<unknown>): Promise<T>;
+  defer(write: DeferredWrite): boolean;
+}
+
+class Held implements HeldTransaction, Keyed {
   #state: "idle" | "open" | "done" = "idle";
   #tx: Tx | undefined;
   #committed: Promise<void> = Promise.resolve();
@@ -75,7 +88,6 @@ class Held implements HeldTransaction {
     return this.#state === "done";
   }
 
-  /** Takes the RPC's write to commit with the outcome; false when a transaction is open or a write already waits. */
   defer(write: DeferredWrite): boolean {
     if (this.#state !== "idle" || this.#deferred !== undefined) return false;
     this.#deferred = write;
@@ -169,26 +181,7 @@ class RolledBack extends Error {
   }
 }
 
-const current = new AsyncLocalStorage<Held>();
-
-/** A handle whose `within(fn)` runs the RPC so that the RPC's first read-write transaction is held for it. */
-export function createHeldTransaction(
-  opts: HoldOptions,
-): HeldTransaction & { within<T>(fn: () => Promise<T>): Promise<T> } {
-  const held = new Held(opts);
-  return Object.assign(held, { within: <T>(fn: () => Promise<T>) => current.run(held, fn) });
-}
-
-/**
- * For transact() and the row writer: the held transaction of the running request, when there is one to open,
- * join or defer a write to.
- */
-export function heldTransactionOf(options: { readOnly?: boolean }):
-  | {
-      run<T>(begin: Begin, work: (tx: Tx) => Promise<T>, ahead?: Ahead<unknown>): Promise<T>;
-      defer(write: DeferredWrite): boolean;
-    }
-  | undefined {
-  const held = current.getStore();
-  return held === undefined || held.done || options.readOnly === true ? undefined : held;
+/** The handle of one keyed call: the interceptor commits or rolls it back, the RPC passes it on as `Keyed`. */
+export function createHeldTransaction(opts: HoldOptions): HeldTransaction & Keyed {
+  return new Held(opts);
 }

@@ -1,7 +1,7 @@
 import type pg from "pg";
 import type { PgBoss, SendOptions } from "pg-boss";
 import { runBossSql, runQuery, type Queryable, type Statement } from "./queryable.ts";
-import { heldTransactionOf } from "./held-transaction.ts";
+import type { Keyed } from "./held-transaction.ts";
 import { pooledTransaction } from "./pooled-transaction.ts";
 import { beforeDeadline } from "../lib/deadline.ts";
 
@@ -83,9 +83,19 @@ interface TransactOptions {
   recordChanges?: boolean;
   /** A statement to run ahead of BEGIN, committing on its own (see Ahead). */
   ahead?: Ahead<unknown>;
+  /**
+   * The handle of a keyed (Idempotency-Key) call, from its RPC handler (src/server/context.ts, `keyedOf`): a
+   * read-write transaction opened with it is held open until the call's outcome is recorded in it, or joins the
+   * one already held (held-transaction.ts). Undefined (no key, a job, a tool): an ordinary transaction.
+   */
+  keyed?: Keyed | undefined;
 }
 
-export type Transact = <T>(work: (tx: Tx) => Promise<T>, options?: TransactOptions) => Promise<T>;
+/**
+ * `options` may be the keyed call's handle itself (`transact(work, keyed)`, `transact(work, actor.keyed)`): the same
+ * as `{ keyed }`. Undefined there is an ordinary transaction.
+ */
+export type Transact = <T>(work: (tx: Tx) => Promise<T>, options?: TransactOptions | Keyed) => Promise<T>;
 
 /**
  * The one way to change state: rows, event rows and jobs commit or roll back together (never "write, then hope
@@ -183,9 +193,12 @@ export function createTransact(pool: pg.Pool, boss: PgBoss): Transact {
         beforeBegin: (q) => options.ahead?.run(q, true),
       },
     );
-  // An idempotent write holds its transaction open until its outcome is recorded in it (held-transaction.ts).
-  return (work, options = {}) => {
-    const held = heldTransactionOf(options);
-    return held === undefined ? open(work, options) : held.run((body) => open(body, options), work, options.ahead);
+  // A keyed write holds its transaction open until its outcome is recorded in it (held-transaction.ts).
+  return (work, given = {}) => {
+    const options: TransactOptions = "run" in given ? { keyed: given } : given;
+    const { keyed } = options;
+    return keyed === undefined || keyed.done || options.readOnly === true
+      ? open(work, options)
+      : keyed.run((body) => open(body, options), work, options.ahead);
   };
 }

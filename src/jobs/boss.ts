@@ -4,7 +4,7 @@ import { PgBoss, type Db, type Job, type JobInsert, type Queue, type WorkOptions
 import type { Role } from "../config.ts";
 import type { Logger } from "../lib/logger.ts";
 import { queues } from "./queues.ts";
-import { heldTransactionOf, type OutcomeRecord } from "../db/held-transaction.ts";
+import type { Keyed, OutcomeRecord } from "../db/held-transaction.ts";
 import { throwIfDeadlinePassed } from "../lib/deadline.ts";
 import { runBossSql, runQuery, type Statement } from "../db/queryable.ts";
 import type { Transact, Tx } from "../db/transaction.ts";
@@ -193,8 +193,11 @@ export interface RowWriterSpec {
 }
 
 export interface RowWriter {
-  /** Inserts one row and enqueues its job; resolves once both are committed (together, or neither). */
-  write(row: readonly unknown[], data: object): Promise<void>;
+  /**
+   * Inserts one row and enqueues its job; resolves once both are committed (together, or neither). With the
+   * handle of a keyed call (`keyed`), the write commits with the call's stored outcome instead (see createRowWriter).
+   */
+  write(row: readonly unknown[], data: object, keyed?: Keyed): Promise<void>;
 }
 
 const MAX_BATCH = 500;
@@ -206,7 +209,7 @@ let writers = 0;
  * connection, so rows and jobs commit together (or neither). Writes that arrive while a batch is running go out
  * together in the next one: one commit and one NOTIFY for the batch (PostgreSQL serializes the commits of
  * notifying transactions, so one NOTIFY per row caps throughput at one per disk flush).
- * A write of a request with an Idempotency-Key is deferred to its outcome (held-transaction.ts) and joins the
+ * A write given a keyed call's handle is deferred to the call's outcome (held-transaction.ts) and joins the
  * batch with it: the batch also records the outcomes of its keyed rows (one statement), so each stored outcome
  * commits with its row. If a batch fails, its rows are retried one by one, so a bad row (or a lost idempotency
  * claim) fails only its own write.
@@ -284,21 +287,20 @@ export function createRowWriter(pool: pg.Pool, pgboss: PgBoss, spec: RowWriterSp
   }
 
   return {
-    async write(row, untraced) {
+    async write(row, untraced, keyed) {
       // a call whose deadline has passed writes nothing (deadline.ts)
       throwIfDeadlinePassed();
       // the trace context of this write's request, taken here: the batch's insert runs in another request's context
       const data = withTrace(untraced);
-      const held = heldTransactionOf({});
-      if (held !== undefined) {
-        // An idempotent write commits with its request's stored outcome: deferred to it (and batched), or in the
+      if (keyed !== undefined && !keyed.done) {
+        // A keyed write commits with its request's stored outcome: deferred to it (and batched), or in the
         // transaction the request holds open.
-        const deferred = held.defer({
+        const deferred = keyed.defer({
           into: (tx) => writeIn(tx, row, data),
           commit: (record, commitDelayMs) => enqueue({ row, data, record, commitDelayMs }),
         });
         if (deferred) return;
-        if (transact !== undefined) return transact((tx) => writeIn(tx, row, data));
+        if (transact !== undefined) return transact((tx) => writeIn(tx, row, data), keyed);
       }
       return enqueue({ row, data });
     },

@@ -1,4 +1,5 @@
-import { createContextKey } from "@connectrpc/connect";
+import { createContextKey, type ContextValues } from "@connectrpc/connect";
+import type { Keyed } from "../db/held-transaction.ts";
 import type { AppError } from "../errors.ts";
 import { newId } from "../lib/ids.ts";
 
@@ -14,6 +15,15 @@ export interface CallInfo {
 }
 
 export const callInfoKey = createContextKey<CallInfo | undefined>(undefined, { description: "hotelops call info" });
+
+/** Set by the idempotency interceptor on a call whose outcome it keeps (a write with an Idempotency-Key). */
+export const keyedKey = createContextKey<Keyed | undefined>(undefined, { description: "hotelops keyed call" });
+
+/**
+ * The handle a keyed RPC passes on to the transaction it opens (`transact(work, keyed)`) so that its writes
+ * and its stored outcome commit together (held-transaction.ts); undefined for a call without a stored outcome.
+ */
+export const keyedOf = (ctx: { values: ContextValues }): Keyed | undefined => ctx.values.get(keyedKey);
 
 const validRequestId = /^[A-Za-z0-9._:-]{1,128}$/;
 

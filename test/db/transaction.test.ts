@@ -124,18 +124,16 @@ describe("transaction helper", () => {
     await t.db.pool.query("insert into probe (id, n) values ('ahead-held', 0)");
     const held = createHeldTransaction({ onOpen: async () => undefined });
     const ahead = aheadOf<{ n: number }>("update probe set n = n + 1 where id = 'ahead-held' returning n", []);
-    await held.within(async () => {
-      await t.transact((tx) => tx.query("insert into probe (id, n) values ('ahead-held-first', 1)"));
-      await expect(
-        t.transact(
-          async () => {
-            expect(await ahead.rows).toEqual([{ n: 1 }]);
-            throw new Error("boom");
-          },
-          { ahead },
-        ),
-      ).rejects.toThrow("boom");
-    });
+    await t.transact((tx) => tx.query("insert into probe (id, n) values ('ahead-held-first', 1)"), { keyed: held });
+    await expect(
+      t.transact(
+        async () => {
+          expect(await ahead.rows).toEqual([{ n: 1 }]);
+          throw new Error("boom");
+        },
+        { ahead, keyed: held },
+      ),
+    ).rejects.toThrow("boom");
     expect(ahead.alone).toBe(false);
     await held.rollback();
     expect(await count("select n from probe where id = 'ahead-held'")).toBe(0);
@@ -231,7 +229,7 @@ describe("row writer under a held transaction (a request with an Idempotency-Key
   it("defers the write to the outcome: nothing before commit, then row, job and outcome in one transaction; rollback writes nothing", async () => {
     const w = writer();
     const held = createHeldTransaction({ onOpen: async () => undefined });
-    await held.within(() => w.write(["deferred", 1], { id: "deferred" }));
+    await w.write(["deferred", 1], { id: "deferred" }, held);
     expect(held.holding).toBe(true);
     expect(await count("select count(*) as n from probe where id = 'deferred'")).toBe(0);
     await held.commit(outcome("deferred-outcome"));
@@ -241,7 +239,7 @@ describe("row writer under a held transaction (a request with an Idempotency-Key
     expect(await count("select count(*) as n from pgboss.job where data->>'id' = 'deferred'")).toBe(1);
 
     const dropped = createHeldTransaction({ onOpen: async () => undefined });
-    await dropped.within(() => w.write(["dropped", 1], { id: "dropped" }));
+    await w.write(["dropped", 1], { id: "dropped" }, dropped);
     await dropped.rollback();
     expect(await count("select count(*) as n from probe where id = 'dropped'")).toBe(0);
     expect(await count("select count(*) as n from pgboss.job where data->>'id' = 'dropped'")).toBe(0);
@@ -250,10 +248,8 @@ describe("row writer under a held transaction (a request with an Idempotency-Key
   it("a deferred write followed by a transaction of the same request goes into that transaction and commits with it", async () => {
     const w = writer();
     const held = createHeldTransaction({ onOpen: async () => undefined });
-    await held.within(async () => {
-      await w.write(["then-tx-row", 1], { id: "then-tx-row" });
-      await t.transact((tx) => tx.query("insert into probe (id, n) values ('then-tx-other', 2)"));
-    });
+    await w.write(["then-tx-row", 1], { id: "then-tx-row" }, held);
+    await t.transact((tx) => tx.query("insert into probe (id, n) values ('then-tx-other', 2)"), { keyed: held });
     expect(await count("select count(*) as n from probe where id like 'then-tx-%'")).toBe(0);
     await held.commit(outcome("then-tx-outcome"));
     const all = await xmins(["then-tx-row", "then-tx-other", "then-tx-outcome"]);
@@ -261,11 +257,25 @@ describe("row writer under a held transaction (a request with an Idempotency-Key
     expect(new Set(all).size).toBe(1);
   });
 
+  it("only what is opened with the handle is held: a transaction or write without it commits at once", async () => {
+    const w = writer();
+    const held = createHeldTransaction({ onOpen: async () => undefined });
+    await t.transact((tx) => tx.query("insert into probe (id, n) values ('keyed-tx', 1)"), { keyed: held });
+    await t.transact((tx) => tx.query("insert into probe (id, n) values ('unkeyed-tx', 1)"));
+    await w.write(["unkeyed-row", 1], { id: "unkeyed-row" });
+    expect(await count("select count(*) as n from probe where id in ('unkeyed-tx', 'unkeyed-row')")).toBe(2);
+    expect(await count("select count(*) as n from probe where id = 'keyed-tx'")).toBe(0);
+    await held.commit(outcome("keyed-outcome"));
+    const both = await xmins(["keyed-tx", "keyed-outcome"]);
+    expect(both.length).toBe(2);
+    expect(both[0]).toBe(both[1]);
+  });
+
   it("a batch whose outcome cannot be recorded for one request fails that request alone", async () => {
     const w = writer();
     const requests = Array.from({ length: 10 }, (_, i) => {
       const held = createHeldTransaction({ onOpen: async () => undefined });
-      return { id: `fenced-${i}`, held, ready: held.within(() => w.write([`fenced-${i}`, i], { id: `fenced-${i}` })) };
+      return { id: `fenced-${i}`, held, ready: w.write([`fenced-${i}`, i], { id: `fenced-${i}` }, held) };
     });
     await Promise.all(requests.map((r) => r.ready));
     const refuse: OutcomeRecord = {

@@ -12,39 +12,48 @@ import { invalidField } from "../../errors.ts";
 import type { ApiClient } from "../auth/index.ts";
 import type { Property } from "../properties/index.ts";
 import type { AdminService } from "./admin.service.ts";
+import { keyedOf } from "../../server/context.ts";
 
 export const adminRpcServices = [AdminRpc];
 
 export function registerAdminRpc(router: ConnectRouter, service: AdminService): void {
   router.service(AdminRpc, {
-    async createProperty(req) {
-      const p = await service.createProperty({
-        groupCode: req.groupCode,
-        ...(req.groupName !== "" ? { groupName: req.groupName } : {}),
-        code: req.code,
-        name: req.name,
-        timeZone: req.timeZone,
-        currency: req.currency,
-        ...(req.amountScale !== 0 ? { amountScale: req.amountScale } : {}),
-        ...(req.businessDate !== "" ? { businessDate: req.businessDate } : {}),
-        emailVerification: req.emailVerification,
-        sandbox: req.sandbox,
-      });
+    async createProperty(req, ctx) {
+      const p = await service.createProperty(
+        {
+          groupCode: req.groupCode,
+          ...(req.groupName !== "" ? { groupName: req.groupName } : {}),
+          code: req.code,
+          name: req.name,
+          timeZone: req.timeZone,
+          currency: req.currency,
+          ...(req.amountScale !== 0 ? { amountScale: req.amountScale } : {}),
+          ...(req.businessDate !== "" ? { businessDate: req.businessDate } : {}),
+          emailVerification: req.emailVerification,
+          sandbox: req.sandbox,
+        },
+        keyedOf(ctx),
+      );
       return { property: propertyOut(p) };
     },
-    async createUser(req) {
-      return { user: await service.createUser({ email: req.email, name: req.name, password: req.password }) };
-    },
-    async createMembership(req) {
+    async createUser(req, ctx) {
       return {
-        membership: await service.createMembership({
-          email: req.email,
-          propertyCode: req.propertyCode,
-          role: req.role,
-        }),
+        user: await service.createUser({ email: req.email, name: req.name, password: req.password }, keyedOf(ctx)),
       };
     },
-    async createClient(req) {
+    async createMembership(req, ctx) {
+      return {
+        membership: await service.createMembership(
+          {
+            email: req.email,
+            propertyCode: req.propertyCode,
+            role: req.role,
+          },
+          keyedOf(ctx),
+        ),
+      };
+    },
+    async createClient(req, ctx) {
       const kind =
         req.kind === ClientKind.INTERNAL
           ? "internal"
@@ -52,17 +61,20 @@ export function registerAdminRpc(router: ConnectRouter, service: AdminService): 
             ? "partner"
             : undefined;
       if (kind === undefined) throw invalidField("kind", "must be PARTNER or INTERNAL");
-      const { client, clientSecret } = await service.createClient({
-        kind,
-        provider: req.provider,
-        name: req.name,
-        propertyCodes: req.propertyCodes,
-        scopes: req.scopes,
-      });
+      const { client, clientSecret } = await service.createClient(
+        {
+          kind,
+          provider: req.provider,
+          name: req.name,
+          propertyCodes: req.propertyCodes,
+          scopes: req.scopes,
+        },
+        keyedOf(ctx),
+      );
       return { client: clientOut(client), clientSecret };
     },
-    async approveClient(req) {
-      return { client: clientOut(await service.approveClient(req.clientId)) };
+    async approveClient(req, ctx) {
+      return { client: clientOut(await service.approveClient(req.clientId, keyedOf(ctx))) };
     },
     async setPartnerApi(req) {
       return { enabled: await service.setPartnerApi(req.enabled) };

@@ -36,6 +36,7 @@ import {
   type Property,
   type User,
 } from "../properties/index.ts";
+import type { Keyed } from "../../db/held-transaction.ts";
 
 /** The scope of internal clients that may call hotelops.admin.v1.AdminService. */
 export const ADMIN_SCOPE = "admin";
@@ -72,12 +73,15 @@ interface MembershipResult {
 }
 
 export interface AdminService {
-  createProperty(input: CreatePropertyInput): Promise<Property>;
-  createUser(input: { email: string; name?: string; password: string }): Promise<User>;
-  createMembership(input: { email: string; propertyCode: string; role: string }): Promise<MembershipResult>;
+  createProperty(input: CreatePropertyInput, keyed?: Keyed): Promise<Property>;
+  createUser(input: { email: string; name?: string; password: string }, keyed?: Keyed): Promise<User>;
+  createMembership(
+    input: { email: string; propertyCode: string; role: string },
+    keyed?: Keyed,
+  ): Promise<MembershipResult>;
   /** The secret is returned here only; the database keeps its argon2id hash. */
-  createClient(input: CreateClientInput): Promise<{ client: ApiClient; clientSecret: string }>;
-  approveClient(clientId: string): Promise<ApiClient>;
+  createClient(input: CreateClientInput, keyed?: Keyed): Promise<{ client: ApiClient; clientSecret: string }>;
+  approveClient(clientId: string, keyed?: Keyed): Promise<ApiClient>;
   setPartnerApi(enabled: boolean): Promise<boolean>;
   /** Newest first, one page (`limit` 1-200, default 50) after `cursor`; `nextCursor` is empty on the last page. */
   listClients(page?: { cursor?: string; limit?: number }): Promise<{ clients: ApiClient[]; nextCursor: string }>;
@@ -101,7 +105,7 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
   const { transact, clock } = deps;
 
   return {
-    async createProperty(input) {
+    async createProperty(input, keyed) {
       const groupCode = input.groupCode.trim().toUpperCase();
       const code = input.code.trim().toUpperCase();
       if (!CODE.test(input.groupCode.trim()))
@@ -142,10 +146,10 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
           now,
         });
         return (await findPropertyByCode(tx, code))!;
-      });
+      }, keyed);
     },
 
-    async createUser(input) {
+    async createUser(input, keyed) {
       // one form for every comparison and the stored row: NFC, lower-case domain (lib/email-address.ts)
       const email = normalizeEmail(input.email);
       if (!EMAIL.test(email)) throw invalidField("email", "must be an e-mail address");
@@ -158,10 +162,10 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
           throw new AppError("conflict", `A user with e-mail ${email} already exists.`);
         await insertUser(tx, { id, email, name: input.name?.trim() ?? "", passwordHash, now: clock.now() });
         return { id, email, name: input.name?.trim() ?? "", active: true };
-      });
+      }, keyed);
     },
 
-    async createMembership(input) {
+    async createMembership(input, keyed) {
       return transact(async (tx) => {
         const user = await findUserByEmail(tx, input.email);
         if (user === undefined) throw new AppError("not_found", `No user with e-mail ${input.email}.`);
@@ -176,10 +180,10 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
           now: clock.now(),
         });
         return { id, userId: user.id, propertyId: property.id, propertyCode: property.code, role: input.role };
-      });
+      }, keyed);
     },
 
-    async createClient(input) {
+    async createClient(input, keyed) {
       if (input.kind !== "partner" && input.kind !== "internal")
         throw invalidField("kind", "must be partner or internal");
       const provider = input.provider.trim().toLowerCase();
@@ -241,11 +245,11 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
             after: created,
           });
         return created;
-      });
+      }, keyed);
       return { client, clientSecret };
     },
 
-    async approveClient(clientId) {
+    async approveClient(clientId, keyed) {
       return transact(async (tx) => {
         const before = await findClient(tx, clientId);
         if (!(await approveClient(tx, clientId, clock.now())))
@@ -261,7 +265,7 @@ export function createAdminService(deps: { db: Database; transact: Transact; clo
             after,
           });
         return after;
-      });
+      }, keyed);
     },
 
     async setPartnerApi(enabled) {

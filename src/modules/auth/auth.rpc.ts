@@ -5,6 +5,7 @@ import type { ClientTokenService } from "./client-token.service.ts";
 import type { LoginService } from "./login.service.ts";
 import type { StaffTokens } from "./sessions.service.ts";
 import { requireStaff } from "./scope.ts";
+import { keyedOf } from "../../server/context.ts";
 
 export const authRpcServices = [AuthRpc];
 
@@ -45,7 +46,7 @@ export function registerAuthRpc(router: ConnectRouter, service: ClientTokenServi
       return { tokens: tokensOf(r.tokens), profile: r.profile };
     },
     async logout(_req, ctx) {
-      await login.logout(requireStaff(ctx.values).sessionId);
+      await login.logout(requireStaff(ctx.values).sessionId, keyedOf(ctx));
       return {};
     },
     // The REST gateway forwards the Authorization header; gRPC/Connect callers send it as metadata.

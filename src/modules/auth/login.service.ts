@@ -14,6 +14,7 @@ import {
 import { burnVerify, hashSecret, verifySecret } from "./passwords.ts";
 import { countFailedAttempt, insertChallenge, lockChallenge, useChallenge } from "./login.repository.ts";
 import type { SessionService, StaffTokens } from "./sessions.service.ts";
+import type { Keyed } from "../../db/held-transaction.ts";
 
 const CHALLENGE_TTL_MS = 10 * 60 * 1000;
 const MAX_CODE_ATTEMPTS = 5;
@@ -166,8 +167,8 @@ export function createLoginService(deps: {
       return { tokens, profile: await profileOf(session.userId, propertyId) };
     },
 
-    async logout(sessionId: string): Promise<void> {
-      await sessions.revokeSession(sessionId, "logout");
+    async logout(sessionId: string, keyed?: Keyed): Promise<void> {
+      await sessions.revokeSession(sessionId, "logout", keyed);
     },
   };
 }

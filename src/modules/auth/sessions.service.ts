@@ -19,6 +19,7 @@ import {
 } from "./sessions.repository.ts";
 import { openGraceAnswer, sealGraceAnswer } from "./refresh-grace.ts";
 import type { TokenIssuer } from "./tokens.ts";
+import type { Keyed } from "../../db/held-transaction.ts";
 
 /** A staff session lasts 30 days at most; refreshing never extends it (spec: 30 days absolute). */
 const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
@@ -59,7 +60,7 @@ export interface SessionService {
    */
   switchStaffProperty(sessionId: string, fromPropertyId: string, propertyId: string): Promise<StaffTokens>;
   /** Revokes a session at once: its access tokens fail on their next request. Idempotent. */
-  revokeSession(sessionId: string, reason?: string): Promise<void>;
+  revokeSession(sessionId: string, reason?: string, keyed?: Keyed): Promise<void>;
 }
 
 function hashRefreshToken(token: string): string {
@@ -243,9 +244,9 @@ export function createSessionService(deps: {
       };
     },
 
-    async revokeSession(sessionId, reason = "logout") {
+    async revokeSession(sessionId, reason = "logout", keyed) {
       if (!isUuid(sessionId)) return;
-      await transact((tx) => revokeSessionRow(tx, sessionId, clock.now(), reason));
+      await transact((tx) => revokeSessionRow(tx, sessionId, clock.now(), reason), keyed);
     },
   };
 }

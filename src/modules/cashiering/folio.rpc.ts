@@ -9,6 +9,7 @@ import type { NightAuditCheck, NightAuditService, UnchargedNight } from "../nigh
 import type { ChargeRow, Folio, FolioService, FolioWindows, PaymentRow } from "../folio/index.ts";
 import type { CityLedger } from "../city-ledger/index.ts";
 import { ledgerHandlers, windowHandlers } from "./ledger.rpc.ts";
+import { keyedOf } from "../../server/context.ts";
 
 export const folioRpcServices = [FolioRpc];
 
@@ -110,69 +111,110 @@ export function registerFolioRpc(router: ConnectRouter, s: FolioRpcServices): vo
     },
     async postCharge(req, ctx) {
       const { propertyId, actor } = scope(ctx);
-      const charge = await s.folios.postCharge(propertyId, actor, {
-        folioId: req.folioId,
-        code: req.code,
-        description: req.description,
-        amountMinor: req.amountMinor,
-      });
+      const charge = await s.folios.postCharge(
+        propertyId,
+        actor,
+        {
+          folioId: req.folioId,
+          code: req.code,
+          description: req.description,
+          amountMinor: req.amountMinor,
+        },
+        keyedOf(ctx),
+      );
       return { charge: chargeOut(charge) };
     },
     async postPayment(req, ctx) {
       const { propertyId, actor } = scope(ctx);
-      const payment = await s.folios.postPayment(propertyId, actor, {
-        folioId: req.folioId,
-        amountMinor: req.amountMinor,
-        methodCode: req.methodCode,
-        reference: req.reference,
-      });
+      const payment = await s.folios.postPayment(
+        propertyId,
+        actor,
+        {
+          folioId: req.folioId,
+          amountMinor: req.amountMinor,
+          methodCode: req.methodCode,
+          reference: req.reference,
+        },
+        keyedOf(ctx),
+      );
       return { payment: paymentOut(payment) };
     },
     async reversePayment(req, ctx) {
       const { propertyId, actor } = scope(ctx);
-      const reversal = await s.folios.reversePayment(propertyId, actor, {
-        paymentId: req.paymentId,
-        reference: req.reference,
-      });
+      const reversal = await s.folios.reversePayment(
+        propertyId,
+        actor,
+        {
+          paymentId: req.paymentId,
+          reference: req.reference,
+        },
+        keyedOf(ctx),
+      );
       return { reversal: paymentOut(reversal) };
     },
     async refundPayment(req, ctx) {
       const { propertyId, actor } = scope(ctx);
-      const refund = await s.folios.refundPayment(propertyId, actor, {
-        paymentId: req.paymentId,
-        amountMinor: req.amountMinor,
-        reference: req.reference,
-      });
+      const refund = await s.folios.refundPayment(
+        propertyId,
+        actor,
+        {
+          paymentId: req.paymentId,
+          amountMinor: req.amountMinor,
+          reference: req.reference,
+        },
+        keyedOf(ctx),
+      );
       return { refund: paymentOut(refund) };
     },
     async createInvoiceDraft(req, ctx) {
       const { propertyId, actor } = scope(ctx);
       const buyer = buyerIn(req.buyer);
-      const draft = await s.invoices.createDraft(propertyId, actor, {
-        folioId: req.folioId,
-        ...(buyer !== undefined ? { buyer } : {}),
-      });
+      const draft = await s.invoices.createDraft(
+        propertyId,
+        actor,
+        {
+          folioId: req.folioId,
+          ...(buyer !== undefined ? { buyer } : {}),
+        },
+        keyedOf(ctx),
+      );
       return { invoice: invoiceOut(draft) };
     },
     async finalizeInvoice(req, ctx) {
       const { propertyId, actor } = scope(ctx);
-      return { invoice: invoiceOut(await s.invoices.finalize(propertyId, actor, { invoiceId: req.invoiceId })) };
+      return {
+        invoice: invoiceOut(await s.invoices.finalize(propertyId, actor, { invoiceId: req.invoiceId }, keyedOf(ctx))),
+      };
     },
     async createReturnInvoiceDraft(req, ctx) {
       const { propertyId, actor } = scope(ctx);
-      const draft = await s.invoices.createReturnDraft(propertyId, actor, {
-        invoiceId: req.invoiceId,
-        lineNos: req.lineNos,
-      });
+      const draft = await s.invoices.createReturnDraft(
+        propertyId,
+        actor,
+        {
+          invoiceId: req.invoiceId,
+          lineNos: req.lineNos,
+        },
+        keyedOf(ctx),
+      );
       return { invoice: invoiceOut(draft) };
     },
     async requeueInvoiceDelivery(req, ctx) {
       const { propertyId, actor } = scope(ctx);
-      return { invoice: invoiceOut(await s.invoices.requeueDelivery(propertyId, actor, { invoiceId: req.invoiceId })) };
+      return {
+        invoice: invoiceOut(
+          await s.invoices.requeueDelivery(propertyId, actor, { invoiceId: req.invoiceId }, keyedOf(ctx)),
+        ),
+      };
     },
     async cancelInvoice(req, ctx) {
       const { propertyId, actor } = scope(ctx);
-      const cancelled = await s.invoices.cancel(propertyId, actor, { invoiceId: req.invoiceId, reason: req.reason });
+      const cancelled = await s.invoices.cancel(
+        propertyId,
+        actor,
+        { invoiceId: req.invoiceId, reason: req.reason },
+        keyedOf(ctx),
+      );
       return { invoice: invoiceOut(cancelled) };
     },
     async getInvoice(req, ctx) {
@@ -186,23 +228,33 @@ export function registerFolioRpc(router: ConnectRouter, s: FolioRpcServices): vo
     },
     async setInvoiceTaxRate(req, ctx) {
       const { propertyId, actor } = scope(ctx);
-      const row = await s.invoices.setTaxRate(propertyId, actor, {
-        chargeCode: req.chargeCode,
-        validFrom: req.validFrom,
-        vatRateBp: req.vatRateBp,
-        vatExemptionCode: req.vatExemptionCode,
-        accommodationTaxRateBp: req.accommodationTaxRateBp,
-      });
+      const row = await s.invoices.setTaxRate(
+        propertyId,
+        actor,
+        {
+          chargeCode: req.chargeCode,
+          validFrom: req.validFrom,
+          vatRateBp: req.vatRateBp,
+          vatExemptionCode: req.vatExemptionCode,
+          accommodationTaxRateBp: req.accommodationTaxRateBp,
+        },
+        keyedOf(ctx),
+      );
       return { ...row, vatExemptionCode: row.vatExemptionCode ?? "" };
     },
     async setInvoiceIssuer(req, ctx) {
       const { propertyId, actor } = scope(ctx);
-      const issuer = await s.invoices.setIssuer(propertyId, actor, {
-        vkn: req.vkn,
-        title: req.title,
-        taxOffice: req.taxOffice,
-        address: addressIn(req.address),
-      });
+      const issuer = await s.invoices.setIssuer(
+        propertyId,
+        actor,
+        {
+          vkn: req.vkn,
+          title: req.title,
+          taxOffice: req.taxOffice,
+          address: addressIn(req.address),
+        },
+        keyedOf(ctx),
+      );
       return { ...issuer, address: { ...issuer.address } };
     },
     async getNightAuditChecks(req, ctx) {
@@ -217,7 +269,12 @@ export function registerFolioRpc(router: ConnectRouter, s: FolioRpcServices): vo
     },
     async runNightAudit(req, ctx) {
       const { propertyId, actor } = scope(ctx);
-      const res = await s.nightAudit.run(propertyId, actor, { expectedBusinessDate: req.expectedBusinessDate });
+      const res = await s.nightAudit.run(
+        propertyId,
+        actor,
+        { expectedBusinessDate: req.expectedBusinessDate },
+        keyedOf(ctx),
+      );
       return {
         previousBusinessDate: res.previousBusinessDate,
         businessDate: res.businessDate,

@@ -3,6 +3,7 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { FolioService as FolioRpc } from "../../../gen/hotelops/folio/v1/folio_pb.js";
 import type { AccountRow, AllocationRow, ItemRow } from "../city-ledger/index.ts";
 import { chargeOut, folioOut, paymentOut, scope, type FolioRpcServices } from "./folio.rpc.ts";
+import { keyedOf } from "../../server/context.ts";
 
 type Impl = ServiceImpl<typeof FolioRpc>;
 
@@ -29,7 +30,11 @@ export function windowHandlers(
   return {
     async createFolio(req, ctx) {
       const { propertyId } = scope(ctx);
-      const folio = await s.windows.createFolio(propertyId, { reservationId: req.reservationId, name: req.name });
+      const folio = await s.windows.createFolio(
+        propertyId,
+        { reservationId: req.reservationId, name: req.name },
+        keyedOf(ctx),
+      );
       return { folio: folioOut(folio) };
     },
     async listFolios(req, ctx) {
@@ -42,16 +47,24 @@ export function windowHandlers(
     },
     async setFolioRoutingRule(req, ctx) {
       const { propertyId } = scope(ctx);
-      const rules = await s.windows.setRoutingRule(propertyId, {
-        reservationId: req.reservationId,
-        chargeCode: req.chargeCode,
-        folioId: req.folioId,
-      });
+      const rules = await s.windows.setRoutingRule(
+        propertyId,
+        {
+          reservationId: req.reservationId,
+          chargeCode: req.chargeCode,
+          folioId: req.folioId,
+        },
+        keyedOf(ctx),
+      );
       return { routingRules: rules.map((r) => ({ chargeCode: r.chargeCode, window: r.windowNo })) };
     },
     async transferCharge(req, ctx) {
       const { propertyId } = scope(ctx);
-      const t = await s.windows.transferCharge(propertyId, { chargeId: req.chargeId, toFolioId: req.toFolioId });
+      const t = await s.windows.transferCharge(
+        propertyId,
+        { chargeId: req.chargeId, toFolioId: req.toFolioId },
+        keyedOf(ctx),
+      );
       return { charge: chargeOut(t.charge), fromFolio: folioOut(t.from), toFolio: folioOut(t.to) };
     },
   };
@@ -73,21 +86,29 @@ export function ledgerHandlers(
   return {
     async createLedgerAccount(req, ctx) {
       const { propertyId } = scope(ctx);
-      const account = await s.ledger.createAccount(propertyId, {
-        code: req.code,
-        name: req.name,
-        kind: req.kind,
-        creditLimitMinor: req.creditLimitMinor,
-      });
+      const account = await s.ledger.createAccount(
+        propertyId,
+        {
+          code: req.code,
+          name: req.name,
+          kind: req.kind,
+          creditLimitMinor: req.creditLimitMinor,
+        },
+        keyedOf(ctx),
+      );
       return { account: accountOut(account) };
     },
     async updateLedgerAccount(req, ctx) {
       const { propertyId } = scope(ctx);
-      const account = await s.ledger.updateAccount(propertyId, {
-        accountId: req.accountId,
-        name: req.name,
-        creditLimitMinor: req.creditLimitMinor,
-      });
+      const account = await s.ledger.updateAccount(
+        propertyId,
+        {
+          accountId: req.accountId,
+          name: req.name,
+          creditLimitMinor: req.creditLimitMinor,
+        },
+        keyedOf(ctx),
+      );
       return { account: accountOut(account) };
     },
     async listLedgerAccounts(req, ctx) {
@@ -96,18 +117,28 @@ export function ledgerHandlers(
     },
     async settleFolioToAccount(req, ctx) {
       const { propertyId, actor } = scope(ctx);
-      const r = await s.ledger.settleFolio(propertyId, actor, { folioId: req.folioId, accountId: req.accountId });
+      const r = await s.ledger.settleFolio(
+        propertyId,
+        actor,
+        { folioId: req.folioId, accountId: req.accountId },
+        keyedOf(ctx),
+      );
       return { account: accountOut(r.account), item: itemOut(r.item), payment: paymentOut(r.payment) };
     },
     async postAccountPayment(req, ctx) {
       const { propertyId, actor } = scope(ctx);
-      const r = await s.ledger.postPayment(propertyId, actor, {
-        accountId: req.accountId,
-        amountMinor: req.amountMinor,
-        methodCode: req.methodCode,
-        reference: req.reference,
-        allocations: req.allocations.map((a) => ({ itemId: a.itemId, amountMinor: a.amountMinor })),
-      });
+      const r = await s.ledger.postPayment(
+        propertyId,
+        actor,
+        {
+          accountId: req.accountId,
+          amountMinor: req.amountMinor,
+          methodCode: req.methodCode,
+          reference: req.reference,
+          allocations: req.allocations.map((a) => ({ itemId: a.itemId, amountMinor: a.amountMinor })),
+        },
+        keyedOf(ctx),
+      );
       return { account: accountOut(r.account), item: itemOut(r.item), allocations: r.allocations.map(allocationOut) };
     },
     async getAccountStatement(req, ctx) {

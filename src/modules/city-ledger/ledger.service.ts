@@ -9,6 +9,7 @@ import { findPropertyRow, type PropertyRow } from "../properties/index.ts";
 import * as repo from "./ledger.repository.ts";
 import type { AccountRow, AgeingRow, AllocationRow, ItemRow } from "./ledger.repository.ts";
 import { allocationsFor } from "./allocation.ts";
+import type { Keyed } from "../../db/held-transaction.ts";
 
 export type { AccountRow, AllocationRow, ItemRow } from "./ledger.repository.ts";
 
@@ -19,13 +20,19 @@ export type { AccountRow, AllocationRow, ItemRow } from "./ledger.repository.ts"
  * says. balance = open debits - unallocated payments, always the sum of the items.
  */
 export interface CityLedger {
-  createAccount(propertyId: string, input: AccountInput): Promise<AccountRow>;
+  createAccount(propertyId: string, input: AccountInput, keyed?: Keyed): Promise<AccountRow>;
   updateAccount(
     propertyId: string,
     input: { accountId: string; name: string; creditLimitMinor: bigint },
+    keyed?: Keyed,
   ): Promise<AccountRow>;
   listAccounts(propertyId: string): Promise<AccountRow[]>;
-  settleFolio(propertyId: string, actor: string, input: { folioId: string; accountId: string }): Promise<Settled>;
+  settleFolio(
+    propertyId: string,
+    actor: string,
+    input: { folioId: string; accountId: string },
+    keyed?: Keyed,
+  ): Promise<Settled>;
   /** Inside a check-out's transaction, before it changes anything: the account exists in the property (else 404). */
   requireAccount(tx: Tx, propertyId: string, accountId: string): Promise<void>;
   /**
@@ -39,7 +46,7 @@ export interface CityLedger {
     actor: string,
     input: { reservationId: string; accountId: string },
   ): Promise<Settled[]>;
-  postPayment(propertyId: string, actor: string, input: AccountPaymentInput): Promise<AccountPayment>;
+  postPayment(propertyId: string, actor: string, input: AccountPaymentInput, keyed?: Keyed): Promise<AccountPayment>;
   statement(propertyId: string, accountId: string): Promise<Statement>;
   ageing(propertyId: string): Promise<{ businessDate: string; accounts: AgeingLine[] }>;
 }
@@ -140,7 +147,7 @@ export function createCityLedger(deps: { transact: Transact; clock: Clock; folio
   }
 
   return {
-    async createAccount(propertyId, input) {
+    async createAccount(propertyId, input, keyed) {
       const code = input.code.trim().toUpperCase();
       if (!/^[A-Z0-9_-]{1,20}$/.test(code)) throw invalidField("code", "must be 1-20 characters A-Z, 0-9, _ or -");
       const name = checkName(input.name);
@@ -164,10 +171,10 @@ export function createCityLedger(deps: { transact: Transact; clock: Clock; folio
         });
         recordChange(tx, { propertyId, entity: "ledger_account", entityId: row.id, action: "create", after: row });
         return row;
-      });
+      }, keyed);
     },
 
-    async updateAccount(propertyId, input) {
+    async updateAccount(propertyId, input, keyed) {
       const name = checkName(input.name);
       checkLimit(input.creditLimitMinor);
       return transact(async (tx) => {
@@ -185,19 +192,19 @@ export function createCityLedger(deps: { transact: Transact; clock: Clock; folio
           after,
         });
         return after;
-      });
+      }, keyed);
     },
 
     async listAccounts(propertyId) {
       return transact((tx) => repo.listAccounts(tx, propertyId));
     },
 
-    async settleFolio(propertyId, actor, input) {
+    async settleFolio(propertyId, actor, input, keyed) {
       if (!isUuid(input.folioId)) throw invalidField("folioId", "must be a UUID");
       return transact(async (tx) => {
         const before = await account(tx, propertyId, input.accountId, true);
         return settleOne(tx, propertyId, actor, before, input.folioId);
-      });
+      }, keyed);
     },
 
     async requireAccount(tx, propertyId, accountId) {
@@ -215,7 +222,7 @@ export function createCityLedger(deps: { transact: Transact; clock: Clock; folio
       return settled;
     },
 
-    async postPayment(propertyId, actor, input) {
+    async postPayment(propertyId, actor, input, keyed) {
       if (input.amountMinor <= 0n) throw invalidField("amountMinor", "must be positive");
       checkMoneyBound("amountMinor", input.amountMinor);
       const methodCode = input.methodCode.trim().toUpperCase();
@@ -253,7 +260,7 @@ export function createCityLedger(deps: { transact: Transact; clock: Clock; folio
           after: { ...paid, allocations: rows },
         });
         return { account: (await repo.findAccount(tx, propertyId, a.id))!, item: paid, allocations: rows };
-      });
+      }, keyed);
     },
 
     async statement(propertyId, accountId) {

@@ -3,6 +3,7 @@ import { AppError, type FieldViolation } from "../../errors.ts";
 import { holds, type Principal, type PropertyRef } from "../auth/index.ts";
 import { maxAriWriteChanges, type AriWrite, type InventoryService } from "../inventory/index.ts";
 import { mappingsOf, ratePlansOf, roomTypesOf } from "./reads.repository.ts";
+import type { Keyed } from "../../db/held-transaction.ts";
 
 type Caller = Extract<Principal, { kind: "partner" | "internal" }>;
 
@@ -22,6 +23,7 @@ export function createAriWrites(deps: { pool: pg.Pool; inventory: InventoryServi
       caller: Caller,
       property: PropertyRef,
       changes: readonly PartnerAriUpdate[],
+      keyed?: Keyed,
     ): Promise<{ propertyCode: string; changes: number; cells: number }> {
       if (caller.environment !== "live" && !property.sandbox)
         throw new AppError(
@@ -91,7 +93,7 @@ export function createAriWrites(deps: { pool: pg.Pool; inventory: InventoryServi
             .join("; ")}${unknown.length > 5 ? "; ..." : ""}.`,
           { details: unknown.slice(0, 100) },
         );
-      const cells = await deps.inventory.writeAri(property.id, resolved);
+      const cells = await deps.inventory.writeAri(property.id, resolved, keyed);
       return { propertyCode: property.code, changes: changes.length, cells };
     },
   };

@@ -8,6 +8,7 @@ import type { AriReads } from "./ari.ts";
 import type { AriWrites } from "./ari-write.ts";
 import { answerList } from "../../lib/lazy-list.ts";
 import type { PartnerCallbackReads } from "./callbacks.ts";
+import { keyedOf } from "../../server/context.ts";
 
 export const connectivityRpcServices = [ConnectivityRpc];
 
@@ -78,7 +79,7 @@ export function registerConnectivityRpc(
             ? null
             : { token: paymentGuarantee.token, cardType: paymentGuarantee.cardType, issuer: paymentGuarantee.issuer },
       };
-      return service.queueReservationEvent(ctx.values.get(principalKey), propertyCode, payload);
+      return service.queueReservationEvent(ctx.values.get(principalKey), propertyCode, payload, keyedOf(ctx));
     },
     async getAri(req, ctx) {
       const a = await ari.ari(client(ctx.values.get(principalKey)), named(ctx), {
@@ -109,6 +110,7 @@ export function registerConnectivityRpc(
           stopSell: c.stopSell,
           availabilityCap: c.availabilityCap,
         })),
+        keyedOf(ctx),
       ),
     async listAriChanges(req, ctx) {
       const page = await ari.changes(client(ctx.values.get(principalKey)), named(ctx), {

@@ -19,6 +19,7 @@ import { CONNECTIVITY_RELEASE } from "../status/index.ts";
 import { mappingsOf, partnerTerms, ratePlansOf, roomTypesOf } from "./reads.repository.ts";
 import { availabilityHead, readAvailability } from "../inventory/index.ts";
 import type { AnswerCache } from "../../lib/answer-cache.ts";
+import type { Keyed } from "../../db/held-transaction.ts";
 
 export interface ConnectivityDeps {
   pool: pg.Pool;
@@ -238,6 +239,7 @@ export function createConnectivityService(deps: ConnectivityDeps) {
       principal: Principal | undefined,
       propertyCode: string,
       payload: Record<string, unknown>,
+      keyed?: Keyed,
     ): Promise<{ eventId: string; status: "QUEUED" }> {
       const caller = client(principal);
       const property = await requireProperty(deps, caller, propertyCode);
@@ -263,6 +265,7 @@ export function createConnectivityService(deps: ConnectivityDeps) {
           propertyId: property.id,
           externalReference: event.externalReference,
         },
+        keyed,
       );
       return { eventId: id, status: "QUEUED" };
     },

@@ -11,6 +11,7 @@ import { findRoute } from "./windows.repository.ts";
 import type { ChargeRow, FolioRow, PaymentRow } from "./folio.repository.ts";
 import { findPropertyRow, type PropertyRow } from "../properties/index.ts";
 import { addDepositPayment, findReservationRef } from "../reservations/index.ts";
+import type { Keyed } from "../../db/held-transaction.ts";
 
 export interface FolioDeps {
   transact: Transact;
@@ -70,10 +71,10 @@ export function roomChargeProblem(amountMinor: bigint, balanceMinor: bigint): st
 
 export interface FolioService {
   getFolio(propertyId: string, key: FolioKey): Promise<Folio>;
-  postCharge(propertyId: string, actor: string, input: PostChargeInput): Promise<ChargeRow>;
-  postPayment(propertyId: string, actor: string, input: PostPaymentInput): Promise<PaymentRow>;
-  reversePayment(propertyId: string, actor: string, input: ReversePaymentInput): Promise<PaymentRow>;
-  refundPayment(propertyId: string, actor: string, input: RefundPaymentInput): Promise<PaymentRow>;
+  postCharge(propertyId: string, actor: string, input: PostChargeInput, keyed?: Keyed): Promise<ChargeRow>;
+  postPayment(propertyId: string, actor: string, input: PostPaymentInput, keyed?: Keyed): Promise<PaymentRow>;
+  reversePayment(propertyId: string, actor: string, input: ReversePaymentInput, keyed?: Keyed): Promise<PaymentRow>;
+  refundPayment(propertyId: string, actor: string, input: RefundPaymentInput, keyed?: Keyed): Promise<PaymentRow>;
   /** Inside a caller's transaction: the reservation's folio, opened on first use. */
   openFolio(tx: Tx, propertyId: string, reservationId: string): Promise<FolioRow>;
   /**
@@ -302,7 +303,7 @@ export function createFolioService(deps: FolioDeps): FolioService {
       });
     },
 
-    async postCharge(propertyId, actor, input) {
+    async postCharge(propertyId, actor, input, keyed) {
       const code = input.code.trim().toUpperCase();
       if (!/^[A-Z0-9_]{1,32}$/.test(code)) throw invalidField("code", "must be 1-32 characters A-Z, 0-9 or _");
       if (code === "ROOM") throw invalidField("code", "ROOM charges are posted by the night audit");
@@ -332,10 +333,10 @@ export function createFolioService(deps: FolioDeps): FolioService {
         });
         recordChange(tx, { propertyId, entity: "folio", entityId: folio.id, action: "charge", after: row });
         return row!;
-      });
+      }, keyed);
     },
 
-    async postPayment(propertyId, actor, input) {
+    async postPayment(propertyId, actor, input, keyed) {
       const methodCode = input.methodCode.trim().toUpperCase();
       const methodKind = paymentMethodKind(methodCode);
       if (methodKind === undefined) throw invalidField("methodCode", "is not a known payment method");
@@ -361,10 +362,10 @@ export function createFolioService(deps: FolioDeps): FolioService {
         });
         recordChange(tx, { propertyId, entity: "folio", entityId: folio.id, action: "payment", after: row });
         return row;
-      });
+      }, keyed);
     },
 
-    async reversePayment(propertyId, actor, input) {
+    async reversePayment(propertyId, actor, input, keyed) {
       const reference = checkReference(input.reference);
       return transact(async (tx) => {
         const original = await refundable(tx, propertyId, input.paymentId);
@@ -373,10 +374,10 @@ export function createFolioService(deps: FolioDeps): FolioService {
         const row = await refund(tx, propertyId, actor, original, left, reference);
         recordChange(tx, { propertyId, entity: "folio", entityId: row.folioId, action: "reversal", after: row });
         return row;
-      });
+      }, keyed);
     },
 
-    async refundPayment(propertyId, actor, input) {
+    async refundPayment(propertyId, actor, input, keyed) {
       checkAmount("amountMinor", input.amountMinor);
       const reference = checkReference(input.reference);
       return transact(async (tx) => {
@@ -391,7 +392,7 @@ export function createFolioService(deps: FolioDeps): FolioService {
         const row = await refund(tx, propertyId, actor, original, input.amountMinor, reference);
         recordChange(tx, { propertyId, entity: "folio", entityId: row.folioId, action: "refund", after: row });
         return row;
-      });
+      }, keyed);
     },
 
     async postFee(tx, propertyId, input) {

@@ -8,6 +8,7 @@ import * as windows from "./windows.repository.ts";
 import type { ChargeRow, FolioRow } from "./folio.repository.ts";
 import type { Folio, FolioService } from "./folio.service.ts";
 import type { RoutingRule } from "./windows.repository.ts";
+import type { Keyed } from "../../db/held-transaction.ts";
 
 /**
  * A reservation's folios beyond the default one (window 1): opening them, routing charge codes to them and moving
@@ -15,13 +16,13 @@ import type { RoutingRule } from "./windows.repository.ts";
  */
 export interface FolioWindows {
   /** Opens the reservation's next folio (window 2..9; the default folio first when it has none). */
-  createFolio(propertyId: string, input: { reservationId: string; name: string }): Promise<Folio>;
+  createFolio(propertyId: string, input: { reservationId: string; name: string }, keyed?: Keyed): Promise<Folio>;
   /** The reservation's folios by window (the default one opened on first use). */
   listFolios(propertyId: string, reservationId: string): Promise<{ folios: Folio[]; rules: RoutingRule[] }>;
   /** Routes a charge code of the reservation to a folio of it (window 1 or no folio id: the rule is removed). */
-  setRoutingRule(propertyId: string, input: RouteInput): Promise<RoutingRule[]>;
+  setRoutingRule(propertyId: string, input: RouteInput, keyed?: Keyed): Promise<RoutingRule[]>;
   /** Moves a charge (on no invoice) to another folio of the same property; both balances change in one transaction. */
-  transferCharge(propertyId: string, input: TransferInput): Promise<Transferred>;
+  transferCharge(propertyId: string, input: TransferInput, keyed?: Keyed): Promise<Transferred>;
 }
 
 interface RouteInput {
@@ -55,7 +56,7 @@ export function createFolioWindows(deps: { transact: Transact; clock: Clock; fol
   }
 
   return {
-    async createFolio(propertyId, input) {
+    async createFolio(propertyId, input, keyed) {
       if (!isUuid(input.reservationId)) throw invalidField("reservationId", "must be a UUID");
       const name = input.name.trim();
       if (name.length === 0 || name.length > 60) throw invalidField("name", "must be 1-60 characters");
@@ -80,7 +81,7 @@ export function createFolioWindows(deps: { transact: Transact; clock: Clock; fol
         });
         recordChange(tx, { propertyId, entity: "folio", entityId: row.id, action: "open", after: row });
         return folios.readFolio(tx, propertyId, row);
-      });
+      }, keyed);
     },
 
     async listFolios(propertyId, reservationId) {
@@ -94,7 +95,7 @@ export function createFolioWindows(deps: { transact: Transact; clock: Clock; fol
       });
     },
 
-    async setRoutingRule(propertyId, input) {
+    async setRoutingRule(propertyId, input, keyed) {
       if (!isUuid(input.reservationId)) throw invalidField("reservationId", "must be a UUID");
       const chargeCode = input.chargeCode.trim().toUpperCase();
       if (!/^[A-Z0-9_]{1,32}$/.test(chargeCode))
@@ -123,10 +124,10 @@ export function createFolioWindows(deps: { transact: Transact; clock: Clock; fol
           after: { chargeCode, windowNo: windowNo ?? 1 },
         });
         return windows.listRoutes(tx, propertyId, input.reservationId);
-      });
+      }, keyed);
     },
 
-    async transferCharge(propertyId, input) {
+    async transferCharge(propertyId, input, keyed) {
       if (!isUuid(input.chargeId)) throw invalidField("chargeId", "must be a UUID");
       return transact(async (tx) => {
         const charge = await repo.findCharge(tx, propertyId, input.chargeId);
@@ -158,7 +159,7 @@ export function createFolioWindows(deps: { transact: Transact; clock: Clock; fol
         const from = await folios.readFolio(tx, propertyId, (await repo.findFolio(tx, propertyId, charge.folioId))!);
         const target = await folios.readFolio(tx, propertyId, (await repo.findFolio(tx, propertyId, to.id))!);
         return { charge: moved, from, to: target };
-      });
+      }, keyed);
     },
   };
 }

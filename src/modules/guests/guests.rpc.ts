@@ -6,6 +6,7 @@ import { requestProperty, requireStaff } from "../auth/index.ts";
 import { emptyGuestFields, type GuestFields } from "./fields.ts";
 import type { Guest, GuestScope, GuestService } from "./guests.service.ts";
 import type { ListedReport } from "./reports.repository.ts";
+import { keyedOf } from "../../server/context.ts";
 
 const fieldNames = Object.keys(emptyGuestFields) as (keyof GuestFields)[];
 
@@ -113,7 +114,9 @@ export function createGuestRpc(guests: GuestService) {
           return { reports: page.reports.map(reportOut), nextCursor: page.nextCursor };
         },
         resendGuestReport: async (req, ctx) => ({
-          report: reportOut(await guests.reporting.resend((await scope(ctx)).propertyId, req.guestReportId)),
+          report: reportOut(
+            await guests.reporting.resend((await scope(ctx)).propertyId, req.guestReportId, keyedOf(ctx)),
+          ),
         }),
         listUnreportedGuests: async (req, ctx) => {
           const found = await guests.reporting.issues((await scope(ctx)).propertyId);

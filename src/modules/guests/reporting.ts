@@ -28,6 +28,7 @@ import {
 } from "./reports.repository.ts";
 import { ReportSendError, type GuestNotification, type GuestReportSender } from "./report-senders.ts";
 import type { GuestVault } from "./vault.ts";
+import type { Keyed } from "../../db/held-transaction.ts";
 
 /** The sealed part of a report: the occupant's identity and the stay, as the notification carries them. */
 type SealedReport = GuestNotification["guest"] & {
@@ -224,7 +225,7 @@ export function createGuestReporting(deps: {
      * A failed or incomplete report made again from the occupant's record as it is now (ResendGuestReport): a new
      * report of the same occupant, line and movement, with the stay the first one sealed, queued; the first stays.
      */
-    async resend(propertyId: string, reportId: string): Promise<ListedReport> {
+    async resend(propertyId: string, reportId: string, keyed?: Keyed): Promise<ListedReport> {
       const notFound = () => new AppError("not_found", "Guest report not found.");
       if (!isUuid(reportId)) throw notFound();
       return transact(async (tx) => {
@@ -266,7 +267,7 @@ export function createGuestReporting(deps: {
           after: { status: row.status, resentAs: id },
         });
         return findListedReport(tx, propertyId, id);
-      });
+      }, keyed);
     },
 
     /** A page of the property's reports, newest first (ListGuestReports). */

@@ -22,6 +22,7 @@ import * as repo from "./inventory.repository.ts";
 import type { OccupancyPrice } from "./occupancy-prices.ts";
 import { upsertPrices } from "./prices.repository.ts";
 import { checkRestrictionInput, upsertRestrictions, type SetRestrictionsInput } from "./restrictions.ts";
+import type { Keyed } from "../../db/held-transaction.ts";
 
 /** Prices, room blocks, restrictions, availability caps and the ARI grid (staff and partners). */
 export interface AriService {
@@ -36,24 +37,26 @@ export interface AriService {
       /** A plan that prices by occupancy: prices per adults instead of amountMinor (which must be 0). */
       occupancyPrices?: readonly OccupancyPrice[];
     },
+    keyed?: Keyed,
   ): Promise<number>;
   createRoomBlock(
     propertyId: string,
     input: { roomTypeId: string; from: string; to: string; count: number; name?: string },
+    keyed?: Keyed,
   ): Promise<string>;
   getAvailability(
     propertyId: string,
     input: { from: string; to: string; roomTypeCodes?: readonly string[] },
   ): Promise<RoomTypeAvailability[]>;
   /** Sets restrictions of rate plans x room types for the chosen weekdays of a range; returns the cells written. */
-  setRestrictions(propertyId: string, input: SetRestrictionsInput): Promise<number>;
+  setRestrictions(propertyId: string, input: SetRestrictionsInput, keyed?: Keyed): Promise<number>;
   /** Sets (-1: lifts) the availability cap of room types for the chosen weekdays of a range; returns the days. */
-  setAvailabilityCaps(propertyId: string, input: SetAvailabilityCapsInput): Promise<number>;
+  setAvailabilityCaps(propertyId: string, input: SetAvailabilityCapsInput, keyed?: Keyed): Promise<number>;
   /**
    * Writes a batch of prices and restrictions (ari-write.ts) in one transaction, all or nothing; returns the
    * distinct cells (rate plan x room type x day) written.
    */
-  writeAri(propertyId: string, changes: readonly AriWrite[]): Promise<number>;
+  writeAri(propertyId: string, changes: readonly AriWrite[], keyed?: Keyed): Promise<number>;
   /** Availability, prices and restrictions per room type x rate plan x day over [from, to) (at most 366 days). */
   getAri(propertyId: string, input: AriInput): Promise<Ari>;
   /**
@@ -94,7 +97,7 @@ export function createAriService(deps: {
    * SetPrices with prices per adults: one ARI write change (the same checks, records and feed entry), its fields
    * named as SetPrices names them (`occupancyPrices[j].adults`, `roomTypeId`).
    */
-  async function setOccupancyPrices(propertyId: string, input: Parameters<AriService["setPrices"]>[1]) {
+  async function setOccupancyPrices(propertyId: string, input: Parameters<AriService["setPrices"]>[1], keyed?: Keyed) {
     if (input.amountMinor !== 0n)
       throw invalidField(
         "amountMinor",
@@ -113,7 +116,7 @@ export function createAriService(deps: {
     const rename = (t: string) => t.replace(/changes\[0\]\.?:?\s?/g, "").replace("ratePlanCode", "roomTypeId");
     try {
       checkAriWrite([change]);
-      return await transact((tx) => writeAri(tx, propertyId, [change], clock.now()));
+      return await transact((tx) => writeAri(tx, propertyId, [change], clock.now()), keyed);
     } catch (e) {
       if (!(e instanceof AppError)) throw e;
       const details = e.details.map((d) => ({ field: rename(d.field), reason: d.reason }));
@@ -123,8 +126,8 @@ export function createAriService(deps: {
   }
 
   return {
-    async setPrices(propertyId, input) {
-      if ((input.occupancyPrices ?? []).length > 0) return setOccupancyPrices(propertyId, input);
+    async setPrices(propertyId, input, keyed) {
+      if ((input.occupancyPrices ?? []).length > 0) return setOccupancyPrices(propertyId, input, keyed);
       parseRange(input.from, input.to, maxPriceDays);
       if (input.amountMinor < 0n) throw invalidField("amountMinor", "0 or more (minor units)");
       checkMoneyBound("amountMinor", input.amountMinor);
@@ -156,10 +159,10 @@ export function createAriService(deps: {
           [rp.code],
         );
         return days;
-      });
+      }, keyed);
     },
 
-    async createRoomBlock(propertyId, input) {
+    async createRoomBlock(propertyId, input, keyed) {
       parseRange(input.from, input.to, maxPriceDays);
       if (!Number.isInteger(input.count) || input.count < 1 || input.count > 10_000)
         throw invalidField("count", "1 or more");
@@ -199,7 +202,7 @@ export function createAriService(deps: {
           reason: "room_block",
         });
         return id;
-      });
+      }, keyed);
     },
 
     async getAvailability(propertyId, input) {
@@ -207,7 +210,7 @@ export function createAriService(deps: {
       return readAvailability(reads, propertyId, input.from, input.to, input.roomTypeCodes ?? []);
     },
 
-    async setRestrictions(propertyId, input) {
+    async setRestrictions(propertyId, input, keyed) {
       const weekdays = checkRestrictionInput(input);
       return transact(async (tx) => {
         const pairs: { ratePlanId: string; roomTypeId: string }[] = [];
@@ -247,16 +250,16 @@ export function createAriService(deps: {
           ratePlanCodes,
         );
         return cells;
-      });
+      }, keyed);
     },
 
-    async setAvailabilityCaps(propertyId, input) {
-      return transact((tx) => setAvailabilityCaps(tx, propertyId, input, clock.now()));
+    async setAvailabilityCaps(propertyId, input, keyed) {
+      return transact((tx) => setAvailabilityCaps(tx, propertyId, input, clock.now()), keyed);
     },
 
-    async writeAri(propertyId, changes) {
+    async writeAri(propertyId, changes, keyed) {
       checkAriWrite(changes);
-      return transact((tx) => writeAri(tx, propertyId, changes, clock.now()));
+      return transact((tx) => writeAri(tx, propertyId, changes, clock.now()), keyed);
     },
 
     getAriInParts: readAri,

@@ -22,6 +22,7 @@ import {
 } from "./inventory.repository.ts";
 import { writeRatePlanOccupancyPricing } from "./occupancy-prices.ts";
 import { checkRatePlanDeposit, checkRatePlanPolicy, writeRatePlanDeposit, writeRatePlanPolicy } from "./rate-policy.ts";
+import type { Keyed } from "../../db/held-transaction.ts";
 
 /** Rate plans of one property: a room type's year is then at most 91,500 cells, within one ARI page. */
 const maxRatePlans = 250;
@@ -36,24 +37,39 @@ async function checkCount(tx: Tx, table: "room_types" | "rate_plans", propertyId
 
 /** A property's room types, rooms and rate plans with their policies. */
 export interface CatalogueService {
-  createRoomType(propertyId: string, input: { code: string; name: string; maxOccupancy: number }): Promise<RoomType>;
+  createRoomType(
+    propertyId: string,
+    input: { code: string; name: string; maxOccupancy: number },
+    keyed?: Keyed,
+  ): Promise<RoomType>;
   /** By code; with `page`, up to page.limit + 1 after its key (the RPC pages). */
   listRoomTypes(propertyId: string, page?: KeyPage): Promise<RoomType[]>;
-  createRoom(propertyId: string, input: { number: string; roomTypeId: string }): Promise<Room>;
+  createRoom(propertyId: string, input: { number: string; roomTypeId: string }, keyed?: Keyed): Promise<Room>;
   /** By number; with `page`, up to page.limit + 1 after its key. */
   listRooms(propertyId: string, page?: KeyPage): Promise<Room[]>;
   createRatePlan(
     propertyId: string,
     input: { code: string; name: string; boardType: BoardType; roomTypeIds: string[]; pricesByOccupancy?: boolean },
+    keyed?: Keyed,
   ): Promise<RatePlan>;
   /** By code; with `page`, up to page.limit + 1 after its key. */
   listRatePlans(propertyId: string, page?: KeyPage): Promise<RatePlan[]>;
   /** Sets (null: removes) a rate plan's cancellation and no-show policy; 404 for another property's plan. */
-  setRatePlanPolicy(propertyId: string, ratePlanId: string, policy: RatePlanPolicy | null): Promise<RatePlan>;
+  setRatePlanPolicy(
+    propertyId: string,
+    ratePlanId: string,
+    policy: RatePlanPolicy | null,
+    keyed?: Keyed,
+  ): Promise<RatePlan>;
   /** Sets whether a rate plan prices by occupancy; 404 for another property's plan. */
-  setRatePlanOccupancyPricing(propertyId: string, ratePlanId: string, on: boolean): Promise<RatePlan>;
+  setRatePlanOccupancyPricing(propertyId: string, ratePlanId: string, on: boolean, keyed?: Keyed): Promise<RatePlan>;
   /** Sets (null: removes) a rate plan's deposit rule; 404 for another property's plan. */
-  setRatePlanDeposit(propertyId: string, ratePlanId: string, deposit: RatePlanDeposit | null): Promise<RatePlan>;
+  setRatePlanDeposit(
+    propertyId: string,
+    ratePlanId: string,
+    deposit: RatePlanDeposit | null,
+    keyed?: Keyed,
+  ): Promise<RatePlan>;
 }
 
 export function createCatalogueService(deps: { transact: Transact; pool: pg.Pool; clock: Clock }): CatalogueService {
@@ -61,7 +77,7 @@ export function createCatalogueService(deps: { transact: Transact; pool: pg.Pool
   const reads = poolQueryable(deps.pool);
 
   return {
-    async createRoomType(propertyId, input) {
+    async createRoomType(propertyId, input, keyed) {
       checkCode("code", input.code);
       const name = checkName("name", input.name);
       if (!Number.isInteger(input.maxOccupancy) || input.maxOccupancy < 1 || input.maxOccupancy > 20)
@@ -74,13 +90,13 @@ export function createCatalogueService(deps: { transact: Transact; pool: pg.Pool
           { id: newId(), code: input.code, name, maxOccupancy: input.maxOccupancy },
           clock.now(),
         );
-      });
+      }, keyed);
       return conflictOnDuplicate(work, `Room type ${input.code} exists.`);
     },
 
     listRoomTypes: (propertyId, page) => repo.listRoomTypes(reads, propertyId, page),
 
-    async createRoom(propertyId, input) {
+    async createRoom(propertyId, input, keyed) {
       const number = checkName("number", input.number, 16);
       const work = transact(async (tx) => {
         const property = await propertyById(tx, propertyId);
@@ -101,13 +117,13 @@ export function createCatalogueService(deps: { transact: Transact; pool: pg.Pool
           clock.now(),
         );
         return room;
-      });
+      }, keyed);
       return conflictOnDuplicate(work, `Room ${number} exists.`);
     },
 
     listRooms: (propertyId, page) => repo.listRooms(reads, propertyId, page),
 
-    async createRatePlan(propertyId, input) {
+    async createRatePlan(propertyId, input, keyed) {
       checkCode("code", input.code);
       const name = checkName("name", input.name);
       if (!boardTypes.includes(input.boardType)) throw invalidField("boardType", `one of ${boardTypes.join(", ")}`);
@@ -126,27 +142,27 @@ export function createCatalogueService(deps: { transact: Transact; pool: pg.Pool
         };
         await repo.insertRatePlan(tx, propertyId, rp, clock.now());
         return (await repo.findRatePlan(tx, propertyId, rp.id))!;
-      });
+      }, keyed);
       return conflictOnDuplicate(work, `Rate plan ${input.code} exists.`);
     },
 
     listRatePlans: (propertyId, page) => repo.listRatePlans(reads, propertyId, page),
 
-    async setRatePlanPolicy(propertyId, ratePlanId, policy) {
+    async setRatePlanPolicy(propertyId, ratePlanId, policy, keyed) {
       const id = requireId(ratePlanId, "Rate plan");
       if (policy !== null) checkRatePlanPolicy(policy);
-      return transact((tx) => writeRatePlanPolicy(tx, propertyId, id, policy));
+      return transact((tx) => writeRatePlanPolicy(tx, propertyId, id, policy), keyed);
     },
 
-    async setRatePlanOccupancyPricing(propertyId, ratePlanId, on) {
+    async setRatePlanOccupancyPricing(propertyId, ratePlanId, on, keyed) {
       const id = requireId(ratePlanId, "Rate plan");
-      return transact((tx) => writeRatePlanOccupancyPricing(tx, propertyId, id, on));
+      return transact((tx) => writeRatePlanOccupancyPricing(tx, propertyId, id, on), keyed);
     },
 
-    async setRatePlanDeposit(propertyId, ratePlanId, deposit) {
+    async setRatePlanDeposit(propertyId, ratePlanId, deposit, keyed) {
       const id = requireId(ratePlanId, "Rate plan");
       if (deposit !== null) checkRatePlanDeposit(deposit);
-      return transact((tx) => writeRatePlanDeposit(tx, propertyId, id, deposit));
+      return transact((tx) => writeRatePlanDeposit(tx, propertyId, id, deposit), keyed);
     },
   };
 }

@@ -14,6 +14,7 @@ import {
 } from "./inventory-messages.ts";
 import { maxOutOfOrderList } from "./out-of-order.ts";
 import { requestProperty } from "../auth/index.ts";
+import { keyedOf } from "../../server/context.ts";
 
 /** Most room types, rooms or rate plans one page of their list holds (and its default). */
 const maxConfigPage = 500;
@@ -36,11 +37,15 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
   };
   router.service(InventoryRpc, {
     async createRoomType(req, ctx) {
-      const roomType = await service.createRoomType(scope(ctx, req.propertyCode), {
-        code: req.code,
-        name: req.name,
-        maxOccupancy: req.maxOccupancy,
-      });
+      const roomType = await service.createRoomType(
+        scope(ctx, req.propertyCode),
+        {
+          code: req.code,
+          name: req.name,
+          maxOccupancy: req.maxOccupancy,
+        },
+        keyedOf(ctx),
+      );
       return { roomType };
     },
     async listRoomTypes(req, ctx) {
@@ -50,10 +55,14 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
       return { roomTypes: items, nextCursor };
     },
     async createRoom(req, ctx) {
-      const room = await service.createRoom(scope(ctx, req.propertyCode), {
-        number: req.number,
-        roomTypeId: req.roomTypeId,
-      });
+      const room = await service.createRoom(
+        scope(ctx, req.propertyCode),
+        {
+          number: req.number,
+          roomTypeId: req.roomTypeId,
+        },
+        keyedOf(ctx),
+      );
       return { room: roomOut(room) };
     },
     async listRooms(req, ctx) {
@@ -64,13 +73,17 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
     },
     async setRoomStatus(req, ctx) {
       const propertyId = scope(ctx, req.propertyCode);
-      const room = await service.setRoomStatus(propertyId, {
-        roomId: req.roomId,
-        status: roomStatusIn(req.status),
-        outOfOrderFrom: req.outOfOrderFrom,
-        outOfOrderTo: req.outOfOrderTo,
-        reason: req.reason,
-      });
+      const room = await service.setRoomStatus(
+        propertyId,
+        {
+          roomId: req.roomId,
+          status: roomStatusIn(req.status),
+          outOfOrderFrom: req.outOfOrderFrom,
+          outOfOrderTo: req.outOfOrderTo,
+          reason: req.reason,
+        },
+        keyedOf(ctx),
+      );
       return { room: roomOut(room) };
     },
     async listOutOfOrderPeriods(req, ctx) {
@@ -84,37 +97,50 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
       return { outOfOrderPeriods: items.map(periodOut), nextCursor };
     },
     async createOutOfOrderPeriod(req, ctx) {
-      const period = await service.createOutOfOrderPeriod(scopeOrActive(ctx), {
-        roomId: req.roomId,
-        from: req.from,
-        to: req.to,
-        reason: req.reason,
-      });
+      const period = await service.createOutOfOrderPeriod(
+        scopeOrActive(ctx),
+        {
+          roomId: req.roomId,
+          from: req.from,
+          to: req.to,
+          reason: req.reason,
+        },
+        keyedOf(ctx),
+      );
       return { outOfOrderPeriod: periodOut(period) };
     },
     async updateOutOfOrderPeriod(req, ctx) {
       const propertyId = scopeOrActive(ctx);
-      const period = await service.updateOutOfOrderPeriod(propertyId, req.outOfOrderPeriodId, {
-        ...(req.from === undefined ? {} : { from: req.from }),
-        ...(req.to === undefined ? {} : { to: req.to }),
-        ...(req.reason === undefined ? {} : { reason: req.reason }),
-      });
+      const period = await service.updateOutOfOrderPeriod(
+        propertyId,
+        req.outOfOrderPeriodId,
+        {
+          ...(req.from === undefined ? {} : { from: req.from }),
+          ...(req.to === undefined ? {} : { to: req.to }),
+          ...(req.reason === undefined ? {} : { reason: req.reason }),
+        },
+        keyedOf(ctx),
+      );
       return { outOfOrderPeriod: periodOut(period) };
     },
     async deleteOutOfOrderPeriod(req, ctx) {
       const propertyId = scopeOrActive(ctx);
-      const left = await service.deleteOutOfOrderPeriod(propertyId, req.outOfOrderPeriodId);
+      const left = await service.deleteOutOfOrderPeriod(propertyId, req.outOfOrderPeriodId, keyedOf(ctx));
       return left === undefined ? {} : { outOfOrderPeriod: periodOut(left) };
     },
     async createRatePlan(req, ctx) {
       const propertyId = scope(ctx, req.propertyCode);
-      const ratePlan = await service.createRatePlan(propertyId, {
-        code: req.code,
-        name: req.name,
-        boardType: boardTypeIn(req.boardType),
-        roomTypeIds: req.roomTypeIds,
-        pricesByOccupancy: req.pricesByOccupancy,
-      });
+      const ratePlan = await service.createRatePlan(
+        propertyId,
+        {
+          code: req.code,
+          name: req.name,
+          boardType: boardTypeIn(req.boardType),
+          roomTypeIds: req.roomTypeIds,
+          pricesByOccupancy: req.pricesByOccupancy,
+        },
+        keyedOf(ctx),
+      );
       return { ratePlan: ratePlanOut(ratePlan) };
     },
     async listRatePlans(req, ctx) {
@@ -125,67 +151,93 @@ export function registerInventoryRpc(router: ConnectRouter, service: InventorySe
     },
     async setRatePlanPolicy(req, ctx) {
       const propertyId = scope(ctx, req.propertyCode);
-      const ratePlan = await service.setRatePlanPolicy(propertyId, req.ratePlanId, policyIn(req.policy));
+      const ratePlan = await service.setRatePlanPolicy(propertyId, req.ratePlanId, policyIn(req.policy), keyedOf(ctx));
       return { ratePlan: ratePlanOut(ratePlan) };
     },
     async setRatePlanOccupancyPricing(req, ctx) {
       const propertyId = scope(ctx, req.propertyCode);
-      const ratePlan = await service.setRatePlanOccupancyPricing(propertyId, req.ratePlanId, req.pricesByOccupancy);
+      const ratePlan = await service.setRatePlanOccupancyPricing(
+        propertyId,
+        req.ratePlanId,
+        req.pricesByOccupancy,
+        keyedOf(ctx),
+      );
       return { ratePlan: ratePlanOut(ratePlan) };
     },
     async setRatePlanDeposit(req, ctx) {
       const propertyId = scope(ctx, req.propertyCode);
-      const ratePlan = await service.setRatePlanDeposit(propertyId, req.ratePlanId, depositIn(req.deposit));
+      const ratePlan = await service.setRatePlanDeposit(
+        propertyId,
+        req.ratePlanId,
+        depositIn(req.deposit),
+        keyedOf(ctx),
+      );
       return { ratePlan: ratePlanOut(ratePlan) };
     },
     async setPrices(req, ctx) {
       const propertyId = scope(ctx, req.propertyCode);
-      const days = await service.setPrices(propertyId, {
-        ratePlanId: req.ratePlanId,
-        roomTypeId: req.roomTypeId,
-        from: req.from,
-        to: req.to,
-        amountMinor: req.amountMinor,
-        occupancyPrices: req.occupancyPrices.map((p) => ({ adults: p.adults, priceMinor: p.priceMinor })),
-      });
+      const days = await service.setPrices(
+        propertyId,
+        {
+          ratePlanId: req.ratePlanId,
+          roomTypeId: req.roomTypeId,
+          from: req.from,
+          to: req.to,
+          amountMinor: req.amountMinor,
+          occupancyPrices: req.occupancyPrices.map((p) => ({ adults: p.adults, priceMinor: p.priceMinor })),
+        },
+        keyedOf(ctx),
+      );
       return { days };
     },
     async createRoomBlock(req, ctx) {
       const propertyId = scope(ctx, req.propertyCode);
-      const roomBlockId = await service.createRoomBlock(propertyId, {
-        roomTypeId: req.roomTypeId,
-        from: req.from,
-        to: req.to,
-        count: req.count,
-        name: req.name,
-      });
+      const roomBlockId = await service.createRoomBlock(
+        propertyId,
+        {
+          roomTypeId: req.roomTypeId,
+          from: req.from,
+          to: req.to,
+          count: req.count,
+          name: req.name,
+        },
+        keyedOf(ctx),
+      );
       return { roomBlockId };
     },
     async setRestrictions(req, ctx) {
       const propertyId = scope(ctx, req.propertyCode);
-      const cells = await service.setRestrictions(propertyId, {
-        ratePlanIds: req.ratePlanIds,
-        roomTypeIds: req.roomTypeIds,
-        from: req.from,
-        to: req.to,
-        weekdays: req.weekdays,
-        minStay: req.minStay,
-        maxStay: req.maxStay,
-        closedToArrival: req.closedToArrival,
-        closedToDeparture: req.closedToDeparture,
-        stopSell: req.stopSell,
-      });
+      const cells = await service.setRestrictions(
+        propertyId,
+        {
+          ratePlanIds: req.ratePlanIds,
+          roomTypeIds: req.roomTypeIds,
+          from: req.from,
+          to: req.to,
+          weekdays: req.weekdays,
+          minStay: req.minStay,
+          maxStay: req.maxStay,
+          closedToArrival: req.closedToArrival,
+          closedToDeparture: req.closedToDeparture,
+          stopSell: req.stopSell,
+        },
+        keyedOf(ctx),
+      );
       return { cells };
     },
     async setAvailabilityCaps(req, ctx) {
       const propertyId = scope(ctx, req.propertyCode);
-      const days = await service.setAvailabilityCaps(propertyId, {
-        roomTypeIds: req.roomTypeIds,
-        from: req.from,
-        to: req.to,
-        weekdays: req.weekdays,
-        availabilityCap: req.availabilityCap,
-      });
+      const days = await service.setAvailabilityCaps(
+        propertyId,
+        {
+          roomTypeIds: req.roomTypeIds,
+          from: req.from,
+          to: req.to,
+          weekdays: req.weekdays,
+          availabilityCap: req.availabilityCap,
+        },
+        keyedOf(ctx),
+      );
       return { days };
     },
     async getAri(req, ctx) {

@@ -12,6 +12,7 @@ import * as repo from "./inventory.repository.ts";
 import { roomStatuses, type Room, type RoomStatus } from "./inventory.repository.ts";
 import { maxOutOfOrderList, removePeriod, reschedulePeriod, schedulePeriod, type StayInRoom } from "./out-of-order.ts";
 import { findOutOfOrderPeriod, listOutOfOrderPeriods, type OutOfOrderPeriod } from "./out-of-order.repository.ts";
+import type { Keyed } from "../../db/held-transaction.ts";
 
 interface SetRoomStatusInput {
   roomId: string;
@@ -23,7 +24,7 @@ interface SetRoomStatusInput {
 
 /** Rooms in and out of service: housekeeping status and out-of-order periods. */
 export interface RoomStatusService {
-  setRoomStatus(propertyId: string, input: SetRoomStatusInput): Promise<Room>;
+  setRoomStatus(propertyId: string, input: SetRoomStatusInput, keyed?: Keyed): Promise<Room>;
   /**
    * Out-of-order periods with a day in [from, to) (from: the business date unless given; to: no end unless
    * given), of one room when `roomId`; by first day, room number and id, at most maxOutOfOrderList (with `page`, up
@@ -37,14 +38,16 @@ export interface RoomStatusService {
   createOutOfOrderPeriod(
     propertyId: string,
     input: { roomId: string; from: string; to: string; reason?: string },
+    keyed?: Keyed,
   ): Promise<OutOfOrderPeriod>;
   updateOutOfOrderPeriod(
     propertyId: string,
     id: string,
     input: { from?: string; to?: string; reason?: string },
+    keyed?: Keyed,
   ): Promise<OutOfOrderPeriod>;
   /** Removes a period (one in force ends at the business date); returns what remains on record, if anything. */
-  deleteOutOfOrderPeriod(propertyId: string, id: string): Promise<OutOfOrderPeriod | undefined>;
+  deleteOutOfOrderPeriod(propertyId: string, id: string, keyed?: Keyed): Promise<OutOfOrderPeriod | undefined>;
 }
 
 export function createRoomStatusService(deps: {
@@ -72,7 +75,7 @@ export function createRoomStatusService(deps: {
   }
 
   return {
-    async setRoomStatus(propertyId, input) {
+    async setRoomStatus(propertyId, input, keyed) {
       if (!roomStatuses.includes(input.status)) throw invalidField("status", "CLEAN, DIRTY, INSPECTED or OUT_OF_ORDER");
       const roomId = requireId(input.roomId, "Room");
       return transact(async (tx) => {
@@ -122,7 +125,7 @@ export function createRoomStatusService(deps: {
           after: room,
         });
         return room;
-      });
+      }, keyed);
     },
 
     async listOutOfOrderPeriods(propertyId, input, page) {
@@ -143,7 +146,7 @@ export function createRoomStatusService(deps: {
       });
     },
 
-    async createOutOfOrderPeriod(propertyId, input) {
+    async createOutOfOrderPeriod(propertyId, input, keyed) {
       const roomId = requireId(input.roomId, "Room");
       return transact(async (tx) => {
         const ctx = await roomContext(tx, propertyId, roomId);
@@ -151,10 +154,10 @@ export function createRoomStatusService(deps: {
         const period = (await findOutOfOrderPeriod(tx, propertyId, id))!;
         recordChange(tx, { propertyId, entity: "out_of_order", entityId: id, action: "create", after: period });
         return period;
-      });
+      }, keyed);
     },
 
-    async updateOutOfOrderPeriod(propertyId, id, input) {
+    async updateOutOfOrderPeriod(propertyId, id, input, keyed) {
       const periodId = requireId(id, "Out-of-order period");
       return transact(async (tx) => {
         const ctx = await roomContext(tx, propertyId, (await requirePeriod(tx, propertyId, periodId)).roomId);
@@ -171,10 +174,10 @@ export function createRoomStatusService(deps: {
           after: period,
         });
         return period;
-      });
+      }, keyed);
     },
 
-    async deleteOutOfOrderPeriod(propertyId, id) {
+    async deleteOutOfOrderPeriod(propertyId, id, keyed) {
       const periodId = requireId(id, "Out-of-order period");
       return transact(async (tx) => {
         const ctx = await roomContext(tx, propertyId, (await requirePeriod(tx, propertyId, periodId)).roomId);
@@ -183,7 +186,7 @@ export function createRoomStatusService(deps: {
         const after = await findOutOfOrderPeriod(tx, propertyId, periodId);
         recordChange(tx, { propertyId, entity: "out_of_order", entityId: periodId, action: "delete", before, after });
         return after;
-      });
+      }, keyed);
     },
   };
 }

@@ -12,6 +12,7 @@ import { auditDelivery, documentInput, ISTANBUL_DATE, loadInvoice, type Invoice 
 import { enqueueDeliveryStep } from "./delivery.jobs.ts";
 import { invoiceTotals } from "./lines.ts";
 import { renderUblTr } from "./ubl.ts";
+import type { Keyed } from "../../db/held-transaction.ts";
 
 /**
  * Days after its issue date in which an e-Arşiv invoice may still be cancelled (the issue date plus 7 calendar
@@ -30,19 +31,25 @@ export interface Corrections {
     propertyId: string,
     actor: string,
     input: { invoiceId: string; lineNos: readonly number[] },
+    keyed?: Keyed,
   ): Promise<Invoice>;
   /**
    * A REJECTED e-document queued again after a fix: the XML is made anew with the property's current issuer
    * (same number and ETTN), the delivery goes back to QUEUED and its job is enqueued. A QUEUED one (its retries
    * spent in a long outage) gets a new job, its XML unchanged.
    */
-  requeueDelivery(propertyId: string, actor: string, input: { invoiceId: string }): Promise<Invoice>;
+  requeueDelivery(propertyId: string, actor: string, input: { invoiceId: string }, keyed?: Keyed): Promise<Invoice>;
   /**
    * Cancels an issued e-Arşiv invoice within EARSIV_CANCEL_DAYS of its issue date: CANCELLED (it keeps its
    * number), its folio charges are open again, a return's lines can be returned again, and its e-document is
    * cancelled at the integrator (CANCELLING -> CANCELLED) unless it never left.
    */
-  cancel(propertyId: string, actor: string, input: { invoiceId: string; reason: string }): Promise<Invoice>;
+  cancel(
+    propertyId: string,
+    actor: string,
+    input: { invoiceId: string; reason: string },
+    keyed?: Keyed,
+  ): Promise<Invoice>;
 }
 
 /** The date `days` after a YYYY-MM-DD date. */
@@ -55,7 +62,7 @@ function addDays(date: string, days: number): string {
 export function createCorrections(deps: { transact: Transact; clock: Clock }): Corrections {
   const { transact, clock } = deps;
   return {
-    async createReturnDraft(propertyId, actor, input) {
+    async createReturnDraft(propertyId, actor, input, keyed) {
       if (!isUuid(input.invoiceId)) throw invalidField("invoiceId", "must be a UUID");
       if (input.lineNos.some((n) => !Number.isInteger(n) || n < 1))
         throw invalidField("lineNos", "line numbers start at 1", "validation_failed");
@@ -109,10 +116,10 @@ export function createCorrections(deps: { transact: Transact; clock: Clock }): C
         const draft = (await loadInvoice(tx, propertyId, id))!;
         recordChange(tx, { propertyId, entity: "invoice", entityId: id, action: "create_return", after: draft });
         return draft;
-      });
+      }, keyed);
     },
 
-    async requeueDelivery(propertyId, _actor, input) {
+    async requeueDelivery(propertyId, _actor, input, keyed) {
       if (!isUuid(input.invoiceId)) throw invalidField("invoiceId", "must be a UUID");
       return transact(async (tx) => {
         const invoice = await loadInvoice(tx, propertyId, input.invoiceId, true);
@@ -143,10 +150,10 @@ export function createCorrections(deps: { transact: Transact; clock: Clock }): C
         auditDelivery(tx, propertyId, invoice.id, "requeue", before, after);
         await enqueueDeliveryStep(tx, { propertyId, invoiceId: invoice.id });
         return (await loadInvoice(tx, propertyId, invoice.id))!;
-      });
+      }, keyed);
     },
 
-    async cancel(propertyId, actor, input) {
+    async cancel(propertyId, actor, input, keyed) {
       if (!isUuid(input.invoiceId)) throw invalidField("invoiceId", "must be a UUID");
       const reason = input.reason.trim();
       if (reason === "" || reason.length > MAX_REASON)
@@ -205,7 +212,7 @@ export function createCorrections(deps: { transact: Transact; clock: Clock }): C
           after: { ...cancelled, delivery: undefined },
         });
         return cancelled;
-      });
+      }, keyed);
     },
   };
 }

@@ -36,6 +36,7 @@ import { describeRuleFailures, gibRuleFailures } from "./gib-rules.ts";
 import { renderInvoicePdf } from "./pdf.ts";
 import { lookUpEFatura } from "./registry.ts";
 import type { EFaturaRegistry } from "./integrator.ts";
+import type { Keyed } from "../../db/held-transaction.ts";
 
 interface InvoiceDocument {
   contentType: "application/xml" | "application/pdf";
@@ -57,21 +58,26 @@ export interface InvoiceService extends Corrections {
    * A DRAFT of every charge of the folio that is on no issued invoice yet, split into net, VAT and
    * accommodation tax with the property's current rates (see tax-split.ts). Nothing to invoice -> validation_failed.
    */
-  createDraft(propertyId: string, actor: string, input: { folioId: string; buyer?: BuyerInput }): Promise<Invoice>;
+  createDraft(
+    propertyId: string,
+    actor: string,
+    input: { folioId: string; buyer?: BuyerInput },
+    keyed?: Keyed,
+  ): Promise<Invoice>;
   /**
    * DRAFT -> ISSUED: takes the next gapless number of the property and the issue year, dates the invoice
    * with the property's business date, makes the UBL-TR XML, queues its delivery (row and job) and writes
    * `invoice.issued`, all in one transaction. An issued invoice
    * -> invalid_transition; a charge of the draft invoiced meanwhile by another draft -> conflict.
    */
-  finalize(propertyId: string, actor: string, input: { invoiceId: string }): Promise<Invoice>;
+  finalize(propertyId: string, actor: string, input: { invoiceId: string }, keyed?: Keyed): Promise<Invoice>;
   getInvoice(propertyId: string, invoiceId: string): Promise<Invoice>;
   /** The e-document of an issued invoice: its UBL-TR XML as stored when issued, or the PDF rendering of it. */
   getDocument(propertyId: string, input: { invoiceId: string; format: string }): Promise<InvoiceDocument>;
   /** Sets the rates of a charge code from a date on (the same code and date again replaces them). */
-  setTaxRate(propertyId: string, actor: string, input: TaxRateInput): Promise<docs.TaxRateRow>;
+  setTaxRate(propertyId: string, actor: string, input: TaxRateInput, keyed?: Keyed): Promise<docs.TaxRateRow>;
   /** Sets the seller the property's documents name. */
-  setIssuer(propertyId: string, actor: string, input: IssuerInput): Promise<docs.Issuer>;
+  setIssuer(propertyId: string, actor: string, input: IssuerInput, keyed?: Keyed): Promise<docs.Issuer>;
 }
 
 export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
@@ -79,7 +85,7 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
 
   return {
     ...createCorrections(deps),
-    async createDraft(propertyId, actor, input) {
+    async createDraft(propertyId, actor, input, keyed) {
       if (!isUuid(input.folioId)) throw invalidField("folioId", "must be a UUID");
       // the registry is asked before the transaction: no connection is held while the integrator answers
       const buyer = await lookUpEFatura(deps.registry, validateBuyer(input.buyer), input.buyer);
@@ -136,10 +142,10 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
           after: { ...draft, eFaturaSource },
         });
         return draft;
-      });
+      }, keyed);
     },
 
-    async finalize(propertyId, actor, input) {
+    async finalize(propertyId, actor, input, keyed) {
       if (!isUuid(input.invoiceId)) throw invalidField("invoiceId", "must be a UUID");
       return transact(async (tx) => {
         const draft = await loadInvoice(tx, propertyId, input.invoiceId, true);
@@ -226,7 +232,7 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
           data: invoiceEventData(issued, folio),
         });
         return issued;
-      });
+      }, keyed);
     },
 
     async getInvoice(propertyId, invoiceId) {
@@ -263,7 +269,7 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
         fileName: `${found.doc.number}.pdf`,
       };
     },
-    async setTaxRate(propertyId, actor, input) {
+    async setTaxRate(propertyId, actor, input, keyed) {
       const row = validateTaxRate(input);
       return transact(async (tx) => {
         await docs.upsertTaxRate(tx, propertyId, row, clock.now(), actor);
@@ -275,9 +281,9 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
           after: row,
         });
         return row;
-      });
+      }, keyed);
     },
-    async setIssuer(propertyId, _actor, input) {
+    async setIssuer(propertyId, _actor, input, keyed) {
       const issuer = validateIssuer(input);
       return transact(async (tx) => {
         const before = await docs.findIssuer(tx, propertyId);
@@ -291,7 +297,7 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
           after: issuer,
         });
         return issuer;
-      });
+      }, keyed);
     },
   };
 }

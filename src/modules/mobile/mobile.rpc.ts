@@ -1,6 +1,6 @@
 import { fromJson } from "@bufbuild/protobuf";
 import { ListValueSchema, timestampDate } from "@bufbuild/protobuf/wkt";
-import type { ServiceImpl } from "@connectrpc/connect";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { MobileService } from "../../../gen/hotelops/mobile/v1/mobile_pb.js";
 import { AppError } from "../../errors.ts";
 import { requireStaff, type Principal } from "../auth/index.ts";
@@ -9,6 +9,7 @@ import type { NightAuditCheck, NightAuditService } from "../night-audit/index.ts
 import { lineGuestsFor, reservationOut, type Actor, type LineGuests } from "../reservations/index.ts";
 import type { MobileReservations } from "./reservations.service.ts";
 import type { ReportColumn, ReportsService, StatsService } from "../reports/index.ts";
+import { keyedOf } from "../../server/context.ts";
 
 /** The RPCs of MobileService this module implements (the identity module implements ScanIdentityDocument). */
 export type MobileRpc = Omit<ServiceImpl<typeof MobileService>, "scanIdentityDocument" | "listAuditChanges">;
@@ -28,11 +29,12 @@ function requireAny(principal: Extract<Principal, { kind: "staff" }>, ...permiss
     throw new AppError("forbidden", `Missing permission ${permissions.join(" or ")} in the active property.`);
 }
 
-const actorOf = (p: Extract<Principal, { kind: "staff" }>): Actor => ({
+const actorOf = (p: Extract<Principal, { kind: "staff" }>, ctx: HandlerContext): Actor => ({
   propertyId: p.activePropertyId,
   canOverridePrice: p.permissions.has("reservations.override_price"),
   canOverbook: p.permissions.has("reservations.overbook"),
   by: `user:${p.userId}`,
+  keyed: keyedOf(ctx),
 });
 const columnOut = (c: ReportColumn & { currency?: string; amountScale?: number }) => ({
   key: c.key,
@@ -105,7 +107,7 @@ export function mobileRpc(s: MobileRpcServices): MobileRpc {
     },
     async createMobileReservation(req, ctx) {
       const p = requireStaff(ctx.values);
-      const r = await s.reservations.create(actorOf(p), {
+      const r = await s.reservations.create(actorOf(p, ctx), {
         holderName: req.holderName,
         arrivalDate: req.arrivalDate,
         departureDate: req.departureDate,
@@ -128,7 +130,7 @@ export function mobileRpc(s: MobileRpcServices): MobileRpc {
     },
     async listMobileReservations(req, ctx) {
       const p = requireStaff(ctx.values);
-      const page = await s.reservations.list(actorOf(p), {
+      const page = await s.reservations.list(actorOf(p, ctx), {
         from: req.from,
         to: req.to,
         status: req.status,
@@ -143,7 +145,7 @@ export function mobileRpc(s: MobileRpcServices): MobileRpc {
     },
     async getMobileReservation(req, ctx) {
       const p = requireStaff(ctx.values);
-      const { reservation, folioBalanceMinor } = await s.reservations.get(actorOf(p), req.reservationId);
+      const { reservation, folioBalanceMinor } = await s.reservations.get(actorOf(p, ctx), req.reservationId);
       const guests = await lineGuestsFor(s.lineGuests, p, reservation);
       return {
         reservation: reservationOut(reservation, guests),
@@ -152,7 +154,7 @@ export function mobileRpc(s: MobileRpcServices): MobileRpc {
     },
     async reinstateMobileReservation(req, ctx) {
       const p = requireStaff(ctx.values);
-      return { reservation: reservationOut(await s.reservations.reinstate(actorOf(p), req.reservationId)) };
+      return { reservation: reservationOut(await s.reservations.reinstate(actorOf(p, ctx), req.reservationId)) };
     },
     async getDashboard(_req, ctx) {
       const propertyId = requireStaff(ctx.values).activePropertyId;
@@ -209,9 +211,14 @@ export function mobileRpc(s: MobileRpcServices): MobileRpc {
     },
     async runMobileNightAudit(req, ctx) {
       const p = requireStaff(ctx.values);
-      const res = await s.nightAudit.run(p.activePropertyId, `user:${p.userId}`, {
-        expectedBusinessDate: req.expectedBusinessDate,
-      });
+      const res = await s.nightAudit.run(
+        p.activePropertyId,
+        `user:${p.userId}`,
+        {
+          expectedBusinessDate: req.expectedBusinessDate,
+        },
+        keyedOf(ctx),
+      );
       return {
         previousBusinessDate: res.previousBusinessDate,
         businessDate: res.businessDate,

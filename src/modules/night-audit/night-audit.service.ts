@@ -6,6 +6,7 @@ import type { Logger } from "../../lib/logger.ts";
 import { parseDate } from "../../lib/dates.ts";
 import type { FolioService } from "../folio/index.ts";
 import * as repo from "./night-audit.repository.ts";
+import type { Keyed } from "../../db/held-transaction.ts";
 
 type CheckStatus = "ok" | "warning" | "blocking";
 type CheckId =
@@ -77,7 +78,12 @@ export interface NightAuditDeps {
 
 export interface NightAuditService {
   getChecks(propertyId: string): Promise<NightAuditChecks>;
-  run(propertyId: string, actor: string, input: { expectedBusinessDate: string }): Promise<NightAuditResult>;
+  run(
+    propertyId: string,
+    actor: string,
+    input: { expectedBusinessDate: string },
+    keyed?: Keyed,
+  ): Promise<NightAuditResult>;
 }
 
 /** A room night to charge: tonight's of an in-house line, or an earlier one an audit could not charge. */
@@ -231,7 +237,7 @@ export function createNightAuditService(deps: NightAuditDeps): NightAuditService
       );
     },
 
-    async run(propertyId, actor, input) {
+    async run(propertyId, actor, input, keyed) {
       const expected = input.expectedBusinessDate.trim();
       parseDate("expectedBusinessDate", expected);
       return transact(async (tx) => {
@@ -289,7 +295,12 @@ export function createNightAuditService(deps: NightAuditDeps): NightAuditService
             unchargedNights.push(u);
             await repo.recordUnchargedNight(tx, propertyId, u, now);
             deps.logger?.warn(
-              { propertyId, reservationId: u.reservationId, reservationCode: u.reservationCode, night: u.businessDate },
+              {
+                propertyId,
+                reservationId: u.reservationId,
+                reservationCode: u.reservationCode,
+                night: u.businessDate,
+              },
               `night audit: room night not charged: ${u.reason}`,
             );
             continue;
@@ -318,7 +329,7 @@ export function createNightAuditService(deps: NightAuditDeps): NightAuditService
             unchargedNights,
           },
         };
-      });
+      }, keyed);
     },
   };
 }

@@ -12,7 +12,7 @@ import { AppError } from "../../errors.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
 import { scoped } from "../../server/calls.ts";
-import { callInfoKey } from "../../server/context.ts";
+import { callInfoKey, keyedKey } from "../../server/context.ts";
 import { principalKey, type Principal } from "../auth/index.ts";
 import { createHeldTransaction } from "../../db/held-transaction.ts";
 import type { Claim, IdempotencyRepository } from "./idempotency.repository.ts";
@@ -154,7 +154,8 @@ export function createIdempotency(opts: IdempotencyOptions): Idempotency {
 
     // This request holds the key. Its outcome is recorded in the RPC's own transaction, held open until the
     // response is known, or with the RPC's deferred write in its writer's batch (held-transaction.ts): after a
-    // crash a retry replays it or finds nothing done.
+    // crash a retry replays it or finds nothing done. The RPC gets the handle in its context values (`keyedOf`)
+    // and opens its transaction with it: `transact(work, keyed)`.
     const held = createHeldTransaction({
       onOpen: (tx) => repo.lock(tx, claim),
       ...(opts.commitDelayMs ? { commitDelayMs: opts.commitDelayMs } : {}),
@@ -162,7 +163,8 @@ export function createIdempotency(opts: IdempotencyOptions): Idempotency {
     let res: UnaryResponse | undefined;
     let failure: unknown;
     try {
-      res = (await held.within(() => next(req))) as UnaryResponse;
+      req.contextValues.set(keyedKey, held);
+      res = (await next(req)) as UnaryResponse;
     } catch (err) {
       failure = err ?? new Error("rejected without a reason");
     }

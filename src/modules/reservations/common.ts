@@ -1,4 +1,5 @@
 import type { Tx } from "../../db/transaction.ts";
+import type { Keyed } from "../../db/held-transaction.ts";
 import { AppError } from "../../errors.ts";
 import { recordEvents, type NewEvent } from "../events/index.ts";
 import { requireId } from "../../lib/ids.ts";
@@ -24,6 +25,11 @@ export interface Actor {
    * A channel sale is accepted so without asking (the channel already sold it).
    */
   canOverbook?: boolean;
+  /**
+   * The handle of a keyed call (an Idempotency-Key), from the RPC handler (`keyedOf`): the change's transaction is
+   * opened with it, `transact(work, actor.keyed)`, so the change commits with the call's stored outcome.
+   */
+  keyed?: Keyed | undefined;
 }
 
 /** Loads a reservation of the acting property (404 for anything else), locked for a write when `lock`. */

@@ -29,6 +29,7 @@ import {
   writeLateCheckOutRule,
   type LateCheckOutRule,
 } from "./late-checkout.ts";
+import type { Keyed } from "../../db/held-transaction.ts";
 
 /** A check-in or check-out of one room line, as the line's occupants' reporting needs it. */
 export interface StayMovement {
@@ -114,7 +115,11 @@ export interface FrontDesk {
    */
   markNoShowInTx(tx: Tx, propertyId: string, reservationId: string, by?: string): Promise<void>;
   /** Sets (null: removes) the property's late check-out rule. */
-  setLateCheckOutRule(propertyId: string, rule: LateCheckOutRule | null): Promise<LateCheckOutRule | null>;
+  setLateCheckOutRule(
+    propertyId: string,
+    rule: LateCheckOutRule | null,
+    keyed?: Keyed,
+  ): Promise<LateCheckOutRule | null>;
   /** A no-show comes after all (see ReinstateReservation in reservation.proto). */
   reinstate(actor: Actor, reservationId: string): Promise<Reservation>;
 }
@@ -241,7 +246,7 @@ export function createFrontDesk(deps: {
         const r = await touch(tx, actor, before.id, now);
         auditReservation(tx, "assign_room", before, r);
         return finishChange(tx, r, [reservationEvent("reservation.updated", r, now)]);
-      }),
+      }, actor.keyed),
 
     checkIn: (actor, reservationId, lineId, roomId) =>
       transact(async (tx) => {
@@ -278,7 +283,7 @@ export function createFrontDesk(deps: {
           roomLineEvent("guest.checked_in", r, lineOf(r, line.id), now),
           reservationEvent("reservation.updated", r, now),
         ]);
-      }),
+      }, actor.keyed),
 
     checkOut: (actor, reservationId, lineId, opts = {}) =>
       transact(async (tx) => {
@@ -328,7 +333,7 @@ export function createFrontDesk(deps: {
                 now,
               )),
         ]);
-      }),
+      }, actor.keyed),
 
     moveRoom: (actor, reservationId, lineId, roomId, opts = {}) =>
       transact(async (tx) => {
@@ -415,15 +420,16 @@ export function createFrontDesk(deps: {
           reservationEvent("reservation.updated", r, now),
           ...(otherType ? availabilityEvents(actor.propertyId, from, to, [line.roomTypeCode, newTypeCode], now) : []),
         ]);
-      }),
+      }, actor.keyed),
 
     markNoShowInTx,
-    async setLateCheckOutRule(propertyId, rule) {
+    async setLateCheckOutRule(propertyId, rule, keyed) {
       if (rule !== null) checkLateCheckOutRule(rule);
-      await transact((tx) => writeLateCheckOutRule(tx, propertyId, rule, clock.now()));
+      await transact((tx) => writeLateCheckOutRule(tx, propertyId, rule, clock.now()), keyed);
       return rule;
     },
-    reinstate: (actor, reservationId) => transact((tx) => reinstateInTx(tx, actor, reservationId, clock.now())),
+    reinstate: (actor, reservationId) =>
+      transact((tx) => reinstateInTx(tx, actor, reservationId, clock.now()), actor.keyed),
     markNoShow: (actor, reservationId) =>
       transact(async (tx) => {
         await markNoShowInTx(tx, actor.propertyId, reservationId, actor.by);

@@ -13,6 +13,7 @@ import { holds, requestProperty, requirePrincipal } from "../auth/index.ts";
 import type { Actor, ReservationService, RoomLineInput } from "./reservation.service.ts";
 import type { Reservation } from "./reservation.repository.ts";
 import { checkStaffSource, type ReservationSource, type ReservationStatus } from "./transitions.ts";
+import { keyedOf } from "../../server/context.ts";
 
 export const reservationRpcServices = [ReservationRpc];
 
@@ -163,6 +164,7 @@ export function registerReservationRpc(
       canOverridePrice: holds(principal, "reservations.override_price"),
       canOverbook: holds(principal, "reservations.overbook"),
       by: principal.kind === "staff" ? `user:${principal.userId}` : `client:${principal.clientId}`,
+      keyed: keyedOf(ctx),
     };
   };
   router.service(ReservationRpc, {
@@ -214,7 +216,7 @@ export function registerReservationRpc(
         req.rule === undefined
           ? null
           : { afterHour: req.rule.afterHour, feeKind: req.rule.feeKind as "FIXED", feeValue: req.rule.feeValue };
-      const set = await service.setLateCheckOutRule(actor.propertyId, rule);
+      const set = await service.setLateCheckOutRule(actor.propertyId, rule, actor.keyed);
       return set === null ? {} : { rule: set };
     },
     async cancelReservation(req, ctx) {

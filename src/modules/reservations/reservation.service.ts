@@ -355,7 +355,7 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
     const { days: nights } = parseRange(arrival, departure, maxNights, ["arrivalDate", "departureDate"]);
     // the code's number, taken ahead of the transaction (it leaves with BEGIN; the counter is not held to COMMIT)
     const codeNumber = repo.takeCodeNumber(actor.propertyId);
-    const numbered = { ahead: codeNumber };
+    const numbered = { ahead: codeNumber, keyed: actor.keyed };
     try {
       return await transact(async (tx) => {
         const now = clock.now();
@@ -776,7 +776,7 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
       const also = alongside?.(tx, r);
       const [changed] = await Promise.all([finishChange(tx, r, events), also]);
       return changed;
-    });
+    }, actor.keyed);
   }
 
   /**
@@ -839,7 +839,9 @@ export function createReservationService(deps: ReservationDeps): ReservationServ
   }
 
   const cancel = (actor: Actor, reservationId: string, alongside?: AlongsideChange): Promise<Reservation> =>
-    transact((tx) => cancelInTx(tx, actor.propertyId, reservationId, null, true, actor.by, alongside));
+    transact((tx) => cancelInTx(tx, actor.propertyId, reservationId, null, true, actor.by, alongside), {
+      keyed: actor.keyed,
+    });
 
   return {
     ...frontDesk,

@@ -77,7 +77,13 @@ export function createEndpointDeliveries(
       const endpoint = await mustGet(actor, id);
       if (endpoint.status !== "open")
         throw new AppError("conflict", "The webhook address is not open; enable it first.");
-      return d.recoveries.start({ propertyId: actor.propertyId, endpointId: id, userId: actor.userId, since });
+      return d.recoveries.start({
+        propertyId: actor.propertyId,
+        endpointId: id,
+        userId: actor.userId,
+        since,
+        keyed: actor.keyed,
+      });
     },
 
     /** Attempts of the last 30 days, newest first; `cursor` is the opaque value of the previous page. The address's recent recoveries come with it. */
@@ -117,7 +123,7 @@ export function createEndpointDeliveries(
         if (!created) throw new AppError("not_found", "Delivery not found.");
         await tx.enqueue(queues.webhooksDeliver, { deliveryId: id });
         return { deliveryId: id };
-      });
+      }, actor.keyed);
     },
   };
 }

@@ -2,6 +2,7 @@ import { invalidField } from "../../errors.ts";
 import { isUuid } from "../../lib/ids.ts";
 import { AddressRejected, verifyTarget, type AddressPolicy, type Resolver } from "./address.ts";
 import { isSubscribable, subscribableEventTypes, testEventType } from "./event-types.ts";
+import type { Keyed } from "../../db/held-transaction.ts";
 
 /** What staff send for a webhook address, and its checks (each refusal names the field). */
 
@@ -14,6 +15,8 @@ const deliveryStatuses = ["pending", "succeeded", "failed", "cancelled"];
 export interface StaffActor {
   propertyId: string;
   userId: string;
+  /** The handle of a keyed call (`keyedOf`): its change is opened with `transact(work, actor.keyed)`. */
+  keyed?: Keyed | undefined;
 }
 
 /** How an address is paced and signed (absent: defaults at creation, unchanged on update). */

@@ -10,6 +10,7 @@ import { endpointColumns, toEndpoint, type Endpoint, type EndpointRow } from "./
 import { partnerCallbackEventTypes, isPartnerCallbackType } from "./event-types.ts";
 import { newSigningSecret, type SecretBox } from "./secrets.ts";
 import { defaultMaxConcurrency, defaultMaxPerSecond } from "./endpoint-input.ts";
+import type { Keyed } from "../../db/held-transaction.ts";
 
 /** Callback addresses one partner client may have (all properties together). */
 const maxCallbacksPerClient = 10;
@@ -73,6 +74,8 @@ export function createPartnerCallbacks(d: {
       eventTypes: readonly string[];
       description?: string;
       createdBy: string | null;
+      /** The handle of a keyed call: the address commits with its stored outcome. */
+      keyed?: Keyed | undefined;
     }): Promise<{ callback: PartnerCallback; secret: string }> {
       const types = [...new Set(input.eventTypes.map((t) => t.trim()).filter((t) => t !== ""))];
       if (types.length === 0)
@@ -141,7 +144,7 @@ export function createPartnerCallbacks(d: {
           ],
         );
         return inserted!;
-      });
+      }, input.keyed);
       return { callback: toCallback(row), secret };
     },
 

@@ -4,6 +4,7 @@ import { AppError, invalidField } from "../../errors.ts";
 import { queues } from "../../jobs/queues.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { newId } from "../../lib/ids.ts";
+import type { Keyed } from "../../db/held-transaction.ts";
 
 /** How far back a recovery may reach (the delivery history's 30 days). */
 const recoveryWindowMs = 30 * 24 * 60 * 60 * 1000;
@@ -79,6 +80,8 @@ export function createRecoveries(d: { pool: pg.Pool; transact: Transact; clock: 
       endpointId: string;
       userId: string;
       since: Date | undefined;
+      /** The handle of a keyed call: the recovery's row commits with its stored outcome. */
+      keyed?: Keyed | undefined;
     }): Promise<Recovery> {
       const now = d.clock.now();
       if (input.since === undefined || Number.isNaN(input.since.getTime()))
@@ -103,7 +106,7 @@ export function createRecoveries(d: { pool: pg.Pool; transact: Transact; clock: 
         }
         await tx.enqueue(queues.webhooksRecover, { recoveryId: created.id });
         return created.id;
-      });
+      }, input.keyed);
       return (await this.get(input.propertyId, id))!;
     },
 

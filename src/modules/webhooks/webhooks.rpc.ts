@@ -10,6 +10,7 @@ import type { PartnerCallback, PartnerCallbacks } from "./partner-callbacks.ts";
 import { eventTypeDescription, subscribableEventTypes } from "./event-types.ts";
 import type { StaffActor } from "./endpoint-input.ts";
 import { maxEndpointsPerProperty, type WebhooksService } from "./webhooks.service.ts";
+import { keyedKey } from "../../server/context.ts";
 
 export const webhookRpcServices = [WebhookRpc];
 
@@ -18,7 +19,7 @@ function actorOf(values: ContextValues, permission: string | undefined): StaffAc
   const p = requireStaff(values);
   if (permission !== undefined && !p.permissions.has(permission))
     throw new AppError("forbidden", `Missing permission ${permission} in the active property.`);
-  return { propertyId: p.activePropertyId, userId: p.userId };
+  return { propertyId: p.activePropertyId, userId: p.userId, keyed: values.get(keyedKey) };
 }
 
 const manage = (values: ContextValues) => actorOf(values, "integrations.manage");
@@ -125,6 +126,7 @@ export function registerWebhookRpc(
         eventTypes: req.eventTypes,
         description: req.description,
         createdBy: actor.userId,
+        keyed: actor.keyed,
       });
       return { callback: callbackOut(r.callback), secret: r.secret };
     },

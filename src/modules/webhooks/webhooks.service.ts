@@ -81,7 +81,7 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
         after,
       });
       return after;
-    });
+    }, actor.keyed);
   }
 
   const deliveries = createEndpointDeliveries(d, mustGet);
@@ -128,7 +128,7 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
           after: toEndpoint(inserted),
         });
         return inserted;
-      });
+      }, actor.keyed);
       return { endpoint: toEndpoint(row), secret };
     },
 
@@ -175,7 +175,7 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
           action: "delete",
           before: toEndpoint(gone),
         });
-      });
+      }, actor.keyed);
     },
 
     /**
@@ -217,7 +217,7 @@ export function createWebhooksService(d: WebhooksServiceDeps) {
         });
         await cancelPendingDeliveries(tx, id);
         return toEndpoint(row);
-      });
+      }, actor.keyed);
     },
 
     /** Re-opens a closed or disabled address with a clean failure count. */
