@@ -197,20 +197,23 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
         // then the document with the number taken is checked again, so the issued document is always the checked one.
         const guessed = formatInvoiceNumber(guess.series, year, guess.sequence);
         const checked = document(guessed);
-        const free = await markChargesInvoiced(tx, propertyId, draft.chargeIds, draft.id);
+        // the charges and the number in one round trip: on a conflict the rollback returns the number
+        const [free, taken] = await Promise.all([
+          markChargesInvoiced(tx, propertyId, draft.chargeIds, draft.id),
+          repo.takeInvoiceNumber(tx, propertyId, year, series),
+        ]);
         if (free !== draft.chargeIds.length) {
           throw new AppError("conflict", "Some charges of this draft were invoiced meanwhile; create a new draft.");
         }
-        const taken = await repo.takeInvoiceNumber(tx, propertyId, year, series);
         const number = formatInvoiceNumber(taken.series, year, taken.sequence);
         const xml = number === guessed ? checked : document(number);
-        await repo.markIssued(tx, propertyId, draft.id, {
-          series: taken.series,
-          number,
-          issueDate,
-          issuedAt,
-          issuedBy: actor,
-        });
+        const fields = { series: taken.series, number, issueDate, issuedAt, issuedBy: actor };
+        // the invoice, its document and its delivery row in one round trip; its first job with it or neither
+        await Promise.all([
+          repo.markIssued(tx, propertyId, draft.id, fields),
+          docs.insertDocument(tx, propertyId, draft.id, { ettn, issueTime, xml }, issuedAt),
+          insertDelivery(tx, propertyId, draft.id, ettn, issuedAt),
+        ]);
         if (draft.typeCode === "IADE")
           await postReturnCredit(tx, propertyId, {
             folioId: folio.id,
@@ -221,9 +224,6 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
             postedAt: issuedAt,
             postedBy: actor,
           });
-        await docs.insertDocument(tx, propertyId, draft.id, { ettn, issueTime, xml }, issuedAt);
-        // the e-document's delivery starts with the issue: its row and first job commit with it, or neither
-        await insertDelivery(tx, propertyId, draft.id, ettn, issuedAt);
         await enqueueDeliveryStep(tx, { propertyId, invoiceId: draft.id });
         const issued = (await loadInvoice(tx, propertyId, draft.id))!;
         recordChange(tx, {
