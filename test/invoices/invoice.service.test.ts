@@ -138,6 +138,12 @@ describe("invoices", () => {
     const issued = await Promise.all(drafts.map((d) => invoices.finalize(p.id, "user:u1", { invoiceId: d.id })));
     const numbers = issued.map((i) => i.number).sort();
     expect(numbers).toEqual(Array.from({ length: 20 }, (_, i) => `GAP2026${String(i + 1).padStart(9, "0")}`));
+    // each checked its document with the number the counter showed, before taking it; all but one found it taken
+    // meanwhile and checked again: every stored document carries the number its invoice got
+    for (const i of issued) {
+      const xml = Buffer.from((await invoices.getDocument(p.id, { invoiceId: i.id, format: "xml" })).content);
+      expect(xml.toString("utf8")).toContain(`<cbc:ID>${i.number}</cbc:ID>`);
+    }
   });
 
   it("returns a number to the counter when finalizing fails (no gap after a conflict)", async () => {

@@ -31,13 +31,14 @@ export async function loadInvoice(
   invoiceId: string,
   lock = false,
 ): Promise<Invoice | undefined> {
-  const row = await repo.findInvoice(tx, propertyId, invoiceId, lock);
+  // one round trip: the three statements leave together (the pool pipelines them)
+  const [row, items, delivery] = await Promise.all([
+    repo.findInvoice(tx, propertyId, invoiceId, lock),
+    docs.findItems(tx, propertyId, invoiceId),
+    findDelivery(tx, propertyId, invoiceId),
+  ]);
   if (row === undefined) return undefined;
-  return {
-    ...row,
-    items: await docs.findItems(tx, propertyId, invoiceId),
-    delivery: (await findDelivery(tx, propertyId, invoiceId)) ?? null,
-  };
+  return { ...row, items, delivery: delivery ?? null };
 }
 
 /** The document data of an issued invoice; undefined for invoices issued before e-documents. */

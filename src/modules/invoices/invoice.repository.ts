@@ -131,8 +131,9 @@ export async function insertDraft(
 }
 
 /**
- * The next invoice number of a property and year. The counter row is locked FOR UPDATE until the finalizing
- * transaction ends, so concurrent finalizations queue on it, and a rollback returns the number: no gaps.
+ * The next invoice number of a property and year, in one statement. The counter row stays locked by the update
+ * until the finalizing transaction ends, so concurrent finalizations queue on it, and a rollback returns the
+ * number: no gaps. A new year's row starts at 1 with `defaultSeries`; an existing row keeps its series.
  */
 export async function takeInvoiceNumber(
   tx: Tx,
@@ -140,21 +141,32 @@ export async function takeInvoiceNumber(
   year: number,
   defaultSeries: string,
 ): Promise<{ series: string; sequence: bigint }> {
-  await tx.query(
-    `insert into invoice_counters (property_id, year, series, last_number) values ($1, $2, $3, 0) on conflict (property_id, year) do nothing`,
+  const [row] = await tx.query<{ series: string; last_number: string }>(
+    `insert into invoice_counters (property_id, year, series, last_number) values ($1, $2, $3, 1)
+     on conflict (property_id, year) do update set last_number = invoice_counters.last_number + 1
+     returning series, last_number::text as last_number`,
     [propertyId, year, defaultSeries],
   );
+  return { series: row!.series, sequence: BigInt(row!.last_number) };
+}
+
+/**
+ * The number `takeInvoiceNumber` would give now, read without a lock: finalize checks its document with it before
+ * it takes the number, and checks again in the rare case another finalization took it meanwhile.
+ */
+export async function peekInvoiceNumber(
+  tx: Tx,
+  propertyId: string,
+  year: number,
+  defaultSeries: string,
+): Promise<{ series: string; sequence: bigint }> {
   const [row] = await tx.query<{ series: string; last_number: string }>(
-    `select series, last_number::text as last_number from invoice_counters where property_id = $1 and year = $2 for update`,
+    `select series, last_number::text as last_number from invoice_counters where property_id = $1 and year = $2`,
     [propertyId, year],
   );
-  const sequence = BigInt(row!.last_number) + 1n;
-  await tx.query(`update invoice_counters set last_number = $3::bigint where property_id = $1 and year = $2`, [
-    propertyId,
-    year,
-    sequence.toString(),
-  ]);
-  return { series: row!.series, sequence };
+  return row === undefined
+    ? { series: defaultSeries, sequence: 1n }
+    : { series: row.series, sequence: BigInt(row.last_number) + 1n };
 }
 
 export async function markIssued(

@@ -148,33 +148,78 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
     async finalize(propertyId, actor, input, keyed) {
       if (!isUuid(input.invoiceId)) throw invalidField("invoiceId", "must be a UUID");
       return transact(async (tx) => {
-        const draft = await loadInvoice(tx, propertyId, input.invoiceId, true);
+        // one round trip for what the checks need (the pool pipelines the statements)
+        const [draft, property, issuer] = await Promise.all([
+          loadInvoice(tx, propertyId, input.invoiceId, true),
+          findPropertyRow(tx, propertyId),
+          docs.findIssuer(tx, propertyId),
+        ]);
         if (draft === undefined) throw new AppError("not_found", "Invoice not found.");
         if (draft.status !== "DRAFT") throw new AppError("invalid_transition", "The invoice is already issued.");
         requireInvoiceCurrency(draft.currency);
-        const folio = await findFolio(tx, propertyId, draft.folioId);
-        const property = await findPropertyRow(tx, propertyId);
-        if (folio === undefined || property === undefined) throw new AppError("not_found", "Folio not found.");
-        const issuer = await docs.findIssuer(tx, propertyId);
+        if (property === undefined) throw new AppError("not_found", "Folio not found.");
+        const issueDate = property.businessDate;
+        const year = Number(issueDate.slice(0, 4));
+        const series = defaultSeries(property.code);
+        const [folio, returned, guess, reference] = await Promise.all([
+          findFolio(tx, propertyId, draft.folioId),
+          draft.returnOf === null ? undefined : repo.findInvoice(tx, propertyId, draft.returnOf),
+          repo.peekInvoiceNumber(tx, propertyId, year, series),
+          returnReference(tx, draft),
+        ]);
+        if (folio === undefined) throw new AppError("not_found", "Folio not found.");
         if (issuer === undefined)
           throw new AppError(
             "invalid_transition",
             "Set the property's invoice issuer (VKN, title, tax office, address) first.",
           );
-        if (draft.buyer === null || draft.profileId === null || draft.items.length === 0)
+        const { buyer, profileId } = draft;
+        if (buyer === null || profileId === null || draft.items.length === 0)
           throw new AppError("invalid_transition", "This draft predates e-documents; create a new draft.");
-        if (draft.returnOf !== null && (await repo.findInvoice(tx, propertyId, draft.returnOf))?.status !== "ISSUED")
+        if (draft.returnOf !== null && returned?.status !== "ISSUED")
           throw new AppError("invalid_transition", "The invoice this draft returns is no longer issued (cancelled).");
-        const free = await markChargesInvoiced(tx, propertyId, draft.chargeIds, draft.id);
+        const issuedAt = clock.now();
+        const ettn = newId(issuedAt.getTime());
+        const issueTime = ISTANBUL_TIME.format(issuedAt);
+        const today = ISTANBUL_DATE.format(issuedAt);
+        const document = (number: string) => {
+          const xml = renderUblTr({
+            ...{ number, ettn, profileId, typeCode: draft.typeCode, issueDate, issueTime, buyer, issuer },
+            ...{ currency: draft.currency, amountScale: draft.amountScale, items: draft.items, ...reference },
+          });
+          // GİB's UBL-TR rules: a document that breaks one is never issued (nothing is written, no number taken).
+          // The issue date is the business date; "not after today" is held against Turkey's date of the upload by
+          // the delivery job (a business date may run ahead of the calendar, as test hotels' do).
+          const broken = gibRuleFailures(xml, issueDate > today ? issueDate : today);
+          if (broken.length > 0)
+            throw new AppError(
+              "validation_failed",
+              `The e-document would break ${describeRuleFailures(broken)}. Nothing was issued.`,
+            );
+          return xml;
+        };
+        // The rules run on the document with the number the counter gives next, before its row is locked: the
+        // lock is held for the writes only. Another finalization of the property may take that number meanwhile;
+        // then the document with the number taken is checked again, so the issued document is always the checked one.
+        const guessed = formatInvoiceNumber(guess.series, year, guess.sequence);
+        const checked = document(guessed);
+        // the charges and the number in one round trip: on a conflict the rollback returns the number
+        const [free, taken] = await Promise.all([
+          markChargesInvoiced(tx, propertyId, draft.chargeIds, draft.id),
+          repo.takeInvoiceNumber(tx, propertyId, year, series),
+        ]);
         if (free !== draft.chargeIds.length) {
           throw new AppError("conflict", "Some charges of this draft were invoiced meanwhile; create a new draft.");
         }
-        const issueDate = property.businessDate;
-        const year = Number(issueDate.slice(0, 4));
-        const { series, sequence } = await repo.takeInvoiceNumber(tx, propertyId, year, defaultSeries(property.code));
-        const number = formatInvoiceNumber(series, year, sequence);
-        const issuedAt = clock.now();
-        await repo.markIssued(tx, propertyId, draft.id, { series, number, issueDate, issuedAt, issuedBy: actor });
+        const number = formatInvoiceNumber(taken.series, year, taken.sequence);
+        const xml = number === guessed ? checked : document(number);
+        const fields = { series: taken.series, number, issueDate, issuedAt, issuedBy: actor };
+        // the invoice, its document and its delivery row in one round trip; its first job with it or neither
+        await Promise.all([
+          repo.markIssued(tx, propertyId, draft.id, fields),
+          docs.insertDocument(tx, propertyId, draft.id, { ettn, issueTime, xml }, issuedAt),
+          insertDelivery(tx, propertyId, draft.id, ettn, issuedAt),
+        ]);
         if (draft.typeCode === "IADE")
           await postReturnCredit(tx, propertyId, {
             folioId: folio.id,
@@ -185,35 +230,6 @@ export function createInvoiceService(deps: InvoiceDeps): InvoiceService {
             postedAt: issuedAt,
             postedBy: actor,
           });
-        const ettn = newId(issuedAt.getTime());
-        const issueTime = ISTANBUL_TIME.format(issuedAt);
-        const xml = renderUblTr({
-          number,
-          ettn,
-          profileId: draft.profileId,
-          typeCode: draft.typeCode,
-          issueDate,
-          issueTime,
-          currency: draft.currency,
-          amountScale: draft.amountScale,
-          issuer,
-          buyer: draft.buyer,
-          items: draft.items,
-          ...(await returnReference(tx, draft)),
-        });
-        // GİB's UBL-TR rules: a document that breaks one is never issued (its number goes back with the rollback).
-        // The issue date is the business date; "not after today" is held against Turkey's date of the upload by the
-        // delivery job (a business date may run ahead of the calendar, as test hotels' do).
-        const today = ISTANBUL_DATE.format(issuedAt);
-        const broken = gibRuleFailures(xml, issueDate > today ? issueDate : today);
-        if (broken.length > 0)
-          throw new AppError(
-            "validation_failed",
-            `The e-document would break ${describeRuleFailures(broken)}. Nothing was issued.`,
-          );
-        await docs.insertDocument(tx, propertyId, draft.id, { ettn, issueTime, xml }, issuedAt);
-        // the e-document's delivery starts with the issue: its row and first job commit with it, or neither
-        await insertDelivery(tx, propertyId, draft.id, ettn, issuedAt);
         await enqueueDeliveryStep(tx, { propertyId, invoiceId: draft.id });
         const issued = (await loadInvoice(tx, propertyId, draft.id))!;
         recordChange(tx, {

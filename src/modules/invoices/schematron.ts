@@ -1,6 +1,21 @@
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { parseXmlDocument, type Document, type Element, type Node } from "slimdom";
+import {
+  batchOf,
+  evaluateXPathToBoolean,
+  evaluateXPathToNodes,
+  keyOf,
+  letValue,
+  message,
+  nodesOf,
+  pick,
+  rootedPath,
+  ruleOutcomes,
+  varsOf,
+  type Assertion,
+  type Expr,
+  type Rule,
+} from "./schematron-xpath.ts";
 
 /**
  * An ISO Schematron runner on fontoxpath (an XPath 3.1 engine), for GİB's UBL-TR rules (assets/ubl-tr, unmodified;
@@ -16,25 +31,6 @@ import { parseXmlDocument, type Document, type Element, type Node } from "slimdo
  * node-schematron (the pure-JS processor on the same engine) was not used: it supports neither abstract rules with
  * `sch:extends` nor fragment includes, and it never visits attribute contexts (`//@currencyID`, `//@unitCode`).
  */
-type Variables = Record<string, unknown>;
-interface Options {
-  namespaceResolver?: (prefix: string) => string | null;
-}
-/**
- * The part of fontoxpath used here, typed locally: its own typings pull in TypeScript's DOM library
- * (`/// <reference lib="dom" />`), which would change the global `Headers` the server code is checked against.
- */
-interface FontoXPath {
-  evaluateXPath: ((expr: string, node: Node, dom: null, vars: Variables, type: number, o?: Options) => unknown[]) & {
-    ALL_RESULTS_TYPE: number;
-  };
-  evaluateXPathToBoolean(expr: string, node: Node, dom: null, vars: Variables, o?: Options): boolean;
-  evaluateXPathToNodes<T = Node>(expr: string, node: Node, dom: null, vars: Variables, o?: Options): T[];
-  evaluateXPathToString(expr: string, node: Node, dom: null, vars: Variables, o?: Options): string;
-}
-const { evaluateXPath, evaluateXPathToBoolean, evaluateXPathToNodes, evaluateXPathToString } = createRequire(
-  import.meta.url,
-)("fontoxpath") as FontoXPath;
 const SCH = "http://purl.oclc.org/dsdl/schematron";
 
 export interface SchematronFailure {
@@ -44,36 +40,6 @@ export interface SchematronFailure {
   message: string;
 }
 
-/** A `let` or an assertion's test with the variables its expression names, found once when the schema is compiled. */
-interface Expr {
-  name: string;
-  xpath: string;
-  vars: string[];
-}
-
-interface Assertion extends Expr {
-  /** assert: fails when false; report: fails when true. */
-  isAssert: boolean;
-  element: Element;
-  /**
-   * On an attribute: the test never leaves it (no `..`, no axis, no position), so within one document its outcome
-   * depends only on the attribute's value; it runs once per distinct value (GİB checks every `@currencyID` and
-   * `@unitCode` of a document, hundreds of attributes with a handful of values, and one of those tests scans the
-   * whole document each time).
-   */
-  byValue: boolean;
-}
-
-interface Rule {
-  context: string;
-  /** Where the context's last step names the node: `1 uri local` for an element, `2 uri local` for an attribute. */
-  key: string;
-  matches: (n: Node) => boolean;
-  lets: Expr[];
-  asserts: Assertion[];
-}
-
-const varsOf = (xpath: string): string[] => [...new Set([...xpath.matchAll(/\$([\w-]+)/g)].map((m) => m[1]!))];
 const letOf = (l: Element): Expr => {
   const xpath = l.getAttribute("value")!;
   return { name: l.getAttribute("name")!, xpath, vars: varsOf(xpath) };
@@ -106,6 +72,13 @@ function resolveIncludes(doc: Document, dir: string): void {
 export class Schematron {
   private readonly namespaces = new Map<string, string>();
   private readonly globals: Expr[] = [];
+  /** The values of the global `let`s that are string literals (GİB's code lists), evaluated once. */
+  private readonly constants = new Map<string, unknown>();
+  /**
+   * The global `let`s that are plain paths from the root (`//apr:ApplicationResponse/...`, `/sh:Standard...`):
+   * the node key their first step needs; in a document without such a node they are the empty sequence.
+   */
+  private readonly rooted = new Map<string, { key: string; anywhere: boolean }>();
   /** Per pattern: its rules by the key of the node they can match, in the pattern's order. */
   private readonly patterns: Map<string, Rule[]>[] = [];
   /** One resolver for every call: fontoxpath reuses an expression's compilation only within the same static context. */
@@ -152,7 +125,7 @@ export class Schematron {
         r.getAttribute("abstract") === "true" ? { matches: () => false, key: "" } : this.matcher(context);
       const onAttribute = key.startsWith("2 ") && lets.length === 0;
       for (const a of asserts) a.byValue = onAttribute && !/\.\.|::|position\(|last\(/.test(a.xpath);
-      return { context, key, matches, lets, asserts };
+      return { context, key, matches, lets, asserts, ...batchOf(asserts) };
     };
     const indexed = (rules: Rule[]) => {
       const byKey = new Map<string, Rule[]>();
@@ -167,6 +140,13 @@ export class Schematron {
       if (rules.length > 0) this.patterns.push(indexed(rules.map(rule)));
     }
     if (loose.length > 0) this.patterns.push(indexed(loose.map(rule)));
+    for (const l of this.globals) {
+      if (/^\s*'[^']*'\s*$/.test(l.xpath)) this.constants.set(l.name, letValue(l, schema, {}, this.options));
+      const first = rootedPath(l.xpath);
+      const uri = first === undefined ? undefined : this.namespaces.get(first.prefix);
+      if (first !== undefined && uri !== undefined)
+        this.rooted.set(l.name, { key: `1 ${uri} ${first.local}`, anywhere: first.anywhere });
+    }
   }
 
   /**
@@ -204,92 +184,117 @@ export class Schematron {
     return { matches, key };
   }
 
-  /** The failed assertions (and fired reports) of `xml`, in document order per pattern; [] when it passes. */
-  validate(xml: string, variables: Record<string, unknown>): SchematronFailure[] {
+  /**
+   * The failed assertions (and fired reports) of `xml`, in document order per pattern; [] when it passes.
+   * `batched` (the default): each rule's tests run in one fontoxpath call for all its context nodes (a rule with
+   * `let`s: per node), and GİB's code lists are the values computed when the schema was compiled; without it, the
+   * reference run, one call per `let` and per test on each node. Both give the same failures (schematron.test.ts).
+   */
+  validate(xml: string, variables: Record<string, unknown>, batched = true): SchematronFailure[] {
     const doc = parseXmlDocument(xml);
     const options = this.options;
+    const all = nodesOf(doc);
+    const keys = all.map(keyOf);
+    const present = new Set(keys);
+    const absent = (name: string) => {
+      const r = this.rooted.get(name);
+      return r !== undefined && (r.anywhere ? !present.has(r.key) : keys[0] !== r.key);
+    };
     const vars: Record<string, unknown> = {};
     for (const l of this.globals)
-      vars[l.name] = l.name in variables ? variables[l.name] : letValue(l, doc, vars, options);
+      vars[l.name] =
+        l.name in variables
+          ? variables[l.name]
+          : !batched
+            ? letValue(l, doc, vars, options)
+            : this.constants.has(l.name)
+              ? this.constants.get(l.name)
+              : absent(l.name)
+                ? null
+                : letValue(l, doc, vars, options);
     const failures: SchematronFailure[] = [];
-    const all = nodesOf(doc);
-    const byValue = new Map<Assertion, Map<string, boolean>>();
-    const holds = (a: Assertion, node: Node, local: Record<string, unknown>): boolean => {
-      const run = () => evaluateXPathToBoolean(a.xpath, node, null, pick(a.vars, local), options) === a.isAssert;
-      if (!a.byValue) return run();
-      const seen = byValue.get(a) ?? new Map<string, boolean>();
-      byValue.set(a, seen);
-      const value = node.nodeValue ?? "";
-      const known = seen.get(value);
-      if (known !== undefined) return known;
-      const outcome = run();
-      seen.set(value, outcome);
-      return outcome;
-    };
-    for (const byKey of this.patterns)
-      for (const node of all) {
-        // the first rule of the pattern whose context matches the node checks it
-        const r = byKey.get(keyOf(node))?.find((x) => x.matches(node));
-        if (r === undefined) continue;
-        const local = { ...vars };
-        for (const l of r.lets) local[l.name] = letValue(l, node, local, options);
-        for (const a of r.asserts) {
-          if (holds(a, node, local)) continue;
-          failures.push({ context: r.context, test: a.xpath, message: message(a.element, node, local, options) });
-        }
+    for (const byKey of this.patterns) {
+      // the first rule of the pattern whose context matches the node checks it
+      const checks: { node: Node; rule: Rule }[] = [];
+      all.forEach((node, i) => {
+        const rule = byKey.get(keys[i]!)?.find((x) => x.matches(node));
+        if (rule !== undefined) checks.push({ node, rule });
+      });
+      const outcome = batched ? batchedOutcomes(checks, vars, options) : referenceOutcomes(checks, vars, options);
+      for (const [i, { node, rule }] of checks.entries()) {
+        const { holds, local } = outcome[i]!;
+        rule.asserts.forEach((a, j) => {
+          if (!holds[j])
+            failures.push({ context: rule.context, test: a.xpath, message: message(a.element, node, local, options) });
+        });
       }
+    }
     return failures;
   }
 }
 
-function keyOf(n: Node): string {
-  const named = n as unknown as { namespaceURI: string | null; localName: string };
-  return `${n.nodeType} ${named.namespaceURI ?? ""} ${named.localName}`;
+type Vars = Record<string, unknown>;
+interface Outcome {
+  holds: boolean[];
+  /** The variables of the node's check (the rule's `let`s on it): an assertion's message may name them. */
+  local: Vars;
 }
 
-/** Every element and attribute of a document, in document order. */
-function nodesOf(doc: Document): Node[] {
-  const out: Node[] = [];
-  const walk = (e: Element) => {
-    out.push(e, ...e.attributes);
-    for (const c of e.children) walk(c);
-  };
-  walk(doc.documentElement!);
-  return out;
+function withLets(rule: Rule, node: Node, vars: Vars, options: object): Vars {
+  if (rule.lets.length === 0) return vars;
+  const local = { ...vars };
+  for (const l of rule.lets) local[l.name] = letValue(l, node, local, options);
+  return local;
 }
 
-/** Only the variables an expression refers to: fontoxpath converts every variable it is given on every call. */
-function pick(names: readonly string[], vars: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const n of names) if (n in vars) out[n] = vars[n];
-  return out;
-}
-
-function used(expr: string, vars: Record<string, unknown>): Record<string, unknown> {
-  return pick(varsOf(expr), vars);
-}
-
-/** A `let`'s value as fontoxpath takes it back: null for the empty sequence, the item itself for one item. */
-function letValue(l: Expr, node: Node, vars: Record<string, unknown>, options: object): unknown {
-  const items = evaluateXPath(l.xpath, node, null, pick(l.vars, vars), evaluateXPath.ALL_RESULTS_TYPE, options);
-  if (items.length > 1) throw new Error(`let ${l.name} is a sequence of ${items.length} items`);
-  return items[0] ?? null;
-}
-
-function message(a: Element, node: Node, vars: Record<string, unknown>, options: object): string {
-  let out = "";
-  for (const c of a.childNodes) {
-    if (c.nodeType === 3) out += c.nodeValue ?? "";
-    else if ((c as Element).localName === "value-of")
-      out += evaluateXPathToString(
-        (c as Element).getAttribute("select")!,
-        node,
-        null,
-        used((c as Element).getAttribute("select")!, vars),
-        options,
-      );
-    else if ((c as Element).localName === "name")
-      out += evaluateXPathToString(`name(${(c as Element).getAttribute("path") ?? ""})`, node, null, vars, options);
+/**
+ * One call per rule for all its nodes (per node for a rule with `let`s); a rule whose tests depend only on an
+ * attribute's value runs once per distinct value.
+ */
+function batchedOutcomes(checks: { node: Node; rule: Rule }[], vars: Vars, options: object): Outcome[] {
+  const out: Outcome[] = new Array<Outcome>(checks.length);
+  const byRule = new Map<Rule, number[]>();
+  checks.forEach(({ rule }, i) => byRule.set(rule, [...(byRule.get(rule) ?? []), i]));
+  for (const [rule, at] of byRule) {
+    if (rule.lets.length > 0) {
+      for (const i of at) {
+        const local = withLets(rule, checks[i]!.node, vars, options);
+        out[i] = { holds: ruleOutcomes(rule, [checks[i]!.node], local, options)[0]!, local };
+      }
+      continue;
+    }
+    const byValue = rule.asserts.every((a) => a.byValue);
+    const firstOf = new Map<string, number>();
+    const run: Node[] = [];
+    const slot = at.map((i) => {
+      const node = checks[i]!.node;
+      const value = byValue ? (node.nodeValue ?? "") : String(run.length);
+      if (!firstOf.has(value)) {
+        firstOf.set(value, run.length);
+        run.push(node);
+      }
+      return firstOf.get(value)!;
+    });
+    const holds = ruleOutcomes(rule, run, vars, options);
+    at.forEach((i, k) => (out[i] = { holds: holds[slot[k]!]!, local: vars }));
   }
-  return out.replace(/\s+/g, " ").trim();
+  return out;
+}
+
+/** The reference run: each `let` and each test on each node, an attribute-only test once per distinct value. */
+function referenceOutcomes(checks: { node: Node; rule: Rule }[], vars: Vars, options: object): Outcome[] {
+  const seen = new Map<Assertion, Map<string, boolean>>();
+  return checks.map(({ node, rule }) => {
+    const local = withLets(rule, node, vars, options);
+    const holds = rule.asserts.map((a) => {
+      const run = () => evaluateXPathToBoolean(a.xpath, node, null, pick(a.vars, local), options) === a.isAssert;
+      if (!a.byValue) return run();
+      const known = seen.get(a) ?? new Map<string, boolean>();
+      seen.set(a, known);
+      const value = node.nodeValue ?? "";
+      if (!known.has(value)) known.set(value, run());
+      return known.get(value)!;
+    });
+    return { holds, local };
+  });
 }
