@@ -31,9 +31,9 @@ export function registerConnectivityRpc(
     getCapabilities: (_req, ctx) => service.capabilities(ctx.values.get(principalKey)),
     // the service's answer as it is (a cached answer is shared: never copied or changed here)
     getAvailability: (req, ctx) =>
-      service.availability(ctx.values.get(principalKey), req.propertyCode, req.from, req.to, req.roomTypes),
+      service.availability(ctx.values.get(principalKey), named(ctx), req.from, req.to, req.roomTypes),
     async listReservations(req, ctx) {
-      const page = await service.reservationsFeed(ctx.values.get(principalKey), req.propertyCode, {
+      const page = await service.reservationsFeed(ctx.values.get(principalKey), named(ctx), {
         cursor: req.cursor,
         updatedSince: req.updatedSince ? timestampDate(req.updatedSince) : undefined,
         limit: req.limit,
@@ -52,7 +52,7 @@ export function registerConnectivityRpc(
       };
     },
     async getMappings(req, ctx) {
-      const m = await service.mappings(ctx.values.get(principalKey), req.propertyCode);
+      const m = await service.mappings(ctx.values.get(principalKey), named(ctx));
       return {
         property: { code: m.property.code, externalCode: opt(m.property.externalCode) },
         roomTypes: m.roomTypes.map((x) => ({ ...x, externalCode: opt(x.externalCode) })),
@@ -60,7 +60,7 @@ export function registerConnectivityRpc(
       };
     },
     async createReservationEvent(req, ctx) {
-      const { propertyCode, holder, rooms, paymentGuarantee, ...rest } = req;
+      const { propertyCode: _code, holder, rooms, paymentGuarantee, ...rest } = req;
       const payload = {
         ...rest,
         holder: { name: holder?.name ?? "" },
@@ -79,7 +79,7 @@ export function registerConnectivityRpc(
             ? null
             : { token: paymentGuarantee.token, cardType: paymentGuarantee.cardType, issuer: paymentGuarantee.issuer },
       };
-      return service.queueReservationEvent(ctx.values.get(principalKey), propertyCode, payload, keyedOf(ctx));
+      return service.queueReservationEvent(ctx.values.get(principalKey), named(ctx), payload, keyedOf(ctx));
     },
     async getAri(req, ctx) {
       const a = await ari.ari(client(ctx.values.get(principalKey)), named(ctx), {
@@ -151,7 +151,7 @@ export function registerConnectivityRpc(
       };
     },
     async getReservationEvent(req, ctx) {
-      const e = await service.getReservationEvent(ctx.values.get(principalKey), req.propertyCode, req.eventId);
+      const e = await service.getReservationEvent(ctx.values.get(principalKey), named(ctx), req.eventId);
       return {
         eventId: e.id,
         status: e.status,

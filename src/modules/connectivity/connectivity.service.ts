@@ -12,7 +12,7 @@ import {
   propertiesInReach,
   type StoredPartnerMessage,
 } from "./connectivity.repository.ts";
-import { requireProperty, type Principal } from "../auth/index.ts";
+import type { Principal, PropertyRef } from "../auth/index.ts";
 import { poolQueryable, type Queryable } from "../../db/queryable.ts";
 import { changeFeed, changeFeedHead } from "../reservations/index.ts";
 import { CONNECTIVITY_RELEASE } from "../status/index.ts";
@@ -114,13 +114,12 @@ export function createConnectivityService(deps: ConnectivityDeps) {
      */
     async availability(
       principal: Principal | undefined,
-      propertyCode: string,
+      property: PropertyRef,
       from: string,
       to: string,
       roomTypeFilter: string[],
     ) {
       const caller = client(principal);
-      const property = await requireProperty(deps, caller, propertyCode);
       parseDate("from", from);
       parseDate("to", to);
       const days = (Date.parse(to) - Date.parse(from)) / DAY_MS;
@@ -181,11 +180,10 @@ export function createConnectivityService(deps: ConnectivityDeps) {
 
     async reservationsFeed(
       principal: Principal | undefined,
-      propertyCode: string,
+      property: PropertyRef,
       opts: { cursor: string; updatedSince: Date | undefined; limit: number },
     ) {
       const caller = client(principal);
-      const property = await requireProperty(deps, caller, propertyCode);
       const limit = opts.limit === 0 ? 100 : opts.limit;
       if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw invalidField("limit", "must be from 1 to 500");
       const after = opts.cursor === "" ? 0n : decodeCursor(opts.cursor);
@@ -209,9 +207,8 @@ export function createConnectivityService(deps: ConnectivityDeps) {
       };
     },
 
-    async mappings(principal: Principal | undefined, propertyCode: string) {
+    async mappings(principal: Principal | undefined, property: PropertyRef) {
       const caller = client(principal);
-      const property = await requireProperty(deps, caller, propertyCode);
       const [mapped, roomTypes, ratePlans] = await Promise.all([
         mappingsOf(deps.pool, property.id, caller.provider),
         roomTypesOf(deps.pool, property.id),
@@ -237,12 +234,11 @@ export function createConnectivityService(deps: ConnectivityDeps) {
      */
     async queueReservationEvent(
       principal: Principal | undefined,
-      propertyCode: string,
+      property: PropertyRef,
       payload: Record<string, unknown>,
       keyed?: Keyed,
     ): Promise<{ eventId: string; status: "QUEUED" }> {
       const caller = client(principal);
-      const property = await requireProperty(deps, caller, propertyCode);
       if (caller.environment !== "live" && !property.sandbox) {
         throw new AppError(
           "partner_not_approved",
@@ -272,11 +268,10 @@ export function createConnectivityService(deps: ConnectivityDeps) {
 
     async getReservationEvent(
       principal: Principal | undefined,
-      propertyCode: string,
+      property: PropertyRef,
       eventId: string,
     ): Promise<StoredPartnerMessage> {
       const caller = client(principal);
-      const property = await requireProperty(deps, caller, propertyCode);
       const found = isUuid(eventId)
         ? await findPartnerMessage(deps.pool, property.id, caller.clientId, eventId)
         : undefined;
