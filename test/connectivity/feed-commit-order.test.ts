@@ -2,6 +2,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { createTestClient, createTestProperty } from "../helpers/auth.ts";
+import { doubleRoomsAtBar, roomNumbers } from "../helpers/hotel-fixtures.ts";
 
 // The feeds' cursor promise against the case that breaks a naive numbering: a change that took its feed position
 // early and commits late (the night audit marks a no-show, then waits on the next reservation's row lock, held here
@@ -51,22 +52,13 @@ const book = (arrivalDate: string, departureDate: string, reference: string) =>
 beforeAll(async () => {
   app = await startTestApp();
   property = await createTestProperty(app, { code: "FEED-ORDER", businessDate: "2027-01-01" });
-  const inventory = app.services.inventory;
-  rt = await inventory.createRoomType(property.id, { code: "DBL", name: "Double", maxOccupancy: 2 });
-  for (let i = 0; i < 5; i++) await inventory.createRoom(property.id, { number: String(100 + i), roomTypeId: rt.id });
-  rp = await inventory.createRatePlan(property.id, {
-    code: "BAR",
-    name: "BAR",
-    boardType: "ROOM_ONLY",
-    roomTypeIds: [rt.id],
-  });
-  await inventory.setPrices(property.id, {
-    ratePlanId: rp.id,
-    roomTypeId: rt.id,
+  const hotel = await doubleRoomsAtBar(app.services.inventory, property.id, roomNumbers(100, 104), 2, {
     from: "2027-01-01",
     to: "2027-02-01",
     amountMinor: 10000n,
   });
+  rt = { id: hotel.roomTypeId };
+  rp = { id: hotel.ratePlanId };
   const client = await createTestClient(app, {
     kind: "partner",
     provider: "acme",

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { createTestClient, createTestProperty } from "../helpers/auth.ts";
+import { doubleRoomsAtBar, roomNumbers } from "../helpers/hotel-fixtures.ts";
 
 let app: TestApp;
 
@@ -14,23 +15,13 @@ afterAll(async () => {
 describe("change feed under concurrent writes", () => {
   it("a page walk running while reservations are written misses none and repeats none", async () => {
     const property = await createTestProperty(app, { code: "FEED-C", businessDate: "2027-01-01" });
-    const inventory = app.services.inventory;
-    const rt = await inventory.createRoomType(property.id, { code: "DBL", name: "Double", maxOccupancy: 2 });
-    for (let i = 0; i < 60; i++)
-      await inventory.createRoom(property.id, { number: String(100 + i), roomTypeId: rt.id });
-    const rp = await inventory.createRatePlan(property.id, {
-      code: "BAR",
-      name: "BAR",
-      boardType: "ROOM_ONLY",
-      roomTypeIds: [rt.id],
-    });
-    await inventory.setPrices(property.id, {
-      ratePlanId: rp.id,
-      roomTypeId: rt.id,
+    const hotel = await doubleRoomsAtBar(app.services.inventory, property.id, roomNumbers(100, 159), 2, {
       from: "2027-01-01",
       to: "2027-03-01",
       amountMinor: 10000n,
     });
+    const rt = { id: hotel.roomTypeId };
+    const rp = { id: hotel.ratePlanId };
     const reservations = app.services.reservations;
     const client = await createTestClient(app, {
       kind: "partner",

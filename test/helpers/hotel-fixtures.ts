@@ -197,13 +197,19 @@ export async function seedInvoiceIssuer(pool: pg.Pool, propertyId: string): Prom
 
 /**
  * Through the inventory service: room type DBL (`maxOccupancy`, default 2) with rooms `numbers`, and rate plan BAR
- * (room only) priced 25,000 a night from 2027-03-01 to 2027-04-30: the hotel the guest tests book into.
+ * (room only) priced `priced` (default 25,000 a night from 2027-03-01 to 2027-04-30): the hotel the guest and feed
+ * tests book into.
  */
 export async function doubleRoomsAtBar(
   inv: InventoryService,
   propertyId: string,
   numbers: readonly string[],
   maxOccupancy = 2,
+  priced: { from: string; to: string; amountMinor: bigint } = {
+    from: "2027-03-01",
+    to: "2027-04-30",
+    amountMinor: 25000n,
+  },
 ): Promise<{ roomTypeId: string; ratePlanId: string; roomIds: string[] }> {
   const dbl = await inv.createRoomType(propertyId, { code: "DBL", name: "Double", maxOccupancy });
   const roomIds: string[] = [];
@@ -214,13 +220,7 @@ export async function doubleRoomsAtBar(
     boardType: "ROOM_ONLY",
     roomTypeIds: [dbl.id],
   });
-  await inv.setPrices(propertyId, {
-    ratePlanId: bar.id,
-    roomTypeId: dbl.id,
-    from: "2027-03-01",
-    to: "2027-04-30",
-    amountMinor: 25000n,
-  });
+  await inv.setPrices(propertyId, { ratePlanId: bar.id, roomTypeId: dbl.id, ...priced });
   return { roomTypeId: dbl.id, ratePlanId: bar.id, roomIds };
 }
 
