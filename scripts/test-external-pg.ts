@@ -13,8 +13,16 @@ const cleanUp = (): void => {
 };
 // test/production starts clusters of its own (it stops and restarts the server), so it runs once, in `npm test`. So
 // do the tests of what clients are handed, whose subject is not the database: the API reference and the panel in
-// chromium, and the packed SDK (about 4 minutes of CI on a 2-core box).
-const once = ["test/production/**", "test/docs/**", "test/panel/*.browser.test.ts", "sdk/test/package.test.ts"];
+// chromium, the packed SDK, and the operator's command line (each command a process; the services it calls run in
+// this pass over every face) (about 5 minutes of CI on a 2-core box).
+const once = [
+  "test/production/**",
+  "test/docs/**",
+  "test/panel/*.browser.test.ts",
+  "sdk/test/package.test.ts",
+  "test/ops/cli.test.ts",
+  "test/connectivity/callback-cli.test.ts",
+];
 const child = spawn(
   process.execPath,
   ["node_modules/vitest/vitest.mjs", "run", ...once.flatMap((glob) => ["--exclude", glob]), ...process.argv.slice(2)],
